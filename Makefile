@@ -1,0 +1,141 @@
+# fleetmark: controller (src/), agent (agent/), tests (tests/).
+#
+#   make                 controller and native agent, into build/
+#   make agents          static agents for every architecture (build/agents/ARCH/)
+#   make test            build, then run every unit and end-to-end test
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=address,undefined   instrumented build (in build-san/)
+#   make V=1             show the commands
+#
+# CFLAGS/LDFLAGS are the user's; the flags the project needs are added in
+# FM_CFLAGS/FM_LDFLAGS.  Warnings are errors when WERROR=1 (set when CI is).
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/lib/fleetmark
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+LDFLAGS    ?=
+PKG_CONFIG ?= pkg-config
+SANITIZE   ?=
+WERROR     ?= $(if $(CI),1,)
+
+ifeq ($(SANITIZE),)
+BUILD ?= build
+else
+BUILD ?= build-san
+SAN_FLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+ifeq ($(V),1)
+Q =
+msg = @true
+else
+Q = @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+endif
+
+WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	   -Wpointer-arith -Wformat=2 -Wno-format-nonliteral -Wno-format-truncation -Wundef
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+
+# --- agent: C99, POSIX, pthreads; nothing else --------------------------------
+AGENT_SRCS   = $(sort $(wildcard agent/*.c agent/bench/*.c))
+AGENT_OBJS   = $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+AGENT_CFLAGS = -std=c99 -D_GNU_SOURCE -Iagent -Iinclude $(WARNINGS)
+AGENT_LIBS   = -lpthread -lm
+
+# --- controller -----------------------------------------------------------------
+LIBS_PC      = libssh yaml-0.1 libcurl jansson libcrypto
+CTL_SRCS     = $(sort $(wildcard src/*.c))
+CTL_OBJS     = $(CTL_SRCS:%.c=$(BUILD)/%.o)
+CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude $(WARNINGS) \
+	       $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+CTL_LIBS     = $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lpthread -lm
+
+# --- unit tests: tests/unit/test-NAME.c, linked with the modules they test --------
+UNIT_SRCS    = $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BINS    = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+AGENT_LIB_OBJS = $(filter-out $(BUILD)/agent/main.o,$(AGENT_OBJS))
+CTL_LIB_OBJS   = $(filter-out $(BUILD)/src/main.o,$(CTL_OBJS))
+
+# --- cross-built static agents ----------------------------------------------------
+AGENT_ARCHES   = x86_64 aarch64 armhf ppc64 ppc64el s390x
+CROSS_x86_64   = x86_64-linux-gnu-
+CROSS_aarch64  = aarch64-linux-gnu-
+CROSS_armhf    = arm-linux-gnueabihf-
+CROSS_ppc64    = powerpc64-linux-gnu-
+CROSS_ppc64el  = powerpc64le-linux-gnu-
+CROSS_s390x    = s390x-linux-gnu-
+AGENT_BINS     = $(AGENT_ARCHES:%=$(BUILD)/agents/%/fleetmark-agent)
+
+PROGRAMS = $(BUILD)/fleetmark-agent $(if $(CTL_SRCS),$(BUILD)/fleetmark)
+
+all: $(PROGRAMS)
+
+$(BUILD)/agent/%.o: agent/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(AGENT_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/src/%.o: src/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CTL_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/unit/%.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CTL_CFLAGS) -Iagent -Itests/unit $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/fleetmark-agent: $(AGENT_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+$(BUILD)/fleetmark: $(CTL_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
+
+$(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(AGENT_LIB_OBJS) $(CTL_LIB_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS) $(AGENT_LIBS)
+
+# One static, stripped binary per architecture, compiled in one step.
+$(BUILD)/agents/%/fleetmark-agent: $(AGENT_SRCS) $(wildcard agent/*.h include/wire.h)
+	$(call msg,CROSS,$@)
+	@command -v $(CROSS_$*)gcc >/dev/null || { echo "make agents: $(CROSS_$*)gcc not found (run tools/deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(Q)$(CROSS_$*)gcc -std=c99 -D_GNU_SOURCE -Iagent -Iinclude $(WARNINGS) -O2 -static -s \
+		-o $@.tmp $(AGENT_SRCS) $(AGENT_LIBS) && mv $@.tmp $@
+
+agents: $(AGENT_BINS)
+
+unit: $(UNIT_BINS)
+
+test: all agents unit
+	tests/run $(T)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	for a in $(AGENT_ARCHES); do \
+		if [ -f $(BUILD)/agents/$$a/fleetmark-agent ]; then \
+			install -d $(DESTDIR)$(LIBEXECDIR)/agents/$$a && \
+			install -m 755 $(BUILD)/agents/$$a/fleetmark-agent $(DESTDIR)$(LIBEXECDIR)/agents/$$a/; \
+		fi; \
+	done
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
+		--suppress=missingIncludeSystem agent src
+	shellcheck -x tests/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tools/deps .ci/run
+
+clean:
+	rm -rf build build-san tests/out
+
+.PHONY: all agents unit test install lint clean
+.DELETE_ON_ERROR:
+
+-include $(AGENT_OBJS:.o=.d) $(CTL_OBJS:.o=.d) $(UNIT_BINS:%=%.d)

@@ -1,0 +1,131 @@
+/*
+ * agent.h: the agent's internal interfaces between its own modules
+ * (benchmarks only need bench.h and timing.h).
+ */
+#ifndef FLEETMARK_AGENT_H
+#define FLEETMARK_AGENT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "bench.h"
+#include "wire.h"
+
+#define AGENT_VERSION		"0.1.0"
+#define AGENT_DEFAULT_SAMPLES	11
+#define AGENT_MAX_SAMPLES	WIRE_MAX_SAMPLES
+#define AGENT_DEFAULT_DEADLINE	300.0		/* seconds */
+#define AGENT_HEARTBEAT		2.0		/* seconds between heartbeats */
+#define AGENT_MAX_ID		128		/* bytes of a request id */
+
+/* --- trial.c: a resolved request and the trial_*() reporting functions --- */
+
+struct param_value {
+	const struct bench_param *def;
+	char		*str;		/* as given or defaulted (PARAM_CPUS: resolved) */
+	long long	 num;		/* PARAM_INT, PARAM_CPUS */
+};
+
+struct trial {
+	const struct bench	*bench;
+	char			*id;		/* request id, or NULL */
+	int			 samples;
+	double			 deadline;	/* timing_now() value */
+	char			*tmpdir;
+	int			 out_fd;	/* where lines go (the supervisor's pipe) */
+	struct param_value	 params[WIRE_MAX_PARAMS];
+	int			 nparams;
+};
+
+/*
+ * Fill t for bench b from nkv "key", "value" pairs; every declared
+ * parameter is resolved (given or default) and checked.  On a bad key or
+ * value returns -1 with a message in err (suggesting a near key name).
+ */
+int	trial_init(struct trial *t, const struct bench *b, const char *id,
+	    int nkv, char *const *keys, char *const *vals, int samples,
+	    double deadline_s, char *err, size_t errlen);
+void	trial_release(struct trial *t);
+
+/* Emit the header line of t (bench, resolved parameters, samples, time). */
+void	trial_header(struct trial *t);
+
+/* Emit a line of type `type` (error or note) with class and message. */
+void	trial_emit_error(int fd, const char *id, const char *class,
+	    const char *message);
+
+/* Exit code for a trial process whose run returned rc (WIRE_EXIT_*). */
+int	trial_exit_code(int rc);
+
+/* Run t's benchmark (or, for a suite, each member in its own child). */
+int	trial_run(struct trial *t);
+
+/* --- supervise.c: one trial in a fresh child process --------------------- */
+
+/* The control stream (stdin): complete lines, bounded, read without blocking. */
+struct input {
+	int	fd;
+	char	buf[WIRE_MAX_LINE + 1];
+	size_t	len;
+	int	eof;
+	int	toolong;	/* discarding the rest of an over-long line */
+};
+
+void	input_init(struct input *in, int fd);
+/* Read what is available; returns -1 on EOF or error, else 0. */
+int	input_fill(struct input *in);
+/*
+ * Take the next complete line (without its newline, NUL-terminated) into
+ * line[0..cap).  Returns its length, 0 when no complete line is buffered,
+ * or -1 for a line that was longer than WIRE_MAX_LINE (discarded).
+ */
+long	input_line(struct input *in, char *line, size_t cap);
+
+/*
+ * Run trial t in a freshly forked child with its own process group and
+ * scratch directory; forward its lines to out_fd, send heartbeats, enforce
+ * the deadline, and end the trial when `in` (may be NULL) reaches EOF or
+ * a termination signal arrives.  Emits the trial's "end" line.  Returns
+ * the WIRE_EXIT_* code of the outcome.
+ */
+int	supervise(struct trial *t, struct input *in, int out_fd);
+
+/* Install SIGTERM/SIGINT/SIGHUP handling; nonzero once one arrived. */
+void	supervise_signals(void);
+int	supervise_stopping(void);
+/* File descriptor that becomes readable when a signal arrived. */
+int	supervise_signal_fd(void);
+
+/* --- env.c ---------------------------------------------------------------- */
+
+/* Write the env line (host facts) to fd; human text when json is 0. */
+void	env_emit(int fd, const char *id, int json);
+
+/* Architecture the agent was compiled for (x86_64, armhf, ppc64, ...). */
+const char *agent_arch(void);
+
+/* --- list.c --------------------------------------------------------------- */
+
+/* Describe every benchmark: one JSON line each, or a text table. */
+void	list_emit(int fd, const char *id, int json);
+
+/* --- serve.c -------------------------------------------------------------- */
+
+int	serve(int in_fd, int out_fd);
+
+/* --- util.c --------------------------------------------------------------- */
+
+/* Online CPUs, at least 1. */
+int	ncpus(void);
+/* Create a scratch directory for a trial; returns a malloc'd path or NULL. */
+char	*scratch_create(void);
+/* Remove a directory tree (no symlink is followed); 0 or -1. */
+int	remove_tree(const char *path);
+/* Remove scratch directories left by agents that no longer run. */
+void	scratch_sweep(void);
+/* Read a small text file into buf (NUL-terminated, trailing newline cut). */
+int	read_text(const char *path, char *buf, size_t cap);
+/* Edit distance between two short strings, for "did you mean". */
+int	edit_distance(const char *a, const char *b);
+
+#endif /* FLEETMARK_AGENT_H */

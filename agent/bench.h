@@ -1,0 +1,103 @@
+/*
+ * bench.h: what a benchmark is, and what it may call while it runs.
+ *
+ * A benchmark is a `struct bench` registered in benches.c.  It declares its
+ * parameters (with defaults) and the metrics it reports (with units and
+ * direction), so `fleetmark-agent list` can describe it without running it.
+ * Its run() function executes inside a freshly forked trial process (see
+ * supervise.c) with the current directory set to a private scratch
+ * directory that is removed after the trial, and reports through the
+ * trial_*() functions below, which write wire-format lines on stdout.
+ */
+#ifndef FLEETMARK_BENCH_H
+#define FLEETMARK_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum param_type {
+	PARAM_INT,	/* integer, with an optional K/M/G suffix (powers of 1024) */
+	PARAM_CPUS,	/* integer, or N% of the host's online CPUs (at least 1) */
+	PARAM_STR,	/* any string */
+	PARAM_ENUM,	/* one of the '|'-separated words in `choices` */
+};
+
+struct bench_param {
+	const char	*name;
+	enum param_type	 type;
+	const char	*def;		/* default, in the same syntax as a value */
+	const char	*help;
+	const char	*choices;	/* PARAM_ENUM only: "a|b|c" */
+};
+
+struct bench_metric {
+	const char	*name;
+	const char	*unit;		/* "us", "ns", "MB/s", "ops/s", ... */
+	int		 higher_better;
+	const char	*help;
+};
+
+struct trial;
+
+/* A point of a suite: a benchmark and its parameters ("k=v k=v"). */
+struct suite_member {
+	const char	*bench;
+	const char	*params;
+};
+
+struct bench {
+	const char			*name;
+	const char			*summary;
+	const char			*from;		/* what it reproduces */
+	const struct bench_param	*params;	/* ends with a NULL name */
+	const struct bench_metric	*metrics;	/* ends with a NULL name */
+	/* Run one trial; return 0, or the value of trial_error(). */
+	int				(*run)(struct trial *);
+	const struct suite_member	*suite;		/* suites only: ends with NULL bench */
+};
+
+/* The registry (benches.c). */
+extern const struct bench *const benches[];
+const struct bench *bench_find(const char *name);
+
+/* --- Inside a trial ------------------------------------------------------- */
+
+/* Value of a declared parameter, already validated and resolved. */
+long long	 trial_int(const struct trial *t, const char *name);
+const char	*trial_str(const struct trial *t, const char *name);
+
+/* Number of samples requested (--samples, default 11). */
+int		 trial_samples(const struct trial *t);
+
+/* The trial's private scratch directory (also the current directory). */
+const char	*trial_tmpdir(const struct trial *t);
+
+/* Nonzero once the trial's deadline has passed. */
+int		 trial_expired(const struct trial *t);
+
+/* Seconds left before the deadline (may be negative). */
+double		 trial_remaining(const struct trial *t);
+
+/*
+ * Report a metric declared by the benchmark with its raw samples, in the
+ * metric's unit.  The median becomes the trial's value.  `iters` is the
+ * number of operations behind each sample, or 0 when not meaningful.
+ */
+void		 trial_metric(struct trial *t, const char *metric,
+		     const double *samples, int n, uint64_t iters);
+
+/* A qualifying fact ("THP always", "fault-around 64 KB"). */
+void		 trial_note(struct trial *t, const char *fmt, ...)
+		     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Report that the trial failed, with an error class from wire.h
+ * (WIRE_ERR_BENCH or WIRE_ERR_UNSUPPORTED).  Returns -1 for the caller to
+ * return from run().  The message says what failed, with strerror where
+ * relevant.
+ */
+int		 trial_error(struct trial *t, const char *class,
+		     const char *fmt, ...)
+		     __attribute__((format(printf, 3, 4)));
+
+#endif /* FLEETMARK_BENCH_H */

@@ -1,0 +1,16 @@
+/* PLACEHOLDER: lat_mmap is being written; replace this whole file. */
+#include "bench.h"
+#include "wire.h"
+
+static int
+run(struct trial *t)
+{
+	return trial_error(t, WIRE_ERR_UNSUPPORTED, "lat_mmap is not implemented yet");
+}
+
+static const struct bench_metric metrics[] = {
+	{ "latency", "us", 0, "placeholder" },
+	{ NULL, NULL, 0, NULL }
+};
+
+const struct bench bench_lat_mmap = { "lat_mmap", "placeholder", "", NULL, metrics, run, NULL };

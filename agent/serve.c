@@ -1,0 +1,194 @@
+/*
+ * serve.c: the controller's mode.  Requests arrive as JSON lines on the
+ * control stream; every trial runs in a fresh child (supervise.c) and its
+ * lines stream back on stdout.  One process and one channel serve a whole
+ * run.  The loop ends on an "exit" request, on EOF, or on a signal.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "jline.h"
+#include "jparse.h"
+
+static void
+reply_error(int fd, const char *id, const char *msg)
+{
+	struct jline j;
+
+	trial_emit_error(fd, id, WIRE_ERR_REQUEST, msg);
+	jl_begin(&j, WIRE_END, id);
+	jl_str(&j, "status", WIRE_ERR_REQUEST);
+	jl_emit(&j, fd);
+}
+
+/* A parameter value as text: strings as they are, integers in decimal. */
+static char *
+param_text(const struct jv *v)
+{
+	char buf[64];
+
+	if (v->type == JV_STR)
+		return strlen(v->str) == v->len ? strdup(v->str) : NULL;
+	if (v->type == JV_NUM && v->num == (double)(long long)v->num) {
+		snprintf(buf, sizeof(buf), "%lld", (long long)v->num);
+		return strdup(buf);
+	}
+	return NULL;
+}
+
+static int
+do_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
+{
+	char *keys[WIRE_MAX_PARAMS], *vals[WIRE_MAX_PARAMS], err[512];
+	const struct jv *params = jv_get(req, "params"), *v;
+	const char *name = jv_get_str(req, "bench");
+	const struct bench *b;
+	struct trial t;
+	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc = -1;
+	double deadline = AGENT_DEFAULT_DEADLINE;
+
+	if (name == NULL || (b = bench_find(name)) == NULL) {
+		snprintf(err, sizeof(err), "unknown benchmark '%s'", name ? name : "");
+		reply_error(out_fd, id, err);
+		return -1;
+	}
+	if ((v = jv_get(req, "samples")) != NULL) {
+		if (v->type != JV_NUM || v->num != (double)(int)v->num) {
+			reply_error(out_fd, id, "samples must be an integer");
+			return -1;
+		}
+		samples = (int)v->num;
+	}
+	if ((v = jv_get(req, "deadline")) != NULL) {
+		if (v->type != JV_NUM || !(v->num > 0) || v->num > 7 * 86400) {
+			reply_error(out_fd, id, "deadline must be a number of seconds");
+			return -1;
+		}
+		deadline = v->num;
+	}
+	if (params != NULL && params->type != JV_OBJ) {
+		reply_error(out_fd, id, "params must be an object");
+		return -1;
+	}
+	for (i = 0; params != NULL && (size_t)i < params->len; i++) {
+		if (n >= WIRE_MAX_PARAMS) {
+			reply_error(out_fd, id, "too many parameters");
+			goto out;
+		}
+		keys[n] = params->keys[i];
+		if ((vals[n] = param_text(params->vals[i])) == NULL) {
+			snprintf(err, sizeof(err), "parameter %s: not a string or integer",
+			    params->keys[i]);
+			reply_error(out_fd, id, err);
+			goto out;
+		}
+		n++;
+	}
+	if (trial_init(&t, b, id, n, keys, vals, samples, deadline, err, sizeof(err)) != 0) {
+		reply_error(out_fd, id, err);
+		goto out;
+	}
+	t.out_fd = out_fd;
+	rc = supervise(&t, in, out_fd);
+	trial_release(&t);
+out:
+	while (n > 0)
+		free(vals[--n]);
+	return rc;
+}
+
+static void
+emit_simple(int fd, const char *type, const char *id)
+{
+	struct jline j;
+
+	jl_begin(&j, type, id);
+	if (strcmp(type, WIRE_HELLO) == 0) {
+		jl_int(&j, "proto", WIRE_PROTO);
+		jl_str(&j, "agent", AGENT_VERSION);
+		jl_str(&j, "arch", agent_arch());
+		jl_int(&j, "pid", (long long)getpid());
+		jl_int(&j, "max_line", WIRE_MAX_LINE);
+	} else if (strcmp(type, WIRE_END) == 0)
+		jl_str(&j, "status", WIRE_STATUS_OK);
+	jl_emit(&j, fd);
+}
+
+/* Handle one request line; returns 1 when serving should stop. */
+static int
+handle(const char *line, size_t len, struct input *in, int out_fd)
+{
+	char err[256], msg[320];
+	struct jv *req = NULL;
+	const char *type, *id;
+	int stop = 0;
+
+	if (jv_parse(line, len, &req, err, sizeof(err)) != 0) {
+		snprintf(msg, sizeof(msg), "request is not JSON: %s", err);
+		reply_error(out_fd, NULL, msg);
+		return 0;
+	}
+	type = jv_get_str(req, "type");
+	id = jv_get_str(req, "id");
+	if (id != NULL && strlen(id) > AGENT_MAX_ID) {
+		reply_error(out_fd, NULL, "request id too long");
+	} else if (type == NULL) {
+		reply_error(out_fd, id, "request has no type");
+	} else if (strcmp(type, WIRE_REQ_TRIAL) == 0) {
+		do_trial(req, id, in, out_fd);
+	} else if (strcmp(type, WIRE_REQ_ENV) == 0) {
+		env_emit(out_fd, id, 1);
+	} else if (strcmp(type, WIRE_REQ_LIST) == 0) {
+		list_emit(out_fd, id, 1);
+		emit_simple(out_fd, WIRE_END, id);
+	} else if (strcmp(type, WIRE_REQ_EXIT) == 0) {
+		stop = 1;
+	} else {
+		snprintf(msg, sizeof(msg), "unknown request type '%.64s'", type);
+		reply_error(out_fd, id, msg);
+	}
+	jv_free(req);
+	return stop;
+}
+
+int
+serve(int in_fd, int out_fd)
+{
+	static struct input in;
+	static char line[WIRE_MAX_LINE + 1];
+	struct pollfd pfd[2];
+	long n;
+
+	input_init(&in, in_fd);
+	emit_simple(out_fd, WIRE_HELLO, NULL);
+	while (!supervise_stopping()) {
+		while ((n = input_line(&in, line, sizeof(line))) != 0) {
+			if (n < 0) {
+				reply_error(out_fd, NULL, "request line too long");
+				continue;
+			}
+			if (handle(line, (size_t)n, &in, out_fd))
+				goto bye;
+			if (supervise_stopping())
+				goto bye;
+		}
+		if (in.eof)
+			break;
+		pfd[0].fd = in_fd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = supervise_signal_fd();
+		pfd[1].events = POLLIN;
+		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			input_fill(&in);
+	}
+bye:
+	emit_simple(out_fd, WIRE_BYE, NULL);
+	return 0;
+}

@@ -1,0 +1,195 @@
+/*
+ * timing.c: calibrated, overhead-corrected measurement (see timing.h).
+ *
+ * The calibration follows lmbench: double the iteration count until a run
+ * is long enough to trust, then scale it to the target interval.  The
+ * clock overhead is the median cost of back-to-back clock reads; the loop
+ * overhead is the median cost per iteration of a loop that does nothing but
+ * a volatile store, which is what every benchmark loop carries besides its
+ * operation.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "timing.h"
+#include "wire.h"
+
+static double clock_overhead;
+static double loop_overhead;
+static volatile int loop_sink;
+
+double
+timing_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+samples_median(const double *v, int n)
+{
+	double *c, m;
+
+	if (n <= 0)
+		return 0;
+	if ((c = malloc(sizeof(*c) * (size_t)n)) == NULL)
+		return v[0];
+	memcpy(c, v, sizeof(*c) * (size_t)n);
+	qsort(c, (size_t)n, sizeof(*c), cmp_double);
+	m = (n % 2) ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
+void
+samples_subtract(double *v, int n, double d)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = v[i] > d ? v[i] - d : 0;
+}
+
+void
+samples_to_mbps(double *v, int n, double bytes)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = v[i] > 0 ? bytes / v[i] * 1e3 : 0;
+}
+
+static void
+empty_loop(uint64_t n, void *arg)
+{
+	(void)arg;
+	while (n--)
+		loop_sink = 0;
+}
+
+void
+timing_init(void)
+{
+	double v[21], t0, t1;
+	int i, j;
+
+	if (clock_overhead > 0)
+		return;
+	for (i = 0; i < 21; i++) {
+		t0 = timing_now();
+		for (j = 0; j < 100; j++)
+			t1 = timing_now();
+		v[i] = (t1 - t0) / 100;
+	}
+	clock_overhead = samples_median(v, 21);
+	for (i = 0; i < 21; i++) {
+		t0 = timing_now();
+		empty_loop(100000, NULL);
+		t1 = timing_now();
+		v[i] = (t1 - t0 - clock_overhead) / 100000;
+	}
+	loop_overhead = samples_median(v, 21);
+	if (loop_overhead < 0)
+		loop_overhead = 0;
+}
+
+double
+timing_clock_overhead(void)
+{
+	return clock_overhead;
+}
+
+double
+timing_loop_overhead(void)
+{
+	return loop_overhead;
+}
+
+static double
+run_once(timing_fn fn, void *arg, uint64_t n)
+{
+	double t0, t1;
+
+	t0 = timing_now();
+	fn(n, arg);
+	t1 = timing_now();
+	return t1 - t0;
+}
+
+uint64_t
+timing_measure(struct trial *t, timing_fn fn, void *arg,
+    const struct timing_opts *o, double *samples, int nsamples)
+{
+	double target = (o && o->target_ns > 0) ? o->target_ns : TIMING_TARGET_NS;
+	uint64_t cap = (o && o->max_iters) ? o->max_iters : UINT64_MAX / 4;
+	double el, per;
+	uint64_t n = 1;
+	int i;
+
+	timing_init();
+	/* Calibrate: grow n until a run lasts a tenth of the target. */
+	for (;;) {
+		if (trial_expired(t))
+			return 0;
+		el = run_once(fn, arg, n);
+		if (el >= target / 10 || n >= cap)
+			break;
+		n = (el < target / 1000) ? n * 8 : n * 2;
+		if (n > cap)
+			n = cap;
+	}
+	if (el < target && n < cap) {
+		double scaled = (double)n * target / (el > 1 ? el : 1);
+
+		n = scaled >= (double)cap ? cap : (uint64_t)scaled;
+		if (n == 0)
+			n = 1;
+	}
+	/* Warm up with one discarded sample at the calibrated count. */
+	if (n > 1 || el < target)
+		(void)run_once(fn, arg, n);
+	for (i = 0; i < nsamples; i++) {
+		if (trial_expired(t))
+			return 0;
+		el = run_once(fn, arg, n) - clock_overhead;
+		per = el / (double)n;
+		if (!(o && o->keep_loop))
+			per -= loop_overhead;
+		samples[i] = per > 0 ? per : 0;
+	}
+	return n;
+}
+
+int
+timing_report(struct trial *t, const char *metric, timing_fn fn, void *arg,
+    double unit_ns)
+{
+	int n = trial_samples(t), i;
+	double *v;
+	uint64_t iters;
+
+	if ((v = calloc((size_t)n, sizeof(*v))) == NULL)
+		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
+	if ((iters = timing_measure(t, fn, arg, NULL, v, n)) == 0) {
+		free(v);
+		return trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached while measuring %s", metric);
+	}
+	for (i = 0; i < n; i++)
+		v[i] /= unit_ns;
+	trial_metric(t, metric, v, n, iters);
+	free(v);
+	return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * timing.h: lmbench-style timing of a repeated operation.
+ *
+ * A benchmark hands over a function that performs its operation n times.
+ * timing_measure() calibrates n until one sample lasts the target interval,
+ * warms up with one discarded sample, then takes the requested number of
+ * samples.  From each sample it subtracts the cost of the clock reads and
+ * of the empty loop (both measured once per process by timing_init()), so
+ * what remains is the operation itself, in nanoseconds per operation.
+ */
+#ifndef FLEETMARK_TIMING_H
+#define FLEETMARK_TIMING_H
+
+#include <stdint.h>
+
+struct trial;
+
+/* Perform the measured operation n times. */
+typedef void (*timing_fn)(uint64_t n, void *arg);
+
+/* Monotonic time in nanoseconds. */
+double	timing_now(void);
+
+/* Measure the clock and loop overheads; called once before any trial. */
+void	timing_init(void);
+
+/* Cost of one timing_now() pair, and of one empty loop iteration, in ns. */
+double	timing_clock_overhead(void);
+double	timing_loop_overhead(void);
+
+/* Default length of one sample, in ns (5 ms, as lmbench's usual "enough"). */
+#define TIMING_TARGET_NS	5e6
+
+struct timing_opts {
+	double		target_ns;	/* 0: TIMING_TARGET_NS */
+	uint64_t	max_iters;	/* 0: no cap; 1 for operations that cannot repeat */
+	int		keep_loop;	/* do not subtract the loop overhead */
+};
+
+/*
+ * Fill samples[0..n) with nanoseconds per operation.  Returns the number of
+ * operations per sample, or 0 when the trial's deadline passed first.
+ * `o` may be NULL for the defaults.
+ */
+uint64_t timing_measure(struct trial *t, timing_fn fn, void *arg,
+	    const struct timing_opts *o, double *samples, int n);
+
+/*
+ * Measure with the defaults and report the result as `metric`, converted
+ * from ns per operation by dividing by `unit_ns` (1000 for microseconds).
+ * Returns 0 or the value of trial_error().
+ */
+int	timing_report(struct trial *t, const char *metric, timing_fn fn,
+	    void *arg, double unit_ns);
+
+/* Median of n values (n > 0); the array is not modified. */
+double	samples_median(const double *v, int n);
+
+/* v[i] -= d for every sample, never below zero. */
+void	samples_subtract(double *v, int n, double d);
+
+/* Turn ns per operation into MB/s (10^6 bytes) for `bytes` per operation. */
+void	samples_to_mbps(double *v, int n, double bytes);
+
+#endif /* FLEETMARK_TIMING_H */

@@ -1,0 +1,57 @@
+/*
+ * wire.h: the agent wire format, shared by the controller and the agent.
+ *
+ * This is the only header the agent and the controller have in common; it
+ * must stay plain C99 with no includes beyond the standard library.  The
+ * format is JSON lines, described in docs/agent-protocol.md.  Every change
+ * visible on the wire bumps WIRE_PROTO; the controller refuses an agent
+ * whose "hello" line carries a version it does not know.
+ */
+#ifndef FLEETMARK_WIRE_H
+#define FLEETMARK_WIRE_H
+
+#define WIRE_PROTO		1		/* protocol version */
+#define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
+#define WIRE_MAX_SAMPLES	1000		/* samples per metric line */
+#define WIRE_MAX_PARAMS		32		/* parameters per trial request */
+
+/* Line types, the value of the "type" member of every line. */
+#define WIRE_HELLO	"hello"		/* agent: first line of serve mode */
+#define WIRE_HEADER	"header"	/* agent: a benchmark point starts */
+#define WIRE_METRIC	"metric"	/* agent: one metric, raw samples and summary */
+#define WIRE_NOTE	"note"		/* agent: a fact that qualifies the results */
+#define WIRE_HEARTBEAT	"heartbeat"	/* agent: still alive during a long trial */
+#define WIRE_ERROR	"error"		/* agent: the trial (or a request) failed */
+#define WIRE_END	"end"		/* agent: last line of a trial */
+#define WIRE_ENV	"env"		/* agent: host facts */
+#define WIRE_BENCH	"bench"		/* agent: one benchmark of `list` */
+#define WIRE_BYE	"bye"		/* agent: serve mode is exiting */
+
+#define WIRE_REQ_TRIAL	"trial"		/* controller: run one trial */
+#define WIRE_REQ_ENV	"env"		/* controller: send host facts */
+#define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */
+#define WIRE_REQ_EXIT	"exit"		/* controller: stop serving */
+
+/* Error classes in "error" and "end" lines (status of an end line is
+ * WIRE_STATUS_OK or one of these). */
+#define WIRE_STATUS_OK		"ok"
+#define WIRE_ERR_BENCH		"bench"		/* the benchmark failed */
+#define WIRE_ERR_UNSUPPORTED	"unsupported"	/* cannot run on this host */
+#define WIRE_ERR_TIMEOUT	"timeout"	/* deadline reached */
+#define WIRE_ERR_CRASH		"agent-crash"	/* trial process died by a signal */
+#define WIRE_ERR_REQUEST	"bad-request"	/* malformed request or parameter */
+#define WIRE_ERR_CANCELLED	"cancelled"	/* standard input closed */
+
+/* Metric directions. */
+#define WIRE_LOWER_BETTER	"lower"
+#define WIRE_HIGHER_BETTER	"higher"
+
+/* Exit codes of `fleetmark-agent run`. */
+#define WIRE_EXIT_OK		0
+#define WIRE_EXIT_FAILED	1	/* the benchmark failed */
+#define WIRE_EXIT_USAGE		2	/* bad command line or parameter */
+#define WIRE_EXIT_TIMEOUT	3	/* deadline reached */
+#define WIRE_EXIT_CANCELLED	4	/* standard input closed */
+#define WIRE_EXIT_UNSUPPORTED	5	/* cannot run on this host */
+
+#endif /* FLEETMARK_WIRE_H */
