@@ -17,6 +17,8 @@
 #define AGENT_DEFAULT_DEADLINE	300.0		/* seconds */
 #define AGENT_HEARTBEAT		2.0		/* seconds between heartbeats */
 #define AGENT_MAX_ID		128		/* bytes of a request id */
+/* argv[1] that makes the agent exit at once: a program for lat_proc to exec */
+#define AGENT_EXEC_PROBE	"__exit"
 
 /* --- trial.c: a resolved request and the trial_*() reporting functions --- */
 

@@ -111,6 +111,9 @@ main(int argc, char **argv)
 		return WIRE_EXIT_USAGE;
 	}
 	cmd = argv[1];
+	/* The smallest program to exec, for lat_proc op=exec (lmbench's "hello"). */
+	if (strcmp(cmd, AGENT_EXEC_PROBE) == 0)
+		_exit(0);
 	supervise_signals();
 	timing_init();
 	if (strcmp(cmd, "list") == 0) {

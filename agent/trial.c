@@ -272,6 +272,7 @@ trial_header(struct trial *t)
 	jl_str(&j, "bench", t->bench->name);
 	put_params(&j, t);
 	jl_int(&j, "samples", t->samples);
+	jl_int(&j, "pid", (long long)getpid());
 	jl_num(&j, "time", (double)tv.tv_sec + tv.tv_usec / 1e6);
 	jl_emit(&j, t->out_fd);
 }

@@ -5,8 +5,8 @@
 # A script that cannot run here calls `skip_all REASON` (exit 77).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-AGENT=${AGENT:-$TOP/agent/fleetmark-agent}
-FLEETMARK=${FLEETMARK:-$TOP/fleetmark}
+AGENT=${AGENT:-$TOP/build/fleetmark-agent}
+FLEETMARK=${FLEETMARK:-$TOP/build/fleetmark}
 _tap_n=0
 _tap_failed=0
 
@@ -21,11 +21,12 @@ tap_result() {
 	fi
 }
 
-# check DESCRIPTION CMD...: run CMD, pass when it exits 0.
+# check DESCRIPTION CMD...: run CMD, pass when it exits 0.  CMD's stdout
+# goes to stderr so it cannot be mistaken for TAP.
 check() {
 	local desc=$1
 	shift
-	"$@"
+	"$@" >&2
 	tap_result $? "$desc"
 }
 
@@ -75,4 +76,32 @@ done_testing() {
 	echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]
 	exit $?
+}
+
+# Processes still alive whose environment carries MARK=1 (children inherit
+# it), so a test can prove nothing it started outlived it.  Prints the pids
+# on one line; call it directly in $(...), not in a pipeline (the other
+# commands of a pipeline carry the mark too).
+procs_with_mark() {
+	# The scan runs without the mark, and skips this script and its subshell.
+	env -u "$1" bash -c '
+		for d in /proc/[0-9]*; do
+			p=${d#/proc/}
+			[ "$p" = "$2" ] || [ "$p" = "$3" ] || [ "$p" = "$$" ] && continue
+			{ tr "\0" "\n" <"$d/environ"; } 2>/dev/null | grep -qx "$1=1" && printf "%s " "$p"
+		done
+		exit 0' scan "$1" "$$" "$BASHPID"
+}
+
+# jq_all FILE: every line of FILE is a JSON object.
+jq_all() {
+	jq -e -c 'type == "object"' "$1" >/dev/null 2>&1 && [ -s "$1" ] &&
+		[ "$(jq -c . "$1" 2>/dev/null | wc -l)" -eq "$(wc -l <"$1")" ]
+}
+
+# lines_ok FILE TYPE EXPR: FILE holds at least one line of TYPE and every
+# such line satisfies the jq expression EXPR.  (jq -e over several inputs
+# judges only the last output, so the file is slurped.)
+lines_ok() {
+	jq -e -s --arg t "$2" "[.[] | select(.type == \$t)] | length > 0 and all($3)" "$1" >/dev/null 2>&1
 }

@@ -1,0 +1,55 @@
+/*
+ * tap.h: a tiny TAP producer for the unit tests (after OpenSSH's
+ * test_helper and git's t/unit-tests).  Each check prints "ok N - what" or
+ * "not ok N - what" with the file and line; tap_done() prints the plan and
+ * returns the exit status.
+ */
+#ifndef FLEETMARK_TAP_H
+#define FLEETMARK_TAP_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+static int
+tap_check(int ok, const char *file, int line, const char *what)
+{
+	tap_n++;
+	printf("%sok %d - %s\n", ok ? "" : "not ", tap_n, what);
+	if (!ok) {
+		printf("#   at %s:%d\n", file, line);
+		tap_failed++;
+	}
+	return ok;
+}
+
+#define ok(cond, what)	tap_check(!!(cond), __FILE__, __LINE__, (what))
+
+#define is_int(got, want, what) do {					\
+	long long g_ = (long long)(got), w_ = (long long)(want);	\
+	if (!ok(g_ == w_, (what)))					\
+		printf("#   got %lld, want %lld\n", g_, w_);		\
+} while (0)
+
+#define is_str(got, want, what) do {					\
+	const char *g_ = (got), *w_ = (want);				\
+	if (!ok(g_ != NULL && w_ != NULL && strcmp(g_, w_) == 0, (what))) \
+		printf("#   got \"%s\"\n#   want \"%s\"\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
+} while (0)
+
+#define is_num(got, want, tol, what) do {				\
+	double g_ = (got), w_ = (want);					\
+	if (!ok(fabs(g_ - w_) <= (tol), (what)))			\
+		printf("#   got %.10g, want %.10g (+-%g)\n", g_, w_, (double)(tol)); \
+} while (0)
+
+static int
+tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+#endif /* FLEETMARK_TAP_H */

@@ -1,0 +1,120 @@
+/*
+ * test-agent-trial.c: parameter resolution of trial requests, and the
+ * small statistics helpers of the timing harness.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "tap.h"
+#include "timing.h"
+
+static int
+run_nothing(struct trial *t)
+{
+	(void)t;
+	return 0;
+}
+
+static const struct bench_param params[] = {
+	{ "threads", PARAM_CPUS, "50%", "tasks", NULL },
+	{ "size", PARAM_INT, "4K", "bytes", NULL },
+	{ "mode", PARAM_ENUM, "threads", "how", "threads|processes" },
+	{ "command", PARAM_STR, "true", "what", NULL },
+	{ NULL, 0, NULL, NULL, NULL }
+};
+
+static const struct bench test_bench = {
+	"testbench", "for the unit test", "", params, NULL, run_nothing, NULL
+};
+
+static int
+init(struct trial *t, int n, char **k, char **v, char *err)
+{
+	return trial_init(t, &test_bench, "id", n, k, v, 11, 10, err, 256);
+}
+
+static void
+test_params(void)
+{
+	char err[256], *k[4], *v[4];
+	struct trial t;
+	long long half = (ncpus() + 1) / 2;
+
+	ok(init(&t, 0, k, v, err) == 0, "defaults resolve");
+	is_int(trial_int(&t, "threads"), half < 1 ? 1 : half, "N% of online CPUs, rounded, at least 1");
+	is_int(trial_int(&t, "size"), 4096, "K suffix is 1024");
+	is_str(trial_str(&t, "mode"), "threads", "enum default");
+	is_str(trial_str(&t, "command"), "true", "string default");
+	trial_release(&t);
+
+	k[0] = "size"; v[0] = "2M";
+	k[1] = "command"; v[1] = "a; b $(c) `d`\n'e'";
+	k[2] = "threads"; v[2] = "3";
+	ok(init(&t, 3, k, v, err) == 0, "given values resolve");
+	is_int(trial_int(&t, "size"), 2 * 1024 * 1024, "M suffix");
+	is_str(trial_str(&t, "command"), "a; b $(c) `d`\n'e'", "strings are kept byte for byte");
+	is_int(trial_int(&t, "threads"), 3, "plain CPU count");
+	trial_release(&t);
+
+	k[0] = "thread"; v[0] = "2";
+	ok(init(&t, 1, k, v, err) != 0 && strstr(err, "did you mean 'threads'") != NULL,
+	    "a misspelt parameter gets a suggestion");
+	k[0] = "bogus"; v[0] = "2";
+	ok(init(&t, 1, k, v, err) != 0 && strstr(err, "no parameter 'bogus'") != NULL,
+	    "an unknown parameter is refused");
+	k[0] = "mode"; v[0] = "fibers";
+	ok(init(&t, 1, k, v, err) != 0 && strstr(err, "threads|processes") != NULL,
+	    "an enum value outside its choices is refused, naming them");
+	k[0] = "size"; v[0] = "12Q";
+	ok(init(&t, 1, k, v, err) != 0 && strstr(err, "not an integer") != NULL,
+	    "a malformed integer is refused");
+	k[0] = "size"; v[0] = "99999999999999999999";
+	ok(init(&t, 1, k, v, err) != 0, "an overflowing integer is refused");
+	k[0] = "threads"; v[0] = "0%";
+	ok(init(&t, 1, k, v, err) != 0, "0% is refused");
+	k[0] = "size"; v[0] = "1"; k[1] = "size"; v[1] = "2";
+	ok(init(&t, 2, k, v, err) != 0 && strstr(err, "twice") != NULL, "a repeated parameter is refused");
+	ok(trial_init(&t, &test_bench, NULL, 0, k, v, 0, 10, err, sizeof(err)) != 0,
+	    "zero samples are refused");
+	ok(trial_init(&t, &test_bench, NULL, 0, k, v, 5, 0, err, sizeof(err)) != 0,
+	    "a zero deadline is refused");
+}
+
+static void
+test_stats(void)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, v[] = { 1, 5, 10 };
+	double bw[] = { 1000.0 };
+
+	is_num(samples_median(odd, 3), 3, 0, "median of an odd count");
+	is_num(samples_median(even, 4), 2.5, 0, "median of an even count is the mean of the middle two");
+	is_num(odd[0], 5, 0, "median leaves its input in place");
+	samples_subtract(v, 3, 4);
+	ok(v[0] == 0 && v[1] == 1 && v[2] == 6, "subtracting an overhead never goes below zero");
+	samples_to_mbps(bw, 1, 1e6);	/* 1 MB in 1000 ns */
+	is_num(bw[0], 1e6, 1e-6, "1 MB per microsecond is 10^6 MB/s");
+}
+
+static void
+test_registry(void)
+{
+	int i, j;
+
+	for (i = 0; benches[i]; i++)
+		for (j = i + 1; benches[j]; j++)
+			if (strcmp(benches[i]->name, benches[j]->name) == 0)
+				ok(0, "benchmark names are unique");
+	ok(bench_find("lat_syscall") != NULL && bench_find("nope") == NULL, "bench_find");
+	ok(edit_distance("threads", "thread") == 1 && edit_distance("abc", "abc") == 0 &&
+	    edit_distance("kitten", "sitting") == 3, "edit distance");
+}
+
+int
+main(void)
+{
+	test_params();
+	test_stats();
+	test_registry();
+	return tap_done();
+}
