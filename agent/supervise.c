@@ -42,6 +42,18 @@ on_signal(int sig)
 	errno = saved;
 }
 
+/* A child changed state: wake the poll loop (no flag: not a stop request). */
+static void
+on_child(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (sig_fds[1] >= 0)
+		(void)!write(sig_fds[1], "c", 1);
+	errno = saved;
+}
+
 void
 supervise_signals(void)
 {
@@ -60,6 +72,9 @@ supervise_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 #ifdef PR_SET_CHILD_SUBREAPER
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -200,6 +215,7 @@ start_child(struct trial *t, int *rfd)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
 		close(p[0]);
 		if (p[1] != 1) {
 			dup2(p[1], 1);
@@ -273,6 +289,8 @@ supervise(struct trial *t, struct input *in, int out_fd)
 			reaped = 1;
 			kill(-pid, SIGKILL);	/* anything the trial left in its group */
 		}
+		if (reaped && rfd < 0)
+			break;
 		now = timing_now();
 		if (verdict == RUNNING) {
 			if (now >= t->deadline)
@@ -306,16 +324,15 @@ supervise(struct trial *t, struct input *in, int out_fd)
 			pfd[nfds].fd = supervise_signal_fd();
 			pfd[nfds++].events = POLLIN;
 		}
-		if (verdict != RUNNING || rfd < 0)
-			timeout_ms = 20;	/* only reaping left: poll briefly */
+		if (verdict != RUNNING)
+			timeout_ms = 20;	/* killed: only draining and reaping left */
 		else {
+			/* SIGCHLD wakes the poll when the child exits */
 			double until = next_beat < t->deadline ? next_beat : t->deadline;
 
 			timeout_ms = (int)((until - now) / 1e6) + 1;
 			if (timeout_ms > 1000)
 				timeout_ms = 1000;
-			if (!reaped && timeout_ms > 100)
-				timeout_ms = 100;	/* notice a silent exit soon */
 		}
 		rc = poll(pfd, (nfds_t)nfds, timeout_ms);
 		if (rc < 0 && errno != EINTR)
