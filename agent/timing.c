@@ -158,9 +158,23 @@ timing_measure(struct trial *t, timing_fn fn, void *arg,
 		if (n == 0)
 			n = 1;
 	}
-	/* Warm up with one discarded sample at the calibrated count. */
-	if (n > 1 || el < target)
-		(void)run_once(fn, arg, n);
+	/*
+	 * Warm up with one discarded sample at the calibrated count.  A stall
+	 * during calibration makes the count too small; when the warm-up shows
+	 * that (it took under half the target), scale again from it, at most
+	 * three times.
+	 */
+	for (i = 0; i < 3; i++) {
+		double scaled;
+
+		if (trial_expired(t))
+			return 0;
+		el = run_once(fn, arg, n);
+		if (el >= target / 2 || n >= cap)
+			break;
+		scaled = (double)n * target / (el > 1 ? el : 1);
+		n = scaled >= (double)cap ? cap : (uint64_t)scaled;
+	}
 	for (i = 0; i < nsamples; i++) {
 		if (trial_expired(t))
 			return 0;

@@ -1,0 +1,171 @@
+/*
+ * ipc.h: what lmbench's "*Local* Communication" benchmarks share
+ * (bench/lat_pipe.c, lat_unix.c, lat_udp.c, lat_tcp.c, lat_connect.c,
+ * bw_pipe.c, bw_unix.c, bw_tcp.c, bw_file_rd.c, bw_mmap_rd.c, bw_mem.c).
+ *
+ * - A peer process on the far end of a pair of descriptors, which exits by
+ *   itself when the trial process goes away and is always killed and
+ *   reaped by ipc_peer_stop().
+ * - The two shapes of lmbench's IPC benchmarks, whole: a ping-pong of
+ *   small messages between two processes (latency) and a one-way stream
+ *   from a writer process to a timed reader (bandwidth).
+ * - Loopback TCP and UDP endpoints on 127.0.0.1 with ephemeral ports (no
+ *   name service: the agent is linked statically).
+ * - The measure-and-report step, which turns a failure inside a timed loop
+ *   into an error line instead of a bogus number.
+ * - lmbench's "read into the CPU": summing every 32-bit word of a buffer,
+ *   used by the file, mmap and memory read bandwidths alike.
+ */
+#ifndef FLEETMARK_IPC_H
+#define FLEETMARK_IPC_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "timing.h"
+
+struct trial;
+
+/* --- The peer process ------------------------------------------------------ */
+
+struct ipc_peer {
+	pid_t	pid;		/* 0 when not running */
+};
+
+/*
+ * Fork a peer that runs fn(arg) and exits with _exit() (so it never
+ * flushes stdio buffers it inherited).  The peer gets SIGKILL when the
+ * process that started it dies (PR_SET_PDEATHSIG), and its stdout is
+ * /dev/null so nothing it does can mix into the trial's result lines.
+ * From this call on SIGPIPE is ignored in the caller (and so in the peer):
+ * a write to a vanished peer fails with EPIPE instead of killing the
+ * trial.  fn must close the descriptors that belong to the caller's end,
+ * or it would never see end-of-file when the caller goes away.
+ * Returns 0 or -errno.
+ */
+int	ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg);
+
+/* Kill and reap the peer; harmless on a peer never started or stopped twice. */
+void	ipc_peer_stop(struct ipc_peer *p);
+
+/* In a peer: nonzero once the process that started it is gone. */
+int	ipc_peer_orphaned(void);
+
+/* Close *fd if open and mark it closed (-1). */
+void	ipc_close(int *fd);
+
+/* --- Whole benchmarks over a pair of descriptors --------------------------- */
+
+#define IPC_DGRAM	0x1	/* ipc_pingpong: the server end is a UDP socket */
+
+/*
+ * A ping-pong latency benchmark over descriptors that exist already: a
+ * peer reads `size`-byte messages from srfd and writes them back to swfd
+ * (with IPC_DGRAM: answers each datagram on srfd to its sender), while the
+ * caller times round trips: write to cwfd, read the answer from crfd.
+ * Messages of 4 bytes or more carry a sequence number that must come back.
+ * Reports "latency" in microseconds per round trip.  All four descriptors
+ * (they may repeat) are closed on return, in both processes, and the peer
+ * is reaped.  `what` names the exchange in error messages.  Returns 0 or
+ * the value of trial_error().
+ */
+int	ipc_pingpong(struct trial *t, int srfd, int swfd, int crfd, int cwfd,
+	    size_t size, int flags, const char *what);
+
+/*
+ * A streaming bandwidth benchmark: a peer writes `chunk`-byte pieces to wfd
+ * without end, while the caller times reading `total` bytes from rfd in
+ * reads of at most `chunk` bytes.  Reports "bandwidth" in MB/s (10^6
+ * bytes per second).  Both descriptors are closed on return and the peer
+ * is reaped.  Returns 0 or the value of trial_error().
+ */
+int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
+	    uint64_t total, const char *what);
+
+/*
+ * Measure fn(n, arg) as timing_measure() does (o may be NULL) and report
+ * `metric`: microseconds per operation when bytes is 0, else MB/s (10^6
+ * bytes per second) for `bytes` moved per operation.  *err is where fn
+ * records the first failure of its timed loop (an errno value); then the
+ * trial fails with an error naming `what` instead of reporting numbers.
+ * Returns 0 or the value of trial_error().
+ */
+int	ipc_report(struct trial *t, const char *metric, timing_fn fn, void *arg,
+	    const int *err, const struct timing_opts *o, double bytes,
+	    const char *what);
+
+/* --- Loopback endpoints ------------------------------------------------------ */
+
+/*
+ * A TCP listener on 127.0.0.1 with an ephemeral port, its address in
+ * *addr.  accept() on it gives up every second (SO_RCVTIMEO), so that
+ * ipc_accept() can notice an orphaned peer.  Returns the fd or -errno.
+ */
+int	ipc_tcp_listen(struct sockaddr_in *addr, int backlog);
+
+/*
+ * Accept one connection on lfd (from ipc_tcp_listen()), going on until
+ * one arrives or the process that started this peer is gone.  Returns the
+ * new descriptor, or -errno (-ESRCH when orphaned).
+ */
+int	ipc_accept(int lfd);
+
+/*
+ * Two ends of one loopback TCP connection, fds[0] the connecting side and
+ * fds[1] the accepted one, both with TCP_NODELAY (a message larger than a
+ * segment must not wait for an ACK).  Returns 0 or -errno.
+ */
+int	ipc_tcp_pair(int fds[2]);
+
+/*
+ * Two loopback UDP sockets: fds[1] bound to 127.0.0.1 with an ephemeral
+ * port, fds[0] connected to it (so plain read and write work; its reads
+ * time out after 2 s, so a lost datagram cannot hang a trial).
+ * Returns 0 or -errno.
+ */
+int	ipc_udp_pair(int fds[2]);
+
+/*
+ * Set SO_SNDBUF and SO_RCVBUF to `bytes` (the kernel may clamp it);
+ * 0 leaves the kernel's defaults and its autotuning alone.
+ */
+void	ipc_sockbuf(int fd, long long bytes);
+
+/*
+ * Report that setting up loopback networking failed at step `what` with
+ * errno err: "unsupported" when the host has no usable IPv4 loopback
+ * (no address family, no address, unreachable, not permitted), otherwise
+ * a benchmark error.  Returns the value of trial_error().
+ */
+int	ipc_loopback_error(struct trial *t, const char *what, int err);
+
+/* --- Files and memory ----------------------------------------------------- */
+
+/*
+ * Create `name` (in the current directory) holding `size` bytes of a
+ * non-zero pattern, flushed to its file system so no write-back runs
+ * during the measurement.  Returns 0 or -errno (the file is then removed).
+ */
+int	ipc_file_create(const char *name, uint64_t size);
+
+/* Name of the file system holding path ("tmpfs", "ext4", ...), or NULL. */
+const char *ipc_fs_name(const char *path);
+
+/*
+ * `size` bytes aligned to a page and zeroed, so the first touch of every
+ * page happens here and not in a timed loop; free() it.  NULL when out of
+ * memory.
+ */
+void	*ipc_alloc(size_t size);
+
+/*
+ * Sum every 32-bit word of buf[0..len) (buf aligned to 4; a tail shorter
+ * than a word is ignored), 128 words per unrolled step: lmbench's
+ * bread(), which is how its bw_file_rd and bw_mmap_rd bring data into the
+ * CPU, and its bw_mem frd.
+ */
+uint32_t ipc_sum_words(const void *buf, size_t len);
+
+#endif /* FLEETMARK_IPC_H */

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# t120-agent-lmbench-ipc: lmbench's "*Local* Communication" benchmarks of
+# the agent (lat_pipe, lat_unix, lat_udp, lat_tcp, lat_connect, bw_pipe,
+# bw_unix, bw_tcp, bw_file_rd, bw_mmap_rd, bw_mem) on this machine.
+#
+# Every point the lmbench suite runs, and a few other parameter points,
+# must give a well-formed result (JSON lines: header, one metric line per
+# declared metric with every sample, end ok) whose value is physically
+# sane: wide enough ranges never to flake, tight enough to catch a unit
+# error, a zero or a bogus count.  Each run leaves nothing in TMPDIR and
+# no process behind (the peer processes are found by a marker in their
+# environment).  Bad parameters are refused, and lat_connect keeps its
+# bound on connections per trial (each leaves a TIME_WAIT socket).
+set -u
+_agent=${AGENT:-}
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+AGENT=${_agent:-$TOP/build/fleetmark-agent}
+[ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
+command -v jq >/dev/null || skip_all "jq not installed"
+
+W=$(mktemp -d /tmp/t120.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+T=$W/tmp	# the agent's TMPDIR, and the marker of its processes
+mkdir -p "$T"
+SAMPLES=3
+
+"$AGENT" list --json >"$W/list" || { echo "Bail out! agent list failed"; exit 1; }
+
+# Processes started by a run of the agent: they carry TMPDIR=$T.
+leftovers() {
+	grep -lsF "TMPDIR=$T" /proc/[0-9]*/environ 2>/dev/null |
+		sed -e 's|^/proc/||' -e 's|/environ$||' | tr '\n' ' '
+}
+
+# Sane value range of a point, "LOW HIGH" in the metric's unit.
+range() {
+	case $1 in
+	lat_*) echo "0.5 10000" ;;		# 0.5 us to 10 ms per round trip / connection
+	bw_mem) echo "100 500000" ;;		# 100 MB/s to 500 GB/s
+	bw_file_rd | bw_mmap_rd) echo "20 500000" ;;
+	bw_*) echo "10 100000" ;;		# pipes and sockets: 10 MB/s to 100 GB/s
+	esac
+}
+
+# A parameter value as the header shows it: K and M are powers of 1024.
+bytes() {
+	case $1 in
+	*[0-9]K) echo $((${1%K} * 1024)) ;;
+	*[0-9]M) echo $((${1%M} * 1024 * 1024)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# point BENCH [K=V...]: run one point with $SAMPLES samples and check all
+# of it; the metric's value is left in $value (empty when there is none).
+point() {
+	local b=$1 name="$*" out err rc bad lo hi m unit dir left
+	shift
+	out=$W/out.$$ err=$W/err.$$
+	value=
+	TMPDIR=$T "$AGENT" run "$b" "$@" --samples "$SAMPLES" >"$out" 2>"$err" </dev/null
+	rc=$?
+	left=$(leftovers)
+	is "$rc" 0 "$name: exits 0"
+	[ "$rc" -eq 0 ] || sed 's/^/#   /' "$out" "$err" | head -10
+
+	bad=0
+	while IFS= read -r line; do
+		printf '%s\n' "$line" | jq -e 'type == "object" and has("type")' >/dev/null 2>&1 || bad=1
+	done <"$out"
+	is "$bad" 0 "$name: every output line is a JSON object with a type"
+	is "$(jq -r 'select(.type == "header") | "\(.bench) \(.samples)"' "$out" 2>/dev/null)" \
+		"$b $SAMPLES" "$name: one header line, for $b with $SAMPLES samples"
+	for kv in "$@"; do
+		is "$(jq -r --arg k "${kv%%=*}" 'select(.type == "header") | .params[$k] | tostring' "$out" 2>/dev/null)" \
+			"$(bytes "${kv#*=}")" "$name: header carries ${kv%%=*}=${kv#*=}"
+	done
+	is "$(tail -n 1 "$out" | jq -r '"\(.type) \(.status)"' 2>/dev/null)" "end ok" \
+		"$name: last line is end with status ok"
+	is "$(jq -r 'select(.type == "error") | .message' "$out" 2>/dev/null)" "" "$name: no error line"
+
+	for m in $(jq -r --arg b "$b" 'select(.name == $b) | .metrics[].name' "$W/list"); do
+		unit=$(jq -r --arg b "$b" --arg m "$m" 'select(.name == $b) | .metrics[] | select(.name == $m) | .unit' "$W/list")
+		dir=$(jq -r --arg b "$b" --arg m "$m" 'select(.name == $b) | .metrics[] | select(.name == $m) | .direction' "$W/list")
+		is "$(jq -r --arg m "$m" 'select(.type == "metric" and .name == $m) |
+			"\(.count) \(.samples | length) \(.unit) \(.direction) \(all(.samples[]; . > 0))"' "$out" 2>/dev/null)" \
+			"$SAMPLES $SAMPLES $unit $dir true" \
+			"$name: metric $m with $SAMPLES positive samples in $unit ($dir is better)"
+	done
+	# the metric the reports map to the lmbench column
+	case $b in
+	lat_*) m=latency unit=us ;;
+	*) m=bandwidth unit=MB/s ;;
+	esac
+	value=$(jq -r --arg m "$m" --arg u "$unit" 'select(.type == "metric" and .name == $m and .unit == $u) | .value' "$out" 2>/dev/null)
+	read -r lo hi <<<"$(range "$b")"
+	awk -v v="${value:-x}" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 >= lo && v + 0 <= hi) }'
+	tap_result $? "$name: $m ${value:-none} $unit is between $lo and $hi"
+
+	is "$(find "$T" -mindepth 1 | head -3 | tr '\n' ' ')" "" "$name: nothing left in TMPDIR"
+	is "$left" "" "$name: no process left behind"
+	cp "$out" "$W/last"
+}
+
+# --- every point of the lmbench suite that these benchmarks provide ----------
+mine='^(lat_pipe|lat_unix|lat_udp|lat_tcp|lat_connect|bw_pipe|bw_unix|bw_tcp|bw_file_rd|bw_mmap_rd|bw_mem)$'
+jq -r 'select(.name == "lmbench") | .suite[] | "\(.bench) \(.params)"' "$W/list" >"$W/points"
+n=$(awk -v re="$mine" '$1 ~ re' "$W/points" | wc -l)
+is "$n" 14 "the lmbench suite has 14 points of lat_pipe .. bw_mem"
+declare -A bw=()
+while read -r b params; do
+	[[ $b =~ $mine ]] || continue
+	# shellcheck disable=SC2086 # params is a list of k=v words
+	point "$b" $params
+	[ "$b" = bw_mem ] && bw[${params#op=}]=$value
+done < <(awk -v re="$mine" '$1 ~ re' "$W/points")
+
+# Both copy 4M of 8M: the C library's copy and the unrolled word copy are
+# within a factor of ten of each other, or one of them counts wrong.
+awk -v a="${bw[bcopy]:-0}" -v b="${bw[fcp]:-0}" 'BEGIN { exit !(a > 0 && b > 0 && a / b <= 10 && b / a <= 10) }'
+tap_result $? "bw_mem: bcopy (${bw[bcopy]:-none}) is within 10x of fcp (${bw[fcp]:-none})"
+# Reading every word is no slower than a hundredth of copying them.
+awk -v a="${bw[frd]:-0}" -v b="${bw[bcopy]:-0}" 'BEGIN { exit !(a > 0 && b > 0 && a / b <= 100 && b / a <= 100) }'
+tap_result $? "bw_mem: frd (${bw[frd]:-none}) is within 100x of bcopy (${bw[bcopy]:-none})"
+
+# --- other parameter points ----------------------------------------------------
+point lat_pipe size=4096
+point lat_unix size=1000
+point lat_udp size=1000
+point lat_tcp size=100000	# more than a segment: must not stall on a delayed ACK
+point bw_pipe msg=4K total=1M
+point bw_unix msg=1K total=1M
+point bw_tcp msg=64K total=4M sockbuf=0
+point bw_file_rd size=1M block=4K mode=open2close
+point bw_mmap_rd size=2M mode=open2close
+for op in rd wr rdwr cp bzero; do
+	point bw_mem op=$op size=1M
+done
+
+# lat_connect spreads a bounded number of connections over its samples:
+# at most 4000 per trial, calibration and warm-up counted as three samples.
+SAMPLES=40 point lat_connect
+its=$(jq -r 'select(.type == "metric") | .iterations' "$W/last" 2>/dev/null)
+awk -v i="${its:-0}" 'BEGIN { exit !(i > 0 && i * (40 + 3) <= 4000) }'
+tap_result $? "lat_connect: $its connections per sample x 43 stays within 4000"
+
+# --- bad parameters are refused, with an error line, and leave nothing -------
+for bad in "lat_udp size=2" "lat_tcp size=0" "bw_pipe msg=0" "bw_mem size=1000" \
+	"bw_mem op=xyz" "bw_file_rd block=0" "bw_tcp sockbuf=-1"; do
+	# shellcheck disable=SC2086 # bad is a benchmark and its parameters
+	TMPDIR=$T "$AGENT" run $bad --samples 1 >"$W/bad" 2>&1 </dev/null
+	rc=$?
+	check_fail "$bad: refused" test "$rc" -eq 0
+	is "$(jq -r 'select(.type == "metric") | .name' "$W/bad" 2>/dev/null)" "" "$bad: no metric reported"
+done
+is "$(find "$T" -mindepth 1 | head -3 | tr '\n' ' ')" "" "refused runs leave nothing in TMPDIR"
+is "$(leftovers)" "" "refused runs leave no process"
+
+done_testing
