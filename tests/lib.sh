@@ -1,4 +1,5 @@
 # tests/lib.sh: TAP helpers shared by the end-to-end scripts.
+# shellcheck shell=bash
 #
 # Source it, call the helpers, end with `done_testing`.  Each script prints
 # TAP on stdout; tests/run counts the "ok"/"not ok" lines of every script.
@@ -84,6 +85,7 @@ done_testing() {
 # commands of a pipeline carry the mark too).
 procs_with_mark() {
 	# The scan runs without the mark, and skips this script and its subshell.
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	env -u "$1" bash -c '
 		for d in /proc/[0-9]*; do
 			p=${d#/proc/}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # t100-agent-core: the agent's commands, wire format, deadlines, stdin EOF,
 # serve mode and its hygiene (SPEC §6), on this machine.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 [ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
 W=$(mktemp -d)
@@ -90,6 +91,7 @@ is "$(procs_with_mark "$MARK")" "" "no process left after stdin closed"
 is "$(ls -A "$TMPDIR")" "" "no scratch file left after stdin closed"
 
 # --- a crashing trial is reported as such -------------------------------------
+# shellcheck disable=SC2016 # expanded by the trial's shell
 "$AGENT" run exec command='kill -SEGV $PPID; sleep 5' --samples 1 >"$W/crash" </dev/null
 rc=$?
 check "a trial process killed by a signal fails (exit $rc)" test "$rc" -ne 0

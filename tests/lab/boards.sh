@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lab/boards.sh: root file systems and binfmt_misc for the lab's boards.
 #
 # Sourced by tests/lab/lab.  A board is a busybox-only root file system of
@@ -8,6 +9,7 @@
 #
 # Uses from the caller: CACHE, LAB_DIR, log, state_set.
 
+# shellcheck disable=SC2034 # used by tests/lab/lab
 BOARDS_KNOWN="armhf s390x"
 ROOTFS_VERSION=fmlab-rootfs-1
 BINFMT=/proc/sys/fs/binfmt_misc
@@ -121,7 +123,7 @@ board_binfmt() {
 	[ -x "$B_QEMU" ] || { log "$B_QEMU is missing (package qemu-user-static)"; return 1; }
 	printf ':%s:M::%s:%s:%s:FP' "$name" "$B_MAGIC" "$B_MASK" "$B_QEMU" >"$BINFMT/register" ||
 		{ log "cannot register binfmt_misc entry $name"; return 1; }
-	state_set BINFMT "$name"
+	state_set BINFMT_ENTRY "$name"
 }
 
 # binfmt_remove: remove the entries the lab registered (all are fmlab-*),
@@ -150,7 +152,7 @@ board_rootfs() {
 	printf 'root:x:0:0:root:/root:/bin/sh\nbench:x:%s:%s:bench:/home/bench:/bin/sh\n' "$3" "$4" >"$root/etc/passwd"
 	printf 'root:x:0:\nbench:x:%s:\n' "$4" >"$root/etc/group"
 	printf 'board-%s\n' "$b" >"$root/etc/hostname"
-	mkdir -p "$root/home/bench" && chown "$3:$4" "$root/home/bench" || return 1
+	mkdir -p "$root/home/bench" "$root/dev/pts" && chown "$3:$4" "$root/home/bench" || return 1
 	out=$(timeout 20 chroot "$root" /bin/uname -m 2>&1)
 	[ "$out" = "$B_UNAME" ] || { log "board-$b: uname -m in its root says '$out', not $B_UNAME (binfmt_misc?)"; return 1; }
 }
