@@ -1,0 +1,90 @@
+/*
+ * wis.h: a will-it-scale style harness for scaling benchmarks.
+ *
+ * A testcase is a function that repeats one operation forever, bumping its
+ * task's counter once per operation.  wis_run() starts `tasks` copies of it
+ * as threads of one process or as separate processes, lets them run, and
+ * every `interval_ms` reads all counters: one sample is one interval's
+ * operations per second, in total and per task.  The first interval is a
+ * warm-up and is discarded.
+ *
+ * A benchmark built on it is a testcase, a `struct wis_test`, and a bench
+ * whose params are WIS_PARAMS(...) and whose metrics are wis_metrics:
+ *
+ *	static const struct wis_test test = { testcase, 0, 1 };
+ *	static int run(struct trial *t) { return wis_run(t, &test); }
+ *	static const struct bench_param params[] = { WIS_PARAMS("16M", "...") };
+ *	const struct bench bench_x = { "x", "...", "...", params, wis_metrics, run, NULL };
+ */
+#ifndef FLEETMARK_WIS_H
+#define FLEETMARK_WIS_H
+
+#include <stddef.h>
+
+#include "bench.h"
+
+/* What a testcase sees of its task. */
+struct wis_task {
+	int			 nr;		/* 0 .. tasks-1 */
+	int			 fd;		/* the task's own file of `size` bytes (wis_test.file), else -1 */
+	size_t			 size;		/* the `size` parameter, a whole number of pages */
+	size_t			 pagesize;
+	volatile unsigned long	*ops;		/* this task's counter; no other task writes it */
+	volatile const int	*stop;		/* set when the harness wants threads to return */
+};
+
+struct wis_test {
+	/*
+	 * Repeat the operation until wis_running() turns false, calling
+	 * wis_op() once per operation.  Return 0, or the value of wis_fail().
+	 * In processes mode the task is killed instead of told to stop, so a
+	 * testcase must hold nothing that outlives its process.
+	 */
+	int	(*testcase)(struct wis_task *w);
+	int	  file;		/* give each task an unlinked file of `size` bytes */
+	int	  touches;	/* the testcase populates `size` bytes (checked against RAM) */
+};
+
+/* Nonzero while the testcase should go on (threads mode can be told to stop). */
+static inline int
+wis_running(const struct wis_task *w)
+{
+	return !*w->stop;
+}
+
+/* Count one operation. */
+static inline void
+wis_op(struct wis_task *w)
+{
+	(*w->ops)++;
+}
+
+/*
+ * Record that the testcase failed: `what` (a string literal, e.g. "mmap")
+ * and `err`, an errno value, or 0 for a check that failed.  The trial
+ * fails with "task N: what: strerror(err)".  Returns -1 for the testcase
+ * to return.
+ */
+int	wis_fail(struct wis_task *w, const char *what, int err);
+
+/*
+ * Run one trial of the testcase with the trial's mode, tasks, interval_ms
+ * and size; report ops_per_sec and ops_per_sec_per_task.  Every task is
+ * stopped and joined or reaped before it returns, on every path.  Returns
+ * 0 or the value of trial_error().
+ */
+int	wis_run(struct trial *t, const struct wis_test *test);
+
+/* The parameters of every will-it-scale benchmark; `size` has a per-test default. */
+#define WIS_PARAMS(size_default, size_help)					\
+	{ "mode", PARAM_ENUM, "processes",					\
+	  "tasks are processes (own mm) or threads of one process (shared mm)",	\
+	  "threads|processes" },						\
+	{ "tasks", PARAM_CPUS, "1", "number of tasks running the testcase", NULL }, \
+	{ "interval_ms", PARAM_INT, "100", "length of one sample", NULL },	\
+	{ "size", PARAM_INT, size_default, size_help, NULL },			\
+	{ NULL, 0, NULL, NULL, NULL }
+
+extern const struct bench_metric wis_metrics[];
+
+#endif /* FLEETMARK_WIS_H */
