@@ -51,7 +51,7 @@ AGENT_LIBS   = -lpthread -lm
 LIBS_PC      = libssh yaml-0.1 libcurl jansson libcrypto
 CTL_SRCS     = $(sort $(wildcard src/*.c))
 CTL_OBJS     = $(CTL_SRCS:%.c=$(BUILD)/%.o)
-CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude $(WARNINGS) \
+CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude $(WARNINGS) -DFLEETMARK_LIBEXECDIR='"$(LIBEXECDIR)"' \
 	       $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 CTL_LIBS     = $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lpthread -lm
 

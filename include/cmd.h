@@ -1,0 +1,38 @@
+/*
+ * cmd.h: the subcommand table entry.
+ *
+ * Each subcommand lives in src/cmd-NAME.c and exports one struct cmd_entry;
+ * src/main.c lists them in its command table.  A handler gets the
+ * command's own argv (argv[0] is the command name) after the global
+ * options, parses its options with getopt, and returns the process exit
+ * status (CMD_EXIT_*).  Only main.c and the cmd-*.c files may exit.
+ */
+#ifndef FLEETMARK_CMD_H
+#define FLEETMARK_CMD_H
+
+#define FLEETMARK_VERSION	"0.1.0"
+
+/* Exit statuses (SPEC §3). */
+#define CMD_EXIT_OK		0	/* success */
+#define CMD_EXIT_ERROR		1	/* something failed */
+#define CMD_EXIT_USAGE		2	/* bad usage or invalid input */
+#define CMD_EXIT_PARTIAL	3	/* finished, some hosts or trials failed */
+#define CMD_EXIT_REGRESSION	4	/* a significant regression was found */
+
+struct cmd_entry {
+	const char	*name;		/* what the user types: "plan" */
+	const char	*usage;		/* arguments after the name: "PLAN [-f FLEET]" */
+	const char	*summary;	/* one line for `fleetmark help` */
+	int		(*handler)(int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_plan;
+extern const struct cmd_entry cmd_agent;
+
+/*
+ * Print "usage: fleetmark NAME USAGE" for e to stderr (or stdout when
+ * to_stdout, for -h) and return CMD_EXIT_USAGE (or CMD_EXIT_OK).
+ */
+int	cmd_usage(const struct cmd_entry *e, int to_stdout);
+
+#endif /* FLEETMARK_CMD_H */

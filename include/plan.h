@@ -1,0 +1,167 @@
+/*
+ * plan.h: test plans (SPEC §5): loading and validating them against the
+ * agent's benchmark catalogue, and expanding them into ordered trials.
+ *
+ * A plan names benchmarks with parameters; a parameter given as a list is
+ * a matrix axis and the benchmark is measured at every combination (the
+ * first axis varies slowest).  A suite (lmbench) stands for its member
+ * points.  Every point is measured `repeat` times (independent trials)
+ * under every variant.  Loading resolves all of that into plan->points,
+ * each with its full parameter set (given values and the catalogue's
+ * defaults), which does not depend on the host: `N%` values are kept as
+ * text for the agent to resolve on each host.
+ *
+ * plan_expand() orders the trials of one host: variant by variant in the
+ * order written (each variant is applied once, its trials run, then it is
+ * undone), and inside a variant by the plan's `order`:
+ *	interleave	repetition 1 of every point, then repetition 2, ...
+ *	sequential	every repetition of a point, then the next point
+ *	shuffle		a random permutation from a seed (reproducible; the
+ *			same order on every host for the same seed)
+ *
+ * Every trial has a stable key "VARIANT/BENCH/k=v,k=v/REP" (see
+ * plan_trial_key()) by which a run journal and --resume know it.
+ *
+ * Errors: 0 or -1 with a newly allocated "FILE:LINE:COL: message" in *err.
+ */
+#ifndef FLEETMARK_PLAN_H
+#define FLEETMARK_PLAN_H
+
+#include <stddef.h>
+
+struct catalog;
+struct conf_doc;
+struct conf_node;
+struct fleet;
+
+#define PLAN_MAX_REPEAT		10000
+#define PLAN_MAX_VARIANTS	256
+#define PLAN_MAX_TRIALS		100000	/* per host: variants x points x repeat */
+#define PLAN_DEFAULT_REPEAT	3
+#define PLAN_DEFAULT_SAMPLES	11
+#define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
+#define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
+
+enum plan_order {
+	PLAN_ORDER_INTERLEAVE,
+	PLAN_ORDER_SEQUENTIAL,
+	PLAN_ORDER_SHUFFLE,
+};
+
+enum plan_profile {
+	PLAN_PROFILE_NONE,
+	PLAN_PROFILE_PERF,	/* a system-wide perf profile during the trial */
+};
+
+/* A file written when a variant is applied (old value restored after). */
+struct plan_write {
+	char	*path;
+	char	*value;
+};
+
+struct plan_variant {
+	char			*name;		/* NULL: the plan has no variants */
+	struct plan_write	*writes;
+	size_t			 nwrites;
+	char			**setup;	/* shell commands, run as given */
+	size_t			 nsetup;
+	char			**teardown;
+	size_t			 nteardown;
+};
+
+/* One benchmark point: what one trial measures. */
+struct plan_point {
+	char			*bench;		/* what the agent runs */
+	char			*suite;		/* the suite it came from, or NULL */
+	size_t			 nparams;	/* every parameter of the benchmark, */
+	char			**keys;		/* in catalogue order, */
+	char			**vals;		/* given or defaulted, as text */
+	unsigned char		*given;		/* 1 where the plan (or suite) set it */
+	enum plan_profile	 profile;
+	char			*id;		/* "BENCH/k=v,k=v" (escaped), unique */
+	char			*label;		/* the given params, for people:
+						 * threads=4 command="a b" */
+	const struct conf_node	*where;		/* the benchmark entry */
+};
+
+struct plan {
+	char			*file;
+	char			*name;
+	char			*description;	/* or NULL */
+	int			 repeat;
+	int			 samples;
+	enum plan_order		 order;
+	long long		 timeout_ms;
+	int			 has_seed;	/* `seed:` given */
+	unsigned long long	 seed;
+	struct plan_variant	*variants;	/* at least one */
+	size_t			 nvariants;
+	struct plan_point	*points;	/* at least one */
+	size_t			 npoints;
+	int			 has_regression;
+	double			 threshold;	/* percent */
+	char			**metrics;	/* "BENCH.METRIC" */
+	size_t			 nmetrics;
+
+	const struct conf_node	*hosts;		/* the `hosts:` value, or NULL (all) */
+	struct conf_doc		*doc;		/* keeps positions alive */
+};
+
+struct plan_trial {
+	const struct plan_variant	*variant;
+	const struct plan_point		*point;
+	int				 rep;	/* 1 .. repeat */
+	char				*key;	/* plan_trial_key() */
+};
+
+/* The ordered trials of one host. */
+struct plan_schedule {
+	char			*host;
+	unsigned long long	 seed;		/* the one used (shuffle) */
+	struct plan_trial	*trials;	/* grouped by variant, in order */
+	size_t			 ntrials;
+	size_t			*variant_start;	/* [nvariants + 1]: trials of variant v
+						 * are variant_start[v] .. [v+1]-1 */
+	size_t			 nvariants;
+};
+
+/* Load and validate a plan against cat.  plan_free() releases it. */
+int	plan_load(const char *path, const struct catalog *cat, struct plan **out,
+	    char **err);
+int	plan_parse(const char *name, const char *text, size_t len,
+	    const struct catalog *cat, struct plan **out, char **err);
+void	plan_free(struct plan *p);
+
+/*
+ * The hosts the plan runs on in fleet f: the plan's `hosts:` (names,
+ * @labels, all; default all), narrowed to `only` when it is not NULL (the
+ * -H selection, f->nhosts flags).  sel (f->nhosts entries) gets the
+ * result.  A name or label the fleet lacks is an error at its position in
+ * the plan; an empty result is an error.
+ */
+int	plan_hosts(const struct plan *p, const struct fleet *f,
+	    const unsigned char *only, unsigned char *sel, char **err);
+
+/*
+ * The trials of one host in execution order.  `seed` is used when the
+ * order is shuffle (see plan_seed()).  Free with plan_schedule_free().
+ */
+struct plan_schedule *plan_expand(const struct plan *p, const char *host,
+	    unsigned long long seed);
+void	plan_schedule_free(struct plan_schedule *s);
+
+/* The plan's `seed:`, or a fresh random one when it has none. */
+unsigned long long plan_seed(const struct plan *p);
+
+/*
+ * The stable key of a trial: "VARIANT/BENCH/k=v,k=v/REP", with the full
+ * parameter set in catalogue order, "-" as the variant of a plan without
+ * variants, and every byte outside [A-Za-z0-9._:@+-] of names and values
+ * written %XX.  A new string.
+ */
+char	*plan_trial_key(const struct plan_variant *v, const struct plan_point *pt,
+	    int rep);
+
+const char	*plan_order_name(enum plan_order o);
+
+#endif /* FLEETMARK_PLAN_H */

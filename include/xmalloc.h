@@ -1,0 +1,30 @@
+/*
+ * xmalloc.h: allocation wrappers that never return NULL.
+ *
+ * On out-of-memory they print a message and exit: there is nothing useful
+ * a controller can do without memory (OpenSSH's xmalloc.c).  Everything
+ * they return is released with free().
+ */
+#ifndef FLEETMARK_XMALLOC_H
+#define FLEETMARK_XMALLOC_H
+
+#include <stddef.h>
+
+void	*xmalloc(size_t size);
+void	*xcalloc(size_t nmemb, size_t size);
+/* realloc(ptr, nmemb * size), refusing a product that overflows. */
+void	*xreallocarray(void *ptr, size_t nmemb, size_t size);
+char	*xstrdup(const char *s);
+/* A copy of the first n bytes of s, NUL-terminated. */
+char	*xstrndup(const char *s, size_t n);
+/* A newly allocated formatted string. */
+char	*xasprintf(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
+/*
+ * Grow *arr (of *cap elements of size each) so that it holds at least
+ * `need` elements; capacity doubles.  For arrays built by appending.
+ */
+void	 xgrow(void *arrp, size_t *cap, size_t need, size_t size);
+
+#endif /* FLEETMARK_XMALLOC_H */

@@ -1,0 +1,170 @@
+/*
+ * cmd-agent.c: `fleetmark agent list|path|build`: the static agent
+ * binaries this controller can deploy.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents.h"
+#include "cmd.h"
+#include "conf.h"
+#include "log.h"
+#include "proc.h"
+#include "xmalloc.h"
+
+static void
+not_found_hint(const struct agent_set *s)
+{
+	size_t i;
+
+	log_error("no agent binaries found; looked in:");
+	for (i = 0; i < s->nsearched; i++)
+		fprintf(stderr, "  %s\n", s->searched[i]);
+	fprintf(stderr, "build them with `make agents` in a fleetmark source tree "
+	    "(or `fleetmark agent build`), or set FLEETMARK_AGENTS\n");
+}
+
+static int
+agent_list(const struct agent_set *s)
+{
+	char hex[AGENTS_SHA256_HEX], *err = NULL;
+	size_t i;
+	int rc = CMD_EXIT_OK;
+
+	if (s->n == 0) {
+		not_found_hint(s);
+		return CMD_EXIT_ERROR;
+	}
+	printf("%-8s %9s  %-64s  %s\n", "ARCH", "SIZE", "SHA256", "PATH");
+	for (i = 0; i < s->n; i++) {
+		if (agents_sha256(s->bins[i].path, hex, &err) != 0) {
+			log_error("%s", err);
+			free(err);
+			err = NULL;
+			rc = CMD_EXIT_ERROR;
+			continue;
+		}
+		printf("%-8s %9lld  %s  %s\n", s->bins[i].arch, s->bins[i].size, hex,
+		    s->bins[i].path);
+	}
+	return rc;
+}
+
+static int
+agent_path(const struct agent_set *s, const char *arch)
+{
+	const struct agent_bin *b = agents_lookup(s, arch);
+	const char **names;
+	char *hint;
+	size_t i;
+
+	if (b != NULL) {
+		printf("%s\n", b->path);
+		return CMD_EXIT_OK;
+	}
+	if (s->n == 0) {
+		not_found_hint(s);
+		return CMD_EXIT_ERROR;
+	}
+	names = xcalloc(s->n + 1, sizeof(*names));
+	for (i = 0; i < s->n; i++)
+		names[i] = s->bins[i].arch;
+	hint = conf_did_you_mean(arch, names, s->n);
+	log_error("no agent for architecture '%s'%s", arch, hint);
+	fprintf(stderr, "available:");
+	for (i = 0; i < s->n; i++)
+		fprintf(stderr, " %s", names[i]);
+	fprintf(stderr, "\n");
+	free(hint);
+	free(names);
+	return CMD_EXIT_ERROR;
+}
+
+static int
+agent_build(void)
+{
+	char *top = agents_source_tree(), *err = NULL;
+	int status;
+
+	if (top == NULL) {
+		log_error("agent build: this fleetmark does not run from a source tree; "
+		    "run `make agents` in a fleetmark checkout (it needs Debian's cross "
+		    "compilers: tools/deps)");
+		return CMD_EXIT_ERROR;
+	}
+	{
+		char *argv[] = { "make", "-C", top, "agents", NULL };
+
+		log_info("running make -C %s agents", top);
+		if (proc_run(argv, &status, &err) != 0) {
+			log_error("%s", err);
+			free(err);
+			free(top);
+			return CMD_EXIT_ERROR;
+		}
+	}
+	free(top);
+	if (status != 0) {
+		log_error("make agents failed (exit status %d)", status);
+		return CMD_EXIT_ERROR;
+	}
+	return CMD_EXIT_OK;
+}
+
+static int
+agent_main(int argc, char **argv)
+{
+	struct agent_set *s;
+	const char *sub;
+	int c, rc;
+
+	while ((c = getopt(argc, argv, "+hvq")) != -1) {
+		switch (c) {
+		case 'h':
+			return cmd_usage(&cmd_agent, 1);
+		case 'v':
+			log_set_level(log_get_level() + 1);
+			break;
+		case 'q':
+			log_set_level(LOG_LEVEL_QUIET);
+			break;
+		default:
+			return cmd_usage(&cmd_agent, 0);
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage(&cmd_agent, 0);
+	sub = argv[optind++];
+	if (strcmp(sub, "build") == 0) {
+		if (optind != argc)
+			return cmd_usage(&cmd_agent, 0);
+		return agent_build();
+	}
+	if (strcmp(sub, "list") == 0) {
+		if (optind != argc)
+			return cmd_usage(&cmd_agent, 0);
+		s = agents_find();
+		rc = agent_list(s);
+	} else if (strcmp(sub, "path") == 0) {
+		if (optind + 1 != argc)
+			return cmd_usage(&cmd_agent, 0);
+		s = agents_find();
+		rc = agent_path(s, argv[optind]);
+	} else {
+		static const char *const subs[] = { "list", "path", "build" };
+		char *hint = conf_did_you_mean(sub, subs, 3);
+
+		log_error("unknown agent command '%s'%s", sub, hint);
+		free(hint);
+		return cmd_usage(&cmd_agent, 0);
+	}
+	agents_free(s);
+	return rc;
+}
+
+const struct cmd_entry cmd_agent = {
+	"agent", "list | path ARCH | build",
+	"the agent binaries this controller can deploy", agent_main
+};

@@ -1,0 +1,592 @@
+/*
+ * fleet.c: load a fleet inventory (SPEC §4), resolve what each host
+ * inherits from `defaults`, and select hosts by name and @label.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "fleet.h"
+#include "xmalloc.h"
+
+/*
+ * The embedded default fleet: this machine, without SSH.  Named "local"
+ * rather than after `uname -n` so that it reads the same everywhere and
+ * can be written down (configs/local.yaml); the kernel release in reports
+ * tells machines apart.
+ */
+const char fleet_default_yaml[] =
+	"# The default fleet: this machine, reached without SSH.\n"
+	"hosts:\n"
+	"  local:\n"
+	"    transport: local\n"
+	"    labels: [local]\n";
+
+static const char *const top_keys[] = { "defaults", "hosts", NULL };
+
+/* Keys a host may set; `defaults` takes all of them but address and labels. */
+static const char *const host_keys[] = {
+	"address", "user", "port", "identity", "known_hosts", "host_key_check",
+	"connect_timeout", "workdir", "ssh_config", "proxy_jump", "agent",
+	"labels", "transport", NULL
+};
+static const char *const default_keys[] = {
+	"user", "port", "identity", "known_hosts", "host_key_check",
+	"connect_timeout", "workdir", "ssh_config", "proxy_jump", "agent",
+	"transport", NULL
+};
+
+const char *
+fleet_hostkey_name(enum fleet_hostkey k)
+{
+	switch (k) {
+	case FLEET_HOSTKEY_YES: return "yes";
+	case FLEET_HOSTKEY_ACCEPT_NEW: return "accept-new";
+	case FLEET_HOSTKEY_NO: return "no";
+	}
+	return "?";
+}
+
+const char *
+fleet_transport_name(enum fleet_transport t)
+{
+	return t == FLEET_TRANSPORT_LOCAL ? "local" : "ssh";
+}
+
+const char *
+fleet_agent_name(enum fleet_agent a)
+{
+	switch (a) {
+	case FLEET_AGENT_AUTO: return "auto";
+	case FLEET_AGENT_PREBUILT: return "prebuilt";
+	case FLEET_AGENT_SOURCE: return "source";
+	}
+	return "?";
+}
+
+static void
+host_release(struct fleet_host *h)
+{
+	size_t i;
+
+	free(h->name);
+	free(h->address);
+	free(h->user);
+	free(h->identity);
+	free(h->known_hosts);
+	free(h->workdir);
+	free(h->ssh_config_path);
+	free(h->proxy_jump);
+	for (i = 0; i < h->nlabels; i++)
+		free(h->labels[i]);
+	free(h->labels);
+}
+
+void
+fleet_free(struct fleet *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->nhosts; i++)
+		host_release(&f->hosts[i]);
+	free(f->hosts);
+	free(f->file);
+	free(f);
+}
+
+char *
+fleet_expand_tilde(const char *path)
+{
+	const char *rest, *home = NULL;
+	struct passwd *pw;
+	char user[256];
+	size_t ulen;
+
+	if (path[0] != '~')
+		return xstrdup(path);
+	rest = strchr(path, '/');
+	if (rest == NULL)
+		rest = path + strlen(path);
+	ulen = (size_t)(rest - path - 1);
+	if (ulen == 0) {
+		home = getenv("HOME");
+		if ((home == NULL || *home == '\0') && (pw = getpwuid(getuid())) != NULL)
+			home = pw->pw_dir;
+	} else if (ulen < sizeof(user)) {
+		memcpy(user, path + 1, ulen);
+		user[ulen] = '\0';
+		if ((pw = getpwnam(user)) != NULL)
+			home = pw->pw_dir;
+	}
+	if (home == NULL)
+		return NULL;
+	/* "/" + "/x" would give "//x". */
+	if (strcmp(home, "/") == 0 && *rest == '/')
+		home = "";
+	return xasprintf("%s%s", home, rest);
+}
+
+/* Letters, digits, '-', '_', '.', starting with a letter or digit. */
+static int
+valid_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > FLEET_NAME_MAX || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * A host name, address or jump spec that goes to SSH: no blanks, no
+ * control characters, no quotes or shell metacharacters, not starting
+ * with '-' (it would read as an option).
+ */
+static int
+valid_address(const char *s, const char *extra)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 253 || s[0] == '-')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(".-_:[]%", s[i]) &&
+		    !(extra && strchr(extra, s[i])))
+			return 0;
+	return 1;
+}
+
+/* A string setting: the value of `key` in host h, else in defaults d. */
+static const struct conf_node *
+setting(const struct conf_node *h, const struct conf_node *d, const char *key)
+{
+	const struct conf_node *v = conf_get(h, key);
+
+	return v != NULL ? v : conf_get(d, key);
+}
+
+static int
+get_path(const struct conf_node *n, char **out, char **err)
+{
+	const char *s;
+	char *p;
+
+	if (conf_string(n, &s, err) != 0)
+		return -1;
+	if (*s == '\0')
+		return conf_error(err, n, "empty path");
+	if ((p = fleet_expand_tilde(s)) == NULL)
+		return conf_error(err, n, "cannot expand '%.64s': no such user", s);
+	*out = p;
+	return 0;
+}
+
+static int
+get_enum(const struct conf_node *n, const char *what, const char *const *names,
+    int *out, char **err)
+{
+	const char *s;
+	size_t i, count = 0;
+	char *hint, *list;
+
+	/* yes/no are booleans to YAML, but here they are words like the others. */
+	if (conf_string(n, &s, err) != 0)
+		return -1;
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	while (names[count] != NULL)
+		count++;
+	hint = conf_did_you_mean(s, names, count);
+	list = xstrdup(names[0]);
+	for (i = 1; i < count; i++) {
+		char *l = xasprintf("%s, %s", list, names[i]);
+
+		free(list);
+		list = l;
+	}
+	conf_error(err, n, "bad %s '%.64s': expected one of %s%s", what, s, list, hint);
+	free(list);
+	free(hint);
+	return -1;
+}
+
+static int
+load_host(struct fleet_host *h, const struct conf_node *key,
+    const struct conf_node *hn, const struct conf_node *defs, char **err)
+{
+	static const char *const transports[] = { "ssh", "local", NULL };
+	static const char *const hostkeys[] = { "yes", "accept-new", "no", NULL };
+	static const char *const agents[] = { "auto", "prebuilt", "source", NULL };
+	const struct conf_node *v;
+	const char *s;
+	long long num;
+	char *what;
+	int e, r = -1;
+
+	what = xasprintf("host '%s'", key->value);
+	h->name = xstrdup(key->value);
+	h->file = key->file;
+	h->line = key->line;
+	h->col = key->col;
+	if (conf_is_null(hn))
+		hn = NULL;	/* "laptop:" alone: everything from defaults */
+	else if (conf_check_keys(hn, what, host_keys, err) != 0)
+		goto out;
+
+	h->transport = FLEET_TRANSPORT_SSH;
+	if ((v = setting(hn, defs, "transport")) != NULL) {
+		if (get_enum(v, "transport", transports, &e, err) != 0)
+			goto out;
+		h->transport = (enum fleet_transport)e;
+	}
+	if ((v = conf_get(hn, "address")) != NULL) {
+		if (conf_string(v, &s, err) != 0)
+			goto out;
+		if (h->transport == FLEET_TRANSPORT_LOCAL) {
+			conf_error(err, v, "host '%s' uses the local transport: it takes no address",
+			    h->name);
+			goto out;
+		}
+		if (!valid_address(s, NULL)) {
+			conf_error(err, v, "bad address '%.64s': expected a host name or IP address",
+			    s);
+			goto out;
+		}
+		h->address = xstrdup(s);
+	} else if (h->transport == FLEET_TRANSPORT_SSH) {
+		conf_error(err, key, "host '%s' has no address (give `address:`, or "
+		    "`transport: local` for this machine)", h->name);
+		goto out;
+	}
+	if ((v = setting(hn, defs, "user")) != NULL) {
+		if (conf_string(v, &s, err) != 0)
+			goto out;
+		if (!valid_name(s) || strlen(s) > 32) {
+			conf_error(err, v, "bad user name '%.64s'", s);
+			goto out;
+		}
+		h->user = xstrdup(s);
+	}
+	if ((v = setting(hn, defs, "port")) != NULL) {
+		if (conf_int(v, 1, 65535, &num, err) != 0)
+			goto out;
+		h->port = (int)num;
+	}
+	if ((v = setting(hn, defs, "identity")) != NULL && get_path(v, &h->identity, err) != 0)
+		goto out;
+	if ((v = setting(hn, defs, "known_hosts")) != NULL) {
+		if (get_path(v, &h->known_hosts, err) != 0)
+			goto out;
+	} else if ((h->known_hosts = fleet_expand_tilde(FLEET_DEFAULT_KNOWN_HOSTS)) == NULL)
+		h->known_hosts = xstrdup(".ssh/known_hosts");
+	h->host_key_check = FLEET_HOSTKEY_YES;
+	if ((v = setting(hn, defs, "host_key_check")) != NULL) {
+		if (get_enum(v, "host_key_check", hostkeys, &e, err) != 0)
+			goto out;
+		h->host_key_check = (enum fleet_hostkey)e;
+	}
+	h->connect_timeout_ms = FLEET_DEFAULT_CONNECT_TIMEOUT;
+	if ((v = setting(hn, defs, "connect_timeout")) != NULL &&
+	    conf_duration(v, 100, 3600000, &h->connect_timeout_ms, err) != 0)
+		goto out;
+	v = setting(hn, defs, "workdir");
+	if (v != NULL) {
+		if (conf_string(v, &s, err) != 0)
+			goto out;
+		if (*s != '/' && strncmp(s, "~/", 2) != 0) {
+			conf_error(err, v, "workdir '%.64s' must be an absolute path or start with ~/",
+			    s);
+			goto out;
+		}
+		if (strpbrk(s, "\n\r\t'\"\\") != NULL) {
+			conf_error(err, v, "workdir '%.64s' contains a quote, backslash or control "
+			    "character", s);
+			goto out;
+		}
+	}
+	h->workdir = xstrdup(v != NULL ? v->value : FLEET_DEFAULT_WORKDIR);
+	h->ssh_config = 1;
+	h->ssh_config_path = fleet_expand_tilde(FLEET_DEFAULT_SSH_CONFIG);
+	if ((v = setting(hn, defs, "ssh_config")) != NULL) {
+		char *e2 = NULL;
+
+		/* true/false, or the path of a config file to use instead. */
+		if (conf_bool(v, &h->ssh_config, &e2) != 0) {
+			free(e2);
+			h->ssh_config = 1;
+			free(h->ssh_config_path);
+			h->ssh_config_path = NULL;
+			if (v->type != CONF_SCALAR || conf_is_null(v) ||
+			    (v->value[0] != '/' && v->value[0] != '~')) {
+				conf_error(err, v, "ssh_config must be yes, no, or the path of "
+				    "an OpenSSH client config file");
+				goto out;
+			}
+			if (get_path(v, &h->ssh_config_path, err) != 0)
+				goto out;
+		}
+	}
+	if ((v = setting(hn, defs, "proxy_jump")) != NULL) {
+		if (conf_string(v, &s, err) != 0)
+			goto out;
+		if (!valid_address(s, "@,")) {
+			conf_error(err, v, "bad proxy_jump '%.64s': expected [user@]host[:port], "
+			    "comma separated", s);
+			goto out;
+		}
+		h->proxy_jump = xstrdup(s);
+	}
+	if (h->transport == FLEET_TRANSPORT_LOCAL)
+		h->agent = FLEET_AGENT_AUTO;
+	if ((v = setting(hn, defs, "agent")) != NULL) {
+		if (get_enum(v, "agent", agents, &e, err) != 0)
+			goto out;
+		h->agent = (enum fleet_agent)e;
+	}
+	if ((v = conf_get(hn, "labels")) != NULL) {
+		size_t i, j, n;
+
+		if (conf_scalar_list(v, &n, err) != 0)
+			goto out;
+		h->labels = xcalloc(n + 1, sizeof(*h->labels));
+		for (i = 0; i < n; i++) {
+			const struct conf_node *l = conf_list_at(v, i);
+
+			if (!valid_name(l->value)) {
+				conf_error(err, l, "bad label '%.64s': use letters, digits, '-', "
+				    "'_' and '.'", l->value);
+				goto out;
+			}
+			for (j = 0; j < h->nlabels; j++)
+				if (strcmp(h->labels[j], l->value) == 0)
+					break;
+			if (j == h->nlabels)
+				h->labels[h->nlabels++] = xstrdup(l->value);
+		}
+	}
+	r = 0;
+out:
+	free(what);
+	return r;
+}
+
+static int
+load_doc(const struct conf_doc *doc, struct fleet **out, char **err)
+{
+	const struct conf_node *root = conf_root(doc), *defs, *hosts;
+	struct fleet *f;
+	size_t i, j;
+	int r = -1;
+
+	if (conf_check_keys(root, "fleet inventory", top_keys, err) != 0)
+		return -1;
+	defs = conf_get(root, "defaults");
+	if (defs != NULL && conf_is_null(defs))
+		defs = NULL;
+	if (defs != NULL) {
+		const struct conf_node *k;
+
+		if ((k = conf_get_key(defs, "address")) != NULL ||
+		    (k = conf_get_key(defs, "labels")) != NULL)
+			return conf_error(err, k, "%s belongs to each host, not to defaults",
+			    k->value);
+		if (conf_check_keys(defs, "defaults", default_keys, err) != 0)
+			return -1;
+	}
+	hosts = conf_get(root, "hosts");
+	if (hosts == NULL)
+		return conf_error(err, root, "the fleet inventory has no `hosts:`");
+	if (hosts->type != CONF_MAPPING || hosts->n == 0)
+		return conf_error(err, hosts, "`hosts:` must map host names to their settings%s",
+		    hosts->type == CONF_MAPPING ? ", and name at least one" : "");
+	if (hosts->n > FLEET_MAX_HOSTS)
+		return conf_error(err, hosts, "more than %d hosts", FLEET_MAX_HOSTS);
+
+	f = xcalloc(1, sizeof(*f));
+	f->file = xstrdup(conf_file(doc));
+	f->hosts = xcalloc(hosts->n, sizeof(*f->hosts));
+	for (i = 0; i < hosts->n; i++) {
+		const struct conf_node *key = hosts->keys[i];
+
+		if (!valid_name(key->value)) {
+			conf_error(err, key, "bad host name '%.64s': use letters, digits, '-', '_' "
+			    "and '.', starting with a letter or digit, at most %d bytes",
+			    key->value, FLEET_NAME_MAX);
+			goto out;
+		}
+		if (strcmp(key->value, "all") == 0) {
+			conf_error(err, key, "'all' is reserved: it selects every host");
+			goto out;
+		}
+		/* Exact duplicates are YAML errors; these would clash as file names. */
+		for (j = 0; j < i; j++)
+			if (strcasecmp(hosts->keys[j]->value, key->value) == 0) {
+				conf_error(err, key, "duplicate host name '%s': same as '%s' at line "
+				    "%d but for case", key->value, hosts->keys[j]->value,
+				    hosts->keys[j]->line);
+				goto out;
+			}
+		f->nhosts++;
+		if (load_host(&f->hosts[i], key, hosts->items[i], defs, err) != 0)
+			goto out;
+	}
+	/* The file name is owned by the doc: point hosts at our copy. */
+	for (i = 0; i < f->nhosts; i++)
+		f->hosts[i].file = f->file;
+	*out = f;
+	f = NULL;
+	r = 0;
+out:
+	fleet_free(f);
+	return r;
+}
+
+int
+fleet_parse(const char *name, const char *text, size_t len, struct fleet **out,
+    char **err)
+{
+	struct conf_doc *doc;
+	int r;
+
+	if (conf_parse(name, text, len, &doc, err) != 0)
+		return -1;
+	r = load_doc(doc, out, err);
+	conf_free(doc);
+	return r;
+}
+
+int
+fleet_load(const char *path, struct fleet **out, char **err)
+{
+	struct conf_doc *doc;
+	int r;
+
+	if (conf_load(path, &doc, err) != 0)
+		return -1;
+	r = load_doc(doc, out, err);
+	conf_free(doc);
+	return r;
+}
+
+int
+fleet_load_default(struct fleet **out, char **err)
+{
+	return fleet_parse(FLEET_DEFAULT_NAME, fleet_default_yaml,
+	    sizeof(fleet_default_yaml) - 1, out, err);
+}
+
+const struct fleet_host *
+fleet_find(const struct fleet *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < f->nhosts; i++)
+		if (strcmp(f->hosts[i].name, name) == 0)
+			return &f->hosts[i];
+	return NULL;
+}
+
+int
+fleet_host_has_label(const struct fleet_host *h, const char *label)
+{
+	size_t i;
+
+	for (i = 0; i < h->nlabels; i++)
+		if (strcmp(h->labels[i], label) == 0)
+			return 1;
+	return 0;
+}
+
+int
+fleet_match(const struct fleet *f, const char *word, unsigned char *sel, char **err)
+{
+	size_t i, j, n = 0, nnames = 0;
+	const char **names;
+	char *hint;
+
+	if (strcmp(word, "all") == 0) {
+		for (i = 0; i < f->nhosts; i++)
+			sel[i] = 1;
+		return (int)f->nhosts;
+	}
+	if (word[0] == '@') {
+		for (i = 0; i < f->nhosts; i++)
+			if (fleet_host_has_label(&f->hosts[i], word + 1)) {
+				sel[i] = 1;
+				n++;
+			}
+		if (n > 0)
+			return (int)n;
+		/* Suggest among the labels that exist. */
+		for (i = 0; i < f->nhosts; i++)
+			nnames += f->hosts[i].nlabels;
+		names = xcalloc(nnames + 1, sizeof(*names));
+		nnames = 0;
+		for (i = 0; i < f->nhosts; i++)
+			for (j = 0; j < f->hosts[i].nlabels; j++)
+				names[nnames++] = f->hosts[i].labels[j];
+		hint = conf_did_you_mean(word + 1, names, nnames);
+		*err = xasprintf("no host has label '%s' in %s%s", word + 1, f->file, hint);
+		free(hint);
+		free(names);
+		return -1;
+	}
+	for (i = 0; i < f->nhosts; i++)
+		if (strcmp(f->hosts[i].name, word) == 0) {
+			sel[i] = 1;
+			return 1;
+		}
+	names = xcalloc(f->nhosts + 1, sizeof(*names));
+	for (i = 0; i < f->nhosts; i++)
+		names[i] = f->hosts[i].name;
+	hint = conf_did_you_mean(word, names, f->nhosts);
+	*err = xasprintf("unknown host '%s' in %s%s", word, f->file, hint);
+	free(hint);
+	free(names);
+	return -1;
+}
+
+int
+fleet_select(const struct fleet *f, const char *spec, unsigned char *sel, char **err)
+{
+	char *copy, *p, *comma, *e = NULL;
+	int r = 0;
+
+	memset(sel, 0, f->nhosts);
+	if (*spec == '\0') {
+		*err = xstrdup("-H: no host named");
+		return -1;
+	}
+	copy = xstrdup(spec);
+	for (p = copy; p != NULL; p = comma) {
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma++ = '\0';
+		if (*p == '\0') {
+			*err = xasprintf("-H '%s': an empty host name", spec);
+			r = -1;
+			break;
+		}
+		if (fleet_match(f, p, sel, &e) < 0) {
+			*err = xasprintf("-H: %s", e);
+			free(e);
+			r = -1;
+			break;
+		}
+	}
+	free(copy);
+	return r;
+}

@@ -1,0 +1,77 @@
+/*
+ * log.c: leveled messages on stderr, coloured only on a terminal without
+ * NO_COLOR (https://no-color.org).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int level = LOG_LEVEL_INFO;
+static int color = -1;		/* -1: not decided yet */
+
+int
+log_set_level(int l)
+{
+	int old = level;
+
+	if (l < LOG_LEVEL_QUIET)
+		l = LOG_LEVEL_QUIET;
+	if (l > LOG_LEVEL_TRACE)
+		l = LOG_LEVEL_TRACE;
+	level = l;
+	return old;
+}
+
+int
+log_get_level(void)
+{
+	return level;
+}
+
+int
+log_color(void)
+{
+	if (color < 0)
+		color = getenv("NO_COLOR") == NULL && isatty(STDERR_FILENO);
+	return color;
+}
+
+void
+log_set_color(int on)
+{
+	color = on ? 1 : 0;
+}
+
+void
+log_emit(int l, int kind, const char *fmt, ...)
+{
+	static const char *const debug_tags[] = { "", "", "", "debug: ", "trace: " };
+	const char *tag = "", *on = "", *off = "";
+	va_list ap;
+
+	if (kind == 1) {
+		tag = "error: ";
+		on = "\033[1;31m";
+	} else if (kind == 2) {
+		tag = "warning: ";
+		on = "\033[1;33m";
+	} else if (l >= LOG_LEVEL_QUIET && l <= LOG_LEVEL_TRACE) {
+		tag = debug_tags[l];
+		on = "\033[2m";
+	}
+	if (*tag == '\0' || !log_color())
+		on = "";
+	else
+		off = "\033[0m";
+	/* One fprintf for the prefix and one for the text: stderr is unbuffered. */
+	flockfile(stderr);
+	fprintf(stderr, "fleetmark: %s%s%s", on, tag, off);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}

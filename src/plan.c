@@ -1,0 +1,968 @@
+/*
+ * plan.c: load a test plan (SPEC §5), validate it against the agent's
+ * benchmark catalogue, expand matrices and suites into points, and order
+ * the trials of a host.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "conf.h"
+#include "fleet.h"
+#include "plan.h"
+#include "wire.h"
+#include "xmalloc.h"
+
+static const char *const plan_keys[] = {
+	"name", "description", "hosts", "repeat", "samples", "order", "timeout",
+	"seed", "variants", "benchmarks", "regression", NULL
+};
+static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
+static const char *const bench_keys[] = { "bench", "params", "profile", NULL };
+static const char *const regression_keys[] = { "threshold", "metrics", NULL };
+static const char *const order_names[] = { "interleave", "sequential", "shuffle", NULL };
+static const char *const profile_names[] = { "none", "perf", NULL };
+
+const char *
+plan_order_name(enum plan_order o)
+{
+	return (unsigned)o < 3 ? order_names[o] : "?";
+}
+
+/* --- Freeing --------------------------------------------------------------- */
+
+static void
+free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void
+point_release(struct plan_point *pt)
+{
+	free(pt->bench);
+	free(pt->suite);
+	free_strv(pt->keys, pt->nparams);
+	free_strv(pt->vals, pt->nparams);
+	free(pt->given);
+	free(pt->id);
+	free(pt->label);
+}
+
+static void
+variant_release(struct plan_variant *v)
+{
+	size_t i;
+
+	free(v->name);
+	for (i = 0; i < v->nwrites; i++) {
+		free(v->writes[i].path);
+		free(v->writes[i].value);
+	}
+	free(v->writes);
+	free_strv(v->setup, v->nsetup);
+	free_strv(v->teardown, v->nteardown);
+}
+
+void
+plan_free(struct plan *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nvariants; i++)
+		variant_release(&p->variants[i]);
+	free(p->variants);
+	for (i = 0; i < p->npoints; i++)
+		point_release(&p->points[i]);
+	free(p->points);
+	free_strv(p->metrics, p->nmetrics);
+	free(p->file);
+	free(p->name);
+	free(p->description);
+	conf_free(p->doc);
+	free(p);
+}
+
+/* --- Small helpers ----------------------------------------------------------- */
+
+/* Letters, digits, '-', '_', '.', starting with a letter or digit. */
+static int
+valid_word(const char *s, size_t max)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > max || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
+			return 0;
+	return 1;
+}
+
+/* Append s to *buf escaping every byte outside [A-Za-z0-9._:@+-] as %XX. */
+static void
+escape_into(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		xgrow(buf, cap, *len + 4, 1);
+		if (isalnum(c) || strchr("._:@+-", c))
+			(*buf)[(*len)++] = (char)c;
+		else {
+			(*buf)[(*len)++] = '%';
+			(*buf)[(*len)++] = hex[c >> 4];
+			(*buf)[(*len)++] = hex[c & 15];
+		}
+	}
+	(*buf)[*len] = '\0';
+}
+
+static void
+append_raw(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+
+	xgrow(buf, cap, *len + n + 1, 1);
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+}
+
+/*
+ * Append a value for people: quoted when it has blanks, quotes or controls,
+ * and cut after PLAN_LABEL_VALUE_MAX characters (a long command line).
+ */
+#define PLAN_LABEL_VALUE_MAX	32
+
+static void
+append_display(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	const char *p;
+	char tmp[8];
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '"' || *p == '\\' || *p == 0x7f)
+			break;
+	if (*p == '\0' && *s != '\0' && strlen(s) <= PLAN_LABEL_VALUE_MAX) {
+		append_raw(buf, len, cap, s);
+		return;
+	}
+	append_raw(buf, len, cap, "\"");
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (p - s >= PLAN_LABEL_VALUE_MAX - 3 && strlen(p) > 3) {
+			append_raw(buf, len, cap, "...");
+			break;
+		}
+
+		if (c == '"' || c == '\\')
+			snprintf(tmp, sizeof(tmp), "\\%c", c);
+		else if (c == '\n')
+			snprintf(tmp, sizeof(tmp), "\\n");
+		else if (c == '\t')
+			snprintf(tmp, sizeof(tmp), "\\t");
+		else if (c < ' ' || c == 0x7f)
+			snprintf(tmp, sizeof(tmp), "\\x%02x", c);
+		else
+			snprintf(tmp, sizeof(tmp), "%c", c);
+		append_raw(buf, len, cap, tmp);
+	}
+	append_raw(buf, len, cap, "\"");
+}
+
+char *
+plan_trial_key(const struct plan_variant *v, const struct plan_point *pt, int rep)
+{
+	char *buf = NULL, num[32];
+	size_t len = 0, cap = 0;
+
+	xgrow(&buf, &cap, 64, 1);
+	buf[0] = '\0';
+	if (v == NULL || v->name == NULL)
+		append_raw(&buf, &len, &cap, "-");
+	else
+		escape_into(&buf, &len, &cap, v->name);
+	append_raw(&buf, &len, &cap, "/");
+	append_raw(&buf, &len, &cap, pt->id);
+	snprintf(num, sizeof(num), "/%d", rep);
+	append_raw(&buf, &len, &cap, num);
+	return buf;
+}
+
+/* --- Points ---------------------------------------------------------------- */
+
+/*
+ * Add a point of benchmark b with the given (key, value) pairs, the rest
+ * from the catalogue's defaults.
+ */
+static void
+add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
+    const char *suite, char *const *gk, char *const *gv, size_t ng,
+    enum plan_profile profile, const struct conf_node *where)
+{
+	struct plan_point *pt;
+	char *id = NULL, *label = NULL;
+	size_t i, j, idlen = 0, idcap = 0, lablen = 0, labcap = 0, total;
+
+	xgrow(&p->points, cap, p->npoints + 1, sizeof(*p->points));
+	pt = &p->points[p->npoints++];
+	memset(pt, 0, sizeof(*pt));
+	pt->bench = xstrdup(b->name);
+	pt->suite = suite ? xstrdup(suite) : NULL;
+	pt->profile = profile;
+	pt->where = where;
+
+	/* Catalogue parameters first, then any given one it does not list. */
+	total = b->nparams;
+	for (j = 0; j < ng; j++)
+		if (catalog_find_param(b, gk[j]) == NULL)
+			total++;
+	pt->keys = xcalloc(total + 1, sizeof(*pt->keys));
+	pt->vals = xcalloc(total + 1, sizeof(*pt->vals));
+	pt->given = xcalloc(total + 1, 1);
+	for (i = 0; i < b->nparams; i++) {
+		const char *val = b->params[i].def;
+
+		for (j = 0; j < ng; j++)
+			if (strcmp(gk[j], b->params[i].name) == 0) {
+				val = gv[j];
+				pt->given[i] = 1;
+			}
+		pt->keys[i] = xstrdup(b->params[i].name);
+		pt->vals[i] = xstrdup(val);
+	}
+	pt->nparams = b->nparams;
+	for (j = 0; j < ng; j++)
+		if (catalog_find_param(b, gk[j]) == NULL) {
+			pt->keys[pt->nparams] = xstrdup(gk[j]);
+			pt->vals[pt->nparams] = xstrdup(gv[j]);
+			pt->given[pt->nparams++] = 1;
+		}
+
+	xgrow(&id, &idcap, 64, 1);
+	escape_into(&id, &idlen, &idcap, b->name);
+	append_raw(&id, &idlen, &idcap, "/");
+	for (i = 0; i < pt->nparams; i++) {
+		if (i > 0)
+			append_raw(&id, &idlen, &idcap, ",");
+		escape_into(&id, &idlen, &idcap, pt->keys[i]);
+		append_raw(&id, &idlen, &idcap, "=");
+		escape_into(&id, &idlen, &idcap, pt->vals[i]);
+	}
+	pt->id = id;
+
+	/* The label shows the given parameters in the order written. */
+	xgrow(&label, &labcap, 16, 1);
+	label[0] = '\0';
+	for (j = 0; j < ng; j++) {
+		if (j > 0)
+			append_raw(&label, &lablen, &labcap, " ");
+		append_raw(&label, &lablen, &labcap, gk[j]);
+		append_raw(&label, &lablen, &labcap, "=");
+		append_display(&label, &lablen, &labcap, gv[j]);
+	}
+	pt->label = label;
+}
+
+/* One `benchmarks:` entry: a suite, or a benchmark and its matrix. */
+static int
+load_bench_entry(struct plan *p, size_t *cap, const struct conf_node *e,
+    const struct catalog *cat, char **err)
+{
+	const struct conf_node *bn, *pn, *prn;
+	const struct catalog_bench *b;
+	enum plan_profile profile = PLAN_PROFILE_NONE;
+	const char *name, **names;
+	char *hint, **gk = NULL, **gv = NULL;
+	size_t i, j, n, naxes = 0, *idx = NULL, *len = NULL, npoints = 1;
+	int r = -1;
+
+	if (conf_check_keys(e, "benchmark entry", bench_keys, err) != 0)
+		return -1;
+	if ((bn = conf_get(e, "bench")) == NULL)
+		return conf_error(err, e, "a benchmark entry needs `bench:` (a benchmark name)");
+	if (conf_string(bn, &name, err) != 0)
+		return -1;
+	if ((b = catalog_find(cat, name)) == NULL) {
+		names = catalog_bench_names(cat, &n);
+		hint = conf_did_you_mean(name, names, n);
+		conf_error(err, bn, "unknown benchmark '%.64s'%s", name, hint);
+		free(hint);
+		free(names);
+		return -1;
+	}
+	if ((prn = conf_get(e, "profile")) != NULL) {
+		int v = -1;
+		const char *s;
+
+		if (conf_string(prn, &s, err) != 0)
+			return -1;
+		for (i = 0; profile_names[i] != NULL; i++)
+			if (strcmp(s, profile_names[i]) == 0)
+				v = (int)i;
+		if (v < 0) {
+			hint = conf_did_you_mean(s, profile_names, 2);
+			conf_error(err, prn, "bad profile '%.64s': expected perf or none%s", s, hint);
+			free(hint);
+			return -1;
+		}
+		profile = (enum plan_profile)v;
+	}
+	pn = conf_get(e, "params");
+	if (pn != NULL && conf_is_null(pn))
+		pn = NULL;
+
+	if (b->nmembers > 0) {
+		if (pn != NULL)
+			return conf_error(err, conf_get_key(e, "params"), "%s is a suite of %zu "
+			    "points: it takes no params (name a member benchmark to vary "
+			    "its parameters)", b->name, b->nmembers);
+		for (i = 0; i < b->nmembers; i++) {
+			const struct catalog_member *m = &b->members[i];
+
+			add_point(p, cap, catalog_find(cat, m->bench), b->name, m->keys, m->vals,
+			    m->nparams, profile, e);
+		}
+		return 0;
+	}
+
+	if (pn != NULL) {
+		if (pn->type != CONF_MAPPING)
+			return conf_error(err, pn, "params of %s must be a mapping of parameter "
+			    "names to values, found %s", b->name, conf_type_name(pn));
+		naxes = pn->n;
+	}
+	idx = xcalloc(naxes + 1, sizeof(*idx));
+	len = xcalloc(naxes + 1, sizeof(*len));
+	gk = xcalloc(naxes + 1, sizeof(*gk));
+	gv = xcalloc(naxes + 1, sizeof(*gv));
+	for (i = 0; i < naxes; i++) {
+		const struct conf_node *k = pn->keys[i], *v = pn->items[i];
+		const struct catalog_param *cp = catalog_find_param(b, k->value);
+
+		if (cp == NULL) {
+			names = catalog_param_names(b, &n);
+			hint = conf_did_you_mean(k->value, names, n);
+			if (n == 0)
+				conf_error(err, k, "unknown parameter '%.64s': %s takes no parameters",
+				    k->value, b->name);
+			else
+				conf_error(err, k, "unknown parameter '%.64s' for %s%s", k->value,
+				    b->name, hint);
+			free(hint);
+			free(names);
+			goto out;
+		}
+		if (v->type == CONF_SEQUENCE && v->n == 0) {
+			conf_error(err, v, "parameter %s has an empty list: a matrix axis needs at "
+			    "least one value", cp->name);
+			goto out;
+		}
+		if (v->type == CONF_MAPPING) {
+			conf_error(err, v, "parameter %s: expected a value or a list of values, "
+			    "found a mapping", cp->name);
+			goto out;
+		}
+		len[i] = v->type == CONF_SEQUENCE ? v->n : 1;
+		for (j = 0; j < len[i]; j++) {
+			const struct conf_node *val = conf_list_at(v, j);
+			char *why;
+
+			/*
+			 * Values are text for the agent: a plain `null` is the word
+			 * (lat_syscall's op=null); only an empty value is missing.
+			 */
+			if (val->type != CONF_SCALAR) {
+				conf_error(err, val, "parameter %s: expected a single value, found %s",
+				    cp->name, conf_type_name(val));
+				goto out;
+			}
+			if (!val->quoted && (val->value[0] == '\0' || strcmp(val->value, "~") == 0)) {
+				conf_error(err, val, "parameter %s has no value", cp->name);
+				goto out;
+			}
+			if (catalog_check_value(cp, val->value, &why) != 0) {
+				conf_error(err, val, "parameter %s of %s: %s", cp->name, b->name, why);
+				free(why);
+				goto out;
+			}
+		}
+		if (npoints > (size_t)PLAN_MAX_TRIALS / len[i]) {
+			conf_error(err, pn, "the matrix of %s has more than %d points", b->name,
+			    PLAN_MAX_TRIALS);
+			goto out;
+		}
+		npoints *= len[i];
+		gk[i] = k->value;
+	}
+	/* Every combination, the first axis varying slowest. */
+	for (;;) {
+		for (i = 0; i < naxes; i++)
+			gv[i] = conf_list_at(pn->items[i], idx[i])->value;
+		add_point(p, cap, b, NULL, gk, gv, naxes, profile, e);
+		for (i = naxes; i > 0; i--) {
+			if (++idx[i - 1] < len[i - 1])
+				break;
+			idx[i - 1] = 0;
+		}
+		if (i == 0)
+			break;
+	}
+	r = 0;
+out:
+	free(idx);
+	free(len);
+	free(gk);
+	free(gv);
+	return r;
+}
+
+static int
+point_cmp(const void *a, const void *b)
+{
+	const struct plan_point *const *x = a, *const *y = b;
+	int c = strcmp((*x)->id, (*y)->id);
+
+	if (c != 0)
+		return c;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Two points with the same id would be the same trials twice. */
+static int
+check_unique_points(const struct plan *p, char **err)
+{
+	const struct plan_point **v, *dup = NULL, *first = NULL;
+	size_t i;
+
+	v = xcalloc(p->npoints + 1, sizeof(*v));
+	for (i = 0; i < p->npoints; i++)
+		v[i] = &p->points[i];
+	qsort(v, p->npoints, sizeof(*v), point_cmp);
+	for (i = 1; i < p->npoints; i++)
+		if (strcmp(v[i - 1]->id, v[i]->id) == 0 && (dup == NULL || v[i] < dup)) {
+			dup = v[i];
+			first = v[i - 1];
+		}
+	free(v);
+	if (dup == NULL)
+		return 0;
+	return conf_error(err, dup->where, "%s%s%s is measured twice (also by the benchmark "
+	    "at line %d)", dup->bench, *dup->label ? " " : "", dup->label, first->where->line);
+}
+
+/* --- Variants ----------------------------------------------------------------- */
+
+static int
+valid_write_path(const char *s)
+{
+	if (s[0] != '/' || strlen(s) > 4096)
+		return 0;
+	if (strstr(s, "/../") || strstr(s, "/./") || strstr(s, "//"))
+		return 0;
+	if (strlen(s) >= 3 && strcmp(s + strlen(s) - 3, "/..") == 0)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static int
+load_commands(const struct conf_node *n, const char *what, char ***out, size_t *count,
+    char **err)
+{
+	size_t i, c;
+
+	if (conf_scalar_list(n, &c, err) != 0)
+		return -1;
+	*out = xcalloc(c + 1, sizeof(**out));
+	for (i = 0; i < c; i++) {
+		const struct conf_node *cmd = conf_list_at(n, i);
+
+		if (cmd->value[0] == '\0') {
+			conf_error(err, cmd, "an empty %s command", what);
+			free_strv(*out, i);
+			*out = NULL;
+			return -1;
+		}
+		(*out)[i] = xstrdup(cmd->value);
+	}
+	*count = c;
+	return 0;
+}
+
+static int
+load_variant(struct plan_variant *v, const struct conf_node *key,
+    const struct conf_node *vn, char **err)
+{
+	const struct conf_node *w, *s;
+	char *what;
+	size_t i;
+	int r = -1;
+
+	if (!valid_word(key->value, 64))
+		return conf_error(err, key, "bad variant name '%.64s': use letters, digits, "
+		    "'-', '_' and '.', starting with a letter or digit", key->value);
+	v->name = xstrdup(key->value);
+	if (conf_is_null(vn))
+		return 0;	/* a variant that changes nothing: the baseline */
+	what = xasprintf("variant '%s'", key->value);
+	if (conf_check_keys(vn, what, variant_keys, err) != 0)
+		goto out;
+	if ((w = conf_get(vn, "write")) != NULL && !conf_is_null(w)) {
+		if (w->type != CONF_MAPPING) {
+			conf_error(err, w, "write: expected a mapping of file paths to values, "
+			    "found %s", conf_type_name(w));
+			goto out;
+		}
+		v->writes = xcalloc(w->n + 1, sizeof(*v->writes));
+		for (i = 0; i < w->n; i++) {
+			const struct conf_node *path = w->keys[i], *val = w->items[i];
+
+			if (!valid_write_path(path->value)) {
+				conf_error(err, path, "bad path '%.64s': write needs an absolute, "
+				    "normalised file path", path->value);
+				goto out;
+			}
+			if (val->type != CONF_SCALAR || conf_is_null(val)) {
+				conf_error(err, val, "the value written to %s must be a string, "
+				    "found %s", path->value, conf_type_name(val));
+				goto out;
+			}
+			if (strchr(val->value, '\n') != NULL) {
+				conf_error(err, val, "the value written to %s must be one line",
+				    path->value);
+				goto out;
+			}
+			v->writes[i].path = xstrdup(path->value);
+			v->writes[i].value = xstrdup(val->value);
+			v->nwrites++;
+		}
+	}
+	if ((s = conf_get(vn, "setup")) != NULL &&
+	    load_commands(s, "setup", &v->setup, &v->nsetup, err) != 0)
+		goto out;
+	if ((s = conf_get(vn, "teardown")) != NULL &&
+	    load_commands(s, "teardown", &v->teardown, &v->nteardown, err) != 0)
+		goto out;
+	r = 0;
+out:
+	free(what);
+	return r;
+}
+
+/* --- Regression ---------------------------------------------------------------- */
+
+static int
+plan_runs(const struct plan *p, const char *bench)
+{
+	size_t i;
+
+	for (i = 0; i < p->npoints; i++)
+		if (strcmp(p->points[i].bench, bench) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+load_regression(struct plan *p, const struct conf_node *rn, const struct catalog *cat,
+    char **err)
+{
+	const struct conf_node *t, *m;
+	size_t i, n;
+
+	if (conf_check_keys(rn, "regression", regression_keys, err) != 0)
+		return -1;
+	p->has_regression = 1;
+	p->threshold = PLAN_DEFAULT_THRESHOLD;
+	if ((t = conf_get(rn, "threshold")) != NULL && conf_percent(t, &p->threshold, err) != 0)
+		return -1;
+	if ((m = conf_get(rn, "metrics")) == NULL)
+		return 0;	/* every metric the plan measures */
+	if (conf_scalar_list(m, &n, err) != 0)
+		return -1;
+	p->metrics = xcalloc(n + 1, sizeof(*p->metrics));
+	for (i = 0; i < n; i++) {
+		const struct conf_node *e = conf_list_at(m, i);
+		const struct catalog_bench *b;
+		const char *dot = strchr(e->value, '.'), **names;
+		char *bench, *hint;
+		size_t nn;
+
+		if (dot == NULL || dot == e->value || dot[1] == '\0')
+			return conf_error(err, e, "regression metric '%.64s': expected BENCH.METRIC "
+			    "(like munmap.ns_per_access)", e->value);
+		bench = xstrndup(e->value, (size_t)(dot - e->value));
+		if ((b = catalog_find(cat, bench)) == NULL) {
+			names = catalog_bench_names(cat, &nn);
+			hint = conf_did_you_mean(bench, names, nn);
+			conf_error(err, e, "regression metric '%.64s': unknown benchmark '%s'%s",
+			    e->value, bench, hint);
+			free(hint);
+			free(names);
+			free(bench);
+			return -1;
+		}
+		free(bench);
+		if (catalog_find_metric(b, dot + 1) == NULL) {
+			names = catalog_metric_names(b, &nn);
+			hint = conf_did_you_mean(dot + 1, names, nn);
+			conf_error(err, e, "regression metric '%.64s': %s has no metric '%s'%s",
+			    e->value, b->name, dot + 1, hint);
+			free(hint);
+			free(names);
+			return -1;
+		}
+		if (!plan_runs(p, b->name))
+			return conf_error(err, e, "regression metric '%.64s': the plan does not run "
+			    "%s", e->value, b->name);
+		p->metrics[p->nmetrics++] = xstrdup(e->value);
+	}
+	return 0;
+}
+
+/* --- The plan --------------------------------------------------------------- */
+
+static char *
+name_from_file(const char *file)
+{
+	const char *base = strrchr(file, '/'), *dot;
+	char *name;
+	size_t i;
+
+	base = base ? base + 1 : file;
+	dot = strrchr(base, '.');
+	name = dot && dot != base ? xstrndup(base, (size_t)(dot - base)) : xstrdup(base);
+	for (i = 0; name[i]; i++)
+		if (!isalnum((unsigned char)name[i]) && !strchr("-_.", name[i]))
+			name[i] = '-';
+	return name;
+}
+
+static int
+load_doc(struct conf_doc *doc, const struct catalog *cat, struct plan **out, char **err)
+{
+	const struct conf_node *root = conf_root(doc), *n, *bl;
+	struct plan *p;
+	size_t i, pcap = 0;
+	long long v;
+	int r = -1;
+
+	if (conf_check_keys(root, "plan", plan_keys, err) != 0) {
+		conf_free(doc);
+		return -1;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->doc = doc;
+	p->file = xstrdup(conf_file(doc));
+	p->repeat = PLAN_DEFAULT_REPEAT;
+	p->samples = PLAN_DEFAULT_SAMPLES;
+	p->order = PLAN_ORDER_INTERLEAVE;
+	p->timeout_ms = PLAN_DEFAULT_TIMEOUT;
+
+	if ((n = conf_get(root, "name")) != NULL) {
+		const char *s;
+
+		if (conf_string(n, &s, err) != 0)
+			goto out;
+		if (!valid_word(s, 64)) {
+			conf_error(err, n, "bad plan name '%.64s': use letters, digits, '-', '_' "
+			    "and '.', starting with a letter or digit", s);
+			goto out;
+		}
+		p->name = xstrdup(s);
+	} else
+		p->name = name_from_file(p->file);
+	if ((n = conf_get(root, "description")) != NULL && !conf_is_null(n)) {
+		const char *s;
+
+		if (conf_string(n, &s, err) != 0)
+			goto out;
+		p->description = xstrdup(s);
+	}
+	if ((n = conf_get(root, "hosts")) != NULL) {
+		size_t count;
+
+		if (conf_scalar_list(n, &count, err) != 0)
+			goto out;
+		if (count == 0) {
+			conf_error(err, n, "hosts: an empty list selects no host (leave it out for "
+			    "all)");
+			goto out;
+		}
+		for (i = 0; i < count; i++) {
+			const struct conf_node *h = conf_list_at(n, i);
+			const char *w = h->value[0] == '@' ? h->value + 1 : h->value;
+
+			if (!valid_word(w, FLEET_NAME_MAX)) {
+				conf_error(err, h, "bad host '%.64s': expected all, a host name or "
+				    "@label", h->value);
+				goto out;
+			}
+		}
+		p->hosts = n;
+	}
+	if ((n = conf_get(root, "repeat")) != NULL) {
+		if (conf_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0)
+			goto out;
+		p->repeat = (int)v;
+	}
+	if ((n = conf_get(root, "samples")) != NULL) {
+		if (conf_int(n, 1, WIRE_MAX_SAMPLES, &v, err) != 0)
+			goto out;
+		p->samples = (int)v;
+	}
+	if ((n = conf_get(root, "order")) != NULL) {
+		const char *s;
+		char *hint;
+
+		if (conf_string(n, &s, err) != 0)
+			goto out;
+		for (i = 0; order_names[i] != NULL; i++)
+			if (strcmp(s, order_names[i]) == 0)
+				break;
+		if (order_names[i] == NULL) {
+			hint = conf_did_you_mean(s, order_names, 3);
+			conf_error(err, n, "bad order '%.64s': expected interleave, sequential or "
+			    "shuffle%s", s, hint);
+			free(hint);
+			goto out;
+		}
+		p->order = (enum plan_order)i;
+	}
+	if ((n = conf_get(root, "timeout")) != NULL &&
+	    conf_duration(n, 1000, 24LL * 3600000, &p->timeout_ms, err) != 0)
+		goto out;
+	if ((n = conf_get(root, "seed")) != NULL) {
+		if (conf_int(n, 0, LLONG_MAX, &v, err) != 0)
+			goto out;
+		p->has_seed = 1;
+		p->seed = (unsigned long long)v;
+	}
+
+	if ((n = conf_get(root, "variants")) != NULL && !conf_is_null(n)) {
+		if (n->type != CONF_MAPPING || n->n == 0) {
+			conf_error(err, n, "variants: expected a mapping of variant names to "
+			    "settings%s", n->type == CONF_MAPPING ? ", with at least one" : "");
+			goto out;
+		}
+		if (n->n > PLAN_MAX_VARIANTS) {
+			conf_error(err, n, "more than %d variants", PLAN_MAX_VARIANTS);
+			goto out;
+		}
+		p->variants = xcalloc(n->n, sizeof(*p->variants));
+		for (i = 0; i < n->n; i++) {
+			p->nvariants++;
+			if (load_variant(&p->variants[i], n->keys[i], n->items[i], err) != 0)
+				goto out;
+		}
+	} else {
+		p->variants = xcalloc(1, sizeof(*p->variants));
+		p->nvariants = 1;
+	}
+
+	if ((bl = conf_get(root, "benchmarks")) == NULL) {
+		conf_error(err, root, "the plan has no `benchmarks:`");
+		goto out;
+	}
+	if (bl->type != CONF_SEQUENCE || bl->n == 0) {
+		conf_error(err, bl, "benchmarks: expected a list of benchmark entries%s",
+		    bl->type == CONF_SEQUENCE ? ", with at least one" : "");
+		goto out;
+	}
+	for (i = 0; i < bl->n; i++)
+		if (load_bench_entry(p, &pcap, bl->items[i], cat, err) != 0)
+			goto out;
+	if (check_unique_points(p, err) != 0)
+		goto out;
+	if ((double)p->npoints * (double)p->nvariants * (double)p->repeat > PLAN_MAX_TRIALS) {
+		conf_error(err, bl, "%zu variants x %zu points x repeat %d is more than %d trials "
+		    "per host", p->nvariants, p->npoints, p->repeat, PLAN_MAX_TRIALS);
+		goto out;
+	}
+	if ((n = conf_get(root, "regression")) != NULL && !conf_is_null(n) &&
+	    load_regression(p, n, cat, err) != 0)
+		goto out;
+	*out = p;
+	p = NULL;
+	r = 0;
+out:
+	plan_free(p);
+	return r;
+}
+
+int
+plan_parse(const char *name, const char *text, size_t len, const struct catalog *cat,
+    struct plan **out, char **err)
+{
+	struct conf_doc *doc;
+
+	if (conf_parse(name, text, len, &doc, err) != 0)
+		return -1;
+	return load_doc(doc, cat, out, err);
+}
+
+int
+plan_load(const char *path, const struct catalog *cat, struct plan **out, char **err)
+{
+	struct conf_doc *doc;
+
+	if (conf_load(path, &doc, err) != 0)
+		return -1;
+	return load_doc(doc, cat, out, err);
+}
+
+/* --- Hosts ------------------------------------------------------------------ */
+
+int
+plan_hosts(const struct plan *p, const struct fleet *f, const unsigned char *only,
+    unsigned char *sel, char **err)
+{
+	size_t i, count, nsel = 0;
+	char *e = NULL;
+
+	if (p->hosts == NULL)
+		memset(sel, 1, f->nhosts);
+	else {
+		memset(sel, 0, f->nhosts);
+		(void)conf_scalar_list(p->hosts, &count, &e);	/* checked at load */
+		for (i = 0; i < count; i++) {
+			const struct conf_node *h = conf_list_at(p->hosts, i);
+
+			if (fleet_match(f, h->value, sel, &e) < 0) {
+				conf_error(err, h, "%s", e);
+				free(e);
+				return -1;
+			}
+		}
+	}
+	for (i = 0; i < f->nhosts; i++) {
+		if (only != NULL && !only[i])
+			sel[i] = 0;
+		nsel += sel[i];
+	}
+	if (nsel == 0) {
+		if (p->hosts != NULL)
+			return conf_error(err, p->hosts, "no host selected: the hosts chosen with "
+			    "-H are not among the plan's hosts");
+		*err = xstrdup("no host selected");
+		return -1;
+	}
+	return 0;
+}
+
+/* --- Expansion -------------------------------------------------------------- */
+
+/* splitmix64: small, fast, and the same sequence everywhere. */
+static uint64_t
+mix_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+unsigned long long
+plan_seed(const struct plan *p)
+{
+	uint32_t r;
+
+	if (p->has_seed)
+		return p->seed;
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		r = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
+	return r;
+}
+
+struct plan_schedule *
+plan_expand(const struct plan *p, const char *host, unsigned long long seed)
+{
+	struct plan_schedule *s = xcalloc(1, sizeof(*s));
+	size_t v, i, n = 0, per = p->npoints * (size_t)p->repeat;
+	uint64_t state = seed;
+	int *seen = NULL;
+	int rep;
+
+	s->host = xstrdup(host ? host : "");
+	s->seed = seed;
+	s->nvariants = p->nvariants;
+	s->ntrials = per * p->nvariants;
+	s->trials = xcalloc(s->ntrials + 1, sizeof(*s->trials));
+	s->variant_start = xcalloc(p->nvariants + 1, sizeof(*s->variant_start));
+	if (p->order == PLAN_ORDER_SHUFFLE)
+		seen = xcalloc(p->npoints + 1, sizeof(*seen));
+
+	for (v = 0; v < p->nvariants; v++) {
+		struct plan_trial *t = s->trials + n;
+
+		s->variant_start[v] = n;
+		if (p->order == PLAN_ORDER_SEQUENTIAL) {
+			for (i = 0; i < p->npoints; i++)
+				for (rep = 1; rep <= p->repeat; rep++) {
+					s->trials[n].point = &p->points[i];
+					s->trials[n++].rep = rep;
+				}
+		} else {
+			for (rep = 1; rep <= p->repeat; rep++)
+				for (i = 0; i < p->npoints; i++) {
+					s->trials[n].point = &p->points[i];
+					s->trials[n++].rep = rep;
+				}
+		}
+		if (p->order == PLAN_ORDER_SHUFFLE) {
+			/* Fisher-Yates over this variant's trials, then number the
+			 * repetitions of each point in the order they now run. */
+			for (i = per; i > 1; i--) {
+				size_t j = (size_t)(mix_next(&state) % i);
+				struct plan_trial tmp = t[i - 1];
+
+				t[i - 1] = t[j];
+				t[j] = tmp;
+			}
+			memset(seen, 0, p->npoints * sizeof(*seen));
+			for (i = 0; i < per; i++)
+				t[i].rep = ++seen[t[i].point - p->points];
+		}
+		for (i = 0; i < per; i++) {
+			t[i].variant = &p->variants[v];
+			t[i].key = plan_trial_key(t[i].variant, t[i].point, t[i].rep);
+		}
+	}
+	s->variant_start[p->nvariants] = n;
+	free(seen);
+	return s;
+}
+
+void
+plan_schedule_free(struct plan_schedule *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->ntrials; i++)
+		free(s->trials[i].key);
+	free(s->trials);
+	free(s->variant_start);
+	free(s->host);
+	free(s);
+}

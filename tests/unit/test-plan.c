@@ -1,0 +1,427 @@
+/*
+ * test-plan.c: test plans against a small benchmark catalogue: matrix
+ * expansion and counts, suites, defaults, validation errors at the right
+ * position, host selection, and the order of trials (interleave,
+ * sequential, shuffle with a seed) grouped by variant.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "conf.h"
+#include "fleet.h"
+#include "plan.h"
+#include "tap.h"
+#include "xmalloc.h"
+
+/* What `fleetmark-agent list --json` says, cut down to what is tested. */
+static const char catalog_json[] =
+	"{\"type\":\"bench\",\"name\":\"lat_syscall\",\"summary\":\"s\",\"params\":["
+	"{\"name\":\"op\",\"type\":\"enum\",\"default\":\"null\",\"choices\":\"null|read|write\"}],"
+	"\"metrics\":[{\"name\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\"}]}\n"
+	"{\"type\":\"bench\",\"name\":\"munmap\",\"summary\":\"m\",\"params\":["
+	"{\"name\":\"threads\",\"type\":\"cpus\",\"default\":\"4\"},"
+	"{\"name\":\"pages\",\"type\":\"int\",\"default\":\"8\"},"
+	"{\"name\":\"accesses\",\"type\":\"int\",\"default\":\"512\"}],"
+	"\"metrics\":[{\"name\":\"ns_per_munmap\",\"unit\":\"ns\",\"direction\":\"lower\"},"
+	"{\"name\":\"ns_per_access\",\"unit\":\"ns\",\"direction\":\"lower\"}]}\n"
+	"{\"type\":\"bench\",\"name\":\"exec\",\"summary\":\"e\",\"params\":["
+	"{\"name\":\"command\",\"type\":\"string\",\"default\":\"true\"},"
+	"{\"name\":\"copies\",\"type\":\"cpus\",\"default\":\"1\"}],"
+	"\"metrics\":[{\"name\":\"runs_per_hour\",\"unit\":\"runs/h\",\"direction\":\"higher\"}]}\n"
+	"{\"type\":\"note\",\"text\":\"lines of other types are ignored\"}\n"
+	"{\"type\":\"bench\",\"name\":\"minisuite\",\"summary\":\"x\",\"params\":[],\"metrics\":[],"
+	"\"suite\":[{\"bench\":\"lat_syscall\",\"params\":\"op=null\"},"
+	"{\"bench\":\"lat_syscall\",\"params\":\"op=read\"},"
+	"{\"bench\":\"munmap\",\"params\":\"threads=2 pages=4\"}]}\n";
+
+static struct catalog *cat;
+
+static struct plan *
+load(const char *text, char **err)
+{
+	struct plan *p = NULL;
+
+	*err = NULL;
+	if (plan_parse("p.yaml", text, strlen(text), cat, &p, err) != 0)
+		return NULL;
+	return p;
+}
+
+static int
+fails_with(const char *text, const char *want)
+{
+	char *err;
+	struct plan *p = load(text, &err);
+	int r = p == NULL && err != NULL && strstr(err, want) != NULL;
+
+	if (!r)
+		printf("#   got \"%s\"\n#   want \"%s\"\n", err ? err : "(loaded)", want);
+	plan_free(p);
+	free(err);
+	return r;
+}
+
+static void
+test_catalog(void)
+{
+	const struct catalog_bench *b;
+	struct catalog *c = NULL;
+	char *err = NULL, *why = NULL;
+
+	ok(catalog_parse("test", catalog_json, strlen(catalog_json), &cat, &err) == 0,
+	    "the catalogue parses");
+	if (cat == NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	is_int(cat->nbenches, 4, "four benchmarks, other lines ignored");
+	b = catalog_find(cat, "munmap");
+	ok(b && b->nparams == 3 && b->params[0].type == CATALOG_CPUS, "params with types");
+	ok(b && catalog_find_metric(b, "ns_per_access") != NULL, "metrics");
+	b = catalog_find(cat, "minisuite");
+	ok(b && b->nmembers == 3 && b->members[2].nparams == 2 &&
+	    strcmp(b->members[2].vals[1], "4") == 0, "suite members with their params");
+	b = catalog_find(cat, "munmap");
+	ok(catalog_check_value(&b->params[0], "50%", &why) == 0, "cpus: N%");
+	ok(catalog_check_value(&b->params[0], "0%", &why) != 0, "cpus: 0% refused");
+	free(why);
+	ok(catalog_check_value(&b->params[1], "16K", &why) == 0, "int: K suffix");
+	ok(catalog_check_value(&b->params[1], "1.5", &why) != 0, "int: not a decimal");
+	free(why);
+	ok(catalog_check_value(&b->params[1], " 8", &why) != 0, "int: no leading blank");
+	free(why);
+	ok(catalog_parse("bad", "{\"type\":\"bench\"", 15, &c, &err) != 0 &&
+	    strstr(err, "bad: line 1: not JSON"), "malformed catalogue line");
+	free(err);
+	err = NULL;
+	ok(catalog_parse("empty", "", 0, &c, &err) != 0 && strstr(err, "no benchmark"),
+	    "an empty catalogue is an error");
+	free(err);
+	err = NULL;
+	ok(catalog_parse("s", "{\"type\":\"bench\",\"name\":\"s\",\"suite\":[{\"bench\":\"x\"}]}\n",
+	    52, &c, &err) != 0 && strstr(err, "unknown benchmark x"), "suite member must exist");
+	free(err);
+}
+
+static void
+test_matrix(void)
+{
+	struct plan *p;
+	char *err;
+	size_t i, n;
+
+	p = load("benchmarks:\n"
+	    "  - bench: munmap\n"
+	    "    params:\n"
+	    "      threads: [4, 8, 16]\n"
+	    "      pages: [8, 16, 32]\n"
+	    "      accesses: 512\n"
+	    "  - bench: exec\n"
+	    "  - bench: minisuite\n", &err);
+	ok(p != NULL, "a matrix plan loads");
+	if (p == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		return;
+	}
+	is_str(p->name, "p", "name defaults to the file name");
+	is_int(p->repeat, PLAN_DEFAULT_REPEAT, "repeat default");
+	is_int(p->samples, PLAN_DEFAULT_SAMPLES, "samples default");
+	is_int(p->timeout_ms, PLAN_DEFAULT_TIMEOUT, "timeout default");
+	is_int(p->order, PLAN_ORDER_INTERLEAVE, "order default interleave");
+	is_int(p->nvariants, 1, "no variants: one implicit variant");
+	ok(p->variants[0].name == NULL, "the implicit variant has no name");
+	is_int(p->npoints, 3 * 3 + 1 + 3, "3x3 matrix + 1 + a 3-member suite");
+	is_str(p->points[0].label, "threads=4 pages=8 accesses=512", "first point");
+	is_str(p->points[1].label, "threads=4 pages=16 accesses=512",
+	    "the last axis varies fastest");
+	is_str(p->points[3].label, "threads=8 pages=8 accesses=512", "then the first axis");
+	is_str(p->points[8].label, "threads=16 pages=32 accesses=512", "last matrix point");
+	is_str(p->points[9].bench, "exec", "then the next benchmark");
+	is_str(p->points[9].label, "", "no params given");
+	is_str(p->points[9].vals[0], "true", "the default filled in");
+	ok(!p->points[9].given[0], "and marked as not given");
+	is_str(p->points[12].bench, "munmap", "suite members are points of their own");
+	is_str(p->points[12].suite, "minisuite", "remembering their suite");
+	is_str(p->points[12].id, "munmap/threads=2,pages=4,accesses=512",
+	    "id: full parameter set in catalogue order");
+	for (n = 0, i = 0; i < p->npoints; i++)
+		n += p->points[i].where->line == 2;
+	is_int(n, 9, "matrix points remember their benchmark entry");
+	plan_free(p);
+
+	p = load("benchmarks:\n  - bench: exec\n    params:\n"
+	    "      command: \"a, b/c=d e%\"\n      copies: 50%\n", &err);
+	ok(p != NULL, "string and N% values load");
+	if (p) {
+		char *key = plan_trial_key(&p->variants[0], &p->points[0], 2);
+
+		is_str(p->points[0].vals[1], "50%", "N% is kept as text for the agent");
+		is_str(key, "-/exec/command=a%2C%20b%2Fc%3Dd%20e%25,copies=50%25/2",
+		    "trial key escapes separators");
+		free(key);
+		is_str(p->points[0].label, "command=\"a, b/c=d e%\" copies=50%",
+		    "label quotes a value with blanks");
+		plan_free(p);
+	}
+	free(err);
+}
+
+static void
+test_errors(void)
+{
+	ok(fails_with("hots: [all]\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:1: unknown key 'hots' in plan (did you mean 'hosts'?)"), "unknown top key");
+	ok(fails_with("benchmarks:\n  - bench: munmapp\n",
+	    "p.yaml:2:12: unknown benchmark 'munmapp' (did you mean 'munmap'?)"), "unknown bench");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n      thread: 4\n",
+	    "p.yaml:4:7: unknown parameter 'thread' for munmap (did you mean 'threads'?)"),
+	    "unknown param");
+	ok(fails_with("benchmarks:\n  - bench: lat_syscall\n    params: {op: [read, wrte]}\n",
+	    "p.yaml:3:25: parameter op of lat_syscall: 'wrte' is not one of null|read|write "
+	    "(did you mean 'write'?)"), "bad enum value, at the value");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params: {pages: []}\n",
+	    "p.yaml:3:21: parameter pages has an empty list"), "empty axis");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params: {pages: {a: 1}}\n",
+	    "p.yaml:3:21: parameter pages: expected a value or a list of values"),
+	    "mapping as a param value");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params: {pages: }\n",
+	    "parameter pages has no value"), "missing param value");
+	ok(fails_with("benchmarks:\n  - bench: minisuite\n    params: {op: read}\n",
+	    "p.yaml:3:5: minisuite is a suite of 3 points: it takes no params"), "suite with params");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    profile: oprofile\n",
+	    "p.yaml:3:14: bad profile 'oprofile'"), "bad profile");
+	ok(fails_with("benchmarks:\n  - params: {}\n", "p.yaml:2:5: a benchmark entry needs `bench:`"),
+	    "entry without bench");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n  - bench: munmap\n",
+	    "p.yaml:3:5: munmap is measured twice (also by the benchmark at line 2)"),
+	    "the same point twice");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params: {pages: [8, 8]}\n",
+	    "munmap pages=8 is measured twice"), "the same value twice on an axis");
+	ok(fails_with("benchmarks:\n  - bench: minisuite\n  - bench: lat_syscall\n    params: {op: read}\n",
+	    "lat_syscall op=read is measured twice"), "a point of a suite and the same point again");
+	ok(fails_with("repeat: 0\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:9: 0 is out of range (1 to 10000)"), "repeat 0");
+	ok(fails_with("samples: 1001\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:10: 1001 is out of range (1 to 1000)"), "samples over the wire limit");
+	ok(fails_with("order: random\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:8: bad order 'random': expected interleave, sequential or shuffle"),
+	    "bad order");
+	ok(fails_with("timeout: 0.5s\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:10: duration '0.5s' is out of range (1s to 24h)"), "timeout too short");
+	ok(fails_with("name: \"a b\"\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:7: bad plan name 'a b'"), "bad name");
+	ok(fails_with("benchmarks: []\n", "p.yaml:1:13: benchmarks: expected a list of benchmark "
+	    "entries, with at least one"), "no benchmarks");
+	ok(fails_with("name: x\n", "p.yaml:1:1: the plan has no `benchmarks:`"), "benchmarks missing");
+	ok(fails_with("hosts: []\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:8: hosts: an empty list selects no host"), "empty hosts");
+	ok(fails_with("variants:\n  v1:\n    write: {/sys/a/../b: \"1\"}\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:3:13: bad path '/sys/a/../b'"), "write path with ..");
+	ok(fails_with("variants:\n  v1:\n    setup: [\"\"]\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:3:13: an empty setup command"), "empty setup command");
+	ok(fails_with("variants:\n  \"-x\": {}\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:2:3: bad variant name '-x'"), "bad variant name");
+	ok(fails_with("variants: {}\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:11: variants: expected a mapping of variant names to settings, with at least one"),
+	    "empty variants");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  metrics: [munmap.ns_per_acess]\n",
+	    "p.yaml:4:13: regression metric 'munmap.ns_per_acess': munmap has no metric "
+	    "'ns_per_acess' (did you mean 'ns_per_access'?)"), "unknown metric");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  metrics: [munmp.ns_per_access]\n",
+	    "unknown benchmark 'munmp' (did you mean 'munmap'?)"), "metric of an unknown bench");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  metrics: [latency]\n",
+	    "expected BENCH.METRIC"), "metric without bench");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  metrics: [lat_syscall.latency]\n",
+	    "the plan does not run lat_syscall"), "metric of a bench the plan does not run");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  threshold: 5\n",
+	    "p.yaml:4:14: '5' is not a percentage"), "threshold without %");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n"
+	    "      threads: [1,2,3,4,5,6,7,8,9,10]\n      pages: [1,2,3,4,5,6,7,8,9,10]\n"
+	    "      accesses: [1,2,3,4,5,6,7,8,9,10]\nrepeat: 200\n",
+	    "is more than 100000 trials per host"), "too many trials");
+}
+
+static struct plan *
+order_plan(const char *order)
+{
+	char *text = xasprintf(
+	    "repeat: 3\norder: %s\nseed: 42\n"
+	    "variants:\n  on:\n    write: {/sys/x: \"1\"}\n  off:\n    write: {/sys/x: \"0\"}\n"
+	    "    setup: \"echo 3 > /proc/sys/vm/drop_caches\"\n    teardown: []\n"
+	    "benchmarks:\n  - bench: munmap\n    params: {pages: [8, 16]}\n"
+	    "  - bench: lat_syscall\n", order), *err = NULL;
+	struct plan *p = load(text, &err);
+
+	if (p == NULL)
+		printf("# %s\n", err);
+	free(text);
+	free(err);
+	return p;
+}
+
+/* "pages=8/1 pages=16/1 -/1 ..." for the trials of variant v. */
+static char *
+sequence(const struct plan_schedule *s, size_t v)
+{
+	char *out = xstrdup(""), *next;
+	size_t i;
+
+	for (i = s->variant_start[v]; i < s->variant_start[v + 1]; i++) {
+		const struct plan_trial *t = &s->trials[i];
+
+		next = xasprintf("%s%s%s/%d", out, *out ? " " : "",
+		    *t->point->label ? t->point->label : "-", t->rep);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+static void
+test_order(void)
+{
+	struct plan_schedule *s, *s2;
+	struct plan *p;
+	char *seq, *seq2;
+	size_t i;
+	int same = 1, counts[3][4];
+
+	p = order_plan("interleave");
+	ok(p != NULL, "interleave plan loads");
+	if (p == NULL)
+		return;
+	is_int(p->nvariants, 2, "two variants");
+	is_str(p->variants[1].name, "off", "variants in the order written");
+	ok(p->variants[1].nsetup == 1 && p->variants[1].nteardown == 0, "setup as a scalar");
+	s = plan_expand(p, "h", 0);
+	is_int(s->ntrials, 2 * 3 * 3, "2 variants x 3 points x repeat 3");
+	ok(s->variant_start[0] == 0 && s->variant_start[1] == 9 && s->variant_start[2] == 18,
+	    "trials grouped by variant");
+	ok(s->trials[0].variant == &p->variants[0] && s->trials[8].variant == &p->variants[0] &&
+	    s->trials[9].variant == &p->variants[1], "each group is one variant");
+	seq = sequence(s, 0);
+	is_str(seq, "pages=8/1 pages=16/1 -/1 pages=8/2 pages=16/2 -/2 pages=8/3 pages=16/3 -/3",
+	    "interleave: every point's first repetition, then the second, ...");
+	free(seq);
+	seq = sequence(s, 1);
+	is_str(seq, "pages=8/1 pages=16/1 -/1 pages=8/2 pages=16/2 -/2 pages=8/3 pages=16/3 -/3",
+	    "the same order inside the second variant");
+	free(seq);
+	is_str(s->trials[0].key, "on/munmap/threads=4,pages=8,accesses=512/1", "trial key");
+	is_str(s->trials[17].key, "off/lat_syscall/op=null/3", "trial key of the last trial");
+	plan_schedule_free(s);
+	plan_free(p);
+
+	p = order_plan("sequential");
+	s = plan_expand(p, "h", 0);
+	seq = sequence(s, 0);
+	is_str(seq, "pages=8/1 pages=8/2 pages=8/3 pages=16/1 pages=16/2 pages=16/3 -/1 -/2 -/3",
+	    "sequential: all repetitions of a point together");
+	free(seq);
+	plan_schedule_free(s);
+	plan_free(p);
+
+	p = order_plan("shuffle");
+	is_int(plan_seed(p), 42, "the plan's seed");
+	s = plan_expand(p, "h", 42);
+	s2 = plan_expand(p, "other-host", 42);
+	is_int(s->ntrials, 18, "shuffle keeps every trial");
+	for (i = 0; i < s->ntrials; i++)
+		same &= strcmp(s->trials[i].key, s2->trials[i].key) == 0;
+	ok(same, "the same seed gives the same order (on every host)");
+	seq = sequence(s, 0);
+	seq2 = sequence(s, 1);
+	ok(strcmp(seq, "pages=8/1 pages=16/1 -/1 pages=8/2 pages=16/2 -/2 pages=8/3 pages=16/3 -/3")
+	    != 0, "shuffle is not the interleave order");
+	ok(strcmp(seq, seq2) != 0, "each variant is shuffled on its own");
+	is_str(seq, "pages=16/1 pages=16/2 -/1 -/2 -/3 pages=8/1 pages=8/2 pages=8/3 pages=16/3",
+	    "seed 42 gives this very order (changing it breaks reproducing old runs)");
+	free(seq);
+	free(seq2);
+	/* Every (point, repetition) exactly once per variant, reps in order. */
+	memset(counts, 0, sizeof(counts));
+	for (i = s->variant_start[0]; i < s->variant_start[1]; i++) {
+		const struct plan_trial *t = &s->trials[i];
+		size_t pi = (size_t)(t->point - p->points);
+
+		counts[pi][t->rep]++;
+		if (t->rep > 1)
+			ok(counts[pi][t->rep - 1] == 1, "repetitions are numbered in running order");
+	}
+	for (i = 0; i < 3; i++)
+		ok(counts[i][1] == 1 && counts[i][2] == 1 && counts[i][3] == 1,
+		    "each repetition of a point exactly once");
+	ok(s->trials[0].variant == &p->variants[0] && s->trials[9].variant == &p->variants[1],
+	    "shuffling stays inside each variant");
+	plan_schedule_free(s2);
+	s2 = plan_expand(p, "h", 43);
+	for (same = 1, i = 0; i < s->ntrials; i++)
+		same &= strcmp(s->trials[i].key, s2->trials[i].key) == 0;
+	ok(!same, "another seed, another order");
+	plan_schedule_free(s2);
+	plan_schedule_free(s);
+	plan_free(p);
+}
+
+static void
+test_hosts(void)
+{
+	static const char fleet_text[] =
+	    "hosts:\n  a: {address: x, labels: [arm]}\n  b: {address: y, labels: [x86]}\n"
+	    "  c: {address: z, labels: [x86]}\n";
+	unsigned char sel[3], only[3];
+	struct fleet *f = NULL;
+	struct plan *p;
+	char *err = NULL;
+
+	fleet_parse("f.yaml", fleet_text, strlen(fleet_text), &f, &err);
+	ok(f != NULL, "fleet loads");
+	if (f == NULL)
+		return;
+	p = load("benchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) == 0 && sel[0] && sel[1] && sel[2],
+	    "no hosts: means all");
+	plan_free(p);
+	p = load("hosts: [a, \"@x86\"]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) == 0 && sel[0] && sel[1] && sel[2],
+	    "a name and a label");
+	memset(only, 0, sizeof(only));
+	only[1] = 1;
+	ok(plan_hosts(p, f, only, sel, &err) == 0 && !sel[0] && sel[1] && !sel[2],
+	    "-H narrows the plan's hosts");
+	plan_free(p);
+	p = load("hosts: a\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, only, sel, &err) != 0 &&
+	    strstr(err, "p.yaml:1:8: no host selected"), "-H and the plan's hosts do not meet");
+	free(err);
+	err = NULL;
+	plan_free(p);
+	p = load("hosts: [b, d]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) != 0, "unknown host in the plan");
+	is_str(err, "p.yaml:1:12: unknown host 'd' in f.yaml", "at its position");
+	free(err);
+	err = NULL;
+	plan_free(p);
+	p = load("hosts: \"@arn\"\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) != 0 &&
+	    strstr(err, "p.yaml:1:8: no host has label 'arn' in f.yaml (did you mean 'arm'?)"),
+	    "unknown label in the plan");
+	free(err);
+	plan_free(p);
+	fleet_free(f);
+}
+
+int
+main(void)
+{
+	test_catalog();
+	test_matrix();
+	test_errors();
+	test_order();
+	test_hosts();
+	catalog_free(cat);
+	return tap_done();
+}
