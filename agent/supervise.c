@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -186,11 +187,26 @@ relay_drain(struct relay *r, int out_fd)
 	}
 }
 
+/*
+ * Reap what the trial left after its group was killed.  A killed process
+ * takes a moment to die (longer in the middle of an execve), so wait until
+ * no child is left, re-killing the group, for at most two seconds.
+ */
 static void
-reap_orphans(void)
+reap_orphans(pid_t pgid)
 {
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	struct timespec ms = { 0, 1000000 };
+	double until = timing_now() + 2e9;
+	pid_t w;
+
+	for (;;) {
+		while ((w = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if ((w < 0 && errno == ECHILD) || timing_now() >= until)
+			return;
+		kill(-pgid, SIGKILL);
+		nanosleep(&ms, NULL);
+	}
 }
 
 static pid_t
@@ -363,7 +379,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	kill(-pid, SIGKILL);
-	reap_orphans();
+	reap_orphans(pid);
 	remove_tree(t->tmpdir);
 	free(t->tmpdir);
 	t->tmpdir = NULL;
