@@ -293,7 +293,10 @@ ipc_report(struct trial *t, const char *metric, timing_fn fn, void *arg,
 		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
 	/* a failure in the caller's untimed first pass is not worth timing */
 	iters = *err == 0 ? timing_measure(t, fn, arg, o, v, n) : 0;
-	if (*err != 0) {
+	if (*err == ENETUNREACH || *err == ENETDOWN || *err == EHOSTUNREACH ||
+	    *err == EADDRNOTAVAIL) {
+		rc = ipc_loopback_error(t, what, *err);	/* no loopback: unsupported */
+	} else if (*err != 0) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "%s failed: %s", what,
 		    *err == EPIPE ? "the other end went away" : strerror(*err));
 		goto out;

@@ -164,4 +164,18 @@ mkdir -p "$TMPDIR/fleetmark-trial.999999999.abcdef/sub"
 "$AGENT" run lat_syscall --samples 1 >/dev/null </dev/null
 is "$(ls -A "$TMPDIR")" "" "a dead agent's scratch directory is removed at the next start"
 
+# --- a host without loopback networking: those members say so, the rest run ---
+if [ "$(id -u)" -eq 0 ] && unshare -n true 2>/dev/null; then
+	unshare -n "$AGENT" run lmbench --samples 1 >"$W/nonet" </dev/null
+	is "$?" 0 "lmbench in a namespace without loopback still succeeds"
+	is "$(jq -r 'select(.type == "error") | .class' "$W/nonet" | sort -u)" "unsupported" \
+		"the loopback members fail as unsupported, with a reason"
+	is "$(jq -s '[.[] | select(.type == "error")] | length' "$W/nonet")" 5 \
+		"exactly the five that need 127.0.0.1 (select tcp, udp, tcp, connect, bw_tcp)"
+	check "every other member reports its metrics" lines_ok "$W/nonet" metric '.count == 1'
+	is "$(jq -s '[.[] | select(.type == "header")] | length' "$W/nonet")" 38 "all 38 members ran"
+else
+	skip "lmbench without loopback networking" "needs root for unshare -n"
+fi
+
 done_testing
