@@ -122,6 +122,10 @@ test: all agents unit
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(LIBEXECDIR)/src/agent/bench $(DESTDIR)$(LIBEXECDIR)/src/include
+	install -m 644 agent/*.c agent/*.h agent/Makefile $(DESTDIR)$(LIBEXECDIR)/src/agent/
+	install -m 644 agent/bench/*.c $(DESTDIR)$(LIBEXECDIR)/src/agent/bench/
+	install -m 644 include/wire.h $(DESTDIR)$(LIBEXECDIR)/src/include/
 	for a in $(AGENT_ARCHES); do \
 		if [ -f $(BUILD)/agents/$$a/fleetmark-agent ]; then \
 			install -d $(DESTDIR)$(LIBEXECDIR)/agents/$$a && \
