@@ -28,6 +28,7 @@ struct cmd_entry {
 
 extern const struct cmd_entry cmd_plan;
 extern const struct cmd_entry cmd_agent;
+extern const struct cmd_entry cmd_hosts;
 
 /*
  * Print "usage: fleetmark NAME USAGE" for e to stderr (or stdout when

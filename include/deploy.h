@@ -1,0 +1,64 @@
+/*
+ * deploy.h: put a fleetmark-agent that fits a host into its work directory.
+ *
+ * On an open transport, deploy_agent() finds the host's OS and
+ * architecture (`uname -sm`), then either
+ *   - uploads the matching static binary of `make agents` to
+ *	WORKDIR/agents/SHA256-PREFIX/fleetmark-agent
+ *     skipping the upload when that file is already there intact (its
+ *     POSIX cksum matches), or
+ *   - when no binary fits (or the inventory says `agent: source`) and the
+ *     host has a C compiler, sends the agent's sources as one tar stream
+ *     and compiles them there into WORKDIR/src/SHA256-PREFIX/, cached by
+ *     the sources' hash;
+ * and finally runs `fleetmark-agent version` there and refuses an agent
+ * whose wire protocol this controller does not speak.  One exec channel per
+ * step, no SFTP, no shell per file.  It knows nothing of plans or runs.
+ *
+ * WORKDIR is used as given; a leading "~/" means the login user's home
+ * ($HOME there, asked for in the first step).
+ * Every value reaches the host's shell quoted (shquote.h).
+ */
+#ifndef FLEETMARK_DEPLOY_H
+#define FLEETMARK_DEPLOY_H
+
+#include "fleet.h"
+
+struct transport;
+
+struct deploy_result {
+	char	os[32];		/* `uname -s` */
+	char	machine[32];	/* `uname -m` */
+	char	arch[32];	/* Debian architecture name */
+	char	sha256[65];	/* of the binary or of the source archive */
+	char	*path;		/* the agent on the host (a literal path: quote it) */
+	char	*version;	/* what `fleetmark-agent version` said */
+	int	uploaded;	/* bytes had to be sent (not already cached) */
+	int	built;		/* compiled on the host from source */
+};
+
+/*
+ * Deploy on t into workdir following mode.  Returns 0 and fills *res
+ * (release with deploy_result_release()), or a negative TRANSPORT_E* code
+ * (TRANSPORT_EREMOTE for "cannot deploy here": unknown OS, no binary and
+ * no compiler, a build that failed, a wrong protocol) with a new message
+ * naming the host in *err.
+ */
+int	deploy_agent(struct transport *t, const char *workdir,
+	    enum fleet_agent mode, struct deploy_result *res, char **err);
+
+void	deploy_result_release(struct deploy_result *res);
+
+/* dir with a leading "~/" (or a lone "~") replaced by home; a new string. */
+char	*deploy_expand_dir(const char *dir, const char *home);
+
+/*
+ * The agent's sources (agent/ and include/wire.h) as an in-memory ustar
+ * archive, and its SHA-256.  Looked for in the source tree this program
+ * runs from, else in <exe>/../lib/fleetmark/src.  Returns 0, or -1 with a
+ * new message in *err.  *tar is freed by the caller.
+ */
+int	deploy_source_archive(unsigned char **tar, size_t *len,
+	    char sha256[65], char **err);
+
+#endif /* FLEETMARK_DEPLOY_H */

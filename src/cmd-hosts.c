@@ -1,0 +1,337 @@
+/*
+ * cmd-hosts.c: `fleetmark hosts [-f FLEET] [-H HOSTS] [--check]`: list the
+ * selected hosts of an inventory, or log in to each of them (one login
+ * per host, all in parallel through the handshake pacer) and report
+ * reach, host key, authentication, architecture, CPUs, kernel and whether
+ * an agent binary for the architecture is at hand.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents.h"
+#include "cmd.h"
+#include "fleet.h"
+#include "hostconn.h"
+#include "log.h"
+#include "pace.h"
+#include "transport.h"
+#include "xmalloc.h"
+
+/*
+ * What a host is asked, in one exec channel.  Fixed text: no value of the
+ * inventory goes into it.  CPUs: getconf, else nproc, else /proc/cpuinfo
+ * (busybox has no getconf).
+ */
+static const char probe_cmd[] =
+	"printf 'fm-arch=%s\\n' \"$(uname -m)\"; "
+	"printf 'fm-kernel=%s\\n' \"$(uname -r)\"; "
+	"n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || "
+	"grep -c '^processor' /proc/cpuinfo 2>/dev/null); "
+	"printf 'fm-cpus=%s\\n' \"$n\"";
+
+#define PROBE_TIMEOUT_MS	30000
+#define FIELD_MAX		64
+
+struct check {
+	const struct fleet_host	*h;
+	struct pace		*pace;
+	const struct agent_set	*agents;
+	int			 code;		/* 0 or TRANSPORT_E* */
+	char			*why;		/* the failure, NULL when fine */
+	struct transport_info	 info;
+	char			 arch[FIELD_MAX], kernel[FIELD_MAX], cpus[FIELD_MAX];
+	char			 agent[FIELD_MAX];
+	long long		 ms;		/* open and probe, slot waits excluded */
+};
+
+/* Copy value (up to the end of its line) keeping printable ASCII only. */
+static void
+field(const char *out, const char *key, char *dst)
+{
+	const char *p = out;
+	size_t klen = strlen(key), n = 0;
+
+	snprintf(dst, FIELD_MAX, "?");
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			for (p += klen + 1; *p != '\0' && *p != '\n' && n + 1 < FIELD_MAX; p++)
+				if (*p >= 0x21 && *p <= 0x7e)
+					dst[n++] = *p;
+			dst[n] = '\0';
+			if (n == 0)
+				snprintf(dst, FIELD_MAX, "?");
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+}
+
+static void *
+check_host(void *arg)
+{
+	struct check *c = arg;
+	struct transport_opts o;
+	struct transport_result res;
+	struct transport *t = NULL;
+	long long t0;
+	char *err = NULL;
+	const struct agent_bin *b;
+	const char *arch;
+
+	hostconn_opts(c->h, c->pace, &o);
+	c->code = transport_open(&o, &t, &c->info, &err);
+	if (c->code != 0) {
+		c->why = err != NULL ? err : xstrdup("cannot connect");
+		c->ms = c->info.open_ms;
+		return NULL;
+	}
+	t0 = pace_now_ms();
+	c->code = transport_run(t, probe_cmd, NULL, 0, 4096, PROBE_TIMEOUT_MS, &res);
+	c->ms = c->info.open_ms + pace_now_ms() - t0;
+	if (c->code != 0)
+		c->why = xasprintf("%s: probe: %s", c->h->name, transport_error(t));
+	else if (res.exit.status != 0)
+		c->why = xasprintf("%s: probe exited with status %d%s%.200s", c->h->name,
+		    res.exit.status, *res.err ? ": " : "", res.err);
+	if (c->code == 0 && res.exit.status != 0)
+		c->code = TRANSPORT_EREMOTE;
+	field(res.out, "fm-arch", c->arch);
+	field(res.out, "fm-kernel", c->kernel);
+	field(res.out, "fm-cpus", c->cpus);
+	transport_result_release(&res);
+	transport_close(t);
+	if (strcmp(c->arch, "?") != 0) {
+		arch = agents_arch_for_machine(c->arch);
+		b = c->agents != NULL ? agents_lookup(c->agents, arch) : NULL;
+		snprintf(c->agent, sizeof(c->agent), "%s%s", b != NULL ? "" : "missing:", arch);
+	}
+	return NULL;
+}
+
+static char *
+labels_of(const struct fleet_host *h)
+{
+	char *s = xstrdup(""), *n;
+	size_t i;
+
+	for (i = 0; i < h->nlabels; i++) {
+		n = xasprintf("%s%s%s", s, i ? "," : "", h->labels[i]);
+		free(s);
+		s = n;
+	}
+	if (h->nlabels == 0) {
+		free(s);
+		s = xstrdup("-");
+	}
+	return s;
+}
+
+static int
+list_hosts(const struct fleet *f, const unsigned char *sel)
+{
+	size_t i, wn = 4, wa = 7;
+	char port[16];
+
+	for (i = 0; i < f->nhosts; i++) {
+		const struct fleet_host *h = &f->hosts[i];
+
+		if (!sel[i])
+			continue;
+		if (strlen(h->name) > wn)
+			wn = strlen(h->name);
+		if (h->address != NULL && strlen(h->address) > wa)
+			wa = strlen(h->address);
+	}
+	printf("%-*s  %-*s  %5s  %-8s  %-9s  %-20s  %s\n", (int)wn, "HOST", (int)wa, "ADDRESS",
+	    "PORT", "USER", "TRANSPORT", "LABELS", "VIA");
+	for (i = 0; i < f->nhosts; i++) {
+		const struct fleet_host *h = &f->hosts[i];
+		char *labels;
+
+		if (!sel[i])
+			continue;
+		labels = labels_of(h);
+		if (h->transport == FLEET_TRANSPORT_LOCAL)
+			snprintf(port, sizeof(port), "-");
+		else
+			snprintf(port, sizeof(port), "%d", h->port > 0 ? h->port : FLEET_DEFAULT_PORT);
+		printf("%-*s  %-*s  %5s  %-8s  %-9s  %-20s  %s\n", (int)wn, h->name, (int)wa,
+		    h->address ? h->address : "-", port,
+		    h->transport == FLEET_TRANSPORT_LOCAL ? "-" : h->user ? h->user : "(default)",
+		    fleet_transport_name(h->transport), labels,
+		    h->proxy_jump ? h->proxy_jump : "-");
+		free(labels);
+	}
+	return CMD_EXIT_OK;
+}
+
+static const char *
+dash(const char *s)
+{
+	return s != NULL && *s != '\0' ? s : "-";
+}
+
+static int
+check_hosts(const struct fleet *f, const unsigned char *sel)
+{
+	struct check *cs;
+	pthread_t *th;
+	unsigned char *started;
+	pthread_attr_t attr;
+	struct pace *pace;
+	struct pace_stats st;
+	struct agent_set *agents;
+	size_t i, n = 0, failed = 0, wn = 4, wa = 7, wk = 6;
+	long long t0 = pace_now_ms();
+	char time[16];
+
+	for (i = 0; i < f->nhosts; i++)
+		n += sel[i] ? 1 : 0;
+	cs = xcalloc(n, sizeof(*cs));
+	th = xcalloc(n, sizeof(*th));
+	started = xcalloc(n, 1);
+	agents = agents_find();
+	pace = pace_new(PACE_INITIAL, n < PACE_DEFAULT_MAX ? (int)n : PACE_DEFAULT_MAX, 0);
+	transport_global_init();
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 1 << 20);
+	for (i = 0, n = 0; i < f->nhosts; i++) {
+		if (!sel[i])
+			continue;
+		cs[n].h = &f->hosts[i];
+		cs[n].pace = pace;
+		cs[n].agents = agents;
+		snprintf(cs[n].arch, FIELD_MAX, "-");
+		snprintf(cs[n].kernel, FIELD_MAX, "-");
+		snprintf(cs[n].cpus, FIELD_MAX, "-");
+		snprintf(cs[n].agent, FIELD_MAX, "-");
+		if (pthread_create(&th[n], &attr, check_host, &cs[n]) == 0)
+			started[n] = 1;
+		else
+			check_host(&cs[n]);	/* out of threads: check this one here */
+		n++;
+	}
+	pthread_attr_destroy(&attr);
+	for (i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+
+	for (i = 0; i < n; i++) {
+		if (strlen(cs[i].h->name) > wn)
+			wn = strlen(cs[i].h->name);
+		if (cs[i].h->address != NULL && strlen(cs[i].h->address) > wa)
+			wa = strlen(cs[i].h->address);
+		if (strlen(cs[i].kernel) > wk)
+			wk = strlen(cs[i].kernel);
+	}
+	printf("%-*s  %-*s  %-8s  %-7s  %-9s  %-10s  %-7s  %4s  %-*s  %-14s  %s\n",
+	    (int)wn, "HOST", (int)wa, "ADDRESS", "USER", "REACH", "HOSTKEY", "AUTH", "ARCH",
+	    "CPUS", (int)wk, "KERNEL", "AGENT", "TIME");
+	for (i = 0; i < n; i++) {
+		const struct check *c = &cs[i];
+		const char *reach = c->code == 0 ? "ok" : transport_class(c->code);
+		const char *auth = c->info.auth;
+
+		if (c->code == TRANSPORT_EAUTH)
+			auth = "denied";
+		snprintf(time, sizeof(time), "%.2fs", (double)c->ms / 1000);
+		printf("%-*s  %-*s  %-8s  %-7s  %-9s  %-10s  %-7s  %4s  %-*s  %-14s  %s\n",
+		    (int)wn, c->h->name, (int)wa, dash(c->h->address), dash(c->info.user), reach,
+		    dash(c->info.hostkey), dash(auth), c->arch, c->cpus, (int)wk, c->kernel,
+		    c->agent, time);
+		if (c->code != 0)
+			failed++;
+	}
+	if (failed > 0) {
+		printf("\n%zu of %zu hosts failed:\n", failed, n);
+		for (i = 0; i < n; i++)
+			if (cs[i].code != 0)
+				printf("  %s: %s: %s\n", cs[i].h->name, transport_class(cs[i].code),
+				    cs[i].why);
+	}
+	fflush(stdout);
+	pace_stats(pace, &st);
+	log_verbose("checked %zu hosts in %.2f s; pacer: window %.1f, at most %d handshakes "
+	    "at once, %u quick and %u slow, %u transient failures, %u retries", n,
+	    (double)(pace_now_ms() - t0) / 1000, st.window, st.peak, st.ok, st.slow,
+	    st.transient, st.retries);
+	for (i = 0; i < n; i++)
+		free(cs[i].why);
+	free(cs);
+	free(th);
+	free(started);
+	pace_free(pace);
+	agents_free(agents);
+	return failed > 0 ? CMD_EXIT_PARTIAL : CMD_EXIT_OK;
+}
+
+static int
+hosts_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *file = NULL, *spec = NULL;
+	struct fleet *f = NULL;
+	unsigned char *sel = NULL;
+	char *err = NULL;
+	int c, check = 0, rc;
+
+	while ((c = getopt_long(argc, argv, "+f:H:hvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			file = optarg;
+			break;
+		case 'H':
+			spec = optarg;
+			break;
+		case 'c':
+			check = 1;
+			break;
+		case 'h':
+			return cmd_usage(&cmd_hosts, 1);
+		case 'v':
+			log_set_level(log_get_level() + 1);
+			break;
+		case 'q':
+			log_set_level(LOG_LEVEL_QUIET);
+			break;
+		default:
+			return cmd_usage(&cmd_hosts, 0);
+		}
+	}
+	if (optind != argc)
+		return cmd_usage(&cmd_hosts, 0);
+	if ((file != NULL ? fleet_load(file, &f, &err) : fleet_load_default(&f, &err)) != 0) {
+		log_error("%s", err);
+		free(err);
+		return CMD_EXIT_USAGE;
+	}
+	sel = xcalloc(f->nhosts, 1);
+	if (spec != NULL) {
+		if (fleet_select(f, spec, sel, &err) != 0) {
+			log_error("%s", err);
+			free(err);
+			free(sel);
+			fleet_free(f);
+			return CMD_EXIT_USAGE;
+		}
+	} else
+		memset(sel, 1, f->nhosts);
+	rc = check ? check_hosts(f, sel) : list_hosts(f, sel);
+	free(sel);
+	fleet_free(f);
+	return rc;
+}
+
+const struct cmd_entry cmd_hosts = {
+	"hosts", "[-f FLEET] [-H HOSTS] [--check]",
+	"list the fleet's hosts, or check that each one can be reached", hosts_main
+};

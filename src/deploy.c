@@ -1,0 +1,490 @@
+/*
+ * deploy.c: get a working agent onto a host (see deploy.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "agents.h"
+#include "deploy.h"
+#include "proc.h"
+#include "shquote.h"
+#include "transport.h"
+#include "wire.h"
+#include "xmalloc.h"
+
+#define STEP_TIMEOUT_MS		30000		/* a quick command on the host */
+#define UPLOAD_TIMEOUT_MS	300000		/* a binary over a slow link */
+#define BUILD_TIMEOUT_MS	600000		/* compiling on a slow board */
+#define SOURCE_MAX		(4 << 20)	/* the agent's sources, bounded */
+
+void
+deploy_result_release(struct deploy_result *res)
+{
+	if (res == NULL)
+		return;
+	free(res->path);
+	free(res->version);
+	memset(res, 0, sizeof(*res));
+}
+
+char *
+deploy_expand_dir(const char *dir, const char *home)
+{
+	if (strcmp(dir, "~") == 0)
+		return xstrdup(home);
+	if (strncmp(dir, "~/", 2) == 0)
+		return xasprintf("%s/%s", home, dir + 2);
+	return xstrdup(dir);
+}
+
+static void
+hex_digest(const void *data, size_t len, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+	for (i = 0; i < n && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hex[64] = '\0';
+}
+
+static int
+read_file(const char *path, size_t max, unsigned char **out, size_t *lenp)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t r;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	for (;;) {
+		if (len == cap) {
+			if (cap >= max) {
+				errno = EFBIG;
+				goto fail;
+			}
+			xgrow(&buf, &cap, len + 65536, 1);
+		}
+		if ((r = read(fd, buf + len, cap - len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	*out = buf;
+	*lenp = len;
+	return 0;
+fail:
+	close(fd);
+	free(buf);
+	return -1;
+}
+
+/* --- the source archive ------------------------------------------------------ */
+
+struct tarball {
+	unsigned char	*b;
+	size_t		 len, cap;
+};
+
+static void
+tar_put(struct tarball *t, const void *p, size_t n)
+{
+	xgrow(&t->b, &t->cap, t->len + n, 1);
+	memcpy(t->b + t->len, p, n);
+	t->len += n;
+}
+
+/* One regular file as a ustar member (name under 100 bytes). */
+static int
+tar_add(struct tarball *t, const char *name, const unsigned char *data, size_t len)
+{
+	unsigned char h[512];
+	unsigned int sum = 0;
+	size_t i;
+
+	if (strlen(name) >= 100)
+		return -1;
+	memset(h, 0, sizeof(h));
+	memcpy(h, name, strlen(name));
+	snprintf((char *)h + 100, 8, "%07o", 0644);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011llo", (unsigned long long)len);
+	/* a fixed time stamp: the same sources always hash the same */
+	snprintf((char *)h + 136, 12, "%011llo", 1700000000ULL);
+	h[156] = '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < sizeof(h); i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+	tar_put(t, h, sizeof(h));
+	tar_put(t, data, len);
+	memset(h, 0, sizeof(h));
+	if (len % 512)
+		tar_put(t, h, 512 - len % 512);
+	return 0;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add every *.c, *.h and Makefile of top/sub, in name order. */
+static int
+tar_add_dir(struct tarball *t, const char *top, const char *sub, char **err)
+{
+	char *dir = xasprintf("%s/%s", top, sub), **names = NULL, *path, *name;
+	size_t n = 0, cap = 0, i, len, l;
+	unsigned char *data;
+	struct dirent *de;
+	int rc = -1;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL) {
+		*err = xasprintf("agent sources: %s: %s", dir, strerror(errno));
+		free(dir);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		l = strlen(de->d_name);
+		/* of include/, the agent needs only the wire format */
+		if (strcmp(sub, "include") == 0 && strcmp(de->d_name, "wire.h") != 0)
+			continue;
+		if (strcmp(de->d_name, "Makefile") != 0 && !(l > 2 &&
+		    de->d_name[l - 2] == '.' && (de->d_name[l - 1] == 'c' ||
+		    de->d_name[l - 1] == 'h')))
+			continue;
+		xgrow(&names, &cap, n + 1, sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (i = 0; i < n; i++) {
+		path = xasprintf("%s/%s", dir, names[i]);
+		name = xasprintf("%s/%s", sub, names[i]);
+		if (read_file(path, SOURCE_MAX, &data, &len) != 0) {
+			*err = xasprintf("agent sources: %s: %s", path, strerror(errno));
+			free(path);
+			free(name);
+			goto out;
+		}
+		if (tar_add(t, name, data, len) != 0 || t->len > SOURCE_MAX) {
+			*err = xasprintf("agent sources: %s: name too long or sources too big", path);
+			free(data);
+			free(path);
+			free(name);
+			goto out;
+		}
+		free(data);
+		free(path);
+		free(name);
+	}
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+	return rc;
+}
+
+/* Where the agent's sources are: a source tree, or the installed copy. */
+static char *
+source_top(void)
+{
+	char *top = agents_source_tree(), *exe, *p;
+	struct stat st;
+
+	if (top != NULL)
+		return top;
+	if ((exe = proc_exe_dir()) == NULL)
+		return NULL;
+	p = xasprintf("%s/../lib/fleetmark/src", exe);
+	free(exe);
+	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+		return p;
+	free(p);
+	return NULL;
+}
+
+int
+deploy_source_archive(unsigned char **tar, size_t *len, char sha256[65], char **err)
+{
+	struct tarball t = { NULL, 0, 0 };
+	unsigned char zero[1024];
+	char *top;
+
+	if ((top = source_top()) == NULL) {
+		*err = xstrdup("the agent's sources are not available (not running "
+		    "from a source tree, and no installed copy)");
+		return -1;
+	}
+	if (tar_add_dir(&t, top, "agent", err) != 0 ||
+	    tar_add_dir(&t, top, "agent/bench", err) != 0 ||
+	    tar_add_dir(&t, top, "include", err) != 0) {
+		free(top);
+		free(t.b);
+		return -1;
+	}
+	free(top);
+	memset(zero, 0, sizeof(zero));
+	tar_put(&t, zero, sizeof(zero));
+	hex_digest(t.b, t.len, sha256);
+	*tar = t.b;
+	*len = t.len;
+	return 0;
+}
+
+/* --- on the host ------------------------------------------------------------- */
+
+/* Run cmd with optional input; 0 and res filled, or a code with *err set. */
+static int
+step(struct transport *t, const char *what, const char *cmd, const void *in,
+    size_t inlen, int timeout_ms, struct transport_result *res, char **err)
+{
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if ((r = transport_run(t, cmd, in, inlen, 0, timeout_ms, res)) != 0) {
+		*err = xasprintf("%s: %s: %s", transport_name(t), what, transport_error(t));
+		transport_result_release(res);
+		return r;
+	}
+	return 0;
+}
+
+/* The first line of s, trimmed, into a new string. */
+static char *
+first_line(const char *s)
+{
+	size_t n = strcspn(s ? s : "", "\r\n");
+
+	return xstrndup(s ? s : "", n);
+}
+
+/* Check `agent version` output: "fleetmark-agent V protocol N ARCH". */
+static int
+check_version(struct transport *t, const char *out, struct deploy_result *res,
+    char **err)
+{
+	char *line = first_line(out), v[32];
+	int proto = -1;
+
+	if (sscanf(line, "fleetmark-agent %31s protocol %d", v, &proto) != 2) {
+		*err = xasprintf("%s: the deployed agent does not run there (it said \"%.120s\")",
+		    transport_name(t), line);
+		free(line);
+		return TRANSPORT_EREMOTE;
+	}
+	if (proto != WIRE_PROTO) {
+		*err = xasprintf("%s: the agent there speaks protocol %d, this controller %d",
+		    transport_name(t), proto, WIRE_PROTO);
+		free(line);
+		return TRANSPORT_EREMOTE;
+	}
+	res->version = line;
+	return 0;
+}
+
+static int
+deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bin,
+    struct deploy_result *res, char **err)
+{
+	struct transport_result r;
+	unsigned char *data = NULL;
+	char *sub = NULL, *cmd = NULL, *want = NULL, *path = NULL;
+	size_t len;
+	int rc;
+
+	if ((rc = agents_sha256(bin->path, res->sha256, err)) != 0)
+		return TRANSPORT_ELOCAL;
+	if (read_file(bin->path, 256 << 20, &data, &len) != 0) {
+		*err = xasprintf("%s: %s", bin->path, strerror(errno));
+		return TRANSPORT_ELOCAL;
+	}
+	sub = xasprintf("agents/%.16s", res->sha256);
+	path = xasprintf("%s/%s/" AGENTS_BINARY, dir, sub);
+	want = xasprintf("%u %zu", transport_cksum(data, len), len);
+	/*
+	 * Cached when the file is there and its sum matches: sha256sum where
+	 * the host has it (the busybox of small boards has no cksum), else the
+	 * POSIX cksum; a host with neither gets the upload, which verifies.
+	 */
+	cmd = sh_format("p=%q; ok=; if [ -x \"$p\" ]; then "
+	    "if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum < \"$p\"); "
+	    "[ \"${s%%%% *}\" = %q ] && ok=1; "
+	    "elif command -v cksum >/dev/null 2>&1; then "
+	    "[ \"$(cksum < \"$p\")\" = %q ] && ok=1; fi; fi; "
+	    "if [ -n \"$ok\" ]; then \"$p\" version; else mkdir -p \"${p%%/*}\" && echo upload; fi",
+	    path, res->sha256, want);
+	if ((rc = step(t, "checking the agent cache", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
+		goto out;
+	if (r.exit.status == 0 && strncmp(r.out, "upload", 6) != 0) {
+		rc = check_version(t, r.out, res, err);
+		transport_result_release(&r);
+		goto done;
+	}
+	if (r.exit.status != 0) {
+		*err = xasprintf("%s: cannot create %s/%s: %.200s", transport_name(t), dir, sub, r.err);
+		transport_result_release(&r);
+		rc = TRANSPORT_EREMOTE;
+		goto out;
+	}
+	transport_result_release(&r);
+	free(cmd);
+	cmd = NULL;
+	if ((rc = transport_upload(t, data, len, path, 0755, UPLOAD_TIMEOUT_MS)) != 0) {
+		*err = xasprintf("%s: uploading the %s agent: %s", transport_name(t),
+		    bin->arch, transport_error(t));
+		goto out;
+	}
+	res->uploaded = 1;
+	cmd = sh_format("%q version", path);
+	if ((rc = step(t, "running the agent", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
+		goto out;
+	rc = check_version(t, r.out, res, err);
+	transport_result_release(&r);
+done:
+	if (rc == 0) {
+		res->path = path;
+		path = NULL;
+	}
+out:
+	free(data);
+	free(sub);
+	free(cmd);
+	free(want);
+	free(path);
+	return rc;
+}
+
+static int
+deploy_source(struct transport *t, const char *dir, struct deploy_result *res,
+    char **err)
+{
+	struct transport_result r;
+	unsigned char *tar = NULL;
+	char *cmd = NULL, *sub = NULL;
+	size_t len;
+	int rc;
+
+	if (deploy_source_archive(&tar, &len, res->sha256, err) != 0)
+		return TRANSPORT_ELOCAL;
+	sub = xasprintf("src/%.16s", res->sha256);
+	res->path = xasprintf("%s/%s", dir, sub);	/* the build directory, for now */
+	/*
+	 * Build in a private directory and move it into place, so that two
+	 * controllers building at once never see a half-built agent.  No
+	 * make is needed: one compiler call.  Exit 3: no compiler.
+	 */
+	cmd = sh_format("set -e; d=%q; a=\"$d/agent/" AGENTS_BINARY "\"; "
+	    "if [ ! -x \"$a\" ]; then "
+	    "cc=$(command -v cc || command -v gcc || command -v clang || true); "
+	    "[ -n \"$cc\" ] || { cat > /dev/null; echo 'no C compiler (cc, gcc, clang)' >&2; exit 3; }; "
+	    "t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\"; cd \"$t\"; tar xf -; cd agent; "
+	    "\"$cc\" -std=c99 -D_GNU_SOURCE -O2 -I. -I../include -o " AGENTS_BINARY
+	    " *.c bench/*.c -lpthread -lm; cd /; rm -rf \"$d\"; mv \"$t\" \"$d\"; "
+	    "else cat > /dev/null; fi; \"$a\" version", res->path);
+	rc = step(t, "building the agent", cmd, tar, len, BUILD_TIMEOUT_MS, &r, err);
+	if (rc != 0)
+		goto out;
+	if (r.exit.status != 0) {
+		char *line = first_line(r.err);
+
+		*err = xasprintf("%s: cannot build the agent from source there (%s %s): %s",
+		    transport_name(t), res->os, res->machine,
+		    r.exit.status == 3 ? "no C compiler (cc, gcc, clang)" : line);
+		free(line);
+		transport_result_release(&r);
+		rc = TRANSPORT_EREMOTE;
+		goto out;
+	}
+	res->built = 1;
+	res->uploaded = 1;
+	free(res->path);
+	res->path = NULL;
+	if ((rc = check_version(t, r.out, res, err)) == 0)
+		res->path = xasprintf("%s/%s/agent/" AGENTS_BINARY, dir, sub);
+	transport_result_release(&r);
+out:
+	free(tar);
+	free(cmd);
+	free(sub);
+	return rc;
+}
+
+int
+deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
+    struct deploy_result *res, char **err)
+{
+	struct agent_set *set = NULL;
+	const struct agent_bin *bin = NULL;
+	struct transport_result r;
+	char *dir = NULL, home[1024];
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	*err = NULL;
+	if ((rc = step(t, "finding its architecture", "uname -s; uname -m; "
+	    "printf '%s\\n' \"$HOME\"", NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
+		return rc;
+	if (r.exit.status != 0 || sscanf(r.out, "%31s %31s %1023s", res->os,
+	    res->machine, home) != 3 || home[0] != '/') {
+		*err = xasprintf("%s: uname failed there: %.200s", transport_name(t), r.err);
+		transport_result_release(&r);
+		return TRANSPORT_EREMOTE;
+	}
+	transport_result_release(&r);
+	snprintf(res->arch, sizeof(res->arch), "%s", agents_arch_for_machine(res->machine));
+	if (strcmp(res->os, "Linux") != 0) {
+		*err = xasprintf("%s: the agent runs on Linux only, this host runs %s",
+		    transport_name(t), res->os);
+		return TRANSPORT_EREMOTE;
+	}
+	dir = deploy_expand_dir(workdir, home);
+	if (mode != FLEET_AGENT_SOURCE) {
+		set = agents_find();
+		bin = agents_lookup(set, res->arch);
+	}
+	if (bin != NULL)
+		rc = deploy_prebuilt(t, dir, bin, res, err);
+	else if (mode == FLEET_AGENT_PREBUILT) {
+		*err = xasprintf("%s: no prebuilt agent for %s (%s); run 'make agents' "
+		    "or set 'agent: source' for a host with a compiler",
+		    transport_name(t), res->arch, res->machine);
+		rc = TRANSPORT_EREMOTE;
+	} else {
+		rc = deploy_source(t, dir, res, err);
+		if (rc != 0 && mode == FLEET_AGENT_AUTO && *err != NULL) {
+			char *e = xasprintf("%s (no prebuilt agent for %s either)", *err, res->arch);
+
+			free(*err);
+			*err = e;
+		}
+	}
+	agents_free(set);
+	free(dir);
+	if (rc != 0)
+		deploy_result_release(res);
+	return rc;
+}
