@@ -1,0 +1,317 @@
+/*
+ * journal.h: the run directory (SPEC §7), written as a run goes so that a
+ * run killed at any moment loses at most the trials in flight, and read
+ * back by --resume.
+ *
+ *	results/<run-id>/
+ *	  run.json	the plan as resolved, the fleet without secrets, label,
+ *			versions, start/end, per-host and run status
+ *	  trials.jsonl	one line per (finished trial, metric), appended and
+ *			fsync'ed as each trial finishes
+ *	  hosts/NAME.json  the agent's env facts for each host
+ *	  logs/NAME.log	what each host printed on stderr, and controller
+ *			events for it, timestamped
+ *	  report.txt	written by reports, not here
+ *
+ * Every field of run.json and of a trial line is described, with an
+ * example, in docs/results.md; the format is versioned by a "format"
+ * member (JOURNAL_FORMAT) in run.json and in every line.
+ *
+ * Crash safety: the run directory is built under a hidden temporary name
+ * and renamed into place, so it exists complete or not at all; run.json
+ * and hosts/NAME.json are replaced atomically (write, fsync, rename, fsync
+ * the directory); all the lines of one trial go to trials.jsonl in one
+ * write() on an O_APPEND descriptor, under a mutex, followed by
+ * fdatasync().  A failed or short write (a full disk) is cut back off the
+ * file, so the lines before it stay intact, and is reported.  A crash in
+ * the middle of a write leaves at most one truncated last line, which
+ * reading skips (and resuming removes).  The run directory is locked
+ * (flock on trials.jsonl) while a journal has it open.
+ *
+ * Reading back: journal_read_done() gives --resume the trials that are
+ * done; journal_read_lines() reads every trial line fast, for reports
+ * (a million lines in about a second; jansson would take ten times as
+ * long).  Neither needs a struct journal.
+ *
+ * Threads: every function taking a struct journal may be called from any
+ * thread at the same time (host workers), except journal_free().
+ *
+ * Errors: 0 or -1 with a newly allocated message in *err ("cannot write
+ * results/X/trials.jsonl: No space left on device"); outputs are set only
+ * on success.
+ */
+#ifndef FLEETMARK_JOURNAL_H
+#define FLEETMARK_JOURNAL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "agentproto.h"
+
+struct fleet;
+struct journal_done;
+struct plan;
+struct plan_trial;
+
+#define JOURNAL_FORMAT		1
+#define JOURNAL_RUN_JSON	"run.json"
+#define JOURNAL_TRIALS		"trials.jsonl"
+#define JOURNAL_HOSTS_DIR	"hosts"
+#define JOURNAL_LOGS_DIR	"logs"
+#define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
+#define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
+#define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
+
+enum journal_status {
+	JOURNAL_RUNNING,	/* "running": in progress, or killed without a word */
+	JOURNAL_FINISHED,	/* "finished": every host done or failed */
+	JOURNAL_INTERRUPTED,	/* "interrupted": stopped by the user (^C, SIGTERM) */
+	JOURNAL_FAILED,		/* "failed": the controller gave up */
+};
+
+enum journal_host_status {
+	JOURNAL_HOST_PENDING,		/* "pending" */
+	JOURNAL_HOST_CONNECTING,	/* "connecting" */
+	JOURNAL_HOST_DEPLOYING,		/* "deploying" */
+	JOURNAL_HOST_RUNNING,		/* "running" */
+	JOURNAL_HOST_DONE,		/* "done": every trial ran (some may have failed) */
+	JOURNAL_HOST_FAILED,		/* "failed": gave up on the host; see reason */
+	JOURNAL_HOST_INTERRUPTED,	/* "interrupted" */
+};
+
+const char	*journal_status_name(enum journal_status st);
+const char	*journal_host_status_name(enum journal_host_status st);
+
+struct journal;
+
+/* What run.json records when a run starts.  Nothing is kept after
+ * journal_create() returns: every field is copied. */
+struct journal_info {
+	const char		*results;	/* the parent directory ("results", or -o);
+						 * created when missing */
+	const char		*run_id;	/* NULL: journal_new_run_id() */
+	const struct plan	*plan;
+	unsigned long long	 seed;		/* the one plan_expand() got */
+	const struct fleet	*fleet;
+	const unsigned char	*sel;		/* fleet->nhosts flags: the hosts of this
+						 * run; NULL: all */
+	const char		*label;		/* --label, or NULL */
+	const char		*controller;	/* the controller's version */
+	time_t			 start;		/* 0: now */
+};
+
+/*
+ * "YYYYMMDD-HHMMSS-<plan name>-<4 hex>", the time in UTC, the name with
+ * anything outside [A-Za-z0-9._-] made '-' and cut to 64 bytes, the hex
+ * random.  A new string.
+ */
+char	*journal_new_run_id(const char *plan_name, time_t when);
+
+/*
+ * Create the run directory info->results/<run id>/ (complete: run.json
+ * with status "running" and every selected host "pending", an empty
+ * trials.jsonl, hosts/ and logs/) and open it for appending.
+ */
+int	journal_create(const struct journal_info *info, struct journal **out,
+	    char **err);
+
+/*
+ * Reopen an existing run directory for --resume: read trials.jsonl into
+ * *done (the trials that have an ok line, see journal_read_done()),
+ * remove a truncated last line (a crash while it was written; warned
+ * about), mark run.json "running" again with the time in "resumed", and
+ * open it for appending.  done may be NULL.
+ */
+int	journal_resume(const char *rundir, struct journal **out,
+	    struct journal_done **done, char **err);
+
+/*
+ * Flush what is pending in host logs and close.  Does not change the
+ * run's status (journal_finish() does).  Accepts NULL.
+ */
+void	journal_free(struct journal *j);
+
+const char	*journal_run_id(const struct journal *j);
+const char	*journal_dir(const struct journal *j);	/* the run directory */
+
+/*
+ * run.json as it stands (borrowed; read-only, and only while no other
+ * thread changes it).  For --resume to check that the plan is the same.
+ */
+const json_t	*journal_run_json(const struct journal *j);
+
+/*
+ * Record a host's state in run.json (and rewrite it atomically): status
+ * and reason (copied; NULL for none: give one with JOURNAL_HOST_FAILED).
+ * The host's counts of ok and failed trials are brought up to date too.
+ */
+int	journal_host_status(struct journal *j, const char *host,
+	    enum journal_host_status st, const char *reason, char **err);
+
+/*
+ * Write hosts/NAME.json: the agent's env object without its wire members
+ * ("type", "id"), and note the agent's version and arch and the host's
+ * kernel release in run.json's entry for the host.
+ */
+int	journal_host_env(struct journal *j, const char *host, const json_t *env,
+	    char **err);
+
+/* The run ends: status and end time into run.json. */
+int	journal_finish(struct journal *j, enum journal_status st, char **err);
+
+/* --- Trial lines ----------------------------------------------------------- */
+
+/*
+ * A finished trial (all pointers borrowed for the call).  With a result,
+ * the trial's status and message are the result's (decide them with
+ * ap_trial_add() and ap_trial_fail()); without one (the trial never ran:
+ * connect, auth, hostkey, deploy, setup...), status and message are.
+ */
+struct journal_trial {
+	const char		*host;
+	const char		*variant;	/* NULL: the plan has none */
+	const char		*bench;
+	size_t			 nparams;	/* the full parameter set of the point, */
+	char *const		*keys;		/* as the plan resolved it (text) */
+	char *const		*vals;
+	int			 rep;		/* 1 .. repeat */
+	const char		*key;		/* plan_trial_key() */
+	double			 start;		/* controller's clock, epoch seconds */
+	double			 duration;	/* seconds; < 0: the result's */
+	enum ap_status		 status;	/* used without a result */
+	const char		*message;	/* used without a result; NULL for none */
+	const struct ap_result	*result;	/* NULL: the trial never ran */
+};
+
+/* Fill host, variant, bench, params, rep and key from a scheduled trial;
+ * the rest is zeroed (duration -1). */
+void	journal_trial_init(struct journal_trial *jt, const char *host,
+	    const struct plan_trial *pt);
+
+/*
+ * Append the trial's lines (one per metric of each point; one line with
+ * "metric": null when there is no metric) to trials.jsonl in one write,
+ * and fdatasync.  On failure the file is left as it was before the call.
+ */
+int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
+
+/* --- Host logs ------------------------------------------------------------- */
+
+/*
+ * Append a controller event to logs/HOST.log as one timestamped line
+ * ("2026-11-30T04:15:02.123Z connected as bench@lab-03").  Control
+ * characters are written as \xNN.  Returns 0 or -1 (the error is
+ * remembered and reported by journal_log_error()).
+ */
+int	journal_log(struct journal *j, const char *host, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Append what the host printed on stderr: bytes as they come, any
+ * chunking; each complete line is written timestamped and marked
+ * "stderr: ", a line longer than JOURNAL_LOG_LINE is split.
+ */
+int	journal_log_output(struct journal *j, const char *host, const void *buf,
+	    size_t len);
+
+/* Write out a host's incomplete last stderr line (its stream ended). */
+int	journal_log_flush(struct journal *j, const char *host);
+
+/* The first log write error, or NULL (owned by j). */
+const char	*journal_log_error(const struct journal *j);
+
+/* --- Reading trials.jsonl -------------------------------------------------- */
+
+/*
+ * One trial line as read back (docs/results.md has every member).  Every
+ * pointer is borrowed from the reader and valid only during the callback;
+ * strings are NUL-terminated UTF-8.  Members a line lacks are NULL, 0, or
+ * as noted.
+ */
+struct journal_line {
+	size_t		 lineno;	/* 1-based, in the file */
+	long long	 format;	/* JOURNAL_FORMAT */
+	const char	*run;
+	const char	*host;
+	const char	*variant;	/* NULL: the plan has no variants */
+	const char	*bench;
+	const char	*suite;		/* NULL unless a suite ran as one trial */
+	size_t		 nparams;	/* the plan's parameters, as text */
+	const char	**keys;
+	const char	**vals;
+	size_t		 nresolved;	/* the agent's, numbers as their JSON text */
+	const char	**rkeys;
+	const char	**rvals;
+	long long	 rep;
+	const char	*key;
+	const char	*metric;	/* NULL on a line without a metric (a failure) */
+	const char	*unit;
+	const char	*direction;	/* "lower", "higher", or NULL */
+	int		 higher_better;
+	int		 has_value;
+	double		 value;
+	const double	*samples;
+	size_t		 nsamples;
+	long long	 iterations;	/* 0 when not known */
+	double		 start;
+	double		 duration;	/* -1 when not known */
+	const char	*status;	/* as written */
+	int		 st;		/* ap_status_parse(status): -1 for a status
+					 * this controller does not know */
+	const char	*kind;
+	const char	*message;
+	size_t		 nnotes;
+	const char	**notes;
+	long long	 part, parts;	/* 1, 1 when absent */
+};
+
+/* Called for each trial line; a non-zero return stops the reading and is
+ * returned by journal_read_lines(). */
+typedef int (*journal_line_fn)(const struct journal_line *l, void *arg);
+
+/*
+ * The trials that have an ok line, by (host, trial key).  A trial counts
+ * when all the lines of one of its appends are there (parts 1..N, in a
+ * row) and their status is ok; a trial that failed and was run again
+ * counts once it succeeded.
+ */
+
+struct journal_scan {
+	size_t	lines;		/* complete lines read */
+	size_t	trials_ok;	/* journal_read_done(): trials done */
+	size_t	corrupt;	/* complete lines that are not trial lines */
+	size_t	first_corrupt;	/* line number of the first, or 0 */
+	int	truncated;	/* the last line has no newline */
+	off_t	good_size;	/* bytes up to the end of the last complete line */
+};
+
+/*
+ * Read a trials.jsonl.  A missing file is an empty journal.  Corrupt
+ * lines and a truncated last line are skipped and counted in *scan (may
+ * be NULL), not errors; only failing to read is.
+ */
+int	journal_read_done(const char *path, struct journal_done **out,
+	    struct journal_scan *scan, char **err);
+
+/*
+ * Read every trial line of a trials.jsonl, in order, fast (a million
+ * lines of 11 samples in about a second: what reports load runs with).
+ * Lines that are not trial lines of this format (not JSON, a member of
+ * the wrong type, no host, key, bench or status...) and a truncated last
+ * line are skipped and counted in *scan (may be NULL).  A missing file
+ * has no lines.  Returns 0, fn's non-zero return, or -1 with *err set
+ * when the file cannot be read.
+ */
+int	journal_read_lines(const char *path, journal_line_fn fn, void *arg,
+	    struct journal_scan *scan, char **err);
+
+int	journal_done_has(const struct journal_done *d, const char *host,
+	    const char *key);
+/* Trials done, for one host or (host NULL) all. */
+size_t	journal_done_count(const struct journal_done *d, const char *host);
+void	journal_done_free(struct journal_done *d);
+
+#endif /* FLEETMARK_JOURNAL_H */

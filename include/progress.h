@@ -1,0 +1,127 @@
+/*
+ * progress.h: what the person at the terminal sees while a run goes
+ * (SPEC §3).
+ *
+ * On a terminal: one line per host with its state (waiting, connecting,
+ * deploying, trial k/N and what it measures, done, failed: reason) and
+ * an overall bar with the trials finished and an ETA, redrawn in place
+ * with ANSI cursor movement, at most PROGRESS_MAX_FPS times a second,
+ * each line cut to the terminal's width.  When there are more hosts than
+ * rows, the busy and failed hosts are shown and the rest summed up in one
+ * line.  Colour only when the output is a terminal and NO_COLOR is not
+ * set.
+ *
+ * Off a terminal (a pipe, a file, CI): one plain line per state change,
+ * timestamped in UTC:
+ *
+ *	2026-11-30T04:15:02Z lab-03 trial 4/18 munmap threads=8 pages=16 rep 2
+ *
+ * Text that came from a host (a failure reason) is shown with control
+ * characters replaced, so a host cannot drive the terminal.
+ *
+ * Threads: every function may be called from any thread at the same time
+ * (host workers report their own states), except progress_free().
+ * Output goes out with one write() per frame or line.
+ *
+ * Host workers report; the run engine either calls progress_tick() about
+ * ten times a second or lets progress_start_ticker() do it, so that a
+ * frame skipped by the rate limit is drawn soon after and the ETA counts
+ * down.  Log messages printed while a frame is on the screen must go
+ * through progress_message(), which prints them above the frame.
+ */
+#ifndef FLEETMARK_PROGRESS_H
+#define FLEETMARK_PROGRESS_H
+
+#include <stddef.h>
+
+#define PROGRESS_MAX_FPS	10
+#define PROGRESS_NAME_MAX	24	/* columns of host names, longer ones are cut */
+
+enum progress_mode {
+	PROGRESS_AUTO,		/* TERMINAL when the fd is a terminal (and TERM is
+				 * not "dumb"), else PLAIN */
+	PROGRESS_TERMINAL,	/* redrawn in place */
+	PROGRESS_PLAIN,		/* timestamped lines */
+	PROGRESS_QUIET,		/* nothing but progress_message() */
+};
+
+enum progress_state {
+	PROGRESS_WAITING,	/* not started yet */
+	PROGRESS_CONNECTING,
+	PROGRESS_DEPLOYING,
+	PROGRESS_RUNNING,	/* between trials, or setting a variant up */
+	PROGRESS_DONE,
+	PROGRESS_FAILED,	/* gave up on the host */
+};
+
+struct progress;
+
+/* Report to fd (not closed by progress_free()). */
+struct progress *progress_new(int fd, enum progress_mode mode);
+void	progress_free(struct progress *p);
+
+/* The mode AUTO resolved to. */
+enum progress_mode progress_mode(const struct progress *p);
+
+/*
+ * Add a host that will run ntrials trials; returns its index for the
+ * calls below.  Hosts are shown in the order added.  The name is copied.
+ */
+size_t	progress_add_host(struct progress *p, const char *name, size_t ntrials);
+
+/*
+ * A host's state changed.  detail (copied; NULL for none) follows the
+ * state's word: "connecting bench@192.0.2.14", "deploying x86_64", and for
+ * PROGRESS_FAILED the reason ("failed: connect: connection refused").
+ * Trials a failed host did not run count as finished for the bar.
+ */
+void	progress_state(struct progress *p, size_t host, enum progress_state st,
+	    const char *detail);
+
+/*
+ * Trial k (1-based) of the host's N starts; `what` (copied) says what it
+ * measures: "munmap threads=8 pages=16 rep 2".  The host is RUNNING.
+ */
+void	progress_trial(struct progress *p, size_t host, size_t k, const char *what);
+
+/* The host's current trial finished: failure NULL when ok, else why. */
+void	progress_trial_done(struct progress *p, size_t host, const char *failure);
+
+/*
+ * A line for the person (a log message, already formatted, without its
+ * newline): on a terminal it appears above the frame, which is redrawn
+ * below it; otherwise it is written as it is.
+ */
+void	progress_message(struct progress *p, const char *line);
+
+/* Redraw if a change is waiting or the ETA needs a refresh (terminal). */
+void	progress_tick(struct progress *p);
+
+/* A thread that calls progress_tick() every 1/PROGRESS_MAX_FPS s (terminal
+ * mode only; does nothing otherwise) until progress_end(). */
+int	progress_start_ticker(struct progress *p);
+
+/*
+ * The run is over: the last frame is drawn and left on the screen, the
+ * cursor below it; nothing is drawn in place after this.
+ */
+void	progress_end(struct progress *p);
+
+/* --- For tests ------------------------------------------------------------- */
+
+/* Replace the clock (seconds since the epoch) used for stamps, ETA and the
+ * rate limit. */
+void	progress_set_clock(struct progress *p, double (*now)(void *arg), void *arg);
+/* Pretend the terminal is cols x rows (0: ask the terminal). */
+void	progress_set_size(struct progress *p, int cols, int rows);
+void	progress_set_color(struct progress *p, int on);
+
+/*
+ * The terminal frame for the current state, as it would be drawn but
+ * without cursor movement: lines ending in "\n".  Writes at most size
+ * bytes (NUL included) into buf; returns the length of the whole frame
+ * (as snprintf).
+ */
+size_t	progress_render(struct progress *p, char *buf, size_t size);
+
+#endif /* FLEETMARK_PROGRESS_H */

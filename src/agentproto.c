@@ -1,0 +1,912 @@
+/*
+ * agentproto.c: reading an agent's JSON lines defensively, and turning a
+ * trial's lines into its results (see agentproto.h).
+ *
+ * The reader holds at most one line: feeding stops at each newline until
+ * the line's event is taken, and a line longer than WIRE_MAX_LINE is
+ * dropped byte by byte as it arrives.  Lines are parsed with jansson
+ * (which checks UTF-8, refuses NUL bytes and bounds nesting); this file
+ * then checks every member it uses for presence, type and range.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "agentproto.h"
+#include "wire.h"
+#include "xmalloc.h"
+
+/* --- Statuses -------------------------------------------------------------- */
+
+static const char *const status_names[AP_ST_COUNT] = {
+	[AP_ST_OK]		= WIRE_STATUS_OK,
+	[AP_ST_BENCH]		= WIRE_ERR_BENCH,
+	[AP_ST_UNSUPPORTED]	= WIRE_ERR_UNSUPPORTED,
+	[AP_ST_TIMEOUT]		= WIRE_ERR_TIMEOUT,
+	[AP_ST_CRASH]		= WIRE_ERR_CRASH,
+	[AP_ST_CANCELLED]	= WIRE_ERR_CANCELLED,
+	[AP_ST_BAD_REQUEST]	= WIRE_ERR_REQUEST,
+	[AP_ST_BAD_OUTPUT]	= "bad-output",
+	[AP_ST_CONNECT]		= "connect",
+	[AP_ST_AUTH]		= "auth",
+	[AP_ST_HOSTKEY]		= "hostkey",
+	[AP_ST_DEPLOY]		= "deploy",
+	[AP_ST_SETUP]		= "setup",
+	[AP_ST_AGENT_LOST]	= "agent-lost",
+};
+
+const char *
+ap_status_name(enum ap_status st)
+{
+	if ((int)st < 0 || st >= AP_ST_COUNT)
+		return "unknown";
+	return status_names[st];
+}
+
+int
+ap_status_parse(const char *s)
+{
+	int i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < AP_ST_COUNT; i++)
+		if (strcmp(s, status_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+enum ap_status
+ap_status_from_wire(const char *cls)
+{
+	int st = ap_status_parse(cls);
+
+	/* Only the agent's own classes: it cannot claim a connect failure. */
+	if (st < 0 || st > AP_ST_BAD_REQUEST)
+		return AP_ST_BENCH;
+	return (enum ap_status)st;
+}
+
+enum ap_kind
+ap_status_kind(enum ap_status st)
+{
+	switch (st) {
+	case AP_ST_OK:
+		return AP_KIND_OK;
+	case AP_ST_BENCH:
+	case AP_ST_UNSUPPORTED:
+	case AP_ST_TIMEOUT:
+	case AP_ST_CRASH:
+	case AP_ST_BAD_REQUEST:
+	case AP_ST_BAD_OUTPUT:
+		return AP_KIND_BENCHMARK;
+	case AP_ST_CANCELLED:
+	case AP_ST_CONNECT:
+	case AP_ST_AUTH:
+	case AP_ST_HOSTKEY:
+	case AP_ST_DEPLOY:
+	case AP_ST_SETUP:
+	case AP_ST_AGENT_LOST:
+		break;
+	}
+	return AP_KIND_INFRA;
+}
+
+const char *
+ap_kind_name(enum ap_kind k)
+{
+	switch (k) {
+	case AP_KIND_OK:
+		return "ok";
+	case AP_KIND_BENCHMARK:
+		return "benchmark";
+	case AP_KIND_INFRA:
+		break;
+	}
+	return "infrastructure";
+}
+
+const char *
+ap_type_name(enum ap_type t)
+{
+	switch (t) {
+	case AP_HELLO:		return WIRE_HELLO;
+	case AP_UNKNOWN_PROTO:	return "unknown-proto";
+	case AP_HEADER:		return WIRE_HEADER;
+	case AP_METRIC:		return WIRE_METRIC;
+	case AP_NOTE:		return WIRE_NOTE;
+	case AP_HEARTBEAT:	return WIRE_HEARTBEAT;
+	case AP_ERROR:		return WIRE_ERROR;
+	case AP_END:		return WIRE_END;
+	case AP_ENV:		return WIRE_ENV;
+	case AP_BENCH:		return WIRE_BENCH;
+	case AP_BYE:		return WIRE_BYE;
+	case AP_BAD_OUTPUT:	return "bad-output";
+	}
+	return "unknown";
+}
+
+/* --- The reader ------------------------------------------------------------ */
+
+#define MSG_MAX		512
+
+struct agentproto {
+	char		*buf;		/* WIRE_MAX_LINE + 1: the line being read */
+	size_t		 len;
+	int		 ready;		/* buf holds a whole line, not parsed yet */
+	int		 skipping;	/* dropping the rest of a too-long line */
+	int		 eof;
+	enum ap_bad	 pending;	/* a bad-output event found while feeding */
+	size_t		 pending_line;
+	size_t		 lines;		/* lines completed */
+	json_t		*cur;		/* the tree the last event borrows from */
+	double		*samples;	/* WIRE_MAX_SAMPLES */
+	char		 msg[MSG_MAX];	/* the last bad-output message */
+};
+
+struct agentproto *
+agentproto_new(void)
+{
+	struct agentproto *ap = xcalloc(1, sizeof(*ap));
+
+	ap->buf = xmalloc(WIRE_MAX_LINE + 1);
+	ap->samples = xcalloc(WIRE_MAX_SAMPLES, sizeof(*ap->samples));
+	return ap;
+}
+
+void
+agentproto_free(struct agentproto *ap)
+{
+	if (ap == NULL)
+		return;
+	json_decref(ap->cur);
+	free(ap->buf);
+	free(ap->samples);
+	free(ap);
+}
+
+size_t
+agentproto_lines(const struct agentproto *ap)
+{
+	return ap->lines;
+}
+
+/*
+ * Append to ap->msg an excerpt of a line for people: printable ASCII as
+ * it is, anything else as \xNN, cut after AP_MAX_EXCERPT bytes.
+ */
+static void
+msg_excerpt(struct agentproto *ap, const char *s, size_t n, int more)
+{
+	size_t len = strlen(ap->msg), i;
+
+	for (i = 0; i < n && i < AP_MAX_EXCERPT && len + 8 < sizeof(ap->msg); i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			ap->msg[len++] = (char)c;
+		else
+			len += (size_t)snprintf(ap->msg + len, sizeof(ap->msg) - len,
+			    "\\x%02x", c);
+	}
+	if ((i < n || more) && len + 4 < sizeof(ap->msg)) {
+		memcpy(ap->msg + len, "...", 3);
+		len += 3;
+	}
+	ap->msg[len] = '\0';
+}
+
+/* Replace what a terminal could take for a command: the message may quote
+ * jansson, which quotes the input. */
+static void
+msg_sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
+size_t
+agentproto_feed(struct agentproto *ap, const void *data, size_t len)
+{
+	const char *p = data, *nl;
+	size_t used = 0, take;
+
+	if (ap->eof)
+		return len;
+	if (ap->ready || ap->pending)
+		return 0;
+	if (ap->skipping) {
+		if ((nl = memchr(p, '\n', len)) == NULL)
+			return len;
+		ap->skipping = 0;
+		ap->lines++;
+		used = (size_t)(nl - p) + 1;
+	}
+	if (used == len)
+		return used;
+	nl = memchr(p + used, '\n', len - used);
+	take = nl ? (size_t)(nl - (p + used)) : len - used;
+	if (ap->len + take > WIRE_MAX_LINE) {
+		/* Quote the start of the line, wherever it is. */
+		ap->pending = AP_BAD_TOO_LONG;
+		ap->pending_line = ap->lines + 1;
+		snprintf(ap->msg, sizeof(ap->msg), "line %zu: longer than %d bytes, "
+		    "discarded: ", ap->pending_line, WIRE_MAX_LINE);
+		if (ap->len > 0)
+			msg_excerpt(ap, ap->buf, ap->len, 1);
+		else
+			msg_excerpt(ap, p + used, take, 1);
+		ap->len = 0;
+		if (nl) {
+			ap->lines++;
+			return (size_t)(nl - p) + 1;
+		}
+		ap->skipping = 1;
+		return len;
+	}
+	memcpy(ap->buf + ap->len, p + used, take);
+	ap->len += take;
+	if (nl == NULL)
+		return len;
+	ap->ready = 1;
+	return (size_t)(nl - p) + 1;
+}
+
+void
+agentproto_eof(struct agentproto *ap)
+{
+	if (ap->eof)
+		return;
+	ap->eof = 1;
+	if (ap->ready || ap->skipping || ap->len == 0)
+		return;
+	/* A partial line waits behind a pending too-long event?  Impossible:
+	 * feeding stops at a too-long line with its bytes dropped. */
+	ap->pending = AP_BAD_PARTIAL;
+	ap->pending_line = ap->lines + 1;
+	snprintf(ap->msg, sizeof(ap->msg), "line %zu: the output ended inside a "
+	    "line: ", ap->pending_line);
+	msg_excerpt(ap, ap->buf, ap->len, 0);
+	ap->len = 0;
+}
+
+/* --- Parsing one line ------------------------------------------------------ */
+
+struct line {
+	struct agentproto	*ap;
+	struct ap_event		*ev;
+	const char		*text;	/* the line, for excerpts */
+	size_t			 len;
+	const char		*type;
+};
+
+static int
+bad(struct line *l, enum ap_bad reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Make l->ev a bad-output event; returns -1 for `return bad(...)`. */
+static int
+bad(struct line *l, enum ap_bad reason, const char *fmt, ...)
+{
+	struct agentproto *ap = l->ap;
+	size_t n;
+	va_list va;
+
+	n = (size_t)snprintf(ap->msg, sizeof(ap->msg), "line %zu: ", l->ev->line);
+	if (l->type != NULL && n < sizeof(ap->msg))
+		n += (size_t)snprintf(ap->msg + n, sizeof(ap->msg) - n, "%.20s: ", l->type);
+	if (n < sizeof(ap->msg)) {
+		va_start(va, fmt);
+		vsnprintf(ap->msg + n, sizeof(ap->msg) - n, fmt, va);
+		va_end(va);
+	}
+	msg_sanitize(ap->msg);
+	n = strlen(ap->msg);
+	if (n + 3 < sizeof(ap->msg)) {
+		memcpy(ap->msg + n, ": ", 3);
+		msg_excerpt(ap, l->text, l->len, 0);
+	}
+	l->ev->type = AP_BAD_OUTPUT;
+	l->ev->id = NULL;
+	memset(&l->ev->u, 0, sizeof(l->ev->u));
+	l->ev->u.bad.reason = reason;
+	l->ev->u.bad.message = ap->msg;
+	return -1;
+}
+
+static int
+get_str(struct line *l, json_t *o, const char *key, int required, const char **out)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL)
+		return bad(l, AP_BAD_MEMBER, "'%s' is missing", key);
+	if (!json_is_string(v))
+		return bad(l, AP_BAD_MEMBER, "'%s' is not a string", key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int
+get_int(struct line *l, json_t *o, const char *key, int required, long long min,
+    long long *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL)
+		return bad(l, AP_BAD_MEMBER, "'%s' is missing", key);
+	if (!json_is_integer(v))
+		return bad(l, AP_BAD_MEMBER, "'%s' is not an integer", key);
+	if (json_integer_value(v) < min)
+		return bad(l, AP_BAD_MEMBER, "'%s' is out of range", key);
+	*out = (long long)json_integer_value(v);
+	return 0;
+}
+
+static int
+number(struct line *l, json_t *v, const char *what, double *out)
+{
+	if (json_is_null(v))
+		return bad(l, AP_BAD_NUMBER, "%s is not a finite number", what);
+	if (!json_is_number(v))
+		return bad(l, AP_BAD_MEMBER, "%s is not a number", what);
+	*out = json_number_value(v);
+	if (!isfinite(*out))
+		return bad(l, AP_BAD_NUMBER, "%s is not a finite number", what);
+	return 0;
+}
+
+static int
+get_num(struct line *l, json_t *o, const char *key, int required, double *out)
+{
+	json_t *v = json_object_get(o, key);
+	char what[48];
+
+	if (v == NULL && !required)
+		return 0;
+	if (v == NULL)
+		return bad(l, AP_BAD_MEMBER, "'%s' is missing", key);
+	snprintf(what, sizeof(what), "'%s'", key);
+	return number(l, v, what, out);
+}
+
+static int
+parse_hello(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+	long long proto = 0;
+
+	if (get_int(l, o, "proto", 1, 0, &proto) != 0)
+		return -1;
+	ev->u.hello.proto = proto;
+	if (proto != WIRE_PROTO) {
+		/* Say what can be said about an agent we cannot talk to. */
+		json_t *v;
+
+		ev->type = AP_UNKNOWN_PROTO;
+		v = json_object_get(o, "agent");
+		ev->u.hello.agent = json_is_string(v) ? json_string_value(v) : "";
+		v = json_object_get(o, "arch");
+		ev->u.hello.arch = json_is_string(v) ? json_string_value(v) : "";
+		v = json_object_get(o, "pid");
+		ev->u.hello.pid = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+		return 0;
+	}
+	if (get_str(l, o, "agent", 1, &ev->u.hello.agent) != 0 ||
+	    get_str(l, o, "arch", 1, &ev->u.hello.arch) != 0 ||
+	    get_int(l, o, "pid", 1, 0, &ev->u.hello.pid) != 0 ||
+	    get_int(l, o, "max_line", 0, 1, &ev->u.hello.max_line) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+parse_header(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+	json_t *params, *v;
+	const char *k;
+
+	if (get_str(l, o, "bench", 1, &ev->u.header.bench) != 0)
+		return -1;
+	params = json_object_get(o, "params");
+	if (params == NULL)
+		return bad(l, AP_BAD_MEMBER, "'params' is missing");
+	if (!json_is_object(params))
+		return bad(l, AP_BAD_MEMBER, "'params' is not an object");
+	json_object_foreach(params, k, v) {
+		if (!json_is_string(v) && !json_is_integer(v))
+			return bad(l, AP_BAD_MEMBER, "parameter '%.40s' is neither a "
+			    "string nor an integer", k);
+	}
+	ev->u.header.params = params;
+	if (get_int(l, o, "samples", 1, 0, &ev->u.header.samples) != 0 ||
+	    get_int(l, o, "pid", 1, 0, &ev->u.header.pid) != 0 ||
+	    get_num(l, o, "time", 1, &ev->u.header.time) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+parse_metric(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+	const char *dir;
+	json_t *arr, *v;
+	size_t i, n;
+	char what[32];
+
+	if (get_str(l, o, "bench", 1, &ev->u.metric.bench) != 0 ||
+	    get_str(l, o, "name", 1, &ev->u.metric.name) != 0 ||
+	    get_str(l, o, "unit", 1, &ev->u.metric.unit) != 0 ||
+	    get_str(l, o, "direction", 1, &dir) != 0)
+		return -1;
+	if (*ev->u.metric.name == '\0')
+		return bad(l, AP_BAD_MEMBER, "'name' is empty");
+	if (strcmp(dir, WIRE_HIGHER_BETTER) == 0)
+		ev->u.metric.higher_better = 1;
+	else if (strcmp(dir, WIRE_LOWER_BETTER) != 0)
+		return bad(l, AP_BAD_MEMBER, "'direction' is neither lower nor higher");
+	if (get_num(l, o, "value", 1, &ev->u.metric.value) != 0 ||
+	    get_num(l, o, "min", 1, &ev->u.metric.min) != 0 ||
+	    get_num(l, o, "max", 1, &ev->u.metric.max) != 0 ||
+	    get_int(l, o, "count", 1, 1, &ev->u.metric.count) != 0 ||
+	    get_int(l, o, "iterations", 0, 0, &ev->u.metric.iterations) != 0)
+		return -1;
+	arr = json_object_get(o, "samples");
+	if (arr == NULL)
+		return bad(l, AP_BAD_MEMBER, "'samples' is missing");
+	if (!json_is_array(arr))
+		return bad(l, AP_BAD_MEMBER, "'samples' is not an array");
+	n = json_array_size(arr);
+	if (n == 0)
+		return bad(l, AP_BAD_SAMPLES, "no samples");
+	if (n > WIRE_MAX_SAMPLES)
+		return bad(l, AP_BAD_SAMPLES, "%zu samples, more than %d", n,
+		    WIRE_MAX_SAMPLES);
+	if ((long long)n != ev->u.metric.count)
+		return bad(l, AP_BAD_MEMBER, "'count' is %lld but there are %zu samples",
+		    ev->u.metric.count, n);
+	json_array_foreach(arr, i, v) {
+		snprintf(what, sizeof(what), "sample %zu", i + 1);
+		if (number(l, v, what, &l->ap->samples[i]) != 0)
+			return -1;
+	}
+	ev->u.metric.samples = l->ap->samples;
+	ev->u.metric.nsamples = n;
+	return 0;
+}
+
+static int
+parse_end(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+
+	ev->u.end.duration = -1;
+	if (get_str(l, o, "status", 1, &ev->u.end.status_text) != 0 ||
+	    get_str(l, o, "bench", 0, &ev->u.end.bench) != 0 ||
+	    get_num(l, o, "duration", 0, &ev->u.end.duration) != 0)
+		return -1;
+	if (ev->u.end.duration < 0 && json_object_get(o, "duration") != NULL)
+		return bad(l, AP_BAD_MEMBER, "'duration' is negative");
+	ev->u.end.status = ap_status_from_wire(ev->u.end.status_text);
+	return 0;
+}
+
+static int
+parse_line(struct agentproto *ap, const char *text, size_t len, struct ap_event *ev)
+{
+	struct line l = { ap, ev, text, len, NULL };
+	json_error_t jerr;
+	json_t *o, *v;
+	const char *t;
+
+	o = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+	if (o == NULL)
+		return bad(&l, AP_BAD_JSON, "not JSON (%s at column %d)", jerr.text,
+		    jerr.column);
+	ap->cur = o;
+	if (!json_is_object(o))
+		return bad(&l, AP_BAD_NOT_OBJECT, "not a JSON object");
+	v = json_object_get(o, "type");
+	if (v == NULL)
+		return bad(&l, AP_BAD_MEMBER, "'type' is missing");
+	if (!json_is_string(v))
+		return bad(&l, AP_BAD_MEMBER, "'type' is not a string");
+	t = json_string_value(v);
+	v = json_object_get(o, "id");
+	if (v != NULL) {
+		if (!json_is_string(v))
+			return bad(&l, AP_BAD_MEMBER, "'id' is not a string");
+		if (json_string_length(v) > AP_MAX_ID)
+			return bad(&l, AP_BAD_MEMBER, "'id' is longer than %d bytes",
+			    AP_MAX_ID);
+		ev->id = json_string_value(v);
+	}
+
+	if (strcmp(t, WIRE_HELLO) == 0) {
+		l.type = WIRE_HELLO;
+		ev->type = AP_HELLO;
+		return parse_hello(&l, o);
+	}
+	if (strcmp(t, WIRE_HEADER) == 0) {
+		l.type = WIRE_HEADER;
+		ev->type = AP_HEADER;
+		return parse_header(&l, o);
+	}
+	if (strcmp(t, WIRE_METRIC) == 0) {
+		l.type = WIRE_METRIC;
+		ev->type = AP_METRIC;
+		return parse_metric(&l, o);
+	}
+	if (strcmp(t, WIRE_NOTE) == 0) {
+		l.type = WIRE_NOTE;
+		ev->type = AP_NOTE;
+		return get_str(&l, o, "text", 1, &ev->u.note.text) != 0 ||
+		    get_str(&l, o, "bench", 0, &ev->u.note.bench) != 0 ? -1 : 0;
+	}
+	if (strcmp(t, WIRE_HEARTBEAT) == 0) {
+		l.type = WIRE_HEARTBEAT;
+		ev->type = AP_HEARTBEAT;
+		return get_num(&l, o, "elapsed", 1, &ev->u.heartbeat.elapsed);
+	}
+	if (strcmp(t, WIRE_ERROR) == 0) {
+		l.type = WIRE_ERROR;
+		ev->type = AP_ERROR;
+		if (get_str(&l, o, "class", 1, &ev->u.error.cls) != 0 ||
+		    get_str(&l, o, "message", 1, &ev->u.error.message) != 0)
+			return -1;
+		ev->u.error.status = ap_status_from_wire(ev->u.error.cls);
+		if (ev->u.error.status == AP_ST_OK)
+			ev->u.error.status = AP_ST_BENCH;	/* an error is not ok */
+		return 0;
+	}
+	if (strcmp(t, WIRE_END) == 0) {
+		l.type = WIRE_END;
+		ev->type = AP_END;
+		return parse_end(&l, o);
+	}
+	if (strcmp(t, WIRE_ENV) == 0) {
+		ev->type = AP_ENV;
+		ev->u.env.obj = o;
+		return 0;
+	}
+	if (strcmp(t, WIRE_BENCH) == 0) {
+		l.type = WIRE_BENCH;
+		ev->type = AP_BENCH;
+		ev->u.bench.obj = o;
+		return get_str(&l, o, "name", 1, &ev->u.bench.name);
+	}
+	if (strcmp(t, WIRE_BYE) == 0) {
+		ev->type = AP_BYE;
+		return 0;
+	}
+	return bad(&l, AP_BAD_TYPE, "unknown type '%.32s'", t);
+}
+
+int
+agentproto_next(struct agentproto *ap, struct ap_event *ev)
+{
+	size_t n;
+
+	json_decref(ap->cur);
+	ap->cur = NULL;
+	memset(ev, 0, sizeof(*ev));
+	if (ap->pending) {
+		ev->type = AP_BAD_OUTPUT;
+		ev->line = ap->pending_line;
+		ev->u.bad.reason = ap->pending;
+		ev->u.bad.message = ap->msg;
+		ap->pending = 0;
+		return 1;
+	}
+	if (!ap->ready)
+		return 0;
+	ap->ready = 0;
+	ap->lines++;
+	n = ap->len;
+	ap->len = 0;
+	if (n > 0 && ap->buf[n - 1] == '\r')
+		n--;
+	if (n == 0)
+		return 0;	/* blank lines are nothing */
+	ev->line = ap->lines;
+	parse_line(ap, ap->buf, n, ev);
+	return 1;
+}
+
+/* --- A trial's results ----------------------------------------------------- */
+
+struct ap_trial {
+	struct ap_result r;
+	int		 done;
+	char		*bad;		/* why the trial's output is bad, or NULL */
+	size_t		 pcap, ncap;
+	size_t		 total_samples;
+	char		*last_error[AP_ST_COUNT];	/* last message per class */
+	int		 any_error;
+	enum ap_status	 last_class;
+};
+
+/* A copy of s cut to AP_TRIAL_MAX_TEXT bytes on a UTF-8 boundary. */
+static char *
+text_copy(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n <= AP_TRIAL_MAX_TEXT)
+		return xstrdup(s);
+	n = AP_TRIAL_MAX_TEXT;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return xstrndup(s, n);
+}
+
+struct ap_trial *
+ap_trial_new(const char *id)
+{
+	struct ap_trial *t = xcalloc(1, sizeof(*t));
+
+	t->r.id = id ? xstrdup(id) : NULL;
+	t->r.status = AP_ST_OK;
+	t->r.duration = -1;
+	return t;
+}
+
+void
+ap_trial_free(struct ap_trial *t)
+{
+	size_t i, j;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->r.npoints; i++) {
+		struct ap_point *p = &t->r.points[i];
+
+		free(p->bench);
+		json_decref(p->params);
+		for (j = 0; j < p->nmetrics; j++) {
+			free(p->metrics[j].name);
+			free(p->metrics[j].unit);
+			free(p->metrics[j].samples);
+		}
+		free(p->metrics);
+		free(p->message);
+	}
+	free(t->r.points);
+	for (i = 0; i < t->r.nnotes; i++)
+		free(t->r.notes[i]);
+	free(t->r.notes);
+	for (i = 0; i < AP_ST_COUNT; i++)
+		free(t->last_error[i]);
+	free(t->r.id);
+	free(t->r.message);
+	free(t->bad);
+	free(t);
+}
+
+int
+ap_trial_done(const struct ap_trial *t)
+{
+	return t->done;
+}
+
+const struct ap_result *
+ap_trial_result(const struct ap_trial *t)
+{
+	return &t->r;
+}
+
+static void
+mark_bad(struct ap_trial *t, const char *why)
+{
+	if (t->bad == NULL)
+		t->bad = text_copy(why);
+}
+
+static void
+add_header(struct ap_trial *t, const struct ap_event *ev)
+{
+	struct ap_point *p;
+
+	if (t->r.npoints >= AP_TRIAL_MAX_POINTS) {
+		mark_bad(t, "more benchmark points than a trial may report");
+		return;
+	}
+	xgrow(&t->r.points, &t->pcap, t->r.npoints + 1, sizeof(*t->r.points));
+	p = &t->r.points[t->r.npoints++];
+	memset(p, 0, sizeof(*p));
+	p->bench = xstrdup(ev->u.header.bench);
+	/* A private copy: the reader's tree goes with its next event. */
+	p->params = json_deep_copy(ev->u.header.params);
+	if (p->params == NULL)
+		p->params = json_object();
+	p->pid = ev->u.header.pid;
+	p->time = ev->u.header.time;
+	p->status = AP_ST_OK;
+}
+
+static void
+add_metric(struct ap_trial *t, const struct ap_event *ev)
+{
+	struct ap_point *p;
+	struct ap_metric *m;
+	size_t i, n = ev->u.metric.nsamples;
+	char why[160];
+
+	if (t->r.npoints == 0) {
+		mark_bad(t, "a metric came before any header");
+		return;
+	}
+	p = &t->r.points[t->r.npoints - 1];
+	if (strcmp(p->bench, ev->u.metric.bench) != 0) {
+		snprintf(why, sizeof(why), "a metric of %.40s came after the header of %.40s",
+		    ev->u.metric.bench, p->bench);
+		mark_bad(t, why);
+		return;
+	}
+	for (i = 0; i < p->nmetrics; i++)
+		if (strcmp(p->metrics[i].name, ev->u.metric.name) == 0) {
+			snprintf(why, sizeof(why), "metric %.40s reported twice",
+			    ev->u.metric.name);
+			mark_bad(t, why);
+			return;
+		}
+	if (t->r.nmetrics >= AP_TRIAL_MAX_METRICS ||
+	    t->total_samples + n > AP_TRIAL_MAX_SAMPLES) {
+		mark_bad(t, "more metrics or samples than a trial may report");
+		return;
+	}
+	/* Points grow one metric at a time: a few metrics each. */
+	p->metrics = xreallocarray(p->metrics, p->nmetrics + 1, sizeof(*p->metrics));
+	m = &p->metrics[p->nmetrics++];
+	m->name = xstrdup(ev->u.metric.name);
+	m->unit = xstrdup(ev->u.metric.unit);
+	m->higher_better = ev->u.metric.higher_better;
+	m->value = ev->u.metric.value;
+	m->min = ev->u.metric.min;
+	m->max = ev->u.metric.max;
+	m->iterations = ev->u.metric.iterations;
+	m->samples = xreallocarray(NULL, n, sizeof(*m->samples));
+	memcpy(m->samples, ev->u.metric.samples, n * sizeof(*m->samples));
+	m->nsamples = n;
+	t->r.nmetrics++;
+	t->total_samples += n;
+}
+
+static void
+add_error(struct ap_trial *t, const struct ap_event *ev)
+{
+	enum ap_status st = ev->u.error.status;
+
+	free(t->last_error[st]);
+	t->last_error[st] = text_copy(ev->u.error.message);
+	t->any_error = 1;
+	t->last_class = st;
+	if (t->r.npoints > 0) {
+		struct ap_point *p = &t->r.points[t->r.npoints - 1];
+
+		if (p->status == AP_ST_OK) {
+			p->status = st;
+			p->message = text_copy(ev->u.error.message);
+		}
+	}
+}
+
+/* Decide the trial's status once the agent has said how it ended. */
+static void
+finish(struct ap_trial *t, enum ap_status st)
+{
+	const char *msg = NULL;
+	char generic[64];
+
+	t->done = 1;
+	if (st == AP_ST_OK) {
+		if (t->bad != NULL) {
+			st = AP_ST_BAD_OUTPUT;
+			msg = t->bad;
+		} else if (t->r.nmetrics == 0) {
+			st = AP_ST_BAD_OUTPUT;
+			msg = "the trial ended ok without a metric";
+		}
+	} else {
+		/* The error line of the class the trial ended with says why. */
+		if (t->last_error[st] != NULL)
+			msg = t->last_error[st];
+		else if (t->any_error)
+			msg = t->last_error[t->last_class];
+		else {
+			snprintf(generic, sizeof(generic), "the agent reported %s",
+			    ap_status_name(st));
+			msg = generic;
+		}
+	}
+	t->r.status = st;
+	free(t->r.message);
+	t->r.message = msg ? xstrdup(msg) : NULL;
+}
+
+int
+ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
+{
+	if (t->done)
+		return AP_TRIAL_FOREIGN;
+	switch (ev->type) {
+	case AP_HEADER:
+	case AP_METRIC:
+	case AP_NOTE:
+	case AP_HEARTBEAT:
+	case AP_ERROR:
+	case AP_END:
+		if (t->r.id != NULL && ev->id != NULL && strcmp(t->r.id, ev->id) != 0)
+			return AP_TRIAL_FOREIGN;
+		break;
+	case AP_BAD_OUTPUT:
+		break;
+	case AP_HELLO:
+	case AP_UNKNOWN_PROTO:
+	case AP_ENV:
+	case AP_BENCH:
+	case AP_BYE:
+	default:
+		return AP_TRIAL_FOREIGN;
+	}
+
+	switch (ev->type) {
+	case AP_HEADER:
+		add_header(t, ev);
+		break;
+	case AP_METRIC:
+		add_metric(t, ev);
+		break;
+	case AP_NOTE:
+		if (t->r.nnotes < AP_TRIAL_MAX_NOTES) {
+			xgrow(&t->r.notes, &t->ncap, t->r.nnotes + 1, sizeof(*t->r.notes));
+			t->r.notes[t->r.nnotes++] = text_copy(ev->u.note.text);
+		}
+		break;
+	case AP_HEARTBEAT:
+		t->r.heartbeats++;
+		t->r.elapsed = ev->u.heartbeat.elapsed;
+		break;
+	case AP_ERROR:
+		add_error(t, ev);
+		break;
+	case AP_END:
+		t->r.duration = ev->u.end.duration;
+		finish(t, ev->u.end.status);
+		return AP_TRIAL_DONE;
+	case AP_BAD_OUTPUT:
+		t->r.bad_lines++;
+		mark_bad(t, ev->u.bad.message ? ev->u.bad.message : "bad output");
+		break;
+	default:
+		break;
+	}
+	return AP_TRIAL_MORE;
+}
+
+void
+ap_trial_fail(struct ap_trial *t, enum ap_status st, const char *message)
+{
+	if (t->done)
+		return;
+	if (st == AP_ST_OK) {
+		finish(t, AP_ST_OK);
+		return;
+	}
+	t->done = 1;
+	t->r.status = st;
+	free(t->r.message);
+	t->r.message = text_copy(message ? message : ap_status_name(st));
+}

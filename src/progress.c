@@ -1,0 +1,893 @@
+/*
+ * progress.c: live progress of a run on a terminal, plain lines elsewhere
+ * (see progress.h).
+ *
+ * One mutex guards the state and the output: a frame is rendered and
+ * written whole under it, so host threads never interleave.  A frame is
+ * drawn over the previous one by moving the cursor up over it and
+ * clearing each line; lines are cut one column short of the width so the
+ * terminal never wraps them (which would break the count).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "xmalloc.h"
+
+#define C_RED	"\033[31m"
+#define C_GREEN	"\033[32m"
+#define C_DIM	"\033[2m"
+#define C_OFF	"\033[0m"
+
+#define PLAIN_MAX	4096	/* bytes of a plain line */
+
+struct phost {
+	char			*name;
+	size_t			 ntrials;
+	enum progress_state	 st;
+	char			*detail;	/* state detail or failure reason */
+	size_t			 k;		/* current trial, 1-based; 0 none yet */
+	char			*what;
+	size_t			 done, failed;	/* trials finished, of which failed */
+	double			 t0;		/* when its first trial started */
+};
+
+struct progress {
+	int			 fd;
+	enum progress_mode	 mode;
+	int			 color;
+	int			 cols, rows;	/* 0: ask the terminal */
+	pthread_mutex_t		 mu;
+	struct phost		*hosts;
+	size_t			 n, cap;
+	size_t			 drawn;		/* lines of the frame on the screen */
+	double			 last_draw;
+	int			 dirty;
+	int			 ended;
+	double			 start;
+	double			(*now)(void *);
+	void			*arg;
+	pthread_t		 ticker;
+	int			 ticking, stop;
+	pthread_cond_t		 cv;
+};
+
+/* --- Text ---------------------------------------------------------------------- */
+
+struct sb {
+	char	*b;
+	size_t	 len, cap;
+};
+
+static void
+sb_add(struct sb *s, const char *t, size_t n)
+{
+	xgrow(&s->b, &s->cap, s->len + n + 1, 1);
+	memcpy(s->b + s->len, t, n);
+	s->len += n;
+	s->b[s->len] = '\0';
+}
+
+static void
+sb_str(struct sb *s, const char *t)
+{
+	sb_add(s, t, strlen(t));
+}
+
+static void sb_fmt(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+sb_fmt(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	xgrow(&s->b, &s->cap, s->len + (size_t)n + 1, 1);
+	va_start(ap, fmt);
+	vsnprintf(s->b + s->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	s->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
+		len = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3;
+	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * A line being built: visible columns are counted apart from bytes so
+ * that colour sequences do not count, and text stops at `max` columns.
+ */
+struct line {
+	struct sb	*sb;
+	int		 col, max;
+	int		 color;
+};
+
+/* Text for people: controls and broken UTF-8 become '?', cut at l->max. */
+static void
+put(struct line *l, const char *t)
+{
+	size_t n = strlen(t), i, k;
+
+	for (i = 0; i < n && l->col < l->max; i += k) {
+		const unsigned char *u = (const unsigned char *)t + i;
+
+		k = utf8_seq(u, n - i);
+		if (k == 0 || (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
+		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
+			sb_add(l->sb, "?", 1);
+			if (k == 0)
+				k = 1;
+		} else
+			sb_add(l->sb, t + i, k);
+		l->col++;
+	}
+}
+
+static void
+pad(struct line *l, int to)
+{
+	while (l->col < to && l->col < l->max) {
+		sb_add(l->sb, " ", 1);
+		l->col++;
+	}
+}
+
+static void
+color(struct line *l, const char *c)
+{
+	if (l->color)
+		sb_str(l->sb, c);
+}
+
+static void
+dur(char *buf, size_t size, double s)
+{
+	long t = s < 0 ? 0 : (long)(s + 0.5);
+
+	if (t < 60)
+		snprintf(buf, size, "%lds", t);
+	else if (t < 3600)
+		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, size, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
+}
+
+/* --- Clock ----------------------------------------------------------------------- */
+
+static double
+now(const struct progress *p)
+{
+	struct timeval tv;
+
+	if (p->now != NULL)
+		return p->now(p->arg);
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void
+stamp(const struct progress *p, char *buf, size_t size)
+{
+	time_t t = (time_t)now(p);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* --- Output ---------------------------------------------------------------------- */
+
+static void
+out(struct progress *p, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	/* Progress is for people: a closed or full terminal loses it, no more. */
+	while (len > 0) {
+		n = write(p->fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* A timestamped line: "2026-11-30T04:15:02Z lab-03 TEXT". */
+static void
+plain(struct progress *p, const struct phost *h, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+plain(struct progress *p, const struct phost *h, const char *fmt, ...)
+{
+	char ts[32], text[PLAIN_MAX];
+	struct sb s = { 0 };
+	struct line l = { &s, 0, PLAIN_MAX, 0 };
+	va_list ap;
+
+	if (p->mode != PROGRESS_PLAIN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	stamp(p, ts, sizeof(ts));
+	sb_str(&s, ts);
+	sb_str(&s, " ");
+	if (h != NULL) {
+		put(&l, h->name);
+		sb_str(&s, " ");
+	}
+	put(&l, text);
+	sb_str(&s, "\n");
+	out(p, s.b, s.len);
+	free(s.b);
+}
+
+/* --- Frames ---------------------------------------------------------------------- */
+
+static void
+terminal_size(const struct progress *p, int *cols, int *rows)
+{
+	struct winsize ws;
+
+	*cols = 80;
+	*rows = 24;
+	if (ioctl(p->fd, TIOCGWINSZ, &ws) == 0) {
+		if (ws.ws_col > 0)
+			*cols = ws.ws_col;
+		if (ws.ws_row > 0)
+			*rows = ws.ws_row;
+	}
+	if (p->cols > 0)
+		*cols = p->cols;
+	if (p->rows > 0)
+		*rows = p->rows;
+}
+
+static void
+host_line(const struct progress *p, struct sb *s, const struct phost *h, int namew,
+    int cols)
+{
+	struct line l = { s, 0, namew < cols - 1 ? namew : cols - 1, p->color };
+	char num[64];
+
+	put(&l, h->name);	/* cut at namew columns */
+	l.max = cols - 1;
+	pad(&l, namew + 2);
+	switch (h->st) {
+	case PROGRESS_WAITING:
+		color(&l, C_DIM);
+		put(&l, "waiting");
+		color(&l, C_OFF);
+		break;
+	case PROGRESS_CONNECTING:
+	case PROGRESS_DEPLOYING:
+		put(&l, h->st == PROGRESS_CONNECTING ? "connecting" : "deploying");
+		if (h->detail) {
+			put(&l, " ");
+			put(&l, h->detail);
+		}
+		break;
+	case PROGRESS_RUNNING:
+		if (h->k == 0) {
+			put(&l, "running");
+			if (h->detail) {
+				put(&l, " ");
+				put(&l, h->detail);
+			}
+			break;
+		}
+		snprintf(num, sizeof(num), "trial %zu/%zu", h->k, h->ntrials);
+		put(&l, num);
+		if (h->failed) {
+			snprintf(num, sizeof(num), "%zu failed", h->failed);
+			put(&l, " (");
+			color(&l, C_RED);
+			put(&l, num);
+			color(&l, C_OFF);
+			put(&l, ")");
+		}
+		if (h->what) {
+			put(&l, " ");
+			put(&l, h->what);
+		}
+		break;
+	case PROGRESS_DONE:
+		color(&l, C_GREEN);
+		put(&l, "done");
+		color(&l, C_OFF);
+		snprintf(num, sizeof(num), ", %zu trial%s", h->done, h->done == 1 ? "" : "s");
+		put(&l, num);
+		if (h->failed) {
+			snprintf(num, sizeof(num), "%zu failed", h->failed);
+			put(&l, ", ");
+			color(&l, C_RED);
+			put(&l, num);
+			color(&l, C_OFF);
+		}
+		break;
+	case PROGRESS_FAILED:
+		color(&l, C_RED);
+		put(&l, "failed");
+		if (h->detail) {
+			put(&l, ": ");
+			put(&l, h->detail);
+		}
+		color(&l, C_OFF);
+		break;
+	}
+	sb_str(s, "\n");
+}
+
+/* Trials finished (or never to be run: a failed host's rest) and total. */
+static void
+totals(const struct progress *p, size_t *finished, size_t *total, size_t *failed)
+{
+	size_t i;
+
+	*finished = *total = *failed = 0;
+	for (i = 0; i < p->n; i++) {
+		const struct phost *h = &p->hosts[i];
+
+		*total += h->ntrials;
+		*failed += h->failed;
+		if (h->st == PROGRESS_FAILED || h->st == PROGRESS_DONE)
+			*finished += h->ntrials > h->done ? h->ntrials : h->done;
+		else
+			*finished += h->done < h->ntrials ? h->done : h->ntrials;
+	}
+	if (*finished > *total)
+		*finished = *total;
+}
+
+/*
+ * Seconds until the slowest host is done, from each host's own pace
+ * (hosts run in parallel); hosts with no trial finished yet go at the
+ * average pace of the others.  -1 when nothing is known yet.
+ */
+static double
+eta(const struct progress *p, double t)
+{
+	double worst = -1, sum = 0, per;
+	size_t i, nrate = 0;
+
+	for (i = 0; i < p->n; i++) {
+		const struct phost *h = &p->hosts[i];
+
+		if (h->done > 0 && h->t0 > 0) {
+			sum += (t - h->t0) / (double)h->done;
+			nrate++;
+		}
+	}
+	if (nrate == 0)
+		return -1;
+	for (i = 0; i < p->n; i++) {
+		const struct phost *h = &p->hosts[i];
+		double e;
+
+		if (h->st == PROGRESS_DONE || h->st == PROGRESS_FAILED || h->done >= h->ntrials)
+			continue;
+		per = h->done > 0 && h->t0 > 0 ? (t - h->t0) / (double)h->done :
+		    sum / (double)nrate;
+		e = per * (double)(h->ntrials - h->done);
+		if (e > worst)
+			worst = e;
+	}
+	return worst < 0 ? 0 : worst;
+}
+
+static void
+bar_line(const struct progress *p, struct sb *s, int cols, double t)
+{
+	struct line l = { s, 0, cols - 1, p->color };
+	size_t finished, total, failed, pct;
+	char rest[160], d[32], fails[48] = "";
+	int barw, fill, i;
+	double e;
+
+	totals(p, &finished, &total, &failed);
+	pct = total ? finished * 100 / total : 100;
+	if (failed)
+		snprintf(fails, sizeof(fails), ", %zu failed", failed);
+	if (total > 0 && finished >= total) {
+		dur(d, sizeof(d), t - p->start);
+		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  in %s",
+		    finished, total, fails, pct, d);
+	} else {
+		e = eta(p, t);
+		if (e < 0)
+			snprintf(d, sizeof(d), "--");
+		else
+			dur(d, sizeof(d), e);
+		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  eta %s",
+		    finished, total, fails, pct, d);
+	}
+	if ((int)strlen(rest) > cols - 1) {
+		/* Narrow: the numbers that matter most. */
+		snprintf(rest, sizeof(rest), " %zu/%zu %zu%% %s%s", finished, total, pct,
+		    total > 0 && finished >= total ? "in " : "eta ", d);
+	}
+	barw = cols - 1 - 2 - (int)strlen(rest);
+	if (barw > 40)
+		barw = 40;
+	if (barw >= 10) {
+		fill = total ? (int)((double)barw * (double)finished / (double)total) : barw;
+		put(&l, "[");
+		color(&l, failed ? C_RED : C_GREEN);
+		for (i = 0; i < fill; i++)
+			put(&l, "#");
+		color(&l, C_OFF);
+		for (; i < barw; i++)
+			put(&l, ".");
+		put(&l, "]");
+		put(&l, rest);
+	} else
+		put(&l, rest + 1);
+	sb_str(s, "\n");
+}
+
+/* Order of showing hosts when they do not all fit: busy, failed, waiting, done. */
+static int
+rank(const struct phost *h)
+{
+	switch (h->st) {
+	case PROGRESS_CONNECTING:
+	case PROGRESS_DEPLOYING:
+	case PROGRESS_RUNNING:
+		return 0;
+	case PROGRESS_FAILED:
+		return 1;
+	case PROGRESS_WAITING:
+		return 2;
+	case PROGRESS_DONE:
+		break;
+	}
+	return 3;
+}
+
+/* Render the frame into s; returns its number of lines. */
+static size_t
+render(const struct progress *p, struct sb *s, double t)
+{
+	int cols, rows, namew = 0, r, n;
+	size_t i, shown = 0, hidden[4] = { 0, 0, 0, 0 }, nlines = 0, avail;
+	unsigned char *show;
+
+	terminal_size(p, &cols, &rows);
+	if (cols < 20)
+		cols = 20;
+	for (i = 0; i < p->n; i++) {
+		n = (int)strlen(p->hosts[i].name);
+		if (n > namew)
+			namew = n;
+	}
+	if (namew > PROGRESS_NAME_MAX)
+		namew = PROGRESS_NAME_MAX;
+
+	/* One row spare, so that the last line's newline never scrolls a
+	 * frame that fills the screen off its top. */
+	show = xcalloc(p->n ? p->n : 1, 1);
+	if (p->n + 1 <= (size_t)(rows > 2 ? rows - 1 : 1)) {
+		memset(show, 1, p->n);
+		shown = p->n;
+	} else {
+		avail = rows > 4 ? (size_t)rows - 3 : 1;
+		for (r = 0; r < 4; r++)
+			for (i = 0; i < p->n && shown < avail; i++)
+				if (rank(&p->hosts[i]) == r && !show[i]) {
+					show[i] = 1;
+					shown++;
+				}
+	}
+	for (i = 0; i < p->n; i++) {
+		if (show[i]) {
+			host_line(p, s, &p->hosts[i], namew, cols);
+			nlines++;
+		} else
+			hidden[rank(&p->hosts[i])]++;
+	}
+	if (shown < p->n) {
+		struct line l = { s, 0, cols - 1, p->color };
+		char num[160];
+
+		snprintf(num, sizeof(num), "+%zu more: %zu busy, %zu failed, %zu waiting, "
+		    "%zu done", p->n - shown, hidden[0], hidden[1], hidden[2], hidden[3]);
+		put(&l, num);
+		sb_str(s, "\n");
+		nlines++;
+	}
+	bar_line(p, s, cols, t);
+	nlines++;
+	free(show);
+	return nlines;
+}
+
+/* Draw the frame over the previous one; mu held. */
+static void
+draw(struct progress *p, const char *message)
+{
+	struct sb frame = { 0 }, o = { 0 };
+	size_t lines, i;
+	double t = now(p);
+	const char *q, *nl;
+
+	lines = render(p, &frame, t);
+	if (p->drawn > 0)
+		sb_fmt(&o, "\r\033[%zuA", p->drawn);
+	if (message != NULL) {
+		if (p->drawn > 0)
+			sb_str(&o, "\033[J");
+		sb_str(&o, message);
+		sb_str(&o, "\n");
+	}
+	for (q = frame.b, i = 0; i < lines && (nl = strchr(q, '\n')) != NULL; i++) {
+		sb_add(&o, q, (size_t)(nl - q));
+		sb_str(&o, "\033[K\n");
+		q = nl + 1;
+	}
+	if (message == NULL && lines < p->drawn)
+		sb_str(&o, "\033[J");
+	out(p, o.b, o.len);
+	p->drawn = lines;
+	p->last_draw = t;
+	p->dirty = 0;
+	free(frame.b);
+	free(o.b);
+}
+
+/* A change: draw now, or soon (rate limit); mu held. */
+static void
+changed(struct progress *p)
+{
+	if (p->mode != PROGRESS_TERMINAL || p->ended)
+		return;
+	if (now(p) - p->last_draw >= 1.0 / PROGRESS_MAX_FPS)
+		draw(p, NULL);
+	else
+		p->dirty = 1;
+}
+
+/* --- API --------------------------------------------------------------------------- */
+
+struct progress *
+progress_new(int fd, enum progress_mode mode)
+{
+	struct progress *p = xcalloc(1, sizeof(*p));
+	const char *term = getenv("TERM");
+	int tty = isatty(fd);
+
+	p->fd = fd;
+	if (mode == PROGRESS_AUTO)
+		mode = tty && (term == NULL || strcmp(term, "dumb") != 0) ?
+		    PROGRESS_TERMINAL : PROGRESS_PLAIN;
+	p->mode = mode;
+	p->color = mode == PROGRESS_TERMINAL && tty && getenv("NO_COLOR") == NULL;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	p->start = now(p);
+	return p;
+}
+
+enum progress_mode
+progress_mode(const struct progress *p)
+{
+	return p->mode;
+}
+
+void
+progress_set_clock(struct progress *p, double (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&p->mu);
+	p->now = fn;
+	p->arg = arg;
+	p->start = now(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_set_size(struct progress *p, int cols, int rows)
+{
+	pthread_mutex_lock(&p->mu);
+	p->cols = cols;
+	p->rows = rows;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_set_color(struct progress *p, int on)
+{
+	pthread_mutex_lock(&p->mu);
+	p->color = on && getenv("NO_COLOR") == NULL;
+	pthread_mutex_unlock(&p->mu);
+}
+
+size_t
+progress_add_host(struct progress *p, const char *name, size_t ntrials)
+{
+	struct phost *h;
+	size_t i;
+
+	pthread_mutex_lock(&p->mu);
+	xgrow(&p->hosts, &p->cap, p->n + 1, sizeof(*p->hosts));
+	i = p->n++;
+	h = &p->hosts[i];
+	memset(h, 0, sizeof(*h));
+	h->name = xstrdup(name);
+	h->ntrials = ntrials;
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+	return i;
+}
+
+static const char *
+state_word(enum progress_state st)
+{
+	switch (st) {
+	case PROGRESS_WAITING:		return "waiting";
+	case PROGRESS_CONNECTING:	return "connecting";
+	case PROGRESS_DEPLOYING:	return "deploying";
+	case PROGRESS_RUNNING:		return "running";
+	case PROGRESS_DONE:		return "done";
+	case PROGRESS_FAILED:		return "failed";
+	}
+	return "?";
+}
+
+void
+progress_state(struct progress *p, size_t host, enum progress_state st, const char *detail)
+{
+	struct phost *h;
+
+	pthread_mutex_lock(&p->mu);
+	if (host >= p->n) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	h = &p->hosts[host];
+	h->st = st;
+	free(h->detail);
+	h->detail = detail ? xstrdup(detail) : NULL;
+	if (st == PROGRESS_DONE) {
+		if (h->failed)
+			plain(p, h, "done, %zu trial%s, %zu failed", h->done,
+			    h->done == 1 ? "" : "s", h->failed);
+		else
+			plain(p, h, "done, %zu trial%s", h->done, h->done == 1 ? "" : "s");
+	} else if (st == PROGRESS_FAILED)
+		plain(p, h, "failed%s%s", detail ? ": " : "", detail ? detail : "");
+	else
+		plain(p, h, "%s%s%s", state_word(st), detail ? " " : "", detail ? detail : "");
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_trial(struct progress *p, size_t host, size_t k, const char *what)
+{
+	struct phost *h;
+
+	pthread_mutex_lock(&p->mu);
+	if (host >= p->n) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	h = &p->hosts[host];
+	h->st = PROGRESS_RUNNING;
+	h->k = k;
+	free(h->what);
+	h->what = what ? xstrdup(what) : NULL;
+	if (h->t0 == 0)
+		h->t0 = now(p);
+	plain(p, h, "trial %zu/%zu%s%s", k, h->ntrials, what ? " " : "", what ? what : "");
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_trial_done(struct progress *p, size_t host, const char *failure)
+{
+	struct phost *h;
+
+	pthread_mutex_lock(&p->mu);
+	if (host >= p->n) {
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
+	h = &p->hosts[host];
+	h->done++;
+	if (failure != NULL) {
+		h->failed++;
+		plain(p, h, "trial %zu/%zu failed: %s", h->k, h->ntrials, failure);
+	}
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_message(struct progress *p, const char *line)
+{
+	struct sb s = { 0 };
+
+	pthread_mutex_lock(&p->mu);
+	if (p->mode == PROGRESS_TERMINAL && !p->ended && p->drawn > 0)
+		draw(p, line);
+	else {
+		sb_str(&s, line);
+		sb_str(&s, "\n");
+		out(p, s.b, s.len);
+		free(s.b);
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* mu held */
+static void
+tick(struct progress *p)
+{
+	double t;
+
+	if (p->mode != PROGRESS_TERMINAL || p->ended || p->n == 0)
+		return;
+	t = now(p);
+	if ((p->dirty && t - p->last_draw >= 1.0 / PROGRESS_MAX_FPS) ||
+	    t - p->last_draw >= 1.0)
+		draw(p, NULL);
+}
+
+void
+progress_tick(struct progress *p)
+{
+	pthread_mutex_lock(&p->mu);
+	tick(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *
+ticker_main(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000000L / PROGRESS_MAX_FPS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+		if (!p->stop)
+			tick(p);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+int
+progress_start_ticker(struct progress *p)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->mode == PROGRESS_TERMINAL && !p->ticking && !p->ended) {
+		p->stop = 0;
+		if ((r = pthread_create(&p->ticker, NULL, ticker_main, p)) == 0)
+			p->ticking = 1;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return r == 0 ? 0 : -1;
+}
+
+static void
+stop_ticker(struct progress *p)
+{
+	int join;
+
+	pthread_mutex_lock(&p->mu);
+	join = p->ticking;
+	p->stop = 1;
+	p->ticking = 0;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	if (join)
+		pthread_join(p->ticker, NULL);
+}
+
+void
+progress_end(struct progress *p)
+{
+	size_t finished, total, failed;
+	char d[32];
+
+	stop_ticker(p);
+	pthread_mutex_lock(&p->mu);
+	if (!p->ended) {
+		if (p->mode == PROGRESS_TERMINAL && p->n > 0)
+			draw(p, NULL);
+		else if (p->mode == PROGRESS_PLAIN && p->n > 0) {
+			totals(p, &finished, &total, &failed);
+			dur(d, sizeof(d), now(p) - p->start);
+			plain(p, NULL, "%zu/%zu trials, %zu failed, in %s", finished, total,
+			    failed, d);
+		}
+		p->ended = 1;
+		p->drawn = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+size_t
+progress_render(struct progress *p, char *buf, size_t size)
+{
+	struct sb s = { 0 };
+	size_t n;
+
+	pthread_mutex_lock(&p->mu);
+	render(p, &s, now(p));
+	pthread_mutex_unlock(&p->mu);
+	n = s.len;
+	if (size > 0) {
+		size_t c = n < size - 1 ? n : size - 1;
+
+		memcpy(buf, s.b, c);
+		buf[c] = '\0';
+	}
+	free(s.b);
+	return n;
+}
+
+void
+progress_free(struct progress *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	stop_ticker(p);
+	for (i = 0; i < p->n; i++) {
+		free(p->hosts[i].name);
+		free(p->hosts[i].detail);
+		free(p->hosts[i].what);
+	}
+	free(p->hosts);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+}

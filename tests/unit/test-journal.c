@@ -1,0 +1,1063 @@
+/*
+ * test-journal.c: the run directory in a temporary directory: creating
+ * it (complete, with the plan and a fleet snapshot that holds key paths
+ * but nothing of the keys), trial lines and their fields, appends from
+ * four threads at once (lines intact, a trial's lines together), run.json
+ * replaced atomically under a reader that keeps reading it, resuming a
+ * run killed in the middle of a line (tests/data/journal/run-killed),
+ * corrupt lines, the lock, a full disk (RLIMIT_FSIZE), host env files and
+ * host logs.
+ *
+ * Run from the top of the tree (fixtures are read from tests/data/).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "agentproto.h"
+#include "catalog.h"
+#include "fleet.h"
+#include "journal.h"
+#include "log.h"
+#include "plan.h"
+#include "tap.h"
+#include "xmalloc.h"
+
+static const char catalog_json[] =
+	"{\"type\":\"bench\",\"name\":\"munmap\",\"summary\":\"m\",\"params\":["
+	"{\"name\":\"threads\",\"type\":\"cpus\",\"default\":\"4\"},"
+	"{\"name\":\"pages\",\"type\":\"int\",\"default\":\"8\"},"
+	"{\"name\":\"accesses\",\"type\":\"int\",\"default\":\"512\"}],"
+	"\"metrics\":[{\"name\":\"ns_per_munmap\",\"unit\":\"ns\",\"direction\":\"lower\"},"
+	"{\"name\":\"ns_per_access\",\"unit\":\"ns\",\"direction\":\"lower\"}]}\n";
+
+static const char plan_yaml[] =
+	"name: tlb-flush-range\n"
+	"repeat: 2\n"
+	"samples: 3\n"
+	"variants:\n"
+	"  never:\n"
+	"    write: { /sys/kernel/mm/transparent_hugepage/enabled: never }\n"
+	"  always:\n"
+	"    write: { /sys/kernel/mm/transparent_hugepage/enabled: always }\n"
+	"    setup: [\"sysctl -w vm.drop_caches=3\"]\n"
+	"benchmarks:\n"
+	"  - bench: munmap\n"
+	"    params:\n"
+	"      threads: [4, 50%]\n"
+	"      pages: 16\n";
+
+static char tmpdir[64];
+static char *keypath;
+static struct catalog *cat;
+static struct plan *plan;
+static struct fleet *fleet;
+
+#define SECRET	"SECRET-KEY-MATERIAL-b3BlbnNzaC1rZXktdjEAAAAA"
+
+static void
+setup(void)
+{
+	char *err = NULL, *yaml;
+	FILE *f;
+
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fm-journal-XXXXXX");
+	if (mkdtemp(tmpdir) == NULL)
+		exit(1);
+	/* A fake private key and a passphrase-looking file next to it. */
+	keypath = xasprintf("%s/id_fake", tmpdir);
+	f = fopen(keypath, "w");
+	fprintf(f, "-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----\n",
+	    SECRET);
+	fclose(f);
+	if (catalog_parse("test", catalog_json, strlen(catalog_json), &cat, &err) != 0 ||
+	    plan_parse("plans/tlb-flush-range.yaml", plan_yaml, strlen(plan_yaml), cat,
+	    &plan, &err) != 0) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	yaml = xasprintf("defaults:\n  identity: %s\n  user: bench\n"
+	    "hosts:\n"
+	    "  lab-01:\n    address: 192.0.2.1\n    labels: [x86_64]\n"
+	    "  lab-02:\n    address: 192.0.2.2\n    proxy_jump: bench@gw.example.org\n"
+	    "  lab-03:\n    address: 192.0.2.3\n"
+	    "  lab-04:\n    address: 192.0.2.4\n"
+	    "  other:\n    address: 192.0.2.9\n", keypath);
+	if (fleet_parse("configs/lab.yaml", yaml, strlen(yaml), &fleet, &err) != 0) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	free(yaml);
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = xmalloc((size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		n = 0;
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+static json_t *
+load_json(const char *path)
+{
+	return json_load_file(path, 0, NULL);
+}
+
+/* Whether any file under dir holds `needle`. */
+static int
+tree_holds(const char *dir, const char *needle)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+
+	if (d == NULL)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL) {
+		char *p, *text;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			found = tree_holds(p, needle);
+		else if ((text = slurp(p, NULL)) != NULL) {
+			found = strstr(text, needle) != NULL;
+			free(text);
+		}
+		free(p);
+	}
+	closedir(d);
+	return found;
+}
+
+/* A trial's results from agent lines. */
+static struct ap_trial *
+result_of(const char *text, const char *id)
+{
+	struct agentproto *ap = agentproto_new();
+	struct ap_trial *t = ap_trial_new(id);
+	struct ap_event ev;
+	size_t off = 0, len = strlen(text);
+
+	while (off < len) {
+		off += agentproto_feed(ap, text + off, len - off);
+		while (agentproto_next(ap, &ev) > 0)
+			ap_trial_add(t, &ev);
+	}
+	agentproto_free(ap);
+	return t;
+}
+
+static const char ok_lines[] =
+	"{\"type\":\"header\",\"id\":\"t1\",\"bench\":\"munmap\",\"params\":{\"threads\":4,"
+	"\"pages\":16,\"accesses\":512},\"samples\":3,\"pid\":4250,\"time\":1796018346.083}\n"
+	"{\"type\":\"note\",\"id\":\"t1\",\"bench\":\"munmap\",\"text\":\"THP never\"}\n"
+	"{\"type\":\"metric\",\"id\":\"t1\",\"bench\":\"munmap\",\"name\":\"ns_per_munmap\","
+	"\"unit\":\"ns\",\"direction\":\"lower\",\"value\":5032.1,\"min\":4990.2,\"max\":5120.7,"
+	"\"count\":3,\"iterations\":2000,\"samples\":[5032.1,4990.2,5120.7]}\n"
+	"{\"type\":\"metric\",\"id\":\"t1\",\"bench\":\"munmap\",\"name\":\"ns_per_access\","
+	"\"unit\":\"ns\",\"direction\":\"lower\",\"value\":1.35,\"min\":1.31,\"max\":1.4,"
+	"\"count\":3,\"samples\":[1.35,1.31,1.4]}\n"
+	"{\"type\":\"end\",\"id\":\"t1\",\"bench\":\"munmap\",\"status\":\"ok\",\"duration\":1.234}\n";
+
+static struct journal *
+create(const char *results, const unsigned char *sel, const char *id)
+{
+	struct journal_info info = { 0 };
+	struct journal *j = NULL;
+	char *err = NULL;
+
+	info.results = results;
+	info.run_id = id;
+	info.plan = plan;
+	info.seed = 18446744073709551557ull;
+	info.fleet = fleet;
+	info.sel = sel;
+	info.label = "with-patch";
+	info.controller = "0.1.0";
+	info.start = 1796012100;	/* 2026-11-30T04:15:00Z */
+	if (journal_create(&info, &j, &err) != 0) {
+		printf("# %s\n", err);
+		free(err);
+		return NULL;
+	}
+	return j;
+}
+
+static void
+test_run_id(void)
+{
+	char *id = journal_new_run_id("tlb-flush-range", 1796012100);
+	char *id2 = journal_new_run_id("a b/../c", 1796012100);
+
+	ok(strncmp(id, "20261130-041500-tlb-flush-range-", 32) == 0 && strlen(id) == 36 &&
+	    strspn(id + 32, "0123456789abcdef") == 4, "run id: YYYYMMDD-HHMMSS-name-XXXX in UTC");
+	ok(strncmp(id2, "20261130-041500-a-b-..-c-", 25) == 0 && strchr(id2, '/') == NULL,
+	    "run id: the plan name made safe for a path");
+	free(id);
+	free(id2);
+}
+
+static void
+test_create(void)
+{
+	unsigned char sel[5] = { 1, 1, 1, 1, 0 };
+	char *results = xasprintf("%s/results/nested", tmpdir), *p;
+	struct journal *j;
+	json_t *run, *hosts, *pl, *fl;
+	DIR *d;
+	struct dirent *e;
+	int leftovers = 0;
+	size_t len;
+
+	j = create(results, sel, NULL);
+	ok(j != NULL, "create a run directory (and its missing parents)");
+	if (j == NULL)
+		exit(1);
+	ok(strncmp(journal_run_id(j), "20261130-041500-tlb-flush-range-", 32) == 0,
+	    "the run id from the plan name and start time");
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	free(slurp(p, &len));
+	ok(access(p, F_OK) == 0 && len == 0, "an empty trials.jsonl");
+	free(p);
+	p = xasprintf("%s/hosts", journal_dir(j));
+	ok(access(p, F_OK) == 0, "hosts/");
+	free(p);
+	p = xasprintf("%s/logs", journal_dir(j));
+	ok(access(p, F_OK) == 0, "logs/");
+	free(p);
+	d = opendir(results);
+	while ((e = readdir(d)) != NULL)
+		leftovers += e->d_name[0] == '.' && strcmp(e->d_name, ".") != 0 &&
+		    strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	is_int(leftovers, 0, "no temporary directory left behind");
+
+	p = xasprintf("%s/run.json", journal_dir(j));
+	run = load_json(p);
+	free(p);
+	ok(run != NULL, "run.json is JSON");
+	ok(json_integer_value(json_object_get(run, "format")) == JOURNAL_FORMAT, "format 1");
+	is_str(json_string_value(json_object_get(run, "run")), journal_run_id(j), "run id");
+	is_str(json_string_value(json_object_get(run, "status")), "running", "status running");
+	is_str(json_string_value(json_object_get(run, "label")), "with-patch", "label");
+	is_str(json_string_value(json_object_get(run, "start")), "2026-11-30T04:15:00Z", "start");
+	ok(json_is_null(json_object_get(run, "end")), "no end yet");
+	is_str(json_string_value(json_object_get(json_object_get(run, "controller"), "version")),
+	    "0.1.0", "controller version");
+	pl = json_object_get(run, "plan");
+	ok(json_array_size(json_object_get(pl, "points")) == 2 &&
+	    json_array_size(json_object_get(pl, "variants")) == 2 &&
+	    json_integer_value(json_object_get(pl, "trials_per_host")) == 8,
+	    "the plan as resolved: points, variants, trials per host");
+	is_str(json_string_value(json_object_get(pl, "seed")), "18446744073709551557",
+	    "a 64-bit seed, exactly");
+	is_str(json_string_value(json_object_get(json_object_get(json_array_get(
+	    json_object_get(pl, "points"), 1), "params"), "threads")), "50%",
+	    "parameters as the plan gave them");
+	is_str(json_string_value(json_object_get(json_object_get(json_array_get(
+	    json_object_get(pl, "points"), 0), "params"), "accesses")), "512",
+	    "defaults filled in");
+	fl = json_object_get(run, "fleet");
+	is_int(json_array_size(json_object_get(fl, "hosts")), 4, "the fleet: the selected hosts only");
+	is_str(json_string_value(json_object_get(json_array_get(json_object_get(fl, "hosts"), 0),
+	    "identity")), keypath, "the identity key's path");
+	is_str(json_string_value(json_object_get(json_array_get(json_object_get(fl, "hosts"), 1),
+	    "proxy_jump")), "bench@gw.example.org", "proxy_jump");
+	hosts = json_object_get(run, "hosts");
+	ok(json_object_size(hosts) == 4 && strcmp(json_string_value(json_object_get(
+	    json_object_get(hosts, "lab-03"), "status")), "pending") == 0, "every host pending");
+	json_decref(run);
+
+	ok(!tree_holds(journal_dir(j), SECRET), "nothing of the key's contents is written");
+	ok(!tree_holds(journal_dir(j), "BEGIN OPENSSH"), "not even its armour");
+	ok(tree_holds(journal_dir(j), "id_fake"), "only its path");
+
+	{
+		/* The same id again: refused, and the first one is untouched. */
+		struct journal_info info = { 0 };
+		struct journal *j2 = NULL;
+		char *err = NULL;
+
+		info.results = results;
+		info.run_id = journal_run_id(j);
+		info.plan = plan;
+		info.fleet = fleet;
+		ok(journal_create(&info, &j2, &err) != 0 && strstr(err, "already exists"),
+		    "an existing run id is refused");
+		free(err);
+	}
+	journal_free(j);
+	free(results);
+}
+
+static void
+test_lines(void)
+{
+	struct plan_schedule *s = plan_expand(plan, "lab-01", 1);
+	struct journal *j = create(tmpdir, NULL, "run-lines");
+	struct journal_trial jt;
+	struct ap_trial *t = result_of(ok_lines, "t1");
+	char *err = NULL, *p, *text, *nl;
+	json_t *l1, *l2, *l3;
+	size_t len;
+
+	journal_trial_init(&jt, "lab-01", &s->trials[0]);
+	jt.start = 1796018346.0;
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "append an ok trial");
+	journal_trial_init(&jt, "lab-01", &s->trials[1]);
+	jt.start = 1796018350.5;
+	jt.duration = 0.25;
+	jt.status = AP_ST_CONNECT;
+	jt.message = "cannot connect to 192.0.2.1 port 22: Connection refused";
+	ok(journal_append(j, &jt, &err) == 0, "append a trial that never ran");
+
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	text = slurp(p, &len);
+	free(p);
+	nl = strchr(text, '\n');
+	l1 = json_loadb(text, (size_t)(nl - text), 0, NULL);
+	l2 = json_loadb(nl + 1, (size_t)(strchr(nl + 1, '\n') - nl - 1), 0, NULL);
+	nl = strchr(nl + 1, '\n');
+	l3 = json_loadb(nl + 1, (size_t)(strchr(nl + 1, '\n') - nl - 1), 0, NULL);
+	ok(l1 && l2 && l3 && text[len - 1] == '\n', "three lines: two metrics, one failure");
+	ok(json_integer_value(json_object_get(l1, "format")) == 1 &&
+	    strcmp(json_string_value(json_object_get(l1, "run")), "run-lines") == 0 &&
+	    strcmp(json_string_value(json_object_get(l1, "host")), "lab-01") == 0 &&
+	    strcmp(json_string_value(json_object_get(l1, "variant")), "never") == 0 &&
+	    strcmp(json_string_value(json_object_get(l1, "bench")), "munmap") == 0,
+	    "format, run, host, variant, bench");
+	ok(json_object_size(json_object_get(l1, "params")) == 3 &&
+	    strcmp(json_string_value(json_object_get(json_object_get(l1, "params"), "pages")),
+	    "16") == 0, "the full parameter set");
+	ok(json_integer_value(json_object_get(l1, "rep")) == 1 &&
+	    strcmp(json_string_value(json_object_get(l1, "key")), s->trials[0].key) == 0,
+	    "repetition and trial key");
+	ok(strcmp(json_string_value(json_object_get(l1, "metric")), "ns_per_munmap") == 0 &&
+	    strcmp(json_string_value(json_object_get(l1, "unit")), "ns") == 0 &&
+	    strcmp(json_string_value(json_object_get(l1, "direction")), "lower") == 0,
+	    "metric, unit, direction");
+	is_num(json_number_value(json_object_get(l1, "value")), 5032.1, 1e-9, "the trial's value");
+	ok(json_array_size(json_object_get(l1, "samples")) == 3 &&
+	    json_number_value(json_array_get(json_object_get(l1, "samples"), 1)) == 4990.2,
+	    "every raw sample, in order");
+	ok(strstr(text, "[5032.1,4990.2,5120.7]") != NULL, "samples written as the agent sent them");
+	ok(json_integer_value(json_object_get(l1, "iterations")) == 2000 &&
+	    json_object_get(l2, "iterations") == NULL, "iterations when known");
+	ok(json_integer_value(json_object_get(json_object_get(l1, "resolved"), "threads")) == 4,
+	    "the agent's resolved parameters");
+	ok(json_number_value(json_object_get(l1, "start")) == 1796018346.0 &&
+	    json_number_value(json_object_get(l1, "duration")) == 1.234,
+	    "start, and the agent's duration");
+	ok(strcmp(json_string_value(json_object_get(l1, "status")), "ok") == 0 &&
+	    strcmp(json_string_value(json_object_get(l1, "kind")), "ok") == 0 &&
+	    json_object_get(l1, "message") == NULL, "status and kind ok, no message");
+	ok(strcmp(json_string_value(json_array_get(json_object_get(l1, "notes"), 0)),
+	    "THP never") == 0, "the agent's notes");
+	ok(json_integer_value(json_object_get(l1, "part")) == 1 &&
+	    json_integer_value(json_object_get(l2, "part")) == 2 &&
+	    json_integer_value(json_object_get(l2, "parts")) == 2, "parts 1 and 2 of 2");
+	ok(json_is_null(json_object_get(l3, "metric")) &&
+	    json_array_size(json_object_get(l3, "samples")) == 0 &&
+	    json_is_null(json_object_get(l3, "value")), "a failure: no metric, no samples");
+	ok(strcmp(json_string_value(json_object_get(l3, "status")), "connect") == 0 &&
+	    strcmp(json_string_value(json_object_get(l3, "kind")), "infrastructure") == 0 &&
+	    strstr(json_string_value(json_object_get(l3, "message")), "Connection refused") &&
+	    json_number_value(json_object_get(l3, "duration")) == 0.25,
+	    "status connect, kind infrastructure, the reason");
+	ok(json_integer_value(json_object_get(l3, "rep")) == 1 &&
+	    strcmp(json_string_value(json_object_get(l3, "variant")), "never") == 0 &&
+	    strcmp(json_string_value(json_object_get(json_object_get(l3, "params"),
+	    "threads")), "50%") == 0, "the failed trial's point");
+	json_decref(l1);
+	json_decref(l2);
+	json_decref(l3);
+	free(text);
+
+	/* A benchmark failure. */
+	ap_trial_free(t);
+	t = result_of("{\"type\":\"header\",\"id\":\"t2\",\"bench\":\"munmap\",\"params\":{},"
+	    "\"samples\":3,\"pid\":1,\"time\":1}\n"
+	    "{\"type\":\"error\",\"id\":\"t2\",\"class\":\"agent-crash\",\"message\":\"munmap died "
+	    "of signal 11\"}\n{\"type\":\"end\",\"id\":\"t2\",\"status\":\"agent-crash\","
+	    "\"duration\":0.5}\n", "t2");
+	journal_trial_init(&jt, "lab-01", &s->trials[2]);
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "append a crash");
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	text = slurp(p, &len);
+	ok(strstr(text, "\"status\":\"agent-crash\",\"kind\":\"benchmark\",\"message\":\"munmap died "
+	    "of signal 11\"") != NULL, "agent-crash is the benchmark's failure");
+	free(text);
+	{
+		struct journal_done *d = NULL;
+		struct journal_scan sc;
+
+		ok(journal_read_done(p, &d, &sc, &err) == 0 && sc.lines == 4 && sc.corrupt == 0 &&
+		    !sc.truncated && journal_done_count(d, NULL) == 1 &&
+		    journal_done_has(d, "lab-01", s->trials[0].key) &&
+		    !journal_done_has(d, "lab-01", s->trials[1].key) &&
+		    !journal_done_has(d, "lab-01", s->trials[2].key) &&
+		    !journal_done_has(d, "lab-02", s->trials[0].key),
+		    "read back: only the ok trial is done");
+		journal_done_free(d);
+	}
+	free(p);
+	ap_trial_free(t);
+	journal_free(j);
+	plan_schedule_free(s);
+}
+
+/* --- Four threads appending at once ---------------------------------------- */
+
+#define PER_THREAD	60
+
+struct worker {
+	struct journal		*j;
+	const char		*host;
+	const struct plan_schedule *s;
+	const struct ap_result	*r;
+	int			 failures;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct journal_trial jt;
+	char *err = NULL;
+	int i;
+
+	for (i = 0; i < PER_THREAD; i++) {
+		journal_trial_init(&jt, w->host, &w->s->trials[i % w->s->ntrials]);
+		jt.rep = i + 1;		/* distinct keys: */
+		jt.key = xasprintf("%s#%d", w->s->trials[i % w->s->ntrials].key, i);
+		jt.start = 1796018346.0 + i;
+		jt.result = w->r;
+		if (journal_append(w->j, &jt, &err) != 0) {
+			w->failures++;
+			free(err);
+			err = NULL;
+		}
+		free((char *)jt.key);
+	}
+	return NULL;
+}
+
+static void
+test_threads(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-threads");
+	struct plan_schedule *s = plan_expand(plan, "lab-01", 1);
+	struct ap_trial *t = result_of(ok_lines, "t1");
+	struct worker w[4];
+	pthread_t th[4];
+	const char *hosts[4] = { "lab-01", "lab-02", "lab-03", "lab-04" };
+	char *p, *text, *line, *save = NULL, *err = NULL, prev_key[256] = "";
+	size_t len, lines = 0, good = 0, together = 1;
+	long long prev_part = 0;
+	struct journal_done *d = NULL;
+	int i, failures = 0;
+
+	for (i = 0; i < 4; i++) {
+		w[i].j = j;
+		w[i].host = hosts[i];
+		w[i].s = s;
+		w[i].r = ap_trial_result(t);
+		w[i].failures = 0;
+		pthread_create(&th[i], NULL, worker_main, &w[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		failures += w[i].failures;
+	}
+	is_int(failures, 0, "four threads appended");
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	text = slurp(p, &len);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *o = json_loads(line, 0, NULL);
+		const char *key = json_string_value(json_object_get(o, "key"));
+		long long part = json_integer_value(json_object_get(o, "part"));
+
+		lines++;
+		good += o != NULL && key != NULL;
+		/* Part 2 follows part 1 of the same trial, always. */
+		if (part == 2 && (prev_part != 1 || key == NULL || strcmp(key, prev_key) != 0))
+			together = 0;
+		snprintf(prev_key, sizeof(prev_key), "%s", key ? key : "");
+		prev_part = part;
+		json_decref(o);
+	}
+	is_int(lines, 4 * PER_THREAD * 2, "every line is there");
+	is_int(good, lines, "every line is whole JSON");
+	ok(together, "a trial's lines are never interleaved with another's");
+	ok(journal_read_done(p, &d, NULL, &err) == 0 && journal_done_count(d, NULL) == 4 * PER_THREAD &&
+	    journal_done_count(d, "lab-03") == PER_THREAD, "and every trial reads back as done");
+	journal_done_free(d);
+	free(text);
+	free(p);
+	ap_trial_free(t);
+	plan_schedule_free(s);
+	journal_free(j);
+}
+
+/* --- run.json is replaced atomically --------------------------------------- */
+
+struct reader {
+	const char	*path;
+	atomic_int	 stop;
+	int		 reads, broken;
+};
+
+static void *
+reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		json_t *o = json_load_file(r->path, 0, NULL);
+
+		r->reads++;
+		if (o == NULL || json_object_get(o, "hosts") == NULL)
+			r->broken++;
+		json_decref(o);
+	}
+	return NULL;
+}
+
+static void
+test_run_json(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-status");
+	struct reader rd = { 0 };
+	pthread_t th;
+	char *err = NULL, *p, *reason;
+	json_t *run, *h, *env;
+	int i, fails = 0;
+
+	p = xasprintf("%s/run.json", journal_dir(j));
+	rd.path = p;
+	pthread_create(&th, NULL, reader_main, &rd);
+	for (i = 0; i < 150; i++) {
+		reason = xasprintf("attempt %d", i);
+		fails += journal_host_status(j, i % 2 ? "lab-01" : "lab-02",
+		    (enum journal_host_status)(i % 7), reason, &err) != 0;
+		free(reason);
+	}
+	atomic_store(&rd.stop, 1);
+	pthread_join(th, NULL);
+	is_int(fails, 0, "150 updates of run.json");
+	ok(rd.reads > 0 && rd.broken == 0, "a reader never saw it half written");
+	if (rd.broken)
+		printf("#   %d of %d reads broken\n", rd.broken, rd.reads);
+
+	ok(journal_host_status(j, "lab-02", JOURNAL_HOST_FAILED,
+	    "hostkey: the host key of lab-02 has changed", &err) == 0, "a host fails");
+	env = json_pack("{s:s, s:s, s:s, s:i, s:s, s:{s:s, s:s}, s:i}", "type", "env", "id", "e1",
+	    "agent", "0.1.0", "proto", 1, "arch", "aarch64", "uname", "release", "6.1.0-13-arm64",
+	    "machine", "aarch64", "cpus", 8);
+	ok(journal_host_env(j, "lab-01", env, &err) == 0, "a host's env facts");
+	json_decref(env);
+	ok(journal_finish(j, JOURNAL_INTERRUPTED, &err) == 0, "the run is interrupted");
+	run = load_json(p);
+	h = json_object_get(json_object_get(run, "hosts"), "lab-02");
+	ok(strcmp(json_string_value(json_object_get(h, "status")), "failed") == 0 &&
+	    strstr(json_string_value(json_object_get(h, "reason")), "has changed"),
+	    "run.json: the host failed, and why");
+	h = json_object_get(json_object_get(run, "hosts"), "lab-01");
+	ok(strcmp(json_string_value(json_object_get(h, "agent")), "0.1.0") == 0 &&
+	    strcmp(json_string_value(json_object_get(h, "arch")), "aarch64") == 0 &&
+	    strcmp(json_string_value(json_object_get(h, "kernel")), "6.1.0-13-arm64") == 0,
+	    "run.json: agent version, arch and kernel of a host");
+	ok(strcmp(json_string_value(json_object_get(run, "status")), "interrupted") == 0 &&
+	    json_is_string(json_object_get(run, "end")), "run.json: status and end");
+	json_decref(run);
+	free(p);
+	p = xasprintf("%s/hosts/lab-01.json", journal_dir(j));
+	run = load_json(p);
+	ok(run && json_integer_value(json_object_get(run, "cpus")) == 8 &&
+	    json_object_get(run, "type") == NULL && json_object_get(run, "id") == NULL,
+	    "hosts/lab-01.json: the env facts without wire members");
+	json_decref(run);
+	free(p);
+	p = xasprintf("%s/.run.json.tmp", journal_dir(j));
+	ok(access(p, F_OK) != 0, "no temporary file left");
+	free(p);
+	ok(journal_host_status(j, "../etc", JOURNAL_HOST_DONE, NULL, &err) != 0 &&
+	    strstr(err, "bad host name"), "a host name that is not a file name is refused");
+	free(err);
+	journal_free(j);
+}
+
+/* --- Resume ------------------------------------------------------------------- */
+
+static int
+copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *text = slurp(from, &len);
+	FILE *f;
+
+	if (text == NULL || (f = fopen(to, "wb")) == NULL)
+		return -1;
+	fwrite(text, 1, len, f);
+	fclose(f);
+	free(text);
+	return 0;
+}
+
+static void
+test_resume(void)
+{
+	char *dir = xasprintf("%s/20261130-041500-tlb-flush-range-3f2a", tmpdir);
+	char *trials = xasprintf("%s/trials.jsonl", dir), *rj = xasprintf("%s/run.json", dir);
+	char *err = NULL, *text;
+	struct journal *j = NULL, *j2 = NULL;
+	struct journal_done *d = NULL;
+	struct journal_scan sc;
+	struct journal_trial jt;
+	struct ap_trial *t;
+	static char *keys[] = { "threads", "pages" }, *vals[] = { "4", "16" };
+	size_t len, before;
+	json_t *run;
+	int lvl;
+
+	mkdir(dir, 0755);
+	if (copy_file("tests/data/journal/run-killed/run.json", rj) != 0 ||
+	    copy_file("tests/data/journal/run-killed/trials.jsonl", trials) != 0) {
+		printf("# cannot copy tests/data/journal/run-killed (run from the top of the tree)\n");
+		exit(1);
+	}
+	ok(journal_read_done(trials, &d, &sc, &err) == 0 && sc.truncated && sc.lines == 3 &&
+	    sc.corrupt == 0 && journal_done_count(d, NULL) == 1, "a killed run read as it is: "
+	    "3 lines and a truncated one, one trial done");
+	journal_done_free(d);
+	d = NULL;
+	free(slurp(trials, &before));
+
+	lvl = log_set_level(LOG_LEVEL_QUIET);	/* the warning is expected */
+	ok(journal_resume(dir, &j, &d, &err) == 0, "resume it");
+	log_set_level(lvl);
+	if (j == NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	is_str(journal_run_id(j), "20261130-041500-tlb-flush-range-3f2a", "the run id from run.json");
+	ok(journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"), "rep 1 is done");
+	ok(!journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2"),
+	    "rep 2 timed out, and its retry was cut short: not done");
+	text = slurp(trials, &len);
+	ok(len < before && len > 0 && text[len - 1] == '\n', "the incomplete last line is cut off");
+	free(text);
+
+	ok(journal_resume(dir, &j2, NULL, &err) != 0 && strstr(err, "in use"),
+	    "a second fleetmark cannot take the same run");
+	free(err);
+	err = NULL;
+
+	/* Run rep 2 again: ok now. */
+	t = result_of(ok_lines, "t1");
+	memset(&jt, 0, sizeof(jt));
+	jt.host = "lab-03";
+	jt.bench = "munmap";
+	jt.nparams = 2;
+	jt.keys = keys;
+	jt.vals = vals;
+	jt.rep = 2;
+	jt.key = "-/munmap/threads=4,pages=16/2";
+	jt.duration = -1;
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "append after resuming");
+	ap_trial_free(t);
+	journal_done_free(d);
+	d = NULL;
+	ok(journal_read_done(trials, &d, &sc, &err) == 0 && !sc.truncated && sc.corrupt == 0 &&
+	    sc.lines == 5 && journal_done_count(d, "lab-03") == 2,
+	    "every line whole; both trials done");
+	journal_done_free(d);
+	run = load_json(rj);
+	ok(run && strcmp(json_string_value(json_object_get(run, "status")), "running") == 0 &&
+	    json_array_size(json_object_get(run, "resumed")) == 1 &&
+	    json_integer_value(json_object_get(json_object_get(json_object_get(run, "hosts"),
+	    "lab-03"), "ok")) == 1, "run.json: running again, when it resumed, trials ok");
+	json_decref(run);
+	journal_free(j);
+
+	/* Corrupt lines and a broken group. */
+	d = NULL;
+	ok(journal_read_done("tests/data/journal/trials-corrupt.jsonl", &d, &sc, &err) == 0 &&
+	    sc.lines == 5 && sc.corrupt == 1 && sc.first_corrupt == 2 && !sc.truncated &&
+	    journal_done_count(d, NULL) == 1 &&
+	    journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2") &&
+	    !journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"),
+	    "a corrupt line is skipped and breaks the trial it cut");
+	journal_done_free(d);
+	d = NULL;
+	ok(journal_read_done("/nonexistent/trials.jsonl", &d, &sc, &err) == 0 &&
+	    journal_done_count(d, NULL) == 0 && sc.lines == 0, "a missing file is an empty journal");
+	journal_done_free(d);
+	ok(journal_resume(tmpdir, &j, NULL, &err) != 0 && strstr(err, "not a run directory"),
+	    "a directory without run.json is not resumed");
+	free(err);
+	free(dir);
+	free(trials);
+	free(rj);
+}
+
+
+/* --- Reading lines back fast ------------------------------------------------ */
+
+static char *
+write_tmp(const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "wb");
+
+	fwrite(text, 1, strlen(text), f);
+	fclose(f);
+	return path;
+}
+
+struct got {
+	size_t		 n;
+	char		 desc[8][512];
+};
+
+static int
+collect(const struct journal_line *l, void *arg)
+{
+	struct got *g = arg;
+	char *d;
+	size_t i, len;
+
+	if (g->n >= 8)
+		return 7;
+	d = g->desc[g->n++];
+	len = (size_t)snprintf(d, 512, "%zu|%s|%s|%s|%lld|%s|%s|%s|%d:%.17g|", l->lineno,
+	    l->host, l->variant ? l->variant : "(null)", l->bench, l->rep, l->key,
+	    l->metric ? l->metric : "(null)", l->status, l->has_value, l->value);
+	for (i = 0; i < l->nparams && len < 500; i++)
+		len += (size_t)snprintf(d + len, 512 - len, "%s=%s,", l->keys[i], l->vals[i]);
+	for (i = 0; i < l->nresolved && len < 500; i++)
+		len += (size_t)snprintf(d + len, 512 - len, "%s:%s,", l->rkeys[i], l->rvals[i]);
+	for (i = 0; i < l->nsamples && len < 500; i++)
+		len += (size_t)snprintf(d + len, 512 - len, "%.17g;", l->samples[i]);
+	if (l->message && len < 500)
+		snprintf(d + len, 512 - len, "|%s", l->message);
+	return 0;
+}
+
+#define TL(extra) "{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"" extra "}\n"
+
+static int
+line_is_corrupt(const char *text)
+{
+	char *path = write_tmp("one.jsonl", text), *err = NULL;
+	struct journal_scan sc;
+	struct got g = { 0 };
+	int r = journal_read_lines(path, collect, &g, &sc, &err) == 0 && sc.lines == 1 &&
+	    sc.corrupt == 1 && g.n == 0;
+
+	if (!r)
+		printf("#   read as a trial line: %s", text);
+	free(path);
+	return r;
+}
+
+static void
+test_read_lines(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-read");
+	struct plan_schedule *s = plan_expand(plan, "lab-02", 1);
+	struct ap_trial *t = result_of(ok_lines, "t1");
+	struct journal_trial jt;
+	struct journal_scan sc;
+	struct got g = { 0 };
+	char *p, *err = NULL;
+	static const char *const numbers[] = {
+		"0", "-0", "0.1", "1e-7", "5032.1", "1796018346.083", "0.09833218575",
+		"123456789012345678901234567890", "2.2250738585072014e-308",
+		"9007199254740993", "1.7976931348623157e308", "5e-324", "1E+2", "-1.5e-3",
+		"0.000001234567890123456789", "12345678901234567890.5",
+	};
+	size_t i;
+	int exact = 1;
+
+	journal_trial_init(&jt, "lab-02", &s->trials[3]);
+	jt.start = 1796018346.25;
+	jt.result = ap_trial_result(t);
+	journal_append(j, &jt, &err);
+	journal_trial_init(&jt, "lab-02", &s->trials[4]);
+	jt.status = AP_ST_HOSTKEY;
+	jt.message = "the host key of lab-02 changed: \"ssh-ed25519\" \xc3\xa9\t\x01";
+	journal_append(j, &jt, &err);
+	{
+		/* Text that is not UTF-8 is written as U+FFFD, never as invalid JSON. */
+		static char *bk[] = { "k\xff" }, *bv[] = { "v\xfe\xc3" };
+		struct journal_trial bad = jt;
+
+		bad.nparams = 1;
+		bad.keys = bk;
+		bad.vals = bv;
+		bad.status = AP_ST_SETUP;
+		bad.message = "sudo: \xff";
+		ok(journal_append(j, &bad, &err) == 0, "append a trial with text that is not UTF-8");
+	}
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	ok(journal_read_lines(p, collect, &g, &sc, &err) == 0 && g.n == 4 && sc.corrupt == 0,
+	    "journal_read_lines: every line written");
+	ok(strstr(g.desc[3], "k\xef\xbf\xbd=v\xef\xbf\xbd\xef\xbf\xbd,|sudo: \xef\xbf\xbd") != NULL,
+	    "bytes that are not UTF-8 became U+FFFD");
+	is_str(g.desc[0], "1|lab-02|never|munmap|2|never/munmap/threads=50%25,pages=16,accesses=512/2|"
+	    "ns_per_munmap|ok|1:5032.1000000000004|threads=50%,pages=16,accesses=512,threads:4,"
+	    "pages:16,accesses:512,5032.1000000000004;4990.1999999999998;5120.6999999999998;",
+	    "a metric line read back: params, resolved, value, samples");
+	is_str(g.desc[2], "3|lab-02|always|munmap|1|always/munmap/threads=4,pages=16,"
+	    "accesses=512/1|(null)|hostkey|0:0|threads=4,pages=16,accesses=512,|the host key of "
+	    "lab-02 changed: \"ssh-ed25519\" \xc3\xa9\t\x01", "a failure read back: escapes decoded");
+	free(p);
+	journal_free(j);
+	ap_trial_free(t);
+	plan_schedule_free(s);
+
+	/* Exact numbers, as strtod makes them. */
+	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		char *text = xasprintf(TL(",\"value\":%s,\"samples\":[%s,%s]"), numbers[i],
+		    numbers[i], numbers[i]);
+		double want = strtod(numbers[i], NULL);
+
+		p = write_tmp("num.jsonl", text);
+		memset(&g, 0, sizeof(g));
+		if (journal_read_lines(p, collect, &g, &sc, &err) != 0 || g.n != 1)
+			exact = 0;
+		else {
+			char w[64];
+
+			snprintf(w, sizeof(w), "%.17g", want);
+			if (strstr(g.desc[0], w) == NULL) {
+				printf("#   %s: want %s in %s\n", numbers[i], w, g.desc[0]);
+				exact = 0;
+			}
+		}
+		free(text);
+		free(p);
+	}
+	ok(exact, "numbers are read exactly (fast path and fallback)");
+
+	p = write_tmp("esc.jsonl", TL(",\"message\":\"a\\u00e9\\ud83d\\ude00\\n\\/\\\\\\\"\"")
+	    TL(",\"unknown\":{\"a\":[1,{\"b\":[true,false,null]}],\"c\":\"\"},\"x\":[]")
+	    TL(",\"params\":{},\"resolved\":{ \"n\" : 5 , \"s\" : \"t\" }"));
+	memset(&g, 0, sizeof(g));
+	ok(journal_read_lines(p, collect, &g, &sc, &err) == 0 && g.n == 3 &&
+	    strstr(g.desc[0], "|a\xc3\xa9\xf0\x9f\x98\x80\n/\\\"") != NULL,
+	    "\\u escapes, surrogate pairs and the short escapes");
+	ok(g.n == 3 && strstr(g.desc[1], "|h|(null)|b|0|k|(null)|ok|0:0|") != NULL,
+	    "unknown members of any shape are skipped");
+	ok(g.n == 3 && strstr(g.desc[2], "n:5,s:t,") != NULL, "blanks around resolved numbers");
+	free(p);
+
+	ok(line_is_corrupt(TL(",\"value\":01")), "a leading zero");
+	ok(line_is_corrupt(TL(",\"value\":1.")), "a bare decimal point");
+	ok(line_is_corrupt(TL(",\"value\":.5")), "no integer part");
+	ok(line_is_corrupt(TL(",\"value\":NaN")), "NaN");
+	ok(line_is_corrupt(TL(",\"value\":Infinity")), "Infinity");
+	ok(line_is_corrupt(TL(",\"value\":+1")), "a plus sign");
+	ok(line_is_corrupt(TL(",\"value\":1e999")), "a number too large");
+	ok(line_is_corrupt(TL(",\"rep\":1.5")), "rep not an integer");
+	ok(line_is_corrupt(TL(",\"message\":\"a\tb\"")), "a raw tab in a string");
+	ok(line_is_corrupt(TL(",\"message\":\"\xff\"")), "not UTF-8");
+	ok(line_is_corrupt(TL(",\"message\":\"\\u0000\"")), "an escaped NUL");
+	ok(line_is_corrupt(TL(",\"message\":\"\\ud83d\"")), "a lone surrogate");
+	ok(line_is_corrupt(TL(",\"message\":\"\\x41\"")), "an unknown escape");
+	ok(line_is_corrupt(TL(",\"samples\":[1,,2]")), "an empty array element");
+	ok(line_is_corrupt(TL(",\"samples\":[1,\"2\"]")), "a sample that is text");
+	ok(line_is_corrupt(TL(",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]")),
+	    "nesting deeper than 32");
+	ok(line_is_corrupt("{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"} x\n"),
+	    "something after the object");
+	ok(line_is_corrupt("{\"format\":2,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"}\n"),
+	    "another format");
+	ok(line_is_corrupt("{\"format\":1,\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"}\n"),
+	    "no host");
+	ok(line_is_corrupt(TL(",\"part\":3,\"parts\":2")), "part past parts");
+	ok(line_is_corrupt("[1,2,3]\n"), "not an object");
+	{
+		char text[] = "{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"o\0k\"}\n";
+		char *path = xasprintf("%s/nul.jsonl", tmpdir);
+		FILE *f = fopen(path, "wb");
+
+		fwrite(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		memset(&g, 0, sizeof(g));
+		ok(journal_read_lines(path, collect, &g, &sc, &err) == 0 && sc.corrupt == 1 &&
+		    g.n == 0, "a NUL byte in a line");
+		free(path);
+	}
+	p = write_tmp("stop.jsonl", TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL(""));
+	memset(&g, 0, sizeof(g));
+	is_int(journal_read_lines(p, collect, &g, &sc, &err), 7, "a callback's non-zero return stops");
+	free(p);
+}
+
+/* --- A full disk ------------------------------------------------------------- */
+
+static void
+test_disk_full(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-full");
+	struct plan_schedule *s = plan_expand(plan, "lab-01", 1);
+	struct ap_trial *t = result_of(ok_lines, "t1");
+	struct journal_trial jt;
+	struct rlimit old, lim;
+	char *p, *err = NULL, *text;
+	size_t before, after, len;
+	struct journal_done *d = NULL;
+	struct journal_scan sc;
+	int r;
+
+	journal_trial_init(&jt, "lab-01", &s->trials[0]);
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "a first trial");
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	free(slurp(p, &before));
+
+	/* Room for half a trial more: the write comes up short. */
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = (rlim_t)before + 300;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	journal_trial_init(&jt, "lab-01", &s->trials[1]);
+	jt.result = ap_trial_result(t);
+	r = journal_append(j, &jt, &err);
+	setrlimit(RLIMIT_FSIZE, &old);
+	ok(r != 0 && err != NULL && strstr(err, "cannot write") && strstr(err, "trials.jsonl"),
+	    "a full disk is reported");
+	if (err)
+		printf("# %s\n", err);
+	free(err);
+	err = NULL;
+	text = slurp(p, &after);
+	ok(after == before && text[after - 1] == '\n', "and what was written of it is cut off");
+	free(text);
+	ok(journal_append(j, &jt, &err) == 0, "once there is room, appending goes on");
+	ok(journal_read_done(p, &d, &sc, &err) == 0 && sc.corrupt == 0 && !sc.truncated &&
+	    journal_done_count(d, NULL) == 2, "no line was damaged");
+	journal_done_free(d);
+	free(slurp(p, &len));
+	free(p);
+	ap_trial_free(t);
+	plan_schedule_free(s);
+	journal_free(j);
+}
+
+/* --- Host logs ------------------------------------------------------------- */
+
+static int
+out(struct journal *j, const char *host, const char *s)
+{
+	return journal_log_output(j, host, s, strlen(s));
+}
+
+static void
+test_logs(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-logs");
+	char *p, *text, *big, *line;
+	size_t len, i, nlines = 0;
+	int r = 0;
+
+	r |= journal_log(j, "lab-01", "connected as %s@%s", "bench", "192.0.2.1");
+	r |= out(j, "lab-01", "warning: cpu");
+	r |= out(j, "lab-01", "freq gov\x1b[31mernor\r\nsecond");
+	r |= out(j, "lab-01", " line\nno newline at the end");
+	r |= journal_log_flush(j, "lab-01");
+	big = xmalloc(JOURNAL_LOG_LINE + 100);
+	memset(big, 'y', JOURNAL_LOG_LINE + 99);
+	big[JOURNAL_LOG_LINE + 99] = '\n';
+	r |= journal_log_output(j, "lab-02", big, JOURNAL_LOG_LINE + 100);
+	free(big);
+	is_int(r, 0, "log writes");
+	ok(journal_log_error(j) == NULL, "no log error");
+	ok(journal_log(j, "../x", "x") != 0, "a bad host name is refused");
+	p = xasprintf("%s/logs/lab-01.log", journal_dir(j));
+	text = slurp(p, &len);
+	free(p);
+	ok(text && strstr(text, "Z connected as bench@192.0.2.1\n"), "a controller event");
+	ok(text && strstr(text, "Z stderr: warning: cpufreq gov\\x1b[31mernor\n") != NULL,
+	    "stderr lines assembled from chunks, the escape made harmless, CR dropped");
+	ok(text && strstr(text, "Z stderr: second line\n") && strstr(text,
+	    "Z stderr: no newline at the end\n"), "the last line flushed");
+	ok(text && strncmp(text, "20", 2) == 0 && text[10] == 'T' && text[23] == 'Z',
+	    "lines are timestamped 2026-11-30T04:15:02.123Z");
+	free(text);
+	p = xasprintf("%s/logs/lab-02.log", journal_dir(j));
+	text = slurp(p, &len);
+	free(p);
+	for (line = text, i = 0; line && (line = strchr(line, '\n')) != NULL; line++, i++)
+		nlines++;
+	is_int(nlines, 2, "a long line is split");
+	free(text);
+	journal_free(j);
+}
+
+static void
+cleanup(void)
+{
+	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
+
+	if (strncmp(tmpdir, "/tmp/fm-journal-", 16) == 0 && system(cmd) != 0)
+		printf("# cannot remove %s\n", tmpdir);
+	free(cmd);
+}
+
+int
+main(void)
+{
+	setup();
+	test_run_id();
+	test_create();
+	test_lines();
+	test_threads();
+	test_run_json();
+	test_resume();
+	test_read_lines();
+	test_disk_full();
+	test_logs();
+	plan_free(plan);
+	fleet_free(fleet);
+	catalog_free(cat);
+	free(keypath);
+	if (getenv("KEEP") == NULL)
+		cleanup();
+	return tap_done();
+}

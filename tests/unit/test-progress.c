@@ -1,0 +1,511 @@
+/*
+ * test-progress.c: the progress display, with a fake clock: terminal
+ * frames rendered into a buffer for given states (host lines, the bar,
+ * the ETA, width, colour, NO_COLOR, more hosts than rows, text from a
+ * host made harmless), in-place redrawing and its rate limit, messages
+ * above the frame, plain timestamped lines, and four threads reporting
+ * at once.  No assertion depends on real time.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "tap.h"
+#include "xmalloc.h"
+
+#define T0	1796012102.0		/* 2026-11-30T04:15:02Z */
+
+static double fake_now = T0;
+
+static double
+clock_fn(void *arg)
+{
+	(void)arg;
+	return fake_now;
+}
+
+/* A progress writing to a temporary file, to read back what was drawn. */
+static struct progress *
+new_progress(enum progress_mode mode, FILE **f)
+{
+	struct progress *p;
+
+	fake_now = T0;
+	*f = tmpfile();
+	p = progress_new(fileno(*f), mode);
+	progress_set_clock(p, clock_fn, NULL);
+	progress_set_size(p, 80, 24);
+	return p;
+}
+
+static char *
+written(FILE *f)
+{
+	long n;
+	char *buf;
+
+	fflush(f);
+	n = lseek(fileno(f), 0, SEEK_END);
+	buf = xmalloc((size_t)n + 1);
+	if (pread(fileno(f), buf, (size_t)n, 0) != n)
+		n = 0;
+	buf[n] = '\0';
+	return buf;
+}
+
+static size_t
+count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)) != NULL; hay += strlen(needle))
+		n++;
+	return n;
+}
+
+static char frame[16384];
+
+static const char *
+render(struct progress *p)
+{
+	progress_render(p, frame, sizeof(frame));
+	return frame;
+}
+
+/* The scene most tests draw: six hosts in every state. */
+static struct progress *
+scene(enum progress_mode mode, FILE **f)
+{
+	struct progress *p = new_progress(mode, f);
+	size_t a, i;
+
+	a = progress_add_host(p, "lab-01", 18);
+	progress_add_host(p, "lab-02", 18);
+	progress_add_host(p, "lab-03", 18);
+	progress_add_host(p, "p690", 18);
+	progress_add_host(p, "nhm-ep", 18);
+	progress_add_host(p, "tx49-16k", 18);
+	fake_now += 5;
+	progress_state(p, 1, PROGRESS_CONNECTING, "bench@192.0.2.2");
+	progress_state(p, 2, PROGRESS_DEPLOYING, "x86_64");
+	progress_state(p, 5, PROGRESS_FAILED, "connect: connection refused");
+	/* lab-01: three trials in 30 s, one failed, the fourth running */
+	for (i = 1; i <= 3; i++) {
+		progress_trial(p, a, i, "munmap threads=4 pages=16 rep 1");
+		fake_now += 10;
+		progress_trial_done(p, a, i == 2 ? "timeout" : NULL);
+	}
+	progress_trial(p, a, 4, "munmap threads=8 pages=16 rep 2");
+	/* nhm-ep: all 18 done, one failed */
+	for (i = 1; i <= 18; i++) {
+		progress_trial(p, 4, i, "lat_syscall op=null");
+		progress_trial_done(p, 4, i == 7 ? "bench: read failed" : NULL);
+	}
+	progress_state(p, 4, PROGRESS_DONE, NULL);
+	return p;
+}
+
+static void
+test_frame(void)
+{
+	FILE *f;
+	struct progress *p = scene(PROGRESS_TERMINAL, &f);
+	const char *want =
+	    "lab-01    trial 4/18 (1 failed) munmap threads=8 pages=16 rep 2\n"
+	    "lab-02    connecting bench@192.0.2.2\n"
+	    "lab-03    deploying x86_64\n"
+	    "p690      waiting\n"
+	    "nhm-ep    done, 18 trials, 1 failed\n"
+	    "tx49-16k  failed: connect: connection refused\n"
+	    "[#############.......................] 39/108 trials, 2 failed   36%  eta 2m30s\n";
+
+	progress_set_color(p, 0);
+	is_str(render(p), want, "a frame: every state, the bar and the ETA of the slowest host");
+	/* The ETA: lab-01 ran 3 trials in 30 s and has 15 to go: 150 s.  The
+	 * hosts that have not started go at the average pace of those that
+	 * have: lab-01's 10 s and nhm-ep's 0 s a trial, so 18 x 5 s = 90 s.
+	 * The slowest host decides: 2m30s. */
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_eta(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_TERMINAL, &f);
+
+	progress_set_color(p, 0);
+	progress_add_host(p, "a", 10);
+	progress_add_host(p, "b", 4);
+	ok(strstr(render(p), "0/14 trials    0%  eta --\n") != NULL, "no trial finished: no ETA");
+	progress_trial(p, 0, 1, "x");
+	progress_trial(p, 1, 1, "y");
+	fake_now += 20;
+	progress_trial_done(p, 0, NULL);
+	progress_trial(p, 0, 2, "x");
+	ok(strstr(render(p), "1/14 trials    7%  eta 3m00s\n") != NULL,
+	    "a: 20 s a trial, 9 to go; b at a's pace, 4 to go: 3m00s");
+	progress_trial_done(p, 1, NULL);
+	progress_trial_done(p, 1, NULL);
+	progress_trial_done(p, 1, NULL);
+	progress_trial_done(p, 1, "bench");
+	progress_state(p, 1, PROGRESS_DONE, NULL);
+	progress_state(p, 0, PROGRESS_FAILED, "agent-lost: connection reset");
+	ok(strstr(render(p), "14/14 trials, 1 failed  100%  in 20s\n") != NULL,
+	    "a failed host's remaining trials count as finished: 100%");
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_width(void)
+{
+	FILE *f;
+	struct progress *p = scene(PROGRESS_TERMINAL, &f);
+	const char *s, *nl;
+	int widest = 0, lines = 0;
+
+	progress_set_color(p, 0);
+	progress_set_size(p, 40, 24);
+	for (s = render(p); (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
+		if (nl - s > widest)
+			widest = (int)(nl - s);
+		lines++;
+	}
+	is_int(widest, 39, "at 40 columns, lines are cut at 39");
+	is_int(lines, 7, "still one line per host and the bar");
+	ok(strstr(frame, "lab-01    trial 4/18 (1 failed) munmap \n") != NULL, "a host line cut");
+	ok(strstr(frame, "\n[#####...........] 39/108 36% eta 2m30s\n") != NULL,
+	    "narrow: the bar and the numbers that matter most");
+	progress_set_size(p, 30, 24);
+	ok(strstr(render(p), "\n39/108 36% eta 2m30s\n") != NULL, "narrower: the numbers alone");
+	progress_set_size(p, 60, 24);
+	ok(strstr(render(p), "\n[#####...........] 39/108 trials, 2 failed   36%  eta 2m30s\n"),
+	    "a shorter bar at 60 columns");
+	progress_free(p);
+	fclose(f);
+
+	/* UTF-8 is cut between characters, never inside one. */
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	progress_set_color(p, 0);
+	progress_set_size(p, 24, 24);
+	progress_add_host(p, "h", 1);
+	progress_trial(p, 0, 1, "exec command=\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"");
+	ok(strstr(render(p), "h  trial 1/1 exec comma\n") != NULL, "cut at 23 columns");
+
+	progress_set_size(p, 34, 24);
+	ok(strstr(render(p), "h  trial 1/1 exec command=\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n")
+	    != NULL, "two-byte characters count one column each");
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	progress_set_color(p, 0);
+	progress_add_host(p, "h", 1);
+	progress_add_host(p, "a-host-name-longer-than-24-columns", 1);
+	ok(strstr(render(p), "h                         waiting\n"
+	    "a-host-name-longer-than-  waiting\n") != NULL,
+	    "long host names are cut at PROGRESS_NAME_MAX columns");
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_color(void)
+{
+	FILE *f;
+	struct progress *p = scene(PROGRESS_TERMINAL, &f);
+
+	unsetenv("NO_COLOR");
+	progress_set_color(p, 1);
+	ok(strstr(render(p), "\033[32mdone\033[0m, 18 trials, \033[31m1 failed\033[0m") != NULL,
+	    "colour: done in green, failures in red");
+	ok(strstr(frame, "\033[31mfailed: connect: connection refused\033[0m") != NULL,
+	    "a failed host in red");
+	ok(strstr(frame, "lab-01    trial 4/18 (\033[31m1 failed\033[0m) munmap threads=8 pages=16 "
+	    "rep 2\n") != NULL, "colour sequences do not count as columns");
+	setenv("NO_COLOR", "", 1);
+	progress_set_color(p, 1);
+	ok(strchr(render(p), '\033') == NULL, "never with NO_COLOR, even empty");
+	unsetenv("NO_COLOR");
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	ok(strchr(render(p), '\033') == NULL, "no colour when the output is not a terminal");
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_hostile_text(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_TERMINAL, &f);
+	char *out;
+
+	progress_set_color(p, 0);
+	progress_add_host(p, "lab-01", 1);
+	progress_state(p, 0, PROGRESS_FAILED, "setup: \033[2J\033]0;owned\007\r\n\xc2\x9b" "31m\xff");
+	ok(strstr(render(p), "lab-01  failed: setup: ?[2J?]0;owned????31m?\n") != NULL,
+	    "controls, C1 controls and broken UTF-8 from a host become '?'");
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_PLAIN, &f);
+	progress_add_host(p, "lab-01", 1);
+	progress_state(p, 0, PROGRESS_FAILED, "x\033[2Jy\nz");
+	out = written(f);
+	is_str(out, "2026-11-30T04:15:02Z lab-01 failed: x?[2Jy?z\n", "and in plain lines");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_many_hosts(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_TERMINAL, &f);
+	char name[16];
+	const char *s, *nl;
+	size_t i;
+	int lines = 0;
+
+	progress_set_color(p, 0);
+	progress_set_size(p, 80, 10);
+	for (i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "node%02zu", i);
+		progress_add_host(p, name, 2);
+	}
+	for (i = 0; i < 10; i++)
+		progress_state(p, i, PROGRESS_DONE, NULL);
+	progress_state(p, 12, PROGRESS_FAILED, "auth: permission denied");
+	progress_trial(p, 25, 1, "spin");
+	progress_state(p, 27, PROGRESS_CONNECTING, NULL);
+	for (s = render(p); (nl = strchr(s, '\n')) != NULL; s = nl + 1)
+		lines++;
+	is_int(lines, 9, "30 hosts in 10 rows: 9 lines");
+	ok(strncmp(frame, "node10  waiting\n", 16) == 0 && strstr(frame, "node12  failed") &&
+	    strstr(frame, "node25  trial 1/2 spin\n") && strstr(frame, "node27  connecting\n"),
+	    "busy and failed hosts are shown first, in order");
+	ok(strstr(frame, "node00") == NULL, "done hosts make room");
+	ok(strstr(frame, "+23 more: 0 busy, 0 failed, 13 waiting, 10 done\n") != NULL,
+	    "the rest counted on one line");
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_redraw(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_TERMINAL, &f);
+	char *out;
+	int i;
+
+	progress_set_color(p, 0);
+	progress_add_host(p, "lab-01", 5);
+	progress_add_host(p, "lab-02", 5);
+	out = written(f);
+	is_int(count(out, "trials"), 1, "the first change is drawn at once");
+	ok(strstr(out, "\033[3A") == NULL && strstr(out, "lab-01  waiting\033[K\n"),
+	    "the first frame: lines cleared to their end, no cursor movement");
+	free(out);
+	for (i = 1; i <= 5; i++)
+		progress_trial(p, 0, (size_t)i, "spin");
+	progress_tick(p);
+	out = written(f);
+	is_int(count(out, "trials"), 1, "changes within 1/10 s wait (rate limit)");
+	free(out);
+	fake_now += 0.15;
+	progress_tick(p);
+	out = written(f);
+	is_int(count(out, "trials"), 2, "and are drawn by the next tick");
+	ok(strstr(out, "\r\033[2Alab-01  trial 5/5 spin\033[K\n") != NULL,
+	    "drawn over the previous frame (of 2 lines, before lab-02 came)");
+	free(out);
+	progress_tick(p);
+	out = written(f);
+	is_int(count(out, "trials"), 2, "nothing new: nothing drawn");
+	free(out);
+	fake_now += 1.0;
+	progress_tick(p);
+	out = written(f);
+	is_int(count(out, "trials"), 3, "but the ETA is refreshed every second");
+	free(out);
+
+	fake_now += 0.2;
+	progress_message(p, "fleetmark: warning: lab-02: clock skew of 3 s");
+	out = written(f);
+	ok(strstr(out, "\r\033[3A\033[Jfleetmark: warning: lab-02: clock skew of 3 s\nlab-01  ")
+	    != NULL, "a message goes above the frame, which is drawn again below it");
+	free(out);
+
+	fake_now += 0.2;
+	progress_state(p, 0, PROGRESS_DONE, NULL);
+	progress_state(p, 1, PROGRESS_DONE, NULL);
+	progress_end(p);
+	out = written(f);
+	ok(strstr(out, "lab-02  done, 0 trials\033[K\n") != NULL &&
+	    strstr(out, "10/10 trials  100%") != NULL, "the last frame is drawn at the end");
+	free(out);
+	progress_state(p, 0, PROGRESS_FAILED, "late");
+	progress_message(p, "after");
+	out = written(f);
+	ok(strstr(out, "late") == NULL && strcmp(out + strlen(out) - 6, "after\n") == 0,
+	    "after the end nothing is drawn in place; messages are plain lines");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
+static void
+test_plain(void)
+{
+	FILE *f;
+	struct progress *p = scene(PROGRESS_PLAIN, &f);
+	char *out = written(f);
+	const char *want_start =
+	    "2026-11-30T04:15:07Z lab-02 connecting bench@192.0.2.2\n"
+	    "2026-11-30T04:15:07Z lab-03 deploying x86_64\n"
+	    "2026-11-30T04:15:07Z tx49-16k failed: connect: connection refused\n"
+	    "2026-11-30T04:15:07Z lab-01 trial 1/18 munmap threads=4 pages=16 rep 1\n"
+	    "2026-11-30T04:15:17Z lab-01 trial 2/18 munmap threads=4 pages=16 rep 1\n"
+	    "2026-11-30T04:15:27Z lab-01 trial 2/18 failed: timeout\n"
+	    "2026-11-30T04:15:27Z lab-01 trial 3/18 munmap threads=4 pages=16 rep 1\n"
+	    "2026-11-30T04:15:37Z lab-01 trial 4/18 munmap threads=8 pages=16 rep 2\n"
+	    "2026-11-30T04:15:37Z nhm-ep trial 1/18 lat_syscall op=null\n";
+
+	ok(strncmp(out, want_start, strlen(want_start)) == 0, "plain lines: a timestamp, the host, "
+	    "its state");
+	if (strncmp(out, want_start, strlen(want_start)) != 0)
+		printf("# got:\n%s", out);
+	ok(strstr(out, "2026-11-30T04:15:37Z nhm-ep trial 7/18 failed: bench: read failed\n") &&
+	    strstr(out, "2026-11-30T04:15:37Z nhm-ep done, 18 trials, 1 failed\n"),
+	    "failures and the end of a host");
+	ok(strchr(out, '\033') == NULL && strchr(out, '\r') == NULL, "no terminal sequences");
+	free(out);
+	progress_end(p);
+	out = written(f);
+	ok(strstr(out, "2026-11-30T04:15:37Z 39/108 trials, 2 failed, in 35s\n") != NULL,
+	    "a summary at the end");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_QUIET, &f);
+	progress_add_host(p, "a", 1);
+	progress_state(p, 0, PROGRESS_CONNECTING, NULL);
+	progress_message(p, "fleetmark: error: a: cannot connect");
+	progress_end(p);
+	out = written(f);
+	is_str(out, "fleetmark: error: a: cannot connect\n", "quiet: only messages");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	f = tmpfile();
+	p = progress_new(fileno(f), PROGRESS_AUTO);
+	ok(progress_mode(p) == PROGRESS_PLAIN, "auto: plain when not a terminal");
+	ok(progress_start_ticker(p) == 0, "no ticker thread off a terminal (and no error)");
+	progress_free(p);
+	fclose(f);
+	progress_free(NULL);
+}
+
+struct worker {
+	struct progress	*p;
+	size_t		 host;
+};
+
+#define TRIALS	500
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	size_t i;
+
+	for (i = 1; i <= TRIALS; i++) {
+		progress_trial(w->p, w->host, i, "lat_syscall op=null rep 1");
+		progress_trial_done(w->p, w->host, i % 50 == 0 ? "timeout" : NULL);
+	}
+	progress_state(w->p, w->host, PROGRESS_DONE, NULL);
+	return NULL;
+}
+
+static void
+test_threads(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_PLAIN, &f);
+	struct worker w[4];
+	pthread_t th[4];
+	char *out, *line, *save = NULL;
+	size_t i, lines = 0, wellformed = 0;
+
+	for (i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "lab-0%zu", i + 1);
+		w[i].p = p;
+		w[i].host = progress_add_host(p, name, TRIALS);
+	}
+	for (i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, worker_main, &w[i]);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	out = written(f);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		wellformed += strncmp(line, "2026-11-30T", 11) == 0 && strlen(line) < 100 &&
+		    (strstr(line, " trial ") || strstr(line, " done, 500 trials, 10 failed"));
+	}
+	is_int(lines, 4 * (TRIALS + TRIALS / 50 + 1), "four threads: every line");
+	is_int(wellformed, lines, "none torn or interleaved");
+	free(out);
+
+	/* The same on a terminal, with a ticker thread running. */
+	fclose(f);
+	progress_free(p);
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	for (i = 0; i < 4; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "lab-0%zu", i + 1);
+		w[i].p = p;
+		w[i].host = progress_add_host(p, name, TRIALS);
+	}
+	ok(progress_start_ticker(p) == 0, "a ticker thread");
+	for (i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, worker_main, &w[i]);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	progress_end(p);
+	out = written(f);
+	ok(strstr(out, "2000/2000 trials, 40 failed  100%") != NULL, "the last frame counts everything");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
+int
+main(void)
+{
+	unsetenv("NO_COLOR");
+	test_frame();
+	test_eta();
+	test_width();
+	test_color();
+	test_hostile_text();
+	test_many_hosts();
+	test_redraw();
+	test_plain();
+	test_threads();
+	return tap_done();
+}
