@@ -143,5 +143,6 @@ clean:
 
 .PHONY: all agents unit test install lint clean
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 -include $(AGENT_OBJS:.o=.d) $(CTL_OBJS:.o=.d) $(UNIT_BINS:%=%.d)
