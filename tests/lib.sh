@@ -69,6 +69,7 @@ skip_all() {
 
 # need_root: skip the whole script without root or network namespaces.
 need_root() {
+	[ -z "${FLEETMARK_NO_LAB:-}" ] || skip_all "FLEETMARK_NO_LAB is set"
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces)"
 	ip netns list >/dev/null 2>&1 || skip_all "no network namespace support (ip netns)"
 }
