@@ -33,6 +33,14 @@ int	log_get_level(void);
 int	log_color(void);
 void	log_set_color(int on);
 
+/*
+ * Send every message to sink(line, arg) instead of stderr (the line has
+ * its tag and colour, no newline); NULL restores stderr.  A live progress
+ * display installs one so messages print above its frame instead of
+ * tearing it.  The sink is called with the log lock held: it must not log.
+ */
+void	log_set_sink(void (*sink)(const char *line, void *arg), void *arg);
+
 /* Emit unconditionally at `level`, with the level's tag. */
 void	log_emit(int level, int is_error, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));

@@ -2,6 +2,7 @@
  * log.c: leveled messages on stderr, coloured only on a terminal without
  * NO_COLOR (https://no-color.org).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,19 @@ log_set_color(int on)
 	color = on ? 1 : 0;
 }
 
+static void (*log_sink)(const char *, void *);
+static void *log_sink_arg;
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+log_set_sink(void (*sink)(const char *line, void *arg), void *arg)
+{
+	pthread_mutex_lock(&sink_lock);
+	log_sink = sink;
+	log_sink_arg = arg;
+	pthread_mutex_unlock(&sink_lock);
+}
+
 void
 log_emit(int l, int kind, const char *fmt, ...)
 {
@@ -66,6 +80,22 @@ log_emit(int l, int kind, const char *fmt, ...)
 		on = "";
 	else
 		off = "\033[0m";
+	pthread_mutex_lock(&sink_lock);
+	if (log_sink == NULL)
+		pthread_mutex_unlock(&sink_lock);
+	else {
+		char line[4096];
+		int n;
+
+		n = snprintf(line, sizeof(line), "fleetmark: %s%s%s", on, tag, off);
+		va_start(ap, fmt);
+		if (n >= 0 && (size_t)n < sizeof(line))
+			vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+		va_end(ap);
+		log_sink(line, log_sink_arg);
+		pthread_mutex_unlock(&sink_lock);
+		return;
+	}
 	/* One fprintf for the prefix and one for the text: stderr is unbuffered. */
 	flockfile(stderr);
 	fprintf(stderr, "fleetmark: %s%s%s", on, tag, off);
