@@ -29,6 +29,8 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_plan;
 extern const struct cmd_entry cmd_agent;
 extern const struct cmd_entry cmd_hosts;
+extern const struct cmd_entry cmd_report;
+extern const struct cmd_entry cmd_compare;
 
 /*
  * Print "usage: fleetmark NAME USAGE" for e to stderr (or stdout when

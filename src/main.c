@@ -22,6 +22,8 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_plan,
 	&cmd_agent,
 	&cmd_hosts,
+	&cmd_report,
+	&cmd_compare,
 	&cmd_help,
 	NULL
 };

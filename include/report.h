@@ -1,0 +1,145 @@
+/*
+ * report.h: tables from run directories (SPEC §8), rebuilt offline from
+ * files only: run.json, trials.jsonl and hosts/NAME.json.  Reports never
+ * touch the network or a host.
+ *
+ * A report merges any number of runs.  A series is (run label, host,
+ * variant); the label is run.json's "label" or, when the run has none, the
+ * host's kernel release (run.json's hosts.NAME.kernel, else
+ * hosts/NAME.json uname.release).  Two series with the same (label, host,
+ * variant) from different runs are both kept, the later one named with a
+ * "#2" suffix (then "#3"...).
+ *
+ * Typical use:
+ *
+ *	struct report *r = report_new();
+ *	if (report_add_run(r, "results/20261130-...", &err) != 0) ...
+ *	if (report_render(r, &opts, stdout, &err) < 0) ...
+ *	report_free(r);
+ *
+ * Errors: 0 (or a count, for report_render) or -1 with a newly allocated
+ * message in *err.
+ */
+#ifndef FLEETMARK_REPORT_H
+#define FLEETMARK_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum report_format {
+	REPORT_TEXT,		/* "text": aligned columns, for mail */
+	REPORT_MD,		/* "md": Markdown tables */
+	REPORT_CSV,		/* "csv": one table after another, a header row each */
+	REPORT_JSON,		/* "json": an array with one object per cell */
+};
+
+enum report_table {
+	REPORT_TABLE_AUTO,	/* lmbench when the runs have lmbench points; else compare
+				 * when there are variants, labels or runs to compare;
+				 * else summary and matrix */
+	REPORT_TABLE_LMBENCH,	/* the five lmbench 3 summary tables */
+	REPORT_TABLE_DELTA,	/* "fork: 166 -> 187 -13%" lines */
+	REPORT_TABLE_COMPARE,	/* mean ±rsd% per series, %change, significance */
+	REPORT_TABLE_ALL,	/* every table that has data */
+	REPORT_TABLE_MATRIX,	/* a grid per series over two swept parameters */
+	REPORT_TABLE_SUMMARY,	/* mean ±rsd% per series and point */
+};
+
+enum report_aggregate {
+	REPORT_AGG_NONE,	/* lmbench: one row per repetition */
+	REPORT_AGG_MEDIAN,
+	REPORT_AGG_MEAN,
+};
+
+struct report_opts {
+	enum report_table	 table;
+	enum report_format	 format;
+	enum report_aggregate	 aggregate;	/* lmbench rows; delta uses mean unless median */
+	const char		*baseline;	/* a series name or a RUN added first; NULL:
+						 * the first series */
+	double			 threshold;	/* percent; < 0: the plan's regression
+						 * threshold, else 5 */
+};
+
+/* Defaults: AUTO, text, no aggregation, first series as baseline, threshold -1. */
+void	report_opts_init(struct report_opts *o);
+
+/* Parse names as the command line spells them; -1 for an unknown name. */
+int	report_format_parse(const char *s, enum report_format *out);
+int	report_table_parse(const char *s, enum report_table *out);
+
+struct report;
+
+struct report	*report_new(void);
+void		 report_free(struct report *r);	/* accepts NULL */
+
+/*
+ * Resolve a RUN argument: a directory with a run.json, a run id under
+ * `results` (NULL: "results"), or "latest" (the newest run directory
+ * there, by name).  A new string.
+ */
+int	report_resolve_run(const char *arg, const char *results, char **path,
+	    char **err);
+
+/*
+ * Read the run directory `dir` into the report.  A truncated last line of
+ * trials.jsonl is skipped with a warning (on stderr, through log.h) and
+ * counted; lines that are not ok, or have no metric, are counted per
+ * series and not used; corrupt lines, and lines of a format this reader
+ * does not know (docs/results.md), are counted, warned about and skipped.
+ * An unknown "format" in run.json is an error, as is a missing or
+ * unreadable run.json.
+ */
+int	report_add_run(struct report *r, const char *dir, char **err);
+
+/* Series read so far, and each one's display name ("label host[ variant][#n]"). */
+size_t		 report_nseries(const struct report *r);
+const char	*report_series_name(const struct report *r, size_t i);
+
+/* Counts over every run added: for tests and the summary line. */
+struct report_counts {
+	size_t	lines;		/* complete lines read */
+	size_t	used;		/* ok lines with a metric and a value */
+	size_t	failed;		/* lines whose status is not ok */
+	size_t	infra;		/* of those, infrastructure failures (kind) */
+	size_t	nometric;	/* ok lines without a metric */
+	size_t	corrupt;	/* lines that are not trial lines */
+	size_t	truncated;	/* truncated last lines skipped */
+	size_t	unknown_format;	/* lines of a format this fleetmark does not know */
+};
+void	report_counts(const struct report *r, struct report_counts *c);
+
+/*
+ * Write the tables opts asks for to out.  Returns the number of
+ * significant regressions found by the compare table (>= 0), or -1 (bad
+ * options: no such baseline, delta with fewer than two series...).
+ */
+int	report_render(const struct report *r, const struct report_opts *opts,
+	    FILE *out, char **err);
+
+/*
+ * For the run engine, when a run ends: read rundir, write
+ * rundir/report.txt (the tables of REPORT_TABLE_AUTO: lmbench's when the
+ * run has lmbench points, else compare between its variants, else a
+ * summary and the matrix of a sweep) and, when out is not NULL, print the
+ * same text there.  Returns 0 or -1.
+ */
+int	report_write_run(const char *rundir, FILE *out, char **err);
+
+/* --- Formatting helpers, public for the golden unit tests --------------- */
+
+/*
+ * One lmbench cell: the value formatted as lmbench 3's getsummary num()
+ * does with `len` characters (blank for a missing or non-positive value;
+ * "39.K", "166.", "2972", "0.49", "7.5800", "2.14310"), then cut or padded
+ * to `width` characters, right-aligned.  buf holds at least width + 1.
+ */
+void	report_lmbench_num(char *buf, double v, int len, int width);
+
+/*
+ * The delta line for one metric: "NAME: A -> B +x%", the sign meaning
+ * better (+) or worse (-) whatever the direction.  A new string.
+ */
+char	*report_delta_line(const char *name, double a, double b, int higher_better);
+
+#endif /* FLEETMARK_REPORT_H */

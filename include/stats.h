@@ -1,0 +1,41 @@
+/*
+ * stats.h: the few statistics reports need: mean, standard deviation,
+ * median, Student's t distribution and Welch's two-sample t-test.
+ *
+ * The t distribution's CDF is computed through the regularized incomplete
+ * beta function (a continued fraction, Numerical Recipes' betacf shape,
+ * evaluated with the modified Lentz method), accurate to about 1e-12 for
+ * the sample sizes benchmarks have.
+ */
+#ifndef FLEETMARK_STATS_H
+#define FLEETMARK_STATS_H
+
+#include <stddef.h>
+
+double	stats_mean(const double *x, size_t n);		/* NAN when n == 0 */
+double	stats_sd(const double *x, size_t n);		/* sample (n - 1); NAN when n < 2 */
+/* The median (mean of the middle two for even n); x is not changed. */
+double	stats_median(const double *x, size_t n);
+
+/* The regularized incomplete beta function I_x(a, b), 0 <= x <= 1. */
+double	stats_betai(double a, double b, double x);
+
+/* P(T <= t) for Student's t with df degrees of freedom (df > 0, real). */
+double	stats_t_cdf(double t, double df);
+
+struct stats_welch {
+	double	t;	/* (mean x - mean y) / standard error */
+	double	df;	/* Welch-Satterthwaite degrees of freedom */
+	double	p;	/* two-sided p-value */
+};
+
+/*
+ * Welch's unequal-variance t-test of x against y, as R's t.test(x, y).
+ * Returns -1 when it cannot be computed (fewer than 2 values on a side).
+ * When both variances are 0: p is 1 for equal means, 0 otherwise (t is
+ * +-inf, df is n1 + n2 - 2).
+ */
+int	stats_welch(const double *x, size_t nx, const double *y, size_t ny,
+	    struct stats_welch *out);
+
+#endif /* FLEETMARK_STATS_H */

@@ -1,0 +1,210 @@
+/*
+ * report-compare.c: one row per (bench, params, metric): the baseline's
+ * mean and relative standard deviation over its trials, then for each
+ * other series its mean, rsd, change against the baseline, and a mark.
+ *
+ *   better / worse	Welch's t-test on the trial values gives a
+ *			two-sided p < 0.05 AND the change is at least the
+ *			threshold (--threshold, else the plan's
+ *			regression.threshold, else 5%)
+ *   noisy		(the noise column) the series' rsd is above the
+ *			threshold, or it has fewer than 3 trials: a change
+ *			of the threshold's size cannot be told from noise
+ *
+ * The change is the plain change of the mean (+ means the value grew);
+ * the mark says whether that is better or worse for the metric.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "report.h"
+#include "stats.h"
+#include "xmalloc.h"
+
+#define DEFAULT_THRESHOLD	5.0
+#define ALPHA			0.05
+#define MIN_TRIALS		3
+
+static void
+fmt_mean(char *buf, size_t cap, double v)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else if (a >= 1000 || a == 0)
+		snprintf(buf, cap, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, cap, "%.1f", v);
+	else if (a >= 1)
+		snprintf(buf, cap, "%.2f", v);
+	else
+		snprintf(buf, cap, "%.3g", v);
+}
+
+double
+report_threshold(const struct report *r, const struct report_opts *o, size_t base)
+{
+	return o->threshold >= 0 ? o->threshold : r->series[base].threshold >= 0 ?
+	    r->series[base].threshold : DEFAULT_THRESHOLD;
+}
+
+int
+report_significant(const struct rvals *b, const struct rvals *v, double change,
+    double threshold)
+{
+	struct stats_welch w;
+
+	return b && v && stats_welch(b->v, b->n, v->v, v->n, &w) == 0 && w.p < ALPHA &&
+	    fabs(change) >= threshold;
+}
+
+/* Mean, rsd (percent), count, noisy; into four cells from col. */
+static int
+series_cells(struct rgrid *g, size_t row, size_t col, const struct rvals *v, double thr,
+    double *mean)
+{
+	double m = v ? stats_mean(v->v, v->n) : NAN;
+	double sd = v ? stats_sd(v->v, v->n) : NAN;
+	double rsd = m != 0 ? sd / fabs(m) * 100 : NAN;
+	char buf[64];
+
+	*mean = m;
+	fmt_mean(buf, sizeof(buf), m);
+	rgrid_set(g, row, col, buf, m);
+	if (isnan(rsd))
+		snprintf(buf, sizeof(buf), "-");
+	else
+		snprintf(buf, sizeof(buf), "±%.1f%%", rsd);
+	rgrid_set(g, row, col + 1, buf, rsd);
+	snprintf(buf, sizeof(buf), "%zu", v ? v->n : 0);
+	rgrid_set(g, row, col + 2, buf, v ? (double)v->n : 0);
+	return v == NULL || v->n < MIN_TRIALS || isnan(rsd) || rsd > thr;
+}
+
+int
+report_table_summary(const struct report *r, const struct report_opts *o, size_t base,
+    struct rgrids *gs, char **err)
+{
+	static const char *const cols[] = {
+		"bench", "params", "metric", "unit", "series", "mean", "rsd", "n", "noisy",
+	};
+	double thr = report_threshold(r, o, base), m;
+	struct rgrid *g;
+	char *title;
+	size_t s, c;
+
+	(void)err;
+	title = xasprintf("Summary: mean and rsd of the trials; noisy: rsd > %g%% or fewer "
+	    "than %d trials.  Lines not used: %zu failed (%zu of them infrastructure), %zu "
+	    "without a metric, %zu corrupt, %zu truncated, %zu of an unknown format", thr,
+	    MIN_TRIALS, r->counts.failed, r->counts.infra, r->counts.nometric,
+	    r->counts.corrupt, r->counts.truncated, r->counts.unknown_format);
+	g = rgrid_new("summary", title, 5, sizeof(cols) / sizeof(cols[0]), cols);
+	free(title);
+	for (c = 0; c < r->ncells; c++)
+		for (s = 0; s < r->nseries; s++) {
+			const struct rvals *v = report_vals(r, s, c);
+			size_t row;
+
+			if (v == NULL)
+				continue;
+			row = rgrid_add_row(g);
+			rgrid_set(g, row, 0, r->cells[c].bench, NAN);
+			rgrid_set(g, row, 1, r->cells[c].params, NAN);
+			rgrid_set(g, row, 2, r->cells[c].metric, NAN);
+			rgrid_set(g, row, 3, r->cells[c].unit, NAN);
+			rgrid_set(g, row, 4, r->series[s].name, NAN);
+			rgrid_set(g, row, 8, series_cells(g, row, 5, v, thr, &m) ? "noisy" : "",
+			    NAN);
+		}
+	rgrids_add(gs, g);
+	return 0;
+}
+
+int
+report_table_compare(const struct report *r, const struct report_opts *o, size_t base,
+    struct rgrids *gs, char **err)
+{
+	static const char *const cols[] = {
+		"bench", "params", "metric", "unit", "baseline", "series",
+		"base mean", "base rsd", "base n", "mean", "rsd", "n", "change", "p",
+		"mark", "noisy",
+	};
+	double thr = report_threshold(r, o, base);
+	size_t *pairs = report_pairs(r, base, NULL), s, c, b, npairs = 0;
+	struct rgrid *g;
+	char *title;
+	int regressions = 0;
+
+	for (s = 0; s < r->nseries; s++)
+		npairs += pairs[s] != (size_t)-1;
+	if (npairs == 0) {
+		*err = xasprintf("nothing to compare %s with (one series; give another run, "
+		    "or a run with another variant, label or host)", r->series[base].name);
+		free(pairs);
+		return -1;
+	}
+	title = xasprintf("Compare against %s: mean and rsd of the trials; change of the "
+	    "mean; better/worse: Welch's t-test p < %.2f and |change| >= %g%%; noisy: rsd > "
+	    "%g%% or fewer than %d trials.  Lines not used: %zu failed (%zu of them "
+	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of "
+	    "an unknown format", r->series[base].name, ALPHA, thr, thr, MIN_TRIALS,
+	    r->counts.failed, r->counts.infra, r->counts.nometric, r->counts.corrupt,
+	    r->counts.truncated, r->counts.unknown_format);
+	g = rgrid_new("compare", title, 6, sizeof(cols) / sizeof(cols[0]), cols);
+	free(title);
+
+	for (c = 0; c < r->ncells; c++) {
+		const struct rcell *cell = &r->cells[c];
+
+		for (s = 0; s < r->nseries; s++) {
+			const struct rvals *bv, *v;
+			size_t row;
+			double bm, m;
+			int nb, ns;
+			char buf[64];
+
+			if ((b = pairs[s]) == (size_t)-1)
+				continue;
+			bv = report_vals(r, b, c);
+			v = report_vals(r, s, c);
+			if (bv == NULL && v == NULL)
+				continue;
+			row = rgrid_add_row(g);
+			rgrid_set(g, row, 0, cell->bench, NAN);
+			rgrid_set(g, row, 1, cell->params, NAN);
+			rgrid_set(g, row, 2, cell->metric, NAN);
+			rgrid_set(g, row, 3, cell->unit, NAN);
+			rgrid_set(g, row, 4, r->series[b].name, NAN);
+			rgrid_set(g, row, 5, r->series[s].name, NAN);
+			nb = series_cells(g, row, 6, bv, thr, &bm);
+			ns = series_cells(g, row, 9, v, thr, &m);
+			rgrid_set(g, row, 15, nb && ns ? "both" : nb ? "base" : ns ? "series" : "",
+			    NAN);
+			if (bv && v && !isnan(bm) && bm != 0) {
+				double ch = (m - bm) / fabs(bm) * 100;
+				struct stats_welch w;
+
+				snprintf(buf, sizeof(buf), "%+.1f%%", ch);
+				rgrid_set(g, row, 12, buf, ch);
+				if (stats_welch(bv->v, bv->n, v->v, v->n, &w) == 0) {
+					snprintf(buf, sizeof(buf), "%.3g", w.p);
+					rgrid_set(g, row, 13, buf, w.p);
+					if (w.p < ALPHA && fabs(ch) >= thr) {
+						int better = cell->higher ? ch > 0 : ch < 0;
+
+						rgrid_set(g, row, 14, better ? "better" : "worse", NAN);
+						if (!better)
+							regressions++;
+					}
+				}
+			}
+		}
+	}
+	rgrids_add(gs, g);
+	free(pairs);
+	return regressions;
+}

@@ -1,0 +1,153 @@
+/*
+ * report-delta.c: "metric: A -> B +x%" lines between the baseline and
+ * each other series, as in linux-kernel mail ("fork: 166 -> 187 -13%").
+ * The sign says better (+) or worse (-) whatever the metric's direction:
+ * a latency that grew is negative, a bandwidth that grew is positive.
+ * Values are the mean of the trials (the median with --aggregate median).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "report.h"
+#include "xmalloc.h"
+
+/* Three significant figures or so, never an exponent for benchmark values. */
+static void
+fmt_value(char *buf, size_t cap, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 100 || a == 0)
+		snprintf(buf, cap, "%.0f", v);
+	else if (a >= 10)
+		snprintf(buf, cap, "%.1f", v);
+	else if (a >= 1)
+		snprintf(buf, cap, "%.2f", v);
+	else
+		snprintf(buf, cap, "%.3g", v);
+}
+
+/* Percent better (+) or worse (-); NAN when a is 0. */
+static double
+better_pct(double a, double b, int higher_better)
+{
+	if (a == 0 || isnan(a) || isnan(b))
+		return NAN;
+	return (higher_better ? b - a : a - b) / fabs(a) * 100;
+}
+
+static void
+fmt_pct(char *buf, size_t cap, double p)
+{
+	/* Whole percents as the mail does; a tenth below 1% so that a small
+	 * change does not read as "+0%". */
+	if (fabs(p) >= 1)
+		snprintf(buf, cap, "%+.0f%%", p);
+	else
+		snprintf(buf, cap, "%+.1f%%", p);
+}
+
+char *
+report_delta_line(const char *name, double a, double b, int higher_better)
+{
+	char sa[64], sb[64], sp[64];
+	double p = better_pct(a, b, higher_better);
+
+	fmt_value(sa, sizeof(sa), a);
+	fmt_value(sb, sizeof(sb), b);
+	if (isnan(p))
+		snprintf(sp, sizeof(sp), "n/a");
+	else
+		fmt_pct(sp, sizeof(sp), p);
+	return xasprintf("%s: %s -> %s %s", name, sa, sb, sp);
+}
+
+int
+report_table_delta(const struct report *r, const struct report_opts *o, size_t base,
+    struct rgrids *gs, char **err)
+{
+	static const char *const cols[] = { "baseline", "series", "metric", "base",
+		"value", "change%" };
+	enum report_aggregate agg = o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
+	    REPORT_AGG_MEAN;
+	struct rgrid *g;
+	char *text = NULL, *title;
+	size_t len = 0, s, c, nothers = 0, *pairs, b;
+	FILE *mem;
+
+	if (r->nseries < 2) {
+		*err = xstrdup("the delta table needs two series (give two runs, or a run "
+		    "with two variants, labels or hosts)");
+		return -1;
+	}
+	if ((mem = open_memstream(&text, &len)) == NULL) {
+		*err = xstrdup("out of memory");
+		return -1;
+	}
+	pairs = report_pairs(r, base, NULL);
+	for (s = 0; s < r->nseries; s++)
+		nothers += pairs[s] != (size_t)-1;
+	if (nothers == 0) {
+		*err = xasprintf("nothing to compare %s with", r->series[base].name);
+		free(pairs);
+		fclose(mem);
+		free(text);
+		return -1;
+	}
+	title = xasprintf("Delta against %s (+ better, - worse)", r->series[base].name);
+	g = rgrid_new("delta", title, 3, 6, cols);
+	free(title);
+	for (s = 0; s < r->nseries; s++) {
+		if ((b = pairs[s]) == (size_t)-1)
+			continue;
+		if (nothers > 1)
+			fprintf(mem, "%s## %s -> %s\n", ftell(mem) ? "\n" : "",
+			    r->series[b].name, r->series[s].name);
+		for (c = 0; c < r->ncells; c++) {
+			const struct rcell *cell = &r->cells[c];
+			const char *lname = report_lmbench_name(cell);
+			double a = report_agg(report_vals(r, b, c), agg);
+			double v = report_agg(report_vals(r, s, c), agg);
+			char *name, *line, num[64];
+			size_t row;
+
+			if (isnan(a) || isnan(v))
+				continue;
+			if (lname)
+				name = xstrdup(lname);
+			else if (cell->params[0])
+				name = xasprintf("%s.%s[%s]", cell->bench, cell->metric,
+				    cell->params);
+			else
+				name = xasprintf("%s.%s", cell->bench, cell->metric);
+			line = report_delta_line(name, a, v, cell->higher);
+			fprintf(mem, "%s\n", line);
+			row = rgrid_add_row(g);
+			rgrid_set(g, row, 0, r->series[b].name, NAN);
+			rgrid_set(g, row, 1, r->series[s].name, NAN);
+			rgrid_set(g, row, 2, name, NAN);
+			fmt_value(num, sizeof(num), a);
+			rgrid_set(g, row, 3, num, a);
+			fmt_value(num, sizeof(num), v);
+			rgrid_set(g, row, 4, num, v);
+			{
+				double p = better_pct(a, v, cell->higher);
+
+				if (isnan(p))
+					snprintf(num, sizeof(num), "n/a");
+				else
+					fmt_pct(num, sizeof(num), p);
+				rgrid_set(g, row, 5, num, p);
+			}
+			free(line);
+			free(name);
+		}
+	}
+	fclose(mem);
+	free(pairs);
+	g->text = text;
+	rgrids_add(gs, g);
+	return 0;
+}

@@ -1,0 +1,127 @@
+/*
+ * report-int.h: what the report-*.c files share: the data read from runs
+ * (series, cells, values) and the output grid every table is turned into
+ * for Markdown, CSV and JSON.  Private to the report module.
+ */
+#ifndef FLEETMARK_REPORT_INT_H
+#define FLEETMARK_REPORT_INT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "report.h"
+
+struct rseries {
+	char	*run;		/* run id */
+	char	*dir;		/* run directory as given */
+	char	*label;		/* run label or kernel release */
+	char	*host;
+	char	*variant;	/* NULL: none */
+	int	 dup;		/* 1, or n for the n-th series with this (label, host, variant) */
+	char	*name;		/* "host/label[/variant][#n]" */
+	char	*os;		/* lmbench OS column: variant or label, with #n */
+	double	 mhz;		/* hosts/NAME.json "mhz", or 0 */
+	double	 threshold;	/* the run plan's regression threshold (percent), or -1 */
+	size_t	 failed, infra, nometric;	/* lines not used; infra: of failed */
+};
+
+/* A (bench, params, metric) point, across every series. */
+struct rcell {
+	char	*bench;
+	char	*params;	/* "k=v,k=v" in the order of the line, "" for none */
+	char	*metric;
+	char	*unit;
+	int	 higher;	/* higher is better */
+};
+
+/* The values of one cell for one series, by repetition. */
+struct rvals {
+	size_t	 n, cap;
+	int	*rep;
+	double	*v;
+};
+
+struct report {
+	struct rseries	*series;
+	size_t		 nseries, cap_series;
+	struct rcell	*cells;
+	size_t		 ncells, cap_cells;
+	struct rvals	**vals;		/* [series][cell], rows grown as needed */
+	size_t		*vals_n;	/* cells allocated in each series row */
+	/* cell lookup: open addressing over "bench\x1fparams\x1fmetric" */
+	size_t		*ctab;		/* index + 1, 0 empty */
+	size_t		 ctab_size;
+	struct report_counts counts;
+};
+
+/* The values of cell c for series s (NULL when none). */
+const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
+/*
+ * For each series, the series it is compared with: the baseline group is
+ * the baseline series and those of the same run, label and variant (other
+ * hosts); each other series is paired with the group's series of its own
+ * host, else with the baseline.  (size_t)-1 for the group's own members.
+ * When that pairs nothing (one run of several hosts), every series is
+ * paired with the baseline and *fallback (may be NULL) is set to 1.
+ * A new array of nseries.
+ */
+size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
+/* Whether every "k=v" of want (space or comma separated) is in have. */
+int	report_params_match(const char *have, const char *want);
+/* Mean (or median) of v; NAN when empty. */
+double	report_agg(const struct rvals *v, enum report_aggregate agg);
+
+/* --- Output grid ------------------------------------------------------------ */
+
+struct rgrid {
+	char	*table;		/* "lmbench", "compare", ... */
+	char	*title;
+	char	*text;		/* the text rendering, when the table has its own */
+	size_t	 ncols, nkeys;	/* the first nkeys columns identify a row */
+	size_t	 nhidden;	/* the first nhidden of them are in CSV and JSON
+				 * only (the text and Markdown titles say them) */
+	char	**cols;
+	size_t	 nrows, cap;
+	char	**cells;	/* nrows * ncols, owned, never NULL ("" blank) */
+	double	*nums;		/* the number behind each cell, or NAN */
+};
+
+struct rgrid	*rgrid_new(const char *table, const char *title, size_t nkeys,
+		    size_t ncols, const char *const *cols);
+size_t	rgrid_add_row(struct rgrid *g);
+void	rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num);
+/* Drop the last row. */
+void	rgrid_free_row(struct rgrid *g);
+void	rgrid_free(struct rgrid *g);
+
+/* Tables: each appends its grids to *gs. */
+struct rgrids {
+	struct rgrid	**g;
+	size_t		 n, cap;
+};
+void	rgrids_add(struct rgrids *gs, struct rgrid *g);
+
+int	report_table_lmbench(const struct report *r, const struct report_opts *o,
+	    struct rgrids *gs, char **err);
+int	report_table_delta(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
+/* Returns 0, 1 when no (bench, metric) has a two-parameter sweep, or -1. */
+int	report_table_matrix(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
+/* Welch's test and the threshold rule of the compare table: 1 significant. */
+int	report_significant(const struct rvals *b, const struct rvals *v, double change,
+	    double threshold);
+/* The threshold in percent: --threshold, the plan's, or 5. */
+double	report_threshold(const struct report *r, const struct report_opts *o, size_t base);
+/* Each series' mean and rsd per point, for a run with nothing to compare. */
+int	report_table_summary(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
+/* Returns the number of significant regressions, or -1. */
+int	report_table_compare(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
+/* Whether any series has an lmbench point. */
+int	report_has_lmbench(const struct report *r);
+/* The lmbench name of a cell ("fork"), or NULL. */
+const char *report_lmbench_name(const struct rcell *c);
+
+#endif /* FLEETMARK_REPORT_INT_H */

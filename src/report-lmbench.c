@@ -1,0 +1,396 @@
+/*
+ * report-lmbench.c: lmbench 3's five summary tables, with its headers,
+ * column widths and number formatting (scripts/getsummary), one row per
+ * (host, label) and repetition, or per series aggregated.
+ *
+ * Where the mail tables and getsummary differ, the mail wins: the OS
+ * column is left-aligned ("with-patch   ", as in the TX49 mail), the rest
+ * is getsummary's layout.  Each value is formatted to an inner length,
+ * then cut to the column's width: lmbench formats TCP conn with 5
+ * characters and prints 4, which is how 76.4 becomes " 76.".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "report.h"
+#include "xmalloc.h"
+
+#define M	1000000.0
+#define K	1000.0
+
+void
+report_lmbench_num(char *buf, double v, int len, int width)
+{
+	char s[128], n[64];
+
+	if (isnan(v) || v <= 0) {
+		s[0] = '\0';
+		snprintf(s, sizeof(s), "%*s", len, "");
+	} else if (v >= 10 * M) {
+		snprintf(n, sizeof(n), "%.1f", v / M);
+		snprintf(s, sizeof(s), "%*.*s%s", len - 1, len - 1, n, "M");
+	} else if (v >= 10 * K) {
+		snprintf(n, sizeof(n), "%.1f", v / K);
+		snprintf(s, sizeof(s), "%*.*s%s", len - 1, len - 1, n, "K");
+	} else if (v >= 10) {
+		snprintf(n, sizeof(n), "%.1f", v);
+		snprintf(s, sizeof(s), "%*.*s", len, len, n);
+	} else if (v < 0.001) {
+		snprintf(s, sizeof(s), "%*.*e", len, len - 6 > 0 ? len - 6 : 0, v);
+	} else {
+		snprintf(s, sizeof(s), "%*.*f", len, len - 2, v);
+	}
+	snprintf(buf, (size_t)width + 1, "%*.*s", width, width, s);
+}
+
+/* A column: the point behind it (bench, the params it must have, metric). */
+struct lcol {
+	const char	*bench, *params, *metric;
+	int		 len, width;
+	const char	*name;		/* for delta lines */
+};
+
+#define SAME(b, p, m, w, name)	{ b, p, m, w, w, name }
+#define NULLIO		{ "null-io", "", "", 4, 4, NULL }	/* mean of read and write */
+#define NONE(w)		{ NULL, NULL, NULL, w, w, NULL }	/* never measured: blank */
+
+struct ltable {
+	const char	*title;
+	const char	*header;	/* the three lines under the dashes, and the rule */
+	int		 mhz;		/* the Mhz column first */
+	struct lcol	 cols[12];
+	size_t		 ncols;
+};
+
+static const struct ltable tables[] = {
+	{ "Processor, Processes - times in microseconds - smaller is better",
+	  "------------------------------------------------------------------------------\n"
+	  "Host                 OS  Mhz null null      open slct sig  sig  fork exec sh  \n"
+	  "                             call  I/O stat clos TCP  inst hndl proc proc proc\n"
+	  "--------- ------------- ---- ---- ---- ---- ---- ---- ---- ---- ---- ---- ----\n",
+	  1, {
+		SAME("lat_syscall", "op=null", "latency", 4, "null call"),
+		NULLIO,
+		SAME("lat_syscall", "op=stat", "latency", 4, "stat"),
+		SAME("lat_syscall", "op=open", "latency", 4, "open clos"),
+		SAME("lat_select", "type=tcp n=100", "latency", 4, "slct TCP"),
+		SAME("lat_sig", "op=install", "latency", 4, "sig inst"),
+		SAME("lat_sig", "op=catch", "latency", 4, "sig hndl"),
+		SAME("lat_proc", "op=fork", "latency", 4, "fork"),
+		SAME("lat_proc", "op=exec", "latency", 4, "exec"),
+		SAME("lat_proc", "op=shell", "latency", 4, "sh"),
+	  }, 10 },
+	{ "Context switching - times in microseconds - smaller is better",
+	  "-------------------------------------------------------------------------\n"
+	  "Host                 OS  2p/0K 2p/16K 2p/64K 8p/16K 8p/64K 16p/16K 16p/64K\n"
+	  "                         ctxsw  ctxsw  ctxsw ctxsw  ctxsw   ctxsw   ctxsw\n"
+	  "--------- ------------- ------ ------ ------ ------ ------ ------- -------\n",
+	  0, {
+		SAME("lat_ctx", "procs=2 size=0", "latency", 6, "ctxsw 2p/0K"),
+		SAME("lat_ctx", "procs=2 size=16", "latency", 6, "ctxsw 2p/16K"),
+		SAME("lat_ctx", "procs=2 size=64", "latency", 6, "ctxsw 2p/64K"),
+		SAME("lat_ctx", "procs=8 size=16", "latency", 6, "ctxsw 8p/16K"),
+		SAME("lat_ctx", "procs=8 size=64", "latency", 6, "ctxsw 8p/64K"),
+		SAME("lat_ctx", "procs=16 size=16", "latency", 7, "ctxsw 16p/16K"),
+		SAME("lat_ctx", "procs=16 size=64", "latency", 7, "ctxsw 16p/64K"),
+	  }, 7 },
+	{ "*Local* Communication latencies in microseconds - smaller is better",
+	  "---------------------------------------------------------------------\n"
+	  "Host                 OS 2p/0K  Pipe AF     UDP  RPC/   TCP  RPC/ TCP\n"
+	  "                        ctxsw       UNIX         UDP         TCP conn\n"
+	  "--------- ------------- ----- ----- ---- ----- ----- ----- ----- ----\n",
+	  0, {
+		/* shared with the table above: it alone does not make a row */
+		{ "lat_ctx", "procs=2 size=0", "latency", 5, 5, NULL },
+		SAME("lat_pipe", "", "latency", 5, "pipe"),
+		SAME("lat_unix", "", "latency", 4, "AF UNIX"),
+		SAME("lat_udp", "", "latency", 5, "UDP"),
+		NONE(5),
+		SAME("lat_tcp", "", "latency", 5, "TCP"),
+		NONE(5),
+		{ "lat_connect", "", "latency", 5, 4, "TCP conn" },
+	  }, 8 },
+	{ "File & VM system latencies in microseconds - smaller is better",
+	  "-------------------------------------------------------------------------------\n"
+	  "Host                 OS   0K File      10K File     Mmap    Prot   Page   100fd\n"
+	  "                        Create Delete Create Delete Latency Fault  Fault  selct\n"
+	  "--------- ------------- ------ ------ ------ ------ ------- ----- ------- -----\n",
+	  0, {
+		SAME("lat_fs", "size=0", "create", 6, "0K create"),
+		SAME("lat_fs", "size=0", "delete", 6, "0K delete"),
+		SAME("lat_fs", "size=10240", "create", 6, "10K create"),
+		SAME("lat_fs", "size=10240", "delete", 6, "10K delete"),
+		SAME("lat_mmap", "", "latency", 7, "mmap"),
+		SAME("lat_sig", "op=prot", "latency", 5, "prot fault"),
+		SAME("lat_pagefault", "", "latency", 7, "page fault"),
+		SAME("lat_select", "type=file n=100", "latency", 5, "100fd selct"),
+	  }, 8 },
+	{ "*Local* Communication bandwidths in MB/s - bigger is better",
+	  "-----------------------------------------------------------------------------\n"
+	  "Host                OS  Pipe AF    TCP  File   Mmap  Bcopy  Bcopy  Mem   Mem\n"
+	  "                             UNIX      reread reread (libc) (hand) read write\n"
+	  "--------- ------------- ---- ---- ---- ------ ------ ------ ------ ---- -----\n",
+	  0, {
+		SAME("bw_pipe", "", "bandwidth", 4, "bw pipe"),
+		SAME("bw_unix", "", "bandwidth", 4, "bw AF UNIX"),
+		SAME("bw_tcp", "", "bandwidth", 4, "bw TCP"),
+		SAME("bw_file_rd", "", "bandwidth", 6, "file reread"),
+		SAME("bw_mmap_rd", "", "bandwidth", 6, "mmap reread"),
+		SAME("bw_mem", "op=bcopy", "bandwidth", 6, "bcopy libc"),
+		SAME("bw_mem", "op=fcp", "bandwidth", 6, "bcopy hand"),
+		SAME("bw_mem", "op=frd", "bandwidth", 4, "mem read"),
+		SAME("bw_mem", "op=fwr", "bandwidth", 5, "mem write"),
+	  }, 9 },
+};
+#define NTABLES	(sizeof(tables) / sizeof(tables[0]))
+
+/* The two points behind "null I/O", and their delta names. */
+static const struct lcol nullio[2] = {
+	SAME("lat_syscall", "op=read", "latency", 4, "read"),
+	SAME("lat_syscall", "op=write", "latency", 4, "write"),
+};
+
+static int
+col_match(const struct lcol *l, const struct rcell *c)
+{
+	return l->bench && strcmp(l->bench, c->bench) == 0 &&
+	    strcmp(l->metric, c->metric) == 0 && report_params_match(c->params, l->params);
+}
+
+const char *
+report_lmbench_name(const struct rcell *c)
+{
+	size_t t, k;
+
+	for (k = 0; k < 2; k++)
+		if (col_match(&nullio[k], c))
+			return nullio[k].name;
+	for (t = 0; t < NTABLES; t++)
+		for (k = 0; k < tables[t].ncols; k++)
+			if (tables[t].cols[k].name && col_match(&tables[t].cols[k], c))
+				return tables[t].cols[k].name;
+	return NULL;
+}
+
+/* The cell behind a column, or -1. */
+static long
+find_cell(const struct report *r, const struct lcol *l)
+{
+	size_t c;
+
+	for (c = 0; c < r->ncells; c++)
+		if (col_match(l, &r->cells[c]))
+			return (long)c;
+	return -1;
+}
+
+int
+report_has_lmbench(const struct report *r)
+{
+	size_t c;
+
+	for (c = 0; c < r->ncells; c++)
+		if (report_lmbench_name(&r->cells[c]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* The value of a cell for one repetition (rep > 0) or aggregated (rep 0). */
+static double
+value_of(const struct report *r, size_t s, long c, int rep, enum report_aggregate agg)
+{
+	const struct rvals *v;
+	size_t i;
+
+	if (c < 0 || (v = report_vals(r, s, (size_t)c)) == NULL)
+		return NAN;
+	if (rep == 0)
+		return report_agg(v, agg);
+	for (i = 0; i < v->n; i++)
+		if (v->rep[i] == rep)
+			return v->v[i];
+	return NAN;
+}
+
+static void
+add_rep(int **reps, size_t *n, size_t *cap, int rep)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*reps)[i] == rep)
+			return;
+	xgrow(reps, cap, *n + 1, sizeof(**reps));
+	(*reps)[(*n)++] = rep;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Rows are grouped by host, as the mail tables are; series order within. */
+static const struct report *sort_r;
+
+static int
+cmp_series(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_r->series[x].host, sort_r->series[y].host);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+int
+report_table_lmbench(const struct report *r, const struct report_opts *o,
+    struct rgrids *gs, char **err)
+{
+	size_t t, k, s, i, si, *order;
+	long cells[NTABLES][12], io[2];
+	int *reps = NULL;
+	size_t nreps, cap = 0, ntables = 0;
+
+	for (k = 0; k < 2; k++)
+		io[k] = find_cell(r, &nullio[k]);
+	for (t = 0; t < NTABLES; t++)
+		for (k = 0; k < tables[t].ncols; k++)
+			cells[t][k] = find_cell(r, &tables[t].cols[k]);
+
+	order = xcalloc(r->nseries + 1, sizeof(*order));
+	for (s = 0; s < r->nseries; s++)
+		order[s] = s;
+	sort_r = r;
+	qsort(order, r->nseries, sizeof(*order), cmp_series);
+	for (t = 0; t < NTABLES; t++) {
+		const struct ltable *lt = &tables[t];
+		const char *colnames[16];
+		struct rgrid *g;
+		char *text = NULL, cell[64];
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+
+		if (mem == NULL) {
+			*err = xstrdup("out of memory");
+			free(reps);
+			free(order);
+			return -1;
+		}
+		colnames[0] = "host";
+		colnames[1] = "os";
+		colnames[2] = "series";
+		colnames[3] = "rep";
+		i = 4;
+		if (lt->mhz)
+			colnames[i++] = "Mhz";
+		for (k = 0; k < lt->ncols; k++)
+			colnames[i++] = lt->cols[k].name ? lt->cols[k].name :
+			    lt->cols[k].bench == NULL ? (k == 4 ? "RPC/UDP" : "RPC/TCP") :
+			    strcmp(lt->cols[k].bench, "lat_ctx") == 0 ? "2p/0K ctxsw" : "null I/O";
+		g = rgrid_new("lmbench", lt->title, 4, i, colnames);
+		fprintf(mem, "%s\n%s", lt->title, lt->header);
+
+		for (si = 0; si < r->nseries; si++) {
+			s = order[si];
+			nreps = 0;
+			for (k = 0; k < lt->ncols; k++) {
+				const struct rvals *v = cells[t][k] >= 0 ?
+				    report_vals(r, s, (size_t)cells[t][k]) : NULL;
+
+				if (t == 2 && k == 0)
+					continue;	/* the shared 2p/0K column */
+				for (i = 0; v && i < v->n; i++)
+					add_rep(&reps, &nreps, &cap, v->rep[i]);
+				if (lt->cols[k].bench && strcmp(lt->cols[k].bench, "null-io") == 0) {
+					size_t j;
+
+					for (j = 0; j < 2; j++) {
+						v = io[j] >= 0 ? report_vals(r, s, (size_t)io[j]) :
+						    NULL;
+						for (i = 0; v && i < v->n; i++)
+							add_rep(&reps, &nreps, &cap, v->rep[i]);
+					}
+				}
+			}
+			if (nreps == 0)
+				continue;
+			qsort(reps, nreps, sizeof(*reps), cmp_int);
+			if (o->aggregate != REPORT_AGG_NONE)
+				nreps = 1;
+			for (i = 0; i < nreps; i++) {
+				int rep = o->aggregate != REPORT_AGG_NONE ? 0 : reps[i];
+				size_t row = rgrid_add_row(g), col = 4;
+				int any = 0;
+				char repbuf[16];
+
+				rgrid_set(g, row, 0, r->series[s].host, NAN);
+				rgrid_set(g, row, 1, r->series[s].os, NAN);
+				rgrid_set(g, row, 2, r->series[s].name, NAN);
+				snprintf(repbuf, sizeof(repbuf), "%d", rep);
+				rgrid_set(g, row, 3, rep ? repbuf : o->aggregate ==
+				    REPORT_AGG_MEDIAN ? "median" : "mean", NAN);
+				char line[256];
+				size_t ll;
+
+				ll = (size_t)snprintf(line, sizeof(line), "%-9.9s %-13.13s",
+				    r->series[s].host, r->series[s].os);
+				if (lt->mhz) {
+					double mhz = r->series[s].mhz;
+
+					if (mhz > 0)
+						snprintf(cell, sizeof(cell), "%4.0f", mhz);
+					else
+						snprintf(cell, sizeof(cell), "    ");
+					ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %4.4s",
+					    cell);
+					rgrid_set(g, row, col++, cell, mhz > 0 ? mhz : NAN);
+				}
+				for (k = 0; k < lt->ncols; k++) {
+					const struct lcol *l = &lt->cols[k];
+					double v;
+
+					if (l->bench == NULL)
+						v = NAN;
+					else if (strcmp(l->bench, "null-io") == 0) {
+						double rd = value_of(r, s, io[0], rep, o->aggregate);
+						double wr = value_of(r, s, io[1], rep, o->aggregate);
+
+						/* As lmbench: no read, use write. */
+						v = isnan(rd) ? wr : isnan(wr) ? rd : (rd + wr) / 2;
+					} else
+						v = value_of(r, s, cells[t][k], rep, o->aggregate);
+					if (!isnan(v) && v > 0 && !(t == 2 && k == 0))
+						any = 1;
+					report_lmbench_num(cell, v, l->len, l->width);
+					ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %s",
+					    cell);
+					rgrid_set(g, row, col++, cell, v);
+				}
+				if (!any) {
+					/* as lmbench: a row with no result is left out */
+					rgrid_free_row(g);
+					continue;
+				}
+				fprintf(mem, "%s\n", line);
+			}
+		}
+		fclose(mem);
+		if (g->nrows == 0) {
+			rgrid_free(g);
+			free(text);
+			continue;
+		}
+		g->text = text;
+		rgrids_add(gs, g);
+		ntables++;
+	}
+	free(reps);
+	free(order);
+	if (ntables == 0) {
+		*err = xstrdup("no lmbench points in the runs given (try --table compare)");
+		return -1;
+	}
+	return 0;
+}

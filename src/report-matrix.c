@@ -1,0 +1,431 @@
+/*
+ * report-matrix.c: a grid per series for a metric measured over two swept
+ * parameters (threads down, pages across), and the %change grid of each
+ * compared pair (report_pairs(): each series against the baseline group's
+ * series of its host).
+ *
+ * For each (bench, metric), the parameters whose values differ between its
+ * cells are the swept ones.  With two or more, the rows are "threads" if
+ * it is swept, else the first swept parameter (in the lines' order); the
+ * columns "pages" if swept, else the next one; any other swept parameter
+ * gives one grid per combination of its values (named in the title).
+ * Values sort numerically when they are all numbers.  A cell is the mean
+ * of the trials (the median with --aggregate median); a change cell is the
+ * plain change of that value, with " *" where the compare table would mark
+ * it (Welch p < 0.05 and |change| >= the threshold).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "report.h"
+#include "xmalloc.h"
+
+struct kv {
+	char	*k, *v;
+};
+
+/* "k=v,k=v" into pairs (a new array; n set). */
+static struct kv *
+split_params(const char *params, size_t *n)
+{
+	struct kv *a = NULL;
+	size_t cap = 0;
+	const char *p = params;
+
+	*n = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), klen;
+		const char *eq = memchr(p, '=', len);
+
+		klen = eq ? (size_t)(eq - p) : len;
+		xgrow(&a, &cap, *n + 1, sizeof(*a));
+		a[*n].k = xstrndup(p, klen);
+		a[*n].v = eq ? xstrndup(eq + 1, len - klen - 1) : xstrdup("");
+		(*n)++;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return a;
+}
+
+static void
+free_kv(struct kv *a, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(a[i].k);
+		free(a[i].v);
+	}
+	free(a);
+}
+
+static const char *
+kv_get(const struct kv *a, size_t n, const char *k)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(a[i].k, k) == 0)
+			return a[i].v;
+	return NULL;
+}
+
+/* A list of distinct strings, in order of appearance. */
+struct strs {
+	char	**s;
+	size_t	 n, cap;
+};
+
+static size_t
+strs_add(struct strs *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->s[i], s) == 0)
+			return i;
+	xgrow(&l->s, &l->cap, l->n + 1, sizeof(*l->s));
+	l->s[l->n] = xstrdup(s);
+	return l->n++;
+}
+
+static void
+strs_free(struct strs *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->s[i]);
+	free(l->s);
+	memset(l, 0, sizeof(*l));
+}
+
+static int
+is_number(const char *s)
+{
+	char *end;
+
+	if (*s == '\0')
+		return 0;
+	(void)strtod(s, &end);
+	return *end == '\0';
+}
+
+static int
+cmp_num(const void *a, const void *b)
+{
+	double x = atof(*(char *const *)a), y = atof(*(char *const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+strs_sort(struct strs *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!is_number(l->s[i]))
+			return;
+	qsort(l->s, l->n, sizeof(*l->s), cmp_num);
+}
+
+static void
+fmt_value(char *buf, size_t cap, double v)
+{
+	double a = fabs(v);
+
+	if (isnan(v))
+		buf[0] = '\0';
+	else if (a >= 1000 || a == 0)
+		snprintf(buf, cap, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, cap, "%.1f", v);
+	else if (a >= 1)
+		snprintf(buf, cap, "%.2f", v);
+	else
+		snprintf(buf, cap, "%.3g", v);
+}
+
+/* The cell of bench/metric whose params are `fixed` plus row=rv, col=cv. */
+static long
+find_cell(const struct report *r, const size_t *cells, size_t ncells, const char *rowk,
+    const char *rv, const char *colk, const char *cv, const char *fixed)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < ncells; i++) {
+		const struct rcell *c = &r->cells[cells[i]];
+		struct kv *a = split_params(c->params, &n);
+		const char *x = kv_get(a, n, rowk), *y = kv_get(a, n, colk);
+		int match = x && y && strcmp(x, rv) == 0 && strcmp(y, cv) == 0;
+
+		/* the other parameters must be the fixed ones */
+		for (j = 0; match && j < n; j++) {
+			char *item;
+
+			if (strcmp(a[j].k, rowk) == 0 || strcmp(a[j].k, colk) == 0)
+				continue;
+			item = xasprintf("%s=%s", a[j].k, a[j].v);
+			match = report_params_match(fixed, item);
+			free(item);
+		}
+		free_kv(a, n);
+		if (match)
+			return (long)cells[i];
+	}
+	return -1;
+}
+
+/* The params of a cell without the row and column keys: "k=v,k=v". */
+static char *
+rest_of(const char *params, const char *rowk, const char *colk)
+{
+	size_t n, i, len = 0;
+	struct kv *a = split_params(params, &n);
+	char *out = xstrdup(""), *tmp;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(a[i].k, rowk) == 0 || strcmp(a[i].k, colk) == 0)
+			continue;
+		tmp = xasprintf("%s%s%s=%s", out, len ? "," : "", a[i].k, a[i].v);
+		free(out);
+		out = tmp;
+		len = strlen(out);
+	}
+	free_kv(a, n);
+	return out;
+}
+
+/* Only the swept parameters of rest, for titles: "huge=0" of "accesses=512,huge=0". */
+static char *
+swept_only(const char *rest, const struct strs *swept)
+{
+	size_t n, i, k;
+	struct kv *a = split_params(rest, &n);
+	char *out = xstrdup(""), *tmp;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < swept->n; k++)
+			if (strcmp(a[i].k, swept->s[k]) == 0) {
+				tmp = xasprintf("%s%s%s=%s", out, *out ? "," : "", a[i].k, a[i].v);
+				free(out);
+				out = tmp;
+			}
+	free_kv(a, n);
+	return out;
+}
+
+#define NHIDDEN	6	/* series, baseline, bench, metric, params, quantity */
+
+static struct rgrid *
+new_grid(const char *title, const char *rowk, const struct strs *cols, const char *colk)
+{
+	const char **names = xcalloc(cols->n + NHIDDEN + 1, sizeof(*names));
+	char **owned = xcalloc(cols->n + 1, sizeof(*owned));
+	struct rgrid *g;
+	size_t i;
+
+	names[0] = "series";
+	names[1] = "baseline";
+	names[2] = "bench";
+	names[3] = "metric";
+	names[4] = "params";
+	names[5] = "quantity";
+	names[NHIDDEN] = rowk;
+	for (i = 0; i < cols->n; i++) {
+		owned[i] = xasprintf("%s=%s", colk, cols->s[i]);
+		names[NHIDDEN + 1 + i] = owned[i];
+	}
+	g = rgrid_new("matrix", title, NHIDDEN + 1, cols->n + NHIDDEN + 1, names);
+	g->nhidden = NHIDDEN;
+	for (i = 0; i < cols->n; i++)
+		free(owned[i]);
+	free(owned);
+	free(names);
+	return g;
+}
+
+/* The grids of one (bench, metric). */
+static void
+grids_for(const struct report *r, const struct report_opts *o, const size_t *pairs,
+    double thr, const size_t *cells, size_t ncells, const char *rowk, const char *colk,
+    const struct strs *swept, struct rgrids *gs)
+{
+	const struct rcell *c0 = &r->cells[cells[0]];
+	struct strs rows = { 0 }, cols = { 0 }, rests = { 0 };
+	size_t i, f, s, x, y, n;
+
+	for (i = 0; i < ncells; i++) {
+		struct kv *a = split_params(r->cells[cells[i]].params, &n);
+		const char *rv = kv_get(a, n, rowk), *cv = kv_get(a, n, colk);
+		char *rest;
+
+		if (rv && cv) {
+			strs_add(&rows, rv);
+			strs_add(&cols, cv);
+			rest = rest_of(r->cells[cells[i]].params, rowk, colk);
+			strs_add(&rests, rest);
+			free(rest);
+		}
+		free_kv(a, n);
+	}
+	strs_sort(&rows);
+	strs_sort(&cols);
+
+	for (f = 0; f < rests.n; f++) {
+		char *fixed = swept_only(rests.s[f], swept);
+		long *map = xcalloc(rows.n * cols.n, sizeof(*map));
+
+		for (x = 0; x < rows.n; x++)
+			for (y = 0; y < cols.n; y++)
+				map[x * cols.n + y] = find_cell(r, cells, ncells, rowk, rows.s[x],
+				    colk, cols.s[y], rests.s[f]);
+		/* one grid per series, then one per compared pair */
+		for (s = 0; s < 2 * r->nseries; s++) {
+			size_t si = s % r->nseries, b = pairs[si];
+			int change = s >= r->nseries, any = 0;
+			struct rgrid *g;
+			char *title;
+
+			if (change && b == (size_t)-1)
+				continue;
+			if (change)
+				title = xasprintf("%s %s (%% change of the %s, * significant)%s%s: "
+				    "%s against %s", c0->bench, c0->metric,
+				    o->aggregate == REPORT_AGG_MEDIAN ? "median" : "mean",
+				    *fixed ? ", " : "", fixed, r->series[si].name,
+				    r->series[b].name);
+			else
+				title = xasprintf("%s %s (%s, %s of %s)%s%s: %s", c0->bench,
+				    c0->metric, c0->unit, o->aggregate == REPORT_AGG_MEDIAN ?
+				    "median" : "mean", "trials", *fixed ? ", " : "", fixed,
+				    r->series[si].name);
+			g = new_grid(title, rowk, &cols, colk);
+			free(title);
+			for (x = 0; x < rows.n; x++) {
+				size_t row = rgrid_add_row(g);
+
+				rgrid_set(g, row, 0, r->series[si].name, NAN);
+				rgrid_set(g, row, 1, change ? r->series[b].name : "", NAN);
+				rgrid_set(g, row, 2, c0->bench, NAN);
+				rgrid_set(g, row, 3, c0->metric, NAN);
+				rgrid_set(g, row, 4, rests.s[f], NAN);
+				rgrid_set(g, row, 5, change ? "change%" : o->aggregate ==
+				    REPORT_AGG_MEDIAN ? "median" : "mean", NAN);
+				rgrid_set(g, row, NHIDDEN, rows.s[x], NAN);
+				for (y = 0; y < cols.n; y++) {
+					long ci = map[x * cols.n + y];
+					const struct rvals *v = ci >= 0 ?
+					    report_vals(r, si, (size_t)ci) : NULL;
+					double m = report_agg(v, o->aggregate), bm, ch;
+					const struct rvals *bv;
+					char buf[64];
+
+					if (isnan(m))
+						continue;
+					if (!change) {
+						fmt_value(buf, sizeof(buf), m);
+						rgrid_set(g, row, NHIDDEN + 1 + y, buf, m);
+						any = 1;
+						continue;
+					}
+					bv = report_vals(r, b, (size_t)ci);
+					bm = report_agg(bv, o->aggregate);
+					if (isnan(bm) || bm == 0)
+						continue;
+					ch = (m - bm) / fabs(bm) * 100;
+					snprintf(buf, sizeof(buf), "%+.1f%%%s", ch,
+					    report_significant(bv, v, ch, thr) ? " *" : "");
+					rgrid_set(g, row, NHIDDEN + 1 + y, buf, ch);
+					any = 1;
+				}
+			}
+			if (any)
+				rgrids_add(gs, g);
+			else
+				rgrid_free(g);
+		}
+		free(map);
+		free(fixed);
+	}
+	strs_free(&rows);
+	strs_free(&cols);
+	strs_free(&rests);
+}
+
+int
+report_table_matrix(const struct report *r, const struct report_opts *o, size_t base,
+    struct rgrids *gs, char **err)
+{
+	size_t *pairs = report_pairs(r, base, NULL), *cells, ncells, c, d, i, k, n, before = gs->n;
+	unsigned char *done = xcalloc(r->ncells + 1, 1);
+	double thr = report_threshold(r, o, base);
+
+	(void)err;
+	cells = xcalloc(r->ncells + 1, sizeof(*cells));
+	for (c = 0; c < r->ncells; c++) {
+		struct strs keys = { 0 }, swept = { 0 };
+		const char *rowk = NULL, *colk = NULL;
+
+		if (done[c])
+			continue;
+		/* the cells of this (bench, metric) */
+		ncells = 0;
+		for (d = c; d < r->ncells; d++)
+			if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+			    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
+				done[d] = 1;
+				cells[ncells++] = d;
+			}
+		/* swept keys: those with more than one value */
+		for (i = 0; i < ncells; i++) {
+			struct kv *a = split_params(r->cells[cells[i]].params, &n);
+
+			for (k = 0; k < n; k++)
+				strs_add(&keys, a[k].k);
+			free_kv(a, n);
+		}
+		for (k = 0; k < keys.n; k++) {
+			struct strs vals = { 0 };
+
+			for (i = 0; i < ncells; i++) {
+				struct kv *a = split_params(r->cells[cells[i]].params, &n);
+				const char *v = kv_get(a, n, keys.s[k]);
+
+				strs_add(&vals, v ? v : "");
+				free_kv(a, n);
+			}
+			if (vals.n > 1)
+				strs_add(&swept, keys.s[k]);
+			strs_free(&vals);
+		}
+		if (swept.n >= 2) {
+			for (k = 0; k < swept.n; k++)
+				if (strcmp(swept.s[k], "threads") == 0)
+					rowk = swept.s[k];
+			for (k = 0; k < swept.n; k++)
+				if (strcmp(swept.s[k], "pages") == 0 && swept.s[k] != rowk)
+					colk = swept.s[k];
+			for (k = 0; k < swept.n && (rowk == NULL || colk == NULL); k++) {
+				if (swept.s[k] == rowk || swept.s[k] == colk)
+					continue;
+				if (rowk == NULL)
+					rowk = swept.s[k];
+				else
+					colk = swept.s[k];
+			}
+			grids_for(r, o, pairs, thr, cells, ncells, rowk, colk, &swept, gs);
+		}
+		strs_free(&keys);
+		strs_free(&swept);
+	}
+	free(cells);
+	free(done);
+	free(pairs);
+	return gs->n > before ? 0 : 1;
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# t500-report: `fleetmark report` and `fleetmark compare` on the fixture run
+# directories of tests/data/report/ (written by gen-fixtures.py from the
+# numbers of linux-kernel mail), offline: every table and format against a
+# golden output, the golden lmbench tables against the mail itself, exit
+# codes (0, 1 unreadable run, 2 bad usage, 4 regression), the damaged run
+# (a failed trial, a line without a metric, a corrupt line and a truncated
+# last line), run ids under --results and `latest`, and -o FILE.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+D=$TOP/tests/data/report
+G=$D/golden
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+# run_fm NAME ARGS...: stdout to NAME.out, stderr to NAME.err, status in $rc.
+run_fm() {
+	local name=$1
+	shift
+	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
+	rc=$?
+}
+
+# golden NAME FILE DESC: NAME.out equals FILE byte for byte.
+golden() {
+	if cmp -s "$1.out" "$2"; then
+		tap_result 0 "$3"
+	else
+		tap_result 1 "$3"
+		diff "$2" "$1.out" | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# --- lmbench: the TX49 mail (two runs, two boards, three trials each) -------
+run_fm tx49 report "$D/tx49-without" "$D/tx49-with" --table lmbench
+is "$rc" 0 "lmbench tx49: exit 0"
+golden tx49 "$G/lmbench-tx49.txt" "lmbench tx49: equals golden/lmbench-tx49.txt"
+# The golden file against the mail: the same lines, except that the mail
+# lost the trailing spaces of lmbench's header ("sh  ") and put three blank
+# lines between tables where getsummary prints one.
+mail=$(grep -v '^#' "$D/example-lmbench-tx49.txt" | sed 's/ *$//' | cat -s | sed '1{/^$/d}')
+ours=$(sed 's/ *$//' "$G/lmbench-tx49.txt")
+is "$ours" "$mail" "lmbench tx49: the mail's lines, character for character"
+is "$(grep -c '^TX49-16K  with-patch ' tx49.out)" 9 "lmbench tx49: three rows per kernel and board in each of the three tables"
+
+run_fm tx49m report "$D/tx49-without" "$D/tx49-with" --table lmbench --aggregate median
+like "$(cat tx49m.out)" 'TX49-32K  with-patch     396 0.36 1.19 6.79 10.2 40.9 1.41 8.14 1238 4628 19.K' \
+	"lmbench --aggregate median: one row per series, the medians"
+is "$(grep -c '^TX49-' tx49m.out)" 12 "lmbench --aggregate median: 4 series x 3 tables"
+
+# --- lmbench: the commando mail (one run, all five tables) -------------------
+run_fm commando report "$D/commando"
+is "$rc" 0 "lmbench commando: exit 0 (the default table for lmbench runs)"
+golden commando "$G/lmbench-commando.txt" "lmbench commando: equals golden/lmbench-commando.txt"
+# Against the mail: its archive flattened one space after the OS column;
+# the RPC columns are never measured (blank); the local table's 2p/0K is
+# the same measurement as the context switching table's (7.58; the mail
+# shows 7.750 there).  Everything else is the mail's text.
+mail=$(grep -v '^#' "$D/example-lmbench-commando.txt" | sed '1{/^$/d}' |
+	sed 's/^commando- Linux 2\.6\.10 /commando- Linux 2.6.10  /' |
+	sed 's/^\(commando- Linux 2.6.10  \)7\.750  19\.4 21\.3  37\.2  45\.5  42\.5  53\.2/\17.580  19.4 21.3  37.2        42.5      /')
+is "$(cat "$G/lmbench-commando.txt")" "$mail" "lmbench commando: the mail's lines but for the documented differences"
+like "$(cat commando.out)" 'commando- Linux 2\.6\.10  2400 0\.49 0\.57' "lmbench: host cut to 9 characters, Mhz from hosts/NAME.json"
+
+# --- delta ---------------------------------------------------------------------
+run_fm delta report "$D/munmap-base" "$D/munmap-patch" --table delta
+is "$rc" 0 "delta: exit 0"
+golden delta "$G/delta-munmap.txt" "delta munmap: equals golden/delta-munmap.txt"
+like "$(cat delta.out)" '^munmap\.ns_per_munmap\[threads=4,pages=16\]: 5026 -> 5529 -10%$' \
+	"delta: a latency 10% higher is -10%"
+run_fm deltax report "$D/tx49-without" "$D/tx49-with" --table delta
+golden deltax "$G/delta-tx49.txt" "delta tx49: equals golden/delta-tx49.txt (lmbench names, pairs per board)"
+like "$(cat deltax.out)" 'fork: 2499 -> 2496 \+0\.1%' "delta: lmbench points by the mail's names"
+
+# --- compare, every format -------------------------------------------------------
+for f in text md csv json; do
+	run_fm "cmp-$f" compare "$D/munmap-base" "$D/munmap-patch" --format "$f"
+	is "$rc" 4 "compare --format $f: exit 4 (a significant regression)"
+	golden "cmp-$f" "$G/compare-munmap.$f" "compare --format $f: equals golden/compare-munmap.$f"
+done
+like "$(cat cmp-text.err)" 'munmap-patch/trials.jsonl:25: truncated last line skipped' \
+	"the truncated last line is skipped with a warning"
+like "$(cat cmp-text.err)" '1 line is not a trial line, skipped \(the first is line 24\)' \
+	"the corrupt line is counted with its line number"
+like "$(cat cmp-text.err)" 'lab-03/patched: 2 lines not ok \(1 infrastructure\), 1 without a metric, not used' \
+	"failed lines are counted per series"
+check "compare json: one object per non-empty cell (4 rows x 10, less 5 blank marks and flags), values numbers or null" \
+	jq -e 'type == "array" and length == 35 and all(.[]; (.value | type) == "number" or .value == null)' cmp-json.out
+is "$(jq -r '.[] | select(.params == "threads=4,pages=16" and .metric == "ns_per_munmap" and .column == "mark") | .text' cmp-json.out)" \
+	worse "compare json: the regression is marked worse"
+is "$(jq -r '.[] | select(.params == "threads=8,pages=16" and .metric == "ns_per_munmap" and .column == "noisy") | .text' cmp-json.out)" \
+	both "compare json: the noisy point is flagged"
+run_fm rep report "$D/munmap-base" "$D/munmap-patch" --table compare
+is "$rc" 0 "report without --baseline: exit 0 even with a regression"
+run_fm repb report "$D/munmap-patch" --baseline "$D/munmap-base" --table compare --threshold 20%
+is "$rc" 0 "--threshold 20%: a 10% change is not significant"
+like "$(head -1 repb.out)" '\|change\| >= 20%' "the threshold is printed"
+
+# --- matrix ----------------------------------------------------------------------------
+run_fm mx report "$D/sweep" --table matrix --baseline never
+is "$rc" 0 "matrix: exit 0"
+golden mx "$G/matrix-sweep.txt" "matrix text: equals golden/matrix-sweep.txt"
+run_fm mxj report "$D/sweep" --table matrix --baseline never --format json
+golden mxj "$G/matrix-sweep.json" "matrix json: equals golden/matrix-sweep.json"
+is "$(jq -r '[.[] | select(.quantity == "change%" and .threads == "4") | .text] | join("|")' mxj.out)" \
+	'+20.0% *|+20.0% *|+20.0% *' "matrix json: the 4-thread row of the change grid, significant"
+run_fm mx2 report "$D/munmap-base" --table matrix
+is "$rc" 2 "matrix without a sweep: exit 2"
+run_fm all report "$D/sweep" --table all
+is "$rc" 0 "--table all: exit 0"
+like "$(cat all.out)" 'Delta against' "--table all: has the delta lines"
+like "$(cat all.out)" 'Compare against' "--table all: has the compare table"
+like "$(cat all.out)" '% change of the mean' "--table all: has the matrix"
+
+# --- the default for one series: a summary ------------------------------------------
+run_fm sum report "$D/munmap-base"
+is "$rc" 0 "one series, no lmbench: exit 0"
+golden sum "$G/summary-munmap.txt" "one series: the summary, equals golden/summary-munmap.txt"
+run_fm sum2 report "$D/munmap-base" --table summary --format csv
+like "$(cat sum2.out)" 'summary,munmap,"threads=8,pages=16",ns_per_munmap,ns,lab-03/base,5330\.2,6\.8794445027[0-9]*,5,noisy' \
+	"--table summary --format csv: the noisy point flagged"
+
+# --- runs by id, latest, -o ---------------------------------------------------------
+mkdir -p res
+cp -r "$D/munmap-base" res/20261130-041500-tlb-flush-range-3f2a
+cp -r "$D/munmap-patch" res/20261130-051500-tlb-flush-range-9c1d
+run_fm ids compare 20261130-041500-tlb-flush-range-3f2a latest --results res --format csv
+is "$rc" 4 "compare by run id and latest: exit 4"
+golden ids "$G/compare-munmap.csv" "compare by run id and latest: the same table"
+run_fm outf compare "$D/munmap-base" "$D/munmap-patch" -o out.md --format md
+is "$(wc -c <outf.out)" 0 "-o FILE: nothing on stdout"
+check "-o FILE: the table is in the file" cmp -s out.md "$G/compare-munmap.md"
+
+# --- errors ------------------------------------------------------------------------
+run_fm e1 report "$D/commando" --table nosuch
+is "$rc" 2 "unknown table: exit 2"
+like "$(cat e1.err)" "unknown table 'nosuch'" "unknown table: says so"
+run_fm e2 report "$D/commando" --format xml
+is "$rc" 2 "unknown format: exit 2"
+run_fm e3 report "$W/nowhere"
+is "$rc" 1 "a missing run: exit 1"
+like "$(cat e3.err)" 'nowhere: not a run' "a missing run: says so"
+mkdir -p bad && echo '{"format": 1,' >bad/run.json
+run_fm e4 report bad
+is "$rc" 1 "an unreadable run.json: exit 1"
+like "$(cat e4.err)" 'bad/run.json:' "an unreadable run.json: file named"
+mkdir -p fut && echo '{"format": 2, "run": "x"}' >fut/run.json && : >fut/trials.jsonl
+run_fm e5 report fut
+is "$rc" 1 "an unknown format version: exit 1"
+like "$(cat e5.err)" 'unknown format 2' "an unknown format version: says so"
+run_fm e6 report "$D/munmap-base" --table delta
+is "$rc" 2 "delta with one series: exit 2"
+run_fm e7 report
+is "$rc" 2 "no run: usage, exit 2"
+run_fm e8 report "$D/munmap-base" --table lmbench
+is "$rc" 2 "lmbench tables of a run without lmbench points: exit 2"
+done_testing

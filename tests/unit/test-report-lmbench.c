@@ -1,0 +1,229 @@
+/*
+ * test-report-lmbench: the lmbench formatter against the tables of
+ * linux-kernel mail, character for character.
+ *
+ * Golden inputs: tests/data/report/example-lmbench-tx49.txt and
+ * example-lmbench-commando.txt, copies of /work/shared/examples/ (lmbench 3
+ * summary tables from linux-kernel mail: Toshiba TX49 boards, 2006; a
+ * 2.4 GHz x86 "commando", 2005).  Every data row is cut into cells by its
+ * table's rule line; each cell's text is turned back into the number the
+ * mail printed ("39.K" -> 39000, "166." -> 166), formatted again with
+ * report_lmbench_num() at lmbench's length and width for that column, and
+ * the whole row rebuilt ("%-9.9s %-13.13s" and the cells) must equal the
+ * mail's line.  The commando mail's OS column is one space narrower (the
+ * archive flattened it), so its rows are compared with that space put back.
+ *
+ * Then the whole pipeline: the fixture run directories made from the same
+ * numbers (tests/data/report/gen-fixtures.py) rendered by report_render()
+ * must equal tests/data/report/golden/lmbench-tx49.txt, which is the mail's
+ * text with lmbench's own header (trailing spaces after "sh") and one blank
+ * line between tables (checked against the mail in t500-report.sh).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "tap.h"
+
+#define DATA	"tests/data/report/"
+
+/* lmbench's (length, printed width) per column after Host and OS. */
+struct colfmt {
+	const char	*title;
+	int		 n;
+	int		 len[12], width[12];
+};
+
+static const struct colfmt fmts[] = {
+	{ "Processor", 11, { 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 },
+	  { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 } },
+	{ "Context", 7, { 6, 6, 6, 6, 6, 7, 7 }, { 6, 6, 6, 6, 6, 7, 7 } },
+	{ "*Local* Communication latencies", 8, { 5, 5, 4, 5, 5, 5, 5, 5 },
+	  { 5, 5, 4, 5, 5, 5, 5, 4 } },
+	{ "File", 8, { 6, 6, 6, 6, 7, 5, 7, 5 }, { 6, 6, 6, 6, 7, 5, 7, 5 } },
+	{ "*Local* Communication bandwidths", 9, { 4, 4, 4, 6, 6, 6, 6, 4, 5 },
+	  { 4, 4, 4, 6, 6, 6, 6, 4, 5 } },
+};
+
+static double
+unformat(const char *s)
+{
+	char buf[32];
+	size_t n;
+
+	while (*s == ' ')
+		s++;
+	if (*s == '\0')
+		return NAN;
+	snprintf(buf, sizeof(buf), "%s", s);
+	n = strlen(buf);
+	if (buf[n - 1] == 'K')
+		return atof(buf) * 1000;
+	if (buf[n - 1] == 'M')
+		return atof(buf) * 1e6;
+	return atof(buf);
+}
+
+static void
+check_file(const char *path, int os_width)
+{
+	FILE *fp = fopen(path, "r");
+	char line[512];
+	const struct colfmt *f = NULL;
+	int in_rows = 0, nrows = 0;
+
+	ok(fp != NULL, path);
+	if (fp == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		size_t i, n;
+
+		line[strcspn(line, "\n")] = '\0';
+		for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+			if (strncmp(line, fmts[i].title, strlen(fmts[i].title)) == 0)
+				f = &fmts[i];
+		if (strncmp(line, "--------- ", 10) == 0) {
+			in_rows = 1;
+			continue;
+		}
+		if (line[0] == '\0' || line[0] == '#') {
+			in_rows = 0;
+			continue;
+		}
+		if (!in_rows || f == NULL)
+			continue;
+		{
+			char want[512], got[512], host[16], os[32], cell[64];
+			const char *p = line;
+			size_t len = 0;
+			int k;
+
+			/* want: the mail's line, OS column widened to 13 */
+			snprintf(host, sizeof(host), "%.9s", p);
+			snprintf(os, sizeof(os), "%.*s", os_width, p + 10);
+			snprintf(want, sizeof(want), "%s %-13s%s", host, os, p + 10 + os_width);
+			len = (size_t)snprintf(got, sizeof(got), "%-9.9s %-13.13s", host, os);
+			/* trim the copies of host and os */
+			for (n = strlen(os); n > 0 && os[n - 1] == ' '; n--)
+				os[n - 1] = '\0';
+			len = (size_t)snprintf(got, sizeof(got), "%-9.9s %-13.13s", host, os);
+			p = want + 23;
+			for (k = 0; k < f->n; k++) {
+				char tok[32];
+				int w = f->width[k];
+
+				snprintf(tok, sizeof(tok), "%.*s", w, p + 1);
+				p += 1 + w;
+				if (f->len[k] == 0)	/* Mhz: %4.0f */
+					snprintf(cell, sizeof(cell), "%4.0f", unformat(tok));
+				else
+					report_lmbench_num(cell, unformat(tok), f->len[k], w);
+				len += (size_t)snprintf(got + len, sizeof(got) - len, " %s", cell);
+			}
+			is_str(got, want, line);
+			nrows++;
+		}
+	}
+	fclose(fp);
+	ok(nrows > 0, "rows were found");
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (fp == NULL)
+		return NULL;
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(fp);
+	return buf;
+}
+
+int
+main(void)
+{
+	char buf[64], *err = NULL, *out = NULL, *want;
+	size_t len = 0;
+	struct report *r;
+	struct report_opts o;
+	FILE *mem;
+
+	/* getsummary's num(), one case per branch */
+	report_lmbench_num(buf, 39200, 4, 4);
+	is_str(buf, "39.K", "10K and up: one decimal of K, cut to len-1, then K");
+	report_lmbench_num(buf, 12345678, 5, 5);
+	is_str(buf, "12.3M", "10M and up: M");
+	report_lmbench_num(buf, 166.4, 4, 4);
+	is_str(buf, "166.", "10 and up: %.1f cut to the width");
+	report_lmbench_num(buf, 2972.2, 4, 4);
+	is_str(buf, "2972", "a thousand: the integer part");
+	report_lmbench_num(buf, 0.49, 4, 4);
+	is_str(buf, "0.49", "below 10: len-2 decimals");
+	report_lmbench_num(buf, 7.58, 6, 6);
+	is_str(buf, "7.5800", "2p/0K: 4 decimals in 6");
+	report_lmbench_num(buf, 2.1431, 7, 7);
+	is_str(buf, "2.14310", "page fault: 5 decimals in 7");
+	report_lmbench_num(buf, 76.4, 5, 4);
+	is_str(buf, " 76.", "TCP conn: formatted in 5, printed in 4");
+	report_lmbench_num(buf, 0.0005, 7, 7);
+	is_str(buf, "5.0e-04", "below 0.001: len-6 digits of exponent form");
+	report_lmbench_num(buf, NAN, 6, 6);
+	is_str(buf, "      ", "missing: blank");
+	report_lmbench_num(buf, -1, 4, 4);
+	is_str(buf, "    ", "not positive: blank");
+
+	check_file(DATA "example-lmbench-tx49.txt", 13);
+	check_file(DATA "example-lmbench-commando.txt", 12);
+
+	/* the pipeline, from the fixture runs */
+	r = report_new();
+	ok(report_add_run(r, DATA "tx49-without", &err) == 0, "read tx49-without");
+	ok(report_add_run(r, DATA "tx49-with", &err) == 0, "read tx49-with");
+	is_int((int)report_nseries(r), 4, "four series: two hosts, two labels");
+	report_opts_init(&o);
+	o.table = REPORT_TABLE_LMBENCH;
+	mem = open_memstream(&out, &len);
+	ok(report_render(r, &o, mem, &err) == 0, "render lmbench");
+	fclose(mem);
+	want = slurp(DATA "golden/lmbench-tx49.txt");
+	ok(want != NULL && strcmp(out, want) == 0, "tx49 tables equal golden/lmbench-tx49.txt");
+	if (want && strcmp(out, want) != 0)
+		printf("# got:\n%s", out);
+	free(out);
+	free(want);
+
+	/* aggregated: one row per series, the median */
+	o.aggregate = REPORT_AGG_MEDIAN;
+	out = NULL;
+	mem = open_memstream(&out, &len);
+	ok(report_render(r, &o, mem, &err) == 0, "render lmbench --aggregate median");
+	fclose(mem);
+	ok(strstr(out, "TX49-16K  without-patch  197 0.72 2.40 17.7 34.3 82.9 2.85 26.1 "
+	    "2500 9341 39.K\n") != NULL, "median row of TX49-16K without-patch");
+	ok(strstr(out, "TX49-16K  without-patch 4.7800") != NULL,
+	    "median 2p/0K of 4.78, 5.40, 4.68");
+	{
+		size_t rows = 0;
+		const char *p;
+
+		for (p = out; (p = strstr(p, "TX49-32K  with-patch ")) != NULL; p++)
+			rows++;
+		is_int((int)rows, 3, "one TX49-32K with-patch row per table (3 tables)");
+	}
+	free(out);
+	report_free(r);
+	free(err);
+	return tap_done();
+}

@@ -1,0 +1,293 @@
+/*
+ * test-report: reading run directories (series, labels, duplicates,
+ * truncated and corrupt lines, unknown formats, the fast line scanner
+ * against jansson), the delta lines of linux-kernel mail, and the compare
+ * rows of the munmap fixtures (tests/data/report/munmap-*, written by
+ * gen-fixtures.py).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "log.h"
+#include "report.h"
+#include "tap.h"
+
+#define DATA	"tests/data/report/"
+
+static char *
+render(const struct report *r, enum report_table t, enum report_format f,
+    const char *baseline, int *rc)
+{
+	struct report_opts o;
+	char *out = NULL, *err = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+
+	report_opts_init(&o);
+	o.table = t;
+	o.format = f;
+	o.baseline = baseline;
+	*rc = report_render(r, &o, mem, &err);
+	fclose(mem);
+	if (*rc < 0)
+		printf("# render: %s\n", err);
+	free(err);
+	return out;
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (fp) {
+		fputs(text, fp);
+		fclose(fp);
+	}
+}
+
+#define LINE(host, params, rep, value) \
+	"{\"format\":1,\"run\":\"r\",\"host\":\"" host "\",\"variant\":null," \
+	"\"bench\":\"munmap\",\"params\":" params ",\"rep\":" #rep ",\"key\":\"k\"," \
+	"\"metric\":\"ns_per_munmap\",\"unit\":\"ns\",\"direction\":\"lower\"," \
+	"\"value\":" #value ",\"samples\":[1,2],\"resolved\":{\"a\":[1,{\"b\":\"}\"}]}," \
+	"\"status\":\"ok\",\"kind\":\"ok\"}\n"
+
+int
+main(void)
+{
+	struct report *r;
+	struct report_counts c;
+	char *err = NULL, *out, tmpl[] = "/tmp/test-report.XXXXXX", *dir, path[512];
+	int rc;
+
+	log_set_level(LOG_LEVEL_QUIET);
+
+	/* Delta lines: the mail's, then the sign rules. */
+	out = report_delta_line("fork", 166, 187, 0);
+	is_str(out, "fork: 166 -> 187 -13%", "mail: fork latency grew 13%: worse, negative");
+	free(out);
+	out = report_delta_line("exec", 857, 909, 0);
+	is_str(out, "exec: 857 -> 909 -6%", "mail: exec");
+	free(out);
+	out = report_delta_line("bw pipe", 313, 440, 1);
+	is_str(out, "bw pipe: 313 -> 440 +41%", "a bandwidth that grew is better: positive");
+	free(out);
+	out = report_delta_line("fork", 187, 166, 0);
+	is_str(out, "fork: 187 -> 166 +11%", "a latency that shrank is better: positive");
+	free(out);
+	out = report_delta_line("null call", 0.49, 0.491, 0);
+	is_str(out, "null call: 0.49 -> 0.491 -0.2%", "below 1%: one decimal");
+	free(out);
+
+	/* The munmap fixtures: counts, series, compare rows. */
+	r = report_new();
+	ok(report_add_run(r, DATA "munmap-base", &err) == 0, "read munmap-base");
+	ok(report_add_run(r, DATA "munmap-patch", &err) == 0, "read munmap-patch (damaged)");
+	report_counts(r, &c);
+	is_int((int)c.truncated, 1, "the truncated last line is counted");
+	is_int((int)c.corrupt, 1, "the corrupt line is counted");
+	is_int((int)c.failed, 2, "the failed trials are counted");
+	is_int((int)c.infra, 1, "the infrastructure failure apart");
+	is_int((int)c.nometric, 1, "the line without a metric is counted");
+	is_int((int)c.used, 40, "20 values a run used");
+	is_int((int)report_nseries(r), 2, "two series");
+	is_str(report_series_name(r, 0), "lab-03/base", "series name: host/label");
+	is_str(report_series_name(r, 1), "lab-03/patched", "the second run's label");
+
+	out = render(r, REPORT_TABLE_COMPARE, REPORT_CSV, NULL, &rc);
+	is_int(rc, 1, "one significant regression");
+	ok(strstr(out, "compare,munmap,\"threads=4,pages=16\",ns_per_munmap,ns,lab-03/base,"
+	    "lab-03/patched,5026.2,0.43325") != NULL, "compare: baseline mean and rsd");
+	ok(strstr(out, ",5528.6,0.42795") != NULL, "compare: patched mean and rsd");
+	ok(strstr(out, ",9.99562293581633") != NULL, "compare: change +10.0%");
+	ok(strstr(out, ",worse,\n") != NULL, "compare: ns_per_munmap marked worse");
+	ok(strstr(out, ",better,\n") != NULL, "compare: accesses marked better");
+	ok(strstr(out, "\"threads=8,pages=16\",ns_per_munmap,ns,lab-03/base,lab-03/patched,"
+	    "5330.2") != NULL && strstr(out, ",,both\n") != NULL,
+	    "compare: the noisy point is flagged, not marked");
+	free(out);
+
+	out = render(r, REPORT_TABLE_COMPARE, REPORT_JSON, NULL, &rc);
+	{
+		json_error_t je;
+		json_t *a = json_loads(out, 0, &je);
+
+		ok(json_is_array(a) && json_array_size(a) == 35,
+		    "compare json: an array of 35 cells (blank ones left out)");
+		ok(json_is_real(json_object_get(json_array_get(a, 0), "value")) &&
+		    strcmp(json_string_value(json_object_get(json_array_get(a, 0), "column")),
+		    "base mean") == 0, "compare json: the first cell is the base mean, a number");
+		json_decref(a);
+	}
+	free(out);
+
+	out = render(r, REPORT_TABLE_COMPARE, REPORT_TEXT, NULL, &rc);
+	ok(strstr(out, "Lines not used: 2 failed (1 of them infrastructure), 1 without a metric, "
+	    "1 corrupt, 1 truncated, 0 of an unknown format")
+	    != NULL, "the text says what was not used");
+	free(out);
+
+	out = render(r, REPORT_TABLE_DELTA, REPORT_TEXT, "patched", &rc);
+	ok(rc == 0 && strstr(out, "munmap.ns_per_munmap[threads=4,pages=16]: 5529 -> 5026 +9%\n")
+	    != NULL, "delta with the patched run as baseline: bench.metric[params]");
+	free(out);
+	out = render(r, REPORT_TABLE_DELTA, REPORT_TEXT, "nosuch", &rc);
+	is_int(rc, -1, "an unknown baseline is an error");
+	free(out);
+
+	/* the same run twice: two series, the second "#2" */
+	ok(report_add_run(r, DATA "munmap-base", &err) == 0, "read munmap-base again");
+	is_int((int)report_nseries(r), 3, "a duplicate series is kept");
+	is_str(report_series_name(r, 2), "lab-03/base#2", "and told apart with #2");
+	report_free(r);
+
+	/* lmbench: the fixtures have it, munmap has not */
+	r = report_new();
+	ok(report_add_run(r, DATA "munmap-base", &err) == 0, "read munmap-base");
+	out = render(r, REPORT_TABLE_LMBENCH, REPORT_TEXT, NULL, &rc);
+	is_int(rc, -1, "lmbench without lmbench points is an error");
+	free(out);
+	out = render(r, REPORT_TABLE_DELTA, REPORT_TEXT, NULL, &rc);
+	is_int(rc, -1, "delta with one series is an error");
+	free(out);
+	report_free(r);
+
+	/* matrix: threads down, pages across, numeric order, change grid */
+	r = report_new();
+	ok(report_add_run(r, DATA "sweep", &err) == 0, "read the sweep run");
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_CSV, "never", &rc);
+	is_int(rc, 0, "matrix renders");
+	ok(strstr(out, "table,series,baseline,bench,metric,params,quantity,threads,pages=1,"
+	    "pages=16,pages=256\n") != NULL, "matrix: pages across, in numeric order");
+	ok(strstr(out, "matrix,lab-03/6.1.0-13-amd64/never,,munmap,ns_per_munmap,"
+	    "accesses=512,mean,1,1010,1160,3560\nmatrix,lab-03/6.1.0-13-amd64/never,,munmap,"
+	    "ns_per_munmap,accesses=512,mean,2,") != NULL,
+	    "matrix: threads down in numeric order (the lines had 4, 1, 2), means of trials");
+	free(out);
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_TEXT, "never", &rc);
+	ok(strstr(out, "4        +20.0% *  +20.0% *   +20.0% *\n") != NULL,
+	    "matrix: the change grid marks the significant 20% cells");
+	ok(strstr(out, "1           +0.0%     +0.0%      +0.0%\n") != NULL,
+	    "matrix: unchanged cells are not marked");
+	free(out);
+	report_free(r);
+	r = report_new();
+	ok(report_add_run(r, DATA "munmap-base", &err) == 0, "read munmap-base");
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_TEXT, NULL, &rc);
+	is_int(rc, -1, "matrix without a two-parameter sweep is an error");
+	free(out);
+	out = render(r, REPORT_TABLE_ALL, REPORT_TEXT, NULL, &rc);
+	is_int(rc, -1, "all tables of one series without lmbench or sweep: nothing, an error");
+	free(out);
+	report_free(r);
+
+	/* Lines built here: scanner and jansson must agree. */
+	dir = mkdtemp(tmpl);
+	ok(dir != NULL, "temporary run directory");
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":null,"
+	    "\"hosts\":{\"h1\":{\"kernel\":\"6.1.0\"}}}");
+	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
+	write_file(path,
+	    LINE("h1", "{\"threads\":\"4\",\"pages\":\"16\"}", 1, 10)
+	    LINE("h1", "{\"threads\":4,\"pages\":16}", 2, 20)		/* numbers */
+	    LINE("h\\u0031", "{\"threads\":\"4\",\"pages\":\"16\"}", 3, 30)	/* escape */
+	    "\n"
+	    LINE("h1", "{ \"threads\" : \"4\" , \"pages\" : \"16\" }", 4, 4e1)
+	    LINE("h1", "{\"threads\":\"4\",\"pages\":\"16\",\"x\":0.5}", 1, 50));
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read lines in various spellings");
+	report_counts(r, &c);
+	is_int((int)report_nseries(r), 1, "an escaped host name is the same host");
+	is_str(report_series_name(r, 0), "h1/6.1.0", "label: the kernel from run.json");
+	is_int((int)c.used, 5, "every spelling is read");
+	is_int((int)c.corrupt, 0, "none corrupt");
+	out = render(r, REPORT_TABLE_COMPARE, REPORT_CSV, NULL, &rc);
+	is_int(rc, -1, "compare needs two series");
+	free(out);
+	{
+		/* a second host makes the compare possible: check the means */
+		FILE *fp = fopen(path, "a");
+
+		fputs(LINE("h2", "{\"threads\":\"4\",\"pages\":\"16\"}", 1, 10), fp);
+		fputs(LINE("h2", "{\"threads\":\"4\",\"pages\":\"16\"}", 2, 10), fp);
+		fclose(fp);
+	}
+	report_free(r);
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read again with h2");
+	out = render(r, REPORT_TABLE_COMPARE, REPORT_CSV, "h1", &rc);
+	ok(rc >= 0 && strstr(out, "compare,munmap,\"threads=4,pages=16\",ns_per_munmap,ns,"
+	    "h1/6.1.0,h2/unknown,25,") != NULL,
+	    "numbers, escapes and spaces land in one cell: mean of 10 20 30 40; "
+	    "a host with no kernel known is labelled unknown");
+	ok(strstr(out, "\"threads=4,pages=16,x=0.5\"") != NULL,
+	    "a real-valued parameter makes its own cell");
+	free(out);
+	report_free(r);
+
+	/* a truncated last line, then an unknown format */
+	{
+		FILE *fp = fopen(path, "a");
+
+		fputs("{\"format\":1,\"run\":\"r\",\"ho", fp);
+		fclose(fp);
+	}
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "a truncated last line is not an error");
+	report_counts(r, &c);
+	is_int((int)c.truncated, 1, "and it is counted");
+	report_free(r);
+	write_file(path, LINE("h1", "{}", 1, 1)
+	    "{\"format\":2,\"run\":\"r\",\"host\":\"h1\"}\n");
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "a line of an unknown format is not an error");
+	report_counts(r, &c);
+	is_int((int)c.unknown_format, 1, "it is skipped and counted (docs/results.md)");
+	is_int((int)c.used, 1, "the line of format 1 is used");
+	report_free(r);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	write_file(path, "{\"format\":7,\"run\":\"r\"}");
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == -1 && err && strstr(err, "unknown format 7"),
+	    "a run.json of an unknown format is an error");
+	free(err);
+	err = NULL;
+	report_free(r);
+
+	/* report_write_run writes report.txt */
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s/run && cp -r " DATA "commando %s/run", dir, dir);
+		ok(system(cmd) == 0, "copy the commando run");
+		snprintf(path, sizeof(path), "%s/run", dir);
+		ok(report_write_run(path, NULL, &err) == 0, "report_write_run");
+		snprintf(path, sizeof(path), "%s/run/report.txt", dir);
+		{
+			FILE *fp = fopen(path, "r");
+			char line[256] = "";
+
+			ok(fp != NULL, "report.txt written");
+			if (fp) {
+				if (fgets(line, sizeof(line), fp) == NULL)
+					line[0] = '\0';
+				fclose(fp);
+			}
+			is_str(line, "Processor, Processes - times in microseconds - smaller is better\n",
+			    "with the lmbench tables");
+		}
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			printf("# cannot remove %s\n", dir);
+	}
+	free(err);
+	return tap_done();
+}

@@ -1,0 +1,70 @@
+/*
+ * test-stats: mean/sd/median, Student's t CDF and Welch's t-test against
+ * published reference values.
+ *
+ * Sources:
+ *  - R's documentation example for t.test (R 4.x, ?t.test, the `sleep`
+ *    data set): t.test(extra ~ group, data = sleep) prints
+ *    "t = -1.8608, df = 17.776, p-value = 0.07939".
+ *  - Two-sided critical values of Student's t (any statistics table, e.g.
+ *    NIST/SEMATECH e-Handbook §1.3.6.7.2): t(0.975; 1) = 12.706,
+ *    t(0.975; 10) = 2.228, t(0.975; 30) = 2.042, t(0.995; 5) = 4.032.
+ *  - pt(2, 5) = 0.9490303 and pt(-1, 3) = 0.1955011 (R).
+ *  - Closed forms: the t distribution with 1 df is Cauchy,
+ *    P(T <= t) = 1/2 + atan(t)/pi; with 2 df, 1/2 + t / (2 sqrt(t^2 + 2)).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "stats.h"
+#include "tap.h"
+
+int
+main(void)
+{
+	static const double g1[] = { 0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0 };
+	static const double g2[] = { 1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4 };
+	static const double x4[] = { 1, 2, 3, 4 };
+	static const double same[] = { 5, 5, 5 }, other[] = { 6, 6, 6 };
+	struct stats_welch w;
+	double t;
+
+	is_num(stats_mean(x4, 4), 2.5, 1e-12, "mean");
+	is_num(stats_sd(x4, 4), sqrt(5.0 / 3.0), 1e-12, "sample sd (n - 1)");
+	is_num(stats_median(x4, 4), 2.5, 1e-12, "median of an even count");
+	is_num(stats_median(g1, 3), -0.2, 1e-12, "median of an odd count");
+	ok(isnan(stats_sd(x4, 1)), "sd of one value is NaN");
+
+	/* Closed forms. */
+	for (t = -5; t <= 5; t += 1.25) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "t cdf, 1 df, t=%g (Cauchy)", t);
+		is_num(stats_t_cdf(t, 1), 0.5 + atan(t) / M_PI, 1e-12, what);
+		snprintf(what, sizeof(what), "t cdf, 2 df, t=%g (closed form)", t);
+		is_num(stats_t_cdf(t, 2), 0.5 + t / (2 * sqrt(t * t + 2)), 1e-12, what);
+	}
+	/* Tables. */
+	is_num(stats_t_cdf(12.706, 1), 0.975, 1e-5, "t(0.975; 1) = 12.706");
+	is_num(stats_t_cdf(2.228, 10), 0.975, 1e-4, "t(0.975; 10) = 2.228");
+	is_num(stats_t_cdf(2.042, 30), 0.975, 1e-4, "t(0.975; 30) = 2.042");
+	is_num(stats_t_cdf(4.032, 5), 0.995, 1e-4, "t(0.995; 5) = 4.032");
+	is_num(stats_t_cdf(2, 5), 0.9490303, 1e-7, "pt(2, 5) as R");
+	is_num(stats_t_cdf(-1, 3), 0.1955011, 1e-7, "pt(-1, 3) as R");
+	is_num(stats_t_cdf(0, 7.3), 0.5, 1e-15, "t cdf at 0 is 1/2");
+	is_num(stats_t_cdf(1.959964, 1e7), 0.975, 1e-5, "large df tends to the normal");
+
+	/* R: t.test(extra ~ group, data = sleep) */
+	ok(stats_welch(g1, 10, g2, 10, &w) == 0, "welch on the sleep data");
+	is_num(w.t, -1.8608, 5e-5, "sleep: t = -1.8608");
+	is_num(w.df, 17.776, 5e-4, "sleep: df = 17.776");
+	is_num(w.p, 0.07939, 5e-6, "sleep: p-value = 0.07939");
+	ok(stats_welch(g2, 10, g1, 10, &w) == 0 && w.t > 0 && fabs(w.p - 0.07939) < 5e-6,
+	    "welch is symmetric: y against x flips t, keeps p");
+
+	ok(stats_welch(x4, 1, x4, 4, &w) == -1, "welch needs two values a side");
+	ok(stats_welch(same, 3, same, 3, &w) == 0 && w.p == 1, "zero variance, equal means: p = 1");
+	ok(stats_welch(same, 3, other, 3, &w) == 0 && w.p == 0 && isinf(w.t),
+	    "zero variance, different means: p = 0");
+	return tap_done();
+}
