@@ -26,6 +26,7 @@ struct cmd_entry {
 	int		(*handler)(int argc, char **argv);
 };
 
+extern const struct cmd_entry cmd_run;
 extern const struct cmd_entry cmd_plan;
 extern const struct cmd_entry cmd_agent;
 extern const struct cmd_entry cmd_hosts;

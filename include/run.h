@@ -1,0 +1,96 @@
+/*
+ * run.h: the run engine: runs a plan's trials on the selected hosts of a
+ * fleet and writes everything into a journal (journal.h).
+ *
+ * One worker thread per host (at most `jobs` at once), each with one
+ * transport for the whole run (one login; handshakes paced by one shared
+ * struct pace), which deploys the agent (deploy.h), starts ONE channel
+ *	d=WORKDIR/scratch-UID; mkdir -p $d && TMPDIR=$d; exec AGENT serve
+ * (the agent's own default, /tmp, when WORKDIR is not writable)
+ * reads `hello`, asks for `env` (hosts/NAME.json), then for each variant
+ * group of its schedule (plan_expand()): applies the variant (variant.h),
+ * sends the group's trials one at a time, each answered by the agent's
+ * lines until its `end`, appends every finished trial to the journal, and
+ * undoes the variant (also after failures and on interruption).  At the
+ * end `exit`, `bye`, close.  The local transport takes the same path.
+ *
+ * Never two trials at once on a host.  A host that goes silent (no line,
+ * not even a heartbeat, for silence_ms), whose connection breaks, or whose
+ * trial outlives the plan's timeout plus a margin, is given up: the trial
+ * in flight is recorded as agent-lost (or timeout), the trials it did not
+ * run as connect, and the other hosts go on.  A host that cannot be
+ * reached, logged in to, or deployed to records every trial with that
+ * class (connect, auth, hostkey, deploy; a timeout there is connect, an
+ * infrastructure failure); a variant that cannot
+ * be applied records its trials as setup, and nothing is measured under
+ * the wrong setting.
+ *
+ * Interruption: run_request_stop() (async-signal-safe; for SIGINT and
+ * SIGTERM handlers) makes every worker stop sending trials, close the
+ * agent's input (the agent cancels the trial in flight), undo its
+ * variant and leave; trials not run are not recorded, so --resume runs
+ * them.
+ */
+#ifndef FLEETMARK_RUN_H
+#define FLEETMARK_RUN_H
+
+#include <stddef.h>
+
+#include "journal.h"
+
+struct fleet;
+struct journal_done;
+struct plan;
+struct progress;
+
+#define RUN_SILENCE_MS		30000	/* no line at all for this long: host lost */
+#define RUN_MARGIN_MS		30000	/* over the plan's timeout, per trial */
+#define RUN_HELLO_MS		30000	/* for the agent's hello and env */
+#define RUN_BYE_MS		10000	/* for bye after exit */
+
+struct run_config {
+	const struct plan		*plan;
+	const struct fleet		*fleet;
+	const unsigned char		*sel;		/* fleet->nhosts flags */
+	unsigned long long		 seed;		/* for plan_expand() */
+	struct journal			*journal;
+	const struct journal_done	*done;		/* --resume: trials already ok; NULL */
+	struct progress			*progress;	/* NULL: none */
+	int				 jobs;		/* hosts at once; <= 0: all */
+	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */
+	long long			 margin_ms;	/* 0: RUN_MARGIN_MS */
+};
+
+/* What happened on one host. */
+struct run_host {
+	char			*name;
+	enum journal_host_status status;	/* DONE, FAILED or INTERRUPTED */
+	char			*reason;	/* why it failed, or NULL */
+	char			*arch;		/* the agent's, or NULL */
+	size_t			 ntrials;	/* in the schedule */
+	size_t			 skipped;	/* already ok before (resume) */
+	size_t			 ok, failed;	/* recorded this time */
+	size_t			 not_run;	/* not recorded (interrupted) */
+};
+
+struct run_summary {
+	struct run_host		*hosts;		/* in fleet order */
+	size_t			 nhosts;
+	size_t			 ok, failed, skipped, not_run;
+	int			 interrupted;	/* run_request_stop() was called */
+	char			*journal_error;	/* the first failed journal write, or NULL */
+};
+
+/*
+ * Run.  Returns 0 when the run took place (whatever the trials' fate:
+ * see *out), or -1 with a new message in *err when it could not start.
+ * Release *out with run_summary_release().
+ */
+int	run_execute(const struct run_config *c, struct run_summary *out, char **err);
+void	run_summary_release(struct run_summary *s);
+
+/* Ask every worker to stop (async-signal-safe), and whether it was asked. */
+void	run_request_stop(void);
+int	run_stop_requested(void);
+
+#endif /* FLEETMARK_RUN_H */

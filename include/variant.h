@@ -1,0 +1,68 @@
+/*
+ * variant.h: applying a plan variant on a host, and undoing it.
+ *
+ * A variant (plan.h, SPEC §5) is a set of files to write (`write: {path:
+ * value}`) and shell commands (`setup`, `teardown`).  Applying it, on an
+ * open transport:
+ *   1. for each write, in the order written: read the file's old content
+ *      (`cat PATH`), write the new value (`printf %s VALUE > PATH`) and read
+ *      it back to check that it took; with `sudo -n sh -c '...'` when the
+ *      login user is not root.  Paths and values are quoted (shquote.h);
+ *   2. run the setup commands as given: they are shell command lines
+ *      written by the plan's author, run as they are (not quoted).
+ * Undoing it runs the teardown commands, then writes the old contents
+ * back in reverse order.  A value read back as a sysfs choice list
+ * ("always madvise [never]") counts as taken when the bracketed word is
+ * the value, and such an old content is restored as its bracketed word.
+ *
+ * Each step is one exec channel on the transport (no agent involved), so
+ * a variant can be undone after the agent went away.  It knows nothing of
+ * runs or journals; `log` (may be NULL) receives one line per step for
+ * the host's log.
+ *
+ * Errors: 0, or -1 (the variant cannot be applied: a command failed
+ * there) or VARIANT_ELOST (the connection failed: the host is lost), with
+ * a new message in *err that names the host and the step ("lab-03:
+ * variant tuned: cannot write /sys/...: exit status 1: sudo: a password is
+ * required").
+ */
+#ifndef FLEETMARK_VARIANT_H
+#define FLEETMARK_VARIANT_H
+
+struct plan_variant;
+struct transport;
+struct variant_state;
+
+#define VARIANT_CMD_TIMEOUT_MS	60000	/* per step */
+#define VARIANT_ELOST		(-2)	/* variant_apply(): the connection failed */
+#define VARIANT_MAX_OLD		65536	/* bytes of an old content kept */
+
+/* A line for the host's log ("write /tmp/x: 5 -> 7"). */
+typedef void (*variant_log_fn)(void *arg, const char *line);
+
+/*
+ * Apply v on t.  *out gets the state to undo it with, also on failure
+ * (undo then reverts what was done before the failure); it is NULL only
+ * when nothing was done.  Variants without writes or commands (baseline,
+ * or a plan without variants) succeed at once without touching the host.
+ */
+int	variant_apply(struct transport *t, const struct plan_variant *v,
+	    variant_log_fn log, void *arg, struct variant_state **out, char **err);
+
+/*
+ * Undo: teardown commands, then old contents back in reverse order.
+ * Carries on after a failed step and reports the first failure.  Frees
+ * st (NULL is fine: nothing to do).  timeout_ms bounds each step (0:
+ * VARIANT_CMD_TIMEOUT_MS); once the connection is found lost, the
+ * remaining steps are not tried.
+ */
+int	variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
+	    variant_log_fn log, void *arg, char **err);
+
+/* Free without undoing (NULL is fine). */
+void	variant_state_free(struct variant_state *st);
+
+/* Whether v changes anything on a host. */
+int	variant_is_empty(const struct plan_variant *v);
+
+#endif /* FLEETMARK_VARIANT_H */

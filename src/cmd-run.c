@@ -1,0 +1,673 @@
+/*
+ * cmd-run.c: `fleetmark run PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME]
+ * [-j N] [--resume RUNDIR] [--dry-run]`: run a plan on a fleet (the run
+ * engine, run.h), write the run directory (journal.h), show progress, and
+ * print a summary with the numbers and the run directory's path.
+ *
+ * Exit status: 0 every trial ok; 3 the run finished but some hosts or
+ * trials failed (results kept); 130 interrupted (SIGINT or SIGTERM: the
+ * run directory says "interrupted" and --resume carries on); 1 error;
+ * 2 bad usage or invalid input.
+ *
+ * FLEETMARK_SILENCE_MS (tests only) replaces the 30 s after which a host
+ * that sends nothing is given up.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "catalog.h"
+#include "cmd.h"
+#include "fleet.h"
+#include "journal.h"
+#include "log.h"
+#include "plan.h"
+#include "progress.h"
+#include "report.h"
+#include "run.h"
+#include "xmalloc.h"
+
+#define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
+#define DEFAULT_RESULTS		"results"
+#define SUMMARY_MAX_LINE	(16 * 1024 * 1024)
+
+/*
+ * The first SIGINT or SIGTERM stops the run cleanly (variants undone, the
+ * run directory marked interrupted); a second one, for a person who will
+ * not wait for that, ends the process at once.
+ */
+static void
+on_signal(int sig)
+{
+	static const char msg[] = "\nfleetmark: interrupted again: exiting now; variants "
+	    "may not have been undone\n";
+
+	(void)sig;
+	if (run_stop_requested()) {
+		ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+		(void)n;
+		_exit(CMD_EXIT_INTERRUPTED);
+	}
+	run_request_stop();
+}
+
+static void
+catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Log messages above the live progress frame instead of through it. */
+static void
+log_to_progress(const char *line, void *arg)
+{
+	progress_message(arg, line);
+}
+
+/* --- the summary of the numbers -------------------------------------------- */
+
+struct series {
+	char	*group;		/* host, variant, bench, params, metric */
+	char	*host, *variant, *bench, *params, *metric, *unit;
+	double	*v;
+	size_t	 n, cap;
+	size_t	 order;	/* first seen */
+};
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The plan's label for the point of a trial key "VARIANT/POINT-ID/REP". */
+static const char *
+point_label(const struct plan *p, const char *key)
+{
+	const char *a = strchr(key, '/'), *b = strrchr(key, '/');
+	size_t i, n;
+
+	if (a == NULL || b == NULL || b <= a)
+		return NULL;
+	a++;
+	n = (size_t)(b - a);
+	for (i = 0; i < p->npoints; i++)
+		if (strlen(p->points[i].id) == n && strncmp(p->points[i].id, a, n) == 0)
+			return p->points[i].label;
+	return NULL;
+}
+
+static const char *
+jget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s != NULL ? s : "-";
+}
+
+/* Read trials.jsonl and print one line per (host, variant, point, metric). */
+/* Index of host in the summary (fleet order), for sorting. */
+static size_t
+host_rank(const struct run_summary *sum, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < sum->nhosts; i++)
+		if (strcmp(sum->hosts[i].name, host) == 0)
+			return i;
+	return sum->nhosts;
+}
+
+static const struct run_summary *sort_sum;
+
+static int
+cmp_series(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+	size_t rx = host_rank(sort_sum, x->host), ry = host_rank(sort_sum, y->host);
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void
+print_numbers(const struct plan *p, const struct run_summary *sum, const char *dir)
+{
+	char *path = xasprintf("%s/%s", dir, JOURNAL_TRIALS), *line = NULL, *g;
+	struct series *ss = NULL;
+	size_t nss = 0, cap = 0, i, len = 0, w[6] = { 4, 7, 5, 6, 6, 4 };
+	ssize_t n;
+	FILE *f;
+
+	if ((f = fopen(path, "re")) == NULL) {
+		free(path);
+		return;
+	}
+	while ((n = getline(&line, &len, f)) > 0) {
+		json_t *o;
+		const char *label;
+		struct series *s = NULL;
+
+		if (n > SUMMARY_MAX_LINE || (o = json_loads(line, 0, NULL)) == NULL)
+			continue;
+		if (strcmp(jget(o, "status"), "ok") != 0 ||
+		    !json_is_number(json_object_get(o, "value"))) {
+			json_decref(o);
+			continue;
+		}
+		label = point_label(p, jget(o, "key"));
+		if (label == NULL || *label == '\0')
+			label = "-";
+		g = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", jget(o, "host"), jget(o, "variant"),
+		    jget(o, "bench"), label, jget(o, "metric"));
+		for (i = 0; i < nss; i++)
+			if (strcmp(ss[i].group, g) == 0) {
+				s = &ss[i];
+				break;
+			}
+		if (s == NULL) {
+			xgrow(&ss, &cap, nss + 1, sizeof(*ss));
+			s = &ss[nss++];
+			memset(s, 0, sizeof(*s));
+			s->group = g;
+			s->order = nss - 1;
+			g = NULL;
+			s->host = xstrdup(jget(o, "host"));
+			s->variant = xstrdup(jget(o, "variant"));
+			s->bench = xstrdup(jget(o, "bench"));
+			s->params = xstrdup(label);
+			s->metric = xstrdup(jget(o, "metric"));
+			s->unit = xstrdup(jget(o, "unit"));
+		}
+		free(g);
+		xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
+		s->v[s->n++] = json_number_value(json_object_get(o, "value"));
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	free(path);
+	if (nss == 0)
+		return;
+	sort_sum = sum;
+	qsort(ss, nss, sizeof(*ss), cmp_series);
+	for (i = 0; i < nss; i++) {
+		const char *c[6] = { ss[i].host, ss[i].variant, ss[i].bench, ss[i].params,
+		    ss[i].metric, ss[i].unit };
+		size_t k;
+
+		for (k = 0; k < 6; k++)
+			if (strlen(c[k]) > w[k])
+				w[k] = strlen(c[k]) > 60 ? 60 : strlen(c[k]);
+	}
+	printf("\n%-*s  %-*s  %-*s  %-*s  %-*s  %12s  %-*s  %s\n", (int)w[0], "host",
+	    (int)w[1], "variant", (int)w[2], "bench", (int)w[3], "params", (int)w[4], "metric",
+	    "median", (int)w[5], "unit", "trials");
+	for (i = 0; i < nss; i++) {
+		struct series *s = &ss[i];
+
+		printf("%-*s  %-*s  %-*s  %-*.60s  %-*s  %12.6g  %-*s  %zu\n", (int)w[0], s->host,
+		    (int)w[1], s->variant, (int)w[2], s->bench, (int)w[3], s->params, (int)w[4],
+		    s->metric, median(s->v, s->n), (int)w[5], s->unit, s->n);
+		free(s->group);
+		free(s->host);
+		free(s->variant);
+		free(s->bench);
+		free(s->params);
+		free(s->metric);
+		free(s->unit);
+		free(s->v);
+	}
+	free(ss);
+}
+
+static void
+print_summary(const struct plan *p, const struct run_summary *sum, const char *dir)
+{
+	size_t i, wn = 4;
+	char *err = NULL;
+
+	for (i = 0; i < sum->nhosts; i++)
+		if (strlen(sum->hosts[i].name) > wn)
+			wn = strlen(sum->hosts[i].name);
+	printf("%-*s  %-11s  %5s  %6s  %7s  %s\n", (int)wn, "host", "status", "ok", "failed",
+	    "skipped", "reason");
+	for (i = 0; i < sum->nhosts; i++) {
+		const struct run_host *h = &sum->hosts[i];
+
+		printf("%-*s  %-11s  %5zu  %6zu  %7zu  %s\n", (int)wn, h->name,
+		    journal_host_status_name(h->status), h->ok, h->failed,
+		    h->skipped,
+		    h->reason ? h->reason : h->not_run ? "interrupted" : "-");
+	}
+	/* The report's tables (also into report.txt); our own medians when the
+	 * report cannot be made. */
+	printf("\n");
+	fflush(stdout);
+	if (report_write_run(dir, stdout, &err) != 0) {
+		log_warn("report: %s", err);
+		free(err);
+		print_numbers(p, sum, dir);
+	}
+	printf("\nrun directory: %s\n", dir);
+	fflush(stdout);
+}
+
+/* --- --resume ------------------------------------------------------------- */
+
+/* The same plan as the run's: its name and its points. */
+static int
+same_plan(const json_t *run, const struct plan *p, char **err)
+{
+	const json_t *jp = json_object_get(run, "plan"), *pts, *v;
+	const char *name = json_string_value(json_object_get(jp, "name"));
+	size_t i;
+
+	if (name == NULL || strcmp(name, p->name) != 0) {
+		*err = xasprintf("the run is of plan '%s', not '%s'", name ? name : "?", p->name);
+		return -1;
+	}
+	pts = json_object_get(jp, "points");
+	if (!json_is_array(pts) || json_array_size(pts) != p->npoints) {
+		*err = xasprintf("plan '%s' has changed since the run started (%zu points, the "
+		    "run has %zu)", p->name, p->npoints, json_array_size(pts));
+		return -1;
+	}
+	json_array_foreach(pts, i, v) {
+		const char *id = json_string_value(json_object_get(v, "id"));
+
+		if (id == NULL || strcmp(id, p->points[i].id) != 0) {
+			*err = xasprintf("plan '%s' has changed since the run started (point %zu "
+			    "is %s, the run has %s)", p->name, i + 1, p->points[i].id,
+			    id ? id : "?");
+			return -1;
+		}
+	}
+	v = json_object_get(jp, "variants");
+	if (!json_is_array(v) || json_array_size(v) != p->nvariants) {
+		*err = xasprintf("plan '%s' has changed since the run started (variants)",
+		    p->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- the command -------------------------------------------------------------- */
+
+static int
+dry_run(const char *plan, const char *fleet, const char *hosts)
+{
+	char *av[8];
+	int ac = 0;
+
+	av[ac++] = (char *)"plan";
+	if (fleet != NULL) {
+		av[ac++] = (char *)"-f";
+		av[ac++] = (char *)fleet;
+	}
+	if (hosts != NULL) {
+		av[ac++] = (char *)"-H";
+		av[ac++] = (char *)hosts;
+	}
+	av[ac++] = (char *)plan;
+	av[ac] = NULL;
+	optind = 0;
+	printf("dry run: nothing is contacted and nothing is written\n");
+	return cmd_plan.handler(ac, av);
+}
+
+/* Whether name is one of the comma-separated words of list (-H names;
+ * @labels need the fleet, which a dry run does not load). */
+static int
+in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; p != NULL && *p != '\0'; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/*
+ * --dry-run --resume: the trials a resume would run, per host of the run,
+ * read without touching the run directory (no lock, nothing rewritten).
+ */
+static int
+dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
+{
+	char *path = xasprintf("%s/%s", rundir, JOURNAL_RUN_JSON), *err = NULL;
+	struct journal_done *done = NULL;
+	json_error_t jerr;
+	json_t *run, *e;
+	const char *name;
+	unsigned long long seed;
+	size_t i, left, total = 0;
+	int rc = CMD_EXIT_USAGE;
+
+	if ((run = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
+		log_error("%s is not a run directory: %s", rundir, jerr.text);
+		free(path);
+		return CMD_EXIT_USAGE;
+	}
+	free(path);
+	if (same_plan(run, p, &err) != 0)
+		goto out;
+	path = xasprintf("%s/%s", rundir, JOURNAL_TRIALS);
+	if (journal_read_done(path, &done, NULL, &err) != 0) {
+		free(path);
+		rc = CMD_EXIT_ERROR;
+		goto out;
+	}
+	free(path);
+	seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
+	printf("dry run: nothing is contacted and nothing is written\n");
+	printf("resuming %s (plan %s): %zu trials already ok\n", rundir, p->name,
+	    journal_done_count(done, NULL));
+	json_object_foreach(json_object_get(run, "hosts"), name, e) {
+		struct plan_schedule *s;
+
+		if (hosts_spec != NULL && !in_list(hosts_spec, name))
+			continue;
+		s = plan_expand(p, name, seed);
+		for (i = 0, left = 0; i < s->ntrials; i++)
+			left += !journal_done_has(done, name, s->trials[i].key);
+		printf("\nhost %s: %zu of %zu trials to run\n", name, left, s->ntrials);
+		for (i = 0; i < s->ntrials; i++) {
+			const struct plan_trial *t = &s->trials[i];
+
+			if (journal_done_has(done, name, t->key))
+				continue;
+			printf("  %-10s %-12s %-40.40s rep %d\n", t->variant->name ? t->variant->name :
+			    "-", t->point->bench, *t->point->label ? t->point->label : "-", t->rep);
+		}
+		total += left;
+		plan_schedule_free(s);
+	}
+	printf("\ntotal: %zu trials to run\n", total);
+	rc = fflush(stdout) == 0 ? CMD_EXIT_OK : CMD_EXIT_ERROR;
+ out:
+	if (err != NULL)
+		log_error("%s", err);
+	free(err);
+	journal_done_free(done);
+	json_decref(run);
+	return rc;
+}
+
+static int
+run_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "label", required_argument, NULL, 'L' },
+		{ "resume", required_argument, NULL, 'R' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "push", required_argument, NULL, 'P' },
+		{ "baseline", required_argument, NULL, 'B' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
+	const char *resume = NULL;
+	struct catalog *cat = NULL;
+	struct fleet *f = NULL;
+	struct plan *p = NULL;
+	struct journal *j = NULL;
+	struct journal_done *done = NULL;
+	struct progress *prog = NULL;
+	struct run_summary sum;
+	struct run_config rc;
+	unsigned char *only = NULL, *sel = NULL;
+	unsigned long long seed;
+	char *err = NULL, *agent = NULL, *end;
+	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE;
+	enum journal_status st;
+	size_t i;
+
+	memset(&sum, 0, sizeof(sum));
+	while ((c = getopt_long(argc, argv, "f:H:o:j:hvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fleet_file = optarg;
+			break;
+		case 'H':
+			hosts_spec = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'L':
+			label = optarg;
+			break;
+		case 'R':
+			resume = optarg;
+			break;
+		case 'n':
+			dry = 1;
+			break;
+		case 'j':
+			errno = 0;
+			jobs = (int)strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || jobs < 1) {
+				log_error("-j: expected a number of hosts of at least 1, not '%s'",
+				    optarg);
+				return CMD_EXIT_USAGE;
+			}
+			break;
+		case 'P':
+		case 'B':
+			log_error("--%s is not supported yet", c == 'P' ? "push" : "baseline");
+			return CMD_EXIT_USAGE;
+		case 'h':
+			return cmd_usage(&cmd_run, 1);
+		case 'v':
+			log_set_level(log_get_level() + 1);
+			break;
+		case 'q':
+			quiet = 1;
+			log_set_level(LOG_LEVEL_QUIET);
+			break;
+		default:
+			return cmd_usage(&cmd_run, 0);
+		}
+	}
+	if (optind + 1 != argc)
+		return cmd_usage(&cmd_run, 0);
+	if (log_get_level() == LOG_LEVEL_QUIET)
+		quiet = 1;
+	if (dry && resume == NULL)
+		return dry_run(argv[optind], fleet_file, hosts_spec);
+
+	if ((agent = catalog_agent_path(&err)) == NULL || catalog_load(agent, &cat, &err) != 0) {
+		code = CMD_EXIT_ERROR;
+		goto fail;
+	}
+	if (plan_load(argv[optind], cat, &p, &err) != 0)
+		goto fail;
+	if (dry) {
+		code = dry_resume(p, resume, hosts_spec);
+		goto out;
+	}
+
+	if (resume != NULL) {
+		const json_t *run, *hosts, *fj;
+		const char *name, *ffile;
+		json_t *e;
+
+		char *rj = xasprintf("%s/%s", resume, JOURNAL_RUN_JSON);
+		int missing = access(rj, F_OK) != 0 && errno == ENOENT;
+
+		free(rj);
+		if (journal_resume(resume, &j, &done, &err) != 0) {
+			/* Not a run directory is bad input; anything else an error. */
+			code = missing ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			goto fail;
+		}
+		run = journal_run_json(j);
+		if (same_plan(run, p, &err) != 0)
+			goto fail;
+		/* The fleet the run used, unless -f says otherwise. */
+		fj = json_object_get(run, "fleet");
+		ffile = json_string_value(json_object_get(fj, "file"));
+		if (fleet_file == NULL && ffile != NULL && strcmp(ffile, FLEET_DEFAULT_NAME) != 0)
+			fleet_file = ffile;
+		if ((fleet_file ? fleet_load(fleet_file, &f, &err) : fleet_load_default(&f, &err)) != 0)
+			goto fail;
+		sel = xcalloc(f->nhosts, 1);
+		hosts = json_object_get(run, "hosts");
+		json_object_foreach((json_t *)hosts, name, e) {
+			for (i = 0; i < f->nhosts; i++)
+				if (strcmp(f->hosts[i].name, name) == 0)
+					break;
+			if (i == f->nhosts) {
+				err = xasprintf("host '%s' of the run is not in %s", name, f->file);
+				goto fail;
+			}
+			sel[i] = 1;
+		}
+		if (hosts_spec != NULL) {
+			only = xcalloc(f->nhosts, 1);
+			if (fleet_select(f, hosts_spec, only, &err) != 0)
+				goto fail;
+			for (i = 0; i < f->nhosts; i++)
+				sel[i] &= only[i];
+		}
+		seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
+		log_info("resuming %s: %zu trials already ok", journal_dir(j),
+		    journal_done_count(done, NULL));
+	} else {
+		struct journal_info info;
+
+		if ((fleet_file ? fleet_load(fleet_file, &f, &err) : fleet_load_default(&f, &err)) != 0)
+			goto fail;
+		if (hosts_spec != NULL) {
+			only = xcalloc(f->nhosts, 1);
+			if (fleet_select(f, hosts_spec, only, &err) != 0)
+				goto fail;
+		}
+		sel = xcalloc(f->nhosts, 1);
+		if (plan_hosts(p, f, only, sel, &err) != 0)
+			goto fail;
+		seed = plan_seed(p);
+		memset(&info, 0, sizeof(info));
+		info.results = outdir ? outdir : DEFAULT_RESULTS;
+		info.plan = p;
+		info.seed = seed;
+		info.fleet = f;
+		info.sel = sel;
+		info.label = label;
+		info.controller = FLEETMARK_VERSION;
+		if (journal_create(&info, &j, &err) != 0) {
+			code = CMD_EXIT_ERROR;
+			goto fail;
+		}
+	}
+	log_info("run %s", journal_dir(j));
+
+	catch_signals();
+	log_verbose("Ctrl-C stops the run cleanly; a second one exits at once");
+	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
+	memset(&rc, 0, sizeof(rc));
+	rc.plan = p;
+	rc.fleet = f;
+	rc.sel = sel;
+	rc.seed = seed;
+	rc.journal = j;
+	rc.done = done;
+	rc.progress = prog;
+	rc.jobs = jobs;
+	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
+		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
+	if (progress_mode(prog) == PROGRESS_TERMINAL)
+		log_set_sink(log_to_progress, prog);
+	progress_start_ticker(prog);
+	if (run_execute(&rc, &sum, &err) != 0) {
+		char *ferr = NULL;
+
+		progress_end(prog);
+		log_set_sink(NULL, NULL);
+		if (journal_finish(j, JOURNAL_FAILED, &ferr) != 0)
+			free(ferr);
+		code = CMD_EXIT_ERROR;
+		goto fail;
+	}
+	progress_end(prog);
+	log_set_sink(NULL, NULL);
+
+	if (sum.journal_error != NULL) {
+		log_error("%s", sum.journal_error);
+		st = JOURNAL_FAILED;
+	} else
+		st = sum.interrupted ? JOURNAL_INTERRUPTED : JOURNAL_FINISHED;
+	if (journal_finish(j, st, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		err = NULL;
+		st = JOURNAL_FAILED;
+	}
+	if (journal_log_error(j) != NULL)
+		log_warn("host logs: %s", journal_log_error(j));
+
+	print_summary(p, &sum, journal_dir(j));
+	if (st == JOURNAL_FAILED)
+		code = CMD_EXIT_ERROR;
+	else if (sum.interrupted) {
+		log_error("interrupted: %zu trials not run; `fleetmark run %s --resume %s` runs "
+		    "them", sum.not_run, argv[optind], journal_dir(j));
+		code = CMD_EXIT_INTERRUPTED;
+	} else {
+		code = CMD_EXIT_OK;
+		for (i = 0; i < sum.nhosts; i++)
+			if (sum.hosts[i].status != JOURNAL_HOST_DONE || sum.hosts[i].failed > 0)
+				code = CMD_EXIT_PARTIAL;
+	}
+	goto out;
+ fail:
+	log_error("%s", err);
+ out:
+	run_summary_release(&sum);
+	progress_free(prog);
+	journal_free(j);
+	journal_done_free(done);
+	free(err);
+	free(agent);
+	free(only);
+	free(sel);
+	plan_free(p);
+	fleet_free(f);
+	catalog_free(cat);
+	return code;
+}
+
+const struct cmd_entry cmd_run = {
+	"run",
+	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUNDIR] "
+	"[--dry-run] [-q] [-v]",
+	"run a test plan on a fleet and keep the results in a run directory", run_main
+};

@@ -1,0 +1,919 @@
+/*
+ * run.c: the run engine: one worker per host drives a transport, the
+ * agent's serve mode and the host's variants, and writes every finished
+ * trial to the journal.  See run.h.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "agentproto.h"
+#include "deploy.h"
+#include "fleet.h"
+#include "hostconn.h"
+#include "journal.h"
+#include "log.h"
+#include "pace.h"
+#include "plan.h"
+#include "progress.h"
+#include "run.h"
+#include "shquote.h"
+#include "transport.h"
+#include "variant.h"
+#include "wire.h"
+#include "xmalloc.h"
+
+/* next_event() results besides 1 (an event), 0 (end of the stream) and
+ * TRANSPORT_E* codes. */
+#define RUN_ESTOP	(-100)	/* run_request_stop() was called */
+#define RUN_ESILENT	(-101)	/* nothing from the agent for silence_ms */
+#define RUN_EDEADLINE	(-102)	/* the caller's deadline passed */
+
+#define CHAN_OPEN_MS	30000
+#define WRITE_MS	30000
+#define POLL_MS		250	/* longest blocking read: how soon a stop is seen */
+#define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
+#define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
+
+static volatile sig_atomic_t stop_flag;
+
+void
+run_request_stop(void)
+{
+	stop_flag = 1;
+}
+
+int
+run_stop_requested(void)
+{
+	return stop_flag != 0;
+}
+
+struct run_ctx {
+	const struct run_config	*c;
+	struct pace		*pace;
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;
+	int			 slots;		/* hosts that may still start (-j) */
+	char			*journal_error;
+};
+
+struct worker {
+	struct run_ctx		*ctx;
+	const struct fleet_host	*h;
+	struct run_host		*rh;
+	size_t			 pidx;		/* progress index */
+	struct plan_schedule	*s;
+	unsigned char		*todo;		/* s->ntrials flags: to run now */
+	size_t			 k;		/* trials started, for progress */
+
+	struct transport	*t;
+	struct tchan		*chan;
+	struct agentproto	*ap;
+	long long		 silence_ms, last_rx;
+	char			 buf[16384];
+	size_t			 off, len;	/* stdout bytes not yet fed */
+	int			 eof;
+	char			*lost;		/* why the host was given up, or NULL */
+	enum ap_status		 lost_status;	/* agent-lost (in a trial) or connect */
+	int			 stopped;
+};
+
+static double
+wall_now(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static long long
+margin_ms(const struct run_config *c)
+{
+	return c->margin_ms > 0 ? c->margin_ms : RUN_MARGIN_MS;
+}
+
+/*
+ * The status of a host that could not be opened or deployed to: the
+ * transport's class, a timeout there being the infrastructure's
+ * (connect), not a benchmark's.
+ */
+static enum ap_status
+infra_status(int code, enum ap_status dflt)
+{
+	int st = ap_status_parse(transport_class(code));
+
+	if (st < 0)
+		return dflt;
+	if (st == AP_ST_TIMEOUT)
+		return AP_ST_CONNECT;
+	return (enum ap_status)st;
+}
+
+/*
+ * The run directory could not be written: results would be lost, so the
+ * run stops (as if interrupted) and reports the first such error.
+ */
+static void
+journal_failed(struct run_ctx *ctx, char *err)
+{
+	log_debug("%s", err);
+	run_request_stop();
+	pthread_mutex_lock(&ctx->mu);
+	if (ctx->journal_error == NULL) {
+		ctx->journal_error = err;
+		err = NULL;
+	}
+	pthread_mutex_unlock(&ctx->mu);
+	free(err);
+}
+
+static void
+wlog(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+wlog(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (s == NULL)
+		return;
+	journal_log(w->ctx->c->journal, w->h->name, "%s", s);
+	log_debug("%s: %s", w->h->name, s);
+	free(s);
+}
+
+static void
+variant_logger(void *arg, const char *line)
+{
+	wlog(arg, "%s", line);
+}
+
+/* Tell the person something (a live progress frame takes log messages
+ * above it: see log_set_sink()). */
+static void
+say(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+say(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	(void)w;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (s == NULL)
+		return;
+	log_warn("%s", s);
+	free(s);
+}
+
+static void
+set_host_status(struct worker *w, enum journal_host_status st, const char *reason)
+{
+	char *err = NULL;
+
+	if (journal_host_status(w->ctx->c->journal, w->h->name, st, reason, &err) != 0)
+		journal_failed(w->ctx, err);
+}
+
+static void
+pstate(struct worker *w, enum progress_state st, const char *detail)
+{
+	if (w->ctx->c->progress != NULL)
+		progress_state(w->ctx->c->progress, w->pidx, st, detail);
+}
+
+/* Append a finished (or never run) trial to the journal. */
+static void
+record(struct worker *w, const struct plan_trial *pt, double start, enum ap_status st,
+    const char *message, const struct ap_result *res)
+{
+	struct journal_trial jt;
+	enum ap_status final = res != NULL ? res->status : st;
+	char *err = NULL;
+
+	journal_trial_init(&jt, w->h->name, pt);
+	jt.start = start;
+	jt.duration = -1;
+	jt.status = st;
+	jt.message = message;
+	jt.result = res;
+	if (journal_append(w->ctx->c->journal, &jt, &err) != 0) {
+		journal_failed(w->ctx, err);
+		return;		/* not recorded: --resume runs it again */
+	}
+	if (final == AP_ST_OK)
+		w->rh->ok++;
+	else
+		w->rh->failed++;
+}
+
+/* Record every trial still to run from index `from` as failed with st. */
+static void
+fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
+{
+	double now = wall_now();
+	size_t i;
+
+	for (i = from; i < w->s->ntrials; i++) {
+		if (!w->todo[i])
+			continue;
+		record(w, &w->s->trials[i], now, st, message, NULL);
+		w->todo[i] = 0;
+	}
+}
+
+static size_t
+count_todo(const struct worker *w, size_t from)
+{
+	size_t i, n = 0;
+
+	for (i = from; i < w->s->ntrials; i++)
+		n += w->todo[i];
+	return n;
+}
+
+/*
+ * The next line from the agent, within deadline (ms, pace_now_ms()
+ * clock).  What arrives on standard error goes to the host's log.
+ */
+static int
+next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_stop)
+{
+	long long now, wait;
+	ssize_t n;
+	size_t used;
+	int from = 0;
+
+	for (;;) {
+		if (agentproto_next(w->ap, ev) > 0)
+			return 1;
+		if (w->len > 0) {
+			used = agentproto_feed(w->ap, w->buf + w->off, w->len);
+			if (used == 0)
+				used = w->len;	/* cannot happen: the reader takes bytes
+						 * whenever no event waits */
+			w->off += used;
+			w->len -= used;
+			continue;
+		}
+		if (w->eof)
+			return 0;
+		if (watch_stop && run_stop_requested())
+			return RUN_ESTOP;
+		now = pace_now_ms();
+		if (now - w->last_rx >= w->silence_ms)
+			return RUN_ESILENT;
+		if (now >= deadline)
+			return RUN_EDEADLINE;
+		wait = deadline - now;
+		if (w->last_rx + w->silence_ms - now < wait)
+			wait = w->last_rx + w->silence_ms - now;
+		if (wait > POLL_MS)
+			wait = POLL_MS;
+		n = tchan_read(w->chan, TCHAN_ANY, &from, w->buf, sizeof(w->buf), (int)wait);
+		if (n == TRANSPORT_EAGAIN)
+			continue;
+		if (n < 0)
+			return (int)n;
+		if (n == 0) {
+			journal_log_flush(w->ctx->c->journal, w->h->name);
+			agentproto_eof(w->ap);
+			w->eof = 1;
+			continue;
+		}
+		w->last_rx = pace_now_ms();
+		if (from == TCHAN_STDERR) {
+			journal_log_output(w->ctx->c->journal, w->h->name, w->buf, (size_t)n);
+			continue;
+		}
+		w->off = 0;
+		w->len = (size_t)n;
+	}
+}
+
+/* Why next_event() failed, for people. */
+static char *
+event_error(struct worker *w, int r)
+{
+	const struct tchan_exit *ex;
+
+	switch (r) {
+	case 0:
+		ex = tchan_exit_info(w->chan);
+		if (ex->exited && ex->signal[0] != '\0')
+			return xasprintf("the agent was killed by signal %s", ex->signal);
+		if (ex->exited && ex->status >= 0)
+			return xasprintf("the agent exited with status %d", ex->status);
+		return xstrdup("the agent's output ended (connection closed)");
+	case RUN_ESILENT:
+		return xasprintf("nothing from the agent for %lld s: host hung or unreachable",
+		    w->silence_ms / 1000);
+	case RUN_EDEADLINE:
+		return xstrdup("no answer from the agent in time");
+	case RUN_ESTOP:
+		return xstrdup("interrupted");
+	default:
+		/* The transport's message names the host and says what broke. */
+		return xstrdup(*transport_error(w->t) ? transport_error(w->t) :
+		    "connection lost");
+	}
+}
+
+static int
+send_json(struct worker *w, json_t *o)
+{
+	char *text = json_dumps(o, JSON_COMPACT), *line;
+	int r;
+
+	json_decref(o);
+	if (text == NULL)
+		return TRANSPORT_ELOCAL;
+	line = xasprintf("%s\n", text);
+	free(text);
+	r = tchan_write(w->chan, line, strlen(line), WRITE_MS);
+	free(line);
+	return r;
+}
+
+/* Where the agent's scratch files go: WORKDIR/scratch-UID, WORKDIR taken from
+ * the agent's path (WORKDIR/agents/SUM/fleetmark-agent or
+ * WORKDIR/src/SUM/agent/fleetmark-agent, see deploy.h). */
+static char *
+scratch_dir(const char *agent)
+{
+	char *d = xstrdup(agent), *p;
+	int up = 3;
+
+	p = strstr(d, "/src/");
+	if (strlen(d) > 22 && strcmp(d + strlen(d) - 22, "/agent/fleetmark-agent") == 0 &&
+	    p != NULL)
+		up = 4;
+	while (up-- > 0 && (p = strrchr(d, '/')) != NULL && p != d)
+		*p = '\0';
+	p = xasprintf("%s/scratch", d);
+	free(d);
+	return p;
+}
+
+/*
+ * Start the agent's serve mode, read its hello and its env.  Returns 0, or
+ * -1 with *st and a new *why.
+ */
+static int
+start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
+{
+	struct ap_event ev;
+	char *scratch = scratch_dir(agent), *cmd, *e = NULL;
+	long long deadline;
+	int r;
+
+	/* Per login user: a work directory is often shared by users (root and
+	 * bench), and another user's scratch directory is not writable; when
+	 * none can be made there, the agent's default ($TMPDIR or /tmp). */
+	cmd = sh_format("d=%q-$(id -u); mkdir -p \"$d\" 2>/dev/null && test -w \"$d\" && "
+	    "TMPDIR=$d && export TMPDIR; exec %q serve", scratch, agent);
+	wlog(w, "starting %s", cmd);
+	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
+	free(cmd);
+	free(scratch);
+	if (r != 0) {
+		*st = infra_status(r, AP_ST_DEPLOY);
+		*why = xasprintf("cannot start the agent: %s", transport_error(w->t));
+		return -1;
+	}
+	w->ap = agentproto_new();
+	w->last_rx = pace_now_ms();
+	deadline = pace_now_ms() + RUN_HELLO_MS;
+	r = next_event(w, &ev, deadline, 0);
+	if (r != 1) {
+		e = event_error(w, r);
+		*st = AP_ST_DEPLOY;
+		*why = xasprintf("the agent did not start: %s", e);
+		free(e);
+		return -1;
+	}
+	if (ev.type == AP_UNKNOWN_PROTO) {
+		*st = AP_ST_DEPLOY;
+		*why = xasprintf("the agent speaks protocol %lld, this controller %d",
+		    ev.u.hello.proto, WIRE_PROTO);
+		return -1;
+	}
+	if (ev.type != AP_HELLO) {
+		*st = AP_ST_DEPLOY;
+		*why = xasprintf("the agent did not say hello: %s",
+		    ev.type == AP_BAD_OUTPUT ? ev.u.bad.message : ap_type_name(ev.type));
+		return -1;
+	}
+	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
+	    ev.u.hello.pid);
+	if ((r = send_json(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
+		*st = AP_ST_AGENT_LOST;
+		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
+		return -1;
+	}
+	for (;;) {
+		r = next_event(w, &ev, deadline, 0);
+		if (r != 1) {
+			e = event_error(w, r);
+			*st = AP_ST_AGENT_LOST;
+			*why = xasprintf("no env from the agent: %s", e);
+			free(e);
+			return -1;
+		}
+		if (ev.type == AP_ENV)
+			break;
+		wlog(w, "ignored a %s line before env", ap_type_name(ev.type));
+	}
+	{
+		const json_t *arch = json_object_get(ev.u.env.obj, "arch");
+
+		if (json_is_string(arch))
+			w->rh->arch = xstrdup(json_string_value(arch));
+	}
+	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
+		journal_failed(w->ctx, e);
+	return 0;
+}
+
+/* What progress shows for a trial. */
+static char *
+trial_what(const struct plan_trial *pt)
+{
+	return xasprintf("%s%s%s%s%s rep %d", pt->variant->name ? pt->variant->name : "",
+	    pt->variant->name ? ": " : "", pt->point->bench, *pt->point->label ? " " : "",
+	    pt->point->label, pt->rep);
+}
+
+/*
+ * Run one trial.  Returns 0 (go on), or -1 when the host is lost (w->lost
+ * says why) or the run is stopping (w->stopped).
+ */
+static int
+run_trial(struct worker *w, size_t i)
+{
+	const struct plan_trial *pt = &w->s->trials[i];
+	const struct plan *p = w->ctx->c->plan;
+	struct ap_trial *tr;
+	struct ap_event ev;
+	const struct ap_result *res;
+	json_t *params;
+	char id[32], *what, *why;
+	long long deadline;
+	double start;
+	size_t k;
+	int r, stopping = 0, lost = 0;
+
+	w->k++;
+	what = trial_what(pt);
+	if (w->ctx->c->progress != NULL)
+		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
+	free(what);
+	snprintf(id, sizeof(id), "t%zu", i + 1);
+	params = json_object();
+	for (k = 0; k < pt->point->nparams; k++)
+		json_object_set_new(params, pt->point->keys[k], json_string(pt->point->vals[k]));
+	tr = ap_trial_new(id);
+	start = wall_now();
+	deadline = pace_now_ms() + p->timeout_ms + margin_ms(w->ctx->c);
+	w->last_rx = pace_now_ms();
+	r = send_json(w, json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
+	    "id", id, "bench", pt->point->bench, "params", params, "samples", p->samples,
+	    "deadline", (double)p->timeout_ms / 1000.0));
+	if (r != 0) {
+		why = xasprintf("cannot send the trial: %s", transport_error(w->t));
+		ap_trial_fail(tr, AP_ST_AGENT_LOST, why);
+		w->lost = why;
+		w->lost_status = AP_ST_AGENT_LOST;
+		lost = 1;
+	}
+	while (!lost && !ap_trial_done(tr)) {
+		r = next_event(w, &ev, deadline, !stopping);
+		if (r == 1) {
+			if (ap_trial_add(tr, &ev) == AP_TRIAL_FOREIGN)
+				wlog(w, "ignored a %s line during trial %s", ap_type_name(ev.type), id);
+			continue;
+		}
+		if (r == RUN_ESTOP) {
+			/* The agent cancels the trial when its input closes. */
+			wlog(w, "interrupted: closing the agent's input");
+			tchan_close_stdin(w->chan);
+			stopping = 1;
+			if (deadline > pace_now_ms() + STOP_GRACE_MS)
+				deadline = pace_now_ms() + STOP_GRACE_MS;
+			continue;
+		}
+		why = event_error(w, r);
+		if (r == RUN_EDEADLINE && !stopping) {
+			free(why);
+			why = xasprintf("no end within the plan's timeout plus %lld s",
+			    margin_ms(w->ctx->c) / 1000);
+			ap_trial_fail(tr, AP_ST_TIMEOUT, why);
+		} else
+			ap_trial_fail(tr, stopping ? AP_ST_CANCELLED : AP_ST_AGENT_LOST, why);
+		if (!stopping) {
+			w->lost = why;
+			w->lost_status = AP_ST_AGENT_LOST;
+		} else
+			free(why);
+		lost = 1;
+	}
+	res = ap_trial_result(tr);
+	if (stopping)
+		w->stopped = 1;
+	record(w, pt, start, res->status, res->message, res);
+	w->todo[i] = 0;
+	if (w->ctx->c->progress != NULL)
+		progress_trial_done(w->ctx->c->progress, w->pidx, res->status == AP_ST_OK ? NULL :
+		    ap_status_name(res->status));
+	if (res->status != AP_ST_OK)
+		wlog(w, "trial %s %s: %s%s%s", id, pt->key, ap_status_name(res->status),
+		    res->message ? ": " : "", res->message ? res->message : "");
+	ap_trial_free(tr);
+	/* Lost, or stopping: the agent's input is closed and it is leaving. */
+	return lost || stopping ? -1 : 0;
+}
+
+/* exit, bye, close the channel. */
+static void
+stop_agent(struct worker *w, int polite)
+{
+	struct ap_event ev;
+	long long deadline = pace_now_ms() + RUN_BYE_MS;
+	int r;
+
+	if (w->chan == NULL)
+		return;
+	if (polite && send_json(w, json_pack("{s:s}", "type", WIRE_REQ_EXIT)) == 0) {
+		while ((r = next_event(w, &ev, deadline, 0)) == 1 && ev.type != AP_BYE)
+			;
+		if (r != 1)
+			wlog(w, "no bye from the agent");
+	}
+	tchan_close_stdin(w->chan);
+	tchan_wait(w->chan, polite ? 2000 : 500, NULL);
+	journal_log_flush(w->ctx->c->journal, w->h->name);
+	tchan_free(w->chan);
+	w->chan = NULL;
+}
+
+/* Wait for a -j slot; 0, or -1 when the run is stopped meanwhile. */
+static int
+take_slot(struct run_ctx *ctx)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&ctx->mu);
+	while (ctx->slots == 0 && !run_stop_requested()) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 200 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&ctx->cv, &ctx->mu, &ts);
+	}
+	if (run_stop_requested()) {
+		pthread_mutex_unlock(&ctx->mu);
+		return -1;
+	}
+	if (ctx->slots > 0)
+		ctx->slots--;
+	pthread_mutex_unlock(&ctx->mu);
+	return 0;
+}
+
+static void
+give_slot(struct run_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->mu);
+	if (ctx->slots >= 0)
+		ctx->slots++;
+	pthread_cond_signal(&ctx->cv);
+	pthread_mutex_unlock(&ctx->mu);
+}
+
+/* Give the host up before any trial ran: every trial fails with st. */
+static void
+host_failed(struct worker *w, enum ap_status st, const char *why)
+{
+	char *reason = xasprintf("%s: %s", ap_status_name(st), why);
+
+	wlog(w, "failed: %s", reason);
+	fail_rest(w, 0, st, why);
+	w->rh->status = JOURNAL_HOST_FAILED;
+	w->rh->reason = reason;
+	set_host_status(w, JOURNAL_HOST_FAILED, reason);
+	pstate(w, PROGRESS_FAILED, reason);
+}
+
+static void
+run_groups(struct worker *w)
+{
+	const struct plan_schedule *s = w->s;
+	struct variant_state *vs;
+	char *err = NULL, *msg;
+	size_t v, i, end;
+	int r;
+
+	for (v = 0; v < s->nvariants && w->lost == NULL && !w->stopped; v++) {
+		const struct plan_variant *pv;
+
+		end = s->variant_start[v + 1];
+		if (count_todo(w, s->variant_start[v]) - count_todo(w, end) == 0)
+			continue;
+		if (run_stop_requested()) {
+			w->stopped = 1;
+			break;
+		}
+		pv = s->trials[s->variant_start[v]].variant;
+		vs = NULL;
+		if (!variant_is_empty(pv)) {
+			msg = xasprintf("variant %s", pv->name ? pv->name : "-");
+			pstate(w, PROGRESS_RUNNING, msg);
+			free(msg);
+			wlog(w, "applying variant %s", pv->name ? pv->name : "-");
+		}
+		r = variant_apply(w->t, pv, variant_logger, w, &vs, &err);
+		if (r == VARIANT_ELOST) {
+			/* Not the variant's fault: the host is gone. */
+			wlog(w, "%s", err);
+			w->lost = err;
+			w->lost_status = AP_ST_CONNECT;
+			err = NULL;
+		} else if (r != 0) {
+			wlog(w, "%s", err);
+			say(w, "%s", err);
+			for (i = s->variant_start[v]; i < end; i++) {
+				if (!w->todo[i])
+					continue;
+				if (w->ctx->c->progress != NULL) {
+					w->k++;
+					progress_trial(w->ctx->c->progress, w->pidx, w->k, "setup");
+					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
+				}
+				record(w, &s->trials[i], wall_now(), AP_ST_SETUP, err, NULL);
+				w->todo[i] = 0;
+			}
+			free(err);
+			err = NULL;
+		} else {
+			for (i = s->variant_start[v]; i < end; i++) {
+				if (!w->todo[i])
+					continue;
+				if (run_stop_requested() && !w->stopped) {
+					w->stopped = 1;
+					break;
+				}
+				if (run_trial(w, i) != 0)
+					break;
+			}
+		}
+		r = variant_undo(w->t, vs, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
+		    &err);
+		if (r != 0) {
+			wlog(w, "%s", err);
+			say(w, "%s", err);
+			if (w->rh->reason == NULL)
+				w->rh->reason = err;
+			else
+				free(err);
+			err = NULL;
+		}
+	}
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct run_config *c = w->ctx->c;
+	struct transport_opts o;
+	struct transport_info info;
+	struct deploy_result dr;
+	enum ap_status st;
+	char *err = NULL, *msg;
+	int r, slot = 0;
+
+	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
+	if (count_todo(w, 0) == 0) {
+		w->rh->status = JOURNAL_HOST_DONE;
+		set_host_status(w, JOURNAL_HOST_DONE, NULL);
+		pstate(w, PROGRESS_DONE, "nothing left to run");
+		return NULL;
+	}
+	if (take_slot(w->ctx) != 0)
+		goto interrupted;
+	slot = 1;
+
+	pstate(w, PROGRESS_CONNECTING, w->h->address);
+	set_host_status(w, JOURNAL_HOST_CONNECTING, NULL);
+	hostconn_opts(w->h, w->ctx->pace, &o);
+	memset(&info, 0, sizeof(info));
+	if ((r = transport_open(&o, &w->t, &info, &err)) != 0) {
+		host_failed(w, infra_status(r, AP_ST_CONNECT), err ? err : "cannot connect");
+		free(err);
+		goto out;
+	}
+	wlog(w, "connected as %s@%s%s%s (host key %s, %d attempt%s, %lld ms)", info.user,
+	    info.host, info.via[0] ? " via " : "", info.via, info.hostkey[0] ? info.hostkey : "-",
+	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
+	if (run_stop_requested())
+		goto interrupted;
+
+	pstate(w, PROGRESS_DEPLOYING, NULL);
+	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
+	memset(&dr, 0, sizeof(dr));
+	if ((r = deploy_agent(w->t, w->h->workdir, w->h->agent, &dr, &err)) != 0) {
+		st = r == TRANSPORT_EVERIFY || r == TRANSPORT_EREMOTE ? AP_ST_DEPLOY :
+		    infra_status(r, AP_ST_DEPLOY);
+		host_failed(w, st, err ? err : "cannot deploy");
+		free(err);
+		deploy_result_release(&dr);
+		goto out;
+	}
+	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
+	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
+	r = start_agent(w, dr.path, &st, &err);
+	deploy_result_release(&dr);
+	if (r != 0) {
+		host_failed(w, st, err);
+		free(err);
+		goto out;
+	}
+
+	msg = xasprintf("%s", w->rh->arch ? w->rh->arch : "");
+	pstate(w, PROGRESS_RUNNING, msg);
+	free(msg);
+	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	run_groups(w);
+
+	if (w->lost != NULL) {
+		/* The trials the host did not get to. */
+		msg = xasprintf("not run: host lost: %s", w->lost);
+		fail_rest(w, 0, AP_ST_CONNECT, msg);
+		free(msg);
+		stop_agent(w, 0);
+		w->rh->status = JOURNAL_HOST_FAILED;
+		free(w->rh->reason);
+		w->rh->reason = xasprintf("%s: %s", ap_status_name(w->lost_status), w->lost);
+		wlog(w, "given up: %s", w->lost);
+		set_host_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
+		pstate(w, PROGRESS_FAILED, w->rh->reason);
+		goto out;
+	}
+	if (w->stopped || run_stop_requested()) {
+		stop_agent(w, 0);
+		goto interrupted;
+	}
+	stop_agent(w, 1);
+	w->rh->status = JOURNAL_HOST_DONE;
+	set_host_status(w, JOURNAL_HOST_DONE, w->rh->reason);
+	wlog(w, "done: %zu ok, %zu failed", w->rh->ok, w->rh->failed);
+	pstate(w, PROGRESS_DONE, NULL);
+	goto out;
+
+ interrupted:
+	w->rh->status = JOURNAL_HOST_INTERRUPTED;
+	w->rh->not_run = count_todo(w, 0);
+	set_host_status(w, JOURNAL_HOST_INTERRUPTED, NULL);
+	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
+	pstate(w, PROGRESS_FAILED, "interrupted");
+ out:
+	if (w->chan != NULL)
+		stop_agent(w, 0);
+	agentproto_free(w->ap);
+	w->ap = NULL;
+	transport_close(w->t);
+	w->t = NULL;
+	free(w->lost);
+	w->lost = NULL;
+	if (slot)
+		give_slot(w->ctx);
+	return NULL;
+}
+
+int
+run_execute(const struct run_config *c, struct run_summary *out, char **err)
+{
+	struct run_ctx ctx;
+	struct worker *ws;
+	pthread_t *th;
+	unsigned char *started;
+	pthread_attr_t attr;
+	size_t i, n = 0, k;
+	int max;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < c->fleet->nhosts; i++)
+		n += c->sel == NULL || c->sel[i];
+	if (n == 0) {
+		*err = xstrdup("no host to run on");
+		return -1;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.c = c;
+	pthread_mutex_init(&ctx.mu, NULL);
+	pthread_cond_init(&ctx.cv, NULL);
+	ctx.slots = c->jobs > 0 ? c->jobs : -1;
+	max = n < PACE_DEFAULT_MAX ? (int)n : PACE_DEFAULT_MAX;
+	ctx.pace = pace_new(PACE_INITIAL, max, 0);
+	transport_global_init();
+
+	out->hosts = xcalloc(n, sizeof(*out->hosts));
+	out->nhosts = n;
+	ws = xcalloc(n, sizeof(*ws));
+	th = xcalloc(n, sizeof(*th));
+	started = xcalloc(n, 1);
+	for (i = 0, n = 0; i < c->fleet->nhosts; i++) {
+		struct worker *w = &ws[n];
+
+		if (c->sel != NULL && !c->sel[i])
+			continue;
+		w->ctx = &ctx;
+		w->h = &c->fleet->hosts[i];
+		w->rh = &out->hosts[n];
+		w->rh->name = xstrdup(w->h->name);
+		w->rh->status = JOURNAL_HOST_PENDING;
+		w->s = plan_expand(c->plan, w->h->name, c->seed);
+		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
+		w->rh->ntrials = w->s->ntrials;
+		for (k = 0; k < w->s->ntrials; k++) {
+			if (c->done != NULL && journal_done_has(c->done, w->h->name,
+			    w->s->trials[k].key))
+				w->rh->skipped++;
+			else
+				w->todo[k] = 1;
+		}
+		if (c->progress != NULL)
+			w->pidx = progress_add_host(c->progress, w->h->name,
+			    w->s->ntrials - w->rh->skipped);
+		n++;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 2 << 20);
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th[i], &attr, worker_main, &ws[i]) == 0)
+			started[i] = 1;
+		else
+			worker_main(&ws[i]);	/* out of threads: run this one here */
+	}
+	pthread_attr_destroy(&attr);
+	for (i = 0; i < n; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+
+	for (i = 0; i < n; i++) {
+		struct run_host *rh = &out->hosts[i];
+
+		out->ok += rh->ok;
+		out->failed += rh->failed;
+		out->skipped += rh->skipped;
+		out->not_run += rh->not_run;
+		plan_schedule_free(ws[i].s);
+		free(ws[i].todo);
+	}
+	out->interrupted = run_stop_requested();
+	out->journal_error = ctx.journal_error;
+	pace_free(ctx.pace);
+	pthread_mutex_destroy(&ctx.mu);
+	pthread_cond_destroy(&ctx.cv);
+	free(ws);
+	free(th);
+	free(started);
+	return 0;
+}
+
+void
+run_summary_release(struct run_summary *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nhosts; i++) {
+		free(s->hosts[i].name);
+		free(s->hosts[i].reason);
+		free(s->hosts[i].arch);
+	}
+	free(s->hosts);
+	free(s->journal_error);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,345 @@
+/*
+ * variant.c: apply a plan variant on a host (write tunables, run setup
+ * commands) and undo it (teardown, old values back), each step one exec
+ * channel.  See variant.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "shquote.h"
+#include "transport.h"
+#include "variant.h"
+#include "xmalloc.h"
+
+struct saved {
+	char	*path;
+	char	*old;		/* the raw old content */
+};
+
+struct variant_state {
+	const struct plan_variant *v;
+	int		 sudo;		/* login user is not root */
+	struct saved	*saved;		/* writes done, in order */
+	size_t		 nsaved;
+	int		 setup_started;	/* teardown is due */
+};
+
+int
+variant_is_empty(const struct plan_variant *v)
+{
+	return v == NULL || v->nwrites + v->nsetup + v->nteardown == 0;
+}
+
+void
+variant_state_free(struct variant_state *st)
+{
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->nsaved; i++) {
+		free(st->saved[i].path);
+		free(st->saved[i].old);
+	}
+	free(st->saved);
+	free(st);
+}
+
+static void
+vlog(variant_log_fn log, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+vlog(variant_log_fn log, void *arg, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (log == NULL)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (s != NULL)
+		log(arg, s);
+	free(s);
+}
+
+/* The first line of what a host said, printable ASCII only, at most 200 bytes. */
+static char *
+first_line(const char *s)
+{
+	char *out = xmalloc(201);
+	size_t n = 0;
+
+	for (; s != NULL && *s != '\0' && *s != '\n' && n < 200; s++)
+		out[n++] = (*s >= 0x20 && *s <= 0x7e) ? *s : '?';
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * Run inner (a command line) as root: as is when the login user is root,
+ * else through sudo -n sh -c, inner quoted as one word.
+ */
+static int
+run_as_root(struct transport *t, int sudo, const char *inner, int timeout_ms,
+    struct transport_result *res)
+{
+	char *cmd = sudo ? sh_format("sudo -n sh -c %q", inner) : xstrdup(inner);
+	int r;
+
+	r = transport_run(t, cmd, NULL, 0, VARIANT_MAX_OLD, timeout_ms, res);
+	free(cmd);
+	return r;
+}
+
+/* Why a step failed, from the transport or the command's output. */
+static char *
+step_error(struct transport *t, int r, const struct transport_result *res)
+{
+	char *line, *msg;
+
+	if (r != 0)
+		return xasprintf("%s: %s", transport_class(r), transport_error(t));
+	line = first_line(res->errlen ? res->err : res->out);
+	if (res->exit.status == -1)
+		msg = xasprintf("killed by signal %s%s%s", res->exit.signal,
+		    *line ? ": " : "", line);
+	else
+		msg = xasprintf("exit status %d%s%s", res->exit.status, *line ? ": " : "",
+		    line);
+	free(line);
+	return msg;
+}
+
+/* s without one trailing newline: a new string. */
+static char *
+chomp(const char *s, size_t len)
+{
+	if (len > 0 && s[len - 1] == '\n')
+		len--;
+	return xstrndup(s, len);
+}
+
+/* The bracketed word of a sysfs choice list ("a [b] c" -> "b"), or NULL. */
+static char *
+bracketed(const char *s)
+{
+	const char *a = strchr(s, '['), *b;
+
+	if (a == NULL || (b = strchr(a, ']')) == NULL || b == a + 1)
+		return NULL;
+	return xstrndup(a + 1, (size_t)(b - a - 1));
+}
+
+/* Whether the content read back shows value. */
+static int
+took(const char *value, const char *readback)
+{
+	char *r = chomp(readback, strlen(readback)), *w, *v;
+	int ok;
+
+	v = chomp(value, strlen(value));
+	ok = strcmp(r, v) == 0;
+	if (!ok && (w = bracketed(r)) != NULL) {
+		ok = strcmp(w, v) == 0;
+		free(w);
+	}
+	free(r);
+	free(v);
+	return ok;
+}
+
+/*
+ * Write value into path (as root), and read it back into *readback.
+ * Returns 0, 1 when the command failed there (*why says how), or a
+ * negative TRANSPORT_E* code.
+ */
+static int
+write_value(struct transport *t, int sudo, const char *path, const char *value,
+    int timeout_ms, char **readback, char **why)
+{
+	struct transport_result res;
+	char *inner;
+	int r;
+
+	inner = sh_format("printf %%s %q > %q && cat %q", value, path, path);
+	r = run_as_root(t, sudo, inner, timeout_ms, &res);
+	free(inner);
+	if (r != 0 || res.exit.status != 0)
+		*why = step_error(t, r, &res);
+	else
+		*readback = xstrndup(res.out, res.outlen);
+	transport_result_release(&res);
+	return r != 0 ? r : (*why != NULL ? 1 : 0);
+}
+
+static int
+lost(int r)
+{
+	return r == TRANSPORT_ELOST || r == TRANSPORT_ECONNECT || r == TRANSPORT_ETIMEOUT;
+}
+
+/* The result of a failed step: the host is lost, or the variant cannot be applied. */
+static int
+failed(int r)
+{
+	return r != 0 && lost(r) ? VARIANT_ELOST : -1;
+}
+
+int
+variant_apply(struct transport *t, const struct plan_variant *v, variant_log_fn log,
+    void *arg, struct variant_state **out, char **err)
+{
+	const struct transport_info *info = transport_get_info(t);
+	struct variant_state *st;
+	struct transport_result res;
+	char *inner, *why = NULL, *back = NULL, *shown;
+	size_t i;
+	int r;
+
+	*out = NULL;
+	if (variant_is_empty(v))
+		return 0;
+	st = xcalloc(1, sizeof(*st));
+	st->v = v;
+	st->sudo = strcmp(info->user, "root") != 0;
+	*out = st;
+	for (i = 0; i < v->nwrites; i++) {
+		const struct plan_write *w = &v->writes[i];
+
+		inner = sh_format("cat %q", w->path);
+		r = run_as_root(t, st->sudo, inner, VARIANT_CMD_TIMEOUT_MS, &res);
+		free(inner);
+		if (r != 0 || res.exit.status != 0) {
+			why = step_error(t, r, &res);
+			transport_result_release(&res);
+			*err = xasprintf("%s: variant %s: cannot read %s: %s", transport_name(t),
+			    v->name ? v->name : "-", w->path, why);
+			free(why);
+			return failed(r);
+		}
+		if (res.out_dropped > 0) {
+			transport_result_release(&res);
+			*err = xasprintf("%s: variant %s: %s holds more than %d bytes: not "
+			    "saved, not written", transport_name(t), v->name ? v->name : "-",
+			    w->path, VARIANT_MAX_OLD);
+			return -1;
+		}
+		st->saved = xreallocarray(st->saved, st->nsaved + 1, sizeof(*st->saved));
+		st->saved[st->nsaved].path = xstrdup(w->path);
+		st->saved[st->nsaved].old = xstrndup(res.out, res.outlen);
+		transport_result_release(&res);
+		/* Saved before writing: a write that fails half-way is undone too. */
+		st->nsaved++;
+		r = write_value(t, st->sudo, w->path, w->value, VARIANT_CMD_TIMEOUT_MS, &back,
+		    &why);
+		if (r != 0) {
+			*err = xasprintf("%s: variant %s: cannot write %s: %s", transport_name(t),
+			    v->name ? v->name : "-", w->path, why);
+			free(why);
+			return r > 0 ? -1 : failed(r);
+		}
+		if (!took(w->value, back)) {
+			shown = first_line(back);
+			*err = xasprintf("%s: variant %s: %s did not take the value: it reads "
+			    "\"%s\" after writing", transport_name(t), v->name ? v->name : "-",
+			    w->path, shown);
+			free(shown);
+			free(back);
+			return -1;
+		}
+		shown = first_line(st->saved[st->nsaved - 1].old);
+		vlog(log, arg, "variant %s: wrote %s (was \"%s\")", v->name ? v->name : "-",
+		    w->path, shown);
+		free(shown);
+		free(back);
+		back = NULL;
+	}
+	if (v->nsetup + v->nteardown > 0)
+		st->setup_started = 1;
+	for (i = 0; i < v->nsetup; i++) {
+		/* A shell command written by the plan's author: run as given. */
+		r = transport_run(t, v->setup[i], NULL, 0, 0, VARIANT_CMD_TIMEOUT_MS, &res);
+		if (r != 0 || res.exit.status != 0) {
+			why = step_error(t, r, &res);
+			transport_result_release(&res);
+			*err = xasprintf("%s: variant %s: setup command %zu failed: %s",
+			    transport_name(t), v->name ? v->name : "-", i + 1, why);
+			free(why);
+			return failed(r);
+		}
+		transport_result_release(&res);
+		vlog(log, arg, "variant %s: setup command %zu done", v->name ? v->name : "-",
+		    i + 1);
+	}
+	return 0;
+}
+
+int
+variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
+    variant_log_fn log, void *arg, char **err)
+{
+	struct transport_result res;
+	const char *name;
+	char *why = NULL, *back = NULL, *restore, *first = NULL;
+	size_t i;
+	int r, gone = 0;
+
+	if (st == NULL)
+		return 0;
+	if (timeout_ms <= 0)
+		timeout_ms = VARIANT_CMD_TIMEOUT_MS;
+	name = st->v->name ? st->v->name : "-";
+	for (i = 0; st->setup_started && i < st->v->nteardown && !gone; i++) {
+		r = transport_run(t, st->v->teardown[i], NULL, 0, 0, timeout_ms, &res);
+		if (r != 0 || res.exit.status != 0) {
+			why = step_error(t, r, &res);
+			if (first == NULL)
+				first = xasprintf("%s: variant %s: teardown command %zu failed: %s",
+				    transport_name(t), name, i + 1, why);
+			free(why);
+			gone = lost(r);
+		} else
+			vlog(log, arg, "variant %s: teardown command %zu done", name, i + 1);
+		transport_result_release(&res);
+	}
+	for (i = st->nsaved; i-- > 0 && !gone; ) {
+		const struct saved *s = &st->saved[i];
+
+		why = NULL;
+		/* A sysfs choice list is restored as its chosen word. */
+		if ((restore = bracketed(s->old)) == NULL)
+			restore = xstrdup(s->old);
+		r = write_value(t, st->sudo, s->path, restore, timeout_ms, &back, &why);
+		if (r == 0 && !took(restore, back))
+			why = xstrdup("the old value did not take");
+		if (why != NULL) {
+			if (first == NULL)
+				first = xasprintf("%s: variant %s: cannot restore %s: %s",
+				    transport_name(t), name, s->path, why);
+			gone = lost(r);
+		} else
+			vlog(log, arg, "variant %s: restored %s", name, s->path);
+		free(why);
+		free(back);
+		back = NULL;
+		free(restore);
+	}
+	if (gone && first != NULL) {
+		why = first;
+		first = xasprintf("%s (the connection is lost: not restored)", why);
+		free(why);
+	}
+	variant_state_free(st);
+	if (first != NULL) {
+		*err = first;
+		return -1;
+	}
+	return 0;
+}

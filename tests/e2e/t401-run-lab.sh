@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# t401-run-lab: `fleetmark run` on every lab host at once: OpenSSH servers
+# as root and (fleet-bench.yaml) as bench, dropbear without SFTP, the armhf
+# and s390x boards without a compiler, lab-inner through its ProxyJump.
+# Each host runs its own architecture's agent (hosts/NAME.json; built on
+# the host with `agent: source`), gets exactly one ok line per (trial,
+# metric), and is logged in to exactly once for the whole run (the
+# servers' logs say so); -j bounds how many hosts run at once; the gap
+# between trials stays in milliseconds.
+# shellcheck disable=SC2317 # functions called through trap
+TNAME=t401
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+need_root
+"$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
+command -v jq >/dev/null || skip_all "needs jq"
+
+LAB=$TOP/tests/lab/lab
+WORK=$(mktemp -d /tmp/${TNAME}.XXXXXX)
+own=0
+touched=()
+cleanup() {
+	local h
+	if [ "$own" = 1 ]; then
+		"$LAB" down >/dev/null 2>&1
+	else
+		for h in "${touched[@]}"; do "$LAB" heal "$h" >/dev/null 2>&1; done
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+if [ -n "${FLEETMARK_LAB:-}" ]; then
+	export FLEETMARK_LAB_DIR=$FLEETMARK_LAB
+else
+	own=1
+	export FLEETMARK_LAB_DIR=${FLEETMARK_LAB_DIR:-/run/fleetmark-lab}
+	if ! "$LAB" up >"$WORK/up.log" 2>&1; then
+		sed 's/^/# /' "$WORK/up.log"
+		echo "Bail out! lab up failed"
+		exit 1
+	fi
+fi
+L=$FLEETMARK_LAB_DIR
+mapfile -t HOSTS < <("$LAB" hosts)
+if [ "${#HOSTS[@]}" -lt 3 ] || [ ! -s "$L/fleet.yaml" ]; then
+	echo "Bail out! no lab at $L"
+	exit 1
+fi
+has_host() { printf '%s\n' "${HOSTS[@]}" | grep -qx "$1"; }
+fault() {
+	touched+=("$2")
+	"$LAB" "$@"
+}
+diag "lab at $L, fleetmark $FLEETMARK"
+
+# rundir OUTDIR: the one run directory made under OUTDIR.
+rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
+# per_key FILE: "N M": ok lines per (host, key, metric) (distinct counts) and
+# how many distinct (host, key) have an ok line.
+per_key() {
+	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
+		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
+}
+
+logins() { grep -cE 'Accepted publickey|Pubkey auth succeeded' "$L/hosts/$1/sshd.log" 2>/dev/null; }
+declare -A BEFORE
+count_before() { local h; for h in "${HOSTS[@]}"; do BEFORE[$h]=$(logins "$h"); done; }
+login_deltas() {
+	local h out=''
+	for h in "${HOSTS[@]}"; do out="$out $h:$(($(logins "$h") - BEFORE[$h]))"; done
+	echo "${out# }"
+}
+want_deltas() {
+	local h out='' n
+	for h in "${HOSTS[@]}"; do
+		n=1
+		[ "$h" = lab-jump ] && has_host lab-inner && n=2
+		out="$out $h:$n"
+	done
+	echo "${out# }"
+}
+want_arch() {
+	case $1 in
+	board-armhf) echo armhf ;;
+	board-s390x) echo s390x ;;
+	*) "$AGENT" env --json | jq -r .arch ;;
+	esac
+}
+
+cat >"$WORK/plan.yaml" <<'P'
+name: lab-small
+repeat: 2
+samples: 3
+timeout: 60s
+benchmarks:
+  - bench: lat_syscall
+    params:
+      op: [null, stat]
+  - bench: lat_proc
+    params:
+      op: fork
+P
+NH=${#HOSTS[@]}
+NT=$((NH * 3 * 2))
+
+for fleet in fleet.yaml fleet-bench.yaml; do
+	count_before
+	t0=$(date +%s%N)
+	"$FLEETMARK" run "$WORK/plan.yaml" -f "$L/$fleet" -o "$WORK/$fleet" >"$WORK/$fleet.out" 2>"$WORK/$fleet.err"
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	is "$rc" 0 "$fleet: run on all $NH lab hosts exits 0 (${ms} ms)"
+	[ "$rc" = 0 ] || { sed 's/^/#   /' "$WORK/$fleet.out"; tail -20 "$WORK/$fleet.err" | sed 's/^/#   /'; }
+	D=$(rundir "$WORK/$fleet")
+	is "$(jq -r '.status' "$D/run.json") $(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" \
+		"finished done" "$fleet: run.json finished, every host done"
+	is "$(per_key "$D/trials.jsonl")" "1 $NT" "$fleet: exactly one ok line per (host, trial, metric), $NT trials"
+	bad=''
+	for h in "${HOSTS[@]}"; do
+		got=$(jq -r .arch "$D/hosts/$h.json" 2>/dev/null)
+		[ "$got" = "$(want_arch "$h")" ] || bad="$bad $h:$got"
+		[ "$(jq -r --arg h "$h" 'select(.host == $h and .status == "ok") | .key' "$D/trials.jsonl" | sort -u | wc -l)" = 6 ] ||
+			bad="$bad $h:trials"
+		[ -s "$D/logs/$h.log" ] || bad="$bad $h:log"
+	done
+	is "${bad# }" "" "$fleet: each host ran its own architecture's agent (armhf, s390x boards), 6 trials, a log"
+	is "$(login_deltas)" "$(want_deltas)" "$fleet: one SSH login per host for the whole run (lab-jump carries lab-inner's)"
+	like "$(grep '^board-s390x ' "$WORK/$fleet.out")" "^board-s390x +done +6 +0 " "$fleet: the summary shows each host's trials"
+	# The controller's own time between two trials on a host (SPEC: milliseconds).
+	gap=$(jq -r -s 'group_by(.host)[] | unique_by(.key) | sort_by(.start) | . as $t |
+		range(1; length) | ($t[.].start - $t[. - 1].start - $t[. - 1].duration) * 1000' "$D/trials.jsonl" |
+		sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] }')
+	awk -v g="$gap" 'BEGIN { exit !(g < 50) }'
+	tap_result $? "$fleet: the median gap between two trials on a host is ${gap} ms"
+	like "$(grep -cE '^(lab-inner|board-s390x) ' "$D/report.txt")" '^[1-9]' \
+		"$fleet: report.txt has rows for lab-inner (behind the jump) and board-s390x"
+done
+D=$(rundir "$WORK/fleet-bench.yaml")
+like "$(grep 'connected as' "$D/logs/lab-01.log") $(grep 'connected as' "$D/logs/board-armhf.log")" \
+	"connected as bench@198\.18\.1\.1 .*connected as root@198\.18\.3\.1" "fleet-bench.yaml: bench on servers, root on boards"
+like "$(grep 'connected as' "$D/logs/lab-inner.log")" "via " "lab-inner's log shows the jump"
+
+# --- -j: at most N hosts at once ------------------------------------------------
+
+# peak DIR: the most hosts that were between "connected" and "done" at once,
+# from the hosts' logs (ISO timestamps sort as times; an end sorts before a
+# start at the same instant).
+peak() {
+	local f
+	for f in "$1"/logs/*.log; do
+		awk 'NR == 1 { print $1, 1 } / done: / { print $1, 0 }' "$f"
+	done | sort | awk '{ n += $2 ? 1 : -1; if (n > m) m = n } END { print m + 0 }'
+}
+"$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H lab-01,lab-02,lab-03,lab-04,lab-05,lab-06 -j 2 \
+	-o "$WORK/j2" >"$WORK/j2.out" 2>"$WORK/j2.err"
+rc=$?
+D=$(rundir "$WORK/j2")
+is "$rc $(peak "$D")" "0 2" "-j 2 on 6 hosts: exit 0, two hosts at a time"
+"$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H lab-01,lab-02,lab-03,lab-04,lab-05,lab-06 \
+	-o "$WORK/jall" >"$WORK/jall.out" 2>"$WORK/jall.err"
+p=$(peak "$(rundir "$WORK/jall")")
+[ "$p" -gt 2 ]
+tap_result $? "without -j the 6 hosts overlap ($p at once)"
+
+# --- an agent built on the host (agent: source) --------------------------------------
+
+{
+	sed -n '/^defaults:/,/^hosts:/p' "$L/fleet.yaml"
+	printf '  lab-01:\n    address: 198.18.1.1\n    agent: source\n    workdir: /tmp/fm-t401-work\n'
+} >"$WORK/src.yaml"
+"$FLEETMARK" run "$WORK/plan.yaml" -f "$WORK/src.yaml" -o "$WORK/src" >"$WORK/src.out" 2>"$WORK/src.err"
+rc=$?
+D=$(rundir "$WORK/src")
+is "$rc $(per_key "$D/trials.jsonl")" "0 1 6" "agent: source: the agent is built on lab-01 and runs the plan"
+like "$(grep -E 'built there|serve$' "$D/logs/lab-01.log" | xargs)" \
+	"at /tmp/fm-t401-work/src/[0-9a-f]+/agent/fleetmark-agent \(built there\).* d=/tmp/fm-t401-work/scratch-" \
+	"... from its sources in the work directory, with its scratch files there too"
+"$LAB" ssh lab-01 'rm -rf /tmp/fm-t401-work' </dev/null
+
+done_testing
