@@ -108,3 +108,79 @@ jq_all() {
 lines_ok() {
 	jq -e -s --arg t "$2" "[.[] | select(.type == \$t)] | length > 0 and all($3)" "$1" >/dev/null 2>&1
 }
+
+# use_lab NAME: a lab for this test.  With $FLEETMARK_LAB (tests/run) that
+# lab is used and every host passed to `fault` is healed at exit; otherwise
+# a lab of the test's own is brought up and torn down at exit.  Sets LAB
+# (the lab command), LABDIR (its state directory: fleet.yaml, known_hosts,
+# ...), WORK (a scratch directory removed at exit) and HOSTS (the host
+# names).  `fault CMD HOST [ARGS]` runs a lab fault command and remembers
+# the host for healing.  Calls need_root first.
+use_lab() {
+	need_root
+	LAB=$TOP/tests/lab/lab
+	WORK=$(mktemp -d "/tmp/$1.XXXXXX")
+	_lab_own=0
+	_lab_touched=()
+	trap _lab_cleanup EXIT
+	if [ -n "${FLEETMARK_LAB:-}" ]; then
+		export FLEETMARK_LAB_DIR=$FLEETMARK_LAB
+	else
+		_lab_own=1
+		export FLEETMARK_LAB_DIR=${FLEETMARK_LAB_DIR:-/run/fleetmark-lab}
+		if ! "$LAB" up >"$WORK/up.log" 2>&1; then
+			sed 's/^/# /' "$WORK/up.log"
+			echo "Bail out! lab up failed"
+			exit 1
+		fi
+	fi
+	LABDIR=$FLEETMARK_LAB_DIR
+	mapfile -t HOSTS < <("$LAB" hosts)
+	if [ "${#HOSTS[@]}" -lt 3 ] || [ ! -s "$LABDIR/fleet.yaml" ]; then
+		echo "Bail out! no lab at $LABDIR"
+		exit 1
+	fi
+	diag "lab at $LABDIR, fleetmark $FLEETMARK"
+}
+
+# shellcheck disable=SC2317 # called through the EXIT trap
+_lab_cleanup() {
+	local h
+	if [ "$_lab_own" = 1 ]; then
+		"$LAB" down >/dev/null 2>&1
+	else
+		for h in "${_lab_touched[@]}"; do "$LAB" heal "$h" >/dev/null 2>&1; done
+	fi
+	rm -rf "$WORK"
+}
+
+fault() {
+	_lab_touched+=("$2")
+	"$LAB" "$@"
+}
+
+# has_host NAME: the lab has that host.
+has_host() { printf '%s\n' "${HOSTS[@]}" | grep -qx "$1"; }
+
+# logins HOST: successful logins the host's server has logged so far.
+logins() {
+	grep -cE 'Accepted publickey|Pubkey auth succeeded' "$LABDIR/hosts/$1/sshd.log" 2>/dev/null
+}
+declare -A BEFORE
+count_before() { local h; for h in "${HOSTS[@]}"; do BEFORE[$h]=$(logins "$h"); done; }
+# login_deltas: "host:n" for each host, n new logins since count_before.
+login_deltas() {
+	local h out=''
+	for h in "${HOSTS[@]}"; do out="$out $h:$(($(logins "$h") - BEFORE[$h]))"; done
+	echo "${out# }"
+}
+# What one login per host looks like (lab-jump also carries lab-inner's).
+want_deltas() {
+	local h out='' n
+	for h in "${HOSTS[@]}"; do
+		n=1
+		[ "$h" = lab-jump ] && has_host lab-inner && n=2
+		out="$out $h:$n"
+	done
+	echo "${out# }"
+}

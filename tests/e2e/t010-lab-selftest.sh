@@ -239,6 +239,7 @@ fault rekey lab-db
 attempt lab-db
 like "$RC $OUT" '^255 .*REMOTE HOST IDENTIFICATION HAS CHANGED' "rekey lab-db (dropbear): refused"
 check "heal lab-db: accepted again" healed lab-db
+check "heal lab-db: bench still logs in (its home is mounted again)" "${SSH[@]}" -l bench lab-db true
 
 # 256 KB from a slowed host (1 mbit/s: 2 s) and from a normal one.
 fetch_ms() {

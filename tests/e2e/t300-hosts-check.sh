@@ -17,77 +17,15 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-
 if ! "$FLEETMARK" help hosts >/dev/null 2>&1; then
 	echo "Bail out! $FLEETMARK has no \`hosts\` command (build it; is it in src/main.c's table?)"
 	exit 1
 fi
 
-LAB=$TOP/tests/lab/lab
-WORK=$(mktemp -d /tmp/t300.XXXXXX)
-own=0
-touched=()
-cleanup() {
-	local h
-	if [ "$own" = 1 ]; then
-		"$LAB" down >/dev/null 2>&1
-	else
-		for h in "${touched[@]}"; do "$LAB" heal "$h" >/dev/null 2>&1; done
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-if [ -n "${FLEETMARK_LAB:-}" ]; then
-	export FLEETMARK_LAB_DIR=$FLEETMARK_LAB
-else
-	own=1
-	export FLEETMARK_LAB_DIR=${FLEETMARK_LAB_DIR:-/run/fleetmark-lab}
-	if ! "$LAB" up >"$WORK/up.log" 2>&1; then
-		sed 's/^/# /' "$WORK/up.log"
-		echo "Bail out! lab up failed"
-		exit 1
-	fi
-fi
-D=$FLEETMARK_LAB_DIR
-diag "lab at $D, fleetmark $FLEETMARK"
-
-
-mapfile -t HOSTS < <("$LAB" hosts)
+use_lab t300
+D=$LABDIR
 NH=${#HOSTS[@]}
-if [ "$NH" -lt 3 ] || [ ! -s "$D/fleet.yaml" ]; then
-	echo "Bail out! no lab at $D"
-	exit 1
-fi
-has_host() { printf '%s\n' "${HOSTS[@]}" | grep -qx "$1"; }
-fault() {
-	touched+=("$2")
-	"$LAB" "$@"
-}
 
-# logins HOST: successful logins the host's server has logged so far.
-logins() {
-	grep -cE 'Accepted publickey|Pubkey auth succeeded' "$D/hosts/$1/sshd.log" 2>/dev/null
-}
-declare -A BEFORE
-count_before() { local h; for h in "${HOSTS[@]}"; do BEFORE[$h]=$(logins "$h"); done; }
-# login_deltas: "host:n" for each host, n new logins since count_before.
-login_deltas() {
-	local h out=''
-	for h in "${HOSTS[@]}"; do out="$out $h:$(($(logins "$h") - BEFORE[$h]))"; done
-	echo "${out# }"
-}
-# What one login per host looks like (lab-jump also carries lab-inner's).
-want_deltas() {
-	local h out='' n
-	for h in "${HOSTS[@]}"; do
-		n=1
-		[ "$h" = lab-jump ] && has_host lab-inner && n=2
-		out="$out $h:$n"
-	done
-	echo "${out# }"
-}
 
 # col FILE HOST N: the N-th column of HOST's row in a hosts --check table.
 col() { awk -v h="$2" -v n="$3" '$1 == h { print $n; exit }' "$1"; }

@@ -19,43 +19,8 @@ need_root
 "$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
 command -v jq >/dev/null || skip_all "needs jq"
 
-LAB=$TOP/tests/lab/lab
-WORK=$(mktemp -d /tmp/${TNAME}.XXXXXX)
-own=0
-touched=()
-cleanup() {
-	local h
-	if [ "$own" = 1 ]; then
-		"$LAB" down >/dev/null 2>&1
-	else
-		for h in "${touched[@]}"; do "$LAB" heal "$h" >/dev/null 2>&1; done
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-if [ -n "${FLEETMARK_LAB:-}" ]; then
-	export FLEETMARK_LAB_DIR=$FLEETMARK_LAB
-else
-	own=1
-	export FLEETMARK_LAB_DIR=${FLEETMARK_LAB_DIR:-/run/fleetmark-lab}
-	if ! "$LAB" up >"$WORK/up.log" 2>&1; then
-		sed 's/^/# /' "$WORK/up.log"
-		echo "Bail out! lab up failed"
-		exit 1
-	fi
-fi
-L=$FLEETMARK_LAB_DIR
-mapfile -t HOSTS < <("$LAB" hosts)
-if [ "${#HOSTS[@]}" -lt 3 ] || [ ! -s "$L/fleet.yaml" ]; then
-	echo "Bail out! no lab at $L"
-	exit 1
-fi
-has_host() { printf '%s\n' "${HOSTS[@]}" | grep -qx "$1"; }
-fault() {
-	touched+=("$2")
-	"$LAB" "$@"
-}
-diag "lab at $L, fleetmark $FLEETMARK"
+use_lab "$TNAME"
+L=$LABDIR
 
 # rundir OUTDIR: the one run directory made under OUTDIR.
 rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
@@ -79,7 +44,7 @@ old_back() { [ "$(on "$1" 'od -An -tx1 /tmp/fm-tunable' | xargs)" = '6f 6c 64 20
 cleanup_hosts() { local h; for h in "${VHOSTS[@]}"; do on "$h" 'rm -f /tmp/fm-tunable /tmp/fm-seen-* /tmp/fm-setup-ran /tmp/fm-teardown-ran'; done; }
 # The lab's hosts share this machine's /etc: the sudoers rule is put back
 # whatever happens.
-trap 'mv -n /etc/sudoers.d/.fm-off /etc/sudoers.d/fleetmark-lab 2>/dev/null; cleanup_hosts; cleanup' EXIT
+trap 'mv -n /etc/sudoers.d/.fm-off /etc/sudoers.d/fleetmark-lab 2>/dev/null; cleanup_hosts; _lab_cleanup' EXIT
 
 cat >"$WORK/var.yaml" <<'P'
 name: variants

@@ -18,43 +18,8 @@ need_root
 "$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
 command -v jq >/dev/null || skip_all "needs jq"
 
-LAB=$TOP/tests/lab/lab
-WORK=$(mktemp -d /tmp/${TNAME}.XXXXXX)
-own=0
-touched=()
-cleanup() {
-	local h
-	if [ "$own" = 1 ]; then
-		"$LAB" down >/dev/null 2>&1
-	else
-		for h in "${touched[@]}"; do "$LAB" heal "$h" >/dev/null 2>&1; done
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-if [ -n "${FLEETMARK_LAB:-}" ]; then
-	export FLEETMARK_LAB_DIR=$FLEETMARK_LAB
-else
-	own=1
-	export FLEETMARK_LAB_DIR=${FLEETMARK_LAB_DIR:-/run/fleetmark-lab}
-	if ! "$LAB" up >"$WORK/up.log" 2>&1; then
-		sed 's/^/# /' "$WORK/up.log"
-		echo "Bail out! lab up failed"
-		exit 1
-	fi
-fi
-L=$FLEETMARK_LAB_DIR
-mapfile -t HOSTS < <("$LAB" hosts)
-if [ "${#HOSTS[@]}" -lt 3 ] || [ ! -s "$L/fleet.yaml" ]; then
-	echo "Bail out! no lab at $L"
-	exit 1
-fi
-has_host() { printf '%s\n' "${HOSTS[@]}" | grep -qx "$1"; }
-fault() {
-	touched+=("$2")
-	"$LAB" "$@"
-}
-diag "lab at $L, fleetmark $FLEETMARK"
+use_lab "$TNAME"
+L=$LABDIR
 
 # rundir OUTDIR: the one run directory made under OUTDIR.
 rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
@@ -92,7 +57,7 @@ on() { local h=$1; shift; if [ "$h" = local ]; then sh -c "$*"; else "$LAB" ssh 
 prepare() { printf '%s\n' "$PATHNAME" | on "$1" 'IFS= read -r n; printf old > "$n"; chmod 644 "$n"; rm -f /tmp/fm-during /tmp/fm-cmd-out'; }
 markers() { on "$1" 'ls -d /root/fm-pwned-* /home/*/fm-pwned-* /tmp/fm-pwned-* /tmp/fleetmark/fm-pwned-* 2>/dev/null' </dev/null; }
 tidy() { on "$1" 'rm -f /tmp/fm-inj* /tmp/fm-during /tmp/fm-cmd-out /root/fm-pwned-* /home/*/fm-pwned-* /tmp/fm-pwned-*' </dev/null; }
-trap 'for h in local lab-01 lab-db board-armhf; do tidy "$h" >/dev/null 2>&1; done; cleanup' EXIT
+trap 'for h in local lab-01 lab-db board-armhf; do tidy "$h" >/dev/null 2>&1; done; _lab_cleanup' EXIT
 
 run_on() {	# FLEET-ARGS... -- HOST: run the plan and check HOST
 	local h=${*: -1} d
