@@ -5,6 +5,8 @@
  * run.  The loop ends on an "exit" request, on EOF, or on a signal.
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +36,8 @@ param_text(const struct jv *v)
 
 	if (v->type == JV_STR)
 		return strlen(v->str) == v->len ? strdup(v->str) : NULL;
-	if (v->type == JV_NUM && v->num == (double)(long long)v->num) {
+	/* in range before the cast: converting 1e30 is undefined */
+	if (v->type == JV_NUM && fabs(v->num) < 9e18 && v->num == (double)(long long)v->num) {
 		snprintf(buf, sizeof(buf), "%lld", (long long)v->num);
 		return strdup(buf);
 	}
@@ -58,7 +61,8 @@ do_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
 		return -1;
 	}
 	if ((v = jv_get(req, "samples")) != NULL) {
-		if (v->type != JV_NUM || v->num != (double)(int)v->num) {
+		if (v->type != JV_NUM || !(fabs(v->num) <= INT_MAX) ||
+		    v->num != (double)(int)v->num) {
 			reply_error(out_fd, id, "samples must be an integer");
 			return -1;
 		}

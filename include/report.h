@@ -31,6 +31,7 @@ enum report_format {
 	REPORT_MD,		/* "md": Markdown tables */
 	REPORT_CSV,		/* "csv": one table after another, a header row each */
 	REPORT_JSON,		/* "json": an array with one object per cell */
+	REPORT_HTML,		/* "html": one self-contained page, tables and SVG charts */
 };
 
 enum report_table {
@@ -125,6 +126,14 @@ int	report_render(const struct report *r, const struct report_opts *opts,
  * same text there.  Returns 0 or -1.
  */
 int	report_write_run(const char *rundir, FILE *out, char **err);
+
+/*
+ * For the run engine, when a run ends: write rundir/report.html (the same
+ * tables as report.txt, and SVG charts: a scaling curve per swept numeric
+ * parameter, bars with error bars per point), atomically.  Prints nothing.
+ * Returns 0 or -1.
+ */
+int	report_write_html(const char *rundir, char **err);
 
 /* --- Formatting helpers, public for the golden unit tests --------------- */
 

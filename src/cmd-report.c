@@ -56,7 +56,7 @@ report_main(int argc, char **argv)
 			break;
 		case 'F':
 			if (report_format_parse(optarg, &o.format) != 0) {
-				log_error("unknown format '%s' (text, md, csv, json)", optarg);
+				log_error("unknown format '%s' (text, md, csv, json, html)", optarg);
 				return CMD_EXIT_USAGE;
 			}
 			break;
@@ -179,7 +179,7 @@ fail:
 const struct cmd_entry cmd_report = {
 	"report",
 	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|all] "
-	"[--format text|md|csv|json] [--aggregate median|mean] [--threshold PCT] "
+	"[--format text|md|csv|json|html] [--aggregate median|mean] [--threshold PCT] "
 	"[--results DIR] [-o FILE]",
 	"tables from run directories (offline)",
 	report_main,

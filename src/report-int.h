@@ -119,6 +119,9 @@ int	report_table_summary(const struct report *r, const struct report_opts *o,
 /* Returns the number of significant regressions, or -1. */
 int	report_table_compare(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/* The HTML page (report-html.c): header, the grids as tables, SVG charts. */
+int	report_html(const struct report *r, const struct report_opts *o, size_t base,
+	    const struct rgrids *gs, FILE *out);
 /* Whether any series has an lmbench point. */
 int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */

@@ -128,6 +128,8 @@ strs_sort(struct strs *l)
 {
 	size_t i;
 
+	if (l->n < 2)
+		return;		/* l->s may be NULL, which qsort() must not get */
 	for (i = 0; i < l->n; i++)
 		if (!is_number(l->s[i]))
 			return;

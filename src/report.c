@@ -41,7 +41,7 @@ report_opts_init(struct report_opts *o)
 int
 report_format_parse(const char *s, enum report_format *out)
 {
-	static const char *const names[] = { "text", "md", "csv", "json" };
+	static const char *const names[] = { "text", "md", "csv", "json", "html" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -496,8 +496,13 @@ skip_value(char *p, const char *end)
 				return NULL;
 			p++;
 		} else {
-			while (p < end && strchr(",:{}[] \t\r\n\"", *p) == NULL)
+			char *word = p;
+
+			/* strchr() finds the NUL: a NUL byte would never be passed */
+			while (p < end && *p != '\0' && strchr(",:{}[] \t\r\n\"", *p) == NULL)
 				p++;
+			if (p == word)
+				return NULL;
 		}
 	} while (depth > 0);
 	return p;
@@ -1373,6 +1378,14 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 		    "compare; no lmbench points; no two-parameter sweep)");
 		goto out;
 	}
+	if (o->format == REPORT_HTML) {
+		if (report_html(r, o, base, &gs, out) != 0) {
+			*err = xstrdup("cannot write the report");
+			goto out;
+		}
+		ret = regressions;
+		goto out;
+	}
 	for (i = 0; i < gs.n; i++) {
 		const struct rgrid *g = gs.g[i];
 
@@ -1400,6 +1413,8 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			break;
 		case REPORT_JSON:
 			print_json(g, out, &first);
+			break;
+		case REPORT_HTML:	/* the whole page, above */
 			break;
 		}
 	}
