@@ -272,7 +272,12 @@ print_summary(const struct plan *p, const struct run_summary *sum, const char *d
 	if (report_write_run(dir, stdout, &err) != 0) {
 		log_warn("report: %s", err);
 		free(err);
+		err = NULL;
 		print_numbers(p, sum, dir);
+	}
+	if (report_write_html(dir, &err) != 0) {
+		log_warn("report.html: %s", err);
+		free(err);
 	}
 	printf("\nrun directory: %s\n", dir);
 	fflush(stdout);
