@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# tests/bench/fanout.sh: deploy the agent and run plans/smoke.yaml on N lab
+# hosts with fleetmark, and do the same copy, run and collect with
+# parallel-scp + parallel-ssh (Debian's pssh) and with Ansible (ansible-core),
+# side by side in one run.  For each N and tool: wall time, hosts that
+# succeeded, SSH logins per host (from the servers' logs), controller CPU
+# time and peak RSS; for fleetmark also the gap between two trials on a host.
+#
+#   tests/bench/fanout.sh [N...]          (default: 1 8 32 64; root; brings
+#                                          up its own lab and takes it down)
+#   TOOLS="fleetmark pssh ansible"        which tools to run
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FLEETMARK=${FLEETMARK:-$TOP/build/fleetmark}
+AGENT_BIN=$TOP/build/agents/x86_64/fleetmark-agent
+SIZES=("${@:-1 8 32 64}")
+read -ra SIZES <<<"${SIZES[*]}"
+TOOLS=${TOOLS:-fleetmark pssh ansible}
+[ "$(id -u)" -eq 0 ] || { echo "fanout.sh: needs root (the lab)" >&2; exit 2; }
+if [ ! -x "$FLEETMARK" ] || [ ! -x "$AGENT_BIN" ]; then echo "fanout.sh: run make && make agents" >&2; exit 2; fi
+for t in $TOOLS; do
+	case $t in
+	pssh) command -v parallel-ssh >/dev/null || { echo "apt-get install pssh" >&2; exit 2; } ;;
+	ansible) command -v ansible >/dev/null || { echo "apt-get install ansible-core" >&2; exit 2; } ;;
+	esac
+done
+LAB=$TOP/tests/lab/lab
+export FLEETMARK_LAB_DIR=/run/fleetmark-lab
+LABDIR=$FLEETMARK_LAB_DIR
+W=$(mktemp -d /tmp/fanout.XXXXXX)
+trap '"$LAB" down >/dev/null 2>&1; rm -rf "$W"' EXIT
+max=0
+for n in "${SIZES[@]}"; do [ "$n" -gt "$max" ] && max=$n; done
+echo "lab up -n $max (no boards)..." >&2
+"$LAB" up -n "$max" --boards none >"$W/up.log" 2>&1 || { cat "$W/up.log"; exit 1; }
+
+logins() { grep -cE 'Accepted publickey' "$LABDIR/hosts/$1/sshd.log" 2>/dev/null; }
+total_logins() { local h s=0; for h in "$@"; do s=$((s + $(logins "$h"))); done; echo "$s"; }
+# The trials of plans/smoke.yaml, as one shell command for pssh and Ansible.
+AG=/tmp/fanout-agent/fleetmark-agent
+# (stdin from /dev/null on the host: the agent's `run` ends when a piped
+# stdin closes, and pssh and Ansible give it one that is closed at once)
+SMOKE="for r in 1 2; do $AG run lat_syscall op=null --samples 5 </dev/null && $AG run lat_syscall op=read --samples 5 </dev/null && $AG run lat_pipe --samples 5 </dev/null || exit 1; done"
+
+printf '%-9s %5s %9s %8s %12s %9s %9s %10s\n' tool hosts wall_s ok logins/host ctl_cpu_s peak_MB gap_ms
+for n in "${SIZES[@]}"; do
+	hosts=()
+	for i in $(seq 1 "$n"); do hosts+=("$(printf 'lab-%02d' "$i")"); done
+	csv=$(IFS=,; echo "${hosts[*]}")
+	printf '%s\n' "${hosts[@]}" >"$W/hosts.txt"
+	for tool in $TOOLS; do
+		# a fresh work directory on every host: every tool deploys for real
+		for h in "${hosts[@]}"; do rm -rf "$LABDIR/hosts/$h/tmp/"fanout* "$LABDIR/hosts/$h/tmp/fleetmark"; done
+		before=$(total_logins "${hosts[@]}")
+		gap=-
+		case $tool in
+		fleetmark)
+			sed 's|^  workdir: .*||' "$LABDIR/fleet.yaml" >"$W/fleet.yaml"
+			rm -rf "$W/res"
+			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "$FLEETMARK" -q run "$TOP/plans/smoke.yaml" \
+				-f "$W/fleet.yaml" -H "$csv" -o "$W/res" >"$W/out" 2>"$W/err"
+			ok=$(jq '[.hosts[] | select(.status == "done" and .failed == 0)] | length' "$W"/res/*/run.json 2>/dev/null || echo 0)
+			gap=$(jq -r -s 'group_by(.host)[] | sort_by(.start) | unique_by(.key) | sort_by(.start) |
+				[range(1; length) as $i | (.[$i].start - .[$i - 1].start - .[$i - 1].duration) * 1000] | .[]' \
+				"$W"/res/*/trials.jsonl 2>/dev/null | sort -g | awk '{v[NR] = $1} END {if (NR) printf "%.1f", v[int((NR + 1) / 2)]; else print "-"}')
+			;;
+		pssh)
+			cat >"$W/pssh.sh" <<P
+set -e
+parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p 32 -t 120 -o "$W/p1" "mkdir -p /tmp/fanout-agent" >/dev/null
+parallel-scp -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p 32 -t 120 "$AGENT_BIN" "$AG" >/dev/null
+parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p 32 -t 300 -o "$W/pout" "$SMOKE" >"$W/pssh.status"
+P
+			rm -rf "$W/pout" "$W/p1"
+			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/pssh.sh" >"$W/out" 2>"$W/err"
+			ok=$(grep -c '\[SUCCESS\]' "$W/pssh.status" 2>/dev/null)
+			;;
+		ansible)
+			{ echo "[lab]"; printf '%s\n' "${hosts[@]}"; } >"$W/inv"
+			export ANSIBLE_SSH_ARGS="-F $LABDIR/ssh_config -o ControlMaster=auto -o ControlPersist=60s" ANSIBLE_HOST_KEY_CHECKING=True \
+				ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCALHOST_WARNING=False
+			cat >"$W/ans.sh" <<P
+set -e
+ansible lab -i "$W/inv" -f 32 -m file -a "path=/tmp/fanout-agent state=directory" >/dev/null
+ansible lab -i "$W/inv" -f 32 -m copy -a "src=$AGENT_BIN dest=$AG mode=0755" >/dev/null
+ansible lab -i "$W/inv" -f 32 -m shell -a "$SMOKE" >"$W/ans.out"
+P
+			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/ans.sh" >"$W/out" 2>"$W/err"
+			ok=$(grep -c '| CHANGED |' "$W/ans.out" 2>/dev/null)
+			;;
+		esac
+		read -r wall user sys rss < <(tail -1 "$W/time") || { wall=0 user=0 sys=0 rss=0; }
+		after=$(total_logins "${hosts[@]}")
+		printf '%-9s %5d %9.1f %8s %12.1f %9.2f %9.1f %10s\n' "$tool" "$n" "$wall" "$ok/$n" \
+			"$(awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN {print (a - b) / n}')" \
+			"$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" "$(awk -v r="$rss" 'BEGIN {print r / 1024}')" "$gap"
+	done
+done
