@@ -126,4 +126,35 @@ like "$(grep -E 'built there|serve$' "$D/logs/lab-01.log" | xargs)" \
 	"... from its sources in the work directory, with its scratch files there too"
 "$LAB" ssh lab-01 'rm -rf /tmp/fm-t401-work' </dev/null
 
+# --- a board with no compiler cannot build one ------------------------------------
+if has_host board-armhf; then
+	{
+		sed -n '/^defaults:/,/^hosts:/p' "$L/fleet.yaml"
+		sed -n '/^  board-armhf:/,/^  [a-z]/p' "$L/fleet.yaml" | sed '$d'
+		printf '    agent: source\n'
+	} >"$WORK/board-src.yaml"
+	"$FLEETMARK" run "$WORK/plan.yaml" -f "$WORK/board-src.yaml" -o "$WORK/bsrc" >"$WORK/bsrc.out" 2>"$WORK/bsrc.err"
+	rc=$?
+	D=$(rundir "$WORK/bsrc")
+	is "$rc $(jq -r '.hosts["board-armhf"].status' "$D/run.json")" "3 failed" \
+		"agent: source on a board without a compiler: exit 3, the host failed"
+	like "$(jq -r '.hosts["board-armhf"].reason' "$D/run.json")" "armv7l.*no C compiler" \
+		"... with a reason naming the missing compiler and the architecture"
+	is "$(jq -r '.status + " " + .kind' "$D/trials.jsonl" | sort -u | xargs)" "deploy infrastructure" \
+		"... and its trials are deploy failures, kept apart as infrastructure"
+fi
+
+# --- an encrypted identity never prompts, even on a terminal --------------------------
+ssh-keygen -q -t ed25519 -N 'secret passphrase' -f "$WORK/enc_key" >/dev/null
+sed -e "s|^  identity: .*|  identity: $WORK/enc_key|" "$L/fleet.yaml" >"$WORK/enc.yaml"
+# `script` gives the controller a terminal, where a prompt would hang it
+start=$(date +%s)
+timeout 60 script -qec "$FLEETMARK hosts --check -f $WORK/enc.yaml -H lab-01" /dev/null \
+	</dev/null >"$WORK/enc.out" 2>&1
+rc=$?
+is "$rc" 3 "an encrypted identity on a terminal: exit 3 (not a hang, not a prompt)"
+check "... within a few seconds" test $(($(date +%s) - start)) -lt 20
+like "$(cat "$WORK/enc.out")" "auth.*(encrypted|passphrase)" "... classed auth, saying the key is encrypted"
+check "... and nothing asked for a passphrase" sh -c "! grep -qi 'enter passphrase' '$WORK/enc.out'"
+
 done_testing
