@@ -5,6 +5,8 @@
 #   make test            build, then run every unit and end-to-end test
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined   instrumented build (in build-san/)
+#   make fuzz            build the libFuzzer targets (build-fuzz/) and run each
+#                        for FUZZ_SECONDS (default 20); needs clang
 #   make V=1             show the commands
 #
 # CFLAGS/LDFLAGS are the user's; the flags the project needs are added in
@@ -61,6 +63,23 @@ UNIT_BINS    = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 AGENT_LIB_OBJS = $(filter-out $(BUILD)/agent/main.o,$(AGENT_OBJS))
 CTL_LIB_OBJS   = $(filter-out $(BUILD)/src/main.o,$(CTL_OBJS))
 
+# --- fuzz targets: tests/fuzz/fuzz-NAME.c, with clang's libFuzzer -------------
+# Their own object set in build-fuzz/: every module but the mains, compiled
+# with clang for coverage-guided fuzzing under ASan and UBSan.  FUZZ_CFLAGS
+# is the user's (CFLAGS may hold flags only gcc knows); tests/fuzz/run runs
+# each target for FUZZ_SECONDS.
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  ?= -O1 -g
+FUZZ_SECONDS ?= 20
+FUZZ         = build-fuzz
+FUZZ_SAN     = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_FLAGS   = $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wno-unknown-warning-option \
+	       -DFUZZ_DATA_DIR='"$(CURDIR)/tests/fuzz"'
+FUZZ_SRCS    = $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BINS    = $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ)/%)
+FUZZ_LIB_OBJS = $(AGENT_SRCS:%.c=$(FUZZ)/%.o) $(CTL_SRCS:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/util.o
+FUZZ_LIB_OBJS := $(filter-out $(FUZZ)/agent/main.o $(FUZZ)/src/main.o,$(FUZZ_LIB_OBJS))
+
 # --- static agents, one per architecture ----------------------------------------
 # x86_64 links with musl (a static glibc binary is ~870 KB, with musl ~120 KB);
 # the others with Debian's glibc cross toolchains.
@@ -105,6 +124,25 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(AGENT_LIB_OBJS) $(CTL_LIB_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS) $(AGENT_LIBS)
 
+$(FUZZ)/agent/%.o: agent/%.c
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(AGENT_CFLAGS) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ)/src/%.o: src/%.c
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CTL_CFLAGS) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ)/tests/fuzz/%.o: tests/fuzz/%.c
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CTL_CFLAGS) -Iagent -Itests/fuzz $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(FUZZ)/fuzz-%: $(FUZZ)/tests/fuzz/fuzz-%.o $(FUZZ_LIB_OBJS)
+	$(call msg,FUZZLD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(CTL_LIBS) $(AGENT_LIBS)
+
 # One static, stripped binary per architecture, compiled in one step.
 $(BUILD)/agents/%/fleetmark-agent: $(AGENT_SRCS) $(wildcard agent/*.h include/wire.h)
 	$(call msg,STATIC,$@)
@@ -116,8 +154,17 @@ agents: $(AGENT_BINS)
 
 unit: $(UNIT_BINS)
 
-test: all agents unit
-	tests/run $(T)
+# The unit tests again under ASan and UBSan (build-san/tests/), for tests/run.
+san-unit:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
+
+fuzzers: $(FUZZ_BINS)
+
+fuzz: fuzzers
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
+
+test: all agents unit san-unit fuzzers
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run $(T)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
@@ -136,13 +183,14 @@ install: all
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
 		--suppress=missingIncludeSystem agent src
-	shellcheck -x tests/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tools/deps .ci/run
+	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tools/deps .ci/run
 
 clean:
-	rm -rf build build-san tests/out
+	rm -rf build build-san build-fuzz tests/out
 
-.PHONY: all agents unit test install lint clean
+.PHONY: all agents unit san-unit fuzzers fuzz test install lint clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
--include $(AGENT_OBJS:.o=.d) $(CTL_OBJS:.o=.d) $(UNIT_BINS:%=%.d)
+-include $(AGENT_OBJS:.o=.d) $(CTL_OBJS:.o=.d) $(UNIT_BINS:%=%.d) \
+	 $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_BINS:$(FUZZ)/%=$(FUZZ)/tests/fuzz/%.d)

@@ -618,7 +618,9 @@ fast_parse(char *line, size_t len, struct tline *t)
 		switch (k[0]) {
 		case 'f':
 			if (strcmp(k, "format") == 0) {
-				if ((p = scan_number(p, end, &d)) == NULL || d != (long long)d)
+				/* range first: casting 1e36 is undefined; jansson decides */
+				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18) ||
+				    d != (long long)d)
 					return -1;
 				t->format = (long long)d;
 				t->has_format = 1;
@@ -690,7 +692,7 @@ fast_parse(char *line, size_t len, struct tline *t)
 			break;
 		case 'r':
 			if (strcmp(k, "rep") == 0) {
-				if ((p = scan_number(p, end, &d)) == NULL)
+				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18))
 					return -1;
 				t->rep = (long long)d;
 				goto next;

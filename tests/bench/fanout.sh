@@ -8,14 +8,17 @@
 #
 #   tests/bench/fanout.sh [N...]          (default: 1 8 32 64; root; brings
 #                                          up its own lab and takes it down)
-#   TOOLS="fleetmark pssh ansible"        which tools to run
+#   TOOLS="fleetmark pssh ansible bare"   which tools to run; bare is
+#                                         tests/bench/bare-libssh.c (the least
+#                                         a libssh loop can do) at 2, 8 and 32
+#                                         hosts at a time
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 FLEETMARK=${FLEETMARK:-$TOP/build/fleetmark}
 AGENT_BIN=$TOP/build/agents/x86_64/fleetmark-agent
 SIZES=("${@:-1 8 32 64}")
 read -ra SIZES <<<"${SIZES[*]}"
-TOOLS=${TOOLS:-fleetmark pssh ansible}
+TOOLS=${TOOLS:-fleetmark pssh ansible bare}
 [ "$(id -u)" -eq 0 ] || { echo "fanout.sh: needs root (the lab)" >&2; exit 2; }
 if [ ! -x "$FLEETMARK" ] || [ ! -x "$AGENT_BIN" ]; then echo "fanout.sh: run make && make agents" >&2; exit 2; fi
 for t in $TOOLS; do
@@ -33,6 +36,12 @@ max=0
 for n in "${SIZES[@]}"; do [ "$n" -gt "$max" ] && max=$n; done
 echo "lab up -n $max (no boards)..." >&2
 "$LAB" up -n "$max" --boards none >"$W/up.log" 2>&1 || { cat "$W/up.log"; exit 1; }
+case " $TOOLS " in *" bare "*)
+	# shellcheck disable=SC2046 # pkg-config prints several words
+	cc -O2 -o "$W/bare" "$TOP/tests/bench/bare-libssh.c" $(pkg-config --cflags --libs libssh) -lpthread || exit 1
+	TOOLS=${TOOLS/bare/bare-2 bare-8 bare-32}
+	;;
+esac
 
 logins() { grep -cE 'Accepted publickey' "$LABDIR/hosts/$1/sshd.log" 2>/dev/null; }
 total_logins() { local h s=0; for h in "$@"; do s=$((s + $(logins "$h"))); done; echo "$s"; }
@@ -42,7 +51,7 @@ AG=/tmp/fanout-agent/fleetmark-agent
 # stdin closes, and pssh and Ansible give it one that is closed at once)
 SMOKE="for r in 1 2; do $AG run lat_syscall op=null --samples 5 </dev/null && $AG run lat_syscall op=read --samples 5 </dev/null && $AG run lat_pipe --samples 5 </dev/null || exit 1; done"
 
-printf '%-9s %5s %9s %8s %12s %9s %9s %10s\n' tool hosts wall_s ok logins/host ctl_cpu_s peak_MB gap_ms
+printf '%-10s %5s %9s %8s %12s %9s %9s %10s\n' tool hosts wall_s ok logins/host ctl_cpu_s peak_MB gap_ms
 for n in "${SIZES[@]}"; do
 	hosts=()
 	for i in $(seq 1 "$n"); do hosts+=("$(printf 'lab-%02d' "$i")"); done
@@ -88,10 +97,17 @@ P
 			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/ans.sh" >"$W/out" 2>"$W/err"
 			ok=$(grep -c '| CHANGED |' "$W/ans.out" 2>/dev/null)
 			;;
+		bare-*)
+			specs=()
+			for h in "${hosts[@]}"; do specs+=("$h:198.18.1.$((10#${h#lab-}))"); done
+			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "$W/bare" "${tool#bare-}" "$LABDIR/id_ed25519" \
+				"$LABDIR/known_hosts" "$AGENT_BIN" "$AG" "$SMOKE" "${specs[@]}" >"$W/bare.out" 2>"$W/err"
+			ok=$(sed -n 's|^ok \([0-9]*\)/.*|\1|p' "$W/bare.out")
+			;;
 		esac
 		read -r wall user sys rss < <(tail -1 "$W/time") || { wall=0 user=0 sys=0 rss=0; }
 		after=$(total_logins "${hosts[@]}")
-		printf '%-9s %5d %9.1f %8s %12.1f %9.2f %9.1f %10s\n' "$tool" "$n" "$wall" "$ok/$n" \
+		printf '%-10s %5d %9.1f %8s %12.1f %9.2f %9.1f %10s\n' "$tool" "$n" "$wall" "$ok/$n" \
 			"$(awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN {print (a - b) / n}')" \
 			"$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" "$(awk -v r="$rss" 'BEGIN {print r / 1024}')" "$gap"
 	done
