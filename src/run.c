@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -84,6 +85,8 @@ struct worker {
 	char			*lost;		/* why the host was given up, or NULL */
 	enum ap_status		 lost_status;	/* agent-lost (in a trial) or connect */
 	int			 stopped;
+	size_t			 ahead;		/* 1 + the trial already sent, or 0 */
+	double			 prev_end;	/* when the previous trial ended */
 };
 
 static double
@@ -463,11 +466,38 @@ trial_what(const struct plan_trial *pt)
 }
 
 /*
- * Run one trial.  Returns 0 (go on), or -1 when the host is lost (w->lost
+ * Run one trial; `next` is the trial that follows it in the same variant
+ * (SIZE_MAX: none), whose request is queued at the agent once this one
+ * has started.  Returns 0 (go on), or -1 when the host is lost (w->lost
  * says why) or the run is stopping (w->stopped).
  */
+/* The parameters of a trial request (a new object). */
+static json_t *
+trial_params(const struct plan_trial *pt)
+{
+	json_t *params = json_object();
+	size_t k;
+
+	for (k = 0; k < pt->point->nparams; k++)
+		json_object_set_new(params, pt->point->keys[k], json_string(pt->point->vals[k]));
+	return params;
+}
+
+/* Send the request of trial i (its id is "t" and i + 1); takes params. */
 static int
-run_trial(struct worker *w, size_t i)
+send_trial(struct worker *w, size_t i, json_t *params)
+{
+	const struct plan *p = w->ctx->c->plan;
+	char id[32];
+
+	snprintf(id, sizeof(id), "t%zu", i + 1);
+	return send_json(w, json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
+	    "id", id, "bench", w->s->trials[i].point->bench, "params", params, "samples",
+	    p->samples, "deadline", (double)p->timeout_ms / 1000.0));
+}
+
+static int
+run_trial(struct worker *w, size_t i, size_t next)
 {
 	const struct plan_trial *pt = &w->s->trials[i];
 	const struct plan *p = w->ctx->c->plan;
@@ -478,7 +508,6 @@ run_trial(struct worker *w, size_t i)
 	char id[32], *what, *why;
 	long long deadline;
 	double start;
-	size_t k;
 	int r, stopping = 0, lost = 0;
 
 	w->k++;
@@ -487,16 +516,20 @@ run_trial(struct worker *w, size_t i)
 		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
 	free(what);
 	snprintf(id, sizeof(id), "t%zu", i + 1);
-	params = json_object();
-	for (k = 0; k < pt->point->nparams; k++)
-		json_object_set_new(params, pt->point->keys[k], json_string(pt->point->vals[k]));
+	params = trial_params(pt);
 	tr = ap_trial_new(id);
-	start = wall_now();
 	deadline = pace_now_ms() + p->timeout_ms + margin_ms(w->ctx->c);
 	w->last_rx = pace_now_ms();
-	r = send_json(w, json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
-	    "id", id, "bench", pt->point->bench, "params", params, "samples", p->samples,
-	    "deadline", (double)p->timeout_ms / 1000.0));
+	if (w->ahead == i + 1) {
+		/* sent while the previous trial ran: it started when that one ended */
+		json_decref(params);
+		start = w->prev_end;
+		r = 0;
+	} else {
+		start = wall_now();
+		r = send_trial(w, i, params);
+	}
+	w->ahead = 0;
 	if (r != 0) {
 		why = xasprintf("cannot send the trial: %s", transport_error(w->t));
 		ap_trial_fail(tr, AP_ST_AGENT_LOST, why);
@@ -509,6 +542,18 @@ run_trial(struct worker *w, size_t i)
 		if (r == 1) {
 			if (ap_trial_add(tr, &ev) == AP_TRIAL_FOREIGN)
 				wlog(w, "ignored a %s line during trial %s", ap_type_name(ev.type), id);
+			/*
+			 * Once the trial has started, queue the next one at the
+			 * agent, which reads requests while a trial runs: it then
+			 * starts without a round trip through the network and this
+			 * thread, which on a loaded host costs more than the
+			 * agent's own 2 ms between trials.
+			 */
+			if (ev.type == AP_HEADER && next != SIZE_MAX && w->ahead == 0 &&
+			    !stopping && !run_stop_requested() && !ap_trial_done(tr)) {
+				if (send_trial(w, next, trial_params(&w->s->trials[next])) == 0)
+					w->ahead = next + 1;
+			}
 			continue;
 		}
 		if (r == RUN_ESTOP) {
@@ -536,6 +581,7 @@ run_trial(struct worker *w, size_t i)
 		lost = 1;
 	}
 	res = ap_trial_result(tr);
+	w->prev_end = wall_now();
 	if (stopping)
 		w->stopped = 1;
 	record(w, pt, start, res->status, res->message, res);
@@ -630,7 +676,7 @@ run_groups(struct worker *w)
 	const struct plan_schedule *s = w->s;
 	struct variant_state *vs;
 	char *err = NULL, *msg;
-	size_t v, i, end;
+	size_t v, i, nx, end;
 	int r;
 
 	for (v = 0; v < s->nvariants && w->lost == NULL && !w->stopped; v++) {
@@ -682,7 +728,9 @@ run_groups(struct worker *w)
 					w->stopped = 1;
 					break;
 				}
-				if (run_trial(w, i) != 0)
+				for (nx = i + 1; nx < end && !w->todo[nx]; nx++)
+					;
+				if (run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
 					break;
 			}
 		}
