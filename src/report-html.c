@@ -111,65 +111,6 @@ param_get(const char *params, const char *k)
 	return NULL;
 }
 
-struct slist {
-	char	**s;
-	size_t	 n, cap;
-};
-
-static size_t
-slist_add(struct slist *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->s[i], s) == 0)
-			return i;
-	xgrow(&l->s, &l->cap, l->n + 1, sizeof(*l->s));
-	l->s[l->n] = xstrdup(s);
-	return l->n++;
-}
-
-static size_t
-slist_find(const struct slist *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->s[i], s) == 0)
-			return i;
-	return (size_t)-1;
-}
-
-static void
-slist_free(struct slist *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->s[i]);
-	free(l->s);
-	memset(l, 0, sizeof(*l));
-}
-
-static int
-is_num(const char *s)
-{
-	char *end;
-
-	if (*s == '\0')
-		return 0;
-	(void)strtod(s, &end);
-	return *end == '\0';
-}
-
-static int
-cmp_numstr(const void *a, const void *b)
-{
-	double x = atof(*(char *const *)a), y = atof(*(char *const *)b);
-
-	return x < y ? -1 : x > y;
-}
-
 static int
 cmp_verstr(const void *a, const void *b)
 {
@@ -178,7 +119,7 @@ cmp_verstr(const void *a, const void *b)
 
 /* The keys of params, in order, into l. */
 static void
-param_keys(const char *params, struct slist *l)
+param_keys(const char *params, struct strs *l)
 {
 	const char *p = params;
 
@@ -186,7 +127,7 @@ param_keys(const char *params, struct slist *l)
 		size_t len = strcspn(p, ","), kl = strcspn(p, "=,");
 		char *k = xstrndup(p, kl < len ? kl : len);
 
-		slist_add(l, k);
+		strs_add(l, k);
 		free(k);
 		p += len;
 		if (*p == ',')
@@ -196,7 +137,7 @@ param_keys(const char *params, struct slist *l)
 
 /* "k=v,k=v" of the keys in `keys` except `skip`, from params. */
 static char *
-params_of(const char *params, const struct slist *keys, const char *skip)
+params_of(const char *params, const struct strs *keys, const char *skip)
 {
 	char *out = xstrdup(""), *v, *t;
 	size_t i;
@@ -418,11 +359,11 @@ struct line {
 
 static void
 chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
-    const size_t *cells, size_t ncells, const struct slist *swept, const char *P,
+    const size_t *cells, size_t ncells, const struct strs *swept, const char *P,
     int chart)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
-	struct slist xs = { 0 }, combos = { 0 };
+	struct strs xs = { 0 }, combos = { 0 };
 	struct line *lines = NULL;
 	size_t nlines = 0, cap = 0, i, j, s, k, *xi, *ci;
 	double xmin, xmax, ylo = INFINITY, yhi = -INFINITY;
@@ -437,16 +378,16 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 		char *v = param_get(r->cells[cells[i]].params, P);
 
 		if (v)
-			slist_add(&xs, v);
+			strs_add(&xs, v);
 		free(v);
 	}
-	qsort(xs.s, xs.n, sizeof(*xs.s), cmp_numstr);
+	qsort(xs.s, xs.n, sizeof(*xs.s), strs_cmp_num);
 	for (i = 0; i < ncells; i++) {
 		char *v = param_get(r->cells[cells[i]].params, P);
 		char *rest = params_of(r->cells[cells[i]].params, swept, P);
 
-		xi[i] = v ? slist_find(&xs, v) : (size_t)-1;
-		slist_add(&combos, rest);
+		xi[i] = v ? strs_find(&xs, v) : (size_t)-1;
+		strs_add(&combos, rest);
 		free(v);
 		free(rest);
 	}
@@ -454,7 +395,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 	for (i = 0; i < ncells; i++) {
 		char *rest = params_of(r->cells[cells[i]].params, swept, P);
 
-		ci[i] = slist_find(&combos, rest);
+		ci[i] = strs_find(&combos, rest);
 		free(rest);
 	}
 	for (s = 0; s < r->nseries; s++)
@@ -620,15 +561,15 @@ out:
 	free(lines);
 	free(xi);
 	free(ci);
-	slist_free(&xs);
-	slist_free(&combos);
+	strs_free(&xs);
+	strs_free(&combos);
 }
 
 /* --- Bars ---------------------------------------------------------------------- */
 
 static void
 chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
-    const size_t *cells, size_t ncells, const struct slist *swept, size_t part,
+    const size_t *cells, size_t ncells, const struct strs *swept, size_t part,
     size_t nparts, int chart)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
@@ -787,7 +728,7 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 /* Whether every swept parameter has a number in every cell. */
 static int
 all_numeric(const struct report *r, const size_t *cells, size_t ncells,
-    const struct slist *swept)
+    const struct strs *swept)
 {
 	size_t i, k;
 	int ok = 1;
@@ -796,7 +737,7 @@ all_numeric(const struct report *r, const size_t *cells, size_t ncells,
 		for (i = 0; i < ncells && ok; i++) {
 			char *v = param_get(r->cells[cells[i]].params, swept->s[k]);
 
-			ok = v != NULL && is_num(v);
+			ok = v != NULL && strs_is_number(v);
 			free(v);
 		}
 	return ok;
@@ -825,7 +766,7 @@ charts(FILE *out, const struct report *r, const struct report_opts *o)
 		    "Per point: mean ± sd of the trials per series" :
 		    "Scaling: each swept parameter");
 		for (c = 0; c < r->ncells; c++) {
-			struct slist keys = { 0 }, swept = { 0 };
+			struct strs keys = { 0 }, swept = { 0 };
 
 			if (done[c])
 				continue;
@@ -846,21 +787,21 @@ charts(FILE *out, const struct report *r, const struct report_opts *o)
 			for (i = 0; i < ncells; i++)
 				param_keys(r->cells[cells[i]].params, &keys);
 			for (k = 0; k < keys.n; k++) {
-				struct slist vals = { 0 };
+				struct strs vals = { 0 };
 
 				for (i = 0; i < ncells; i++) {
 					char *v = param_get(r->cells[cells[i]].params, keys.s[k]);
 
-					slist_add(&vals, v ? v : "");
+					strs_add(&vals, v ? v : "");
 					free(v);
 				}
 				if (vals.n > 1)
-					slist_add(&swept, keys.s[k]);
-				slist_free(&vals);
+					strs_add(&swept, keys.s[k]);
+				strs_free(&vals);
 			}
 			if (pass == 0) {
 				for (k = 0; k < swept.n; k++) {
-					struct slist one = { &swept.s[k], 1, 1 };
+					struct strs one = { &swept.s[k], 1, 1 };
 
 					if (all_numeric(r, cells, ncells, &one))
 						chart_scaling(out, r, o, cells, ncells, &swept,
@@ -881,8 +822,8 @@ charts(FILE *out, const struct report *r, const struct report_opts *o)
 					    &swept, p, nparts, chart++);
 				}
 			}
-			slist_free(&keys);
-			slist_free(&swept);
+			strs_free(&keys);
+			strs_free(&swept);
 		}
 		fputs("</section>\n", out);
 	}

@@ -127,4 +127,20 @@ int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */
 const char *report_lmbench_name(const struct rcell *c);
 
+/* A list of distinct strings, in order of appearance (report.c). */
+struct strs {
+	char	**s;
+	size_t	 n, cap;
+};
+
+/* Add s unless present; its index either way. */
+size_t	strs_add(struct strs *l, const char *s);
+/* The index of s, or (size_t)-1. */
+size_t	strs_find(const struct strs *l, const char *s);
+void	strs_free(struct strs *l);
+/* Whether s is a whole number as strtod() reads it (not empty). */
+int	strs_is_number(const char *s);
+/* qsort() comparator of strings by their numeric value. */
+int	strs_cmp_num(const void *a, const void *b);
+
 #endif /* FLEETMARK_REPORT_INT_H */

@@ -74,55 +74,6 @@ kv_get(const struct kv *a, size_t n, const char *k)
 	return NULL;
 }
 
-/* A list of distinct strings, in order of appearance. */
-struct strs {
-	char	**s;
-	size_t	 n, cap;
-};
-
-static size_t
-strs_add(struct strs *l, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->s[i], s) == 0)
-			return i;
-	xgrow(&l->s, &l->cap, l->n + 1, sizeof(*l->s));
-	l->s[l->n] = xstrdup(s);
-	return l->n++;
-}
-
-static void
-strs_free(struct strs *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->s[i]);
-	free(l->s);
-	memset(l, 0, sizeof(*l));
-}
-
-static int
-is_number(const char *s)
-{
-	char *end;
-
-	if (*s == '\0')
-		return 0;
-	(void)strtod(s, &end);
-	return *end == '\0';
-}
-
-static int
-cmp_num(const void *a, const void *b)
-{
-	double x = atof(*(char *const *)a), y = atof(*(char *const *)b);
-
-	return x < y ? -1 : x > y;
-}
-
 static void
 strs_sort(struct strs *l)
 {
@@ -131,9 +82,9 @@ strs_sort(struct strs *l)
 	if (l->n < 2)
 		return;		/* l->s may be NULL, which qsort() must not get */
 	for (i = 0; i < l->n; i++)
-		if (!is_number(l->s[i]))
+		if (!strs_is_number(l->s[i]))
 			return;
-	qsort(l->s, l->n, sizeof(*l->s), cmp_num);
+	qsort(l->s, l->n, sizeof(*l->s), strs_cmp_num);
 }
 
 static void

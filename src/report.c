@@ -1488,3 +1488,58 @@ out:
 	report_free(r);
 	return ret;
 }
+
+/* --- small string lists shared by the tables (report-int.h) ------------------ */
+
+size_t
+strs_add(struct strs *l, const char *s)
+{
+	size_t i = strs_find(l, s);
+
+	if (i != (size_t)-1)
+		return i;
+	xgrow(&l->s, &l->cap, l->n + 1, sizeof(*l->s));
+	l->s[l->n] = xstrdup(s);
+	return l->n++;
+}
+
+size_t
+strs_find(const struct strs *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->s[i], s) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+void
+strs_free(struct strs *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->s[i]);
+	free(l->s);
+	memset(l, 0, sizeof(*l));
+}
+
+int
+strs_is_number(const char *s)
+{
+	char *end;
+
+	if (*s == '\0')
+		return 0;
+	(void)strtod(s, &end);
+	return *end == '\0';
+}
+
+int
+strs_cmp_num(const void *a, const void *b)
+{
+	double x = atof(*(char *const *)a), y = atof(*(char *const *)b);
+
+	return x < y ? -1 : x > y;
+}
