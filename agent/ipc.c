@@ -593,6 +593,23 @@ out:
 	return r;
 }
 
+int
+ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
+{
+	int r, fd;
+
+	if ((r = ipc_file_create(name, size)) != 0)
+		return trial_error(t, r == -ENOSPC ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
+		    "create a %llu-byte file %s: %s", (unsigned long long)size, name, strerror(-r));
+	if ((fd = open(name, O_RDWR)) < 0) {
+		r = errno;
+		unlink(name);
+		return trial_error(t, WIRE_ERR_BENCH, "open %s: %s", name, strerror(r));
+	}
+	(void)unlink(name);	/* the descriptor keeps it */
+	return fd;
+}
+
 const char *
 ipc_fs_name(const char *path)
 {

@@ -150,6 +150,14 @@ int	ipc_loopback_error(struct trial *t, const char *what, int err);
  */
 int	ipc_file_create(const char *name, uint64_t size);
 
+/*
+ * ipc_file_create() then open the file read-write and unlink it, so that
+ * nothing is left behind whatever happens: the open descriptor, or -1
+ * after reporting the failure on t (ENOSPC is "unsupported": a host whose
+ * scratch space is too small).
+ */
+int	ipc_file_open_new(struct trial *t, const char *name, uint64_t size);
+
 /* Name of the file system holding path ("tmpfs", "ext4", ...), or NULL. */
 const char *ipc_fs_name(const char *path);
 

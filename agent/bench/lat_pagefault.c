@@ -28,10 +28,11 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 
-#define PF_FILE		"lat_pagefault.file"
+#define PAGEFAULT_FILE		"lat_pagefault.file"
 #define MIN_SIZE	(1024 * 1024)
 
 struct ctx {
@@ -84,35 +85,6 @@ do_faults(uint64_t n, void *arg)
 	sink = s;
 }
 
-/* Write size bytes of non-zero data to a new file; the open fd or -1. */
-static int
-make_file(struct trial *t, const char *name, size_t size)
-{
-	char buf[64 * 1024];
-	size_t i, left, c;
-	ssize_t w;
-	int fd;
-
-	for (i = 0; i < sizeof(buf); i++)
-		buf[i] = (char)(i * 131 + 7);
-	if ((fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0) {
-		trial_error(t, WIRE_ERR_BENCH, "create %s: %s", name, strerror(errno));
-		return -1;
-	}
-	(void)unlink(name);	/* the descriptor keeps it; nothing is left behind */
-	for (left = size; left > 0; left -= (size_t)w) {
-		c = left > sizeof(buf) ? sizeof(buf) : left;
-		if ((w = write(fd, buf, c)) <= 0) {
-			trial_error(t, errno == ENOSPC ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
-			    "write %zu bytes to %s: %s", size, name, w == 0 ? "short write" :
-			    strerror(errno));
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
-
 /* The pages in a random order, the same in every trial (xorshift). */
 static void
 shuffle(size_t *offs, size_t npages, size_t pagesize)
@@ -161,7 +133,7 @@ run(struct trial *t)
 		goto out;
 	}
 	shuffle(c.offs, c.npages, (size_t)ps);
-	if ((c.fd = make_file(t, PF_FILE, c.size)) < 0) {
+	if ((c.fd = ipc_file_open_new(t, PAGEFAULT_FILE, c.size)) < 0) {
 		rc = -1;
 		goto out;
 	}
@@ -169,7 +141,7 @@ run(struct trial *t)
 	if (c.err == 0 && timing_measure(t, do_remap, &c, NULL, base, n) > 0)
 		iters = timing_measure(t, do_faults, &c, NULL, v, n);
 	if (c.err != 0) {
-		rc = trial_error(t, WIRE_ERR_UNSUPPORTED, "mmap/msync of %s: %s", PF_FILE,
+		rc = trial_error(t, WIRE_ERR_UNSUPPORTED, "mmap/msync of %s: %s", PAGEFAULT_FILE,
 		    strerror(c.err));
 		goto out;
 	}

@@ -47,10 +47,11 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 
-#define PF_FILE		"pagefault.file"
+#define PAGEFAULT_FILE		"pagefault.file"
 #define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
 #define FAULT_AROUND	"/sys/kernel/debug/fault_around_bytes"
 #define MAX_RUNS	100000
@@ -231,35 +232,6 @@ notes(struct trial *t)
 	}
 }
 
-/* Write size bytes of non-zero data to a new file; the open fd or -1. */
-static int
-make_file(struct trial *t, const char *name, size_t size)
-{
-	char buf[64 * 1024];
-	size_t i, left, c;
-	ssize_t w;
-	int fd;
-
-	for (i = 0; i < sizeof(buf); i++)
-		buf[i] = (char)(i * 131 + 7);
-	if ((fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0) {
-		trial_error(t, WIRE_ERR_BENCH, "create %s: %s", name, strerror(errno));
-		return -1;
-	}
-	(void)unlink(name);	/* the descriptor keeps it; nothing is left behind */
-	for (left = size; left > 0; left -= (size_t)w) {
-		c = left > sizeof(buf) ? sizeof(buf) : left;
-		if ((w = write(fd, buf, c)) <= 0) {
-			trial_error(t, errno == ENOSPC ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
-			    "write %zu bytes to %s: %s", size, name, w == 0 ? "short write" :
-			    strerror(errno));
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
-
 static int
 run(struct trial *t)
 {
@@ -293,7 +265,7 @@ run(struct trial *t)
 		goto out;
 	}
 	notes(t);
-	if ((p.fd = make_file(t, PF_FILE, p.size)) < 0) {
+	if ((p.fd = ipc_file_open_new(t, PAGEFAULT_FILE, p.size)) < 0) {
 		rc = -1;
 		goto out;
 	}
