@@ -8,7 +8,9 @@
 #
 #   tests/bench/fanout.sh [N...]          (default: 1 8 32 64; root; brings
 #                                          up its own lab and takes it down)
-#   TOOLS="fleetmark pssh ansible bare"   which tools to run; bare is
+#   TOOLS="fleetmark pssh ansible bare"   which tools to run (also
+#                                         ansible-default: Ansible's default
+#                                         5 forks instead of 32); bare is
 #                                         tests/bench/bare-libssh.c (the least
 #                                         a libssh loop can do) at 2, 8 and 32
 #                                         hosts at a time
@@ -24,7 +26,7 @@ if [ ! -x "$FLEETMARK" ] || [ ! -x "$AGENT_BIN" ]; then echo "fanout.sh: run mak
 for t in $TOOLS; do
 	case $t in
 	pssh) command -v parallel-ssh >/dev/null || { echo "apt-get install pssh" >&2; exit 2; } ;;
-	ansible) command -v ansible >/dev/null || { echo "apt-get install ansible-core" >&2; exit 2; } ;;
+	ansible*) command -v ansible >/dev/null || { echo "apt-get install ansible-core" >&2; exit 2; } ;;
 	esac
 done
 LAB=$TOP/tests/lab/lab
@@ -84,15 +86,18 @@ P
 			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/pssh.sh" >"$W/out" 2>"$W/err"
 			ok=$(grep -c '\[SUCCESS\]' "$W/pssh.status" 2>/dev/null)
 			;;
-		ansible)
+		ansible | ansible-default)
+			# ansible: 32 forks like pssh; ansible-default: Ansible's default 5
+			forks=32
+			[ "$tool" = ansible-default ] && forks=5
 			{ echo "[lab]"; printf '%s\n' "${hosts[@]}"; } >"$W/inv"
 			export ANSIBLE_SSH_ARGS="-F $LABDIR/ssh_config -o ControlMaster=auto -o ControlPersist=60s" ANSIBLE_HOST_KEY_CHECKING=True \
 				ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCALHOST_WARNING=False
 			cat >"$W/ans.sh" <<P
 set -e
-ansible lab -i "$W/inv" -f 32 -m file -a "path=/tmp/fanout-agent state=directory" >/dev/null
-ansible lab -i "$W/inv" -f 32 -m copy -a "src=$AGENT_BIN dest=$AG mode=0755" >/dev/null
-ansible lab -i "$W/inv" -f 32 -m shell -a "$SMOKE" >"$W/ans.out"
+ansible lab -i "$W/inv" -f $forks -m file -a "path=/tmp/fanout-agent state=directory" >/dev/null
+ansible lab -i "$W/inv" -f $forks -m copy -a "src=$AGENT_BIN dest=$AG mode=0755" >/dev/null
+ansible lab -i "$W/inv" -f $forks -m shell -a "$SMOKE" >"$W/ans.out"
 P
 			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/ans.sh" >"$W/out" 2>"$W/err"
 			ok=$(grep -c '| CHANGED |' "$W/ans.out" 2>/dev/null)
