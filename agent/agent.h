@@ -115,6 +115,15 @@ void	list_emit(int fd, const char *id, int json);
 
 int	serve(int in_fd, int out_fd);
 
+struct jv;
+/*
+ * Check a parsed trial request (bench, samples, deadline, params) and
+ * resolve it into t with trial_init().  Returns 0, or -1 with the message
+ * of the bad-request reply in err.
+ */
+int	serve_trial_init(const struct jv *req, const char *id, struct trial *t,
+	    char *err, size_t errlen);
+
 /* --- util.c --------------------------------------------------------------- */
 
 /* Online CPUs, at least 1. */

@@ -44,65 +44,74 @@ param_text(const struct jv *v)
 	return NULL;
 }
 
-static int
-do_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
+int
+serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *err,
+    size_t errlen)
 {
-	char *keys[WIRE_MAX_PARAMS], *vals[WIRE_MAX_PARAMS], err[512];
+	char *keys[WIRE_MAX_PARAMS], *vals[WIRE_MAX_PARAMS];
 	const struct jv *params = jv_get(req, "params"), *v;
 	const char *name = jv_get_str(req, "bench");
 	const struct bench *b;
-	struct trial t;
 	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc = -1;
 	double deadline = AGENT_DEFAULT_DEADLINE;
 
 	if (name == NULL || (b = bench_find(name)) == NULL) {
-		snprintf(err, sizeof(err), "unknown benchmark '%s'", name ? name : "");
-		reply_error(out_fd, id, err);
+		snprintf(err, errlen, "unknown benchmark '%s'", name ? name : "");
 		return -1;
 	}
 	if ((v = jv_get(req, "samples")) != NULL) {
 		if (v->type != JV_NUM || !(fabs(v->num) <= INT_MAX) ||
 		    v->num != (double)(int)v->num) {
-			reply_error(out_fd, id, "samples must be an integer");
+			snprintf(err, errlen, "samples must be an integer");
 			return -1;
 		}
 		samples = (int)v->num;
 	}
 	if ((v = jv_get(req, "deadline")) != NULL) {
 		if (v->type != JV_NUM || !(v->num > 0) || v->num > 7 * 86400) {
-			reply_error(out_fd, id, "deadline must be a number of seconds");
+			snprintf(err, errlen, "deadline must be a number of seconds");
 			return -1;
 		}
 		deadline = v->num;
 	}
 	if (params != NULL && params->type != JV_OBJ) {
-		reply_error(out_fd, id, "params must be an object");
+		snprintf(err, errlen, "params must be an object");
 		return -1;
 	}
 	for (i = 0; params != NULL && (size_t)i < params->len; i++) {
 		if (n >= WIRE_MAX_PARAMS) {
-			reply_error(out_fd, id, "too many parameters");
+			snprintf(err, errlen, "too many parameters");
 			goto out;
 		}
 		keys[n] = params->keys[i];
 		if ((vals[n] = param_text(params->vals[i])) == NULL) {
-			snprintf(err, sizeof(err), "parameter %s: not a string or integer",
+			snprintf(err, errlen, "parameter %s: not a string or integer",
 			    params->keys[i]);
-			reply_error(out_fd, id, err);
 			goto out;
 		}
 		n++;
 	}
-	if (trial_init(&t, b, id, n, keys, vals, samples, deadline, err, sizeof(err)) != 0) {
+	rc = trial_init(t, b, id, n, keys, vals, samples, deadline, err, errlen);
+out:
+	while (n > 0)
+		free(vals[--n]);
+	return rc;
+}
+
+static int
+do_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
+{
+	struct trial t;
+	char err[512];
+	int rc;
+
+	if (serve_trial_init(req, id, &t, err, sizeof(err)) != 0) {
 		reply_error(out_fd, id, err);
-		goto out;
+		return -1;
 	}
 	t.out_fd = out_fd;
 	rc = supervise(&t, in, out_fd);
 	trial_release(&t);
-out:
-	while (n > 0)
-		free(vals[--n]);
 	return rc;
 }
 
