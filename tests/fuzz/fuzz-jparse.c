@@ -5,8 +5,6 @@
  * which checks the request and resolves its parameters against the
  * benchmark table with trial_init().
  */
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
