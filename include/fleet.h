@@ -78,6 +78,7 @@ struct fleet {
 extern const char fleet_default_yaml[];
 #define FLEET_DEFAULT_NAME		"(default fleet, no -f)"
 
+/* Load an inventory; path NULL gives the embedded default fleet. */
 int	fleet_load(const char *path, struct fleet **out, char **err);
 int	fleet_parse(const char *name, const char *text, size_t len,
 	    struct fleet **out, char **err);

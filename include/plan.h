@@ -143,6 +143,13 @@ int	plan_hosts(const struct plan *p, const struct fleet *f,
 	    const unsigned char *only, unsigned char *sel, char **err);
 
 /*
+ * plan_hosts() narrowed by a -H selection (hosts_spec, NULL for none):
+ * *sel is a new array of f->nhosts flags.
+ */
+int	plan_select(const struct plan *p, const struct fleet *f,
+	    const char *hosts_spec, unsigned char **sel, char **err);
+
+/*
  * The trials of one host in execution order.  `seed` is used when the
  * order is shuffle (see plan_seed()).  Free with plan_schedule_free().
  */

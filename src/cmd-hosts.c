@@ -309,7 +309,7 @@ hosts_main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cmd_usage(&cmd_hosts, 0);
-	if ((file != NULL ? fleet_load(file, &f, &err) : fleet_load_default(&f, &err)) != 0) {
+	if (fleet_load(file, &f, &err) != 0) {
 		log_error("%s", err);
 		free(err);
 		return CMD_EXIT_USAGE;

@@ -149,7 +149,7 @@ plan_main(int argc, char **argv)
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
-	unsigned char *only = NULL, *sel = NULL;
+	unsigned char *sel = NULL;
 	unsigned long long seed;
 	char *err = NULL, *agent = NULL;
 	size_t i, nsel = 0, total = 0;
@@ -186,15 +186,9 @@ plan_main(int argc, char **argv)
 	log_verbose("benchmark catalogue: %zu benchmarks from %s", cat->nbenches, agent);
 	if (plan_load(argv[optind], cat, &p, &err) != 0)
 		goto fail;
-	if ((fleet_file ? fleet_load(fleet_file, &f, &err) : fleet_load_default(&f, &err)) != 0)
+	if (fleet_load(fleet_file, &f, &err) != 0)
 		goto fail;
-	if (hosts_spec != NULL) {
-		only = xcalloc(f->nhosts, 1);
-		if (fleet_select(f, hosts_spec, only, &err) != 0)
-			goto fail;
-	}
-	sel = xcalloc(f->nhosts, 1);
-	if (plan_hosts(p, f, only, sel, &err) != 0)
+	if (plan_select(p, f, hosts_spec, &sel, &err) != 0)
 		goto fail;
 
 	seed = plan_seed(p);
@@ -218,7 +212,6 @@ fail:
 out:
 	free(err);
 	free(agent);
-	free(only);
 	free(sel);
 	plan_free(p);
 	fleet_free(f);

@@ -542,7 +542,7 @@ run_main(int argc, char **argv)
 		ffile = json_string_value(json_object_get(fj, "file"));
 		if (fleet_file == NULL && ffile != NULL && strcmp(ffile, FLEET_DEFAULT_NAME) != 0)
 			fleet_file = ffile;
-		if ((fleet_file ? fleet_load(fleet_file, &f, &err) : fleet_load_default(&f, &err)) != 0)
+		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
 		sel = xcalloc(f->nhosts, 1);
 		hosts = json_object_get(run, "hosts");
@@ -569,15 +569,9 @@ run_main(int argc, char **argv)
 	} else {
 		struct journal_info info;
 
-		if ((fleet_file ? fleet_load(fleet_file, &f, &err) : fleet_load_default(&f, &err)) != 0)
+		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
-		if (hosts_spec != NULL) {
-			only = xcalloc(f->nhosts, 1);
-			if (fleet_select(f, hosts_spec, only, &err) != 0)
-				goto fail;
-		}
-		sel = xcalloc(f->nhosts, 1);
-		if (plan_hosts(p, f, only, sel, &err) != 0)
+		if (plan_select(p, f, hosts_spec, &sel, &err) != 0)
 			goto fail;
 		seed = plan_seed(p);
 		memset(&info, 0, sizeof(info));

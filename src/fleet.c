@@ -475,6 +475,8 @@ fleet_load(const char *path, struct fleet **out, char **err)
 	struct conf_doc *doc;
 	int r;
 
+	if (path == NULL)
+		return fleet_load_default(out, err);
 	if (conf_load(path, &doc, err) != 0)
 		return -1;
 	r = load_doc(doc, out, err);

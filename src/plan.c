@@ -832,6 +832,29 @@ plan_load(const char *path, const struct catalog *cat, struct plan **out, char *
 /* --- Hosts ------------------------------------------------------------------ */
 
 int
+plan_select(const struct plan *p, const struct fleet *f, const char *hosts_spec,
+    unsigned char **sel, char **err)
+{
+	unsigned char *only = NULL, *s = xcalloc(f->nhosts ? f->nhosts : 1, 1);
+	int r = -1;
+
+	if (hosts_spec != NULL) {
+		only = xcalloc(f->nhosts ? f->nhosts : 1, 1);
+		if (fleet_select(f, hosts_spec, only, err) != 0)
+			goto out;
+	}
+	if (plan_hosts(p, f, only, s, err) != 0)
+		goto out;
+	*sel = s;
+	s = NULL;
+	r = 0;
+out:
+	free(only);
+	free(s);
+	return r;
+}
+
+int
 plan_hosts(const struct plan *p, const struct fleet *f, const unsigned char *only,
     unsigned char *sel, char **err)
 {
