@@ -23,10 +23,18 @@ double	stats_betai(double a, double b, double x);
 /* P(T <= t) for Student's t with df degrees of freedom (df > 0, real). */
 double	stats_t_cdf(double t, double df);
 
+/*
+ * The t with P(T <= t) = p (0 < p < 1, df > 0), found by bisection on
+ * stats_t_cdf() to about 1e-10; NAN outside the domain.
+ */
+double	stats_t_quantile(double p, double df);
+
 struct stats_welch {
 	double	t;	/* (mean x - mean y) / standard error */
 	double	df;	/* Welch-Satterthwaite degrees of freedom */
 	double	p;	/* two-sided p-value */
+	double	diff;	/* mean x - mean y */
+	double	se;	/* standard error of diff (0 when both variances are 0) */
 };
 
 /*
@@ -37,5 +45,13 @@ struct stats_welch {
  */
 int	stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 	    struct stats_welch *out);
+
+/*
+ * The confidence interval of mean x - mean y at `level` (0.95 for R's
+ * default) from a stats_welch() result, as t.test's conf.int:
+ * diff -+ t(1 - (1 - level) / 2; df) * se.  A zero se gives [diff, diff].
+ */
+void	stats_welch_ci(const struct stats_welch *w, double level, double *lo,
+	    double *hi);
 
 #endif /* FLEETMARK_STATS_H */

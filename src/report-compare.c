@@ -4,9 +4,10 @@
  * other series its mean, rsd, change against the baseline, and a mark.
  *
  *   better / worse	Welch's t-test on the trial values gives a
- *			two-sided p < 0.05 AND the change is at least the
- *			threshold (--threshold, else the plan's
- *			regression.threshold, else 5%)
+ *			two-sided p < 0.05 AND the change can be as large
+ *			as the threshold: the far end of its 95% confidence
+ *			interval reaches the threshold (--threshold, else
+ *			the plan's regression.threshold, else 5%)
  *   noisy		(the noise column) the series' rsd is above the
  *			threshold, or it has fewer than 3 trials: a change
  *			of the threshold's size cannot be told from noise
@@ -56,9 +57,23 @@ report_significant(const struct rvals *b, const struct rvals *v, double change,
     double threshold)
 {
 	struct stats_welch w;
+	double lo, hi, mb;
 
-	return b && v && stats_welch(b->v, b->n, v->v, v->n, &w) == 0 && w.p < ALPHA &&
-	    fabs(change) >= threshold;
+	(void)change;
+	if (!b || !v || stats_welch(b->v, b->n, v->v, v->n, &w) != 0 || !(w.p < ALPHA))
+		return 0;
+	/*
+	 * The change is significant; it counts unless the data show it to be
+	 * smaller than the threshold: the far end of the 95% interval of the
+	 * change (as a percentage of the baseline's mean) must reach it.  A
+	 * point estimate against the threshold would flag a true change of
+	 * exactly the threshold only half the time.
+	 */
+	mb = stats_mean(b->v, b->n);
+	if (mb == 0 || !isfinite(mb))
+		return fabs(change) >= threshold;
+	stats_welch_ci(&w, 1 - ALPHA, &lo, &hi);
+	return fmax(fabs(lo), fabs(hi)) / fabs(mb) * 100 >= threshold;
 }
 
 /* Mean, rsd (percent), count, noisy; into four cells from col. */
@@ -148,7 +163,8 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		return -1;
 	}
 	title = xasprintf("Compare against %s: mean and rsd of the trials; change of the "
-	    "mean; better/worse: Welch's t-test p < %.2f and |change| >= %g%%; noisy: rsd > "
+	    "mean; better/worse: Welch's t-test p < %.2f and the change's 95%% interval "
+	    "reaches %g%%; noisy: rsd > "
 	    "%g%% or fewer than %d trials.  Lines not used: %zu failed (%zu of them "
 	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of "
 	    "an unknown format", r->series[base].name, ALPHA, thr, thr, MIN_TRIALS,

@@ -12,7 +12,7 @@
  * Values sort numerically when they are all numbers.  A cell is the mean
  * of the trials (the median with --aggregate median); a change cell is the
  * plain change of that value, with " *" where the compare table would mark
- * it (Welch p < 0.05 and |change| >= the threshold).
+ * it (Welch p < 0.05 and the change's 95% interval reaching the threshold).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -130,6 +130,28 @@ stats_t_cdf(double t, double df)
 	return t > 0 ? 1 - tail / 2 : tail / 2;
 }
 
+double
+stats_t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1, mid;
+	int i;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	while (stats_t_cdf(hi, df) < p && hi < 1e300)
+		hi *= 2;
+	for (i = 0; i < 200 && hi - lo > 1e-12 * (1 + hi); i++) {
+		mid = (lo + hi) / 2;
+		if (stats_t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
 int
 stats_welch(const double *x, size_t nx, const double *y, size_t ny,
     struct stats_welch *out)
@@ -147,6 +169,8 @@ stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 	sx = vx / (double)nx;
 	sy = vy / (double)ny;
 	se2 = sx + sy;
+	out->diff = mx - my;
+	out->se = sqrt(se2);
 	if (se2 == 0) {
 		out->df = (double)(nx + ny - 2);
 		if (mx == my) {
@@ -163,4 +187,13 @@ stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 	/* Two-sided: P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2), no cancellation. */
 	out->p = stats_betai(out->df / 2, 0.5, out->df / (out->df + out->t * out->t));
 	return 0;
+}
+
+void
+stats_welch_ci(const struct stats_welch *w, double level, double *lo, double *hi)
+{
+	double h = w->se > 0 ? stats_t_quantile(1 - (1 - level) / 2, w->df) * w->se : 0;
+
+	*lo = w->diff - h;
+	*hi = w->diff + h;
 }

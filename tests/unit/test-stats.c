@@ -5,7 +5,8 @@
  * Sources:
  *  - R's documentation example for t.test (R 4.x, ?t.test, the `sleep`
  *    data set): t.test(extra ~ group, data = sleep) prints
- *    "t = -1.8608, df = 17.776, p-value = 0.07939".
+ *    "t = -1.8608, df = 17.776, p-value = 0.07939" and "95 percent
+ *    confidence interval: -3.3654832  0.2054832".
  *  - Two-sided critical values of Student's t (any statistics table, e.g.
  *    NIST/SEMATECH e-Handbook §1.3.6.7.2): t(0.975; 1) = 12.706,
  *    t(0.975; 10) = 2.228, t(0.975; 30) = 2.042, t(0.995; 5) = 4.032.
@@ -27,7 +28,7 @@ main(void)
 	static const double x4[] = { 1, 2, 3, 4 };
 	static const double same[] = { 5, 5, 5 }, other[] = { 6, 6, 6 };
 	struct stats_welch w;
-	double t;
+	double t, lo, hi;
 
 	is_num(stats_mean(x4, 4), 2.5, 1e-12, "mean");
 	is_num(stats_sd(x4, 4), sqrt(5.0 / 3.0), 1e-12, "sample sd (n - 1)");
@@ -52,6 +53,14 @@ main(void)
 	is_num(stats_t_cdf(2, 5), 0.9490303, 1e-7, "pt(2, 5) as R");
 	is_num(stats_t_cdf(-1, 3), 0.1955011, 1e-7, "pt(-1, 3) as R");
 	is_num(stats_t_cdf(0, 7.3), 0.5, 1e-15, "t cdf at 0 is 1/2");
+	is_num(stats_t_quantile(0.975, 1), 12.706, 5e-4, "qt(0.975, 1) = 12.706");
+	is_num(stats_t_quantile(0.975, 10), 2.228, 5e-4, "qt(0.975, 10) = 2.228");
+	is_num(stats_t_quantile(0.995, 5), 4.032, 5e-4, "qt(0.995, 5) = 4.032");
+	is_num(stats_t_quantile(0.025, 30), -2.042, 5e-4, "qt(0.025, 30) = -2.042");
+	is_num(stats_t_cdf(stats_t_quantile(0.9, 3.7), 3.7), 0.9, 1e-9,
+	    "quantile inverts the cdf at a real df");
+	ok(isnan(stats_t_quantile(1, 5)) && isnan(stats_t_quantile(0.5, 0)),
+	    "quantile outside its domain is NAN");
 	is_num(stats_t_cdf(1.959964, 1e7), 0.975, 1e-5, "large df tends to the normal");
 
 	/* R: t.test(extra ~ group, data = sleep) */
@@ -59,6 +68,12 @@ main(void)
 	is_num(w.t, -1.8608, 5e-5, "sleep: t = -1.8608");
 	is_num(w.df, 17.776, 5e-4, "sleep: df = 17.776");
 	is_num(w.p, 0.07939, 5e-6, "sleep: p-value = 0.07939");
+	is_num(w.diff, 0.75 - 2.33, 1e-12, "sleep: difference of the means");
+	stats_welch_ci(&w, 0.95, &lo, &hi);
+	is_num(lo, -3.3654832, 5e-7, "sleep: 95% CI low = -3.3654832");
+	is_num(hi, 0.2054832, 5e-7, "sleep: 95% CI high = 0.2054832");
+	stats_welch_ci(&w, 0.99, &lo, &hi);
+	ok(lo < -3.3654832 && hi > 0.2054832, "a 99% interval is wider");
 	ok(stats_welch(g2, 10, g1, 10, &w) == 0 && w.t > 0 && fabs(w.p - 0.07939) < 5e-6,
 	    "welch is symmetric: y against x flips t, keeps p");
 

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# tests/bench/verdicts.sh: how often `fleetmark compare` marks a change as
+# significant when there is none (A/A) and when there is a known one, on
+# this machine, at the plans' default trial count (repeat 3, samples 11).
+#
+#   tests/bench/verdicts.sh [PAIRS [LMBENCH_PAIRS]]     (default 20 and 3)
+#
+# Two experiments, each through the real `fleetmark run` on the embedded
+# local fleet and `fleetmark compare A B --format json`:
+#
+#  1. A/A: the same plan run twice on the same host, compared.  Every
+#     metric that gets the better/worse mark is a false alarm.  Done with
+#     plans/lmbench.yaml (38 metrics a pair, LMBENCH_PAIRS pairs) and with
+#     the spin benchmark (one metric a pair, PAIRS pairs).
+#  2. Known slowdowns: spin with extra=2, 5 and 10 (percent more work per
+#     sample) against extra=0, PAIRS pairs each; a pair counts as flagged
+#     when its row is marked `worse`.
+#
+# Each pair's runs are separate `fleetmark run`s, made in a rotated order
+# (A, A', +2%, +5%, +10%, then A', +2%... ) so that drift on the machine
+# does not always favour one side.  spin's extra is a bench parameter, so
+# the slow run's points are called extra=0 in a copy of its trials.jsonl
+# before comparing (the values are untouched); otherwise compare would not
+# pair them.
+#
+# Prints the counts and rates and the aims (A/A marks at most 5% of
+# metrics; a 5% slowdown flagged in at least 95% of pairs); exit 1 when an
+# aim is missed.  About 5 minutes with the defaults here.  The machine is
+# shared: run it when it is quiet, and read the noisy counts too.
+set -eu
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FLEETMARK=${FLEETMARK:-$TOP/build/fleetmark}
+PAIRS=${1:-20}
+LMPAIRS=${2:-3}
+[ -x "$FLEETMARK" ] || { echo "no controller at $FLEETMARK (make)" >&2; exit 2; }
+command -v jq >/dev/null || { echo "no jq (tools/deps)" >&2; exit 2; }
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+
+for x in 0 2 5 10; do
+	cat >"$W/spin-$x.yaml" <<EOF
+name: verdict-spin
+description: spin with $x% more work per sample
+benchmarks:
+  - bench: spin
+    params:
+      extra: $x
+EOF
+done
+
+# run PLAN LABEL: one run into a directory of its own; prints the run's.
+run() {
+	local d
+	mkdir -p "$W/results"
+	d=$(mktemp -d "$W/results/run.XXXXXX")
+	"$FLEETMARK" -q run "$1" -o "$d" --label "$2" >"$W/run.out" 2>&1 || {
+		echo "run of $1 failed:" >&2
+		cat "$W/run.out" >&2
+		exit 2
+	}
+	set -- "$d"/*/run.json
+	[ -f "$1" ] || { echo "no run directory in $d" >&2; exit 2; }
+	dirname "$1"
+}
+
+# as_base DIR: a copy of a spin run whose points say extra=0.
+as_base() {
+	local d
+	d=$W/relabelled/$(basename "$1")
+	mkdir -p "$d"
+	cp -r "$1/." "$d/"
+	jq -c 'if .params.extra? != null then .params.extra = 0 else . end' \
+		"$1/trials.jsonl" >"$d/trials.jsonl"
+	echo "$d"
+}
+
+# marks A B: "ROWS MARKED NOISY CHANGE POINT" of compare A B: rows
+# compared, rows marked better/worse (the rule compare uses: p < 0.05 and
+# the change's 95% interval reaching the threshold), rows with a noisy
+# flag, the first row's change (for the spin pairs), and rows the stricter
+# point rule would mark (p < 0.05 and the measured |change| >= 5%).
+marks() {
+	"$FLEETMARK" -q compare "$1" "$2" --format json >"$W/cmp.json" 2>/dev/null || true
+	jq -r '[ .[] | select(.table == "compare") ] |
+		group_by([.bench, .params, .metric, .series]) |
+		map(reduce .[] as $c ({}; .[$c.column] = $c)) as $rows |
+		[ $rows[] | select(.change != null) ] as $r |
+		"\($r | length) " +
+		"\([ $r[] | select(.mark.text == "worse" or .mark.text == "better") ] | length) " +
+		"\([ $r[] | select((.noisy.text // "") != "") ] | length) " +
+		"\((($r[0].change.value // 0) * 100 | round) / 100) " +
+		"\([ $r[] | select((.p.value // 1) < 0.05 and ((.change.value | fabs) >= 5)) ] | length)"' \
+		"$W/cmp.json"
+}
+
+echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, default repeat and samples, threshold 5%"
+echo "controller: $FLEETMARK ($("$FLEETMARK" --version 2>&1 | head -1))"
+start=$SECONDS
+
+declare -A flagged=() flagged_pt=() noisy=() changes=()
+aa_spin=0 aa_spin_noisy=0 aa_spin_pt=0
+kinds=(a b 2 5 10)
+for ((p = 0; p < PAIRS; p++)); do
+	declare -A dir=()
+	for ((k = 0; k < ${#kinds[@]}; k++)); do
+		kind=${kinds[$(((k + p) % ${#kinds[@]}))]}
+		case $kind in
+		a | b) dir[$kind]=$(run "$W/spin-0.yaml" "$kind") ;;
+		*) dir[$kind]=$(as_base "$(run "$W/spin-$kind.yaml" "slow$kind")") ;;
+		esac
+	done
+	read -r _ m n _ pt < <(marks "${dir[a]}" "${dir[b]}")
+	aa_spin=$((aa_spin + m))
+	aa_spin_pt=$((aa_spin_pt + pt))
+	aa_spin_noisy=$((aa_spin_noisy + (n > 0)))
+	for x in 2 5 10; do
+		read -r _ m n c pt < <(marks "${dir[a]}" "${dir[$x]}")
+		flagged[$x]=$((${flagged[$x]:-0} + m))
+		flagged_pt[$x]=$((${flagged_pt[$x]:-0} + pt))
+		noisy[$x]=$((${noisy[$x]:-0} + (n > 0)))
+		changes[$x]="${changes[$x]:-} $c"
+	done
+	unset dir
+	printf '  pair %d/%d done (%ds)\n' $((p + 1)) "$PAIRS" $((SECONDS - start)) >&2
+done
+
+aa_lm=0 aa_lm_metrics=0 aa_lm_noisy=0 aa_lm_pt=0
+for ((p = 0; p < LMPAIRS; p++)); do
+	a=$(run "$TOP/plans/lmbench.yaml" a)
+	b=$(run "$TOP/plans/lmbench.yaml" b)
+	read -r t m n _ pt < <(marks "$a" "$b")
+	aa_lm_metrics=$((aa_lm_metrics + t))
+	aa_lm_pt=$((aa_lm_pt + pt))
+	aa_lm=$((aa_lm + m))
+	aa_lm_noisy=$((aa_lm_noisy + n))
+	printf '  lmbench pair %d/%d done (%ds)\n' $((p + 1)) "$LMPAIRS" $((SECONDS - start)) >&2
+done
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print NR ? v[int((NR+1)/2)] : "-"}'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
+
+echo
+printf '%-24s %8s %8s %7s %12s %8s %7s\n' experiment compared marked rate noisy point rate
+row() { # NAME COMPARED MARKED NOISY POINT [EXTRA]
+	printf '%-24s %8d %8d %7s %12s %8d %7s %s\n' "$1" "$2" "$3" "$(pct "$3" "$2")" "$4" \
+		"$5" "$(pct "$5" "$2")" "${6:-}"
+}
+row "A/A lmbench (metrics)" "$aa_lm_metrics" "$aa_lm" "$aa_lm_noisy rows" "$aa_lm_pt"
+row "A/A spin (pairs)" "$PAIRS" "$aa_spin" "$aa_spin_noisy pairs" "$aa_spin_pt"
+for x in 2 5 10; do
+	row "spin +$x% (pairs)" "$PAIRS" "${flagged[$x]}" "${noisy[$x]} pairs" "${flagged_pt[$x]}" \
+		"median change $(median <<<"${changes[$x]}")%"
+done
+echo "marked: the compare table's rule (p < 0.05, 95% interval of the change reaches 5%);"
+echo "point: p < 0.05 and the measured change >= 5% (for comparison)"
+echo "wall time: $((SECONDS - start)) s"
+
+fail=0
+aa_all=$((aa_lm + aa_spin))
+aa_n=$((aa_lm_metrics + PAIRS))
+if [ $((aa_all * 100)) -gt $((aa_n * 5)) ]; then
+	echo "aim missed: A/A marks $aa_all of $aa_n metrics (aim: at most 5%)"
+	fail=1
+fi
+if [ $((flagged[5] * 100)) -lt $((PAIRS * 95)) ]; then
+	echo "aim missed: a 5% slowdown flagged in ${flagged[5]} of $PAIRS pairs (aim: at least 95%)"
+	fail=1
+fi
+[ $fail = 0 ] && echo "aims met: A/A marks $aa_all of $aa_n metrics, 5% slowdown flagged ${flagged[5]} of $PAIRS"
+exit $fail
