@@ -3,7 +3,7 @@
  *
  * An archive is a URL: file:///abs/dir, http(s)://host/path (a WebDAV
  * server) or s3://BUCKET/PREFIX.  A run lives under it as URL/RUNID/ with
- * the run directory's files (run.json, trials.jsonl, hosts/*, logs/*,
+ * the run directory's files (run.json, trials.jsonl, hosts/NAME.json, logs/NAME.log,
  * report.*) and a MANIFEST of sha256 sums, uploaded LAST: a run without a
  * MANIFEST is incomplete and never listed.  `pull` verifies every sum and
  * size before the run appears at its destination.  docs/archive.md
