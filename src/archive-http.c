@@ -1,8 +1,8 @@
 /*
  * archive-http.c: http:// and https:// archives on a WebDAV server
- * (nginx's dav module with dav-ext, Apache mod_dav, ...).  Files are PUT;
- * a 409 Conflict (missing parent collection) is answered with MKCOL of
- * each parent, top down, and the PUT again; listings are PROPFIND Depth: 1
+ * (nginx's dav module with dav-ext, Apache mod_dav, ...).  Files are PUT
+ * after MKCOL of their parent collections, top down (once per session);
+ * listings are PROPFIND Depth: 1
  * (webdav.h).  Credentials: the URL's user:password, else the user config
  * file's webdav entry for the URL, else ~/.netrc.
  */
@@ -206,18 +206,17 @@ dav_put(void *state, const char *key, const char *localpath,
 	char *url, *disp;
 	int r;
 
+	/*
+	 * The parent collections first (each once per session): a server
+	 * without nginx's create_full_put_path answers a PUT into a missing
+	 * one with 409, or nginx with 500.
+	 */
+	if ((r = mkparents(d, key, err)) != 0)
+		return r;
 	req_init(d, &q, "PUT", key, &url, &disp);
 	q.upload_path = localpath;
 	q.progress = p;
 	r = http_do(&q, &resp, err);
-	if (r != 0 && resp.status == 409) {
-		/* no create_full_put_path: make the collections, then again */
-		http_response_release(&resp);
-		free(*err);
-		*err = NULL;
-		if ((r = mkparents(d, key, err)) == 0)
-			r = http_do(&q, &resp, err);
-	}
 	http_response_release(&resp);
 	free(url);
 	free(disp);
