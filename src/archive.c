@@ -808,6 +808,19 @@ xfer_cb(void *arg, uint64_t cur)
 	xfer_draw(arg, cur, 0);
 }
 
+/* Log messages while the line is drawn: clear it, print, redraw later. */
+static void
+xfer_sink(const char *line, void *arg)
+{
+	struct xfer *x = arg;
+	char *s = xasprintf("\r\033[K%s\n", line);
+
+	if (write(STDERR_FILENO, s, strlen(s)) < 0)
+		x->drawn = 0;
+	x->last_ms = 0;
+	free(s);
+}
+
 static void
 xfer_init(struct xfer *x, const char *verb, const char *runid,
     const struct archive_manifest *m)
@@ -823,6 +836,8 @@ xfer_init(struct xfer *x, const char *verb, const char *runid,
 	x->nfiles = m->n + 1;
 	for (i = 0; i < m->n; i++)
 		x->total += m->entries[i].size;
+	if (x->tty)
+		log_set_sink(xfer_sink, x);
 }
 
 /* One file finished (or, for the log, started being counted). */
@@ -841,8 +856,11 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 static void
 xfer_end(struct xfer *x)
 {
+	if (x->tty)
+		log_set_sink(NULL, NULL);
 	if (x->drawn && write(STDERR_FILENO, "\r\033[K", 4) < 0)
 		x->drawn = 0;
+	x->drawn = 0;
 }
 
 /* --- Sessions ------------------------------------------------------------ */
@@ -1150,10 +1168,11 @@ archive_push(const char *rundir, const char *url, char **err)
 	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
 	r = s.be->put(s.state, key, tmp, NULL, err);
 	free(key);
+	if (r == 0)
+		xfer_file_done(&x, ARCHIVE_MANIFEST, len);
 	xfer_end(&x);
 	if (r != 0)
 		goto out;
-	xfer_file_done(&x, ARCHIVE_MANIFEST, len);
 	log_info("pushed %s to %s (%zu files, %.1f MB)", runid, s.u->display,
 	    m->n + 1, (double)x.total / 1e6);
  out:
