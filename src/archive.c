@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,30 @@ archive_backend_find(const char *scheme)
 	return NULL;
 }
 
+static volatile sig_atomic_t cancelled;
+
+void
+archive_cancel(void)
+{
+	cancelled = 1;
+}
+
+int
+archive_cancelled(void)
+{
+	return cancelled != 0;
+}
+
+/* Between files: ARCHIVE_ECANCELED with a message once cancelled. */
+static int
+check_cancel(char **err)
+{
+	if (!cancelled)
+		return ARCHIVE_OK;
+	*err = xstrdup("interrupted");
+	return ARCHIVE_ECANCELED;
+}
+
 const char *
 archive_strerror(int code)
 {
@@ -66,6 +91,8 @@ archive_strerror(int code)
 		return "corrupt";
 	case ARCHIVE_EEXIST:
 		return "exists";
+	case ARCHIVE_ECANCELED:
+		return "interrupted";
 	default:
 		return "unknown error";
 	}
@@ -1138,6 +1165,10 @@ archive_push(const char *rundir, const char *url, char **err)
 	for (i = 0; i < m->n; i++) {
 		const struct archive_entry *e = &m->entries[order[i]];
 
+		if ((r = check_cancel(err)) != 0) {
+			xfer_end(&x);
+			goto out;
+		}
 		key = xasprintf("%s/%s", runid, e->path);
 		full = xasprintf("%s/%s", dir, e->path);
 		r = s.be->put(s.state, key, full, &prog, err);
@@ -1150,6 +1181,10 @@ archive_push(const char *rundir, const char *url, char **err)
 		xfer_file_done(&x, e->path, e->size);
 	}
 	/* the manifest last: from here on, the run is listed */
+	if ((r = check_cancel(err)) != 0) {
+		xfer_end(&x);
+		goto out;
+	}
 	if ((tmp = tmp_file()) == NULL || (fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1) {
 		xfer_end(&x);
 		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
@@ -1287,6 +1322,8 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		const struct archive_entry *e = &m->entries[i];
 		struct archive_manifest one = { m->runid, 1, (struct archive_entry *)e };
 
+		if ((r = check_cancel(err)) != 0)
+			break;
 		full = xasprintf("%s/%s", tmpdir, e->path);
 		if ((r = archive_mkparents(full, 0755, err)) != 0) {
 			free(full);
@@ -1325,6 +1362,8 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		goto out;
 	}
 	free(mf);
+	if ((r = check_cancel(err)) != 0)
+		goto out;
 	if (rename(tmpdir, dest) != 0) {
 		*err = errno == EEXIST || errno == ENOTEMPTY ?
 		    xasprintf("%s appeared while pulling: not replaced", dest) :
