@@ -562,7 +562,8 @@ archive_manifest_build(const char *dir, const char *runid,
 	w.cap = 0;
 	if ((r = walk_dir(&w, "", 0, err)) != 0)
 		goto fail;
-	qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
+	if (m->n > 1)
+		qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
 	for (i = 0; i < m->n; i++) {
 		full = xasprintf("%s/%s", dir, m->entries[i].path);
 		r = archive_sha256_file(full, m->entries[i].sha256,
@@ -1479,7 +1480,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		xgrow(&ids, &cap, n + 1, sizeof(*ids));
 		ids[n++] = xstrdup(top[i]);
 	}
-	qsort(ids, n, sizeof(*ids), str_cmp);
+	if (n > 1)
+		qsort(ids, n, sizeof(*ids), str_cmp);
 	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
 	*np = n;
 	ids = NULL;
