@@ -261,7 +261,7 @@ listing_text(const struct report *r, const struct rprof *const *ps, size_t n,
 				got = snprintf(c, cap - l, "%*llu %6.2f %s", (int)hw[k],
 				    p->fn[i - 4].hits, pct(p->fn[i - 4].hits, p->total),
 				    p->fn[i - 4].sym);
-			else if (i - 4 == m && other_hits(p) > 0)
+			else if (i + 1 == rows + 3 && other_hits(p) > 0)
 				got = snprintf(c, cap - l, "%*llu %6.2f other", (int)hw[k],
 				    other_hits(p), pct(other_hits(p), p->total));
 			l += (size_t)got;
@@ -315,6 +315,8 @@ listing_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 		rgrid_set(g, row, 1, ps[0]->params, NAN);
 		if (i == 0)
 			rgrid_set(g, row, 2, "total", NAN);
+		else if (i + 1 == rows)
+			rgrid_set(g, row, 2, "other", NAN);
 		else {
 			snprintf(buf, sizeof(buf), "%zu", i);
 			rgrid_set(g, row, 2, buf, NAN);
@@ -331,7 +333,7 @@ listing_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 			} else if (i - 1 < m) {
 				h = p->fn[i - 1].hits;
 				sym = p->fn[i - 1].sym;
-			} else if (i - 1 == m && other_hits(p) > 0) {
+			} else if (i + 1 == rows && other_hits(p) > 0) {
 				h = other_hits(p);
 				sym = "other";
 			} else
