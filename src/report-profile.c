@@ -405,7 +405,8 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 		rows[nrows].sym = seen.s[i];
 		rows[nrows++].key = key;
 	}
-	qsort(rows, nrows, sizeof(*rows), cmp_change);
+	if (nrows > 1)
+		qsort(rows, nrows, sizeof(*rows), cmp_change);
 	g = rgrid_new("profile-change", title, 3, ncols, cols);
 	g->nhidden = 2;
 	for (i = 0; i <= nrows; i++) {
@@ -508,7 +509,9 @@ report_profile_sort(struct report *r)
 	size_t i;
 
 	for (i = 0; i < r->nprofs; i++)
-		qsort(r->profs[i].fn, r->profs[i].nfn, sizeof(*r->profs[i].fn), cmp_fn);
+		if (r->profs[i].nfn > 1)
+			qsort(r->profs[i].fn, r->profs[i].nfn, sizeof(*r->profs[i].fn),
+			    cmp_fn);
 }
 
 int
