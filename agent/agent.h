@@ -93,6 +93,12 @@ long	input_line(struct input *in, char *line, size_t cap);
  */
 int	supervise(struct trial *t, struct input *in, int out_fd);
 
+/*
+ * In a freshly forked child of the supervisor (a trial, perf): its own
+ * process group, killed when the agent dies, default signal handling.
+ */
+void	supervise_child_init(void);
+
 /* Install SIGTERM/SIGINT/SIGHUP handling; nonzero once one arrived. */
 void	supervise_signals(void);
 int	supervise_stopping(void);

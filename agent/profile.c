@@ -23,9 +23,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "agent.h"
 #include "jline.h"
@@ -134,15 +131,7 @@ spawn(char *const *argv, const char *dir, int out_fd, const char *errpath)
 			setpgid(pid, pid);
 		return pid;
 	}
-	setpgid(0, 0);
-#ifdef PR_SET_PDEATHSIG
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
+	supervise_child_init();
 	if ((fd = open("/dev/null", O_RDWR)) >= 0) {
 		dup2(fd, 0);
 		if (out_fd < 0)

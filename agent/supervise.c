@@ -209,6 +209,20 @@ reap_orphans(pid_t pgid)
 	}
 }
 
+void
+supervise_child_init(void)
+{
+	setpgid(0, 0);
+#ifdef PR_SET_PDEATHSIG
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 static pid_t
 start_child(struct trial *t, int *rfd)
 {
@@ -223,15 +237,7 @@ start_child(struct trial *t, int *rfd)
 		return -1;
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
-#ifdef PR_SET_PDEATHSIG
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+		supervise_child_init();
 		close(p[0]);
 		if (p[1] != 1) {
 			dup2(p[1], 1);
