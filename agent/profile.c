@@ -383,7 +383,7 @@ report(struct profile *p, int out_fd, const char *id, double start)
 	double until = timing_now() + PROFILE_REPORT_S * 1e9, beat, now;
 	size_t len = 0, i;
 	long total_read = 0;
-	int fds[2], status = 0, skipping = 0, done = 0, cut = 0;
+	int fds[2], status = 0, done = 0, cut = 0;
 	struct pollfd pfd;
 	struct jline j;
 	ssize_t n;
@@ -433,16 +433,12 @@ report(struct profile *p, int out_fd, const char *id, double start)
 		for (i = 0; i < (size_t)n; i++) {
 			if (buf[i] != '\n') {
 				if (len < PROFILE_LINE)
-					line[len++] = buf[i];
-				else
-					skipping = 1;
+					line[len++] = buf[i];	/* the rest of a long line is cut */
 				continue;
 			}
 			line[len] = '\0';
-			if (!skipping || len > 0)
-				take_line(p, line);
+			take_line(p, line);
 			len = 0;
-			skipping = 0;
 		}
 	}
 	close(fds[0]);
