@@ -114,9 +114,10 @@ report_profile_add(struct report *r, size_t s, const char *bench, const char *pa
 		p->event = xstrdup(event);
 	p->trials++;
 	p->total += (unsigned long long)samples;
-	json_array_foreach(top, i, f)
+	json_array_foreach(top, i, f) {
 		fn_add(p, json_string_value(json_object_get(f, "sym")),
 		    (unsigned long long)json_integer_value(json_object_get(f, "hits")));
+	}
 	return 0;
 }
 
