@@ -253,8 +253,9 @@ listing_text(const struct report *r, const struct rprof *const *ps, size_t n,
 			else if (i == 1)
 				got = snprintf(c, cap - l, "Hits Percentage Function");
 			else if (i == 2) {
-				memset(c, '-', w[k]);
-				got = (int)w[k];
+				/* readprofile's rule: as long as its header */
+				memset(c, '-', strlen("Hits Percentage Function"));
+				got = (int)strlen("Hits Percentage Function");
 			} else if (i == 3)
 				got = snprintf(c, cap - l, "%*llu %6.2f total", (int)hw[k],
 				    p->total, 100.0);
