@@ -30,6 +30,7 @@ struct param_value {
 
 struct trial {
 	const struct bench	*bench;
+	int			 profile;	/* a perf profile was asked for */
 	char			*id;		/* request id, or NULL */
 	int			 samples;
 	double			 deadline;	/* timing_now() value */
@@ -92,11 +93,61 @@ long	input_line(struct input *in, char *line, size_t cap);
  */
 int	supervise(struct trial *t, struct input *in, int out_fd);
 
+/*
+ * In a freshly forked child of the supervisor (a trial, perf): its own
+ * process group, killed when the agent dies, default signal handling.
+ */
+void	supervise_child_init(void);
+
 /* Install SIGTERM/SIGINT/SIGHUP handling; nonzero once one arrived. */
 void	supervise_signals(void);
 int	supervise_stopping(void);
 /* File descriptor that becomes readable when a signal arrived. */
 int	supervise_signal_fd(void);
+
+/* --- profile.c: a system-wide perf profile around a trial ---------------- */
+
+struct profile {
+	int		 want;		/* asked for: a profile line will be sent */
+	const char	*dir;		/* the trial's scratch directory */
+	pid_t		 pid;		/* perf record, leader of its group; 0: none */
+	int		 interrupted;	/* SIGINT sent */
+	int		 recorded;	/* perf record ended well */
+	char		 absent[WIRE_MAX_ABSENT];	/* why there is none; "" */
+	char		 event[64];
+	unsigned long long total;	/* samples over every function */
+	struct {
+		char			sym[WIRE_MAX_SYMBOL];
+		unsigned long long	hits;
+	}		 top[WIRE_PROFILE_TOP];
+	int		 ntop;
+};
+
+/* want: whether the trial asked for a profile (else every call is a no-op). */
+void	profile_init(struct profile *p, int want);
+/*
+ * Start `perf record -a` in its own process group, writing into tmpdir
+ * (which must outlive the profile), and wait (bounded) until it records.
+ * Returns 0, or -1 with the reason in p->absent (no perf, not permitted,
+ * perf failed): the trial goes on without a profile.
+ */
+int	profile_start(struct profile *p, const char *tmpdir);
+/* The trial has exited: SIGINT to perf record, without waiting. */
+void	profile_interrupt(struct profile *p);
+/* SIGKILL to perf record's group (a trial killed at its deadline). */
+void	profile_kill(struct profile *p);
+/*
+ * Wait (bounded) for perf record to finish, then SIGKILL its group and
+ * reap it.  0 when the recording is usable, else -1 (p->absent says why).
+ */
+int	profile_stop(struct profile *p);
+/*
+ * Run perf report on the recording (bounded in time and output, with
+ * heartbeats on out_fd) and send the trial's profile line: the top
+ * functions, or why there is no profile.  Nothing when none was asked for.
+ */
+void	profile_emit(struct profile *p, int out_fd, const char *id,
+	    const char *bench, double start);
 
 /* --- env.c ---------------------------------------------------------------- */
 

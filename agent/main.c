@@ -4,6 +4,7 @@
  *   fleetmark-agent list [--json]     benchmarks, parameters, metrics
  *   fleetmark-agent env [--json]      facts about this host
  *   fleetmark-agent run BENCH [key=value]... [--samples N] [--deadline S]
+ *                                     [--profile perf]
  *   fleetmark-agent serve             JSON-lines requests on stdin
  *   fleetmark-agent version
  *
@@ -26,6 +27,7 @@ usage(FILE *f)
 	    "usage: fleetmark-agent list [--json]\n"
 	    "       fleetmark-agent env [--json]\n"
 	    "       fleetmark-agent run BENCH [key=value]... [--samples N] [--deadline SECONDS]\n"
+	    "                           [--profile perf]\n"
 	    "       fleetmark-agent serve\n"
 	    "       fleetmark-agent version\n");
 }
@@ -47,7 +49,7 @@ cmd_run(int argc, char **argv)
 	const struct bench *b;
 	struct input in;
 	struct trial t;
-	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc;
+	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc, profile = 0;
 	double deadline = AGENT_DEFAULT_DEADLINE;
 
 	if (argc < 1) {
@@ -74,6 +76,13 @@ cmd_run(int argc, char **argv)
 				    argv[i]);
 				return WIRE_EXIT_USAGE;
 			}
+		} else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
+			if (strcmp(argv[++i], WIRE_PROFILE_PERF) != 0) {
+				fprintf(stderr, "fleetmark-agent: --profile: '%s' is not %s\n",
+				    argv[i], WIRE_PROFILE_PERF);
+				return WIRE_EXIT_USAGE;
+			}
+			profile = 1;
 		} else if ((eq = strchr(argv[i], '=')) != NULL && eq != argv[i] &&
 		    n < WIRE_MAX_PARAMS) {
 			*eq = '\0';
@@ -89,6 +98,7 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "fleetmark-agent: %s\n", err);
 		return WIRE_EXIT_USAGE;
 	}
+	t.profile = profile;
 	input_init(&in, 0);
 	rc = supervise(&t, is_stream(0) ? &in : NULL, 1);
 	trial_release(&t);

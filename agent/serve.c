@@ -52,7 +52,7 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 	const struct jv *params = jv_get(req, "params"), *v;
 	const char *name = jv_get_str(req, "bench");
 	const struct bench *b;
-	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc = -1;
+	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc = -1, profile = 0;
 	double deadline = AGENT_DEFAULT_DEADLINE;
 
 	if (name == NULL || (b = bench_find(name)) == NULL) {
@@ -74,6 +74,14 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		}
 		deadline = v->num;
 	}
+	if ((v = jv_get(req, "profile")) != NULL && v->type != JV_NULL) {
+		if (v->type != JV_STR || strcmp(v->str, WIRE_PROFILE_PERF) != 0) {
+			snprintf(err, errlen, "profile must be \"%s\" or null",
+			    WIRE_PROFILE_PERF);
+			return -1;
+		}
+		profile = 1;
+	}
 	if (params != NULL && params->type != JV_OBJ) {
 		snprintf(err, errlen, "params must be an object");
 		return -1;
@@ -92,6 +100,8 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		n++;
 	}
 	rc = trial_init(t, b, id, n, keys, vals, samples, deadline, err, errlen);
+	if (rc == 0)
+		t->profile = profile;
 out:
 	while (n > 0)
 		free(vals[--n]);

@@ -209,6 +209,20 @@ reap_orphans(pid_t pgid)
 	}
 }
 
+void
+supervise_child_init(void)
+{
+	setpgid(0, 0);
+#ifdef PR_SET_PDEATHSIG
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 static pid_t
 start_child(struct trial *t, int *rfd)
 {
@@ -223,15 +237,7 @@ start_child(struct trial *t, int *rfd)
 		return -1;
 	}
 	if (pid == 0) {
-		setpgid(0, 0);
-#ifdef PR_SET_PDEATHSIG
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGCHLD, SIG_DFL);
+		supervise_child_init();
 		close(p[0]);
 		if (p[1] != 1) {
 			dup2(p[1], 1);
@@ -277,6 +283,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 	int rfd = -1, status = 0, reaped = 0, rc, timeout_ms, nfds, in_idx;
 	char msg[256];
 	struct pollfd pfd[3];
+	struct profile prof;
 	struct jline j;
 	pid_t pid;
 	ssize_t n;
@@ -290,8 +297,13 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		emit_end(out_fd, t, WIRE_ERR_BENCH, start);
 		return WIRE_EXIT_FAILED;
 	}
+	/* perf starts recording just before the trial; a failure is only noted */
+	profile_init(&prof, t->profile);
+	profile_start(&prof, t->tmpdir);
 	if ((pid = start_child(t, &rfd)) < 0) {
 		snprintf(msg, sizeof(msg), "cannot start the trial process: %s", strerror(errno));
+		profile_kill(&prof);
+		profile_stop(&prof);
 		trial_emit_error(out_fd, t->id, WIRE_ERR_BENCH, msg);
 		remove_tree(t->tmpdir);
 		free(t->tmpdir);
@@ -304,6 +316,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
 			reaped = 1;
 			kill(-pid, SIGKILL);	/* anything the trial left in its group */
+			profile_interrupt(&prof);	/* the measured part is over */
 		}
 		if (reaped && rfd < 0)
 			break;
@@ -316,6 +329,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 			if (verdict != RUNNING) {
 				kill(-pid, SIGKILL);
 				kill(pid, SIGKILL);
+				profile_kill(&prof);
 			}
 		}
 		if (verdict == RUNNING && now >= next_beat) {
@@ -379,7 +393,14 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	kill(-pid, SIGKILL);
+	if (verdict != RUNNING || stopping)
+		profile_kill(&prof);
+	profile_stop(&prof);		/* perf is reaped before the orphans */
 	reap_orphans(pid);
+	/* A profile goes with a trial that succeeded: it comes before "end". */
+	if (verdict == RUNNING && !stopping && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == WIRE_EXIT_OK)
+		profile_emit(&prof, out_fd, t->id, t->bench->name, start);
 	remove_tree(t->tmpdir);
 	free(t->tmpdir);
 	t->tmpdir = NULL;

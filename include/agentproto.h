@@ -131,6 +131,7 @@ enum ap_type {
 	AP_BENCH,
 	AP_BYE,
 	AP_BAD_OUTPUT,		/* a line that could not be understood */
+	AP_PROFILE,		/* a trial's profile, or why it has none (proto 2) */
 };
 
 /* Why a line was bad output. */
@@ -209,6 +210,17 @@ struct ap_event {
 			const json_t	*obj;		/* the whole line */
 		} bench;
 		struct {
+			const char	*bench;		/* NULL if absent */
+			const char	*profiler;	/* "perf" */
+			const char	*absent;	/* why there is no profile, or NULL */
+			const char	*event;		/* "cpu-clock"; NULL when absent */
+			long long	 samples;	/* over every function */
+			/* the top functions, checked: 0 .. WIRE_PROFILE_TOP
+			 * objects {"sym","hits","pct"}, hits summing to at
+			 * most samples, names of 1 .. WIRE_MAX_SYMBOL bytes */
+			const json_t	*top;
+		} profile;
+		struct {
 			enum ap_bad	 reason;
 			/* "line 7: metric: 'unit' is missing: {...": with an
 			 * excerpt of the line, printable ASCII only (safe for a
@@ -286,6 +298,23 @@ struct ap_point {
 	char		*message;	/* that error's message, or NULL */
 };
 
+/* One function of a profile. */
+struct ap_func {
+	char		*sym;
+	long long	 hits;		/* samples in it */
+	double		 pct;		/* of all samples, 0 .. 100 */
+};
+
+/* A trial's profile: its top functions, or why it has none. */
+struct ap_profile {
+	char		*profiler;	/* "perf" */
+	char		*absent;	/* why there is none, or NULL */
+	char		*event;		/* NULL when absent */
+	long long	 samples;	/* over every function */
+	struct ap_func	*top;		/* by hits, largest first */
+	size_t		 ntop;
+};
+
 struct ap_result {
 	char		*id;		/* the request id, or NULL */
 	enum ap_status	 status;	/* the trial's, final once done */
@@ -299,6 +328,7 @@ struct ap_result {
 	size_t		 heartbeats;
 	double		 elapsed;	/* the last heartbeat's, seconds */
 	size_t		 bad_lines;	/* AP_BAD_OUTPUT events taken */
+	struct ap_profile *profile;	/* the profile line's, or NULL */
 };
 
 struct ap_trial;
@@ -317,11 +347,12 @@ void		 ap_trial_free(struct ap_trial *t);
 					 * bye, unknown proto), or the trial is over */
 
 /*
- * Add an event.  Header, metric, note, heartbeat, error and end lines
+ * Add an event.  Header, metric, note, heartbeat, profile, error and end lines
  * with this trial's id (or none) are taken, and so is bad output (which
  * carries no id: while a trial runs, it is that trial's).  A trial
  * whose end says ok is still bad-output when a line of it was bad, a
- * metric came without a header, a point reported a metric twice, the
+ * metric came without a header, a point reported a metric twice, two
+ * profile lines came, the
  * bounds above were passed, or no metric came at all.  A trial that
  * failed keeps the agent's class (a timeout is a timeout even if
  * garbage came first).  The event is copied: it need not outlive the call.

@@ -184,17 +184,19 @@ struct journal_trial {
 	enum ap_status		 status;	/* used without a result */
 	const char		*message;	/* used without a result; NULL for none */
 	const struct ap_result	*result;	/* NULL: the trial never ran */
+	int			 profile;	/* the plan asked for a profile: an ok
+						 * trial without one says it is absent */
 };
 
-/* Fill host, variant, bench, params, rep and key from a scheduled trial;
- * the rest is zeroed (duration -1). */
+/* Fill host, variant, bench, params, rep, key and profile from a scheduled
+ * trial; the rest is zeroed (duration -1). */
 void	journal_trial_init(struct journal_trial *jt, const char *host,
 	    const struct plan_trial *pt);
 
 /*
  * Append the trial's lines (one per metric of each point; one line with
  * "metric": null when there is no metric) to trials.jsonl in one write,
- * and fdatasync.  On failure the file is left as it was before the call.
+ * and fdatasync.  The trial's profile goes on its first line only.  On failure the file is left as it was before the call.
  */
 int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
 

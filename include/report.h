@@ -44,6 +44,8 @@ enum report_table {
 	REPORT_TABLE_ALL,	/* every table that has data */
 	REPORT_TABLE_MATRIX,	/* a grid per series over two swept parameters */
 	REPORT_TABLE_SUMMARY,	/* mean ±rsd% per series and point */
+	REPORT_TABLE_PROFILE,	/* perf profiles side by side, change per function;
+				 * AUTO and ALL add it when trials have profiles */
 };
 
 enum report_aggregate {
@@ -107,6 +109,7 @@ struct report_counts {
 	size_t	corrupt;	/* lines that are not trial lines */
 	size_t	truncated;	/* truncated last lines skipped */
 	size_t	unknown_format;	/* lines of a format this fleetmark does not know */
+	size_t	bad_profiles;	/* ok lines whose "profile" is malformed (not used) */
 };
 void	report_counts(const struct report *r, struct report_counts *c);
 

@@ -10,10 +10,14 @@
 #ifndef FLEETMARK_WIRE_H
 #define FLEETMARK_WIRE_H
 
-#define WIRE_PROTO		1		/* protocol version */
+#define WIRE_PROTO		2		/* protocol version */
+#define WIRE_PROTO_MIN		1		/* oldest one the controller still speaks */
 #define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
 #define WIRE_MAX_SAMPLES	1000		/* samples per metric line */
 #define WIRE_MAX_PARAMS		32		/* parameters per trial request */
+#define WIRE_PROFILE_TOP	30		/* functions in a profile line */
+#define WIRE_MAX_SYMBOL		256		/* bytes of a function name in a profile */
+#define WIRE_MAX_ABSENT		512		/* bytes of a profile's absence reason */
 
 /* Line types, the value of the "type" member of every line. */
 #define WIRE_HELLO	"hello"		/* agent: first line of serve mode */
@@ -26,11 +30,15 @@
 #define WIRE_ENV	"env"		/* agent: host facts */
 #define WIRE_BENCH	"bench"		/* agent: one benchmark of `list` */
 #define WIRE_BYE	"bye"		/* agent: serve mode is exiting */
+#define WIRE_PROFILE	"profile"	/* agent: the trial's profile (proto 2), before "end" */
 
 #define WIRE_REQ_TRIAL	"trial"		/* controller: run one trial */
 #define WIRE_REQ_ENV	"env"		/* controller: send host facts */
 #define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */
 #define WIRE_REQ_EXIT	"exit"		/* controller: stop serving */
+
+/* Profilers a trial request may ask for in its "profile" member (proto 2). */
+#define WIRE_PROFILE_PERF	"perf"		/* perf record -a during the trial */
 
 /* Error classes in "error" and "end" lines (status of an end line is
  * WIRE_STATUS_OK or one of these). */

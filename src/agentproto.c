@@ -120,6 +120,7 @@ ap_type_name(enum ap_type t)
 	case AP_METRIC:		return WIRE_METRIC;
 	case AP_NOTE:		return WIRE_NOTE;
 	case AP_HEARTBEAT:	return WIRE_HEARTBEAT;
+	case AP_PROFILE:	return WIRE_PROFILE;
 	case AP_ERROR:		return WIRE_ERROR;
 	case AP_END:		return WIRE_END;
 	case AP_ENV:		return WIRE_ENV;
@@ -389,7 +390,7 @@ parse_hello(struct line *l, json_t *o)
 	if (get_int(l, o, "proto", 1, 0, &proto) != 0)
 		return -1;
 	ev->u.hello.proto = proto;
-	if (proto != WIRE_PROTO) {
+	if (proto < WIRE_PROTO_MIN || proto > WIRE_PROTO) {
 		/* Say what can be said about an agent we cannot talk to. */
 		json_t *v;
 
@@ -487,6 +488,65 @@ parse_metric(struct line *l, json_t *o)
 	return 0;
 }
 
+/* A profile line: bounded and checked, as everything from a host. */
+static int
+parse_profile(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+	json_t *top, *f, *v;
+	long long hits, sum = 0;
+	double pct;
+	size_t i;
+
+	if (get_str(l, o, "bench", 0, &ev->u.profile.bench) != 0 ||
+	    get_str(l, o, "profiler", 1, &ev->u.profile.profiler) != 0 ||
+	    get_str(l, o, "absent", 0, &ev->u.profile.absent) != 0)
+		return -1;
+	if (strcmp(ev->u.profile.profiler, WIRE_PROFILE_PERF) != 0)
+		return bad(l, AP_BAD_MEMBER, "unknown profiler '%.32s'",
+		    ev->u.profile.profiler);
+	if (ev->u.profile.absent != NULL) {
+		v = json_object_get(o, "absent");
+		if (json_string_length(v) == 0 || json_string_length(v) > WIRE_MAX_ABSENT)
+			return bad(l, AP_BAD_MEMBER, "'absent' is empty or longer than %d "
+			    "bytes", WIRE_MAX_ABSENT);
+		return 0;
+	}
+	if (get_str(l, o, "event", 1, &ev->u.profile.event) != 0 ||
+	    get_int(l, o, "samples", 1, 0, &ev->u.profile.samples) != 0)
+		return -1;
+	if (*ev->u.profile.event == '\0' || strlen(ev->u.profile.event) > 64)
+		return bad(l, AP_BAD_MEMBER, "'event' is empty or too long");
+	top = json_object_get(o, "top");
+	if (!json_is_array(top))
+		return bad(l, AP_BAD_MEMBER, "'top' is %s", top ? "not an array" :
+		    "missing");
+	if (json_array_size(top) > WIRE_PROFILE_TOP)
+		return bad(l, AP_BAD_MEMBER, "'top' has more than %d functions",
+		    WIRE_PROFILE_TOP);
+	json_array_foreach(top, i, f) {
+		if (!json_is_object(f))
+			return bad(l, AP_BAD_MEMBER, "function %zu is not an object", i + 1);
+		v = json_object_get(f, "sym");
+		if (!json_is_string(v) || json_string_length(v) == 0 ||
+		    json_string_length(v) > WIRE_MAX_SYMBOL)
+			return bad(l, AP_BAD_MEMBER, "function %zu: 'sym' is not a name of "
+			    "1 to %d bytes", i + 1, WIRE_MAX_SYMBOL);
+		if (get_int(l, f, "hits", 1, 0, &hits) != 0 ||
+		    get_num(l, f, "pct", 1, &pct) != 0)
+			return -1;
+		if (!(pct >= 0 && pct <= 100))
+			return bad(l, AP_BAD_MEMBER, "function %zu: 'pct' is out of range",
+			    i + 1);
+		if (hits > ev->u.profile.samples - sum)
+			return bad(l, AP_BAD_MEMBER, "the functions have more hits than "
+			    "'samples'");
+		sum += hits;
+	}
+	ev->u.profile.top = top;
+	return 0;
+}
+
 static int
 parse_end(struct line *l, json_t *o)
 {
@@ -571,6 +631,11 @@ parse_line(struct agentproto *ap, const char *text, size_t len, struct ap_event 
 			ev->u.error.status = AP_ST_BENCH;	/* an error is not ok */
 		return 0;
 	}
+	if (strcmp(t, WIRE_PROFILE) == 0) {
+		l.type = WIRE_PROFILE;
+		ev->type = AP_PROFILE;
+		return parse_profile(&l, o);
+	}
 	if (strcmp(t, WIRE_END) == 0) {
 		l.type = WIRE_END;
 		ev->type = AP_END;
@@ -652,6 +717,22 @@ text_copy(const char *s)
 	return xstrndup(s, n);
 }
 
+static void
+profile_free(struct ap_profile *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->ntop; i++)
+		free(p->top[i].sym);
+	free(p->top);
+	free(p->profiler);
+	free(p->absent);
+	free(p->event);
+	free(p);
+}
+
 struct ap_trial *
 ap_trial_new(const char *id)
 {
@@ -684,6 +765,7 @@ ap_trial_free(struct ap_trial *t)
 		free(p->message);
 	}
 	free(t->r.points);
+	profile_free(t->r.profile);
 	for (i = 0; i < t->r.nnotes; i++)
 		free(t->r.notes[i]);
 	free(t->r.notes);
@@ -785,6 +867,34 @@ add_metric(struct ap_trial *t, const struct ap_event *ev)
 }
 
 static void
+add_profile(struct ap_trial *t, const struct ap_event *ev)
+{
+	struct ap_profile *p;
+	json_t *f;
+	size_t i;
+
+	if (t->r.profile != NULL) {
+		mark_bad(t, "a second profile line");
+		return;
+	}
+	p = t->r.profile = xcalloc(1, sizeof(*p));
+	p->profiler = xstrdup(ev->u.profile.profiler);
+	if (ev->u.profile.absent != NULL) {
+		p->absent = text_copy(ev->u.profile.absent);
+		return;
+	}
+	p->event = xstrdup(ev->u.profile.event);
+	p->samples = ev->u.profile.samples;
+	p->ntop = json_array_size(ev->u.profile.top);
+	p->top = xcalloc(p->ntop ? p->ntop : 1, sizeof(*p->top));
+	json_array_foreach((json_t *)ev->u.profile.top, i, f) {
+		p->top[i].sym = xstrdup(json_string_value(json_object_get(f, "sym")));
+		p->top[i].hits = (long long)json_integer_value(json_object_get(f, "hits"));
+		p->top[i].pct = json_number_value(json_object_get(f, "pct"));
+	}
+}
+
+static void
 add_error(struct ap_trial *t, const struct ap_event *ev)
 {
 	enum ap_status st = ev->u.error.status;
@@ -846,6 +956,7 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 	case AP_METRIC:
 	case AP_NOTE:
 	case AP_HEARTBEAT:
+	case AP_PROFILE:
 	case AP_ERROR:
 	case AP_END:
 		if (t->r.id != NULL && ev->id != NULL && strcmp(t->r.id, ev->id) != 0)
@@ -878,6 +989,9 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 	case AP_HEARTBEAT:
 		t->r.heartbeats++;
 		t->r.elapsed = ev->u.heartbeat.elapsed;
+		break;
+	case AP_PROFILE:
+		add_profile(t, ev);
 		break;
 	case AP_ERROR:
 		add_error(t, ev);

@@ -49,7 +49,7 @@ report_main(int argc, char **argv)
 			break;
 		case 't':
 			if (report_table_parse(optarg, &o.table) != 0) {
-				log_error("unknown table '%s' (lmbench, delta, compare, matrix, summary, all)",
+				log_error("unknown table '%s' (lmbench, delta, compare, matrix, summary, profile, all)",
 				    optarg);
 				return CMD_EXIT_USAGE;
 			}
@@ -178,7 +178,7 @@ fail:
 
 const struct cmd_entry cmd_report = {
 	"report",
-	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|all] "
+	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|profile|all] "
 	"[--format text|md|csv|json|html] [--aggregate median|mean] [--threshold PCT] "
 	"[--results DIR] [-o FILE]",
 	"tables from run directories (offline)",

@@ -881,6 +881,38 @@ journal_trial_init(struct journal_trial *jt, const char *host, const struct plan
 	jt->rep = pt->rep;
 	jt->key = pt->key;
 	jt->duration = -1;
+	jt->profile = pt->point->profile == PLAN_PROFILE_PERF;
+}
+
+/* A trial's profile as its first line carries it (docs/results.md). */
+static json_t *
+profile_json(const struct journal_trial *t, enum ap_status st)
+{
+	const struct ap_profile *p = t->result ? t->result->profile : NULL;
+	json_t *o, *a;
+	size_t i;
+
+	if (p == NULL) {
+		if (!t->profile || st != AP_ST_OK)
+			return NULL;
+		return json_pack("{s:s, s:s}", "profiler", WIRE_PROFILE_PERF, "absent",
+		    "the agent sent no profile");
+	}
+	o = json_object();
+	set(o, "profiler", jstr(p->profiler));
+	if (p->absent != NULL) {
+		set(o, "absent", jstr(p->absent));
+		return o;
+	}
+	set(o, "event", jstr(p->event));
+	set(o, "samples", json_integer(p->samples));
+	a = json_array();
+	for (i = 0; i < p->ntop; i++)
+		json_array_append_new(a, json_pack("{s:o, s:I, s:f}", "sym",
+		    jstr(p->top[i].sym), "hits", (json_int_t)p->top[i].hits, "pct",
+		    p->top[i].pct));
+	set(o, "top", a);
+	return o;
 }
 
 /* The agent's resolved parameters as text, for lines of a suite member. */
@@ -957,6 +989,8 @@ add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
 		set(o, "message", jstr(msg));
 	if (r != NULL && r->nnotes > 0)
 		set(o, "notes", strv_json(r->notes, r->nnotes));
+	if (part == 1 && (a = profile_json(t, st)) != NULL)
+		set(o, "profile", a);
 	set(o, "part", json_integer((json_int_t)part));
 	set(o, "parts", json_integer((json_int_t)parts));
 

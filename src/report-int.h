@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "report.h"
 
 struct rseries {
@@ -41,6 +43,35 @@ struct rvals {
 	double	*v;
 };
 
+/* A list of distinct strings, in order of appearance (report.c). */
+struct strs {
+	char	**s;
+	size_t	 n, cap;
+};
+
+/* A profile: one function's samples. */
+struct rprof_fn {
+	char			*sym;
+	unsigned long long	 hits;
+};
+
+/* The profiles of one series at one point (bench, params), summed over
+ * its trials (report-profile.c). */
+struct rprof {
+	size_t			 series;
+	char			*bench;
+	char			*params;
+	char			*event;		/* the first trial's, or NULL */
+	unsigned long long	 total;		/* samples, every trial */
+	size_t			 trials;	/* trials with a profile */
+	struct rprof_fn		*fn;		/* by hits once report_profile_sort() ran */
+	size_t			 nfn, cap;
+	struct strs		 absent;	/* why trials had none, as they said */
+	size_t			*absent_n;	/* trials per reason */
+	size_t			 absent_cap;
+	size_t			 nabsent;	/* trials without a profile */
+};
+
 struct report {
 	struct rseries	*series;
 	size_t		 nseries, cap_series;
@@ -51,6 +82,8 @@ struct report {
 	/* cell lookup: open addressing over "bench\x1fparams\x1fmetric" */
 	size_t		*ctab;		/* index + 1, 0 empty */
 	size_t		 ctab_size;
+	struct rprof	*profs;		/* per (series, point) with profile lines */
+	size_t		 nprofs, cap_profs;
 	struct report_counts counts;
 };
 
@@ -119,6 +152,21 @@ int	report_table_summary(const struct report *r, const struct report_opts *o,
 /* Returns the number of significant regressions, or -1. */
 int	report_table_compare(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/*
+ * A trial line's "profile" object (docs/results.md) for series s at point
+ * (bench, params): its functions added to the series' sums, or its
+ * absence counted with its reason.  -1 (nothing kept) when it is malformed.
+ */
+int	report_profile_add(struct report *r, size_t s, const char *bench,
+	    const char *params, const json_t *prof);
+/* Sort each series' functions by hits, once a run is read. */
+void	report_profile_sort(struct report *r);
+void	report_profile_free(struct report *r);
+int	report_has_profile(const struct report *r);
+/* Listing, change and absence grids for every point with profile lines;
+ * -1 when no line has a profile. */
+int	report_table_profile(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
 /* The HTML page (report-html.c): header, the grids as tables, SVG charts. */
 int	report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    const struct rgrids *gs, FILE *out);
@@ -127,11 +175,6 @@ int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */
 const char *report_lmbench_name(const struct rcell *c);
 
-/* A list of distinct strings, in order of appearance (report.c). */
-struct strs {
-	char	**s;
-	size_t	 n, cap;
-};
 
 /* Add s unless present; its index either way. */
 size_t	strs_add(struct strs *l, const char *s);

@@ -60,7 +60,7 @@ int
 report_table_parse(const char *s, enum report_table *out)
 {
 	static const char *const names[] = { "auto", "lmbench", "delta", "compare", "all",
-		"matrix", "summary" };
+		"matrix", "summary", "profile" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -106,6 +106,7 @@ report_free(struct report *r)
 		free(r->cells[i].metric);
 		free(r->cells[i].unit);
 	}
+	report_profile_free(r);
 	free(r->series);
 	free(r->cells);
 	free(r->vals);
@@ -427,6 +428,7 @@ struct tline {
 	int		 has_format;
 	const char	*host, *variant, *bench, *status, *metric, *unit, *direction;
 	const char	*kind;
+	size_t		 prof_off, prof_len;	/* the "profile" value in the line, or 0 */
 	char		 params[1024];
 	long long	 rep;
 	double		 value;
@@ -689,6 +691,14 @@ fast_parse(char *line, size_t len, struct tline *t)
 				p = scan_params(p, end, t->params, sizeof(t->params));
 				goto checked;
 			}
+			if (strcmp(k, "profile") == 0) {
+				/* kept as text: read_line() parses the few lines with one */
+				t->prof_off = (size_t)(p - line);
+				p = skip_value(p, end);
+				if (p != NULL)
+					t->prof_len = (size_t)(p - line) - t->prof_off;
+				goto checked;
+			}
 			break;
 		case 'r':
 			if (strcmp(k, "rep") == 0) {
@@ -798,6 +808,16 @@ read_line(struct runctx *x, char *line, size_t len, size_t lineno)
 		r->counts.infra += infra;
 		goto out;
 	}
+	if (t.prof_len > 0 || (o != NULL && json_object_get(o, "profile") != NULL)) {
+		json_t *prof = o != NULL ? json_incref(json_object_get(o, "profile")) :
+		    json_loadb(x->copy + t.prof_off, t.prof_len, 0, NULL);
+
+		if (report_profile_add(r, s, t.bench, t.params, prof) != 0 &&
+		    r->counts.bad_profiles++ == 0)
+			log_warn("%s/%s:%zu: a malformed profile, not used", x->dir,
+			    JOURNAL_TRIALS, lineno);
+		json_decref(prof);
+	}
 	if (t.metric == NULL || !t.has_value) {
 		r->series[s].nometric++;
 		r->counts.nometric++;
@@ -903,6 +923,7 @@ report_add_run(struct report *r, const char *dir, char **err)
 		x.threshold = json_number_value(thr);
 	if (read_trials(&x, err) != 0)
 		goto out;
+	report_profile_sort(r);
 	for (i = x.first; i < r->nseries; i++)
 		if (r->series[i].failed || r->series[i].nometric)
 			log_info("%s: %zu line%s not ok (%zu infrastructure), %zu without a "
@@ -1374,6 +1395,11 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 		if ((n = report_table_compare(r, o, base, &gs, err)) < 0)
 			goto out;
 		regressions += n;
+	}
+	if (t == REPORT_TABLE_PROFILE || (report_has_profile(r) && (t == REPORT_TABLE_ALL ||
+	    o->table == REPORT_TABLE_AUTO))) {
+		if (report_table_profile(r, o, base, &gs, err) != 0)
+			goto out;
 	}
 	if (gs.n == 0) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "

@@ -488,12 +488,16 @@ static int
 send_trial(struct worker *w, size_t i, json_t *params)
 {
 	const struct plan *p = w->ctx->c->plan;
+	json_t *req;
 	char id[32];
 
 	snprintf(id, sizeof(id), "t%zu", i + 1);
-	return send_json(w, json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
+	req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
 	    "id", id, "bench", w->s->trials[i].point->bench, "params", params, "samples",
-	    p->samples, "deadline", (double)p->timeout_ms / 1000.0));
+	    p->samples, "deadline", (double)p->timeout_ms / 1000.0);
+	if (req != NULL && w->s->trials[i].point->profile == PLAN_PROFILE_PERF)
+		json_object_set_new(req, "profile", json_string(WIRE_PROFILE_PERF));
+	return send_json(w, req);
 }
 
 static int

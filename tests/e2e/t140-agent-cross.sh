@@ -38,7 +38,7 @@ for arch in x86_64 aarch64 armhf ppc64 ppc64el s390x; do
 	run() { $q "$bin" "$@"; }
 
 	run version >"$W/$arch.version" 2>&1
-	like "$(cat "$W/$arch.version")" "^fleetmark-agent [0-9.]+ protocol 1 $arch\$" "$arch: version names its architecture"
+	like "$(cat "$W/$arch.version")" "^fleetmark-agent [0-9.]+ protocol [0-9]+ $arch\$" "$arch: version names its architecture"
 
 	run list --json >"$W/$arch.list"
 	if [ "$arch" = x86_64 ]; then

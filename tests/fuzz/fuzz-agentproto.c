@@ -88,6 +88,15 @@ check_event(const struct ap_event *ev)
 		break;
 	case AP_BYE:
 		break;
+	case AP_PROFILE:
+		check_str(ev->u.profile.bench, 1);
+		check_str(ev->u.profile.profiler, 0);
+		check_str(ev->u.profile.absent, 1);
+		check_str(ev->u.profile.event, 1);
+		if (ev->u.profile.absent == NULL && (ev->u.profile.samples < 0 ||
+		    json_array_size(ev->u.profile.top) > WIRE_PROFILE_TOP))
+			abort();
+		break;
 	case AP_BAD_OUTPUT:
 		/* safe for a terminal: printable ASCII only */
 		for (p = ev->u.bad.message; *p != '\0'; p++)
@@ -126,6 +135,22 @@ check_result(const struct ap_result *r)
 	for (i = 0; i < r->nnotes; i++)
 		if (strlen(r->notes[i]) > AP_TRIAL_MAX_TEXT)
 			abort();
+	if (r->profile != NULL) {
+		long long sum = 0;
+
+		check_str(r->profile->absent, 1);
+		if (r->profile->ntop > WIRE_PROFILE_TOP)
+			abort();
+		for (i = 0; i < r->profile->ntop; i++) {
+			check_str(r->profile->top[i].sym, 0);
+			if (r->profile->top[i].hits < 0 || !(r->profile->top[i].pct >= 0 &&
+			    r->profile->top[i].pct <= 100))
+				abort();
+			sum += r->profile->top[i].hits;
+		}
+		if (r->profile->absent == NULL && sum > r->profile->samples)
+			abort();
+	}
 }
 
 static void

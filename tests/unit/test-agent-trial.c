@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "jparse.h"
 #include "tap.h"
 #include "timing.h"
 
@@ -110,11 +111,51 @@ test_registry(void)
 	    edit_distance("kitten", "sitting") == 3, "edit distance");
 }
 
+/* serve_trial_init() on a request line: 0 and t->profile, or -1. */
+static int
+request(const char *line, int *profile, char *err)
+{
+	struct jv *req = NULL;
+	struct trial t;
+	int r;
+
+	if (jv_parse(line, strlen(line), &req, err, 256) != 0)
+		return -2;
+	r = serve_trial_init(req, "t1", &t, err, 256);
+	if (r == 0) {
+		*profile = t.profile;
+		trial_release(&t);
+	}
+	jv_free(req);
+	return r;
+}
+
+static void
+test_profile_request(void)
+{
+	char err[256];
+	int p = -1;
+
+	ok(request("{\"type\":\"trial\",\"bench\":\"lat_syscall\",\"profile\":\"perf\"}",
+	    &p, err) == 0 && p == 1, "a request for a perf profile");
+	p = -1;
+	ok(request("{\"type\":\"trial\",\"bench\":\"lat_syscall\"}", &p, err) == 0 && p == 0,
+	    "no profile member: none");
+	p = -1;
+	ok(request("{\"type\":\"trial\",\"bench\":\"lat_syscall\",\"profile\":null}", &p,
+	    err) == 0 && p == 0, "profile null: none");
+	ok(request("{\"type\":\"trial\",\"bench\":\"lat_syscall\",\"profile\":\"gprof\"}",
+	    &p, err) == -1 && strstr(err, "profile") != NULL, "another profiler: refused");
+	ok(request("{\"type\":\"trial\",\"bench\":\"lat_syscall\",\"profile\":1}", &p,
+	    err) == -1, "a profile that is not a string: refused");
+}
+
 int
 main(void)
 {
 	test_params();
 	test_stats();
 	test_registry();
+	test_profile_request();
 	return tap_done();
 }

@@ -629,12 +629,15 @@ static void
 test_proto(void)
 {
 	size_t len;
-	char *data = slurp("tests/data/agentproto/proto2.jsonl", &len);
+	char *data = slurp("tests/data/agentproto/proto3.jsonl", &len);
 	const struct ap_event *ev;
 	struct seen s;
 
 	read_all(data, len, 7, &s);
-	is_str(s.sig, "unknown-proto:2:0.9.0:riscv64;", "a hello of protocol 2 is refused, not bad output");
+	is_str(s.sig, "unknown-proto:3:0.9.0:riscv64;", "a hello of protocol 3 is refused, not bad output");
+	ev = one("{\"type\":\"hello\",\"proto\":1,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
+	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 1,
+	    "protocol 1 (no profiles) is still spoken");
 	free(s.sig);
 	free(data);
 	ev = one("{\"type\":\"hello\",\"proto\":0}");
@@ -895,6 +898,93 @@ test_statuses(void)
 	is_str(ap_kind_name(AP_KIND_INFRA), "infrastructure", "kind names");
 }
 
+#define PROF(id, rest)	"{\"type\":\"profile\",\"id\":\"" id "\",\"bench\":\"b\"," \
+			"\"profiler\":\"perf\"," rest "}\n"
+
+static void
+test_profiles(void)
+{
+	struct ap_trial *t;
+	const struct ap_result *r;
+	const struct ap_event *ev;
+	char *data, *big;
+	size_t len, i;
+	struct strbuild { char *s; } b;
+
+	data = slurp("tests/data/agentproto/profile.jsonl", &len);
+	t = trial_over(data, "t1", NULL);
+	r = ap_trial_result(t);
+	ok(r->status == AP_ST_OK && r->profile != NULL && r->profile->absent == NULL &&
+	    r->profile->samples == 5085 && r->profile->ntop == 3 &&
+	    strcmp(r->profile->event, "cpu-clock") == 0, "t1: a profile with three functions");
+	ok(r->profile && r->profile->ntop == 3 && strcmp(r->profile->top[0].sym,
+	    "clear_page_erms") == 0 && r->profile->top[0].hits == 296 &&
+	    r->profile->top[0].pct == 5.82 && strcmp(r->profile->top[2].sym,
+	    "\xc3\xbf-utf8-\xce\xa9") == 0, "t1: names, hits and percentages kept");
+	ap_trial_free(t);
+	t = trial_over(data, "t2", NULL);
+	r = ap_trial_result(t);
+	ok(r->status == AP_ST_OK && r->profile != NULL && r->profile->ntop == 0 &&
+	    r->profile->absent && strstr(r->profile->absent, "perf_event_paranoid=2"),
+	    "t2: an absent profile says why, and the trial is ok");
+	ap_trial_free(t);
+	free(data);
+
+	t = trial_over(HDR("t1", "b") MET("t1", "b", "m")
+	    PROF("t1", "\"absent\":\"perf not found\"")
+	    PROF("t1", "\"absent\":\"perf not found\"") END("t1", "ok"), "t1", NULL);
+	ok(ap_trial_result(t)->status == AP_ST_BAD_OUTPUT, "two profile lines: bad output");
+	ap_trial_free(t);
+
+	ok(bad_as(PROF("t1", "\"event\":\"cpu-clock\",\"samples\":10,\"top\":"
+	    "[{\"sym\":\"a\",\"hits\":8,\"pct\":80},{\"sym\":\"b\",\"hits\":8,\"pct\":80}]"),
+	    AP_BAD_MEMBER, "more hits"), "more hits than samples: bad");
+	ok(bad_as(PROF("t1", "\"event\":\"cpu-clock\",\"samples\":10,\"top\":"
+	    "[{\"sym\":\"a\",\"hits\":1,\"pct\":101}]"), AP_BAD_MEMBER, "pct"),
+	    "a percentage over 100: bad");
+	ok(bad_as(PROF("t1", "\"event\":\"cpu-clock\",\"samples\":10,\"top\":"
+	    "[{\"sym\":\"\",\"hits\":1,\"pct\":10}]"), AP_BAD_MEMBER, "sym"),
+	    "an empty function name: bad");
+	ok(bad_as(PROF("t1", "\"event\":\"cpu-clock\",\"samples\":-1,\"top\":[]"),
+	    AP_BAD_MEMBER, "samples"), "negative samples: bad");
+	ok(bad_as(PROF("t1", "\"event\":\"cpu-clock\",\"samples\":1,\"top\":"
+	    "[{\"sym\":\"a\",\"hits\":1,\"pct\":null}]"), AP_BAD_NUMBER, NULL),
+	    "a null percentage: bad");
+	ok(bad_as("{\"type\":\"profile\",\"profiler\":\"gprof\",\"absent\":\"x\"}",
+	    AP_BAD_MEMBER, "profiler"), "an unknown profiler: bad");
+	ok(bad_as(PROF("t1", "\"absent\":\"\""), AP_BAD_MEMBER, "absent"),
+	    "an empty absence reason: bad");
+	ok(bad_as("{\"type\":\"profile\",\"profiler\":\"perf\",\"absent\":\"\xff\xfe\"}",
+	    AP_BAD_JSON, NULL), "not UTF-8: bad");
+
+	/* 31 functions, one more than a profile line may carry */
+	b.s = xstrdup("");
+	for (i = 0; i <= WIRE_PROFILE_TOP; i++) {
+		char *n = xasprintf("%s%s{\"sym\":\"f%zu\",\"hits\":1,\"pct\":1}", b.s,
+		    i ? "," : "", i);
+
+		free(b.s);
+		b.s = n;
+	}
+	big = xasprintf(PROF("t1", "\"event\":\"e\",\"samples\":100,\"top\":[%s]"), b.s);
+	big[strlen(big) - 1] = '\0';
+	ok(bad_as(big, AP_BAD_MEMBER, "more than"), "31 functions: bad");
+	free(big);
+	free(b.s);
+	/* a name longer than WIRE_MAX_SYMBOL */
+	b.s = xcalloc(1, WIRE_MAX_SYMBOL + 2);
+	memset(b.s, 'x', WIRE_MAX_SYMBOL + 1);
+	big = xasprintf(PROF("t1", "\"event\":\"e\",\"samples\":1,\"top\":"
+	    "[{\"sym\":\"%s\",\"hits\":1,\"pct\":100}]"), b.s);
+	big[strlen(big) - 1] = '\0';
+	ok(bad_as(big, AP_BAD_MEMBER, "sym"), "a function name over the limit: bad");
+	free(big);
+	free(b.s);
+	ev = one(PROF("t1", "\"event\":\"e\",\"samples\":0,\"top\":[]"));
+	ok(ev && ev->type == AP_PROFILE && ev->u.profile.samples == 0 &&
+	    json_array_size(ev->u.profile.top) == 0, "an empty profile is a profile");
+}
+
 int
 main(void)
 {
@@ -906,6 +996,7 @@ main(void)
 	test_proto();
 	test_feed_contract();
 	test_trials();
+	test_profiles();
 	test_statuses();
 	agentproto_free(one_ap);
 	free(one_buf);

@@ -212,6 +212,76 @@ create(const char *results, const unsigned char *sel, const char *id)
 	return j;
 }
 
+static int
+count_line(const struct journal_line *l, void *arg)
+{
+	(void)l;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* A trial's profile goes on its first line; a wanted one that never came
+ * is recorded as absent; the fast reader skips it. */
+static void
+test_profile(void)
+{
+	struct plan_schedule *s = plan_expand(plan, "lab-01", 1);
+	struct journal *j = create(tmpdir, NULL, "run-profile");
+	struct journal_trial jt;
+	struct ap_trial *t;
+	struct journal_scan sc;
+	char *err = NULL, *p, *text, *nl, *lines;
+	json_t *l1, *l2, *prof;
+	size_t len, n = 0;
+
+	lines = xasprintf("%.*s%s%s", (int)(strstr(ok_lines, "{\"type\":\"end\"") - ok_lines),
+	    ok_lines, "{\"type\":\"profile\",\"id\":\"t1\",\"bench\":\"munmap\","
+	    "\"profiler\":\"perf\",\"event\":\"cpu-clock\",\"samples\":100,\"top\":"
+	    "[{\"sym\":\"flush_tlb_mm_range\",\"hits\":40,\"pct\":40},"
+	    "{\"sym\":\"native_flush_tlb_one_user\",\"hits\":25,\"pct\":25}]}\n",
+	    "{\"type\":\"end\",\"id\":\"t1\",\"bench\":\"munmap\",\"status\":\"ok\"}\n");
+	t = result_of(lines, "t1");
+	journal_trial_init(&jt, "lab-01", &s->trials[0]);
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "append a trial with a profile");
+	ap_trial_free(t);
+	t = result_of(ok_lines, "t1");
+	journal_trial_init(&jt, "lab-01", &s->trials[1]);
+	jt.result = ap_trial_result(t);
+	jt.profile = 1;
+	ok(journal_append(j, &jt, &err) == 0, "append a trial whose profile never came");
+
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	text = slurp(p, &len);
+	nl = strchr(text, '\n');
+	l1 = json_loadb(text, (size_t)(nl - text), 0, NULL);
+	l2 = json_loadb(nl + 1, (size_t)(strchr(nl + 1, '\n') - nl - 1), 0, NULL);
+	prof = json_object_get(l1, "profile");
+	ok(json_integer_value(json_object_get(prof, "samples")) == 100 &&
+	    strcmp(json_string_value(json_object_get(prof, "event")), "cpu-clock") == 0 &&
+	    json_array_size(json_object_get(prof, "top")) == 2 &&
+	    json_integer_value(json_object_get(json_array_get(json_object_get(prof, "top"),
+	    0), "hits")) == 40, "the profile on the first line: event, samples, top");
+	ok(l2 != NULL && json_object_get(l2, "profile") == NULL,
+	    "not repeated on the trial's second line");
+	nl = strchr(nl + 1, '\n');
+	json_decref(l1);
+	l1 = json_loadb(nl + 1, (size_t)(strchr(nl + 1, '\n') - nl - 1), 0, NULL);
+	ok(strcmp(json_string_value(json_object_get(json_object_get(l1, "profile"),
+	    "absent")), "the agent sent no profile") == 0,
+	    "a profile asked for and not sent is absent, with why");
+	json_decref(l1);
+	json_decref(l2);
+	ok(journal_read_lines(p, count_line, &n, &sc, &err) == 0 && n == 4 &&
+	    sc.corrupt == 0, "the fast reader reads lines with profiles");
+	free(text);
+	free(p);
+	free(lines);
+	ap_trial_free(t);
+	journal_free(j);
+	plan_schedule_free(s);
+}
+
 static void
 test_run_id(void)
 {
@@ -1047,6 +1117,7 @@ main(void)
 	test_run_id();
 	test_create();
 	test_lines();
+	test_profile();
 	test_threads();
 	test_run_json();
 	test_resume();
