@@ -214,15 +214,24 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The first line of an error document, printable and short, or NULL. */
+/*
+ * What an error document says, printable and short, or NULL: an HTML
+ * page's title, else its first line.
+ */
 static char *
 doc_excerpt(const char *body, size_t len)
 {
+	const char *t, *te;
 	char *s;
 	size_t i, n = 0;
 
 	if (body == NULL || len == 0)
 		return NULL;
+	if ((t = strstr(body, "<title>")) != NULL &&
+	    (te = strstr(t, "</title>")) != NULL && te - t < 128) {
+		body = t + 7;
+		len = (size_t)(te - body);
+	}
 	s = xmalloc(121);
 	for (i = 0; i < len && n < 120; i++) {
 		if (body[i] == '\n' && n > 0)
