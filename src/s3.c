@@ -298,6 +298,9 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 	const char *h, *slash;
 	size_t i, n;
 
+	if (strchr(e, '@') != NULL)	/* and so not echoed: it may hold a password */
+		return fail(err, "%s: the endpoint has a user:password@ part "
+		    "(credentials do not belong in the endpoint)", from);
 	if (strncasecmp(e, "http://", 7) == 0) {
 		t->scheme = xstrdup("http");
 		h = e + 7;
@@ -314,8 +317,7 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 		return fail(err, "%s: endpoint '%.80s' has no host", from, e);
 	for (i = 0; i < n; i++)
 		if (!(isalnum((unsigned char)h[i]) || strchr(".-:[]_", h[i]) != NULL))
-			return fail(err, "%s: endpoint '%.80s': bad character in the host "
-			    "(credentials do not belong in the endpoint)", from, e);
+			return fail(err, "%s: endpoint '%.80s': bad character in the host", from, e);
 	t->host = xstrndup(h, n);
 	return 0;
 }
@@ -379,7 +381,7 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 		n.host = xasprintf("s3.%s.amazonaws.com", region);
 		n.path_style = (c != NULL && c->path_style == 1) || !dns_bucket(bucket);
 	}
-	if (!n.path_style && !dns_bucket(bucket)) {
+	if (!dns_bucket(bucket) && (!n.path_style || (c != NULL && c->path_style == 0))) {
 		free(n.scheme);
 		free(n.host);
 		return fail(err, "s3://%s: virtual-hosted addressing needs a bucket name that "
