@@ -323,35 +323,30 @@ archive_valid_path(const char *p)
 int
 archive_split_ref(const char *ref, char **url, char **runid)
 {
-	size_t sl, n, i;
-	const char *auth;
+	size_t sl, n, i, pstart;
+	int is_file;
+	char *id;
 
 	if ((sl = scheme_len(ref)) == 0)
 		return ARCHIVE_EINVAL;
 	n = strlen(ref);
 	while (n > sl && ref[n - 1] == '/')
 		n--;
-	auth = ref + sl;
-	/* the run id is after the authority (s3 bucket, http host) */
-	if (strncasecmp(ref, "file", 4) == 0)
-		auth = ref + sl - 1;	/* file:///a/ID: the id after the last '/' */
-	else
-		auth += strcspn(auth, "/");
+	/* where the path starts: after the authority (host, bucket) */
+	is_file = strncasecmp(ref, "file", 4) == 0;
+	pstart = is_file ? sl : sl + strcspn(ref + sl, "/");
 	for (i = n; i > 0 && ref[i - 1] != '/'; i--)
 		;
-	if (i == 0 || ref + i <= auth || i >= n)
+	if (i == 0 || i - 1 < pstart || i >= n)
 		return ARCHIVE_EINVAL;
-	{
-		char *id = xstrndup(ref + i, n - i);
-
-		if (!archive_valid_runid(id)) {
-			free(id);
-			return ARCHIVE_EINVAL;
-		}
-		*runid = id;
+	id = xstrndup(ref + i, n - i);
+	if (!archive_valid_runid(id)) {
+		free(id);
+		return ARCHIVE_EINVAL;
 	}
+	*runid = id;
 	/* keep "file:///" for a run directly under the root */
-	*url = xstrndup(ref, (ref + i - 1 == auth) ? i : i - 1);
+	*url = xstrndup(ref, is_file && i - 1 == pstart ? i : i - 1);
 	return ARCHIVE_OK;
 }
 
