@@ -250,45 +250,44 @@ env(const char *name)
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
+/*
+ * Whether s is min to max bytes of lowercase letters, digits, the
+ * characters in extra, and uppercase letters when upper.
+ */
+static int
+made_of(const char *s, size_t min, size_t max, int upper, const char *extra)
+{
+	size_t i, n = strlen(s);
+
+	if (n < min || n > max)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!(islower(c) || isdigit(c) || (upper && isupper(c)) ||
+		    (c != '\0' && strchr(extra, c) != NULL)))
+			return 0;
+	}
+	return 1;
+}
+
 static int
 valid_bucket(const char *b)
 {
-	size_t i, n = strlen(b);
-
-	if (n == 0 || n > 255)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isascii((unsigned char)b[i]) ||
-		    !(isalnum((unsigned char)b[i]) || b[i] == '.' || b[i] == '-' || b[i] == '_'))
-			return 0;
-	return 1;
+	return made_of(b, 1, 255, 1, ".-_");
 }
 
 /* A bucket name usable as a DNS label for virtual-hosted addressing. */
 static int
 dns_bucket(const char *b)
 {
-	size_t i, n = strlen(b);
-
-	if (n < 3 || n > 63 || b[0] == '-' || b[n - 1] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!(islower((unsigned char)b[i]) || isdigit((unsigned char)b[i]) || b[i] == '-'))
-			return 0;
-	return 1;
+	return made_of(b, 3, 63, 0, "-") && b[0] != '-' && b[strlen(b) - 1] != '-';
 }
 
 static int
 valid_region(const char *r)
 {
-	size_t i, n = strlen(r);
-
-	if (n == 0 || n > 64)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!(islower((unsigned char)r[i]) || isdigit((unsigned char)r[i]) || r[i] == '-'))
-			return 0;
-	return 1;
+	return made_of(r, 1, 64, 0, "-");
 }
 
 /* "http(s)://host[:port][/]" into scheme and host; -1 otherwise. */

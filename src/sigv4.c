@@ -4,7 +4,6 @@
  * is cleansed before it is freed.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,17 +289,20 @@ hmac(const void *key, size_t klen, const char *msg, unsigned char out[32])
 	OPENSSL_cleanse(md, sizeof(md));
 }
 
-static int
-fail(char **err, const char *fmt, ...)
+/* What makes a request impossible to sign, or NULL. */
+static const char *
+unsignable(const struct sigv4_request *req, const struct sigv4_creds *creds)
 {
-	va_list ap;
-	char buf[256];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	*err = xstrdup(buf);
-	return -1;
+	if (req->method == NULL || req->path == NULL || req->path[0] != '/' ||
+	    req->payload_hash == NULL || req->region == NULL || req->service == NULL ||
+	    creds->access_key_id == NULL || creds->secret_access_key == NULL)
+		return "incomplete request or credentials";
+	if (!valid_amz_date(req->amz_date))
+		return "bad date (want YYYYMMDDTHHMMSSZ)";
+	if (strlen(req->region) + strlen(req->service) > 200 ||
+	    strpbrk(req->region, "/\n") || strpbrk(req->service, "/\n"))
+		return "bad region or service name";
+	return NULL;
 }
 
 int
@@ -312,30 +314,24 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	struct sbuf creq = { 0 }, sts = { 0 }, sh = { 0 };
 	char **add = NULL, *uri = NULL, *query = NULL, *kdate_in = NULL;
 	char hash[65], date8[9], scope[256];
+	const char *why;
 	unsigned char k[32];
 	int r = -1;
 
-	if (req->method == NULL || req->path == NULL || req->path[0] != '/' ||
-	    req->payload_hash == NULL || req->region == NULL || req->service == NULL ||
-	    creds->access_key_id == NULL || creds->secret_access_key == NULL)
-		return fail(err, "sigv4: incomplete request or credentials");
-	if (!valid_amz_date(req->amz_date))
-		return fail(err, "sigv4: bad date '%s' (want YYYYMMDDTHHMMSSZ)",
-		    req->amz_date ? req->amz_date : "");
-	if (strlen(req->region) + strlen(req->service) > 200 ||
-	    strpbrk(req->region, "/\n") || strpbrk(req->service, "/\n"))
-		return fail(err, "sigv4: bad region or service name");
-
+	if ((why = unsignable(req, creds)) != NULL) {
+		*err = xasprintf("sigv4: %s", why);
+		return -1;
+	}
 	for (i = 0; req->headers != NULL && req->headers[i] != NULL; i++) {
 		xgrow(&hs, &cap, n + 1, sizeof(*hs));
 		if (hdr_parse(req->headers[i], &hs[n], n) != 0) {
-			r = fail(err, "sigv4: bad header line '%.40s'", req->headers[i]);
+			*err = xasprintf("sigv4: bad header line '%.40s'", req->headers[i]);
 			goto out;
 		}
 		n++;
 	}
 	if (!has_header(hs, n, "host")) {
-		r = fail(err, "sigv4: no Host header to sign");
+		*err = xstrdup("sigv4: no Host header to sign");
 		goto out;
 	}
 	given = n;

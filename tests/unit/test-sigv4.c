@@ -63,76 +63,114 @@ added(const struct sigv4_signed *s, const char *prefix)
 	return NULL;
 }
 
-/* One suite case: sign, compare the signature, return the result for more checks. */
+/* The fixed part of a family of vectors. */
+struct setting {
+	const char			*family;	/* "suite", "S3" */
+	const struct sigv4_creds	*creds;
+	const char			*host;		/* "Host: ..." */
+	const char			*service;
+	const char			*amz_date;
+	int				 s3;		/* x-amz-content-sha256 too */
+};
+
+/* One published request and its signature. */
+struct vector {
+	const char	*name, *method, *path, *query;
+	const char	*extra[4];	/* more headers, NULL-terminated */
+	const char	*body, *token;
+	const char	*want;		/* the signature */
+	const char	*want_signed;	/* the signed headers, or NULL */
+};
+
 static void
-suite_case(const char *name, const char *method, const char *path, const char *query,
-    const char *const *extra, const char *body, const char *token, const char *want)
+check_vector(const struct setting *st, const struct vector *v)
 {
-	const char *hdrs[8] = { "Host: example.amazonaws.com" };
-	struct sigv4_creds c = suite;
+	const char *hdrs[6] = { st->host };
+	struct sigv4_creds c = *st->creds;
 	struct sigv4_request r = { 0 };
 	struct sigv4_signed s = { 0 };
 	char hash[65], what[160], *err = NULL;
+	const char *sent;
 	size_t i;
 
-	for (i = 0; extra != NULL && extra[i] != NULL && i < 6; i++)
-		hdrs[i + 1] = extra[i];
-	sigv4_sha256_hex(body, strlen(body), hash);
-	c.session_token = token;
-	r.method = method;
-	r.path = path;
-	r.query = query;
+	for (i = 0; i < 4 && v->extra[i] != NULL; i++)
+		hdrs[i + 1] = v->extra[i];
+	sigv4_sha256_hex(v->body, strlen(v->body), hash);
+	c.session_token = v->token;
+	r.method = v->method;
+	r.path = v->path;
+	r.query = v->query;
 	r.headers = hdrs;
 	r.payload_hash = hash;
 	r.region = "us-east-1";
-	r.service = "service";
-	r.amz_date = "20150830T123600Z";
-	snprintf(what, sizeof(what), "suite %s: signs", name);
+	r.service = st->service;
+	r.amz_date = st->amz_date;
+	r.content_sha256 = st->s3;
+	snprintf(what, sizeof(what), "%s %s: signs", st->family, v->name);
 	if (!ok(sigv4_sign(&r, &c, &s, &err) == 0, what)) {
 		printf("#   %s\n", err);
 		free(err);
 		return;
 	}
-	snprintf(what, sizeof(what), "suite %s: signature", name);
-	is_str(s.signature, want, what);
-	snprintf(what, sizeof(what), "suite %s: secret in no output", name);
-	ok(secret_free(&s, suite.secret_access_key), what);
+	snprintf(what, sizeof(what), "%s %s: signature", st->family, v->name);
+	is_str(s.signature, v->want, what);
+	if (v->want_signed != NULL) {
+		snprintf(what, sizeof(what), "%s %s: signed headers", st->family, v->name);
+		is_str(s.signed_headers, v->want_signed, what);
+	}
+	if (st->s3) {
+		snprintf(what, sizeof(what), "%s %s: x-amz-content-sha256 sent", st->family, v->name);
+		sent = added(&s, "x-amz-content-sha256: ");
+		ok(sent != NULL && strcmp(sent + 22, hash) == 0, what);
+	}
+	snprintf(what, sizeof(what), "%s %s: secret in no output", st->family, v->name);
+	ok(secret_free(&s, c.secret_access_key), what);
 	sigv4_signed_release(&s);
 }
 
 static void
 test_suite(void)
 {
-	const char *dup[] = { "My-Header1: value2", "My-Header1: value2", "My-Header1: value1", NULL };
-	const char *trim[] = { "My-Header1: value1", "My-Header2: \"a   b   c\"", NULL };
-	const char *form[] = { "Content-Type: application/x-www-form-urlencoded", NULL };
+	static const struct setting st = {
+		"suite", &suite, "Host: example.amazonaws.com", "service", "20150830T123600Z", 0,
+	};
+	static const struct vector vs[] = {
+		{ "get-vanilla", "GET", "/", NULL, { NULL }, "", NULL,
+		  "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31", "host;x-amz-date" },
+		{ "get-vanilla-query-order-key-case", "GET", "/", "Param2=value2&Param1=value1", { NULL }, "", NULL,
+		  "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500", NULL },
+		{ "get-header-key-duplicate", "GET", "/", NULL,
+		  { "My-Header1: value2", "My-Header1: value2", "My-Header1: value1", NULL }, "", NULL,
+		  "c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea", "host;my-header1;x-amz-date" },
+		{ "get-header-value-trim", "GET", "/", NULL,
+		  { "My-Header1: value1", "My-Header2: \"a   b   c\"", NULL }, "", NULL,
+		  "acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736", NULL },
+		{ "get-vanilla-utf8-query", "GET", "/", "%E1%88%B4=bar", { NULL }, "", NULL,
+		  "2cdec8eed098649ff3a119c94853b13c643bcf08f8b0a1d91e12c9027818dd04", NULL },
+		{ "get-utf8", "GET", "/\xe1\x88\xb4", NULL, { NULL }, "", NULL,
+		  "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85", NULL },
+		{ "get-space", "GET", "/example space/", NULL, { NULL }, "", NULL,
+		  "652487583200325589f1fba4c7e578f72c47cb61beeca81406b39ddec1366741", NULL },
+		{ "get-unreserved", "GET", "/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+		  NULL, { NULL }, "", NULL,
+		  "07ef7494c76fa4850883e2b006601f940f8a34d404d0cfa977f52a65bbf5f24f", NULL },
+		{ "post-vanilla", "POST", "/", NULL, { NULL }, "", NULL,
+		  "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b", NULL },
+		{ "post-x-www-form-urlencoded", "POST", "/", NULL,
+		  { "Content-Type: application/x-www-form-urlencoded", NULL }, "Param1=value1", NULL,
+		  "ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a", "content-type;host;x-amz-date" },
+		{ "post-sts-header-before", "POST", "/", NULL, { NULL }, "", sts_token,
+		  "85d96828115b5dc0cfc3bd16ad9e210dd772bbebba041836c64533a82be05ead",
+		  "host;x-amz-date;x-amz-security-token" },
+	};
 	const char *vhdr[] = { "Host: example.amazonaws.com", NULL };
 	struct sigv4_request r = { 0 };
 	struct sigv4_signed s = { 0 };
 	char *err = NULL;
+	size_t i;
 
-	suite_case("get-vanilla", "GET", "/", NULL, NULL, "", NULL,
-	    "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31");
-	suite_case("get-vanilla-query-order-key-case", "GET", "/", "Param2=value2&Param1=value1", NULL, "", NULL,
-	    "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
-	suite_case("get-header-key-duplicate", "GET", "/", NULL, dup, "", NULL,
-	    "c9d5ea9f3f72853aea855b47ea873832890dbdd183b4468f858259531a5138ea");
-	suite_case("get-header-value-trim", "GET", "/", NULL, trim, "", NULL,
-	    "acc3ed3afb60bb290fc8d2dd0098b9911fcaa05412b367055dee359757a9c736");
-	suite_case("get-vanilla-utf8-query", "GET", "/", "%E1%88%B4=bar", NULL, "", NULL,
-	    "2cdec8eed098649ff3a119c94853b13c643bcf08f8b0a1d91e12c9027818dd04");
-	suite_case("get-utf8", "GET", "/\xe1\x88\xb4", NULL, NULL, "", NULL,
-	    "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85");
-	suite_case("get-space", "GET", "/example space/", NULL, NULL, "", NULL,
-	    "652487583200325589f1fba4c7e578f72c47cb61beeca81406b39ddec1366741");
-	suite_case("get-unreserved", "GET", "/-._~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
-	    NULL, NULL, "", NULL, "07ef7494c76fa4850883e2b006601f940f8a34d404d0cfa977f52a65bbf5f24f");
-	suite_case("post-vanilla", "POST", "/", NULL, NULL, "", NULL,
-	    "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b");
-	suite_case("post-x-www-form-urlencoded", "POST", "/", NULL, form, "Param1=value1", NULL,
-	    "ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a");
-	suite_case("post-sts-header-before", "POST", "/", NULL, NULL, "", sts_token,
-	    "85d96828115b5dc0cfc3bd16ad9e210dd772bbebba041836c64533a82be05ead");
+	for (i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+		check_vector(&st, &vs[i]);
 
 	/* get-vanilla in full: the suite's canonical request, string to sign and header */
 	r.method = "GET";
@@ -165,64 +203,32 @@ test_suite(void)
 	sigv4_signed_release(&s);
 }
 
-/* One S3 documentation example. */
-static void
-s3_case(const char *name, const char *method, const char *path, const char *query,
-    const char *const *extra, const char *body, const char *want, const char *want_signed)
-{
-	const char *hdrs[8] = { "Host: examplebucket.s3.amazonaws.com" };
-	struct sigv4_request r = { 0 };
-	struct sigv4_signed s = { 0 };
-	char hash[65], what[160], *err = NULL;
-	size_t i;
-
-	for (i = 0; extra != NULL && extra[i] != NULL && i < 6; i++)
-		hdrs[i + 1] = extra[i];
-	sigv4_sha256_hex(body, strlen(body), hash);
-	r.method = method;
-	r.path = path;
-	r.query = query;
-	r.headers = hdrs;
-	r.payload_hash = hash;
-	r.region = "us-east-1";
-	r.service = "s3";
-	r.amz_date = "20130524T000000Z";
-	r.content_sha256 = 1;
-	snprintf(what, sizeof(what), "S3 %s: signs", name);
-	if (!ok(sigv4_sign(&r, &s3doc, &s, &err) == 0, what)) {
-		printf("#   %s\n", err);
-		free(err);
-		return;
-	}
-	snprintf(what, sizeof(what), "S3 %s: signature", name);
-	is_str(s.signature, want, what);
-	snprintf(what, sizeof(what), "S3 %s: signed headers", name);
-	is_str(s.signed_headers, want_signed, what);
-	snprintf(what, sizeof(what), "S3 %s: x-amz-content-sha256 sent", name);
-	ok(added(&s, "x-amz-content-sha256: ") && strcmp(added(&s, "x-amz-content-sha256: ") + 22, hash) == 0, what);
-	snprintf(what, sizeof(what), "S3 %s: secret in no output", name);
-	ok(secret_free(&s, s3doc.secret_access_key), what);
-	sigv4_signed_release(&s);
-}
-
 static void
 test_s3(void)
 {
-	const char *range[] = { "Range: bytes=0-9", NULL };
-	const char *put[] = { "Date: Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class: REDUCED_REDUNDANCY", NULL };
+	static const struct setting st = {
+		"S3", &s3doc, "Host: examplebucket.s3.amazonaws.com", "s3", "20130524T000000Z", 1,
+	};
+	static const struct vector vs[] = {
+		{ "GET Object", "GET", "/test.txt", NULL, { "Range: bytes=0-9", NULL }, "", NULL,
+		  "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41",
+		  "host;range;x-amz-content-sha256;x-amz-date" },
+		{ "PUT Object", "PUT", "/test$file.text", NULL,
+		  { "Date: Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class: REDUCED_REDUNDANCY", NULL },
+		  "Welcome to Amazon S3.", NULL,
+		  "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd",
+		  "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class" },
+		{ "GET Bucket Lifecycle", "GET", "/", "lifecycle", { NULL }, "", NULL,
+		  "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543",
+		  "host;x-amz-content-sha256;x-amz-date" },
+		{ "Get Bucket (List Objects)", "GET", "/", "max-keys=2&prefix=J", { NULL }, "", NULL,
+		  "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7",
+		  "host;x-amz-content-sha256;x-amz-date" },
+	};
+	size_t i;
 
-	s3_case("GET Object", "GET", "/test.txt", NULL, range, "",
-	    "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41",
-	    "host;range;x-amz-content-sha256;x-amz-date");
-	s3_case("PUT Object", "PUT", "/test$file.text", NULL, put, "Welcome to Amazon S3.",
-	    "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd",
-	    "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class");
-	s3_case("GET Bucket Lifecycle", "GET", "/", "lifecycle", NULL, "",
-	    "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543",
-	    "host;x-amz-content-sha256;x-amz-date");
-	s3_case("Get Bucket (List Objects)", "GET", "/", "max-keys=2&prefix=J", NULL, "",
-	    "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7",
-	    "host;x-amz-content-sha256;x-amz-date");
+	for (i = 0; i < sizeof(vs) / sizeof(vs[0]); i++)
+		check_vector(&st, &vs[i]);
 }
 
 static void
