@@ -26,7 +26,8 @@ unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_REGION AWS_D
 	AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3
 export XDG_CONFIG_HOME=$WORK/xdg FLEETMARK_CONFIG=$WORK/no-config.yaml XDG_CACHE_HOME=$WORK/cache
 
-"$S3" up -d "$WORK/s3" 2>"$WORK/up.err" || { sed 's/^/# /' "$WORK/up.err"; echo "Bail out! s3 up failed"; exit 1; }
+# every ListObjectsV2 answer in pages of 2 keys: listings follow continuation tokens
+"$S3" up -d "$WORK/s3" --max-keys 2 2>"$WORK/up.err" || { sed 's/^/# /' "$WORK/up.err"; echo "Bail out! s3 up failed"; exit 1; }
 ENVFILE=$WORK/s3/env
 # shellcheck disable=SC1090
 . "$ENVFILE"
@@ -53,6 +54,17 @@ before=$(puts)
 is "$? $(puts)" "0 $before" "pushing it again: exit 0, nothing sent again"
 "$FLEETMARK" ls "$URL" >"$WORK/ls1.out" 2>"$WORK/ls1.err"
 is "$? $(cat "$WORK/ls1.out")" "0 $ID1" "ls lists the run"
+mkdir -p "$WORK/more"
+for id in 20261129-000000-smoke-0001 20261201-000000-smoke-0002; do
+	cp -r "$R1" "$WORK/more/$id"
+	"$FLEETMARK" push "$WORK/more/$id" "s3://$S3_BUCKET/t601/paged" >/dev/null 2>&1
+	"$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/paged" >/dev/null 2>&1
+done
+"$FLEETMARK" ls "s3://$S3_BUCKET/t601/paged" >"$WORK/ls3.out" 2>"$WORK/ls3.err"
+is "$? $(xargs <"$WORK/ls3.out")" "0 20261129-000000-smoke-0001 $ID1 20261201-000000-smoke-0002" \
+	"three runs: ls lists them oldest first"
+like "$(grep -c 'continuation-token=.* -> 200$' "$WORK/s3/proxy.log")" '^[1-9]' \
+	"... following continuation tokens through pages of 2 keys"
 "$FLEETMARK" pull "$URL/$ID1" "$WORK/pulled" >"$WORK/pull.out" 2>"$WORK/pull.err"
 is "$?" 0 "pull $URL/$ID1"
 check "... every file byte for byte" diff -r -x MANIFEST "$R1" "$WORK/pulled"

@@ -22,9 +22,12 @@
 //
 //   S3V_ACCESS_KEY_ID, S3V_SECRET_ACCESS_KEY, S3V_REGION   the key it checks
 //   node s3-verify.js --listen 127.0.0.1:0 --upstream 127.0.0.1:PORT
-//        [--port-file FILE] [--delay-ms N]
+//        [--port-file FILE] [--delay-ms N] [--max-keys N]
 // --delay-ms holds every request that long before forwarding it (lets a
-// test kill s3rver in the middle of a transfer).  One line per request on
+// test kill s3rver in the middle of a transfer).  --max-keys makes every
+// ListObjectsV2 request that s3rver sees ask for at most N keys (after
+// the signature was checked), so that small listings come in several
+// pages and clients must follow continuation tokens.  One line per request on
 // stdout: "METHOD PATH -> STATUS [CODE]"; no secret is ever printed.
 'use strict';
 
@@ -51,6 +54,16 @@ const [listenHost, listenPort] = arg('--listen', '127.0.0.1:0').split(':');
 const [upHost, upPort] = arg('--upstream', '127.0.0.1:4568').split(':');
 const portFile = arg('--port-file', '');
 const delayMs = Number(arg('--delay-ms', '0')) || 0;
+const maxKeys = Number(arg('--max-keys', '0')) || 0;
+
+// The path and query to forward: max-keys forced on ListObjectsV2.
+function upstreamPath(url) {
+  const q = url.indexOf('?');
+  if (!maxKeys || q < 0) return url;
+  const params = url.slice(q + 1).split('&');
+  if (!params.includes('list-type=2')) return url;
+  return url.slice(0, q + 1) + params.filter((p) => !p.startsWith('max-keys=')).concat('max-keys=' + maxKeys).join('&');
+}
 
 const sha256 = (data) => crypto.createHash('sha256').update(data).digest('hex');
 const hmac = (key, data) => crypto.createHmac('sha256', key).update(data).digest();
@@ -196,7 +209,7 @@ function forward(req, res, body, done) {
     if (!HOP.has(n)) headers[n] = headers[n] ? headers[n] + ',' + req.rawHeaders[i + 1] : req.rawHeaders[i + 1];
   }
   headers['content-length'] = String(body.length);
-  const up = http.request({ host: upHost, port: +upPort, method: req.method, path: req.url, headers }, (ur) => {
+  const up = http.request({ host: upHost, port: +upPort, method: req.method, path: upstreamPath(req.url), headers }, (ur) => {
     const out = {};
     for (const [n, v] of Object.entries(ur.headers)) if (!['connection', 'keep-alive', 'transfer-encoding'].includes(n)) out[n] = v;
     res.writeHead(ur.statusCode, out);
