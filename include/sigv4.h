@@ -7,9 +7,10 @@
  * send, the payload's hash and the time) and gets back the headers to add
  * to it: x-amz-date, x-amz-content-sha256 when asked, x-amz-security-token
  * for temporary credentials, and Authorization.  The canonical request and
- * the string to sign are returned too, for tests and for -vvv tracing;
- * neither contains the secret key, and neither does anything else this
- * module returns.
+ * the string to sign are returned too, for tests and for -vvv tracing.
+ * Nothing returned contains the secret key; the canonical request and the
+ * added x-amz-security-token header do contain a session token, which is
+ * a credential too: print neither as is.
  *
  * Canonicalisation follows S3's rules: the path is URI-encoded once, each
  * segment apart ('/' kept), and never normalised ("//" and ".." are signed

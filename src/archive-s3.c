@@ -38,6 +38,25 @@ struct s3_call {
 	const char		*host;
 };
 
+/*
+ * -vvv: what was signed, to compare with a server's idea of it, with the
+ * session token's value (a credential) left out.
+ */
+static void
+trace_signed(const struct sigv4_signed *sg)
+{
+	static const char tok[] = "\nx-amz-security-token:";
+	const char *cr = sg->canonical_request, *t = strstr(cr, tok), *eol;
+
+	if (t == NULL) {
+		log_trace("s3: canonical request:\n%s", cr);
+		return;
+	}
+	eol = strchr(t + 1, '\n');
+	log_trace("s3: canonical request:\n%.*s%s(not shown)%s", (int)(t - cr), cr, tok,
+	    eol != NULL ? eol : "");
+}
+
 /* http.h's prepare hook: sign with the time of this try. */
 static int
 s3_prepare(void *arg, const struct http_request *req, struct curl_slist **hdrs, char **err)
@@ -76,7 +95,8 @@ s3_prepare(void *arg, const struct http_request *req, struct curl_slist **hdrs, 
 		free(hosthdr);
 		return -1;
 	}
-	log_trace("s3: canonical request:\n%s", sg.canonical_request);
+	if (log_get_level() >= LOG_LEVEL_TRACE)
+		trace_signed(&sg);
 	*hdrs = curl_slist_append(*hdrs, hosthdr);
 	for (i = 0; sg.add[i] != NULL; i++)
 		*hdrs = curl_slist_append(*hdrs, sg.add[i]);

@@ -65,6 +65,19 @@ is "$? $(xargs <"$WORK/ls3.out")" "0 20261129-000000-smoke-0001 $ID1 20261201-00
 	"three runs: ls lists them oldest first"
 like "$(grep -c 'continuation-token=.* -> 200$' "$WORK/s3/proxy.log")" '^[1-9]' \
 	"... following continuation tokens through pages of 2 keys"
+# a run pushed again with different contents replaces the old copy
+M=$WORK/more/20261129-000000-smoke-0001
+echo "changed after the first push" >>"$M/report.txt"
+"$FLEETMARK" push "$M" "s3://$S3_BUCKET/t601/paged" >/dev/null 2>"$WORK/repush.err"
+is "$? $(grep -c "^DELETE /$S3_BUCKET/t601/paged/${M##*/}/MANIFEST -> 204" "$WORK/s3/proxy.log")" "0 1" \
+	"a changed run pushed again: exit 0, the old MANIFEST deleted first"
+"$FLEETMARK" pull "s3://$S3_BUCKET/t601/paged/${M##*/}" "$WORK/pulled-m" >/dev/null 2>&1
+check "... and the pull brings the new contents" diff -r -x MANIFEST "$M" "$WORK/pulled-m"
+TOKEN=FQoGZXIvYXdzE-t601-$RANDOM$RANDOM
+AWS_SESSION_TOKEN=$TOKEN "$FLEETMARK" -vvv ls "$URL" >"$WORK/token.out" 2>"$WORK/token.err"
+is "$? $(cat "$WORK/token.out")" "0 $ID1" "temporary keys (AWS_SESSION_TOKEN): signed and accepted"
+like "$(cat "$WORK/token.err")" "x-amz-date;x-amz-security-token" "... the token among the signed headers"
+check_fail "... and never printed" grep -qF "$TOKEN" "$WORK/token.err" "$WORK/token.out"
 "$FLEETMARK" pull "$URL/$ID1" "$WORK/pulled" >"$WORK/pull.out" 2>"$WORK/pull.err"
 is "$?" 0 "pull $URL/$ID1"
 check "... every file byte for byte" diff -r -x MANIFEST "$R1" "$WORK/pulled"
