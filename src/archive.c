@@ -128,9 +128,8 @@ hexval(int c)
 	return -1;
 }
 
-/* Percent-decode n bytes of s; NULL for a bad escape or a NUL. */
-static char *
-pct_decode(const char *s, size_t n)
+char *
+archive_pct_decode(const char *s, size_t n)
 {
 	char *out = xmalloc(n + 1);
 	size_t i, o = 0;
@@ -210,7 +209,7 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 		if (at != NULL || (auth_end != rest &&
 		    !(auth_end - rest == 9 && strncasecmp(rest, "localhost", 9) == 0)))
 			goto bad_file;
-		if ((path = pct_decode(auth_end, strlen(auth_end))) == NULL)
+		if ((path = archive_pct_decode(auth_end, strlen(auth_end))) == NULL)
 			goto bad_escape;
 		u->host = xstrdup("");
 		u->path = path;
@@ -226,9 +225,9 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 			}
 			colon = memchr(rest, ':', (size_t)(at - rest));
 			len = (size_t)((colon != NULL ? colon : at) - rest);
-			if ((u->user = pct_decode(rest, len)) == NULL)
+			if ((u->user = archive_pct_decode(rest, len)) == NULL)
 				goto bad_escape;
-			if (colon != NULL && (u->password = pct_decode(colon + 1,
+			if (colon != NULL && (u->password = archive_pct_decode(colon + 1,
 			    (size_t)(at - colon - 1))) == NULL)
 				goto bad_escape;
 			rest = at + 1;
@@ -399,16 +398,15 @@ archive_sha256_file(const char *path, char out[65], uint64_t *size, char **err)
 	return r;
 }
 
-/* mkdir -p of the directories in `path` up to its last '/'. */
-static int
-mkparents(const char *path, mode_t mode, char **err)
+int
+archive_mkparents(const char *path, unsigned int mode, char **err)
 {
 	char *p = xstrdup(path), *s;
 	int r = 0;
 
 	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
 		*s = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST) {
+		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
 			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
 			r = ARCHIVE_EPERM;
 			break;
@@ -809,6 +807,19 @@ xfer_cb(void *arg, uint64_t cur)
 	xfer_draw(arg, cur, 0);
 }
 
+/* Log messages while the line is drawn: clear it, print, redraw later. */
+static void
+xfer_sink(const char *line, void *arg)
+{
+	struct xfer *x = arg;
+	char *s = xasprintf("\r\033[K%s\n", line);
+
+	if (write(STDERR_FILENO, s, strlen(s)) < 0)
+		x->drawn = 0;
+	x->last_ms = 0;
+	free(s);
+}
+
 static void
 xfer_init(struct xfer *x, const char *verb, const char *runid,
     const struct archive_manifest *m)
@@ -824,6 +835,8 @@ xfer_init(struct xfer *x, const char *verb, const char *runid,
 	x->nfiles = m->n + 1;
 	for (i = 0; i < m->n; i++)
 		x->total += m->entries[i].size;
+	if (x->tty)
+		log_set_sink(xfer_sink, x);
 }
 
 /* One file finished (or, for the log, started being counted). */
@@ -842,8 +855,11 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 static void
 xfer_end(struct xfer *x)
 {
+	if (x->tty)
+		log_set_sink(NULL, NULL);
 	if (x->drawn && write(STDERR_FILENO, "\r\033[K", 4) < 0)
 		x->drawn = 0;
+	x->drawn = 0;
 }
 
 /* --- Sessions ------------------------------------------------------------ */
@@ -1151,10 +1167,11 @@ archive_push(const char *rundir, const char *url, char **err)
 	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
 	r = s.be->put(s.state, key, tmp, NULL, err);
 	free(key);
+	if (r == 0)
+		xfer_file_done(&x, ARCHIVE_MANIFEST, len);
 	xfer_end(&x);
 	if (r != 0)
 		goto out;
-	xfer_file_done(&x, ARCHIVE_MANIFEST, len);
 	log_info("pushed %s to %s (%zu files, %.1f MB)", runid, s.u->display,
 	    m->n + 1, (double)x.total / 1e6);
  out:
@@ -1272,7 +1289,7 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		struct archive_manifest one = { m->runid, 1, (struct archive_entry *)e };
 
 		full = xasprintf("%s/%s", tmpdir, e->path);
-		if ((r = mkparents(full, 0755, err)) != 0) {
+		if ((r = archive_mkparents(full, 0755, err)) != 0) {
 			free(full);
 			break;
 		}
@@ -1500,7 +1517,7 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 		    e2 != NULL ? e2 : "?");
 		rm_tree(dir);
 	}
-	if ((r = mkparents(dir, 0700, err)) != 0)
+	if ((r = archive_mkparents(dir, 0700, err)) != 0)
 		goto out;
 	if ((r = archive_pull(url, runid, dir, err)) != 0)
 		goto out;

@@ -246,6 +246,13 @@ is "$rc" 2 "push to a path that is no URL: exit 2"
 fm u5 ls "http://u:sekrit@127.0.0.1:$PORT/dav/x?y"
 is "$rc $(grep -c sekrit u5.err)" "2 0" "a bad URL with a password: exit 2, the password not shown"
 is "$(grep -c $'\r' dpush1.err)" "0" "off a terminal: plain lines, no progress redraws"
+if command -v script >/dev/null; then
+	script -qec "$FLEETMARK push $FIX file://$W/tty" /dev/null >tty.out 2>&1
+	like "$(tr '\r' '\n' <tty.out | grep -cE "^.\[Kpush $FID: [0-9]/[0-9] files, [0-9.]+ of [0-9.]+ MB")" '^[1-9]' \
+		"on a terminal: a progress line (files, MB) redrawn in place"
+else
+	skip "on a terminal: a progress line" "no script(1)"
+fi
 
 "$ARCH" stop "$SRV"
 mpid=$(cat "$SRV/nginx.pid" 2>/dev/null)

@@ -14,6 +14,7 @@
 
 #include "archive.h"
 #include "http.h"
+#include "log.h"
 #include "tap.h"
 #include "userconf.h"
 #include "webdav.h"
@@ -371,6 +372,75 @@ test_userconf(void)
 	free(p);
 }
 
+/* push, list, pull and fetch through a file:// archive under tmpdir */
+static void
+test_file_archive(void)
+{
+	char *run, *url, *cache, *dir = NULL, *dir2 = NULL, *err = NULL, **ids = NULL, *p;
+	size_t n = 0;
+
+	run = xasprintf("%s/res/20261130-041500-smoke-3f2a", tmpdir);
+	p = xasprintf("%s/res/20261130-041500-smoke-3f2a/logs", tmpdir);
+	archive_mkparents(p, 0755, &err);
+	mkdir(p, 0755);
+	free(p);
+	write_file("res/20261130-041500-smoke-3f2a/run.json", "{\"format\": 1}\n", 0644);
+	write_file("res/20261130-041500-smoke-3f2a/logs/h.log", "hello\n", 0644);
+	url = xasprintf("file://%s/arch", tmpdir);
+	cache = xasprintf("%s/cache", tmpdir);
+	log_set_level(LOG_LEVEL_QUIET);	/* the transfers' progress lines */
+	setenv("XDG_CACHE_HOME", cache, 1);
+
+	ok(archive_push(run, url, &err) == 0, "push to file://");
+	ok(archive_list(url, &ids, &n, &err) == 0 && n == 1 &&
+	    strcmp(ids[0], "20261130-041500-smoke-3f2a") == 0, "list: the run");
+	if (n == 1)
+		free(ids[0]);
+	free(ids);
+	ok(archive_fetch(url, "20261130-041500-smoke-3f2a", &dir, &err) == 0 && dir != NULL &&
+	    strncmp(dir, cache, strlen(cache)) == 0, "fetch: a copy in $XDG_CACHE_HOME");
+	if (dir == NULL) {
+		printf("#   %s\n", err);
+		goto out;
+	}
+	p = xasprintf("%s/logs/h.log", dir);
+	ok(access(p, R_OK) == 0, "... with the run's files");
+	free(p);
+	/* the archive gone, the verified cache still serves */
+	p = xasprintf("rm -rf '%s/arch'", tmpdir);
+	ok(system(p) == 0 && archive_fetch(url, "20261130-041500-smoke-3f2a", &dir2, &err) == 0 &&
+	    strcmp(dir, dir2) == 0, "a second fetch is served from the cache");
+	free(p);
+	free(dir2);
+	dir2 = NULL;
+	/* a damaged cache is pulled again: with the archive gone, that fails */
+		p = xasprintf("%s/logs/h.log", dir);
+	ok(truncate(p, 2) == 0, "(damage the cached copy)");
+	free(p);
+	ok(archive_fetch(url, "20261130-041500-smoke-3f2a", &dir2, &err) != 0,
+	    "a cached copy that does not verify is not used");
+	free(err);
+	err = NULL;
+	ok(archive_push(run, url, &err) == 0 &&
+	    archive_fetch(url, "20261130-041500-smoke-3f2a", &dir2, &err) == 0,
+	    "... and is pulled again when the archive has the run");
+	p = xasprintf("%s/logs/h.log", dir);
+	{
+		struct stat st;
+
+		ok(stat(p, &st) == 0 && st.st_size == 6, "... whole again");
+	}
+	free(p);
+	ok(archive_fetch(url, "../x", &dir2, &err) == ARCHIVE_EINVAL, "fetch refuses a bad run id");
+ out:
+	free(err);
+	free(dir);
+	free(dir2);
+	free(cache);
+	free(url);
+	free(run);
+}
+
 static void
 test_http_helpers(void)
 {
@@ -398,6 +468,7 @@ main(void)
 	test_manifest();
 	test_propfind();
 	test_userconf();
+	test_file_archive();
 	test_http_helpers();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
