@@ -312,10 +312,11 @@ s3_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err)
 		http_response_release(&resp);
 		for (i = 0; i < l.nkeys + l.nprefixes && n < ARCHIVE_MAX_LIST; i++) {
 			const char *name = i < l.nkeys ? l.keys[i] : l.prefixes[i - l.nkeys];
-			const char *rest = name + plen, *slash;
+			const char *rest, *slash;
 
-			if (strncmp(name, p, plen) != 0 || *rest == '\0')
+			if (strncmp(name, p, plen) != 0 || name[plen] == '\0')
 				continue;	/* not under the prefix, or the prefix itself */
+			rest = name + plen;
 			slash = strchr(rest, '/');
 			if (i < l.nkeys ? slash != NULL : (slash == NULL || slash[1] != '\0'))
 				continue;	/* deeper than asked: not ours to list */
