@@ -65,6 +65,16 @@ is "$? $(xargs <"$WORK/ls3.out")" "0 20261129-000000-smoke-0001 $ID1 20261201-00
 	"three runs: ls lists them oldest first"
 like "$(grep -c 'continuation-token=.* -> 200$' "$WORK/s3/proxy.log")" '^[1-9]' \
 	"... following continuation tokens through pages of 2 keys"
+# virtual-hosted addressing (BUCKET.s3.localhost) by the config file's path_style: no
+printf 's3:\n  path_style: no\n' >"$WORK/vhost.yaml"
+chmod 600 "$WORK/vhost.yaml"
+FLEETMARK_CONFIG=$WORK/vhost.yaml AWS_ENDPOINT_URL_S3=$S3_VHOST_ENDPOINT \
+	"$FLEETMARK" -v push "$R1" "s3://$S3_BUCKET/t601/vhost" >/dev/null 2>"$WORK/vhost.err"
+is "$? $(grep -c "^PUT /t601/vhost/$ID1/MANIFEST -> 200" "$WORK/s3/proxy.log")" "0 1" \
+	"path_style: no: push with virtual-hosted requests (Host $S3_BUCKET.s3.localhost)"
+like "$(cat "$WORK/vhost.err")" "virtual-hosted" "... as -v says"
+"$FLEETMARK" ls "s3://$S3_BUCKET/t601/vhost" >"$WORK/vhost-ls.out" 2>&1
+is "$(cat "$WORK/vhost-ls.out")" "$ID1" "... into the same bucket that path-style requests list"
 # a run pushed again with different contents replaces the old copy
 M=$WORK/more/20261129-000000-smoke-0001
 echo "changed after the first push" >>"$M/report.txt"
