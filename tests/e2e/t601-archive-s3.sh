@@ -65,6 +65,13 @@ is "$? $(xargs <"$WORK/ls3.out")" "0 20261129-000000-smoke-0001 $ID1 20261201-00
 	"three runs: ls lists them oldest first"
 like "$(grep -c 'continuation-token=.* -> 200$' "$WORK/s3/proxy.log")" '^[1-9]' \
 	"... following continuation tokens through pages of 2 keys"
+# names with characters that are escaped in URLs and in the signature alike
+P=$WORK/more/20261130-000000-a+b-x
+cp -r "$R1" "$P"
+echo "odd name" >"$P/logs/a+b=c@d,e.log"
+"$FLEETMARK" push "$P" "s3://$S3_BUCKET/t601/odd" >/dev/null 2>"$WORK/odd.err" &&
+	"$FLEETMARK" pull "s3://$S3_BUCKET/t601/odd/${P##*/}" "$WORK/pulled-odd" >/dev/null 2>>"$WORK/odd.err"
+is "$? $(cat "$WORK/pulled-odd/logs/a+b=c@d,e.log" 2>&1)" "0 odd name" "a run id with '+' and a file named a+b=c@d,e.log: pushed and pulled"
 # virtual-hosted addressing (BUCKET.s3.localhost) by the config file's path_style: no
 printf 's3:\n  path_style: no\n' >"$WORK/vhost.yaml"
 chmod 600 "$WORK/vhost.yaml"
