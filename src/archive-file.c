@@ -51,6 +51,10 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 	size_t off;
 
 	for (;;) {
+		if (archive_cancelled()) {
+			*err = xasprintf("%s: interrupted", name);
+			return ARCHIVE_ECANCELED;
+		}
 		if ((n = read(in, buf, sizeof(buf))) < 0) {
 			if (errno == EINTR)
 				continue;

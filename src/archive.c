@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,30 @@ archive_backend_find(const char *scheme)
 	return NULL;
 }
 
+static volatile sig_atomic_t cancelled;
+
+void
+archive_cancel(void)
+{
+	cancelled = 1;
+}
+
+int
+archive_cancelled(void)
+{
+	return cancelled != 0;
+}
+
+/* Between files: ARCHIVE_ECANCELED with a message once cancelled. */
+static int
+check_cancel(char **err)
+{
+	if (!cancelled)
+		return ARCHIVE_OK;
+	*err = xstrdup("interrupted");
+	return ARCHIVE_ECANCELED;
+}
+
 const char *
 archive_strerror(int code)
 {
@@ -67,6 +92,8 @@ archive_strerror(int code)
 		return "corrupt";
 	case ARCHIVE_EEXIST:
 		return "exists";
+	case ARCHIVE_ECANCELED:
+		return "interrupted";
 	default:
 		return "unknown error";
 	}
@@ -536,7 +563,8 @@ archive_manifest_build(const char *dir, const char *runid,
 	w.cap = 0;
 	if ((r = walk_dir(&w, "", 0, err)) != 0)
 		goto fail;
-	qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
+	if (m->n > 1)
+		qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
 	for (i = 0; i < m->n; i++) {
 		full = xasprintf("%s/%s", dir, m->entries[i].path);
 		r = archive_sha256_file(full, m->entries[i].sha256,
@@ -1139,6 +1167,10 @@ archive_push(const char *rundir, const char *url, char **err)
 	for (i = 0; i < m->n; i++) {
 		const struct archive_entry *e = &m->entries[order[i]];
 
+		if ((r = check_cancel(err)) != 0) {
+			xfer_end(&x);
+			goto out;
+		}
 		key = xasprintf("%s/%s", runid, e->path);
 		full = xasprintf("%s/%s", dir, e->path);
 		r = s.be->put(s.state, key, full, &prog, err);
@@ -1151,6 +1183,10 @@ archive_push(const char *rundir, const char *url, char **err)
 		xfer_file_done(&x, e->path, e->size);
 	}
 	/* the manifest last: from here on, the run is listed */
+	if ((r = check_cancel(err)) != 0) {
+		xfer_end(&x);
+		goto out;
+	}
 	if ((tmp = tmp_file()) == NULL || (fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1) {
 		xfer_end(&x);
 		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
@@ -1288,6 +1324,8 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		const struct archive_entry *e = &m->entries[i];
 		struct archive_manifest one = { m->runid, 1, (struct archive_entry *)e };
 
+		if ((r = check_cancel(err)) != 0)
+			break;
 		full = xasprintf("%s/%s", tmpdir, e->path);
 		if ((r = archive_mkparents(full, 0755, err)) != 0) {
 			free(full);
@@ -1326,6 +1364,8 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		goto out;
 	}
 	free(mf);
+	if ((r = check_cancel(err)) != 0)
+		goto out;
 	if (rename(tmpdir, dest) != 0) {
 		*err = errno == EEXIST || errno == ENOTEMPTY ?
 		    xasprintf("%s appeared while pulling: not replaced", dest) :
@@ -1441,7 +1481,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		xgrow(&ids, &cap, n + 1, sizeof(*ids));
 		ids[n++] = xstrdup(top[i]);
 	}
-	qsort(ids, n, sizeof(*ids), str_cmp);
+	if (n > 1)
+		qsort(ids, n, sizeof(*ids), str_cmp);
 	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
 	*np = n;
 	ids = NULL;

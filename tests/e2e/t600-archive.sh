@@ -9,7 +9,7 @@
 # and a truncated file on the server fail the pull, naming the file, and
 # leave nothing behind; a server answering 500 is retried, then a clear
 # error; nginx killed in the middle of a push of a 60 MB run leaves no
-# listed run, and the next push completes it.
+# listed run, and the next push completes it; SIGINT stops a pull cleanly.
 # shellcheck disable=SC2317 # functions called through check
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -232,6 +232,24 @@ fm kls2 ls "$D"
 is "$(tr '\n' ' ' <kls2.out)" "$FID $BID $ID " "... and it is listed"
 fm kpull pull "$D/$BID" "$W/pbig"
 check "... and pullable, equal to the original" same_tree "$BIG" "$W/pbig"
+
+# --- Ctrl-C in the middle of a pull ----------------------------------------------------
+
+"$FLEETMARK" pull "$U/slow/runs/$BID" "$W/pint" >int.out 2>int.err &
+pid=$!
+for _ in $(seq 100); do
+	[ -n "$(find "$W" -maxdepth 1 -name ".$BID.pull-*")" ] && break
+	sleep 0.05
+done
+sleep 0.5
+kill -INT "$pid"
+t0=$(date +%s%N)
+wait "$pid"
+irc=$?
+ims=$((($(date +%s%N) - t0) / 1000000))
+is "$irc $(test -e "$W/pint" && echo there || echo none) $(leftovers "$W")" "130 none 0" \
+	"SIGINT during a pull (2 MB/s): exit 130, no destination, no temporary directory (${ims} ms)"
+like "$(tail -1 int.err)" "interrupted" "... saying it was interrupted"
 
 # --- usage ----------------------------------------------------------------------------
 
