@@ -178,13 +178,12 @@ export FLEETMARK_CONFIG=$WORK/no-config.yaml
 "$S3" up -d "$WORK/s3slow" --delay-ms 300 2>"$WORK/up2.err" || { sed 's/^/# /' "$WORK/up2.err"; echo "Bail out! s3 up failed"; exit 1; }
 SLOW=$(sed -n 's/^export AWS_ENDPOINT_URL_S3=//p' "$WORK/s3slow/env")
 SLOWSECRET=$(sed -n 's/^export AWS_SECRET_ACCESS_KEY=//p' "$WORK/s3slow/env")
-slowenv() {
-	AWS_ENDPOINT_URL_S3=$SLOW AWS_ACCESS_KEY_ID=$(sed -n 's/^export AWS_ACCESS_KEY_ID=//p' "$WORK/s3slow/env") \
-		AWS_SECRET_ACCESS_KEY=$SLOWSECRET "$@"
-}
+# the slow endpoint's variables, for `env`: it execs, so $! of `env ... CMD &` is CMD's pid
+SLOWVARS=("AWS_ENDPOINT_URL_S3=$SLOW" "AWS_SECRET_ACCESS_KEY=$SLOWSECRET"
+	"AWS_ACCESS_KEY_ID=$(sed -n 's/^export AWS_ACCESS_KEY_ID=//p' "$WORK/s3slow/env")")
 printf 'archive:\n  tries: 2\n  max_time: 5s\n' >"$WORK/tries.yaml"
 chmod 600 "$WORK/tries.yaml"
-FLEETMARK_CONFIG=$WORK/tries.yaml slowenv "$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/k" \
+FLEETMARK_CONFIG=$WORK/tries.yaml env "${SLOWVARS[@]}" "$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/k" \
 	>"$WORK/kill.out" 2>"$WORK/kill.err" &
 pid=$!
 for _ in $(seq 100); do
@@ -202,15 +201,29 @@ like "$(cat "$WORK/kill.err")" "503 ServiceUnavailable|gave up after 2 tries" ".
 K=$WORK/s3slow/data/$S3_BUCKET/t601/k/$ID1
 [ -n "$(find "$K" -name '*._S3rver_object' 2>/dev/null | head -1)" ] && [ ! -e "$K/MANIFEST._S3rver_object" ]
 tap_result $? "... leaving some objects of the run in the bucket, but no MANIFEST"
-slowenv "$FLEETMARK" ls "s3://$S3_BUCKET/t601/k" >"$WORK/kill-ls.out" 2>"$WORK/kill-ls.err"
+env "${SLOWVARS[@]}" "$FLEETMARK" ls "s3://$S3_BUCKET/t601/k" >"$WORK/kill-ls.out" 2>"$WORK/kill-ls.err"
 is "$? $(wc -c <"$WORK/kill-ls.out")" "0 0" "... and ls lists no run there"
-slowenv "$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/k" >"$WORK/kill2.out" 2>"$WORK/kill2.err"
+env "${SLOWVARS[@]}" "$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/k" >"$WORK/kill2.out" 2>"$WORK/kill2.err"
 is "$?" 0 "the next push completes it"
-slowenv "$FLEETMARK" ls "s3://$S3_BUCKET/t601/k" >"$WORK/kill-ls2.out" 2>&1
+env "${SLOWVARS[@]}" "$FLEETMARK" ls "s3://$S3_BUCKET/t601/k" >"$WORK/kill-ls2.out" 2>&1
 is "$(cat "$WORK/kill-ls2.out")" "$ID1" "... ls lists it"
-slowenv "$FLEETMARK" pull "s3://$S3_BUCKET/t601/k/$ID1" "$WORK/pulled-k" >/dev/null 2>"$WORK/pull-k.err"
+env "${SLOWVARS[@]}" "$FLEETMARK" pull "s3://$S3_BUCKET/t601/k/$ID1" "$WORK/pulled-k" >/dev/null 2>"$WORK/pull-k.err"
 is "$?" 0 "... and it pulls with every sum verified"
 check "... the same files" diff -r -x MANIFEST "$R1" "$WORK/pulled-k"
+
+# SIGINT in the middle of a push: a clean stop, nothing listed
+n=$(grep -c '^PUT ' "$WORK/s3slow/proxy.log")
+env "${SLOWVARS[@]}" "$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/int" >/dev/null 2>"$WORK/int.err" &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(grep -c '^PUT ' "$WORK/s3slow/proxy.log")" -gt "$n" ] && break
+	sleep 0.05
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+env "${SLOWVARS[@]}" "$FLEETMARK" ls "s3://$S3_BUCKET/t601/int" >"$WORK/int-ls.out" 2>&1
+is "$rc $(wc -c <"$WORK/int-ls.out")" "130 0" "SIGINT in the middle of a push: exit 130, and no run listed"
 
 # --- no secret anywhere -------------------------------------------------------------------
 
