@@ -155,9 +155,8 @@ s3_explain(const struct s3_state *s, const char *method, const char *disp,
  */
 static int
 s3_request(const struct s3_state *s, const char *method, const char *key, const char *what,
-    const char *query,
-    const char *payload_hash, const char *upload, const char *download, uint64_t max,
-    const struct archive_progress *p, struct http_response *resp, char **err)
+    const char *query, const char *payload_hash, const char *upload, const char *download,
+    uint64_t max, const struct archive_progress *p, struct http_response *resp, char **err)
 {
 	const struct s3_target *t = &s->t;
 	struct http_request req;
