@@ -135,6 +135,10 @@ s3_explain(const struct s3_state *s, const char *method, const char *disp,
 	else if (strcmp(code, "AuthorizationHeaderMalformed") == 0)
 		m = xasprintf("%s %s: the server refused the signature's scope, region %s (HTTP %ld %s%s%s)",
 		    method, disp, t->region, resp->status, code, text ? ": " : "", text ? text : "");
+	else if (strcmp(code, "PermanentRedirect") == 0)
+		m = xasprintf("%s %s: the bucket is not served at %s://%s (HTTP %ld %s): give its region "
+		    "(AWS_REGION, now %s) or its endpoint", method, disp, t->scheme, t->host,
+		    resp->status, code, t->region);
 	else if (strcmp(code, "NoSuchBucket") == 0) {
 		m = xasprintf("%s %s: no bucket '%s' at %s://%s (HTTP %ld %s)", method, disp,
 		    t->bucket, t->scheme, t->host, resp->status, code);
