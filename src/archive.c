@@ -35,6 +35,7 @@ static const struct archive_backend *const backends[] = {
 	&archive_backend_file,
 	&archive_backend_http,
 	&archive_backend_https,
+	&archive_backend_s3,
 	NULL
 };
 
