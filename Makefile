@@ -95,7 +95,10 @@ STATIC_FLAGS   = -O2 -static -s -ffunction-sections -fdata-sections -Wl,--gc-sec
 
 PROGRAMS = $(BUILD)/fleetmark-agent $(if $(CTL_SRCS),$(BUILD)/fleetmark)
 
-all: $(PROGRAMS)
+# Static agents built earlier (make agents) are rebuilt with the programs
+# when the agent's sources change, so a plain `make` never leaves a stale
+# agent to be deployed.
+all: $(PROGRAMS) $(filter $(wildcard $(BUILD)/agents/*/fleetmark-agent),$(AGENT_BINS))
 
 $(BUILD)/agent/%.o: agent/%.c
 	$(call msg,CC,$@)
