@@ -264,7 +264,7 @@ main(void)
 
 	/* report_write_run writes report.txt */
 	{
-		char cmd[600];
+		char cmd[1024];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf %s/run && cp -r " DATA "commando %s/run", dir, dir);
 		ok(system(cmd) == 0, "copy the commando run");
@@ -284,6 +284,49 @@ main(void)
 			is_str(line, "Processor, Processes - times in microseconds - smaller is better\n",
 			    "with the lmbench tables");
 		}
+		/* regression.metrics: only the plan's metrics count (SPEC §5) */
+		snprintf(cmd, sizeof(cmd), "cp -r " DATA "munmap-base %s/base && cp -r " DATA
+		    "munmap-patch %s/patch && sed -i 's/\"metrics\": \\[\\]/\"metrics\": "
+		    "[\"munmap.accesses_per_thread_ms\"]/' %s/patch/run.json && grep -q "
+		    "accesses_per_thread_ms %s/patch/run.json", dir, dir, dir, dir);
+		ok(system(cmd) == 0, "copy the munmap runs, the patch's plan listing a metric "
+		    "that did not regress");
+		snprintf(path, sizeof(path), "%s/patch", dir);
+		snprintf(cmd, sizeof(cmd), "%s/base", dir);
+		{
+			char *text = NULL;
+			size_t len = 0;
+			FILE *mem = open_memstream(&text, &len);
+
+			is_int(report_write_baseline(path, cmd, mem, &err), 0,
+			    "a worse metric not in regression.metrics is no regression");
+			fclose(mem);
+			ok(text && strstr(text, "worse") && !strstr(text, "REGRESSION:"),
+			    "it is still marked worse, and no REGRESSION line");
+			free(text);
+		}
+		snprintf(cmd, sizeof(cmd), "sed -i 's/munmap.accesses_per_thread_ms/"
+		    "munmap.ns_per_munmap/' %s/patch/run.json", dir);
+		ok(system(cmd) == 0, "list the metric that regressed");
+		snprintf(cmd, sizeof(cmd), "%s/base", dir);
+		{
+			char *text = NULL;
+			size_t len = 0;
+			FILE *mem = open_memstream(&text, &len);
+
+			is_int(report_write_baseline(path, cmd, mem, &err), 1,
+			    "report_write_baseline counts the listed metric's regression");
+			fclose(mem);
+			ok(text && strstr(text, "\nREGRESSION: munmap.ns_per_munmap[threads=4,pages=16] "
+			    "+10.0% (p=5.5e-10) lab-03/patched: 5026 -> 5529 ns (baseline "
+			    "lab-03/base)\n"), "the REGRESSION line names metric, params, change, p");
+			free(text);
+		}
+		snprintf(path, sizeof(path), "%s/patch/report.html", dir);
+		ok(access(path, F_OK) == 0, "report.html written too");
+		snprintf(path, sizeof(path), "%s/patch/report.txt", dir);
+		ok(access(path, F_OK) == 0, "and report.txt");
+
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd) != 0)
 			printf("# cannot remove %s\n", dir);
