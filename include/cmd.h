@@ -32,6 +32,7 @@ extern const struct cmd_entry cmd_agent;
 extern const struct cmd_entry cmd_hosts;
 extern const struct cmd_entry cmd_report;
 extern const struct cmd_entry cmd_compare;
+extern const struct cmd_entry cmd_bisect;
 
 /*
  * Print "usage: fleetmark NAME USAGE" for e to stderr (or stdout when

@@ -25,6 +25,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_hosts,
 	&cmd_report,
 	&cmd_compare,
+	&cmd_bisect,
 	&cmd_help,
 	NULL
 };

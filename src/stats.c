@@ -164,3 +164,23 @@ stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 	out->p = stats_betai(out->df / 2, 0.5, out->df / (out->df + out->t * out->t));
 	return 0;
 }
+
+int
+stats_ttest1(const double *x, size_t n, double mu, struct stats_welch *out)
+{
+	double m, sd;
+
+	if (n < 2)
+		return -1;
+	m = stats_mean(x, n);
+	sd = stats_sd(x, n);
+	out->df = (double)(n - 1);
+	if (sd == 0) {
+		out->t = m == mu ? 0 : m > mu ? INFINITY : -INFINITY;
+		out->p = m == mu ? 1 : 0;
+		return 0;
+	}
+	out->t = (m - mu) / (sd / sqrt((double)n));
+	out->p = stats_betai(out->df / 2, 0.5, out->df / (out->df + out->t * out->t));
+	return 0;
+}
