@@ -50,7 +50,7 @@ AGENT_CFLAGS = -std=c99 -D_GNU_SOURCE -Iagent -Iinclude $(WARNINGS)
 AGENT_LIBS   = -lpthread -lm
 
 # --- controller -----------------------------------------------------------------
-LIBS_PC      = libssh yaml-0.1 libcurl jansson libcrypto
+LIBS_PC      = libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0
 CTL_SRCS     = $(sort $(wildcard src/*.c))
 CTL_OBJS     = $(CTL_SRCS:%.c=$(BUILD)/%.o)
 CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude $(WARNINGS) -DFLEETMARK_LIBEXECDIR='"$(LIBEXECDIR)"' \

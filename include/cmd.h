@@ -32,6 +32,9 @@ extern const struct cmd_entry cmd_agent;
 extern const struct cmd_entry cmd_hosts;
 extern const struct cmd_entry cmd_report;
 extern const struct cmd_entry cmd_compare;
+extern const struct cmd_entry cmd_push;
+extern const struct cmd_entry cmd_pull;
+extern const struct cmd_entry cmd_ls;
 extern const struct cmd_entry cmd_bisect;
 
 /*

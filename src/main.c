@@ -25,6 +25,9 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_hosts,
 	&cmd_report,
 	&cmd_compare,
+	&cmd_push,
+	&cmd_pull,
+	&cmd_ls,
 	&cmd_bisect,
 	&cmd_help,
 	NULL

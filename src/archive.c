@@ -1,0 +1,1523 @@
+/*
+ * archive.c: URLs, manifests and the push/pull/ls/fetch operations on top
+ * of the backends (archive.h).  The backends move bytes; this file decides
+ * what is sent, in which order, and what a complete run is.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "archive.h"
+#include "log.h"
+#include "userconf.h"
+#include "xmalloc.h"
+
+/*
+ * The backends, one line each.  s3:// is src/archive-s3.c's
+ * archive_backend_s3 (its line goes here).
+ */
+static const struct archive_backend *const backends[] = {
+	&archive_backend_file,
+	&archive_backend_http,
+	&archive_backend_https,
+	NULL
+};
+
+const struct archive_backend *
+archive_backend_find(const char *scheme)
+{
+	size_t i;
+
+	for (i = 0; backends[i] != NULL; i++)
+		if (strcmp(backends[i]->scheme, scheme) == 0)
+			return backends[i];
+	return NULL;
+}
+
+const char *
+archive_strerror(int code)
+{
+	switch (code) {
+	case ARCHIVE_OK:
+		return "ok";
+	case ARCHIVE_ENOTFOUND:
+		return "not found";
+	case ARCHIVE_ETRANSIENT:
+		return "transient failure";
+	case ARCHIVE_EPERM:
+		return "failure";
+	case ARCHIVE_EINVAL:
+		return "invalid argument";
+	case ARCHIVE_ECORRUPT:
+		return "corrupt";
+	case ARCHIVE_EEXIST:
+		return "exists";
+	default:
+		return "unknown error";
+	}
+}
+
+/* --- URLs ---------------------------------------------------------------- */
+
+static const char *const schemes[] = { "file", "http", "https", "s3", NULL };
+
+/* The length of s's "SCHEME://" for a known scheme, else 0. */
+static size_t
+scheme_len(const char *s)
+{
+	size_t i, n;
+
+	for (i = 0; schemes[i] != NULL; i++) {
+		n = strlen(schemes[i]);
+		if (strncasecmp(s, schemes[i], n) == 0 && strncmp(s + n, "://", 3) == 0)
+			return n + 3;
+	}
+	return 0;
+}
+
+int
+archive_is_url(const char *s)
+{
+	return s != NULL && scheme_len(s) != 0;
+}
+
+char *
+archive_url_display(const char *s)
+{
+	const char *auth, *end, *at;
+	size_t sl;
+
+	if ((auth = strstr(s, "://")) == NULL)
+		return xstrdup(s);
+	auth += 3;
+	sl = (size_t)(auth - s);
+	end = auth + strcspn(auth, "/?#");
+	at = NULL;
+	for (const char *p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (at == NULL)
+		return xstrdup(s);
+	return xasprintf("%.*s%s", (int)sl, s, at + 1);
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decode n bytes of s; NULL for a bad escape or a NUL. */
+static char *
+pct_decode(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1);
+	size_t i, o = 0;
+	int hi, lo;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] != '%') {
+			out[o++] = s[i];
+			continue;
+		}
+		if (i + 2 >= n || (hi = hexval((unsigned char)s[i + 1])) < 0 ||
+		    (lo = hexval((unsigned char)s[i + 2])) < 0 || (hi | lo) == 0) {
+			free(out);
+			return NULL;
+		}
+		out[o++] = (char)(hi * 16 + lo);
+		i += 2;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static int
+url_error(char **err, const char *s, const char *why)
+{
+	char *d = archive_url_display(s);
+
+	*err = xasprintf("%s: %s", d, why);
+	free(d);
+	return ARCHIVE_EINVAL;
+}
+
+void
+archive_url_free(struct archive_url *u)
+{
+	if (u == NULL)
+		return;
+	free(u->scheme);
+	free(u->host);
+	free(u->path);
+	free(u->user);
+	if (u->password != NULL) {
+		explicit_bzero(u->password, strlen(u->password));
+		free(u->password);
+	}
+	free(u->base);
+	free(u);
+}
+
+int
+archive_url_parse(const char *s, struct archive_url **up, char **err)
+{
+	struct archive_url *u;
+	const char *rest, *auth_end, *at = NULL, *colon, *p;
+	size_t sl, len;
+	char *path;
+
+	if ((sl = scheme_len(s)) == 0)
+		return url_error(err, s, "not an archive URL (file://, http://, https:// or s3://)");
+	for (p = s; *p != '\0'; p++) {
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return url_error(err, s, "a URL may not contain spaces or control characters");
+	}
+	if (strlen(s) > 4096)
+		return url_error(err, s, "URL too long");
+	u = xcalloc(1, sizeof(*u));
+	u->scheme = xstrndup(s, sl - 3);
+	for (p = u->scheme; *p != '\0'; p++)
+		u->scheme[p - u->scheme] = (char)tolower((unsigned char)*p);
+	rest = s + sl;
+	auth_end = rest + strcspn(rest, "/");
+	for (p = rest; p < auth_end; p++)
+		if (*p == '@')
+			at = p;
+
+	if (strcmp(u->scheme, "file") == 0) {
+		if (at != NULL || (auth_end != rest &&
+		    !(auth_end - rest == 9 && strncasecmp(rest, "localhost", 9) == 0)))
+			goto bad_file;
+		if ((path = pct_decode(auth_end, strlen(auth_end))) == NULL)
+			goto bad_escape;
+		u->host = xstrdup("");
+		u->path = path;
+	} else {
+		if (strpbrk(rest, "?#") != NULL) {
+			archive_url_free(u);
+			return url_error(err, s, "a query or fragment is not allowed in an archive URL");
+		}
+		if (at != NULL) {
+			if (strcmp(u->scheme, "s3") == 0) {
+				archive_url_free(u);
+				return url_error(err, s, "s3:// URLs take no credentials (use the config file or the environment)");
+			}
+			colon = memchr(rest, ':', (size_t)(at - rest));
+			len = (size_t)((colon != NULL ? colon : at) - rest);
+			if ((u->user = pct_decode(rest, len)) == NULL)
+				goto bad_escape;
+			if (colon != NULL && (u->password = pct_decode(colon + 1,
+			    (size_t)(at - colon - 1))) == NULL)
+				goto bad_escape;
+			rest = at + 1;
+		}
+		u->host = xstrndup(rest, (size_t)(auth_end - rest));
+		if (u->host[0] == '\0') {
+			archive_url_free(u);
+			return url_error(err, s, "no host in the URL");
+		}
+		for (p = u->host; *p != '\0'; p++) {
+			if (!isalnum((unsigned char)*p) && strchr(".-_:[]", *p) == NULL) {
+				archive_url_free(u);
+				return url_error(err, s, "bad character in the host name");
+			}
+		}
+		if (strcmp(u->scheme, "s3") == 0)
+			u->path = xstrdup(*auth_end == '/' ? auth_end + 1 : auth_end);
+		else
+			u->path = xstrdup(auth_end);
+	}
+	len = strlen(u->path);
+	while (len > 0 && u->path[len - 1] == '/')
+		u->path[--len] = '\0';
+	if (strcmp(u->scheme, "file") == 0) {
+		if (u->path[0] != '/' && len == 0)
+			u->path = (free(u->path), xstrdup("/"));
+		if (u->path[0] != '/')
+			goto bad_file;
+	}
+	if (strstr(u->path, "/../") != NULL || strstr(u->path, "/./") != NULL ||
+	    (len >= 3 && strcmp(u->path + len - 3, "/..") == 0) ||
+	    (len >= 2 && strcmp(u->path + len - 2, "/.") == 0) ||
+	    strncmp(u->path, "../", 3) == 0 || strcmp(u->path, "..") == 0) {
+		archive_url_free(u);
+		return url_error(err, s, "'.' and '..' are not allowed in an archive URL's path");
+	}
+	if (strcmp(u->scheme, "file") == 0)
+		u->base = xasprintf("file://%s", u->path);
+	else if (strcmp(u->scheme, "s3") == 0)
+		u->base = xasprintf("s3://%s%s%s", u->host, len ? "/" : "", u->path);
+	else
+		u->base = xasprintf("%s://%s%s", u->scheme, u->host, u->path);
+	u->display = u->base;
+	*up = u;
+	return ARCHIVE_OK;
+
+ bad_file:
+	archive_url_free(u);
+	return url_error(err, s, "a file URL is file:///ABSOLUTE/PATH");
+ bad_escape:
+	archive_url_free(u);
+	return url_error(err, s, "bad %-escape in the URL");
+}
+
+int
+archive_valid_runid(const char *id)
+{
+	size_t i, n = strlen(id);
+
+	if (n == 0 || n > ARCHIVE_MAX_RUNID || id[0] == '.')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)id[i]) && strchr("._+-", id[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+int
+archive_valid_path(const char *p)
+{
+	size_t n = strlen(p), comp = 0, depth = 1, i;
+
+	if (n == 0 || n > ARCHIVE_MAX_PATH)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (p[i] == '/') {
+			if (comp == 0 || ++depth > ARCHIVE_MAX_DEPTH)
+				return 0;
+			comp = 0;
+			continue;
+		}
+		if (comp == 0 && p[i] == '.')
+			return 0;	/* ".", "..", hidden files */
+		if (!isalnum((unsigned char)p[i]) && strchr("._+@=,-", p[i]) == NULL)
+			return 0;
+		if (++comp > ARCHIVE_MAX_COMPONENT)
+			return 0;
+	}
+	return comp != 0;
+}
+
+int
+archive_split_ref(const char *ref, char **url, char **runid)
+{
+	size_t sl, n, i;
+	const char *auth;
+
+	if ((sl = scheme_len(ref)) == 0)
+		return ARCHIVE_EINVAL;
+	n = strlen(ref);
+	while (n > sl && ref[n - 1] == '/')
+		n--;
+	auth = ref + sl;
+	/* the run id is after the authority (s3 bucket, http host) */
+	if (strncasecmp(ref, "file", 4) == 0)
+		auth = ref + sl - 1;	/* file:///a/ID: the id after the last '/' */
+	else
+		auth += strcspn(auth, "/");
+	for (i = n; i > 0 && ref[i - 1] != '/'; i--)
+		;
+	if (i == 0 || ref + i <= auth || i >= n)
+		return ARCHIVE_EINVAL;
+	{
+		char *id = xstrndup(ref + i, n - i);
+
+		if (!archive_valid_runid(id)) {
+			free(id);
+			return ARCHIVE_EINVAL;
+		}
+		*runid = id;
+	}
+	/* keep "file:///" for a run directly under the root */
+	*url = xstrndup(ref, (ref + i - 1 == auth) ? i : i - 1);
+	return ARCHIVE_OK;
+}
+
+/* --- Hashing and files --------------------------------------------------- */
+
+int
+archive_sha256_file(const char *path, char out[65], uint64_t *size, char **err)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	EVP_MD_CTX *ctx = NULL;
+	uint64_t total = 0;
+	ssize_t n;
+	int fd, r = ARCHIVE_EPERM;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
+	}
+	if ((ctx = EVP_MD_CTX_new()) == NULL ||
+	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		*err = xasprintf("%s: sha256 unavailable in libcrypto", path);
+		goto out;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			*err = xasprintf("%s: %s", path, strerror(errno));
+			goto out;
+		}
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
+		*err = xasprintf("%s: sha256 failed", path);
+		goto out;
+	}
+	for (i = 0; i < mdlen; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	*size = total;
+	r = ARCHIVE_OK;
+ out:
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	return r;
+}
+
+/* mkdir -p of the directories in `path` up to its last '/'. */
+static int
+mkparents(const char *path, mode_t mode, char **err)
+{
+	char *p = xstrdup(path), *s;
+	int r = 0;
+
+	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST) {
+			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+			r = ARCHIVE_EPERM;
+			break;
+		}
+		*s = '/';
+	}
+	free(p);
+	return r;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path);
+	return unlink(path);
+}
+
+/* rm -rf of a directory this process created (no symlinks followed). */
+static void
+rm_tree(const char *dir)
+{
+	if (dir != NULL)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* --- Manifests ----------------------------------------------------------- */
+
+void
+archive_manifest_free(struct archive_manifest *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->n; i++)
+		free(m->entries[i].path);
+	free(m->entries);
+	free(m->runid);
+	free(m);
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct archive_entry *)a)->path,
+	    ((const struct archive_entry *)b)->path);
+}
+
+struct walk {
+	const char		*top;
+	struct archive_manifest	*m;
+	size_t			 cap;
+};
+
+static int
+walk_dir(struct walk *w, const char *rel, int depth, char **err)
+{
+	char *dpath, *child, *full;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int r = 0;
+
+	dpath = rel[0] ? xasprintf("%s/%s", w->top, rel) : xstrdup(w->top);
+	if ((d = opendir(dpath)) == NULL) {
+		*err = xasprintf("cannot read %s: %s", dpath, strerror(errno));
+		free(dpath);
+		return ARCHIVE_EPERM;
+	}
+	while (r == 0 && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;	/* ".", "..", and hidden files: not the run's */
+		if (depth == 0 && strcmp(de->d_name, ARCHIVE_MANIFEST) == 0)
+			continue;	/* a pulled run's own manifest */
+		child = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		full = xasprintf("%s/%s", dpath, de->d_name);
+		if (lstat(full, &st) != 0) {
+			*err = xasprintf("%s: %s", full, strerror(errno));
+			r = ARCHIVE_EPERM;
+		} else if (S_ISDIR(st.st_mode)) {
+			if (depth + 1 >= ARCHIVE_MAX_DEPTH) {
+				*err = xasprintf("%s: directories nested too deep for an archive", full);
+				r = ARCHIVE_EINVAL;
+			} else
+				r = walk_dir(w, child, depth + 1, err);
+		} else if (!S_ISREG(st.st_mode)) {
+			*err = xasprintf("%s: not a regular file (links and devices are not archived)", full);
+			r = ARCHIVE_EINVAL;
+		} else if (!archive_valid_path(child)) {
+			*err = xasprintf("%s: name not allowed in an archive (letters, digits and ._+@=,- only)", full);
+			r = ARCHIVE_EINVAL;
+		} else if (w->m->n >= ARCHIVE_MAX_FILES) {
+			*err = xasprintf("%s: more than %d files", w->top, ARCHIVE_MAX_FILES);
+			r = ARCHIVE_EINVAL;
+		} else {
+			xgrow(&w->m->entries, &w->cap, w->m->n + 1, sizeof(*w->m->entries));
+			memset(&w->m->entries[w->m->n], 0, sizeof(*w->m->entries));
+			w->m->entries[w->m->n].path = child;
+			child = NULL;
+			w->m->n++;
+		}
+		free(child);
+		free(full);
+	}
+	closedir(d);
+	free(dpath);
+	return r;
+}
+
+int
+archive_manifest_build(const char *dir, const char *runid,
+    struct archive_manifest **mp, char **err)
+{
+	struct archive_manifest *m;
+	struct walk w;
+	char *full;
+	size_t i;
+	int r;
+
+	m = xcalloc(1, sizeof(*m));
+	m->runid = xstrdup(runid);
+	w.top = dir;
+	w.m = m;
+	w.cap = 0;
+	if ((r = walk_dir(&w, "", 0, err)) != 0)
+		goto fail;
+	qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
+	for (i = 0; i < m->n; i++) {
+		full = xasprintf("%s/%s", dir, m->entries[i].path);
+		r = archive_sha256_file(full, m->entries[i].sha256,
+		    &m->entries[i].size, err);
+		free(full);
+		if (r != 0)
+			goto fail;
+	}
+	*mp = m;
+	return ARCHIVE_OK;
+ fail:
+	archive_manifest_free(m);
+	return r;
+}
+
+char *
+archive_manifest_format(const struct archive_manifest *m, size_t *lenp)
+{
+	char *s, *line;
+	size_t i, len, cap = 256;
+
+	s = xmalloc(cap);
+	len = (size_t)snprintf(s, cap, "fleetmark-manifest 1\nrun %s\nfiles %zu\n",
+	    m->runid, m->n);
+	if (len >= cap) {
+		cap = len + 1;
+		s = xreallocarray(s, cap, 1);
+		snprintf(s, cap, "fleetmark-manifest 1\nrun %s\nfiles %zu\n", m->runid, m->n);
+	}
+	for (i = 0; i <= m->n; i++) {
+		if (i < m->n)
+			line = xasprintf("%s  %llu  %s\n", m->entries[i].sha256,
+			    (unsigned long long)m->entries[i].size, m->entries[i].path);
+		else
+			line = xstrdup("end\n");
+		xgrow(&s, &cap, len + strlen(line) + 1, 1);
+		memcpy(s + len, line, strlen(line) + 1);
+		len += strlen(line);
+		free(line);
+	}
+	if (lenp != NULL)
+		*lenp = len;
+	return s;
+}
+
+static int
+mf_error(char **err, const char *name, size_t line, const char *what)
+{
+	*err = xasprintf("%s:%zu: %s", name, line, what);
+	return ARCHIVE_ECORRUPT;
+}
+
+/* A decimal with no sign, no leading zero, at most max. */
+static int
+parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 20 || (n > 1 && s[0] == '0'))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int
+archive_manifest_parse(const char *name, const char *text, size_t len,
+    struct archive_manifest **mp, char **err)
+{
+	struct archive_manifest *m;
+	struct archive_entry *e;
+	const char *p = text, *end = text + len, *nl, *f2, *f3;
+	size_t lineno = 0, llen, i;
+	uint64_t nfiles = 0;
+	char *line = NULL;
+	int r = ARCHIVE_ECORRUPT, state = 0;	/* 0 header, 1 run, 2 files, 3 entries, 4 end */
+
+	if (len > ARCHIVE_MANIFEST_MAX)
+		return mf_error(err, name, 0, "manifest too large");
+	m = xcalloc(1, sizeof(*m));
+	while (p < end) {
+		lineno++;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
+			r = mf_error(err, name, lineno, "truncated: the last line has no newline");
+			goto fail;
+		}
+		llen = (size_t)(nl - p);
+		free(line);
+		line = xstrndup(p, llen);
+		if (strlen(line) != llen) {
+			r = mf_error(err, name, lineno, "NUL byte");
+			goto fail;
+		}
+		p = nl + 1;
+		switch (state) {
+		case 0:
+			if (strcmp(line, "fleetmark-manifest 1") != 0) {
+				r = mf_error(err, name, lineno, strncmp(line, "fleetmark-manifest ", 19) == 0 ?
+				    "unsupported manifest version (this fleetmark reads version 1)" :
+				    "not a fleetmark manifest (no 'fleetmark-manifest 1' header)");
+				goto fail;
+			}
+			state = 1;
+			break;
+		case 1:
+			if (strncmp(line, "run ", 4) != 0 || !archive_valid_runid(line + 4)) {
+				r = mf_error(err, name, lineno, "expected 'run RUNID' with a valid run id");
+				goto fail;
+			}
+			m->runid = xstrdup(line + 4);
+			state = 2;
+			break;
+		case 2:
+			if (strncmp(line, "files ", 6) != 0 ||
+			    parse_u64(line + 6, llen - 6, ARCHIVE_MAX_FILES, &nfiles) != 0) {
+				r = mf_error(err, name, lineno, "expected 'files N' with N at most 100000");
+				goto fail;
+			}
+			m->entries = xcalloc(nfiles ? (size_t)nfiles : 1, sizeof(*m->entries));
+			state = nfiles ? 3 : 4;
+			break;
+		case 3:
+			/* HEX64, two spaces, SIZE, two spaces, PATH */
+			if (llen < 64 + 2 + 1 + 2 + 1 || line[64] != ' ' || line[65] != ' ') {
+				r = mf_error(err, name, lineno, "expected 'SHA256  SIZE  PATH'");
+				goto fail;
+			}
+			for (i = 0; i < 64; i++) {
+				if (!((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'f'))) {
+					r = mf_error(err, name, lineno, "bad sha256 (64 lowercase hex digits)");
+					goto fail;
+				}
+			}
+			f2 = line + 66;
+			if ((f3 = strstr(f2, "  ")) == NULL) {
+				r = mf_error(err, name, lineno, "expected 'SHA256  SIZE  PATH'");
+				goto fail;
+			}
+			e = &m->entries[m->n];
+			if (parse_u64(f2, (size_t)(f3 - f2), ARCHIVE_MAX_FILE_SIZE, &e->size) != 0) {
+				r = mf_error(err, name, lineno, "bad size");
+				goto fail;
+			}
+			f3 += 2;
+			if (!archive_valid_path(f3) || strcmp(f3, ARCHIVE_MANIFEST) == 0) {
+				r = mf_error(err, name, lineno, "path not allowed (absolute, '..', hidden, odd characters or too long)");
+				goto fail;
+			}
+			if (m->n > 0 && strcmp(m->entries[m->n - 1].path, f3) >= 0) {
+				r = mf_error(err, name, lineno, "paths out of order or repeated");
+				goto fail;
+			}
+			memcpy(e->sha256, line, 64);
+			e->sha256[64] = '\0';
+			e->path = xstrdup(f3);
+			if (++m->n == nfiles)
+				state = 4;
+			break;
+		case 4:
+			if (strcmp(line, "end") != 0) {
+				r = mf_error(err, name, lineno, "expected 'end' after the files");
+				goto fail;
+			}
+			state = 5;
+			break;
+		default:
+			r = mf_error(err, name, lineno, "text after 'end'");
+			goto fail;
+		}
+	}
+	if (state != 5) {
+		r = mf_error(err, name, lineno, "truncated: no 'end' line");
+		goto fail;
+	}
+	free(line);
+	*mp = m;
+	return ARCHIVE_OK;
+ fail:
+	free(line);
+	archive_manifest_free(m);
+	return r;
+}
+
+int
+archive_manifest_verify(const struct archive_manifest *m, const char *dir,
+    char **err)
+{
+	char sum[65], *full, *e2 = NULL;
+	uint64_t size;
+	size_t i;
+	int r;
+
+	for (i = 0; i < m->n; i++) {
+		full = xasprintf("%s/%s", dir, m->entries[i].path);
+		r = archive_sha256_file(full, sum, &size, &e2);
+		free(full);
+		if (r != 0) {
+			*err = xasprintf("%s/%s: %s", m->runid, m->entries[i].path,
+			    r == ARCHIVE_ENOTFOUND ? "missing" : e2);
+			free(e2);
+			return ARCHIVE_ECORRUPT;
+		}
+		if (size != m->entries[i].size) {
+			*err = xasprintf("%s/%s: %llu bytes, the manifest says %llu%s",
+			    m->runid, m->entries[i].path, (unsigned long long)size,
+			    (unsigned long long)m->entries[i].size,
+			    size < m->entries[i].size ? " (truncated)" : "");
+			return ARCHIVE_ECORRUPT;
+		}
+		if (strcmp(sum, m->entries[i].sha256) != 0) {
+			*err = xasprintf("%s/%s: sha256 %s differs from the manifest's %s",
+			    m->runid, m->entries[i].path, sum, m->entries[i].sha256);
+			return ARCHIVE_ECORRUPT;
+		}
+	}
+	return ARCHIVE_OK;
+}
+
+/* --- Progress on stderr -------------------------------------------------- */
+
+struct xfer {
+	const char	*verb;		/* "push", "pull" */
+	const char	*runid;
+	int		 tty;
+	size_t		 nfiles, files_done;
+	uint64_t	 total, before;	/* bytes of all files; of finished files */
+	long long	 last_ms;
+	int		 drawn;
+};
+
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+xfer_draw(struct xfer *x, uint64_t cur, int force)
+{
+	long long now = mono_ms();
+	uint64_t done = x->before + cur;
+	char line[160];
+	int n;
+
+	if (!x->tty || (!force && now - x->last_ms < 100))
+		return;
+	x->last_ms = now;
+	n = snprintf(line, sizeof(line), "\r\033[K%s %s: %zu/%zu files, %.1f of %.1f MB",
+	    x->verb, x->runid, x->files_done, x->nfiles,
+	    (double)done / 1e6, (double)x->total / 1e6);
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) == n)
+		x->drawn = 1;
+}
+
+static void
+xfer_cb(void *arg, uint64_t cur)
+{
+	xfer_draw(arg, cur, 0);
+}
+
+static void
+xfer_init(struct xfer *x, const char *verb, const char *runid,
+    const struct archive_manifest *m)
+{
+	const char *term = getenv("TERM");
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	x->verb = verb;
+	x->runid = runid;
+	x->tty = isatty(STDERR_FILENO) && log_get_level() >= LOG_LEVEL_INFO &&
+	    !(term != NULL && strcmp(term, "dumb") == 0);
+	x->nfiles = m->n + 1;
+	for (i = 0; i < m->n; i++)
+		x->total += m->entries[i].size;
+}
+
+/* One file finished (or, for the log, started being counted). */
+static void
+xfer_file_done(struct xfer *x, const char *path, uint64_t size)
+{
+	x->files_done++;
+	x->before += size;
+	if (x->tty)
+		xfer_draw(x, 0, 1);
+	else
+		log_verbose("%s %s/%s (%llu bytes)", x->verb, x->runid, path,
+		    (unsigned long long)size);
+}
+
+static void
+xfer_end(struct xfer *x)
+{
+	if (x->drawn && write(STDERR_FILENO, "\r\033[K", 4) < 0)
+		x->drawn = 0;
+}
+
+/* --- Sessions ------------------------------------------------------------ */
+
+struct session {
+	struct archive_url		*u;
+	const struct archive_backend	*be;
+	struct userconf			*uc;
+	void				*state;
+};
+
+static void
+session_close(struct session *s)
+{
+	if (s->be != NULL && s->state != NULL)
+		s->be->close(s->state);
+	userconf_free(s->uc);
+	archive_url_free(s->u);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Replace every occurrence of secret in *msg with "***". */
+static void
+scrub(char **msg, const char *secret)
+{
+	char *p, *out;
+	size_t sl;
+
+	if (msg == NULL || *msg == NULL || secret == NULL || (sl = strlen(secret)) < 1)
+		return;
+	while ((p = strstr(*msg, secret)) != NULL) {
+		out = xasprintf("%.*s***%s", (int)(p - *msg), *msg, p + sl);
+		free(*msg);
+		*msg = out;
+	}
+}
+
+static void
+session_scrub(const struct session *s, char **err)
+{
+	size_t i;
+
+	if (s->u != NULL)
+		scrub(err, s->u->password);
+	if (s->uc != NULL) {
+		for (i = 0; i < s->uc->nwebdav; i++)
+			scrub(err, s->uc->webdav[i].password);
+		scrub(err, s->uc->s3.secret_access_key);
+		scrub(err, s->uc->s3.session_token);
+	}
+}
+
+static int
+session_open(struct session *s, const char *url, char **err)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	if ((r = archive_url_parse(url, &s->u, err)) != 0)
+		return r;
+	if ((s->be = archive_backend_find(s->u->scheme)) == NULL) {
+		*err = xasprintf("%s: %s:// archives are not supported by this build",
+		    s->u->display, s->u->scheme);
+		r = ARCHIVE_EINVAL;
+		goto fail;
+	}
+	/* Credentials and retry settings; a plain directory needs none. */
+	if (strcmp(s->u->scheme, "file") != 0 && (r = userconf_load(&s->uc, err)) != 0) {
+		r = ARCHIVE_EINVAL;
+		goto fail;
+	}
+	if ((r = s->be->open(s->u, s->uc, &s->state, err)) != 0)
+		goto fail;
+	return ARCHIVE_OK;
+ fail:
+	session_scrub(s, err);
+	session_close(s);
+	return r;
+}
+
+/* A temporary local file for small downloads and uploads. */
+static char *
+tmp_file(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *p;
+	int fd;
+
+	p = xasprintf("%s/fleetmark-archive.XXXXXX", t != NULL && *t == '/' ? t : "/tmp");
+	if ((fd = mkstemp(p)) == -1) {
+		free(p);
+		return NULL;
+	}
+	close(fd);
+	return p;
+}
+
+static int
+read_small(const char *path, size_t max, char **text, size_t *len, char **err)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 || fstat(fd, &st) != 0) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		*err = xasprintf("%s: larger than %zu bytes", path, max);
+		return ARCHIVE_ECORRUPT;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size &&
+	    (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return ARCHIVE_OK;
+}
+
+/*
+ * The archive's MANIFEST of runid: its text and parsed form (either may
+ * be NULL if not wanted).  ARCHIVE_ENOTFOUND when the run is incomplete.
+ */
+static int
+remote_manifest(struct session *s, const char *runid, char **textp,
+    struct archive_manifest **mp, char **err)
+{
+	char *tmp, *key, *text = NULL, *name;
+	size_t len;
+	int r;
+
+	if ((tmp = tmp_file()) == NULL) {
+		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
+		return ARCHIVE_EPERM;
+	}
+	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
+	r = s->be->get(s->state, key, tmp, ARCHIVE_MANIFEST_MAX, NULL, err);
+	if (r == 0)
+		r = read_small(tmp, ARCHIVE_MANIFEST_MAX, &text, &len, err);
+	if (r == 0 && mp != NULL) {
+		name = xasprintf("%s/%s", s->u->display, key);
+		r = archive_manifest_parse(name, text, len, mp, err);
+		if (r == 0 && strcmp((*mp)->runid, runid) != 0) {
+			*err = xasprintf("%s: the manifest is for run %s", name, (*mp)->runid);
+			archive_manifest_free(*mp);
+			*mp = NULL;
+			r = ARCHIVE_ECORRUPT;
+		}
+		free(name);
+	}
+	if (r == 0 && textp != NULL) {
+		*textp = text;
+		text = NULL;
+	}
+	free(text);
+	unlink(tmp);
+	free(tmp);
+	free(key);
+	return r;
+}
+
+/* --- push ---------------------------------------------------------------- */
+
+/* Upload order: run.json, trials.jsonl, hosts/, logs/, report.*, the rest. */
+static int
+push_rank(const char *path)
+{
+	if (strcmp(path, "run.json") == 0)
+		return 0;
+	if (strcmp(path, "trials.jsonl") == 0)
+		return 1;
+	if (strncmp(path, "hosts/", 6) == 0)
+		return 2;
+	if (strncmp(path, "logs/", 5) == 0)
+		return 3;
+	if (strncmp(path, "report.", 7) == 0)
+		return 4;
+	return 5;
+}
+
+static int
+run_dir_id(const char *rundir, char **dirp, char **idp, char **err)
+{
+	char *dir = xstrdup(rundir), *id, *rj;
+	size_t n = strlen(dir);
+	struct stat st;
+
+	while (n > 1 && dir[n - 1] == '/')
+		dir[--n] = '\0';
+	id = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
+	rj = xasprintf("%s/run.json", dir);
+	if (stat(rj, &st) != 0) {
+		*err = xasprintf("%s: not a run directory (no run.json)", dir);
+		free(rj);
+		free(dir);
+		return ARCHIVE_EINVAL;
+	}
+	free(rj);
+	if (!archive_valid_runid(id)) {
+		*err = xasprintf("%s: '%s' is not a valid run id", dir, id);
+		free(dir);
+		return ARCHIVE_EINVAL;
+	}
+	*idp = xstrdup(id);
+	*dirp = dir;
+	return ARCHIVE_OK;
+}
+
+int
+archive_push(const char *rundir, const char *url, char **err)
+{
+	struct session s;
+	struct archive_manifest *m = NULL;
+	struct archive_progress prog;
+	struct xfer x;
+	char *dir = NULL, *runid = NULL, *text = NULL, *old = NULL, *tmp = NULL;
+	char *key, *full, *e2 = NULL;
+	size_t len, i, *order = NULL;
+	int r, rank, fd;
+
+	memset(&s, 0, sizeof(s));
+	if ((r = run_dir_id(rundir, &dir, &runid, err)) != 0)
+		return r;
+	if ((r = archive_manifest_build(dir, runid, &m, err)) != 0)
+		goto out;
+	text = archive_manifest_format(m, &len);
+	if ((r = session_open(&s, url, err)) != 0)
+		goto out;
+
+	r = remote_manifest(&s, runid, &old, NULL, &e2);
+	if (r == 0 && strcmp(old, text) == 0) {
+		log_info("%s is already in %s, with the same manifest", runid, s.u->display);
+		goto out;
+	}
+	if (r == 0) {
+		/* The run changed (resumed?): unlist it while it is rewritten. */
+		log_info("%s in %s has another manifest: replacing it", runid, s.u->display);
+		key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
+		free(e2);
+		e2 = NULL;
+		r = s.be->del(s.state, key, &e2);
+		free(key);
+		if (r != 0 && r != ARCHIVE_ENOTFOUND) {
+			*err = e2;
+			e2 = NULL;
+			goto out;
+		}
+	} else if (r != ARCHIVE_ENOTFOUND) {
+		*err = e2;
+		e2 = NULL;
+		goto out;
+	}
+	free(e2);
+	e2 = NULL;
+
+	/* files first, in a stable order of importance */
+	order = xcalloc(m->n ? m->n : 1, sizeof(*order));
+	len = 0;
+	for (rank = 0; rank <= 5; rank++)
+		for (i = 0; i < m->n; i++)
+			if (push_rank(m->entries[i].path) == rank)
+				order[len++] = i;
+	xfer_init(&x, "push", runid, m);
+	prog.cb = xfer_cb;
+	prog.arg = &x;
+	log_info("pushing %s to %s: %zu files, %.1f MB", runid, s.u->display,
+	    m->n, (double)x.total / 1e6);
+	for (i = 0; i < m->n; i++) {
+		const struct archive_entry *e = &m->entries[order[i]];
+
+		key = xasprintf("%s/%s", runid, e->path);
+		full = xasprintf("%s/%s", dir, e->path);
+		r = s.be->put(s.state, key, full, &prog, err);
+		free(key);
+		free(full);
+		if (r != 0) {
+			xfer_end(&x);
+			goto out;
+		}
+		xfer_file_done(&x, e->path, e->size);
+	}
+	/* the manifest last: from here on, the run is listed */
+	if ((tmp = tmp_file()) == NULL || (fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1) {
+		xfer_end(&x);
+		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
+		r = ARCHIVE_EPERM;
+		goto out;
+	}
+	len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+		xfer_end(&x);
+		*err = xasprintf("%s: %s", tmp, strerror(errno));
+		r = ARCHIVE_EPERM;
+		goto out;
+	}
+	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
+	r = s.be->put(s.state, key, tmp, NULL, err);
+	free(key);
+	xfer_end(&x);
+	if (r != 0)
+		goto out;
+	xfer_file_done(&x, ARCHIVE_MANIFEST, len);
+	log_info("pushed %s to %s (%zu files, %.1f MB)", runid, s.u->display,
+	    m->n + 1, (double)x.total / 1e6);
+ out:
+	session_scrub(&s, err);
+	session_close(&s);
+	if (tmp != NULL)
+		unlink(tmp);
+	free(tmp);
+	free(order);
+	free(old);
+	free(e2);
+	free(text);
+	archive_manifest_free(m);
+	free(runid);
+	free(dir);
+	return r;
+}
+
+/* --- pull ---------------------------------------------------------------- */
+
+static int
+read_local_manifest(const char *dir, const char *runid,
+    struct archive_manifest **mp, char **err)
+{
+	char *path = xasprintf("%s/%s", dir, ARCHIVE_MANIFEST), *text = NULL;
+	size_t len;
+	int r;
+
+	if ((r = read_small(path, ARCHIVE_MANIFEST_MAX, &text, &len, err)) == 0)
+		r = archive_manifest_parse(path, text, len, mp, err);
+	if (r == 0 && strcmp((*mp)->runid, runid) != 0) {
+		*err = xasprintf("%s: the manifest is for run %s", path, (*mp)->runid);
+		archive_manifest_free(*mp);
+		r = ARCHIVE_ECORRUPT;
+	}
+	free(text);
+	free(path);
+	return r;
+}
+
+/* Whether dir holds exactly the run described by text (its MANIFEST). */
+static int
+same_run(const char *dir, const char *runid, const char *text)
+{
+	struct archive_manifest *m = NULL, *mine = NULL;
+	char *e = NULL, *t2 = NULL;
+	int same = 0;
+
+	if (read_local_manifest(dir, runid, &m, &e) == 0 &&
+	    archive_manifest_verify(m, dir, &e) == 0 &&
+	    archive_manifest_build(dir, runid, &mine, &e) == 0) {
+		t2 = archive_manifest_format(mine, NULL);
+		same = strcmp(t2, text) == 0;
+	}
+	free(t2);
+	free(e);
+	archive_manifest_free(m);
+	archive_manifest_free(mine);
+	return same;
+}
+
+static int
+pull_session(struct session *s, const char *runid, const char *dest, char **err)
+{
+	struct archive_manifest *m = NULL;
+	struct archive_progress prog;
+	struct xfer x;
+	struct stat st;
+	char *text = NULL, *tmpdir = NULL, *parent, *slash, *key, *full, *mf;
+	size_t i, len;
+	int r, fd;
+
+	r = remote_manifest(s, runid, &text, &m, err);
+	if (r == ARCHIVE_ENOTFOUND) {
+		free(*err);
+		*err = xasprintf("%s/%s: no such run in the archive (or it is incomplete: no %s)",
+		    s->u->display, runid, ARCHIVE_MANIFEST);
+		return r;
+	}
+	if (r != 0)
+		return r;
+	if (lstat(dest, &st) == 0) {
+		if (S_ISDIR(st.st_mode) && same_run(dest, runid, text)) {
+			log_info("%s already holds %s", dest, runid);
+			r = ARCHIVE_OK;
+		} else {
+			*err = xasprintf("%s already exists and is not this run: remove it or pull elsewhere", dest);
+			r = ARCHIVE_EEXIST;
+		}
+		goto out;
+	}
+	/* a temporary directory beside dest, renamed into place when verified */
+	parent = xstrdup(dest);
+	if ((slash = strrchr(parent, '/')) != NULL)
+		slash[slash == parent ? 1 : 0] = '\0';
+	else
+		strcpy(parent, ".");
+	tmpdir = xasprintf("%s/.%s.pull-XXXXXX", parent, runid);
+	free(parent);
+	if (mkdtemp(tmpdir) == NULL) {
+		*err = xasprintf("cannot create a directory beside %s: %s", dest, strerror(errno));
+		free(tmpdir);
+		tmpdir = NULL;
+		r = ARCHIVE_EPERM;
+		goto out;
+	}
+	chmod(tmpdir, 0755);
+	xfer_init(&x, "pull", runid, m);
+	prog.cb = xfer_cb;
+	prog.arg = &x;
+	log_info("pulling %s from %s: %zu files, %.1f MB", runid, s->u->display,
+	    m->n, (double)x.total / 1e6);
+	for (i = 0; i < m->n; i++) {
+		const struct archive_entry *e = &m->entries[i];
+		struct archive_manifest one = { m->runid, 1, (struct archive_entry *)e };
+
+		full = xasprintf("%s/%s", tmpdir, e->path);
+		if ((r = mkparents(full, 0755, err)) != 0) {
+			free(full);
+			break;
+		}
+		key = xasprintf("%s/%s", runid, e->path);
+		r = s->be->get(s->state, key, full, e->size, &prog, err);
+		if (r == ARCHIVE_ENOTFOUND) {
+			free(*err);
+			*err = xasprintf("%s/%s: listed in the manifest but missing in the archive",
+			    s->u->display, key);
+			r = ARCHIVE_ECORRUPT;
+		} else if (r == ARCHIVE_ECORRUPT) {
+			free(*err);
+			*err = xasprintf("%s/%s: larger than the %llu bytes the manifest says",
+			    s->u->display, key, (unsigned long long)e->size);
+		}
+		free(key);
+		free(full);
+		if (r == 0)
+			r = archive_manifest_verify(&one, tmpdir, err);
+		if (r != 0)
+			break;
+		xfer_file_done(&x, e->path, e->size);
+	}
+	xfer_end(&x);
+	if (r != 0)
+		goto out;
+	mf = xasprintf("%s/%s", tmpdir, ARCHIVE_MANIFEST);
+	len = strlen(text);
+	if ((fd = open(mf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) == -1 ||
+	    write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+		*err = xasprintf("%s: %s", mf, strerror(errno));
+		free(mf);
+		r = ARCHIVE_EPERM;
+		goto out;
+	}
+	free(mf);
+	if (rename(tmpdir, dest) != 0) {
+		*err = errno == EEXIST || errno == ENOTEMPTY ?
+		    xasprintf("%s appeared while pulling: not replaced", dest) :
+		    xasprintf("cannot rename into %s: %s", dest, strerror(errno));
+		r = errno == EEXIST || errno == ENOTEMPTY ? ARCHIVE_EEXIST : ARCHIVE_EPERM;
+		goto out;
+	}
+	free(tmpdir);
+	tmpdir = NULL;
+	log_info("pulled %s into %s (%zu files, %.1f MB, sums verified)", runid, dest,
+	    m->n + 1, (double)x.total / 1e6);
+ out:
+	if (tmpdir != NULL)
+		rm_tree(tmpdir);
+	free(tmpdir);
+	free(text);
+	archive_manifest_free(m);
+	return r;
+}
+
+int
+archive_pull(const char *url, const char *runid, const char *destdir, char **err)
+{
+	struct session s;
+	char *dest;
+	int r;
+
+	if (!archive_valid_runid(runid)) {
+		*err = xasprintf("'%s' is not a valid run id", runid);
+		return ARCHIVE_EINVAL;
+	}
+	if ((r = session_open(&s, url, err)) != 0)
+		return r;
+	dest = destdir != NULL ? xstrdup(destdir) : xstrdup(runid);
+	while (strlen(dest) > 1 && dest[strlen(dest) - 1] == '/')
+		dest[strlen(dest) - 1] = '\0';
+	r = pull_session(&s, runid, dest, err);
+	session_scrub(&s, err);
+	session_close(&s);
+	free(dest);
+	return r;
+}
+
+/* --- ls ------------------------------------------------------------------ */
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+free_names(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int
+archive_list(const char *url, char ***idsp, size_t *np, char **err)
+{
+	struct session s;
+	char **top = NULL, **sub = NULL, **ids = NULL, *prefix;
+	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, j, len;
+	int r, complete;
+
+	if ((r = session_open(&s, url, err)) != 0)
+		return r;
+	r = s.be->list(s.state, "", &top, &ntop, err);
+	if (r == ARCHIVE_ENOTFOUND) {
+		log_verbose("%s does not exist yet: no runs", s.u->display);
+		free(*err);
+		*err = NULL;
+		r = 0;
+		ntop = 0;
+	}
+	if (r != 0)
+		goto out;
+	for (i = 0; i < ntop; i++) {
+		len = strlen(top[i]);
+		if (len < 2 || top[i][len - 1] != '/')
+			continue;
+		top[i][len - 1] = '\0';
+		if (!archive_valid_runid(top[i])) {
+			log_debug("%s: skipping '%s' (not a run id)", s.u->display, top[i]);
+			continue;
+		}
+		prefix = xasprintf("%s/", top[i]);
+		r = s.be->list(s.state, prefix, &sub, &nsub, err);
+		free(prefix);
+		if (r == ARCHIVE_ENOTFOUND) {
+			free(*err);
+			*err = NULL;
+			r = 0;
+			continue;
+		}
+		if (r != 0)
+			goto out;
+		complete = 0;
+		for (j = 0; j < nsub; j++)
+			if (strcmp(sub[j], ARCHIVE_MANIFEST) == 0)
+				complete = 1;
+		free_names(sub, nsub);
+		sub = NULL;
+		if (!complete) {
+			log_verbose("%s/%s: incomplete (no %s), not listed", s.u->display,
+			    top[i], ARCHIVE_MANIFEST);
+			continue;
+		}
+		xgrow(&ids, &cap, n + 1, sizeof(*ids));
+		ids[n++] = xstrdup(top[i]);
+	}
+	qsort(ids, n, sizeof(*ids), str_cmp);
+	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
+	*np = n;
+	ids = NULL;
+	n = 0;
+ out:
+	session_scrub(&s, err);
+	session_close(&s);
+	free_names(top, ntop);
+	free_names(ids, n);
+	return r;
+}
+
+/* --- fetch (the cache reports read from) --------------------------------- */
+
+char *
+archive_cache_dir(void)
+{
+	const char *p;
+
+	if ((p = getenv("XDG_CACHE_HOME")) != NULL && *p == '/')
+		return xasprintf("%s/fleetmark/archive", p);
+	if ((p = getenv("HOME")) == NULL || *p == '\0')
+		p = "/tmp";
+	return xasprintf("%s/.cache/fleetmark/archive", p);
+}
+
+/* A directory name for an archive: its display URL made safe, and unique. */
+static char *
+cache_name(const char *display)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	char *s = xmalloc(strlen(display) + 1), *out;
+	size_t i, o = 0;
+
+	for (i = 0; display[i] != '\0' && o < 80; i++) {
+		if (isalnum((unsigned char)display[i]) || strchr(".-_", display[i]) != NULL)
+			s[o++] = display[i];
+		else if (o > 0 && s[o - 1] != '_')
+			s[o++] = '_';
+	}
+	s[o] = '\0';
+	EVP_Digest(display, strlen(display), md, &mdlen, EVP_sha256(), NULL);
+	out = xasprintf("%s-%02x%02x%02x%02x", s, md[0], md[1], md[2], md[3]);
+	free(s);
+	return out;
+}
+
+int
+archive_fetch(const char *url, const char *runid, char **dirp, char **err)
+{
+	struct archive_manifest *m = NULL;
+	struct archive_url *u = NULL;
+	char *cache = NULL, *name = NULL, *dir = NULL, *e2 = NULL;
+	int r;
+
+	if (!archive_valid_runid(runid)) {
+		*err = xasprintf("'%s' is not a valid run id", runid);
+		return ARCHIVE_EINVAL;
+	}
+	if ((r = archive_url_parse(url, &u, err)) != 0)
+		return r;
+	cache = archive_cache_dir();
+	name = cache_name(u->display);
+	dir = xasprintf("%s/%s/%s", cache, name, runid);
+	if (read_local_manifest(dir, runid, &m, &e2) == 0 &&
+	    archive_manifest_verify(m, dir, &e2) == 0) {
+		log_verbose("%s/%s: from the cache %s", u->display, runid, dir);
+		goto done;
+	}
+	if (access(dir, F_OK) == 0) {
+		log_info("%s: the cached copy does not verify (%s); pulling it again", dir,
+		    e2 != NULL ? e2 : "?");
+		rm_tree(dir);
+	}
+	if ((r = mkparents(dir, 0700, err)) != 0)
+		goto out;
+	if ((r = archive_pull(url, runid, dir, err)) != 0)
+		goto out;
+ done:
+	*dirp = dir;
+	dir = NULL;
+	r = 0;
+ out:
+	free(e2);
+	archive_manifest_free(m);
+	archive_url_free(u);
+	free(cache);
+	free(name);
+	free(dir);
+	return r;
+}

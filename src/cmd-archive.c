@@ -1,0 +1,151 @@
+/*
+ * cmd-archive.c: `fleetmark push RUN URL`, `fleetmark pull URL/RUN [DIR]`
+ * and `fleetmark ls URL` (SPEC §9, docs/archive.md).
+ *
+ * Exit: 0; 1 the transfer failed (server, network, verification); 2 bad
+ * usage, a bad URL or run id, or an unusable config file.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive.h"
+#include "cmd.h"
+#include "log.h"
+#include "report.h"
+#include "xmalloc.h"
+
+static int
+exit_for(int r)
+{
+	if (r == ARCHIVE_OK)
+		return CMD_EXIT_OK;
+	return r == ARCHIVE_EINVAL ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+}
+
+static int
+fail(int r, char *err)
+{
+	log_error("%s", err != NULL ? err : archive_strerror(r));
+	free(err);
+	return exit_for(r);
+}
+
+/* getopt for the three commands: -h and --results DIR; -1 to go on. */
+static int
+parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **results)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "results", required_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hR:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			return cmd_usage(e, 1);
+		case 'R':
+			if (results == NULL)
+				return cmd_usage(e, 0);
+			*results = optarg;
+			break;
+		default:
+			return cmd_usage(e, 0);
+		}
+	}
+	return -1;
+}
+
+static int
+push_main(int argc, char **argv)
+{
+	const char *results = NULL;
+	char *dir = NULL, *err = NULL;
+	int r;
+
+	if ((r = parse_opts(&cmd_push, argc, argv, &results)) >= 0)
+		return r;
+	if (argc - optind != 2)
+		return cmd_usage(&cmd_push, 0);
+	if (!archive_is_url(argv[optind + 1])) {
+		char *d = archive_url_display(argv[optind + 1]);
+
+		log_error("%s: not an archive URL (file://, http://, https:// or s3://)", d);
+		free(d);
+		return CMD_EXIT_USAGE;
+	}
+	if (report_resolve_run(argv[optind], results, &dir, &err) != 0)
+		return fail(ARCHIVE_EINVAL, err);
+	r = archive_push(dir, argv[optind + 1], &err);
+	free(dir);
+	return r == 0 ? CMD_EXIT_OK : fail(r, err);
+}
+
+static int
+pull_main(int argc, char **argv)
+{
+	char *url = NULL, *runid = NULL, *err = NULL, *d;
+	int r;
+
+	if ((r = parse_opts(&cmd_pull, argc, argv, NULL)) >= 0)
+		return r;
+	if (argc - optind < 1 || argc - optind > 2)
+		return cmd_usage(&cmd_pull, 0);
+	if (archive_split_ref(argv[optind], &url, &runid) != 0) {
+		d = archive_url_display(argv[optind]);
+		log_error("%s: expected URL/RUNID, an archive URL (file://, http://, "
+		    "https://, s3://) and a run id", d);
+		free(d);
+		return CMD_EXIT_USAGE;
+	}
+	r = archive_pull(url, runid, argc - optind == 2 ? argv[optind + 1] : NULL, &err);
+	free(url);
+	free(runid);
+	return r == 0 ? CMD_EXIT_OK : fail(r, err);
+}
+
+static int
+ls_main(int argc, char **argv)
+{
+	char **ids = NULL, *err = NULL;
+	size_t n = 0, i;
+	int r;
+
+	if ((r = parse_opts(&cmd_ls, argc, argv, NULL)) >= 0)
+		return r;
+	if (argc - optind != 1)
+		return cmd_usage(&cmd_ls, 0);
+	if ((r = archive_list(argv[optind], &ids, &n, &err)) != 0)
+		return fail(r, err);
+	for (i = 0; i < n; i++) {
+		printf("%s\n", ids[i]);
+		free(ids[i]);
+	}
+	free(ids);
+	if (fflush(stdout) != 0) {
+		log_error("standard output: write failed");
+		return CMD_EXIT_ERROR;
+	}
+	return CMD_EXIT_OK;
+}
+
+const struct cmd_entry cmd_push = {
+	"push", "RUN URL [--results DIR]",
+	"upload a run to an archive (files first, its manifest last)",
+	push_main,
+};
+
+const struct cmd_entry cmd_pull = {
+	"pull", "URL/RUNID [DIR]",
+	"download a run from an archive, every sum verified",
+	pull_main,
+};
+
+const struct cmd_entry cmd_ls = {
+	"ls", "URL",
+	"list the complete runs in an archive, oldest first",
+	ls_main,
+};

@@ -1,0 +1,253 @@
+/*
+ * userconf.c: the user's config file (userconf.h), refused when others
+ * could read or change it, because it holds archive credentials.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "userconf.h"
+#include "xmalloc.h"
+
+char *
+userconf_path(void)
+{
+	const char *p;
+
+	if ((p = getenv("FLEETMARK_CONFIG")) != NULL && *p != '\0')
+		return xstrdup(p);
+	if ((p = getenv("XDG_CONFIG_HOME")) != NULL && *p == '/')
+		return xasprintf("%s/fleetmark/config.yaml", p);
+	if ((p = getenv("HOME")) == NULL || *p == '\0')
+		p = "/";
+	return xasprintf("%s/.config/fleetmark/config.yaml", p);
+}
+
+static int
+get_str(const struct conf_node *map, const char *key, char **out, char **err)
+{
+	const struct conf_node *n;
+	const char *s;
+
+	if ((n = conf_get(map, key)) == NULL)
+		return 0;
+	if (conf_string(n, &s, err) != 0)
+		return -1;
+	free(*out);
+	*out = xstrdup(s);
+	return 0;
+}
+
+static int
+load_webdav(struct userconf *uc, const struct conf_node *n, char **err)
+{
+	static const char *const known[] = { "url", "user", "password", NULL };
+	const struct conf_node *e;
+	struct userconf_webdav *w;
+	size_t i, len;
+
+	if (n->type != CONF_SEQUENCE)
+		return conf_error(err, n, "webdav must be a list, not %s",
+		    conf_type_name(n));
+	uc->webdav = xcalloc(n->n ? n->n : 1, sizeof(*uc->webdav));
+	for (i = 0; i < n->n; i++) {
+		e = n->items[i];
+		if (conf_check_keys(e, "webdav entry", known, err) != 0)
+			return -1;
+		w = &uc->webdav[uc->nwebdav++];
+		if (get_str(e, "url", &w->url, err) != 0 ||
+		    get_str(e, "user", &w->user, err) != 0 ||
+		    get_str(e, "password", &w->password, err) != 0)
+			return -1;
+		if (w->url == NULL)
+			return conf_error(err, e, "webdav entry has no url");
+		if (w->user == NULL)
+			return conf_error(err, e, "webdav entry has no user");
+		if (strncmp(w->url, "http://", 7) != 0 &&
+		    strncmp(w->url, "https://", 8) != 0)
+			return conf_error(err, conf_get(e, "url"),
+			    "webdav url must start with http:// or https://");
+		if (strchr(w->url, '@') != NULL)
+			return conf_error(err, conf_get(e, "url"),
+			    "webdav url must not carry credentials (use user and password)");
+		len = strlen(w->url);
+		while (len > 0 && w->url[len - 1] == '/')
+			w->url[--len] = '\0';
+	}
+	return 0;
+}
+
+static int
+load_s3(struct userconf *uc, const struct conf_node *n, char **err)
+{
+	static const char *const known[] = { "endpoint", "region",
+	    "access_key_id", "secret_access_key", "session_token",
+	    "path_style", NULL };
+	const struct conf_node *v;
+	int b;
+
+	if (conf_check_keys(n, "s3", known, err) != 0)
+		return -1;
+	if (get_str(n, "endpoint", &uc->s3.endpoint, err) != 0 ||
+	    get_str(n, "region", &uc->s3.region, err) != 0 ||
+	    get_str(n, "access_key_id", &uc->s3.access_key_id, err) != 0 ||
+	    get_str(n, "secret_access_key", &uc->s3.secret_access_key, err) != 0 ||
+	    get_str(n, "session_token", &uc->s3.session_token, err) != 0)
+		return -1;
+	if ((v = conf_get(n, "path_style")) != NULL) {
+		if (conf_bool(v, &b, err) != 0)
+			return -1;
+		uc->s3.path_style = b;
+	}
+	return 0;
+}
+
+static int
+load_doc(struct userconf *uc, const struct conf_node *root, char **err)
+{
+	static const char *const known[] = { "archive", "webdav", "s3", NULL };
+	static const char *const aknown[] = { "tries", "max_time", NULL };
+	const struct conf_node *n, *v;
+	long long ll;
+
+	if (conf_check_keys(root, "config", known, err) != 0)
+		return -1;
+	if ((n = conf_get(root, "archive")) != NULL) {
+		if (conf_check_keys(n, "archive", aknown, err) != 0)
+			return -1;
+		if ((v = conf_get(n, "tries")) != NULL) {
+			if (conf_int(v, 1, 20, &ll, err) != 0)
+				return -1;
+			uc->tries = (int)ll;
+		}
+		if ((v = conf_get(n, "max_time")) != NULL &&
+		    conf_duration(v, 1, 24LL * 3600 * 1000, &uc->max_time_ms, err) != 0)
+			return -1;
+	}
+	if ((n = conf_get(root, "webdav")) != NULL && load_webdav(uc, n, err) != 0)
+		return -1;
+	if ((n = conf_get(root, "s3")) != NULL && load_s3(uc, n, err) != 0)
+		return -1;
+	return 0;
+}
+
+int
+userconf_load_file(const char *path, struct userconf **ucp, char **err)
+{
+	struct userconf *uc;
+	struct conf_doc *doc = NULL;
+	struct stat st;
+	int fd, r = -1;
+
+	uc = xcalloc(1, sizeof(*uc));
+	uc->s3.path_style = -1;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		if (errno == ENOENT) {
+			*ucp = uc;
+			return 0;
+		}
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("%s: not a regular file", path);
+		goto out;
+	}
+	/* It holds passwords and keys: as OpenSSH with a private key. */
+	if ((st.st_mode & 077) != 0) {
+		*err = xasprintf("%s: permissions %04o are too open: it holds "
+		    "credentials and must not be readable or writable by group "
+		    "or others (chmod 600 %s)", path,
+		    (unsigned)(st.st_mode & 07777), path);
+		goto out;
+	}
+	if (st.st_uid != getuid() && st.st_uid != 0) {
+		*err = xasprintf("%s: owned by uid %u, not by you", path,
+		    (unsigned)st.st_uid);
+		goto out;
+	}
+	if (conf_load(path, &doc, err) != 0)
+		goto out;
+	if (load_doc(uc, conf_root(doc), err) != 0)
+		goto out;
+	uc->path = xstrdup(path);
+	*ucp = uc;
+	uc = NULL;
+	r = 0;
+ out:
+	conf_free(doc);
+	userconf_free(uc);
+	return r;
+}
+
+int
+userconf_load(struct userconf **ucp, char **err)
+{
+	char *path = userconf_path();
+	int r;
+
+	r = userconf_load_file(path, ucp, err);
+	free(path);
+	return r;
+}
+
+const struct userconf_webdav *
+userconf_webdav_for(const struct userconf *uc, const char *base)
+{
+	const struct userconf_webdav *best = NULL;
+	size_t i, len;
+
+	if (uc == NULL)
+		return NULL;
+	for (i = 0; i < uc->nwebdav; i++) {
+		len = strlen(uc->webdav[i].url);
+		if (strncmp(base, uc->webdav[i].url, len) != 0 ||
+		    (base[len] != '\0' && base[len] != '/'))
+			continue;
+		if (best == NULL || len > strlen(best->url))
+			best = &uc->webdav[i];
+	}
+	return best;
+}
+
+static void
+wipe(char *s)
+{
+	if (s != NULL) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+void
+userconf_free(struct userconf *uc)
+{
+	size_t i;
+
+	if (uc == NULL)
+		return;
+	for (i = 0; i < uc->nwebdav; i++) {
+		free(uc->webdav[i].url);
+		free(uc->webdav[i].user);
+		wipe(uc->webdav[i].password);
+	}
+	free(uc->webdav);
+	free(uc->s3.endpoint);
+	free(uc->s3.region);
+	free(uc->s3.access_key_id);
+	wipe(uc->s3.secret_access_key);
+	wipe(uc->s3.session_token);
+	free(uc->path);
+	free(uc);
+}
