@@ -346,8 +346,23 @@ find_baseline(const char *ref, const struct plan *p, const struct run_summary *s
 		free(err);
 		return -1;
 	}
-	printf("baseline: %s\n", *basedir);
 	return 0;
+}
+
+/* "baseline: URL/RUNID" for a run from an archive, else the directory. */
+static void
+print_baseline(const char *ref, const char *push, const char *basedir)
+{
+	const char *id = strrchr(basedir, '/') ? strrchr(basedir, '/') + 1 : basedir;
+
+	if (archive_is_url(ref) && !is_latest(ref))
+		printf("baseline: %s (%s)\n", ref, basedir);
+	else if (archive_is_url(ref) || push != NULL)
+		printf("baseline: %.*s/%s (%s)\n", archive_is_url(ref) ?
+		    (int)(strlen(ref) - 7) : (int)strlen(push), archive_is_url(ref) ? ref : push,
+		    id, basedir);
+	else
+		printf("baseline: %s\n", basedir);
 }
 
 /* --- --resume ------------------------------------------------------------- */
@@ -728,6 +743,8 @@ run_main(int argc, char **argv)
 	    find_baseline(baseline, p, &sum, journal_run_id(j), outdir ? outdir :
 	    DEFAULT_RESULTS, push, &basedir) != 0)
 		base_failed = 1;
+	if (basedir != NULL && st == JOURNAL_FINISHED)
+		print_baseline(baseline, push, basedir);
 	regressions = print_summary(p, &sum, journal_dir(j), st == JOURNAL_FINISHED ?
 	    basedir : NULL);
 	if (regressions > 0)

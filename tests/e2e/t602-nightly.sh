@@ -73,7 +73,8 @@ is "$("$FLEETMARK" ls "$A" 2>&1)" "${R1##*/}" "night 1 was pushed"
 night n2
 is "$rc" 0 "night 2 at the same speed: exit 0"
 [ "$rc" = 0 ] || sed 's/^/#   /' n2.out
-like "$(head -1 n2.out)" "^baseline: .*/${R1##*/}\$" "night 2: the baseline is night 1, from the archive"
+like "$(head -1 n2.out)" "^baseline: $A/${R1##*/} \($WORK/cache/fleetmark/archive/.*/${R1##*/}\)\$" \
+	"night 2: the baseline is night 1, fetched from the archive into the cache"
 like "$(cat n2.out)" "Compare against $H/" "night 2: the report is the compare table"
 check "night 2: no REGRESSION line" bash -c '! grep -q "^REGRESSION:" n2.out'
 R2=$(rundir_of n2)
@@ -83,7 +84,7 @@ check "night 3: three times the work on $H" work 120000
 night n3
 is "$rc" 4 "night 3 with a slowdown: exit 4"
 [ "$rc" = 4 ] || grep -E '^exec ' n1.out n2.out n3.out | sed 's/^/#   /'
-like "$(head -1 n3.out)" "^baseline: .*/${R2##*/}\$" "night 3: the baseline is night 2 (the newest earlier one)"
+like "$(head -1 n3.out)" "^baseline: $A/${R2##*/} " "night 3: the baseline is night 2 (the newest earlier one)"
 like "$(cat n3.out)" "^REGRESSION: exec\.seconds\[command=sh /tmp/fm-t602/work\.sh,copies=1\] \+[0-9.]+% \(p=[0-9.e-]+\) $H/[^ ]+: [0-9.]+ -> [0-9.]+ s \(baseline $H/" \
 	"stdout names the regressed metric with its change and p"
 R3=$(rundir_of n3)
