@@ -183,7 +183,7 @@ install: all
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
 		--suppress=missingIncludeSystem agent src
-	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tools/deps .ci/run
+	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/archive tools/deps .ci/run
 
 clean:
 	rm -rf build build-san build-fuzz tests/out

@@ -35,9 +35,20 @@
 #define ARCHIVE_EINVAL		-4	/* bad URL, run id or argument (usage) */
 #define ARCHIVE_ECORRUPT	-5	/* a sum, size or manifest is wrong */
 #define ARCHIVE_EEXIST		-6	/* the destination exists and differs */
+#define ARCHIVE_ECANCELED	-7	/* archive_cancel() was called */
 
 /* A short name of a code: "not found", "transient", ... */
 const char	*archive_strerror(int code);
+
+/*
+ * Stop the transfer in progress (async-signal-safe: for a SIGINT
+ * handler).  It ends at its next progress report or between files with
+ * ARCHIVE_ECANCELED, cleaning up as for any failure (a pull leaves no
+ * temporary directory; a push leaves the run unlisted if the manifest was
+ * not sent yet).  archive_cancelled() tells whether it was called.
+ */
+void	archive_cancel(void);
+int	archive_cancelled(void);
 
 /* --- Limits (the manifest and listings are untrusted input) -------------- */
 
@@ -255,6 +266,17 @@ struct archive_backend {
 
 	void	(*close)(void *state);
 };
+
+/* Helpers for backends. */
+
+/* Percent-decode n bytes of s (new string); NULL for a bad escape or %00. */
+char	*archive_pct_decode(const char *s, size_t n);
+
+/*
+ * mkdir -p of the directories in `path` up to its last '/' (the last
+ * component is not created), with `mode`.  ARCHIVE_EPERM on failure.
+ */
+int	archive_mkparents(const char *path, unsigned int mode, char **err);
 
 /* The backends (src/archive-NAME.c), for the table in src/archive.c. */
 extern const struct archive_backend archive_backend_file;

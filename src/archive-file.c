@@ -51,6 +51,10 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 	size_t off;
 
 	for (;;) {
+		if (archive_cancelled()) {
+			*err = xasprintf("%s: interrupted", name);
+			return ARCHIVE_ECANCELED;
+		}
 		if ((n = read(in, buf, sizeof(buf))) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -81,25 +85,6 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 }
 
 static int
-mkdirs(const char *path, char **err)
-{
-	char *p = xstrdup(path), *s;
-	int r = ARCHIVE_OK;
-
-	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-			r = ARCHIVE_EPERM;
-			break;
-		}
-		*s = '/';
-	}
-	free(p);
-	return r;
-}
-
-static int
 file_put(void *state, const char *key, const char *localpath,
     const struct archive_progress *p, char **err)
 {
@@ -109,7 +94,7 @@ file_put(void *state, const char *key, const char *localpath,
 	dest = xasprintf("%s/%s", (const char *)state, key);
 	slash = strrchr(dest, '/');
 	tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - dest), dest, slash + 1);
-	if ((r = mkdirs(dest, err)) != 0)
+	if ((r = archive_mkparents(dest, 0755, err)) != 0)
 		goto out;
 	if ((in = open(localpath, O_RDONLY | O_CLOEXEC)) == -1) {
 		*err = xasprintf("%s: %s", localpath, strerror(errno));

@@ -103,6 +103,20 @@ req_init(struct dav *d, struct http_request *q, const char *method,
 	q->retry = &d->retry;
 }
 
+/* Perform q (from req_init()), then free what req_init() allocated. */
+static int
+req_do(const struct http_request *q, char *url, char *disp, char **err)
+{
+	struct http_response resp;
+	int r;
+
+	r = http_do(q, &resp, err);
+	http_response_release(&resp);
+	free(url);
+	free(disp);
+	return r;
+}
+
 static int
 made_has(const struct dav *d, const char *coll)
 {
@@ -202,7 +216,6 @@ dav_put(void *state, const char *key, const char *localpath,
 {
 	struct dav *d = state;
 	struct http_request q;
-	struct http_response resp;
 	char *url, *disp;
 	int r;
 
@@ -216,11 +229,7 @@ dav_put(void *state, const char *key, const char *localpath,
 	req_init(d, &q, "PUT", key, &url, &disp);
 	q.upload_path = localpath;
 	q.progress = p;
-	r = http_do(&q, &resp, err);
-	http_response_release(&resp);
-	free(url);
-	free(disp);
-	return r;
+	return req_do(&q, url, disp, err);
 }
 
 static int
@@ -229,19 +238,13 @@ dav_get(void *state, const char *key, const char *localpath, uint64_t max,
 {
 	struct dav *d = state;
 	struct http_request q;
-	struct http_response resp;
 	char *url, *disp;
-	int r;
 
 	req_init(d, &q, "GET", key, &url, &disp);
 	q.download_path = localpath;
 	q.max_response = max;
 	q.progress = p;
-	r = http_do(&q, &resp, err);
-	http_response_release(&resp);
-	free(url);
-	free(disp);
-	return r;
+	return req_do(&q, url, disp, err);
 }
 
 static int
@@ -249,48 +252,10 @@ dav_del(void *state, const char *key, char **err)
 {
 	struct dav *d = state;
 	struct http_request q;
-	struct http_response resp;
 	char *url, *disp;
-	int r;
 
 	req_init(d, &q, "DELETE", key, &url, &disp);
-	r = http_do(&q, &resp, err);
-	http_response_release(&resp);
-	free(url);
-	free(disp);
-	return r;
-}
-
-/* Percent-decode s into a new string; NULL for a bad escape or %00. */
-static char *
-unescape(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1);
-	size_t i, o = 0;
-	int hi, lo;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] != '%') {
-			out[o++] = s[i];
-			continue;
-		}
-		if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
-		    !isxdigit((unsigned char)s[i + 2]))
-			goto bad;
-		hi = isdigit((unsigned char)s[i + 1]) ? s[i + 1] - '0' :
-		    tolower((unsigned char)s[i + 1]) - 'a' + 10;
-		lo = isdigit((unsigned char)s[i + 2]) ? s[i + 2] - '0' :
-		    tolower((unsigned char)s[i + 2]) - 'a' + 10;
-		if (hi == 0 && lo == 0)
-			goto bad;
-		out[o++] = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	out[o] = '\0';
-	return out;
- bad:
-	free(out);
-	return NULL;
+	return req_do(&q, url, disp, err);
 }
 
 static int
@@ -341,7 +306,7 @@ child_name(const char *href, const char *dir, int coll)
 		p = strstr(p, "://") + 3;
 		p += strcspn(p, "/");
 	}
-	if ((path = unescape(p, strlen(p))) == NULL)
+	if ((path = archive_pct_decode(p, strlen(p))) == NULL)
 		return NULL;
 	if (strncmp(path, dir, dl) != 0 || path[dl] != '/')
 		goto out;
@@ -450,7 +415,7 @@ dav_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err
 	}
 	if (r == 0) {
 		rawdir = xasprintf("%s/%s", d->path, prefix);
-		if ((dir = unescape(rawdir, strlen(rawdir))) == NULL) {
+		if ((dir = archive_pct_decode(rawdir, strlen(rawdir))) == NULL) {
 			*err = xasprintf("%s: bad %%-escape in the URL", d->display);
 			r = ARCHIVE_EINVAL;
 		} else if (webdav_parse_listing(resp.body != NULL ? resp.body : "",

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,30 @@ archive_backend_find(const char *scheme)
 	return NULL;
 }
 
+static volatile sig_atomic_t cancelled;
+
+void
+archive_cancel(void)
+{
+	cancelled = 1;
+}
+
+int
+archive_cancelled(void)
+{
+	return cancelled != 0;
+}
+
+/* Between files: ARCHIVE_ECANCELED with a message once cancelled. */
+static int
+check_cancel(char **err)
+{
+	if (!cancelled)
+		return ARCHIVE_OK;
+	*err = xstrdup("interrupted");
+	return ARCHIVE_ECANCELED;
+}
+
 const char *
 archive_strerror(int code)
 {
@@ -66,6 +91,8 @@ archive_strerror(int code)
 		return "corrupt";
 	case ARCHIVE_EEXIST:
 		return "exists";
+	case ARCHIVE_ECANCELED:
+		return "interrupted";
 	default:
 		return "unknown error";
 	}
@@ -127,9 +154,8 @@ hexval(int c)
 	return -1;
 }
 
-/* Percent-decode n bytes of s; NULL for a bad escape or a NUL. */
-static char *
-pct_decode(const char *s, size_t n)
+char *
+archive_pct_decode(const char *s, size_t n)
 {
 	char *out = xmalloc(n + 1);
 	size_t i, o = 0;
@@ -209,7 +235,7 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 		if (at != NULL || (auth_end != rest &&
 		    !(auth_end - rest == 9 && strncasecmp(rest, "localhost", 9) == 0)))
 			goto bad_file;
-		if ((path = pct_decode(auth_end, strlen(auth_end))) == NULL)
+		if ((path = archive_pct_decode(auth_end, strlen(auth_end))) == NULL)
 			goto bad_escape;
 		u->host = xstrdup("");
 		u->path = path;
@@ -225,9 +251,9 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 			}
 			colon = memchr(rest, ':', (size_t)(at - rest));
 			len = (size_t)((colon != NULL ? colon : at) - rest);
-			if ((u->user = pct_decode(rest, len)) == NULL)
+			if ((u->user = archive_pct_decode(rest, len)) == NULL)
 				goto bad_escape;
-			if (colon != NULL && (u->password = pct_decode(colon + 1,
+			if (colon != NULL && (u->password = archive_pct_decode(colon + 1,
 			    (size_t)(at - colon - 1))) == NULL)
 				goto bad_escape;
 			rest = at + 1;
@@ -322,35 +348,30 @@ archive_valid_path(const char *p)
 int
 archive_split_ref(const char *ref, char **url, char **runid)
 {
-	size_t sl, n, i;
-	const char *auth;
+	size_t sl, n, i, pstart;
+	int is_file;
+	char *id;
 
 	if ((sl = scheme_len(ref)) == 0)
 		return ARCHIVE_EINVAL;
 	n = strlen(ref);
 	while (n > sl && ref[n - 1] == '/')
 		n--;
-	auth = ref + sl;
-	/* the run id is after the authority (s3 bucket, http host) */
-	if (strncasecmp(ref, "file", 4) == 0)
-		auth = ref + sl - 1;	/* file:///a/ID: the id after the last '/' */
-	else
-		auth += strcspn(auth, "/");
+	/* where the path starts: after the authority (host, bucket) */
+	is_file = strncasecmp(ref, "file", 4) == 0;
+	pstart = is_file ? sl : sl + strcspn(ref + sl, "/");
 	for (i = n; i > 0 && ref[i - 1] != '/'; i--)
 		;
-	if (i == 0 || ref + i <= auth || i >= n)
+	if (i == 0 || i - 1 < pstart || i >= n)
 		return ARCHIVE_EINVAL;
-	{
-		char *id = xstrndup(ref + i, n - i);
-
-		if (!archive_valid_runid(id)) {
-			free(id);
-			return ARCHIVE_EINVAL;
-		}
-		*runid = id;
+	id = xstrndup(ref + i, n - i);
+	if (!archive_valid_runid(id)) {
+		free(id);
+		return ARCHIVE_EINVAL;
 	}
+	*runid = id;
 	/* keep "file:///" for a run directly under the root */
-	*url = xstrndup(ref, (ref + i - 1 == auth) ? i : i - 1);
+	*url = xstrndup(ref, is_file && i - 1 == pstart ? i : i - 1);
 	return ARCHIVE_OK;
 }
 
@@ -403,16 +424,15 @@ archive_sha256_file(const char *path, char out[65], uint64_t *size, char **err)
 	return r;
 }
 
-/* mkdir -p of the directories in `path` up to its last '/'. */
-static int
-mkparents(const char *path, mode_t mode, char **err)
+int
+archive_mkparents(const char *path, unsigned int mode, char **err)
 {
 	char *p = xstrdup(path), *s;
 	int r = 0;
 
 	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
 		*s = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST) {
+		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
 			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
 			r = ARCHIVE_EPERM;
 			break;
@@ -542,7 +562,8 @@ archive_manifest_build(const char *dir, const char *runid,
 	w.cap = 0;
 	if ((r = walk_dir(&w, "", 0, err)) != 0)
 		goto fail;
-	qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
+	if (m->n > 1)
+		qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
 	for (i = 0; i < m->n; i++) {
 		full = xasprintf("%s/%s", dir, m->entries[i].path);
 		r = archive_sha256_file(full, m->entries[i].sha256,
@@ -813,6 +834,19 @@ xfer_cb(void *arg, uint64_t cur)
 	xfer_draw(arg, cur, 0);
 }
 
+/* Log messages while the line is drawn: clear it, print, redraw later. */
+static void
+xfer_sink(const char *line, void *arg)
+{
+	struct xfer *x = arg;
+	char *s = xasprintf("\r\033[K%s\n", line);
+
+	if (write(STDERR_FILENO, s, strlen(s)) < 0)
+		x->drawn = 0;
+	x->last_ms = 0;
+	free(s);
+}
+
 static void
 xfer_init(struct xfer *x, const char *verb, const char *runid,
     const struct archive_manifest *m)
@@ -828,6 +862,8 @@ xfer_init(struct xfer *x, const char *verb, const char *runid,
 	x->nfiles = m->n + 1;
 	for (i = 0; i < m->n; i++)
 		x->total += m->entries[i].size;
+	if (x->tty)
+		log_set_sink(xfer_sink, x);
 }
 
 /* One file finished (or, for the log, started being counted). */
@@ -846,8 +882,11 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 static void
 xfer_end(struct xfer *x)
 {
+	if (x->tty)
+		log_set_sink(NULL, NULL);
 	if (x->drawn && write(STDERR_FILENO, "\r\033[K", 4) < 0)
 		x->drawn = 0;
+	x->drawn = 0;
 }
 
 /* --- Sessions ------------------------------------------------------------ */
@@ -1127,6 +1166,10 @@ archive_push(const char *rundir, const char *url, char **err)
 	for (i = 0; i < m->n; i++) {
 		const struct archive_entry *e = &m->entries[order[i]];
 
+		if ((r = check_cancel(err)) != 0) {
+			xfer_end(&x);
+			goto out;
+		}
 		key = xasprintf("%s/%s", runid, e->path);
 		full = xasprintf("%s/%s", dir, e->path);
 		r = s.be->put(s.state, key, full, &prog, err);
@@ -1139,6 +1182,10 @@ archive_push(const char *rundir, const char *url, char **err)
 		xfer_file_done(&x, e->path, e->size);
 	}
 	/* the manifest last: from here on, the run is listed */
+	if ((r = check_cancel(err)) != 0) {
+		xfer_end(&x);
+		goto out;
+	}
 	if ((tmp = tmp_file()) == NULL || (fd = open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)) == -1) {
 		xfer_end(&x);
 		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
@@ -1155,10 +1202,11 @@ archive_push(const char *rundir, const char *url, char **err)
 	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
 	r = s.be->put(s.state, key, tmp, NULL, err);
 	free(key);
+	if (r == 0)
+		xfer_file_done(&x, ARCHIVE_MANIFEST, len);
 	xfer_end(&x);
 	if (r != 0)
 		goto out;
-	xfer_file_done(&x, ARCHIVE_MANIFEST, len);
 	log_info("pushed %s to %s (%zu files, %.1f MB)", runid, s.u->display,
 	    m->n + 1, (double)x.total / 1e6);
  out:
@@ -1275,8 +1323,10 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		const struct archive_entry *e = &m->entries[i];
 		struct archive_manifest one = { m->runid, 1, (struct archive_entry *)e };
 
+		if ((r = check_cancel(err)) != 0)
+			break;
 		full = xasprintf("%s/%s", tmpdir, e->path);
-		if ((r = mkparents(full, 0755, err)) != 0) {
+		if ((r = archive_mkparents(full, 0755, err)) != 0) {
 			free(full);
 			break;
 		}
@@ -1313,6 +1363,8 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		goto out;
 	}
 	free(mf);
+	if ((r = check_cancel(err)) != 0)
+		goto out;
 	if (rename(tmpdir, dest) != 0) {
 		*err = errno == EEXIST || errno == ENOTEMPTY ?
 		    xasprintf("%s appeared while pulling: not replaced", dest) :
@@ -1428,7 +1480,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		xgrow(&ids, &cap, n + 1, sizeof(*ids));
 		ids[n++] = xstrdup(top[i]);
 	}
-	qsort(ids, n, sizeof(*ids), str_cmp);
+	if (n > 1)
+		qsort(ids, n, sizeof(*ids), str_cmp);
 	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
 	*np = n;
 	ids = NULL;
@@ -1504,7 +1557,7 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 		    e2 != NULL ? e2 : "?");
 		rm_tree(dir);
 	}
-	if ((r = mkparents(dir, 0700, err)) != 0)
+	if ((r = archive_mkparents(dir, 0700, err)) != 0)
 		goto out;
 	if ((r = archive_pull(url, runid, dir, err)) != 0)
 		goto out;

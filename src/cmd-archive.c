@@ -3,12 +3,16 @@
  * and `fleetmark ls URL` (SPEC §9, docs/archive.md).
  *
  * Exit: 0; 1 the transfer failed (server, network, verification); 2 bad
- * usage, a bad URL or run id, or an unusable config file.
+ * usage, a bad URL or run id, or an unusable config file; 130 interrupted
+ * (SIGINT or SIGTERM: the transfer stops and cleans up; a second signal
+ * ends the process at once).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "archive.h"
 #include "cmd.h"
@@ -16,12 +20,43 @@
 #include "runref.h"
 #include "xmalloc.h"
 
+#define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (archive_cancelled())
+		_exit(CMD_EXIT_INTERRUPTED);
+	archive_cancel();
+}
+
+/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()). */
+static void
+catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 static int
 exit_for(int r)
 {
-	if (r == ARCHIVE_OK)
+	switch (r) {
+	case ARCHIVE_OK:
 		return CMD_EXIT_OK;
-	return r == ARCHIVE_EINVAL ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+	case ARCHIVE_EINVAL:
+		return CMD_EXIT_USAGE;
+	case ARCHIVE_ECANCELED:
+		return CMD_EXIT_INTERRUPTED;
+	default:
+		return CMD_EXIT_ERROR;
+	}
 }
 
 static int
@@ -81,6 +116,7 @@ push_main(int argc, char **argv)
 	ctx.results = results;
 	if (runref_resolve(argv[optind], &ctx, &dir, &err) != 0)
 		return fail(ARCHIVE_EINVAL, err);
+	catch_signals();
 	r = archive_push(dir, argv[optind + 1], &err);
 	free(dir);
 	return r == 0 ? CMD_EXIT_OK : fail(r, err);
@@ -103,6 +139,7 @@ pull_main(int argc, char **argv)
 		free(d);
 		return CMD_EXIT_USAGE;
 	}
+	catch_signals();
 	r = archive_pull(url, runid, argc - optind == 2 ? argv[optind + 1] : NULL, &err);
 	free(url);
 	free(runid);
@@ -120,6 +157,7 @@ ls_main(int argc, char **argv)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage(&cmd_ls, 0);
+	catch_signals();
 	if ((r = archive_list(argv[optind], &ids, &n, &err)) != 0)
 		return fail(r, err);
 	for (i = 0; i < n; i++) {

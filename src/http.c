@@ -193,6 +193,7 @@ write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* Progress, and the way out for archive_cancel(): nonzero aborts. */
 static int
 xferinfo_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
     curl_off_t ultotal, curl_off_t ulnow)
@@ -201,7 +202,10 @@ xferinfo_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 
 	(void)dltotal;
 	(void)ultotal;
-	p->cb(p->arg, (uint64_t)(dlnow > ulnow ? dlnow : ulnow));
+	if (archive_cancelled())
+		return 1;
+	if (p != NULL && p->cb != NULL)
+		p->cb(p->arg, (uint64_t)(dlnow > ulnow ? dlnow : ulnow));
 	return 0;
 }
 
@@ -345,11 +349,9 @@ attempt_one(CURL *h, const struct http_request *req,
 	}
 	if (hdrs != NULL)
 		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-	if (req->progress != NULL && req->progress->cb != NULL) {
-		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
-		curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)req->progress);
-	}
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, (void *)req->progress);
 
 	c = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
@@ -365,6 +367,9 @@ attempt_one(CURL *h, const struct http_request *req,
 	} else if (a.write_err != 0) {
 		*msg = xasprintf("%s: %s", req->download_path, strerror(a.write_err));
 		r = ARCHIVE_EPERM;
+	} else if (c == CURLE_ABORTED_BY_CALLBACK && archive_cancelled()) {
+		*msg = xasprintf("%s %s: interrupted", req->method, disp);
+		r = ARCHIVE_ECANCELED;
 	} else if (c != CURLE_OK) {
 		*msg = xasprintf("%s %s: %s", req->method, disp,
 		    errbuf[0] != '\0' ? errbuf : curl_easy_strerror(c));
@@ -433,7 +438,7 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		msg = NULL;
 		resp->tries = k;
 		r = attempt_one(handle, req, rt, resp, &msg);
-		if (r != ARCHIVE_ETRANSIENT || k >= rt->tries)
+		if (r != ARCHIVE_ETRANSIENT || k >= rt->tries || archive_cancelled())
 			break;
 		wait = delay + (delay > 0 ? rand_r(&seed) % (delay / 4 + 1) : 0);
 		if (now_ms() - start + wait > rt->max_total_ms)
@@ -442,7 +447,9 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		    (double)wait / 1000);
 		if (req->progress != NULL && req->progress->cb != NULL)
 			req->progress->cb(req->progress->arg, 0);
-		usleep((useconds_t)wait * 1000);
+		/* in slices, so that archive_cancel() is heard */
+		for (; wait > 0 && !archive_cancelled(); wait -= 100)
+			usleep((useconds_t)(wait < 100 ? wait : 100) * 1000);
 		delay = delay * 2 > rt->max_delay_ms ? rt->max_delay_ms : delay * 2;
 	}
 	pthread_mutex_unlock(&handle_lock);
