@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agentproto.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "conf.h"
@@ -203,20 +204,6 @@ struct collect {
 };
 
 static int
-is_infra(const char *kind)
-{
-	static const char *const infra[] = {
-		"connect", "auth", "hostkey", "deploy", "timeout", NULL
-	};
-	size_t i;
-
-	for (i = 0; kind != NULL && infra[i] != NULL; i++)
-		if (strcmp(kind, infra[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static int
 collect_line(const struct journal_line *l, void *arg)
 {
 	struct collect *c = arg;
@@ -229,8 +216,8 @@ collect_line(const struct journal_line *l, void *arg)
 		if (l->metric != NULL && strcmp(l->metric, c->w->metric) != 0)
 			return 0;
 		if (v->failed++ == 0)
-			snprintf(v->kind, sizeof(v->kind), "%s", l->kind ? l->kind : l->status);
-		v->infra += is_infra(l->kind ? l->kind : l->status);
+			snprintf(v->kind, sizeof(v->kind), "%s", l->status);
+		v->infra += l->st >= 0 && ap_status_kind((enum ap_status)l->st) == AP_KIND_INFRA;
 		return 0;
 	}
 	if (l->metric == NULL || strcmp(l->metric, c->w->metric) != 0 || !l->has_value)

@@ -61,7 +61,7 @@ night() {
 rundir_of() { sed -n 's/^run directory: //p' "$1.out"; }
 
 # --- night 1: nothing to compare with -----------------------------------------
-check "night 1: the workload is on $H" work 40000
+check "night 1: the workload is on $H" work 100000
 night n1
 is "$rc" 0 "night 1: exit 0"
 like "$(cat n1.out)" "^baseline: none: no earlier finished run of plan 'nightly-exec' on these hosts in $A; nothing to compare with" \
@@ -80,7 +80,7 @@ check "night 2: no REGRESSION line" bash -c '! grep -q "^REGRESSION:" n2.out'
 R2=$(rundir_of n2)
 
 # --- night 3: three times the work ---------------------------------------------------
-check "night 3: three times the work on $H" work 120000
+check "night 3: three times the work on $H" work 300000
 night n3
 is "$rc" 4 "night 3 with a slowdown: exit 4"
 [ "$rc" = 4 ] || grep -E '^exec ' n1.out n2.out n3.out | sed 's/^/#   /'
@@ -109,7 +109,7 @@ like "$(cat lat.out)" "series" "a table"
 is "$?" 1 "report of a run the archive does not have: exit 1"
 
 # --- a failed push keeps the run -------------------------------------------------------------
-check "night 4: the old workload again" work 40000
+check "night 4: the old workload again" work 100000
 "$FLEETMARK" run plan.yaml -f "$LABDIR/fleet.yaml" -H "$H" -o results --push "file:///proc/nope" \
 	--baseline latest -q >n4.out 2>n4.err
 is "$?" 1 "a push that fails: exit 1"

@@ -31,8 +31,8 @@ git -C "$R" init -q
 git -C "$R" config user.email t603@example.org
 git -C "$R" config user.name t603
 for i in $(seq 1 30); do
-	n=30000
-	[ "$i" -ge "$CULPRIT" ] && n=120000
+	n=60000
+	[ "$i" -ge "$CULPRIT" ] && n=240000
 	printf 'i=0; while [ $i -lt %d ]; do i=$((i+1)); done\n' "$n" >"$R/work.sh"
 	echo "$i" >"$R/version"
 	git -C "$R" add work.sh version
