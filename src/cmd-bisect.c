@@ -739,7 +739,6 @@ const struct cmd_entry cmd_bisect = {
 	"PLAN -H HOST --metric BENCH.METRIC[params] (--baseline REF | --good VALUE) "
 	"[--threshold 5%] [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] "
 	"[-f FLEET] [-o DIR] [-q] [-v]",
-	"one step of `git bisect run`: install, reboot, measure; exit 0 good, 1 bad, "
-	"125 skip, 128 abort",
+	"one step of `git bisect run`: install, reboot, measure (0 good, 1 bad, 125 skip)",
 	bisect_main,
 };
