@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agentproto.h"
@@ -45,6 +44,7 @@
 #include "hostconn.h"
 #include "journal.h"
 #include "log.h"
+#include "pace.h"
 #include "plan.h"
 #include "proc.h"
 #include "progress.h"
@@ -269,15 +269,6 @@ hook(const char *what, const char *cmd)
 	return BISECT_SKIP;
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Wait until h answers SSH (connect and log in) or the deadline passes.
  * 0, or -1 with the last failure in *why.
@@ -285,7 +276,7 @@ now_ms(void)
 static int
 wait_for_host(const struct fleet_host *h, long long wait_ms, char **why)
 {
-	long long deadline = now_ms() + wait_ms, left;
+	long long deadline = pace_now_ms() + wait_ms, left;
 	struct transport_opts o;
 	struct transport *t;
 	char *err = NULL;
@@ -293,7 +284,7 @@ wait_for_host(const struct fleet_host *h, long long wait_ms, char **why)
 
 	*why = NULL;
 	for (;;) {
-		left = deadline - now_ms();
+		left = deadline - pace_now_ms();
 		hostconn_opts(h, NULL, &o);
 		if (o.connect_timeout_ms <= 0 || o.connect_timeout_ms > left)
 			o.connect_timeout_ms = left > 100 ? left : 100;
@@ -309,7 +300,7 @@ wait_for_host(const struct fleet_host *h, long long wait_ms, char **why)
 		free(*why);
 		*why = err;
 		err = NULL;
-		if (run_stop_requested() || now_ms() + POLL_MS >= deadline)
+		if (run_stop_requested() || pace_now_ms() + POLL_MS >= deadline)
 			return -1;
 		usleep(POLL_MS * 1000);
 	}
