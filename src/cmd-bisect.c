@@ -447,13 +447,15 @@ decide(const struct want *w, const struct good *g, const struct values *v, doubl
 static char *
 head_commit(void)
 {
-	char *argv[] = { (char *)"git", (char *)"rev-parse", (char *)"HEAD", NULL };
+	/* quietly: outside a git tree there is just no commit */
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"exec git rev-parse HEAD 2>/dev/null", NULL };
 	char *out = NULL, *err = NULL;
 	size_t len = 0;
 	int st;
 
 	if (proc_capture(argv, 4096, 30000, &out, &len, &st, &err) != 0 || st != 0) {
-		log_verbose("git rev-parse HEAD: %s", err ? err : "failed");
+		log_verbose("git rev-parse HEAD: %s", err ? err : "not in a git tree");
 		free(err);
 		free(out);
 		return NULL;

@@ -162,7 +162,8 @@ latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_desc);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), cmp_desc);
 	for (i = 0; i < n && ret != 0; i++) {
 		p = xasprintf("%s/%s", results, names[i]);
 		if (ctx->plan != NULL ? run_fits(p, ctx) : has_run_json(p)) {
