@@ -51,8 +51,8 @@
 #include "report.h"
 #include "run.h"
 #include "runref.h"
-#include "stats.h"
 #include "transport.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 #define BISECT_GOOD		0
@@ -64,7 +64,6 @@
 #define DEFAULT_WAIT_MS		300000
 #define DEFAULT_TRIES		2
 #define DEFAULT_THRESHOLD	5.0
-#define ALPHA			0.05
 #define MIN_VALUES		3
 #define POLL_MS			1000
 #define SHORT_COMMIT		12
@@ -380,60 +379,34 @@ struct good {
 	const double	*v;	/* the baseline's values, or NULL */
 	size_t		 n;
 	double		 value;	/* --good, when v is NULL */
-	const char	*what;	/* "baseline RUN" or "--good" */
+	const char	*what;	/* "baseline" or "good" */
 };
 
-static double
-rsd(const double *v, size_t n)
-{
-	double m = stats_mean(v, n);
-
-	return m != 0 ? stats_sd(v, n) / fabs(m) * 100 : INFINITY;
-}
-
-/*
- * The rule (docs/bisect.md).  worse: the change of the mean (baseline) or
- * of the median (--good) in the direction that is worse for the metric,
- * in percent.  Bad needs worse >= threshold and p < 0.05; good needs
- * worse < threshold and an rsd of at most the threshold (on both sides);
- * anything else is 125.  *line is the verdict, without the commit.
- */
+/* verdict.h's rule, as an exit status and a line without the commit. */
 static int
 decide(const struct want *w, const struct good *g, const struct values *v, double thr,
     char **line)
 {
-	double m, gm, ch, worse, r = rsd(v->v, v->n), gr = g->v ? rsd(g->v, g->n) : 0;
-	struct stats_welch t;
-	const char *stat = g->v ? "mean" : "median";
+	struct verdict d;
 	char ptxt[32];
-	int code, tested;
+	int code;
 
-	m = g->v ? stats_mean(v->v, v->n) : stats_median(v->v, v->n);
-	gm = g->v ? stats_mean(g->v, g->n) : g->value;
-	ch = gm != 0 ? (m - gm) / fabs(gm) * 100 : (m == gm ? 0 : INFINITY);
-	worse = w->higher ? -ch : ch;
-	tested = g->v ? stats_welch(g->v, g->n, v->v, v->n, &t) == 0 :
-	    stats_ttest1(v->v, v->n, g->value, &t) == 0;
-	if (tested)
-		snprintf(ptxt, sizeof(ptxt), "%.2g", t.p);
-	else
+	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
+	code = d.kind == VERDICT_GOOD ? BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD :
+	    BISECT_SKIP;
+	if (isnan(d.p))
 		snprintf(ptxt, sizeof(ptxt), "-");
-	if (worse >= thr && tested && t.p < ALPHA)
-		code = BISECT_BAD;
-	else if (worse < thr && r <= thr && gr <= thr)
-		code = BISECT_GOOD;
 	else
-		code = BISECT_SKIP;
+		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
 	*line = xasprintf("%s: %s %s %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
-	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_GOOD ? "good" :
-	    code == BISECT_BAD ? "bad" : "skip", w->spec, stat, m, w->unit, g->what, gm,
-	    w->unit, ch,
-	    worse >= 0 ? "worse" : "better", fabs(worse), g->v ? "Welch" : "one-sample t",
-	    ptxt, r, v->n, thr,
-	    code != BISECT_SKIP ? "" : worse >= thr ? ": worse, but not significantly" :
+	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_SKIP ? "skip" :
+	    verdict_name(d.kind), w->spec, g->v ? "mean" : "median", d.now, w->unit, g->what,
+	    d.good, w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
+	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr,
+	    code != BISECT_SKIP ? "" : d.worse >= thr ? ": worse, but not significantly" :
 	    ": too noisy to tell");
-	if (g->v != NULL && code == BISECT_SKIP && gr > thr && worse < thr) {
-		char *l = xasprintf("%s (the baseline's rsd is %.1f%%)", *line, gr);
+	if (code == BISECT_SKIP && d.good_rsd > thr && d.worse < thr) {
+		char *l = xasprintf("%s (the baseline's rsd is %.1f%%)", *line, d.good_rsd);
 
 		free(*line);
 		*line = l;
