@@ -342,7 +342,10 @@ find_baseline(const char *ref, const struct plan *p, const struct run_summary *s
 		return 0;
 	}
 	if (r != 0) {
-		log_error("baseline %s: %s", ref, err);
+		char *d = archive_url_display(ref);
+
+		log_error("baseline %s: %s", d, err);
+		free(d);
 		free(err);
 		return -1;
 	}
@@ -354,15 +357,16 @@ static void
 print_baseline(const char *ref, const char *push, const char *basedir)
 {
 	const char *id = strrchr(basedir, '/') ? strrchr(basedir, '/') + 1 : basedir;
+	char *d = archive_url_display(archive_is_url(ref) ? ref : push ? push : "");
 
 	if (archive_is_url(ref) && !is_latest(ref))
-		printf("baseline: %s (%s)\n", ref, basedir);
+		printf("baseline: %s (%s)\n", d, basedir);
 	else if (archive_is_url(ref) || push != NULL)
-		printf("baseline: %.*s/%s (%s)\n", archive_is_url(ref) ?
-		    (int)(strlen(ref) - 7) : (int)strlen(push), archive_is_url(ref) ? ref : push,
-		    id, basedir);
+		printf("baseline: %.*s/%s (%s)\n", (int)strlen(d) - (archive_is_url(ref) ? 7 : 0),
+		    d, id, basedir);
 	else
 		printf("baseline: %s\n", basedir);
+	free(d);
 }
 
 /* --- --resume ------------------------------------------------------------- */
@@ -570,8 +574,11 @@ run_main(int argc, char **argv)
 			break;
 		case 'P':
 			if (!archive_is_url(optarg)) {
+				char *d = archive_url_display(optarg);
+
 				log_error("--push: expected an archive URL (file://, http(s)://, "
-				    "s3://), not '%s'", optarg);
+				    "s3://), not '%s'", d);
+				free(d);
 				return CMD_EXIT_USAGE;
 			}
 			push = optarg;
@@ -616,7 +623,7 @@ run_main(int argc, char **argv)
 		memset(&bctx, 0, sizeof(bctx));
 		bctx.results = outdir ? outdir : DEFAULT_RESULTS;
 		if (runref_resolve(baseline, &bctx, &basedir, &err) != 0) {
-			char *e = err;
+			char *e = err;	/* names the REF, without credentials */
 
 			err = xasprintf("baseline %s", e);
 			free(e);
@@ -750,18 +757,23 @@ run_main(int argc, char **argv)
 	if (regressions > 0)
 		log_warn("%d significant regression%s against %s", regressions,
 		    regressions == 1 ? "" : "s", basedir);
-	if (push != NULL && st == JOURNAL_FINISHED) {
-		if (archive_push(journal_dir(j), push, &err) != 0) {
-			log_error("push to %s: %s", push, err);
+	if (push != NULL) {
+		/* the URL in messages without a user:password */
+		char *d = archive_url_display(push);
+
+		if (st != JOURNAL_FINISHED)
+			log_warn("the run did not finish: not pushed to %s", d);
+		else if (archive_push(journal_dir(j), push, &err) != 0) {
+			log_error("push to %s: %s", d, err);
 			log_error("the run is kept in %s; `fleetmark push %s %s` pushes it again",
-			    journal_dir(j), journal_dir(j), push);
+			    journal_dir(j), journal_dir(j), d);
 			free(err);
 			err = NULL;
 			base_failed = 1;
 		} else
-			log_info("pushed %s to %s", journal_run_id(j), push);
-	} else if (push != NULL)
-		log_warn("the run did not finish: not pushed to %s", push);
+			log_info("pushed %s to %s", journal_run_id(j), d);
+		free(d);
+	}
 	if (st == JOURNAL_FAILED || base_failed)
 		code = CMD_EXIT_ERROR;
 	else if (sum.interrupted) {

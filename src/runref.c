@@ -203,7 +203,10 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 			break;
 		}
 		if (archive_fetch(url, ids[i], &local, &e) != 0) {
-			*err = xasprintf("%s/%s: %s", url, ids[i], e);
+			char *d = archive_url_display(url);
+
+			*err = xasprintf("%s/%s: %s", d, ids[i], e);
+			free(d);
 			free(e);
 			ret = -1;
 			break;
@@ -218,8 +221,12 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 	for (i = 0; i < n; i++)
 		free(ids[i]);
 	free(ids);
-	if (ret == RUNREF_ENOTFOUND)
-		*err = where_looked(ctx, url);
+	if (ret == RUNREF_ENOTFOUND) {
+		char *d = archive_url_display(url);
+
+		*err = where_looked(ctx, d);
+		free(d);
+	}
 	return ret;
 }
 
