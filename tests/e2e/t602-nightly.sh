@@ -7,7 +7,8 @@
 # stdout and report.txt (also the pushed copy) name the regressed metric on
 # a REGRESSION: line; only the plan's regression.metrics count.  Reports
 # read archive URLs; a failed push exits 1, keeps the run and says how to
-# push it again; a baseline that is not a run is bad input.
+# push it again, and never shows a password of the URL; a baseline that is
+# not a run is bad input.
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t602
 set -u
@@ -120,12 +121,21 @@ like "$(cat n4.err)" "the run is kept in $R4; \`fleetmark push $R4 file:///proc/
 	"the message says how to push it again"
 like "$(cat n4.out)" "^baseline: none: .* in file:///proc/nope" "latest is looked for in the --push archive"
 
+# A password in the URL never shows (nothing listens on 127.0.0.1:9).
+"$FLEETMARK" run plan.yaml -f "$LABDIR/fleet.yaml" -H "$H" -o results \
+	--push "http://bench:s3cr3t-pw@127.0.0.1:9/archive" --baseline latest -q >n5.out 2>n5.err
+is "$?" 1 "an archive that does not answer: exit 1"
+R5=$(rundir_of n5)
+like "$(cat n5.err)" "push to http://127\.0\.0\.1:9/archive: " "the push error names the URL"
+check "without its password: not in stdout, stderr or the run directory" \
+	bash -c "! grep -rq s3cr3t-pw n5.out n5.err '$R5'"
+
 # --- bad input ------------------------------------------------------------------------------------
 "$FLEETMARK" run plan.yaml -f "$LABDIR/fleet.yaml" -H "$H" -o results --baseline nosuch-run >/dev/null 2>e1.err
 is "$?" 2 "a --baseline that is not a run: exit 2 before anything runs"
 like "$(cat e1.err)" "baseline nosuch-run: not a run" "and says so"
 "$FLEETMARK" run plan.yaml --push /srv/runs >/dev/null 2>e2.err
 is "$?" 2 "--push without a URL scheme: exit 2"
-is "$(find results -mindepth 1 -maxdepth 1 -type d | wc -l)" 4 "no run directory was made by those"
+is "$(find results -mindepth 1 -maxdepth 1 -type d | wc -l)" 5 "no run directory was made by those"
 
 done_testing
