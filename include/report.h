@@ -77,14 +77,6 @@ struct report	*report_new(void);
 void		 report_free(struct report *r);	/* accepts NULL */
 
 /*
- * Resolve a RUN argument: a directory with a run.json, a run id under
- * `results` (NULL: "results"), or "latest" (the newest run directory
- * there, by name).  A new string.
- */
-int	report_resolve_run(const char *arg, const char *results, char **path,
-	    char **err);
-
-/*
  * Read the run directory `dir` into the report.  A truncated last line of
  * trials.jsonl is skipped with a warning (on stderr, through log.h) and
  * counted; lines that are not ok, or have no metric, are counted per
@@ -115,8 +107,11 @@ void	report_counts(const struct report *r, struct report_counts *c);
 
 /*
  * Write the tables opts asks for to out.  Returns the number of
- * significant regressions found by the compare table (>= 0), or -1 (bad
- * options: no such baseline, delta with fewer than two series...).
+ * significant regressions found by the compare table (>= 0): rows marked
+ * worse whose metric is one of the plan's regression.metrics (all metrics
+ * when the plan lists none), each also named on a "REGRESSION:" line
+ * after the table; or -1 (bad options: no such baseline, delta with
+ * fewer than two series...).
  */
 int	report_render(const struct report *r, const struct report_opts *opts,
 	    FILE *out, char **err);
@@ -129,6 +124,18 @@ int	report_render(const struct report *r, const struct report_opts *opts,
  * same text there.  Returns 0 or -1.
  */
 int	report_write_run(const char *rundir, FILE *out, char **err);
+
+/*
+ * For `run --baseline`, when a run ends: read the baseline run basedir,
+ * then rundir, and write rundir/report.txt (lmbench's tables when the
+ * runs have lmbench points, then the compare table of rundir against the
+ * baseline, each host against the same host, and the "REGRESSION:" lines)
+ * and rundir/report.html (the compare table), atomically; print the text
+ * to out when it is not NULL.  Returns the number of significant
+ * regressions (>= 0, counted as report_render() does) or -1.
+ */
+int	report_write_baseline(const char *rundir, const char *basedir, FILE *out,
+	    char **err);
 
 /*
  * For the run engine, when a run ends: write rundir/report.html (the same

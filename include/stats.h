@@ -54,4 +54,12 @@ int	stats_welch(const double *x, size_t nx, const double *y, size_t ny,
 void	stats_welch_ci(const struct stats_welch *w, double level, double *lo,
 	    double *hi);
 
+/*
+ * One-sample t-test of x against the value mu, as R's t.test(x, mu = mu):
+ * t, df = n - 1, the two-sided p, diff = mean - mu and its se in *out.
+ * Returns -1 when n < 2.
+ * When every value is the same: p is 1 when it equals mu, else 0.
+ */
+int	stats_ttest1(const double *x, size_t n, double mu, struct stats_welch *out);
+
 #endif /* FLEETMARK_STATS_H */

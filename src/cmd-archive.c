@@ -17,7 +17,7 @@
 #include "archive.h"
 #include "cmd.h"
 #include "log.h"
-#include "report.h"
+#include "runref.h"
 #include "xmalloc.h"
 
 #define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
@@ -98,6 +98,7 @@ static int
 push_main(int argc, char **argv)
 {
 	const char *results = NULL;
+	struct runref_ctx ctx = { NULL, NULL, NULL, NULL, 0, NULL };
 	char *dir = NULL, *err = NULL;
 	int r;
 
@@ -112,7 +113,8 @@ push_main(int argc, char **argv)
 		free(d);
 		return CMD_EXIT_USAGE;
 	}
-	if (report_resolve_run(argv[optind], results, &dir, &err) != 0)
+	ctx.results = results;
+	if (runref_resolve(argv[optind], &ctx, &dir, &err) != 0)
 		return fail(ARCHIVE_EINVAL, err);
 	catch_signals();
 	r = archive_push(dir, argv[optind + 1], &err);

@@ -3,7 +3,8 @@
  * [--format F] [--aggregate median|mean] [--threshold PCT] [--results DIR]
  * [-o FILE]`: the tables of SPEC §8, rebuilt offline from run
  * directories.  A RUN or REF is a run directory, a run id under the
- * results directory, or `latest`.
+ * results directory, `latest` (the newest run there), or an archive run
+ * URL/RUNID or URL/latest (runref.h).
  *
  * Exit: 0; 1 a run could not be read or the output written; 2 bad usage
  * (unknown table or format...); 4 with --baseline, a significant
@@ -16,9 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "cmd.h"
 #include "log.h"
 #include "report.h"
+#include "runref.h"
 #include "xmalloc.h"
 
 static int
@@ -36,12 +39,14 @@ report_main(int argc, char **argv)
 	};
 	struct report_opts o;
 	struct report *r = NULL;
-	const char *results = NULL, *outfile = NULL, *baseline = NULL;
+	const char *outfile = NULL, *baseline = NULL;
+	struct runref_ctx ctx;
 	char *err = NULL, *path = NULL, *end, *tmp = NULL;
 	FILE *out = stdout;
 	int c, i, n, rc = CMD_EXIT_USAGE;
 
 	report_opts_init(&o);
+	memset(&ctx, 0, sizeof(ctx));
 	while ((c = getopt_long(argc, argv, "b:t:F:a:T:R:o:hvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -82,7 +87,7 @@ report_main(int argc, char **argv)
 			}
 			break;
 		case 'R':
-			results = optarg;
+			ctx.results = optarg;
 			break;
 		case 'o':
 			outfile = optarg;
@@ -105,7 +110,7 @@ report_main(int argc, char **argv)
 	r = report_new();
 	/* A baseline that is a run is read first; else it names a series. */
 	if (baseline != NULL) {
-		if (report_resolve_run(baseline, results, &path, &err) == 0) {
+		if ((c = runref_resolve(baseline, &ctx, &path, &err)) == 0) {
 			if (report_add_run(r, path, &err) != 0) {
 				rc = CMD_EXIT_ERROR;
 				goto fail;
@@ -113,6 +118,9 @@ report_main(int argc, char **argv)
 			free(path);
 			path = NULL;
 			o.baseline = report_series_name(r, 0);
+		} else if (c != RUNREF_ENOTFOUND && archive_is_url(baseline)) {
+			rc = CMD_EXIT_ERROR;
+			goto fail;
 		} else {
 			free(err);
 			err = NULL;
@@ -120,7 +128,7 @@ report_main(int argc, char **argv)
 		}
 	}
 	for (i = optind; i < argc; i++) {
-		if (report_resolve_run(argv[i], results, &path, &err) != 0 ||
+		if (runref_resolve(argv[i], &ctx, &path, &err) != 0 ||
 		    report_add_run(r, path, &err) != 0) {
 			rc = CMD_EXIT_ERROR;
 			goto fail;

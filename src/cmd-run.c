@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "archive.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "fleet.h"
@@ -31,6 +32,7 @@
 #include "progress.h"
 #include "report.h"
 #include "run.h"
+#include "runref.h"
 #include "xmalloc.h"
 
 #define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
@@ -246,11 +248,18 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 	free(ss);
 }
 
-static void
-print_summary(const struct plan *p, const struct run_summary *sum, const char *dir)
+/*
+ * The per-host table, then the report: against basedir when there is one
+ * (the number of regressions, >= 0), else the run's own tables (0).  Our
+ * own medians when the report cannot be made.
+ */
+static int
+print_summary(const struct plan *p, const struct run_summary *sum, const char *dir,
+    const char *basedir)
 {
 	size_t i, wn = 4;
 	char *err = NULL;
+	int n = 0;
 
 	for (i = 0; i < sum->nhosts; i++)
 		if (strlen(sum->hosts[i].name) > wn)
@@ -265,10 +274,16 @@ print_summary(const struct plan *p, const struct run_summary *sum, const char *d
 		    h->skipped,
 		    h->reason ? h->reason : h->not_run ? "interrupted" : "-");
 	}
-	/* The report's tables (also into report.txt); our own medians when the
-	 * report cannot be made. */
 	printf("\n");
 	fflush(stdout);
+	if (basedir != NULL) {
+		if ((n = report_write_baseline(dir, basedir, stdout, &err)) >= 0)
+			goto done;
+		log_warn("report against the baseline: %s", err);
+		free(err);
+		err = NULL;
+		n = 0;
+	}
 	if (report_write_run(dir, stdout, &err) != 0) {
 		log_warn("report: %s", err);
 		free(err);
@@ -279,8 +294,79 @@ print_summary(const struct plan *p, const struct run_summary *sum, const char *d
 		log_warn("report.html: %s", err);
 		free(err);
 	}
+ done:
 	printf("\nrun directory: %s\n", dir);
 	fflush(stdout);
+	return n;
+}
+
+/* Whether a REF means `latest` (of the plan), resolved once the run is over. */
+static int
+is_latest(const char *ref)
+{
+	size_t n = strlen(ref);
+
+	return strcmp(ref, "latest") == 0 || (n > 7 && strcmp(ref + n - 7, "/latest") == 0);
+}
+
+/*
+ * The baseline of a finished run: *basedir set, or NULL with a note on
+ * stdout when `latest` found nothing (a first night).  -1 on an error.
+ */
+static int
+find_baseline(const char *ref, const struct plan *p, const struct run_summary *sum,
+    const char *run_id, const char *results, const char *push, char **basedir)
+{
+	struct runref_ctx ctx;
+	const char **hosts = xcalloc(sum->nhosts + 1, sizeof(*hosts));
+	char *err = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < sum->nhosts; i++)
+		hosts[i] = sum->hosts[i].name;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.results = results;
+	ctx.archive = push;
+	ctx.plan = p->name;
+	ctx.hosts = hosts;
+	ctx.nhosts = sum->nhosts;
+	ctx.before = run_id;
+	*basedir = NULL;
+	r = runref_resolve(ref, &ctx, basedir, &err);
+	free(hosts);
+	if (r == RUNREF_ENOTFOUND) {
+		printf("baseline: none: %s; nothing to compare with (a first night?)\n", err);
+		log_info("no baseline: %s", err);
+		free(err);
+		return 0;
+	}
+	if (r != 0) {
+		char *d = archive_url_display(ref);
+
+		log_error("baseline %s: %s", d, err);
+		free(d);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* "baseline: URL/RUNID" for a run from an archive, else the directory. */
+static void
+print_baseline(const char *ref, const char *push, const char *basedir)
+{
+	const char *id = strrchr(basedir, '/') ? strrchr(basedir, '/') + 1 : basedir;
+	char *d = archive_url_display(archive_is_url(ref) ? ref : push ? push : "");
+
+	if (archive_is_url(ref) && !is_latest(ref))
+		printf("baseline: %s (%s)\n", d, basedir);
+	else if (archive_is_url(ref) || push != NULL)
+		printf("baseline: %.*s/%s (%s)\n", (int)strlen(d) - (archive_is_url(ref) ? 7 : 0),
+		    d, id, basedir);
+	else
+		printf("baseline: %s\n", basedir);
+	free(d);
 }
 
 /* --- --resume ------------------------------------------------------------- */
@@ -439,7 +525,7 @@ run_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
-	const char *resume = NULL;
+	const char *resume = NULL, *push = NULL, *baseline = NULL;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
@@ -450,8 +536,9 @@ run_main(int argc, char **argv)
 	struct run_config rc;
 	unsigned char *only = NULL, *sel = NULL;
 	unsigned long long seed;
-	char *err = NULL, *agent = NULL, *end;
-	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE;
+	char *err = NULL, *agent = NULL, *end, *basedir = NULL;
+	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
+	int base_failed = 0;
 	enum journal_status st;
 	size_t i;
 
@@ -486,9 +573,19 @@ run_main(int argc, char **argv)
 			}
 			break;
 		case 'P':
+			if (!archive_is_url(optarg)) {
+				char *d = archive_url_display(optarg);
+
+				log_error("--push: expected an archive URL (file://, http(s)://, "
+				    "s3://), not '%s'", d);
+				free(d);
+				return CMD_EXIT_USAGE;
+			}
+			push = optarg;
+			break;
 		case 'B':
-			log_error("--%s is not supported yet", c == 'P' ? "push" : "baseline");
-			return CMD_EXIT_USAGE;
+			baseline = optarg;
+			break;
 		case 'h':
 			return cmd_usage(&cmd_run, 1);
 		case 'v':
@@ -518,6 +615,21 @@ run_main(int argc, char **argv)
 	if (dry) {
 		code = dry_resume(p, resume, hosts_spec);
 		goto out;
+	}
+	/* A baseline that is not `latest` is checked before the hours of a run. */
+	if (baseline != NULL && !is_latest(baseline)) {
+		struct runref_ctx bctx;
+
+		memset(&bctx, 0, sizeof(bctx));
+		bctx.results = outdir ? outdir : DEFAULT_RESULTS;
+		if (runref_resolve(baseline, &bctx, &basedir, &err) != 0) {
+			char *e = err;	/* names the REF, without credentials */
+
+			err = xasprintf("baseline %s", e);
+			free(e);
+			code = archive_is_url(baseline) ? CMD_EXIT_ERROR : CMD_EXIT_USAGE;
+			goto fail;
+		}
 	}
 
 	if (resume != NULL) {
@@ -633,8 +745,36 @@ run_main(int argc, char **argv)
 	if (journal_log_error(j) != NULL)
 		log_warn("host logs: %s", journal_log_error(j));
 
-	print_summary(p, &sum, journal_dir(j));
-	if (st == JOURNAL_FAILED)
+	/* `latest` before this run is pushed, so it is never this run */
+	if (baseline != NULL && basedir == NULL && st == JOURNAL_FINISHED &&
+	    find_baseline(baseline, p, &sum, journal_run_id(j), outdir ? outdir :
+	    DEFAULT_RESULTS, push, &basedir) != 0)
+		base_failed = 1;
+	if (basedir != NULL && st == JOURNAL_FINISHED)
+		print_baseline(baseline, push, basedir);
+	regressions = print_summary(p, &sum, journal_dir(j), st == JOURNAL_FINISHED ?
+	    basedir : NULL);
+	if (regressions > 0)
+		log_warn("%d significant regression%s against %s", regressions,
+		    regressions == 1 ? "" : "s", basedir);
+	if (push != NULL) {
+		/* the URL in messages without a user:password */
+		char *d = archive_url_display(push);
+
+		if (st != JOURNAL_FINISHED)
+			log_warn("the run did not finish: not pushed to %s", d);
+		else if (archive_push(journal_dir(j), push, &err) != 0) {
+			log_error("push to %s: %s", d, err);
+			log_error("the run is kept in %s; `fleetmark push %s %s` pushes it again",
+			    journal_dir(j), journal_dir(j), d);
+			free(err);
+			err = NULL;
+			base_failed = 1;
+		} else
+			log_info("pushed %s to %s", journal_run_id(j), d);
+		free(d);
+	}
+	if (st == JOURNAL_FAILED || base_failed)
 		code = CMD_EXIT_ERROR;
 	else if (sum.interrupted) {
 		log_error("interrupted: %zu trials not run; `fleetmark run %s --resume %s` runs "
@@ -645,6 +785,9 @@ run_main(int argc, char **argv)
 		for (i = 0; i < sum.nhosts; i++)
 			if (sum.hosts[i].status != JOURNAL_HOST_DONE || sum.hosts[i].failed > 0)
 				code = CMD_EXIT_PARTIAL;
+		/* a regression says more than failed trials do */
+		if (regressions > 0)
+			code = CMD_EXIT_REGRESSION;
 	}
 	goto out;
  fail:
@@ -656,6 +799,7 @@ run_main(int argc, char **argv)
 	journal_done_free(done);
 	free(err);
 	free(agent);
+	free(basedir);
 	free(only);
 	free(sel);
 	plan_free(p);
@@ -667,6 +811,6 @@ run_main(int argc, char **argv)
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUNDIR] "
-	"[--dry-run] [-q] [-v]",
+	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main
 };

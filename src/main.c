@@ -28,6 +28,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_push,
 	&cmd_pull,
 	&cmd_ls,
+	&cmd_bisect,
 	&cmd_help,
 	NULL
 };
@@ -39,7 +40,7 @@ usage(FILE *f)
 
 	fprintf(f, "usage: fleetmark [-v...] [-q] [-h] [--version] COMMAND [ARGS]\n\ncommands:\n");
 	for (i = 0; commands[i] != NULL; i++)
-		fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "\n`fleetmark help COMMAND` shows a command's usage.\n");
 }
 

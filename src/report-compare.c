@@ -14,8 +14,14 @@
  *
  * The change is the plain change of the mean (+ means the value grew);
  * the mark says whether that is better or worse for the metric.
+ *
+ * A "worse" row is a regression (counted, and named on a "REGRESSION:"
+ * line after the table) when its metric is one of the plan's
+ * regression.metrics (SPEC §5): the compared run's plan's list, else the
+ * baseline run's; a plan that lists none makes every metric count.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +80,59 @@ report_significant(const struct rvals *b, const struct rvals *v, double change,
 		return fabs(change) >= threshold;
 	stats_welch_ci(&w, 1 - ALPHA, &lo, &hi);
 	return fmax(fabs(lo), fabs(hi)) / fabs(mb) * 100 >= threshold;
+}
+
+/* Whether a worse cell of series s (against b) counts as a regression. */
+static int
+counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
+{
+	const char *list = r->series[s].regmetrics ? r->series[s].regmetrics :
+	    r->series[b].regmetrics;
+	char *name;
+	int in;
+
+	if (list == NULL)
+		return 1;
+	name = xasprintf(" %s.%s ", cell->bench, cell->metric);
+	in = strstr(list, name) != NULL;
+	free(name);
+	return in;
+}
+
+/*
+ * The "REGRESSION: exec.seconds[copies=50] +12.3% (p=0.001) host/label:
+ * 1.20 -> 1.35 s" lines, as a grid of their own (a text rendering, and
+ * rows for CSV and JSON).
+ */
+static void
+regression_add(struct rgrid *g, FILE *text, const struct rcell *cell, const char *base,
+    const char *series, double bm, double m, double ch, double p)
+{
+	char bbuf[32], mbuf[32], cbuf[32], pbuf[32], params[96];
+	size_t row = rgrid_add_row(g);
+
+	fmt_mean(bbuf, sizeof(bbuf), bm);
+	fmt_mean(mbuf, sizeof(mbuf), m);
+	snprintf(cbuf, sizeof(cbuf), "%+.1f%%", ch);
+	snprintf(pbuf, sizeof(pbuf), "%.2g", p);
+	if (strlen(cell->params) >= sizeof(params))
+		snprintf(params, sizeof(params), "%.*s...", (int)sizeof(params) - 4,
+		    cell->params);
+	else
+		snprintf(params, sizeof(params), "%s", cell->params);
+	rgrid_set(g, row, 0, cell->bench, NAN);
+	rgrid_set(g, row, 1, cell->params, NAN);
+	rgrid_set(g, row, 2, cell->metric, NAN);
+	rgrid_set(g, row, 3, cell->unit, NAN);
+	rgrid_set(g, row, 4, base, NAN);
+	rgrid_set(g, row, 5, series, NAN);
+	rgrid_set(g, row, 6, bbuf, bm);
+	rgrid_set(g, row, 7, mbuf, m);
+	rgrid_set(g, row, 8, cbuf, ch);
+	rgrid_set(g, row, 9, pbuf, p);
+	fprintf(text, "REGRESSION: %s.%s%s%s%s %s (p=%s) %s: %s -> %s %s (baseline %s)\n",
+	    cell->bench, cell->metric, *params ? "[" : "", params, *params ? "]" : "", cbuf,
+	    pbuf, series, bbuf, mbuf, cell->unit, base);
 }
 
 /* Mean, rsd (percent), count, noisy; into four cells from col. */
@@ -148,10 +207,15 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		"base mean", "base rsd", "base n", "mean", "rsd", "n", "change", "p",
 		"mark", "noisy",
 	};
+	static const char *const rcols[] = {
+		"bench", "params", "metric", "unit", "baseline", "series", "base mean",
+		"mean", "change", "p",
+	};
 	double thr = report_threshold(r, o, base);
-	size_t *pairs = report_pairs(r, base, NULL), s, c, b, npairs = 0;
-	struct rgrid *g;
-	char *title;
+	size_t *pairs = report_pairs(r, base, NULL), s, c, b, npairs = 0, tlen = 0;
+	struct rgrid *g, *rg;
+	char *title, *text = NULL;
+	FILE *tf;
 	int regressions = 0;
 
 	for (s = 0; s < r->nseries; s++)
@@ -172,6 +236,16 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 	    r->counts.truncated, r->counts.unknown_format);
 	g = rgrid_new("compare", title, 6, sizeof(cols) / sizeof(cols[0]), cols);
 	free(title);
+	rg = rgrid_new("regressions", "Regressions: worse, and a metric of the plan's "
+	    "regression.metrics (every metric when it lists none)", 6,
+	    sizeof(rcols) / sizeof(rcols[0]), rcols);
+	if ((tf = open_memstream(&text, &tlen)) == NULL) {
+		*err = xstrdup("cannot make the report: out of memory");
+		rgrid_free(g);
+		rgrid_free(rg);
+		free(pairs);
+		return -1;
+	}
 
 	for (c = 0; c < r->ncells; c++) {
 		const struct rcell *cell = &r->cells[c];
@@ -213,14 +287,27 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 						int better = cell->higher ? ch > 0 : ch < 0;
 
 						rgrid_set(g, row, 14, better ? "better" : "worse", NAN);
-						if (!better)
+						if (!better && counts(r, s, b, cell)) {
 							regressions++;
+							regression_add(rg, tf, cell,
+							    r->series[b].name,
+							    r->series[s].name, bm, m, ch,
+							    w.p);
+						}
 					}
 				}
 			}
 		}
 	}
+	fclose(tf);
 	rgrids_add(gs, g);
+	if (rg->nrows > 0) {
+		rg->text = text;
+		rgrids_add(gs, rg);
+	} else {
+		rgrid_free(rg);
+		free(text);
+	}
 	free(pairs);
 	return regressions;
 }

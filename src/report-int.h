@@ -24,6 +24,8 @@ struct rseries {
 	char	*os;		/* lmbench OS column: variant or label, with #n */
 	double	 mhz;		/* hosts/NAME.json "mhz", or 0 */
 	double	 threshold;	/* the run plan's regression threshold (percent), or -1 */
+	char	*regmetrics;	/* the run plan's regression.metrics as " a.b c.d ",
+				 * or NULL when it lists none (every metric counts) */
 	size_t	 failed, infra, nometric;	/* lines not used; infra: of failed */
 };
 

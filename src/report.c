@@ -94,6 +94,7 @@ report_free(struct report *r)
 		free(s->variant);
 		free(s->name);
 		free(s->os);
+		free(s->regmetrics);
 		for (j = 0; j < r->vals_n[i]; j++) {
 			free(r->vals[i][j].rep);
 			free(r->vals[i][j].v);
@@ -284,6 +285,7 @@ struct runctx {
 	const char	*run_id;
 	const char	*label;		/* run.json "label" or NULL */
 	double		 threshold;
+	char		*regmetrics;	/* see struct rseries */
 	size_t		 first;		/* first series of this run */
 	/* last looked-up series, lines come in runs of the same host */
 	char		*last_host, *last_variant;
@@ -352,6 +354,7 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s->host = xstrdup(host);
 	s->variant = variant ? xstrdup(variant) : NULL;
 	s->threshold = x->threshold;
+	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
 
 	path = xasprintf("%s/%s/%s.json", x->dir, JOURNAL_HOSTS_DIR, host);
 	env = strchr(host, '/') ? NULL : load_json_file(path, RUN_JSON_MAX, &err);
@@ -891,7 +894,7 @@ report_add_run(struct report *r, const char *dir, char **err)
 {
 	struct runctx x;
 	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_t *f, *thr;
+	json_t *f, *thr, *reg, *m;
 	size_t i;
 	int ret = -1;
 
@@ -921,6 +924,17 @@ report_add_run(struct report *r, const char *dir, char **err)
 	    "threshold");
 	if (json_is_number(thr))
 		x.threshold = json_number_value(thr);
+	reg = json_object_get(json_object_get(json_object_get(x.run, "plan"), "regression"),
+	    "metrics");
+	json_array_foreach(reg, i, m) {
+		char *t;
+
+		if (!json_is_string(m) || strchr(json_string_value(m), ' ') != NULL)
+			continue;
+		t = xasprintf("%s%s ", x.regmetrics ? x.regmetrics : " ", json_string_value(m));
+		free(x.regmetrics);
+		x.regmetrics = t;
+	}
 	if (read_trials(&x, err) != 0)
 		goto out;
 	report_profile_sort(r);
@@ -935,64 +949,10 @@ out:
 	free(x.last_host);
 	free(x.last_variant);
 	free(x.copy);
+	free(x.regmetrics);
 	json_decref(x.run);
 	free(path);
 	return ret;
-}
-
-int
-report_resolve_run(const char *arg, const char *results, char **path, char **err)
-{
-	struct stat st;
-	char *p, *best = NULL;
-	DIR *d;
-	struct dirent *de;
-
-	if (results == NULL)
-		results = "results";
-	if (strcmp(arg, "latest") == 0) {
-		if ((d = opendir(results)) == NULL) {
-			*err = xasprintf("cannot open %s: %s", results, strerror(errno));
-			return -1;
-		}
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
-				continue;
-			p = xasprintf("%s/%s/%s", results, de->d_name, JOURNAL_RUN_JSON);
-			if (stat(p, &st) == 0 && (best == NULL || strcmp(de->d_name, best) > 0)) {
-				free(best);
-				best = xstrdup(de->d_name);
-			}
-			free(p);
-		}
-		closedir(d);
-		if (best == NULL) {
-			*err = xasprintf("no runs in %s", results);
-			return -1;
-		}
-		*path = xasprintf("%s/%s", results, best);
-		free(best);
-		return 0;
-	}
-	p = xasprintf("%s/%s", arg, JOURNAL_RUN_JSON);
-	if (stat(p, &st) == 0) {
-		free(p);
-		*path = xstrdup(arg);
-		return 0;
-	}
-	free(p);
-	if (strchr(arg, '/') == NULL) {
-		p = xasprintf("%s/%s/%s", results, arg, JOURNAL_RUN_JSON);
-		if (stat(p, &st) == 0) {
-			free(p);
-			*path = xasprintf("%s/%s", results, arg);
-			return 0;
-		}
-		free(p);
-	}
-	*err = xasprintf("%s: not a run (no %s there, nor a run id under %s/)", arg,
-	    JOURNAL_RUN_JSON, results);
-	return -1;
 }
 
 /* --- Grids ------------------------------------------------------------------- */
@@ -1417,6 +1377,10 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 	for (i = 0; i < gs.n; i++) {
 		const struct rgrid *g = gs.g[i];
 
+		/* CSV and JSON have the compare table's mark column instead */
+		if ((o->format == REPORT_CSV || o->format == REPORT_JSON) &&
+		    strcmp(g->table, "regressions") == 0)
+			continue;
 		switch (o->format) {
 		case REPORT_TEXT:
 			if (i > 0)
@@ -1456,14 +1420,72 @@ out:
 	return ret;
 }
 
+/* Write len bytes of text to rundir/name atomically (a hidden temporary, renamed). */
+static int
+write_atomic(const char *rundir, const char *name, const char *text, size_t len,
+    char **err)
+{
+	char *path = xasprintf("%s/%s", rundir, name);
+	char *tmp = xasprintf("%s/.%s.tmp", rundir, name);
+	FILE *fp;
+	int ret = -1;
+
+	if ((fp = fopen(tmp, "w")) == NULL || fwrite(text, 1, len, fp) != len ||
+	    fflush(fp) != 0) {
+		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		if (fp != NULL) {
+			fclose(fp);
+			unlink(tmp);
+		}
+		goto out;
+	}
+	if (fclose(fp) != 0) {
+		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(path);
+	free(tmp);
+	return ret;
+}
+
+/* Render r with o into a new string (*text, *len); the render's result. */
+static int
+render_text(const struct report *r, const struct report_opts *o, char **text, size_t *len,
+    char **err)
+{
+	FILE *mem;
+	int n;
+
+	*text = NULL;
+	*len = 0;
+	if ((mem = open_memstream(text, len)) == NULL) {
+		*err = xasprintf("cannot write the report: %s", strerror(errno));
+		return -1;
+	}
+	n = report_render(r, o, mem, err);
+	fclose(mem);
+	if (n < 0) {
+		free(*text);
+		*text = NULL;
+	}
+	return n;
+}
+
 int
 report_write_run(const char *rundir, FILE *out, char **err)
 {
 	struct report *r = report_new();
 	struct report_opts o;
-	char *path = NULL, *tmp = NULL, *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
-	FILE *mem = NULL, *fp = NULL;
 	int ret = -1;
 
 	report_opts_init(&o);
@@ -1473,44 +1495,73 @@ report_write_run(const char *rundir, FILE *out, char **err)
 		*err = xasprintf("%s: no trials to report", rundir);
 		goto out;
 	}
-	if ((mem = open_memstream(&text, &len)) == NULL) {
-		*err = xasprintf("cannot write the report: %s", strerror(errno));
+	if (render_text(r, &o, &text, &len, err) < 0 ||
+	    write_atomic(rundir, "report.txt", text, len, err) != 0)
 		goto out;
-	}
-	if (report_render(r, &o, mem, err) < 0)
-		goto out;
-	fclose(mem);
-	mem = NULL;
-	path = xasprintf("%s/report.txt", rundir);
-	tmp = xasprintf("%s/.report.txt.tmp", rundir);
-	if ((fp = fopen(tmp, "w")) == NULL || fwrite(text, 1, len, fp) != len ||
-	    fflush(fp) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fclose(fp) != 0) {
-		fp = NULL;
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fp = NULL;
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto out;
-	}
 	if (out != NULL)
 		fwrite(text, 1, len, out);
 	ret = 0;
 out:
-	if (mem != NULL)
-		fclose(mem);
-	if (fp != NULL) {
-		fclose(fp);
-		unlink(tmp);
-	}
 	free(text);
-	free(path);
-	free(tmp);
+	report_free(r);
+	return ret;
+}
+
+int
+report_write_baseline(const char *rundir, const char *basedir, FILE *out, char **err)
+{
+	struct report *r = report_new();
+	struct report_opts o;
+	char *text = NULL, *lm = NULL, *html = NULL;
+	size_t len = 0, lmlen = 0, hlen = 0;
+	int ret = -1, n;
+
+	report_opts_init(&o);
+	if (report_add_run(r, basedir, err) != 0)
+		goto out;
+	if (r->nseries == 0) {
+		*err = xasprintf("%s: the baseline has no trials", basedir);
+		goto out;
+	}
+	o.baseline = report_series_name(r, 0);
+	if (report_add_run(r, rundir, err) != 0)
+		goto out;
+	if (report_nseries(r) == 1) {
+		*err = xasprintf("%s: no trials to report", rundir);
+		goto out;
+	}
+	/* lmbench's tables of both runs first, when there are some */
+	if (report_has_lmbench(r)) {
+		o.table = REPORT_TABLE_LMBENCH;
+		if (render_text(r, &o, &lm, &lmlen, err) < 0)
+			goto out;
+	}
+	o.table = REPORT_TABLE_COMPARE;
+	if ((n = render_text(r, &o, &text, &len, err)) < 0)
+		goto out;
+	if (lm != NULL) {
+		lm = xreallocarray(lm, lmlen + 1 + len + 1, 1);
+		lm[lmlen++] = '\n';
+		memcpy(lm + lmlen, text, len + 1);
+		lmlen += len;
+		free(text);
+		text = lm;
+		len = lmlen;
+		lm = NULL;
+	}
+	if (write_atomic(rundir, "report.txt", text, len, err) != 0)
+		goto out;
+	o.format = REPORT_HTML;
+	if (render_text(r, &o, &html, &hlen, err) < 0 ||
+	    write_atomic(rundir, "report.html", html, hlen, err) != 0)
+		goto out;
+	if (out != NULL)
+		fwrite(text, 1, len, out);
+	ret = n;
+out:
+	free(lm);
+	free(text);
+	free(html);
 	report_free(r);
 	return ret;
 }

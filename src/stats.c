@@ -197,3 +197,25 @@ stats_welch_ci(const struct stats_welch *w, double level, double *lo, double *hi
 	*lo = w->diff - h;
 	*hi = w->diff + h;
 }
+
+int
+stats_ttest1(const double *x, size_t n, double mu, struct stats_welch *out)
+{
+	double m, sd;
+
+	if (n < 2)
+		return -1;
+	m = stats_mean(x, n);
+	sd = stats_sd(x, n);
+	out->df = (double)(n - 1);
+	out->diff = m - mu;
+	out->se = sd / sqrt((double)n);
+	if (sd == 0) {
+		out->t = m == mu ? 0 : m > mu ? INFINITY : -INFINITY;
+		out->p = m == mu ? 1 : 0;
+		return 0;
+	}
+	out->t = (m - mu) / (sd / sqrt((double)n));
+	out->p = stats_betai(out->df / 2, 0.5, out->df / (out->df + out->t * out->t));
+	return 0;
+}

@@ -41,6 +41,22 @@ render(const struct report *r, enum report_table t, enum report_format f,
 	return out;
 }
 
+/* report_write_baseline's text; its result in *rc. */
+static char *
+baseline_text(const char *rundir, const char *basedir, int *rc)
+{
+	char *out = NULL, *err = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&out, &len);
+
+	*rc = report_write_baseline(rundir, basedir, mem, &err);
+	fclose(mem);
+	if (*rc < 0)
+		printf("# report_write_baseline: %s\n", err);
+	free(err);
+	return out;
+}
+
 static void
 write_file(const char *path, const char *text)
 {
@@ -264,7 +280,7 @@ main(void)
 
 	/* report_write_run writes report.txt */
 	{
-		char cmd[600];
+		char cmd[1024];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf %s/run && cp -r " DATA "commando %s/run", dir, dir);
 		ok(system(cmd) == 0, "copy the commando run");
@@ -284,6 +300,35 @@ main(void)
 			is_str(line, "Processor, Processes - times in microseconds - smaller is better\n",
 			    "with the lmbench tables");
 		}
+		/* regression.metrics: only the plan's metrics count (SPEC §5) */
+		snprintf(cmd, sizeof(cmd), "cp -r " DATA "munmap-base %s/base && cp -r " DATA
+		    "munmap-patch %s/patch && sed -i 's/\"metrics\": \\[\\]/\"metrics\": "
+		    "[\"munmap.accesses_per_thread_ms\"]/' %s/patch/run.json && grep -q "
+		    "accesses_per_thread_ms %s/patch/run.json", dir, dir, dir, dir);
+		ok(system(cmd) == 0, "copy the munmap runs, the patch's plan listing a metric "
+		    "that did not regress");
+		snprintf(path, sizeof(path), "%s/patch", dir);
+		snprintf(cmd, sizeof(cmd), "%s/base", dir);
+		out = baseline_text(path, cmd, &rc);
+		is_int(rc, 0, "a worse metric not in regression.metrics is no regression");
+		ok(out && strstr(out, "worse") && !strstr(out, "REGRESSION:"),
+		    "it is still marked worse, and no REGRESSION line");
+		free(out);
+		snprintf(cmd, sizeof(cmd), "sed -i 's/munmap.accesses_per_thread_ms/"
+		    "munmap.ns_per_munmap/' %s/patch/run.json", dir);
+		ok(system(cmd) == 0, "list the metric that regressed");
+		snprintf(cmd, sizeof(cmd), "%s/base", dir);
+		out = baseline_text(path, cmd, &rc);
+		is_int(rc, 1, "report_write_baseline counts the listed metric's regression");
+		ok(out && strstr(out, "\nREGRESSION: munmap.ns_per_munmap[threads=4,pages=16] "
+		    "+10.0% (p=5.5e-10) lab-03/patched: 5026 -> 5529 ns (baseline "
+		    "lab-03/base)\n"), "the REGRESSION line names metric, params, change, p");
+		free(out);
+		snprintf(path, sizeof(path), "%s/patch/report.html", dir);
+		ok(access(path, F_OK) == 0, "report.html written too");
+		snprintf(path, sizeof(path), "%s/patch/report.txt", dir);
+		ok(access(path, F_OK) == 0, "and report.txt");
+
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd) != 0)
 			printf("# cannot remove %s\n", dir);

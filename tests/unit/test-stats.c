@@ -81,5 +81,17 @@ main(void)
 	ok(stats_welch(same, 3, same, 3, &w) == 0 && w.p == 1, "zero variance, equal means: p = 1");
 	ok(stats_welch(same, 3, other, 3, &w) == 0 && w.p == 0 && isinf(w.t),
 	    "zero variance, different means: p = 0");
+
+	/* R: t.test(sleep$extra[1:10], mu = 0) */
+	ok(stats_ttest1(g1, 10, 0, &w) == 0, "one-sample t-test on the sleep data");
+	is_num(w.t, 1.3257, 5e-5, "one-sample: t = 1.3257");
+	is_num(w.df, 9, 0, "one-sample: df = 9");
+	is_num(w.p, 0.2176, 5e-5, "one-sample: p-value = 0.2176");
+	ok(stats_ttest1(g1, 10, 0.75, &w) == 0 && w.t == 0 && fabs(w.p - 1) < 1e-12,
+	    "against its own mean: t = 0, p = 1");
+	ok(stats_ttest1(x4, 1, 0, &w) == -1, "one-sample needs two values");
+	ok(stats_ttest1(same, 3, same[0], &w) == 0 && w.p == 1 &&
+	    stats_ttest1(same, 3, same[0] + 1, &w) == 0 && w.p == 0,
+	    "zero variance: p = 1 at the value, 0 elsewhere");
 	return tap_done();
 }

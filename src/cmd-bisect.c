@@ -1,0 +1,710 @@
+/*
+ * cmd-bisect.c: `fleetmark bisect-run PLAN -H HOST --metric
+ * BENCH.METRIC[params] (--baseline REF | --good VALUE) [--threshold 5%]
+ * [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] [-f FLEET]
+ * [-o DIR]`: one step of `git bisect run` (SPEC §9, docs/bisect.md).
+ *
+ * The step: the install hook (a local shell command; FLEETMARK_COMMIT and
+ * FLEETMARK_HOST in its environment), the reboot hook, a wait until the
+ * host answers SSH again (connect and log in, with a deadline), the plan
+ * on that host only (a run directory under results/, labelled with the
+ * short commit), then the metric's trial values at the given parameters
+ * against good: the baseline run's values on the same host, or --good.
+ *
+ * Exit status, git's:
+ *   0    good: worse than good by less than the threshold, and the values
+ *        are not too noisy to say so (rsd <= threshold)
+ *   1    bad: worse by the threshold or more, and significantly so
+ *        (Welch's t-test against the baseline's trials, or a one-sample
+ *        t-test against --good, p < 0.05)
+ *   125  skip: too noisy or inconclusive, fewer than 3 values, the host
+ *        unreachable, trials failed, or a hook failed with an exit status
+ *        below 128; never "bad" for any of these.  --tries N measures
+ *        (waits for the host and runs the plan) up to N times before
+ *        giving 125.
+ *   128  abort the bisection: bad usage, a plan or fleet that does not
+ *        load, a metric or point the plan does not have, a baseline
+ *        without values, or a hook that exited 128 or more (or was
+ *        killed).  130: interrupted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agentproto.h"
+#include "catalog.h"
+#include "cmd.h"
+#include "conf.h"
+#include "fleet.h"
+#include "hostconn.h"
+#include "journal.h"
+#include "log.h"
+#include "pace.h"
+#include "plan.h"
+#include "proc.h"
+#include "progress.h"
+#include "report.h"
+#include "run.h"
+#include "runref.h"
+#include "transport.h"
+#include "verdict.h"
+#include "xmalloc.h"
+
+#define BISECT_GOOD		0
+#define BISECT_BAD		1
+#define BISECT_SKIP		125
+#define BISECT_ABORT		128
+#define BISECT_INTERRUPTED	130
+#define DEFAULT_RESULTS		"results"
+#define DEFAULT_WAIT_MS		300000
+#define DEFAULT_TRIES		2
+#define DEFAULT_THRESHOLD	5.0
+#define MIN_VALUES		3
+#define POLL_MS			1000
+#define SHORT_COMMIT		12
+
+/* What is measured: BENCH.METRIC[k=v,k=v]. */
+struct want {
+	char	*bench;
+	char	*metric;
+	char	**keys, **vals;		/* the [params], may be none */
+	size_t	 nparams;
+	int	 higher;		/* higher is better */
+	const char *unit;
+	const char *spec;		/* as given */
+};
+
+struct values {
+	double	*v;
+	size_t	 n, cap;
+	size_t	 failed;		/* lines of the host and bench not ok */
+	size_t	 infra;			/* of those, infrastructure failures */
+	char	 kind[32];		/* the first failure's class */
+};
+
+static void
+want_free(struct want *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nparams; i++) {
+		free(w->keys[i]);
+		free(w->vals[i]);
+	}
+	free(w->keys);
+	free(w->vals);
+	free(w->bench);
+	free(w->metric);
+}
+
+/* Parse "BENCH.METRIC[k=v,k=v]" (the brackets optional). */
+static int
+want_parse(const char *s, struct want *w, char **err)
+{
+	const char *dot = strchr(s, '.'), *br = strchr(s, '['), *p, *e;
+	size_t cap = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->spec = s;
+	if (dot == NULL || dot == s || (br != NULL && br < dot) || dot[1] == '\0' ||
+	    dot + 1 == br) {
+		*err = xasprintf("--metric '%s': expected BENCH.METRIC[params] (like "
+		    "exec.seconds[copies=50])", s);
+		return -1;
+	}
+	w->bench = xstrndup(s, (size_t)(dot - s));
+	if (br == NULL) {
+		w->metric = xstrdup(dot + 1);
+		return 0;
+	}
+	w->metric = xstrndup(dot + 1, (size_t)(br - dot - 1));
+	if (s[strlen(s) - 1] != ']') {
+		*err = xasprintf("--metric '%s': the parameters end with ']'", s);
+		return -1;
+	}
+	for (p = br + 1; *p != ']'; p = *e == ',' ? e + 1 : e) {
+		const char *eq;
+
+		for (e = p; *e != ',' && *e != ']'; e++)
+			;
+		eq = memchr(p, '=', (size_t)(e - p));
+		if (eq == NULL || eq == p) {
+			*err = xasprintf("--metric '%s': expected k=v parameters, not '%.*s'", s,
+			    (int)(e - p), p);
+			return -1;
+		}
+		xgrow(&w->keys, &cap, w->nparams + 1, sizeof(*w->keys));
+		w->vals = xreallocarray(w->vals, cap, sizeof(*w->vals));
+		w->keys[w->nparams] = xstrndup(p, (size_t)(eq - p));
+		w->vals[w->nparams++] = xstrndup(eq + 1, (size_t)(e - eq - 1));
+	}
+	return 0;
+}
+
+/* Whether every k=v wanted is among keys/vals. */
+static int
+params_match(const struct want *w, size_t n, char *const *keys, char *const *vals)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nparams; i++) {
+		for (j = 0; j < n; j++)
+			if (strcmp(keys[j], w->keys[i]) == 0 && strcmp(vals[j], w->vals[i]) == 0)
+				break;
+		if (j == n)
+			return 0;
+	}
+	return 1;
+}
+
+/* The metric in the catalogue, and a point of the plan that measures it. */
+static int
+want_check(struct want *w, const struct catalog *cat, const struct plan *p, char **err)
+{
+	const struct catalog_bench *b = catalog_find(cat, w->bench);
+	const struct catalog_metric *m;
+	size_t i, n = 0;
+
+	if (b == NULL) {
+		*err = xasprintf("--metric %s: unknown benchmark '%s'", w->spec, w->bench);
+		return -1;
+	}
+	if ((m = catalog_find_metric(b, w->metric)) == NULL) {
+		*err = xasprintf("--metric %s: %s has no metric '%s'", w->spec, w->bench,
+		    w->metric);
+		return -1;
+	}
+	w->higher = m->higher_better;
+	w->unit = m->unit;
+	for (i = 0; i < p->npoints; i++)
+		if (strcmp(p->points[i].bench, w->bench) == 0 &&
+		    params_match(w, p->points[i].nparams, p->points[i].keys, p->points[i].vals))
+			n++;
+	if (n == 0) {
+		*err = xasprintf("--metric %s: plan '%s' has no %s point with those parameters",
+		    w->spec, p->name, w->bench);
+		return -1;
+	}
+	if (n > 1 && w->nparams == 0)
+		log_warn("--metric %s: %zu points of the plan match; their values are pooled "
+		    "(give [params] to pick one)", w->spec, n);
+	return 0;
+}
+
+struct collect {
+	const struct want	*w;
+	const char		*host;
+	struct values		*out;
+};
+
+static int
+collect_line(const struct journal_line *l, void *arg)
+{
+	struct collect *c = arg;
+	struct values *v = c->out;
+
+	if (strcmp(l->host, c->host) != 0 || strcmp(l->bench, c->w->bench) != 0 ||
+	    !params_match(c->w, l->nparams, (char *const *)l->keys, (char *const *)l->vals))
+		return 0;
+	if (strcmp(l->status, "ok") != 0) {
+		if (l->metric != NULL && strcmp(l->metric, c->w->metric) != 0)
+			return 0;
+		if (v->failed++ == 0)
+			snprintf(v->kind, sizeof(v->kind), "%s", l->status);
+		v->infra += l->st >= 0 && ap_status_kind((enum ap_status)l->st) == AP_KIND_INFRA;
+		return 0;
+	}
+	if (l->metric == NULL || strcmp(l->metric, c->w->metric) != 0 || !l->has_value)
+		return 0;
+	xgrow(&v->v, &v->cap, v->n + 1, sizeof(*v->v));
+	v->v[v->n++] = l->value;
+	return 0;
+}
+
+/* The metric's trial values of host in the run directory dir. */
+static int
+collect(const char *dir, const char *host, const struct want *w, struct values *out,
+    char **err)
+{
+	struct collect c = { w, host, out };
+	char *path = xasprintf("%s/%s", dir, JOURNAL_TRIALS);
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = journal_read_lines(path, collect_line, &c, NULL, err);
+	free(path);
+	return r;
+}
+
+/* --- hooks and the host --------------------------------------------------- */
+
+/* Run a hook; BISECT_GOOD (0) when it succeeded, else the step's exit. */
+static int
+hook(const char *what, const char *cmd)
+{
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)cmd, NULL };
+	char *err = NULL;
+	int st;
+
+	log_info("%s hook: %s", what, cmd);
+	fflush(stdout);
+	if (proc_run(argv, &st, &err) != 0) {
+		log_error("%s hook: %s", what, err);
+		free(err);
+		return BISECT_ABORT;
+	}
+	if (st == 0)
+		return BISECT_GOOD;
+	if (st >= 128) {
+		log_error("%s hook exited %d: aborting the bisection", what, st);
+		return BISECT_ABORT;
+	}
+	log_error("%s hook exited %d: this commit is skipped", what, st);
+	return BISECT_SKIP;
+}
+
+/*
+ * Wait until h answers SSH (connect and log in) or the deadline passes.
+ * 0, or -1 with the last failure in *why.
+ */
+static int
+wait_for_host(const struct fleet_host *h, long long wait_ms, char **why)
+{
+	long long deadline = pace_now_ms() + wait_ms, left;
+	struct transport_opts o;
+	struct transport *t;
+	char *err = NULL;
+	int attempts = 0;
+
+	*why = NULL;
+	for (;;) {
+		left = deadline - pace_now_ms();
+		hostconn_opts(h, NULL, &o);
+		if (o.connect_timeout_ms <= 0 || o.connect_timeout_ms > left)
+			o.connect_timeout_ms = left > 100 ? left : 100;
+		attempts++;
+		if (transport_open(&o, &t, NULL, &err) == 0) {
+			transport_close(t);
+			free(*why);
+			*why = NULL;
+			log_info("%s answers SSH (attempt %d)", h->name, attempts);
+			return 0;
+		}
+		log_verbose("%s: %s", h->name, err);
+		free(*why);
+		*why = err;
+		err = NULL;
+		if (run_stop_requested() || pace_now_ms() + POLL_MS >= deadline)
+			return -1;
+		usleep(POLL_MS * 1000);
+	}
+}
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	run_request_stop();
+}
+
+/* Run the plan on the host of sel; the run directory in *dir. */
+static int
+run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
+    const char *results, const char *label, int quiet, char **dir, char **err)
+{
+	struct journal_info info;
+	struct journal *j = NULL;
+	struct run_config rc;
+	struct run_summary sum;
+	struct progress *prog;
+	char *e = NULL;
+	int ret = -1;
+
+	memset(&info, 0, sizeof(info));
+	memset(&sum, 0, sizeof(sum));
+	info.results = results;
+	info.plan = p;
+	info.seed = plan_seed(p);
+	info.fleet = f;
+	info.sel = sel;
+	info.label = label;
+	info.controller = FLEETMARK_VERSION;
+	if (journal_create(&info, &j, err) != 0)
+		return -1;
+	log_info("run %s", journal_dir(j));
+	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
+	memset(&rc, 0, sizeof(rc));
+	rc.plan = p;
+	rc.fleet = f;
+	rc.sel = sel;
+	rc.seed = info.seed;
+	rc.journal = j;
+	rc.progress = prog;
+	progress_start_ticker(prog);
+	if (run_execute(&rc, &sum, err) != 0) {
+		progress_end(prog);
+		if (journal_finish(j, JOURNAL_FAILED, &e) != 0)
+			free(e);
+		goto out;
+	}
+	progress_end(prog);
+	if (journal_finish(j, sum.interrupted ? JOURNAL_INTERRUPTED : sum.journal_error ?
+	    JOURNAL_FAILED : JOURNAL_FINISHED, err) != 0)
+		goto out;
+	if (sum.journal_error != NULL) {
+		*err = xstrdup(sum.journal_error);
+		goto out;
+	}
+	if (report_write_run(journal_dir(j), NULL, &e) != 0) {
+		log_verbose("report: %s", e);
+		free(e);
+	}
+	*dir = xstrdup(journal_dir(j));
+	ret = 0;
+ out:
+	run_summary_release(&sum);
+	progress_free(prog);
+	journal_free(j);
+	return ret;
+}
+
+/* --- the verdict ------------------------------------------------------------ */
+
+struct good {
+	const double	*v;	/* the baseline's values, or NULL */
+	size_t		 n;
+	double		 value;	/* --good, when v is NULL */
+	const char	*what;	/* "baseline" or "good" */
+};
+
+/* verdict.h's rule, as an exit status and a line without the commit. */
+static int
+decide(const struct want *w, const struct good *g, const struct values *v, double thr,
+    char **line)
+{
+	struct verdict d;
+	char ptxt[32];
+	int code;
+
+	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
+	code = d.kind == VERDICT_GOOD ? BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD :
+	    BISECT_SKIP;
+	if (isnan(d.p))
+		snprintf(ptxt, sizeof(ptxt), "-");
+	else
+		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
+	*line = xasprintf("%s: %s %s %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
+	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_SKIP ? "skip" :
+	    verdict_name(d.kind), w->spec, g->v ? "mean" : "median", d.now, w->unit, g->what,
+	    d.good, w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
+	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr,
+	    code != BISECT_SKIP ? "" : d.worse >= thr ? ": worse, but not significantly" :
+	    ": too noisy to tell");
+	if (code == BISECT_SKIP && d.good_rsd > thr && d.worse < thr) {
+		char *l = xasprintf("%s (the baseline's rsd is %.1f%%)", *line, d.good_rsd);
+
+		free(*line);
+		*line = l;
+	}
+	return code;
+}
+
+/* --- the command ------------------------------------------------------------- */
+
+/* The commit being tested: `git rev-parse HEAD` here, or NULL. */
+static char *
+head_commit(void)
+{
+	/* quietly: outside a git tree there is just no commit */
+	char *argv[] = { (char *)"/bin/sh", (char *)"-c",
+	    (char *)"exec git rev-parse HEAD 2>/dev/null", NULL };
+	char *out = NULL, *err = NULL;
+	size_t len = 0;
+	int st;
+
+	if (proc_capture(argv, 4096, 30000, &out, &len, &st, &err) != 0 || st != 0) {
+		log_verbose("git rev-parse HEAD: %s", err ? err : "not in a git tree");
+		free(err);
+		free(out);
+		return NULL;
+	}
+	out[strcspn(out, "\r\n")] = '\0';
+	if (*out == '\0') {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+static int
+usage_abort(void)
+{
+	cmd_usage(&cmd_bisect, 0);
+	return BISECT_ABORT;
+}
+
+static int
+bisect_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "metric", required_argument, NULL, 'm' },
+		{ "baseline", required_argument, NULL, 'B' },
+		{ "good", required_argument, NULL, 'g' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "install", required_argument, NULL, 'I' },
+		{ "reboot", required_argument, NULL, 'r' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "tries", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *fleet_file = NULL, *host_spec = NULL, *metric = NULL, *baseline = NULL;
+	const char *good_s = NULL, *install = NULL, *reboot = NULL, *outdir = DEFAULT_RESULTS;
+	struct catalog *cat = NULL;
+	struct fleet *f = NULL;
+	struct plan *p = NULL;
+	struct want w;
+	struct values base, v;
+	struct good g;
+	struct sigaction sa;
+	const struct fleet_host *h = NULL;
+	unsigned char *sel = NULL;
+	char *err = NULL, *agent = NULL, *basedir = NULL, *commit = NULL, *label = NULL;
+	char *dir = NULL, *line = NULL, *why = NULL, *end, shortc[SHORT_COMMIT + 1];
+	double thr = DEFAULT_THRESHOLD, goodv = 0;
+	long long wait_ms = DEFAULT_WAIT_MS, tries = DEFAULT_TRIES;
+	int c, quiet = 0, code = BISECT_ABORT, try;
+	size_t i, nsel = 0;
+
+	memset(&w, 0, sizeof(w));
+	memset(&base, 0, sizeof(base));
+	memset(&v, 0, sizeof(v));
+	while ((c = getopt_long(argc, argv, "f:H:o:m:hvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fleet_file = optarg;
+			break;
+		case 'H':
+			host_spec = optarg;
+			break;
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'm':
+			metric = optarg;
+			break;
+		case 'B':
+			baseline = optarg;
+			break;
+		case 'g':
+			good_s = optarg;
+			errno = 0;
+			goodv = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || errno != 0 || !isfinite(goodv)) {
+				log_error("--good: expected a number, not '%s'", optarg);
+				return BISECT_ABORT;
+			}
+			break;
+		case 'T':
+			if (conf_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
+				log_error("--threshold: expected a percentage like 5%%, not '%s'",
+				    optarg);
+				return BISECT_ABORT;
+			}
+			break;
+		case 'I':
+			install = optarg;
+			break;
+		case 'r':
+			reboot = optarg;
+			break;
+		case 'w':
+			if (conf_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
+				log_error("--wait: expected a duration like 300s, not '%s'", optarg);
+				return BISECT_ABORT;
+			}
+			break;
+		case 't':
+			if (conf_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
+				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
+				return BISECT_ABORT;
+			}
+			break;
+		case 'h':
+			return cmd_usage(&cmd_bisect, 1);
+		case 'v':
+			log_set_level(log_get_level() + 1);
+			break;
+		case 'q':
+			quiet = 1;
+			log_set_level(LOG_LEVEL_QUIET);
+			break;
+		default:
+			return usage_abort();
+		}
+	}
+	if (optind + 1 != argc || host_spec == NULL || metric == NULL ||
+	    (baseline == NULL) == (good_s == NULL)) {
+		if (optind + 1 == argc && host_spec != NULL && metric != NULL)
+			log_error("give one of --baseline REF and --good VALUE");
+		return usage_abort();
+	}
+	if (log_get_level() == LOG_LEVEL_QUIET)
+		quiet = 1;
+
+	/* Everything that can be checked before touching anything: 128 if wrong. */
+	if (want_parse(metric, &w, &err) != 0)
+		goto fail;
+	if ((agent = catalog_agent_path(&err)) == NULL || catalog_load(agent, &cat, &err) != 0)
+		goto fail;
+	if (plan_load(argv[optind], cat, &p, &err) != 0 || want_check(&w, cat, p, &err) != 0)
+		goto fail;
+	if (fleet_load(fleet_file, &f, &err) != 0 ||
+	    plan_select(p, f, host_spec, &sel, &err) != 0)
+		goto fail;
+	for (i = 0; i < f->nhosts; i++)
+		if (sel[i]) {
+			h = &f->hosts[i];
+			nsel++;
+		}
+	if (nsel != 1) {
+		err = xasprintf("-H %s: bisect-run measures one host, not %zu", host_spec, nsel);
+		goto fail;
+	}
+	memset(&g, 0, sizeof(g));
+	if (baseline != NULL) {
+		struct runref_ctx ctx;
+		const char *hosts[1] = { h->name };
+
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.results = outdir;
+		ctx.plan = p->name;
+		ctx.hosts = hosts;
+		ctx.nhosts = 1;
+		if (runref_resolve(baseline, &ctx, &basedir, &err) != 0 ||
+		    collect(basedir, h->name, &w, &base, &err) != 0)
+			goto fail;
+		if (base.n < 2) {
+			err = xasprintf("baseline %s has %zu value%s of %s on %s: too few to compare "
+			    "with", basedir, base.n, base.n == 1 ? "" : "s", w.spec, h->name);
+			goto fail;
+		}
+		g.v = base.v;
+		g.n = base.n;
+		g.what = "baseline";
+		log_info("baseline %s: %zu values of %s on %s", basedir, base.n, w.spec, h->name);
+	} else {
+		g.value = goodv;
+		g.what = "good";
+	}
+
+	commit = head_commit();
+	snprintf(shortc, sizeof(shortc), "%s", commit ? commit : "unknown");
+	label = xasprintf("%s", shortc);
+	if (setenv("FLEETMARK_COMMIT", commit ? commit : "", 1) != 0 ||
+	    setenv("FLEETMARK_HOST", h->name, 1) != 0) {
+		err = xasprintf("setenv: %s", strerror(errno));
+		goto fail;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (install != NULL && (code = hook("install", install)) != BISECT_GOOD)
+		goto verdict_hook;
+	if (reboot != NULL && (code = hook("reboot", reboot)) != BISECT_GOOD)
+		goto verdict_hook;
+	code = BISECT_SKIP;
+	for (try = 1; try <= tries && code == BISECT_SKIP; try++) {
+		free(why);
+		why = NULL;
+		if (try > 1)
+			log_info("try %d of %lld", try, tries);
+		if (wait_for_host(h, wait_ms, &err) != 0) {
+			why = xasprintf("skip: %s did not answer SSH within %.0f s: %s", h->name,
+			    (double)wait_ms / 1000, err ? err : "?");
+			free(err);
+			err = NULL;
+			if (run_stop_requested())
+				break;
+			log_warn("%s", why);
+			continue;
+		}
+		free(dir);
+		dir = NULL;
+		if (run_plan(p, f, sel, outdir, label, quiet, &dir, &err) != 0) {
+			why = xasprintf("skip: the run failed: %s", err);
+			free(err);
+			err = NULL;
+			log_warn("%s", why);
+			continue;
+		}
+		if (run_stop_requested())
+			break;
+		free(v.v);
+		if (collect(dir, h->name, &w, &v, &err) != 0)
+			goto fail;
+		if (v.n < MIN_VALUES) {
+			why = xasprintf("skip: %zu value%s of %s on %s (need %d); %zu trial "
+			    "line%s failed (%zu infrastructure%s%s)", v.n, v.n == 1 ? "" : "s",
+			    w.spec, h->name, MIN_VALUES, v.failed, v.failed == 1 ? "" : "s",
+			    v.infra, v.failed ? ", first: " : "", v.kind);
+			log_warn("%s", why);
+			continue;
+		}
+		free(line);
+		code = decide(&w, &g, &v, thr, &line);
+		if (code == BISECT_SKIP)
+			log_warn("%s", line);
+	}
+	if (run_stop_requested()) {
+		log_error("interrupted");
+		code = BISECT_INTERRUPTED;
+		goto out;
+	}
+	printf("bisect-run %s %s%s%s\n", shortc, line && (code != BISECT_SKIP || why == NULL) ?
+	    line : why ? why : "skip", dir ? "; run " : "", dir ? dir : "");
+	fflush(stdout);
+	goto out;
+ verdict_hook:
+	printf("bisect-run %s %s: a hook failed (%s)\n", shortc,
+	    code == BISECT_SKIP ? "skip" : "abort", code == BISECT_SKIP ? "skipped" : "aborting");
+	fflush(stdout);
+	goto out;
+ fail:
+	log_error("%s", err);
+	code = BISECT_ABORT;
+ out:
+	free(err);
+	free(agent);
+	free(basedir);
+	free(commit);
+	free(label);
+	free(dir);
+	free(line);
+	free(why);
+	free(base.v);
+	free(v.v);
+	free(sel);
+	want_free(&w);
+	plan_free(p);
+	fleet_free(f);
+	catalog_free(cat);
+	return code;
+}
+
+const struct cmd_entry cmd_bisect = {
+	"bisect-run",
+	"PLAN -H HOST --metric BENCH.METRIC[params] (--baseline REF | --good VALUE) "
+	"[--threshold 5%] [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] "
+	"[-f FLEET] [-o DIR] [-q] [-v]",
+	"one step of `git bisect run`: install, reboot, measure (0 good, 1 bad, 125 skip)",
+	bisect_main,
+};
