@@ -283,7 +283,7 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 				if (stats_welch(bv->v, bv->n, v->v, v->n, &w) == 0) {
 					snprintf(buf, sizeof(buf), "%.3g", w.p);
 					rgrid_set(g, row, 13, buf, w.p);
-					if (w.p < ALPHA && fabs(ch) >= thr) {
+					if (report_significant(bv, v, ch, thr)) {
 						int better = cell->higher ? ch > 0 : ch < 0;
 
 						rgrid_set(g, row, 14, better ? "better" : "worse", NAN);
