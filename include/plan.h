@@ -37,7 +37,12 @@ struct fleet;
 #define PLAN_MAX_REPEAT		10000
 #define PLAN_MAX_VARIANTS	256
 #define PLAN_MAX_TRIALS		100000	/* per host: variants x points x repeat */
-#define PLAN_DEFAULT_REPEAT	3
+/*
+ * 5 trials a point by default: with 3, a true 5% change (the default
+ * threshold) was marked in 85% of pairs on a shared 2-core machine; with
+ * 5, in 95% (tests/bench/verdicts.sh, docs/performance.md).
+ */
+#define PLAN_DEFAULT_REPEAT	5
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
 #define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */

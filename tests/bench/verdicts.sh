@@ -4,6 +4,8 @@
 # this machine, at the plans' default trial count (repeat 3, samples 11).
 #
 #   tests/bench/verdicts.sh [PAIRS [LMBENCH_PAIRS]]     (default 20 and 3)
+#   DETAILS=FILE tests/bench/verdicts.sh ...            (each slowdown pair's change and p)
+#   REPEAT=5 tests/bench/verdicts.sh ...                (spin trials per run; default: the plans' default)
 #
 # Two experiments, each through the real `fleetmark run` on the embedded
 # local fleet and `fleetmark compare A B --format json`:
@@ -36,11 +38,13 @@ LMPAIRS=${2:-3}
 command -v jq >/dev/null || { echo "no jq (tools/deps)" >&2; exit 2; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+DETAILS=${DETAILS:-/dev/null}   # a file for one line per slowdown pair
 
 for x in 0 2 5 10; do
 	cat >"$W/spin-$x.yaml" <<EOF
 name: verdict-spin
 description: spin with $x% more work per sample
+${REPEAT:+repeat: $REPEAT}
 benchmarks:
   - bench: spin
     params:
@@ -89,11 +93,12 @@ marks() {
 		"\([ $r[] | select(.mark.text == "worse" or .mark.text == "better") ] | length) " +
 		"\([ $r[] | select((.noisy.text // "") != "") ] | length) " +
 		"\((($r[0].change.value // 0) * 100 | round) / 100) " +
-		"\([ $r[] | select((.p.value // 1) < 0.05 and ((.change.value | fabs) >= 5)) ] | length)"' \
+		"\([ $r[] | select((.p.value // 1) < 0.05 and ((.change.value | fabs) >= 5)) ] | length) " +
+		"\($r[0].p.value // "-")"' \
 		"$W/cmp.json"
 }
 
-echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, default repeat and samples, threshold 5%"
+echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, spin repeat ${REPEAT:-default}, threshold 5%"
 echo "controller: $FLEETMARK ($("$FLEETMARK" --version 2>&1 | head -1))"
 start=$SECONDS
 
@@ -109,12 +114,13 @@ for ((p = 0; p < PAIRS; p++)); do
 		*) dir[$kind]=$(as_base "$(run "$W/spin-$kind.yaml" "slow$kind")") ;;
 		esac
 	done
-	read -r _ m n _ pt < <(marks "${dir[a]}" "${dir[b]}")
+	read -r _ m n _ pt _ < <(marks "${dir[a]}" "${dir[b]}")
 	aa_spin=$((aa_spin + m))
 	aa_spin_pt=$((aa_spin_pt + pt))
 	aa_spin_noisy=$((aa_spin_noisy + (n > 0)))
 	for x in 2 5 10; do
-		read -r _ m n c pt < <(marks "${dir[a]}" "${dir[$x]}")
+		read -r _ m n c pt pv < <(marks "${dir[a]}" "${dir[$x]}")
+		echo "    pair $((p + 1)) +$x%: change $c% p $pv marked $m" >>"$DETAILS"
 		flagged[$x]=$((${flagged[$x]:-0} + m))
 		flagged_pt[$x]=$((${flagged_pt[$x]:-0} + pt))
 		noisy[$x]=$((${noisy[$x]:-0} + (n > 0)))
@@ -128,7 +134,7 @@ aa_lm=0 aa_lm_metrics=0 aa_lm_noisy=0 aa_lm_pt=0
 for ((p = 0; p < LMPAIRS; p++)); do
 	a=$(run "$TOP/plans/lmbench.yaml" a)
 	b=$(run "$TOP/plans/lmbench.yaml" b)
-	read -r t m n _ pt < <(marks "$a" "$b")
+	read -r t m n _ pt _ < <(marks "$a" "$b")
 	aa_lm_metrics=$((aa_lm_metrics + t))
 	aa_lm_pt=$((aa_lm_pt + pt))
 	aa_lm=$((aa_lm + m))
