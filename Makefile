@@ -5,6 +5,7 @@
 #   make test            build, then run every unit and end-to-end test
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined   instrumented build (in build-san/)
+#   make valgrind        the unit tests under valgrind (no error, no leak)
 #   make fuzz            build the libFuzzer targets (build-fuzz/) and run each
 #                        for FUZZ_SECONDS (default 20); needs clang
 #   make V=1             show the commands
@@ -158,6 +159,10 @@ unit: $(UNIT_BINS)
 san-unit:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
 
+# The unit tests under valgrind's memcheck (tests/run's vg/test-*).
+valgrind: unit
+	tests/run vg/
+
 fuzzers: $(FUZZ_BINS)
 
 fuzz: fuzzers
@@ -188,7 +193,7 @@ lint:
 clean:
 	rm -rf build build-san build-fuzz tests/out
 
-.PHONY: all agents unit san-unit fuzzers fuzz test install lint clean
+.PHONY: all agents unit san-unit valgrind fuzzers fuzz test install lint clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
