@@ -163,12 +163,17 @@ san-unit:
 valgrind: unit
 	tests/run vg/
 
+# The controller built with ASan and UBSan (build-san/fleetmark): tests/run
+# runs the e2e tests with it when it is there.
+san-ctl:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined build-san/fleetmark
+
 fuzzers: $(FUZZ_BINS)
 
 fuzz: fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
-test: all agents unit san-unit fuzzers
+test: all agents unit san-unit san-ctl fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run $(T)
 
 install: all
@@ -193,7 +198,7 @@ lint:
 clean:
 	rm -rf build build-san build-fuzz tests/out
 
-.PHONY: all agents unit san-unit valgrind fuzzers fuzz test install lint clean
+.PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test install lint clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 

@@ -184,3 +184,54 @@ want_deltas() {
 	done
 	echo "${out# }"
 }
+
+# run_dir OUTDIR: the one run directory `fleetmark run -o OUTDIR` made.
+run_dir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
+
+# ok_per_trial FILE: "N M": the distinct counts of ok lines per (host, trial,
+# metric), and how many (host, trial) have an ok line.  "1 36" after a
+# complete run of 36 trials: exactly one ok line each.
+ok_per_trial() {
+	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
+		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
+}
+
+# host_procs HOST: "pid:comm ..." of the processes in a lab host other
+# than its SSH server and the server's sessions (an agent, a shell or a
+# benchmark left behind).  Waits up to 10 s for them to go, since an agent
+# whose input closed needs a moment to leave.
+host_procs() {
+	local p c out i
+	for i in $(seq 50); do
+		out=''
+		for p in $(ip netns pids "fmlab-$1" 2>/dev/null); do
+			c=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+			case $c in sshd | sshd-session | dropbear) continue ;; esac
+			grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null && continue
+			out="$out $p:$c"
+		done
+		[ -z "$out" ] && break
+		[ "$i" -lt 50 ] && sleep 0.2
+	done
+	echo "${out# }"
+}
+
+# no_secrets FILE|DIR... -- SECRET...: pass when no SECRET occurs in any
+# file under the paths (run directories, logs, reports, captured output);
+# on failure the diagnostic names the files, never the secret.
+no_secrets() {
+	local paths=() s hits=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do paths+=("$1"); shift; done
+	shift
+	if [ $# -eq 0 ] || [ ${#paths[@]} -eq 0 ]; then
+		echo "# no_secrets: PATH... -- SECRET... needed"
+		return 2
+	fi
+	for s in "$@"; do
+		[ ${#s} -ge 4 ] || { echo "# no_secrets: a secret shorter than 4 bytes proves nothing"; return 2; }
+		mapfile -t -O ${#hits[@]} hits < <(grep -rlaF -- "$s" "${paths[@]}" 2>/dev/null)
+	done
+	[ ${#hits[@]} -eq 0 ] && return 0
+	printf '# secret found in: %s\n' "${hits[@]}"
+	return 1
+}
