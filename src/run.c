@@ -165,6 +165,15 @@ variant_logger(void *arg, const char *line)
 	wlog(arg, "%s", line);
 }
 
+/* variant_save_fn: an old content into the run directory, before the write. */
+static int
+variant_saver(void *arg, const char *path, const char *old, char **why)
+{
+	struct worker *w = arg;
+
+	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
+}
+
 /* Tell the person something (a live progress frame takes log messages
  * above it: see log_set_sink()). */
 static void
@@ -697,7 +706,7 @@ run_groups(struct worker *w)
 			free(msg);
 			wlog(w, "applying variant %s", pv->name ? pv->name : "-");
 		}
-		r = variant_apply(w->t, pv, variant_logger, w, &vs, &err);
+		r = variant_apply_saving(w->t, pv, variant_logger, variant_saver, w, &vs, &err);
 		if (r == VARIANT_ELOST) {
 			/* Not the variant's fault: the host is gone. */
 			wlog(w, "%s", err);
@@ -736,6 +745,9 @@ run_groups(struct worker *w)
 		}
 		r = variant_undo(w->t, vs, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
 		    &err);
+		/* Undone: nothing left to restore if this process dies. */
+		if (r == 0 && journal_restore_clear(w->ctx->c->journal, w->h->name, &err) != 0)
+			r = -1;
 		if (r != 0) {
 			wlog(w, "%s", err);
 			say(w, "%s", err);
@@ -746,6 +758,46 @@ run_groups(struct worker *w)
 			err = NULL;
 		}
 	}
+}
+
+/*
+ * Put back what a variant of an earlier attempt at this run changed and
+ * could not undo (its controller was killed, or the host was lost), before
+ * anything is measured.  0, or -1 with the host given up.
+ */
+static int
+restore_left(struct worker *w)
+{
+	struct journal *j = w->ctx->c->journal;
+	char **paths, **olds, *err = NULL;
+	size_t n, i;
+	int r = 0;
+
+	if (journal_restore_list(j, w->h->name, &paths, &olds, &n, &err) != 0) {
+		host_failed(w, AP_ST_SETUP, err);
+		free(err);
+		return -1;
+	}
+	for (i = n; i-- > 0; ) {
+		if ((r = variant_write_back(w->t, paths[i], olds[i], &err)) != 0) {
+			host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP, err);
+			free(err);
+			err = NULL;
+			break;
+		}
+		wlog(w, "restored %s, left changed by an earlier attempt at this run", paths[i]);
+	}
+	if (r == 0 && n > 0 && journal_restore_clear(j, w->h->name, &err) != 0) {
+		wlog(w, "%s", err);
+		free(err);
+	}
+	for (i = 0; i < n; i++) {
+		free(paths[i]);
+		free(olds[i]);
+	}
+	free(paths);
+	free(olds);
+	return r == 0 ? 0 : -1;
 }
 
 static void *
@@ -785,6 +837,8 @@ worker_main(void *arg)
 	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
 	if (run_stop_requested())
 		goto interrupted;
+	if (restore_left(w) != 0)
+		goto out;
 
 	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
