@@ -1296,10 +1296,21 @@ static int
 load_identity(const char *path, const char *label, ssh_key *out, struct attempt *a)
 {
 	ssh_key key = NULL;
+	struct stat st;
 
-	if (access(path, R_OK) != 0) {
+	if (access(path, R_OK) != 0 || stat(path, &st) != 0) {
 		set_msg(a, TRANSPORT_EAUTH, PACE_NEUTRAL, "%s: identity %s: %s", label, path,
 		    strerror(errno));
+		return a->code;
+	}
+	/*
+	 * OpenSSH's rule (libssh has none): a private key of ours that others
+	 * may read or write is refused, whoever we are.
+	 */
+	if (st.st_uid == getuid() && (st.st_mode & 077) != 0) {
+		set_msg(a, TRANSPORT_EAUTH, PACE_NEUTRAL, "%s: identity %s: permissions %04o are "
+		    "too open: a private key must not be accessible by others (chmod 600 %s)",
+		    label, path, (unsigned)(st.st_mode & 07777), path);
 		return a->code;
 	}
 	if (ssh_pki_import_privkey_file(path, NULL, no_passphrase, NULL, &key) != SSH_OK) {
