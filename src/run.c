@@ -42,6 +42,7 @@
 #define POLL_MS		250	/* longest blocking read: how soon a stop is seen */
 #define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
 #define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
+#define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -86,6 +87,8 @@ struct worker {
 	enum ap_status		 lost_status;	/* agent-lost (in a trial) or connect */
 	int			 stopped;
 	size_t			 ahead;		/* 1 + the trial already sent, or 0 */
+	struct ap_event		 held;		/* read ahead by crash_probe() */
+	int			 have_held;
 	double			 prev_end;	/* when the previous trial ended */
 };
 
@@ -274,6 +277,11 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 	size_t used;
 	int from = 0;
 
+	if (w->have_held) {
+		*ev = w->held;
+		w->have_held = 0;
+		return 1;
+	}
 	for (;;) {
 		if (agentproto_next(w->ap, ev) > 0)
 			return 1;
@@ -505,6 +513,28 @@ send_trial(struct worker *w, size_t i, json_t *params)
 	    p->samples, "deadline", (double)p->timeout_ms / 1000.0));
 }
 
+/*
+ * A trial process killed by a signal can be the first sign of the host
+ * going down: a reboot or shutdown kills every process, and the agent may
+ * report its benchmark's death before it dies itself.  Before such a trial
+ * is recorded as the benchmark's crash, the agent has CRASH_PROBE_MS to
+ * show it is still there (its next line, kept for the next trial, or
+ * simply no end of its output).  Returns 0 (alive), or 1 with the
+ * next_event() code that says it is gone in *code.
+ */
+static int
+crash_probe(struct worker *w, int *code)
+{
+	int r = next_event(w, &w->held, pace_now_ms() + CRASH_PROBE_MS, 0);
+
+	if (r == 1)
+		w->have_held = 1;
+	if (r == 1 || r == RUN_EDEADLINE || r == RUN_ESILENT)
+		return 0;
+	*code = r;
+	return 1;
+}
+
 static int
 run_trial(struct worker *w, size_t i, size_t next)
 {
@@ -590,6 +620,20 @@ run_trial(struct worker *w, size_t i, size_t next)
 		lost = 1;
 	}
 	res = ap_trial_result(tr);
+	if (!lost && !stopping && res->status == AP_ST_CRASH && crash_probe(w, &r)) {
+		char *e = event_error(w, r);
+
+		why = xasprintf("%s, and then the agent was lost (host going down?): %s",
+		    res->message ? res->message : "the benchmark crashed", e);
+		free(e);
+		ap_trial_free(tr);
+		tr = ap_trial_new(id);
+		ap_trial_fail(tr, AP_ST_AGENT_LOST, why);
+		w->lost = why;
+		w->lost_status = AP_ST_AGENT_LOST;
+		lost = 1;
+		res = ap_trial_result(tr);
+	}
 	w->prev_end = wall_now();
 	if (stopping)
 		w->stopped = 1;

@@ -44,7 +44,9 @@ is() {
 		tap_result 0 "$3"
 	else
 		tap_result 1 "$3"
-		printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+		# Every line of a value that has several stays a TAP comment.
+		printf '%s\n' "$1" | sed -e '1s/^/#   got:  /' -e '2,$s/^/#         /'
+		printf '%s\n' "$2" | sed -e '1s/^/#   want: /' -e '2,$s/^/#         /'
 	fi
 }
 

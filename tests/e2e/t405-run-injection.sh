@@ -91,18 +91,26 @@ like "$(cat "$WORK/nl.out")" "nl\.yaml:7:[0-9]+: .*must be one line" "... with F
 # --- more fields: workdir, long values, names, user, non-UTF-8 --------------------------
 
 # A workdir full of shell: the agent is deployed and run from that literal
-# directory, and nothing in its name runs.
-WD='/tmp/fm wd;$(touch /tmp/fm-pwned-w1) `touch /tmp/fm-pwned-w2` && touch /tmp/fm-pwned-w3 '"'q'"
+# directory, and nothing in its name runs.  (Quotes, backslashes and
+# control characters are refused in a workdir: below.)
+WD='/tmp/fm wd;$(touch /tmp/fm-pwned-w1) `touch /tmp/fm-pwned-w2` && touch /tmp/fm-pwned-w3 |x'
 printf 'defaults:\n  user: bench\n  identity: %s\n  known_hosts: %s\n  ssh_config: false\n  workdir: "%s"\nhosts:\n  lab-02:\n    address: 198.18.1.2\n' \
 	"$L/id_ed25519" "$L/known_hosts" "$(yq "$WD")" >"$WORK/wd.yaml"
 tidy lab-02
+prepare lab-02
 on lab-02 'rm -rf /tmp/fm\ wd*' </dev/null
 "$FLEETMARK" run "$WORK/inj.yaml" -f "$WORK/wd.yaml" -H lab-02 -o "$WORK/wd" >"$WORK/wd.out" 2>"$WORK/wd.err"
-is "$?" 0 "a workdir with \$(...), backticks, ; and quotes: the run works (exit 0)"
+rc=$?
+is "$rc" 0 "a workdir with \$(...), backticks, ; and &&: the run works (exit 0)"
+[ "$rc" = 0 ] || tail -3 "$WORK/wd.err" | sed 's/^/#   /'
 is "$(markers lab-02)" "" "... nothing in the workdir's name ran"
 is "$(printf '%s\n' "$WD" | on lab-02 'IFS= read -r d; ls "$d/agents"/*/fleetmark-agent | wc -l')" 1 \
 	"... the agent is in the literal directory"
 on lab-02 'rm -rf /tmp/fm\ wd*' </dev/null
+sed -e 's/|x"$/|x'"'q'"'"/' "$WORK/wd.yaml" >"$WORK/wdq.yaml"
+"$FLEETMARK" run "$WORK/inj.yaml" -f "$WORK/wdq.yaml" -H lab-02 -o "$WORK/wdq" >"$WORK/wdq.out" 2>&1
+is "$?" 2 "a workdir with a quote: exit 2"
+like "$(cat "$WORK/wdq.out")" "wdq\.yaml:6:[0-9]+: workdir .* contains a quote" "... FILE:LINE:COL, saying why"
 
 # Long values (16 KB) arrive byte for byte: a write value and an exec command.
 LONGV=$(head -c 12000 /dev/zero | tr '\0' 'v')'$(touch /tmp/fm-pwned-l1)'$(head -c 4000 /dev/zero | tr '\0' 'w')
@@ -156,6 +164,6 @@ printf 'hosts:\n  h1:\n    address: 198.18.1.1\n    workdir: "/tmp/\377"\n' >"$W
 "$FLEETMARK" run "$WORK/inj.yaml" -f "$WORK/nonutf8-fleet.yaml" -o "$WORK/nf" >"$WORK/nf.out" 2>&1
 is "$?" 2 "an inventory with bytes that are not UTF-8: exit 2"
 like "$(cat "$WORK/nf.out")" "nonutf8-fleet\.yaml:[0-9]+:[0-9]+: " "... FILE:LINE:COL"
-is "$(find "$WORK/nu" "$WORK/nf" "$WORK/bn" "$WORK/bu" -type f 2>/dev/null | wc -l)" 0 "refused input leaves no run directory"
+is "$(find "$WORK/nu" "$WORK/nf" "$WORK/bn" "$WORK/bu" "$WORK/wdq" -type f 2>/dev/null | wc -l)" 0 "refused input leaves no run directory"
 
 done_testing
