@@ -187,6 +187,27 @@ want_deltas() {
 	echo "${out# }"
 }
 
+# on_host HOST CMD...: CMD in a root shell on a lab host (no stdin, stderr
+# dropped).
+on_host() { local h=$1; shift; "$LAB" ssh "$h" "$@" </dev/null 2>/dev/null; }
+
+# The stand-in for a sysfs tunable that the fault tests give a variant to
+# write: the file $TUNABLE (in the hosts' own /tmp) on the hosts of the
+# array TUNABLE_HOSTS.  tunable_reset: it holds "old" on each;
+# tunable_restored: it holds "old" again on each (the others are named);
+# tunable_remove: gone (for an EXIT trap).
+tunable_reset() {
+	local h
+	for h in "${TUNABLE_HOSTS[@]}"; do on_host "$h" "printf 'old\n' > $TUNABLE; chmod 644 $TUNABLE"; done
+}
+tunable_restored() {
+	local h v bad=''
+	for h in "${TUNABLE_HOSTS[@]}"; do v=$(on_host "$h" "cat $TUNABLE"); [ "$v" = old ] || bad="$bad $h:$v"; done
+	[ -z "$bad" ] || diag "not restored:$bad"
+	[ -z "$bad" ]
+}
+tunable_remove() { local h; for h in "${TUNABLE_HOSTS[@]}"; do on_host "$h" "rm -f $TUNABLE"; done; }
+
 # run_dir OUTDIR: the one run directory `fleetmark run -o OUTDIR` made.
 run_dir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
 

@@ -29,12 +29,11 @@ use_lab "$TNAME"
 L=$LABDIR
 FH=lab-02
 RH=(lab-01 lab-02 lab-03)
+TUNABLE=/tmp/fm-t407
+TUNABLE_HOSTS=("${RH[@]}")
 NT=$((3 * 2 * 6))
 
-on() { local h=$1; shift; "$LAB" ssh "$h" "$@" </dev/null 2>/dev/null; }
-prepare() { local h; for h in "${RH[@]}"; do on "$h" 'printf "old\n" > /tmp/fm-t407; chmod 644 /tmp/fm-t407'; done; }
-restored() { local h; for h in "${RH[@]}"; do [ "$(on "$h" 'cat /tmp/fm-t407')" = old ] || return 1; done; }
-trap 'for h in "${RH[@]}"; do on "$h" "rm -f /tmp/fm-t407"; done; _lab_cleanup' EXIT
+trap 'tunable_remove; _lab_cleanup' EXIT
 
 cat >"$WORK/plan.yaml" <<'P'
 name: agentfaults
@@ -100,7 +99,7 @@ agent_pid() {
 # fault_case NAME AGENTS STATUS KIND HOSTSTATUS REASON-RE [signal SIG trial|serve]
 fault_case() {
 	local name=$1 agents=$2 st=$3 kind=$4 hst=$5 re=$6 sig=${8:-} which=${9:-} pid rc D T hwm=0 p i msg
-	prepare
+	tunable_reset
 	FLEETMARK_AGENTS=$agents FLEETMARK_SILENCE_MS=4000 "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" \
 		-H lab-01,lab-02,lab-03 -o "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	pid=$!
@@ -133,11 +132,11 @@ fault_case() {
 	like "$msg" "$re" "$name: ... and why"
 	diag "$name: $(printf '%s' "$msg" | head -c 200)"
 	is "$(jq -r '.hosts["lab-02"].status' "$D/run.json")" "$hst" "$name: lab-02 $hst"
-	check "$name: the variant's file is back on every host" restored
+	check "$name: the variant's file is back on every host" tunable_restored
 	is "$(host_procs "$FH")" "" "$name: nothing left running on lab-02"
 	FLEETMARK_AGENTS=$CLEAN "$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$WORK/$name.r.out" 2>"$WORK/$name.r.err"
 	is "$? $(ok_per_trial "$T")" "0 1 $NT" "$name: --resume exits 0 and leaves exactly one ok line per trial"
-	check "$name: ... the variant's file still back" restored
+	check "$name: ... the variant's file still back" tunable_restored
 	is "$(host_procs "$FH")" "" "$name: ... and nothing left running"
 	HWM=$hwm
 }

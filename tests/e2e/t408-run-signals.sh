@@ -27,23 +27,15 @@ command -v jq >/dev/null || skip_all "needs jq"
 use_lab "$TNAME"
 L=$LABDIR
 RH=(lab-01 lab-02 lab-03)
+TUNABLE=/tmp/fm-t408
+TUNABLE_HOSTS=("${RH[@]}")
 NT=$((3 * 2 * 4))
 MNT=$WORK/full
 
-on() { local h=$1; shift; "$LAB" ssh "$h" "$@" </dev/null 2>/dev/null; }
-prepare() { local h; for h in "${RH[@]}"; do on "$h" 'printf "old\n" > /tmp/fm-t408; chmod 644 /tmp/fm-t408'; done; }
-# restored: every host's file holds "old" again (prints the others).
-restored() {
-	local h v bad=''
-	for h in "${RH[@]}"; do v=$(on "$h" 'cat /tmp/fm-t408'); [ "$v" = old ] || bad="$bad $h:$v"; done
-	[ -z "$bad" ] || diag "not restored:$bad"
-	[ -z "$bad" ]
-}
 leftovers() { local h out=''; for h in "${RH[@]}"; do out="$out$(host_procs "$h")"; done; echo "$out"; }
 cleanup() {
-	local h
 	mountpoint -q "$MNT" && umount "$MNT"
-	for h in "${RH[@]}"; do on "$h" "rm -f /tmp/fm-t408"; done
+	tunable_remove
 	_lab_cleanup
 }
 trap cleanup EXIT
@@ -78,7 +70,7 @@ for seed in $SEEDS; do
 		ms=$((RANDOM % 8000))
 		name="seed $seed SIG$sig at ${ms} ms"
 		[ "$seed" = mid ] && name="SIG$sig in the variant"
-		prepare
+		tunable_reset
 		out=$WORK/s$n
 		"${RUN[@]}" -o "$out" >"$out.out" 2>"$out.err" &
 		pid=$!
@@ -115,7 +107,7 @@ for seed in $SEEDS; do
 			else
 				check "$name: trials.jsonl exists (empty)" test -f "$T"
 			fi
-			[ "$sig" = INT ] && check "$name: the interrupted run undid its variant" restored
+			[ "$sig" = INT ] && check "$name: the interrupted run undid its variant" tunable_restored
 			[ "$seed$sig" = midKILL ] && check "$name: restore/ keeps the old contents for --resume" \
 				test -s "$D/restore/lab-02"
 			is "$(leftovers)" "" "$name: no agent or benchmark left on the hosts"
@@ -124,7 +116,7 @@ for seed in $SEEDS; do
 		rc=$?
 		is "$rc $(ok_per_trial "$T")" "0 1 $NT" "$name: --resume completes: exactly one ok line per trial"
 		[ "$rc" = 0 ] || tail -5 "$out.r.err" | sed 's/^/#   /'
-		check "$name: ... the variant's file is back" restored
+		check "$name: ... the variant's file is back" tunable_restored
 		check "$name: ... and restore/ is gone" test ! -e "$D/restore"
 		is "$(leftovers)" "" "$name: ... and nothing left running"
 	done
@@ -134,7 +126,7 @@ done
 
 mkdir -p "$MNT"
 mount -t tmpfs -o size=2m fm-t408 "$MNT" || { echo "Bail out! cannot mount a tmpfs"; exit 1; }
-prepare
+tunable_reset
 "${RUN[@]}" -o "$MNT/r" >"$WORK/full.out" 2>"$WORK/full.err" &
 pid=$!
 for _ in $(seq 300); do
@@ -152,12 +144,12 @@ like "$(cat "$WORK/full.err")" "trials\.jsonl: No space left on device" "... say
 grep -m3 -i 'space' "$WORK/full.err" | sed 's/^/# /'
 check "... trials.jsonl holds whole JSON lines only" jq_all "$T"
 check "... run.json is whole JSON" jq -e .status "$D/run.json"
-check "... the variant's file is back" restored
+check "... the variant's file is back" tunable_restored
 is "$(leftovers)" "" "... nothing left running on the hosts"
 rm -f "$MNT/fill"
 "$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$WORK/full.r.out" 2>"$WORK/full.r.err"
 is "$? $(ok_per_trial "$T")" "0 1 $NT" "with space again, --resume completes: exactly one ok line per trial"
-check "... the variant's file is back" restored
+check "... the variant's file is back" tunable_restored
 umount "$MNT"
 
 done_testing

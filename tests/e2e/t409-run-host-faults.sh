@@ -29,17 +29,11 @@ use_lab "$TNAME"
 L=$LABDIR
 FH=lab-02
 RH=(lab-01 lab-02 lab-03)
+TUNABLE=/tmp/fm-t409
+TUNABLE_HOSTS=("${RH[@]}")
 NT=$((3 * 2 * 6))
 
-on() { local h=$1; shift; "$LAB" ssh "$h" "$@" </dev/null 2>/dev/null; }
-prepare() { local h; for h in "${RH[@]}"; do on "$h" 'printf "old\n" > /tmp/fm-t409; chmod 644 /tmp/fm-t409'; done; }
-restored() {
-	local h v bad=''
-	for h in "${RH[@]}"; do v=$(on "$h" 'cat /tmp/fm-t409'); [ "$v" = old ] || bad="$bad $h:$v"; done
-	[ -z "$bad" ] || diag "not restored:$bad"
-	[ -z "$bad" ]
-}
-trap 'for h in "${RH[@]}"; do on "$h" "rm -f /tmp/fm-t409"; done; _lab_cleanup' EXIT
+trap 'tunable_remove; _lab_cleanup' EXIT
 _lab_touched+=("$FH")
 
 cat >"$WORK/plan.yaml" <<'P'
@@ -74,10 +68,10 @@ in_variant() {
 # on lab-02, then check.  STATUSES: lab-02's non-ok statuses (sorted, unique).
 host_case() {
 	local name=$1 want_rc=$2 want_st=$3 hst=${4:-failed} pid rc D T t0 ms
-	prepare
+	tunable_reset
 	[ "$name" = down ] && "$LAB" kill "$FH"
 	if [ "$name" = slow ]; then
-		on "$FH" 'rm -rf /tmp/fleetmark'
+		on_host "$FH" 'rm -rf /tmp/fleetmark'
 		"$LAB" slow "$FH" 1mbit
 	fi
 	t0=$(date +%s%N)
@@ -112,7 +106,7 @@ host_case() {
 	rc=$?
 	is "$rc $(ok_per_trial "$T")" "0 1 $NT" "$name: --resume completes: exactly one ok line per trial"
 	[ "$rc" = 0 ] || tail -3 "$WORK/$name.r.err" | sed 's/^/#   /'
-	check "$name: the variant's file is back on every host" restored
+	check "$name: the variant's file is back on every host" tunable_restored
 	check "$name: ... and restore/ is gone" test ! -e "$D/restore"
 	is "$(host_procs "$FH")" "" "$name: nothing left running on lab-02"
 }
