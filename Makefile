@@ -164,8 +164,9 @@ valgrind: unit
 	tests/run vg/
 
 # The controller built with ASan and UBSan (build-san/fleetmark): tests/run
-# runs the e2e tests with it when it is there.
-san-ctl:
+# runs the e2e tests with it when it is there.  After san-unit: two make
+# processes must not build the same build-san/ objects at once.
+san-ctl: san-unit
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined build-san/fleetmark
 
 fuzzers: $(FUZZ_BINS)
