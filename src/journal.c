@@ -1306,19 +1306,25 @@ journal_restore_save(struct journal *j, const char *host, const char *path,
 {
 	char *dir = xasprintf("%s/" JOURNAL_RESTORE_DIR, j->dir);
 	char *file = xasprintf("%s/%s", dir, host), *hp, *ho, *line = NULL;
-	int fd = -1, r = -1, created = 0;
+	int fd = -1, r = -1, created = 0, tries;
 
 	if (!valid_host(host)) {
 		*err = xasprintf("bad host name '%.64s'", host);
 		goto out;
 	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		*err = xasprintf("cannot create %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	if ((fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC, 0644)) < 0 && errno == ENOENT) {
-		fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-		created = 1;
+	/* Another host's thread may remove restore/ when its file was the
+	 * last one (journal_restore_clear()): make it again then. */
+	for (tries = 0; fd < 0 && tries < 5; tries++) {
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			*err = xasprintf("cannot create %s: %s", dir, strerror(errno));
+			goto out;
+		}
+		if ((fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0 && errno == ENOENT) {
+			fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+			created = 1;
+		}
+		if (fd < 0 && errno != ENOENT)
+			break;
 	}
 	if (fd < 0) {
 		*err = xasprintf("cannot create %s: %s", file, strerror(errno));
