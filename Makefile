@@ -5,6 +5,7 @@
 #   make test            build, then run every unit and end-to-end test
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined   instrumented build (in build-san/)
+#   make valgrind        the unit tests under valgrind (no error, no leak)
 #   make fuzz            build the libFuzzer targets (build-fuzz/) and run each
 #                        for FUZZ_SECONDS (default 20); needs clang
 #   make V=1             show the commands
@@ -161,12 +162,22 @@ unit: $(UNIT_BINS)
 san-unit:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
 
+# The unit tests under valgrind's memcheck (tests/run's vg/test-*).
+valgrind: unit
+	tests/run vg/
+
+# The controller built with ASan and UBSan (build-san/fleetmark): tests/run
+# runs the e2e tests with it when it is there.  After san-unit: two make
+# processes must not build the same build-san/ objects at once.
+san-ctl: san-unit
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined build-san/fleetmark
+
 fuzzers: $(FUZZ_BINS)
 
 fuzz: fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
-test: all agents unit san-unit fuzzers
+test: all agents unit san-unit san-ctl fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/run $(T)
 
 install: all
@@ -192,7 +203,7 @@ lint:
 clean:
 	rm -rf build build-san build-fuzz tests/out
 
-.PHONY: all agents unit san-unit fuzzers fuzz test install lint clean
+.PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test install lint clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 

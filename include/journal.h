@@ -61,6 +61,7 @@ struct plan_trial;
 #define JOURNAL_TRIALS		"trials.jsonl"
 #define JOURNAL_HOSTS_DIR	"hosts"
 #define JOURNAL_LOGS_DIR	"logs"
+#define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
@@ -221,6 +222,25 @@ int	journal_log_output(struct journal *j, const char *host, const void *buf,
 
 /* Write out a host's incomplete last stderr line (its stream ended). */
 int	journal_log_flush(struct journal *j, const char *host);
+
+/*
+ * Old contents a variant is about to overwrite on a host, kept in
+ * restore/HOST (one line per file: the path and the content in hex) until
+ * the variant is undone, so that a run whose controller died in the middle
+ * of a variant puts them back when it is resumed.  journal_restore_save()
+ * appends and syncs one entry (0, or -1 with a new *err); an entry for a
+ * path already there is kept as it is (the first old content is the one to
+ * restore).  journal_restore_list() returns the entries in the order saved
+ * (*paths and *olds: new arrays of new strings, *n of them; 0 and none when
+ * there is no file, -1 with *err when it cannot be read or is damaged).
+ * journal_restore_clear() removes the host's file (and restore/ when it
+ * was the last).
+ */
+int	journal_restore_save(struct journal *j, const char *host, const char *path,
+	    const char *old, char **err);
+int	journal_restore_list(struct journal *j, const char *host, char ***paths,
+	    char ***olds, size_t *n, char **err);
+int	journal_restore_clear(struct journal *j, const char *host, char **err);
 
 /* The first log write error, or NULL (owned by j). */
 const char	*journal_log_error(const struct journal *j);

@@ -61,7 +61,7 @@ const char	*transport_class(int code);
 enum transport_hostkey {
 	TRANSPORT_HOSTKEY_YES,		/* the key must be in known_hosts */
 	TRANSPORT_HOSTKEY_ACCEPT_NEW,	/* record unknown keys, refuse changed ones */
-	TRANSPORT_HOSTKEY_NO,		/* accept any key, record nothing */
+	TRANSPORT_HOSTKEY_NO,		/* accept any key, record unknown ones */
 };
 
 #define TRANSPORT_CONNECT_TIMEOUT_MS	10000

@@ -50,6 +50,27 @@ int	variant_apply(struct transport *t, const struct plan_variant *v,
 	    variant_log_fn log, void *arg, struct variant_state **out, char **err);
 
 /*
+ * Called with each file's old content before the file is written, so that
+ * the caller can keep it where it outlives this process (the run
+ * directory); non-zero (with a new *why) refuses the write, which then
+ * fails the variant.
+ */
+typedef int (*variant_save_fn)(void *arg, const char *path, const char *old, char **why);
+
+/* variant_apply(), with save (may be NULL) called before each write. */
+int	variant_apply_saving(struct transport *t, const struct plan_variant *v,
+	    variant_log_fn log, variant_save_fn save, void *arg,
+	    struct variant_state **out, char **err);
+
+/*
+ * Write an old content saved earlier (by a controller that died before it
+ * could undo its variant) back into path, as variant_undo() would.  0, or
+ * -1 / VARIANT_ELOST with a new *err naming the host and the path.
+ */
+int	variant_write_back(struct transport *t, const char *path, const char *old,
+	    char **err);
+
+/*
  * Undo: teardown commands, then old contents back in reverse order.
  * Carries on after a failed step and reports the first failure.  Frees
  * st (NULL is fine: nothing to do).  timeout_ms bounds each step (0:

@@ -42,6 +42,7 @@
 #define POLL_MS		250	/* longest blocking read: how soon a stop is seen */
 #define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
 #define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
+#define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -86,6 +87,8 @@ struct worker {
 	enum ap_status		 lost_status;	/* agent-lost (in a trial) or connect */
 	int			 stopped;
 	size_t			 ahead;		/* 1 + the trial already sent, or 0 */
+	struct ap_event		 held;		/* read ahead by crash_probe() */
+	int			 have_held;
 	double			 prev_end;	/* when the previous trial ended */
 };
 
@@ -163,6 +166,15 @@ static void
 variant_logger(void *arg, const char *line)
 {
 	wlog(arg, "%s", line);
+}
+
+/* variant_save_fn: an old content into the run directory, before the write. */
+static int
+variant_saver(void *arg, const char *path, const char *old, char **why)
+{
+	struct worker *w = arg;
+
+	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
 }
 
 /* Tell the person something (a live progress frame takes log messages
@@ -265,6 +277,11 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 	size_t used;
 	int from = 0;
 
+	if (w->have_held) {
+		*ev = w->held;
+		w->have_held = 0;
+		return 1;
+	}
 	for (;;) {
 		if (agentproto_next(w->ap, ev) > 0)
 			return 1;
@@ -500,6 +517,28 @@ send_trial(struct worker *w, size_t i, json_t *params)
 	return send_json(w, req);
 }
 
+/*
+ * A trial process killed by a signal can be the first sign of the host
+ * going down: a reboot or shutdown kills every process, and the agent may
+ * report its benchmark's death before it dies itself.  Before such a trial
+ * is recorded as the benchmark's crash, the agent has CRASH_PROBE_MS to
+ * show it is still there (its next line, kept for the next trial, or
+ * simply no end of its output).  Returns 0 (alive), or 1 with the
+ * next_event() code that says it is gone in *code.
+ */
+static int
+crash_probe(struct worker *w, int *code)
+{
+	int r = next_event(w, &w->held, pace_now_ms() + CRASH_PROBE_MS, 0);
+
+	if (r == 1)
+		w->have_held = 1;
+	if (r == 1 || r == RUN_EDEADLINE || r == RUN_ESILENT)
+		return 0;
+	*code = r;
+	return 1;
+}
+
 static int
 run_trial(struct worker *w, size_t i, size_t next)
 {
@@ -585,6 +624,20 @@ run_trial(struct worker *w, size_t i, size_t next)
 		lost = 1;
 	}
 	res = ap_trial_result(tr);
+	if (!lost && !stopping && res->status == AP_ST_CRASH && crash_probe(w, &r)) {
+		char *e = event_error(w, r);
+
+		why = xasprintf("%s, and then the agent was lost (host going down?): %s",
+		    res->message ? res->message : "the benchmark crashed", e);
+		free(e);
+		ap_trial_free(tr);
+		tr = ap_trial_new(id);
+		ap_trial_fail(tr, AP_ST_AGENT_LOST, why);
+		w->lost = why;
+		w->lost_status = AP_ST_AGENT_LOST;
+		lost = 1;
+		res = ap_trial_result(tr);
+	}
 	w->prev_end = wall_now();
 	if (stopping)
 		w->stopped = 1;
@@ -701,7 +754,7 @@ run_groups(struct worker *w)
 			free(msg);
 			wlog(w, "applying variant %s", pv->name ? pv->name : "-");
 		}
-		r = variant_apply(w->t, pv, variant_logger, w, &vs, &err);
+		r = variant_apply_saving(w->t, pv, variant_logger, variant_saver, w, &vs, &err);
 		if (r == VARIANT_ELOST) {
 			/* Not the variant's fault: the host is gone. */
 			wlog(w, "%s", err);
@@ -740,6 +793,9 @@ run_groups(struct worker *w)
 		}
 		r = variant_undo(w->t, vs, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
 		    &err);
+		/* Undone: nothing left to restore if this process dies. */
+		if (r == 0 && journal_restore_clear(w->ctx->c->journal, w->h->name, &err) != 0)
+			r = -1;
 		if (r != 0) {
 			wlog(w, "%s", err);
 			say(w, "%s", err);
@@ -750,6 +806,46 @@ run_groups(struct worker *w)
 			err = NULL;
 		}
 	}
+}
+
+/*
+ * Put back what a variant of an earlier attempt at this run changed and
+ * could not undo (its controller was killed, or the host was lost), before
+ * anything is measured.  0, or -1 with the host given up.
+ */
+static int
+restore_left(struct worker *w)
+{
+	struct journal *j = w->ctx->c->journal;
+	char **paths, **olds, *err = NULL;
+	size_t n, i;
+	int r = 0;
+
+	if (journal_restore_list(j, w->h->name, &paths, &olds, &n, &err) != 0) {
+		host_failed(w, AP_ST_SETUP, err);
+		free(err);
+		return -1;
+	}
+	for (i = n; i-- > 0; ) {
+		if ((r = variant_write_back(w->t, paths[i], olds[i], &err)) != 0) {
+			host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP, err);
+			free(err);
+			err = NULL;
+			break;
+		}
+		wlog(w, "restored %s, left changed by an earlier attempt at this run", paths[i]);
+	}
+	if (r == 0 && n > 0 && journal_restore_clear(j, w->h->name, &err) != 0) {
+		wlog(w, "%s", err);
+		free(err);
+	}
+	for (i = 0; i < n; i++) {
+		free(paths[i]);
+		free(olds[i]);
+	}
+	free(paths);
+	free(olds);
+	return r == 0 ? 0 : -1;
 }
 
 static void *
@@ -789,6 +885,8 @@ worker_main(void *arg)
 	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
 	if (run_stop_requested())
 		goto interrupted;
+	if (restore_left(w) != 0)
+		goto out;
 
 	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);

@@ -14,8 +14,9 @@
  *      ProxyCommand child would get none of them);
  *   3. within a pacer slot: key exchange on that socket, the host key
  *      against known_hosts (policy yes / accept-new / no, OpenSSH's
- *      messages; accept-new appends under an flock so that concurrent
- *      sessions record a key once), then public key authentication;
+ *      messages; accept-new and no append an unknown key under an flock
+ *      so that concurrent sessions record it once), then public key
+ *      authentication;
  *   4. transient failures (connection closed or reset, handshake timed
  *      out) are retried with backoff within the host's connect timeout.
  *
@@ -1212,11 +1213,34 @@ check_hostkey(ssh_session s, const struct transport_opts *o, const struct target
 	snprintf(info->hostkey_fp, sizeof(info->hostkey_fp), "%s", fp ? fp : "?");
 	name = kh_name(tg->host, tg->port);
 	a->code = 0;
+	st = ssh_session_is_known_server(s);
 	if (o->host_key_check == TRANSPORT_HOSTKEY_NO) {
+		/*
+		 * As OpenSSH's StrictHostKeyChecking=no: any key is accepted, and
+		 * one for a host known_hosts has no key for is recorded (as under
+		 * accept-new); a changed key or one of another type is not.  Not
+		 * being able to record it is only worth a warning.
+		 */
 		snprintf(info->hostkey, sizeof(info->hostkey), "unchecked");
+		if (st != SSH_KNOWN_HOSTS_UNKNOWN && st != SSH_KNOWN_HOSTS_NOT_FOUND)
+			goto out;
+		if ((fd = kh_lock(kh, why, sizeof(why))) < 0) {
+			log_warn("%s: cannot record the %s host key %s: %s", tg->label, type,
+			    fp ? fp : "", why);
+			goto out;
+		}
+		st = ssh_session_is_known_server(s);
+		if (st != SSH_KNOWN_HOSTS_UNKNOWN && st != SSH_KNOWN_HOSTS_NOT_FOUND)
+			goto out;
+		if (ssh_session_export_known_hosts_entry(s, &line) != SSH_OK ||
+		    kh_append(fd, line) != 0)
+			log_warn("%s: cannot record the %s host key in %s: %s", tg->label, type,
+			    kh, strerror(errno));
+		else
+			log_info("%s: permanently added the %s host key %s to %s", tg->label,
+			    type, fp ? fp : "", kh);
 		goto out;
 	}
-	st = ssh_session_is_known_server(s);
 	if (st == SSH_KNOWN_HOSTS_OK) {
 		snprintf(info->hostkey, sizeof(info->hostkey), "known");
 		goto out;
@@ -1296,10 +1320,21 @@ static int
 load_identity(const char *path, const char *label, ssh_key *out, struct attempt *a)
 {
 	ssh_key key = NULL;
+	struct stat st;
 
-	if (access(path, R_OK) != 0) {
+	if (access(path, R_OK) != 0 || stat(path, &st) != 0) {
 		set_msg(a, TRANSPORT_EAUTH, PACE_NEUTRAL, "%s: identity %s: %s", label, path,
 		    strerror(errno));
+		return a->code;
+	}
+	/*
+	 * OpenSSH's rule (libssh has none): a private key of ours that others
+	 * may read or write is refused, whoever we are.
+	 */
+	if (st.st_uid == getuid() && (st.st_mode & 077) != 0) {
+		set_msg(a, TRANSPORT_EAUTH, PACE_NEUTRAL, "%s: identity %s: permissions %04o are "
+		    "too open: a private key must not be accessible by others (chmod 600 %s)",
+		    label, path, (unsigned)(st.st_mode & 07777), path);
 		return a->code;
 	}
 	if (ssh_pki_import_privkey_file(path, NULL, no_passphrase, NULL, &key) != SSH_OK) {

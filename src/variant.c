@@ -196,6 +196,14 @@ int
 variant_apply(struct transport *t, const struct plan_variant *v, variant_log_fn log,
     void *arg, struct variant_state **out, char **err)
 {
+	return variant_apply_saving(t, v, log, NULL, arg, out, err);
+}
+
+int
+variant_apply_saving(struct transport *t, const struct plan_variant *v,
+    variant_log_fn log, variant_save_fn save, void *arg, struct variant_state **out,
+    char **err)
+{
 	const struct transport_info *info = transport_get_info(t);
 	struct variant_state *st;
 	struct transport_result res;
@@ -235,6 +243,14 @@ variant_apply(struct transport *t, const struct plan_variant *v, variant_log_fn 
 		st->saved[st->nsaved].path = xstrdup(w->path);
 		st->saved[st->nsaved].old = xstrndup(res.out, res.outlen);
 		transport_result_release(&res);
+		if (save != NULL && save(arg, w->path, st->saved[st->nsaved].old, &why) != 0) {
+			*err = xasprintf("%s: variant %s: %s not written: cannot keep its old "
+			    "content: %s", transport_name(t), v->name ? v->name : "-", w->path, why);
+			free(why);
+			free(st->saved[st->nsaved].path);
+			free(st->saved[st->nsaved].old);
+			return -1;
+		}
 		/* Saved before writing: a write that fails half-way is undone too. */
 		st->nsaved++;
 		r = write_value(t, st->sudo, w->path, w->value, VARIANT_CMD_TIMEOUT_MS, &back,
@@ -281,13 +297,50 @@ variant_apply(struct transport *t, const struct plan_variant *v, variant_log_fn 
 	return 0;
 }
 
+/* Write old back to path (a sysfs choice list as its chosen word); as write_value(). */
+static int
+restore_one(struct transport *t, int sudo, const char *path, const char *old,
+    int timeout_ms, char **why)
+{
+	char *restore, *back = NULL;
+	int r;
+
+	*why = NULL;
+	if ((restore = bracketed(old)) == NULL)
+		restore = xstrdup(old);
+	r = write_value(t, sudo, path, restore, timeout_ms, &back, why);
+	if (r == 0 && !took(restore, back)) {
+		*why = xstrdup("the old value did not take");
+		r = 1;
+	}
+	free(back);
+	free(restore);
+	return r;
+}
+
+int
+variant_write_back(struct transport *t, const char *path, const char *old, char **err)
+{
+	const struct transport_info *info = transport_get_info(t);
+	char *why = NULL;
+	int r;
+
+	r = restore_one(t, strcmp(info->user, "root") != 0, path, old,
+	    VARIANT_CMD_TIMEOUT_MS, &why);
+	if (r == 0)
+		return 0;
+	*err = xasprintf("%s: cannot restore %s: %s", transport_name(t), path, why);
+	free(why);
+	return r > 0 ? -1 : failed(r);
+}
+
 int
 variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
     variant_log_fn log, void *arg, char **err)
 {
 	struct transport_result res;
 	const char *name;
-	char *why = NULL, *back = NULL, *restore, *first = NULL;
+	char *why = NULL, *first = NULL;
 	size_t i;
 	int r, gone = 0;
 
@@ -312,13 +365,7 @@ variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
 	for (i = st->nsaved; i-- > 0 && !gone; ) {
 		const struct saved *s = &st->saved[i];
 
-		why = NULL;
-		/* A sysfs choice list is restored as its chosen word. */
-		if ((restore = bracketed(s->old)) == NULL)
-			restore = xstrdup(s->old);
-		r = write_value(t, st->sudo, s->path, restore, timeout_ms, &back, &why);
-		if (r == 0 && !took(restore, back))
-			why = xstrdup("the old value did not take");
+		r = restore_one(t, st->sudo, s->path, s->old, timeout_ms, &why);
 		if (why != NULL) {
 			if (first == NULL)
 				first = xasprintf("%s: variant %s: cannot restore %s: %s",
@@ -327,9 +374,6 @@ variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
 		} else
 			vlog(log, arg, "variant %s: restored %s", name, s->path);
 		free(why);
-		free(back);
-		back = NULL;
-		free(restore);
 	}
 	if (gone && first != NULL) {
 		why = first;

@@ -44,7 +44,9 @@ is() {
 		tap_result 0 "$3"
 	else
 		tap_result 1 "$3"
-		printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+		# Every line of a value that has several stays a TAP comment.
+		printf '%s\n' "$1" | sed -e '1s/^/#   got:  /' -e '2,$s/^/#         /'
+		printf '%s\n' "$2" | sed -e '1s/^/#   want: /' -e '2,$s/^/#         /'
 	fi
 }
 
@@ -183,4 +185,76 @@ want_deltas() {
 		out="$out $h:$n"
 	done
 	echo "${out# }"
+}
+
+# on_host HOST CMD...: CMD in a root shell on a lab host (no stdin, stderr
+# dropped).
+on_host() { local h=$1; shift; "$LAB" ssh "$h" "$@" </dev/null 2>/dev/null; }
+
+# The stand-in for a sysfs tunable that the fault tests give a variant to
+# write: the file $TUNABLE (in the hosts' own /tmp) on the hosts of the
+# array TUNABLE_HOSTS.  tunable_reset: it holds "old" on each;
+# tunable_restored: it holds "old" again on each (the others are named);
+# tunable_remove: gone (for an EXIT trap).
+tunable_reset() {
+	local h
+	for h in "${TUNABLE_HOSTS[@]}"; do on_host "$h" "printf 'old\n' > $TUNABLE; chmod 644 $TUNABLE"; done
+}
+tunable_restored() {
+	local h v bad=''
+	for h in "${TUNABLE_HOSTS[@]}"; do v=$(on_host "$h" "cat $TUNABLE"); [ "$v" = old ] || bad="$bad $h:$v"; done
+	[ -z "$bad" ] || diag "not restored:$bad"
+	[ -z "$bad" ]
+}
+tunable_remove() { local h; for h in "${TUNABLE_HOSTS[@]}"; do on_host "$h" "rm -f $TUNABLE"; done; }
+
+# run_dir OUTDIR: the one run directory `fleetmark run -o OUTDIR` made.
+run_dir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
+
+# ok_per_trial FILE: "N M": the distinct counts of ok lines per (host, trial,
+# metric), and how many (host, trial) have an ok line.  "1 36" after a
+# complete run of 36 trials: exactly one ok line each.
+ok_per_trial() {
+	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
+		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
+}
+
+# host_procs HOST: "pid:comm ..." of the processes in a lab host other
+# than its SSH server and the server's sessions (an agent, a shell or a
+# benchmark left behind).  Waits up to 10 s for them to go, since an agent
+# whose input closed needs a moment to leave.
+host_procs() {
+	local p c out i
+	for i in $(seq 50); do
+		out=''
+		for p in $(ip netns pids "fmlab-$1" 2>/dev/null); do
+			c=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+			case $c in sshd | sshd-session | dropbear) continue ;; esac
+			grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null && continue
+			out="$out $p:$c"
+		done
+		[ -z "$out" ] && break
+		[ "$i" -lt 50 ] && sleep 0.2
+	done
+	echo "${out# }"
+}
+
+# no_secrets FILE|DIR... -- SECRET...: pass when no SECRET occurs in any
+# file under the paths (run directories, logs, reports, captured output);
+# on failure the diagnostic names the files, never the secret.
+no_secrets() {
+	local paths=() s hits=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do paths+=("$1"); shift; done
+	shift
+	if [ $# -eq 0 ] || [ ${#paths[@]} -eq 0 ]; then
+		echo "# no_secrets: PATH... -- SECRET... needed"
+		return 2
+	fi
+	for s in "$@"; do
+		[ ${#s} -ge 4 ] || { echo "# no_secrets: a secret shorter than 4 bytes proves nothing"; return 2; }
+		mapfile -t -O ${#hits[@]} hits < <(grep -rlaF -- "$s" "${paths[@]}" 2>/dev/null)
+	done
+	[ ${#hits[@]} -eq 0 ] && return 0
+	printf '# secret found in: %s\n' "${hits[@]}"
+	return 1
 }

@@ -6,7 +6,9 @@
 # the host with `agent: source`), gets exactly one ok line per (trial,
 # metric), and is logged in to exactly once for the whole run (the
 # servers' logs say so); -j bounds how many hosts run at once; the gap
-# between trials stays in milliseconds.
+# between trials stays in milliseconds.  An encrypted identity never
+# prompts; the passphrase and the private parts of the keys appear in no
+# run directory, log or output (no_secrets).
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t401
 set -u
@@ -156,5 +158,13 @@ is "$rc" 3 "an encrypted identity on a terminal: exit 3 (not a hang, not a promp
 check "... within a few seconds" test $(($(date +%s) - start)) -lt 20
 like "$(cat "$WORK/enc.out")" "auth.*(encrypted|passphrase)" "... classed auth, saying the key is encrypted"
 check "... and nothing asked for a passphrase" sh -c "! grep -qi 'enter passphrase' '$WORK/enc.out'"
+
+# --- secrets: no passphrase or private key material in run directories or logs ---------
+"$FLEETMARK" -v run "$WORK/plan.yaml" -f "$WORK/enc.yaml" -H lab-01 -o "$WORK/enc-run" >"$WORK/enc-run.out" 2>&1
+is "$?" 3 "a run with the encrypted identity: exit 3 (lab-01 fails as auth)"
+# The private parts of the keys: a line from the middle of each file.
+check "the passphrase and the keys' private parts appear in no run directory, log or output" \
+	no_secrets "$WORK/enc-run" "$WORK/enc-run.out" "$WORK/enc.out" "$WORK/fleet.yaml" "$WORK/fleet.yaml.out" \
+	"$WORK/fleet.yaml.err" -- 'secret passphrase' "$(sed -n 4p "$WORK/enc_key")" "$(sed -n 4p "$L/id_ed25519")"
 
 done_testing

@@ -1100,6 +1100,67 @@ test_logs(void)
 	journal_free(j);
 }
 
+/* Old contents kept for a variant's undo (restore/HOST). */
+static void
+test_restore(void)
+{
+	unsigned char sel[5] = { 1, 1, 1, 1, 0 };
+	struct journal *j = create(tmpdir, sel, "20261130-041500-restore-0001");
+	char **paths, **olds, *err = NULL, *p;
+	size_t n = 0, i;
+	FILE *f;
+
+	if (j == NULL) {
+		ok(0, "restore: a run directory");
+		return;
+	}
+	is_int(journal_restore_list(j, "lab-01", &paths, &olds, &n, &err), 0,
+	    "restore: no file, nothing to restore");
+	is_int((int)n, 0, "... none");
+	ok(journal_restore_save(j, "lab-01", "/sys/kernel/mm/transparent_hugepage/enabled",
+	    "always madvise [never]\n", &err) == 0 &&
+	    journal_restore_save(j, "lab-01", "/tmp/x y", "", &err) == 0 &&
+	    journal_restore_save(j, "lab-01", "/sys/kernel/mm/transparent_hugepage/enabled",
+	    "[always] madvise never\n", &err) == 0, "restore: three saves");
+	ok(journal_restore_save(j, "../x", "/p", "o", &err) != 0 && strstr(err, "bad host"),
+	    "restore: a bad host name is refused");
+	free(err);
+	err = NULL;
+	/* A crash in the middle of a line leaves a cut line: never acted on. */
+	p = xasprintf("%s/restore/lab-01", journal_dir(j));
+	if ((f = fopen(p, "a")) != NULL) {
+		fputs("2f7a 6e6577", f);
+		fclose(f);
+	}
+	is_int(journal_restore_list(j, "lab-01", &paths, &olds, &n, &err), 0, "restore: listed");
+	ok(n == 2 && strcmp(paths[0], "/sys/kernel/mm/transparent_hugepage/enabled") == 0 &&
+	    strcmp(olds[0], "always madvise [never]\n") == 0 && strcmp(paths[1], "/tmp/x y") == 0 &&
+	    strcmp(olds[1], "") == 0, "... in order, the first old content of a path kept, "
+	    "a cut last line ignored");
+	for (i = 0; i < n; i++) {
+		free(paths[i]);
+		free(olds[i]);
+	}
+	free(paths);
+	free(olds);
+	if ((f = fopen(p, "a")) != NULL) {
+		fputs("\nzz 00\n", f);
+		fclose(f);
+	}
+	ok(journal_restore_list(j, "lab-01", &paths, &olds, &n, &err) != 0 &&
+	    strstr(err, "is damaged") && n == 0 && paths == NULL, "restore: a damaged line is an error");
+	free(err);
+	err = NULL;
+	is_int(journal_restore_clear(j, "lab-01", &err), 0, "restore: cleared");
+	ok(access(p, F_OK) != 0 && errno == ENOENT, "... the file is gone");
+	free(p);
+	p = xasprintf("%s/restore", journal_dir(j));
+	ok(access(p, F_OK) != 0, "... and restore/ with it");
+	free(p);
+	is_int(journal_restore_clear(j, "lab-01", &err), 0, "restore: clearing twice is fine");
+	journal_free(j);
+}
+
 static void
 cleanup(void)
 {
@@ -1124,6 +1185,7 @@ main(void)
 	test_read_lines();
 	test_disk_full();
 	test_logs();
+	test_restore();
 	plan_free(plan);
 	fleet_free(fleet);
 	catalog_free(cat);

@@ -1,7 +1,8 @@
 /*
  * test-variant.c: applying and undoing plan variants, for real, on this
  * machine through the local transport (the same code path as SSH hosts:
- * one exec channel per step, values quoted).
+ * one exec channel per step, values quoted); the saver hook and writing
+ * back a saved old content.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,26 @@
 #include "xmalloc.h"
 
 static char dir[] = "/tmp/test-variant.XXXXXX";
+
+/* variant_save_fn: what was saved, as "PATH=OLD;"; refuses when asked. */
+struct saves {
+	char	 text[512];
+	int	 refuse;
+};
+
+static int
+save(void *arg, const char *p, const char *old, char **why)
+{
+	struct saves *sv = arg;
+	size_t n = strlen(sv->text);
+
+	if (sv->refuse) {
+		*why = xstrdup("disk full");
+		return -1;
+	}
+	snprintf(sv->text + n, sizeof(sv->text) - n, "%s=%s;", strrchr(p, '/') + 1, old);
+	return 0;
+}
 
 static char *
 path(const char *name)
@@ -184,6 +205,48 @@ main(void)
 	r = variant_undo(t, st, 0, NULL, NULL, &err);
 	ok(exists("teardown-2"), "teardown runs after a failed setup");
 	check_str(get("tunable"), "5\n", "and the write is undone");
+
+	/* The old content is handed to the saver before the write... */
+	put("tunable", "5\n");
+	put("other", "x");
+	w[0].path = p1;
+	w[0].value = (char *)"7";
+	w[1].path = path("other");
+	w[1].value = (char *)"y";
+	v.nwrites = 2;
+	v.nsetup = v.nteardown = 0;
+	free(err);
+	err = NULL;
+	{
+		struct saves sv = { "", 0 };
+
+		r = variant_apply_saving(t, &v, NULL, save, &sv, &st, &err);
+		is_int(r, 0, "apply with a saver");
+		is_str(sv.text, "tunable=5\n;other=x;", "each old content was saved, in order");
+		variant_undo(t, st, 0, NULL, NULL, &err);
+		/* ... and a saver that cannot keep it stops the write. */
+		sv.refuse = 1;
+		r = variant_apply_saving(t, &v, NULL, save, &sv, &st, &err);
+		ok(r == -1 && err != NULL && strstr(err, "not written: cannot keep its old content: "
+		    "disk full") != NULL, "a saver's refusal fails the variant, saying why");
+		check_str(get("tunable"), "5\n", "and nothing was written");
+		variant_undo(t, st, 0, NULL, NULL, &err);
+	}
+	free(w[1].path);
+
+	/* Writing back an old content saved by an earlier controller. */
+	put("tunable", "9");
+	free(err);
+	err = NULL;
+	is_int(variant_write_back(t, p1, "5\n", &err), 0, "write back a saved content");
+	check_str(get("tunable"), "5\n", "the file holds it again");
+	put("tunable", "never");
+	is_int(variant_write_back(t, p1, "always madvise [never]\n", &err), 0,
+	    "write back a sysfs choice list");
+	check_str(get("tunable"), "never", "as its chosen word");
+	ok(variant_write_back(t, "/nonexistent-dir/x", "1", &err) == -1 && err != NULL &&
+	    strstr(err, "cannot restore /nonexistent-dir/x") != NULL, "a path that cannot be "
+	    "written: -1 and why");
 
 	free(err);
 	free(setup[0]);

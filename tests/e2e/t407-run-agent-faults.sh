@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# t407-run-agent-faults: an agent that misbehaves on one host, in the
+# middle of a variant, while two other hosts run the same plan.  The
+# faults go through what the controller really deploys: for the output
+# faults the "agent" of x86_64 (FLEETMARK_AGENTS) is a small wrapper that
+# runs the real static agent and, on lab-02 only, replaces its 15th
+# metric line with garbage, with a 100 MB line, or stops passing anything
+# on (silence, heartbeats included); the signal faults kill the real
+# agent's trial process (SIGSEGV) or the agent itself (SIGKILL) on the host.
+# For each: exit 3; the other hosts run every trial; trials.jsonl is
+# valid JSON line by line; the failure has the right status and kind (the
+# agent's own output is the benchmark's fault: bad-output, agent-crash;
+# an agent gone or silent is the infrastructure's: agent-lost); the write
+# variant's file is back on every host; nothing is left running on lab-02;
+# the controller's memory stays bounded on the 100 MB line; and --resume
+# completes the run with exactly one ok line per trial.
+# shellcheck disable=SC2317 # functions called through trap
+TNAME=t407
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+need_root
+"$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
+command -v jq >/dev/null || skip_all "needs jq"
+REAL=$TOP/build/agents/x86_64/fleetmark-agent
+[ -x "$REAL" ] || skip_all "no $REAL (make agents)"
+
+use_lab "$TNAME"
+L=$LABDIR
+FH=lab-02
+RH=(lab-01 lab-02 lab-03)
+TUNABLE=/tmp/fm-t407
+TUNABLE_HOSTS=("${RH[@]}")
+NT=$((3 * 2 * 6))
+
+trap 'tunable_remove; _lab_cleanup' EXIT
+
+cat >"$WORK/plan.yaml" <<'P'
+name: agentfaults
+repeat: 6
+samples: 3
+timeout: 30s
+variants:
+  base: {}
+  tuned:
+    write: { /tmp/fm-t407: "new" }
+benchmarks:
+  - bench: exec
+    params:
+      command: "sleep 0.1"
+      copies: 1
+P
+
+# wrapper MODE: a directory for FLEETMARK_AGENTS whose x86_64 agent runs
+# the real one and, on $FH in serve mode, spoils the 15th metric line (the
+# tuned variant's second trial: exec gives 2 metrics per trial).
+wrapper() {
+	mkdir -p "$WORK/ag-$1/x86_64"
+	cat >"$WORK/ag-$1/x86_64/fleetmark-agent" <<W
+#!/bin/bash
+[ "\$1" = serve ] && [ "\$(hostname)" = $FH ] && [ $1 != none ] || exec $REAL "\$@"
+$REAL "\$@" | {
+	n=0
+	while IFS= read -r line; do
+		case \$line in *'"type":"metric"'*) n=\$((n + 1)) ;; esac
+		if [ \$n -eq 15 ]; then
+			case $1 in
+			garbage) printf '%s\n' 'Segmentation fault (core dumped) <not JSON>' ;;
+			long) head -c 100000000 /dev/zero | tr '\0' x; echo ;;
+			silent) exec cat >/dev/null ;;
+			esac
+			n=16
+			continue
+		fi
+		printf '%s\n' "\$line"
+	done
+}
+W
+	chmod 755 "$WORK/ag-$1/x86_64/fleetmark-agent"
+	echo "$WORK/ag-$1"
+}
+CLEAN=$(wrapper none)
+
+# agent_pid HOST trial|serve: the agent's trial process (a fleetmark-agent
+# whose parent is one) or its serve process.
+agent_pid() {
+	local p pp
+	for p in $(ip netns pids "fmlab-$1" 2>/dev/null); do
+		grep -qx fleetmark-agent "/proc/$p/comm" 2>/dev/null || continue
+		pp=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null)
+		if grep -qx fleetmark-agent "/proc/$pp/comm" 2>/dev/null; then
+			[ "$2" = trial ] && { echo "$p"; return; }
+		else
+			[ "$2" = serve ] && { echo "$p"; return; }
+		fi
+	done
+}
+
+# fault_case NAME AGENTS STATUS KIND HOSTSTATUS REASON-RE [signal SIG trial|serve]
+fault_case() {
+	local name=$1 agents=$2 st=$3 kind=$4 hst=$5 re=$6 sig=${8:-} which=${9:-} pid rc D T hwm=0 p i msg
+	tunable_reset
+	FLEETMARK_AGENTS=$agents FLEETMARK_SILENCE_MS=4000 "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" \
+		-H lab-01,lab-02,lab-03 -o "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	pid=$!
+	if [ -n "$sig" ]; then
+		# In the tuned variant's second trial (7 trials of lab-02 done).
+		for i in $(seq 600); do
+			T=$(run_dir "$WORK/$name")/trials.jsonl
+			[ -s "$T" ] && [ "$(jq -r "select(.host == \"$FH\" and .status == \"ok\") | .key" "$T" | sort -u | wc -l)" -ge 7 ] && break
+			sleep 0.05
+		done
+		for i in $(seq 100); do p=$(agent_pid "$FH" "$which"); [ -n "$p" ] && break; sleep 0.02; done
+		if [ -n "$p" ]; then kill "-$sig" "$p"; else diag "no $which agent process found on $FH"; fi
+	fi
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$i" ] && [ "$i" -gt "$hwm" ] && hwm=$i
+		sleep 0.05
+	done
+	wait "$pid"
+	rc=$?
+	D=$(run_dir "$WORK/$name")
+	T=$D/trials.jsonl
+	is "$rc" 3 "$name: exit 3 (peak RSS $((hwm / 1024)) MB)"
+	check "$name: trials.jsonl holds valid JSON lines only" jq_all "$T"
+	is "$(jq -r 'select(.host != "lab-02" and .status == "ok") | .host + " " + .key' "$T" | sort -u | cut -d' ' -f1 | uniq -c | xargs)" \
+		"12 lab-01 12 lab-03" "$name: lab-01 and lab-03 ran all 12 trials"
+	is "$(jq -r 'select(.host == "lab-02" and .status != "ok") | .status + " " + .kind' "$T" | sort -u | head -1)" \
+		"$st $kind" "$name: lab-02's failed trial: $st, kind $kind"
+	msg=$(jq -r 'select(.host == "lab-02" and .status != "ok") | .message' "$T" | head -1)
+	like "$msg" "$re" "$name: ... and why"
+	diag "$name: $(printf '%s' "$msg" | head -c 200)"
+	is "$(jq -r '.hosts["lab-02"].status' "$D/run.json")" "$hst" "$name: lab-02 $hst"
+	check "$name: the variant's file is back on every host" tunable_restored
+	is "$(host_procs "$FH")" "" "$name: nothing left running on lab-02"
+	FLEETMARK_AGENTS=$CLEAN "$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$WORK/$name.r.out" 2>"$WORK/$name.r.err"
+	is "$? $(ok_per_trial "$T")" "0 1 $NT" "$name: --resume exits 0 and leaves exactly one ok line per trial"
+	check "$name: ... the variant's file still back" tunable_restored
+	is "$(host_procs "$FH")" "" "$name: ... and nothing left running"
+	HWM=$hwm
+}
+
+fault_case garbage "$(wrapper garbage)" bad-output benchmark "done" "not JSON"
+fault_case long "$(wrapper long)" bad-output benchmark "done" "longer than 65536 bytes"
+if grep -qa __asan_init "$FLEETMARK"; then
+	skip "long: the controller's peak RSS for a 100 MB line" "ASan's own memory ($((HWM / 1024)) MB)"
+else
+	[ "$HWM" -lt 100000 ]
+	tap_result $? "long: the controller's peak RSS stayed under 100 MB ($((HWM / 1024)) MB) for a 100 MB line"
+fi
+fault_case silent "$(wrapper silent)" agent-lost infrastructure failed "nothing from the agent for 4 s"
+fault_case segv "$CLEAN" agent-crash benchmark "done" "signal|SEGV|crash" signal SEGV trial
+fault_case kill "$CLEAN" agent-lost infrastructure failed "killed by signal|output ended|exited" signal KILL serve
+
+done_testing

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# t408-run-signals: the controller stopped at random moments, and its
+# results disk filling up, on a three-host lab run with a write variant.
+#
+# SIGINT and SIGKILL, each at a random moment of a run (from the plan's
+# loading to its last trial), for several seeds: a SIGINT exits 130 with
+# the run marked interrupted and the variant undone; after either, the run
+# directory (if one was made) holds only whole JSON lines, no agent or
+# benchmark is left on any host, and one --resume completes the run with
+# exactly one ok line per trial and the variant's file back (after a
+# SIGKILL in the middle of a variant, from the old contents the run kept
+# in restore/HOST).  The seeds are printed; T408_SEEDS="1 2 3" replays some.
+#
+# Results disk full: the run directory on a small tmpfs that a file fills
+# in the middle of the run: exit 1 with "No space left on device" naming
+# trials.jsonl, no partial line, the variant undone, nothing left running;
+# with space again --resume completes the run.
+# shellcheck disable=SC2317 # functions called through trap
+TNAME=t408
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+need_root
+"$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
+command -v jq >/dev/null || skip_all "needs jq"
+
+use_lab "$TNAME"
+L=$LABDIR
+RH=(lab-01 lab-02 lab-03)
+TUNABLE=/tmp/fm-t408
+TUNABLE_HOSTS=("${RH[@]}")
+NT=$((3 * 2 * 4))
+MNT=$WORK/full
+
+leftovers() { local h out=''; for h in "${RH[@]}"; do out="$out$(host_procs "$h")"; done; echo "$out"; }
+cleanup() {
+	mountpoint -q "$MNT" && umount "$MNT"
+	tunable_remove
+	_lab_cleanup
+}
+trap cleanup EXIT
+
+cat >"$WORK/plan.yaml" <<'P'
+name: signals
+repeat: 4
+samples: 3
+timeout: 30s
+variants:
+  base: {}
+  tuned:
+    write: { /tmp/fm-t408: "new" }
+benchmarks:
+  - bench: exec
+    params:
+      command: "sleep 0.2"
+      copies: 1
+P
+RUN=("$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H "lab-01,lab-02,lab-03")
+
+# --- SIGINT and SIGKILL at random moments -----------------------------------------
+
+# A whole run takes about 7 s here; the signal comes within the first 8 s.
+# "mid" is no seed: the signal comes once lab-02 is in the tuned variant.
+SEEDS=${T408_SEEDS:-"mid $(date +%s) 101 202"}
+n=0
+for seed in $SEEDS; do
+	[ "$seed" = mid ] || RANDOM=$seed
+	for sig in INT KILL; do
+		n=$((n + 1))
+		ms=$((RANDOM % 8000))
+		name="seed $seed SIG$sig at ${ms} ms"
+		[ "$seed" = mid ] && name="SIG$sig in the variant"
+		tunable_reset
+		out=$WORK/s$n
+		"${RUN[@]}" -o "$out" >"$out.out" 2>"$out.err" &
+		pid=$!
+		if [ "$seed" = mid ]; then
+			for _ in $(seq 300); do
+				T=$(run_dir "$out")/trials.jsonl
+				[ -s "$T" ] && [ "$(jq -r 'select(.host == "lab-02" and .status == "ok") | .key' "$T" | sort -u | wc -l)" -ge 5 ] && break
+				sleep 0.05
+			done
+		else
+			sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+		fi
+		kill "-$sig" "$pid" 2>/dev/null
+		wait "$pid"
+		rc=$?
+		D=$(run_dir "$out")
+		T=$D/trials.jsonl
+		st=$(jq -r .status "$D/run.json" 2>/dev/null)
+		diag "$name: exit $rc, run.json says ${st:-nothing}, $(jq -r 'select(.status == "ok") | .key' "$T" 2>/dev/null | wc -l) ok lines"
+		if [ "$sig" = INT ]; then
+			like "$rc/$st" '^(130/interrupted|0/finished|3/finished)$' \
+				"$name: exit 130 and run.json interrupted (or it had finished)"
+		else
+			like "$rc/$st" '^(137/(running|)|0/finished|3/finished)$' "$name: killed: exit 137, run.json running"
+		fi
+		if [ -z "$D" ]; then
+			is "$(find "$out" -type f 2>/dev/null | wc -l)" 0 "$name: before the run directory: nothing written"
+			"${RUN[@]}" -o "$out" >"$out.r.out" 2>"$out.r.err"
+			D=$(run_dir "$out")
+			T=$D/trials.jsonl
+		else
+			if [ -s "$T" ]; then
+				check "$name: trials.jsonl holds whole JSON lines only" jq_all "$T"
+			else
+				check "$name: trials.jsonl exists (empty)" test -f "$T"
+			fi
+			[ "$sig" = INT ] && check "$name: the interrupted run undid its variant" tunable_restored
+			[ "$seed$sig" = midKILL ] && check "$name: restore/ keeps the old contents for --resume" \
+				test -s "$D/restore/lab-02"
+			is "$(leftovers)" "" "$name: no agent or benchmark left on the hosts"
+			"$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$out.r.out" 2>"$out.r.err"
+		fi
+		rc=$?
+		is "$rc $(ok_per_trial "$T")" "0 1 $NT" "$name: --resume completes: exactly one ok line per trial"
+		[ "$rc" = 0 ] || tail -5 "$out.r.err" | sed 's/^/#   /'
+		check "$name: ... the variant's file is back" tunable_restored
+		check "$name: ... and restore/ is gone" test ! -e "$D/restore"
+		is "$(leftovers)" "" "$name: ... and nothing left running"
+	done
+done
+
+# --- results disk full --------------------------------------------------------------
+
+mkdir -p "$MNT"
+mount -t tmpfs -o size=2m fm-t408 "$MNT" || { echo "Bail out! cannot mount a tmpfs"; exit 1; }
+tunable_reset
+"${RUN[@]}" -o "$MNT/r" >"$WORK/full.out" 2>"$WORK/full.err" &
+pid=$!
+for _ in $(seq 300); do
+	T=$(run_dir "$MNT/r")/trials.jsonl
+	[ -s "$T" ] && [ "$(wc -l <"$T")" -ge 6 ] && break
+	sleep 0.05
+done
+dd if=/dev/zero of="$MNT/fill" bs=64k >/dev/null 2>&1
+wait "$pid"
+rc=$?
+D=$(run_dir "$MNT/r")
+T=$D/trials.jsonl
+is "$rc" 1 "disk full mid-run: exit 1"
+like "$(cat "$WORK/full.err")" "trials\.jsonl: No space left on device" "... saying trials.jsonl cannot be written: no space"
+grep -m3 -i 'space' "$WORK/full.err" | sed 's/^/# /'
+check "... trials.jsonl holds whole JSON lines only" jq_all "$T"
+check "... run.json is whole JSON" jq -e .status "$D/run.json"
+check "... the variant's file is back" tunable_restored
+is "$(leftovers)" "" "... nothing left running on the hosts"
+rm -f "$MNT/fill"
+"$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$WORK/full.r.out" 2>"$WORK/full.r.err"
+is "$? $(ok_per_trial "$T")" "0 1 $NT" "with space again, --resume completes: exactly one ok line per trial"
+check "... the variant's file is back" tunable_restored
+umount "$MNT"
+
+done_testing
