@@ -203,6 +203,11 @@ lint:
 clean:
 	rm -rf build build-san build-fuzz tests/out
 
+# `make -s print-CTL_LIBS`: a variable's value, for scripts that link
+# against the controller's objects (tests/e2e/t300).
+print-%:
+	@echo $($*)
+
 .PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test install lint clean
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -54,7 +54,7 @@ P
 
 # The board needs the prebuilt armhf agent (make agents): it has no compiler.
 RHOSTS=lab-01
-if [ -x "$(dirname "$FLEETMARK")/agents/armhf/fleetmark-agent" ] && has_host board-armhf; then
+if [ -x "${FLEETMARK_AGENTS:-$(dirname "$FLEETMARK")/agents}/armhf/fleetmark-agent" ] && has_host board-armhf; then
 	RHOSTS=lab-01,board-armhf
 fi
 

@@ -27,6 +27,13 @@ REAL=$TOP/build/agents/x86_64/fleetmark-agent
 
 use_lab "$TNAME"
 L=$LABDIR
+# The wrapper runs on the hosts, which mount their own /tmp, /root and
+# homes: the real agent goes where they all see it, the lab's state
+# directory (removed with the lab; and at the end here).
+# Its name stays fleetmark-agent: agent_pid finds processes by it.
+mkdir -p "$L/t407.$$"
+cp "$REAL" "$L/t407.$$/fleetmark-agent"
+REAL=$L/t407.$$/fleetmark-agent
 FH=lab-02
 RH=(lab-01 lab-02 lab-03)
 TUNABLE=/tmp/fm-t407
@@ -153,4 +160,5 @@ fault_case silent "$(wrapper silent)" agent-lost infrastructure failed "nothing 
 fault_case segv "$CLEAN" agent-crash benchmark "done" "signal|SEGV|crash" signal SEGV trial
 fault_case kill "$CLEAN" agent-lost infrastructure failed "killed by signal|output ended|exited" signal KILL serve
 
+rm -rf "$L/t407.$$"
 done_testing
