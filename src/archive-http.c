@@ -7,12 +7,10 @@
  * file's webdav entry for the URL, else ~/.netrc.
  */
 #include <ctype.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
 #include <libxml/tree.h>
 
 #include "archive.h"
@@ -21,6 +19,7 @@
 #include "userconf.h"
 #include "webdav.h"
 #include "xmalloc.h"
+#include "xmldoc.h"
 
 struct dav {
 	char		*root;		/* scheme://host/path, no trailing slash */
@@ -325,14 +324,6 @@ child_name(const char *href, const char *dir, int coll)
 	return name;
 }
 
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static void
-xml_init(void)
-{
-	xmlInitParser();
-}
-
 int
 webdav_parse_listing(const char *xml, size_t len, const char *dir,
     char ***namesp, size_t *np, char **err)
@@ -347,9 +338,7 @@ webdav_parse_listing(const char *xml, size_t len, const char *dir,
 		*err = xasprintf("PROPFIND answer larger than %d bytes", WEBDAV_MAX_XML);
 		return -1;
 	}
-	pthread_once(&xml_once, xml_init);
-	doc = xmlReadMemory(xml, (int)len, "propfind.xml", NULL,
-	    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	doc = xmldoc_read(xml, len, "propfind.xml", 0);
 	if (doc == NULL || (root = xmlDocGetRootElement(doc)) == NULL ||
 	    !is_dav(root, "multistatus")) {
 		*err = xstrdup(doc == NULL ? "PROPFIND answer is not well-formed XML" :

@@ -3,20 +3,19 @@
  * (s3.h).  Answers are read with libxml2, as the WebDAV backend's are.
  */
 #include <ctype.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <openssl/crypto.h>
 
 #include "s3.h"
 #include "userconf.h"
 #include "xmalloc.h"
+#include "xmldoc.h"
 
 static int
 fail(char **err, const char *fmt, ...)
@@ -33,14 +32,6 @@ fail(char **err, const char *fmt, ...)
 
 /* --- answers, read with libxml2 ------------------------------------------------ */
 
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static void
-xml_init(void)
-{
-	xmlInitParser();
-}
-
 /*
  * Parse an answer: no network, no entity substitution, and no DTD at all
  * (a DTD is how entity expansion attacks come in; S3 never sends one).
@@ -55,9 +46,7 @@ xml_read(const char *xml, size_t len, const char *root, char **err)
 		*err = xasprintf("the answer is over %d bytes", S3_MAX_XML);
 		return NULL;
 	}
-	pthread_once(&xml_once, xml_init);
-	doc = xmlReadMemory(xml, (int)len, "s3.xml", NULL,
-	    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+	doc = xmldoc_read(xml, len, "s3.xml", XML_PARSE_NOCDATA);
 	if (doc == NULL) {
 		*err = xstrdup("not well-formed XML");
 		return NULL;
