@@ -196,10 +196,13 @@ int	archive_pull(const char *url, const char *runid, const char *destdir,
 /*
  * The ids of the complete runs (with a MANIFEST) in the archive, sorted
  * ascending (ids are YYYYMMDD-HHMMSS-PLAN-xxxx, so oldest first).  *ids
- * is a newly allocated array of *n new strings (free each, then it); an
+ * is a newly allocated array of *n new strings (archive_names_free()); an
  * archive that does not exist yet has no runs.
  */
 int	archive_list(const char *url, char ***ids, size_t *n, char **err);
+
+/* Free an array of n strings as archive_list() and the backends' list return it. */
+void	archive_names_free(char **names, size_t n);
 
 /*
  * A local copy of URL/RUNID for reading: in the cache directory

@@ -265,16 +265,6 @@ s3_get(void *state, const char *key, const char *localpath, uint64_t max,
 	return r;
 }
 
-static void
-free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 static int
 s3_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err)
 {
@@ -346,7 +336,7 @@ s3_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err)
 	free(ep);
 	free(p);
 	if (r != ARCHIVE_OK) {
-		free_names(names, n);
+		archive_names_free(names, n);
 		return r;
 	}
 	*namesp = names;

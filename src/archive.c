@@ -1417,8 +1417,8 @@ str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void
-free_names(char **names, size_t n)
+void
+archive_names_free(char **names, size_t n)
 {
 	size_t i;
 
@@ -1471,7 +1471,7 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		for (j = 0; j < nsub; j++)
 			if (strcmp(sub[j], ARCHIVE_MANIFEST) == 0)
 				complete = 1;
-		free_names(sub, nsub);
+		archive_names_free(sub, nsub);
 		sub = NULL;
 		if (!complete) {
 			log_verbose("%s/%s: incomplete (no %s), not listed", s.u->display,
@@ -1490,8 +1490,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
  out:
 	session_scrub(&s, err);
 	session_close(&s);
-	free_names(top, ntop);
-	free_names(ids, n);
+	archive_names_free(top, ntop);
+	archive_names_free(ids, n);
 	return r;
 }
 

@@ -160,11 +160,9 @@ ls_main(int argc, char **argv)
 	catch_signals();
 	if ((r = archive_list(argv[optind], &ids, &n, &err)) != 0)
 		return fail(r, err);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		printf("%s\n", ids[i]);
-		free(ids[i]);
-	}
-	free(ids);
+	archive_names_free(ids, n);
 	if (fflush(stdout) != 0) {
 		log_error("standard output: write failed");
 		return CMD_EXIT_ERROR;

@@ -218,9 +218,7 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 			free(local);
 		local = NULL;
 	}
-	for (i = 0; i < n; i++)
-		free(ids[i]);
-	free(ids);
+	archive_names_free(ids, n);
 	if (ret == RUNREF_ENOTFOUND) {
 		char *d = archive_url_display(url);
 
