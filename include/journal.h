@@ -50,6 +50,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "hostlog.h"	/* the host logs, written through a journal */
 
 struct fleet;
 struct journal_done;
@@ -64,7 +65,6 @@ struct plan_trial;
 #define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
-#define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
 enum journal_status {
 	JOURNAL_RUNNING,	/* "running": in progress, or killed without a word */
@@ -201,28 +201,6 @@ void	journal_trial_init(struct journal_trial *jt, const char *host,
  */
 int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
 
-/* --- Host logs ------------------------------------------------------------- */
-
-/*
- * Append a controller event to logs/HOST.log as one timestamped line
- * ("2026-11-30T04:15:02.123Z connected as bench@lab-03").  Control
- * characters are written as \xNN.  Returns 0 or -1 (the error is
- * remembered and reported by journal_log_error()).
- */
-int	journal_log(struct journal *j, const char *host, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
-
-/*
- * Append what the host printed on stderr: bytes as they come, any
- * chunking; each complete line is written timestamped and marked
- * "stderr: ", a line longer than JOURNAL_LOG_LINE is split.
- */
-int	journal_log_output(struct journal *j, const char *host, const void *buf,
-	    size_t len);
-
-/* Write out a host's incomplete last stderr line (its stream ended). */
-int	journal_log_flush(struct journal *j, const char *host);
-
 /*
  * Old contents a variant is about to overwrite on a host, kept in
  * restore/HOST (one line per file: the path and the content in hex) until
@@ -241,9 +219,6 @@ int	journal_restore_save(struct journal *j, const char *host, const char *path,
 int	journal_restore_list(struct journal *j, const char *host, char ***paths,
 	    char ***olds, size_t *n, char **err);
 int	journal_restore_clear(struct journal *j, const char *host, char **err);
-
-/* The first log write error, or NULL (owned by j). */
-const char	*journal_log_error(const struct journal *j);
 
 /* --- Reading trials.jsonl -------------------------------------------------- */
 

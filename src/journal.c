@@ -1,10 +1,7 @@
 /*
- * journal.c: the run directory (see journal.h and docs/results.md).
- *
- * Three mutexes, never held together: run_mu guards run.json (the tree
- * and the file) and the per-host status and counts, trials_mu the
- * trials.jsonl descriptor and its size, log_mu the host log descriptors
- * and their partial lines.
+ * journal.c: the run directory (see journal.h and docs/results.md); the
+ * host logs are in hostlog.c, and the struct and its locks in
+ * journal-int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,33 +23,12 @@
 
 #include "agentproto.h"
 #include "fleet.h"
-#include "journal.h"
+#include "journal-int.h"
 #include "log.h"
 #include "plan.h"
 #include "xmalloc.h"
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
-
-struct jhost {
-	char			*name;
-	enum journal_host_status status;
-	size_t			 ok, failed;	/* trials appended (this session) */
-	int			 logfd;		/* -1: not opened yet */
-	char			*partial;	/* stderr line being assembled */
-	size_t			 plen;
-};
-
-struct journal {
-	char		*dir;
-	char		*id;
-	json_t		*run;		/* run.json */
-	int		 trials_fd;
-	off_t		 size;		/* of trials.jsonl */
-	struct jhost	**hosts;
-	size_t		 nhosts, hcap;
-	char		*log_err;
-	pthread_mutex_t	 run_mu, trials_mu, log_mu;
-};
 
 static const char *const status_names[] = {
 	"running", "finished", "interrupted", "failed",
@@ -81,8 +57,8 @@ journal_host_status_name(enum journal_host_status st)
 /* --- Small helpers ---------------------------------------------------------- */
 
 /* "2026-11-30T04:15:02Z", or with milliseconds "2026-11-30T04:15:02.123Z". */
-static void
-iso_time(char *buf, size_t size, const struct timeval *tv, int ms)
+void
+journal_iso_time(char *buf, size_t size, const struct timeval *tv, int ms)
 {
 	struct tm tm;
 	time_t t = tv->tv_sec;
@@ -103,7 +79,7 @@ iso_now(void)
 	char b[40];
 
 	gettimeofday(&tv, NULL);
-	iso_time(b, sizeof(b), &tv, 0);
+	journal_iso_time(b, sizeof(b), &tv, 0);
 	return json_string(b);
 }
 
@@ -139,6 +115,12 @@ utf8_seq(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return len;
+}
+
+size_t
+journal_utf8_seq(const unsigned char *s, size_t n)
+{
+	return utf8_seq(s, n);
 }
 
 /* A JSON string of s; bytes that are not UTF-8 become U+FFFD.  NULL: null. */
@@ -185,8 +167,8 @@ set(json_t *o, const char *key, json_t *v)
 	json_decref(v);
 }
 
-static int
-full_write(int fd, const void *buf, size_t len)
+int
+journal_full_write(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	ssize_t n;
@@ -207,8 +189,8 @@ full_write(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int
-fsync_dir(const char *path)
+int
+journal_fsync_dir(const char *path)
 {
 	int fd, r;
 
@@ -235,7 +217,7 @@ write_atomic(const char *dir, const char *name, const char *data, size_t len,
 		*err = xasprintf("cannot create %s: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (full_write(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (journal_full_write(fd, data, len) != 0 || fsync(fd) != 0) {
 		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -249,7 +231,7 @@ write_atomic(const char *dir, const char *name, const char *data, size_t len,
 		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
 		goto out;
 	}
-	if (fsync_dir(dir) != 0) {
+	if (journal_fsync_dir(dir) != 0) {
 		*err = xasprintf("cannot sync %s: %s", dir, strerror(errno));
 		goto out;
 	}
@@ -316,8 +298,8 @@ mkdir_p(const char *path, char **err)
 }
 
 /* Host names become file names: the fleet's rule, checked again here. */
-static int
-valid_host(const char *s)
+int
+journal_valid_host(const char *s)
 {
 	size_t i, n = strlen(s);
 
@@ -333,8 +315,8 @@ valid_host(const char *s)
 }
 
 /* The host named name (added when new); NULL for a name unfit for a file. */
-static struct jhost *
-host_get(struct journal *j, const char *name)
+struct jhost *
+journal_host_get(struct journal *j, const char *name)
 {
 	size_t i;
 	struct jhost *h;
@@ -342,7 +324,7 @@ host_get(struct journal *j, const char *name)
 	for (i = 0; i < j->nhosts; i++)
 		if (strcmp(j->hosts[i]->name, name) == 0)
 			return j->hosts[i];
-	if (!valid_host(name))
+	if (!journal_valid_host(name))
 		return NULL;
 	/* Entries are allocated one by one: a pointer to one stays valid
 	 * while the array grows under another thread. */
@@ -685,7 +667,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	set(run, "label", jstr(info->label));
 	tv.tv_sec = info->start ? info->start : time(NULL);
 	tv.tv_usec = 0;
-	iso_time(host, sizeof(host), &tv, 0);
+	journal_iso_time(host, sizeof(host), &tv, 0);
 	set(run, "start", json_string(host));
 	set(run, "end", json_null());
 	set(run, "resumed", json_array());
@@ -708,7 +690,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 
 		if (info->sel != NULL && !info->sel[i])
 			continue;
-		if ((h = host_get(j, info->fleet->hosts[i].name)) == NULL) {
+		if ((h = journal_host_get(j, info->fleet->hosts[i].name)) == NULL) {
 			*err = xasprintf("bad host name '%s'", info->fleet->hosts[i].name);
 			goto out;
 		}
@@ -719,7 +701,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		set(j->run, "run", jstr(id));
 		if (run_write(j, err) != 0)
 			goto out;
-		if (fsync_dir(tmp) != 0) {
+		if (journal_fsync_dir(tmp) != 0) {
 			*err = xasprintf("cannot sync %s: %s", tmp, strerror(errno));
 			goto out;
 		}
@@ -745,7 +727,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	final = NULL;
 	free(tmp);
 	tmp = NULL;
-	if (fsync_dir(info->results) != 0) {
+	if (journal_fsync_dir(info->results) != 0) {
 		*err = xasprintf("cannot sync %s: %s", info->results, strerror(errno));
 		goto out;
 	}
@@ -798,7 +780,7 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = host_get(j, host)) == NULL) {
+	if ((h = journal_host_get(j, host)) == NULL) {
 		pthread_mutex_unlock(&j->run_mu);
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
@@ -825,7 +807,7 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 		return -1;
 	}
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = host_get(j, host)) == NULL) {
+	if ((h = journal_host_get(j, host)) == NULL) {
 		pthread_mutex_unlock(&j->run_mu);
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
@@ -1020,7 +1002,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 		*err = xstrdup("journal_append: host, bench and key are needed");
 		return -1;
 	}
-	if (!valid_host(t->host)) {
+	if (!journal_valid_host(t->host)) {
 		*err = xasprintf("bad host name '%.64s'", t->host);
 		return -1;
 	}
@@ -1046,7 +1028,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	}
 
 	pthread_mutex_lock(&j->trials_mu);
-	if (full_write(j->trials_fd, buf, len) != 0) {
+	if (journal_full_write(j->trials_fd, buf, len) != 0) {
 		saved = errno;
 		/* Cut back what went out, so the next line starts clean. */
 		if (ftruncate(j->trials_fd, j->size) != 0)
@@ -1074,7 +1056,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	}
 
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = host_get(j, t->host)) != NULL) {
+	if ((h = journal_host_get(j, t->host)) != NULL) {
 		if (st == AP_ST_OK)
 			h->ok++;
 		else
@@ -1085,145 +1067,6 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
  out:
 	free(buf);
 	return ret;
-}
-
-/* --- Host logs --------------------------------------------------------------- */
-
-/* Append s (n bytes) to *out for a log: controls and non-UTF-8 as \xNN. */
-static void
-log_escape(char **out, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	size_t i, k;
-
-	xgrow(out, cap, *len + n * 4 + 2, 1);
-	for (i = 0; i < n; i += k) {
-		const unsigned char *u = (const unsigned char *)s + i;
-
-		k = utf8_seq(u, n - i);
-		/* C0 and C1 controls (except tab), DEL, and broken sequences */
-		if (k == 0 || (k == 1 && ((u[0] < 0x20 && u[0] != '\t') || u[0] == 0x7f)) ||
-		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
-			*len += (size_t)snprintf(*out + *len, 5, "\\x%02x", u[0]);
-			k = 1;
-		} else {
-			memcpy(*out + *len, s + i, k);
-			*len += k;
-		}
-	}
-	(*out)[*len] = '\0';
-}
-
-/* Write one log line for h; log_mu held. */
-static int
-log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, size_t n)
-{
-	struct timeval tv;
-	char ts[40], *line = NULL, *path;
-	size_t len = 0, cap = 0;
-	int r = 0;
-
-	if (h->logfd < 0) {
-		path = xasprintf("%s/%s/%s.log", j->dir, JOURNAL_LOGS_DIR, h->name);
-		h->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (h->logfd < 0) {
-			if (j->log_err == NULL)
-				j->log_err = xasprintf("cannot open %s: %s", path,
-				    strerror(errno));
-			free(path);
-			return -1;
-		}
-		free(path);
-	}
-	gettimeofday(&tv, NULL);
-	iso_time(ts, sizeof(ts), &tv, 1);
-	xgrow(&line, &cap, strlen(ts) + strlen(tag) + 4, 1);
-	len = (size_t)snprintf(line, cap, "%s %s", ts, tag);
-	log_escape(&line, &len, &cap, text, n);
-	xgrow(&line, &cap, len + 2, 1);
-	line[len++] = '\n';
-	if (full_write(h->logfd, line, len) != 0) {
-		if (j->log_err == NULL)
-			j->log_err = xasprintf("cannot write %s/%s/%s.log: %s", j->dir,
-			    JOURNAL_LOGS_DIR, h->name, strerror(errno));
-		r = -1;
-	}
-	free(line);
-	return r;
-}
-
-int
-journal_log(struct journal *j, const char *host, const char *fmt, ...)
-{
-	struct jhost *h;
-	char *text;
-	va_list ap;
-	int n, r;
-
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	pthread_mutex_lock(&j->log_mu);
-	pthread_mutex_lock(&j->run_mu);
-	h = host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	r = h ? log_line(j, h, "", text, (size_t)n) : -1;
-	pthread_mutex_unlock(&j->log_mu);
-	free(text);
-	return r;
-}
-
-int
-journal_log_output(struct journal *j, const char *host, const void *buf, size_t len)
-{
-	const char *p = buf;
-	struct jhost *h;
-	size_t i;
-	int r = 0;
-
-	pthread_mutex_lock(&j->log_mu);
-	pthread_mutex_lock(&j->run_mu);
-	h = host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	if (h == NULL) {
-		pthread_mutex_unlock(&j->log_mu);
-		return -1;
-	}
-	if (h->partial == NULL)
-		h->partial = xmalloc(JOURNAL_LOG_LINE);
-	for (i = 0; i < len; i++) {
-		if (p[i] == '\n') {
-			size_t n = h->plen;
-
-			if (n > 0 && h->partial[n - 1] == '\r')
-				n--;
-			if (log_line(j, h, "stderr: ", h->partial, n) != 0)
-				r = -1;
-			h->plen = 0;
-			continue;
-		}
-		h->partial[h->plen++] = p[i];
-		if (h->plen == JOURNAL_LOG_LINE) {
-			if (log_line(j, h, "stderr: ", h->partial, h->plen) != 0)
-				r = -1;
-			h->plen = 0;
-		}
-	}
-	pthread_mutex_unlock(&j->log_mu);
-	return r;
-}
-
-/* log_mu held. */
-static int
-log_flush(struct journal *j, struct jhost *h)
-{
-	int r = 0;
-
-	if (h->plen > 0)
-		r = log_line(j, h, "stderr: ", h->partial, h->plen);
-	h->plen = 0;
-	return r;
 }
 
 /* --- Old contents to restore (restore/HOST) ------------------------------------ */
@@ -1275,7 +1118,7 @@ journal_restore_list(struct journal *j, const char *host, char ***paths, char **
 
 	*paths = *olds = NULL;
 	*n = 0;
-	if (!valid_host(host)) {
+	if (!journal_valid_host(host)) {
 		*err = xasprintf("bad host name '%.64s'", host);
 		free(file);
 		return -1;
@@ -1342,7 +1185,7 @@ journal_restore_save(struct journal *j, const char *host, const char *path,
 	char *file = xasprintf("%s/%s", dir, host), *hp, *ho, *line = NULL;
 	int fd = -1, r = -1, created = 0, tries;
 
-	if (!valid_host(host)) {
+	if (!journal_valid_host(host)) {
 		*err = xasprintf("bad host name '%.64s'", host);
 		goto out;
 	}
@@ -1369,8 +1212,8 @@ journal_restore_save(struct journal *j, const char *host, const char *path,
 	line = xasprintf("%s %s\n", hp, ho);
 	free(hp);
 	free(ho);
-	if (full_write(fd, line, strlen(line)) != 0 || fsync(fd) != 0 ||
-	    (created && fsync_dir(dir) != 0)) {
+	if (journal_full_write(fd, line, strlen(line)) != 0 || fsync(fd) != 0 ||
+	    (created && journal_fsync_dir(dir) != 0)) {
 		*err = xasprintf("cannot write %s: %s", file, strerror(errno));
 		goto out;
 	}
@@ -1391,12 +1234,12 @@ journal_restore_clear(struct journal *j, const char *host, char **err)
 	char *file = xasprintf("%s/%s", dir, host);
 	int r = 0;
 
-	if (!valid_host(host)) {
+	if (!journal_valid_host(host)) {
 		*err = xasprintf("bad host name '%.64s'", host);
 		r = -1;
 	} else if (unlink(file) == 0) {
 		(void)rmdir(dir);	/* when it was the last host's */
-		(void)fsync_dir(j->dir);
+		(void)journal_fsync_dir(j->dir);
 	} else if (errno != ENOENT) {
 		*err = xasprintf("cannot remove %s: %s", file, strerror(errno));
 		r = -1;
@@ -1404,27 +1247,6 @@ journal_restore_clear(struct journal *j, const char *host, char **err)
 	free(file);
 	free(dir);
 	return r;
-}
-
-int
-journal_log_flush(struct journal *j, const char *host)
-{
-	struct jhost *h;
-	int r;
-
-	pthread_mutex_lock(&j->log_mu);
-	pthread_mutex_lock(&j->run_mu);
-	h = host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	r = h ? log_flush(j, h) : -1;
-	pthread_mutex_unlock(&j->log_mu);
-	return r;
-}
-
-const char *
-journal_log_error(const struct journal *j)
-{
-	return j->log_err;
 }
 
 void
@@ -1436,7 +1258,7 @@ journal_free(struct journal *j)
 		return;
 	for (i = 0; i < j->nhosts; i++) {
 		if (j->dir != NULL)
-			log_flush(j, j->hosts[i]);
+			hostlog_flush(j, j->hosts[i]);
 		if (j->hosts[i]->logfd >= 0)
 			close(j->hosts[i]->logfd);
 		free(j->hosts[i]->partial);
@@ -2469,7 +2291,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 
 	hosts = json_object_get(j->run, "hosts");
 	json_object_foreach(hosts, name, e) {
-		struct jhost *h = host_get(j, name);
+		struct jhost *h = journal_host_get(j, name);
 
 		if (h != NULL)
 			h->ok = journal_done_count(d, name);

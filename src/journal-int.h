@@ -1,0 +1,64 @@
+/*
+ * journal-int.h: the struct journal internals shared by the files of the
+ * journal (journal.c, hostlog.c, restore.c); not for anyone else.
+ *
+ * Three mutexes, never held together: run_mu guards run.json (the tree
+ * and the file) and the per-host status and counts, trials_mu the
+ * trials.jsonl descriptor and its size, log_mu the host log descriptors
+ * and their partial lines.
+ */
+#ifndef FLEETMARK_JOURNAL_INT_H
+#define FLEETMARK_JOURNAL_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/time.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "journal.h"
+
+struct jhost {
+	char			*name;
+	enum journal_host_status status;
+	size_t			 ok, failed;	/* trials appended (this session) */
+	int			 logfd;		/* -1: not opened yet */
+	char			*partial;	/* stderr line being assembled */
+	size_t			 plen;
+};
+
+struct journal {
+	char		*dir;
+	char		*id;
+	json_t		*run;		/* run.json */
+	int		 trials_fd;
+	off_t		 size;		/* of trials.jsonl */
+	struct jhost	**hosts;
+	size_t		 nhosts, hcap;
+	char		*log_err;
+	pthread_mutex_t	 run_mu, trials_mu, log_mu;
+};
+
+/* Whether s may name a host's files (the fleet's rule, checked again). */
+int	journal_valid_host(const char *s);
+
+/* The host named name (added when new); NULL for a name unfit for a file.
+ * run_mu held. */
+struct jhost *journal_host_get(struct journal *j, const char *name);
+
+/* Write out h's incomplete last stderr line; log_mu held (hostlog.c). */
+int	hostlog_flush(struct journal *j, struct jhost *h);
+
+/*
+ * Small helpers of journal.c, until there is a utility layer:
+ * "2026-11-30T04:15:02Z" (with ms: "...02.123Z"); write all of buf (0 or
+ * -1 with errno); fsync a directory; the length of the valid UTF-8
+ * sequence at s (n bytes left), or 0.
+ */
+void	journal_iso_time(char *buf, size_t size, const struct timeval *tv, int ms);
+int	journal_full_write(int fd, const void *buf, size_t len);
+int	journal_fsync_dir(const char *path);
+size_t	journal_utf8_seq(const unsigned char *s, size_t n);
+
+#endif /* FLEETMARK_JOURNAL_INT_H */
