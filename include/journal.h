@@ -51,6 +51,7 @@
 
 #include "agentproto.h"
 #include "hostlog.h"	/* the host logs, written through a journal */
+#include "restore.h"	/* restore/HOST, written through a journal */
 
 struct fleet;
 struct journal_done;
@@ -200,25 +201,6 @@ void	journal_trial_init(struct journal_trial *jt, const char *host,
  * and fdatasync.  The trial's profile goes on its first line only.  On failure the file is left as it was before the call.
  */
 int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
-
-/*
- * Old contents a variant is about to overwrite on a host, kept in
- * restore/HOST (one line per file: the path and the content in hex) until
- * the variant is undone, so that a run whose controller died in the middle
- * of a variant puts them back when it is resumed.  journal_restore_save()
- * appends and syncs one entry (0, or -1 with a new *err); an entry for a
- * path already there is kept as it is (the first old content is the one to
- * restore).  journal_restore_list() returns the entries in the order saved
- * (*paths and *olds: new arrays of new strings, *n of them; 0 and none when
- * there is no file, -1 with *err when it cannot be read or is damaged).
- * journal_restore_clear() removes the host's file (and restore/ when it
- * was the last).
- */
-int	journal_restore_save(struct journal *j, const char *host, const char *path,
-	    const char *old, char **err);
-int	journal_restore_list(struct journal *j, const char *host, char ***paths,
-	    char ***olds, size_t *n, char **err);
-int	journal_restore_clear(struct journal *j, const char *host, char **err);
 
 /* --- Reading trials.jsonl -------------------------------------------------- */
 
