@@ -50,8 +50,10 @@
 #include <jansson.h>
 
 #include "agentproto.h"
-#include "hostlog.h"	/* the host logs, written through a journal */
-#include "restore.h"	/* restore/HOST, written through a journal */
+
+/* The parts of the journal with their own headers. */
+#include "hostlog.h"
+#include "restore.h"
 
 struct fleet;
 struct journal_done;

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "journal.h"
+#include "rundir.h"
 
 struct jhost {
 	char			*name;

@@ -72,17 +72,6 @@ journal_iso_time(char *buf, size_t size, const struct timeval *tv, int ms)
 		snprintf(buf + n, size - n, "Z");
 }
 
-static json_t *
-iso_now(void)
-{
-	struct timeval tv;
-	char b[40];
-
-	gettimeofday(&tv, NULL);
-	journal_iso_time(b, sizeof(b), &tv, 0);
-	return json_string(b);
-}
-
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t
 utf8_seq(const unsigned char *s, size_t n)
@@ -123,50 +112,6 @@ journal_utf8_seq(const unsigned char *s, size_t n)
 	return utf8_seq(s, n);
 }
 
-/* A JSON string of s; bytes that are not UTF-8 become U+FFFD.  NULL: null. */
-static json_t *
-jstr(const char *s)
-{
-	json_t *v;
-	char *fixed;
-	size_t n, i, o = 0, k;
-
-	if (s == NULL)
-		return json_null();
-	if ((v = json_string(s)) != NULL)
-		return v;
-	n = strlen(s);
-	fixed = xmalloc(n * 3 + 1);
-	for (i = 0; i < n; i += k) {
-		if ((k = utf8_seq((const unsigned char *)s + i, n - i)) == 0) {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			k = 1;
-		} else {
-			memcpy(fixed + o, s + i, k);
-			o += k;
-		}
-	}
-	fixed[o] = '\0';
-	v = json_string(fixed);
-	free(fixed);
-	return v ? v : json_string("");
-}
-
-static void
-set(json_t *o, const char *key, json_t *v)
-{
-	/* Keys are ours or the plan's; a key jansson refuses (not UTF-8) is
-	 * made valid.  json_object_set() leaves v to us either way. */
-	if (json_object_set(o, key, v) != 0) {
-		json_t *k = jstr(key);
-
-		json_object_set(o, json_string_value(k), v);
-		json_decref(k);
-	}
-	json_decref(v);
-}
-
 int
 journal_full_write(int fd, const void *buf, size_t len)
 {
@@ -198,69 +143,6 @@ journal_fsync_dir(const char *path)
 		return -1;
 	r = fsync(fd);
 	close(fd);
-	return r;
-}
-
-/*
- * Replace dir/name with data atomically: dir/.name.tmp written and synced,
- * renamed over dir/name, dir synced.
- */
-static int
-write_atomic(const char *dir, const char *name, const char *data, size_t len,
-    char **err)
-{
-	char *tmp = xasprintf("%s/.%s.tmp", dir, name);
-	char *path = xasprintf("%s/%s", dir, name);
-	int fd = -1, r = -1;
-
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		*err = xasprintf("cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (journal_full_write(fd, data, len) != 0 || fsync(fd) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto out;
-	}
-	if (journal_fsync_dir(dir) != 0) {
-		*err = xasprintf("cannot sync %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	r = 0;
- out:
-	if (fd >= 0)
-		close(fd);
-	if (r != 0)
-		unlink(tmp);
-	free(tmp);
-	free(path);
-	return r;
-}
-
-static int
-write_json_atomic(const char *dir, const char *name, const json_t *o, char **err)
-{
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-	char *withnl;
-	int r;
-
-	if (text == NULL) {
-		*err = xasprintf("cannot write %s/%s: out of memory", dir, name);
-		return -1;
-	}
-	withnl = xasprintf("%s\n", text);
-	free(text);
-	r = write_atomic(dir, name, withnl, strlen(withnl), err);
-	free(withnl);
 	return r;
 }
 
@@ -337,146 +219,11 @@ journal_host_get(struct journal *j, const char *name)
 
 /* --- run.json ---------------------------------------------------------------- */
 
-static json_t *
-strv_json(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, jstr(v[i]));
-	return a;
-}
-
-static json_t *
-params_json(size_t n, char *const *keys, char *const *vals)
-{
-	json_t *o = json_object();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		set(o, keys[i], jstr(vals[i]));
-	return o;
-}
-
-static json_t *
-plan_json(const struct plan *p, unsigned long long seed)
-{
-	json_t *o = json_object(), *a, *v, *w;
-	char num[32];
-	size_t i, k;
-
-	set(o, "name", jstr(p->name));
-	set(o, "file", jstr(p->file));
-	set(o, "description", jstr(p->description));
-	set(o, "repeat", json_integer(p->repeat));
-	set(o, "samples", json_integer(p->samples));
-	set(o, "order", jstr(plan_order_name(p->order)));
-	snprintf(num, sizeof(num), "%llu", seed);
-	set(o, "seed", json_string(num));
-	set(o, "timeout", json_real((double)p->timeout_ms / 1000.0));
-	set(o, "trials_per_host", json_integer((json_int_t)(p->nvariants * p->npoints *
-	    (size_t)p->repeat)));
-	a = json_array();
-	for (i = 0; i < p->nvariants; i++) {
-		const struct plan_variant *pv = &p->variants[i];
-
-		v = json_object();
-		set(v, "name", jstr(pv->name));
-		w = json_object();
-		for (k = 0; k < pv->nwrites; k++)
-			set(w, pv->writes[k].path, jstr(pv->writes[k].value));
-		set(v, "write", w);
-		set(v, "setup", strv_json(pv->setup, pv->nsetup));
-		set(v, "teardown", strv_json(pv->teardown, pv->nteardown));
-		json_array_append_new(a, v);
-	}
-	set(o, "variants", a);
-	a = json_array();
-	for (i = 0; i < p->npoints; i++) {
-		const struct plan_point *pt = &p->points[i];
-
-		v = json_object();
-		set(v, "id", jstr(pt->id));
-		set(v, "bench", jstr(pt->bench));
-		set(v, "suite", jstr(pt->suite));
-		set(v, "params", params_json(pt->nparams, pt->keys, pt->vals));
-		set(v, "label", jstr(pt->label));
-		set(v, "profile", pt->profile == PLAN_PROFILE_PERF ? json_string("perf") :
-		    json_null());
-		json_array_append_new(a, v);
-	}
-	set(o, "points", a);
-	if (p->has_regression) {
-		v = json_object();
-		set(v, "threshold", json_real(p->threshold));
-		set(v, "metrics", strv_json(p->metrics, p->nmetrics));
-		set(o, "regression", v);
-	} else
-		set(o, "regression", json_null());
-	return o;
-}
-
-/*
- * The fleet as the run used it: how each host was reached, never a
- * secret.  Identity keys appear as the path of the key file only; the
- * inventory holds no passphrase, and nothing of a key file is read here.
- */
-static json_t *
-fleet_json(const struct fleet *f, const unsigned char *sel)
-{
-	json_t *o = json_object(), *a = json_array(), *h;
-	size_t i;
-
-	set(o, "file", jstr(f->file));
-	for (i = 0; i < f->nhosts; i++) {
-		const struct fleet_host *fh = &f->hosts[i];
-
-		if (sel != NULL && !sel[i])
-			continue;
-		h = json_object();
-		set(h, "name", jstr(fh->name));
-		set(h, "transport", jstr(fleet_transport_name(fh->transport)));
-		set(h, "address", jstr(fh->address));
-		set(h, "user", jstr(fh->user));
-		set(h, "port", fh->port ? json_integer(fh->port) : json_null());
-		set(h, "identity", jstr(fh->identity));
-		set(h, "known_hosts", jstr(fh->known_hosts));
-		set(h, "host_key_check", jstr(fleet_hostkey_name(fh->host_key_check)));
-		set(h, "connect_timeout", json_real((double)fh->connect_timeout_ms / 1000.0));
-		set(h, "workdir", jstr(fh->workdir));
-		set(h, "ssh_config", fh->ssh_config ? jstr(fh->ssh_config_path) : json_false());
-		set(h, "proxy_jump", jstr(fh->proxy_jump));
-		set(h, "agent", jstr(fleet_agent_name(fh->agent)));
-		set(h, "labels", strv_json(fh->labels, fh->nlabels));
-		json_array_append_new(a, h);
-	}
-	set(o, "hosts", a);
-	return o;
-}
-
 /* run.json's entry for h, created when missing; run_mu held. */
 static json_t *
 host_entry(struct journal *j, const struct jhost *h)
 {
-	json_t *hosts = json_object_get(j->run, "hosts"), *e;
-
-	if (!json_is_object(hosts)) {
-		hosts = json_object();
-		set(j->run, "hosts", hosts);
-	}
-	if ((e = json_object_get(hosts, h->name)) == NULL || !json_is_object(e)) {
-		e = json_object();
-		set(e, "status", json_string(journal_host_status_name(h->status)));
-		set(e, "reason", json_null());
-		set(e, "agent", json_null());
-		set(e, "arch", json_null());
-		set(e, "kernel", json_null());
-		set(e, "ok", json_integer(0));
-		set(e, "failed", json_integer(0));
-		set(hosts, h->name, e);
-	}
-	return e;
+	return rundir_json_host(j->run, h->name, journal_host_status_name(h->status));
 }
 
 /* Counts into run.json and rewrite it; run_mu held. */
@@ -485,13 +232,10 @@ run_write(struct journal *j, char **err)
 {
 	size_t i;
 
-	for (i = 0; i < j->nhosts; i++) {
-		json_t *e = host_entry(j, j->hosts[i]);
-
-		set(e, "ok", json_integer((json_int_t)j->hosts[i]->ok));
-		set(e, "failed", json_integer((json_int_t)j->hosts[i]->failed));
-	}
-	return write_json_atomic(j->dir, JOURNAL_RUN_JSON, j->run, err);
+	for (i = 0; i < j->nhosts; i++)
+		rundir_json_host_counts(host_entry(j, j->hosts[i]), j->hosts[i]->ok,
+		    j->hosts[i]->failed);
+	return rundir_write_json(j->dir, JOURNAL_RUN_JSON, j->run, err);
 }
 
 static struct journal *
@@ -618,9 +362,9 @@ int
 journal_create(const struct journal_info *info, struct journal **out, char **err)
 {
 	struct journal *j = NULL;
-	char *tmp = NULL, *p = NULL, *id = NULL, *final = NULL, host[256];
-	json_t *run = NULL, *c;
-	struct timeval tv;
+	struct rundir_start start;
+	char *tmp = NULL, *p = NULL, *id = NULL, *final = NULL;
+	json_t *run = NULL;
 	size_t i, attempt;
 	int fd, r = -1;
 
@@ -660,28 +404,16 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	j = journal_alloc();
 	id = info->run_id ? xstrdup(info->run_id) :
 	    journal_new_run_id(info->plan->name, info->start ? info->start : time(NULL));
-	run = json_object();
-	set(run, "format", json_integer(JOURNAL_FORMAT));
-	set(run, "run", jstr(id));
-	set(run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
-	set(run, "label", jstr(info->label));
-	tv.tv_sec = info->start ? info->start : time(NULL);
-	tv.tv_usec = 0;
-	journal_iso_time(host, sizeof(host), &tv, 0);
-	set(run, "start", json_string(host));
-	set(run, "end", json_null());
-	set(run, "resumed", json_array());
-	c = json_object();
-	set(c, "version", jstr(info->controller));
-	if (gethostname(host, sizeof(host)) == 0) {
-		host[sizeof(host) - 1] = '\0';
-		set(c, "host", jstr(host));
-	} else
-		set(c, "host", json_null());
-	set(run, "controller", c);
-	set(run, "plan", plan_json(info->plan, info->seed));
-	set(run, "fleet", fleet_json(info->fleet, info->sel));
-	set(run, "hosts", json_object());
+	memset(&start, 0, sizeof(start));
+	start.id = id;
+	start.plan = info->plan;
+	start.seed = info->seed;
+	start.fleet = info->fleet;
+	start.sel = info->sel;
+	start.label = info->label;
+	start.controller = info->controller;
+	start.start = info->start;
+	run = rundir_json_new(&start);
 	j->run = run;
 	run = NULL;
 	j->dir = tmp;		/* while it is built */
@@ -698,7 +430,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	}
 
 	for (attempt = 0; ; attempt++) {
-		set(j->run, "run", jstr(id));
+		rundir_json_set_id(j->run, id);
 		if (run_write(j, err) != 0)
 			goto out;
 		if (journal_fsync_dir(tmp) != 0) {
@@ -776,7 +508,6 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
     const char *reason, char **err)
 {
 	struct jhost *h;
-	json_t *e;
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
@@ -786,9 +517,7 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
 		return -1;
 	}
 	h->status = st;
-	e = host_entry(j, h);
-	set(e, "status", json_string(journal_host_status_name(st)));
-	set(e, "reason", jstr(reason));
+	rundir_json_host_status(host_entry(j, h), journal_host_status_name(st), reason);
 	r = run_write(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
@@ -798,7 +527,7 @@ int
 journal_host_env(struct journal *j, const char *host, const json_t *env, char **err)
 {
 	struct jhost *h;
-	json_t *copy, *e, *u;
+	json_t *copy;
 	char *dir, *name;
 	int r;
 
@@ -817,17 +546,11 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 	json_object_del(copy, "id");
 	dir = xasprintf("%s/%s", j->dir, JOURNAL_HOSTS_DIR);
 	name = xasprintf("%s.json", h->name);
-	r = write_json_atomic(dir, name, copy, err);
+	r = rundir_write_json(dir, name, copy, err);
 	free(dir);
 	free(name);
 	if (r == 0) {
-		e = host_entry(j, h);
-		u = json_object_get(copy, "agent");
-		set(e, "agent", json_is_string(u) ? json_incref(u) : json_null());
-		u = json_object_get(copy, "arch");
-		set(e, "arch", json_is_string(u) ? json_incref(u) : json_null());
-		u = json_object_get(json_object_get(copy, "uname"), "release");
-		set(e, "kernel", json_is_string(u) ? json_incref(u) : json_null());
+		rundir_json_host_env(host_entry(j, h), copy);
 		r = run_write(j, err);
 	}
 	json_decref(copy);
@@ -841,8 +564,7 @@ journal_finish(struct journal *j, enum journal_status st, char **err)
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
-	set(j->run, "status", json_string(journal_status_name(st)));
-	set(j->run, "end", st == JOURNAL_RUNNING ? json_null() : iso_now());
+	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING);
 	r = run_write(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
@@ -881,19 +603,19 @@ profile_json(const struct journal_trial *t, enum ap_status st)
 		    "the agent sent no profile");
 	}
 	o = json_object();
-	set(o, "profiler", jstr(p->profiler));
+	rundir_json_set(o, "profiler", rundir_json_str(p->profiler));
 	if (p->absent != NULL) {
-		set(o, "absent", jstr(p->absent));
+		rundir_json_set(o, "absent", rundir_json_str(p->absent));
 		return o;
 	}
-	set(o, "event", jstr(p->event));
-	set(o, "samples", json_integer(p->samples));
+	rundir_json_set(o, "event", rundir_json_str(p->event));
+	rundir_json_set(o, "samples", json_integer(p->samples));
 	a = json_array();
 	for (i = 0; i < p->ntop; i++)
 		json_array_append_new(a, json_pack("{s:o, s:I, s:f}", "sym",
-		    jstr(p->top[i].sym), "hits", (json_int_t)p->top[i].hits, "pct",
-		    p->top[i].pct));
-	set(o, "top", a);
+		    rundir_json_str(p->top[i].sym), "hits", (json_int_t)p->top[i].hits,
+		    "pct", p->top[i].pct));
+	rundir_json_set(o, "top", a);
 	return o;
 }
 
@@ -908,9 +630,9 @@ params_as_text(const json_t *params)
 	json_object_foreach((json_t *)params, k, v) {
 		if (json_is_integer(v)) {
 			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-			set(o, k, json_string(num));
+			rundir_json_set(o, k, json_string(num));
 		} else if (json_is_string(v))
-			set(o, k, json_incref(v));
+			rundir_json_set(o, k, json_incref(v));
 	}
 	return o;
 }
@@ -929,52 +651,53 @@ add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
 	size_t i, n;
 	char *text;
 
-	set(o, "format", json_integer(JOURNAL_FORMAT));
-	set(o, "run", jstr(j->id));
-	set(o, "host", jstr(t->host));
-	set(o, "variant", jstr(t->variant));
+	rundir_json_set(o, "format", json_integer(JOURNAL_FORMAT));
+	rundir_json_set(o, "run", rundir_json_str(j->id));
+	rundir_json_set(o, "host", rundir_json_str(t->host));
+	rundir_json_set(o, "variant", rundir_json_str(t->variant));
 	if (pt != NULL && t->bench != NULL && strcmp(pt->bench, t->bench) != 0) {
 		/* A suite run as one trial: the line is about its member. */
-		set(o, "bench", jstr(pt->bench));
-		set(o, "suite", jstr(t->bench));
-		set(o, "params", params_as_text(pt->params));
+		rundir_json_set(o, "bench", rundir_json_str(pt->bench));
+		rundir_json_set(o, "suite", rundir_json_str(t->bench));
+		rundir_json_set(o, "params", params_as_text(pt->params));
 	} else {
-		set(o, "bench", jstr(t->bench));
-		set(o, "params", params_json(t->nparams, t->keys, t->vals));
+		rundir_json_set(o, "bench", rundir_json_str(t->bench));
+		rundir_json_set(o, "params", rundir_json_params(t->nparams, t->keys,
+		    t->vals));
 	}
-	set(o, "rep", json_integer(t->rep));
-	set(o, "key", jstr(t->key));
-	set(o, "metric", m ? jstr(m->name) : json_null());
-	set(o, "unit", m ? jstr(m->unit) : json_null());
-	set(o, "direction", m ? json_string(m->higher_better ? WIRE_HIGHER_BETTER :
-	    WIRE_LOWER_BETTER) : json_null());
-	set(o, "value", m ? json_real(m->value) : json_null());
+	rundir_json_set(o, "rep", json_integer(t->rep));
+	rundir_json_set(o, "key", rundir_json_str(t->key));
+	rundir_json_set(o, "metric", m ? rundir_json_str(m->name) : json_null());
+	rundir_json_set(o, "unit", m ? rundir_json_str(m->unit) : json_null());
+	rundir_json_set(o, "direction", m ? json_string(m->higher_better ?
+	    WIRE_HIGHER_BETTER : WIRE_LOWER_BETTER) : json_null());
+	rundir_json_set(o, "value", m ? json_real(m->value) : json_null());
 	a = json_array();
 	for (i = 0; m && i < m->nsamples; i++)
 		json_array_append_new(a, json_real(m->samples[i]));
-	set(o, "samples", a);
+	rundir_json_set(o, "samples", a);
 	if (m && m->iterations > 0)
-		set(o, "iterations", json_integer(m->iterations));
+		rundir_json_set(o, "iterations", json_integer(m->iterations));
 	/* A copy: the result is the caller's, and its reference count is not
 	 * ours to touch from this thread. */
 	if (pt != NULL && pt->params != NULL)
-		set(o, "resolved", json_deep_copy(pt->params));
-	set(o, "start", json_real(t->start));
+		rundir_json_set(o, "resolved", json_deep_copy(pt->params));
+	rundir_json_set(o, "start", json_real(t->start));
 	if (duration < 0 && r != NULL)
 		duration = r->duration;
-	set(o, "duration", duration >= 0 ? json_real(duration) : json_null());
-	set(o, "status", json_string(ap_status_name(st)));
-	set(o, "kind", json_string(ap_kind_name(ap_status_kind(st))));
+	rundir_json_set(o, "duration", duration >= 0 ? json_real(duration) : json_null());
+	rundir_json_set(o, "status", json_string(ap_status_name(st)));
+	rundir_json_set(o, "kind", json_string(ap_kind_name(ap_status_kind(st))));
 	if (pt != NULL && pt->message != NULL)
 		msg = pt->message;
 	if (msg != NULL)
-		set(o, "message", jstr(msg));
+		rundir_json_set(o, "message", rundir_json_str(msg));
 	if (r != NULL && r->nnotes > 0)
-		set(o, "notes", strv_json(r->notes, r->nnotes));
+		rundir_json_set(o, "notes", rundir_json_strv(r->notes, r->nnotes));
 	if (part == 1 && (a = profile_json(t, st)) != NULL)
-		set(o, "profile", a);
-	set(o, "part", json_integer((json_int_t)part));
-	set(o, "parts", json_integer((json_int_t)parts));
+		rundir_json_set(o, "profile", a);
+	rundir_json_set(o, "part", json_integer((json_int_t)part));
+	rundir_json_set(o, "parts", json_integer((json_int_t)parts));
 
 	text = json_dumps(o, DUMP_FLAGS);
 	json_decref(o);
@@ -2059,7 +1782,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	struct journal_done *d = xcalloc(1, sizeof(*d));
 	struct journal_scan sc;
 	char *path = NULL, *p;
-	json_t *hosts, *e, *resumed;
+	json_t *hosts, *e;
 	const char *name;
 	size_t n;
 	int r = -1;
@@ -2116,14 +1839,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 		if (h != NULL)
 			h->ok = journal_done_count(d, name);
 	}
-	set(j->run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
-	set(j->run, "end", json_null());
-	resumed = json_object_get(j->run, "resumed");
-	if (!json_is_array(resumed)) {
-		resumed = json_array();
-		set(j->run, "resumed", resumed);
-	}
-	json_array_append_new(resumed, iso_now());
+	rundir_json_resumed(j->run);
 	if (run_write(j, err) != 0)
 		goto out;
 	*out = j;

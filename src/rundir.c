@@ -1,0 +1,372 @@
+/*
+ * rundir.c: the run directory's layout and run.json (rundir.h,
+ * docs/results.md): the tree the journal keeps and rewrites.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "fleet.h"
+#include "journal-int.h"	/* its small helpers, until there is a utility layer */
+#include "plan.h"
+#include "rundir.h"
+#include "xmalloc.h"
+
+/* --- JSON for the files of a run directory ----------------------------------- */
+
+json_t *
+rundir_json_str(const char *s)
+{
+	json_t *v;
+	char *fixed;
+	size_t n, i, o = 0, k;
+
+	if (s == NULL)
+		return json_null();
+	if ((v = json_string(s)) != NULL)
+		return v;
+	n = strlen(s);
+	fixed = xmalloc(n * 3 + 1);
+	for (i = 0; i < n; i += k) {
+		if ((k = journal_utf8_seq((const unsigned char *)s + i, n - i)) == 0) {
+			memcpy(fixed + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			k = 1;
+		} else {
+			memcpy(fixed + o, s + i, k);
+			o += k;
+		}
+	}
+	fixed[o] = '\0';
+	v = json_string(fixed);
+	free(fixed);
+	return v ? v : json_string("");
+}
+
+void
+rundir_json_set(json_t *o, const char *key, json_t *v)
+{
+	/* Keys are ours or the plan's; a key jansson refuses (not UTF-8) is
+	 * made valid.  json_object_set() leaves v to us either way. */
+	if (json_object_set(o, key, v) != 0) {
+		json_t *k = rundir_json_str(key);
+
+		json_object_set(o, json_string_value(k), v);
+		json_decref(k);
+	}
+	json_decref(v);
+}
+
+json_t *
+rundir_json_strv(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, rundir_json_str(v[i]));
+	return a;
+}
+
+json_t *
+rundir_json_params(size_t n, char *const *keys, char *const *vals)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rundir_json_set(o, keys[i], rundir_json_str(vals[i]));
+	return o;
+}
+
+static json_t *
+plan_json(const struct plan *p, unsigned long long seed)
+{
+	json_t *o = json_object(), *a, *v, *w;
+	char num[32];
+	size_t i, k;
+
+	rundir_json_set(o, "name", rundir_json_str(p->name));
+	rundir_json_set(o, "file", rundir_json_str(p->file));
+	rundir_json_set(o, "description", rundir_json_str(p->description));
+	rundir_json_set(o, "repeat", json_integer(p->repeat));
+	rundir_json_set(o, "samples", json_integer(p->samples));
+	rundir_json_set(o, "order", rundir_json_str(plan_order_name(p->order)));
+	snprintf(num, sizeof(num), "%llu", seed);
+	rundir_json_set(o, "seed", json_string(num));
+	rundir_json_set(o, "timeout", json_real((double)p->timeout_ms / 1000.0));
+	rundir_json_set(o, "trials_per_host", json_integer((json_int_t)(p->nvariants *
+	    p->npoints * (size_t)p->repeat)));
+	a = json_array();
+	for (i = 0; i < p->nvariants; i++) {
+		const struct plan_variant *pv = &p->variants[i];
+
+		v = json_object();
+		rundir_json_set(v, "name", rundir_json_str(pv->name));
+		w = json_object();
+		for (k = 0; k < pv->nwrites; k++)
+			rundir_json_set(w, pv->writes[k].path,
+			    rundir_json_str(pv->writes[k].value));
+		rundir_json_set(v, "write", w);
+		rundir_json_set(v, "setup", rundir_json_strv(pv->setup, pv->nsetup));
+		rundir_json_set(v, "teardown", rundir_json_strv(pv->teardown,
+		    pv->nteardown));
+		json_array_append_new(a, v);
+	}
+	rundir_json_set(o, "variants", a);
+	a = json_array();
+	for (i = 0; i < p->npoints; i++) {
+		const struct plan_point *pt = &p->points[i];
+
+		v = json_object();
+		rundir_json_set(v, "id", rundir_json_str(pt->id));
+		rundir_json_set(v, "bench", rundir_json_str(pt->bench));
+		rundir_json_set(v, "suite", rundir_json_str(pt->suite));
+		rundir_json_set(v, "params", rundir_json_params(pt->nparams, pt->keys,
+		    pt->vals));
+		rundir_json_set(v, "label", rundir_json_str(pt->label));
+		rundir_json_set(v, "profile", pt->profile == PLAN_PROFILE_PERF ?
+		    json_string("perf") : json_null());
+		json_array_append_new(a, v);
+	}
+	rundir_json_set(o, "points", a);
+	if (p->has_regression) {
+		v = json_object();
+		rundir_json_set(v, "threshold", json_real(p->threshold));
+		rundir_json_set(v, "metrics", rundir_json_strv(p->metrics, p->nmetrics));
+		rundir_json_set(o, "regression", v);
+	} else
+		rundir_json_set(o, "regression", json_null());
+	return o;
+}
+
+/*
+ * The fleet as the run used it: how each host was reached, never a
+ * secret.  Identity keys appear as the path of the key file only; the
+ * inventory holds no passphrase, and nothing of a key file is read here.
+ */
+static json_t *
+fleet_json(const struct fleet *f, const unsigned char *sel)
+{
+	json_t *o = json_object(), *a = json_array(), *h;
+	size_t i;
+
+	rundir_json_set(o, "file", rundir_json_str(f->file));
+	for (i = 0; i < f->nhosts; i++) {
+		const struct fleet_host *fh = &f->hosts[i];
+
+		if (sel != NULL && !sel[i])
+			continue;
+		h = json_object();
+		rundir_json_set(h, "name", rundir_json_str(fh->name));
+		rundir_json_set(h, "transport",
+		    rundir_json_str(fleet_transport_name(fh->transport)));
+		rundir_json_set(h, "address", rundir_json_str(fh->address));
+		rundir_json_set(h, "user", rundir_json_str(fh->user));
+		rundir_json_set(h, "port", fh->port ? json_integer(fh->port) : json_null());
+		rundir_json_set(h, "identity", rundir_json_str(fh->identity));
+		rundir_json_set(h, "known_hosts", rundir_json_str(fh->known_hosts));
+		rundir_json_set(h, "host_key_check",
+		    rundir_json_str(fleet_hostkey_name(fh->host_key_check)));
+		rundir_json_set(h, "connect_timeout",
+		    json_real((double)fh->connect_timeout_ms / 1000.0));
+		rundir_json_set(h, "workdir", rundir_json_str(fh->workdir));
+		rundir_json_set(h, "ssh_config", fh->ssh_config ?
+		    rundir_json_str(fh->ssh_config_path) : json_false());
+		rundir_json_set(h, "proxy_jump", rundir_json_str(fh->proxy_jump));
+		rundir_json_set(h, "agent", rundir_json_str(fleet_agent_name(fh->agent)));
+		rundir_json_set(h, "labels", rundir_json_strv(fh->labels, fh->nlabels));
+		json_array_append_new(a, h);
+	}
+	rundir_json_set(o, "hosts", a);
+	return o;
+}
+
+/* --- Writing run.json ------------------------------------------------------- */
+
+static json_t *
+iso_now(void)
+{
+	struct timeval tv;
+	char b[40];
+
+	gettimeofday(&tv, NULL);
+	journal_iso_time(b, sizeof(b), &tv, 0);
+	return json_string(b);
+}
+
+json_t *
+rundir_json_new(const struct rundir_start *s)
+{
+	json_t *run = json_object(), *c;
+	struct timeval tv;
+	char buf[256];
+
+	rundir_json_set(run, "format", json_integer(RUNDIR_FORMAT));
+	rundir_json_set(run, "run", rundir_json_str(s->id));
+	rundir_json_set(run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
+	rundir_json_set(run, "label", rundir_json_str(s->label));
+	tv.tv_sec = s->start ? s->start : time(NULL);
+	tv.tv_usec = 0;
+	journal_iso_time(buf, sizeof(buf), &tv, 0);
+	rundir_json_set(run, "start", json_string(buf));
+	rundir_json_set(run, "end", json_null());
+	rundir_json_set(run, "resumed", json_array());
+	c = json_object();
+	rundir_json_set(c, "version", rundir_json_str(s->controller));
+	if (gethostname(buf, sizeof(buf)) == 0) {
+		buf[sizeof(buf) - 1] = '\0';
+		rundir_json_set(c, "host", rundir_json_str(buf));
+	} else
+		rundir_json_set(c, "host", json_null());
+	rundir_json_set(run, "controller", c);
+	rundir_json_set(run, "plan", plan_json(s->plan, s->seed));
+	rundir_json_set(run, "fleet", fleet_json(s->fleet, s->sel));
+	rundir_json_set(run, "hosts", json_object());
+	return run;
+}
+
+void
+rundir_json_set_id(json_t *run, const char *id)
+{
+	rundir_json_set(run, "run", rundir_json_str(id));
+}
+
+void
+rundir_json_set_status(json_t *run, const char *status, int ended)
+{
+	rundir_json_set(run, "status", json_string(status));
+	rundir_json_set(run, "end", ended ? iso_now() : json_null());
+}
+
+void
+rundir_json_resumed(json_t *run)
+{
+	json_t *resumed;
+
+	rundir_json_set_status(run, journal_status_name(JOURNAL_RUNNING), 0);
+	resumed = json_object_get(run, "resumed");
+	if (!json_is_array(resumed)) {
+		resumed = json_array();
+		rundir_json_set(run, "resumed", resumed);
+	}
+	json_array_append_new(resumed, iso_now());
+}
+
+json_t *
+rundir_json_host(json_t *run, const char *host, const char *status)
+{
+	json_t *hosts = json_object_get(run, "hosts"), *e;
+
+	if (!json_is_object(hosts)) {
+		hosts = json_object();
+		rundir_json_set(run, "hosts", hosts);
+	}
+	if ((e = json_object_get(hosts, host)) == NULL || !json_is_object(e)) {
+		e = json_object();
+		rundir_json_set(e, "status", json_string(status));
+		rundir_json_set(e, "reason", json_null());
+		rundir_json_set(e, "agent", json_null());
+		rundir_json_set(e, "arch", json_null());
+		rundir_json_set(e, "kernel", json_null());
+		rundir_json_set(e, "ok", json_integer(0));
+		rundir_json_set(e, "failed", json_integer(0));
+		rundir_json_set(hosts, host, e);
+	}
+	return e;
+}
+
+void
+rundir_json_host_status(json_t *e, const char *status, const char *reason)
+{
+	rundir_json_set(e, "status", json_string(status));
+	rundir_json_set(e, "reason", rundir_json_str(reason));
+}
+
+void
+rundir_json_host_env(json_t *e, const json_t *env)
+{
+	json_t *u;
+
+	u = json_object_get(env, "agent");
+	rundir_json_set(e, "agent", json_is_string(u) ? json_incref(u) : json_null());
+	u = json_object_get(env, "arch");
+	rundir_json_set(e, "arch", json_is_string(u) ? json_incref(u) : json_null());
+	u = json_object_get(json_object_get(env, "uname"), "release");
+	rundir_json_set(e, "kernel", json_is_string(u) ? json_incref(u) : json_null());
+}
+
+void
+rundir_json_host_counts(json_t *e, size_t ok, size_t failed)
+{
+	rundir_json_set(e, "ok", json_integer((json_int_t)ok));
+	rundir_json_set(e, "failed", json_integer((json_int_t)failed));
+}
+
+/* --- Atomic replacement ----------------------------------------------------- */
+
+int
+rundir_write_file(const char *dir, const char *name, const char *data, size_t len,
+    char **err)
+{
+	char *tmp = xasprintf("%s/.%s.tmp", dir, name);
+	char *path = xasprintf("%s/%s", dir, name);
+	int fd = -1, r = -1;
+
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		*err = xasprintf("cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (journal_full_write(fd, data, len) != 0 || fsync(fd) != 0) {
+		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		goto out;
+	}
+	if (journal_fsync_dir(dir) != 0) {
+		*err = xasprintf("cannot sync %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	r = 0;
+ out:
+	if (fd >= 0)
+		close(fd);
+	if (r != 0)
+		unlink(tmp);
+	free(tmp);
+	free(path);
+	return r;
+}
+
+int
+rundir_write_json(const char *dir, const char *name, const json_t *o, char **err)
+{
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	char *withnl;
+	int r;
+
+	if (text == NULL) {
+		*err = xasprintf("cannot write %s/%s: out of memory", dir, name);
+		return -1;
+	}
+	withnl = xasprintf("%s\n", text);
+	free(text);
+	r = rundir_write_file(dir, name, withnl, strlen(withnl), err);
+	free(withnl);
+	return r;
+}
