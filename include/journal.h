@@ -127,7 +127,8 @@ int	journal_create(const struct journal_info *info, struct journal **out,
  * *done (the trials that have an ok line, see journal_read_done()),
  * remove a truncated last line (a crash while it was written; warned
  * about), mark run.json "running" again with the time in "resumed", and
- * open it for appending.  done may be NULL.
+ * open it for appending.  done may be NULL.  Fails with RUNDIR_ENOTRUN
+ * (rundir.h) when rundir has no run.json.
  */
 int	journal_resume(const char *rundir, struct journal **out,
 	    struct journal_done **done, char **err);

@@ -15,14 +15,24 @@
  *	  report.txt	the tables, written when the run ends (report.h)
  *	  report.html	the same with charts
  *
- * This module owns the names of those files and the schema of run.json.
- * The journal (journal.h), which writes a run directory as a run goes,
- * keeps run.json as a jansson tree built and changed by the rundir_json_*
- * functions below, and rewrites it with rundir_write_json().
+ * This module owns the names of those files (no one else builds their
+ * paths) and the schema of run.json, both ways:
+ *
+ * - Writing: the journal (journal.h), which writes a run directory as a
+ *   run goes, keeps run.json as a jansson tree built and changed by the
+ *   rundir_json_* functions, and rewrites it with rundir_write_json().
+ * - Reading: everyone else (resume, reports, runref.h) reads run.json
+ *   into a struct rundir_run with rundir_load(), and hosts/NAME.json with
+ *   rundir_load_env().
+ *
+ *	struct rundir_run *run;
+ *	if (rundir_load("results/20261130-...", &run, &err) != 0) ...
+ *	printf("%s of plan %s: %s\n", run->id, run->plan, run->status);
+ *	rundir_run_free(run);
  *
  * Versioning: run.json and every trial line carry "format":
  * RUNDIR_FORMAT.  Members may be added without changing it; readers ignore
- * members they do not know.
+ * members they do not know, and refuse a run.json of another format.
  *
  * Crash safety: run.json and hosts/NAME.json are replaced atomically
  * (rundir_write_file(): write a hidden temporary, fsync, rename, fsync
@@ -50,6 +60,113 @@ struct plan;
 #define RUNDIR_RESTORE		"restore"	/* restore/NAME */
 #define RUNDIR_REPORT_TXT	"report.txt"
 #define RUNDIR_REPORT_HTML	"report.html"
+#define RUNDIR_MAX_JSON		(64 * 1024 * 1024)	/* bytes of run.json or
+							 * hosts/NAME.json read */
+#define RUNDIR_ENOTRUN		(-2)	/* rundir_load(): no run.json there */
+
+/* --- Paths --------------------------------------------------------------------- */
+
+/* "DIR/NAME" for a file or directory at the top (RUNDIR_RUN_JSON...).  A
+ * new string, as are the paths below. */
+char	*rundir_path(const char *dir, const char *name);
+
+char	*rundir_env_path(const char *dir, const char *host);	/* DIR/hosts/HOST.json */
+char	*rundir_log_path(const char *dir, const char *host);	/* DIR/logs/HOST.log */
+char	*rundir_restore_path(const char *dir, const char *host);	/* DIR/restore/HOST */
+
+/* Whether dir is a run directory: it has a run.json. */
+int	rundir_exists(const char *dir);
+
+/*
+ * Make the skeleton of a run directory in dir, which exists: hosts/,
+ * logs/ and an empty trials.jsonl.  again (a resumed run): what is there
+ * is kept, and what is missing made.
+ */
+int	rundir_make(const char *dir, int again, char **err);
+
+/* Remove a run directory whose making failed: what rundir_make() and a
+ * first run.json made in dir, then dir (when nothing else is in it). */
+void	rundir_unmake(const char *dir);
+
+/* --- Reading run.json ----------------------------------------------------------- */
+
+/* A host of the run, from run.json's "hosts" (docs/results.md). */
+struct rundir_host {
+	char		*name;
+	char		*status;	/* a journal_host_status_name(): "pending",
+					 * ... "done", "failed"; NULL: none */
+	char		*reason;	/* why it failed, or NULL */
+	char		*agent;		/* the agent's version, or NULL */
+	char		*arch;		/* the agent's arch, or NULL */
+	char		*kernel;	/* the host's kernel release, or NULL */
+	long long	 ok, failed;	/* trials, as of the last rewrite */
+};
+
+/*
+ * run.json as read: what fleetmark's readers use of it.  Strings are
+ * NULL when the member is missing or not a string; nothing is checked but
+ * the format (rundir_load()).  The whole tree is in json.
+ */
+struct rundir_run {
+	char		*id;		/* "run", or NULL */
+	char		*status;	/* a journal_status_name(): "running",
+					 * "finished", "interrupted", "failed" */
+	char		*label;		/* --label, or NULL */
+	char		*start, *end;	/* "2026-11-30T04:15:00Z"; end NULL while
+					 * running */
+	char		*controller;	/* the controller's version */
+	char		*plan;		/* plan.name */
+	char		*plan_file;	/* plan.file */
+	unsigned long long seed;	/* plan.seed (0 when missing) */
+	char		**points;	/* plan.points[].id; an entry is NULL for a
+					 * point without one */
+	size_t		 npoints;
+	size_t		 nvariants;	/* of plan.variants */
+	int		 has_variants;	/* plan.variants is an array */
+	double		 threshold;	/* plan.regression.threshold; < 0: none */
+	char		**metrics;	/* plan.regression.metrics (the strings) */
+	size_t		 nmetrics;
+	char		*fleet;		/* fleet.file */
+	struct rundir_host *hosts;	/* "hosts", in the file's order */
+	size_t		 nhosts;
+	json_t		*json;		/* run.json itself */
+};
+
+/*
+ * Read dir/run.json into a new *out.  The file must be a JSON object of
+ * RUNDIR_FORMAT at most RUNDIR_MAX_JSON bytes, without duplicate
+ * members.  Returns 0, RUNDIR_ENOTRUN when there is no run.json ("X is not
+ * a run directory (no run.json)"), or -1; both with *err.
+ */
+int	rundir_load(const char *dir, struct rundir_run **out, char **err);
+
+/* The same check, for the journal: the tree in *out (a new reference). */
+int	rundir_load_json(const char *dir, json_t **out, char **err);
+
+/* A struct rundir_run of a run.json tree (a new struct; the tree is
+ * referenced, not copied). */
+struct rundir_run *rundir_run_new(json_t *run);
+
+void	rundir_run_free(struct rundir_run *r);	/* accepts NULL */
+
+/* The host named name in the run, or NULL. */
+const struct rundir_host *rundir_run_host(const struct rundir_run *r,
+	    const char *name);
+
+/*
+ * Whether the run is of plan p as it stands: the same name, the same
+ * points in the same order, as many variants.  0, or -1 with *err saying
+ * what differs ("plan 'x' has changed since the run started (...)").
+ */
+int	rundir_check_plan(const struct rundir_run *r, const struct plan *p,
+	    char **err);
+
+/*
+ * Read dir/hosts/HOST.json (the agent's env facts) into *out (a new
+ * reference).  0, or -1 with *err (no such file, not JSON, too big, a
+ * host name with a '/').
+ */
+int	rundir_load_env(const char *dir, const char *host, json_t **out, char **err);
 
 /* --- Writing run.json ------------------------------------------------------- */
 
@@ -103,16 +220,14 @@ void	rundir_json_host_env(json_t *e, const json_t *env);
 void	rundir_json_host_counts(json_t *e, size_t ok, size_t failed);
 
 /*
- * Replace dir/name with data atomically: dir/.name.tmp written and
- * synced, renamed over dir/name, dir synced.
+ * Replace the file at path with data atomically: DIR/.NAME.tmp written
+ * and synced, renamed over path, DIR synced.
  */
-int	rundir_write_file(const char *dir, const char *name, const char *data,
-	    size_t len, char **err);
+int	rundir_write_file(const char *path, const char *data, size_t len, char **err);
 
 /* rundir_write_file() of o as indented JSON and a newline (run.json,
  * hosts/NAME.json). */
-int	rundir_write_json(const char *dir, const char *name, const json_t *o,
-	    char **err);
+int	rundir_write_json(const char *path, const json_t *o, char **err);
 
 /* --- JSON for the files of a run directory ----------------------------------- */
 

@@ -50,7 +50,7 @@ log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, 
 	int r = 0;
 
 	if (h->logfd < 0) {
-		path = xasprintf("%s/%s/%s.log", j->dir, JOURNAL_LOGS_DIR, h->name);
+		path = rundir_log_path(j->dir, h->name);
 		h->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (h->logfd < 0) {
 			if (j->log_err == NULL)
@@ -69,9 +69,11 @@ log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, 
 	xgrow(&line, &cap, len + 2, 1);
 	line[len++] = '\n';
 	if (journal_full_write(h->logfd, line, len) != 0) {
-		if (j->log_err == NULL)
-			j->log_err = xasprintf("cannot write %s/%s/%s.log: %s", j->dir,
-			    JOURNAL_LOGS_DIR, h->name, strerror(errno));
+		if (j->log_err == NULL) {
+			path = rundir_log_path(j->dir, h->name);
+			j->log_err = xasprintf("cannot write %s: %s", path, strerror(errno));
+			free(path);
+		}
 		r = -1;
 	}
 	free(line);

@@ -230,12 +230,17 @@ host_entry(struct journal *j, const struct jhost *h)
 static int
 run_write(struct journal *j, char **err)
 {
+	char *path;
 	size_t i;
+	int r;
 
 	for (i = 0; i < j->nhosts; i++)
 		rundir_json_host_counts(host_entry(j, j->hosts[i]), j->hosts[i]->ok,
 		    j->hosts[i]->failed);
-	return rundir_write_json(j->dir, JOURNAL_RUN_JSON, j->run, err);
+	path = rundir_path(j->dir, RUNDIR_RUN_JSON);
+	r = rundir_write_json(path, j->run, err);
+	free(path);
+	return r;
 }
 
 static struct journal *
@@ -301,34 +306,11 @@ rename_noreplace(const char *from, const char *to)
 	return rename(from, to);
 }
 
-static void
-remove_built(const char *tmp)
-{
-	char *p;
-
-	p = xasprintf("%s/%s", tmp, JOURNAL_RUN_JSON);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/.%s.tmp", tmp, JOURNAL_RUN_JSON);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_TRIALS);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_HOSTS_DIR);
-	rmdir(p);
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_LOGS_DIR);
-	rmdir(p);
-	free(p);
-	rmdir(tmp);
-}
-
 /* Open trials.jsonl for appending, and lock the run directory with it. */
 static int
 open_trials(struct journal *j, int create, char **err)
 {
-	char *path = xasprintf("%s/%s", j->dir, JOURNAL_TRIALS);
+	char *path = rundir_path(j->dir, RUNDIR_TRIALS);
 	struct stat st;
 	int fd, r = -1;
 
@@ -363,10 +345,9 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 {
 	struct journal *j = NULL;
 	struct rundir_start start;
-	char *tmp = NULL, *p = NULL, *id = NULL, *final = NULL;
-	json_t *run = NULL;
+	char *tmp = NULL, *id = NULL, *final = NULL;
 	size_t i, attempt;
-	int fd, r = -1;
+	int r = -1;
 
 	*out = NULL;
 	if (info->results == NULL || info->plan == NULL || info->fleet == NULL) {
@@ -382,24 +363,8 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		free(tmp);
 		return -1;
 	}
-	p = xasprintf("%s/%s", tmp, JOURNAL_HOSTS_DIR);
-	if (mkdir(p, 0755) != 0) {
-		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+	if (rundir_make(tmp, 0, err) != 0)
 		goto out;
-	}
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_LOGS_DIR);
-	if (mkdir(p, 0755) != 0) {
-		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-		goto out;
-	}
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_TRIALS);
-	if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
-		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-		goto out;
-	}
-	close(fd);
 
 	j = journal_alloc();
 	id = info->run_id ? xstrdup(info->run_id) :
@@ -413,9 +378,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	start.label = info->label;
 	start.controller = info->controller;
 	start.start = info->start;
-	run = rundir_json_new(&start);
-	j->run = run;
-	run = NULL;
+	j->run = rundir_json_new(&start);
 	j->dir = tmp;		/* while it is built */
 	for (i = 0; i < info->fleet->nhosts; i++) {
 		struct jhost *h;
@@ -472,14 +435,12 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	r = 0;
  out:
 	if (tmp != NULL) {
-		remove_built(tmp);
+		rundir_unmake(tmp);
 		if (j != NULL && j->dir == tmp)
 			j->dir = NULL;
 		free(tmp);
 	}
-	json_decref(run);
 	journal_free(j);
-	free(p);
 	free(id);
 	free(final);
 	return r;
@@ -528,7 +489,7 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 {
 	struct jhost *h;
 	json_t *copy;
-	char *dir, *name;
+	char *path;
 	int r;
 
 	if (!json_is_object(env)) {
@@ -544,11 +505,9 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 	copy = json_deep_copy(env);
 	json_object_del(copy, "type");
 	json_object_del(copy, "id");
-	dir = xasprintf("%s/%s", j->dir, JOURNAL_HOSTS_DIR);
-	name = xasprintf("%s.json", h->name);
-	r = rundir_write_json(dir, name, copy, err);
-	free(dir);
-	free(name);
+	path = rundir_env_path(j->dir, h->name);
+	r = rundir_write_json(path, copy, err);
+	free(path);
 	if (r == 0) {
 		rundir_json_host_env(host_entry(j, h), copy);
 		r = run_write(j, err);
@@ -651,7 +610,7 @@ add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
 	size_t i, n;
 	char *text;
 
-	rundir_json_set(o, "format", json_integer(JOURNAL_FORMAT));
+	rundir_json_set(o, "format", json_integer(RUNDIR_FORMAT));
 	rundir_json_set(o, "run", rundir_json_str(j->id));
 	rundir_json_set(o, "host", rundir_json_str(t->host));
 	rundir_json_set(o, "variant", rundir_json_str(t->variant));
@@ -756,10 +715,10 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 		/* Cut back what went out, so the next line starts clean. */
 		if (ftruncate(j->trials_fd, j->size) != 0)
 			*err = xasprintf("cannot write %s/%s: %s (and cannot cut off the "
-			    "partial line: %s)", j->dir, JOURNAL_TRIALS, strerror(saved),
+			    "partial line: %s)", j->dir, RUNDIR_TRIALS, strerror(saved),
 			    strerror(errno));
 		else
-			*err = xasprintf("cannot write %s/%s: %s", j->dir, JOURNAL_TRIALS,
+			*err = xasprintf("cannot write %s/%s: %s", j->dir, RUNDIR_TRIALS,
 			    strerror(saved));
 		pthread_mutex_unlock(&j->trials_mu);
 		goto out;
@@ -773,7 +732,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	 * whole in the file already; the sync makes it survive a power cut.
 	 */
 	if (fdatasync(j->trials_fd) != 0) {
-		*err = xasprintf("cannot sync %s/%s: %s", j->dir, JOURNAL_TRIALS,
+		*err = xasprintf("cannot sync %s/%s: %s", j->dir, RUNDIR_TRIALS,
 		    strerror(errno));
 		goto out;
 	}
@@ -1725,55 +1684,6 @@ journal_read_done(const char *path, struct journal_done **out, struct journal_sc
 
 /* --- Resuming ---------------------------------------------------------------- */
 
-static json_t *
-read_run_json(const char *dir, char **err)
-{
-	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_error_t jerr;
-	json_t *o = NULL, *v;
-	struct stat st;
-	FILE *f;
-
-	if ((f = fopen(path, "re")) == NULL) {
-		*err = errno == ENOENT ?
-		    xasprintf("%s is not a run directory (no %s)", dir, JOURNAL_RUN_JSON) :
-		    xasprintf("cannot open %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (fstat(fileno(f), &st) == 0 && st.st_size > JOURNAL_MAX_RUN_JSON) {
-		*err = xasprintf("%s: larger than %d bytes", path, JOURNAL_MAX_RUN_JSON);
-		fclose(f);
-		goto out;
-	}
-	o = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
-	if (o == NULL) {
-		*err = xasprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-		goto out;
-	}
-	v = json_object_get(o, "format");
-	if (!json_is_object(o) || !json_is_integer(v)) {
-		*err = xasprintf("%s: not a fleetmark run (no \"format\")", path);
-		goto bad;
-	}
-	if (json_integer_value(v) != JOURNAL_FORMAT) {
-		*err = xasprintf("%s: format %lld, this fleetmark reads format %d", path,
-		    (long long)json_integer_value(v), JOURNAL_FORMAT);
-		goto bad;
-	}
-	if (!json_is_string(json_object_get(o, "run"))) {
-		*err = xasprintf("%s: no run id", path);
-		goto bad;
-	}
-	goto out;
- bad:
-	json_decref(o);
-	o = NULL;
- out:
-	free(path);
-	return o;
-}
-
 int
 journal_resume(const char *rundir, struct journal **out, struct journal_done **donep,
     char **err)
@@ -1781,7 +1691,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	struct journal *j = NULL;
 	struct journal_done *d = xcalloc(1, sizeof(*d));
 	struct journal_scan sc;
-	char *path = NULL, *p;
+	char *path = NULL;
 	json_t *hosts, *e;
 	const char *name;
 	size_t n;
@@ -1795,21 +1705,17 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	while (n > 1 && rundir[n - 1] == '/')
 		n--;
 	j->dir = xstrndup(rundir, n);
-	if ((j->run = read_run_json(j->dir, err)) == NULL)
+	if ((r = rundir_load_json(j->dir, &j->run, err)) != 0)
 		goto out;
+	r = -1;
+	if (!json_is_string(json_object_get(j->run, "run"))) {
+		path = rundir_path(j->dir, RUNDIR_RUN_JSON);
+		*err = xasprintf("%s: no run id", path);
+		goto out;
+	}
 	j->id = xstrdup(json_string_value(json_object_get(j->run, "run")));
-	p = xasprintf("%s/%s", j->dir, JOURNAL_HOSTS_DIR);
-	if (mkdir_p(p, err) != 0) {
-		free(p);
+	if (rundir_make(j->dir, 1, err) != 0)
 		goto out;
-	}
-	free(p);
-	p = xasprintf("%s/%s", j->dir, JOURNAL_LOGS_DIR);
-	if (mkdir_p(p, err) != 0) {
-		free(p);
-		goto out;
-	}
-	free(p);
 	if (open_trials(j, 1, err) != 0)
 		goto out;
 	path = xasprintf("%s/%s", j->dir, JOURNAL_TRIALS);

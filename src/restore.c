@@ -52,7 +52,7 @@ int
 journal_restore_list(struct journal *j, const char *host, char ***paths, char ***olds,
     size_t *n, char **err)
 {
-	char *file = xasprintf("%s/" JOURNAL_RESTORE_DIR "/%s", j->dir, host);
+	char *file = rundir_restore_path(j->dir, host);
 	char *line = NULL, *sp, *p, *o;
 	size_t cap = 0, i;
 	ssize_t len;
@@ -124,8 +124,8 @@ int
 journal_restore_save(struct journal *j, const char *host, const char *path,
     const char *old, char **err)
 {
-	char *dir = xasprintf("%s/" JOURNAL_RESTORE_DIR, j->dir);
-	char *file = xasprintf("%s/%s", dir, host), *hp, *ho, *line = NULL;
+	char *dir = rundir_path(j->dir, RUNDIR_RESTORE);
+	char *file = rundir_restore_path(j->dir, host), *hp, *ho, *line = NULL;
 	int fd = -1, r = -1, created = 0, tries;
 
 	if (!journal_valid_host(host)) {
@@ -173,8 +173,8 @@ out:
 int
 journal_restore_clear(struct journal *j, const char *host, char **err)
 {
-	char *dir = xasprintf("%s/" JOURNAL_RESTORE_DIR, j->dir);
-	char *file = xasprintf("%s/%s", dir, host);
+	char *dir = rundir_path(j->dir, RUNDIR_RESTORE);
+	char *file = rundir_restore_path(j->dir, host);
 	int r = 0;
 
 	if (!journal_valid_host(host)) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,342 @@
 #include "plan.h"
 #include "rundir.h"
 #include "xmalloc.h"
+
+/* --- Paths ---------------------------------------------------------------------- */
+
+char *
+rundir_path(const char *dir, const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
+
+char *
+rundir_env_path(const char *dir, const char *host)
+{
+	return xasprintf("%s/" RUNDIR_HOSTS "/%s.json", dir, host);
+}
+
+char *
+rundir_log_path(const char *dir, const char *host)
+{
+	return xasprintf("%s/" RUNDIR_LOGS "/%s.log", dir, host);
+}
+
+char *
+rundir_restore_path(const char *dir, const char *host)
+{
+	return xasprintf("%s/" RUNDIR_RESTORE "/%s", dir, host);
+}
+
+int
+rundir_exists(const char *dir)
+{
+	char *p = rundir_path(dir, RUNDIR_RUN_JSON);
+	struct stat st;
+	int there = stat(p, &st) == 0;
+
+	free(p);
+	return there;
+}
+
+/* mkdir dir/name; again: it may be there already (as a directory). */
+static int
+make_dir(const char *dir, const char *name, int again, char **err)
+{
+	char *p = rundir_path(dir, name);
+	struct stat st;
+	int r = 0;
+
+	if (mkdir(p, 0755) != 0 && !(again && errno == EEXIST)) {
+		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+		r = -1;
+	} else if (again && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		*err = xasprintf("%s is not a directory", p);
+		r = -1;
+	}
+	free(p);
+	return r;
+}
+
+int
+rundir_make(const char *dir, int again, char **err)
+{
+	char *p;
+	int fd;
+
+	if (make_dir(dir, RUNDIR_HOSTS, again, err) != 0 ||
+	    make_dir(dir, RUNDIR_LOGS, again, err) != 0)
+		return -1;
+	p = rundir_path(dir, RUNDIR_TRIALS);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | (again ? 0 : O_EXCL), 0644);
+	if (fd < 0) {
+		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+		free(p);
+		return -1;
+	}
+	close(fd);
+	free(p);
+	return 0;
+}
+
+void
+rundir_unmake(const char *dir)
+{
+	static const char *const files[] = { RUNDIR_RUN_JSON, "." RUNDIR_RUN_JSON ".tmp",
+	    RUNDIR_TRIALS };
+	static const char *const dirs[] = { RUNDIR_HOSTS, RUNDIR_LOGS };
+	char *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		p = rundir_path(dir, files[i]);
+		unlink(p);
+		free(p);
+	}
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		p = rundir_path(dir, dirs[i]);
+		rmdir(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
+/* --- Reading -------------------------------------------------------------------- */
+
+/* path as JSON, at most RUNDIR_MAX_JSON bytes; RUNDIR_ENOTRUN when missing. */
+static int
+load_file(const char *path, json_t **out, char **err)
+{
+	json_error_t jerr;
+	struct stat st;
+	FILE *f;
+
+	*out = NULL;
+	if ((f = fopen(path, "re")) == NULL) {
+		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+		return errno == ENOENT ? RUNDIR_ENOTRUN : -1;
+	}
+	if (fstat(fileno(f), &st) == 0 && st.st_size > RUNDIR_MAX_JSON) {
+		*err = xasprintf("%s: larger than %d bytes", path, RUNDIR_MAX_JSON);
+		fclose(f);
+		return -1;
+	}
+	*out = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
+	if (*out == NULL) {
+		*err = xasprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+		return -1;
+	}
+	return 0;
+}
+
+int
+rundir_load_json(const char *dir, json_t **out, char **err)
+{
+	char *path = rundir_path(dir, RUNDIR_RUN_JSON);
+	json_t *o = NULL, *v;
+	int r;
+
+	*out = NULL;
+	if ((r = load_file(path, &o, err)) != 0) {
+		if (r == RUNDIR_ENOTRUN) {
+			free(*err);
+			*err = xasprintf("%s is not a run directory (no %s)", dir,
+			    RUNDIR_RUN_JSON);
+		}
+		goto out;
+	}
+	r = -1;
+	v = json_object_get(o, "format");
+	if (!json_is_object(o) || !json_is_integer(v)) {
+		*err = xasprintf("%s: not a fleetmark run (no \"format\")", path);
+		goto out;
+	}
+	if (json_integer_value(v) != RUNDIR_FORMAT) {
+		*err = xasprintf("%s: unknown format %lld (this fleetmark reads format %d)",
+		    path, (long long)json_integer_value(v), RUNDIR_FORMAT);
+		goto out;
+	}
+	*out = o;
+	o = NULL;
+	r = 0;
+ out:
+	json_decref(o);
+	free(path);
+	return r;
+}
+
+/* A copy of the string o[key], or NULL. */
+static char *
+dup_member(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? xstrdup(s) : NULL;
+}
+
+struct rundir_run *
+rundir_run_new(json_t *run)
+{
+	struct rundir_run *r = xcalloc(1, sizeof(*r));
+	const json_t *plan = json_object_get(run, "plan"), *a, *v, *reg;
+	const char *name, *seed;
+	json_t *e;
+	size_t i;
+
+	r->json = json_incref(run);
+	r->id = dup_member(run, "run");
+	r->status = dup_member(run, "status");
+	r->label = dup_member(run, "label");
+	r->start = dup_member(run, "start");
+	r->end = dup_member(run, "end");
+	r->controller = dup_member(json_object_get(run, "controller"), "version");
+	r->plan = dup_member(plan, "name");
+	r->plan_file = dup_member(plan, "file");
+	seed = json_string_value(json_object_get(plan, "seed"));
+	r->seed = seed ? strtoull(seed, NULL, 10) : 0;
+	if (json_is_array(a = json_object_get(plan, "points"))) {
+		r->npoints = json_array_size(a);
+		r->points = xcalloc(r->npoints + 1, sizeof(*r->points));
+		json_array_foreach(a, i, v)
+			r->points[i] = dup_member(v, "id");
+	}
+	if (json_is_array(a = json_object_get(plan, "variants"))) {
+		r->has_variants = 1;
+		r->nvariants = json_array_size(a);
+	}
+	reg = json_object_get(plan, "regression");
+	v = json_object_get(reg, "threshold");
+	r->threshold = json_is_number(v) ? json_number_value(v) : -1;
+	a = json_object_get(reg, "metrics");
+	r->metrics = xcalloc(json_array_size(a) + 1, sizeof(*r->metrics));
+	json_array_foreach(a, i, v)
+		if (json_is_string(v))
+			r->metrics[r->nmetrics++] = xstrdup(json_string_value(v));
+	r->fleet = dup_member(json_object_get(run, "fleet"), "file");
+	a = json_object_get(run, "hosts");
+	r->hosts = xcalloc(json_object_size(a) + 1, sizeof(*r->hosts));
+	json_object_foreach((json_t *)a, name, e) {
+		struct rundir_host *h = &r->hosts[r->nhosts++];
+
+		h->name = xstrdup(name);
+		h->status = dup_member(e, "status");
+		h->reason = dup_member(e, "reason");
+		h->agent = dup_member(e, "agent");
+		h->arch = dup_member(e, "arch");
+		h->kernel = dup_member(e, "kernel");
+		h->ok = json_integer_value(json_object_get(e, "ok"));
+		h->failed = json_integer_value(json_object_get(e, "failed"));
+	}
+	return r;
+}
+
+int
+rundir_load(const char *dir, struct rundir_run **out, char **err)
+{
+	json_t *run;
+	int r;
+
+	*out = NULL;
+	if ((r = rundir_load_json(dir, &run, err)) != 0)
+		return r;
+	*out = rundir_run_new(run);
+	json_decref(run);
+	return 0;
+}
+
+void
+rundir_run_free(struct rundir_run *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->npoints; i++)
+		free(r->points[i]);
+	free(r->points);
+	for (i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i]);
+	free(r->metrics);
+	for (i = 0; i < r->nhosts; i++) {
+		free(r->hosts[i].name);
+		free(r->hosts[i].status);
+		free(r->hosts[i].reason);
+		free(r->hosts[i].agent);
+		free(r->hosts[i].arch);
+		free(r->hosts[i].kernel);
+	}
+	free(r->hosts);
+	free(r->id);
+	free(r->status);
+	free(r->label);
+	free(r->start);
+	free(r->end);
+	free(r->controller);
+	free(r->plan);
+	free(r->plan_file);
+	free(r->fleet);
+	json_decref(r->json);
+	free(r);
+}
+
+const struct rundir_host *
+rundir_run_host(const struct rundir_run *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++)
+		if (strcmp(r->hosts[i].name, name) == 0)
+			return &r->hosts[i];
+	return NULL;
+}
+
+int
+rundir_check_plan(const struct rundir_run *r, const struct plan *p, char **err)
+{
+	size_t i;
+
+	if (r->plan == NULL || strcmp(r->plan, p->name) != 0) {
+		*err = xasprintf("the run is of plan '%s', not '%s'", r->plan ? r->plan : "?",
+		    p->name);
+		return -1;
+	}
+	if (r->points == NULL || r->npoints != p->npoints) {
+		*err = xasprintf("plan '%s' has changed since the run started (%zu points, the "
+		    "run has %zu)", p->name, p->npoints, r->npoints);
+		return -1;
+	}
+	for (i = 0; i < r->npoints; i++)
+		if (r->points[i] == NULL || strcmp(r->points[i], p->points[i].id) != 0) {
+			*err = xasprintf("plan '%s' has changed since the run started (point "
+			    "%zu is %s, the run has %s)", p->name, i + 1, p->points[i].id,
+			    r->points[i] ? r->points[i] : "?");
+			return -1;
+		}
+	if (!r->has_variants || r->nvariants != p->nvariants) {
+		*err = xasprintf("plan '%s' has changed since the run started (variants)",
+		    p->name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+rundir_load_env(const char *dir, const char *host, json_t **out, char **err)
+{
+	char *path;
+	int r;
+
+	*out = NULL;
+	if (strchr(host, '/') != NULL) {
+		*err = xasprintf("bad host name '%.64s'", host);
+		return -1;
+	}
+	path = rundir_env_path(dir, host);
+	r = load_file(path, out, err) == 0 ? 0 : -1;
+	free(path);
+	return r;
+}
 
 /* --- JSON for the files of a run directory ----------------------------------- */
 
@@ -313,11 +650,11 @@ rundir_json_host_counts(json_t *e, size_t ok, size_t failed)
 /* --- Atomic replacement ----------------------------------------------------- */
 
 int
-rundir_write_file(const char *dir, const char *name, const char *data, size_t len,
-    char **err)
+rundir_write_file(const char *path, const char *data, size_t len, char **err)
 {
-	char *tmp = xasprintf("%s/.%s.tmp", dir, name);
-	char *path = xasprintf("%s/%s", dir, name);
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	char *tmp = xasprintf("%s/.%s.tmp", dir, slash ? slash + 1 : path);
 	int fd = -1, r = -1;
 
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
@@ -349,24 +686,24 @@ rundir_write_file(const char *dir, const char *name, const char *data, size_t le
 	if (r != 0)
 		unlink(tmp);
 	free(tmp);
-	free(path);
+	free(dir);
 	return r;
 }
 
 int
-rundir_write_json(const char *dir, const char *name, const json_t *o, char **err)
+rundir_write_json(const char *path, const json_t *o, char **err)
 {
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	char *withnl;
 	int r;
 
 	if (text == NULL) {
-		*err = xasprintf("cannot write %s/%s: out of memory", dir, name);
+		*err = xasprintf("cannot write %s: out of memory", path);
 		return -1;
 	}
 	withnl = xasprintf("%s\n", text);
 	free(text);
-	r = rundir_write_file(dir, name, withnl, strlen(withnl), err);
+	r = rundir_write_file(path, withnl, strlen(withnl), err);
 	free(withnl);
 	return r;
 }
