@@ -13,7 +13,7 @@
  * Threads: any thread, at the same time (the logs have their own lock).
  *
  * Errors: the functions return 0 or -1; the first error is remembered,
- * with its message, for journal_log_error().
+ * with its message, for journal_log_error() (journal.h).
  */
 #ifndef FLEETMARK_HOSTLOG_H
 #define FLEETMARK_HOSTLOG_H
@@ -21,8 +21,6 @@
 #include <stddef.h>
 
 struct journal;
-
-#define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
 /*
  * Append a controller event to logs/HOST.log as one timestamped line
@@ -36,7 +34,7 @@ int	journal_log(struct journal *j, const char *host, const char *fmt, ...)
 /*
  * Append what the host printed on stderr: bytes as they come, any
  * chunking; each complete line is written timestamped and marked
- * "stderr: ", a line longer than JOURNAL_LOG_LINE is split.
+ * "stderr: ", a line longer than JOURNAL_LOG_LINE (journal.h) is split.
  */
 int	journal_log_output(struct journal *j, const char *host, const void *buf,
 	    size_t len);
@@ -44,7 +42,6 @@ int	journal_log_output(struct journal *j, const char *host, const void *buf,
 /* Write out a host's incomplete last stderr line (its stream ended). */
 int	journal_log_flush(struct journal *j, const char *host);
 
-/* The first log write error, or NULL (owned by j). */
-const char	*journal_log_error(const struct journal *j);
+/* journal_log_error() (journal.h) gives the first log write error. */
 
 #endif /* FLEETMARK_HOSTLOG_H */

@@ -68,6 +68,7 @@ struct plan_trial;
 #define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
+#define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
 enum journal_status {
 	JOURNAL_RUNNING,	/* "running": in progress, or killed without a word */
@@ -204,6 +205,9 @@ void	journal_trial_init(struct journal_trial *jt, const char *host,
  * and fdatasync.  The trial's profile goes on its first line only.  On failure the file is left as it was before the call.
  */
 int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
+
+/* The first log write error, or NULL (owned by j). */
+const char	*journal_log_error(const struct journal *j);
 
 /* --- Reading trials.jsonl -------------------------------------------------- */
 

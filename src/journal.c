@@ -1691,7 +1691,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	struct journal *j = NULL;
 	struct journal_done *d = xcalloc(1, sizeof(*d));
 	struct journal_scan sc;
-	char *path = NULL;
+	char *path = NULL, *p;
 	json_t *hosts, *e;
 	const char *name;
 	size_t n;
@@ -1709,8 +1709,9 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 		goto out;
 	r = -1;
 	if (!json_is_string(json_object_get(j->run, "run"))) {
-		path = rundir_path(j->dir, RUNDIR_RUN_JSON);
-		*err = xasprintf("%s: no run id", path);
+		p = rundir_path(j->dir, RUNDIR_RUN_JSON);
+		*err = xasprintf("%s: no run id", p);
+		free(p);
 		goto out;
 	}
 	j->id = xstrdup(json_string_value(json_object_get(j->run, "run")));
