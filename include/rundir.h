@@ -103,9 +103,9 @@ struct rundir_host {
 };
 
 /*
- * run.json as read: what fleetmark's readers use of it.  Strings are
- * NULL when the member is missing or not a string; nothing is checked but
- * the format (rundir_load()).  The whole tree is in json.
+ * run.json as read: what fleetmark's readers use of it, copied.  Strings
+ * are NULL when the member is missing or not a string; nothing is checked
+ * but the format (rundir_load()).
  */
 struct rundir_run {
 	char		*id;		/* "run", or NULL */
@@ -129,7 +129,6 @@ struct rundir_run {
 	char		*fleet;		/* fleet.file */
 	struct rundir_host *hosts;	/* "hosts", in the file's order */
 	size_t		 nhosts;
-	json_t		*json;		/* run.json itself */
 };
 
 /*
@@ -143,9 +142,8 @@ int	rundir_load(const char *dir, struct rundir_run **out, char **err);
 /* The same check, for the journal: the tree in *out (a new reference). */
 int	rundir_load_json(const char *dir, json_t **out, char **err);
 
-/* A struct rundir_run of a run.json tree (a new struct; the tree is
- * referenced, not copied). */
-struct rundir_run *rundir_run_new(json_t *run);
+/* A new struct rundir_run of a run.json tree (the journal's, as it stands). */
+struct rundir_run *rundir_run_new(const json_t *run);
 
 void	rundir_run_free(struct rundir_run *r);	/* accepts NULL */
 

@@ -47,10 +47,9 @@
 #include "pace.h"
 #include "plan.h"
 #include "proc.h"
-#include "progress.h"
-#include "report.h"
 #include "run.h"
 #include "runref.h"
+#include "session.h"
 #include "transport.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -312,64 +311,36 @@ on_signal(int sig)
 	run_request_stop();
 }
 
-/* Run the plan on the host of sel; the run directory in *dir. */
+/*
+ * Run the plan on the host of sel in a run session (session.h); the run
+ * directory in *dir.  -1 with *err when the run could not start or failed.
+ */
 static int
 run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
     const char *results, const char *label, int quiet, char **dir, char **err)
 {
-	struct journal_info info;
-	struct journal *j = NULL;
-	struct run_config rc;
-	struct run_summary sum;
-	struct progress *prog;
-	char *e = NULL;
+	struct session_config cfg;
+	struct session *s = NULL;
 	int ret = -1;
 
-	memset(&info, 0, sizeof(info));
-	memset(&sum, 0, sizeof(sum));
-	info.results = results;
-	info.plan = p;
-	info.seed = plan_seed(p);
-	info.fleet = f;
-	info.sel = sel;
-	info.label = label;
-	info.controller = FLEETMARK_VERSION;
-	if (journal_create(&info, &j, err) != 0)
-		return -1;
-	log_info("run %s", journal_dir(j));
-	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
-	memset(&rc, 0, sizeof(rc));
-	rc.plan = p;
-	rc.fleet = f;
-	rc.sel = sel;
-	rc.seed = info.seed;
-	rc.journal = j;
-	rc.progress = prog;
-	progress_start_ticker(prog);
-	if (run_execute(&rc, &sum, err) != 0) {
-		progress_end(prog);
-		if (journal_finish(j, JOURNAL_FAILED, &e) != 0)
-			free(e);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.plan = p;
+	cfg.fleet = f;
+	cfg.sel = sel;
+	cfg.seed = plan_seed(p);
+	cfg.label = label;
+	cfg.quiet = quiet;
+	if (session_create(results, &cfg, &s, err) != 0 || session_run(s, &cfg, err) != 0)
+		goto out;
+	if (session_status(s) == JOURNAL_FAILED) {
+		*err = xstrdup(session_error(s));
 		goto out;
 	}
-	progress_end(prog);
-	if (journal_finish(j, sum.interrupted ? JOURNAL_INTERRUPTED : sum.journal_error ?
-	    JOURNAL_FAILED : JOURNAL_FINISHED, err) != 0)
-		goto out;
-	if (sum.journal_error != NULL) {
-		*err = xstrdup(sum.journal_error);
-		goto out;
-	}
-	if (report_write_run(journal_dir(j), NULL, &e) != 0) {
-		log_verbose("report: %s", e);
-		free(e);
-	}
-	*dir = xstrdup(journal_dir(j));
+	session_report(s, NULL, NULL);
+	*dir = xstrdup(session_dir(s));
 	ret = 0;
  out:
-	run_summary_release(&sum);
-	progress_free(prog);
-	journal_free(j);
+	session_free(s);
 	return ret;
 }
 

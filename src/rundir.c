@@ -194,7 +194,7 @@ dup_member(const json_t *o, const char *key)
 }
 
 struct rundir_run *
-rundir_run_new(json_t *run)
+rundir_run_new(const json_t *run)
 {
 	struct rundir_run *r = xcalloc(1, sizeof(*r));
 	const json_t *plan = json_object_get(run, "plan"), *a, *v, *reg;
@@ -202,7 +202,6 @@ rundir_run_new(json_t *run)
 	json_t *e;
 	size_t i;
 
-	r->json = json_incref(run);
 	r->id = dup_member(run, "run");
 	r->status = dup_member(run, "status");
 	r->label = dup_member(run, "label");
@@ -294,7 +293,6 @@ rundir_run_free(struct rundir_run *r)
 	free(r->plan);
 	free(r->plan_file);
 	free(r->fleet);
-	json_decref(r->json);
 	free(r);
 }
 
