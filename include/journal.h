@@ -3,19 +3,14 @@
  * run killed at any moment loses at most the trials in flight, and read
  * back by --resume.
  *
- *	results/<run-id>/
- *	  run.json	the plan as resolved, the fleet without secrets, label,
- *			versions, start/end, per-host and run status
- *	  trials.jsonl	one line per (finished trial, metric), appended and
- *			fsync'ed as each trial finishes
- *	  hosts/NAME.json  the agent's env facts for each host
- *	  logs/NAME.log	what each host printed on stderr, and controller
- *			events for it, timestamped
- *	  report.txt	written by reports, not here
- *
- * Every field of run.json and of a trial line is described, with an
- * example, in docs/results.md; the format is versioned by a "format"
- * member (JOURNAL_FORMAT) in run.json and in every line.
+ * The layout of a run directory and the schema of run.json are rundir.h's:
+ * the journal keeps run.json as a tree in memory and rewrites it whenever
+ * the run's or a host's state changes, appends the trial lines to
+ * trials.jsonl as each trial finishes, and writes hosts/NAME.json, the
+ * host logs (hostlog.h) and restore/NAME (restore.h).  Every field of
+ * run.json and of a trial line is described, with an example, in
+ * docs/results.md; the format is versioned by a "format" member
+ * (JOURNAL_FORMAT) in run.json and in every line.
  *
  * Crash safety: the run directory is built under a hidden temporary name
  * and renamed into place, so it exists complete or not at all; run.json
