@@ -45,11 +45,10 @@
 #define FLEETMARK_RUNDIR_H
 
 #include <stddef.h>
-#include <time.h>
 
 #include <jansson.h>
 
-struct fleet;
+struct journal_info;
 struct plan;
 
 #define RUNDIR_FORMAT		1
@@ -168,25 +167,14 @@ int	rundir_load_env(const char *dir, const char *host, json_t **out, char **err)
 
 /* --- Writing run.json ------------------------------------------------------- */
 
-/* What run.json records when a run starts (all borrowed for the call). */
-struct rundir_start {
-	const char		*id;		/* the run id */
-	const struct plan	*plan;
-	unsigned long long	 seed;		/* the one plan_expand() got */
-	const struct fleet	*fleet;
-	const unsigned char	*sel;		/* fleet->nhosts flags: the hosts of the
-						 * run; NULL: all */
-	const char		*label;		/* NULL: none */
-	const char		*controller;	/* the controller's version */
-	time_t			 start;		/* 0: now */
-};
-
 /*
- * A new run.json tree for a run that starts: status "running", the plan
- * as resolved, the fleet without secrets, the controller's version and
- * host name, and no hosts yet (add them with rundir_json_host()).
+ * A new run.json tree for the run id of a run that starts, from what
+ * journal_create() is given (journal.h: the plan as resolved and its seed,
+ * the selected hosts of the fleet without secrets, the label, the
+ * controller's version, the start time) and the controller's host name;
+ * status "running", and no hosts yet (add them with rundir_json_host()).
  */
-json_t	*rundir_json_new(const struct rundir_start *s);
+json_t	*rundir_json_new(const struct journal_info *info, const char *id);
 
 /* Change the run id (a run directory renamed before it is in place). */
 void	rundir_json_set_id(json_t *run, const char *id);

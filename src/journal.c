@@ -344,7 +344,6 @@ int
 journal_create(const struct journal_info *info, struct journal **out, char **err)
 {
 	struct journal *j = NULL;
-	struct rundir_start start;
 	char *tmp = NULL, *id = NULL, *final = NULL;
 	size_t i, attempt;
 	int r = -1;
@@ -369,16 +368,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	j = journal_alloc();
 	id = info->run_id ? xstrdup(info->run_id) :
 	    journal_new_run_id(info->plan->name, info->start ? info->start : time(NULL));
-	memset(&start, 0, sizeof(start));
-	start.id = id;
-	start.plan = info->plan;
-	start.seed = info->seed;
-	start.fleet = info->fleet;
-	start.sel = info->sel;
-	start.label = info->label;
-	start.controller = info->controller;
-	start.start = info->start;
-	j->run = rundir_json_new(&start);
+	j->run = rundir_json_new(info, id);
 	j->dir = tmp;		/* while it is built */
 	for (i = 0; i < info->fleet->nhosts; i++) {
 		struct jhost *h;

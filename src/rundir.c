@@ -538,14 +538,14 @@ iso_now(void)
 }
 
 json_t *
-rundir_json_new(const struct rundir_start *s)
+rundir_json_new(const struct journal_info *s, const char *id)
 {
 	json_t *run = json_object(), *c;
 	struct timeval tv;
 	char buf[256];
 
 	rundir_json_set(run, "format", json_integer(RUNDIR_FORMAT));
-	rundir_json_set(run, "run", rundir_json_str(s->id));
+	rundir_json_set(run, "run", rundir_json_str(id));
 	rundir_json_set(run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
 	rundir_json_set(run, "label", rundir_json_str(s->label));
 	tv.tv_sec = s->start ? s->start : time(NULL);

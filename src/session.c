@@ -33,18 +33,12 @@ int
 session_create(const char *results, const struct session_config *c,
     struct session **out, char **err)
 {
-	struct journal_info info;
+	const struct journal_info info = { .results = results, .plan = c->plan,
+	    .seed = c->seed, .fleet = c->fleet, .sel = c->sel, .label = c->label,
+	    .controller = FLEETMARK_VERSION };
 	struct session *s = xcalloc(1, sizeof(*s));
 
 	*out = NULL;
-	memset(&info, 0, sizeof(info));
-	info.results = results;
-	info.plan = c->plan;
-	info.seed = c->seed;
-	info.fleet = c->fleet;
-	info.sel = c->sel;
-	info.label = c->label;
-	info.controller = FLEETMARK_VERSION;
 	if (journal_create(&info, &s->j, err) != 0) {
 		free(s);
 		return -1;
@@ -152,10 +146,11 @@ log_to_progress(const char *line, void *arg)
 int
 session_run(struct session *s, const struct session_config *c, char **err)
 {
+	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
+	    .seed = c->seed, .journal = s->j, .done = s->done, .jobs = c->jobs };
 	struct progress *prog;
-	struct run_config rc;
 	char *ferr = NULL;
-	int r = -1;
+	int r;
 
 	if (s->ran) {
 		*err = xstrdup("session_run: the run has taken place already");
@@ -163,16 +158,8 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	}
 	s->ran = 1;
 	log_info("run %s", journal_dir(s->j));
-	prog = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
-	memset(&rc, 0, sizeof(rc));
-	rc.plan = c->plan;
-	rc.fleet = c->fleet;
-	rc.sel = c->sel;
-	rc.seed = c->seed;
-	rc.journal = s->j;
-	rc.done = s->done;
-	rc.progress = prog;
-	rc.jobs = c->jobs;
+	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
+	    PROGRESS_AUTO);
 	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
 		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
 	if (progress_mode(prog) == PROGRESS_TERMINAL)
