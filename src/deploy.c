@@ -16,6 +16,7 @@
 #include "deploy.h"
 #include "proc.h"
 #include "shquote.h"
+#include "strbuf.h"
 #include "transport.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -96,22 +97,9 @@ fail:
 
 /* --- the source archive ------------------------------------------------------ */
 
-struct tarball {
-	unsigned char	*b;
-	size_t		 len, cap;
-};
-
-static void
-tar_put(struct tarball *t, const void *p, size_t n)
-{
-	xgrow(&t->b, &t->cap, t->len + n, 1);
-	memcpy(t->b + t->len, p, n);
-	t->len += n;
-}
-
 /* One regular file as a ustar member (name under 100 bytes). */
 static int
-tar_add(struct tarball *t, const char *name, const unsigned char *data, size_t len)
+tar_add(struct strbuf *t, const char *name, const unsigned char *data, size_t len)
 {
 	unsigned char h[512];
 	unsigned int sum = 0;
@@ -135,11 +123,11 @@ tar_add(struct tarball *t, const char *name, const unsigned char *data, size_t l
 		sum += h[i];
 	snprintf((char *)h + 148, 8, "%06o", sum);
 	h[155] = ' ';
-	tar_put(t, h, sizeof(h));
-	tar_put(t, data, len);
+	strbuf_add(t, h, sizeof(h));
+	strbuf_add(t, data, len);
 	memset(h, 0, sizeof(h));
 	if (len % 512)
-		tar_put(t, h, 512 - len % 512);
+		strbuf_add(t, h, 512 - len % 512);
 	return 0;
 }
 
@@ -151,7 +139,7 @@ cmp_str(const void *a, const void *b)
 
 /* Add every *.c, *.h and Makefile of top/sub, in name order. */
 static int
-tar_add_dir(struct tarball *t, const char *top, const char *sub, char **err)
+tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
 {
 	char *dir = xasprintf("%s/%s", top, sub), **names = NULL, *path, *name;
 	size_t n = 0, cap = 0, i, len, l;
@@ -230,7 +218,7 @@ source_top(void)
 int
 deploy_source_archive(unsigned char **tar, size_t *len, char sha256[65], char **err)
 {
-	struct tarball t = { NULL, 0, 0 };
+	struct strbuf t = STRBUF_INIT;
 	unsigned char zero[1024];
 	char *top;
 
@@ -243,15 +231,14 @@ deploy_source_archive(unsigned char **tar, size_t *len, char sha256[65], char **
 	    tar_add_dir(&t, top, "agent/bench", err) != 0 ||
 	    tar_add_dir(&t, top, "include", err) != 0) {
 		free(top);
-		free(t.b);
+		strbuf_release(&t);
 		return -1;
 	}
 	free(top);
 	memset(zero, 0, sizeof(zero));
-	tar_put(&t, zero, sizeof(zero));
-	hex_digest(t.b, t.len, sha256);
-	*tar = t.b;
-	*len = t.len;
+	strbuf_add(&t, zero, sizeof(zero));
+	hex_digest(t.buf, t.len, sha256);
+	*tar = (unsigned char *)strbuf_detach(&t, len);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "http.h"
 #include "log.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -108,8 +109,7 @@ struct attempt {
 	uint64_t	 max;
 	int		 toobig;
 	int		 write_err;
-	char		*buf;
-	size_t		 len, cap;
+	struct strbuf	 body;		/* in memory: the body or an error document */
 };
 
 static size_t
@@ -184,12 +184,9 @@ write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 		return n;
 	}
 	/* error documents and in-memory bodies: keep the start only */
-	if (a->req->download_path != NULL && a->len >= 64 * 1024)
+	if (a->req->download_path != NULL && a->body.len >= 64 * 1024)
 		return n;
-	xgrow(&a->buf, &a->cap, a->len + n + 1, 1);
-	memcpy(a->buf + a->len, ptr, n);
-	a->len += n;
-	a->buf[a->len] = '\0';
+	strbuf_add(&a->body, ptr, n);
 	return n;
 }
 
@@ -290,6 +287,7 @@ attempt_one(CURL *h, const struct http_request *req,
 	int r;
 
 	memset(&a, 0, sizeof(a));
+	strbuf_init(&a.body, 0);
 	a.req = req;
 	a.h = h;
 	a.out_fd = -1;
@@ -375,7 +373,7 @@ attempt_one(CURL *h, const struct http_request *req,
 		    errbuf[0] != '\0' ? errbuf : curl_easy_strerror(c));
 		r = curl_class(c);
 	} else if ((r = http_status_class(status)) != ARCHIVE_OK) {
-		excerpt = doc_excerpt(a.buf, a.len);
+		excerpt = doc_excerpt(a.body.buf, a.body.len);
 		*msg = xasprintf("%s %s: HTTP %ld%s%s%s", req->method, disp,
 		    status, status_hint(status), excerpt ? ": " : "",
 		    excerpt ? excerpt : "");
@@ -395,8 +393,11 @@ attempt_one(CURL *h, const struct http_request *req,
 		fclose(a.in);
 	curl_slist_free_all(hdrs);
 	free(resp->body);
-	resp->body = a.buf;
-	resp->len = a.len;
+	resp->body = NULL;
+	resp->len = 0;
+	if (a.body.len > 0)
+		resp->body = strbuf_detach(&a.body, &resp->len);
+	strbuf_release(&a.body);
 	return r;
 }
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "progress.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 #define C_RED	"\033[31m"
@@ -62,46 +63,6 @@ struct progress {
 
 /* --- Text ---------------------------------------------------------------------- */
 
-struct sb {
-	char	*b;
-	size_t	 len, cap;
-};
-
-static void
-sb_add(struct sb *s, const char *t, size_t n)
-{
-	xgrow(&s->b, &s->cap, s->len + n + 1, 1);
-	memcpy(s->b + s->len, t, n);
-	s->len += n;
-	s->b[s->len] = '\0';
-}
-
-static void
-sb_str(struct sb *s, const char *t)
-{
-	sb_add(s, t, strlen(t));
-}
-
-static void sb_fmt(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-sb_fmt(struct sb *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	xgrow(&s->b, &s->cap, s->len + (size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(s->b + s->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	s->len += (size_t)n;
-}
-
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t
 utf8_seq(const unsigned char *s, size_t n)
@@ -131,7 +92,7 @@ utf8_seq(const unsigned char *s, size_t n)
  * that colour sequences do not count, and text stops at `max` columns.
  */
 struct line {
-	struct sb	*sb;
+	struct strbuf	*sb;
 	int		 col, max;
 	int		 color;
 };
@@ -148,11 +109,11 @@ put(struct line *l, const char *t)
 		k = utf8_seq(u, n - i);
 		if (k == 0 || (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
 		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
-			sb_add(l->sb, "?", 1);
+			strbuf_add(l->sb, "?", 1);
 			if (k == 0)
 				k = 1;
 		} else
-			sb_add(l->sb, t + i, k);
+			strbuf_add(l->sb, t + i, k);
 		l->col++;
 	}
 }
@@ -161,7 +122,7 @@ static void
 pad(struct line *l, int to)
 {
 	while (l->col < to && l->col < l->max) {
-		sb_add(l->sb, " ", 1);
+		strbuf_add(l->sb, " ", 1);
 		l->col++;
 	}
 }
@@ -170,7 +131,7 @@ static void
 color(struct line *l, const char *c)
 {
 	if (l->color)
-		sb_str(l->sb, c);
+		strbuf_addstr(l->sb, c);
 }
 
 static void
@@ -237,7 +198,7 @@ static void
 plain(struct progress *p, const struct phost *h, const char *fmt, ...)
 {
 	char ts[32], text[PLAIN_MAX];
-	struct sb s = { 0 };
+	struct strbuf s = STRBUF_INIT;
 	struct line l = { &s, 0, PLAIN_MAX, 0 };
 	va_list ap;
 
@@ -247,16 +208,16 @@ plain(struct progress *p, const struct phost *h, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	stamp(p, ts, sizeof(ts));
-	sb_str(&s, ts);
-	sb_str(&s, " ");
+	strbuf_addstr(&s, ts);
+	strbuf_addstr(&s, " ");
 	if (h != NULL) {
 		put(&l, h->name);
-		sb_str(&s, " ");
+		strbuf_addstr(&s, " ");
 	}
 	put(&l, text);
-	sb_str(&s, "\n");
-	out(p, s.b, s.len);
-	free(s.b);
+	strbuf_addstr(&s, "\n");
+	out(p, s.buf, s.len);
+	strbuf_release(&s);
 }
 
 /* --- Frames ---------------------------------------------------------------------- */
@@ -281,7 +242,7 @@ terminal_size(const struct progress *p, int *cols, int *rows)
 }
 
 static void
-host_line(const struct progress *p, struct sb *s, const struct phost *h, int namew,
+host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int namew,
     int cols)
 {
 	struct line l = { s, 0, namew < cols - 1 ? namew : cols - 1, p->color };
@@ -352,7 +313,7 @@ host_line(const struct progress *p, struct sb *s, const struct phost *h, int nam
 		color(&l, C_OFF);
 		break;
 	}
-	sb_str(s, "\n");
+	strbuf_addstr(s, "\n");
 }
 
 /* Trials finished (or never to be run: a failed host's rest) and total. */
@@ -413,7 +374,7 @@ eta(const struct progress *p, double t)
 }
 
 static void
-bar_line(const struct progress *p, struct sb *s, int cols, double t)
+bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 {
 	struct line l = { s, 0, cols - 1, p->color };
 	size_t finished, total, failed, pct;
@@ -459,7 +420,7 @@ bar_line(const struct progress *p, struct sb *s, int cols, double t)
 		put(&l, rest);
 	} else
 		put(&l, rest + 1);
-	sb_str(s, "\n");
+	strbuf_addstr(s, "\n");
 }
 
 /* Order of showing hosts when they do not all fit: busy, failed, waiting, done. */
@@ -483,7 +444,7 @@ rank(const struct phost *h)
 
 /* Render the frame into s; returns its number of lines. */
 static size_t
-render(const struct progress *p, struct sb *s, double t)
+render(const struct progress *p, struct strbuf *s, double t)
 {
 	int cols, rows, namew = 0, r, n;
 	size_t i, shown = 0, hidden[4] = { 0, 0, 0, 0 }, nlines = 0, avail;
@@ -529,7 +490,7 @@ render(const struct progress *p, struct sb *s, double t)
 		snprintf(num, sizeof(num), "+%zu more: %zu busy, %zu failed, %zu waiting, "
 		    "%zu done", p->n - shown, hidden[0], hidden[1], hidden[2], hidden[3]);
 		put(&l, num);
-		sb_str(s, "\n");
+		strbuf_addstr(s, "\n");
 		nlines++;
 	}
 	bar_line(p, s, cols, t);
@@ -542,33 +503,33 @@ render(const struct progress *p, struct sb *s, double t)
 static void
 draw(struct progress *p, const char *message)
 {
-	struct sb frame = { 0 }, o = { 0 };
+	struct strbuf frame = STRBUF_INIT, o = STRBUF_INIT;
 	size_t lines, i;
 	double t = now(p);
 	const char *q, *nl;
 
 	lines = render(p, &frame, t);
 	if (p->drawn > 0)
-		sb_fmt(&o, "\r\033[%zuA", p->drawn);
+		strbuf_addf(&o, "\r\033[%zuA", p->drawn);
 	if (message != NULL) {
 		if (p->drawn > 0)
-			sb_str(&o, "\033[J");
-		sb_str(&o, message);
-		sb_str(&o, "\n");
+			strbuf_addstr(&o, "\033[J");
+		strbuf_addstr(&o, message);
+		strbuf_addstr(&o, "\n");
 	}
-	for (q = frame.b, i = 0; i < lines && (nl = strchr(q, '\n')) != NULL; i++) {
-		sb_add(&o, q, (size_t)(nl - q));
-		sb_str(&o, "\033[K\n");
+	for (q = frame.buf, i = 0; i < lines && (nl = strchr(q, '\n')) != NULL; i++) {
+		strbuf_add(&o, q, (size_t)(nl - q));
+		strbuf_addstr(&o, "\033[K\n");
 		q = nl + 1;
 	}
 	if (message == NULL && lines < p->drawn)
-		sb_str(&o, "\033[J");
-	out(p, o.b, o.len);
+		strbuf_addstr(&o, "\033[J");
+	out(p, o.buf, o.len);
 	p->drawn = lines;
 	p->last_draw = t;
 	p->dirty = 0;
-	free(frame.b);
-	free(o.b);
+	strbuf_release(&frame);
+	strbuf_release(&o);
 }
 
 /* A change: draw now, or soon (rate limit); mu held. */
@@ -742,16 +703,16 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 void
 progress_message(struct progress *p, const char *line)
 {
-	struct sb s = { 0 };
+	struct strbuf s = STRBUF_INIT;
 
 	pthread_mutex_lock(&p->mu);
 	if (p->mode == PROGRESS_TERMINAL && !p->ended && p->drawn > 0)
 		draw(p, line);
 	else {
-		sb_str(&s, line);
-		sb_str(&s, "\n");
-		out(p, s.b, s.len);
-		free(s.b);
+		strbuf_addstr(&s, line);
+		strbuf_addstr(&s, "\n");
+		out(p, s.buf, s.len);
+		strbuf_release(&s);
 	}
 	pthread_mutex_unlock(&p->mu);
 }
@@ -856,7 +817,7 @@ progress_end(struct progress *p)
 size_t
 progress_render(struct progress *p, char *buf, size_t size)
 {
-	struct sb s = { 0 };
+	struct strbuf s = STRBUF_INIT;
 	size_t n;
 
 	pthread_mutex_lock(&p->mu);
@@ -866,10 +827,10 @@ progress_render(struct progress *p, char *buf, size_t size)
 	if (size > 0) {
 		size_t c = n < size - 1 ? n : size - 1;
 
-		memcpy(buf, s.b, c);
+		memcpy(buf, s.buf, c);
 		buf[c] = '\0';
 	}
-	free(s.b);
+	strbuf_release(&s);
 	return n;
 }
 

@@ -14,38 +14,10 @@
 #include <openssl/hmac.h>
 
 #include "sigv4.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 #define ALGORITHM	"AWS4-HMAC-SHA256"
-
-/* A growable string (the few appends a signature needs). */
-struct sbuf {
-	char	*s;
-	size_t	 len, cap;
-};
-
-static void
-sb_addn(struct sbuf *b, const char *s, size_t n)
-{
-	xgrow(&b->s, &b->cap, b->len + n + 1, 1);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void
-sb_add(struct sbuf *b, const char *s)
-{
-	sb_addn(b, s, strlen(s));
-}
-
-static char *
-sb_take(struct sbuf *b)
-{
-	if (b->s == NULL)
-		return xstrdup("");
-	return b->s;
-}
 
 static int
 unreserved(unsigned char c)
@@ -168,7 +140,7 @@ static char *
 canonical_query(const char *q)
 {
 	struct param *ps = NULL;
-	struct sbuf b = { 0 };
+	struct strbuf b = STRBUF_INIT;
 	size_t n = 0, cap = 0, i;
 	const char *p = q;
 
@@ -196,16 +168,12 @@ canonical_query(const char *q)
 	if (n > 1)
 		qsort(ps, n, sizeof(*ps), param_cmp);
 	for (i = 0; i < n; i++) {
-		if (i > 0)
-			sb_add(&b, "&");
-		sb_add(&b, ps[i].name);
-		sb_add(&b, "=");
-		sb_add(&b, ps[i].value);
+		strbuf_addf(&b, "%s%s=%s", i > 0 ? "&" : "", ps[i].name, ps[i].value);
 		free(ps[i].name);
 		free(ps[i].value);
 	}
 	free(ps);
-	return sb_take(&b);
+	return strbuf_detach(&b, NULL);
 }
 
 /* --- canonical headers ------------------------------------------------------ */
@@ -311,7 +279,7 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 {
 	struct hdr *hs = NULL;
 	size_t n = 0, cap = 0, i, nadd = 0, given;
-	struct sbuf creq = { 0 }, sts = { 0 }, sh = { 0 };
+	struct strbuf creq = STRBUF_INIT, sts = STRBUF_INIT, sh = STRBUF_INIT;
 	char **add = NULL, *uri = NULL, *query = NULL, *kdate_in = NULL;
 	char hash[65], date8[9], scope[256];
 	const char *why;
@@ -358,45 +326,25 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	/* canonical request */
 	uri = sigv4_uri_encode(req->path, strlen(req->path), 0);
 	query = canonical_query(req->query);
-	sb_add(&creq, req->method);
-	sb_add(&creq, "\n");
-	sb_add(&creq, uri);
-	sb_add(&creq, "\n");
-	sb_add(&creq, query);
-	sb_add(&creq, "\n");
+	strbuf_addf(&creq, "%s\n%s\n%s\n", req->method, uri, query);
 	for (i = 0; i < n; i++) {
 		if (i > 0 && strcmp(hs[i].name, hs[i - 1].name) == 0) {
 			/* a repeated name: its values joined with ',' */
-			creq.len--;	/* the previous '\n' */
-			sb_add(&creq, ",");
-			sb_add(&creq, hs[i].value);
-			sb_add(&creq, "\n");
+			strbuf_setlen(&creq, creq.len - 1);	/* the previous '\n' */
+			strbuf_addf(&creq, ",%s\n", hs[i].value);
 			continue;
 		}
-		sb_add(&creq, hs[i].name);
-		sb_add(&creq, ":");
-		sb_add(&creq, hs[i].value);
-		sb_add(&creq, "\n");
-		if (sh.len > 0)
-			sb_add(&sh, ";");
-		sb_add(&sh, hs[i].name);
+		strbuf_addf(&creq, "%s:%s\n", hs[i].name, hs[i].value);
+		strbuf_addf(&sh, "%s%s", sh.len > 0 ? ";" : "", hs[i].name);
 	}
-	sb_add(&creq, "\n");
-	sb_add(&creq, sh.s);
-	sb_add(&creq, "\n");
-	sb_add(&creq, req->payload_hash);
+	strbuf_addf(&creq, "\n%s\n%s", sh.buf, req->payload_hash);
 
 	/* string to sign */
 	memcpy(date8, req->amz_date, 8);
 	date8[8] = '\0';
 	snprintf(scope, sizeof(scope), "%s/%s/%s/aws4_request", date8, req->region, req->service);
-	sigv4_sha256_hex(creq.s, creq.len, hash);
-	sb_add(&sts, ALGORITHM "\n");
-	sb_add(&sts, req->amz_date);
-	sb_add(&sts, "\n");
-	sb_add(&sts, scope);
-	sb_add(&sts, "\n");
-	sb_add(&sts, hash);
+	sigv4_sha256_hex(creq.buf, creq.len, hash);
+	strbuf_addf(&sts, ALGORITHM "\n%s\n%s\n%s", req->amz_date, scope, hash);
 
 	/* signing key: HMAC chain from "AWS4" + secret */
 	kdate_in = xasprintf("AWS4%s", creds->secret_access_key);
@@ -408,7 +356,7 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 		unsigned char sig[32];
 		static const char hex[] = "0123456789abcdef";
 
-		hmac(k, 32, sts.s, sig);
+		hmac(k, 32, sts.buf, sig);
 		for (i = 0; i < 32; i++) {
 			out->signature[2 * i] = hex[sig[i] >> 4];
 			out->signature[2 * i + 1] = hex[sig[i] & 15];
@@ -416,12 +364,11 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 		out->signature[64] = '\0';
 	}
 	add[nadd++] = xasprintf("Authorization: " ALGORITHM " Credential=%s/%s, SignedHeaders=%s, Signature=%s",
-	    creds->access_key_id, scope, sh.s, out->signature);
-	out->canonical_request = sb_take(&creq);
-	out->string_to_sign = sb_take(&sts);
-	out->signed_headers = sb_take(&sh);
+	    creds->access_key_id, scope, sh.buf, out->signature);
+	out->canonical_request = strbuf_detach(&creq, NULL);
+	out->string_to_sign = strbuf_detach(&sts, NULL);
+	out->signed_headers = strbuf_detach(&sh, NULL);
 	out->add = add;
-	creq.s = sts.s = sh.s = NULL;
 	add = NULL;
 	r = 0;
 out:
@@ -440,9 +387,9 @@ out:
 	free(add);
 	free(uri);
 	free(query);
-	free(creq.s);
-	free(sts.s);
-	free(sh.s);
+	strbuf_release(&creq);
+	strbuf_release(&sts);
+	strbuf_release(&sh);
 	return r;
 }
 
