@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "digest.h"
 #include "sigv4.h"
 #include "strbuf.h"
 #include "xmalloc.h"
@@ -79,21 +80,6 @@ uri_decode(const char *s, size_t n, size_t *outlen)
 	out[o] = '\0';
 	*outlen = o;
 	return out;
-}
-
-void
-sigv4_sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	for (i = 0; i < n && i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 int
@@ -283,7 +269,7 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	char **add = NULL, *uri = NULL, *query = NULL, *kdate_in = NULL;
 	char hash[65], date8[9], scope[256];
 	const char *why;
-	unsigned char k[32];
+	unsigned char k[32], sig[32];
 	int r = -1;
 
 	if ((why = unsignable(req, creds)) != NULL) {
@@ -343,7 +329,7 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	memcpy(date8, req->amz_date, 8);
 	date8[8] = '\0';
 	snprintf(scope, sizeof(scope), "%s/%s/%s/aws4_request", date8, req->region, req->service);
-	sigv4_sha256_hex(creq.buf, creq.len, hash);
+	digest_sha256_hex(creq.buf, creq.len, hash);
 	strbuf_addf(&sts, ALGORITHM "\n%s\n%s\n%s", req->amz_date, scope, hash);
 
 	/* signing key: HMAC chain from "AWS4" + secret */
@@ -352,17 +338,8 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	hmac(k, 32, req->region, k);
 	hmac(k, 32, req->service, k);
 	hmac(k, 32, "aws4_request", k);
-	{
-		unsigned char sig[32];
-		static const char hex[] = "0123456789abcdef";
-
-		hmac(k, 32, sts.buf, sig);
-		for (i = 0; i < 32; i++) {
-			out->signature[2 * i] = hex[sig[i] >> 4];
-			out->signature[2 * i + 1] = hex[sig[i] & 15];
-		}
-		out->signature[64] = '\0';
-	}
+	hmac(k, 32, sts.buf, sig);
+	digest_tohex(sig, sizeof(sig), out->signature);
 	add[nadd++] = xasprintf("Authorization: " ALGORITHM " Credential=%s/%s, SignedHeaders=%s, Signature=%s",
 	    creds->access_key_id, scope, sh.buf, out->signature);
 	out->canonical_request = strbuf_detach(&creq, NULL);

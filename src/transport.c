@@ -16,8 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
+#include "digest.h"
 #include "pace.h"
 #include "shquote.h"
 #include "transport.h"
@@ -393,34 +392,20 @@ first_line(const char *s)
 	return xstrndup(s, n > 200 ? 200 : n);
 }
 
-/* EVP digest of data as lowercase hex into hex (2 * size + 1 bytes). */
-static void
-digest_hex(const EVP_MD *md, const void *data, size_t len, char *hex)
-{
-	unsigned char d[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	if (EVP_Digest(data, len, d, &n, md, NULL) != 1)
-		n = 0;
-	for (i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	hex[2 * n] = '\0';
-}
-
 int
 transport_upload(struct transport *t, const void *data, size_t len, const char *path,
     mode_t mode, int timeout_ms)
 {
 	struct transport_result res;
-	char crc[16], sha[2 * EVP_MAX_MD_SIZE + 1], md5[2 * EVP_MAX_MD_SIZE + 1];
+	char crc[16], sha[DIGEST_SHA256_HEX], md5[DIGEST_MD5_HEX];
 	char tool[16], value[160], *cmd, *line, *p;
 	const char *want;
 	unsigned long long rsize;
 	int r, ok;
 
 	snprintf(crc, sizeof(crc), "%u", transport_cksum(data, len));
-	digest_hex(EVP_sha256(), data, len, sha);
-	digest_hex(EVP_md5(), data, len, md5);
+	digest_sha256_hex(data, len, sha);
+	digest_md5_hex(data, len, md5);
 	/*
 	 * The host checks what arrived with the first of cksum, sha256sum and
 	 * md5sum it has (Debian's busybox-static has no cksum) against our
