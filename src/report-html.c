@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "report-int.h"
 #include "report.h"
 #include "stats.h"
@@ -957,9 +958,10 @@ report_write_html(const char *rundir, char **err)
 {
 	struct report *r = report_new();
 	struct report_opts o;
-	char *path = NULL, *tmp = NULL;
+	struct fs_atomic a = { NULL, NULL, -1, 0 };
+	char *path = NULL;
 	FILE *fp = NULL;
-	int ret = -1;
+	int ret = -1, bad;
 
 	report_opts_init(&o);
 	o.format = REPORT_HTML;
@@ -969,38 +971,29 @@ report_write_html(const char *rundir, char **err)
 		*err = xasprintf("%s: no trials to report", rundir);
 		goto out;
 	}
+	/* a report can be rendered again from the run: no fsync */
 	path = xasprintf("%s/report.html", rundir);
-	tmp = xasprintf("%s/.report.html.tmp", rundir);
-	if ((fp = fopen(tmp, "w")) == NULL) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+	if (fs_atomic_open(&a, path, 0666, FS_NOSYNC, err) != 0)
+		goto out;
+	if ((fp = fs_atomic_stream(&a)) == NULL) {
+		*err = xasprintf("cannot write %s: %s", a.tmp, strerror(errno));
 		goto out;
 	}
 	if (report_render(r, &o, fp, err) < 0)
 		goto out;
-	if (fflush(fp) != 0 || ferror(fp)) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fclose(fp) != 0) {
+	bad = fflush(fp) != 0 || ferror(fp);
+	if (fclose(fp) != 0 || bad) {
 		fp = NULL;
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
+		*err = xasprintf("cannot write %s: %s", a.tmp, strerror(errno));
 		goto out;
 	}
 	fp = NULL;
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
+	ret = fs_atomic_commit(&a, err);
 out:
-	if (fp != NULL) {
+	if (fp != NULL)
 		fclose(fp);
-		unlink(tmp);
-	}
+	fs_atomic_abort(&a);
 	free(path);
-	free(tmp);
 	report_free(r);
 	return ret;
 }

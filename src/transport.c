@@ -19,6 +19,7 @@
 #include "digest.h"
 #include "pace.h"
 #include "shquote.h"
+#include "strbuf.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -475,10 +476,8 @@ int
 transport_upload_file(struct transport *t, const char *local_path, const char *path,
     mode_t mode, int timeout_ms)
 {
-	unsigned char *data = NULL;
+	struct strbuf data = STRBUF_INIT;
 	struct stat st;
-	size_t got = 0;
-	ssize_t n;
 	int fd, r;
 
 	if ((fd = open(local_path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -489,22 +488,16 @@ transport_upload_file(struct transport *t, const char *local_path, const char *p
 		return transport_fail(t, TRANSPORT_ELOCAL, "upload to %s: %s is not a regular "
 		    "file of at most %lld bytes", t->name, local_path, UPLOAD_MAX_FILE);
 	}
-	data = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		n = read(fd, data + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	strbuf_init_max(&data, UPLOAD_MAX_FILE);
+	strbuf_grow(&data, (size_t)st.st_size);
+	r = strbuf_read_fd(&data, fd);
 	close(fd);
-	if (got != (size_t)st.st_size) {
-		free(data);
+	if (r != 0) {
+		strbuf_release(&data);
 		return transport_fail(t, TRANSPORT_ELOCAL, "upload to %s: cannot read %s",
 		    t->name, local_path);
 	}
-	r = transport_upload(t, data, got, path, mode, timeout_ms);
-	free(data);
+	r = transport_upload(t, data.buf, data.len, path, mode, timeout_ms);
+	strbuf_release(&data);
 	return r;
 }
