@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "http.h"
 #include "log.h"
 #include "strbuf.h"
@@ -204,15 +205,6 @@ xferinfo_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 	if (p != NULL && p->cb != NULL)
 		p->cb(p->arg, (uint64_t)(dlnow > ulnow ? dlnow : ulnow));
 	return 0;
-}
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -431,8 +423,8 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		*err = xstrdup("libcurl: cannot create a handle");
 		return ARCHIVE_EPERM;
 	}
-	seed = (unsigned int)(now_ms() ^ getpid());
-	start = now_ms();
+	seed = (unsigned int)(clock_mono_ms() ^ getpid());
+	start = clock_mono_ms();
 	delay = rt->first_delay_ms;
 	for (k = 1;; k++) {
 		free(msg);
@@ -442,7 +434,7 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		if (r != ARCHIVE_ETRANSIENT || k >= rt->tries || archive_cancelled())
 			break;
 		wait = delay + (delay > 0 ? rand_r(&seed) % (delay / 4 + 1) : 0);
-		if (now_ms() - start + wait > rt->max_total_ms)
+		if (clock_mono_ms() - start + wait > rt->max_total_ms)
 			break;
 		log_info("%s; try %d of %d in %.1f s", msg, k + 1, rt->tries,
 		    (double)wait / 1000);

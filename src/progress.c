@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "progress.h"
 #include "strbuf.h"
 #include "xmalloc.h"
@@ -152,22 +152,15 @@ dur(char *buf, size_t size, double s)
 static double
 now(const struct progress *p)
 {
-	struct timeval tv;
-
 	if (p->now != NULL)
 		return p->now(p->arg);
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+	return clock_wall();
 }
 
 static void
 stamp(const struct progress *p, char *buf, size_t size)
 {
-	time_t t = (time_t)now(p);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_iso8601(buf, size, (time_t)now(p), -1);
 }
 
 /* --- Output ---------------------------------------------------------------------- */
@@ -747,12 +740,7 @@ ticker_main(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000000L / PROGRESS_MAX_FPS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		clock_deadline(&ts, 1000 / PROGRESS_MAX_FPS);
 		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 		if (!p->stop)
 			tick(p);
