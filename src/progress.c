@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "progress.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define C_RED	"\033[31m"
@@ -63,30 +64,6 @@ struct progress {
 
 /* --- Text ---------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		len = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 /*
  * A line being built: visible columns are counted apart from bytes so
  * that colour sequences do not count, and text stops at `max` columns.
@@ -107,8 +84,7 @@ put(struct line *l, const char *t)
 		const unsigned char *u = (const unsigned char *)t + i;
 
 		k = utf8_seq(u, n - i);
-		if (k == 0 || (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
-		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
+		if (k == 0 || utf8_is_control(u, k)) {
 			strbuf_add(l->sb, "?", 1);
 			if (k == 0)
 				k = 1;

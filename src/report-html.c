@@ -32,6 +32,7 @@
 #include "report-int.h"
 #include "report.h"
 #include "stats.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define SVG_W		760
@@ -318,18 +319,6 @@ legend_start(const struct legend *lg, size_t i, double *x, double *y)
 	*y = lg->top + 10 + (double)(i / lg->cols) * LEG_ROW;
 }
 
-/* Display length of UTF-8 text, for the legend's layout. */
-static size_t
-text_len(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
 static void
 svg_open(FILE *out, const char *kind, const struct rcell *c, const char *param, int h,
     const char *title)
@@ -452,8 +441,8 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 		size_t maxlen = 0, len;
 
 		for (i = 0; i < nlines; i++) {
-			len = text_len(r->series[lines[i].series].name) + 1 +
-			    text_len(combos.s[lines[i].combo]);
+			len = utf8_width(r->series[lines[i].series].name) + 1 +
+			    utf8_width(combos.s[lines[i].combo]);
 			if (len > maxlen)
 				maxlen = len;
 		}
@@ -617,8 +606,8 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 		free(gl);
 	}
 	for (s = 0; s < r->nseries; s++)
-		if (text_len(r->series[s].name) > maxlen)
-			maxlen = text_len(r->series[s].name);
+		if (utf8_width(r->series[s].name) > maxlen)
+			maxlen = utf8_width(r->series[s].name);
 	axis_b = 30 + 13 * nl + 10;
 	legend_fit(&lg, PLOT_T + PLOT_H + axis_b, maxlen);
 	h = PLOT_T + PLOT_H + axis_b + legend_height(&lg, r->nseries);
