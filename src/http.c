@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "http.h"
 #include "log.h"
+#include "pctenc.h"
 #include "strbuf.h"
 #include "xmalloc.h"
 
@@ -78,24 +79,7 @@ curl_class(CURLcode c)
 char *
 http_escape_path(const char *key)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *p;
-	char *out, *o;
-
-	out = o = xmalloc(strlen(key) * 3 + 1);
-	for (p = (const unsigned char *)key; *p != '\0'; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
-		    *p == '_' || *p == '~' || *p == '/')
-			*o++ = (char)*p;
-		else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
+	return pct_encode(key, strlen(key), PCT_UNRESERVED "/");
 }
 
 /* The state of one try. */

@@ -14,72 +14,17 @@
 #include <openssl/hmac.h>
 
 #include "digest.h"
+#include "pctenc.h"
 #include "sigv4.h"
 #include "strbuf.h"
 #include "xmalloc.h"
 
 #define ALGORITHM	"AWS4-HMAC-SHA256"
 
-static int
-unreserved(unsigned char c)
-{
-	return isascii(c) && (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~');
-}
-
 char *
 sigv4_uri_encode(const char *s, size_t len, int encode_slash)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	char *out = xmalloc(len * 3 + 1), *p = out;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (unreserved(c) || (c == '/' && !encode_slash))
-			*p++ = (char)c;
-		else {
-			*p++ = '%';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-		}
-	}
-	*p = '\0';
-	return out;
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Percent-decode n bytes of s into a new string (a bad escape stays as is). */
-static char *
-uri_decode(const char *s, size_t n, size_t *outlen)
-{
-	char *out = xmalloc(n + 1);
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		int hi, lo;
-
-		if (s[i] == '%' && i + 2 < n &&
-		    (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (lo = hexval((unsigned char)s[i + 2])) >= 0) {
-			out[o++] = (char)(hi << 4 | lo);
-			i += 2;
-		} else
-			out[o++] = s[i];
-	}
-	out[o] = '\0';
-	*outlen = o;
-	return out;
+	return pct_encode(s, len, encode_slash ? PCT_UNRESERVED : PCT_UNRESERVED "/");
 }
 
 int
@@ -138,11 +83,11 @@ canonical_query(const char *q)
 
 		if (end > p) {
 			xgrow(&ps, &cap, n + 1, sizeof(*ps));
-			d = uri_decode(p, nl, &dl);
+			d = pct_decode(p, nl, 0, &dl);
 			ps[n].name = sigv4_uri_encode(d, dl, 1);
 			free(d);
 			if (eq != NULL)
-				d = uri_decode(eq + 1, (size_t)(end - eq - 1), &dl);
+				d = pct_decode(eq + 1, (size_t)(end - eq - 1), 0, &dl);
 			else
 				d = xstrdup(""), dl = 0;
 			ps[n].value = sigv4_uri_encode(d, dl, 1);
