@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "numfmt.h"
 #include "progress.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -108,19 +109,6 @@ color(struct line *l, const char *c)
 {
 	if (l->color)
 		strbuf_addstr(l->sb, c);
-}
-
-static void
-dur(char *buf, size_t size, double s)
-{
-	long t = s < 0 ? 0 : (long)(s + 0.5);
-
-	if (t < 60)
-		snprintf(buf, size, "%lds", t);
-	else if (t < 3600)
-		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
-	else
-		snprintf(buf, size, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
 }
 
 /* --- Clock ----------------------------------------------------------------------- */
@@ -356,7 +344,7 @@ bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 	if (failed)
 		snprintf(fails, sizeof(fails), ", %zu failed", failed);
 	if (total > 0 && finished >= total) {
-		dur(d, sizeof(d), t - p->start);
+		numfmt_duration(d, sizeof(d), t - p->start);
 		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  in %s",
 		    finished, total, fails, pct, d);
 	} else {
@@ -364,7 +352,7 @@ bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 		if (e < 0)
 			snprintf(d, sizeof(d), "--");
 		else
-			dur(d, sizeof(d), e);
+			numfmt_duration(d, sizeof(d), e);
 		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  eta %s",
 		    finished, total, fails, pct, d);
 	}
@@ -768,7 +756,7 @@ progress_end(struct progress *p)
 			draw(p, NULL);
 		else if (p->mode == PROGRESS_PLAIN && p->n > 0) {
 			totals(p, &finished, &total, &failed);
-			dur(d, sizeof(d), now(p) - p->start);
+			numfmt_duration(d, sizeof(d), now(p) - p->start);
 			plain(p, NULL, "%zu/%zu trials, %zu failed, in %s", finished, total,
 			    failed, d);
 		}

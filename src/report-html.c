@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "stats.h"
@@ -76,20 +77,6 @@ html_text(FILE *out, const char *s)
 				fputc(c, out);
 		}
 	}
-}
-
-/* A number for a tick or a tooltip: about four significant figures. */
-static void
-fmt_num(char *buf, size_t cap, double v)
-{
-	double a = fabs(v);
-
-	if (a >= 1e6 || (a < 1e-3 && a > 0))
-		snprintf(buf, cap, "%.3g", v);
-	else if (a >= 1000)
-		snprintf(buf, cap, "%.0f", v);
-	else
-		snprintf(buf, cap, "%.4g", v);
 }
 
 /* --- Params ------------------------------------------------------------------ */
@@ -265,7 +252,7 @@ draw_yaxis(FILE *out, const struct yaxis *a, const char *label)
 	for (i = 0; i <= n && i <= 50; i++) {
 		double v = a->lo + i * a->step, y = ymap(a, v);
 
-		fmt_num(buf, sizeof(buf), fabs(v) < a->step / 1e6 ? 0 : v);
+		numfmt_short(buf, sizeof(buf), fabs(v) < a->step / 1e6 ? 0 : v);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
 		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PLOT_L,
 		    SVG_W - PLOT_R, y, y, PLOT_L - 6, y + 4, buf);
@@ -516,10 +503,10 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 			html_text(out, P);
 			fputs("=", out);
 			html_text(out, xs.s[j]);
-			fmt_num(buf, sizeof(buf), l->y[j]);
+			numfmt_short(buf, sizeof(buf), l->y[j]);
 			fprintf(out, ": %s", buf);
 			if (!isnan(l->sd[j])) {
-				fmt_num(buf, sizeof(buf), l->sd[j]);
+				numfmt_short(buf, sizeof(buf), l->sd[j]);
 				fprintf(out, " ± %s", buf);
 			}
 			fputs("</title>", out);
@@ -678,10 +665,10 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 			html_text(out, r->series[s].name);
 			fputs(" ", out);
 			html_text(out, gl);
-			fmt_num(buf, sizeof(buf), m);
+			numfmt_short(buf, sizeof(buf), m);
 			fprintf(out, ": %s", buf);
 			if (!isnan(sd)) {
-				fmt_num(buf, sizeof(buf), sd);
+				numfmt_short(buf, sizeof(buf), sd);
 				fprintf(out, " ± %s", buf);
 			}
 			fprintf(out, " (n=%zu)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
