@@ -143,11 +143,8 @@ wlog(struct worker *w, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		return;
 	journal_log(w->ctx->c->journal, w->h->name, "%s", s);
 	log_debug("%s: %s", w->h->name, s);
 	free(s);
@@ -181,11 +178,8 @@ say(struct worker *w, const char *fmt, ...)
 
 	(void)w;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		return;
 	log_warn("%s", s);
 	free(s);
 }

@@ -53,13 +53,10 @@ transport_fail(struct transport *t, int code, const char *fmt, ...)
 	char *m;
 
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
+	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (m != NULL) {
-		free(t->errmsg);
-		t->errmsg = m;
-	}
+	free(t->errmsg);
+	t->errmsg = m;
 	return code;
 }
 
