@@ -587,17 +587,24 @@ state_word(enum progress_state st)
 	return "?";
 }
 
+/* Lock p and return its host number `host`; NULL (unlocked) if there is none. */
+static struct phost *
+lock_host(struct progress *p, size_t host)
+{
+	pthread_mutex_lock(&p->mu);
+	if (host < p->n)
+		return &p->hosts[host];
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
 void
 progress_state(struct progress *p, size_t host, enum progress_state st, const char *detail)
 {
 	struct phost *h;
 
-	pthread_mutex_lock(&p->mu);
-	if (host >= p->n) {
-		pthread_mutex_unlock(&p->mu);
+	if ((h = lock_host(p, host)) == NULL)
 		return;
-	}
-	h = &p->hosts[host];
 	h->st = st;
 	free(h->detail);
 	h->detail = detail ? xstrdup(detail) : NULL;
@@ -620,12 +627,8 @@ progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 {
 	struct phost *h;
 
-	pthread_mutex_lock(&p->mu);
-	if (host >= p->n) {
-		pthread_mutex_unlock(&p->mu);
+	if ((h = lock_host(p, host)) == NULL)
 		return;
-	}
-	h = &p->hosts[host];
 	h->st = PROGRESS_RUNNING;
 	h->k = k;
 	free(h->what);
@@ -642,12 +645,8 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 {
 	struct phost *h;
 
-	pthread_mutex_lock(&p->mu);
-	if (host >= p->n) {
-		pthread_mutex_unlock(&p->mu);
+	if ((h = lock_host(p, host)) == NULL)
 		return;
-	}
-	h = &p->hosts[host];
 	h->done++;
 	if (failure != NULL) {
 		h->failed++;
