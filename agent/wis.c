@@ -90,6 +90,87 @@ wis_fail(struct wis_task *w, const char *what, int err)
 	return -1;
 }
 
+/* --- The testcases of the mapping tests ------------------------------------ */
+
+/* One pass's mapping of the task's `size` bytes, as its test says; NULL after wis_fail(). */
+static volatile char *
+map_pass(struct wis_task *w)
+{
+	enum wis_map map = ((struct task *)(void *)w)->test->map;
+	void *p;
+
+	p = mmap(NULL, w->size, PROT_READ | PROT_WRITE,
+	    map == WIS_ANON ? MAP_PRIVATE | MAP_ANONYMOUS : map == WIS_SHARED ? MAP_SHARED : MAP_PRIVATE,
+	    w->fd, 0);
+	if (p == MAP_FAILED) {
+		wis_fail(w, "mmap", errno);
+		return NULL;
+	}
+	return p;
+}
+
+int
+wis_map_unmap(struct wis_task *w)
+{
+	volatile char *p;
+
+	while (wis_running(w)) {
+		if ((p = map_pass(w)) == NULL)
+			return -1;
+		munmap((void *)p, w->size);
+		wis_op(w);
+	}
+	return 0;
+}
+
+/*
+ * A byte written to every page of each pass, one operation per page; with
+ * `flush` the page is then dropped with MADV_DONTNEED and read back.
+ */
+static int
+pages(struct wis_task *w, int flush)
+{
+	/* what a page reads after MADV_DONTNEED: the file's (or a new) zero page, or a shared page kept */
+	static const char *const wrong[] = {
+		[WIS_ANON] = "an anonymous page kept its data after MADV_DONTNEED",
+		[WIS_PRIVATE] = "a private page kept its data after MADV_DONTNEED",
+		[WIS_SHARED] = "a shared page lost its data after MADV_DONTNEED",
+	};
+	enum wis_map map = ((struct task *)(void *)w)->test->map;
+	char want = map == WIS_SHARED ? 1 : 0;
+	volatile char *p;
+	size_t i;
+
+	while (wis_running(w)) {
+		if ((p = map_pass(w)) == NULL)
+			return -1;
+		for (i = 0; i < w->size && wis_running(w); i += w->pagesize) {
+			p[i] = flush ? 1 : 0;
+			if (flush && madvise((void *)(p + i), w->pagesize, MADV_DONTNEED) != 0)
+				return wis_fail(w, "madvise", errno);
+			if (flush && p[i] != want)
+				return wis_fail(w, wrong[map], 0);
+			wis_op(w);
+		}
+		munmap((void *)p, w->size);
+	}
+	return 0;
+}
+
+int
+wis_fault_pages(struct wis_task *w)
+{
+	return pages(w, 0);
+}
+
+int
+wis_flush_pages(struct wis_task *w)
+{
+	return pages(w, 1);
+}
+
+/* --- The harness ------------------------------------------------------------ */
+
 static void
 run_task(struct task *k)
 {
@@ -294,7 +375,7 @@ sleep_until(double when)
 int
 wis_run(struct trial *t, const struct wis_test *test)
 {
-	int threads = strcmp(trial_str(t, "mode"), "threads") == 0;
+	int threads = strcmp(trial_str(t, "mode"), "threads") == 0, file = test->map != WIS_ANON;
 	long long ntasks = trial_int(t, "tasks"), interval = trial_int(t, "interval_ms");
 	long long size = trial_int(t, "size");
 	size_t pagesize = (size_t)sysconf(_SC_PAGESIZE), area_len = 0, sz;
@@ -337,12 +418,12 @@ wis_run(struct trial *t, const struct wis_test *test)
 		k[i].pub.ops = &k[i].slot->ops;
 		k[i].pub.stop = &ctl->stop;
 	}
-	for (i = 0; test->file && i < ntasks; i++)
+	for (i = 0; file && i < ntasks; i++)
 		if ((rc = make_file(t, &k[i], sz)) != 0)
 			goto out;
-	if (test->file)
+	if (file)
 		note_filesystem(t);
-	if (!test->file)
+	if (!file)
 		note_thp(t);	/* anonymous memory: THP may change the page size */
 	if (ntasks > sysconf(_SC_NPROCESSORS_ONLN))
 		trial_note(t, "%lld tasks on %ld CPUs", ntasks, sysconf(_SC_NPROCESSORS_ONLN));
