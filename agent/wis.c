@@ -39,6 +39,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "facts.h"
 #include "timing.h"
 #include "wire.h"
 #include "wis.h"
@@ -301,37 +302,23 @@ note_filesystem(struct trial *t)
 	if (statfs(".", &sf) != 0)
 		return;
 	type = (unsigned long)sf.f_type & 0xffffffffUL;
-	switch (type) {
-	case 0x01021994UL: name = "tmpfs"; break;
-	case 0xef53UL: name = "ext2/3/4"; break;
-	case 0x58465342UL: name = "xfs"; break;
-	case 0x9123683eUL: name = "btrfs"; break;
-	case 0x794c7630UL: name = "overlayfs"; break;
-	case 0xf2f52010UL: name = "f2fs"; break;
-	case 0x2fc12fc1UL: name = "zfs"; break;
-	case 0x6969UL: name = "nfs"; break;
-	default: name = "filesystem"; break;
-	}
+	if ((name = facts_fs_name(type)) == NULL)
+		name = "filesystem";
 	trial_note(t, "task files on %s (statfs type 0x%lx)", name, type);
 }
 
 static void
 note_thp(struct trial *t)
 {
-	char buf[128], *open_b, *close_b;
-	ssize_t n;
-	int fd;
+	char mode[128];
 
-	if ((fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC)) < 0) {
+	switch (facts_thp(mode, sizeof(mode))) {
+	case -1:
 		trial_note(t, "THP not available");
-		return;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if ((open_b = strchr(buf, '[')) != NULL && (close_b = strchr(open_b, ']')) != NULL) {
-		*close_b = '\0';
-		trial_note(t, "THP %s", open_b + 1);
+		break;
+	case 0:
+		trial_note(t, "THP %s", mode);
+		break;
 	}
 }
 
