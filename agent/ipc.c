@@ -318,6 +318,32 @@ out:
 
 /* --- Whole benchmarks over a pair of descriptors ------------------------------ */
 
+size_t
+ipc_pingpong_size(struct trial *t)
+{
+	long long size = trial_int(t, "size");
+
+	if (size < 1 || size > 1024 * 1024) {
+		trial_error(t, WIRE_ERR_REQUEST, "size must be 1 byte to 1M");
+		return 0;
+	}
+	return (size_t)size;
+}
+
+int
+ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total)
+{
+	long long m = trial_int(t, "msg"), n = trial_int(t, "total");
+
+	if (m < 1 || m > 64LL * 1024 * 1024)
+		return trial_error(t, WIRE_ERR_REQUEST, "msg must be 1 byte to 64M");
+	if (n < 1 || n > (1LL << 40))
+		return trial_error(t, WIRE_ERR_REQUEST, "total must be 1 byte to 1T");
+	*msg = (size_t)m;
+	*total = (uint64_t)n;
+	return 0;
+}
+
 /* How long the untimed round trips before measuring last, in ns. */
 #define PRIME_NS	20e6
 
@@ -524,6 +550,15 @@ ipc_udp_pair(int fds[2])
 	return 0;
 }
 
+int
+ipc_unix_pair(struct trial *t, int sv[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return trial_error(t, errno == EAFNOSUPPORT ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
+		    "socketpair(AF_UNIX): %s", strerror(errno));
+	return 0;
+}
+
 void
 ipc_sockbuf(int fd, long long bytes)
 {
@@ -610,8 +645,9 @@ ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 	return fd;
 }
 
-const char *
-ipc_fs_name(const char *path)
+/* Name of the file system holding path ("tmpfs", "ext4", ...), or NULL. */
+static const char *
+fs_name(const char *path)
 {
 	static const struct {
 		unsigned long	 magic;
@@ -640,6 +676,20 @@ ipc_fs_name(const char *path)
 		if (fs[i].magic == m)
 			return fs[i].name;
 	return NULL;
+}
+
+int
+ipc_reread_file(struct trial *t, const char *name, uint64_t size)
+{
+	const char *fs;
+	int e;
+
+	if ((e = ipc_file_create(name, size)) != 0)
+		return trial_error(t, WIRE_ERR_BENCH, "create a %llu-byte file in %s: %s",
+		    (unsigned long long)size, trial_tmpdir(t), strerror(-e));
+	if ((fs = fs_name(".")) != NULL)
+		trial_note(t, "file on %s", fs);
+	return 0;
 }
 
 void *

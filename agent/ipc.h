@@ -8,7 +8,8 @@
  *   reaped by ipc_peer_stop().
  * - The two shapes of lmbench's IPC benchmarks, whole: a ping-pong of
  *   small messages between two processes (latency) and a one-way stream
- *   from a writer process to a timed reader (bandwidth).
+ *   from a writer process to a timed reader (bandwidth), and the checks
+ *   of their parameters.
  * - Loopback TCP and UDP endpoints on 127.0.0.1 with ephemeral ports (no
  *   name service: the agent is linked statically).
  * - The measure-and-report step, which turns a failure inside a timed loop
@@ -85,6 +86,20 @@ int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
 	    uint64_t total, const char *what);
 
 /*
+ * The `size` parameter of a ping-pong benchmark over a stream (lat_pipe,
+ * lat_unix, lat_tcp), checked to be 1 byte to 1M.  Returns it, or 0 after reporting a bad one on t (the caller
+ * returns -1, the value of trial_error()).
+ */
+size_t	ipc_pingpong_size(struct trial *t);
+
+/*
+ * The `msg` and `total` parameters of a stream benchmark (bw_pipe,
+ * bw_unix, bw_tcp), checked to be 1 byte to 64M and 1 byte to 1T.  Returns 0, or the value
+ * of trial_error().
+ */
+int	ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total);
+
+/*
  * Measure fn(n, arg) as timing_measure() does (o may be NULL) and report
  * `metric`: microseconds per operation when bytes is 0, else MB/s (10^6
  * bytes per second) for `bytes` moved per operation.  *err is where fn
@@ -128,6 +143,13 @@ int	ipc_tcp_pair(int fds[2]);
 int	ipc_udp_pair(int fds[2]);
 
 /*
+ * socketpair(AF_UNIX, SOCK_STREAM) into sv, reporting a failure on t (a
+ * host without AF_UNIX is "unsupported").  Returns 0 or the value of
+ * trial_error().
+ */
+int	ipc_unix_pair(struct trial *t, int sv[2]);
+
+/*
  * Set SO_SNDBUF and SO_RCVBUF to `bytes` (the kernel may clamp it);
  * 0 leaves the kernel's defaults and its autotuning alone.
  */
@@ -158,8 +180,13 @@ int	ipc_file_create(const char *name, uint64_t size);
  */
 int	ipc_file_open_new(struct trial *t, const char *name, uint64_t size);
 
-/* Name of the file system holding path ("tmpfs", "ext4", ...), or NULL. */
-const char *ipc_fs_name(const char *path);
+/*
+ * ipc_file_create() for a benchmark that rereads the file (bw_file_rd,
+ * bw_mmap_rd), reporting a failure on t, and note the file system it is
+ * on ("file on tmpfs", "file on ext4", ...).  Returns 0 or the value of
+ * trial_error().
+ */
+int	ipc_reread_file(struct trial *t, const char *name, uint64_t size);
 
 /*
  * `size` bytes aligned to a page and zeroed, so the first touch of every
