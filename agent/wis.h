@@ -128,8 +128,6 @@ extern const struct bench_metric wis_metrics[];
 	static const struct bench_param NAME##_params[] = {			\
 		WIS_PARAMS(size_default, size_help)				\
 	};									\
-	const struct bench bench_##NAME = {					\
-		#NAME, summary, from, NAME##_params, wis_metrics, NAME##_run, NULL \
-	}
+	BENCH(NAME, summary, from, NAME##_params, wis_metrics, NAME##_run)
 
 #endif /* FLEETMARK_WIS_H */

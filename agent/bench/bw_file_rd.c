@@ -129,8 +129,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_file_rd = {
-	"bw_file_rd", "rereading a cached file with read()",
-	"lmbench bw_file_rd (*Local* Communication bandwidths: File reread)",
-	params, metrics, run, NULL
-};
+BENCH(bw_file_rd, "rereading a cached file with read()",
+    "lmbench bw_file_rd (*Local* Communication bandwidths: File reread)", params, metrics, run);

@@ -125,8 +125,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_mmap_rd = {
-	"bw_mmap_rd", "reading a cached file through mmap",
-	"lmbench bw_mmap_rd (*Local* Communication bandwidths: Mmap reread)",
-	params, metrics, run, NULL
-};
+BENCH(bw_mmap_rd, "reading a cached file through mmap",
+    "lmbench bw_mmap_rd (*Local* Communication bandwidths: Mmap reread)", params, metrics, run);

@@ -42,8 +42,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_pipe = {
-	"bw_pipe", "bandwidth of a pipe between two processes",
-	"lmbench bw_pipe (*Local* Communication bandwidths: Pipe)",
-	params, metrics, run, NULL
-};
+BENCH(bw_pipe, "bandwidth of a pipe between two processes",
+    "lmbench bw_pipe (*Local* Communication bandwidths: Pipe)", params, metrics, run);

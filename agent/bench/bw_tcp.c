@@ -63,8 +63,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_tcp = {
-	"bw_tcp", "bandwidth of a loopback TCP connection",
-	"lmbench bw_tcp (*Local* Communication bandwidths: TCP)",
-	params, metrics, run, NULL
-};
+BENCH(bw_tcp, "bandwidth of a loopback TCP connection",
+    "lmbench bw_tcp (*Local* Communication bandwidths: TCP)", params, metrics, run);

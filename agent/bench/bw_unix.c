@@ -36,8 +36,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_unix = {
-	"bw_unix", "bandwidth of an AF_UNIX stream socket pair",
-	"lmbench bw_unix (*Local* Communication bandwidths: AF UNIX)",
-	params, metrics, run, NULL
-};
+BENCH(bw_unix, "bandwidth of an AF_UNIX stream socket pair",
+    "lmbench bw_unix (*Local* Communication bandwidths: AF UNIX)", params, metrics, run);

@@ -236,8 +236,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_exec = {
-	"exec", "a shell command run as N concurrent copies, runs per hour",
-	"the 2002 multi-user script benchmark (200 scripts on a 24-way ppc64)",
-	params, metrics, run, NULL
-};
+BENCH(exec, "a shell command run as N concurrent copies, runs per hour",
+    "the 2002 multi-user script benchmark (200 scripts on a 24-way ppc64)", params, metrics, run);

@@ -225,8 +225,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_fs = {
-	"lat_fs", "file creation and deletion in the scratch directory",
-	"lmbench lat_fs (File & VM: 0K/10K File Create, Delete)",
-	params, metrics, run, NULL
-};
+BENCH(lat_fs, "file creation and deletion in the scratch directory",
+    "lmbench lat_fs (File & VM: 0K/10K File Create, Delete)", params, metrics, run);

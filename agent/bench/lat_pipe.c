@@ -46,8 +46,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_pipe = {
-	"lat_pipe", "round-trip latency over a pair of pipes",
-	"lmbench lat_pipe (*Local* Communication latencies: Pipe)",
-	params, metrics, run, NULL
-};
+BENCH(lat_pipe, "round-trip latency over a pair of pipes",
+    "lmbench lat_pipe (*Local* Communication latencies: Pipe)", params, metrics, run);

@@ -37,8 +37,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_tcp = {
-	"lat_tcp", "round-trip latency over a loopback TCP connection",
-	"lmbench lat_tcp (*Local* Communication latencies: TCP)",
-	params, metrics, run, NULL
-};
+BENCH(lat_tcp, "round-trip latency over a loopback TCP connection",
+    "lmbench lat_tcp (*Local* Communication latencies: TCP)", params, metrics, run);

@@ -33,8 +33,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_unix = {
-	"lat_unix", "round-trip latency over an AF_UNIX stream socket pair",
-	"lmbench lat_unix (*Local* Communication latencies: AF UNIX)",
-	params, metrics, run, NULL
-};
+BENCH(lat_unix, "round-trip latency over an AF_UNIX stream socket pair",
+    "lmbench lat_unix (*Local* Communication latencies: AF UNIX)", params, metrics, run);

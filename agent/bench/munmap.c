@@ -516,8 +516,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_munmap = {
-	"munmap", "munmap cost and memory access rate under TLB shootdowns",
-	"the 2012 x86 tlb flush range mail (Alex Shi's munmap macrobenchmark)",
-	params, metrics, run, NULL
-};
+BENCH(munmap, "munmap cost and memory access rate under TLB shootdowns",
+    "the 2012 x86 tlb flush range mail (Alex Shi's munmap macrobenchmark)", params, metrics, run);

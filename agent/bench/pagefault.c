@@ -292,8 +292,6 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_pagefault = {
-	"pagefault", "first-touch page fault latency, file-backed and anonymous",
-	"the page-fault latency mail (mmap, touch a page, timer and re-touch subtracted)",
-	params, metrics, run, NULL
-};
+BENCH(pagefault, "first-touch page fault latency, file-backed and anonymous",
+    "the page-fault latency mail (mmap, touch a page, timer and re-touch subtracted)",
+    params, metrics, run);
