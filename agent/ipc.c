@@ -48,11 +48,7 @@ ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg)
 		return -errno;
 	if (pid == 0) {
 		peer_parent = parent;
-#ifdef PR_SET_PDEATHSIG
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-		if (getppid() != parent)	/* it died before the line above */
-			_exit(0);
+		ipc_die_with(parent, 0);
 		if ((fd = open("/dev/null", O_WRONLY)) >= 0) {
 			if (fd != STDOUT_FILENO) {
 				dup2(fd, STDOUT_FILENO);
@@ -64,6 +60,16 @@ ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg)
 	}
 	p->pid = pid;
 	return 0;
+}
+
+void
+ipc_die_with(pid_t parent, int status)
+{
+#ifdef PR_SET_PDEATHSIG
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+	if (getppid() != parent)	/* it died before the line above */
+		_exit(status);
 }
 
 void

@@ -48,6 +48,14 @@ struct ipc_peer {
  */
 int	ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg);
 
+/*
+ * In a freshly forked child of `parent` (a peer, a will-it-scale task, a
+ * copy of exec's command): be killed with SIGKILL when the parent dies
+ * (PR_SET_PDEATHSIG), and _exit(status) at once when it has died already,
+ * before the signal was armed.
+ */
+void	ipc_die_with(pid_t parent, int status);
+
 /* Kill and reap the peer; harmless on a peer never started or stopped twice. */
 void	ipc_peer_stop(struct ipc_peer *p);
 

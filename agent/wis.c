@@ -35,11 +35,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "facts.h"
+#include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 #include "wis.h"
@@ -219,11 +217,7 @@ start_process(struct trial *t, struct task *k, int go_w, pid_t trial_pid)
 		return trial_error(t, WIRE_ERR_BENCH, "task %d: fork: %s", k->pub.nr, strerror(errno));
 	if (pid == 0) {
 		close(go_w);	/* else this task's own copy would keep the pipe open */
-#ifdef PR_SET_PDEATHSIG
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-		if (getppid() != trial_pid)
-			_exit(1);	/* the trial died before the signal was armed */
+		ipc_die_with(trial_pid, 1);
 		run_task(k);
 		_exit(0);
 	}
