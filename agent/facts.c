@@ -42,6 +42,8 @@ facts_fs_name(unsigned long type)
 		{ 0xF2F52010UL, "f2fs" },
 		{ 0x794C7630UL, "overlayfs" },
 		{ 0x00006969UL, "nfs" },
+		{ 0x01021997UL, "9p" },
+		{ 0x65735546UL, "fuse" },
 		{ 0x2FC12FC1UL, "zfs" },
 		{ 0x858458F6UL, "ramfs" },
 		{ 0x00004D44UL, "vfat" },

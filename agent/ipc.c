@@ -29,6 +29,7 @@
 #endif
 
 #include "bench.h"
+#include "facts.h"
 #include "ipc.h"
 #include "timing.h"
 #include "wire.h"
@@ -651,50 +652,20 @@ ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 	return fd;
 }
 
-/* Name of the file system holding path ("tmpfs", "ext4", ...), or NULL. */
-static const char *
-fs_name(const char *path)
-{
-	static const struct {
-		unsigned long	 magic;
-		const char	*name;
-	} fs[] = {
-		{ 0x01021994UL, "tmpfs" },
-		{ 0x0000EF53UL, "ext4" },	/* ext2, ext3 and ext4 share it */
-		{ 0x58465342UL, "xfs" },
-		{ 0x9123683EUL, "btrfs" },
-		{ 0xF2F52010UL, "f2fs" },
-		{ 0x794C7630UL, "overlayfs" },
-		{ 0x00006969UL, "nfs" },
-		{ 0x01021997UL, "9p" },
-		{ 0x65735546UL, "fuse" },
-		{ 0x858458F6UL, "ramfs" },
-		{ 0x2FC12FC1UL, "zfs" },
-	};
-	struct statfs st;
-	unsigned long m;
-	size_t i;
-
-	if (statfs(path, &st) != 0)
-		return NULL;
-	m = (unsigned long)st.f_type & 0xffffffffUL;
-	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
-		if (fs[i].magic == m)
-			return fs[i].name;
-	return NULL;
-}
-
 int
 ipc_reread_file(struct trial *t, const char *name, uint64_t size)
 {
+	struct statfs st;
 	const char *fs;
 	int e;
 
 	if ((e = ipc_file_create(name, size)) != 0)
 		return trial_error(t, WIRE_ERR_BENCH, "create a %llu-byte file in %s: %s",
 		    (unsigned long long)size, trial_tmpdir(t), strerror(-e));
-	if ((fs = fs_name(".")) != NULL)
-		trial_note(t, "file on %s", fs);
+	if (statfs(".", &st) != 0 || (fs = facts_fs_name((unsigned long)st.f_type)) == NULL)
+		return 0;
+	/* these notes have always called the ext family "ext4" */
+	trial_note(t, "file on %s", strcmp(fs, "ext2/3/4") == 0 ? "ext4" : fs);
 	return 0;
 }
 

@@ -191,7 +191,7 @@ int	ipc_file_open_new(struct trial *t, const char *name, uint64_t size);
 /*
  * ipc_file_create() for a benchmark that rereads the file (bw_file_rd,
  * bw_mmap_rd), reporting a failure on t, and note the file system it is
- * on ("file on tmpfs", "file on ext4", ...).  Returns 0 or the value of
+ * on ("file on tmpfs", "file on ext4", ...; see facts_fs_name()).  Returns 0 or the value of
  * trial_error().
  */
 int	ipc_reread_file(struct trial *t, const char *name, uint64_t size);
