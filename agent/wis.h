@@ -92,7 +92,7 @@ int	wis_run(struct trial *t, const struct wis_test *test);
  *	wis_fault_pages	a byte written to every page, one operation per page
  *			(a page fault; page_fault1, 2, 3)
  *	wis_flush_pages	per page a byte written, the page dropped with
- *			madvise(MADV_DONTNEED) and read back (the file's zero,
+ *			madvise(MADV_DONTNEED) and read back (zero again,
  *			or in a shared mapping what was written), one
  *			operation per page (tlb_flush1, 2, 3)
  */
