@@ -34,9 +34,11 @@
  * RUNDIR_FORMAT.  Members may be added without changing it; readers ignore
  * members they do not know, and refuse a run.json of another format.
  *
- * Crash safety: run.json and hosts/NAME.json are replaced atomically
- * (rundir_write_file(): write a hidden temporary, fsync, rename, fsync
- * the directory), so a reader sees the old file or the new one.
+ * Crash safety: run.json and hosts/NAME.json are replaced atomically and
+ * durably (rundir_write_json(): write a hidden temporary, fsync, rename,
+ * fsync the directory), so a reader sees the old file or the new one.
+ * The reports are replaced atomically too, without the fsyncs: they can be
+ * made again from the other files.
  *
  * Errors: 0, or -1 with a newly allocated message in *err naming the file
  * ("cannot write results/X/.run.json.tmp: No space left on device").
@@ -206,13 +208,10 @@ void	rundir_json_host_env(json_t *e, const json_t *env);
 void	rundir_json_host_counts(json_t *e, size_t ok, size_t failed);
 
 /*
- * Replace the file at path with data atomically: DIR/.NAME.tmp written
- * and synced, renamed over path, DIR synced.
+ * Replace the file at path with o as indented JSON and a newline
+ * (run.json, hosts/NAME.json), atomically and synced: fs_write_atomic()
+ * (fsutil.h) with its default fsync policy.
  */
-int	rundir_write_file(const char *path, const char *data, size_t len, char **err);
-
-/* rundir_write_file() of o as indented JSON and a newline (run.json,
- * hosts/NAME.json). */
 int	rundir_write_json(const char *path, const json_t *o, char **err);
 
 /* --- JSON for the files of a run directory ----------------------------------- */

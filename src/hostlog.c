@@ -9,44 +9,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "fsutil.h"
 #include "hostlog.h"
 #include "journal-int.h"
+#include "rundir.h"
+#include "strbuf.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
-/* Append s (n bytes) to *out for a log: controls and non-UTF-8 as \xNN. */
+/* Append s (n bytes) to sb for a log: controls and non-UTF-8 as \xNN. */
 static void
-log_escape(char **out, size_t *len, size_t *cap, const char *s, size_t n)
+log_escape(struct strbuf *sb, const char *s, size_t n)
 {
 	size_t i, k;
 
-	xgrow(out, cap, *len + n * 4 + 2, 1);
 	for (i = 0; i < n; i += k) {
 		const unsigned char *u = (const unsigned char *)s + i;
 
-		k = journal_utf8_seq(u, n - i);
+		k = utf8_seq(u, n - i);
 		/* C0 and C1 controls (except tab), DEL, and broken sequences */
-		if (k == 0 || (k == 1 && ((u[0] < 0x20 && u[0] != '\t') || u[0] == 0x7f)) ||
-		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
-			*len += (size_t)snprintf(*out + *len, 5, "\\x%02x", u[0]);
+		if (k == 0 || (utf8_is_control(u, k) && u[0] != '\t')) {
+			strbuf_addf(sb, "\\x%02x", u[0]);
 			k = 1;
-		} else {
-			memcpy(*out + *len, s + i, k);
-			*len += k;
-		}
+		} else
+			strbuf_add(sb, s + i, k);
 	}
-	(*out)[*len] = '\0';
 }
 
 /* Write one log line for h; log_mu held. */
 static int
 log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, size_t n)
 {
-	struct timeval tv;
-	char ts[40], *line = NULL, *path;
-	size_t len = 0, cap = 0;
+	struct strbuf line = STRBUF_INIT;
+	char ts[CLOCK_ISO8601_MAX], *path;
 	int r = 0;
 
 	if (h->logfd < 0) {
@@ -61,14 +59,11 @@ log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, 
 		}
 		free(path);
 	}
-	gettimeofday(&tv, NULL);
-	journal_iso_time(ts, sizeof(ts), &tv, 1);
-	xgrow(&line, &cap, strlen(ts) + strlen(tag) + 4, 1);
-	len = (size_t)snprintf(line, cap, "%s %s", ts, tag);
-	log_escape(&line, &len, &cap, text, n);
-	xgrow(&line, &cap, len + 2, 1);
-	line[len++] = '\n';
-	if (journal_full_write(h->logfd, line, len) != 0) {
+	clock_iso8601_now(ts, sizeof(ts), 1);
+	strbuf_addf(&line, "%s %s", ts, tag);
+	log_escape(&line, text, n);
+	strbuf_addch(&line, '\n');
+	if (fs_full_write(h->logfd, line.buf, line.len) != 0) {
 		if (j->log_err == NULL) {
 			path = rundir_log_path(j->dir, h->name);
 			j->log_err = xasprintf("cannot write %s: %s", path, strerror(errno));
@@ -76,7 +71,7 @@ log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, 
 		}
 		r = -1;
 	}
-	free(line);
+	strbuf_release(&line);
 	return r;
 }
 

@@ -12,7 +12,6 @@
 
 #include <pthread.h>
 #include <stddef.h>
-#include <sys/time.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -50,16 +49,5 @@ struct jhost *journal_host_get(struct journal *j, const char *name);
 
 /* Write out h's incomplete last stderr line; log_mu held (hostlog.c). */
 int	hostlog_flush(struct journal *j, struct jhost *h);
-
-/*
- * Small helpers of journal.c, until there is a utility layer:
- * "2026-11-30T04:15:02Z" (with ms: "...02.123Z"); write all of buf (0 or
- * -1 with errno); fsync a directory; the length of the valid UTF-8
- * sequence at s (n bytes left), or 0.
- */
-void	journal_iso_time(char *buf, size_t size, const struct timeval *tv, int ms);
-int	journal_full_write(int fd, const void *buf, size_t len);
-int	journal_fsync_dir(const char *path);
-size_t	journal_utf8_seq(const unsigned char *s, size_t n);
 
 #endif /* FLEETMARK_JOURNAL_INT_H */

@@ -23,9 +23,12 @@
 
 #include "agentproto.h"
 #include "fleet.h"
+#include "fsutil.h"
 #include "journal-int.h"
 #include "log.h"
 #include "plan.h"
+#include "strbuf.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
@@ -55,129 +58,6 @@ journal_host_status_name(enum journal_host_status st)
 }
 
 /* --- Small helpers ---------------------------------------------------------- */
-
-/* "2026-11-30T04:15:02Z", or with milliseconds "2026-11-30T04:15:02.123Z". */
-void
-journal_iso_time(char *buf, size_t size, const struct timeval *tv, int ms)
-{
-	struct tm tm;
-	time_t t = tv->tv_sec;
-	size_t n;
-
-	gmtime_r(&t, &tm);
-	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (ms)
-		snprintf(buf + n, size - n, ".%03dZ", (int)(tv->tv_usec / 1000));
-	else
-		snprintf(buf + n, size - n, "Z");
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-size_t
-journal_utf8_seq(const unsigned char *s, size_t n)
-{
-	return utf8_seq(s, n);
-}
-
-int
-journal_full_write(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int
-journal_fsync_dir(const char *path)
-{
-	int fd, r;
-
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	r = fsync(fd);
-	close(fd);
-	return r;
-}
-
-static int
-mkdir_p(const char *path, char **err)
-{
-	char *p = xstrdup(path), *s;
-	int r = 0;
-
-	for (s = p + 1; ; s++) {
-		char c = *s;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-			r = -1;
-			break;
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	if (r == 0) {
-		struct stat st;
-
-		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			*err = xasprintf("%s is not a directory", path);
-			r = -1;
-		}
-	}
-	return r;
-}
 
 /* Host names become file names: the fleet's rule, checked again here. */
 int
@@ -353,7 +233,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		*err = xstrdup("journal_create: results, plan and fleet are needed");
 		return -1;
 	}
-	if (mkdir_p(info->results, err) != 0)
+	if (fs_mkdir_p(info->results, 0755, err) != 0)
 		return -1;
 	tmp = xasprintf("%s/.fleetmark-run-XXXXXX", info->results);
 	if (mkdtemp(tmp) == NULL) {
@@ -386,7 +266,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		rundir_json_set_id(j->run, id);
 		if (run_write(j, err) != 0)
 			goto out;
-		if (journal_fsync_dir(tmp) != 0) {
+		if (fs_fsync_dir(tmp) != 0) {
 			*err = xasprintf("cannot sync %s: %s", tmp, strerror(errno));
 			goto out;
 		}
@@ -412,7 +292,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	final = NULL;
 	free(tmp);
 	tmp = NULL;
-	if (journal_fsync_dir(info->results) != 0) {
+	if (fs_fsync_dir(info->results) != 0) {
 		*err = xasprintf("cannot sync %s: %s", info->results, strerror(errno));
 		goto out;
 	}
@@ -586,9 +466,9 @@ params_as_text(const json_t *params)
 	return o;
 }
 
-/* One trial line, appended with its newline to *buf. */
+/* One trial line, appended with its newline to sb. */
 static void
-add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
+add_line(struct strbuf *sb, const struct journal *j,
     const struct journal_trial *t, const struct ap_point *pt,
     const struct ap_metric *m, size_t part, size_t parts)
 {
@@ -597,7 +477,7 @@ add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
 	const char *msg = r ? r->message : t->message;
 	double duration = t->duration;
 	json_t *o = json_object(), *a;
-	size_t i, n;
+	size_t i;
 	char *text;
 
 	rundir_json_set(o, "format", json_integer(RUNDIR_FORMAT));
@@ -652,11 +532,8 @@ add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
 	json_decref(o);
 	if (text == NULL)
 		return;
-	n = strlen(text);
-	xgrow(buf, cap, *len + n + 2, 1);
-	memcpy(*buf + *len, text, n);
-	(*buf)[*len + n] = '\n';
-	*len += n + 1;
+	strbuf_addstr(sb, text);
+	strbuf_addch(sb, '\n');
 	free(text);
 }
 
@@ -664,8 +541,8 @@ int
 journal_append(struct journal *j, const struct journal_trial *t, char **err)
 {
 	const struct ap_result *r = t->result;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, parts = 0, part = 0, i, k;
+	struct strbuf buf = STRBUF_INIT;
+	size_t parts = 0, part = 0, i, k;
 	enum ap_status st = r ? r->status : t->status;
 	struct jhost *h;
 	int saved, ret = -1;
@@ -682,25 +559,24 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	for (i = 0; r != NULL && i < r->npoints; i++)
 		parts += r->points[i].nmetrics ? r->points[i].nmetrics : 1;
 	if (parts == 0) {
-		add_line(&buf, &len, &cap, j, t, NULL, NULL, 1, 1);
+		add_line(&buf, j, t, NULL, NULL, 1, 1);
 	} else {
 		for (i = 0; i < r->npoints; i++) {
 			const struct ap_point *pt = &r->points[i];
 
 			if (pt->nmetrics == 0)
-				add_line(&buf, &len, &cap, j, t, pt, NULL, ++part, parts);
+				add_line(&buf, j, t, pt, NULL, ++part, parts);
 			for (k = 0; k < pt->nmetrics; k++)
-				add_line(&buf, &len, &cap, j, t, pt, &pt->metrics[k], ++part,
-				    parts);
+				add_line(&buf, j, t, pt, &pt->metrics[k], ++part, parts);
 		}
 	}
-	if (buf == NULL) {
+	if (buf.len == 0) {
 		*err = xstrdup("cannot format a trial line: out of memory");
 		return -1;
 	}
 
 	pthread_mutex_lock(&j->trials_mu);
-	if (journal_full_write(j->trials_fd, buf, len) != 0) {
+	if (fs_full_write(j->trials_fd, buf.buf, buf.len) != 0) {
 		saved = errno;
 		/* Cut back what went out, so the next line starts clean. */
 		if (ftruncate(j->trials_fd, j->size) != 0)
@@ -713,7 +589,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 		pthread_mutex_unlock(&j->trials_mu);
 		goto out;
 	}
-	j->size += (off_t)len;
+	j->size += (off_t)buf.len;
 	pthread_mutex_unlock(&j->trials_mu);
 	/*
 	 * Sync outside the lock: host threads finishing trials at the same
@@ -737,7 +613,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	pthread_mutex_unlock(&j->run_mu);
 	ret = 0;
  out:
-	free(buf);
+	strbuf_release(&buf);
 	return ret;
 }
 

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "fsutil.h"
 #include "journal.h"
 #include "log.h"
 #include "report-int.h"
@@ -1375,13 +1376,16 @@ out:
 	return ret;
 }
 
-/* Write len bytes of text to rundir/name atomically (rundir.h). */
+/*
+ * Write len bytes of text to rundir/name atomically, without syncing: a
+ * report can be made again from the run directory (fsutil.h's policy).
+ */
 static int
 write_report(const char *rundir, const char *name, const char *text, size_t len,
     char **err)
 {
 	char *path = rundir_path(rundir, name);
-	int r = rundir_write_file(path, text, len, err);
+	int r = fs_write_atomic(path, text, len, 0666, FS_NOSYNC, err);
 
 	free(path);
 	return r;

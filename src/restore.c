@@ -10,19 +10,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "digest.h"
+#include "fsutil.h"
 #include "journal-int.h"
 #include "restore.h"
+#include "rundir.h"
 #include "xmalloc.h"
 
 static char *
 hex_encode(const char *s)
 {
-	size_t i, n = strlen(s);
+	size_t n = strlen(s);
 	char *h = xmalloc(2 * n + 1);
 
-	for (i = 0; i < n; i++)
-		snprintf(h + 2 * i, 3, "%02x", (unsigned char)s[i]);
-	h[2 * n] = '\0';
+	digest_tohex(s, n, h);
 	return h;
 }
 
@@ -155,8 +156,8 @@ journal_restore_save(struct journal *j, const char *host, const char *path,
 	line = xasprintf("%s %s\n", hp, ho);
 	free(hp);
 	free(ho);
-	if (journal_full_write(fd, line, strlen(line)) != 0 || fsync(fd) != 0 ||
-	    (created && journal_fsync_dir(dir) != 0)) {
+	if (fs_full_write(fd, line, strlen(line)) != 0 || fsync(fd) != 0 ||
+	    (created && fs_fsync_dir(dir) != 0)) {
 		*err = xasprintf("cannot write %s: %s", file, strerror(errno));
 		goto out;
 	}
@@ -182,7 +183,7 @@ journal_restore_clear(struct journal *j, const char *host, char **err)
 		r = -1;
 	} else if (unlink(file) == 0) {
 		(void)rmdir(dir);	/* when it was the last host's */
-		(void)journal_fsync_dir(j->dir);
+		(void)fs_fsync_dir(j->dir);
 	} else if (errno != ENOENT) {
 		*err = xasprintf("cannot remove %s: %s", file, strerror(errno));
 		r = -1;

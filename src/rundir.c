@@ -14,10 +14,13 @@
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "fleet.h"
-#include "journal-int.h"	/* its small helpers, until there is a utility layer */
+#include "fsutil.h"
+#include "journal.h"
 #include "plan.h"
 #include "rundir.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* --- Paths ---------------------------------------------------------------------- */
@@ -126,21 +129,14 @@ static int
 load_file(const char *path, json_t **out, char **err)
 {
 	json_error_t jerr;
-	struct stat st;
-	FILE *f;
+	char *text;
+	size_t len;
 
 	*out = NULL;
-	if ((f = fopen(path, "re")) == NULL) {
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	if (fs_read_file(path, RUNDIR_MAX_JSON, &text, &len, err) != 0)
 		return errno == ENOENT ? RUNDIR_ENOTRUN : -1;
-	}
-	if (fstat(fileno(f), &st) == 0 && st.st_size > RUNDIR_MAX_JSON) {
-		*err = xasprintf("%s: larger than %d bytes", path, RUNDIR_MAX_JSON);
-		fclose(f);
-		return -1;
-	}
-	*out = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
+	*out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (*out == NULL) {
 		*err = xasprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
 		return -1;
@@ -370,7 +366,7 @@ rundir_json_str(const char *s)
 	n = strlen(s);
 	fixed = xmalloc(n * 3 + 1);
 	for (i = 0; i < n; i += k) {
-		if ((k = journal_utf8_seq((const unsigned char *)s + i, n - i)) == 0) {
+		if ((k = utf8_seq(s + i, n - i)) == 0) {
 			memcpy(fixed + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			k = 1;
@@ -529,11 +525,9 @@ fleet_json(const struct fleet *f, const unsigned char *sel)
 static json_t *
 iso_now(void)
 {
-	struct timeval tv;
-	char b[40];
+	char b[CLOCK_ISO8601_MAX];
 
-	gettimeofday(&tv, NULL);
-	journal_iso_time(b, sizeof(b), &tv, 0);
+	clock_iso8601_now(b, sizeof(b), 0);
 	return json_string(b);
 }
 
@@ -541,16 +535,13 @@ json_t *
 rundir_json_new(const struct journal_info *s, const char *id)
 {
 	json_t *run = json_object(), *c;
-	struct timeval tv;
 	char buf[256];
 
 	rundir_json_set(run, "format", json_integer(RUNDIR_FORMAT));
 	rundir_json_set(run, "run", rundir_json_str(id));
 	rundir_json_set(run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
 	rundir_json_set(run, "label", rundir_json_str(s->label));
-	tv.tv_sec = s->start ? s->start : time(NULL);
-	tv.tv_usec = 0;
-	journal_iso_time(buf, sizeof(buf), &tv, 0);
+	clock_iso8601(buf, sizeof(buf), s->start ? s->start : time(NULL), -1);
 	rundir_json_set(run, "start", json_string(buf));
 	rundir_json_set(run, "end", json_null());
 	rundir_json_set(run, "resumed", json_array());
@@ -648,47 +639,6 @@ rundir_json_host_counts(json_t *e, size_t ok, size_t failed)
 /* --- Atomic replacement ----------------------------------------------------- */
 
 int
-rundir_write_file(const char *path, const char *data, size_t len, char **err)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-	char *tmp = xasprintf("%s/.%s.tmp", dir, slash ? slash + 1 : path);
-	int fd = -1, r = -1;
-
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		*err = xasprintf("cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (journal_full_write(fd, data, len) != 0 || fsync(fd) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto out;
-	}
-	if (journal_fsync_dir(dir) != 0) {
-		*err = xasprintf("cannot sync %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	r = 0;
- out:
-	if (fd >= 0)
-		close(fd);
-	if (r != 0)
-		unlink(tmp);
-	free(tmp);
-	free(dir);
-	return r;
-}
-
-int
 rundir_write_json(const char *path, const json_t *o, char **err)
 {
 	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
@@ -701,7 +651,7 @@ rundir_write_json(const char *path, const json_t *o, char **err)
 	}
 	withnl = xasprintf("%s\n", text);
 	free(text);
-	r = rundir_write_file(path, withnl, strlen(withnl), err);
+	r = fs_write_atomic(path, withnl, strlen(withnl), 0644, 0, err);
 	free(withnl);
 	return r;
 }
