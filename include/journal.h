@@ -46,21 +46,18 @@
 
 #include "agentproto.h"
 
-/* The parts of the journal with their own headers. */
+/* The run directory, and the parts of the journal with their own headers. */
 #include "hostlog.h"
 #include "restore.h"
+#include "rundir.h"
 
 struct fleet;
 struct journal_done;
 struct plan;
 struct plan_trial;
 
-#define JOURNAL_FORMAT		1
-#define JOURNAL_RUN_JSON	"run.json"
-#define JOURNAL_TRIALS		"trials.jsonl"
-#define JOURNAL_HOSTS_DIR	"hosts"
-#define JOURNAL_LOGS_DIR	"logs"
-#define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
+#define JOURNAL_FORMAT		RUNDIR_FORMAT	/* of run.json and of every trial line */
+#define JOURNAL_TRIALS		RUNDIR_TRIALS	/* the file the journal appends to */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
