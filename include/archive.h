@@ -62,7 +62,7 @@ int	archive_cancelled(void);
 #define ARCHIVE_MAX_LIST	1000000		/* names in one listing */
 #define ARCHIVE_MAX_RUNID	200		/* bytes of a run id */
 
-/* --- URLs -------------------------------------------------------------------- */
+/* --- URLs (src/url.c) -------------------------------------------------------- */
 
 /* Whether s starts with file://, http://, https:// or s3:// (any case). */
 int	archive_is_url(const char *s);
