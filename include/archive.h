@@ -118,7 +118,7 @@ int	archive_valid_runid(const char *id);
  */
 int	archive_valid_path(const char *p);
 
-/* --- Manifests --------------------------------------------------------------- */
+/* --- Manifests (src/manifest.c) ---------------------------------------------- */
 
 /*
  * The manifest of a run (docs/archive.md):
