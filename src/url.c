@@ -9,9 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include <curl/curl.h>
+
 #include "archive.h"
 #include "xmalloc.h"
-
 
 static const char *const schemes[] = { "file", "http", "https", "s3", NULL };
 
@@ -118,13 +119,72 @@ archive_url_free(struct archive_url *u)
 	free(u);
 }
 
+/*
+ * A part of cu as a string of ours (free()), or NULL when the URL has none.
+ * Parts come as written (CURLU does the splitting, never the decoding).
+ */
+static char *
+url_part(CURLU *cu, CURLUPart what)
+{
+	char *v = NULL, *r;
+
+	if (curl_url_get(cu, what, &v, 0) != CURLUE_OK || v == NULL)
+		return NULL;
+	r = xstrdup(v);
+	explicit_bzero(v, strlen(v));
+	curl_free(v);
+	return r;
+}
+
+/* Why CURLU refused s, in our words. */
+static int
+curlu_error(char **err, const char *s, CURLUcode rc)
+{
+	char *why;
+	int r;
+
+	switch (rc) {
+	case CURLUE_OUT_OF_MEMORY:
+		*err = xstrdup("out of memory parsing a URL");
+		return ARCHIVE_EPERM;
+	case CURLUE_BAD_FILE_URL:
+		return url_error(err, s, "a file URL is file:///ABSOLUTE/PATH");
+	case CURLUE_NO_HOST:
+		return url_error(err, s, "no host in the URL");
+	case CURLUE_BAD_HOSTNAME:
+	case CURLUE_BAD_IPV6:
+		return url_error(err, s, "bad character in the host name");
+	case CURLUE_BAD_PORT_NUMBER:
+		return url_error(err, s, "bad port number in the URL");
+	case CURLUE_BAD_LOGIN:
+	case CURLUE_BAD_USER:
+	case CURLUE_BAD_PASSWORD:
+		return url_error(err, s, "bad user or password in the URL");
+	default:
+		why = xasprintf("not a valid URL (libcurl: %s)", curl_url_strerror(rc));
+		r = url_error(err, s, why);
+		free(why);
+		return r;
+	}
+}
+
+/*
+ * CURLU splits the URL (scheme, user, password, host, port, path); what an
+ * archive URL may be beyond that is checked here, before and after it:
+ * CURLU is lenient where we are not ("http:///x" is host "x" to it, an
+ * empty fragment goes unnoticed) and decodes nothing we ask it not to.
+ */
 int
 archive_url_parse(const char *s, struct archive_url **up, char **err)
 {
-	struct archive_url *u;
-	const char *rest, *auth_end, *at = NULL, *colon, *p;
+	struct archive_url *u = NULL;
+	CURLU *cu = NULL;
+	CURLUcode rc;
+	char *host = NULL, *port = NULL, *path = NULL, *user = NULL, *password = NULL;
+	char *zone = NULL;
+	const char *p, *why = NULL;
 	size_t sl, len;
-	char *path;
+	int is_file, r = ARCHIVE_EINVAL;
 
 	if ((sl = scheme_len(s)) == 0)
 		return url_error(err, s, "not an archive URL (file://, http://, https:// or s3://)");
@@ -134,76 +194,88 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 	}
 	if (strlen(s) > 4096)
 		return url_error(err, s, "URL too long");
-	u = xcalloc(1, sizeof(*u));
-	u->scheme = xstrndup(s, sl - 3);
-	for (p = u->scheme; *p != '\0'; p++)
-		u->scheme[p - u->scheme] = (char)tolower((unsigned char)*p);
-	rest = s + sl;
-	auth_end = rest + strcspn(rest, "/");
-	for (p = rest; p < auth_end; p++)
-		if (*p == '@')
-			at = p;
+	if (strpbrk(s + sl, "?#") != NULL)
+		return url_error(err, s, "a query or fragment is not allowed in an archive URL");
+	is_file = strncasecmp(s, "file", 4) == 0;
+	if (!is_file && (s[sl] == '/' || s[sl] == '\0'))
+		return url_error(err, s, "no host in the URL");
 
-	if (strcmp(u->scheme, "file") == 0) {
-		if (at != NULL || (auth_end != rest &&
-		    !(auth_end - rest == 9 && strncasecmp(rest, "localhost", 9) == 0)))
-			goto bad_file;
-		if ((path = archive_pct_decode(auth_end, strlen(auth_end))) == NULL)
-			goto bad_escape;
+	if ((cu = curl_url()) == NULL)
+		return curlu_error(err, s, CURLUE_OUT_OF_MEMORY);
+	if ((rc = curl_url_set(cu, CURLUPART_URL, s,
+	    CURLU_NON_SUPPORT_SCHEME | CURLU_PATH_AS_IS)) != CURLUE_OK) {
+		curl_url_cleanup(cu);
+		return curlu_error(err, s, rc);
+	}
+	u = xcalloc(1, sizeof(*u));
+	u->scheme = url_part(cu, CURLUPART_SCHEME);	/* lowercase */
+	user = url_part(cu, CURLUPART_USER);
+	password = url_part(cu, CURLUPART_PASSWORD);
+	host = url_part(cu, CURLUPART_HOST);
+	port = url_part(cu, CURLUPART_PORT);
+	zone = url_part(cu, CURLUPART_ZONEID);
+	path = url_part(cu, CURLUPART_PATH);
+	if (u->scheme == NULL || path == NULL) {
+		why = "not a valid URL";
+		goto fail;
+	}
+
+	if (is_file) {
+		/* CURLU took "", localhost or 127.0.0.1 as the host and drops it. */
 		u->host = xstrdup("");
-		u->path = path;
+		if ((u->path = archive_pct_decode(path, strlen(path))) == NULL) {
+			why = "bad %-escape in the URL";
+			goto fail;
+		}
 	} else {
-		if (strpbrk(rest, "?#") != NULL) {
-			archive_url_free(u);
-			return url_error(err, s, "a query or fragment is not allowed in an archive URL");
-		}
-		if (at != NULL) {
+		if (user != NULL || password != NULL) {
 			if (strcmp(u->scheme, "s3") == 0) {
-				archive_url_free(u);
-				return url_error(err, s, "s3:// URLs take no credentials (use the config file or the environment)");
+				why = "s3:// URLs take no credentials (use the config file or the environment)";
+				goto fail;
 			}
-			colon = memchr(rest, ':', (size_t)(at - rest));
-			len = (size_t)((colon != NULL ? colon : at) - rest);
-			if ((u->user = archive_pct_decode(rest, len)) == NULL)
-				goto bad_escape;
-			if (colon != NULL && (u->password = archive_pct_decode(colon + 1,
-			    (size_t)(at - colon - 1))) == NULL)
-				goto bad_escape;
-			rest = at + 1;
-		}
-		u->host = xstrndup(rest, (size_t)(auth_end - rest));
-		if (u->host[0] == '\0') {
-			archive_url_free(u);
-			return url_error(err, s, "no host in the URL");
-		}
-		for (p = u->host; *p != '\0'; p++) {
-			if (!isalnum((unsigned char)*p) && strchr(".-_:[]", *p) == NULL) {
-				archive_url_free(u);
-				return url_error(err, s, "bad character in the host name");
+			if ((u->user = archive_pct_decode(user, strlen(user))) == NULL ||
+			    (password != NULL &&
+			    (u->password = archive_pct_decode(password, strlen(password))) == NULL)) {
+				why = "bad %-escape in the URL";
+				goto fail;
 			}
 		}
-		if (strcmp(u->scheme, "s3") == 0)
-			u->path = xstrdup(*auth_end == '/' ? auth_end + 1 : auth_end);
-		else
-			u->path = xstrdup(auth_end);
+		if (host == NULL || host[0] == '\0') {
+			why = "no host in the URL";
+			goto fail;
+		}
+		for (p = host; *p != '\0'; p++) {
+			if (!isalnum((unsigned char)*p) && strchr(".-_:[]", *p) == NULL)
+				break;
+		}
+		if (*p != '\0' || zone != NULL) {
+			why = "bad character in the host name";
+			goto fail;
+		}
+		u->host = port != NULL ? xasprintf("%s:%s", host, port) : xstrdup(host);
+		/* CURLU's path starts with '/'; an s3 prefix does not. */
+		u->path = xstrdup(strcmp(u->scheme, "s3") == 0 && path[0] == '/' ?
+		    path + 1 : path);
 	}
 	len = strlen(u->path);
 	while (len > 0 && u->path[len - 1] == '/')
 		u->path[--len] = '\0';
-	if (strcmp(u->scheme, "file") == 0) {
+	if (is_file) {
 		if (u->path[0] != '/' && len == 0)
 			u->path = (free(u->path), xstrdup("/"));
-		if (u->path[0] != '/')
-			goto bad_file;
+		if (u->path[0] != '/') {
+			why = "a file URL is file:///ABSOLUTE/PATH";
+			goto fail;
+		}
 	}
 	if (strstr(u->path, "/../") != NULL || strstr(u->path, "/./") != NULL ||
 	    (len >= 3 && strcmp(u->path + len - 3, "/..") == 0) ||
 	    (len >= 2 && strcmp(u->path + len - 2, "/.") == 0) ||
 	    strncmp(u->path, "../", 3) == 0 || strcmp(u->path, "..") == 0) {
-		archive_url_free(u);
-		return url_error(err, s, "'.' and '..' are not allowed in an archive URL's path");
+		why = "'.' and '..' are not allowed in an archive URL's path";
+		goto fail;
 	}
-	if (strcmp(u->scheme, "file") == 0)
+	if (is_file)
 		u->base = xasprintf("file://%s", u->path);
 	else if (strcmp(u->scheme, "s3") == 0)
 		u->base = xasprintf("s3://%s%s%s", u->host, len ? "/" : "", u->path);
@@ -211,14 +283,23 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 		u->base = xasprintf("%s://%s%s", u->scheme, u->host, u->path);
 	u->display = u->base;
 	*up = u;
-	return ARCHIVE_OK;
-
- bad_file:
+	u = NULL;
+	r = ARCHIVE_OK;
+ fail:
+	if (why != NULL)
+		r = url_error(err, s, why);
 	archive_url_free(u);
-	return url_error(err, s, "a file URL is file:///ABSOLUTE/PATH");
- bad_escape:
-	archive_url_free(u);
-	return url_error(err, s, "bad %-escape in the URL");
+	curl_url_cleanup(cu);
+	if (password != NULL) {
+		explicit_bzero(password, strlen(password));
+		free(password);
+	}
+	free(user);
+	free(host);
+	free(port);
+	free(zone);
+	free(path);
+	return r;
 }
 
 int
