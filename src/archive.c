@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
 
 #include "archive.h"
 #include "log.h"
+#include "progress.h"
 #include "userconf.h"
 #include "xmalloc.h"
 
@@ -139,41 +139,24 @@ rm_tree(const char *dir)
 
 /* --- Progress on stderr -------------------------------------------------- */
 
+/*
+ * A transfer's progress: a line redrawn in place on a terminal
+ * (progress.h), else a log line per file at -v.
+ */
 struct xfer {
-	const char	*verb;		/* "push", "pull" */
-	const char	*runid;
-	int		 tty;
-	size_t		 nfiles, files_done;
-	uint64_t	 total, before;	/* bytes of all files; of finished files */
-	long long	 last_ms;
-	int		 drawn;
+	const char		*verb;		/* "push", "pull" */
+	const char		*runid;
+	struct progress_line	*line;		/* NULL off a terminal */
+	size_t			 nfiles, files_done;
+	uint64_t		 total, before;	/* bytes of all files; of finished files */
 };
-
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 xfer_draw(struct xfer *x, uint64_t cur, int force)
 {
-	long long now = mono_ms();
-	uint64_t done = x->before + cur;
-	char line[160];
-	int n;
-
-	if (!x->tty || (!force && now - x->last_ms < 100))
-		return;
-	x->last_ms = now;
-	n = snprintf(line, sizeof(line), "\r\033[K%s %s: %zu/%zu files, %.1f of %.1f MB",
+	progress_line_set(x->line, force, "%s %s: %zu/%zu files, %.1f of %.1f MB",
 	    x->verb, x->runid, x->files_done, x->nfiles,
-	    (double)done / 1e6, (double)x->total / 1e6);
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) == n)
-		x->drawn = 1;
+	    (double)(x->before + cur) / 1e6, (double)x->total / 1e6);
 }
 
 static void
@@ -182,35 +165,30 @@ xfer_cb(void *arg, uint64_t cur)
 	xfer_draw(arg, cur, 0);
 }
 
-/* Log messages while the line is drawn: clear it, print, redraw later. */
+/* Log messages while the line is drawn: above it, redrawn later. */
 static void
 xfer_sink(const char *line, void *arg)
 {
 	struct xfer *x = arg;
-	char *s = xasprintf("\r\033[K%s\n", line);
 
-	if (write(STDERR_FILENO, s, strlen(s)) < 0)
-		x->drawn = 0;
-	x->last_ms = 0;
-	free(s);
+	progress_line_message(x->line, line);
 }
 
 static void
 xfer_init(struct xfer *x, const char *verb, const char *runid,
     const struct archive_manifest *m)
 {
-	const char *term = getenv("TERM");
 	size_t i;
 
 	memset(x, 0, sizeof(*x));
 	x->verb = verb;
 	x->runid = runid;
-	x->tty = isatty(STDERR_FILENO) && log_get_level() >= LOG_LEVEL_INFO &&
-	    !(term != NULL && strcmp(term, "dumb") == 0);
+	if (log_get_level() >= LOG_LEVEL_INFO)
+		x->line = progress_line_new(STDERR_FILENO);
 	x->nfiles = m->n + 1;
 	for (i = 0; i < m->n; i++)
 		x->total += m->entries[i].size;
-	if (x->tty)
+	if (x->line != NULL)
 		log_set_sink(xfer_sink, x);
 }
 
@@ -220,7 +198,7 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 {
 	x->files_done++;
 	x->before += size;
-	if (x->tty)
+	if (x->line != NULL)
 		xfer_draw(x, 0, 1);
 	else
 		log_verbose("%s %s/%s (%llu bytes)", x->verb, x->runid, path,
@@ -230,11 +208,10 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 static void
 xfer_end(struct xfer *x)
 {
-	if (x->tty)
+	if (x->line != NULL)
 		log_set_sink(NULL, NULL);
-	if (x->drawn && write(STDERR_FILENO, "\r\033[K", 4) < 0)
-		x->drawn = 0;
-	x->drawn = 0;
+	progress_line_end(x->line);
+	x->line = NULL;
 }
 
 /* --- Sessions ------------------------------------------------------------ */
