@@ -1,5 +1,5 @@
 /*
- * archive-http.c: http:// and https:// archives on a WebDAV server
+ * archive-webdav.c: http:// and https:// archives on a WebDAV server
  * (nginx's dav module with dav-ext, Apache mod_dav, ...).  Files are PUT
  * after MKCOL of their parent collections, top down (once per session);
  * listings are PROPFIND Depth: 1
