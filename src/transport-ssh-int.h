@@ -1,7 +1,7 @@
 /*
  * transport-ssh-int.h: what the SSH transport's files share
- * (transport-ssh.c: sessions, connections, channels, jumps; knownhosts.c:
- * the host key against known_hosts).  Private to them.
+ * (transport-ssh.c: sessions, connections, channels; knownhosts.c: the
+ * host key against known_hosts; proxyjump.c: jumps).  Private to them.
  *
  * Failures are reported in a struct attempt (set_msg()): a TRANSPORT_E*
  * code, how the pacer should take it, and the message.
@@ -72,6 +72,12 @@ struct attempt {
 	char		 msg[MSG_MAX];
 };
 
+/* A growing argv. */
+struct args {
+	char	**v;
+	size_t	  n, cap;
+};
+
 /* --- small helpers ------------------------------------------------------------------ */
 
 static inline void
@@ -88,6 +94,28 @@ set_msg(struct attempt *a, int code, enum pace_outcome outcome, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
 	va_end(ap);
+}
+
+static inline void
+sleep_ms(long long ms)
+{
+	struct timespec ts;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static inline void
+close_fd(int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
 }
 
 static inline const char *
@@ -116,5 +144,58 @@ int	check_hostkey(ssh_session s, const struct transport_opts *o,
  * the known_hosts file kh, each one once (label names the host in logs).
  */
 void	kh_merge(const char *tmp, const char *kh, const char *label);
+
+/* --- jumps (proxyjump.c) ------------------------------------------------------------- */
+
+/* Free what tg holds and clear it. */
+void	target_release(struct target *tg);
+
+/*
+ * Parse a comma-separated jump list "[user@]host[:port],...": 0 with a
+ * new array in *out (*nout hops), or -1 with the bad hop in *bad (new).
+ */
+int	parse_jumps(const char *spec, struct hop **out, size_t *nout, char **bad);
+
+/*
+ * The jump list of libssh's ProxyCommand for a ssh_config ProxyJump
+ * ("ssh [-l U] [-p P] [-J NEXT] -W '[%h]:%p' HOST") in *spec (new): 0,
+ * or -1 when cmd is any other ProxyCommand.
+ */
+int	jumps_from_libssh_command(const char *cmd, char **spec);
+
+/* A ProxyCommand with %h %p %r %n %% expanded for tg (new string). */
+char	*expand_proxy_command(const char *cmd, const struct target *tg);
+
+/* "host:port" for -W, with brackets for an IPv6 address (new string). */
+char	*host_port_arg(const char *host, int port);
+
+/*
+ * The argv of an OpenSSH client that connects to hops[n-1] (through
+ * hops[0..n-2]) and forwards its standard input and output to dest; kh
+ * is its UserKnownHostsFile value.  Appended to *a (args_free()).
+ */
+void	jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
+	    const char *dest, const char *kh, long long timeout_ms, struct args *a);
+void	args_free(struct args *a);
+
+/*
+ * Start argv (or, with shell_cmd, `/bin/sh -c "exec CMD"`) on a socket
+ * as its standard input and output: 0 with our end in *fdp and the child
+ * in si->proxy_pid, its stderr kept in si->proxy_err; else a TRANSPORT_E*
+ * code with a in a (label names the host).
+ */
+int	spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd,
+	    int *fdp, struct attempt *a, const char *label);
+
+/* End the jump child (its socket closed by now): wait, then insist. */
+void	reap_proxy(struct ssh_impl *si);
+
+/*
+ * What the jump child said, boiled down to one line in buf, with the
+ * TRANSPORT_E* code and pacer outcome it means: 0, or -1 when it said
+ * nothing.
+ */
+int	proxy_reason(struct ssh_impl *si, char *buf, size_t len, int *code,
+	    enum pace_outcome *outcome);
 
 #endif /* FLEETMARK_TRANSPORT_SSH_INT_H */
