@@ -272,9 +272,6 @@ struct archive_backend {
 
 /* Helpers for backends. */
 
-/* Percent-decode n bytes of s (new string); NULL for a bad escape or %00. */
-char	*archive_pct_decode(const char *s, size_t n);
-
 /*
  * mkdir -p of the directories in `path` up to its last '/' (the last
  * component is not created), with `mode`.  ARCHIVE_EPERM on failure.

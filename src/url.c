@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 
 #include "archive.h"
+#include "pctenc.h"
 #include "xmalloc.h"
 
 static const char *const schemes[] = { "file", "http", "https", "s3", NULL };
@@ -54,42 +55,6 @@ archive_url_display(const char *s)
 	if (at == NULL)
 		return xstrdup(s);
 	return xasprintf("%.*s%s", (int)sl, s, at + 1);
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-char *
-archive_pct_decode(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1);
-	size_t i, o = 0;
-	int hi, lo;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] != '%') {
-			out[o++] = s[i];
-			continue;
-		}
-		if (i + 2 >= n || (hi = hexval((unsigned char)s[i + 1])) < 0 ||
-		    (lo = hexval((unsigned char)s[i + 2])) < 0 || (hi | lo) == 0) {
-			free(out);
-			return NULL;
-		}
-		out[o++] = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	out[o] = '\0';
-	return out;
 }
 
 static int
@@ -223,7 +188,7 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 	if (is_file) {
 		/* CURLU took "", localhost or 127.0.0.1 as the host and drops it. */
 		u->host = xstrdup("");
-		if ((u->path = archive_pct_decode(path, strlen(path))) == NULL) {
+		if ((u->path = pct_decode(path, strlen(path), PCT_STRICT, NULL)) == NULL) {
 			why = "bad %-escape in the URL";
 			goto fail;
 		}
@@ -233,9 +198,9 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 				why = "s3:// URLs take no credentials (use the config file or the environment)";
 				goto fail;
 			}
-			if ((u->user = archive_pct_decode(user, strlen(user))) == NULL ||
-			    (password != NULL &&
-			    (u->password = archive_pct_decode(password, strlen(password))) == NULL)) {
+			if ((u->user = pct_decode(user, strlen(user), PCT_STRICT, NULL)) == NULL ||
+			    (password != NULL && (u->password = pct_decode(password,
+			    strlen(password), PCT_STRICT, NULL)) == NULL)) {
 				why = "bad %-escape in the URL";
 				goto fail;
 			}
