@@ -270,14 +270,6 @@ struct archive_backend {
 	void	(*close)(void *state);
 };
 
-/* Helpers for backends. */
-
-/*
- * mkdir -p of the directories in `path` up to its last '/' (the last
- * component is not created), with `mode`.  ARCHIVE_EPERM on failure.
- */
-int	archive_mkparents(const char *path, unsigned int mode, char **err);
-
 /* The backends (src/archive-NAME.c), for the table in src/archive.c. */
 extern const struct archive_backend archive_backend_file;
 extern const struct archive_backend archive_backend_http;

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "archive.h"
+#include "digest.h"
+#include "fsutil.h"
 #include "log.h"
 #include "progress.h"
 #include "userconf.h"
@@ -99,25 +99,6 @@ archive_strerror(int code)
 }
 
 /* --- Files --------------------------------------------------------------- */
-
-int
-archive_mkparents(const char *path, unsigned int mode, char **err)
-{
-	char *p = xstrdup(path), *s;
-	int r = 0;
-
-	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-			r = ARCHIVE_EPERM;
-			break;
-		}
-		*s = '/';
-	}
-	free(p);
-	return r;
-}
 
 static int
 rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -309,35 +290,14 @@ tmp_file(void)
 	return p;
 }
 
+/* A small file, whole: ARCHIVE_ENOTFOUND, ARCHIVE_ECORRUPT past max, ARCHIVE_EPERM. */
 static int
 read_small(const char *path, size_t max, char **text, size_t *len, char **err)
 {
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t got = 0;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 || fstat(fd, &st) != 0) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
-	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		*err = xasprintf("%s: larger than %zu bytes", path, max);
-		return ARCHIVE_ECORRUPT;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size &&
-	    (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	buf[got] = '\0';
-	*text = buf;
-	*len = got;
-	return ARCHIVE_OK;
+	if (fs_read_file(path, max, text, len, err) == 0)
+		return ARCHIVE_OK;
+	return errno == ENOENT ? ARCHIVE_ENOTFOUND : errno == EFBIG ? ARCHIVE_ECORRUPT :
+	    ARCHIVE_EPERM;
 }
 
 /*
@@ -518,7 +478,7 @@ archive_push(const char *rundir, const char *url, char **err)
 		goto out;
 	}
 	len = strlen(text);
-	if (write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+	if (fs_full_write(fd, text, len) != 0 || close(fd) != 0) {
 		xfer_end(&x);
 		*err = xasprintf("%s: %s", tmp, strerror(errno));
 		r = ARCHIVE_EPERM;
@@ -651,8 +611,9 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		if ((r = check_cancel(err)) != 0)
 			break;
 		full = xasprintf("%s/%s", tmpdir, e->path);
-		if ((r = archive_mkparents(full, 0755, err)) != 0) {
+		if (fs_mkparents(full, 0755, err) != 0) {
 			free(full);
+			r = ARCHIVE_EPERM;
 			break;
 		}
 		key = xasprintf("%s/%s", runid, e->path);
@@ -681,7 +642,7 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 	mf = xasprintf("%s/%s", tmpdir, ARCHIVE_MANIFEST);
 	len = strlen(text);
 	if ((fd = open(mf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) == -1 ||
-	    write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+	    fs_full_write(fd, text, len) != 0 || close(fd) != 0) {
 		*err = xasprintf("%s: %s", mf, strerror(errno));
 		free(mf);
 		r = ARCHIVE_EPERM;
@@ -837,9 +798,8 @@ archive_cache_dir(void)
 static char *
 cache_name(const char *display)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	char *s = xmalloc(strlen(display) + 1), *out;
+	unsigned char md[DIGEST_SHA256_LEN];
+	char *s = xmalloc(strlen(display) + 1), *out, hex[9];
 	size_t i, o = 0;
 
 	for (i = 0; display[i] != '\0' && o < 80; i++) {
@@ -849,8 +809,9 @@ cache_name(const char *display)
 			s[o++] = '_';
 	}
 	s[o] = '\0';
-	EVP_Digest(display, strlen(display), md, &mdlen, EVP_sha256(), NULL);
-	out = xasprintf("%s-%02x%02x%02x%02x", s, md[0], md[1], md[2], md[3]);
+	digest_sha256(display, strlen(display), md);
+	digest_tohex(md, 4, hex);
+	out = xasprintf("%s-%s", s, hex);
 	free(s);
 	return out;
 }
@@ -882,8 +843,10 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 		    e2 != NULL ? e2 : "?");
 		rm_tree(dir);
 	}
-	if ((r = archive_mkparents(dir, 0700, err)) != 0)
+	if (fs_mkparents(dir, 0700, err) != 0) {
+		r = ARCHIVE_EPERM;
 		goto out;
+	}
 	if ((r = archive_pull(url, runid, dir, err)) != 0)
 		goto out;
  done:

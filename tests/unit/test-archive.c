@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "fsutil.h"
 #include "http.h"
 #include "log.h"
 #include "tap.h"
@@ -408,7 +409,7 @@ test_file_archive(void)
 
 	run = xasprintf("%s/res/20011130-041500-smoke-3f2a", tmpdir);
 	p = xasprintf("%s/res/20011130-041500-smoke-3f2a/logs", tmpdir);
-	archive_mkparents(p, 0755, &err);
+	fs_mkparents(p, 0755, &err);
 	mkdir(p, 0755);
 	free(p);
 	write_file("res/20011130-041500-smoke-3f2a/run.json", "{\"format\": 1}\n", 0644);
