@@ -15,56 +15,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "archive.h"
+#include "digest.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 int
 archive_sha256_file(const char *path, char out[65], uint64_t *size, char **err)
 {
-	static const char hex[] = "0123456789abcdef";
-	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx = NULL;
-	uint64_t total = 0;
-	ssize_t n;
-	int fd, r = ARCHIVE_EPERM;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
-	}
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		*err = xasprintf("%s: sha256 unavailable in libcrypto", path);
-		goto out;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*err = xasprintf("%s: %s", path, strerror(errno));
-			goto out;
-		}
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-		total += (uint64_t)n;
-	}
-	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-		*err = xasprintf("%s: sha256 failed", path);
-		goto out;
-	}
-	for (i = 0; i < mdlen; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
-	*size = total;
-	r = ARCHIVE_OK;
- out:
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	return r;
+	if (digest_sha256_file(path, DIGEST_NOFOLLOW, out, size, err) == 0)
+		return ARCHIVE_OK;
+	return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
 }
 
 void
@@ -186,31 +147,15 @@ archive_manifest_build(const char *dir, const char *runid,
 char *
 archive_manifest_format(const struct archive_manifest *m, size_t *lenp)
 {
-	char *s, *line;
-	size_t i, len, cap = 256;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
 
-	s = xmalloc(cap);
-	len = (size_t)snprintf(s, cap, "fleetmark-manifest 1\nrun %s\nfiles %zu\n",
-	    m->runid, m->n);
-	if (len >= cap) {
-		cap = len + 1;
-		s = xreallocarray(s, cap, 1);
-		snprintf(s, cap, "fleetmark-manifest 1\nrun %s\nfiles %zu\n", m->runid, m->n);
-	}
-	for (i = 0; i <= m->n; i++) {
-		if (i < m->n)
-			line = xasprintf("%s  %llu  %s\n", m->entries[i].sha256,
-			    (unsigned long long)m->entries[i].size, m->entries[i].path);
-		else
-			line = xstrdup("end\n");
-		xgrow(&s, &cap, len + strlen(line) + 1, 1);
-		memcpy(s + len, line, strlen(line) + 1);
-		len += strlen(line);
-		free(line);
-	}
-	if (lenp != NULL)
-		*lenp = len;
-	return s;
+	strbuf_addf(&sb, "fleetmark-manifest 1\nrun %s\nfiles %zu\n", m->runid, m->n);
+	for (i = 0; i < m->n; i++)
+		strbuf_addf(&sb, "%s  %llu  %s\n", m->entries[i].sha256,
+		    (unsigned long long)m->entries[i].size, m->entries[i].path);
+	strbuf_addstr(&sb, "end\n");
+	return strbuf_detach(&sb, lenp);
 }
 
 static int
