@@ -821,15 +821,6 @@ struct progress_line {
 	int		 drawn;		/* the line is on the screen */
 };
 
-static long long
-line_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct progress_line *
 progress_line_new(int fd)
 {
@@ -852,7 +843,7 @@ progress_line_set(struct progress_line *l, int force, const char *fmt, ...)
 
 	if (l == NULL)
 		return;
-	t = line_now_ms();
+	t = clock_mono_ms();
 	if (!force && t - l->last_ms < 1000 / PROGRESS_MAX_FPS)
 		return;
 	l->last_ms = t;
