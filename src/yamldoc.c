@@ -41,11 +41,8 @@ ydoc_error(char **err, const struct ydoc_node *n, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (msg == NULL)
-		msg = xstrdup(fmt);
 	if (n != NULL) {
 		*err = xasprintf("%s:%d:%d: %s", n->file, n->line, n->col, msg);
 		free(msg);
@@ -66,10 +63,9 @@ pos_error(char **err, const char *file, int line, int col, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	*err = xasprintf("%s:%d:%d: %s", file, line, col, msg ? msg : fmt);
+	*err = xasprintf("%s:%d:%d: %s", file, line, col, msg);
 	free(msg);
 	return -1;
 }
