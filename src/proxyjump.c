@@ -20,6 +20,7 @@
 
 #include "pace.h"
 #include "shquote.h"
+#include "strbuf.h"
 #include "transport-ssh-int.h"
 #include "transport.h"
 #include "xmalloc.h"
@@ -169,31 +170,36 @@ no:
 char *
 expand_proxy_command(const char *cmd, const struct target *tg)
 {
-	char *r = xstrdup(""), *n;
+	struct strbuf sb = STRBUF_INIT;
 	const char *p;
-	char port[16];
 
-	snprintf(port, sizeof(port), "%d", tg->port);
 	for (p = cmd; *p != '\0'; p++) {
-		const char *add = NULL;
-		char one[2] = { *p, '\0' };
-
-		if (*p == '%' && p[1] != '\0') {
-			switch (*++p) {
-			case 'h': add = tg->host; break;
-			case 'p': add = port; break;
-			case 'r': add = tg->user; break;
-			case 'n': add = tg->host; break;
-			case '%': add = "%"; break;
-			default: one[0] = '%'; p--; add = one; break;
-			}
-		} else
-			add = one;
-		n = xasprintf("%s%s", r, add);
-		free(r);
-		r = n;
+		if (*p != '%' || p[1] == '\0') {
+			strbuf_addch(&sb, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'h':
+		case 'n':
+			strbuf_addstr(&sb, tg->host);
+			break;
+		case 'p':
+			strbuf_addf(&sb, "%d", tg->port);
+			break;
+		case 'r':
+			strbuf_addstr(&sb, tg->user);
+			break;
+		case '%':
+			strbuf_addch(&sb, '%');
+			break;
+		default:
+			/* not ours to expand: the '%' stays, the letter is read next */
+			strbuf_addch(&sb, '%');
+			p--;
+			break;
+		}
 	}
-	return r;
+	return strbuf_detach(&sb, NULL);
 }
 
 /* --- the jump process --------------------------------------------------------------- */
@@ -211,19 +217,14 @@ host_port_arg(const char *host, int port)
 static char *
 percent_escape(const char *s)
 {
-	size_t n = 0, i, j;
-	char *r;
+	struct strbuf sb = STRBUF_INIT;
 
-	for (i = 0; s[i] != '\0'; i++)
-		n += s[i] == '%' ? 2 : 1;
-	r = xmalloc(n + 1);
-	for (i = j = 0; s[i] != '\0'; i++) {
-		r[j++] = s[i];
-		if (s[i] == '%')
-			r[j++] = '%';
+	for (; *s != '\0'; s++) {
+		strbuf_addch(&sb, *s);
+		if (*s == '%')
+			strbuf_addch(&sb, '%');
 	}
-	r[j] = '\0';
-	return r;
+	return strbuf_detach(&sb, NULL);
 }
 
 /* The path of a program in $PATH, or NULL. */
@@ -263,16 +264,11 @@ static void
 args_addf(struct args *a, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
 
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (s == NULL)
-		s = xstrdup("");
 	xgrow(&a->v, &a->cap, a->n + 2, sizeof(*a->v));
-	a->v[a->n++] = s;
+	va_start(ap, fmt);
+	a->v[a->n++] = xvasprintf(fmt, ap);
+	va_end(ap);
 	a->v[a->n] = NULL;
 }
 
