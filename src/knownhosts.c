@@ -113,19 +113,19 @@ kh_append(int fd, const char *line)
 	return n == (ssize_t)len ? 0 : -1;
 }
 
+#define KH_SAME_TYPE	0	/* kh_find(): a key of key's type */
+#define KH_SAME_KEY	1	/* kh_find(): key itself */
+
 /*
- * The line number in the known_hosts file at path of the first entry for
- * `name` with a key of key's type (the offending one), or 0.
+ * The number of the first line of the known_hosts text in f with an entry
+ * for `name` whose key matches key as `how` says, or 0.
  */
 static int
-kh_offending_line(const char *path, const char *name, ssh_key key)
+kh_find(FILE *f, const char *name, ssh_key key, int how)
 {
 	char line[8192];
-	FILE *f = fopen(path, "re");
 	int ln = 0, found = 0;
 
-	if (f == NULL)
-		return 0;
 	while (!found && fgets(line, sizeof(line), f) != NULL) {
 		struct ssh_knownhosts_entry *e = NULL;
 		char *p = line;
@@ -137,11 +137,29 @@ kh_offending_line(const char *path, const char *name, ssh_key key)
 		if (*p == '\0' || *p == '#' || *p == '@')
 			continue;
 		if (ssh_known_hosts_parse_line(name, p, &e) == SSH_OK && e != NULL) {
-			if (e->publickey != NULL && ssh_key_type(e->publickey) == ssh_key_type(key))
+			if (e->publickey != NULL && (how == KH_SAME_KEY ?
+			    ssh_key_cmp(e->publickey, key, SSH_KEY_CMP_PUBLIC) == 0 :
+			    ssh_key_type(e->publickey) == ssh_key_type(key)))
 				found = ln;
 			ssh_knownhosts_entry_free(e);
 		}
 	}
+	return found;
+}
+
+/*
+ * The line number in the known_hosts file at path of the first entry for
+ * `name` with a key of key's type (the offending one), or 0.
+ */
+static int
+kh_offending_line(const char *path, const char *name, ssh_key key)
+{
+	FILE *f = fopen(path, "re");
+	int found;
+
+	if (f == NULL)
+		return 0;
+	found = kh_find(f, name, key, KH_SAME_TYPE);
 	fclose(f);
 	return found;
 }
@@ -150,9 +168,8 @@ kh_offending_line(const char *path, const char *name, ssh_key key)
 static int
 kh_has(int fd, const char *name, ssh_key key)
 {
-	char line[8192];
 	FILE *f;
-	int dfd, found = 0;
+	int dfd, found;
 
 	if ((dfd = dup(fd)) < 0 || (f = fdopen(dfd, "r")) == NULL) {
 		if (dfd >= 0)
@@ -160,22 +177,7 @@ kh_has(int fd, const char *name, ssh_key key)
 		return 0;
 	}
 	rewind(f);
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		struct ssh_knownhosts_entry *e = NULL;
-		char *p = line;
-
-		line[strcspn(line, "\r\n")] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\0' || *p == '#' || *p == '@')
-			continue;
-		if (ssh_known_hosts_parse_line(name, p, &e) == SSH_OK && e != NULL) {
-			if (e->publickey != NULL && ssh_key_cmp(e->publickey, key,
-			    SSH_KEY_CMP_PUBLIC) == 0)
-				found = 1;
-			ssh_knownhosts_entry_free(e);
-		}
-	}
+	found = kh_find(f, name, key, KH_SAME_KEY) != 0;
 	fclose(f);
 	return found;
 }
