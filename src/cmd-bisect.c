@@ -39,7 +39,7 @@
 #include "agentproto.h"
 #include "catalog.h"
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "fleet.h"
 #include "hostconn.h"
 #include "journal.h"
@@ -511,7 +511,7 @@ bisect_main(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			if (conf_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
+			if (ydoc_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
 				log_error("--threshold: expected a percentage like 5%%, not '%s'",
 				    optarg);
 				return BISECT_ABORT;
@@ -524,13 +524,13 @@ bisect_main(int argc, char **argv)
 			reboot = optarg;
 			break;
 		case 'w':
-			if (conf_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
+			if (ydoc_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
 				log_error("--wait: expected a duration like 300s, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
 		case 't':
-			if (conf_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
+			if (ydoc_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
 				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
