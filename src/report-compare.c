@@ -3,14 +3,15 @@
  * mean and relative standard deviation over its trials, then for each
  * other series its mean, rsd, change against the baseline, and a mark.
  *
- *   better / worse	Welch's t-test on the trial values gives a
- *			two-sided p < 0.05 AND the change can be as large
- *			as the threshold: the far end of its 95% confidence
- *			interval reaches the threshold (--threshold, else
- *			the plan's regression.threshold, else 5%)
- *   noisy		(the noise column) the series' rsd is above the
- *			threshold, or it has fewer than 3 trials: a change
- *			of the threshold's size cannot be told from noise
+ *   better / worse	verdict.h's rule (docs/reports.md): Welch's t-test
+ *			on the trial values gives a two-sided p < 0.05 AND
+ *			the far end of the change's 95% confidence interval
+ *			reaches the threshold (--threshold, else the plan's
+ *			regression.threshold, else 5%)
+ *   noisy		(the noise column) verdict_noisy(): the series' rsd
+ *			is above the threshold, or it has fewer than 3
+ *			trials: a change of the threshold's size cannot be
+ *			told from noise
  *
  * The change is the plain change of the mean (+ means the value grew);
  * the mark says whether that is better or worse for the metric.
@@ -28,11 +29,10 @@
 #include "report-int.h"
 #include "report.h"
 #include "stats.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 #define DEFAULT_THRESHOLD	5.0
-#define ALPHA			0.05
-#define MIN_TRIALS		3
 
 static void
 fmt_mean(char *buf, size_t cap, double v)
@@ -56,30 +56,6 @@ report_threshold(const struct report *r, const struct report_opts *o, size_t bas
 {
 	return o->threshold >= 0 ? o->threshold : r->series[base].threshold >= 0 ?
 	    r->series[base].threshold : DEFAULT_THRESHOLD;
-}
-
-int
-report_significant(const struct rvals *b, const struct rvals *v, double change,
-    double threshold)
-{
-	struct stats_welch w;
-	double lo, hi, mb;
-
-	(void)change;
-	if (!b || !v || stats_welch(b->v, b->n, v->v, v->n, &w) != 0 || !(w.p < ALPHA))
-		return 0;
-	/*
-	 * The change is significant; it counts unless the data show it to be
-	 * smaller than the threshold: the far end of the 95% interval of the
-	 * change (as a percentage of the baseline's mean) must reach it.  A
-	 * point estimate against the threshold would flag a true change of
-	 * exactly the threshold only half the time.
-	 */
-	mb = stats_mean(b->v, b->n);
-	if (mb == 0 || !isfinite(mb))
-		return fabs(change) >= threshold;
-	stats_welch_ci(&w, 1 - ALPHA, &lo, &hi);
-	return fmax(fabs(lo), fabs(hi)) / fabs(mb) * 100 >= threshold;
 }
 
 /* Whether a worse cell of series s (against b) counts as a regression. */
@@ -106,15 +82,15 @@ counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
  */
 static void
 regression_add(struct rgrid *g, FILE *text, const struct rcell *cell, const char *base,
-    const char *series, double bm, double m, double ch, double p)
+    const char *series, const struct verdict *d)
 {
 	char bbuf[32], mbuf[32], cbuf[32], pbuf[32], params[96];
 	size_t row = rgrid_add_row(g);
 
-	fmt_mean(bbuf, sizeof(bbuf), bm);
-	fmt_mean(mbuf, sizeof(mbuf), m);
-	snprintf(cbuf, sizeof(cbuf), "%+.1f%%", ch);
-	snprintf(pbuf, sizeof(pbuf), "%.2g", p);
+	fmt_mean(bbuf, sizeof(bbuf), d->good);
+	fmt_mean(mbuf, sizeof(mbuf), d->now);
+	snprintf(cbuf, sizeof(cbuf), "%+.1f%%", d->change);
+	snprintf(pbuf, sizeof(pbuf), "%.2g", d->p);
 	if (strlen(cell->params) >= sizeof(params))
 		snprintf(params, sizeof(params), "%.*s...", (int)sizeof(params) - 4,
 		    cell->params);
@@ -126,10 +102,10 @@ regression_add(struct rgrid *g, FILE *text, const struct rcell *cell, const char
 	rgrid_set(g, row, 3, cell->unit, NAN);
 	rgrid_set(g, row, 4, base, NAN);
 	rgrid_set(g, row, 5, series, NAN);
-	rgrid_set(g, row, 6, bbuf, bm);
-	rgrid_set(g, row, 7, mbuf, m);
-	rgrid_set(g, row, 8, cbuf, ch);
-	rgrid_set(g, row, 9, pbuf, p);
+	rgrid_set(g, row, 6, bbuf, d->good);
+	rgrid_set(g, row, 7, mbuf, d->now);
+	rgrid_set(g, row, 8, cbuf, d->change);
+	rgrid_set(g, row, 9, pbuf, d->p);
 	fprintf(text, "REGRESSION: %s.%s%s%s%s %s (p=%s) %s: %s -> %s %s (baseline %s)\n",
 	    cell->bench, cell->metric, *params ? "[" : "", params, *params ? "]" : "", cbuf,
 	    pbuf, series, bbuf, mbuf, cell->unit, base);
@@ -141,8 +117,7 @@ series_cells(struct rgrid *g, size_t row, size_t col, const struct rvals *v, dou
     double *mean)
 {
 	double m = v ? stats_mean(v->v, v->n) : NAN;
-	double sd = v ? stats_sd(v->v, v->n) : NAN;
-	double rsd = m != 0 ? sd / fabs(m) * 100 : NAN;
+	double rsd = verdict_rsd(v ? v->v : NULL, v ? v->n : 0);
 	char buf[64];
 
 	*mean = m;
@@ -155,7 +130,7 @@ series_cells(struct rgrid *g, size_t row, size_t col, const struct rvals *v, dou
 	rgrid_set(g, row, col + 1, buf, rsd);
 	snprintf(buf, sizeof(buf), "%zu", v ? v->n : 0);
 	rgrid_set(g, row, col + 2, buf, v ? (double)v->n : 0);
-	return v == NULL || v->n < MIN_TRIALS || isnan(rsd) || rsd > thr;
+	return v == NULL || verdict_noisy(rsd, v->n, thr);
 }
 
 int
@@ -174,7 +149,7 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 	title = xasprintf("Summary: mean and rsd of the trials; noisy: rsd > %g%% or fewer "
 	    "than %d trials.  Lines not used: %zu failed (%zu of them infrastructure), %zu "
 	    "without a metric, %zu corrupt, %zu truncated, %zu of an unknown format", thr,
-	    MIN_TRIALS, r->counts.failed, r->counts.infra, r->counts.nometric,
+	    VERDICT_MIN_TRIALS, r->counts.failed, r->counts.infra, r->counts.nometric,
 	    r->counts.corrupt, r->counts.truncated, r->counts.unknown_format);
 	g = rgrid_new("summary", title, 5, sizeof(cols) / sizeof(cols[0]), cols);
 	free(title);
@@ -231,9 +206,9 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 	    "reaches %g%%; noisy: rsd > "
 	    "%g%% or fewer than %d trials.  Lines not used: %zu failed (%zu of them "
 	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of "
-	    "an unknown format", r->series[base].name, ALPHA, thr, thr, MIN_TRIALS,
-	    r->counts.failed, r->counts.infra, r->counts.nometric, r->counts.corrupt,
-	    r->counts.truncated, r->counts.unknown_format);
+	    "an unknown format", r->series[base].name, VERDICT_ALPHA, thr, thr,
+	    VERDICT_MIN_TRIALS, r->counts.failed, r->counts.infra, r->counts.nometric,
+	    r->counts.corrupt, r->counts.truncated, r->counts.unknown_format);
 	g = rgrid_new("compare", title, 6, sizeof(cols) / sizeof(cols[0]), cols);
 	free(title);
 	rg = rgrid_new("regressions", "Regressions: worse, and a metric of the plan's "
@@ -252,6 +227,7 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 
 		for (s = 0; s < r->nseries; s++) {
 			const struct rvals *bv, *v;
+			struct verdict d;
 			size_t row;
 			double bm, m;
 			int nb, ns;
@@ -274,28 +250,22 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 			ns = series_cells(g, row, 9, v, thr, &m);
 			rgrid_set(g, row, 15, nb && ns ? "both" : nb ? "base" : ns ? "series" : "",
 			    NAN);
-			if (bv && v && !isnan(bm) && bm != 0) {
-				double ch = (m - bm) / fabs(bm) * 100;
-				struct stats_welch w;
-
-				snprintf(buf, sizeof(buf), "%+.1f%%", ch);
-				rgrid_set(g, row, 12, buf, ch);
-				if (stats_welch(bv->v, bv->n, v->v, v->n, &w) == 0) {
-					snprintf(buf, sizeof(buf), "%.3g", w.p);
-					rgrid_set(g, row, 13, buf, w.p);
-					if (report_significant(bv, v, ch, thr)) {
-						int better = cell->higher ? ch > 0 : ch < 0;
-
-						rgrid_set(g, row, 14, better ? "better" : "worse", NAN);
-						if (!better && counts(r, s, b, cell)) {
-							regressions++;
-							regression_add(rg, tf, cell,
-							    r->series[b].name,
-							    r->series[s].name, bm, m, ch,
-							    w.p);
-						}
-					}
-				}
+			if (!bv || !v || isnan(bm) || bm == 0)
+				continue;
+			verdict_judge(v->v, v->n, bv->v, bv->n, 0, cell->higher, thr, &d);
+			snprintf(buf, sizeof(buf), "%+.1f%%", d.change);
+			rgrid_set(g, row, 12, buf, d.change);
+			if (!d.tested)
+				continue;
+			snprintf(buf, sizeof(buf), "%.3g", d.p);
+			rgrid_set(g, row, 13, buf, d.p);
+			if (!verdict_significant(d.kind))
+				continue;
+			rgrid_set(g, row, 14, d.kind == VERDICT_BETTER ? "better" : "worse", NAN);
+			if (d.kind == VERDICT_BAD && counts(r, s, b, cell)) {
+				regressions++;
+				regression_add(rg, tf, cell, r->series[b].name, r->series[s].name,
+				    &d);
 			}
 		}
 	}

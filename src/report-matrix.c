@@ -12,7 +12,8 @@
  * Values sort numerically when they are all numbers.  A cell is the mean
  * of the trials (the median with --aggregate median); a change cell is the
  * plain change of that value, with " *" where the compare table would mark
- * it (Welch p < 0.05 and the change's 95% interval reaching the threshold).
+ * it (verdict.h: Welch p < 0.05 and the change's 95% interval reaching the
+ * threshold).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 
 #include "report-int.h"
 #include "report.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 struct kv {
@@ -277,6 +279,7 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					    report_vals(r, si, (size_t)ci) : NULL;
 					double m = report_agg(v, o->aggregate), bm, ch;
 					const struct rvals *bv;
+					struct verdict d;
 					char buf[64];
 
 					if (isnan(m))
@@ -292,8 +295,9 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					if (isnan(bm) || bm == 0)
 						continue;
 					ch = (m - bm) / fabs(bm) * 100;
+					verdict_judge(v->v, v->n, bv->v, bv->n, 0, c0->higher, thr, &d);
 					snprintf(buf, sizeof(buf), "%+.1f%%%s", ch,
-					    report_significant(bv, v, ch, thr) ? " *" : "");
+					    verdict_significant(d.kind) ? " *" : "");
 					rgrid_set(g, row, NHIDDEN + 1 + y, buf, ch);
 					any = 1;
 				}
