@@ -58,6 +58,77 @@ report_threshold(const struct report *r, const struct report_opts *o, size_t bas
 	    r->series[base].threshold : DEFAULT_THRESHOLD;
 }
 
+/*
+ * The columns of the summary, compare and regressions tables, by name: each
+ * enum indexes its table's names (designated initializers), so a column
+ * cannot be written under another's name.  The three tables begin with the
+ * point's columns; their first non-key column ends the row's key.
+ */
+enum {
+	COL_BENCH, COL_PARAMS, COL_METRIC, COL_UNIT,
+	COL_POINT_END
+};
+
+#define POINT_COLS \
+	[COL_BENCH] = "bench", [COL_PARAMS] = "params", [COL_METRIC] = "metric", \
+	[COL_UNIT] = "unit"
+
+enum summary_col {
+	SU_SERIES = COL_POINT_END,
+	SU_MEAN, SU_RSD, SU_N, SU_NOISY,
+	SU_NCOLS
+};
+
+static const char *const summary_cols[SU_NCOLS] = {
+	POINT_COLS, [SU_SERIES] = "series",
+	[SU_MEAN] = "mean", [SU_RSD] = "rsd", [SU_N] = "n", [SU_NOISY] = "noisy",
+};
+
+enum compare_col {
+	CC_BASELINE = COL_POINT_END, CC_SERIES,
+	CC_BASE_MEAN, CC_BASE_RSD, CC_BASE_N, CC_MEAN, CC_RSD, CC_N, CC_CHANGE, CC_P,
+	CC_MARK, CC_NOISY,
+	CC_NCOLS
+};
+
+static const char *const compare_cols[CC_NCOLS] = {
+	POINT_COLS, [CC_BASELINE] = "baseline", [CC_SERIES] = "series",
+	[CC_BASE_MEAN] = "base mean", [CC_BASE_RSD] = "base rsd", [CC_BASE_N] = "base n",
+	[CC_MEAN] = "mean", [CC_RSD] = "rsd", [CC_N] = "n", [CC_CHANGE] = "change",
+	[CC_P] = "p", [CC_MARK] = "mark", [CC_NOISY] = "noisy",
+};
+
+enum regression_col {
+	RC_BASELINE = COL_POINT_END, RC_SERIES,
+	RC_BASE_MEAN, RC_MEAN, RC_CHANGE, RC_P,
+	RC_NCOLS
+};
+
+static const char *const regression_cols[RC_NCOLS] = {
+	POINT_COLS, [RC_BASELINE] = "baseline", [RC_SERIES] = "series",
+	[RC_BASE_MEAN] = "base mean", [RC_MEAN] = "mean", [RC_CHANGE] = "change",
+	[RC_P] = "p",
+};
+
+/* The mean, rsd and n columns of one series in a table. */
+struct series_cols {
+	size_t	mean, rsd, n;
+};
+
+static const struct series_cols summary_series = { SU_MEAN, SU_RSD, SU_N };
+static const struct series_cols compare_base = { CC_BASE_MEAN, CC_BASE_RSD, CC_BASE_N };
+static const struct series_cols compare_series = { CC_MEAN, CC_RSD, CC_N };
+
+/* The point's cells of a row. */
+static void
+point_cells(struct rgrid *g, size_t row, const struct rcell *cell)
+{
+	rgrid_set(g, row, COL_BENCH, cell->bench, NAN);
+	rgrid_set(g, row, COL_PARAMS, cell->params, NAN);
+	rgrid_set(g, row, COL_METRIC, cell->metric, NAN);
+	rgrid_set(g, row, COL_UNIT, cell->unit, NAN);
+}
+
 /* Whether a worse cell of series s (against b) counts as a regression. */
 static int
 counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
@@ -96,25 +167,22 @@ regression_add(struct rgrid *g, FILE *text, const struct rcell *cell, const char
 		    cell->params);
 	else
 		snprintf(params, sizeof(params), "%s", cell->params);
-	rgrid_set(g, row, 0, cell->bench, NAN);
-	rgrid_set(g, row, 1, cell->params, NAN);
-	rgrid_set(g, row, 2, cell->metric, NAN);
-	rgrid_set(g, row, 3, cell->unit, NAN);
-	rgrid_set(g, row, 4, base, NAN);
-	rgrid_set(g, row, 5, series, NAN);
-	rgrid_set(g, row, 6, bbuf, d->good);
-	rgrid_set(g, row, 7, mbuf, d->now);
-	rgrid_set(g, row, 8, cbuf, d->change);
-	rgrid_set(g, row, 9, pbuf, d->p);
+	point_cells(g, row, cell);
+	rgrid_set(g, row, RC_BASELINE, base, NAN);
+	rgrid_set(g, row, RC_SERIES, series, NAN);
+	rgrid_set(g, row, RC_BASE_MEAN, bbuf, d->good);
+	rgrid_set(g, row, RC_MEAN, mbuf, d->now);
+	rgrid_set(g, row, RC_CHANGE, cbuf, d->change);
+	rgrid_set(g, row, RC_P, pbuf, d->p);
 	fprintf(text, "REGRESSION: %s.%s%s%s%s %s (p=%s) %s: %s -> %s %s (baseline %s)\n",
 	    cell->bench, cell->metric, *params ? "[" : "", params, *params ? "]" : "", cbuf,
 	    pbuf, series, bbuf, mbuf, cell->unit, base);
 }
 
-/* Mean, rsd (percent), count, noisy; into four cells from col. */
+/* Mean, rsd (percent) and count into the columns c; whether it is noisy. */
 static int
-series_cells(struct rgrid *g, size_t row, size_t col, const struct rvals *v, double thr,
-    double *mean)
+series_cells(struct rgrid *g, size_t row, const struct series_cols *c,
+    const struct rvals *v, double thr, double *mean)
 {
 	double m = v ? stats_mean(v->v, v->n) : NAN;
 	double rsd = verdict_rsd(v ? v->v : NULL, v ? v->n : 0);
@@ -122,14 +190,14 @@ series_cells(struct rgrid *g, size_t row, size_t col, const struct rvals *v, dou
 
 	*mean = m;
 	fmt_mean(buf, sizeof(buf), m);
-	rgrid_set(g, row, col, buf, m);
+	rgrid_set(g, row, c->mean, buf, m);
 	if (isnan(rsd))
 		snprintf(buf, sizeof(buf), "-");
 	else
 		snprintf(buf, sizeof(buf), "±%.1f%%", rsd);
-	rgrid_set(g, row, col + 1, buf, rsd);
+	rgrid_set(g, row, c->rsd, buf, rsd);
 	snprintf(buf, sizeof(buf), "%zu", v ? v->n : 0);
-	rgrid_set(g, row, col + 2, buf, v ? (double)v->n : 0);
+	rgrid_set(g, row, c->n, buf, v ? (double)v->n : 0);
 	return v == NULL || verdict_noisy(rsd, v->n, thr);
 }
 
@@ -137,9 +205,6 @@ int
 report_table_summary(const struct report *r, const struct report_opts *o, size_t base,
     struct rgrids *gs, char **err)
 {
-	static const char *const cols[] = {
-		"bench", "params", "metric", "unit", "series", "mean", "rsd", "n", "noisy",
-	};
 	double thr = report_threshold(r, o, base), m;
 	struct rgrid *g;
 	char *title;
@@ -151,7 +216,7 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 	    "without a metric, %zu corrupt, %zu truncated, %zu of an unknown format", thr,
 	    VERDICT_MIN_TRIALS, r->counts.failed, r->counts.infra, r->counts.nometric,
 	    r->counts.corrupt, r->counts.truncated, r->counts.unknown_format);
-	g = rgrid_new("summary", title, 5, sizeof(cols) / sizeof(cols[0]), cols);
+	g = rgrid_new("summary", title, SU_MEAN, SU_NCOLS, summary_cols);
 	free(title);
 	for (c = 0; c < r->ncells; c++)
 		for (s = 0; s < r->nseries; s++) {
@@ -161,13 +226,10 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 			if (v == NULL)
 				continue;
 			row = rgrid_add_row(g);
-			rgrid_set(g, row, 0, r->cells[c].bench, NAN);
-			rgrid_set(g, row, 1, r->cells[c].params, NAN);
-			rgrid_set(g, row, 2, r->cells[c].metric, NAN);
-			rgrid_set(g, row, 3, r->cells[c].unit, NAN);
-			rgrid_set(g, row, 4, r->series[s].name, NAN);
-			rgrid_set(g, row, 8, series_cells(g, row, 5, v, thr, &m) ? "noisy" : "",
-			    NAN);
+			point_cells(g, row, &r->cells[c]);
+			rgrid_set(g, row, SU_SERIES, r->series[s].name, NAN);
+			rgrid_set(g, row, SU_NOISY, series_cells(g, row, &summary_series, v, thr,
+			    &m) ? "noisy" : "", NAN);
 		}
 	rgrids_add(gs, g);
 	return 0;
@@ -177,15 +239,6 @@ int
 report_table_compare(const struct report *r, const struct report_opts *o, size_t base,
     struct rgrids *gs, char **err)
 {
-	static const char *const cols[] = {
-		"bench", "params", "metric", "unit", "baseline", "series",
-		"base mean", "base rsd", "base n", "mean", "rsd", "n", "change", "p",
-		"mark", "noisy",
-	};
-	static const char *const rcols[] = {
-		"bench", "params", "metric", "unit", "baseline", "series", "base mean",
-		"mean", "change", "p",
-	};
 	double thr = report_threshold(r, o, base);
 	size_t *pairs = report_pairs(r, base, NULL), s, c, b, npairs = 0, tlen = 0;
 	struct rgrid *g, *rg;
@@ -209,11 +262,11 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 	    "an unknown format", r->series[base].name, VERDICT_ALPHA, thr, thr,
 	    VERDICT_MIN_TRIALS, r->counts.failed, r->counts.infra, r->counts.nometric,
 	    r->counts.corrupt, r->counts.truncated, r->counts.unknown_format);
-	g = rgrid_new("compare", title, 6, sizeof(cols) / sizeof(cols[0]), cols);
+	g = rgrid_new("compare", title, CC_BASE_MEAN, CC_NCOLS, compare_cols);
 	free(title);
 	rg = rgrid_new("regressions", "Regressions: worse, and a metric of the plan's "
-	    "regression.metrics (every metric when it lists none)", 6,
-	    sizeof(rcols) / sizeof(rcols[0]), rcols);
+	    "regression.metrics (every metric when it lists none)", RC_BASE_MEAN, RC_NCOLS,
+	    regression_cols);
 	if ((tf = open_memstream(&text, &tlen)) == NULL) {
 		*err = xstrdup("cannot make the report: out of memory");
 		rgrid_free(g);
@@ -240,28 +293,26 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 			if (bv == NULL && v == NULL)
 				continue;
 			row = rgrid_add_row(g);
-			rgrid_set(g, row, 0, cell->bench, NAN);
-			rgrid_set(g, row, 1, cell->params, NAN);
-			rgrid_set(g, row, 2, cell->metric, NAN);
-			rgrid_set(g, row, 3, cell->unit, NAN);
-			rgrid_set(g, row, 4, r->series[b].name, NAN);
-			rgrid_set(g, row, 5, r->series[s].name, NAN);
-			nb = series_cells(g, row, 6, bv, thr, &bm);
-			ns = series_cells(g, row, 9, v, thr, &m);
-			rgrid_set(g, row, 15, nb && ns ? "both" : nb ? "base" : ns ? "series" : "",
-			    NAN);
+			point_cells(g, row, cell);
+			rgrid_set(g, row, CC_BASELINE, r->series[b].name, NAN);
+			rgrid_set(g, row, CC_SERIES, r->series[s].name, NAN);
+			nb = series_cells(g, row, &compare_base, bv, thr, &bm);
+			ns = series_cells(g, row, &compare_series, v, thr, &m);
+			rgrid_set(g, row, CC_NOISY, nb && ns ? "both" : nb ? "base" : ns ? "series" :
+			    "", NAN);
 			if (!bv || !v || isnan(bm) || bm == 0)
 				continue;
 			verdict_judge(v->v, v->n, bv->v, bv->n, 0, cell->higher, thr, &d);
 			snprintf(buf, sizeof(buf), "%+.1f%%", d.change);
-			rgrid_set(g, row, 12, buf, d.change);
+			rgrid_set(g, row, CC_CHANGE, buf, d.change);
 			if (!d.tested)
 				continue;
 			snprintf(buf, sizeof(buf), "%.3g", d.p);
-			rgrid_set(g, row, 13, buf, d.p);
+			rgrid_set(g, row, CC_P, buf, d.p);
 			if (!verdict_significant(d.kind))
 				continue;
-			rgrid_set(g, row, 14, d.kind == VERDICT_BETTER ? "better" : "worse", NAN);
+			rgrid_set(g, row, CC_MARK, d.kind == VERDICT_BETTER ? "better" : "worse",
+			    NAN);
 			if (d.kind == VERDICT_BAD && counts(r, s, b, cell)) {
 				regressions++;
 				regression_add(rg, tf, cell, r->series[b].name, r->series[s].name,
