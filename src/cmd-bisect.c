@@ -540,17 +540,11 @@ bisect_main(int argc, char **argv)
 				return BISECT_ABORT;
 			}
 			break;
-		case 'h':
-			return cmd_usage(&cmd_bisect, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			quiet = 1;
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return usage_abort();
+			/* a usage error aborts the bisection */
+			if ((c = cmd_common_option(&cmd_bisect, c, &quiet)) >= 0)
+				return c == CMD_EXIT_USAGE ? BISECT_ABORT : c;
+			break;
 		}
 	}
 	if (optind + 1 != argc || host_spec == NULL || metric == NULL ||
