@@ -10,6 +10,7 @@
 #include "agents.h"
 #include "cmd.h"
 #include "conf.h"
+#include "digest.h"
 #include "log.h"
 #include "proc.h"
 #include "xmalloc.h"
@@ -29,7 +30,7 @@ not_found_hint(const struct agent_set *s)
 static int
 agent_list(const struct agent_set *s)
 {
-	char hex[AGENTS_SHA256_HEX], *err = NULL;
+	char hex[DIGEST_SHA256_HEX], *err = NULL;
 	size_t i;
 	int rc = CMD_EXIT_OK;
 
@@ -39,7 +40,7 @@ agent_list(const struct agent_set *s)
 	}
 	printf("%-8s %9s  %-64s  %s\n", "ARCH", "SIZE", "SHA256", "PATH");
 	for (i = 0; i < s->n; i++) {
-		if (agents_sha256(s->bins[i].path, hex, &err) != 0) {
+		if (digest_sha256_file(s->bins[i].path, 0, hex, NULL, &err) != 0) {
 			log_error("%s", err);
 			free(err);
 			err = NULL;

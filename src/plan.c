@@ -16,7 +16,9 @@
 #include "catalog.h"
 #include "conf.h"
 #include "fleet.h"
+#include "pctenc.h"
 #include "plan.h"
+#include "strbuf.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -112,35 +114,13 @@ valid_word(const char *s, size_t max)
 	return 1;
 }
 
-/* Append s to *buf escaping every byte outside [A-Za-z0-9._:@+-] as %XX. */
-static void
-escape_into(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		xgrow(buf, cap, *len + 4, 1);
-		if (isalnum(c) || strchr("._:@+-", c))
-			(*buf)[(*len)++] = (char)c;
-		else {
-			(*buf)[(*len)++] = '%';
-			(*buf)[(*len)++] = hex[c >> 4];
-			(*buf)[(*len)++] = hex[c & 15];
-		}
-	}
-	(*buf)[*len] = '\0';
-}
+/* Bytes kept as they are in trial ids and keys; the others become %XX. */
+#define ID_KEEP		"._:@+-"
 
 static void
-append_raw(char **buf, size_t *len, size_t *cap, const char *s)
+escape_into(struct strbuf *sb, const char *s)
 {
-	size_t n = strlen(s);
-
-	xgrow(buf, cap, *len + n + 1, 1);
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
+	pct_encode_sb(sb, s, strlen(s), ID_KEEP);
 }
 
 /*
@@ -150,59 +130,51 @@ append_raw(char **buf, size_t *len, size_t *cap, const char *s)
 #define PLAN_LABEL_VALUE_MAX	32
 
 static void
-append_display(char **buf, size_t *len, size_t *cap, const char *s)
+append_display(struct strbuf *sb, const char *s)
 {
 	const char *p;
-	char tmp[8];
 
 	for (p = s; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == '"' || *p == '\\' || *p == 0x7f)
 			break;
 	if (*p == '\0' && *s != '\0' && strlen(s) <= PLAN_LABEL_VALUE_MAX) {
-		append_raw(buf, len, cap, s);
+		strbuf_addstr(sb, s);
 		return;
 	}
-	append_raw(buf, len, cap, "\"");
+	strbuf_addch(sb, '"');
 	for (p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
 		if (p - s >= PLAN_LABEL_VALUE_MAX - 3 && strlen(p) > 3) {
-			append_raw(buf, len, cap, "...");
+			strbuf_addstr(sb, "...");
 			break;
 		}
 
 		if (c == '"' || c == '\\')
-			snprintf(tmp, sizeof(tmp), "\\%c", c);
+			strbuf_addf(sb, "\\%c", c);
 		else if (c == '\n')
-			snprintf(tmp, sizeof(tmp), "\\n");
+			strbuf_addstr(sb, "\\n");
 		else if (c == '\t')
-			snprintf(tmp, sizeof(tmp), "\\t");
+			strbuf_addstr(sb, "\\t");
 		else if (c < ' ' || c == 0x7f)
-			snprintf(tmp, sizeof(tmp), "\\x%02x", c);
+			strbuf_addf(sb, "\\x%02x", c);
 		else
-			snprintf(tmp, sizeof(tmp), "%c", c);
-		append_raw(buf, len, cap, tmp);
+			strbuf_addch(sb, c);
 	}
-	append_raw(buf, len, cap, "\"");
+	strbuf_addch(sb, '"');
 }
 
 char *
 plan_trial_key(const struct plan_variant *v, const struct plan_point *pt, int rep)
 {
-	char *buf = NULL, num[32];
-	size_t len = 0, cap = 0;
+	struct strbuf sb = STRBUF_INIT;
 
-	xgrow(&buf, &cap, 64, 1);
-	buf[0] = '\0';
 	if (v == NULL || v->name == NULL)
-		append_raw(&buf, &len, &cap, "-");
+		strbuf_addch(&sb, '-');
 	else
-		escape_into(&buf, &len, &cap, v->name);
-	append_raw(&buf, &len, &cap, "/");
-	append_raw(&buf, &len, &cap, pt->id);
-	snprintf(num, sizeof(num), "/%d", rep);
-	append_raw(&buf, &len, &cap, num);
-	return buf;
+		escape_into(&sb, v->name);
+	strbuf_addf(&sb, "/%s/%d", pt->id, rep);
+	return strbuf_detach(&sb, NULL);
 }
 
 /* --- Points ---------------------------------------------------------------- */
@@ -217,8 +189,8 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
     enum plan_profile profile, const struct conf_node *where)
 {
 	struct plan_point *pt;
-	char *id = NULL, *label = NULL;
-	size_t i, j, idlen = 0, idcap = 0, lablen = 0, labcap = 0, total;
+	struct strbuf id = STRBUF_INIT, label = STRBUF_INIT;
+	size_t i, j, total;
 
 	xgrow(&p->points, cap, p->npoints + 1, sizeof(*p->points));
 	pt = &p->points[p->npoints++];
@@ -255,29 +227,25 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 			pt->given[pt->nparams++] = 1;
 		}
 
-	xgrow(&id, &idcap, 64, 1);
-	escape_into(&id, &idlen, &idcap, b->name);
-	append_raw(&id, &idlen, &idcap, "/");
+	escape_into(&id, b->name);
+	strbuf_addch(&id, '/');
 	for (i = 0; i < pt->nparams; i++) {
 		if (i > 0)
-			append_raw(&id, &idlen, &idcap, ",");
-		escape_into(&id, &idlen, &idcap, pt->keys[i]);
-		append_raw(&id, &idlen, &idcap, "=");
-		escape_into(&id, &idlen, &idcap, pt->vals[i]);
+			strbuf_addch(&id, ',');
+		escape_into(&id, pt->keys[i]);
+		strbuf_addch(&id, '=');
+		escape_into(&id, pt->vals[i]);
 	}
-	pt->id = id;
+	pt->id = strbuf_detach(&id, NULL);
 
 	/* The label shows the given parameters in the order written. */
-	xgrow(&label, &labcap, 16, 1);
-	label[0] = '\0';
 	for (j = 0; j < ng; j++) {
 		if (j > 0)
-			append_raw(&label, &lablen, &labcap, " ");
-		append_raw(&label, &lablen, &labcap, gk[j]);
-		append_raw(&label, &lablen, &labcap, "=");
-		append_display(&label, &lablen, &labcap, gv[j]);
+			strbuf_addch(&label, ' ');
+		strbuf_addf(&label, "%s=", gk[j]);
+		append_display(&label, gv[j]);
 	}
-	pt->label = label;
+	pt->label = strbuf_detach(&label, NULL);
 }
 
 /* One `benchmarks:` entry: a suite, or a benchmark and its matrix. */

@@ -9,25 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "xmalloc.h"
-
-/* Three significant figures or so, never an exponent for benchmark values. */
-static void
-fmt_value(char *buf, size_t cap, double v)
-{
-	double a = fabs(v);
-
-	if (a >= 100 || a == 0)
-		snprintf(buf, cap, "%.0f", v);
-	else if (a >= 10)
-		snprintf(buf, cap, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2f", v);
-	else
-		snprintf(buf, cap, "%.3g", v);
-}
 
 /* Percent better (+) or worse (-); NAN when a is 0. */
 static double
@@ -55,8 +40,8 @@ report_delta_line(const char *name, double a, double b, int higher_better)
 	char sa[64], sb[64], sp[64];
 	double p = better_pct(a, b, higher_better);
 
-	fmt_value(sa, sizeof(sa), a);
-	fmt_value(sb, sizeof(sb), b);
+	numfmt_fixed(sa, sizeof(sa), a, 3);
+	numfmt_fixed(sb, sizeof(sb), b, 3);
 	if (isnan(p))
 		snprintf(sp, sizeof(sp), "n/a");
 	else
@@ -128,9 +113,9 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 			rgrid_set(g, row, 0, r->series[b].name, NAN);
 			rgrid_set(g, row, 1, r->series[s].name, NAN);
 			rgrid_set(g, row, 2, name, NAN);
-			fmt_value(num, sizeof(num), a);
+			numfmt_fixed(num, sizeof(num), a, 3);
 			rgrid_set(g, row, 3, num, a);
-			fmt_value(num, sizeof(num), v);
+			numfmt_fixed(num, sizeof(num), v, 3);
 			rgrid_set(g, row, 4, num, v);
 			{
 				double p = better_pct(a, v, cell->higher);

@@ -46,8 +46,8 @@ leftovers() { find "$1" -maxdepth 1 -name '.*pull-*' | wc -l; }
 	{ echo "Bail out! fleetmark run plans/smoke.yaml failed"; exit 1; }
 RUN=$(find "$W/results" -mindepth 1 -maxdepth 1 -type d | head -1)
 ID=${RUN##*/}
-cp -r "$TOP/tests/data/report/munmap-base" "$W/results/20261129-120000-munmap-0001"
-FIX=$W/results/20261129-120000-munmap-0001
+cp -r "$TOP/tests/data/report/munmap-base" "$W/results/20011129-120000-munmap-0001"
+FIX=$W/results/20011129-120000-munmap-0001
 FID=${FIX##*/}
 
 # --- file:// --------------------------------------------------------------------
@@ -197,7 +197,7 @@ is "$rc" 1 "push to it: exit 1"
 
 # --- nginx killed in the middle of a push ------------------------------------------------
 
-BIG=$W/results/20261130-000000-big-0001
+BIG=$W/results/20011130-000000-big-0001
 BID=${BIG##*/}
 cp -r "$RUN" "$BIG"
 line=$(head -1 "$RUN/trials.jsonl")
