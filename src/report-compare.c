@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "stats.h"
@@ -34,21 +35,14 @@
 
 #define DEFAULT_THRESHOLD	5.0
 
+/* A mean as the tables show it (numfmt.h), "-" for none. */
 static void
 fmt_mean(char *buf, size_t cap, double v)
 {
-	double a = fabs(v);
-
 	if (isnan(v))
 		snprintf(buf, cap, "-");
-	else if (a >= 1000 || a == 0)
-		snprintf(buf, cap, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, cap, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2f", v);
 	else
-		snprintf(buf, cap, "%.3g", v);
+		numfmt_fixed(buf, cap, v, 4);
 }
 
 double

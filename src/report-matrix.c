@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "verdict.h"
@@ -87,23 +88,6 @@ strs_sort(struct strs *l)
 		if (!strs_is_number(l->s[i]))
 			return;
 	qsort(l->s, l->n, sizeof(*l->s), strs_cmp_num);
-}
-
-static void
-fmt_value(char *buf, size_t cap, double v)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		buf[0] = '\0';
-	else if (a >= 1000 || a == 0)
-		snprintf(buf, cap, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, cap, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2f", v);
-	else
-		snprintf(buf, cap, "%.3g", v);
 }
 
 /* The cell of bench/metric whose params are `fixed` plus row=rv, col=cv. */
@@ -295,7 +279,7 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					if (isnan(m))
 						continue;
 					if (!change) {
-						fmt_value(buf, sizeof(buf), m);
+						numfmt_fixed(buf, sizeof(buf), m, 4);
 						rgrid_set(g, row, MC_VALUES + y, buf, m);
 						any = 1;
 						continue;
