@@ -121,20 +121,9 @@ agent_main(int argc, char **argv)
 	const char *sub;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "+hvq")) != -1) {
-		switch (c) {
-		case 'h':
-			return cmd_usage(&cmd_agent, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
-		default:
-			return cmd_usage(&cmd_agent, 0);
-		}
-	}
+	while ((c = getopt(argc, argv, "+hvq")) != -1)
+		if ((c = cmd_common_option(&cmd_agent, c, NULL)) >= 0)
+			return c;
 	if (optind >= argc)
 		return cmd_usage(&cmd_agent, 0);
 	sub = argv[optind++];
