@@ -9,7 +9,7 @@
 
 #include "agents.h"
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "digest.h"
 #include "log.h"
 #include "proc.h"
@@ -72,7 +72,7 @@ agent_path(const struct agent_set *s, const char *arch)
 	names = xcalloc(s->n + 1, sizeof(*names));
 	for (i = 0; i < s->n; i++)
 		names[i] = s->bins[i].arch;
-	hint = conf_did_you_mean(arch, names, s->n);
+	hint = ydoc_did_you_mean(arch, names, s->n);
 	log_error("no agent for architecture '%s'%s", arch, hint);
 	fprintf(stderr, "available:");
 	for (i = 0; i < s->n; i++)
@@ -121,20 +121,9 @@ agent_main(int argc, char **argv)
 	const char *sub;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "+hvq")) != -1) {
-		switch (c) {
-		case 'h':
-			return cmd_usage(&cmd_agent, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
-		default:
-			return cmd_usage(&cmd_agent, 0);
-		}
-	}
+	while ((c = getopt(argc, argv, "+hvq")) != -1)
+		if ((c = cmd_common_option(&cmd_agent, c, NULL)) >= 0)
+			return c;
 	if (optind >= argc)
 		return cmd_usage(&cmd_agent, 0);
 	sub = argv[optind++];
@@ -155,7 +144,7 @@ agent_main(int argc, char **argv)
 		rc = agent_path(s, argv[optind]);
 	} else {
 		static const char *const subs[] = { "list", "path", "build" };
-		char *hint = conf_did_you_mean(sub, subs, 3);
+		char *hint = ydoc_did_you_mean(sub, subs, 3);
 
 		log_error("unknown agent command '%s'%s", sub, hint);
 		free(hint);

@@ -296,16 +296,10 @@ hosts_main(int argc, char **argv)
 		case 'c':
 			check = 1;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_hosts, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_hosts, 0);
+			if ((c = cmd_common_option(&cmd_hosts, c, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind != argc)

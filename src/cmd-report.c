@@ -94,16 +94,10 @@ report_main(int argc, char **argv)
 		case 'o':
 			outfile = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_report, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_report, 0);
+			if ((c = cmd_common_option(&cmd_report, c, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind >= argc && baseline == NULL)

@@ -507,13 +507,11 @@ struct progress *
 progress_new(int fd, enum progress_mode mode)
 {
 	struct progress *p = xcalloc(1, sizeof(*p));
-	const char *term = getenv("TERM");
 	int tty = isatty(fd);
 
 	p->fd = fd;
 	if (mode == PROGRESS_AUTO)
-		mode = tty && (term == NULL || strcmp(term, "dumb") != 0) ?
-		    PROGRESS_TERMINAL : PROGRESS_PLAIN;
+		mode = progress_is_terminal(fd) ? PROGRESS_TERMINAL : PROGRESS_PLAIN;
 	p->mode = mode;
 	p->color = mode == PROGRESS_TERMINAL && tty && getenv("NO_COLOR") == NULL;
 	pthread_mutex_init(&p->mu, NULL);
@@ -802,4 +800,86 @@ progress_free(struct progress *p)
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
+}
+
+/* --- One status line ----------------------------------------------------------------- */
+
+int
+progress_is_terminal(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+#define STATUS_CLEAR	"\r\033[K"	/* to the line's start, and clear it */
+#define STATUS_MAX	512		/* bytes of a status line, STATUS_CLEAR included */
+
+struct progress_line {
+	int		 fd;
+	long long	 last_ms;	/* when last drawn; 0: draw at the next set */
+	int		 drawn;		/* the line is on the screen */
+};
+
+struct progress_line *
+progress_line_new(int fd)
+{
+	struct progress_line *l;
+
+	if (!progress_is_terminal(fd))
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	l->fd = fd;
+	return l;
+}
+
+void
+progress_line_set(struct progress_line *l, int force, const char *fmt, ...)
+{
+	char line[STATUS_MAX];
+	long long t;
+	va_list ap;
+	int n;
+
+	if (l == NULL)
+		return;
+	t = clock_mono_ms();
+	if (!force && t - l->last_ms < 1000 / PROGRESS_MAX_FPS)
+		return;
+	l->last_ms = t;
+	memcpy(line, STATUS_CLEAR, sizeof(STATUS_CLEAR) - 1);
+	va_start(ap, fmt);
+	n = vsnprintf(line + sizeof(STATUS_CLEAR) - 1, sizeof(line) - sizeof(STATUS_CLEAR) + 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += (int)sizeof(STATUS_CLEAR) - 1;
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;	/* cut */
+	if (write(l->fd, line, (size_t)n) == n)
+		l->drawn = 1;
+}
+
+void
+progress_line_message(struct progress_line *l, const char *line)
+{
+	char *s;
+
+	if (l == NULL)
+		return;
+	s = xasprintf(STATUS_CLEAR "%s\n", line);
+	if (write(l->fd, s, strlen(s)) > 0)
+		l->drawn = 0;
+	l->last_ms = 0;
+	free(s);
+}
+
+void
+progress_line_end(struct progress_line *l)
+{
+	if (l == NULL)
+		return;
+	if (l->drawn)
+		(void)!write(l->fd, STATUS_CLEAR, sizeof(STATUS_CLEAR) - 1);
+	free(l);
 }
