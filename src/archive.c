@@ -23,6 +23,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "progress.h"
+#include "rundir.h"
 #include "userconf.h"
 #include "xmalloc.h"
 
@@ -348,13 +349,13 @@ remote_manifest(struct session *s, const char *runid, char **textp,
 static int
 push_rank(const char *path)
 {
-	if (strcmp(path, "run.json") == 0)
+	if (strcmp(path, RUNDIR_RUN_JSON) == 0)
 		return 0;
-	if (strcmp(path, "trials.jsonl") == 0)
+	if (strcmp(path, RUNDIR_TRIALS) == 0)
 		return 1;
-	if (strncmp(path, "hosts/", 6) == 0)
+	if (strncmp(path, RUNDIR_HOSTS "/", sizeof(RUNDIR_HOSTS)) == 0)
 		return 2;
-	if (strncmp(path, "logs/", 5) == 0)
+	if (strncmp(path, RUNDIR_LOGS "/", sizeof(RUNDIR_LOGS)) == 0)
 		return 3;
 	if (strncmp(path, "report.", 7) == 0)
 		return 4;
@@ -364,21 +365,17 @@ push_rank(const char *path)
 static int
 run_dir_id(const char *rundir, char **dirp, char **idp, char **err)
 {
-	char *dir = xstrdup(rundir), *id, *rj;
+	char *dir = xstrdup(rundir), *id;
 	size_t n = strlen(dir);
-	struct stat st;
 
 	while (n > 1 && dir[n - 1] == '/')
 		dir[--n] = '\0';
 	id = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
-	rj = xasprintf("%s/run.json", dir);
-	if (stat(rj, &st) != 0) {
-		*err = xasprintf("%s: not a run directory (no run.json)", dir);
-		free(rj);
+	if (!rundir_exists(dir)) {
+		*err = xasprintf("%s: not a run directory (no %s)", dir, RUNDIR_RUN_JSON);
 		free(dir);
 		return ARCHIVE_EINVAL;
 	}
-	free(rj);
 	if (!archive_valid_runid(id)) {
 		*err = xasprintf("%s: '%s' is not a valid run id", dir, id);
 		free(dir);

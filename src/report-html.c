@@ -32,6 +32,7 @@
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "rundir.h"
 #include "stats.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -948,7 +949,7 @@ report_write_html(const char *rundir, char **err)
 		goto out;
 	}
 	/* a report can be rendered again from the run: no fsync */
-	path = xasprintf("%s/report.html", rundir);
+	path = rundir_path(rundir, RUNDIR_REPORT_HTML);
 	if (fs_atomic_open(&a, path, 0666, FS_NOSYNC, err) != 0)
 		goto out;
 	if ((fp = fs_atomic_stream(&a)) == NULL) {
