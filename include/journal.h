@@ -137,7 +137,7 @@ const char	*journal_dir(const struct journal *j);	/* the run directory */
 
 /*
  * run.json as it stands (borrowed; read-only, and only while no other
- * thread changes it).  For --resume to check that the plan is the same.
+ * thread changes it), for --resume to read with rundir_run_new().
  */
 const json_t	*journal_run_json(const struct journal *j);
 

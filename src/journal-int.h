@@ -2,10 +2,11 @@
  * journal-int.h: the struct journal internals shared by the files of the
  * journal (journal.c, hostlog.c, restore.c); not for anyone else.
  *
- * Three mutexes, never held together: run_mu guards run.json (the tree
- * and the file) and the per-host status and counts, trials_mu the
- * trials.jsonl descriptor and its size, log_mu the host log descriptors
- * and their partial lines.
+ * Three mutexes: run_mu guards run.json (the tree and the file), the host
+ * table and the per-host status and counts, trials_mu the trials.jsonl
+ * descriptor and its size, log_mu the host log descriptors and their
+ * partial lines.  The host logs take run_mu inside log_mu, to look a host
+ * up; no other two are ever held together.
  */
 #ifndef FLEETMARK_JOURNAL_INT_H
 #define FLEETMARK_JOURNAL_INT_H
