@@ -57,7 +57,7 @@ journal_host_status_name(enum journal_host_status st)
 	return host_status_names[st];
 }
 
-/* --- Small helpers ---------------------------------------------------------- */
+/* --- Hosts ------------------------------------------------------------------- */
 
 /* Host names become file names: the fleet's rule, checked again here. */
 int
