@@ -49,6 +49,13 @@
 #define ROBUST_TRIALS_MAX	1000000
 
 /*
+ * The order of x[0..n) (no NaN): order[k] is the index of the k-th
+ * smallest value, ties in the order of their indices (a stable sort, as
+ * R's order()).  O(n log n).
+ */
+void	robust_order(const double *x, size_t n, size_t *order);
+
+/*
  * The p-quantile (0 <= p <= 1) of x[0..n), R's type 7; x is not changed.
  * NAN when n is 0 or p is outside [0, 1].
  */

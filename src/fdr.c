@@ -6,29 +6,14 @@
 #include <stdlib.h>
 
 #include "fdr.h"
+#include "robust.h"
 #include "xmalloc.h"
-
-struct ranked {
-	double	p;
-	size_t	i;
-};
-
-static int
-cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
 
 int
 fdr_bh(const double *p, size_t m, double *q, char **err)
 {
-	struct ranked *r;
-	double run, v;
-	size_t i, k = 0;
+	double *pv, run, v;
+	size_t i, k = 0, *row, *ord;
 
 	for (i = 0; i < m; i++) {
 		if (!isnan(p[i]) && !(p[i] >= 0 && p[i] <= 1)) {
@@ -36,16 +21,19 @@ fdr_bh(const double *p, size_t m, double *q, char **err)
 			return -1;
 		}
 	}
-	r = xreallocarray(NULL, m ? m : 1, sizeof(*r));
+	/* The usable p's, and the row each came from. */
+	pv = xreallocarray(NULL, m ? m : 1, sizeof(*pv));
+	row = xreallocarray(NULL, m ? m : 1, sizeof(*row));
+	ord = xreallocarray(NULL, m ? m : 1, sizeof(*ord));
 	for (i = 0; i < m; i++) {
 		if (!isnan(p[i])) {
-			r[k].p = p[i];
-			r[k].i = i;
+			pv[k] = p[i];
+			row[k] = i;
 			k++;
 		}
 	}
-	qsort(r, k, sizeof(*r), cmp_ranked);
-	/* Every row not in r is NaN; q may alias p, so write these first. */
+	robust_order(pv, k, ord);
+	/* Every row not in pv is NaN; q may alias p, so write these first. */
 	for (i = 0; i < m; i++) {
 		if (isnan(p[i]))
 			q[i] = NAN;
@@ -53,12 +41,14 @@ fdr_bh(const double *p, size_t m, double *q, char **err)
 	/* From the largest p down: the running minimum of k / rank * p. */
 	run = 1;
 	for (i = k; i > 0; i--) {
-		v = (double)k / (double)i * r[i - 1].p;
+		v = (double)k / (double)i * pv[ord[i - 1]];
 		if (v < run)
 			run = v;
-		q[r[i - 1].i] = run;
+		q[row[ord[i - 1]]] = run;
 	}
-	free(r);
+	free(pv);
+	free(row);
+	free(ord);
 	return 0;
 }
 

@@ -20,6 +20,37 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct keyed {
+	double	v;
+	size_t	i;
+};
+
+static int
+cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void
+robust_order(const double *x, size_t n, size_t *order)
+{
+	struct keyed *k = xreallocarray(NULL, n ? n : 1, sizeof(*k));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		k[i].v = x[i];
+		k[i].i = i;
+	}
+	qsort(k, n, sizeof(*k), cmp_keyed);
+	for (i = 0; i < n; i++)
+		order[i] = k[i].i;
+	free(k);
+}
+
 /* A sorted copy of x[0..n) for the caller to free. */
 static double *
 sorted_copy(const double *x, size_t n)

@@ -18,6 +18,19 @@
 #include "tap.h"
 
 static void
+test_order(void)
+{
+	static const double x[6] = { 3, 1, 2, 1, -5, 3 };
+	size_t o[6], i, good = 0;
+	static const size_t want[6] = { 4, 1, 3, 2, 0, 5 };
+
+	robust_order(x, 6, o);
+	for (i = 0; i < 6; i++)
+		good += o[i] == want[i];
+	is_int(good, 6, "order: as R's order(c(3, 1, 2, 1, -5, 3)) = 5 2 4 3 1 6, ties stable");
+}
+
+static void
 test_quantile(void)
 {
 	static const double ten[10] = { 10, 9, 8, 7, 6, 5, 4, 3, 2, 1 };
@@ -180,6 +193,7 @@ test_needed(void)
 int
 main(void)
 {
+	test_order();
 	test_quantile();
 	test_outliers();
 	test_geomean();
