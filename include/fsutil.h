@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define FS_NOSYNC	0x01	/* no fsync of the file nor the directory */
 #define FS_UNIQUE	0x02	/* a temporary of its own (mkstemp); the mode
@@ -58,6 +59,13 @@ struct fs_atomic {
 
 int	fs_atomic_open(struct fs_atomic *a, const char *path, mode_t mode,
 	    int flags, char **err);
+
+/*
+ * A stdio stream on a duplicate of a->fd, for writers that print: the
+ * caller fclose()s it (and checks that for errors) before
+ * fs_atomic_commit().  NULL with errno set if it cannot be made.
+ */
+FILE	*fs_atomic_stream(struct fs_atomic *a);
 int	fs_atomic_commit(struct fs_atomic *a, char **err);
 void	fs_atomic_abort(struct fs_atomic *a);
 

@@ -586,17 +586,10 @@ run_main(int argc, char **argv)
 		case 'B':
 			baseline = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_run, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			quiet = 1;
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_run, 0);
+			if ((c = cmd_common_option(&cmd_run, c, &quiet)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind + 1 != argc)

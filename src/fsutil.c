@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,22 @@ fs_atomic_open(struct fs_atomic *a, const char *path, mode_t mode, int flags,
 		return -1;
 	}
 	return 0;
+}
+
+FILE *
+fs_atomic_stream(struct fs_atomic *a)
+{
+	FILE *fp;
+	int fd, e;
+
+	if ((fd = dup(a->fd)) < 0)
+		return NULL;
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return fp;
 }
 
 void
@@ -232,11 +249,15 @@ int
 fs_read_file(const char *path, size_t max, char **data, size_t *len, char **err)
 {
 	struct strbuf sb;
+	struct stat st;
 	int fd, e;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return fail(err, "cannot read", path);
 	strbuf_init_max(&sb, max);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (max == 0 || (uint64_t)st.st_size <= max))
+		(void)strbuf_grow(&sb, (size_t)st.st_size);
 	if (strbuf_read_fd(&sb, fd) != 0) {
 		e = errno;
 		if (e == EFBIG)

@@ -159,23 +159,27 @@ strbuf_read_fd(struct strbuf *sb, int fd)
 	char probe;
 
 	for (;;) {
-		room = READ_CHUNK;
-		if (sb->max != 0 && sb->max - sb->len < room)
-			room = sb->max - sb->len;
-		if (room == 0) {
+		if (sb->max != 0 && sb->len == sb->max) {
 			/* at the cap: is there more? */
 			while ((got = read(fd, &probe, 1)) < 0 && errno == EINTR)
 				;
-			if (got < 0)
-				return -1;
-			if (got == 0)
-				return 0;
+			if (got <= 0)
+				return got < 0 ? -1 : 0;
 			sb->toobig = 1;
 			errno = EFBIG;
 			return -1;
 		}
-		if (strbuf_grow(sb, room) != 0)
-			return -1;
+		/* the room there is (strbuf_grow() may have made some), else more */
+		if (sb->alloc <= sb->len + 1) {
+			room = READ_CHUNK;
+			if (sb->max != 0 && sb->max - sb->len < room)
+				room = sb->max - sb->len;
+			if (strbuf_grow(sb, room) != 0)
+				return -1;
+		}
+		room = sb->alloc - sb->len - 1;
+		if (sb->max != 0 && sb->max - sb->len < room)
+			room = sb->max - sb->len;
 		got = read(fd, sb->buf + sb->len, room);
 		if (got < 0 && errno == EINTR)
 			continue;

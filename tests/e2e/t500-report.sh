@@ -15,14 +15,6 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
-# run_fm NAME ARGS...: stdout to NAME.out, stderr to NAME.err, status in $rc.
-run_fm() {
-	local name=$1
-	shift
-	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
-
 # golden NAME FILE DESC: NAME.out equals FILE byte for byte.
 golden() {
 	if cmp -s "$1.out" "$2"; then

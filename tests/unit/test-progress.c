@@ -4,12 +4,15 @@
  * the ETA, width, colour, NO_COLOR, more hosts than rows, text from a
  * host made harmless), in-place redrawing and its rate limit, messages
  * above the frame, plain timestamped lines, and four threads reporting
- * at once.  No assertion depends on real time.
+ * at once; the one-line status of a transfer on a pseudo-terminal.  No
+ * assertion depends on real time.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -494,6 +497,80 @@ test_threads(void)
 	fclose(f);
 }
 
+/* What the pseudo-terminal master has to read (all of it, by now). */
+static char *
+pty_read(int master)
+{
+	static char buf[4096];
+	ssize_t n;
+	size_t got = 0;
+	int fl = fcntl(master, F_GETFL);
+
+	fcntl(master, F_SETFL, fl | O_NONBLOCK);
+	while (got < sizeof(buf) - 1 && (n = read(master, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	fcntl(master, F_SETFL, fl);
+	buf[got] = '\0';
+	return buf;
+}
+
+static void
+test_status_line(void)
+{
+	struct progress_line *l;
+	struct termios tio;
+	int fds[2], master, slave = -1;
+	char *name, *term = getenv("TERM") ? xstrdup(getenv("TERM")) : NULL;
+
+	if (pipe(fds) != 0) {
+		printf("Bail out! pipe\n");
+		exit(1);
+	}
+	ok(!progress_is_terminal(fds[1]) && progress_line_new(fds[1]) == NULL,
+	    "status line: none on a pipe");
+	progress_line_set(NULL, 1, "x");
+	progress_line_message(NULL, "x");
+	progress_line_end(NULL);
+	ok(1, "... and NULL is taken by every call");
+	close(fds[0]);
+	close(fds[1]);
+
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY)) < 0 || grantpt(master) != 0 ||
+	    unlockpt(master) != 0 || (name = ptsname(master)) == NULL ||
+	    (slave = open(name, O_RDWR | O_NOCTTY)) < 0 || tcgetattr(slave, &tio) != 0) {
+		ok(1, "status line on a terminal # SKIP no pseudo-terminal");
+		if (slave >= 0)
+			close(slave);
+		if (master >= 0)
+			close(master);
+		free(term);
+		return;
+	}
+	cfmakeraw(&tio);
+	tcsetattr(slave, TCSANOW, &tio);
+	setenv("TERM", "dumb", 1);
+	ok(progress_line_new(slave) == NULL, "status line: none with TERM=dumb");
+	setenv("TERM", "xterm", 1);
+	l = progress_line_new(slave);
+	ok(l != NULL, "status line on a terminal");
+	progress_line_set(l, 1, "push %s: %d/%d files", "r1", 1, 4);
+	progress_line_set(l, 1, "push %s: %d/%d files", "r1", 2, 4);
+	is_str(pty_read(master), "\r\033[Kpush r1: 1/4 files\r\033[Kpush r1: 2/4 files",
+	    "... redrawn in place, the cursor left on it");
+	progress_line_message(l, "fleetmark: a message");
+	progress_line_set(l, 0, "push r1: 3/4 files");
+	progress_line_end(l);
+	is_str(pty_read(master), "\r\033[Kfleetmark: a message\n\r\033[Kpush r1: 3/4 files\r\033[K",
+	    "a message in its place, the line drawn again at once, cleared at the end");
+	close(slave);
+	close(master);
+	if (term != NULL)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(term);
+}
+
 int
 main(void)
 {
@@ -507,5 +584,6 @@ main(void)
 	test_redraw();
 	test_plain();
 	test_threads();
+	test_status_line();
 	return tap_done();
 }

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest.h"
 #include "sigv4.h"
 #include "tap.h"
 
@@ -95,7 +96,7 @@ check_vector(const struct setting *st, const struct vector *v)
 
 	for (i = 0; i < 4 && v->extra[i] != NULL; i++)
 		hdrs[i + 1] = v->extra[i];
-	sigv4_sha256_hex(v->body, strlen(v->body), hash);
+	digest_sha256_hex(v->body, strlen(v->body), hash);
 	c.session_token = v->token;
 	r.method = v->method;
 	r.path = v->path;

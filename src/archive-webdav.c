@@ -1,5 +1,5 @@
 /*
- * archive-http.c: http:// and https:// archives on a WebDAV server
+ * archive-webdav.c: http:// and https:// archives on a WebDAV server
  * (nginx's dav module with dav-ext, Apache mod_dav, ...).  Files are PUT
  * after MKCOL of their parent collections, top down (once per session);
  * listings are PROPFIND Depth: 1
@@ -16,6 +16,7 @@
 #include "archive.h"
 #include "http.h"
 #include "log.h"
+#include "pctenc.h"
 #include "userconf.h"
 #include "webdav.h"
 #include "xmalloc.h"
@@ -305,7 +306,7 @@ child_name(const char *href, const char *dir, int coll)
 		p = strstr(p, "://") + 3;
 		p += strcspn(p, "/");
 	}
-	if ((path = archive_pct_decode(p, strlen(p))) == NULL)
+	if ((path = pct_decode(p, strlen(p), PCT_STRICT, NULL)) == NULL)
 		return NULL;
 	if (strncmp(path, dir, dl) != 0 || path[dl] != '/')
 		goto out;
@@ -404,7 +405,7 @@ dav_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err
 	}
 	if (r == 0) {
 		rawdir = xasprintf("%s/%s", d->path, prefix);
-		if ((dir = archive_pct_decode(rawdir, strlen(rawdir))) == NULL) {
+		if ((dir = pct_decode(rawdir, strlen(rawdir), PCT_STRICT, NULL)) == NULL) {
 			*err = xasprintf("%s: bad %%-escape in the URL", d->display);
 			r = ARCHIVE_EINVAL;
 		} else if (webdav_parse_listing(resp.body != NULL ? resp.body : "",
