@@ -47,18 +47,18 @@
  *    bear out as a change of the mean of at least `threshold` percent
  *    are removed (Otava's "min magnitude", and its t-test between
  *    adjacent segments).  The change is that of the means of its two
- *    adjacent segments, with its 95% Welch interval, the segments'
- *    nights as the samples; it is borne out when the interval excludes
- *    0 and its far end reaches the threshold -- the compare table's
- *    rule, under which a true change of exactly the threshold is kept,
- *    where comparing the measured change would drop half of them.  (A
- *    side of a single night has no interval: its change is compared
- *    with the threshold as it is.)  This is also what keeps a disturbed
- *    night and its neighbour from passing as a two-night segment: their
- *    spread makes the interval wide and hold 0.  The weakest goes first,
- *    its segments merge and the neighbours are computed again, until
- *    every change left is borne out.  p stays the p of the permutation
- *    test that found the change.
+ *    adjacent segments, judged by the one verdict rule (verdict_judge(),
+ *    verdict.h) with the segments' nights as the samples: it is borne
+ *    out when it is significant -- Welch's p < 0.05 and the far end of
+ *    its 95% interval reaching the threshold, under which a true change
+ *    of exactly the threshold is kept, where comparing the measured
+ *    change would drop half of them.  (A side of a single night has no
+ *    test: its change is compared with the threshold as it is.)  This
+ *    is also what keeps a disturbed night and its neighbour from passing
+ *    as a two-night segment: their spread makes the interval wide and
+ *    hold 0.  The weakest goes first, its segments merge and the
+ *    neighbours are judged again, until every change left is borne out.
+ *    p stays the p of the permutation test that found the change.
  *
  * The nights' own spreads (the sd of each night's trials) do not enter
  * the detection, which needs only the nights' values; they enter the

@@ -9,6 +9,7 @@
 #include "changepoint.h"
 #include "robust.h"
 #include "stats.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 /* Relative slack when a shuffle's score is compared with the proposal's. */
@@ -335,36 +336,33 @@ check_opts(const struct changepoint_opts *o, unsigned *allowed, char **err)
 }
 
 /*
- * The change of the mean from x[a..i) to x[i..b), percent of the first,
- * with its 95% Welch interval (nights as samples).  Returns how weak it
- * is against the threshold: below 0 when it is not shown at all (the
- * interval holds 0; the more so the larger Welch's p), else the far end
- * of the interval from 0 (the change itself when a side has one night),
- * the most the change can be by the data.
+ * The change of the mean from x[a..i) to x[i..b), judged by the one
+ * verdict rule (verdict.h) with the nights as the samples.  Returns how
+ * well the nights bear it out against the threshold: INFINITY when they
+ * do (significant); below 0 when the change is not significant at all
+ * (-p); else the far end of its interval (below the threshold).  A side
+ * of one night has no test: the change itself is returned.
  */
 static double
-fill_change(const double *x, size_t a, size_t i, size_t b, struct changepoint *cp)
+fill_change(const double *x, size_t a, size_t i, size_t b, double threshold,
+    struct changepoint *cp)
 {
-	struct stats_welch w;
-	double lo, hi, base;
+	struct verdict v;
 
+	verdict_judge(x + i, b - i, x + a, i - a, 0, 0, threshold, &v);
 	cp->index = i;
-	cp->before = stats_mean(x + a, i - a);
-	cp->after = stats_mean(x + i, b - i);
-	base = fabs(cp->before);
-	if (base != 0)
-		cp->pct = (cp->after - cp->before) / base * 100;
-	else
-		cp->pct = cp->after == 0 ? 0 : cp->after > 0 ? INFINITY : -INFINITY;
-	cp->lo = cp->hi = NAN;
-	if (base == 0 || stats_welch(x + i, b - i, x + a, i - a, &w) != 0)
-		return fabs(cp->pct);
-	stats_welch_ci(&w, 0.95, &lo, &hi);
-	cp->lo = lo / base * 100;
-	cp->hi = hi / base * 100;
-	if (cp->lo <= 0 && cp->hi >= 0)
-		return -w.p;
-	return fmax(fabs(cp->lo), fabs(cp->hi));
+	cp->before = v.good;
+	cp->after = v.now;
+	cp->pct = v.change;
+	cp->lo = v.lo;
+	cp->hi = v.hi;
+	if (!v.tested)
+		return fabs(v.change);
+	if (verdict_significant(v.kind))
+		return INFINITY;
+	if (!(v.p < VERDICT_ALPHA))
+		return -v.p;
+	return isnan(v.lo) ? fabs(v.change) : fmax(fabs(v.lo), fabs(v.hi));
 }
 
 /*
@@ -385,7 +383,7 @@ finish(const double *x, size_t n, double threshold, size_t *bnd, double *p, doub
 		least = INFINITY;
 		for (i = 0; i < k; i++) {
 			reach = fill_change(x, i ? bnd[i - 1] : 0, bnd[i],
-			    i + 1 < k ? bnd[i + 1] : n, &cp);
+			    i + 1 < k ? bnd[i + 1] : n, threshold, &cp);
 			if ((reach < 0 || reach < threshold) && reach < least) {
 				least = reach;
 				weakest = i;
@@ -402,7 +400,8 @@ finish(const double *x, size_t n, double threshold, size_t *bnd, double *p, doub
 	out->v = xreallocarray(NULL, k ? k : 1, sizeof(*out->v));
 	out->n = k;
 	for (i = 0; i < k; i++) {
-		fill_change(x, i ? bnd[i - 1] : 0, bnd[i], i + 1 < k ? bnd[i + 1] : n, &out->v[i]);
+		fill_change(x, i ? bnd[i - 1] : 0, bnd[i], i + 1 < k ? bnd[i + 1] : n, threshold,
+		    &out->v[i]);
 		out->v[i].p = p[i];
 		out->v[i].qhat = q[i];
 	}

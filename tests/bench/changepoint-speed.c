@@ -5,8 +5,8 @@
  * shuffles a test (default 100), on one core.  Built and run by hand:
  *
  *	cc -O2 -D_GNU_SOURCE -Iinclude -o /tmp/changepoint-speed \
- *	    tests/bench/changepoint-speed.c src/changepoint.c src/stats.c \
- *	    src/xmalloc.c -lm
+ *	    tests/bench/changepoint-speed.c src/changepoint.c src/robust.c \
+ *	    src/stats.c src/verdict.c src/xmalloc.c -lm
  *	/tmp/changepoint-speed [NIGHTS [SERIES [PERMUTATIONS]]]
  *
  * Three kinds of history, 2% noise around 100 from a fixed generator:
