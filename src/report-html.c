@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "html.h"
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
@@ -57,28 +58,6 @@ static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3", "4 2", "12 4 
 #define NDASHES		(sizeof(dashes) / sizeof(dashes[0]))
 #define NMARKERS	7
 #define NHATCH		6
-
-/* Text from a file, escaped for an element's content or a quoted attribute. */
-static void
-html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default:
-			if (c < 0x20 && c != '\t' && c != '\n')
-				fputs("&#xFFFD;", out);
-			else
-				fputc(c, out);
-		}
-	}
-}
 
 /* --- Params ------------------------------------------------------------------ */
 
@@ -201,19 +180,6 @@ hatch_def(FILE *out, int chart, size_t i, const char *c)
 	fputs("</pattern>", out);
 }
 
-/* A "nice" tick step for a range, 1, 2 or 5 times a power of ten. */
-static double
-nice_step(double range, int nticks)
-{
-	double raw = range / nticks, p, f;
-
-	if (!(raw > 0))
-		return 1;
-	p = pow(10, floor(log10(raw)));
-	f = raw / p;
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
-}
-
 struct yaxis {
 	double	lo, hi, step;
 };
@@ -231,7 +197,7 @@ yaxis_fit(struct yaxis *a, double lo, double hi)
 		hi = 0;
 	if (hi == lo)
 		hi = lo + 1;
-	a->step = nice_step(hi - lo, 5);
+	a->step = html_nice_step(hi - lo, 5);
 	a->lo = floor(lo / a->step) * a->step;
 	a->hi = ceil(hi / a->step) * a->step;
 }
