@@ -1,5 +1,5 @@
 /*
- * journal.h: the run directory (SPEC §7), written as a run goes so that a
+ * journal.h: the run directory (docs/results.md), written as a run goes so that a
  * run killed at any moment loses at most the trials in flight, and read
  * back by --resume.
  *

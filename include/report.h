@@ -1,5 +1,5 @@
 /*
- * report.h: tables from run directories (SPEC §8), rebuilt offline from
+ * report.h: tables from run directories (docs/reports.md), rebuilt offline from
  * files only: run.json, trials.jsonl and hosts/NAME.json.  Reports never
  * touch the network or a host.
  *

@@ -2,7 +2,7 @@
  * cmd-bisect.c: `fleetmark bisect-run PLAN -H HOST --metric
  * BENCH.METRIC[params] (--baseline REF | --good VALUE) [--threshold 5%]
  * [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] [-f FLEET]
- * [-o DIR]`: one step of `git bisect run` (SPEC §9, docs/bisect.md).
+ * [-o DIR]`: one step of `git bisect run` (docs/bisect.md).
  *
  * The step: the install hook (a local shell command; FLEETMARK_COMMIT and
  * FLEETMARK_HOST in its environment), the reboot hook, a wait until the
