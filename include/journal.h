@@ -28,10 +28,9 @@
  * reading skips (and resuming removes).  The run directory is locked
  * (flock on trials.jsonl) while a journal has it open.
  *
- * Reading back: journal_read_done() gives --resume the trials that are
- * done; journal_read_lines() reads every trial line fast, for reports
- * (a million lines in about a second; jansson would take ten times as
- * long).  Neither needs a struct journal.
+ * Reading back is trialread.h's: trial_done_read() gives --resume the
+ * trials that are done; trialread_file() reads every trial line fast.
+ * Neither needs a struct journal.
  *
  * Threads: every function taking a struct journal may be called from any
  * thread at the same time (host workers), except journal_free().
@@ -53,7 +52,7 @@
 #include "trialread.h"	/* what reads trials.jsonl back */
 
 struct fleet;
-struct journal_done;
+struct trial_done;
 struct plan;
 struct plan_trial;
 
@@ -64,7 +63,6 @@ struct plan_trial;
 #define JOURNAL_LOGS_DIR	"logs"
 #define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
-#define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
 enum journal_status {
@@ -122,13 +120,13 @@ int	journal_create(const struct journal_info *info, struct journal **out,
 
 /*
  * Reopen an existing run directory for --resume: read trials.jsonl into
- * *done (the trials that have an ok line, see journal_read_done()),
+ * *done (the trials that have an ok line, see trial_done_read()),
  * remove a truncated last line (a crash while it was written; warned
  * about), mark run.json "running" again with the time in "resumed", and
  * open it for appending.  done may be NULL.
  */
 int	journal_resume(const char *rundir, struct journal **out,
-	    struct journal_done **done, char **err);
+	    struct trial_done **done, char **err);
 
 /*
  * Flush what is pending in host logs and close.  Does not change the

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct journal_done;
+struct trial_done;
+
+#define TRIALREAD_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
 
 /* --- Reading trials.jsonl -------------------------------------------------- */
 
@@ -20,7 +22,7 @@ struct journal_done;
  * strings are NUL-terminated UTF-8.  Members a line lacks are NULL, 0, or
  * as noted.
  */
-struct journal_line {
+struct trial_line {
 	size_t		 lineno;	/* 1-based, in the file */
 	long long	 format;	/* JOURNAL_FORMAT */
 	const char	*run;
@@ -58,8 +60,8 @@ struct journal_line {
 };
 
 /* Called for each trial line; a non-zero return stops the reading and is
- * returned by journal_read_lines(). */
-typedef int (*journal_line_fn)(const struct journal_line *l, void *arg);
+ * returned by trialread_file(). */
+typedef int (*trial_line_fn)(const struct trial_line *l, void *arg);
 
 /*
  * The trials that have an ok line, by (host, trial key).  A trial counts
@@ -68,9 +70,9 @@ typedef int (*journal_line_fn)(const struct journal_line *l, void *arg);
  * counts once it succeeded.
  */
 
-struct journal_scan {
+struct trial_scan {
 	size_t	lines;		/* complete lines read */
-	size_t	trials_ok;	/* journal_read_done(): trials done */
+	size_t	trials_ok;	/* trial_done_read(): trials done */
 	size_t	corrupt;	/* complete lines that are not trial lines */
 	size_t	first_corrupt;	/* line number of the first, or 0 */
 	int	truncated;	/* the last line has no newline */
@@ -82,16 +84,16 @@ struct journal_scan {
  * lines and a truncated last line are skipped and counted in *scan (may
  * be NULL), not errors; only failing to read is.
  */
-int	journal_read_done(const char *path, struct journal_done **out,
-	    struct journal_scan *scan, char **err);
+int	trial_done_read(const char *path, struct trial_done **out,
+	    struct trial_scan *scan, char **err);
 
 /*
- * journal_read_done() on trials.jsonl open as fd (read from its start);
+ * trial_done_read() on trials.jsonl open as fd (read from its start);
  * path names it in messages.  For journal_resume(), which holds the file
  * open and locked.
  */
-int	journal_read_done_fd(int fd, const char *path, struct journal_done **out,
-	    struct journal_scan *scan, char **err);
+int	trial_done_read_fd(int fd, const char *path, struct trial_done **out,
+	    struct trial_scan *scan, char **err);
 
 /*
  * Read every trial line of a trials.jsonl, in order, fast (a million
@@ -102,13 +104,13 @@ int	journal_read_done_fd(int fd, const char *path, struct journal_done **out,
  * has no lines.  Returns 0, fn's non-zero return, or -1 with *err set
  * when the file cannot be read.
  */
-int	journal_read_lines(const char *path, journal_line_fn fn, void *arg,
-	    struct journal_scan *scan, char **err);
+int	trialread_file(const char *path, trial_line_fn fn, void *arg,
+	    struct trial_scan *scan, char **err);
 
-int	journal_done_has(const struct journal_done *d, const char *host,
+int	trial_done_has(const struct trial_done *d, const char *host,
 	    const char *key);
 /* Trials done, for one host or (host NULL) all. */
-size_t	journal_done_count(const struct journal_done *d, const char *host);
-void	journal_done_free(struct journal_done *d);
+size_t	trial_done_count(const struct trial_done *d, const char *host);
+void	trial_done_free(struct trial_done *d);
 
 #endif /* FLEETMARK_TRIALREAD_H */

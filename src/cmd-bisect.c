@@ -203,7 +203,7 @@ struct collect {
 };
 
 static int
-collect_line(const struct journal_line *l, void *arg)
+collect_line(const struct trial_line *l, void *arg)
 {
 	struct collect *c = arg;
 	struct values *v = c->out;
@@ -236,7 +236,7 @@ collect(const char *dir, const char *host, const struct want *w, struct values *
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = journal_read_lines(path, collect_line, &c, NULL, err);
+	r = trialread_file(path, collect_line, &c, NULL, err);
 	free(path);
 	return r;
 }

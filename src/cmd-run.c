@@ -454,7 +454,7 @@ static int
 dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 {
 	char *path = xasprintf("%s/%s", rundir, JOURNAL_RUN_JSON), *err = NULL;
-	struct journal_done *done = NULL;
+	struct trial_done *done = NULL;
 	json_error_t jerr;
 	json_t *run, *e;
 	const char *name;
@@ -471,7 +471,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	if (same_plan(run, p, &err) != 0)
 		goto out;
 	path = xasprintf("%s/%s", rundir, JOURNAL_TRIALS);
-	if (journal_read_done(path, &done, NULL, &err) != 0) {
+	if (trial_done_read(path, &done, NULL, &err) != 0) {
 		free(path);
 		rc = CMD_EXIT_ERROR;
 		goto out;
@@ -480,7 +480,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
 	printf("dry run: nothing is contacted and nothing is written\n");
 	printf("resuming %s (plan %s): %zu trials already ok\n", rundir, p->name,
-	    journal_done_count(done, NULL));
+	    trial_done_count(done, NULL));
 	json_object_foreach(json_object_get(run, "hosts"), name, e) {
 		struct plan_schedule *s;
 
@@ -488,12 +488,12 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 			continue;
 		s = plan_expand(p, name, seed);
 		for (i = 0, left = 0; i < s->ntrials; i++)
-			left += !journal_done_has(done, name, s->trials[i].key);
+			left += !trial_done_has(done, name, s->trials[i].key);
 		printf("\nhost %s: %zu of %zu trials to run\n", name, left, s->ntrials);
 		for (i = 0; i < s->ntrials; i++) {
 			const struct plan_trial *t = &s->trials[i];
 
-			if (journal_done_has(done, name, t->key))
+			if (trial_done_has(done, name, t->key))
 				continue;
 			printf("  %-10s %-12s %-40.40s rep %d\n", t->variant->name ? t->variant->name :
 			    "-", t->point->bench, *t->point->label ? t->point->label : "-", t->rep);
@@ -507,7 +507,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	if (err != NULL)
 		log_error("%s", err);
 	free(err);
-	journal_done_free(done);
+	trial_done_free(done);
 	json_decref(run);
 	return rc;
 }
@@ -530,7 +530,7 @@ run_main(int argc, char **argv)
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
 	struct journal *j = NULL;
-	struct journal_done *done = NULL;
+	struct trial_done *done = NULL;
 	struct progress *prog = NULL;
 	struct run_summary sum;
 	struct run_config rc;
@@ -677,7 +677,7 @@ run_main(int argc, char **argv)
 		}
 		seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
 		log_info("resuming %s: %zu trials already ok", journal_dir(j),
-		    journal_done_count(done, NULL));
+		    trial_done_count(done, NULL));
 	} else {
 		struct journal_info info;
 
@@ -796,7 +796,7 @@ run_main(int argc, char **argv)
 	run_summary_release(&sum);
 	progress_free(prog);
 	journal_free(j);
-	journal_done_free(done);
+	trial_done_free(done);
 	free(err);
 	free(agent);
 	free(basedir);

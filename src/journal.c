@@ -1508,12 +1508,12 @@ read_run_json(const char *dir, char **err)
 }
 
 int
-journal_resume(const char *rundir, struct journal **out, struct journal_done **donep,
+journal_resume(const char *rundir, struct journal **out, struct trial_done **donep,
     char **err)
 {
 	struct journal *j = NULL;
-	struct journal_done *d = NULL;
-	struct journal_scan sc;
+	struct trial_done *d = NULL;
+	struct trial_scan sc;
 	char *path = NULL, *p;
 	json_t *hosts, *e, *resumed;
 	const char *name;
@@ -1546,7 +1546,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	if (open_trials(j, 1, err) != 0)
 		goto out;
 	path = xasprintf("%s/%s", j->dir, JOURNAL_TRIALS);
-	if (journal_read_done_fd(j->trials_fd, path, &d, &sc, err) != 0)
+	if (trial_done_read_fd(j->trials_fd, path, &d, &sc, err) != 0)
 		goto out;
 	if (sc.truncated) {
 		/* A crash while it was written: nothing of it can be trusted, and a
@@ -1570,7 +1570,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 		struct jhost *h = host_get(j, name);
 
 		if (h != NULL)
-			h->ok = journal_done_count(d, name);
+			h->ok = trial_done_count(d, name);
 	}
 	set(j->run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
 	set(j->run, "end", json_null());
@@ -1591,7 +1591,7 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	r = 0;
  out:
 	free(path);
-	journal_done_free(d);
+	trial_done_free(d);
 	journal_free(j);
 	return r;
 }

@@ -54,7 +54,7 @@ utf8_seq(const unsigned char *s, size_t n)
 
 /* --- Reading trials.jsonl ---------------------------------------------------- */
 
-struct journal_done {
+struct trial_done {
 	char	**slots;	/* "host\nkey", open addressing */
 	size_t	  cap;		/* a power of two */
 	size_t	  n;
@@ -71,7 +71,7 @@ hash(const char *s)
 }
 
 static char **
-done_slot(const struct journal_done *d, const char *hk)
+done_slot(const struct trial_done *d, const char *hk)
 {
 	size_t i = (size_t)hash(hk) & (d->cap - 1);
 
@@ -81,13 +81,13 @@ done_slot(const struct journal_done *d, const char *hk)
 }
 
 static void
-done_add(struct journal_done *d, const char *host, const char *key)
+done_add(struct trial_done *d, const char *host, const char *key)
 {
 	char *hk = xasprintf("%s\n%s", host, key), **s;
 	size_t i;
 
 	if ((d->n + 1) * 2 > d->cap) {
-		struct journal_done bigger = { NULL, d->cap ? d->cap * 2 : 1024, 0 };
+		struct trial_done bigger = { NULL, d->cap ? d->cap * 2 : 1024, 0 };
 
 		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
 		for (i = 0; i < d->cap; i++)
@@ -107,7 +107,7 @@ done_add(struct journal_done *d, const char *host, const char *key)
 }
 
 int
-journal_done_has(const struct journal_done *d, const char *host, const char *key)
+trial_done_has(const struct trial_done *d, const char *host, const char *key)
 {
 	char *hk;
 	int r;
@@ -121,7 +121,7 @@ journal_done_has(const struct journal_done *d, const char *host, const char *key
 }
 
 size_t
-journal_done_count(const struct journal_done *d, const char *host)
+trial_done_count(const struct trial_done *d, const char *host)
 {
 	size_t i, n = 0, hl;
 
@@ -138,7 +138,7 @@ journal_done_count(const struct journal_done *d, const char *host)
 }
 
 void
-journal_done_free(struct journal_done *d)
+trial_done_free(struct trial_done *d)
 {
 	size_t i;
 
@@ -633,7 +633,7 @@ notes(struct lp *l, size_t *n)
 
 /* One line (NUL-terminated, in a buffer it may change) into *jl. */
 static int
-parse_trial_line(struct lp *l, char *text, struct journal_line *jl)
+parse_trial_line(struct lp *l, char *text, struct trial_line *jl)
 {
 	const char *k;
 	size_t lineno = jl->lineno;
@@ -773,13 +773,13 @@ parse_trial_line(struct lp *l, char *text, struct journal_line *jl)
 
 /* Read fd from its start, a line at a time, bounded. */
 static int
-read_lines_fd(int fd, const char *path, journal_line_fn fn, void *arg,
-    struct journal_scan *sc, char **err)
+read_lines_fd(int fd, const char *path, trial_line_fn fn, void *arg,
+    struct trial_scan *sc, char **err)
 {
 	size_t cap = 1 << 20, len = 0, start, n;
 	char *buf = xmalloc(cap + 1), *nl;
 	struct lp *l = xcalloc(1, sizeof(*l));
-	struct journal_line jl;
+	struct trial_line jl;
 	off_t consumed = 0;
 	int skipping = 0, r = -1, stop = 0;
 	ssize_t got;
@@ -791,7 +791,7 @@ read_lines_fd(int fd, const char *path, journal_line_fn fn, void *arg,
 	}
 	while (!stop) {
 		if (len == cap) {
-			if (cap <= JOURNAL_MAX_LINE) {
+			if (cap <= TRIALREAD_MAX_LINE) {
 				cap *= 2;
 				buf = xreallocarray(buf, cap + 1, 1);
 			} else {
@@ -843,10 +843,10 @@ read_lines_fd(int fd, const char *path, journal_line_fn fn, void *arg,
 }
 
 int
-journal_read_lines(const char *path, journal_line_fn fn, void *arg,
-    struct journal_scan *scan, char **err)
+trialread_file(const char *path, trial_line_fn fn, void *arg,
+    struct trial_scan *scan, char **err)
 {
-	struct journal_scan local;
+	struct trial_scan local;
 	int fd, r;
 
 	if (scan == NULL)
@@ -865,7 +865,7 @@ journal_read_lines(const char *path, journal_line_fn fn, void *arg,
 
 /* Trials done: the lines of one append of one trial, as they are read. */
 struct group {
-	struct journal_done	*d;
+	struct trial_done	*d;
 	char			*host, *key;
 	long long		 next, parts;
 	size_t			 lineno;	/* of the last line taken */
@@ -882,7 +882,7 @@ group_reset(struct group *g)
 }
 
 static int
-group_line(const struct journal_line *jl, void *arg)
+group_line(const struct trial_line *jl, void *arg)
 {
 	struct group *g = arg;
 
@@ -912,7 +912,7 @@ group_line(const struct journal_line *jl, void *arg)
 }
 
 static int
-done_fd(int fd, const char *path, struct journal_done *d, struct journal_scan *sc,
+done_fd(int fd, const char *path, struct trial_done *d, struct trial_scan *sc,
     char **err)
 {
 	struct group g = { d, NULL, NULL, 0, 0, 0, 0 };
@@ -925,11 +925,11 @@ done_fd(int fd, const char *path, struct journal_done *d, struct journal_scan *s
 }
 
 int
-journal_read_done(const char *path, struct journal_done **out, struct journal_scan *scan,
+trial_done_read(const char *path, struct trial_done **out, struct trial_scan *scan,
     char **err)
 {
-	struct journal_done *d = xcalloc(1, sizeof(*d));
-	struct journal_scan local;
+	struct trial_done *d = xcalloc(1, sizeof(*d));
+	struct trial_scan local;
 	int fd;
 
 	if (scan == NULL)
@@ -941,12 +941,12 @@ journal_read_done(const char *path, struct journal_done **out, struct journal_sc
 			return 0;
 		}
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		journal_done_free(d);
+		trial_done_free(d);
 		return -1;
 	}
 	if (done_fd(fd, path, d, scan, err) != 0) {
 		close(fd);
-		journal_done_free(d);
+		trial_done_free(d);
 		return -1;
 	}
 	close(fd);
@@ -955,13 +955,13 @@ journal_read_done(const char *path, struct journal_done **out, struct journal_sc
 }
 
 int
-journal_read_done_fd(int fd, const char *path, struct journal_done **out,
-    struct journal_scan *scan, char **err)
+trial_done_read_fd(int fd, const char *path, struct trial_done **out,
+    struct trial_scan *scan, char **err)
 {
-	struct journal_done *d = xcalloc(1, sizeof(*d));
+	struct trial_done *d = xcalloc(1, sizeof(*d));
 
 	if (done_fd(fd, path, d, scan, err) != 0) {
-		journal_done_free(d);
+		trial_done_free(d);
 		return -1;
 	}
 	*out = d;

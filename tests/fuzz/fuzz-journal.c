@@ -1,7 +1,7 @@
 /*
  * fuzz-journal.c: the trials.jsonl readers (src/journal.c):
- * journal_read_lines(), the fast in-place JSON scanner reports load runs
- * with, and journal_read_done(), what --resume trusts.  Both read a file,
+ * trialread_file(), the fast in-place JSON scanner reports load runs
+ * with, and trial_done_read(), what --resume trusts.  Both read a file,
  * so the input is written to a memfd and read through /proc/self/fd.
  * Every member of every line handed out is read back.
  */
@@ -38,7 +38,7 @@ touch(const char *s)
 }
 
 static int
-line(const struct journal_line *l, void *arg)
+line(const struct trial_line *l, void *arg)
 {
 	size_t *sum = arg, i;
 
@@ -62,21 +62,21 @@ line(const struct journal_line *l, void *arg)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct journal_scan scan;
-	struct journal_done *done = NULL;
+	struct trial_scan scan;
+	struct trial_done *done = NULL;
 	size_t sum = 0;
 	char *err = NULL;
 
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	if (journal_read_lines(path, line, &sum, &scan, &err) != 0)
+	if (trialread_file(path, line, &sum, &scan, &err) != 0)
 		abort();	/* only failing to read is an error */
 	if (scan.lines + scan.truncated < scan.corrupt || scan.good_size > (off_t)size)
 		abort();
-	if (journal_read_done(path, &done, &scan, &err) != 0)
+	if (trial_done_read(path, &done, &scan, &err) != 0)
 		abort();
-	(void)journal_done_count(done, NULL);
-	(void)journal_done_has(done, "lab-03", "-/munmap/threads=4,pages=16/1");
-	journal_done_free(done);
+	(void)trial_done_count(done, NULL);
+	(void)trial_done_has(done, "lab-03", "-/munmap/threads=4,pages=16/1");
+	trial_done_free(done);
 	return 0;
 }
