@@ -236,7 +236,8 @@ collect(const char *dir, const char *host, const struct want *w, struct values *
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = trialread_file(path, collect_line, &c, NULL, err);
+	r = trialread_file(path, TRIAL_PARAMS | TRIAL_METRIC | TRIAL_VALUE, collect_line, &c,
+	    NULL, err);
 	free(path);
 	return r;
 }

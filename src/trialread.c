@@ -1,10 +1,12 @@
 /*
- * trialread.c: reading trials.jsonl back (see trialread.h and
- * docs/results.md): the done set --resume trusts, and a fast parser of
- * trial lines made for them.
+ * trialread.c: the one reader of trials.jsonl (see trialread.h): a strict
+ * JSON parser made for trial lines, working in place and taking only the
+ * members asked for; the line splitter over a file or a buffer; and the
+ * done set of --resume, built on them.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -52,7 +54,7 @@ utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* --- Reading trials.jsonl ---------------------------------------------------- */
+/* --- The done set ------------------------------------------------------------ */
 
 struct trial_done {
 	char	**slots;	/* "host\nkey", open addressing */
@@ -150,28 +152,26 @@ trial_done_free(struct trial_done *d)
 	free(d);
 }
 
-/* --- Reading trial lines ------------------------------------------------------ */
+/* --- Parsing a line ---------------------------------------------------------- */
 
 /*
- * A reader made for speed: jansson takes about 13 us for a trial line with
- * 11 samples (13 s for a million), this well under 1 us.  It parses JSON
- * strictly (RFC 8259 syntax, UTF-8, no NUL) in place in the line buffer,
- * keeps the members a trial line has and skips any other, so that later
- * formats may add members.  Nesting is bounded.
+ * In place: a string is decoded where it is and NUL-terminated where its
+ * closing quote was; a number of params or resolved has a NUL written
+ * after its text.  What is skipped is only checked, never changed (the
+ * profile is handed out as the text it is).
  */
-
-#define LINE_MAX_PARAMS		256
-#define LINE_MAX_SAMPLES	(1 << 20)
-#define LINE_MAX_NOTES		256
-#define LINE_MAX_DEPTH		32
 
 struct lp {
 	char		*p;		/* where parsing is; the line ends in a NUL */
-	const char	*keys[LINE_MAX_PARAMS], *vals[LINE_MAX_PARAMS];
-	const char	*rkeys[LINE_MAX_PARAMS], *rvals[LINE_MAX_PARAMS];
-	const char	*notes[LINE_MAX_NOTES];
+	unsigned int	 fields;	/* enum trial_field */
+	int		 mistyped;	/* a member asked for had another type */
+	const char	*keys[TRIALREAD_MAX_PARAMS], *vals[TRIALREAD_MAX_PARAMS];
+	const char	*rkeys[TRIALREAD_MAX_PARAMS], *rvals[TRIALREAD_MAX_PARAMS];
+	const char	*notes[TRIALREAD_MAX_NOTES];
 	double		*samples;
 	size_t		 scap;
+	char		 ptext[TRIALREAD_PARAMS_TEXT];
+	size_t		 plen;
 };
 
 static locale_t c_locale;
@@ -223,99 +223,133 @@ hex4(const char *s, unsigned int *out)
 	return 0;
 }
 
-/* A string, decoded in place and NUL-terminated where its closing quote was. */
-static int
-str(struct lp *l, const char **out)
+/*
+ * The escape at r (its backslash): the code point in *cp; returns the
+ * bytes it takes, or 0 when it is not one JSON allows (a lone surrogate,
+ * \u0000 as the line's strings are NUL-terminated).
+ */
+static size_t
+escape(const char *r, unsigned int *cp)
 {
-	char *start, *r, *w;
-	unsigned int cp, lo;
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *e;
+	unsigned int lo;
+
+	if (r[1] != 'u') {
+		if (r[1] == '\0' || (e = strchr(from, r[1])) == NULL)
+			return 0;
+		*cp = (unsigned char)to[e - from];
+		return 2;
+	}
+	if (hex4(r + 2, cp) != 0)
+		return 0;
+	if (*cp >= 0xd800 && *cp <= 0xdbff) {
+		if (r[6] != '\\' || r[7] != 'u' || hex4(r + 8, &lo) != 0 ||
+		    lo < 0xdc00 || lo > 0xdfff)
+			return 0;
+		*cp = 0x10000 + ((*cp - 0xd800) << 10) + (lo - 0xdc00);
+		return 12;
+	}
+	if ((*cp >= 0xdc00 && *cp <= 0xdfff) || *cp == 0)
+		return 0;
+	return 6;
+}
+
+/* Write cp as UTF-8 at w; returns the bytes written (never more than the
+ * escape it came from took, so that writing stays behind reading). */
+static size_t
+utf8_put(char *w, unsigned int cp)
+{
+	if (cp < 0x80) {
+		w[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		w[0] = (char)(0xc0 | (cp >> 6));
+		w[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		w[0] = (char)(0xe0 | (cp >> 12));
+		w[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		w[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	w[0] = (char)(0xf0 | (cp >> 18));
+	w[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	w[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	w[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* The bytes a string holds as they are: printable ASCII but '"' and '\\'. */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* '"' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,	/* '\\' */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/*
+ * A string (l->p at its quote).  With out, decoded in place and
+ * NUL-terminated, its length in *len (may be NULL); without, only
+ * checked.
+ */
+static int
+string(struct lp *l, const char **out, size_t *len)
+{
+	char *start, *r, *w = NULL;
+	unsigned int cp;
 	size_t k;
 
-	ws(l);
-	if (*l->p != '"')
-		return -1;
-	start = r = w = l->p + 1;
+	start = r = l->p + 1;
 	for (;;) {
-		unsigned char c = (unsigned char)*r;
+		unsigned char c;
 
+		/* What needs no decoding, at the speed of a table lookup. */
+		if (w == NULL)
+			while (plain[(unsigned char)*r])
+				r++;
+		c = (unsigned char)*r;
+		if (plain[c]) {
+			*w++ = (char)c;
+			r++;
+			continue;
+		}
 		if (c == '"')
 			break;
-		if (c < 0x20)
-			return -1;	/* a control, or the NUL that ends the line */
 		if (c >= 0x80) {
 			if ((k = utf8_seq((const unsigned char *)r, 4)) == 0)
 				return -1;
-			while (k-- > 0)
-				*w++ = *r++;
+			if (w != NULL) {
+				memmove(w, r, k);
+				w += k;
+			}
+			r += k;
 			continue;
 		}
-		if (c != '\\') {
-			*w++ = *r++;
-			continue;
+		if (c != '\\' || (k = escape(r, &cp)) == 0)
+			return -1;	/* a control, or the NUL that ends the line */
+		if (out != NULL) {
+			if (w == NULL)
+				w = r;	/* decoding starts at the first escape */
+			w += utf8_put(w, cp);
 		}
-		switch (r[1]) {
-		case '"':
-		case '\\':
-		case '/':
-			*w++ = r[1];
-			r += 2;
-			continue;
-		case 'b':
-			*w++ = '\b';
-			r += 2;
-			continue;
-		case 'f':
-			*w++ = '\f';
-			r += 2;
-			continue;
-		case 'n':
-			*w++ = '\n';
-			r += 2;
-			continue;
-		case 'r':
-			*w++ = '\r';
-			r += 2;
-			continue;
-		case 't':
-			*w++ = '\t';
-			r += 2;
-			continue;
-		case 'u':
-			break;
-		default:
-			return -1;
-		}
-		if (hex4(r + 2, &cp) != 0)
-			return -1;
-		r += 6;
-		if (cp >= 0xd800 && cp <= 0xdbff) {
-			if (r[0] != '\\' || r[1] != 'u' || hex4(r + 2, &lo) != 0 ||
-			    lo < 0xdc00 || lo > 0xdfff)
-				return -1;
-			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			r += 6;
-		} else if ((cp >= 0xdc00 && cp <= 0xdfff) || cp == 0)
-			return -1;
-		/* Never longer than its escape: writing stays behind reading. */
-		if (cp < 0x80)
-			*w++ = (char)cp;
-		else if (cp < 0x800) {
-			*w++ = (char)(0xc0 | (cp >> 6));
-			*w++ = (char)(0x80 | (cp & 0x3f));
-		} else if (cp < 0x10000) {
-			*w++ = (char)(0xe0 | (cp >> 12));
-			*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-			*w++ = (char)(0x80 | (cp & 0x3f));
-		} else {
-			*w++ = (char)(0xf0 | (cp >> 18));
-			*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-			*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-			*w++ = (char)(0x80 | (cp & 0x3f));
-		}
+		r += k;
 	}
-	*w = '\0';
+	if (out != NULL) {
+		if (w == NULL)
+			w = r;
+		*w = '\0';
+		*out = start;
+		if (len != NULL)
+			*len = (size_t)(w - start);
+	}
 	l->p = r + 1;
-	*out = start;
 	return 0;
 }
 
@@ -325,20 +359,22 @@ static const double pow10_tab[] = {
 };
 
 /*
- * A number: its text is [*s, l->p) afterwards.  Exact in the common case
- * (at most 19 digits, a mantissa below 2^53 and a power of ten up to 22:
- * one correctly rounded operation, Clinger's fast path), else strtod in
- * the C locale.  *is_int tells whether it was written as an integer.
+ * A number (l->p at its first character): its text is [*s, l->p)
+ * afterwards.  Exact in the common case (at most 19 digits, a mantissa
+ * below 2^53 and a power of ten up to 22: one correctly rounded
+ * operation, Clinger's fast path), else strtod in the C locale.  *is_int
+ * tells whether it was written as an integer.  out NULL: only checked,
+ * the value computed only when it might not be finite.
  */
 static int
 num(struct lp *l, double *out, const char **s, int *is_int)
 {
 	const char *p, *q;
 	unsigned long long w = 0;
-	int nd = 0, frac = 0, e = 0, eneg = 0, neg = 0, integer = 1;
+	int nd = 0, nint = 0, frac = 0, e = 0, eneg = 0, neg = 0, integer = 1;
+	double d;
 	char *end;
 
-	ws(l);
 	p = *s = l->p;
 	if (*p == '-') {
 		neg = 1;
@@ -347,7 +383,7 @@ num(struct lp *l, double *out, const char **s, int *is_int)
 	if (*p == '0')
 		p++;
 	else if (*p >= '1' && *p <= '9') {
-		for (; *p >= '0' && *p <= '9'; p++)
+		for (; *p >= '0' && *p <= '9'; p++, nint++)
 			if (nd < 19) {
 				w = w * 10 + (unsigned long long)(*p - '0');
 				nd++;
@@ -386,92 +422,58 @@ num(struct lp *l, double *out, const char **s, int *is_int)
 	}
 	l->p = (char *)p;
 	*is_int = integer;
-	e = (eneg ? -e : e) - frac;
+	e = eneg ? -e : e;
+	if (out == NULL && nint + e <= 300)
+		return 0;	/* below 10^300: finite */
+	e -= frac;
 	if (nd <= 19 && w <= (1ull << 53) && e >= -22 && e <= 22) {
-		double d = (double)w;
-
+		d = (double)w;
 		d = e < 0 ? d / pow10_tab[-e] : d * pow10_tab[e];
-		*out = neg ? -d : d;
+		if (out != NULL)
+			*out = neg ? -d : d;
 		return 0;
 	}
 	pthread_once(&c_locale_once, c_locale_init);
 	if (c_locale == (locale_t)0)
 		return -1;
-	*out = strtod_l(*s, &end, c_locale);
-	if (end != p || !isfinite(*out))
+	d = strtod_l(*s, &end, c_locale);
+	if (end != p || !isfinite(d))
 		return -1;
+	if (out != NULL)
+		*out = d;
 	return 0;
 }
 
 static int
-integer(struct lp *l, long long *out)
+word(struct lp *l, const char *w, size_t n)
 {
-	const char *s;
-	double d;
-	int is_int;
-
-	if (num(l, &d, &s, &is_int) != 0 || !is_int || d > 9e15 || d < -9e15)
-		return -1;
-	*out = (long long)d;
-	return 0;
-}
-
-static int
-word(struct lp *l, const char *w)
-{
-	size_t n = strlen(w);
-
-	ws(l);
 	if (strncmp(l->p, w, n) != 0)
 		return -1;
 	l->p += n;
 	return 0;
 }
 
+/* Whether a null is next (and then take it). */
 static int
-is_null(struct lp *l)
+null(struct lp *l)
 {
 	ws(l);
-	return strncmp(l->p, "null", 4) == 0 && word(l, "null") == 0;
+	return word(l, "null", 4) == 0;
 }
 
-static int
-str_or_null(struct lp *l, const char **out)
-{
-	if (is_null(l)) {
-		*out = NULL;
-		return 0;
-	}
-	return str(l, out);
-}
-
-static int
-num_or_null(struct lp *l, double *out, double if_null)
-{
-	const char *s;
-	int is_int;
-
-	if (is_null(l)) {
-		*out = if_null;
-		return 0;
-	}
-	return num(l, out, &s, &is_int);
-}
-
-/* Skip any value. */
+/* Check any value and skip it, changing nothing. */
 static int
 skip(struct lp *l, int depth)
 {
 	const char *s;
-	double d;
 	int is_int;
 
-	if (depth > LINE_MAX_DEPTH)
+	if (depth > TRIALREAD_MAX_DEPTH)
 		return -1;
 	ws(l);
 	switch (*l->p) {
 	case '"':
-		return str(l, &s);
+		return string(l, NULL, NULL);
 	case '{':
 		l->p++;
 		ws(l);
@@ -480,7 +482,9 @@ skip(struct lp *l, int depth)
 			return 0;
 		}
 		for (;;) {
-			if (str(l, &s) != 0 || expect(l, ':') != 0 || skip(l, depth + 1) != 0)
+			ws(l);
+			if (*l->p != '"' || string(l, NULL, NULL) != 0 || expect(l, ':') != 0 ||
+			    skip(l, depth + 1) != 0)
 				return -1;
 			ws(l);
 			if (*l->p == '}') {
@@ -509,61 +513,192 @@ skip(struct lp *l, int depth)
 				return -1;
 		}
 	case 't':
-		return word(l, "true");
+		return word(l, "true", 4);
 	case 'f':
-		return word(l, "false");
+		return word(l, "false", 5);
 	case 'n':
-		return word(l, "null");
+		return word(l, "null", 4);
 	default:
-		return num(l, &d, &s, &is_int);
+		return num(l, NULL, &s, &is_int);
 	}
 }
 
 /*
- * An object of names to strings or numbers (params, resolved): values as
- * text.  A number's text is cut out of the line by writing a NUL after
- * it, over the ',' or '}' that must follow, which is why that byte is
- * looked at first.
+ * A value of another type than the member asked for: checked and
+ * skipped, and the line marked (corrupt unless TRIAL_LENIENT).
  */
 static int
-pairs(struct lp *l, const char **keys, const char **vals, size_t *n)
+wrong(struct lp *l)
+{
+	l->mistyped = 1;
+	return skip(l, 1);
+}
+
+static int
+is_num(const struct lp *l)
+{
+	return *l->p == '-' || (*l->p >= '0' && *l->p <= '9');
+}
+
+/* A string member; null is NULL when null_ok, else a wrong type. */
+static int
+get_str(struct lp *l, const char **out, int null_ok)
+{
+	*out = NULL;
+	ws(l);
+	if (*l->p == '"')
+		return string(l, out, NULL);
+	if (null_ok && null(l))
+		return 0;
+	return wrong(l);
+}
+
+/* A number member; null is if_null. */
+static int
+get_num(struct lp *l, double *out, double if_null)
 {
 	const char *s;
+	int is_int;
+
+	*out = if_null;
+	ws(l);
+	if (is_num(l))
+		return num(l, out, &s, &is_int);
+	if (null(l))
+		return 0;
+	return wrong(l);
+}
+
+/* The integer written in [s, end) (JSON's syntax, checked), or -1 when
+ * it is outside long long. */
+static int
+int_text(const char *s, const char *end, long long *out)
+{
+	unsigned long long v = 0, max = LLONG_MAX;
+	int neg = *s == '-';
+
+	if (neg) {
+		s++;
+		max++;
+	}
+	for (; s < end; s++) {
+		if (v > (max - (unsigned long long)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (unsigned long long)(*s - '0');
+	}
+	*out = neg ? (v == max ? LLONG_MIN : -(long long)v) : (long long)v;
+	return 0;
+}
+
+/* An integer member (no null); as jansson, a number written otherwise (a
+ * fraction, an exponent) is of another type, one too large corrupt. */
+static int
+get_int(struct lp *l, long long *out, long long if_wrong)
+{
+	const char *s;
+	int is_int;
+
+	*out = if_wrong;
+	ws(l);
+	if (!is_num(l))
+		return wrong(l);
+	if (num(l, NULL, &s, &is_int) != 0)
+		return -1;
+	if (!is_int) {
+		l->mistyped = 1;
+		return 0;
+	}
+	return int_text(s, l->p, out);
+}
+
+/* Append to params_text, cut at its size. */
+static void
+ptext_add(struct lp *l, const char *s, size_t n)
+{
+	size_t room = sizeof(l->ptext) - 1 - l->plen;
+
+	if (n > room)
+		n = room;
+	memcpy(l->ptext + l->plen, s, n);
+	l->plen += n;
+	l->ptext[l->plen] = '\0';
+}
+
+/*
+ * An object of names to text or numbers (params, resolved): the values
+ * as text, into keys and vals when given (NULL: not kept), and params
+ * text when text.  A number's text is cut out of the line by writing a
+ * NUL after it, over the ',' or '}' that must follow, which is why that
+ * byte is looked at first.  A value of another type is left out (and
+ * marks the line).
+ */
+static int
+pairs(struct lp *l, const char **keys, const char **vals, size_t *n, int text)
+{
+	const char *k, *v, *s;
+	size_t klen, vlen = 0;
 	double d;
 	int is_int;
-	char next;
+	char next, *e, num_text[32];
 
 	*n = 0;
-	if (is_null(l))
+	ws(l);
+	if (null(l))
 		return 0;
-	if (expect(l, '{') != 0)
-		return -1;
+	if (*l->p != '{')
+		return wrong(l);
+	l->p++;
 	ws(l);
 	if (*l->p == '}') {
 		l->p++;
 		return 0;
 	}
 	for (;;) {
-		if (*n >= LINE_MAX_PARAMS || str(l, &keys[*n]) != 0 || expect(l, ':') != 0)
+		ws(l);
+		if (*l->p != '"' || string(l, &k, &klen) != 0 || expect(l, ':') != 0)
 			return -1;
 		ws(l);
 		if (*l->p == '"') {
-			if (str(l, &vals[*n]) != 0)
+			if (string(l, &v, &vlen) != 0)
 				return -1;
 			ws(l);
 			next = *l->p;
-		} else {
-			char *e;
-
+			is_int = 1;
+		} else if (is_num(l)) {
 			if (num(l, &d, &s, &is_int) != 0)
 				return -1;
-			vals[*n] = s;
+			v = s;
 			e = l->p;
+			vlen = (size_t)(e - s);
 			ws(l);
 			next = *l->p;
 			*e = '\0';	/* over a blank, or the separator kept in next */
+		} else {
+			if (wrong(l) != 0)
+				return -1;
+			ws(l);
+			next = *l->p;
+			v = NULL;
 		}
-		(*n)++;
+		if (v != NULL && keys != NULL) {
+			if (*n >= TRIALREAD_MAX_PARAMS)
+				return -1;
+			keys[*n] = k;
+			vals[*n] = v;
+			(*n)++;
+		}
+		if (v != NULL && text) {
+			if (l->plen > 0)
+				ptext_add(l, ",", 1);
+			ptext_add(l, k, klen);
+			ptext_add(l, "=", 1);
+			if (!is_int) {
+				/* a real: %g, as reports always named it */
+				vlen = (size_t)snprintf(num_text, sizeof(num_text), "%g", d);
+				v = num_text;
+			}
+			ptext_add(l, v, vlen);
+		}
 		l->p++;
 		if (next == '}')
 			return 0;
@@ -572,23 +707,34 @@ pairs(struct lp *l, const char **keys, const char **vals, size_t *n)
 	}
 }
 
+/* An array of numbers (samples); an element of another type marks the
+ * line and leaves the array empty. */
 static int
 samples(struct lp *l, size_t *n)
 {
 	const char *s;
+	char *start;
 	int is_int;
 
 	*n = 0;
-	if (expect(l, '[') != 0)
-		return -1;
+	ws(l);
+	if (*l->p != '[')
+		return wrong(l);
+	start = l->p++;
 	ws(l);
 	if (*l->p == ']') {
 		l->p++;
 		return 0;
 	}
 	for (;;) {
+		ws(l);
+		if (!is_num(l)) {
+			*n = 0;
+			l->p = start;
+			return wrong(l);
+		}
 		if (*n >= l->scap) {
-			if (l->scap >= LINE_MAX_SAMPLES)
+			if (l->scap >= TRIALREAD_MAX_SAMPLES)
 				return -1;
 			l->scap = l->scap ? l->scap * 2 : 1024;
 			l->samples = xreallocarray(l->samples, l->scap, sizeof(*l->samples));
@@ -606,19 +752,30 @@ samples(struct lp *l, size_t *n)
 	}
 }
 
+/* An array of text (notes), as samples(). */
 static int
 notes(struct lp *l, size_t *n)
 {
+	char *start;
+
 	*n = 0;
-	if (expect(l, '[') != 0)
-		return -1;
+	ws(l);
+	if (*l->p != '[')
+		return wrong(l);
+	start = l->p++;
 	ws(l);
 	if (*l->p == ']') {
 		l->p++;
 		return 0;
 	}
 	for (;;) {
-		if (*n >= LINE_MAX_NOTES || str(l, &l->notes[*n]) != 0)
+		ws(l);
+		if (*l->p != '"') {
+			*n = 0;
+			l->p = start;
+			return wrong(l);
+		}
+		if (*n >= TRIALREAD_MAX_NOTES || string(l, &l->notes[*n], NULL) != 0)
 			return -1;
 		(*n)++;
 		ws(l);
@@ -631,162 +788,231 @@ notes(struct lp *l, size_t *n)
 	}
 }
 
-/* One line (NUL-terminated, in a buffer it may change) into *jl. */
+/* The value of member k (klen bytes), into tl when it is asked for. */
 static int
-parse_trial_line(struct lp *l, char *text, struct trial_line *jl)
+member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has_format)
+{
+	unsigned int f = l->fields;
+	char *v;
+	int r;
+
+#define NAMED(name)	(klen == sizeof(name) - 1 && memcmp(k, name, sizeof(name) - 1) == 0)
+#define IS(name, field)	(NAMED(name) && (f & (field)))
+	switch (k[0]) {
+	case 'b':
+		if (NAMED("bench"))
+			return get_str(l, &tl->bench, 0);
+		break;
+	case 'd':
+		if (IS("direction", TRIAL_METRIC)) {
+			r = get_str(l, &tl->direction, 1);
+			tl->higher_better = tl->direction != NULL &&
+			    strcmp(tl->direction, WIRE_HIGHER_BETTER) == 0;
+			return r;
+		}
+		if (IS("duration", TRIAL_TIMES))
+			return get_num(l, &tl->duration, -1);
+		break;
+	case 'f':
+		if (NAMED("format")) {
+			int before = l->mistyped;
+
+			l->mistyped = 0;
+			r = get_int(l, &tl->format, 0);
+			*has_format = r == 0 && !l->mistyped;
+			l->mistyped |= before;
+			return r;
+		}
+		break;
+	case 'h':
+		if (NAMED("host"))
+			return get_str(l, &tl->host, 0);
+		break;
+	case 'i':
+		if (IS("iterations", TRIAL_ITERATIONS))
+			return get_int(l, &tl->iterations, 0);
+		break;
+	case 'k':
+		if (IS("key", TRIAL_KEY))
+			return get_str(l, &tl->key, 0);
+		if (IS("kind", TRIAL_KIND))
+			return get_str(l, &tl->kind, 0);
+		break;
+	case 'm':
+		if (IS("metric", TRIAL_METRIC))
+			return get_str(l, &tl->metric, 1);
+		if (IS("message", TRIAL_MESSAGE))
+			return get_str(l, &tl->message, 1);
+		break;
+	case 'n':
+		if (IS("notes", TRIAL_NOTES))
+			return notes(l, &tl->nnotes);
+		break;
+	case 'p':
+		if (IS("params", TRIAL_PARAMS | TRIAL_PARAMS_TEXT)) {
+			l->plen = 0;
+			l->ptext[0] = '\0';
+			return pairs(l, f & TRIAL_PARAMS ? l->keys : NULL, l->vals,
+			    &tl->nparams, (f & TRIAL_PARAMS_TEXT) != 0);
+		}
+		if (IS("part", TRIAL_PARTS))
+			return get_int(l, &tl->part, 1);
+		if (IS("parts", TRIAL_PARTS))
+			return get_int(l, &tl->parts, 1);
+		if (IS("profile", TRIAL_PROFILE)) {
+			ws(l);
+			v = l->p;
+			if (skip(l, 1) != 0)
+				return -1;
+			tl->profile = v;
+			tl->profile_len = (size_t)(l->p - v);
+			return 0;
+		}
+		break;
+	case 'r':
+		if (IS("run", TRIAL_RUN))
+			return get_str(l, &tl->run, 0);
+		if (IS("rep", TRIAL_REP))
+			return get_int(l, &tl->rep, 0);
+		if (IS("resolved", TRIAL_RESOLVED))
+			return pairs(l, l->rkeys, l->rvals, &tl->nresolved, 0);
+		break;
+	case 's':
+		if (IS("samples", TRIAL_SAMPLES))
+			return samples(l, &tl->nsamples);
+		if (IS("start", TRIAL_TIMES))
+			return get_num(l, &tl->start, 0);
+		if (NAMED("status"))
+			return get_str(l, &tl->status, 0);
+		if (IS("suite", TRIAL_SUITE))
+			return get_str(l, &tl->suite, 1);
+		break;
+	case 'u':
+		if (IS("unit", TRIAL_METRIC))
+			return get_str(l, &tl->unit, 1);
+		break;
+	case 'v':
+		if (IS("variant", TRIAL_VARIANT))
+			return get_str(l, &tl->variant, 1);
+		if (IS("value", TRIAL_VALUE)) {
+			ws(l);
+			tl->has_value = is_num(l);
+			return get_num(l, &tl->value, 0);
+		}
+		break;
+	}
+#undef IS
+#undef NAMED
+	return skip(l, 1);
+}
+
+/*
+ * One line of n bytes (NUL-terminated, in a buffer it may change) into
+ * *tl.  A NUL inside ends the parsing early: the line is corrupt.
+ */
+static enum trial_reject
+parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 {
 	const char *k;
-	size_t lineno = jl->lineno;
-	int r = 0;
+	size_t lineno = tl->lineno, klen;
+	int has_format = 0;
 
-	memset(jl, 0, sizeof(*jl));
-	jl->lineno = lineno;
-	jl->duration = -1;
-	jl->part = jl->parts = 1;
-	jl->keys = l->keys;
-	jl->vals = l->vals;
-	jl->rkeys = l->rkeys;
-	jl->rvals = l->rvals;
-	jl->notes = l->notes;
-	jl->samples = l->samples;
+	memset(tl, 0, sizeof(*tl));
+	tl->lineno = lineno;
+	tl->duration = -1;
+	tl->part = tl->parts = 1;
+	tl->keys = l->keys;
+	tl->vals = l->vals;
+	tl->rkeys = l->rkeys;
+	tl->rvals = l->rvals;
+	tl->notes = l->notes;
+	tl->samples = l->samples;
+	tl->params_text = l->ptext;
+	l->ptext[0] = '\0';
+	l->plen = 0;
+	l->mistyped = 0;
+	if (n == 0)
+		return TRIAL_EMPTY;
 	l->p = text;
 	if (expect(l, '{') != 0)
-		return -1;
+		return TRIAL_CORRUPT;
 	ws(l);
 	if (*l->p == '}')
-		return -1;
+		return TRIAL_CORRUPT;
 	for (;;) {
-		if (str(l, &k) != 0 || expect(l, ':') != 0)
-			return -1;
-		switch (k[0]) {
-		case 'b':
-			r = strcmp(k, "bench") == 0 ? str(l, &jl->bench) : skip(l, 1);
-			break;
-		case 'd':
-			if (strcmp(k, "direction") == 0) {
-				r = str_or_null(l, &jl->direction);
-				jl->higher_better = jl->direction &&
-				    strcmp(jl->direction, WIRE_HIGHER_BETTER) == 0;
-			} else if (strcmp(k, "duration") == 0)
-				r = num_or_null(l, &jl->duration, -1);
-			else
-				r = skip(l, 1);
-			break;
-		case 'f':
-			r = strcmp(k, "format") == 0 ? integer(l, &jl->format) : skip(l, 1);
-			break;
-		case 'h':
-			r = strcmp(k, "host") == 0 ? str(l, &jl->host) : skip(l, 1);
-			break;
-		case 'i':
-			r = strcmp(k, "iterations") == 0 ? integer(l, &jl->iterations) : skip(l, 1);
-			break;
-		case 'k':
-			if (strcmp(k, "key") == 0)
-				r = str(l, &jl->key);
-			else if (strcmp(k, "kind") == 0)
-				r = str(l, &jl->kind);
-			else
-				r = skip(l, 1);
-			break;
-		case 'm':
-			if (strcmp(k, "metric") == 0)
-				r = str_or_null(l, &jl->metric);
-			else if (strcmp(k, "message") == 0)
-				r = str_or_null(l, &jl->message);
-			else
-				r = skip(l, 1);
-			break;
-		case 'n':
-			r = strcmp(k, "notes") == 0 ? notes(l, &jl->nnotes) : skip(l, 1);
-			break;
-		case 'p':
-			if (strcmp(k, "params") == 0)
-				r = pairs(l, l->keys, l->vals, &jl->nparams);
-			else if (strcmp(k, "part") == 0)
-				r = integer(l, &jl->part);
-			else if (strcmp(k, "parts") == 0)
-				r = integer(l, &jl->parts);
-			else
-				r = skip(l, 1);
-			break;
-		case 'r':
-			if (strcmp(k, "run") == 0)
-				r = str(l, &jl->run);
-			else if (strcmp(k, "rep") == 0)
-				r = integer(l, &jl->rep);
-			else if (strcmp(k, "resolved") == 0)
-				r = pairs(l, l->rkeys, l->rvals, &jl->nresolved);
-			else
-				r = skip(l, 1);
-			break;
-		case 's':
-			if (strcmp(k, "samples") == 0) {
-				r = samples(l, &jl->nsamples);
-				jl->samples = l->samples;
-			} else if (strcmp(k, "start") == 0)
-				r = num_or_null(l, &jl->start, 0);
-			else if (strcmp(k, "status") == 0)
-				r = str(l, &jl->status);
-			else if (strcmp(k, "suite") == 0)
-				r = str_or_null(l, &jl->suite);
-			else
-				r = skip(l, 1);
-			break;
-		case 'u':
-			r = strcmp(k, "unit") == 0 ? str_or_null(l, &jl->unit) : skip(l, 1);
-			break;
-		case 'v':
-			if (strcmp(k, "variant") == 0)
-				r = str_or_null(l, &jl->variant);
-			else if (strcmp(k, "value") == 0) {
-				if (!is_null(l)) {
-					r = num_or_null(l, &jl->value, 0);
-					jl->has_value = r == 0;
-				}
-			} else
-				r = skip(l, 1);
-			break;
-		default:
-			r = skip(l, 1);
-			break;
-		}
-		if (r != 0)
-			return -1;
+		ws(l);
+		if (*l->p != '"' || string(l, &k, &klen) != 0 || expect(l, ':') != 0 ||
+		    member(l, k, klen, tl, &has_format) != 0)
+			return TRIAL_CORRUPT;
 		ws(l);
 		if (*l->p == '}')
 			break;
 		if (*l->p++ != ',')
-			return -1;
+			return TRIAL_CORRUPT;
 	}
 	l->p++;
 	ws(l);
-	if (*l->p != '\0')
-		return -1;
+	if (l->p != text + n || !has_format)
+		return TRIAL_CORRUPT;
+	tl->samples = l->samples;	/* moved when it grew */
+	if (tl->format != JOURNAL_FORMAT)
+		return TRIAL_OTHER_FORMAT;
 	/* What makes a trial line. */
-	if (jl->format != JOURNAL_FORMAT || jl->host == NULL || jl->key == NULL ||
-	    jl->bench == NULL || jl->status == NULL || jl->part < 1 || jl->parts < jl->part)
-		return -1;
-	jl->st = ap_status_parse(jl->status);
-	return 0;
+	if ((l->mistyped && !(l->fields & TRIAL_LENIENT)) || tl->host == NULL ||
+	    tl->bench == NULL || tl->status == NULL ||
+	    ((l->fields & TRIAL_KEY) && tl->key == NULL) ||
+	    ((l->fields & TRIAL_PARTS) && (tl->part < 1 || tl->parts < tl->part)))
+		return TRIAL_CORRUPT;
+	tl->st = ap_status_parse(tl->status);
+	return TRIAL_OK;
 }
 
-/* Read fd from its start, a line at a time, bounded. */
+/* --- Reading lines ----------------------------------------------------------- */
+
+/* Where the bytes come from: a file, or memory. */
+struct src {
+	int		 fd;		/* -1: mem */
+	const char	*path;
+	const char	*mem;
+	size_t		 left;
+};
+
+static ssize_t
+src_read(struct src *s, char *buf, size_t n)
+{
+	if (s->fd >= 0)
+		return read(s->fd, buf, n);
+	if (n > s->left)
+		n = s->left;
+	if (n == 0)
+		return 0;
+	memcpy(buf, s->mem, n);
+	s->mem += n;
+	s->left -= n;
+	return (ssize_t)n;
+}
+
+/* Read from the start, a line at a time, bounded. */
 static int
-read_lines_fd(int fd, const char *path, trial_line_fn fn, void *arg,
+read_lines(struct src *src, unsigned int fields, trial_line_fn fn, void *arg,
     struct trial_scan *sc, char **err)
 {
 	size_t cap = 1 << 20, len = 0, start, n;
-	char *buf = xmalloc(cap + 1), *nl;
+	char *buf, *nl;
 	struct lp *l = xcalloc(1, sizeof(*l));
-	struct trial_line jl;
+	struct trial_line tl;
+	enum trial_reject rj;
 	off_t consumed = 0;
 	int skipping = 0, r = -1, stop = 0;
 	ssize_t got;
 
 	memset(sc, 0, sizeof(*sc));
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(errno));
+	l->fields = fields;
+	if (src->fd < 0 && src->left < cap)
+		cap = src->left + 1;	/* a small buffer: it fits */
+	buf = xmalloc(cap + 1);
+	if (src->fd >= 0 && lseek(src->fd, 0, SEEK_SET) < 0) {
+		*err = xasprintf("cannot read %s: %s", src->path, strerror(errno));
 		goto out;
 	}
 	while (!stop) {
@@ -801,11 +1027,11 @@ read_lines_fd(int fd, const char *path, trial_line_fn fn, void *arg,
 				len = 0;
 			}
 		}
-		got = read(fd, buf + len, cap - len);
+		got = src_read(src, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			*err = xasprintf("cannot read %s: %s", path, strerror(errno));
+			*err = xasprintf("cannot read %s: %s", src->path, strerror(errno));
 			goto out;
 		}
 		if (got == 0)
@@ -816,13 +1042,24 @@ read_lines_fd(int fd, const char *path, trial_line_fn fn, void *arg,
 			n = (size_t)(nl - (buf + start));
 			*nl = '\0';
 			sc->lines++;
-			jl.lineno = sc->lines;
-			if (skipping || memchr(buf + start, '\0', n) != NULL ||
-			    parse_trial_line(l, buf + start, &jl) != 0) {
+			tl.lineno = sc->lines;
+			rj = skipping ? TRIAL_CORRUPT : parse_line(l, buf + start, n, &tl);
+			skipping = 0;
+			if (rj != TRIAL_OK) {
+				long long format = tl.format;
+
 				if (sc->corrupt++ == 0)
 					sc->first_corrupt = sc->lines;
-				skipping = 0;
-			} else if (fn != NULL && (stop = fn(&jl, arg)) != 0)
+				sc->empty += rj == TRIAL_EMPTY;
+				sc->other_format += rj == TRIAL_OTHER_FORMAT;
+				memset(&tl, 0, sizeof(tl));
+				tl.lineno = sc->lines;
+				tl.reject = rj;
+				if (rj == TRIAL_OTHER_FORMAT)
+					tl.format = format;
+			}
+			if (fn != NULL && (rj == TRIAL_OK || (fields & TRIAL_REJECTS)) &&
+			    (stop = fn(&tl, arg)) != 0)
 				r = stop;
 			start += n + 1;
 			sc->good_size = consumed + (off_t)start;
@@ -843,7 +1080,17 @@ read_lines_fd(int fd, const char *path, trial_line_fn fn, void *arg,
 }
 
 int
-trialread_file(const char *path, trial_line_fn fn, void *arg,
+trialread_fd(int fd, const char *path, unsigned int fields, trial_line_fn fn,
+    void *arg, struct trial_scan *scan, char **err)
+{
+	struct src src = { fd, path, NULL, 0 };
+	struct trial_scan local;
+
+	return read_lines(&src, fields, fn, arg, scan ? scan : &local, err);
+}
+
+int
+trialread_file(const char *path, unsigned int fields, trial_line_fn fn, void *arg,
     struct trial_scan *scan, char **err)
 {
 	struct trial_scan local;
@@ -858,10 +1105,26 @@ trialread_file(const char *path, trial_line_fn fn, void *arg,
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	r = read_lines_fd(fd, path, fn, arg, scan, err);
+	r = trialread_fd(fd, path, fields, fn, arg, scan, err);
 	close(fd);
 	return r;
 }
+
+int
+trialread_buf(const void *buf, size_t len, unsigned int fields, trial_line_fn fn,
+    void *arg, struct trial_scan *scan)
+{
+	struct src src = { -1, "(memory)", buf, len };
+	struct trial_scan local;
+	char *err = NULL;
+	int r;
+
+	r = read_lines(&src, fields, fn, arg, scan ? scan : &local, &err);
+	free(err);	/* memory cannot fail to read */
+	return r;
+}
+
+/* --- The done set from the lines ------------------------------------------------ */
 
 /* Trials done: the lines of one append of one trial, as they are read. */
 struct group {
@@ -882,27 +1145,27 @@ group_reset(struct group *g)
 }
 
 static int
-group_line(const struct trial_line *jl, void *arg)
+group_line(const struct trial_line *tl, void *arg)
 {
 	struct group *g = arg;
 
-	if (strchr(jl->host, '\n') != NULL)
+	if (strchr(tl->host, '\n') != NULL)
 		return 0;
-	if (jl->part == 1) {
+	if (tl->part == 1) {
 		group_reset(g);
-		g->host = xstrdup(jl->host);
-		g->key = xstrdup(jl->key);
-		g->parts = jl->parts;
+		g->host = xstrdup(tl->host);
+		g->key = xstrdup(tl->key);
+		g->parts = tl->parts;
 		g->next = 1;
 		g->ok = 1;
-	} else if (g->host == NULL || jl->lineno != g->lineno + 1 || g->next != jl->part ||
-	    g->parts != jl->parts || strcmp(g->host, jl->host) != 0 ||
-	    strcmp(g->key, jl->key) != 0) {
+	} else if (g->host == NULL || tl->lineno != g->lineno + 1 || g->next != tl->part ||
+	    g->parts != tl->parts || strcmp(g->host, tl->host) != 0 ||
+	    strcmp(g->key, tl->key) != 0) {
 		group_reset(g);		/* a piece of an append not seen whole */
 		return 0;
 	}
-	g->lineno = jl->lineno;
-	g->ok = g->ok && jl->st == AP_ST_OK;
+	g->lineno = tl->lineno;
+	g->ok = g->ok && tl->st == AP_ST_OK;
 	if (++g->next > g->parts) {
 		if (g->ok)
 			done_add(g->d, g->host, g->key);
@@ -912,44 +1175,22 @@ group_line(const struct trial_line *jl, void *arg)
 }
 
 static int
-done_fd(int fd, const char *path, struct trial_done *d, struct trial_scan *sc,
-    char **err)
-{
-	struct group g = { d, NULL, NULL, 0, 0, 0, 0 };
-	int r;
-
-	r = read_lines_fd(fd, path, group_line, &g, sc, err);
-	group_reset(&g);
-	sc->trials_ok = d->n;
-	return r;
-}
-
-int
-trial_done_read(const char *path, struct trial_done **out, struct trial_scan *scan,
-    char **err)
+done_read(struct src *src, struct trial_done **out, struct trial_scan *scan, char **err)
 {
 	struct trial_done *d = xcalloc(1, sizeof(*d));
+	struct group g = { d, NULL, NULL, 0, 0, 0, 0 };
 	struct trial_scan local;
-	int fd;
+	int r;
 
 	if (scan == NULL)
 		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT) {
-			*out = d;
-			return 0;
-		}
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	r = read_lines(src, TRIAL_KEY | TRIAL_PARTS, group_line, &g, scan, err);
+	group_reset(&g);
+	scan->trials_ok = d->n;
+	if (r != 0) {
 		trial_done_free(d);
 		return -1;
 	}
-	if (done_fd(fd, path, d, scan, err) != 0) {
-		close(fd);
-		trial_done_free(d);
-		return -1;
-	}
-	close(fd);
 	*out = d;
 	return 0;
 }
@@ -958,12 +1199,44 @@ int
 trial_done_read_fd(int fd, const char *path, struct trial_done **out,
     struct trial_scan *scan, char **err)
 {
-	struct trial_done *d = xcalloc(1, sizeof(*d));
+	struct src src = { fd, path, NULL, 0 };
 
-	if (done_fd(fd, path, d, scan, err) != 0) {
-		trial_done_free(d);
+	return done_read(&src, out, scan, err);
+}
+
+struct trial_done *
+trial_done_read_buf(const void *buf, size_t len, struct trial_scan *scan)
+{
+	struct src src = { -1, "(memory)", buf, len };
+	struct trial_done *d = NULL;
+	char *err = NULL;
+
+	if (done_read(&src, &d, scan, &err) != 0) {
+		free(err);	/* memory cannot fail to read */
+		d = xcalloc(1, sizeof(*d));
+	}
+	return d;
+}
+
+int
+trial_done_read(const char *path, struct trial_done **out, struct trial_scan *scan,
+    char **err)
+{
+	struct trial_scan local;
+	int fd, r;
+
+	if (scan == NULL)
+		scan = &local;
+	memset(scan, 0, sizeof(*scan));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT) {
+			*out = xcalloc(1, sizeof(**out));
+			return 0;
+		}
+		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	*out = d;
-	return 0;
+	r = trial_done_read_fd(fd, path, out, scan, err);
+	close(fd);
+	return r;
 }

@@ -5,8 +5,8 @@
  * four threads at once (lines intact, a trial's lines together), run.json
  * replaced atomically under a reader that keeps reading it, resuming a
  * run killed in the middle of a line (tests/data/journal/run-killed),
- * corrupt lines, the lock, a full disk (RLIMIT_FSIZE), host env files and
- * host logs.
+ * the lock, a full disk (RLIMIT_FSIZE), host env files and host logs.
+ * The reader of trials.jsonl itself is test-trialread.c's.
  *
  * Run from the top of the tree (fixtures are read from tests/data/).
  */
@@ -29,6 +29,7 @@
 #include "catalog.h"
 #include "fleet.h"
 #include "journal.h"
+#include "trialread.h"
 #include "log.h"
 #include "plan.h"
 #include "tap.h"
@@ -272,7 +273,7 @@ test_profile(void)
 	    "a profile asked for and not sent is absent, with why");
 	json_decref(l1);
 	json_decref(l2);
-	ok(trialread_file(p, count_line, &n, &sc, &err) == 0 && n == 4 &&
+	ok(trialread_file(p, TRIAL_ALL, count_line, &n, &sc, &err) == 0 && n == 4 &&
 	    sc.corrupt == 0, "the fast reader reads lines with profiles");
 	free(text);
 	free(p);
@@ -782,19 +783,6 @@ test_resume(void)
 	json_decref(run);
 	journal_free(j);
 
-	/* Corrupt lines and a broken group. */
-	d = NULL;
-	ok(trial_done_read("tests/data/journal/trials-corrupt.jsonl", &d, &sc, &err) == 0 &&
-	    sc.lines == 5 && sc.corrupt == 1 && sc.first_corrupt == 2 && !sc.truncated &&
-	    trial_done_count(d, NULL) == 1 &&
-	    trial_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2") &&
-	    !trial_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"),
-	    "a corrupt line is skipped and breaks the trial it cut");
-	trial_done_free(d);
-	d = NULL;
-	ok(trial_done_read("/nonexistent/trials.jsonl", &d, &sc, &err) == 0 &&
-	    trial_done_count(d, NULL) == 0 && sc.lines == 0, "a missing file is an empty journal");
-	trial_done_free(d);
 	ok(journal_resume(tmpdir, &j, NULL, &err) != 0 && strstr(err, "not a run directory"),
 	    "a directory without run.json is not resumed");
 	free(err);
@@ -804,18 +792,7 @@ test_resume(void)
 }
 
 
-/* --- Reading lines back fast ------------------------------------------------ */
-
-static char *
-write_tmp(const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", tmpdir, name);
-	FILE *f = fopen(path, "wb");
-
-	fwrite(text, 1, strlen(text), f);
-	fclose(f);
-	return path;
-}
+/* --- Reading lines back (the parser itself: test-trialread.c) --------------- */
 
 struct got {
 	size_t		 n;
@@ -846,23 +823,6 @@ collect(const struct trial_line *l, void *arg)
 	return 0;
 }
 
-#define TL(extra) "{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"" extra "}\n"
-
-static int
-line_is_corrupt(const char *text)
-{
-	char *path = write_tmp("one.jsonl", text), *err = NULL;
-	struct trial_scan sc;
-	struct got g = { 0 };
-	int r = trialread_file(path, collect, &g, &sc, &err) == 0 && sc.lines == 1 &&
-	    sc.corrupt == 1 && g.n == 0;
-
-	if (!r)
-		printf("#   read as a trial line: %s", text);
-	free(path);
-	return r;
-}
-
 static void
 test_read_lines(void)
 {
@@ -873,14 +833,6 @@ test_read_lines(void)
 	struct trial_scan sc;
 	struct got g = { 0 };
 	char *p, *err = NULL;
-	static const char *const numbers[] = {
-		"0", "-0", "0.1", "1e-7", "5032.1", "1796018346.083", "0.09833218575",
-		"123456789012345678901234567890", "2.2250738585072014e-308",
-		"9007199254740993", "1.7976931348623157e308", "5e-324", "1E+2", "-1.5e-3",
-		"0.000001234567890123456789", "12345678901234567890.5",
-	};
-	size_t i;
-	int exact = 1;
 
 	journal_trial_init(&jt, "lab-02", &s->trials[3]);
 	jt.start = 1796018346.25;
@@ -903,7 +855,7 @@ test_read_lines(void)
 		ok(journal_append(j, &bad, &err) == 0, "append a trial with text that is not UTF-8");
 	}
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	ok(trialread_file(p, collect, &g, &sc, &err) == 0 && g.n == 4 && sc.corrupt == 0,
+	ok(trialread_file(p, TRIAL_ALL, collect, &g, &sc, &err) == 0 && g.n == 4 && sc.corrupt == 0,
 	    "trialread_file: every line written");
 	ok(strstr(g.desc[3], "k\xef\xbf\xbd=v\xef\xbf\xbd\xef\xbf\xbd,|sudo: \xef\xbf\xbd") != NULL,
 	    "bytes that are not UTF-8 became U+FFFD");
@@ -918,84 +870,6 @@ test_read_lines(void)
 	journal_free(j);
 	ap_trial_free(t);
 	plan_schedule_free(s);
-
-	/* Exact numbers, as strtod makes them. */
-	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
-		char *text = xasprintf(TL(",\"value\":%s,\"samples\":[%s,%s]"), numbers[i],
-		    numbers[i], numbers[i]);
-		double want = strtod(numbers[i], NULL);
-
-		p = write_tmp("num.jsonl", text);
-		memset(&g, 0, sizeof(g));
-		if (trialread_file(p, collect, &g, &sc, &err) != 0 || g.n != 1)
-			exact = 0;
-		else {
-			char w[64];
-
-			snprintf(w, sizeof(w), "%.17g", want);
-			if (strstr(g.desc[0], w) == NULL) {
-				printf("#   %s: want %s in %s\n", numbers[i], w, g.desc[0]);
-				exact = 0;
-			}
-		}
-		free(text);
-		free(p);
-	}
-	ok(exact, "numbers are read exactly (fast path and fallback)");
-
-	p = write_tmp("esc.jsonl", TL(",\"message\":\"a\\u00e9\\ud83d\\ude00\\n\\/\\\\\\\"\"")
-	    TL(",\"unknown\":{\"a\":[1,{\"b\":[true,false,null]}],\"c\":\"\"},\"x\":[]")
-	    TL(",\"params\":{},\"resolved\":{ \"n\" : 5 , \"s\" : \"t\" }"));
-	memset(&g, 0, sizeof(g));
-	ok(trialread_file(p, collect, &g, &sc, &err) == 0 && g.n == 3 &&
-	    strstr(g.desc[0], "|a\xc3\xa9\xf0\x9f\x98\x80\n/\\\"") != NULL,
-	    "\\u escapes, surrogate pairs and the short escapes");
-	ok(g.n == 3 && strstr(g.desc[1], "|h|(null)|b|0|k|(null)|ok|0:0|") != NULL,
-	    "unknown members of any shape are skipped");
-	ok(g.n == 3 && strstr(g.desc[2], "n:5,s:t,") != NULL, "blanks around resolved numbers");
-	free(p);
-
-	ok(line_is_corrupt(TL(",\"value\":01")), "a leading zero");
-	ok(line_is_corrupt(TL(",\"value\":1.")), "a bare decimal point");
-	ok(line_is_corrupt(TL(",\"value\":.5")), "no integer part");
-	ok(line_is_corrupt(TL(",\"value\":NaN")), "NaN");
-	ok(line_is_corrupt(TL(",\"value\":Infinity")), "Infinity");
-	ok(line_is_corrupt(TL(",\"value\":+1")), "a plus sign");
-	ok(line_is_corrupt(TL(",\"value\":1e999")), "a number too large");
-	ok(line_is_corrupt(TL(",\"rep\":1.5")), "rep not an integer");
-	ok(line_is_corrupt(TL(",\"message\":\"a\tb\"")), "a raw tab in a string");
-	ok(line_is_corrupt(TL(",\"message\":\"\xff\"")), "not UTF-8");
-	ok(line_is_corrupt(TL(",\"message\":\"\\u0000\"")), "an escaped NUL");
-	ok(line_is_corrupt(TL(",\"message\":\"\\ud83d\"")), "a lone surrogate");
-	ok(line_is_corrupt(TL(",\"message\":\"\\x41\"")), "an unknown escape");
-	ok(line_is_corrupt(TL(",\"samples\":[1,,2]")), "an empty array element");
-	ok(line_is_corrupt(TL(",\"samples\":[1,\"2\"]")), "a sample that is text");
-	ok(line_is_corrupt(TL(",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]")),
-	    "nesting deeper than 32");
-	ok(line_is_corrupt("{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"} x\n"),
-	    "something after the object");
-	ok(line_is_corrupt("{\"format\":2,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"}\n"),
-	    "another format");
-	ok(line_is_corrupt("{\"format\":1,\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"}\n"),
-	    "no host");
-	ok(line_is_corrupt(TL(",\"part\":3,\"parts\":2")), "part past parts");
-	ok(line_is_corrupt("[1,2,3]\n"), "not an object");
-	{
-		char text[] = "{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"o\0k\"}\n";
-		char *path = xasprintf("%s/nul.jsonl", tmpdir);
-		FILE *f = fopen(path, "wb");
-
-		fwrite(text, 1, sizeof(text) - 1, f);
-		fclose(f);
-		memset(&g, 0, sizeof(g));
-		ok(trialread_file(path, collect, &g, &sc, &err) == 0 && sc.corrupt == 1 &&
-		    g.n == 0, "a NUL byte in a line");
-		free(path);
-	}
-	p = write_tmp("stop.jsonl", TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL(""));
-	memset(&g, 0, sizeof(g));
-	is_int(trialread_file(p, collect, &g, &sc, &err), 7, "a callback's non-zero return stops");
-	free(p);
 }
 
 /* --- A full disk ------------------------------------------------------------- */
