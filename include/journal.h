@@ -49,7 +49,6 @@
 #include <jansson.h>
 
 #include "agentproto.h"
-#include "trialread.h"	/* what reads trials.jsonl back */
 
 struct fleet;
 struct trial_done;

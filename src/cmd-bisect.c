@@ -52,6 +52,7 @@
 #include "run.h"
 #include "runref.h"
 #include "transport.h"
+#include "trialread.h"
 #include "verdict.h"
 #include "xmalloc.h"
 

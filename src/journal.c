@@ -29,6 +29,7 @@
 #include "journal.h"
 #include "log.h"
 #include "plan.h"
+#include "trialread.h"
 #include "xmalloc.h"
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))

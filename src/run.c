@@ -27,6 +27,7 @@
 #include "run.h"
 #include "shquote.h"
 #include "transport.h"
+#include "trialread.h"
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
