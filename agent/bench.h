@@ -56,6 +56,21 @@ struct bench {
 	const struct suite_member	*suite;		/* suites only: ends with NULL bench */
 };
 
+/*
+ * Define `const struct bench bench_NAME`, the benchmark the registry
+ * (benches.c) knows as "NAME", from its summary, what it reproduces, its
+ * parameter and metric tables and its run function:
+ *
+ *	BENCH(lat_mmap, "cost of mapping a file, ...",
+ *	    "lmbench lat_mmap (File & VM: Mmap Latency)", params, metrics, run);
+ *
+ * The name is the identifier's, so the two cannot disagree.
+ */
+#define BENCH(NAME, summary, from, params, metrics, run)			\
+	const struct bench bench_##NAME = {					\
+		#NAME, summary, from, params, metrics, run, NULL		\
+	}
+
 /* The registry (benches.c). */
 extern const struct bench *const benches[];
 const struct bench *bench_find(const char *name);

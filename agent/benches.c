@@ -1,6 +1,6 @@
 /*
  * benches.c: the registry of benchmarks.  Adding a benchmark is one file in
- * bench/ and one line here.
+ * bench/, which defines it with BENCH() (or WIS_BENCH()), and one line here.
  */
 #include <string.h>
 

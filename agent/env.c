@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "facts.h"
 #include "jline.h"
 
 const char *
@@ -82,23 +83,6 @@ proc_field(const char *path, const char *const *keys, char *out, size_t cap)
 	}
 	fclose(f);
 	return -1;
-}
-
-/* The bracketed word of a sysfs choice file ("always [madvise] never"). */
-static int
-bracketed(const char *path, char *out, size_t cap)
-{
-	char buf[256], *a, *b;
-
-	if (read_text(path, buf, sizeof(buf)) != 0)
-		return -1;
-	if ((a = strchr(buf, '[')) == NULL || (b = strchr(a, ']')) == NULL) {
-		snprintf(out, cap, "%s", buf);
-		return 0;
-	}
-	*b = '\0';
-	snprintf(out, cap, "%s", a + 1);
-	return 0;
 }
 
 static double
@@ -182,7 +166,7 @@ gather(struct facts *f)
 	read_text("/proc/cmdline", f->cmdline, sizeof(f->cmdline));
 	if (proc_field("/proc/cpuinfo", model_keys, f->model, sizeof(f->model)) != 0)
 		f->model[0] = '\0';
-	bracketed("/sys/kernel/mm/transparent_hugepage/enabled", f->thp, sizeof(f->thp));
+	facts_thp(f->thp, sizeof(f->thp));
 	read_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", f->gov, sizeof(f->gov));
 	proc_field("/proc/meminfo", mem_keys, f->mem, sizeof(f->mem));
 	read_text("/proc/loadavg", f->load, sizeof(f->load));

@@ -29,6 +29,7 @@
 #endif
 
 #include "bench.h"
+#include "facts.h"
 #include "ipc.h"
 #include "timing.h"
 #include "wire.h"
@@ -48,11 +49,7 @@ ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg)
 		return -errno;
 	if (pid == 0) {
 		peer_parent = parent;
-#ifdef PR_SET_PDEATHSIG
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-		if (getppid() != parent)	/* it died before the line above */
-			_exit(0);
+		ipc_die_with(parent, 0);
 		if ((fd = open("/dev/null", O_WRONLY)) >= 0) {
 			if (fd != STDOUT_FILENO) {
 				dup2(fd, STDOUT_FILENO);
@@ -64,6 +61,16 @@ ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg)
 	}
 	p->pid = pid;
 	return 0;
+}
+
+void
+ipc_die_with(pid_t parent, int status)
+{
+#ifdef PR_SET_PDEATHSIG
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+#endif
+	if (getppid() != parent)	/* it died before the line above */
+		_exit(status);
 }
 
 void
@@ -318,6 +325,32 @@ out:
 
 /* --- Whole benchmarks over a pair of descriptors ------------------------------ */
 
+size_t
+ipc_pingpong_size(struct trial *t)
+{
+	long long size = trial_int(t, "size");
+
+	if (size < 1 || size > 1024 * 1024) {
+		trial_error(t, WIRE_ERR_REQUEST, "size must be 1 byte to 1M");
+		return 0;
+	}
+	return (size_t)size;
+}
+
+int
+ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total)
+{
+	long long m = trial_int(t, "msg"), n = trial_int(t, "total");
+
+	if (m < 1 || m > 64LL * 1024 * 1024)
+		return trial_error(t, WIRE_ERR_REQUEST, "msg must be 1 byte to 64M");
+	if (n < 1 || n > (1LL << 40))
+		return trial_error(t, WIRE_ERR_REQUEST, "total must be 1 byte to 1T");
+	*msg = (size_t)m;
+	*total = (uint64_t)n;
+	return 0;
+}
+
 /* How long the untimed round trips before measuring last, in ns. */
 #define PRIME_NS	20e6
 
@@ -524,6 +557,15 @@ ipc_udp_pair(int fds[2])
 	return 0;
 }
 
+int
+ipc_unix_pair(struct trial *t, int sv[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return trial_error(t, errno == EAFNOSUPPORT ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
+		    "socketpair(AF_UNIX): %s", strerror(errno));
+	return 0;
+}
+
 void
 ipc_sockbuf(int fd, long long bytes)
 {
@@ -610,36 +652,21 @@ ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 	return fd;
 }
 
-const char *
-ipc_fs_name(const char *path)
+int
+ipc_reread_file(struct trial *t, const char *name, uint64_t size)
 {
-	static const struct {
-		unsigned long	 magic;
-		const char	*name;
-	} fs[] = {
-		{ 0x01021994UL, "tmpfs" },
-		{ 0x0000EF53UL, "ext4" },	/* ext2, ext3 and ext4 share it */
-		{ 0x58465342UL, "xfs" },
-		{ 0x9123683EUL, "btrfs" },
-		{ 0xF2F52010UL, "f2fs" },
-		{ 0x794C7630UL, "overlayfs" },
-		{ 0x00006969UL, "nfs" },
-		{ 0x01021997UL, "9p" },
-		{ 0x65735546UL, "fuse" },
-		{ 0x858458F6UL, "ramfs" },
-		{ 0x2FC12FC1UL, "zfs" },
-	};
 	struct statfs st;
-	unsigned long m;
-	size_t i;
+	const char *fs;
+	int e;
 
-	if (statfs(path, &st) != 0)
-		return NULL;
-	m = (unsigned long)st.f_type & 0xffffffffUL;
-	for (i = 0; i < sizeof(fs) / sizeof(fs[0]); i++)
-		if (fs[i].magic == m)
-			return fs[i].name;
-	return NULL;
+	if ((e = ipc_file_create(name, size)) != 0)
+		return trial_error(t, WIRE_ERR_BENCH, "create a %llu-byte file in %s: %s",
+		    (unsigned long long)size, trial_tmpdir(t), strerror(-e));
+	if (statfs(".", &st) != 0 || (fs = facts_fs_name((unsigned long)st.f_type)) == NULL)
+		return 0;
+	/* these notes have always called the ext family "ext4" */
+	trial_note(t, "file on %s", strcmp(fs, "ext2/3/4") == 0 ? "ext4" : fs);
+	return 0;
 }
 
 void *

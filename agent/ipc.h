@@ -8,7 +8,8 @@
  *   reaped by ipc_peer_stop().
  * - The two shapes of lmbench's IPC benchmarks, whole: a ping-pong of
  *   small messages between two processes (latency) and a one-way stream
- *   from a writer process to a timed reader (bandwidth).
+ *   from a writer process to a timed reader (bandwidth), and the checks
+ *   of their parameters.
  * - Loopback TCP and UDP endpoints on 127.0.0.1 with ephemeral ports (no
  *   name service: the agent is linked statically).
  * - The measure-and-report step, which turns a failure inside a timed loop
@@ -47,6 +48,14 @@ struct ipc_peer {
  */
 int	ipc_peer_start(struct ipc_peer *p, int (*fn)(void *), void *arg);
 
+/*
+ * In a freshly forked child of `parent` (a peer, a will-it-scale task, a
+ * copy of exec's command): be killed with SIGKILL when the parent dies
+ * (PR_SET_PDEATHSIG), and _exit(status) at once when it has died already,
+ * before the signal was armed.
+ */
+void	ipc_die_with(pid_t parent, int status);
+
 /* Kill and reap the peer; harmless on a peer never started or stopped twice. */
 void	ipc_peer_stop(struct ipc_peer *p);
 
@@ -83,6 +92,20 @@ int	ipc_pingpong(struct trial *t, int srfd, int swfd, int crfd, int cwfd,
  */
 int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
 	    uint64_t total, const char *what);
+
+/*
+ * The `size` parameter of a ping-pong benchmark over a stream (lat_pipe,
+ * lat_unix, lat_tcp), checked to be 1 byte to 1M.  Returns it, or 0 after reporting a bad one on t (the caller
+ * returns -1, the value of trial_error()).
+ */
+size_t	ipc_pingpong_size(struct trial *t);
+
+/*
+ * The `msg` and `total` parameters of a stream benchmark (bw_pipe,
+ * bw_unix, bw_tcp), checked to be 1 byte to 64M and 1 byte to 1T.  Returns 0, or the value
+ * of trial_error().
+ */
+int	ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total);
 
 /*
  * Measure fn(n, arg) as timing_measure() does (o may be NULL) and report
@@ -128,6 +151,13 @@ int	ipc_tcp_pair(int fds[2]);
 int	ipc_udp_pair(int fds[2]);
 
 /*
+ * socketpair(AF_UNIX, SOCK_STREAM) into sv, reporting a failure on t (a
+ * host without AF_UNIX is "unsupported").  Returns 0 or the value of
+ * trial_error().
+ */
+int	ipc_unix_pair(struct trial *t, int sv[2]);
+
+/*
  * Set SO_SNDBUF and SO_RCVBUF to `bytes` (the kernel may clamp it);
  * 0 leaves the kernel's defaults and its autotuning alone.
  */
@@ -158,8 +188,13 @@ int	ipc_file_create(const char *name, uint64_t size);
  */
 int	ipc_file_open_new(struct trial *t, const char *name, uint64_t size);
 
-/* Name of the file system holding path ("tmpfs", "ext4", ...), or NULL. */
-const char *ipc_fs_name(const char *path);
+/*
+ * ipc_file_create() for a benchmark that rereads the file (bw_file_rd,
+ * bw_mmap_rd), reporting a failure on t, and note the file system it is
+ * on ("file on tmpfs", "file on ext4", ...; see facts_fs_name()).  Returns 0 or the value of
+ * trial_error().
+ */
+int	ipc_reread_file(struct trial *t, const char *name, uint64_t size);
 
 /*
  * `size` bytes aligned to a page and zeroed, so the first touch of every

@@ -38,6 +38,12 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+samples_sort(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+}
+
 double
 samples_median(const double *v, int n)
 {
@@ -48,7 +54,7 @@ samples_median(const double *v, int n)
 	if ((c = malloc(sizeof(*c) * (size_t)n)) == NULL)
 		return v[0];
 	memcpy(c, v, sizeof(*c) * (size_t)n);
-	qsort(c, (size_t)n, sizeof(*c), cmp_double);
+	samples_sort(c, n);
 	m = (n % 2) ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
 	free(c);
 	return m;

@@ -53,6 +53,9 @@ uint64_t timing_measure(struct trial *t, timing_fn fn, void *arg,
 int	timing_report(struct trial *t, const char *metric, timing_fn fn,
 	    void *arg, double unit_ns);
 
+/* Sort n values in ascending order. */
+void	samples_sort(double *v, int n);
+
 /* Median of n values (n > 0); the array is not modified. */
 double	samples_median(const double *v, int n);
 

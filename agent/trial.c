@@ -277,14 +277,6 @@ trial_header(struct trial *t)
 	jl_emit(&j, t->out_fd);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void
 trial_metric(struct trial *t, const char *metric, const double *v, int n,
     uint64_t iters)
@@ -309,7 +301,7 @@ trial_metric(struct trial *t, const char *metric, const double *v, int n,
 	if ((s = malloc(sizeof(*s) * (size_t)n)) == NULL)
 		return;
 	memcpy(s, v, sizeof(*s) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	samples_sort(s, n);
 
 	jl_begin(&j, WIRE_METRIC, t->id);
 	jl_str(&j, "bench", t->bench->name);

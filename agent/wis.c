@@ -35,10 +35,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "facts.h"
+#include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 #include "wis.h"
@@ -90,6 +89,87 @@ wis_fail(struct wis_task *w, const char *what, int err)
 	return -1;
 }
 
+/* --- The testcases of the mapping tests ------------------------------------ */
+
+/* One pass's mapping of the task's `size` bytes, as its test says; NULL after wis_fail(). */
+static volatile char *
+map_pass(struct wis_task *w)
+{
+	enum wis_map map = ((struct task *)(void *)w)->test->map;
+	void *p;
+
+	p = mmap(NULL, w->size, PROT_READ | PROT_WRITE,
+	    map == WIS_ANON ? MAP_PRIVATE | MAP_ANONYMOUS : map == WIS_SHARED ? MAP_SHARED : MAP_PRIVATE,
+	    w->fd, 0);
+	if (p == MAP_FAILED) {
+		wis_fail(w, "mmap", errno);
+		return NULL;
+	}
+	return p;
+}
+
+int
+wis_map_unmap(struct wis_task *w)
+{
+	volatile char *p;
+
+	while (wis_running(w)) {
+		if ((p = map_pass(w)) == NULL)
+			return -1;
+		munmap((void *)p, w->size);
+		wis_op(w);
+	}
+	return 0;
+}
+
+/*
+ * A byte written to every page of each pass, one operation per page; with
+ * `flush` the page is then dropped with MADV_DONTNEED and read back.
+ */
+static int
+pages(struct wis_task *w, int flush)
+{
+	/* what a page reads after MADV_DONTNEED: the file's (or a new) zero page, or a shared page kept */
+	static const char *const wrong[] = {
+		[WIS_ANON] = "an anonymous page kept its data after MADV_DONTNEED",
+		[WIS_PRIVATE] = "a private page kept its data after MADV_DONTNEED",
+		[WIS_SHARED] = "a shared page lost its data after MADV_DONTNEED",
+	};
+	enum wis_map map = ((struct task *)(void *)w)->test->map;
+	char want = map == WIS_SHARED ? 1 : 0;
+	volatile char *p;
+	size_t i;
+
+	while (wis_running(w)) {
+		if ((p = map_pass(w)) == NULL)
+			return -1;
+		for (i = 0; i < w->size && wis_running(w); i += w->pagesize) {
+			p[i] = flush ? 1 : 0;
+			if (flush && madvise((void *)(p + i), w->pagesize, MADV_DONTNEED) != 0)
+				return wis_fail(w, "madvise", errno);
+			if (flush && p[i] != want)
+				return wis_fail(w, wrong[map], 0);
+			wis_op(w);
+		}
+		munmap((void *)p, w->size);
+	}
+	return 0;
+}
+
+int
+wis_fault_pages(struct wis_task *w)
+{
+	return pages(w, 0);
+}
+
+int
+wis_flush_pages(struct wis_task *w)
+{
+	return pages(w, 1);
+}
+
+/* --- The harness ------------------------------------------------------------ */
+
 static void
 run_task(struct task *k)
 {
@@ -137,11 +217,7 @@ start_process(struct trial *t, struct task *k, int go_w, pid_t trial_pid)
 		return trial_error(t, WIRE_ERR_BENCH, "task %d: fork: %s", k->pub.nr, strerror(errno));
 	if (pid == 0) {
 		close(go_w);	/* else this task's own copy would keep the pipe open */
-#ifdef PR_SET_PDEATHSIG
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-		if (getppid() != trial_pid)
-			_exit(1);	/* the trial died before the signal was armed */
+		ipc_die_with(trial_pid, 1);
 		run_task(k);
 		_exit(0);
 	}
@@ -220,37 +296,23 @@ note_filesystem(struct trial *t)
 	if (statfs(".", &sf) != 0)
 		return;
 	type = (unsigned long)sf.f_type & 0xffffffffUL;
-	switch (type) {
-	case 0x01021994UL: name = "tmpfs"; break;
-	case 0xef53UL: name = "ext2/3/4"; break;
-	case 0x58465342UL: name = "xfs"; break;
-	case 0x9123683eUL: name = "btrfs"; break;
-	case 0x794c7630UL: name = "overlayfs"; break;
-	case 0xf2f52010UL: name = "f2fs"; break;
-	case 0x2fc12fc1UL: name = "zfs"; break;
-	case 0x6969UL: name = "nfs"; break;
-	default: name = "filesystem"; break;
-	}
+	if ((name = facts_fs_name(type)) == NULL)
+		name = "filesystem";
 	trial_note(t, "task files on %s (statfs type 0x%lx)", name, type);
 }
 
 static void
 note_thp(struct trial *t)
 {
-	char buf[128], *open_b, *close_b;
-	ssize_t n;
-	int fd;
+	char mode[128];
 
-	if ((fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC)) < 0) {
+	switch (facts_thp(mode, sizeof(mode))) {
+	case -1:
 		trial_note(t, "THP not available");
-		return;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if ((open_b = strchr(buf, '[')) != NULL && (close_b = strchr(open_b, ']')) != NULL) {
-		*close_b = '\0';
-		trial_note(t, "THP %s", open_b + 1);
+		break;
+	case 0:
+		trial_note(t, "THP %s", mode);
+		break;
 	}
 }
 
@@ -294,7 +356,7 @@ sleep_until(double when)
 int
 wis_run(struct trial *t, const struct wis_test *test)
 {
-	int threads = strcmp(trial_str(t, "mode"), "threads") == 0;
+	int threads = strcmp(trial_str(t, "mode"), "threads") == 0, file = test->map != WIS_ANON;
 	long long ntasks = trial_int(t, "tasks"), interval = trial_int(t, "interval_ms");
 	long long size = trial_int(t, "size");
 	size_t pagesize = (size_t)sysconf(_SC_PAGESIZE), area_len = 0, sz;
@@ -337,12 +399,12 @@ wis_run(struct trial *t, const struct wis_test *test)
 		k[i].pub.ops = &k[i].slot->ops;
 		k[i].pub.stop = &ctl->stop;
 	}
-	for (i = 0; test->file && i < ntasks; i++)
+	for (i = 0; file && i < ntasks; i++)
 		if ((rc = make_file(t, &k[i], sz)) != 0)
 			goto out;
-	if (test->file)
+	if (file)
 		note_filesystem(t);
-	if (!test->file)
+	if (!file)
 		note_thp(t);	/* anonymous memory: THP may change the page size */
 	if (ntasks > sysconf(_SC_NPROCESSORS_ONLN))
 		trial_note(t, "%lld tasks on %ld CPUs", ntasks, sysconf(_SC_NPROCESSORS_ONLN));

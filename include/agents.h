@@ -21,7 +21,6 @@
 #include <stddef.h>
 
 #define AGENTS_BINARY	"fleetmark-agent"
-#define AGENTS_SHA256_HEX	65	/* 64 hex digits and a NUL */
 
 struct agent_bin {
 	char	*arch;
@@ -50,9 +49,6 @@ const struct agent_bin *agents_lookup(const struct agent_set *s, const char *arc
  * name is returned unchanged.
  */
 const char	*agents_arch_for_machine(const char *machine);
-
-/* SHA-256 of the file at path as 64 lowercase hex digits into hex. */
-int	agents_sha256(const char *path, char hex[AGENTS_SHA256_HEX], char **err);
 
 /*
  * The top of the source tree this program was built in, when it runs

@@ -62,7 +62,7 @@ int	archive_cancelled(void);
 #define ARCHIVE_MAX_LIST	1000000		/* names in one listing */
 #define ARCHIVE_MAX_RUNID	200		/* bytes of a run id */
 
-/* --- URLs -------------------------------------------------------------------- */
+/* --- URLs (src/url.c) -------------------------------------------------------- */
 
 /* Whether s starts with file://, http://, https:// or s3:// (any case). */
 int	archive_is_url(const char *s);
@@ -118,7 +118,7 @@ int	archive_valid_runid(const char *id);
  */
 int	archive_valid_path(const char *p);
 
-/* --- Manifests --------------------------------------------------------------- */
+/* --- Manifests (src/manifest.c) ---------------------------------------------- */
 
 /*
  * The manifest of a run (docs/archive.md):
@@ -269,17 +269,6 @@ struct archive_backend {
 
 	void	(*close)(void *state);
 };
-
-/* Helpers for backends. */
-
-/* Percent-decode n bytes of s (new string); NULL for a bad escape or %00. */
-char	*archive_pct_decode(const char *s, size_t n);
-
-/*
- * mkdir -p of the directories in `path` up to its last '/' (the last
- * component is not created), with `mode`.  ARCHIVE_EPERM on failure.
- */
-int	archive_mkparents(const char *path, unsigned int mode, char **err);
 
 /* The backends (src/archive-NAME.c), for the table in src/archive.c. */
 extern const struct archive_backend archive_backend_file;

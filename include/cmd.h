@@ -43,4 +43,14 @@ extern const struct cmd_entry cmd_bisect;
  */
 int	cmd_usage(const struct cmd_entry *e, int to_stdout);
 
+/*
+ * The options every command takes, for the default case of its getopt
+ * loop (with "hvq" in its option string): -v raises the log level one
+ * step, -q makes it quiet (and sets *quiet to 1 when quiet is not NULL),
+ * -h prints e's usage to stdout, any other option e's usage to stderr.
+ * Returns -1 when the loop goes on (-v, -q), else the exit status for the
+ * handler to return: CMD_EXIT_OK for -h, CMD_EXIT_USAGE otherwise.
+ */
+int	cmd_common_option(const struct cmd_entry *e, int c, int *quiet);
+
 #endif /* FLEETMARK_CMD_H */

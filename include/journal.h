@@ -3,19 +3,14 @@
  * run killed at any moment loses at most the trials in flight, and read
  * back by --resume.
  *
- *	results/<run-id>/
- *	  run.json	the plan as resolved, the fleet without secrets, label,
- *			versions, start/end, per-host and run status
- *	  trials.jsonl	one line per (finished trial, metric), appended and
- *			fsync'ed as each trial finishes
- *	  hosts/NAME.json  the agent's env facts for each host
- *	  logs/NAME.log	what each host printed on stderr, and controller
- *			events for it, timestamped
- *	  report.txt	written by reports, not here
- *
- * Every field of run.json and of a trial line is described, with an
- * example, in docs/results.md; the format is versioned by a "format"
- * member (JOURNAL_FORMAT) in run.json and in every line.
+ * The layout of a run directory and the schema of run.json are rundir.h's:
+ * the journal keeps run.json as a tree in memory and rewrites it whenever
+ * the run's or a host's state changes, appends the trial lines to
+ * trials.jsonl as each trial finishes, and writes hosts/NAME.json, the
+ * host logs (hostlog.h) and restore/NAME (restore.h).  Every field of
+ * run.json and of a trial line is described, with an example, in
+ * docs/results.md; the format is versioned by a "format" member
+ * (JOURNAL_FORMAT) in run.json and in every line.
  *
  * Crash safety: the run directory is built under a hidden temporary name
  * and renamed into place, so it exists complete or not at all; run.json
@@ -50,17 +45,18 @@
 
 #include "agentproto.h"
 
+/* The run directory, and the parts of the journal with their own headers. */
+#include "hostlog.h"
+#include "restore.h"
+#include "rundir.h"
+
 struct fleet;
 struct trial_done;
 struct plan;
 struct plan_trial;
 
-#define JOURNAL_FORMAT		1
-#define JOURNAL_RUN_JSON	"run.json"
-#define JOURNAL_TRIALS		"trials.jsonl"
-#define JOURNAL_HOSTS_DIR	"hosts"
-#define JOURNAL_LOGS_DIR	"logs"
-#define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
+#define JOURNAL_FORMAT		RUNDIR_FORMAT	/* of run.json and of every trial line */
+#define JOURNAL_TRIALS		RUNDIR_TRIALS	/* the file the journal appends to */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
@@ -122,7 +118,8 @@ int	journal_create(const struct journal_info *info, struct journal **out,
  * *done (the trials that have an ok line, see trial_done_read()),
  * remove a truncated last line (a crash while it was written; warned
  * about), mark run.json "running" again with the time in "resumed", and
- * open it for appending.  done may be NULL.
+ * open it for appending.  done may be NULL.  Fails with RUNDIR_ENOTRUN
+ * (rundir.h) when rundir has no run.json.
  */
 int	journal_resume(const char *rundir, struct journal **out,
 	    struct trial_done **done, char **err);
@@ -138,7 +135,7 @@ const char	*journal_dir(const struct journal *j);	/* the run directory */
 
 /*
  * run.json as it stands (borrowed; read-only, and only while no other
- * thread changes it).  For --resume to check that the plan is the same.
+ * thread changes it), for --resume to read with rundir_run_new().
  */
 const json_t	*journal_run_json(const struct journal *j);
 
@@ -198,47 +195,6 @@ void	journal_trial_init(struct journal_trial *jt, const char *host,
  * and fdatasync.  The trial's profile goes on its first line only.  On failure the file is left as it was before the call.
  */
 int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
-
-/* --- Host logs ------------------------------------------------------------- */
-
-/*
- * Append a controller event to logs/HOST.log as one timestamped line
- * ("2026-11-30T04:15:02.123Z connected as bench@lab-03").  Control
- * characters are written as \xNN.  Returns 0 or -1 (the error is
- * remembered and reported by journal_log_error()).
- */
-int	journal_log(struct journal *j, const char *host, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
-
-/*
- * Append what the host printed on stderr: bytes as they come, any
- * chunking; each complete line is written timestamped and marked
- * "stderr: ", a line longer than JOURNAL_LOG_LINE is split.
- */
-int	journal_log_output(struct journal *j, const char *host, const void *buf,
-	    size_t len);
-
-/* Write out a host's incomplete last stderr line (its stream ended). */
-int	journal_log_flush(struct journal *j, const char *host);
-
-/*
- * Old contents a variant is about to overwrite on a host, kept in
- * restore/HOST (one line per file: the path and the content in hex) until
- * the variant is undone, so that a run whose controller died in the middle
- * of a variant puts them back when it is resumed.  journal_restore_save()
- * appends and syncs one entry (0, or -1 with a new *err); an entry for a
- * path already there is kept as it is (the first old content is the one to
- * restore).  journal_restore_list() returns the entries in the order saved
- * (*paths and *olds: new arrays of new strings, *n of them; 0 and none when
- * there is no file, -1 with *err when it cannot be read or is damaged).
- * journal_restore_clear() removes the host's file (and restore/ when it
- * was the last).
- */
-int	journal_restore_save(struct journal *j, const char *host, const char *path,
-	    const char *old, char **err);
-int	journal_restore_list(struct journal *j, const char *host, char ***paths,
-	    char ***olds, size_t *n, char **err);
-int	journal_restore_clear(struct journal *j, const char *host, char **err);
 
 /* The first log write error, or NULL (owned by j). */
 const char	*journal_log_error(const struct journal *j);

@@ -109,7 +109,7 @@ void	pace_stats(struct pace *p, struct pace_stats *st);
 /* The current number of slots (floor of the window, at least 1). */
 int	pace_slots(struct pace *p);
 
-/* Monotonic milliseconds, as the pacer counts them. */
+/* Monotonic milliseconds, as the pacer counts them: clock_mono_ms(). */
 long long pace_now_ms(void);
 
 #endif /* FLEETMARK_PACE_H */

@@ -107,6 +107,49 @@ int	progress_start_ticker(struct progress *p);
  */
 void	progress_end(struct progress *p);
 
+/* --- One status line --------------------------------------------------------- */
+
+/*
+ * Whether progress written to fd is drawn in place: fd is a terminal and
+ * TERM is not "dumb".  PROGRESS_AUTO resolves by this rule, and so does
+ * progress_line_new(); colour takes NO_COLOR unset besides.
+ */
+int	progress_is_terminal(int fd);
+
+/*
+ * One line of status redrawn in place, for a task that is not a run (an
+ * archive transfer: "push RUNID: 3/7 files, 1.2 of 4.0 MB").  The line is
+ * written as given, after "\r\033[K", with one write() and no newline, so
+ * the cursor stays on it.
+ *
+ * progress_line_new() returns NULL when fd is not a terminal
+ * (progress_is_terminal()): the caller then says what it does in plain
+ * log lines.  Every function below takes NULL and does nothing.  A line
+ * is used from one thread at a time.
+ */
+struct progress_line;
+
+struct progress_line *progress_line_new(int fd);
+
+/*
+ * Set the line to the formatted text and draw it: at once with force,
+ * else only when it was last drawn 1/PROGRESS_MAX_FPS s ago or more (a
+ * call in between draws nothing; the next one shows the news).
+ */
+void	progress_line_set(struct progress_line *l, int force, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/*
+ * A line for the person (a log message, formatted, without its newline):
+ * the status line is cleared, the message written in its place, and the
+ * status line drawn again by the next progress_line_set(), whatever the
+ * rate.
+ */
+void	progress_line_message(struct progress_line *l, const char *line);
+
+/* Clear the status line from the screen and free l. */
+void	progress_line_end(struct progress_line *l);
+
 /* --- For tests ------------------------------------------------------------- */
 
 /* Replace the clock (seconds since the epoch) used for stamps, ETA and the

@@ -93,7 +93,4 @@ char	*sigv4_uri_encode(const char *s, size_t len, int encode_slash);
 /* t (seconds since the epoch, UTC) as "YYYYMMDDTHHMMSSZ"; 0, or -1 if out of range. */
 int	sigv4_amz_date(time_t t, char out[17]);
 
-/* sha256 of len bytes of data, as 64 lowercase hex digits and a NUL. */
-void	sigv4_sha256_hex(const void *data, size_t len, char out[65]);
-
 #endif /* FLEETMARK_SIGV4_H */

@@ -22,9 +22,9 @@
  * take well under a second; jansson takes about 13 s.
  *
  * What a trial line is: one line holding a JSON object whose "format" is
- * the integer JOURNAL_FORMAT and whose "host", "bench" and "status" are
- * strings; with TRIAL_KEY asked for, "key" must be a string too, and with
- * TRIAL_PARTS, 1 <= part <= parts.  A member asked for with a value of
+ * the integer RUNDIR_FORMAT (rundir.h) and whose "host", "bench" and
+ * "status" are strings; with TRIAL_KEY asked for, "key" must be a string
+ * too, and with TRIAL_PARTS, 1 <= part <= parts.  A member asked for with a value of
  * the wrong type (a number for "variant", text in "samples") makes the
  * line corrupt; with TRIAL_LENIENT it reads as absent instead, the way
  * jansson's json_string_value() and json_integer_value() would, and a
@@ -99,7 +99,7 @@ enum trial_reject {
 struct trial_line {
 	size_t		 lineno;	/* 1-based, in the file */
 	enum trial_reject reject;	/* TRIAL_OK unless TRIAL_REJECTS */
-	long long	 format;	/* JOURNAL_FORMAT */
+	long long	 format;	/* RUNDIR_FORMAT */
 	const char	*run;
 	const char	*host;
 	const char	*variant;	/* NULL: the plan has no variants */

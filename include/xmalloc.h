@@ -8,6 +8,7 @@
 #ifndef FLEETMARK_XMALLOC_H
 #define FLEETMARK_XMALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void	*xmalloc(size_t size);
@@ -20,6 +21,9 @@ char	*xstrndup(const char *s, size_t n);
 /* A newly allocated formatted string. */
 char	*xasprintf(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2)));
+/* The same with a va_list, for functions that take a format themselves. */
+char	*xvasprintf(const char *fmt, va_list ap)
+	    __attribute__((format(printf, 1, 0)));
 
 /*
  * Grow *arr (of *cap elements of size each) so that it holds at least

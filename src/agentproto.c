@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "utf8.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -711,10 +712,7 @@ text_copy(const char *s)
 
 	if (n <= AP_TRIAL_MAX_TEXT)
 		return xstrdup(s);
-	n = AP_TRIAL_MAX_TEXT;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return xstrndup(s, n);
+	return xstrndup(s, utf8_cut(s, AP_TRIAL_MAX_TEXT));
 }
 
 static void

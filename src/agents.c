@@ -1,6 +1,5 @@
 /*
- * agents.c: find the static agent binaries this controller can deploy,
- * and hash them (libcrypto's EVP SHA-256).
+ * agents.c: find the static agent binaries this controller can deploy.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,8 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <openssl/evp.h>
 
 #include "agents.h"
 #include "proc.h"
@@ -155,52 +152,6 @@ agents_lookup(const struct agent_set *s, const char *arch)
 		if (strcmp(s->bins[i].arch, a) == 0)
 			return &s->bins[i];
 	return NULL;
-}
-
-int
-agents_sha256(const char *path, char hex[AGENTS_SHA256_HEX], char **err)
-{
-	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx = NULL;
-	ssize_t got;
-	int fd, r = -1;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		*err = xasprintf("%s: cannot set up SHA-256", path);
-		goto out;
-	}
-	for (;;) {
-		got = read(fd, buf, sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			*err = xasprintf("%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		if (EVP_DigestUpdate(ctx, buf, (size_t)got) != 1) {
-			*err = xasprintf("%s: SHA-256 failed", path);
-			goto out;
-		}
-	}
-	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-		*err = xasprintf("%s: SHA-256 failed", path);
-		goto out;
-	}
-	for (i = 0; i < mdlen; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	r = 0;
-out:
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	return r;
 }
 
 char *

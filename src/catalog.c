@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "catalog.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "proc.h"
 #include "xmalloc.h"
 
@@ -386,7 +386,7 @@ catalog_check_value(const struct catalog_param *p, const char *value, char **why
 		if (n > 1 && value[n - 1] == '%') {
 			char *num = xstrndup(value, n - 1);
 			long long v;
-			int bad = conf_parse_int(num, &v) != 0 || v <= 0 || v > 100000;
+			int bad = ydoc_parse_int(num, &v) != 0 || v <= 0 || v > 100000;
 
 			free(num);
 			if (bad) {
@@ -419,7 +419,7 @@ catalog_check_value(const struct catalog_param *p, const char *value, char **why
 			for (s = strtok_r(copy, "|", &save); s && nw < 64;
 			    s = strtok_r(NULL, "|", &save))
 				words[nw++] = s;
-			near = conf_suggest(value, words, nw);
+			near = ydoc_suggest(value, words, nw);
 			if (near != NULL)
 				*why = xasprintf("'%s' is not one of %s (did you mean '%s'?)",
 				    value, p->choices, near);

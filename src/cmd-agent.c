@@ -9,7 +9,8 @@
 
 #include "agents.h"
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
+#include "digest.h"
 #include "log.h"
 #include "proc.h"
 #include "xmalloc.h"
@@ -29,7 +30,7 @@ not_found_hint(const struct agent_set *s)
 static int
 agent_list(const struct agent_set *s)
 {
-	char hex[AGENTS_SHA256_HEX], *err = NULL;
+	char hex[DIGEST_SHA256_HEX], *err = NULL;
 	size_t i;
 	int rc = CMD_EXIT_OK;
 
@@ -39,7 +40,7 @@ agent_list(const struct agent_set *s)
 	}
 	printf("%-8s %9s  %-64s  %s\n", "ARCH", "SIZE", "SHA256", "PATH");
 	for (i = 0; i < s->n; i++) {
-		if (agents_sha256(s->bins[i].path, hex, &err) != 0) {
+		if (digest_sha256_file(s->bins[i].path, 0, hex, NULL, &err) != 0) {
 			log_error("%s", err);
 			free(err);
 			err = NULL;
@@ -71,7 +72,7 @@ agent_path(const struct agent_set *s, const char *arch)
 	names = xcalloc(s->n + 1, sizeof(*names));
 	for (i = 0; i < s->n; i++)
 		names[i] = s->bins[i].arch;
-	hint = conf_did_you_mean(arch, names, s->n);
+	hint = ydoc_did_you_mean(arch, names, s->n);
 	log_error("no agent for architecture '%s'%s", arch, hint);
 	fprintf(stderr, "available:");
 	for (i = 0; i < s->n; i++)
@@ -120,20 +121,9 @@ agent_main(int argc, char **argv)
 	const char *sub;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "+hvq")) != -1) {
-		switch (c) {
-		case 'h':
-			return cmd_usage(&cmd_agent, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
-		default:
-			return cmd_usage(&cmd_agent, 0);
-		}
-	}
+	while ((c = getopt(argc, argv, "+hvq")) != -1)
+		if ((c = cmd_common_option(&cmd_agent, c, NULL)) >= 0)
+			return c;
 	if (optind >= argc)
 		return cmd_usage(&cmd_agent, 0);
 	sub = argv[optind++];
@@ -154,7 +144,7 @@ agent_main(int argc, char **argv)
 		rc = agent_path(s, argv[optind]);
 	} else {
 		static const char *const subs[] = { "list", "path", "build" };
-		char *hint = conf_did_you_mean(sub, subs, 3);
+		char *hint = ydoc_did_you_mean(sub, subs, 3);
 
 		log_error("unknown agent command '%s'%s", sub, hint);
 		free(hint);

@@ -80,15 +80,15 @@ parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **result
 
 	while ((c = getopt_long(argc, argv, "hR:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			return cmd_usage(e, 1);
 		case 'R':
 			if (results == NULL)
 				return cmd_usage(e, 0);
 			*results = optarg;
 			break;
 		default:
-			return cmd_usage(e, 0);
+			if ((c = cmd_common_option(e, c, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	return -1;

@@ -11,13 +11,14 @@
  * short commit), then the metric's trial values at the given parameters
  * against good: the baseline run's values on the same host, or --good.
  *
- * Exit status, git's:
- *   0    good: worse than good by less than the threshold, and the values
- *        are not too noisy to say so (rsd <= threshold)
- *   1    bad: worse by the threshold or more, and significantly so
- *        (Welch's t-test against the baseline's trials, or a one-sample
- *        t-test against --good, p < 0.05)
- *   125  skip: too noisy or inconclusive, fewer than 3 values, the host
+ * Exit status, git's, from verdict.h's rule (docs/reports.md, "The
+ * verdict"; Welch's t-test against the baseline's trials, or a one-sample
+ * t-test against --good):
+ *   0    good: the change's 95% interval stays below worse by the
+ *        threshold, or the values are significantly better
+ *   1    bad: significantly worse (p < 0.05, and the far end of the
+ *        interval reaches the threshold)
+ *   125  skip: too noisy or not significant, fewer than 3 values, the host
  *        unreachable, trials failed, or a hook failed with an exit status
  *        below 128; never "bad" for any of these.  --tries N measures
  *        (waits for the host and runs the plan) up to N times before
@@ -39,7 +40,7 @@
 #include "agentproto.h"
 #include "catalog.h"
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "fleet.h"
 #include "hostconn.h"
 #include "journal.h"
@@ -47,10 +48,9 @@
 #include "pace.h"
 #include "plan.h"
 #include "proc.h"
-#include "progress.h"
-#include "report.h"
 #include "run.h"
 #include "runref.h"
+#include "session.h"
 #include "transport.h"
 #include "trialread.h"
 #include "verdict.h"
@@ -314,64 +314,36 @@ on_signal(int sig)
 	run_request_stop();
 }
 
-/* Run the plan on the host of sel; the run directory in *dir. */
+/*
+ * Run the plan on the host of sel in a run session (session.h); the run
+ * directory in *dir.  -1 with *err when the run could not start or failed.
+ */
 static int
 run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
     const char *results, const char *label, int quiet, char **dir, char **err)
 {
-	struct journal_info info;
-	struct journal *j = NULL;
-	struct run_config rc;
-	struct run_summary sum;
-	struct progress *prog;
-	char *e = NULL;
+	struct session_config cfg;
+	struct session *s = NULL;
 	int ret = -1;
 
-	memset(&info, 0, sizeof(info));
-	memset(&sum, 0, sizeof(sum));
-	info.results = results;
-	info.plan = p;
-	info.seed = plan_seed(p);
-	info.fleet = f;
-	info.sel = sel;
-	info.label = label;
-	info.controller = FLEETMARK_VERSION;
-	if (journal_create(&info, &j, err) != 0)
-		return -1;
-	log_info("run %s", journal_dir(j));
-	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
-	memset(&rc, 0, sizeof(rc));
-	rc.plan = p;
-	rc.fleet = f;
-	rc.sel = sel;
-	rc.seed = info.seed;
-	rc.journal = j;
-	rc.progress = prog;
-	progress_start_ticker(prog);
-	if (run_execute(&rc, &sum, err) != 0) {
-		progress_end(prog);
-		if (journal_finish(j, JOURNAL_FAILED, &e) != 0)
-			free(e);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.plan = p;
+	cfg.fleet = f;
+	cfg.sel = sel;
+	cfg.seed = plan_seed(p);
+	cfg.label = label;
+	cfg.quiet = quiet;
+	if (session_create(results, &cfg, &s, err) != 0 || session_run(s, &cfg, err) != 0)
+		goto out;
+	if (session_status(s) == JOURNAL_FAILED) {
+		*err = xstrdup(session_error(s));
 		goto out;
 	}
-	progress_end(prog);
-	if (journal_finish(j, sum.interrupted ? JOURNAL_INTERRUPTED : sum.journal_error ?
-	    JOURNAL_FAILED : JOURNAL_FINISHED, err) != 0)
-		goto out;
-	if (sum.journal_error != NULL) {
-		*err = xstrdup(sum.journal_error);
-		goto out;
-	}
-	if (report_write_run(journal_dir(j), NULL, &e) != 0) {
-		log_verbose("report: %s", e);
-		free(e);
-	}
-	*dir = xstrdup(journal_dir(j));
+	session_report(s, NULL, NULL);
+	*dir = xstrdup(session_dir(s));
 	ret = 0;
  out:
-	run_summary_release(&sum);
-	progress_free(prog);
-	journal_free(j);
+	session_free(s);
 	return ret;
 }
 
@@ -384,35 +356,39 @@ struct good {
 	const char	*what;	/* "baseline" or "good" */
 };
 
-/* verdict.h's rule, as an exit status and a line without the commit. */
+/*
+ * verdict.h's rule, as an exit status and a line without the commit: good
+ * or better is good, bad is bad, noisy or not significant is skip.
+ */
 static int
 decide(const struct want *w, const struct good *g, const struct values *v, double thr,
     char **line)
 {
 	struct verdict d;
-	char ptxt[32];
+	char ptxt[32], *why = NULL;
 	int code;
 
 	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
-	code = d.kind == VERDICT_GOOD ? BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD :
-	    BISECT_SKIP;
+	code = d.kind == VERDICT_GOOD || d.kind == VERDICT_BETTER ? BISECT_GOOD :
+	    d.kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
 	if (isnan(d.p))
 		snprintf(ptxt, sizeof(ptxt), "-");
 	else
 		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
-	*line = xasprintf("%s: %s %s %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
-	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_SKIP ? "skip" :
-	    verdict_name(d.kind), w->spec, g->v ? "mean" : "median", d.now, w->unit, g->what,
-	    d.good, w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
-	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr,
-	    code != BISECT_SKIP ? "" : d.worse >= thr ? ": worse, but not significantly" :
-	    ": too noisy to tell");
-	if (code == BISECT_SKIP && d.good_rsd > thr && d.worse < thr) {
-		char *l = xasprintf("%s (the baseline's rsd is %.1f%%)", *line, d.good_rsd);
-
-		free(*line);
-		*line = l;
-	}
+	if (d.kind == VERDICT_NOT_SIGNIFICANT)
+		why = xasprintf(": not significant, and its 95%% interval reaches worse by "
+		    "%.1f%%", w->higher ? -d.lo : d.hi);
+	else if (d.kind == VERDICT_NOISY && g->v != NULL && verdict_noisy(d.good_rsd, g->n, thr))
+		why = xasprintf(": too noisy to tell (the baseline: rsd %.1f%%, n=%zu)",
+		    d.good_rsd, g->n);
+	else if (d.kind == VERDICT_NOISY)
+		why = xstrdup(": too noisy to tell");
+	*line = xasprintf("%s: %s mean %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
+	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_GOOD ? "good" :
+	    code == BISECT_BAD ? "bad" : "skip", w->spec, d.now, w->unit, g->what, d.good,
+	    w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
+	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr, why ? why : "");
+	free(why);
 	return code;
 }
 
@@ -513,7 +489,7 @@ bisect_main(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			if (conf_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
+			if (ydoc_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
 				log_error("--threshold: expected a percentage like 5%%, not '%s'",
 				    optarg);
 				return BISECT_ABORT;
@@ -526,28 +502,22 @@ bisect_main(int argc, char **argv)
 			reboot = optarg;
 			break;
 		case 'w':
-			if (conf_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
+			if (ydoc_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
 				log_error("--wait: expected a duration like 300s, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
 		case 't':
-			if (conf_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
+			if (ydoc_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
 				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
-		case 'h':
-			return cmd_usage(&cmd_bisect, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			quiet = 1;
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return usage_abort();
+			/* a usage error aborts the bisection */
+			if ((c = cmd_common_option(&cmd_bisect, c, &quiet)) >= 0)
+				return c == CMD_EXIT_USAGE ? BISECT_ABORT : c;
+			break;
 		}
 	}
 	if (optind + 1 != argc || host_spec == NULL || metric == NULL ||

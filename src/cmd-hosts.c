@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agents.h"
+#include "clock.h"
 #include "cmd.h"
 #include "fleet.h"
 #include "hostconn.h"
@@ -90,9 +91,9 @@ check_host(void *arg)
 		c->ms = c->info.open_ms;
 		return NULL;
 	}
-	t0 = pace_now_ms();
+	t0 = clock_mono_ms();
 	c->code = transport_run(t, probe_cmd, NULL, 0, 4096, PROBE_TIMEOUT_MS, &res);
-	c->ms = c->info.open_ms + pace_now_ms() - t0;
+	c->ms = c->info.open_ms + clock_mono_ms() - t0;
 	if (c->code != 0)
 		c->why = xasprintf("%s: probe: %s", c->h->name, transport_error(t));
 	else if (res.exit.status != 0)
@@ -187,7 +188,7 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 	struct pace_stats st;
 	struct agent_set *agents;
 	size_t i, n = 0, failed = 0, wn = 4, wa = 7, wk = 6;
-	long long t0 = pace_now_ms();
+	long long t0 = clock_mono_ms();
 	char time[16];
 
 	for (i = 0; i < f->nhosts; i++)
@@ -258,7 +259,7 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 	pace_stats(pace, &st);
 	log_verbose("checked %zu hosts in %.2f s; pacer: window %.1f, at most %d handshakes "
 	    "at once, %u quick and %u slow, %u transient failures, %u retries", n,
-	    (double)(pace_now_ms() - t0) / 1000, st.window, st.peak, st.ok, st.slow,
+	    (double)(clock_mono_ms() - t0) / 1000, st.window, st.peak, st.ok, st.slow,
 	    st.transient, st.retries);
 	for (i = 0; i < n; i++)
 		free(cs[i].why);
@@ -295,16 +296,10 @@ hosts_main(int argc, char **argv)
 		case 'c':
 			check = 1;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_hosts, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_hosts, 0);
+			if ((c = cmd_common_option(&cmd_hosts, c, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind != argc)

@@ -163,16 +163,10 @@ plan_main(int argc, char **argv)
 		case 'H':
 			hosts_spec = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_plan, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_plan, 0);
+			if ((c = cmd_common_option(&cmd_plan, c, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind + 1 != argc)

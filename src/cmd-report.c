@@ -19,6 +19,7 @@
 
 #include "archive.h"
 #include "cmd.h"
+#include "fsutil.h"
 #include "log.h"
 #include "report.h"
 #include "runref.h"
@@ -41,7 +42,8 @@ report_main(int argc, char **argv)
 	struct report *r = NULL;
 	const char *outfile = NULL, *baseline = NULL;
 	struct runref_ctx ctx;
-	char *err = NULL, *path = NULL, *end, *tmp = NULL;
+	struct fs_atomic a = { NULL, NULL, -1, 0 };
+	char *err = NULL, *path = NULL, *end;
 	FILE *out = stdout;
 	int c, i, n, rc = CMD_EXIT_USAGE;
 
@@ -92,16 +94,10 @@ report_main(int argc, char **argv)
 		case 'o':
 			outfile = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_report, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_report, 0);
+			if ((c = cmd_common_option(&cmd_report, c, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind >= argc && baseline == NULL)
@@ -137,9 +133,14 @@ report_main(int argc, char **argv)
 		path = NULL;
 	}
 	if (outfile != NULL) {
-		tmp = xasprintf("%s.tmp", outfile);
-		if ((out = fopen(tmp, "w")) == NULL) {
-			err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+		/* a report can be rendered again: replaced atomically, no fsync */
+		if (fs_atomic_open(&a, outfile, 0666, FS_NOSYNC, &err) != 0) {
+			rc = CMD_EXIT_ERROR;
+			goto fail;
+		}
+		if ((out = fs_atomic_stream(&a)) == NULL) {
+			out = stdout;
+			err = xasprintf("cannot write %s: %s", outfile, strerror(errno));
 			rc = CMD_EXIT_ERROR;
 			goto fail;
 		}
@@ -151,19 +152,22 @@ report_main(int argc, char **argv)
 	if (out != stdout) {
 		int bad = ferror(out);
 
-		if (fclose(out) != 0 || bad || rename(tmp, outfile) != 0) {
+		if (fclose(out) != 0 || bad) {
 			out = stdout;
 			err = xasprintf("cannot write %s: %s", outfile, strerror(errno));
 			rc = CMD_EXIT_ERROR;
 			goto fail;
 		}
 		out = stdout;
+		if (fs_atomic_commit(&a, &err) != 0) {
+			rc = CMD_EXIT_ERROR;
+			goto fail;
+		}
 	} else if (fflush(stdout) != 0) {
 		err = xasprintf("cannot write the report: %s", strerror(errno));
 		rc = CMD_EXIT_ERROR;
 		goto fail;
 	}
-	free(tmp);
 	report_free(r);
 	if (n > 0 && baseline != NULL) {
 		log_warn("%d significant regression%s against %s", n, n == 1 ? "" : "s",
@@ -173,11 +177,9 @@ report_main(int argc, char **argv)
 	return CMD_EXIT_OK;
 fail:
 	log_error("%s", err ? err : "report failed");
-	if (out != stdout) {
+	if (out != stdout)
 		fclose(out);
-		unlink(tmp);
-	}
-	free(tmp);
+	fs_atomic_abort(&a);
 	free(err);
 	free(path);
 	report_free(r);

@@ -1,16 +1,15 @@
 /*
  * cmd-run.c: `fleetmark run PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME]
- * [-j N] [--resume RUNDIR] [--dry-run]`: run a plan on a fleet (the run
- * engine, run.h), write the run directory (journal.h), show progress, and
- * print a summary with the numbers and the run directory's path.
+ * [-j N] [--resume RUNDIR] [--dry-run]`: run a plan on a fleet in a run
+ * session (session.h: the run directory, progress, the run engine, the
+ * final status), and print a summary with the numbers and the run
+ * directory's path.
  *
- * Exit status: 0 every trial ok; 3 the run finished but some hosts or
- * trials failed (results kept); 130 interrupted (SIGINT or SIGTERM: the
- * run directory says "interrupted" and --resume carries on); 1 error;
- * 2 bad usage or invalid input.
- *
- * FLEETMARK_SILENCE_MS (tests only) replaces the 30 s after which a host
- * that sends nothing is given up.
+ * Exit status: session.h's (0 every trial ok; 3 the run finished but some
+ * hosts or trials failed, results kept; 130 interrupted by SIGINT or
+ * SIGTERM: the run directory says "interrupted" and --resume carries on;
+ * 1 the run failed), and 4 a significant regression against --baseline;
+ * 1 an error; 2 bad usage or invalid input.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,15 +29,15 @@
 #include "journal.h"
 #include "log.h"
 #include "plan.h"
-#include "progress.h"
 #include "report.h"
 #include "run.h"
+#include "rundir.h"
 #include "runref.h"
+#include "session.h"
 #include "stats.h"
 #include "trialread.h"
 #include "xmalloc.h"
 
-#define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
 #define DEFAULT_RESULTS		"results"
 
 /*
@@ -57,7 +56,7 @@ on_signal(int sig)
 		ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
 
 		(void)n;
-		_exit(CMD_EXIT_INTERRUPTED);
+		_exit(SESSION_EXIT_INTERRUPTED);
 	}
 	run_request_stop();
 }
@@ -74,13 +73,6 @@ catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* Log messages above the live progress frame instead of through it. */
-static void
-log_to_progress(const char *line, void *arg)
-{
-	progress_message(arg, line);
 }
 
 /* --- the summary of the numbers -------------------------------------------- */
@@ -108,14 +100,6 @@ point_label(const struct plan *p, const char *key)
 		if (strlen(p->points[i].id) == n && strncmp(p->points[i].id, a, n) == 0)
 			return p->points[i].label;
 	return NULL;
-}
-
-static const char *
-jget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s != NULL ? s : "-";
 }
 
 /* Index of host in the summary (fleet order), for sorting. */
@@ -212,7 +196,7 @@ no_free(void *node)
 static void
 print_numbers(const struct plan *p, const struct run_summary *sum, const char *dir)
 {
-	char *path = xasprintf("%s/%s", dir, JOURNAL_TRIALS), *err = NULL;
+	char *path = rundir_path(dir, RUNDIR_TRIALS), *err = NULL;
 	struct numbers nb = { p, NULL, 0, 0, NULL };
 	size_t i, w[6] = { 4, 7, 5, 6, 6, 4 };
 
@@ -262,12 +246,11 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
  * own medians when the report cannot be made.
  */
 static int
-print_summary(const struct plan *p, const struct run_summary *sum, const char *dir,
-    const char *basedir)
+print_summary(const struct plan *p, struct session *s, const char *basedir)
 {
+	const struct run_summary *sum = session_summary(s);
 	size_t i, wn = 4;
-	char *err = NULL;
-	int n = 0;
+	int n;
 
 	for (i = 0; i < sum->nhosts; i++)
 		if (strlen(sum->hosts[i].name) > wn)
@@ -284,26 +267,11 @@ print_summary(const struct plan *p, const struct run_summary *sum, const char *d
 	}
 	printf("\n");
 	fflush(stdout);
-	if (basedir != NULL) {
-		if ((n = report_write_baseline(dir, basedir, stdout, &err)) >= 0)
-			goto done;
-		log_warn("report against the baseline: %s", err);
-		free(err);
-		err = NULL;
+	if ((n = session_report(s, basedir, stdout)) < 0) {
+		print_numbers(p, sum, session_dir(s));
 		n = 0;
 	}
-	if (report_write_run(dir, stdout, &err) != 0) {
-		log_warn("report: %s", err);
-		free(err);
-		err = NULL;
-		print_numbers(p, sum, dir);
-	}
-	if (report_write_html(dir, &err) != 0) {
-		log_warn("report.html: %s", err);
-		free(err);
-	}
- done:
-	printf("\nrun directory: %s\n", dir);
+	printf("\nrun directory: %s\n", session_dir(s));
 	fflush(stdout);
 	return n;
 }
@@ -377,45 +345,6 @@ print_baseline(const char *ref, const char *push, const char *basedir)
 	free(d);
 }
 
-/* --- --resume ------------------------------------------------------------- */
-
-/* The same plan as the run's: its name and its points. */
-static int
-same_plan(const json_t *run, const struct plan *p, char **err)
-{
-	const json_t *jp = json_object_get(run, "plan"), *pts, *v;
-	const char *name = json_string_value(json_object_get(jp, "name"));
-	size_t i;
-
-	if (name == NULL || strcmp(name, p->name) != 0) {
-		*err = xasprintf("the run is of plan '%s', not '%s'", name ? name : "?", p->name);
-		return -1;
-	}
-	pts = json_object_get(jp, "points");
-	if (!json_is_array(pts) || json_array_size(pts) != p->npoints) {
-		*err = xasprintf("plan '%s' has changed since the run started (%zu points, the "
-		    "run has %zu)", p->name, p->npoints, json_array_size(pts));
-		return -1;
-	}
-	json_array_foreach(pts, i, v) {
-		const char *id = json_string_value(json_object_get(v, "id"));
-
-		if (id == NULL || strcmp(id, p->points[i].id) != 0) {
-			*err = xasprintf("plan '%s' has changed since the run started (point %zu "
-			    "is %s, the run has %s)", p->name, i + 1, p->points[i].id,
-			    id ? id : "?");
-			return -1;
-		}
-	}
-	v = json_object_get(jp, "variants");
-	if (!json_is_array(v) || json_array_size(v) != p->nvariants) {
-		*err = xasprintf("plan '%s' has changed since the run started (variants)",
-		    p->name);
-		return -1;
-	}
-	return 0;
-}
-
 /* --- the command -------------------------------------------------------------- */
 
 static int
@@ -461,40 +390,31 @@ in_list(const char *list, const char *name)
 static int
 dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 {
-	char *path = xasprintf("%s/%s", rundir, JOURNAL_RUN_JSON), *err = NULL;
 	struct trial_done *done = NULL;
-	json_error_t jerr;
-	json_t *run, *e;
-	const char *name;
-	unsigned long long seed;
-	size_t i, left, total = 0;
+	struct rundir_run *run = NULL;
+	char *path, *err = NULL;
+	size_t i, k, left, total = 0;
 	int rc = CMD_EXIT_USAGE;
 
-	if ((run = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
-		log_error("%s is not a run directory: %s", rundir, jerr.text);
-		free(path);
-		return CMD_EXIT_USAGE;
-	}
-	free(path);
-	if (same_plan(run, p, &err) != 0)
+	if (rundir_load(rundir, &run, &err) != 0 || rundir_check_plan(run, p, &err) != 0)
 		goto out;
-	path = xasprintf("%s/%s", rundir, JOURNAL_TRIALS);
+	path = rundir_path(rundir, RUNDIR_TRIALS);
 	if (trial_done_read(path, &done, NULL, &err) != 0) {
 		free(path);
 		rc = CMD_EXIT_ERROR;
 		goto out;
 	}
 	free(path);
-	seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
 	printf("dry run: nothing is contacted and nothing is written\n");
 	printf("resuming %s (plan %s): %zu trials already ok\n", rundir, p->name,
 	    trial_done_count(done, NULL));
-	json_object_foreach(json_object_get(run, "hosts"), name, e) {
+	for (k = 0; k < run->nhosts; k++) {
+		const char *name = run->hosts[k].name;
 		struct plan_schedule *s;
 
 		if (hosts_spec != NULL && !in_list(hosts_spec, name))
 			continue;
-		s = plan_expand(p, name, seed);
+		s = plan_expand(p, name, run->seed);
 		for (i = 0, left = 0; i < s->ntrials; i++)
 			left += !trial_done_has(done, name, s->trials[i].key);
 		printf("\nhost %s: %zu of %zu trials to run\n", name, left, s->ntrials);
@@ -516,7 +436,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 		log_error("%s", err);
 	free(err);
 	trial_done_free(done);
-	json_decref(run);
+	rundir_run_free(run);
 	return rc;
 }
 
@@ -537,20 +457,16 @@ run_main(int argc, char **argv)
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
-	struct journal *j = NULL;
-	struct trial_done *done = NULL;
-	struct progress *prog = NULL;
-	struct run_summary sum;
-	struct run_config rc;
+	struct session *s = NULL;
+	struct session_config cfg;
 	unsigned char *only = NULL, *sel = NULL;
-	unsigned long long seed;
 	char *err = NULL, *agent = NULL, *end, *basedir = NULL;
 	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
 	int base_failed = 0;
 	enum journal_status st;
-	size_t i;
+	size_t i, k;
 
-	memset(&sum, 0, sizeof(sum));
+	memset(&cfg, 0, sizeof(cfg));
 	while ((c = getopt_long(argc, argv, "f:H:o:j:hvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -594,17 +510,10 @@ run_main(int argc, char **argv)
 		case 'B':
 			baseline = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_run, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			quiet = 1;
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_run, 0);
+			if ((c = cmd_common_option(&cmd_run, c, &quiet)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind + 1 != argc)
@@ -640,38 +549,36 @@ run_main(int argc, char **argv)
 		}
 	}
 
+	cfg.plan = p;
+	cfg.label = label;
+	cfg.jobs = jobs;
+	cfg.quiet = quiet;
 	if (resume != NULL) {
-		const json_t *run, *hosts, *fj;
-		const char *name, *ffile;
-		json_t *e;
+		const struct rundir_run *run;
+		int r;
 
-		char *rj = xasprintf("%s/%s", resume, JOURNAL_RUN_JSON);
-		int missing = access(rj, F_OK) != 0 && errno == ENOENT;
-
-		free(rj);
-		if (journal_resume(resume, &j, &done, &err) != 0) {
+		if ((r = session_resume(resume, &s, &err)) != 0) {
 			/* Not a run directory is bad input; anything else an error. */
-			code = missing ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			code = r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
 			goto fail;
 		}
-		run = journal_run_json(j);
-		if (same_plan(run, p, &err) != 0)
+		run = session_rundir(s);
+		if (rundir_check_plan(run, p, &err) != 0)
 			goto fail;
 		/* The fleet the run used, unless -f says otherwise. */
-		fj = json_object_get(run, "fleet");
-		ffile = json_string_value(json_object_get(fj, "file"));
-		if (fleet_file == NULL && ffile != NULL && strcmp(ffile, FLEET_DEFAULT_NAME) != 0)
-			fleet_file = ffile;
+		if (fleet_file == NULL && run->fleet != NULL &&
+		    strcmp(run->fleet, FLEET_DEFAULT_NAME) != 0)
+			fleet_file = run->fleet;
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
 		sel = xcalloc(f->nhosts, 1);
-		hosts = json_object_get(run, "hosts");
-		json_object_foreach((json_t *)hosts, name, e) {
+		for (k = 0; k < run->nhosts; k++) {
 			for (i = 0; i < f->nhosts; i++)
-				if (strcmp(f->hosts[i].name, name) == 0)
+				if (strcmp(f->hosts[i].name, run->hosts[k].name) == 0)
 					break;
 			if (i == f->nhosts) {
-				err = xasprintf("host '%s' of the run is not in %s", name, f->file);
+				err = xasprintf("host '%s' of the run is not in %s",
+				    run->hosts[k].name, f->file);
 				goto fail;
 			}
 			sel[i] = 1;
@@ -683,85 +590,41 @@ run_main(int argc, char **argv)
 			for (i = 0; i < f->nhosts; i++)
 				sel[i] &= only[i];
 		}
-		seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
-		log_info("resuming %s: %zu trials already ok", journal_dir(j),
-		    trial_done_count(done, NULL));
+		cfg.fleet = f;
+		cfg.sel = sel;
+		cfg.seed = run->seed;
+		log_info("resuming %s: %zu trials already ok", session_dir(s),
+		    trial_done_count(session_done(s), NULL));
 	} else {
-		struct journal_info info;
-
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
 		if (plan_select(p, f, hosts_spec, &sel, &err) != 0)
 			goto fail;
-		seed = plan_seed(p);
-		memset(&info, 0, sizeof(info));
-		info.results = outdir ? outdir : DEFAULT_RESULTS;
-		info.plan = p;
-		info.seed = seed;
-		info.fleet = f;
-		info.sel = sel;
-		info.label = label;
-		info.controller = FLEETMARK_VERSION;
-		if (journal_create(&info, &j, &err) != 0) {
+		cfg.fleet = f;
+		cfg.sel = sel;
+		cfg.seed = plan_seed(p);
+		if (session_create(outdir ? outdir : DEFAULT_RESULTS, &cfg, &s, &err) != 0) {
 			code = CMD_EXIT_ERROR;
 			goto fail;
 		}
 	}
-	log_info("run %s", journal_dir(j));
 
 	catch_signals();
 	log_verbose("Ctrl-C stops the run cleanly; a second one exits at once");
-	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
-	memset(&rc, 0, sizeof(rc));
-	rc.plan = p;
-	rc.fleet = f;
-	rc.sel = sel;
-	rc.seed = seed;
-	rc.journal = j;
-	rc.done = done;
-	rc.progress = prog;
-	rc.jobs = jobs;
-	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
-		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
-	if (progress_mode(prog) == PROGRESS_TERMINAL)
-		log_set_sink(log_to_progress, prog);
-	progress_start_ticker(prog);
-	if (run_execute(&rc, &sum, &err) != 0) {
-		char *ferr = NULL;
-
-		progress_end(prog);
-		log_set_sink(NULL, NULL);
-		if (journal_finish(j, JOURNAL_FAILED, &ferr) != 0)
-			free(ferr);
+	if (session_run(s, &cfg, &err) != 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
-	progress_end(prog);
-	log_set_sink(NULL, NULL);
-
-	if (sum.journal_error != NULL) {
-		log_error("%s", sum.journal_error);
-		st = JOURNAL_FAILED;
-	} else
-		st = sum.interrupted ? JOURNAL_INTERRUPTED : JOURNAL_FINISHED;
-	if (journal_finish(j, st, &err) != 0) {
-		log_error("%s", err);
-		free(err);
-		err = NULL;
-		st = JOURNAL_FAILED;
-	}
-	if (journal_log_error(j) != NULL)
-		log_warn("host logs: %s", journal_log_error(j));
+	st = session_status(s);
 
 	/* `latest` before this run is pushed, so it is never this run */
 	if (baseline != NULL && basedir == NULL && st == JOURNAL_FINISHED &&
-	    find_baseline(baseline, p, &sum, journal_run_id(j), outdir ? outdir :
+	    find_baseline(baseline, p, session_summary(s), session_id(s), outdir ? outdir :
 	    DEFAULT_RESULTS, push, &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);
-	regressions = print_summary(p, &sum, journal_dir(j), st == JOURNAL_FINISHED ?
-	    basedir : NULL);
+	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? basedir : NULL);
 	if (regressions > 0)
 		log_warn("%d significant regression%s against %s", regressions,
 		    regressions == 1 ? "" : "s", basedir);
@@ -771,40 +634,30 @@ run_main(int argc, char **argv)
 
 		if (st != JOURNAL_FINISHED)
 			log_warn("the run did not finish: not pushed to %s", d);
-		else if (archive_push(journal_dir(j), push, &err) != 0) {
+		else if (archive_push(session_dir(s), push, &err) != 0) {
 			log_error("push to %s: %s", d, err);
 			log_error("the run is kept in %s; `fleetmark push %s %s` pushes it again",
-			    journal_dir(j), journal_dir(j), d);
+			    session_dir(s), session_dir(s), d);
 			free(err);
 			err = NULL;
 			base_failed = 1;
 		} else
-			log_info("pushed %s to %s", journal_run_id(j), d);
+			log_info("pushed %s to %s", session_id(s), d);
 		free(d);
 	}
-	if (st == JOURNAL_FAILED || base_failed)
+	code = session_exit(s);
+	if (base_failed)
 		code = CMD_EXIT_ERROR;
-	else if (sum.interrupted) {
+	else if (code == SESSION_EXIT_INTERRUPTED)
 		log_error("interrupted: %zu trials not run; `fleetmark run %s --resume %s` runs "
-		    "them", sum.not_run, argv[optind], journal_dir(j));
-		code = CMD_EXIT_INTERRUPTED;
-	} else {
-		code = CMD_EXIT_OK;
-		for (i = 0; i < sum.nhosts; i++)
-			if (sum.hosts[i].status != JOURNAL_HOST_DONE || sum.hosts[i].failed > 0)
-				code = CMD_EXIT_PARTIAL;
-		/* a regression says more than failed trials do */
-		if (regressions > 0)
-			code = CMD_EXIT_REGRESSION;
-	}
+		    "them", session_summary(s)->not_run, argv[optind], session_dir(s));
+	else if (code != CMD_EXIT_ERROR && regressions > 0)
+		code = CMD_EXIT_REGRESSION;	/* says more than failed trials do */
 	goto out;
  fail:
 	log_error("%s", err);
  out:
-	run_summary_release(&sum);
-	progress_free(prog);
-	journal_free(j);
-	trial_done_free(done);
+	session_free(s);
 	free(err);
 	free(agent);
 	free(basedir);

@@ -10,12 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "agents.h"
 #include "deploy.h"
+#include "digest.h"
+#include "fsutil.h"
 #include "proc.h"
 #include "shquote.h"
+#include "strbuf.h"
 #include "transport.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -45,73 +46,11 @@ deploy_expand_dir(const char *dir, const char *home)
 	return xstrdup(dir);
 }
 
-static void
-hex_digest(const void *data, size_t len, char hex[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	for (i = 0; i < n && i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	hex[64] = '\0';
-}
-
-static int
-read_file(const char *path, size_t max, unsigned char **out, size_t *lenp)
-{
-	unsigned char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t r;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	for (;;) {
-		if (len == cap) {
-			if (cap >= max) {
-				errno = EFBIG;
-				goto fail;
-			}
-			xgrow(&buf, &cap, len + 65536, 1);
-		}
-		if ((r = read(fd, buf + len, cap - len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	*out = buf;
-	*lenp = len;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return -1;
-}
-
 /* --- the source archive ------------------------------------------------------ */
-
-struct tarball {
-	unsigned char	*b;
-	size_t		 len, cap;
-};
-
-static void
-tar_put(struct tarball *t, const void *p, size_t n)
-{
-	xgrow(&t->b, &t->cap, t->len + n, 1);
-	memcpy(t->b + t->len, p, n);
-	t->len += n;
-}
 
 /* One regular file as a ustar member (name under 100 bytes). */
 static int
-tar_add(struct tarball *t, const char *name, const unsigned char *data, size_t len)
+tar_add(struct strbuf *t, const char *name, const char *data, size_t len)
 {
 	unsigned char h[512];
 	unsigned int sum = 0;
@@ -135,11 +74,11 @@ tar_add(struct tarball *t, const char *name, const unsigned char *data, size_t l
 		sum += h[i];
 	snprintf((char *)h + 148, 8, "%06o", sum);
 	h[155] = ' ';
-	tar_put(t, h, sizeof(h));
-	tar_put(t, data, len);
+	strbuf_add(t, h, sizeof(h));
+	strbuf_add(t, data, len);
 	memset(h, 0, sizeof(h));
 	if (len % 512)
-		tar_put(t, h, 512 - len % 512);
+		strbuf_add(t, h, 512 - len % 512);
 	return 0;
 }
 
@@ -151,11 +90,10 @@ cmp_str(const void *a, const void *b)
 
 /* Add every *.c, *.h and Makefile of top/sub, in name order. */
 static int
-tar_add_dir(struct tarball *t, const char *top, const char *sub, char **err)
+tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
 {
-	char *dir = xasprintf("%s/%s", top, sub), **names = NULL, *path, *name;
+	char *dir = xasprintf("%s/%s", top, sub), **names = NULL, *path, *name, *data, *e;
 	size_t n = 0, cap = 0, i, len, l;
-	unsigned char *data;
 	struct dirent *de;
 	int rc = -1;
 	DIR *d;
@@ -182,8 +120,9 @@ tar_add_dir(struct tarball *t, const char *top, const char *sub, char **err)
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", dir, names[i]);
 		name = xasprintf("%s/%s", sub, names[i]);
-		if (read_file(path, SOURCE_MAX, &data, &len) != 0) {
-			*err = xasprintf("agent sources: %s: %s", path, strerror(errno));
+		if (fs_read_file(path, SOURCE_MAX, &data, &len, &e) != 0) {
+			*err = xasprintf("agent sources: %s", e);
+			free(e);
 			free(path);
 			free(name);
 			goto out;
@@ -230,7 +169,7 @@ source_top(void)
 int
 deploy_source_archive(unsigned char **tar, size_t *len, char sha256[65], char **err)
 {
-	struct tarball t = { NULL, 0, 0 };
+	struct strbuf t = STRBUF_INIT;
 	unsigned char zero[1024];
 	char *top;
 
@@ -243,15 +182,14 @@ deploy_source_archive(unsigned char **tar, size_t *len, char sha256[65], char **
 	    tar_add_dir(&t, top, "agent/bench", err) != 0 ||
 	    tar_add_dir(&t, top, "include", err) != 0) {
 		free(top);
-		free(t.b);
+		strbuf_release(&t);
 		return -1;
 	}
 	free(top);
 	memset(zero, 0, sizeof(zero));
-	tar_put(&t, zero, sizeof(zero));
-	hex_digest(t.b, t.len, sha256);
-	*tar = t.b;
-	*len = t.len;
+	strbuf_add(&t, zero, sizeof(zero));
+	digest_sha256_hex(t.buf, t.len, sha256);
+	*tar = (unsigned char *)strbuf_detach(&t, len);
 	return 0;
 }
 
@@ -311,17 +249,13 @@ deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bi
     struct deploy_result *res, char **err)
 {
 	struct transport_result r;
-	unsigned char *data = NULL;
-	char *sub = NULL, *cmd = NULL, *want = NULL, *path = NULL;
+	char *data = NULL, *sub = NULL, *cmd = NULL, *want = NULL, *path = NULL;
 	size_t len;
 	int rc;
 
-	if ((rc = agents_sha256(bin->path, res->sha256, err)) != 0)
+	if (fs_read_file(bin->path, 256 << 20, &data, &len, err) != 0)
 		return TRANSPORT_ELOCAL;
-	if (read_file(bin->path, 256 << 20, &data, &len) != 0) {
-		*err = xasprintf("%s: %s", bin->path, strerror(errno));
-		return TRANSPORT_ELOCAL;
-	}
+	digest_sha256_hex(data, len, res->sha256);
 	sub = xasprintf("agents/%.16s", res->sha256);
 	path = xasprintf("%s/%s/" AGENTS_BINARY, dir, sub);
 	want = xasprintf("%u %zu", transport_cksum(data, len), len);

@@ -13,8 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "http.h"
 #include "log.h"
+#include "pctenc.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -76,24 +79,7 @@ curl_class(CURLcode c)
 char *
 http_escape_path(const char *key)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	const unsigned char *p;
-	char *out, *o;
-
-	out = o = xmalloc(strlen(key) * 3 + 1);
-	for (p = (const unsigned char *)key; *p != '\0'; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
-		    *p == '_' || *p == '~' || *p == '/')
-			*o++ = (char)*p;
-		else {
-			*o++ = '%';
-			*o++ = hex[*p >> 4];
-			*o++ = hex[*p & 15];
-		}
-	}
-	*o = '\0';
-	return out;
+	return pct_encode(key, strlen(key), PCT_UNRESERVED "/");
 }
 
 /* The state of one try. */
@@ -108,8 +94,7 @@ struct attempt {
 	uint64_t	 max;
 	int		 toobig;
 	int		 write_err;
-	char		*buf;
-	size_t		 len, cap;
+	struct strbuf	 body;		/* in memory: the body or an error document */
 };
 
 static size_t
@@ -184,12 +169,9 @@ write_cb(char *ptr, size_t size, size_t nmemb, void *arg)
 		return n;
 	}
 	/* error documents and in-memory bodies: keep the start only */
-	if (a->req->download_path != NULL && a->len >= 64 * 1024)
+	if (a->req->download_path != NULL && a->body.len >= 64 * 1024)
 		return n;
-	xgrow(&a->buf, &a->cap, a->len + n + 1, 1);
-	memcpy(a->buf + a->len, ptr, n);
-	a->len += n;
-	a->buf[a->len] = '\0';
+	strbuf_add(&a->body, ptr, n);
 	return n;
 }
 
@@ -207,15 +189,6 @@ xferinfo_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 	if (p != NULL && p->cb != NULL)
 		p->cb(p->arg, (uint64_t)(dlnow > ulnow ? dlnow : ulnow));
 	return 0;
-}
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -290,6 +263,7 @@ attempt_one(CURL *h, const struct http_request *req,
 	int r;
 
 	memset(&a, 0, sizeof(a));
+	strbuf_init(&a.body, 0);
 	a.req = req;
 	a.h = h;
 	a.out_fd = -1;
@@ -375,7 +349,7 @@ attempt_one(CURL *h, const struct http_request *req,
 		    errbuf[0] != '\0' ? errbuf : curl_easy_strerror(c));
 		r = curl_class(c);
 	} else if ((r = http_status_class(status)) != ARCHIVE_OK) {
-		excerpt = doc_excerpt(a.buf, a.len);
+		excerpt = doc_excerpt(a.body.buf, a.body.len);
 		*msg = xasprintf("%s %s: HTTP %ld%s%s%s", req->method, disp,
 		    status, status_hint(status), excerpt ? ": " : "",
 		    excerpt ? excerpt : "");
@@ -395,8 +369,11 @@ attempt_one(CURL *h, const struct http_request *req,
 		fclose(a.in);
 	curl_slist_free_all(hdrs);
 	free(resp->body);
-	resp->body = a.buf;
-	resp->len = a.len;
+	resp->body = NULL;
+	resp->len = 0;
+	if (a.body.len > 0)
+		resp->body = strbuf_detach(&a.body, &resp->len);
+	strbuf_release(&a.body);
 	return r;
 }
 
@@ -430,8 +407,8 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		*err = xstrdup("libcurl: cannot create a handle");
 		return ARCHIVE_EPERM;
 	}
-	seed = (unsigned int)(now_ms() ^ getpid());
-	start = now_ms();
+	seed = (unsigned int)(clock_mono_ms() ^ getpid());
+	start = clock_mono_ms();
 	delay = rt->first_delay_ms;
 	for (k = 1;; k++) {
 		free(msg);
@@ -441,7 +418,7 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		if (r != ARCHIVE_ETRANSIENT || k >= rt->tries || archive_cancelled())
 			break;
 		wait = delay + (delay > 0 ? rand_r(&seed) % (delay / 4 + 1) : 0);
-		if (now_ms() - start + wait > rt->max_total_ms)
+		if (clock_mono_ms() - start + wait > rt->max_total_ms)
 			break;
 		log_info("%s; try %d of %d in %.1f s", msg, k + 1, rt->tries,
 		    (double)wait / 1000);

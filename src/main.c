@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -64,7 +64,7 @@ unknown_command(const char *name)
 
 	for (n = 0; commands[n] != NULL; n++)
 		names[n] = commands[n]->name;
-	hint = conf_did_you_mean(name, names, n);
+	hint = ydoc_did_you_mean(name, names, n);
 	log_error("unknown command '%s'%s", name, hint);
 	free(hint);
 	usage(stderr);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "pace.h"
 #include "xmalloc.h"
 
@@ -28,10 +29,7 @@ struct pace {
 long long
 pace_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return clock_mono_ms();
 }
 
 struct pace *
@@ -50,7 +48,7 @@ pace_new(int initial, int max, unsigned seed)
 	p->window = initial;
 	p->max = max;
 	p->gen = 1;
-	p->rng = seed != 0 ? seed : (unsigned)pace_now_ms() ^ 0x9e3779b9u;
+	p->rng = seed != 0 ? seed : (unsigned)clock_mono_ms() ^ 0x9e3779b9u;
 	p->st.fastest_ms = -1;
 	return p;
 }
@@ -93,7 +91,7 @@ grant_locked(struct pace *p, struct pace_ticket *t)
 	if (p->inflight > p->st.peak)
 		p->st.peak = p->inflight;
 	t->gen = p->gen;
-	t->t0_ms = pace_now_ms();
+	t->t0_ms = clock_mono_ms();
 }
 
 void
@@ -101,7 +99,7 @@ pace_acquire(struct pace *p, struct pace_ticket *t)
 {
 	if (p == NULL) {
 		t->gen = 0;
-		t->t0_ms = pace_now_ms();
+		t->t0_ms = clock_mono_ms();
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
@@ -136,7 +134,7 @@ pace_release(struct pace *p, const struct pace_ticket *t, enum pace_outcome outc
 	if (p == NULL)
 		return;
 	if (duration_ms < 0)
-		duration_ms = pace_now_ms() - t->t0_ms;
+		duration_ms = clock_mono_ms() - t->t0_ms;
 	pthread_mutex_lock(&p->mu);
 	if (p->inflight > 0)
 		p->inflight--;

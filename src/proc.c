@@ -14,17 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proc.h"
 #include "xmalloc.h"
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int
 exit_status(int ws)
@@ -98,7 +90,7 @@ proc_capture(char *const argv[], size_t max, int timeout_ms, char **out,
 	int fds[2], ws, r = -1;
 	char *buf = NULL;
 	size_t len = 0;
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = clock_mono_ms() + timeout_ms;
 	pid_t pid;
 	const char *why = NULL;
 
@@ -115,7 +107,7 @@ proc_capture(char *const argv[], size_t max, int timeout_ms, char **out,
 	buf = xmalloc(max + 1);
 	for (;;) {
 		struct pollfd pfd = { fds[0], POLLIN, 0 };
-		long long left = deadline - now_ms();
+		long long left = deadline - clock_mono_ms();
 		ssize_t got;
 
 		if (left <= 0) {

@@ -15,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "numfmt.h"
 #include "progress.h"
+#include "strbuf.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define C_RED	"\033[31m"
@@ -62,76 +65,12 @@ struct progress {
 
 /* --- Text ---------------------------------------------------------------------- */
 
-struct sb {
-	char	*b;
-	size_t	 len, cap;
-};
-
-static void
-sb_add(struct sb *s, const char *t, size_t n)
-{
-	xgrow(&s->b, &s->cap, s->len + n + 1, 1);
-	memcpy(s->b + s->len, t, n);
-	s->len += n;
-	s->b[s->len] = '\0';
-}
-
-static void
-sb_str(struct sb *s, const char *t)
-{
-	sb_add(s, t, strlen(t));
-}
-
-static void sb_fmt(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-sb_fmt(struct sb *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	xgrow(&s->b, &s->cap, s->len + (size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(s->b + s->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	s->len += (size_t)n;
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		len = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 /*
  * A line being built: visible columns are counted apart from bytes so
  * that colour sequences do not count, and text stops at `max` columns.
  */
 struct line {
-	struct sb	*sb;
+	struct strbuf	*sb;
 	int		 col, max;
 	int		 color;
 };
@@ -146,13 +85,12 @@ put(struct line *l, const char *t)
 		const unsigned char *u = (const unsigned char *)t + i;
 
 		k = utf8_seq(u, n - i);
-		if (k == 0 || (k == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
-		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
-			sb_add(l->sb, "?", 1);
+		if (k == 0 || utf8_is_control(u, k)) {
+			strbuf_add(l->sb, "?", 1);
 			if (k == 0)
 				k = 1;
 		} else
-			sb_add(l->sb, t + i, k);
+			strbuf_add(l->sb, t + i, k);
 		l->col++;
 	}
 }
@@ -161,7 +99,7 @@ static void
 pad(struct line *l, int to)
 {
 	while (l->col < to && l->col < l->max) {
-		sb_add(l->sb, " ", 1);
+		strbuf_add(l->sb, " ", 1);
 		l->col++;
 	}
 }
@@ -170,20 +108,7 @@ static void
 color(struct line *l, const char *c)
 {
 	if (l->color)
-		sb_str(l->sb, c);
-}
-
-static void
-dur(char *buf, size_t size, double s)
-{
-	long t = s < 0 ? 0 : (long)(s + 0.5);
-
-	if (t < 60)
-		snprintf(buf, size, "%lds", t);
-	else if (t < 3600)
-		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
-	else
-		snprintf(buf, size, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
+		strbuf_addstr(l->sb, c);
 }
 
 /* --- Clock ----------------------------------------------------------------------- */
@@ -191,22 +116,15 @@ dur(char *buf, size_t size, double s)
 static double
 now(const struct progress *p)
 {
-	struct timeval tv;
-
 	if (p->now != NULL)
 		return p->now(p->arg);
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+	return clock_wall();
 }
 
 static void
 stamp(const struct progress *p, char *buf, size_t size)
 {
-	time_t t = (time_t)now(p);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	clock_iso8601(buf, size, (time_t)now(p), -1);
 }
 
 /* --- Output ---------------------------------------------------------------------- */
@@ -237,7 +155,7 @@ static void
 plain(struct progress *p, const struct phost *h, const char *fmt, ...)
 {
 	char ts[32], text[PLAIN_MAX];
-	struct sb s = { 0 };
+	struct strbuf s = STRBUF_INIT;
 	struct line l = { &s, 0, PLAIN_MAX, 0 };
 	va_list ap;
 
@@ -247,16 +165,16 @@ plain(struct progress *p, const struct phost *h, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	stamp(p, ts, sizeof(ts));
-	sb_str(&s, ts);
-	sb_str(&s, " ");
+	strbuf_addstr(&s, ts);
+	strbuf_addstr(&s, " ");
 	if (h != NULL) {
 		put(&l, h->name);
-		sb_str(&s, " ");
+		strbuf_addstr(&s, " ");
 	}
 	put(&l, text);
-	sb_str(&s, "\n");
-	out(p, s.b, s.len);
-	free(s.b);
+	strbuf_addstr(&s, "\n");
+	out(p, s.buf, s.len);
+	strbuf_release(&s);
 }
 
 /* --- Frames ---------------------------------------------------------------------- */
@@ -281,7 +199,7 @@ terminal_size(const struct progress *p, int *cols, int *rows)
 }
 
 static void
-host_line(const struct progress *p, struct sb *s, const struct phost *h, int namew,
+host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int namew,
     int cols)
 {
 	struct line l = { s, 0, namew < cols - 1 ? namew : cols - 1, p->color };
@@ -352,7 +270,7 @@ host_line(const struct progress *p, struct sb *s, const struct phost *h, int nam
 		color(&l, C_OFF);
 		break;
 	}
-	sb_str(s, "\n");
+	strbuf_addstr(s, "\n");
 }
 
 /* Trials finished (or never to be run: a failed host's rest) and total. */
@@ -413,7 +331,7 @@ eta(const struct progress *p, double t)
 }
 
 static void
-bar_line(const struct progress *p, struct sb *s, int cols, double t)
+bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 {
 	struct line l = { s, 0, cols - 1, p->color };
 	size_t finished, total, failed, pct;
@@ -426,7 +344,7 @@ bar_line(const struct progress *p, struct sb *s, int cols, double t)
 	if (failed)
 		snprintf(fails, sizeof(fails), ", %zu failed", failed);
 	if (total > 0 && finished >= total) {
-		dur(d, sizeof(d), t - p->start);
+		numfmt_duration(d, sizeof(d), t - p->start);
 		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  in %s",
 		    finished, total, fails, pct, d);
 	} else {
@@ -434,7 +352,7 @@ bar_line(const struct progress *p, struct sb *s, int cols, double t)
 		if (e < 0)
 			snprintf(d, sizeof(d), "--");
 		else
-			dur(d, sizeof(d), e);
+			numfmt_duration(d, sizeof(d), e);
 		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  eta %s",
 		    finished, total, fails, pct, d);
 	}
@@ -459,7 +377,7 @@ bar_line(const struct progress *p, struct sb *s, int cols, double t)
 		put(&l, rest);
 	} else
 		put(&l, rest + 1);
-	sb_str(s, "\n");
+	strbuf_addstr(s, "\n");
 }
 
 /* Order of showing hosts when they do not all fit: busy, failed, waiting, done. */
@@ -483,7 +401,7 @@ rank(const struct phost *h)
 
 /* Render the frame into s; returns its number of lines. */
 static size_t
-render(const struct progress *p, struct sb *s, double t)
+render(const struct progress *p, struct strbuf *s, double t)
 {
 	int cols, rows, namew = 0, r, n;
 	size_t i, shown = 0, hidden[4] = { 0, 0, 0, 0 }, nlines = 0, avail;
@@ -529,7 +447,7 @@ render(const struct progress *p, struct sb *s, double t)
 		snprintf(num, sizeof(num), "+%zu more: %zu busy, %zu failed, %zu waiting, "
 		    "%zu done", p->n - shown, hidden[0], hidden[1], hidden[2], hidden[3]);
 		put(&l, num);
-		sb_str(s, "\n");
+		strbuf_addstr(s, "\n");
 		nlines++;
 	}
 	bar_line(p, s, cols, t);
@@ -542,33 +460,33 @@ render(const struct progress *p, struct sb *s, double t)
 static void
 draw(struct progress *p, const char *message)
 {
-	struct sb frame = { 0 }, o = { 0 };
+	struct strbuf frame = STRBUF_INIT, o = STRBUF_INIT;
 	size_t lines, i;
 	double t = now(p);
 	const char *q, *nl;
 
 	lines = render(p, &frame, t);
 	if (p->drawn > 0)
-		sb_fmt(&o, "\r\033[%zuA", p->drawn);
+		strbuf_addf(&o, "\r\033[%zuA", p->drawn);
 	if (message != NULL) {
 		if (p->drawn > 0)
-			sb_str(&o, "\033[J");
-		sb_str(&o, message);
-		sb_str(&o, "\n");
+			strbuf_addstr(&o, "\033[J");
+		strbuf_addstr(&o, message);
+		strbuf_addstr(&o, "\n");
 	}
-	for (q = frame.b, i = 0; i < lines && (nl = strchr(q, '\n')) != NULL; i++) {
-		sb_add(&o, q, (size_t)(nl - q));
-		sb_str(&o, "\033[K\n");
+	for (q = frame.buf, i = 0; i < lines && (nl = strchr(q, '\n')) != NULL; i++) {
+		strbuf_add(&o, q, (size_t)(nl - q));
+		strbuf_addstr(&o, "\033[K\n");
 		q = nl + 1;
 	}
 	if (message == NULL && lines < p->drawn)
-		sb_str(&o, "\033[J");
-	out(p, o.b, o.len);
+		strbuf_addstr(&o, "\033[J");
+	out(p, o.buf, o.len);
 	p->drawn = lines;
 	p->last_draw = t;
 	p->dirty = 0;
-	free(frame.b);
-	free(o.b);
+	strbuf_release(&frame);
+	strbuf_release(&o);
 }
 
 /* A change: draw now, or soon (rate limit); mu held. */
@@ -589,13 +507,11 @@ struct progress *
 progress_new(int fd, enum progress_mode mode)
 {
 	struct progress *p = xcalloc(1, sizeof(*p));
-	const char *term = getenv("TERM");
 	int tty = isatty(fd);
 
 	p->fd = fd;
 	if (mode == PROGRESS_AUTO)
-		mode = tty && (term == NULL || strcmp(term, "dumb") != 0) ?
-		    PROGRESS_TERMINAL : PROGRESS_PLAIN;
+		mode = progress_is_terminal(fd) ? PROGRESS_TERMINAL : PROGRESS_PLAIN;
 	p->mode = mode;
 	p->color = mode == PROGRESS_TERMINAL && tty && getenv("NO_COLOR") == NULL;
 	pthread_mutex_init(&p->mu, NULL);
@@ -669,17 +585,24 @@ state_word(enum progress_state st)
 	return "?";
 }
 
+/* Lock p and return its host number `host`; NULL (unlocked) if there is none. */
+static struct phost *
+lock_host(struct progress *p, size_t host)
+{
+	pthread_mutex_lock(&p->mu);
+	if (host < p->n)
+		return &p->hosts[host];
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
 void
 progress_state(struct progress *p, size_t host, enum progress_state st, const char *detail)
 {
 	struct phost *h;
 
-	pthread_mutex_lock(&p->mu);
-	if (host >= p->n) {
-		pthread_mutex_unlock(&p->mu);
+	if ((h = lock_host(p, host)) == NULL)
 		return;
-	}
-	h = &p->hosts[host];
 	h->st = st;
 	free(h->detail);
 	h->detail = detail ? xstrdup(detail) : NULL;
@@ -702,12 +625,8 @@ progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 {
 	struct phost *h;
 
-	pthread_mutex_lock(&p->mu);
-	if (host >= p->n) {
-		pthread_mutex_unlock(&p->mu);
+	if ((h = lock_host(p, host)) == NULL)
 		return;
-	}
-	h = &p->hosts[host];
 	h->st = PROGRESS_RUNNING;
 	h->k = k;
 	free(h->what);
@@ -724,12 +643,8 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 {
 	struct phost *h;
 
-	pthread_mutex_lock(&p->mu);
-	if (host >= p->n) {
-		pthread_mutex_unlock(&p->mu);
+	if ((h = lock_host(p, host)) == NULL)
 		return;
-	}
-	h = &p->hosts[host];
 	h->done++;
 	if (failure != NULL) {
 		h->failed++;
@@ -742,16 +657,16 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 void
 progress_message(struct progress *p, const char *line)
 {
-	struct sb s = { 0 };
+	struct strbuf s = STRBUF_INIT;
 
 	pthread_mutex_lock(&p->mu);
 	if (p->mode == PROGRESS_TERMINAL && !p->ended && p->drawn > 0)
 		draw(p, line);
 	else {
-		sb_str(&s, line);
-		sb_str(&s, "\n");
-		out(p, s.b, s.len);
-		free(s.b);
+		strbuf_addstr(&s, line);
+		strbuf_addstr(&s, "\n");
+		out(p, s.buf, s.len);
+		strbuf_release(&s);
 	}
 	pthread_mutex_unlock(&p->mu);
 }
@@ -786,12 +701,7 @@ ticker_main(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000000L / PROGRESS_MAX_FPS;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		clock_deadline(&ts, 1000 / PROGRESS_MAX_FPS);
 		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 		if (!p->stop)
 			tick(p);
@@ -843,7 +753,7 @@ progress_end(struct progress *p)
 			draw(p, NULL);
 		else if (p->mode == PROGRESS_PLAIN && p->n > 0) {
 			totals(p, &finished, &total, &failed);
-			dur(d, sizeof(d), now(p) - p->start);
+			numfmt_duration(d, sizeof(d), now(p) - p->start);
 			plain(p, NULL, "%zu/%zu trials, %zu failed, in %s", finished, total,
 			    failed, d);
 		}
@@ -856,7 +766,7 @@ progress_end(struct progress *p)
 size_t
 progress_render(struct progress *p, char *buf, size_t size)
 {
-	struct sb s = { 0 };
+	struct strbuf s = STRBUF_INIT;
 	size_t n;
 
 	pthread_mutex_lock(&p->mu);
@@ -866,10 +776,10 @@ progress_render(struct progress *p, char *buf, size_t size)
 	if (size > 0) {
 		size_t c = n < size - 1 ? n : size - 1;
 
-		memcpy(buf, s.b, c);
+		memcpy(buf, s.buf, c);
 		buf[c] = '\0';
 	}
-	free(s.b);
+	strbuf_release(&s);
 	return n;
 }
 
@@ -890,4 +800,86 @@ progress_free(struct progress *p)
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
+}
+
+/* --- One status line ----------------------------------------------------------------- */
+
+int
+progress_is_terminal(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+#define STATUS_CLEAR	"\r\033[K"	/* to the line's start, and clear it */
+#define STATUS_MAX	512		/* bytes of a status line, STATUS_CLEAR included */
+
+struct progress_line {
+	int		 fd;
+	long long	 last_ms;	/* when last drawn; 0: draw at the next set */
+	int		 drawn;		/* the line is on the screen */
+};
+
+struct progress_line *
+progress_line_new(int fd)
+{
+	struct progress_line *l;
+
+	if (!progress_is_terminal(fd))
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	l->fd = fd;
+	return l;
+}
+
+void
+progress_line_set(struct progress_line *l, int force, const char *fmt, ...)
+{
+	char line[STATUS_MAX];
+	long long t;
+	va_list ap;
+	int n;
+
+	if (l == NULL)
+		return;
+	t = clock_mono_ms();
+	if (!force && t - l->last_ms < 1000 / PROGRESS_MAX_FPS)
+		return;
+	l->last_ms = t;
+	memcpy(line, STATUS_CLEAR, sizeof(STATUS_CLEAR) - 1);
+	va_start(ap, fmt);
+	n = vsnprintf(line + sizeof(STATUS_CLEAR) - 1, sizeof(line) - sizeof(STATUS_CLEAR) + 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += (int)sizeof(STATUS_CLEAR) - 1;
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;	/* cut */
+	if (write(l->fd, line, (size_t)n) == n)
+		l->drawn = 1;
+}
+
+void
+progress_line_message(struct progress_line *l, const char *line)
+{
+	char *s;
+
+	if (l == NULL)
+		return;
+	s = xasprintf(STATUS_CLEAR "%s\n", line);
+	if (write(l->fd, s, strlen(s)) > 0)
+		l->drawn = 0;
+	l->last_ms = 0;
+	free(s);
+}
+
+void
+progress_line_end(struct progress_line *l)
+{
+	if (l == NULL)
+		return;
+	if (l->drawn)
+		(void)!write(l->fd, STATUS_CLEAR, sizeof(STATUS_CLEAR) - 1);
+	free(l);
 }

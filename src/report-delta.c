@@ -9,25 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "xmalloc.h"
-
-/* Three significant figures or so, never an exponent for benchmark values. */
-static void
-fmt_value(char *buf, size_t cap, double v)
-{
-	double a = fabs(v);
-
-	if (a >= 100 || a == 0)
-		snprintf(buf, cap, "%.0f", v);
-	else if (a >= 10)
-		snprintf(buf, cap, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2f", v);
-	else
-		snprintf(buf, cap, "%.3g", v);
-}
 
 /* Percent better (+) or worse (-); NAN when a is 0. */
 static double
@@ -55,8 +40,8 @@ report_delta_line(const char *name, double a, double b, int higher_better)
 	char sa[64], sb[64], sp[64];
 	double p = better_pct(a, b, higher_better);
 
-	fmt_value(sa, sizeof(sa), a);
-	fmt_value(sb, sizeof(sb), b);
+	numfmt_fixed(sa, sizeof(sa), a, 3);
+	numfmt_fixed(sb, sizeof(sb), b, 3);
 	if (isnan(p))
 		snprintf(sp, sizeof(sp), "n/a");
 	else
@@ -68,8 +53,12 @@ int
 report_table_delta(const struct report *r, const struct report_opts *o, size_t base,
     struct rgrids *gs, char **err)
 {
-	static const char *const cols[] = { "baseline", "series", "metric", "base",
-		"value", "change%" };
+	/* the columns by name: the enum indexes the names */
+	enum { DC_BASELINE, DC_SERIES, DC_METRIC, DC_BASE, DC_VALUE, DC_CHANGE, DC_NCOLS };
+	static const char *const cols[DC_NCOLS] = {
+		[DC_BASELINE] = "baseline", [DC_SERIES] = "series", [DC_METRIC] = "metric",
+		[DC_BASE] = "base", [DC_VALUE] = "value", [DC_CHANGE] = "change%",
+	};
 	enum report_aggregate agg = o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
 	    REPORT_AGG_MEAN;
 	struct rgrid *g;
@@ -97,7 +86,7 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 		return -1;
 	}
 	title = xasprintf("Delta against %s (+ better, - worse)", r->series[base].name);
-	g = rgrid_new("delta", title, 3, 6, cols);
+	g = rgrid_new("delta", title, DC_BASE, DC_NCOLS, cols);
 	free(title);
 	for (s = 0; s < r->nseries; s++) {
 		if ((b = pairs[s]) == (size_t)-1)
@@ -125,13 +114,13 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 			line = report_delta_line(name, a, v, cell->higher);
 			fprintf(mem, "%s\n", line);
 			row = rgrid_add_row(g);
-			rgrid_set(g, row, 0, r->series[b].name, NAN);
-			rgrid_set(g, row, 1, r->series[s].name, NAN);
-			rgrid_set(g, row, 2, name, NAN);
-			fmt_value(num, sizeof(num), a);
-			rgrid_set(g, row, 3, num, a);
-			fmt_value(num, sizeof(num), v);
-			rgrid_set(g, row, 4, num, v);
+			rgrid_set(g, row, DC_BASELINE, r->series[b].name, NAN);
+			rgrid_set(g, row, DC_SERIES, r->series[s].name, NAN);
+			rgrid_set(g, row, DC_METRIC, name, NAN);
+			numfmt_fixed(num, sizeof(num), a, 3);
+			rgrid_set(g, row, DC_BASE, num, a);
+			numfmt_fixed(num, sizeof(num), v, 3);
+			rgrid_set(g, row, DC_VALUE, num, v);
 			{
 				double p = better_pct(a, v, cell->higher);
 
@@ -139,7 +128,7 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 					snprintf(num, sizeof(num), "n/a");
 				else
 					fmt_pct(num, sizeof(num), p);
-				rgrid_set(g, row, 5, num, p);
+				rgrid_set(g, row, DC_CHANGE, num, p);
 			}
 			free(line);
 			free(name);

@@ -28,9 +28,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "rundir.h"
 #include "stats.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define SVG_W		760
@@ -74,20 +78,6 @@ html_text(FILE *out, const char *s)
 				fputc(c, out);
 		}
 	}
-}
-
-/* A number for a tick or a tooltip: about four significant figures. */
-static void
-fmt_num(char *buf, size_t cap, double v)
-{
-	double a = fabs(v);
-
-	if (a >= 1e6 || (a < 1e-3 && a > 0))
-		snprintf(buf, cap, "%.3g", v);
-	else if (a >= 1000)
-		snprintf(buf, cap, "%.0f", v);
-	else
-		snprintf(buf, cap, "%.4g", v);
 }
 
 /* --- Params ------------------------------------------------------------------ */
@@ -263,7 +253,7 @@ draw_yaxis(FILE *out, const struct yaxis *a, const char *label)
 	for (i = 0; i <= n && i <= 50; i++) {
 		double v = a->lo + i * a->step, y = ymap(a, v);
 
-		fmt_num(buf, sizeof(buf), fabs(v) < a->step / 1e6 ? 0 : v);
+		numfmt_short(buf, sizeof(buf), fabs(v) < a->step / 1e6 ? 0 : v);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
 		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PLOT_L,
 		    SVG_W - PLOT_R, y, y, PLOT_L - 6, y + 4, buf);
@@ -315,18 +305,6 @@ legend_start(const struct legend *lg, size_t i, double *x, double *y)
 {
 	*x = PLOT_L + (double)(i % lg->cols) * lg->colw;
 	*y = lg->top + 10 + (double)(i / lg->cols) * LEG_ROW;
-}
-
-/* Display length of UTF-8 text, for the legend's layout. */
-static size_t
-text_len(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
 }
 
 static void
@@ -451,8 +429,8 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 		size_t maxlen = 0, len;
 
 		for (i = 0; i < nlines; i++) {
-			len = text_len(r->series[lines[i].series].name) + 1 +
-			    text_len(combos.s[lines[i].combo]);
+			len = utf8_width(r->series[lines[i].series].name) + 1 +
+			    utf8_width(combos.s[lines[i].combo]);
 			if (len > maxlen)
 				maxlen = len;
 		}
@@ -526,10 +504,10 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 			html_text(out, P);
 			fputs("=", out);
 			html_text(out, xs.s[j]);
-			fmt_num(buf, sizeof(buf), l->y[j]);
+			numfmt_short(buf, sizeof(buf), l->y[j]);
 			fprintf(out, ": %s", buf);
 			if (!isnan(l->sd[j])) {
-				fmt_num(buf, sizeof(buf), l->sd[j]);
+				numfmt_short(buf, sizeof(buf), l->sd[j]);
 				fprintf(out, " ± %s", buf);
 			}
 			fputs("</title>", out);
@@ -616,8 +594,8 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 		free(gl);
 	}
 	for (s = 0; s < r->nseries; s++)
-		if (text_len(r->series[s].name) > maxlen)
-			maxlen = text_len(r->series[s].name);
+		if (utf8_width(r->series[s].name) > maxlen)
+			maxlen = utf8_width(r->series[s].name);
 	axis_b = 30 + 13 * nl + 10;
 	legend_fit(&lg, PLOT_T + PLOT_H + axis_b, maxlen);
 	h = PLOT_T + PLOT_H + axis_b + legend_height(&lg, r->nseries);
@@ -688,10 +666,10 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 			html_text(out, r->series[s].name);
 			fputs(" ", out);
 			html_text(out, gl);
-			fmt_num(buf, sizeof(buf), m);
+			numfmt_short(buf, sizeof(buf), m);
 			fprintf(out, ": %s", buf);
 			if (!isnan(sd)) {
-				fmt_num(buf, sizeof(buf), sd);
+				numfmt_short(buf, sizeof(buf), sd);
 				fprintf(out, " ± %s", buf);
 			}
 			fprintf(out, " (n=%zu)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -957,9 +935,10 @@ report_write_html(const char *rundir, char **err)
 {
 	struct report *r = report_new();
 	struct report_opts o;
-	char *path = NULL, *tmp = NULL;
+	struct fs_atomic a = { NULL, NULL, -1, 0 };
+	char *path = NULL;
 	FILE *fp = NULL;
-	int ret = -1;
+	int ret = -1, bad;
 
 	report_opts_init(&o);
 	o.format = REPORT_HTML;
@@ -969,38 +948,29 @@ report_write_html(const char *rundir, char **err)
 		*err = xasprintf("%s: no trials to report", rundir);
 		goto out;
 	}
-	path = xasprintf("%s/report.html", rundir);
-	tmp = xasprintf("%s/.report.html.tmp", rundir);
-	if ((fp = fopen(tmp, "w")) == NULL) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
+	/* a report can be rendered again from the run: no fsync */
+	path = rundir_path(rundir, RUNDIR_REPORT_HTML);
+	if (fs_atomic_open(&a, path, 0666, FS_NOSYNC, err) != 0)
+		goto out;
+	if ((fp = fs_atomic_stream(&a)) == NULL) {
+		*err = xasprintf("cannot write %s: %s", a.tmp, strerror(errno));
 		goto out;
 	}
 	if (report_render(r, &o, fp, err) < 0)
 		goto out;
-	if (fflush(fp) != 0 || ferror(fp)) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fclose(fp) != 0) {
+	bad = fflush(fp) != 0 || ferror(fp);
+	if (fclose(fp) != 0 || bad) {
 		fp = NULL;
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
+		*err = xasprintf("cannot write %s: %s", a.tmp, strerror(errno));
 		goto out;
 	}
 	fp = NULL;
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
+	ret = fs_atomic_commit(&a, err);
 out:
-	if (fp != NULL) {
+	if (fp != NULL)
 		fclose(fp);
-		unlink(tmp);
-	}
+	fs_atomic_abort(&a);
 	free(path);
-	free(tmp);
 	report_free(r);
 	return ret;
 }

@@ -143,9 +143,6 @@ int	report_table_delta(const struct report *r, const struct report_opts *o,
 /* Returns 0, 1 when no (bench, metric) has a two-parameter sweep, or -1. */
 int	report_table_matrix(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
-/* Welch's test and the threshold rule of the compare table: 1 significant. */
-int	report_significant(const struct rvals *b, const struct rvals *v, double change,
-	    double threshold);
 /* The threshold in percent: --threshold, the plan's, or 5. */
 double	report_threshold(const struct report *r, const struct report_opts *o, size_t base);
 /* Each series' mean and rsd per point, for a run with nothing to compare. */

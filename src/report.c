@@ -20,15 +20,15 @@
 
 #include <jansson.h>
 
+#include "fsutil.h"
 #include "journal.h"
 #include "log.h"
 #include "report-int.h"
 #include "report.h"
+#include "rundir.h"
 #include "stats.h"
 #include "trialread.h"
 #include "xmalloc.h"
-
-#define RUN_JSON_MAX	(64 * 1024 * 1024)
 
 void
 report_opts_init(struct report_opts *o)
@@ -283,7 +283,7 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v)
 struct runctx {
 	struct report	*r;
 	const char	*dir;
-	json_t		*run;
+	struct rundir_run *run;	/* run.json */
 	const char	*run_id;
 	const char	*label;		/* run.json "label" or NULL */
 	double		 threshold;
@@ -294,28 +294,6 @@ struct runctx {
 	size_t		 last;
 	size_t		 corrupt, first_corrupt;	/* lines that are not trial lines */
 };
-
-static json_t *
-load_json_file(const char *path, size_t max, char **err)
-{
-	json_error_t je;
-	json_t *j;
-	struct stat st;
-
-	if (stat(path, &st) != 0) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if ((size_t)st.st_size > max) {
-		*err = xasprintf("%s: too big (%lld bytes)", path, (long long)st.st_size);
-		return NULL;
-	}
-	if ((j = json_load_file(path, 0, &je)) == NULL) {
-		*err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
-		return NULL;
-	}
-	return j;
-}
 
 static int
 same_str(const char *a, const char *b)
@@ -330,9 +308,10 @@ series_get(struct runctx *x, const char *host, const char *variant)
 {
 	struct report *r = x->r;
 	struct rseries *s;
-	json_t *h, *env;
+	const struct rundir_host *h;
 	const char *kernel = NULL;
-	char *path, *err = NULL;
+	json_t *env;
+	char *err = NULL;
 	size_t i;
 
 	if (x->last_host && strcmp(x->last_host, host) == 0 &&
@@ -357,12 +336,10 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s->threshold = x->threshold;
 	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
 
-	path = xasprintf("%s/%s/%s.json", x->dir, JOURNAL_HOSTS_DIR, host);
-	env = strchr(host, '/') ? NULL : load_json_file(path, RUN_JSON_MAX, &err);
-	free(path);
+	rundir_load_env(x->dir, host, &env, &err);
 	free(err);
-	h = json_object_get(json_object_get(x->run, "hosts"), host);
-	kernel = json_string_value(json_object_get(h, "kernel"));
+	h = rundir_run_host(x->run, host);
+	kernel = h ? h->kernel : NULL;
 	if (kernel == NULL)
 		kernel = json_string_value(json_object_get(json_object_get(env, "uname"),
 		    "release"));
@@ -423,8 +400,8 @@ add_line(const struct trial_line *l, void *arg)
 		/* docs/results.md: a reader skips a line of a format it does not know */
 		if (r->counts.unknown_format++ == 0)
 			log_warn("%s/%s:%zu: format %lld not known (this fleetmark reads %d), "
-			    "line skipped", x->dir, JOURNAL_TRIALS, l->lineno, l->format,
-			    JOURNAL_FORMAT);
+			    "line skipped", x->dir, RUNDIR_TRIALS, l->lineno, l->format,
+			    RUNDIR_FORMAT);
 		return 0;
 	default:
 		if (x->corrupt++ == 0)
@@ -447,7 +424,7 @@ add_line(const struct trial_line *l, void *arg)
 		if (report_profile_add(r, s, l->bench, l->params_text, prof) != 0 &&
 		    r->counts.bad_profiles++ == 0)
 			log_warn("%s/%s:%zu: a malformed profile, not used", x->dir,
-			    JOURNAL_TRIALS, l->lineno);
+			    RUNDIR_TRIALS, l->lineno);
 		json_decref(prof);
 	}
 	if (l->metric == NULL || !l->has_value) {
@@ -466,7 +443,7 @@ add_line(const struct trial_line *l, void *arg)
 static int
 read_trials(struct runctx *x, const void *lines, size_t len, char **err)
 {
-	char *path = xasprintf("%s/%s", x->dir, JOURNAL_TRIALS);
+	char *path = rundir_path(x->dir, RUNDIR_TRIALS);
 	struct trial_scan sc;
 	int fd, ret = -1;
 
@@ -509,8 +486,6 @@ static int
 add_run(struct report *r, const char *dir, const void *lines, size_t len, char **err)
 {
 	struct runctx x;
-	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_t *f, *thr, *reg, *m;
 	size_t i;
 	int ret = -1;
 
@@ -518,36 +493,18 @@ add_run(struct report *r, const char *dir, const void *lines, size_t len, char *
 	x.r = r;
 	x.dir = dir;
 	x.first = r->nseries;
-	x.threshold = -1;
-	if ((x.run = load_json_file(path, RUN_JSON_MAX, err)) == NULL)
+	if (rundir_load(dir, &x.run, err) != 0)
 		goto out;
-	f = json_object_get(x.run, "format");
-	if (!json_is_integer(f) || json_integer_value(f) != JOURNAL_FORMAT) {
-		*err = xasprintf("%s: unknown format %s (this fleetmark reads %d)", path,
-		    json_is_integer(f) ? "version" : "(none)", JOURNAL_FORMAT);
-		if (json_is_integer(f)) {
-			free(*err);
-			*err = xasprintf("%s: unknown format %lld (this fleetmark reads %d)",
-			    path, (long long)json_integer_value(f), JOURNAL_FORMAT);
-		}
-		goto out;
-	}
-	x.run_id = json_string_value(json_object_get(x.run, "run"));
-	if (x.run_id == NULL)
-		x.run_id = dir;
-	x.label = json_string_value(json_object_get(x.run, "label"));
-	thr = json_object_get(json_object_get(json_object_get(x.run, "plan"), "regression"),
-	    "threshold");
-	if (json_is_number(thr))
-		x.threshold = json_number_value(thr);
-	reg = json_object_get(json_object_get(json_object_get(x.run, "plan"), "regression"),
-	    "metrics");
-	json_array_foreach(reg, i, m) {
+	x.run_id = x.run->id ? x.run->id : dir;
+	x.label = x.run->label;
+	x.threshold = x.run->threshold;
+	for (i = 0; i < x.run->nmetrics; i++) {
+		const char *m = x.run->metrics[i];
 		char *t;
 
-		if (!json_is_string(m) || strchr(json_string_value(m), ' ') != NULL)
+		if (strchr(m, ' ') != NULL)
 			continue;
-		t = xasprintf("%s%s ", x.regmetrics ? x.regmetrics : " ", json_string_value(m));
+		t = xasprintf("%s%s ", x.regmetrics ? x.regmetrics : " ", m);
 		free(x.regmetrics);
 		x.regmetrics = t;
 	}
@@ -565,8 +522,7 @@ out:
 	free(x.last_host);
 	free(x.last_variant);
 	free(x.regmetrics);
-	json_decref(x.run);
-	free(path);
+	rundir_run_free(x.run);
 	return ret;
 }
 
@@ -1048,40 +1004,19 @@ out:
 	return ret;
 }
 
-/* Write len bytes of text to rundir/name atomically (a hidden temporary, renamed). */
+/*
+ * Write len bytes of text to rundir/name atomically, without syncing: a
+ * report can be made again from the run directory (fsutil.h's policy).
+ */
 static int
-write_atomic(const char *rundir, const char *name, const char *text, size_t len,
+write_report(const char *rundir, const char *name, const char *text, size_t len,
     char **err)
 {
-	char *path = xasprintf("%s/%s", rundir, name);
-	char *tmp = xasprintf("%s/.%s.tmp", rundir, name);
-	FILE *fp;
-	int ret = -1;
+	char *path = rundir_path(rundir, name);
+	int r = fs_write_atomic(path, text, len, 0666, FS_NOSYNC, err);
 
-	if ((fp = fopen(tmp, "w")) == NULL || fwrite(text, 1, len, fp) != len ||
-	    fflush(fp) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		if (fp != NULL) {
-			fclose(fp);
-			unlink(tmp);
-		}
-		goto out;
-	}
-	if (fclose(fp) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
-out:
 	free(path);
-	free(tmp);
-	return ret;
+	return r;
 }
 
 /* Render r with o into a new string (*text, *len); the render's result. */
@@ -1124,7 +1059,7 @@ report_write_run(const char *rundir, FILE *out, char **err)
 		goto out;
 	}
 	if (render_text(r, &o, &text, &len, err) < 0 ||
-	    write_atomic(rundir, "report.txt", text, len, err) != 0)
+	    write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	if (out != NULL)
 		fwrite(text, 1, len, out);
@@ -1177,11 +1112,11 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 		len = lmlen;
 		lm = NULL;
 	}
-	if (write_atomic(rundir, "report.txt", text, len, err) != 0)
+	if (write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	o.format = REPORT_HTML;
 	if (render_text(r, &o, &html, &hlen, err) < 0 ||
-	    write_atomic(rundir, "report.html", html, hlen, err) != 0)
+	    write_report(rundir, RUNDIR_REPORT_HTML, html, hlen, err) != 0)
 		goto out;
 	if (out != NULL)
 		fwrite(text, 1, len, out);

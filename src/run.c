@@ -10,12 +10,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "clock.h"
 #include "deploy.h"
 #include "fleet.h"
 #include "hostconn.h"
@@ -93,15 +93,6 @@ struct worker {
 	double			 prev_end;	/* when the previous trial ended */
 };
 
-static double
-wall_now(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
 static long long
 margin_ms(const struct run_config *c)
 {
@@ -153,11 +144,8 @@ wlog(struct worker *w, const char *fmt, ...)
 	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		return;
 	journal_log(w->ctx->c->journal, w->h->name, "%s", s);
 	log_debug("%s: %s", w->h->name, s);
 	free(s);
@@ -191,11 +179,8 @@ say(struct worker *w, const char *fmt, ...)
 
 	(void)w;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		return;
 	log_warn("%s", s);
 	free(s);
 }
@@ -245,7 +230,7 @@ record(struct worker *w, const struct plan_trial *pt, double start, enum ap_stat
 static void
 fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 {
-	double now = wall_now();
+	double now = clock_wall();
 	size_t i;
 
 	for (i = from; i < w->s->ntrials; i++) {
@@ -267,7 +252,7 @@ count_todo(const struct worker *w, size_t from)
 }
 
 /*
- * The next line from the agent, within deadline (ms, pace_now_ms()
+ * The next line from the agent, within deadline (ms, clock_mono_ms()
  * clock).  What arrives on standard error goes to the host's log.
  */
 static int
@@ -299,7 +284,7 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 			return 0;
 		if (watch_stop && run_stop_requested())
 			return RUN_ESTOP;
-		now = pace_now_ms();
+		now = clock_mono_ms();
 		if (now - w->last_rx >= w->silence_ms)
 			return RUN_ESILENT;
 		if (now >= deadline)
@@ -320,7 +305,7 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 			w->eof = 1;
 			continue;
 		}
-		w->last_rx = pace_now_ms();
+		w->last_rx = clock_mono_ms();
 		if (from == TCHAN_STDERR) {
 			journal_log_output(w->ctx->c->journal, w->h->name, w->buf, (size_t)n);
 			continue;
@@ -421,8 +406,8 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 		return -1;
 	}
 	w->ap = agentproto_new();
-	w->last_rx = pace_now_ms();
-	deadline = pace_now_ms() + RUN_HELLO_MS;
+	w->last_rx = clock_mono_ms();
+	deadline = clock_mono_ms() + RUN_HELLO_MS;
 	r = next_event(w, &ev, deadline, 0);
 	if (r != 1) {
 		e = event_error(w, r);
@@ -530,7 +515,7 @@ send_trial(struct worker *w, size_t i, json_t *params)
 static int
 crash_probe(struct worker *w, int *code)
 {
-	int r = next_event(w, &w->held, pace_now_ms() + CRASH_PROBE_MS, 0);
+	int r = next_event(w, &w->held, clock_mono_ms() + CRASH_PROBE_MS, 0);
 
 	if (r == 1)
 		w->have_held = 1;
@@ -562,15 +547,15 @@ run_trial(struct worker *w, size_t i, size_t next)
 	snprintf(id, sizeof(id), "t%zu", i + 1);
 	params = trial_params(pt);
 	tr = ap_trial_new(id);
-	deadline = pace_now_ms() + p->timeout_ms + margin_ms(w->ctx->c);
-	w->last_rx = pace_now_ms();
+	deadline = clock_mono_ms() + p->timeout_ms + margin_ms(w->ctx->c);
+	w->last_rx = clock_mono_ms();
 	if (w->ahead == i + 1) {
 		/* sent while the previous trial ran: it started when that one ended */
 		json_decref(params);
 		start = w->prev_end;
 		r = 0;
 	} else {
-		start = wall_now();
+		start = clock_wall();
 		r = send_trial(w, i, params);
 	}
 	w->ahead = 0;
@@ -605,8 +590,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 			wlog(w, "interrupted: closing the agent's input");
 			tchan_close_stdin(w->chan);
 			stopping = 1;
-			if (deadline > pace_now_ms() + STOP_GRACE_MS)
-				deadline = pace_now_ms() + STOP_GRACE_MS;
+			if (deadline > clock_mono_ms() + STOP_GRACE_MS)
+				deadline = clock_mono_ms() + STOP_GRACE_MS;
 			continue;
 		}
 		why = event_error(w, r);
@@ -639,7 +624,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 		lost = 1;
 		res = ap_trial_result(tr);
 	}
-	w->prev_end = wall_now();
+	w->prev_end = clock_wall();
 	if (stopping)
 		w->stopped = 1;
 	record(w, pt, start, res->status, res->message, res);
@@ -660,7 +645,7 @@ static void
 stop_agent(struct worker *w, int polite)
 {
 	struct ap_event ev;
-	long long deadline = pace_now_ms() + RUN_BYE_MS;
+	long long deadline = clock_mono_ms() + RUN_BYE_MS;
 	int r;
 
 	if (w->chan == NULL)
@@ -686,12 +671,7 @@ take_slot(struct run_ctx *ctx)
 
 	pthread_mutex_lock(&ctx->mu);
 	while (ctx->slots == 0 && !run_stop_requested()) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 200 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		clock_deadline(&ts, 200);
 		pthread_cond_timedwait(&ctx->cv, &ctx->mu, &ts);
 	}
 	if (run_stop_requested()) {
@@ -773,7 +753,7 @@ run_groups(struct worker *w)
 					progress_trial(w->ctx->c->progress, w->pidx, w->k, "setup");
 					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 				}
-				record(w, &s->trials[i], wall_now(), AP_ST_SETUP, err, NULL);
+				record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err, NULL);
 				w->todo[i] = 0;
 			}
 			free(err);

@@ -7,13 +7,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <jansson.h>
 
 #include "archive.h"
 #include "journal.h"
 #include "log.h"
+#include "rundir.h"
 #include "runref.h"
 #include "xmalloc.h"
 
@@ -78,46 +76,35 @@ runref_id_matches(const char *id, const char *plan, const char *before)
 static int
 run_fits(const char *dir, const struct runref_ctx *ctx)
 {
-	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_t *run = json_load_file(path, JSON_REJECT_DUPLICATES, NULL), *hosts;
-	const char *plan, *status;
+	const char *finished = journal_status_name(JOURNAL_FINISHED);
+	struct rundir_run *run;
+	char *err = NULL;
 	size_t i;
 	int ok = 0;
 
-	free(path);
-	if (run == NULL)
+	if (rundir_load(dir, &run, &err) != 0) {
+		log_verbose("%s", err);
+		free(err);
 		return 0;
-	plan = json_string_value(json_object_get(json_object_get(run, "plan"), "name"));
-	status = json_string_value(json_object_get(run, "status"));
-	hosts = json_object_get(run, "hosts");
-	if (plan == NULL || strcmp(plan, ctx->plan) != 0) {
-		log_verbose("%s: another plan (%s)", dir, plan ? plan : "none");
+	}
+	if (run->plan == NULL || strcmp(run->plan, ctx->plan) != 0) {
+		log_verbose("%s: another plan (%s)", dir, run->plan ? run->plan : "none");
 		goto out;
 	}
-	if (status == NULL || strcmp(status, "finished") != 0) {
-		log_verbose("%s: not a finished run (%s)", dir, status ? status : "no status");
+	if (run->status == NULL || strcmp(run->status, finished) != 0) {
+		log_verbose("%s: not a finished run (%s)", dir, run->status ? run->status :
+		    "no status");
 		goto out;
 	}
 	if (ctx->nhosts == 0)
 		ok = 1;
 	for (i = 0; i < ctx->nhosts && !ok; i++)
-		ok = json_object_get(hosts, ctx->hosts[i]) != NULL;
+		ok = rundir_run_host(run, ctx->hosts[i]) != NULL;
 	if (!ok)
 		log_verbose("%s: no host in common", dir);
  out:
-	json_decref(run);
+	rundir_run_free(run);
 	return ok;
-}
-
-static int
-has_run_json(const char *dir)
-{
-	struct stat st;
-	char *p = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	int there = stat(p, &st) == 0;
-
-	free(p);
-	return there;
 }
 
 static int
@@ -166,7 +153,7 @@ latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char
 		qsort(names, n, sizeof(*names), cmp_desc);
 	for (i = 0; i < n && ret != 0; i++) {
 		p = xasprintf("%s/%s", results, names[i]);
-		if (ctx->plan != NULL ? run_fits(p, ctx) : has_run_json(p)) {
+		if (ctx->plan != NULL ? run_fits(p, ctx) : rundir_exists(p)) {
 			*dir = p;
 			ret = 0;
 		} else
@@ -267,19 +254,19 @@ runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir, char *
 	if (strcmp(ref, "latest") == 0)
 		return ctx->archive != NULL ? latest_archive(ctx, ctx->archive, dir, err) :
 		    latest_local(ctx, results, dir, err);
-	if (has_run_json(ref)) {
+	if (rundir_exists(ref)) {
 		*dir = xstrdup(ref);
 		return 0;
 	}
 	if (strchr(ref, '/') == NULL) {
 		p = xasprintf("%s/%s", results, ref);
-		if (has_run_json(p)) {
+		if (rundir_exists(p)) {
 			*dir = p;
 			return 0;
 		}
 		free(p);
 	}
 	*err = xasprintf("%s: not a run (no %s there, nor a run id under %s/)", ref,
-	    JOURNAL_RUN_JSON, results);
+	    RUNDIR_RUN_JSON, results);
 	return -1;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "shquote.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 /* Characters no POSIX shell treats specially anywhere in a word. */
@@ -30,83 +31,58 @@ sh_is_plain(const char *s)
 	return 1;
 }
 
-/* A growing string: len bytes used of cap, always NUL-terminated. */
-struct sbuf {
-	char	*s;
-	size_t	 len, cap;
-};
-
 static void
-sbuf_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		b->s = xreallocarray(b->s, cap, 1);
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void
-sbuf_quote(struct sbuf *b, const char *s)
+quote_into(struct strbuf *b, const char *s)
 {
 	const char *q;
 
 	if (sh_is_plain(s)) {
-		sbuf_add(b, s, strlen(s));
+		strbuf_addstr(b, s);
 		return;
 	}
-	sbuf_add(b, "'", 1);
+	strbuf_addch(b, '\'');
 	while ((q = strchr(s, '\'')) != NULL) {
-		sbuf_add(b, s, (size_t)(q - s));
-		sbuf_add(b, "'\\''", 4);
+		strbuf_add(b, s, (size_t)(q - s));
+		strbuf_add(b, "'\\''", 4);
 		s = q + 1;
 	}
-	sbuf_add(b, s, strlen(s));
-	sbuf_add(b, "'", 1);
+	strbuf_addstr(b, s);
+	strbuf_addch(b, '\'');
 }
 
 char *
 sh_quote(const char *s)
 {
-	struct sbuf b = { NULL, 0, 0 };
+	struct strbuf b = STRBUF_INIT;
 
-	sbuf_add(&b, "", 0);
-	sbuf_quote(&b, s);
-	return b.s;
+	quote_into(&b, s);
+	return strbuf_detach(&b, NULL);
 }
 
 void
 sh_quote_append(char **buf, const char *s)
 {
-	struct sbuf b;
+	struct strbuf b = STRBUF_INIT;
 
-	b.s = *buf;
-	b.len = b.s != NULL ? strlen(b.s) : 0;
-	b.cap = b.s != NULL ? b.len + 1 : 0;
-	sbuf_add(&b, "", 0);
-	sbuf_quote(&b, s);
-	*buf = b.s;
+	if (*buf != NULL)
+		strbuf_addstr(&b, *buf);
+	quote_into(&b, s);
+	free(*buf);
+	*buf = strbuf_detach(&b, NULL);
 }
 
 char *
 sh_join(const char *const *argv, int argc)
 {
-	struct sbuf b = { NULL, 0, 0 };
+	struct strbuf b = STRBUF_INIT;
 	int i;
 
-	sbuf_add(&b, "", 0);
 	for (i = 0; argc < 0 ? argv[i] != NULL : i < argc; i++) {
 		if (i > 0)
-			sbuf_add(&b, " ", 1);
-		sbuf_quote(&b, argv[i]);
+			strbuf_addch(&b, ' ');
+		quote_into(&b, argv[i]);
 	}
-	return b.s;
+	return strbuf_detach(&b, NULL);
 }
 
 static void
@@ -119,74 +95,66 @@ bad_format(const char *fmt, const char *why)
 char *
 sh_format(const char *fmt, ...)
 {
-	struct sbuf b = { NULL, 0, 0 };
-	char num[64];
+	struct strbuf b = STRBUF_INIT;
 	const char *p, *s;
 	va_list ap;
 
-	sbuf_add(&b, "", 0);
 	va_start(ap, fmt);
 	for (p = fmt; *p != '\0'; p++) {
 		if (*p != '%') {
 			s = strchr(p, '%');
 			if (s == NULL)
 				s = p + strlen(p);
-			sbuf_add(&b, p, (size_t)(s - p));
+			strbuf_add(&b, p, (size_t)(s - p));
 			p = s - 1;
 			continue;
 		}
 		p++;
 		switch (*p) {
 		case '%':
-			sbuf_add(&b, "%", 1);
+			strbuf_addch(&b, '%');
 			break;
 		case 'q':
 			if ((s = va_arg(ap, const char *)) == NULL)
 				bad_format(fmt, "NULL for %q");
-			sbuf_quote(&b, s);
+			quote_into(&b, s);
 			break;
 		case 's':
 			if ((s = va_arg(ap, const char *)) == NULL)
 				bad_format(fmt, "NULL for %s");
-			sbuf_add(&b, s, strlen(s));
+			strbuf_addstr(&b, s);
 			break;
 		case 'd':
-			snprintf(num, sizeof(num), "%d", va_arg(ap, int));
-			sbuf_add(&b, num, strlen(num));
+			strbuf_addf(&b, "%d", va_arg(ap, int));
 			break;
 		case 'u':
-			snprintf(num, sizeof(num), "%u", va_arg(ap, unsigned int));
-			sbuf_add(&b, num, strlen(num));
+			strbuf_addf(&b, "%u", va_arg(ap, unsigned int));
 			break;
 		case 'o':
-			snprintf(num, sizeof(num), "%o", va_arg(ap, unsigned int));
-			sbuf_add(&b, num, strlen(num));
+			strbuf_addf(&b, "%o", va_arg(ap, unsigned int));
 			break;
 		case 'x':
-			snprintf(num, sizeof(num), "%x", va_arg(ap, unsigned int));
-			sbuf_add(&b, num, strlen(num));
+			strbuf_addf(&b, "%x", va_arg(ap, unsigned int));
 			break;
 		case 'z':
 			if (p[1] != 'u')
 				bad_format(fmt, "unknown conversion");
 			p++;
-			snprintf(num, sizeof(num), "%zu", va_arg(ap, size_t));
-			sbuf_add(&b, num, strlen(num));
+			strbuf_addf(&b, "%zu", va_arg(ap, size_t));
 			break;
 		case 'l':
 			if (p[1] == 'l' && p[2] == 'd')
-				snprintf(num, sizeof(num), "%lld", va_arg(ap, long long));
+				strbuf_addf(&b, "%lld", va_arg(ap, long long));
 			else if (p[1] == 'l' && p[2] == 'u')
-				snprintf(num, sizeof(num), "%llu", va_arg(ap, unsigned long long));
+				strbuf_addf(&b, "%llu", va_arg(ap, unsigned long long));
 			else
 				bad_format(fmt, "unknown conversion");
 			p += 2;
-			sbuf_add(&b, num, strlen(num));
 			break;
 		default:
 			bad_format(fmt, "unknown conversion");
 		}
 	}
 	va_end(ap);
-	return b.s;
+	return strbuf_detach(&b, NULL);
 }

@@ -13,115 +13,18 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "digest.h"
+#include "pctenc.h"
 #include "sigv4.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 #define ALGORITHM	"AWS4-HMAC-SHA256"
 
-/* A growable string (the few appends a signature needs). */
-struct sbuf {
-	char	*s;
-	size_t	 len, cap;
-};
-
-static void
-sb_addn(struct sbuf *b, const char *s, size_t n)
-{
-	xgrow(&b->s, &b->cap, b->len + n + 1, 1);
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-static void
-sb_add(struct sbuf *b, const char *s)
-{
-	sb_addn(b, s, strlen(s));
-}
-
-static char *
-sb_take(struct sbuf *b)
-{
-	if (b->s == NULL)
-		return xstrdup("");
-	return b->s;
-}
-
-static int
-unreserved(unsigned char c)
-{
-	return isascii(c) && (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~');
-}
-
 char *
 sigv4_uri_encode(const char *s, size_t len, int encode_slash)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	char *out = xmalloc(len * 3 + 1), *p = out;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (unreserved(c) || (c == '/' && !encode_slash))
-			*p++ = (char)c;
-		else {
-			*p++ = '%';
-			*p++ = hex[c >> 4];
-			*p++ = hex[c & 15];
-		}
-	}
-	*p = '\0';
-	return out;
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Percent-decode n bytes of s into a new string (a bad escape stays as is). */
-static char *
-uri_decode(const char *s, size_t n, size_t *outlen)
-{
-	char *out = xmalloc(n + 1);
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		int hi, lo;
-
-		if (s[i] == '%' && i + 2 < n &&
-		    (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
-		    (lo = hexval((unsigned char)s[i + 2])) >= 0) {
-			out[o++] = (char)(hi << 4 | lo);
-			i += 2;
-		} else
-			out[o++] = s[i];
-	}
-	out[o] = '\0';
-	*outlen = o;
-	return out;
-}
-
-void
-sigv4_sha256_hex(const void *data, size_t len, char out[65])
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-	for (i = 0; i < n && i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
+	return pct_encode(s, len, encode_slash ? PCT_UNRESERVED : PCT_UNRESERVED "/");
 }
 
 int
@@ -168,7 +71,7 @@ static char *
 canonical_query(const char *q)
 {
 	struct param *ps = NULL;
-	struct sbuf b = { 0 };
+	struct strbuf b = STRBUF_INIT;
 	size_t n = 0, cap = 0, i;
 	const char *p = q;
 
@@ -180,11 +83,11 @@ canonical_query(const char *q)
 
 		if (end > p) {
 			xgrow(&ps, &cap, n + 1, sizeof(*ps));
-			d = uri_decode(p, nl, &dl);
+			d = pct_decode(p, nl, 0, &dl);
 			ps[n].name = sigv4_uri_encode(d, dl, 1);
 			free(d);
 			if (eq != NULL)
-				d = uri_decode(eq + 1, (size_t)(end - eq - 1), &dl);
+				d = pct_decode(eq + 1, (size_t)(end - eq - 1), 0, &dl);
 			else
 				d = xstrdup(""), dl = 0;
 			ps[n].value = sigv4_uri_encode(d, dl, 1);
@@ -196,16 +99,12 @@ canonical_query(const char *q)
 	if (n > 1)
 		qsort(ps, n, sizeof(*ps), param_cmp);
 	for (i = 0; i < n; i++) {
-		if (i > 0)
-			sb_add(&b, "&");
-		sb_add(&b, ps[i].name);
-		sb_add(&b, "=");
-		sb_add(&b, ps[i].value);
+		strbuf_addf(&b, "%s%s=%s", i > 0 ? "&" : "", ps[i].name, ps[i].value);
 		free(ps[i].name);
 		free(ps[i].value);
 	}
 	free(ps);
-	return sb_take(&b);
+	return strbuf_detach(&b, NULL);
 }
 
 /* --- canonical headers ------------------------------------------------------ */
@@ -311,11 +210,11 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 {
 	struct hdr *hs = NULL;
 	size_t n = 0, cap = 0, i, nadd = 0, given;
-	struct sbuf creq = { 0 }, sts = { 0 }, sh = { 0 };
+	struct strbuf creq = STRBUF_INIT, sts = STRBUF_INIT, sh = STRBUF_INIT;
 	char **add = NULL, *uri = NULL, *query = NULL, *kdate_in = NULL;
 	char hash[65], date8[9], scope[256];
 	const char *why;
-	unsigned char k[32];
+	unsigned char k[32], sig[32];
 	int r = -1;
 
 	if ((why = unsignable(req, creds)) != NULL) {
@@ -358,45 +257,25 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	/* canonical request */
 	uri = sigv4_uri_encode(req->path, strlen(req->path), 0);
 	query = canonical_query(req->query);
-	sb_add(&creq, req->method);
-	sb_add(&creq, "\n");
-	sb_add(&creq, uri);
-	sb_add(&creq, "\n");
-	sb_add(&creq, query);
-	sb_add(&creq, "\n");
+	strbuf_addf(&creq, "%s\n%s\n%s\n", req->method, uri, query);
 	for (i = 0; i < n; i++) {
 		if (i > 0 && strcmp(hs[i].name, hs[i - 1].name) == 0) {
 			/* a repeated name: its values joined with ',' */
-			creq.len--;	/* the previous '\n' */
-			sb_add(&creq, ",");
-			sb_add(&creq, hs[i].value);
-			sb_add(&creq, "\n");
+			strbuf_setlen(&creq, creq.len - 1);	/* the previous '\n' */
+			strbuf_addf(&creq, ",%s\n", hs[i].value);
 			continue;
 		}
-		sb_add(&creq, hs[i].name);
-		sb_add(&creq, ":");
-		sb_add(&creq, hs[i].value);
-		sb_add(&creq, "\n");
-		if (sh.len > 0)
-			sb_add(&sh, ";");
-		sb_add(&sh, hs[i].name);
+		strbuf_addf(&creq, "%s:%s\n", hs[i].name, hs[i].value);
+		strbuf_addf(&sh, "%s%s", sh.len > 0 ? ";" : "", hs[i].name);
 	}
-	sb_add(&creq, "\n");
-	sb_add(&creq, sh.s);
-	sb_add(&creq, "\n");
-	sb_add(&creq, req->payload_hash);
+	strbuf_addf(&creq, "\n%s\n%s", sh.buf, req->payload_hash);
 
 	/* string to sign */
 	memcpy(date8, req->amz_date, 8);
 	date8[8] = '\0';
 	snprintf(scope, sizeof(scope), "%s/%s/%s/aws4_request", date8, req->region, req->service);
-	sigv4_sha256_hex(creq.s, creq.len, hash);
-	sb_add(&sts, ALGORITHM "\n");
-	sb_add(&sts, req->amz_date);
-	sb_add(&sts, "\n");
-	sb_add(&sts, scope);
-	sb_add(&sts, "\n");
-	sb_add(&sts, hash);
+	digest_sha256_hex(creq.buf, creq.len, hash);
+	strbuf_addf(&sts, ALGORITHM "\n%s\n%s\n%s", req->amz_date, scope, hash);
 
 	/* signing key: HMAC chain from "AWS4" + secret */
 	kdate_in = xasprintf("AWS4%s", creds->secret_access_key);
@@ -404,24 +283,14 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	hmac(k, 32, req->region, k);
 	hmac(k, 32, req->service, k);
 	hmac(k, 32, "aws4_request", k);
-	{
-		unsigned char sig[32];
-		static const char hex[] = "0123456789abcdef";
-
-		hmac(k, 32, sts.s, sig);
-		for (i = 0; i < 32; i++) {
-			out->signature[2 * i] = hex[sig[i] >> 4];
-			out->signature[2 * i + 1] = hex[sig[i] & 15];
-		}
-		out->signature[64] = '\0';
-	}
+	hmac(k, 32, sts.buf, sig);
+	digest_tohex(sig, sizeof(sig), out->signature);
 	add[nadd++] = xasprintf("Authorization: " ALGORITHM " Credential=%s/%s, SignedHeaders=%s, Signature=%s",
-	    creds->access_key_id, scope, sh.s, out->signature);
-	out->canonical_request = sb_take(&creq);
-	out->string_to_sign = sb_take(&sts);
-	out->signed_headers = sb_take(&sh);
+	    creds->access_key_id, scope, sh.buf, out->signature);
+	out->canonical_request = strbuf_detach(&creq, NULL);
+	out->string_to_sign = strbuf_detach(&sts, NULL);
+	out->signed_headers = strbuf_detach(&sh, NULL);
 	out->add = add;
-	creq.s = sts.s = sh.s = NULL;
 	add = NULL;
 	r = 0;
 out:
@@ -440,9 +309,9 @@ out:
 	free(add);
 	free(uri);
 	free(query);
-	free(creq.s);
-	free(sts.s);
-	free(sh.s);
+	strbuf_release(&creq);
+	strbuf_release(&sts);
+	strbuf_release(&sh);
 	return r;
 }
 

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pace.h"
+#include "clock.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -227,7 +227,7 @@ wait_ready(struct tchan *c, int wfd, long long deadline)
 		pfd[n++] = (struct pollfd){ .fd = l->pidfd, .events = POLLIN };
 	if (wfd >= 0)
 		pfd[n++] = (struct pollfd){ .fd = wfd, .events = POLLOUT };
-	left = deadline - pace_now_ms();
+	left = deadline - clock_mono_ms();
 	if (left < 0)
 		left = 0;
 	/* Without a pidfd, look for the child's end now and then. */
@@ -249,7 +249,7 @@ local_chan_pump(struct tchan *c, long long deadline)
 			return 1;
 		if (c->out.eof && c->err.eof && l->reaped)
 			return 0;
-		if (pace_now_ms() >= deadline)
+		if (clock_mono_ms() >= deadline)
 			return TRANSPORT_EAGAIN;
 		if (wait_ready(c, -1, deadline) < 0)
 			return transport_fail(c->t, TRANSPORT_ELOCAL, "%s: poll: %s",
@@ -314,7 +314,7 @@ local_chan_write(struct tchan *c, const void *buf, size_t len, long long deadlin
 		if (l->reaped && c->out.eof)
 			return transport_fail(c->t, TRANSPORT_EREMOTE,
 			    "%s: the command ended before reading all its input", c->t->name);
-		if (pace_now_ms() >= deadline)
+		if (clock_mono_ms() >= deadline)
 			return transport_fail(c->t, TRANSPORT_ETIMEOUT,
 			    "%s: timed out writing the command's input", c->t->name);
 		wait_ready(c, l->in, deadline);
@@ -344,19 +344,19 @@ local_chan_free(struct tchan *c)
 	close_fd(&l->out);
 	close_fd(&l->err);
 	/* Give it a moment to end on its own input's end, then insist. */
-	deadline = pace_now_ms() + 2000;
+	deadline = clock_mono_ms() + 2000;
 	while (!l->reaped) {
 		if (try_reap(c))
 			break;
-		if (pace_now_ms() >= deadline) {
+		if (clock_mono_ms() >= deadline) {
 			sig = sig == 0 ? SIGTERM : SIGKILL;
 			kill(-l->pid, sig);
 			kill(l->pid, sig);
-			deadline = pace_now_ms() + 1000;
+			deadline = clock_mono_ms() + 1000;
 		}
 		if (l->pidfd >= 0) {
 			struct pollfd pfd = { .fd = l->pidfd, .events = POLLIN };
-			long long left = deadline - pace_now_ms();
+			long long left = deadline - clock_mono_ms();
 
 			poll(&pfd, 1, left > 0 ? (int)left : 0);
 		} else

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
+#include "digest.h"
 #include "pace.h"
 #include "shquote.h"
+#include "strbuf.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -53,13 +53,10 @@ transport_fail(struct transport *t, int code, const char *fmt, ...)
 	char *m;
 
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0)
-		m = NULL;
+	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (m != NULL) {
-		free(t->errmsg);
-		t->errmsg = m;
-	}
+	free(t->errmsg);
+	t->errmsg = m;
 	return code;
 }
 
@@ -393,34 +390,20 @@ first_line(const char *s)
 	return xstrndup(s, n > 200 ? 200 : n);
 }
 
-/* EVP digest of data as lowercase hex into hex (2 * size + 1 bytes). */
-static void
-digest_hex(const EVP_MD *md, const void *data, size_t len, char *hex)
-{
-	unsigned char d[EVP_MAX_MD_SIZE];
-	unsigned int n = 0, i;
-
-	if (EVP_Digest(data, len, d, &n, md, NULL) != 1)
-		n = 0;
-	for (i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	hex[2 * n] = '\0';
-}
-
 int
 transport_upload(struct transport *t, const void *data, size_t len, const char *path,
     mode_t mode, int timeout_ms)
 {
 	struct transport_result res;
-	char crc[16], sha[2 * EVP_MAX_MD_SIZE + 1], md5[2 * EVP_MAX_MD_SIZE + 1];
+	char crc[16], sha[DIGEST_SHA256_HEX], md5[DIGEST_MD5_HEX];
 	char tool[16], value[160], *cmd, *line, *p;
 	const char *want;
 	unsigned long long rsize;
 	int r, ok;
 
 	snprintf(crc, sizeof(crc), "%u", transport_cksum(data, len));
-	digest_hex(EVP_sha256(), data, len, sha);
-	digest_hex(EVP_md5(), data, len, md5);
+	digest_sha256_hex(data, len, sha);
+	digest_md5_hex(data, len, md5);
 	/*
 	 * The host checks what arrived with the first of cksum, sha256sum and
 	 * md5sum it has (Debian's busybox-static has no cksum) against our
@@ -490,10 +473,8 @@ int
 transport_upload_file(struct transport *t, const char *local_path, const char *path,
     mode_t mode, int timeout_ms)
 {
-	unsigned char *data = NULL;
+	struct strbuf data = STRBUF_INIT;
 	struct stat st;
-	size_t got = 0;
-	ssize_t n;
 	int fd, r;
 
 	if ((fd = open(local_path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -504,22 +485,16 @@ transport_upload_file(struct transport *t, const char *local_path, const char *p
 		return transport_fail(t, TRANSPORT_ELOCAL, "upload to %s: %s is not a regular "
 		    "file of at most %lld bytes", t->name, local_path, UPLOAD_MAX_FILE);
 	}
-	data = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		n = read(fd, data + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	strbuf_init_max(&data, UPLOAD_MAX_FILE);
+	strbuf_grow(&data, (size_t)st.st_size);
+	r = strbuf_read_fd(&data, fd);
 	close(fd);
-	if (got != (size_t)st.st_size) {
-		free(data);
+	if (r != 0) {
+		strbuf_release(&data);
 		return transport_fail(t, TRANSPORT_ELOCAL, "upload to %s: cannot read %s",
 		    t->name, local_path);
 	}
-	r = transport_upload(t, data, got, path, mode, timeout_ms);
-	free(data);
+	r = transport_upload(t, data.buf, data.len, path, mode, timeout_ms);
+	strbuf_release(&data);
 	return r;
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "agentproto.h"
-#include "journal.h"
+#include "rundir.h"
 #include "trialread.h"
 #include "xmalloc.h"
 
@@ -955,7 +955,7 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	if (l->p != text + n || !has_format)
 		return TRIAL_CORRUPT;
 	tl->samples = l->samples;	/* moved when it grew */
-	if (tl->format != JOURNAL_FORMAT)
+	if (tl->format != RUNDIR_FORMAT)
 		return TRIAL_OTHER_FORMAT;
 	/* What makes a trial line. */
 	if ((l->mistyped && !(l->fields & TRIAL_LENIENT)) || tl->host == NULL ||

@@ -61,11 +61,9 @@ vlog(variant_log_fn log, void *arg, const char *fmt, ...)
 	if (log == NULL)
 		return;
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s != NULL)
-		log(arg, s);
+	log(arg, s);
 	free(s);
 }
 

@@ -78,17 +78,24 @@ xstrndup(const char *s, size_t n)
 }
 
 char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		oom(strlen(fmt));
+	return s;
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
-	int r;
 
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		oom(strlen(fmt));
 	return s;
 }
 

@@ -85,8 +85,7 @@ run(struct trial *t)
 {
 	long long size = trial_int(t, "size"), block = trial_int(t, "block");
 	struct reread r;
-	const char *fs;
-	int rc, e;
+	int rc;
 
 	if (size < 512 || size > (16LL << 30))
 		return trial_error(t, WIRE_ERR_REQUEST, "size must be 512 bytes to 16G");
@@ -99,13 +98,10 @@ run(struct trial *t)
 	r.block = (size_t)block;
 	if ((r.buf = ipc_alloc(r.block)) == NULL)
 		return trial_error(t, WIRE_ERR_BENCH, "out of memory for a %lld-byte block", block);
-	if ((e = ipc_file_create(FILE_NAME, r.size)) != 0) {
+	if (ipc_reread_file(t, FILE_NAME, r.size) != 0) {
 		free(r.buf);
-		return trial_error(t, WIRE_ERR_BENCH, "create a %lld-byte file in %s: %s", size,
-		    trial_tmpdir(t), strerror(-e));
+		return -1;
 	}
-	if ((fs = ipc_fs_name(".")) != NULL)
-		trial_note(t, "file on %s", fs);
 	if ((r.fd = open(FILE_NAME, O_RDONLY)) < 0) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "open %s: %s", FILE_NAME, strerror(errno));
 		goto out;
@@ -133,8 +129,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_file_rd = {
-	"bw_file_rd", "rereading a cached file with read()",
-	"lmbench bw_file_rd (*Local* Communication bandwidths: File reread)",
-	params, metrics, run, NULL
-};
+BENCH(bw_file_rd, "rereading a cached file with read()",
+    "lmbench bw_file_rd (*Local* Communication bandwidths: File reread)", params, metrics, run);

@@ -231,8 +231,6 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_mem = {
-	"bw_mem", "memory read, write and copy bandwidth",
-	"lmbench bw_mem (*Local* Communication bandwidths: Bcopy libc/hand, Mem read/write)",
-	params, metrics, run, NULL
-};
+BENCH(bw_mem, "memory read, write and copy bandwidth",
+    "lmbench bw_mem (*Local* Communication bandwidths: Bcopy libc/hand, Mem read/write)",
+    params, metrics, run);

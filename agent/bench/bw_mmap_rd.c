@@ -76,7 +76,6 @@ run(struct trial *t)
 {
 	long long size = trial_int(t, "size");
 	struct mapread m = { NULL, 0, 0 };
-	const char *fs;
 	timing_fn fn;
 	int fd, rc, e;
 
@@ -85,11 +84,8 @@ run(struct trial *t)
 		return trial_error(t, WIRE_ERR_REQUEST, "size must be 512 bytes to %s",
 		    sizeof(void *) < 8 ? "1G on a 32-bit host" : "16G");
 	m.size = (size_t)size;
-	if ((e = ipc_file_create(FILE_NAME, (uint64_t)size)) != 0)
-		return trial_error(t, WIRE_ERR_BENCH, "create a %lld-byte file in %s: %s", size,
-		    trial_tmpdir(t), strerror(-e));
-	if ((fs = ipc_fs_name(".")) != NULL)
-		trial_note(t, "file on %s", fs);
+	if (ipc_reread_file(t, FILE_NAME, (uint64_t)size) != 0)
+		return -1;
 	if (strcmp(trial_str(t, "mode"), "open2close") == 0)
 		fn = map_and_sum;
 	else {
@@ -129,8 +125,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_mmap_rd = {
-	"bw_mmap_rd", "reading a cached file through mmap",
-	"lmbench bw_mmap_rd (*Local* Communication bandwidths: Mmap reread)",
-	params, metrics, run, NULL
-};
+BENCH(bw_mmap_rd, "reading a cached file through mmap",
+    "lmbench bw_mmap_rd (*Local* Communication bandwidths: Mmap reread)", params, metrics, run);

@@ -19,16 +19,15 @@
 static int
 run(struct trial *t)
 {
-	long long msg = trial_int(t, "msg"), total = trial_int(t, "total");
+	uint64_t total;
+	size_t msg;
 	int p[2];
 
-	if (msg < 1 || msg > 64LL * 1024 * 1024)
-		return trial_error(t, WIRE_ERR_REQUEST, "msg must be 1 byte to 64M");
-	if (total < 1 || total > (1LL << 40))
-		return trial_error(t, WIRE_ERR_REQUEST, "total must be 1 byte to 1T");
+	if (ipc_stream_sizes(t, &msg, &total) != 0)
+		return -1;
 	if (pipe(p) != 0)
 		return trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
-	return ipc_stream(t, p[0], p[1], (size_t)msg, (uint64_t)total,
+	return ipc_stream(t, p[0], p[1], msg, total,
 	    "reading from the pipe");
 }
 
@@ -43,8 +42,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_pipe = {
-	"bw_pipe", "bandwidth of a pipe between two processes",
-	"lmbench bw_pipe (*Local* Communication bandwidths: Pipe)",
-	params, metrics, run, NULL
-};
+BENCH(bw_pipe, "bandwidth of a pipe between two processes",
+    "lmbench bw_pipe (*Local* Communication bandwidths: Pipe)", params, metrics, run);

@@ -34,13 +34,12 @@ note_buffers(struct trial *t, int rfd, int wfd)
 static int
 run(struct trial *t)
 {
-	long long msg = trial_int(t, "msg"), total = trial_int(t, "total");
+	uint64_t total;
+	size_t msg;
 	int fds[2], r;
 
-	if (msg < 1 || msg > 64LL * 1024 * 1024)
-		return trial_error(t, WIRE_ERR_REQUEST, "msg must be 1 byte to 64M");
-	if (total < 1 || total > (1LL << 40))
-		return trial_error(t, WIRE_ERR_REQUEST, "total must be 1 byte to 1T");
+	if (ipc_stream_sizes(t, &msg, &total) != 0)
+		return -1;
 	if (trial_int(t, "sockbuf") < 0)
 		return trial_error(t, WIRE_ERR_REQUEST, "sockbuf must not be negative");
 	if ((r = ipc_tcp_pair(fds)) != 0)
@@ -48,7 +47,7 @@ run(struct trial *t)
 	ipc_sockbuf(fds[0], trial_int(t, "sockbuf"));
 	ipc_sockbuf(fds[1], trial_int(t, "sockbuf"));
 	note_buffers(t, fds[0], fds[1]);
-	return ipc_stream(t, fds[0], fds[1], (size_t)msg, (uint64_t)total,
+	return ipc_stream(t, fds[0], fds[1], msg, total,
 	    "reading from loopback TCP");
 }
 
@@ -64,8 +63,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_tcp = {
-	"bw_tcp", "bandwidth of a loopback TCP connection",
-	"lmbench bw_tcp (*Local* Communication bandwidths: TCP)",
-	params, metrics, run, NULL
-};
+BENCH(bw_tcp, "bandwidth of a loopback TCP connection",
+    "lmbench bw_tcp (*Local* Communication bandwidths: TCP)", params, metrics, run);

@@ -9,28 +9,19 @@
  * has the reader ask for each 10M over a control pipe; a writer that never
  * stops moves the same bytes, without the extra pipe round trip.)
  */
-#include <errno.h>
-#include <string.h>
-#include <sys/socket.h>
-
 #include "bench.h"
 #include "ipc.h"
-#include "wire.h"
 
 static int
 run(struct trial *t)
 {
-	long long msg = trial_int(t, "msg"), total = trial_int(t, "total");
+	uint64_t total;
+	size_t msg;
 	int sv[2];
 
-	if (msg < 1 || msg > 64LL * 1024 * 1024)
-		return trial_error(t, WIRE_ERR_REQUEST, "msg must be 1 byte to 64M");
-	if (total < 1 || total > (1LL << 40))
-		return trial_error(t, WIRE_ERR_REQUEST, "total must be 1 byte to 1T");
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		return trial_error(t, errno == EAFNOSUPPORT ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
-		    "socketpair(AF_UNIX): %s", strerror(errno));
-	return ipc_stream(t, sv[0], sv[1], (size_t)msg, (uint64_t)total,
+	if (ipc_stream_sizes(t, &msg, &total) != 0 || ipc_unix_pair(t, sv) != 0)
+		return -1;
+	return ipc_stream(t, sv[0], sv[1], msg, total,
 	    "reading from the AF_UNIX socket");
 }
 
@@ -45,8 +36,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_bw_unix = {
-	"bw_unix", "bandwidth of an AF_UNIX stream socket pair",
-	"lmbench bw_unix (*Local* Communication bandwidths: AF UNIX)",
-	params, metrics, run, NULL
-};
+BENCH(bw_unix, "bandwidth of an AF_UNIX stream socket pair",
+    "lmbench bw_unix (*Local* Communication bandwidths: AF UNIX)", params, metrics, run);

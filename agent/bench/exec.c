@@ -30,11 +30,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "bench.h"
+#include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 
@@ -55,11 +53,7 @@ copy_exec(const char *command, int i, pid_t trial_pid)
 	char *argv[4], name[32];
 	int fd;
 
-#ifdef PR_SET_PDEATHSIG
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-#endif
-	if (getppid() != trial_pid)
-		_exit(127);
+	ipc_die_with(trial_pid, 127);
 	err_name(name, sizeof(name), i);
 	if ((fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 || dup2(fd, 2) < 0)
 		_exit(127);
@@ -236,8 +230,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_exec = {
-	"exec", "a shell command run as N concurrent copies, runs per hour",
-	"the 2002 multi-user script benchmark (200 scripts on a 24-way ppc64)",
-	params, metrics, run, NULL
-};
+BENCH(exec, "a shell command run as N concurrent copies, runs per hour",
+    "the 2002 multi-user script benchmark (200 scripts on a 24-way ppc64)", params, metrics, run);

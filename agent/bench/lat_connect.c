@@ -106,8 +106,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_connect = {
-	"lat_connect", "TCP connection set-up and close to a loopback listener",
-	"lmbench lat_connect (*Local* Communication latencies: TCP conn)",
-	NULL, metrics, run, NULL
-};
+BENCH(lat_connect, "TCP connection set-up and close to a loopback listener",
+    "lmbench lat_connect (*Local* Communication latencies: TCP conn)", NULL, metrics, run);

@@ -447,8 +447,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_ctx = {
-	"lat_ctx", "context switch time in a ring of processes passing a token",
-	"lmbench lat_ctx (Context switching: 2p/0K ... 16p/64K)",
-	params, metrics, run, NULL
-};
+BENCH(lat_ctx, "context switch time in a ring of processes passing a token",
+    "lmbench lat_ctx (Context switching: 2p/0K ... 16p/64K)", params, metrics, run);

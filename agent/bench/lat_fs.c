@@ -25,10 +25,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "facts.h"
 #include "timing.h"
 #include "wire.h"
 
@@ -52,24 +52,6 @@ static const char *
 name_of(struct fs *f, int i)
 {
 	return f->names + (size_t)i * NAME_LEN;
-}
-
-static const char *
-fs_name(long type)
-{
-	switch ((unsigned long)type) {
-	case 0xEF53UL:		return "ext2/3/4";
-	case 0x01021994UL:	return "tmpfs";
-	case 0x58465342UL:	return "xfs";
-	case 0x9123683EUL:	return "btrfs";
-	case 0xF2F52010UL:	return "f2fs";
-	case 0x794C7630UL:	return "overlayfs";
-	case 0x6969UL:		return "nfs";
-	case 0x2FC12FC1UL:	return "zfs";
-	case 0x858458F6UL:	return "ramfs";
-	case 0x4D44UL:		return "vfat";
-	default:		return NULL;
-	}
 }
 
 /* Remove the files and directories that exist; safe at any point. */
@@ -173,7 +155,6 @@ static int
 run(struct trial *t)
 {
 	struct fs f;
-	struct statfs sfs;
 	int n = trial_samples(t), nfiles, i, rc;
 	double *cr = NULL, *de = NULL, c, d;
 
@@ -182,14 +163,7 @@ run(struct trial *t)
 	if (f.size < 0 || f.size > (1LL << 30))
 		return trial_error(t, WIRE_ERR_BENCH, "size must be 0 to 1G bytes");
 	f.chunk = f.size > MAX_CHUNK ? MAX_CHUNK : (size_t)(f.size ? f.size : 1);
-	if (statfs(".", &sfs) == 0) {
-		const char *name = fs_name((long)sfs.f_type);
-
-		if (name != NULL)
-			trial_note(t, "scratch file system %s", name);
-		else
-			trial_note(t, "scratch file system type 0x%lx", (unsigned long)sfs.f_type);
-	}
+	facts_note_scratch_fs(t);
 	f.buf = malloc(f.chunk);
 	f.names = malloc((size_t)MAX_FILES * NAME_LEN);
 	cr = calloc((size_t)n, sizeof(*cr));
@@ -251,8 +225,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_fs = {
-	"lat_fs", "file creation and deletion in the scratch directory",
-	"lmbench lat_fs (File & VM: 0K/10K File Create, Delete)",
-	params, metrics, run, NULL
-};
+BENCH(lat_fs, "file creation and deletion in the scratch directory",
+    "lmbench lat_fs (File & VM: 0K/10K File Create, Delete)", params, metrics, run);

@@ -101,8 +101,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_mmap = {
-	"lat_mmap", "cost of mapping a file, touching it sparsely and unmapping it",
-	"lmbench lat_mmap (File & VM: Mmap Latency)",
-	params, metrics, run, NULL
-};
+BENCH(lat_mmap, "cost of mapping a file, touching it sparsely and unmapping it",
+    "lmbench lat_mmap (File & VM: Mmap Latency)", params, metrics, run);

@@ -176,8 +176,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_pagefault = {
-	"lat_pagefault", "cost of faulting in the pages of a file mapping",
-	"lmbench lat_pagefault (File & VM: Page Fault)",
-	params, metrics, run, NULL
-};
+BENCH(lat_pagefault, "cost of faulting in the pages of a file mapping",
+    "lmbench lat_pagefault (File & VM: Page Fault)", params, metrics, run);

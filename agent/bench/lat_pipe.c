@@ -19,11 +19,11 @@
 static int
 run(struct trial *t)
 {
-	long long size = trial_int(t, "size");
+	size_t size;
 	int to[2], from[2];
 
-	if (size < 1 || size > 1024 * 1024)
-		return trial_error(t, WIRE_ERR_REQUEST, "size must be 1 byte to 1M");
+	if ((size = ipc_pingpong_size(t)) == 0)
+		return -1;
 	if (pipe(to) != 0)
 		return trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
 	if (pipe(from) != 0) {
@@ -32,7 +32,7 @@ run(struct trial *t)
 		return trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
 	}
 	/* the peer reads to[0] and answers on from[1]; we write to[1], read from[0] */
-	return ipc_pingpong(t, to[0], from[1], from[0], to[1], (size_t)size, 0,
+	return ipc_pingpong(t, to[0], from[1], from[0], to[1], size, 0,
 	    "round trip over a pair of pipes");
 }
 
@@ -46,8 +46,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_pipe = {
-	"lat_pipe", "round-trip latency over a pair of pipes",
-	"lmbench lat_pipe (*Local* Communication latencies: Pipe)",
-	params, metrics, run, NULL
-};
+BENCH(lat_pipe, "round-trip latency over a pair of pipes",
+    "lmbench lat_pipe (*Local* Communication latencies: Pipe)", params, metrics, run);

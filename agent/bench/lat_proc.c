@@ -261,8 +261,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_proc = {
-	"lat_proc", "cost of creating a process: fork, fork+exec, fork+sh -c",
-	"lmbench lat_proc (Processes: fork proc, exec proc, sh proc)",
-	params, metrics, run, NULL
-};
+BENCH(lat_proc, "cost of creating a process: fork, fork+exec, fork+sh -c",
+    "lmbench lat_proc (Processes: fork proc, exec proc, sh proc)", params, metrics, run);

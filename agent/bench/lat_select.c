@@ -183,8 +183,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_select = {
-	"lat_select", "select() with a zero timeout over n ready descriptors",
-	"lmbench lat_select (Processes: slct TCP; File & VM: 100fd selct)",
-	params, metrics, run, NULL
-};
+BENCH(lat_select, "select() with a zero timeout over n ready descriptors",
+    "lmbench lat_select (Processes: slct TCP; File & VM: 100fd selct)", params, metrics, run);

@@ -253,8 +253,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_sig = {
-	"lat_sig", "cost of installing, catching and faulting into signal handlers",
-	"lmbench lat_sig (Processes: sig inst, sig hndl; File & VM: Prot Fault)",
-	params, metrics, run, NULL
-};
+BENCH(lat_sig, "cost of installing, catching and faulting into signal handlers",
+    "lmbench lat_sig (Processes: sig inst, sig hndl; File & VM: Prot Fault)", params, metrics, run);

@@ -113,8 +113,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_syscall = {
-	"lat_syscall", "latency of the simplest system calls",
-	"lmbench lat_syscall (Processes: null call, null I/O, stat, open clos)",
-	params, metrics, run, NULL
-};
+BENCH(lat_syscall, "latency of the simplest system calls",
+    "lmbench lat_syscall (Processes: null call, null I/O, stat, open clos)", params, metrics, run);

@@ -12,19 +12,18 @@
  */
 #include "bench.h"
 #include "ipc.h"
-#include "wire.h"
 
 static int
 run(struct trial *t)
 {
-	long long size = trial_int(t, "size");
+	size_t size;
 	int fds[2], r;
 
-	if (size < 1 || size > 1024 * 1024)
-		return trial_error(t, WIRE_ERR_REQUEST, "size must be 1 byte to 1M");
+	if ((size = ipc_pingpong_size(t)) == 0)
+		return -1;
 	if ((r = ipc_tcp_pair(fds)) != 0)
 		return ipc_loopback_error(t, "TCP connection", -r);
-	return ipc_pingpong(t, fds[1], fds[1], fds[0], fds[0], (size_t)size, 0,
+	return ipc_pingpong(t, fds[1], fds[1], fds[0], fds[0], size, 0,
 	    "round trip over loopback TCP");
 }
 
@@ -38,8 +37,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_tcp = {
-	"lat_tcp", "round-trip latency over a loopback TCP connection",
-	"lmbench lat_tcp (*Local* Communication latencies: TCP)",
-	params, metrics, run, NULL
-};
+BENCH(lat_tcp, "round-trip latency over a loopback TCP connection",
+    "lmbench lat_tcp (*Local* Communication latencies: TCP)", params, metrics, run);

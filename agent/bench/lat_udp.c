@@ -40,8 +40,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_udp = {
-	"lat_udp", "round-trip latency over loopback UDP",
-	"lmbench lat_udp (*Local* Communication latencies: UDP)",
-	params, metrics, run, NULL
-};
+BENCH(lat_udp, "round-trip latency over loopback UDP",
+    "lmbench lat_udp (*Local* Communication latencies: UDP)", params, metrics, run);

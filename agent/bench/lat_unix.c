@@ -8,26 +8,18 @@
  * operation is the parent's write plus its read of the answer.  Starting
  * the peer is not timed.
  */
-#include <errno.h>
-#include <string.h>
-#include <sys/socket.h>
-
 #include "bench.h"
 #include "ipc.h"
-#include "wire.h"
 
 static int
 run(struct trial *t)
 {
-	long long size = trial_int(t, "size");
+	size_t size;
 	int sv[2];
 
-	if (size < 1 || size > 1024 * 1024)
-		return trial_error(t, WIRE_ERR_REQUEST, "size must be 1 byte to 1M");
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		return trial_error(t, errno == EAFNOSUPPORT ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
-		    "socketpair(AF_UNIX): %s", strerror(errno));
-	return ipc_pingpong(t, sv[0], sv[0], sv[1], sv[1], (size_t)size, 0,
+	if ((size = ipc_pingpong_size(t)) == 0 || ipc_unix_pair(t, sv) != 0)
+		return -1;
+	return ipc_pingpong(t, sv[0], sv[0], sv[1], sv[1], size, 0,
 	    "round trip over an AF_UNIX socket pair");
 }
 
@@ -41,8 +33,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_lat_unix = {
-	"lat_unix", "round-trip latency over an AF_UNIX stream socket pair",
-	"lmbench lat_unix (*Local* Communication latencies: AF UNIX)",
-	params, metrics, run, NULL
-};
+BENCH(lat_unix, "round-trip latency over an AF_UNIX stream socket pair",
+    "lmbench lat_unix (*Local* Communication latencies: AF UNIX)", params, metrics, run);

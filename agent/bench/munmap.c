@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "facts.h"
 #include "timing.h"
 #include "wire.h"
 
@@ -238,26 +239,6 @@ one_round(struct trial *t, struct state *s, int bsize, double min_ns, struct rou
 	return 0;
 }
 
-/* The word in brackets of a sysfs choice file ("always [madvise] never"). */
-static int
-sysfs_choice(const char *path, char *word, size_t cap)
-{
-	char buf[256], *a, *b;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if ((a = strchr(buf, '[')) == NULL || (b = strchr(a, ']')) == NULL)
-		return -1;
-	*b = '\0';
-	snprintf(word, cap, "%s", a + 1);
-	return 0;
-}
-
 /* A number from a small file, or from the line of a file starting with key. */
 static unsigned long long
 file_number(const char *path, const char *key)
@@ -287,7 +268,8 @@ map_region(struct trial *t, struct state *s, size_t region, int huge, void **map
 	size_t off;
 	void *m;
 
-	sysfs_choice(THP_DIR "/enabled", mode, sizeof(mode));
+	if (facts_thp(mode, sizeof(mode)) != 0)
+		snprintf(mode, sizeof(mode), "unavailable");
 	if (huge && (strcmp(mode, "never") == 0 || strcmp(mode, "unavailable") == 0 || hp == 0))
 		return trial_error(t, WIRE_ERR_UNSUPPORTED, "huge=1 needs transparent huge pages (THP %s)",
 		    mode);
@@ -534,8 +516,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_munmap = {
-	"munmap", "munmap cost and memory access rate under TLB shootdowns",
-	"the 2012 x86 tlb flush range mail (Alex Shi's munmap macrobenchmark)",
-	params, metrics, run, NULL
-};
+BENCH(munmap, "munmap cost and memory access rate under TLB shootdowns",
+    "the 2012 x86 tlb flush range mail (Alex Shi's munmap macrobenchmark)", params, metrics, run);

@@ -9,44 +9,9 @@
  * (size=128M for the original) and the files are in the trial's scratch
  * directory, whose filesystem is named in a note.
  */
-#include <errno.h>
-#include <sys/mman.h>
-
 #include "wis.h"
 
-static int
-testcase(struct wis_task *w)
-{
-	volatile char *p;
-	size_t i;
-
-	while (wis_running(w)) {
-		p = mmap(NULL, w->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, w->fd, 0);
-		if (p == MAP_FAILED)
-			return wis_fail(w, "mmap", errno);
-		for (i = 0; i < w->size && wis_running(w); i += w->pagesize) {
-			p[i] = 0;
-			wis_op(w);
-		}
-		munmap((void *)p, w->size);
-	}
-	return 0;
-}
-
-static const struct wis_test test = { testcase, 1, 1 };
-
-static int
-run(struct trial *t)
-{
-	return wis_run(t, &test);
-}
-
-static const struct bench_param params[] = {
-	WIS_PARAMS("16M", "bytes of each task's file, mapped and touched per pass (will-it-scale: 128M)")
-};
-
-const struct bench bench_page_fault2 = {
-	"page_fault2", "private file mapping write faults per second, N tasks",
-	"will-it-scale page_fault2 (Separate file private mapping page fault)",
-	params, wis_metrics, run, NULL
-};
+WIS_BENCH(page_fault2, "private file mapping write faults per second, N tasks",
+    "will-it-scale page_fault2 (Separate file private mapping page fault)",
+    wis_fault_pages, WIS_PRIVATE, 1, "16M",
+    "bytes of each task's file, mapped and touched per pass (will-it-scale: 128M)");

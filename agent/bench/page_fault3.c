@@ -10,44 +10,9 @@
  * scratch directory.  The filesystem matters a great deal (tmpfs against
  * ext4's block allocation and writeback), so a note names it.
  */
-#include <errno.h>
-#include <sys/mman.h>
-
 #include "wis.h"
 
-static int
-testcase(struct wis_task *w)
-{
-	volatile char *p;
-	size_t i;
-
-	while (wis_running(w)) {
-		p = mmap(NULL, w->size, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd, 0);
-		if (p == MAP_FAILED)
-			return wis_fail(w, "mmap", errno);
-		for (i = 0; i < w->size && wis_running(w); i += w->pagesize) {
-			p[i] = 0;
-			wis_op(w);
-		}
-		munmap((void *)p, w->size);
-	}
-	return 0;
-}
-
-static const struct wis_test test = { testcase, 1, 1 };
-
-static int
-run(struct trial *t)
-{
-	return wis_run(t, &test);
-}
-
-static const struct bench_param params[] = {
-	WIS_PARAMS("16M", "bytes of each task's file, mapped and written per pass (will-it-scale: 128M)")
-};
-
-const struct bench bench_page_fault3 = {
-	"page_fault3", "shared file mapping write faults per second, N tasks",
-	"will-it-scale page_fault3 (Separate file shared mapping page fault)",
-	params, wis_metrics, run, NULL
-};
+WIS_BENCH(page_fault3, "shared file mapping write faults per second, N tasks",
+    "will-it-scale page_fault3 (Separate file shared mapping page fault)",
+    wis_fault_pages, WIS_SHARED, 1, "16M",
+    "bytes of each task's file, mapped and written per pass (will-it-scale: 128M)");

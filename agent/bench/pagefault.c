@@ -43,16 +43,15 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/types.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "facts.h"
 #include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 
 #define PAGEFAULT_FILE		"pagefault.file"
-#define THP_ENABLED	"/sys/kernel/mm/transparent_hugepage/enabled"
 #define FAULT_AROUND	"/sys/kernel/debug/fault_around_bytes"
 #define MAX_RUNS	100000
 
@@ -189,47 +188,20 @@ read_line(const char *path, char *buf, size_t cap)
 	return 0;
 }
 
-static const char *
-fs_name(long type)
-{
-	switch ((unsigned long)type) {
-	case 0xEF53UL:		return "ext2/3/4";
-	case 0x01021994UL:	return "tmpfs";
-	case 0x58465342UL:	return "xfs";
-	case 0x9123683EUL:	return "btrfs";
-	case 0xF2F52010UL:	return "f2fs";
-	case 0x794C7630UL:	return "overlayfs";
-	case 0x6969UL:		return "nfs";
-	case 0x2FC12FC1UL:	return "zfs";
-	default:		return NULL;
-	}
-}
-
 static void
 notes(struct trial *t)
 {
-	char buf[256], *a, *b;
-	struct statfs sfs;
+	char buf[256];
 
-	/* "always [madvise] never": the bracketed word is the mode. */
-	if (read_line(THP_ENABLED, buf, sizeof(buf)) == 0 &&
-	    (a = strchr(buf, '[')) != NULL && (b = strchr(a, ']')) != NULL) {
-		*b = '\0';
-		trial_note(t, "THP %s", a + 1);
-	} else
+	if (facts_thp(buf, sizeof(buf)) == 0)
+		trial_note(t, "THP %s", buf);
+	else
 		trial_note(t, "THP unknown");
 	if (read_line(FAULT_AROUND, buf, sizeof(buf)) == 0)
 		trial_note(t, "fault-around %s bytes", buf);
 	else
 		trial_note(t, "fault-around unknown (%s not readable)", FAULT_AROUND);
-	if (statfs(".", &sfs) == 0) {
-		const char *name = fs_name((long)sfs.f_type);
-
-		if (name != NULL)
-			trial_note(t, "scratch file system %s", name);
-		else
-			trial_note(t, "scratch file system type 0x%lx", (unsigned long)sfs.f_type);
-	}
+	facts_note_scratch_fs(t);
 }
 
 static int
@@ -320,8 +292,6 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_pagefault = {
-	"pagefault", "first-touch page fault latency, file-backed and anonymous",
-	"the page-fault latency mail (mmap, touch a page, timer and re-touch subtracted)",
-	params, metrics, run, NULL
-};
+BENCH(pagefault, "first-touch page fault latency, file-backed and anonymous",
+    "the page-fault latency mail (mmap, touch a page, timer and re-touch subtracted)",
+    params, metrics, run);

@@ -60,8 +60,5 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-const struct bench bench_spin = {
-	"spin", "burn CPU for a known amount of work",
-	"fleetmark's own, for testing statistics with a known effect size",
-	params, metrics, run, NULL
-};
+BENCH(spin, "burn CPU for a known amount of work",
+    "fleetmark's own, for testing statistics with a known effect size", params, metrics, run);

@@ -21,7 +21,7 @@ LINES=${1:-1000000}
 command -v python3 >/dev/null || { echo "no python3" >&2; exit 2; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-RUN=$W/20261130-050000-report-1m-0001
+RUN=$W/20011130-050000-report-1m-0001
 
 python3 - "$RUN" "$LINES" <<'EOF'
 import json, os, random, sys
@@ -42,7 +42,7 @@ for h in hosts:
         json.dump({"uname": {"release": "6.1.0-13-amd64"}, "mhz": 2400}, f)
 rnd = random.Random(1)
 n = 0
-t0 = 1796018357.0
+t0 = 1007099957.0
 with open(run + "/trials.jsonl", "w", buffering=1 << 20) as f:
     for rep in range(1, reps + 1):
         for hi, h in enumerate(hosts):

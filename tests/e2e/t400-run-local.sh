@@ -18,7 +18,6 @@ WORK=$(mktemp -d /tmp/t400.XXXXXX)
 trap 'umount "$WORK/full" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$TOP" || exit 1
 export T400_MARK=1
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
 
 # --- smoke on the default fleet ------------------------------------------------
 
@@ -85,13 +84,13 @@ P
 "$FLEETMARK" run "$WORK/slow.yaml" -o "$WORK/s" >"$WORK/s.out" 2>"$WORK/s.err" &
 pid=$!
 for _ in $(seq 100); do
-	[ -s "$(rundir "$WORK/s")/trials.jsonl" ] && break
+	[ -s "$(run_dir "$WORK/s")/trials.jsonl" ] && break
 	sleep 0.1
 done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-S=$(rundir "$WORK/s")
+S=$(run_dir "$WORK/s")
 n_ok=$(jq -r 'select(.status == "ok") | .key' "$S/trials.jsonl" | sort -u | wc -l)
 is "$rc $(jq -r '.status + " " + .hosts.local.status' "$S/run.json")" "130 interrupted interrupted" \
 	"SIGINT: exit 130, run.json and the host interrupted"
@@ -129,7 +128,7 @@ t0=$(date +%s%N)
 "$FLEETMARK" run "$WORK/to.yaml" -o "$WORK/to" >"$WORK/to.out" 2>&1
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-is "$rc $(jq -r '[.bench, .status, .kind] | join(":")' "$(rundir "$WORK/to")/trials.jsonl" | xargs)" \
+is "$rc $(jq -r '[.bench, .status, .kind] | join(":")' "$(run_dir "$WORK/to")/trials.jsonl" | xargs)" \
 	"3 exec:timeout:benchmark lat_syscall:ok:ok" \
 	"a trial past the plan's 1 s timeout: status timeout (a benchmark failure), the next trial runs, exit 3"
 [ "$ms" -lt 4000 ]
@@ -148,7 +147,7 @@ benchmarks:
 P
 	"$FLEETMARK" run "$WORK/many.yaml" -o "$WORK/full" >"$WORK/full.out" 2>"$WORK/full.err"
 	rc=$?
-	F=$(rundir "$WORK/full")
+	F=$(run_dir "$WORK/full")
 	n=$(wc -l <"$F/trials.jsonl")
 	is "$rc" 1 "a full disk under the run directory: exit 1"
 	like "$(cat "$WORK/full.err")" "cannot write $F/trials\.jsonl: No space left on device" "... saying so"

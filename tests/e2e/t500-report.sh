@@ -15,14 +15,6 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
-# run_fm NAME ARGS...: stdout to NAME.out, stderr to NAME.err, status in $rc.
-run_fm() {
-	local name=$1
-	shift
-	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
-
 # golden NAME FILE DESC: NAME.out equals FILE byte for byte.
 golden() {
 	if cmp -s "$1.out" "$2"; then
@@ -124,9 +116,9 @@ like "$(cat sum2.out)" 'summary,munmap,"threads=8,pages=16",ns_per_munmap,ns,lab
 
 # --- runs by id, latest, -o ---------------------------------------------------------
 mkdir -p res
-cp -r "$D/munmap-base" res/20261130-041500-tlb-flush-range-3f2a
-cp -r "$D/munmap-patch" res/20261130-051500-tlb-flush-range-9c1d
-run_fm ids compare 20261130-041500-tlb-flush-range-3f2a latest --results res --format csv
+cp -r "$D/munmap-base" res/20011130-041500-tlb-flush-range-3f2a
+cp -r "$D/munmap-patch" res/20011130-051500-tlb-flush-range-9c1d
+run_fm ids compare 20011130-041500-tlb-flush-range-3f2a latest --results res --format csv
 is "$rc" 4 "compare by run id and latest: exit 4"
 golden ids "$G/compare-munmap.csv" "compare by run id and latest: the same table"
 run_fm outf compare "$D/munmap-base" "$D/munmap-patch" -o out.md --format md

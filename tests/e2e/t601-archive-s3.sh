@@ -55,18 +55,18 @@ is "$? $(puts)" "0 $before" "pushing it again: exit 0, nothing sent again"
 "$FLEETMARK" ls "$URL" >"$WORK/ls1.out" 2>"$WORK/ls1.err"
 is "$? $(cat "$WORK/ls1.out")" "0 $ID1" "ls lists the run"
 mkdir -p "$WORK/more"
-for id in 20261129-000000-smoke-0001 20261201-000000-smoke-0002; do
+for id in 20011129-000000-smoke-0001 20011201-000000-smoke-0002; do
 	cp -r "$R1" "$WORK/more/$id"
 	"$FLEETMARK" push "$WORK/more/$id" "s3://$S3_BUCKET/t601/paged" >/dev/null 2>&1
 	"$FLEETMARK" push "$R1" "s3://$S3_BUCKET/t601/paged" >/dev/null 2>&1
 done
 "$FLEETMARK" ls "s3://$S3_BUCKET/t601/paged" >"$WORK/ls3.out" 2>"$WORK/ls3.err"
-is "$? $(xargs <"$WORK/ls3.out")" "0 20261129-000000-smoke-0001 $ID1 20261201-000000-smoke-0002" \
-	"three runs: ls lists them oldest first"
+is "$? $(xargs <"$WORK/ls3.out")" "0 20011129-000000-smoke-0001 20011201-000000-smoke-0002 $ID1" \
+	"three runs: ls lists them oldest first (two from 2001, then the one made now)"
 like "$(grep -c 'continuation-token=.* -> 200$' "$WORK/s3/proxy.log")" '^[1-9]' \
 	"... following continuation tokens through pages of 2 keys"
 # names with characters that are escaped in URLs and in the signature alike
-P=$WORK/more/20261130-000000-a+b-x
+P=$WORK/more/20011130-000000-a+b-x
 cp -r "$R1" "$P"
 echo "odd name" >"$P/logs/a+b=c@d,e.log"
 "$FLEETMARK" push "$P" "s3://$S3_BUCKET/t601/odd" >/dev/null 2>"$WORK/odd.err" &&
@@ -83,7 +83,7 @@ like "$(cat "$WORK/vhost.err")" "virtual-hosted" "... as -v says"
 "$FLEETMARK" ls "s3://$S3_BUCKET/t601/vhost" >"$WORK/vhost-ls.out" 2>&1
 is "$(cat "$WORK/vhost-ls.out")" "$ID1" "... into the same bucket that path-style requests list"
 # a run pushed again with different contents replaces the old copy
-M=$WORK/more/20261129-000000-smoke-0001
+M=$WORK/more/20011129-000000-smoke-0001
 echo "changed after the first push" >>"$M/report.txt"
 "$FLEETMARK" push "$M" "s3://$S3_BUCKET/t601/paged" >/dev/null 2>"$WORK/repush.err"
 is "$? $(grep -c "^DELETE /$S3_BUCKET/t601/paged/${M##*/}/MANIFEST -> 204" "$WORK/s3/proxy.log")" "0 1" \

@@ -108,7 +108,7 @@ like "$(cat cmp.out)" "^REGRESSION: exec\.seconds" "and the same REGRESSION line
 "$FLEETMARK" report "$A/latest" >lat.out 2>lat.err
 is "$?" 0 "report URL/latest: exit 0"
 like "$(cat lat.out)" "series" "a table"
-"$FLEETMARK" report "$A/20261130-000000-nosuch-0000" >/dev/null 2>nf.err
+"$FLEETMARK" report "$A/20011130-000000-nosuch-0000" >/dev/null 2>nf.err
 is "$?" 1 "report of a run the archive does not have: exit 1"
 
 # --- a failed push keeps the run -------------------------------------------------------------

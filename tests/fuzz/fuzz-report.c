@@ -16,7 +16,7 @@
 #include "report.h"
 
 static const char run_json[] =
-	"{\"format\":1,\"run\":\"20261130-041500-fuzz-3f2a\",\"status\":\"finished\","
+	"{\"format\":1,\"run\":\"20011130-041500-fuzz-3f2a\",\"status\":\"finished\","
 	"\"label\":\"base\",\"plan\":{\"name\":\"fuzz\",\"repeat\":5,"
 	"\"regression\":{\"threshold\":5.0,\"metrics\":[]}},"
 	"\"hosts\":{\"lab-03\":{\"status\":\"done\",\"kernel\":\"6.1.0-13-amd64\"}}}\n";

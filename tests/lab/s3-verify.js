@@ -212,9 +212,11 @@ function forward(req, res, body, done) {
   const up = http.request({ host: upHost, port: +upPort, method: req.method, path: upstreamPath(req.url), headers }, (ur) => {
     const out = {};
     for (const [n, v] of Object.entries(ur.headers)) if (!['connection', 'keep-alive', 'transfer-encoding'].includes(n)) out[n] = v;
+    // Logged before a byte of the answer goes back, so that a client which
+    // has its answer finds the request in the log (tests read it at once).
+    done(ur.statusCode, '');
     res.writeHead(ur.statusCode, out);
     ur.pipe(res);
-    ur.on('end', () => done(ur.statusCode, ''));
   });
   up.on('error', (e) => {
     if (!res.headersSent) sendError(res, 503, 'ServiceUnavailable', 'upstream: ' + e.code, req.url);

@@ -56,8 +56,8 @@ test_writer(void)
 	    "invalid UTF-8 becomes U+FFFD, valid kept");
 
 	jl_begin(&j, "header", NULL);
-	jl_num(&j, "time", 1796018346.125);
-	is_str(emitted(&j), "{\"type\":\"header\",\"time\":1796018346.125}\n",
+	jl_num(&j, "time", 1007099946.125);
+	is_str(emitted(&j), "{\"type\":\"header\",\"time\":1007099946.125}\n",
 	    "epoch times keep milliseconds");
 
 	memset(big, 'x', sizeof(big) - 1);

@@ -250,7 +250,7 @@ test_session(void)
 
 				ok(strcmp(ev.u.header.bench, "munmap") == 0 && json_is_integer(th) &&
 				    json_integer_value(th) == 2 && ev.u.header.samples == 3 &&
-				    ev.u.header.time > 1.7e9, "header: bench, params, samples, time");
+				    ev.u.header.time > 1e9, "header: bench, params, samples, time");
 				checked++;
 			} else if (ev.type == AP_METRIC && strcmp(ev.u.metric.name, "ns_per_munmap") == 0) {
 				ok(ev.u.metric.nsamples == 3 && ev.u.metric.count == 3 &&
@@ -695,7 +695,7 @@ trial_over(const char *text, const char *id, size_t *foreign)
 }
 
 #define HDR(id, b)	"{\"type\":\"header\",\"id\":\"" id "\",\"bench\":\"" b "\"," \
-			"\"params\":{\"n\":1},\"samples\":2,\"pid\":10,\"time\":1796018346.5}\n"
+			"\"params\":{\"n\":1},\"samples\":2,\"pid\":10,\"time\":1007099946.5}\n"
 #define MET(id, b, m)	"{\"type\":\"metric\",\"id\":\"" id "\",\"bench\":\"" b "\",\"name\":\"" m "\"," \
 			"\"unit\":\"ns\",\"direction\":\"lower\",\"value\":1.5,\"min\":1,\"max\":2," \
 			"\"count\":2,\"samples\":[2,1]}\n"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "fsutil.h"
 #include "http.h"
 #include "log.h"
 #include "tap.h"
@@ -91,6 +92,33 @@ test_urls(void)
 	ok(archive_url_parse("http://u:p%zz@h/a", &u, &err) == ARCHIVE_EINVAL, "bad %-escape refused");
 	free(err);
 	err = NULL;
+	ok(archive_url_parse("http:///a", &u, &err) == ARCHIVE_EINVAL && strstr(err, "no host") != NULL,
+	    "an empty host refused (not the path's first segment taken for it)");
+	free(err);
+	err = NULL;
+	ok(archive_url_parse("http://h:80x/a", &u, &err) == ARCHIVE_EINVAL && strstr(err, "port") != NULL,
+	    "a bad port refused");
+	free(err);
+	err = NULL;
+	ok(archive_url_parse("file:///srv/a#b", &u, &err) == ARCHIVE_EINVAL && strstr(err, "fragment") != NULL,
+	    "a fragment refused in a file URL too");
+	free(err);
+	err = NULL;
+	ok(archive_url_parse("http://[::1]:8080/dav/", &u, &err) == 0 &&
+	    strcmp(u->host, "[::1]:8080") == 0 && strcmp(u->path, "/dav") == 0,
+	    "an IPv6 host with a port");
+	archive_url_free(u);
+	u = NULL;
+	ok(archive_url_parse("file://localhost/srv/a%20b/", &u, &err) == 0 &&
+	    strcmp(u->path, "/srv/a b") == 0 && strcmp(u->base, "file:///srv/a b") == 0,
+	    "file://localhost/, the path percent-decoded");
+	archive_url_free(u);
+	u = NULL;
+	ok(archive_url_parse("S3://bucket", &u, &err) == 0 && strcmp(u->scheme, "s3") == 0 &&
+	    strcmp(u->path, "") == 0 && strcmp(u->base, "s3://bucket") == 0,
+	    "s3://BUCKET without a prefix, the scheme in lowercase");
+	archive_url_free(u);
+	u = NULL;
 
 	d = archive_url_display("https://u:secret@h/a/b");
 	is_str(d, "https://h/a/b", "display scrubs user:password");
@@ -99,17 +127,17 @@ test_urls(void)
 	is_str(d, "not a url", "display leaves other text alone");
 	free(d);
 
-	ok(archive_split_ref("https://dav.example.org/fm/20261130-041500-smoke-3f2a/", &url, &id) == 0,
+	ok(archive_split_ref("https://dav.example.org/fm/20011130-041500-smoke-3f2a/", &url, &id) == 0,
 	    "split URL/RUNID/");
 	is_str(url, "https://dav.example.org/fm", "... the archive URL");
-	is_str(id, "20261130-041500-smoke-3f2a", "... the run id");
+	is_str(id, "20011130-041500-smoke-3f2a", "... the run id");
 	free(url);
 	free(id);
-	ok(archive_split_ref("s3://bucket/20261130-041500-smoke-3f2a", &url, &id) == 0 &&
+	ok(archive_split_ref("s3://bucket/20011130-041500-smoke-3f2a", &url, &id) == 0 &&
 	    strcmp(url, "s3://bucket") == 0, "split s3://bucket/RUNID");
 	free(url);
 	free(id);
-	ok(archive_split_ref("file:///20261130-041500-smoke-3f2a", &url, &id) == 0 &&
+	ok(archive_split_ref("file:///20011130-041500-smoke-3f2a", &url, &id) == 0 &&
 	    strcmp(url, "file:///") == 0, "split file:///RUNID keeps the root");
 	free(url);
 	free(id);
@@ -125,7 +153,7 @@ test_names(void)
 {
 	char longc[300];
 
-	ok(archive_valid_runid("20261130-041500-smoke-3f2a"), "valid run id");
+	ok(archive_valid_runid("20011130-041500-smoke-3f2a"), "valid run id");
 	ok(!archive_valid_runid("") && !archive_valid_runid(".x") && !archive_valid_runid("..") &&
 	    !archive_valid_runid("a/b") && !archive_valid_runid("a b"), "invalid run ids");
 	ok(archive_valid_path("hosts/lab-01.json") && archive_valid_path("run.json"), "valid paths");
@@ -162,17 +190,17 @@ test_manifest(void)
 	char *err = NULL, *text, *p, *run;
 	size_t len;
 
-	run = xasprintf("%s/20261130-041500-smoke-3f2a", tmpdir);
+	run = xasprintf("%s/20011130-041500-smoke-3f2a", tmpdir);
 	mkdir(run, 0755);
 	p = xasprintf("%s/hosts", run);
 	mkdir(p, 0755);
 	free(p);
-	write_file("20261130-041500-smoke-3f2a/run.json", "{}\n", 0644);
-	write_file("20261130-041500-smoke-3f2a/hosts/h1.json", "a", 0644);
-	write_file("20261130-041500-smoke-3f2a/.lock", "x", 0644);
-	write_file("20261130-041500-smoke-3f2a/MANIFEST", "old", 0644);
+	write_file("20011130-041500-smoke-3f2a/run.json", "{}\n", 0644);
+	write_file("20011130-041500-smoke-3f2a/hosts/h1.json", "a", 0644);
+	write_file("20011130-041500-smoke-3f2a/.lock", "x", 0644);
+	write_file("20011130-041500-smoke-3f2a/MANIFEST", "old", 0644);
 
-	ok(archive_manifest_build(run, "20261130-041500-smoke-3f2a", &m, &err) == 0,
+	ok(archive_manifest_build(run, "20011130-041500-smoke-3f2a", &m, &err) == 0,
 	    "build the manifest of a run directory");
 	if (m == NULL) {
 		printf("#   %s\n", err);
@@ -183,7 +211,7 @@ test_manifest(void)
 	is_str(m->entries[0].sha256, SUM_A, "... sha256 of \"a\"");
 	is_int(m->entries[0].size, 1, "... its size");
 	text = archive_manifest_format(m, &len);
-	is_str(text, "fleetmark-manifest 1\nrun 20261130-041500-smoke-3f2a\nfiles 2\n"
+	is_str(text, "fleetmark-manifest 1\nrun 20011130-041500-smoke-3f2a\nfiles 2\n"
 	    SUM_A "  1  hosts/h1.json\n"
 	    "ca3d163bab055381827226140568f3bef7eaac187cebd76878e0b63e9e442356  3  run.json\nend\n",
 	    "formatted as documented");
@@ -194,14 +222,14 @@ test_manifest(void)
 	archive_manifest_free(m2);
 	m2 = NULL;
 
-	write_file("20261130-041500-smoke-3f2a/hosts/h1.json", "b", 0644);
+	write_file("20011130-041500-smoke-3f2a/hosts/h1.json", "b", 0644);
 	ok(archive_manifest_verify(m, run, &err) == ARCHIVE_ECORRUPT &&
 	    strstr(err, "hosts/h1.json") != NULL && strstr(err, "sha256") != NULL,
 	    "a changed file fails verification, named");
 	free(err);
 	err = NULL;
-	write_file("20261130-041500-smoke-3f2a/run.json", "{", 0644);
-	write_file("20261130-041500-smoke-3f2a/hosts/h1.json", "a", 0644);
+	write_file("20011130-041500-smoke-3f2a/run.json", "{", 0644);
+	write_file("20011130-041500-smoke-3f2a/hosts/h1.json", "a", 0644);
 	ok(archive_manifest_verify(m, run, &err) == ARCHIVE_ECORRUPT &&
 	    strstr(err, "run.json") != NULL && strstr(err, "truncated") != NULL,
 	    "a shorter file fails verification as truncated");
@@ -265,7 +293,7 @@ test_propfind(void)
 	    "<D:multistatus xmlns:D=\"DAV:\">\n"
 	    "<D:response><D:href>/runs/</D:href><D:propstat><D:prop>"
 	    "<D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>\n"
-	    "<D:response><D:href>/runs/20261130-041500-smoke-3f2a/</D:href><D:propstat><D:prop>"
+	    "<D:response><D:href>/runs/20011130-041500-smoke-3f2a/</D:href><D:propstat><D:prop>"
 	    "<D:resourcetype><D:collection/></D:resourcetype></D:prop></D:propstat></D:response>\n"
 	    "<D:response><D:href>http://h:1/runs/a%20b</D:href><D:propstat><D:prop>"
 	    "<D:resourcetype/></D:prop></D:propstat></D:response>\n"
@@ -284,7 +312,7 @@ test_propfind(void)
 	    "PROPFIND multistatus parsed");
 	is_int(n, 3, "... three children: the collection itself, '..', deeper, elsewhere, NUL and non-DAV left out");
 	if (n == 3) {
-		is_str(names[0], "20261130-041500-smoke-3f2a/", "... a sub-collection with '/'");
+		is_str(names[0], "20011130-041500-smoke-3f2a/", "... a sub-collection with '/'");
 		is_str(names[1], "a b", "... an absolute-URL href, decoded");
 		is_str(names[2], "coll/", "... default namespace, collection by resourcetype");
 	}
@@ -379,13 +407,13 @@ test_file_archive(void)
 	char *run, *url, *cache, *dir = NULL, *dir2 = NULL, *err = NULL, **ids = NULL, *p;
 	size_t n = 0;
 
-	run = xasprintf("%s/res/20261130-041500-smoke-3f2a", tmpdir);
-	p = xasprintf("%s/res/20261130-041500-smoke-3f2a/logs", tmpdir);
-	archive_mkparents(p, 0755, &err);
+	run = xasprintf("%s/res/20011130-041500-smoke-3f2a", tmpdir);
+	p = xasprintf("%s/res/20011130-041500-smoke-3f2a/logs", tmpdir);
+	fs_mkparents(p, 0755, &err);
 	mkdir(p, 0755);
 	free(p);
-	write_file("res/20261130-041500-smoke-3f2a/run.json", "{\"format\": 1}\n", 0644);
-	write_file("res/20261130-041500-smoke-3f2a/logs/h.log", "hello\n", 0644);
+	write_file("res/20011130-041500-smoke-3f2a/run.json", "{\"format\": 1}\n", 0644);
+	write_file("res/20011130-041500-smoke-3f2a/logs/h.log", "hello\n", 0644);
 	url = xasprintf("file://%s/arch", tmpdir);
 	cache = xasprintf("%s/cache", tmpdir);
 	log_set_level(LOG_LEVEL_QUIET);	/* the transfers' progress lines */
@@ -393,11 +421,11 @@ test_file_archive(void)
 
 	ok(archive_push(run, url, &err) == 0, "push to file://");
 	ok(archive_list(url, &ids, &n, &err) == 0 && n == 1 &&
-	    strcmp(ids[0], "20261130-041500-smoke-3f2a") == 0, "list: the run");
+	    strcmp(ids[0], "20011130-041500-smoke-3f2a") == 0, "list: the run");
 	if (n == 1)
 		free(ids[0]);
 	free(ids);
-	ok(archive_fetch(url, "20261130-041500-smoke-3f2a", &dir, &err) == 0 && dir != NULL &&
+	ok(archive_fetch(url, "20011130-041500-smoke-3f2a", &dir, &err) == 0 && dir != NULL &&
 	    strncmp(dir, cache, strlen(cache)) == 0, "fetch: a copy in $XDG_CACHE_HOME");
 	if (dir == NULL) {
 		printf("#   %s\n", err);
@@ -408,7 +436,7 @@ test_file_archive(void)
 	free(p);
 	/* the archive gone, the verified cache still serves */
 	p = xasprintf("rm -rf '%s/arch'", tmpdir);
-	ok(system(p) == 0 && archive_fetch(url, "20261130-041500-smoke-3f2a", &dir2, &err) == 0 &&
+	ok(system(p) == 0 && archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) == 0 &&
 	    strcmp(dir, dir2) == 0, "a second fetch is served from the cache");
 	free(p);
 	free(dir2);
@@ -417,12 +445,12 @@ test_file_archive(void)
 		p = xasprintf("%s/logs/h.log", dir);
 	ok(truncate(p, 2) == 0, "(damage the cached copy)");
 	free(p);
-	ok(archive_fetch(url, "20261130-041500-smoke-3f2a", &dir2, &err) != 0,
+	ok(archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) != 0,
 	    "a cached copy that does not verify is not used");
 	free(err);
 	err = NULL;
 	ok(archive_push(run, url, &err) == 0 &&
-	    archive_fetch(url, "20261130-041500-smoke-3f2a", &dir2, &err) == 0,
+	    archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) == 0,
 	    "... and is pulled again when the archive has the run");
 	p = xasprintf("%s/logs/h.log", dir);
 	{

@@ -4,19 +4,22 @@
  * the ETA, width, colour, NO_COLOR, more hosts than rows, text from a
  * host made harmless), in-place redrawing and its rate limit, messages
  * above the frame, plain timestamped lines, and four threads reporting
- * at once.  No assertion depends on real time.
+ * at once; the one-line status of a transfer on a pseudo-terminal.  No
+ * assertion depends on real time.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "progress.h"
 #include "tap.h"
 #include "xmalloc.h"
 
-#define T0	1796012102.0		/* 2026-11-30T04:15:02Z */
+#define T0	1007093702.0		/* 2001-11-30T04:15:02Z */
 
 static double fake_now = T0;
 
@@ -260,7 +263,7 @@ test_hostile_text(void)
 	progress_add_host(p, "lab-01", 1);
 	progress_state(p, 0, PROGRESS_FAILED, "x\033[2Jy\nz");
 	out = written(f);
-	is_str(out, "2026-11-30T04:15:02Z lab-01 failed: x?[2Jy?z\n", "and in plain lines");
+	is_str(out, "2001-11-30T04:15:02Z lab-01 failed: x?[2Jy?z\n", "and in plain lines");
 	free(out);
 	progress_free(p);
 	fclose(f);
@@ -371,28 +374,28 @@ test_plain(void)
 	struct progress *p = scene(PROGRESS_PLAIN, &f);
 	char *out = written(f);
 	const char *want_start =
-	    "2026-11-30T04:15:07Z lab-02 connecting bench@192.0.2.2\n"
-	    "2026-11-30T04:15:07Z lab-03 deploying x86_64\n"
-	    "2026-11-30T04:15:07Z tx49-16k failed: connect: connection refused\n"
-	    "2026-11-30T04:15:07Z lab-01 trial 1/18 munmap threads=4 pages=16 rep 1\n"
-	    "2026-11-30T04:15:17Z lab-01 trial 2/18 munmap threads=4 pages=16 rep 1\n"
-	    "2026-11-30T04:15:27Z lab-01 trial 2/18 failed: timeout\n"
-	    "2026-11-30T04:15:27Z lab-01 trial 3/18 munmap threads=4 pages=16 rep 1\n"
-	    "2026-11-30T04:15:37Z lab-01 trial 4/18 munmap threads=8 pages=16 rep 2\n"
-	    "2026-11-30T04:15:37Z nhm-ep trial 1/18 lat_syscall op=null\n";
+	    "2001-11-30T04:15:07Z lab-02 connecting bench@192.0.2.2\n"
+	    "2001-11-30T04:15:07Z lab-03 deploying x86_64\n"
+	    "2001-11-30T04:15:07Z tx49-16k failed: connect: connection refused\n"
+	    "2001-11-30T04:15:07Z lab-01 trial 1/18 munmap threads=4 pages=16 rep 1\n"
+	    "2001-11-30T04:15:17Z lab-01 trial 2/18 munmap threads=4 pages=16 rep 1\n"
+	    "2001-11-30T04:15:27Z lab-01 trial 2/18 failed: timeout\n"
+	    "2001-11-30T04:15:27Z lab-01 trial 3/18 munmap threads=4 pages=16 rep 1\n"
+	    "2001-11-30T04:15:37Z lab-01 trial 4/18 munmap threads=8 pages=16 rep 2\n"
+	    "2001-11-30T04:15:37Z nhm-ep trial 1/18 lat_syscall op=null\n";
 
 	ok(strncmp(out, want_start, strlen(want_start)) == 0, "plain lines: a timestamp, the host, "
 	    "its state");
 	if (strncmp(out, want_start, strlen(want_start)) != 0)
 		printf("# got:\n%s", out);
-	ok(strstr(out, "2026-11-30T04:15:37Z nhm-ep trial 7/18 failed: bench: read failed\n") &&
-	    strstr(out, "2026-11-30T04:15:37Z nhm-ep done, 18 trials, 1 failed\n"),
+	ok(strstr(out, "2001-11-30T04:15:37Z nhm-ep trial 7/18 failed: bench: read failed\n") &&
+	    strstr(out, "2001-11-30T04:15:37Z nhm-ep done, 18 trials, 1 failed\n"),
 	    "failures and the end of a host");
 	ok(strchr(out, '\033') == NULL && strchr(out, '\r') == NULL, "no terminal sequences");
 	free(out);
 	progress_end(p);
 	out = written(f);
-	ok(strstr(out, "2026-11-30T04:15:37Z 39/108 trials, 2 failed, in 35s\n") != NULL,
+	ok(strstr(out, "2001-11-30T04:15:37Z 39/108 trials, 2 failed, in 35s\n") != NULL,
 	    "a summary at the end");
 	free(out);
 	progress_free(p);
@@ -463,7 +466,7 @@ test_threads(void)
 	out = written(f);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		lines++;
-		wellformed += strncmp(line, "2026-11-30T", 11) == 0 && strlen(line) < 100 &&
+		wellformed += strncmp(line, "2001-11-30T", 11) == 0 && strlen(line) < 100 &&
 		    (strstr(line, " trial ") || strstr(line, " done, 500 trials, 10 failed"));
 	}
 	is_int(lines, 4 * (TRIALS + TRIALS / 50 + 1), "four threads: every line");
@@ -494,6 +497,80 @@ test_threads(void)
 	fclose(f);
 }
 
+/* What the pseudo-terminal master has to read (all of it, by now). */
+static char *
+pty_read(int master)
+{
+	static char buf[4096];
+	ssize_t n;
+	size_t got = 0;
+	int fl = fcntl(master, F_GETFL);
+
+	fcntl(master, F_SETFL, fl | O_NONBLOCK);
+	while (got < sizeof(buf) - 1 && (n = read(master, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	fcntl(master, F_SETFL, fl);
+	buf[got] = '\0';
+	return buf;
+}
+
+static void
+test_status_line(void)
+{
+	struct progress_line *l;
+	struct termios tio;
+	int fds[2], master, slave = -1;
+	char *name, *term = getenv("TERM") ? xstrdup(getenv("TERM")) : NULL;
+
+	if (pipe(fds) != 0) {
+		printf("Bail out! pipe\n");
+		exit(1);
+	}
+	ok(!progress_is_terminal(fds[1]) && progress_line_new(fds[1]) == NULL,
+	    "status line: none on a pipe");
+	progress_line_set(NULL, 1, "x");
+	progress_line_message(NULL, "x");
+	progress_line_end(NULL);
+	ok(1, "... and NULL is taken by every call");
+	close(fds[0]);
+	close(fds[1]);
+
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY)) < 0 || grantpt(master) != 0 ||
+	    unlockpt(master) != 0 || (name = ptsname(master)) == NULL ||
+	    (slave = open(name, O_RDWR | O_NOCTTY)) < 0 || tcgetattr(slave, &tio) != 0) {
+		ok(1, "status line on a terminal # SKIP no pseudo-terminal");
+		if (slave >= 0)
+			close(slave);
+		if (master >= 0)
+			close(master);
+		free(term);
+		return;
+	}
+	cfmakeraw(&tio);
+	tcsetattr(slave, TCSANOW, &tio);
+	setenv("TERM", "dumb", 1);
+	ok(progress_line_new(slave) == NULL, "status line: none with TERM=dumb");
+	setenv("TERM", "xterm", 1);
+	l = progress_line_new(slave);
+	ok(l != NULL, "status line on a terminal");
+	progress_line_set(l, 1, "push %s: %d/%d files", "r1", 1, 4);
+	progress_line_set(l, 1, "push %s: %d/%d files", "r1", 2, 4);
+	is_str(pty_read(master), "\r\033[Kpush r1: 1/4 files\r\033[Kpush r1: 2/4 files",
+	    "... redrawn in place, the cursor left on it");
+	progress_line_message(l, "fleetmark: a message");
+	progress_line_set(l, 0, "push r1: 3/4 files");
+	progress_line_end(l);
+	is_str(pty_read(master), "\r\033[Kfleetmark: a message\n\r\033[Kpush r1: 3/4 files\r\033[K",
+	    "a message in its place, the line drawn again at once, cleared at the end");
+	close(slave);
+	close(master);
+	if (term != NULL)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(term);
+}
+
 int
 main(void)
 {
@@ -507,5 +584,6 @@ main(void)
 	test_redraw();
 	test_plain();
 	test_threads();
+	test_status_line();
 	return tap_done();
 }

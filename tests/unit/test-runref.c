@@ -14,7 +14,7 @@
 #include "tap.h"
 
 #define RES	"tests/data/runref/results"
-#define CUR	"20261130-023000-nightly-eeee"
+#define CUR	"20011130-023000-nightly-eeee"
 
 static const char *
 resolve(const char *ref, const struct runref_ctx *ctx, int *rc)
@@ -45,11 +45,11 @@ main(void)
 
 	got = resolve("latest", &ctx, &rc);
 	is_int(rc, 0, "plain latest: found");
-	is_str(got, RES "/20261130-033000-nightly-ffff", "plain latest: the newest run by name");
-	got = resolve("20261129-050000-other-dddd", &ctx, &rc);
-	is_str(got, RES "/20261129-050000-other-dddd", "a run id under the results directory");
-	got = resolve(RES "/20261129-023000-nightly-bbbb", &ctx, &rc);
-	is_str(got, RES "/20261129-023000-nightly-bbbb", "a run directory as given");
+	is_str(got, RES "/20011130-033000-nightly-ffff", "plain latest: the newest run by name");
+	got = resolve("20011129-050000-other-dddd", &ctx, &rc);
+	is_str(got, RES "/20011129-050000-other-dddd", "a run id under the results directory");
+	got = resolve(RES "/20011129-023000-nightly-bbbb", &ctx, &rc);
+	is_str(got, RES "/20011129-023000-nightly-bbbb", "a run directory as given");
 	got = resolve("notes", &ctx, &rc);
 	is_int(rc, -1, "a directory without run.json is not a run");
 	ok(strstr(got, "notes: not a run") != NULL, "and the message says so");
@@ -63,11 +63,11 @@ main(void)
 	ctx.before = CUR;
 	got = resolve("latest", &ctx, &rc);
 	is_int(rc, 0, "latest of plan nightly on lab-01 before the current run: found");
-	is_str(got, RES "/20261128-023000-nightly-aaaa",
+	is_str(got, RES "/20011128-023000-nightly-aaaa",
 	    "not itself, not later, not interrupted, not another host, not a renamed plan");
 	ctx.hosts = lab02;
 	got = resolve("latest", &ctx, &rc);
-	is_str(got, RES "/20261129-023000-nightly-bbbb", "on lab-02: the lab-02 run");
+	is_str(got, RES "/20011129-023000-nightly-bbbb", "on lab-02: the lab-02 run");
 	ctx.hosts = lab03;
 	ctx.nhosts = 2;
 	got = resolve("latest", &ctx, &rc);
@@ -78,14 +78,14 @@ main(void)
 	ctx.nhosts = 0;
 	ctx.plan = "other";
 	got = resolve("latest", &ctx, &rc);
-	is_str(got, RES "/20261129-050000-other-dddd", "another plan: its own latest");
+	is_str(got, RES "/20011129-050000-other-dddd", "another plan: its own latest");
 	ctx.plan = "nightly";
-	ctx.before = "20261128-023000-nightly-aaaa";
+	ctx.before = "20011128-023000-nightly-aaaa";
 	got = resolve("latest", &ctx, &rc);
 	is_int(rc, RUNREF_ENOTFOUND, "the first night: nothing earlier");
 	ctx.before = NULL;
 	got = resolve("latest", &ctx, &rc);
-	is_str(got, RES "/20261130-033000-nightly-ffff", "no current run: the newest finished");
+	is_str(got, RES "/20011130-033000-nightly-ffff", "no current run: the newest finished");
 	ctx.results = "tests/data/runref/nosuch";
 	got = resolve("latest", &ctx, &rc);
 	is_int(rc, RUNREF_ENOTFOUND, "no results directory yet: not found (a first night)");
@@ -94,15 +94,15 @@ main(void)
 	ok(rc == -1 && strstr(got, "cannot open tests/data/runref/nosuch") != NULL,
 	    "plain latest without a results directory: an error");
 
-	ok(runref_id_matches("20261130-023000-my-plan-1a2b", "my plan", NULL),
+	ok(runref_id_matches("20011130-023000-my-plan-1a2b", "my plan", NULL),
 	    "the plan part as run ids spell it (a space becomes -)");
-	ok(!runref_id_matches("20261130-023000-my-plan-x-1a2b", "my plan", NULL),
+	ok(!runref_id_matches("20011130-023000-my-plan-x-1a2b", "my plan", NULL),
 	    "a longer plan name is another plan");
-	ok(!runref_id_matches("2026113-0023000-nightly-1a2b", "nightly", NULL),
+	ok(!runref_id_matches("2001113-0023000-nightly-1a2b", "nightly", NULL),
 	    "not a run id");
-	ok(runref_id_matches("20261130-023000-nightly-0000", "nightly", CUR),
+	ok(runref_id_matches("20011130-023000-nightly-0000", "nightly", CUR),
 	    "the same second, sorting first: earlier");
-	ok(!runref_id_matches("20261130-023000-nightly-ffff", "nightly", CUR),
+	ok(!runref_id_matches("20011130-023000-nightly-ffff", "nightly", CUR),
 	    "the same second, sorting after: not earlier");
 	ok(!runref_id_matches(CUR, "nightly", CUR), "never the run itself");
 	return tap_done();

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest.h"
 #include "sigv4.h"
 #include "tap.h"
 
@@ -95,7 +96,7 @@ check_vector(const struct setting *st, const struct vector *v)
 
 	for (i = 0; i < 4 && v->extra[i] != NULL; i++)
 		hdrs[i + 1] = v->extra[i];
-	sigv4_sha256_hex(v->body, strlen(v->body), hash);
+	digest_sha256_hex(v->body, strlen(v->body), hash);
 	c.session_token = v->token;
 	r.method = v->method;
 	r.path = v->path;
@@ -245,8 +246,8 @@ test_details(void)
 	e = sigv4_uri_encode("a b/c+d=\xc3\xa9~", 11, 0);
 	is_str(e, "a%20b/c%2Bd%3D%C3%A9~", "uri encode: '/' kept, the rest %XX in upper case");
 	free(e);
-	e = sigv4_uri_encode("runs/2026/x", 11, 1);
-	is_str(e, "runs%2F2026%2Fx", "uri encode: '/' encoded in a query value");
+	e = sigv4_uri_encode("runs/2001/x", 11, 1);
+	is_str(e, "runs%2F2001%2Fx", "uri encode: '/' encoded in a query value");
 	free(e);
 	is_int(sigv4_amz_date(1440938160, d), 0, "amz date of 2015-08-30T12:36:00Z");
 	is_str(d, "20150830T123600Z", "... is 20150830T123600Z");
@@ -258,7 +259,7 @@ test_details(void)
 	r.payload_hash = SIGV4_UNSIGNED_PAYLOAD;
 	r.region = "eu-west-1";
 	r.service = "s3";
-	r.amz_date = "20261130T080000Z";
+	r.amz_date = "20011130T080000Z";
 	r.content_sha256 = 1;
 	if (!ok(sigv4_sign(&r, &c, &s, &err) == 0, "unsigned payload with a session token signs")) {
 		free(err);
@@ -293,7 +294,7 @@ test_details(void)
 	free(err);
 	err = NULL;
 	r.headers = hdrs;
-	r.amz_date = "2026-11-30";
+	r.amz_date = "2001-11-30";
 	ok(sigv4_sign(&r, &c, &s, &err) == -1 && err && strstr(err, "bad date"), "a malformed date: refused");
 	free(err);
 	sigv4_signed_release(NULL);

@@ -186,7 +186,7 @@ def munmap(run_id, host, t, rep, metric, v, status="ok"):
          "unit": ("/ms" if higher else "ns") if status == "ok" else None,
          "direction": ("higher" if higher else "lower") if status == "ok" else None,
          "value": v if status == "ok" else None, "samples": [v] if status == "ok" else [],
-         "start": 1796018356.0 + rep, "duration": 1.0, "status": status,
+         "start": 1007099956.0 + rep, "duration": 1.0, "status": status,
          "kind": "ok" if status == "ok" else "benchmark", "part": 1, "parts": 2}
     return json.dumps(l, separators=(",", ":")) + "\n"
 
@@ -209,7 +209,7 @@ def write_munmap(d, run_id, label, values, extra=""):
     d = os.path.join(HERE, d)
     os.makedirs(os.path.join(d, "hosts"), exist_ok=True)
     run = {"format": 1, "run": run_id, "status": "finished", "label": label,
-           "start": "2026-11-30T04:15:00Z", "end": "2026-11-30T04:20:00Z",
+           "start": "2001-11-30T04:15:00Z", "end": "2001-11-30T04:20:00Z",
            "plan": {"name": "tlb-flush-range", "repeat": 5,
                     "regression": {"threshold": 5.0, "metrics": []}},
            "hosts": {"lab-03": {"status": "done", "kernel": "6.1.0-13-amd64"}}}
@@ -224,18 +224,18 @@ def write_munmap(d, run_id, label, values, extra=""):
         f.write(extra)
 
 
-write_munmap("munmap-base", "20261130-041500-tlb-flush-range-3f2a", "base", BASE)
-write_munmap("munmap-patch", "20261130-051500-tlb-flush-range-9c1d", "patched", PATCH,
-             munmap("20261130-051500-tlb-flush-range-9c1d", "lab-03", 4, 6,
+write_munmap("munmap-base", "20011130-041500-tlb-flush-range-3f2a", "base", BASE)
+write_munmap("munmap-patch", "20011130-051500-tlb-flush-range-9c1d", "patched", PATCH,
+             munmap("20011130-051500-tlb-flush-range-9c1d", "lab-03", 4, 6,
                     "ns_per_munmap", 0, status="timeout")
-             + munmap("20261130-051500-tlb-flush-range-9c1d", "lab-03", 8, 6,
+             + munmap("20011130-051500-tlb-flush-range-9c1d", "lab-03", 8, 6,
                       "ns_per_munmap", 0, status="connect").replace(
                           '"kind":"benchmark"', '"kind":"infrastructure"')
-             + munmap("20261130-051500-tlb-flush-range-9c1d", "lab-03", 4, 7,
+             + munmap("20011130-051500-tlb-flush-range-9c1d", "lab-03", 4, 7,
                       "ns_per_munmap", 0, status="ok").replace(
                           '"metric":"ns_per_munmap"', '"metric":null')
              + "this is not json\n"
-             + '{"format":1,"run":"20261130-051500-tlb-flush-range-9c1d","host":"lab-0')
+             + '{"format":1,"run":"20011130-051500-tlb-flush-range-9c1d","host":"lab-0')
 
 
 # --- matrix fixture: munmap over threads x pages, two THP variants -----------
@@ -248,7 +248,7 @@ def sweep_line(run_id, variant, t, p, rep, v):
                                       "accesses": "512"},
         "rep": rep, "key": "%s/munmap/threads=%d,pages=%d,accesses=512/%d" % (variant, t, p, rep),
         "metric": "ns_per_munmap", "unit": "ns", "direction": "lower", "value": v,
-        "samples": [v], "start": 1796018356.0 + rep, "duration": 1.0,
+        "samples": [v], "start": 1007099956.0 + rep, "duration": 1.0,
         "status": "ok", "kind": "ok", "part": 1, "parts": 1},
         separators=(",", ":")) + "\n"
 
@@ -275,4 +275,4 @@ def write_sweep(d, run_id):
                         f.write(sweep_line(run_id, variant, t, p, rep, round(v, 1)))
 
 
-write_sweep("sweep", "20261130-061500-tlb-sweep-77aa")
+write_sweep("sweep", "20011130-061500-tlb-sweep-77aa")

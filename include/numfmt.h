@@ -1,0 +1,49 @@
+/*
+ * numfmt.h: numbers for people and for files, written one way everywhere.
+ *
+ *	numfmt_shortest()	the shortest %g that reads back as the same
+ *				double (CSV and JSON values: exact, short)
+ *	numfmt_fixed()		benchmark values in tables: fixed notation
+ *				with a few significant figures, never an
+ *				exponent from 1 up
+ *	numfmt_short()		chart ticks and tooltips: about four
+ *				significant figures, an exponent where large
+ *				or small
+ *	numfmt_duration()	elapsed times: "42s", "3m07s", "2h05m"
+ *
+ * Each writes a NUL-terminated string into buf (size bytes, cut to fit as
+ * snprintf() does; NUMFMT_MAX is always enough).  NaN and infinities come
+ * out as printf writes them ("nan", "inf"): callers that show them
+ * otherwise test first.  Nothing here fails or allocates.
+ */
+#ifndef FLEETMARK_NUMFMT_H
+#define FLEETMARK_NUMFMT_H
+
+#include <stddef.h>
+
+#define NUMFMT_MAX	32
+
+/* The shortest of %.6g .. %.17g that strtod() reads back as v. */
+void	numfmt_shortest(char *buf, size_t size, double v);
+
+/*
+ * v in fixed notation with sig significant figures but at most two
+ * decimals, for |v| >= 1 and for 0: with sig 4, "1234", "123.4", "12.34",
+ * "1.23", "0"; with sig 3, "1234", "123", "12.3", "1.23".  Below 1 in
+ * magnitude, three significant figures as %.3g does ("0.123", "1.5e-05").
+ */
+void	numfmt_fixed(char *buf, size_t size, double v, int sig);
+
+/*
+ * About four significant figures: %.4g from 0.001 to 1000, %.0f from
+ * 1000 to 1e6, %.3g beyond either end ("0.25", "12.5", "4096", "1.5e+07").
+ */
+void	numfmt_short(char *buf, size_t size, double v);
+
+/*
+ * seconds, rounded to the nearest second (negative counts as 0), as
+ * "Ns" under a minute, "NmSSs" under an hour, else "NhMMm".
+ */
+void	numfmt_duration(char *buf, size_t size, double seconds);
+
+#endif /* FLEETMARK_NUMFMT_H */

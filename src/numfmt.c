@@ -1,0 +1,69 @@
+/*
+ * numfmt.c: the number formatters of tables, charts, files and progress
+ * lines (numfmt.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "numfmt.h"
+
+void
+numfmt_shortest(char *buf, size_t size, double v)
+{
+	int prec;
+
+	for (prec = 6; prec < 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	snprintf(buf, size, "%.17g", v);
+}
+
+void
+numfmt_fixed(char *buf, size_t size, double v, int sig)
+{
+	double a = fabs(v), lim = 10;
+	int dec = sig - 1;
+
+	if (a == 0) {
+		snprintf(buf, size, "%.0f", v);
+		return;
+	}
+	if (!(a >= 1)) {	/* NaN too */
+		snprintf(buf, size, "%.3g", v);
+		return;
+	}
+	while (dec > 0 && a >= lim) {
+		dec--;
+		lim *= 10;
+	}
+	snprintf(buf, size, "%.*f", dec > 2 ? 2 : dec, v);
+}
+
+void
+numfmt_short(char *buf, size_t size, double v)
+{
+	double a = fabs(v);
+
+	if (a >= 1e6 || (a < 1e-3 && a > 0))
+		snprintf(buf, size, "%.3g", v);
+	else if (a >= 1000)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.4g", v);
+}
+
+void
+numfmt_duration(char *buf, size_t size, double seconds)
+{
+	long t = seconds < 0 ? 0 : (long)(seconds + 0.5);
+
+	if (t < 60)
+		snprintf(buf, size, "%lds", t);
+	else if (t < 3600)
+		snprintf(buf, size, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, size, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
+}

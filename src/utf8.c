@@ -1,0 +1,95 @@
+/*
+ * utf8.c: UTF-8 sequence lengths, validity and widths (utf8.h).
+ */
+#include <stddef.h>
+
+#include "utf8.h"
+
+#define CONT(c)	(((c) & 0xc0) == 0x80)
+
+size_t
+utf8_seq(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t len, i;
+	unsigned int cp;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if (!CONT(s[i]))
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+int
+utf8_valid(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i, k;
+
+	for (i = 0; i < n; i += k)
+		if ((k = utf8_seq(s + i, n - i)) == 0)
+			return 0;
+	return 1;
+}
+
+int
+utf8_is_control(const void *p, size_t k)
+{
+	const unsigned char *s = p;
+
+	return (k == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
+	    (k == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+size_t
+utf8_width_n(const char *s, size_t n)
+{
+	size_t w = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (!CONT((unsigned char)s[i]))
+			w++;
+	return w;
+}
+
+size_t
+utf8_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s != '\0'; s++)
+		if (!CONT((unsigned char)*s))
+			w++;
+	return w;
+}
+
+size_t
+utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && CONT((unsigned char)s[n]))
+		n--;
+	return n;
+}
