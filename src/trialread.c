@@ -18,41 +18,8 @@
 #include "agentproto.h"
 #include "rundir.h"
 #include "trialread.h"
+#include "utf8.h"
 #include "xmalloc.h"
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 /* --- The done set ------------------------------------------------------------ */
 
@@ -323,7 +290,8 @@ string(struct lp *l, const char **out, size_t *len)
 		if (c == '"')
 			break;
 		if (c >= 0x80) {
-			if ((k = utf8_seq((const unsigned char *)r, 4)) == 0)
+			/* 4: utf8_seq() stops at the NUL that ends the line */
+			if ((k = utf8_seq(r, 4)) == 0)
 				return -1;
 			if (w != NULL) {
 				memmove(w, r, k);
