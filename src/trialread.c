@@ -675,14 +675,16 @@ pairs(struct lp *l, const char **keys, const char **vals, size_t *n, int text)
 	}
 }
 
-/* An array of numbers (samples); an element of another type marks the
- * line and leaves the array empty. */
+/*
+ * An array (samples, notes), each element read by elem(l, i): 0, or -1
+ * when it is not JSON, or 1 when it is of another type, which marks the
+ * line and leaves the array empty.
+ */
 static int
-samples(struct lp *l, size_t *n)
+array(struct lp *l, size_t *n, int (*elem)(struct lp *, size_t))
 {
-	const char *s;
 	char *start;
-	int is_int;
+	int r;
 
 	*n = 0;
 	ws(l);
@@ -696,18 +698,12 @@ samples(struct lp *l, size_t *n)
 	}
 	for (;;) {
 		ws(l);
-		if (!is_num(l)) {
+		if ((r = elem(l, *n)) > 0) {
 			*n = 0;
 			l->p = start;
 			return wrong(l);
 		}
-		if (*n >= l->scap) {
-			if (l->scap >= TRIALREAD_MAX_SAMPLES)
-				return -1;
-			l->scap = l->scap ? l->scap * 2 : 1024;
-			l->samples = xreallocarray(l->samples, l->scap, sizeof(*l->samples));
-		}
-		if (num(l, &l->samples[*n], &s, &is_int) != 0)
+		if (r < 0)
 			return -1;
 		(*n)++;
 		ws(l);
@@ -720,40 +716,31 @@ samples(struct lp *l, size_t *n)
 	}
 }
 
-/* An array of text (notes), as samples(). */
 static int
-notes(struct lp *l, size_t *n)
+sample(struct lp *l, size_t i)
 {
-	char *start;
+	const char *s;
+	int is_int;
 
-	*n = 0;
-	ws(l);
-	if (*l->p != '[')
-		return wrong(l);
-	start = l->p++;
-	ws(l);
-	if (*l->p == ']') {
-		l->p++;
-		return 0;
-	}
-	for (;;) {
-		ws(l);
-		if (*l->p != '"') {
-			*n = 0;
-			l->p = start;
-			return wrong(l);
-		}
-		if (*n >= TRIALREAD_MAX_NOTES || string(l, &l->notes[*n], NULL) != 0)
+	if (!is_num(l))
+		return 1;
+	if (i >= l->scap) {
+		if (l->scap >= TRIALREAD_MAX_SAMPLES)
 			return -1;
-		(*n)++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
-			return 0;
-		}
-		if (*l->p++ != ',')
-			return -1;
+		l->scap = l->scap ? l->scap * 2 : 1024;
+		l->samples = xreallocarray(l->samples, l->scap, sizeof(*l->samples));
 	}
+	return num(l, &l->samples[i], &s, &is_int) != 0 ? -1 : 0;
+}
+
+static int
+note(struct lp *l, size_t i)
+{
+	if (*l->p != '"')
+		return 1;
+	if (i >= TRIALREAD_MAX_NOTES || string(l, &l->notes[i], NULL) != 0)
+		return -1;
+	return 0;
 }
 
 /* The value of member k (klen bytes), into tl when it is asked for. */
@@ -814,7 +801,7 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 		break;
 	case 'n':
 		if (IS("notes", TRIAL_NOTES))
-			return notes(l, &tl->nnotes);
+			return array(l, &tl->nnotes, note);
 		break;
 	case 'p':
 		if (IS("params", TRIAL_PARAMS | TRIAL_PARAMS_TEXT)) {
@@ -847,7 +834,7 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 		break;
 	case 's':
 		if (IS("samples", TRIAL_SAMPLES))
-			return samples(l, &tl->nsamples);
+			return array(l, &tl->nsamples, sample);
 		if (IS("start", TRIAL_TIMES))
 			return get_num(l, &tl->start, 0);
 		if (NAMED("status"))
