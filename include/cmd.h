@@ -36,6 +36,7 @@ extern const struct cmd_entry cmd_push;
 extern const struct cmd_entry cmd_pull;
 extern const struct cmd_entry cmd_ls;
 extern const struct cmd_entry cmd_bisect;
+extern const struct cmd_entry cmd_history;
 
 /*
  * Print "usage: fleetmark NAME USAGE" for e to stderr (or stdout when

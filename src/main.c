@@ -29,6 +29,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_pull,
 	&cmd_ls,
 	&cmd_bisect,
+	&cmd_history,
 	&cmd_help,
 	NULL
 };
