@@ -20,6 +20,7 @@
 #include "history.h"
 #include "html.h"
 #include "numfmt.h"
+#include "rundir.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
@@ -517,78 +518,112 @@ render_table(const struct history *h, const struct history_render_opts *o, FILE 
 
 /* --- JSON ---------------------------------------------------------------------- */
 
-static json_t *
-jnum(double v)
+/*
+ * Written with printf, not built with jansson: a year of 500 series is
+ * 180,000 objects, which jansson takes seconds to build and dump.  What
+ * is the same on every night of a series (or run) is dumped once; the
+ * strings through jansson, which escapes them.
+ */
+
+/* s as a JSON string (a new string). */
+static char *
+jstr(const char *s)
 {
-	return isfinite(v) ? json_real(v) : json_null();
+	json_t *j = json_string(s);
+	char *d;
+
+	if (j == NULL)		/* not UTF-8: made valid as the run directory's files are */
+		j = rundir_json_str(s);
+	d = json_dumps(j, JSON_ENCODE_ANY);
+	json_decref(j);
+	return d;
 }
 
-static json_t *
-night_json(const struct history *h, const struct history_series *s, size_t k)
+/* A number as JSON: null when not finite (buf holds NUMFMT_MAX). */
+static const char *
+jnum(char *buf, double v)
 {
-	const struct history_night *nt = &s->nights[k];
-	const struct history_segment *sg = &s->segments[nt->segment];
-	const struct history_run *r = night_run(h, s, k);
-	json_t *o = json_object(), *p = json_object(), *c;
+	if (!isfinite(v))
+		return "null";
+	snprintf(buf, NUMFMT_MAX, "%.15g", v);
+	return buf;
+}
+
+/* The members every night of s has: {"host":...,"params":{...} without the brace. */
+static char *
+series_json(const struct history_series *s)
+{
+	json_t *o = json_object(), *p = json_object();
+	char *d;
 	size_t i;
 
 	for (i = 0; i < s->nparams; i++)
-		json_object_set_new(p, s->pkeys[i], json_string(s->pvals[i]));
-	json_object_set_new(o, "host", json_string(s->host));
-	json_object_set_new(o, "variant", s->variant ? json_string(s->variant) : json_null());
-	json_object_set_new(o, "bench", json_string(s->bench));
-	json_object_set_new(o, "metric", json_string(s->metric));
-	json_object_set_new(o, "unit", json_string(s->unit));
+		rundir_json_set(p, s->pkeys[i], rundir_json_str(s->pvals[i]));
+	rundir_json_set(o, "host", rundir_json_str(s->host));
+	rundir_json_set(o, "variant", rundir_json_str(s->variant));
+	rundir_json_set(o, "bench", rundir_json_str(s->bench));
+	rundir_json_set(o, "metric", rundir_json_str(s->metric));
+	rundir_json_set(o, "unit", rundir_json_str(s->unit));
 	json_object_set_new(o, "direction", json_string(s->higher ? "higher" : "lower"));
 	json_object_set_new(o, "params", p);
-	json_object_set_new(o, "run", json_string(r->id));
-	json_object_set_new(o, "start", json_string(r->start));
-	json_object_set_new(o, "label", json_string(nt->label));
-	json_object_set_new(o, "value", jnum(nt->value));
-	json_object_set_new(o, "sd", jnum(nt->sd));
-	json_object_set_new(o, "rsd", jnum(rsd(nt->value, nt->sd)));
-	json_object_set_new(o, "n", json_integer((json_int_t)nt->n));
-	json_object_set_new(o, "segment", json_integer((json_int_t)nt->segment));
-	json_object_set_new(o, "segment_mean", jnum(sg->mean));
-	if (sg->change != HISTORY_NONE && sg->start == k) {
-		const struct history_change *ch = &s->changes[sg->change];
-		json_t *l = json_array();
-
-		json_array_append_new(l, json_string(s->nights[k - 1].label));
-		json_array_append_new(l, json_string(nt->label));
-		c = json_object();
-		json_object_set_new(c, "pct", jnum(ch->pct));
-		json_object_set_new(c, "lo", jnum(ch->lo));
-		json_object_set_new(c, "hi", jnum(ch->hi));
-		json_object_set_new(c, "p", jnum(ch->p));
-		json_object_set_new(c, "direction", json_string(ch->worse ? "worse" : "better"));
-		json_object_set_new(c, "before", jnum(ch->before));
-		json_object_set_new(c, "after", jnum(ch->after));
-		json_object_set_new(c, "labels", l);
-		json_object_set_new(o, "change", c);
-	} else
-		json_object_set_new(o, "change", json_null());
-	return o;
+	d = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	d[strlen(d) - 1] = '\0';
+	return d;
 }
 
 static void
 render_json(const struct history *h, FILE *out)
 {
+	char **jid = xcalloc(h->nruns + 1, sizeof(*jid)), **jstart = xcalloc(h->nruns + 1,
+	    sizeof(*jstart)), *prefix, *label, *l0, a[NUMFMT_MAX], b[NUMFMT_MAX],
+	    c[NUMFMT_MAX], d[NUMFMT_MAX];
 	size_t i, k;
 	int first = 1;
-	char *s;
-	json_t *o;
 
-	for (i = 0; i < h->nseries; i++)
-		for (k = 0; k < h->series[i].n; k++) {
-			o = night_json(h, &h->series[i], k);
-			s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(15));
-			fprintf(out, "%s%s", first ? "[\n" : ",\n", s);
+	for (i = 0; i < h->nruns; i++) {
+		jid[i] = jstr(h->runs[i].id);
+		jstart[i] = jstr(h->runs[i].start);
+	}
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+
+		prefix = series_json(s);
+		for (k = 0; k < s->n; k++) {
+			const struct history_night *nt = &s->nights[k];
+			const struct history_segment *sg = &s->segments[nt->segment];
+
+			label = jstr(nt->label);
+			fprintf(out, "%s%s,\"run\":%s,\"start\":%s,\"label\":%s,\"value\":%s,"
+			    "\"sd\":%s,\"rsd\":%s,\"n\":%zu,\"segment\":%zu,\"segment_mean\":%s,"
+			    "\"change\":", first ? "[\n" : ",\n", prefix, jid[nt->run],
+			    jstart[nt->run], label, jnum(a, nt->value), jnum(b, nt->sd),
+			    jnum(c, rsd(nt->value, nt->sd)), nt->n, nt->segment, jnum(d, sg->mean));
 			first = 0;
-			free(s);
-			json_decref(o);
+			if (sg->change != HISTORY_NONE && sg->start == k) {
+				const struct history_change *ch = &s->changes[sg->change];
+
+				fprintf(out, "{\"pct\":%s,\"lo\":%s,\"hi\":%s,", jnum(a, ch->pct),
+				    jnum(b, ch->lo), jnum(c, ch->hi));
+				l0 = jstr(s->nights[k - 1].label);
+				fprintf(out, "\"p\":%s,\"direction\":\"%s\",", jnum(a, ch->p),
+				    ch->worse ? "worse" : "better");
+				fprintf(out, "\"before\":%s,\"after\":%s,\"labels\":[%s,%s]}}",
+				    jnum(b, ch->before), jnum(c, ch->after), l0, label);
+				free(l0);
+			} else
+				fputs("null}", out);
+			free(label);
 		}
+		free(prefix);
+	}
 	fputs(first ? "[]\n" : "\n]\n", out);
+	for (i = 0; i < h->nruns; i++) {
+		free(jid[i]);
+		free(jstart[i]);
+	}
+	free(jid);
+	free(jstart);
 }
 
 /* --- HTML ---------------------------------------------------------------------- */

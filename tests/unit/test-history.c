@@ -141,6 +141,8 @@ load(const char *src, const struct history_opts *o, struct history **h, char **e
 	return history_load(src, o, h, err);
 }
 
+static char *render(const struct history *h, enum report_format f, int nights);
+
 /* --- Series ------------------------------------------------------------------- */
 
 static void
@@ -156,7 +158,7 @@ test_series(void)
 	d1 = mkrun(root, "p", 1, "finished", NULL, -1);
 	d3 = mkrun(root, "p", 3, "running", NULL, -1);
 	d4 = mkrun(root, "q", 4, "finished", NULL, -1);
-	d5 = mkrun(root, "p", 5, "finished", "with-patch", 7.5);
+	d5 = mkrun(root, "p", 5, "finished", "with \\\"patch\\\", v2", 7.5);
 	trial(d1, "a", NULL, "lat", "\"op\":\"null\"", "us", "lower", 1.0, "ok");
 	trial(d1, "a", NULL, "lat", "\"op\":\"null\"", "us", "lower", 3.0, "ok");
 	trial(d1, "a", NULL, "lat", "\"op\":\"null\"", "us", "lower", 99.0, "bench");
@@ -216,8 +218,26 @@ test_series(void)
 		is_int(s->nchanges, 0, "... no change point");
 	}
 	s = find(h, "b", NULL, "lat", "op=null", "us");
-	ok(s != NULL && s->n == 2 && strcmp(s->nights[1].label, "with-patch") == 0,
+	ok(s != NULL && s->n == 2 && strcmp(s->nights[1].label, "with \"patch\", v2") == 0,
 	    "series b: the night of a labelled run carries the run's label");
+	{
+		char *t = render(h, REPORT_JSON, 0);
+		json_error_t je;
+		json_t *a = json_loads(t, 0, &je), *e;
+		size_t i;
+		int found = 0;
+
+		json_array_foreach(a, i, e)
+			found += json_is_string(json_object_get(e, "label")) &&
+			    strcmp(json_string_value(json_object_get(e, "label")),
+			    "with \"patch\", v2") == 0;
+		ok(json_is_array(a) && found == 1, "json: a label with quotes and a comma, escaped");
+		json_decref(a);
+		free(t);
+		t = render(h, REPORT_CSV, 0);
+		ok(strstr(t, ",\"with \"\"patch\"\", v2\",") != NULL, "csv: the same label quoted");
+		free(t);
+	}
 	s = find(h, "a", "always", "bw", "", "mb");
 	ok(s != NULL && s->higher && s->n == 1 && s->nights[0].value == 20.0,
 	    "a variant is a series of its own (higher is better)");
