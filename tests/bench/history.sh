@@ -12,8 +12,8 @@
 # first metric from night NIGHTS*0.55, a -8% step (worse: higher is
 # better) on lab-03's fifth from night NIGHTS*0.27, and a drift of +1% a
 # night on lab-02's second from night NIGHTS*0.82.  Prints, for each call,
-# the median wall time of three (the first call: one, with a cold cache)
-# and the peak RSS (/usr/bin/time), the runs read and cached (what -v
+# the median wall and CPU time of three (the first call: one, with a cold
+# cache) and the peak RSS (/usr/bin/time), the runs read and cached (what -v
 # says; the json calls have it, as -v would make text show every night),
 # and the change points found on the injected series.
 set -eu
@@ -41,17 +41,20 @@ echo "  $(cat "$W"/results/*/trials.jsonl | wc -l) trial lines, $(du -sh "$W/res
 one() {
 	local name=$1
 	shift
-	/usr/bin/time -f '%e %M' -o "$W/$name.time" "$FLEETMARK" history "$W/results" "$@" \
+	/usr/bin/time -f '%e %M %U %S' -o "$W/$name.time" "$FLEETMARK" history "$W/results" "$@" \
 		>"$W/$name.out" 2>"$W/$name.err"
 }
-# row LABEL NAME...: the median of the calls' times, the largest RSS, the counts of the last
+# median: the middle of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# row LABEL NAME...: the median of the calls' wall and CPU times, the largest RSS, the counts of the last
 row() {
-	local label=$1 t rss counts
+	local label=$1 t cpu rss counts
 	shift
-	t=$(for n in "$@"; do cut -d' ' -f1 "$W/$n.time"; done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	t=$(for n in "$@"; do cut -d' ' -f1 "$W/$n.time"; done | median)
+	cpu=$(for n in "$@"; do awk '{ print $3 + $4 }' "$W/$n.time"; done | median)
 	rss=$(for n in "$@"; do cut -d' ' -f2 "$W/$n.time"; done | sort -n | tail -1)
 	counts=$(grep -o '([0-9]* read, [0-9]* from the cache' "$W/${*: -1}.err" | tr -d '(' || true)
-	printf '| %s | %s s | %s MB | %s |\n' "$label" "$t" "$((rss / 1024))" "${counts:-all cached}"
+	printf '| %s | %s s | %s s | %s MB | %s |\n' "$label" "$t" "$cpu" "$((rss / 1024))" "${counts:-all cached}"
 }
 
 one first -v --format json
@@ -63,8 +66,8 @@ one newnight -v --format json
 cmp -s "$W/first.out" "$W/second1.out" || echo "the first and second call differ!" >&2
 
 echo
-echo "| call | wall (median of 3) | peak RSS | runs |"
-echo "|---|---|---|---|"
+echo "| call | wall (median of 3) | CPU (user + sys) | peak RSS | runs |"
+echo "|---|---|---|---|---|"
 row "first (cold cache), json" first
 row "second (cached), json" second1 second2 second3
 row "cached, text (a row per segment)" text1 text2 text3
