@@ -58,6 +58,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
+#include "xdg.h"
 #include "xmalloc.h"
 
 #define US		"\x1f"	/* between the parts of a series key */
@@ -649,13 +650,7 @@ series_decode(struct history_series *s, const char *key, const char *unit)
 char *
 history_cache_dir(void)
 {
-	const char *p;
-
-	if ((p = getenv("XDG_CACHE_HOME")) != NULL && *p == '/')
-		return xasprintf("%s/fleetmark/history", p);
-	if ((p = getenv("HOME")) == NULL || *p == '\0')
-		p = "/tmp";
-	return xasprintf("%s/.cache/fleetmark/history", p);
+	return xdg_cache_dir("history");
 }
 
 struct load {

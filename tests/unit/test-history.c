@@ -659,6 +659,34 @@ test_render(void)
 	free(root);
 }
 
+static void
+test_cache_dir(void)
+{
+	char *old = getenv("XDG_CACHE_HOME") ? xstrdup(getenv("XDG_CACHE_HOME")) : NULL;
+	char *home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL, *d;
+
+	setenv("XDG_CACHE_HOME", "/srv/cache", 1);
+	d = history_cache_dir();
+	is_str(d, "/srv/cache/fleetmark/history", "cache dir: $XDG_CACHE_HOME/fleetmark/history");
+	free(d);
+	setenv("XDG_CACHE_HOME", "relative/cache", 1);
+	setenv("HOME", "/home/me", 1);
+	d = history_cache_dir();
+	is_str(d, "/home/me/.cache/fleetmark/history", "... a relative one is ignored: ~/.cache");
+	free(d);
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("HOME");
+	d = history_cache_dir();
+	is_str(d, "/tmp/.cache/fleetmark/history", "... no HOME: under /tmp");
+	free(d);
+	if (old != NULL)
+		setenv("XDG_CACHE_HOME", old, 1);
+	if (home != NULL)
+		setenv("HOME", home, 1);
+	free(old);
+	free(home);
+}
+
 int
 main(void)
 {
@@ -674,6 +702,7 @@ main(void)
 	test_changes();
 	test_cache();
 	test_render();
+	test_cache_dir();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);
