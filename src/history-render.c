@@ -637,6 +637,7 @@ render_json(const struct history *h, FILE *out)
 #define WORSE_COLOUR	"#D55E00"
 #define BETTER_COLOUR	"#009E73"
 #define LEVEL_COLOUR	"#0072B2"
+#define LABEL_ROOM	48	/* pixels a change point's size takes beside it */
 
 struct frame {
 	double	lo, hi, step;	/* y */
@@ -820,12 +821,21 @@ chart(FILE *out, const struct history *h, size_t si)
 		fprintf(out, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"#333\"/></g>",
 		    fx(&f, (double)i), fy(&f, nt->value));
 	}
-	/* the change points: a dashed vertical and a triangle, down for worse */
+	/*
+	 * The change points: a dashed vertical and a triangle, down for worse,
+	 * and the size beside it unless another change point is too close for
+	 * it (a drift's staircase: the sizes are in the titles).
+	 */
 	for (k = 0; k < s->nchanges; k++) {
 		const struct history_change *c = &s->changes[k];
 		const char *colour = c->worse ? WORSE_COLOUR : BETTER_COLOUR;
 		double x = fx(&f, (double)c->night - 0.5), t = CH_T + 2;
 		char *labels = change_labels(s, c);
+		int room = 1;
+
+		for (i = 0; i < s->nchanges; i++)
+			if (i != k && fabs(fx(&f, (double)s->changes[i].night - 0.5) - x) < LABEL_ROOM)
+				room = 0;
 
 		fprintf(out, "\n<g class=\"change %s\"><title>%+.1f%% %s (p=%.3g) from %.10s: ",
 		    c->worse ? "worse" : "better", c->pct, c->worse ? "worse" : "better", c->p,
@@ -838,9 +848,12 @@ chart(FILE *out, const struct history *h, size_t si)
 		else
 			fprintf(out, "M%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x - 5, t + 8, x + 5, t + 8, x,
 			    t);
-		fprintf(out, "\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" class=\"cp\" fill=\"%s\" "
-		    "text-anchor=\"%s\">%+.1f%%</text></g>", colour, x + (c->night * 2 < s->n ?
-		    7 : -7), t + 8, colour, c->night * 2 < s->n ? "start" : "end", c->pct);
+		fprintf(out, "\" fill=\"%s\"/>", colour);
+		if (room)
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"cp\" fill=\"%s\" "
+			    "text-anchor=\"%s\">%+.1f%%</text>", x + (c->night * 2 < s->n ? 7 : -7),
+			    t + 8, colour, c->night * 2 < s->n ? "start" : "end", c->pct);
+		fputs("</g>", out);
 		free(labels);
 	}
 	fputs("</svg></figure>\n", out);
@@ -873,11 +886,29 @@ td(FILE *out, const char *cls, const char *s)
 	fputs("</td>", out);
 }
 
+/* A change point of the page's table: series and change. */
+struct cref {
+	size_t	s, k;
+	size_t	run;		/* index of the run it starts on, to sort by */
+};
+
+static int
+cmp_cref(const void *a, const void *b)
+{
+	const struct cref *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* The change points, oldest first, each linked to its chart. */
 static void
 changes_table(FILE *out, const struct history *h)
 {
+	struct cref *v = xcalloc(h->nchanges + 1, sizeof(*v));
 	char buf[64], date[16];
-	size_t i, k;
+	size_t i, k, n = 0, j;
 
 	fputs("<h2>Change points</h2>\n", out);
 	if (h->nchanges == 0) {
@@ -888,36 +919,41 @@ changes_table(FILE *out, const struct history *h)
 	    "<th>host</th><th>bench</th><th>params</th><th>metric</th><th>unit</th>"
 	    "<th>before</th><th>after</th><th>change</th><th>p</th><th>mark</th>"
 	    "<th>labels</th><th>run</th></tr></thead><tbody>\n", out);
-	for (i = 0; i < h->nseries; i++) {
-		const struct history_series *s = &h->series[i];
-
-		for (k = 0; k < s->nchanges; k++) {
-			const struct history_change *c = &s->changes[k];
-			char *labels = change_labels(s, c);
-
-			fmt_date(date, sizeof(date), night_run(h, s, c->night)->start);
-			fprintf(out, "<tr><td><a href=\"#s%zu\">%s</a></td>", i, date);
-			td(out, NULL, s->host);
-			td(out, NULL, s->bench);
-			td(out, NULL, s->params);
-			td(out, NULL, s->metric);
-			td(out, NULL, s->unit);
-			fmt_value(buf, sizeof(buf), c->before);
-			td(out, "n", buf);
-			fmt_value(buf, sizeof(buf), c->after);
-			td(out, "n", buf);
-			snprintf(buf, sizeof(buf), "%+.1f%%", c->pct);
-			td(out, "n", buf);
-			snprintf(buf, sizeof(buf), "%.3g", c->p);
-			td(out, "n", buf);
-			td(out, c->worse ? "worse" : "better", c->worse ? "worse" : "better");
-			td(out, NULL, labels);
-			td(out, NULL, night_run(h, s, c->night)->id);
-			fputs("</tr>\n", out);
-			free(labels);
+	for (i = 0; i < h->nseries; i++)
+		for (k = 0; k < h->series[i].nchanges; k++) {
+			v[n].s = i;
+			v[n].k = k;
+			v[n++].run = h->series[i].nights[h->series[i].changes[k].night].run;
 		}
+	qsort(v, n, sizeof(*v), cmp_cref);
+	for (j = 0; j < n; j++) {
+		const struct history_series *s = &h->series[v[j].s];
+		const struct history_change *c = &s->changes[v[j].k];
+		char *labels = change_labels(s, c);
+
+		fmt_date(date, sizeof(date), night_run(h, s, c->night)->start);
+		fprintf(out, "<tr><td><a href=\"#s%zu\">%s</a></td>", v[j].s, date);
+		td(out, NULL, s->host);
+		td(out, NULL, s->bench);
+		td(out, NULL, s->params);
+		td(out, NULL, s->metric);
+		td(out, NULL, s->unit);
+		fmt_value(buf, sizeof(buf), c->before);
+		td(out, "n", buf);
+		fmt_value(buf, sizeof(buf), c->after);
+		td(out, "n", buf);
+		snprintf(buf, sizeof(buf), "%+.1f%%", c->pct);
+		td(out, "n", buf);
+		snprintf(buf, sizeof(buf), "%.3g", c->p);
+		td(out, "n", buf);
+		td(out, c->worse ? "worse" : "better", c->worse ? "worse" : "better");
+		td(out, NULL, labels);
+		td(out, NULL, night_run(h, s, c->night)->id);
+		fputs("</tr>\n", out);
+		free(labels);
 	}
 	fputs("</tbody></table></div>\n", out);
+	free(v);
 }
 
 static void

@@ -373,7 +373,7 @@ test_changes(void)
 			trial(d, "a", NULL, "lat", NULL, "us", "lower",
 			    100 * night * (day >= 16 ? 1.10 : 1) * (1 + 0.003 * normal()), "ok");
 			trial(d, "a", NULL, "bw", NULL, "mb", "higher",
-			    50 * night * (day >= 9 ? 1.08 : 1) * (1 + 0.003 * normal()), "ok");
+			    50 * night * (day >= 18 ? 1.08 : 1) * (1 + 0.003 * normal()), "ok");
 			trial(d, "b", NULL, "lat", NULL, "us", "lower",
 			    100 * (1 + 0.01 * normal()) * (1 + 0.003 * normal()), "ok");
 		}
@@ -403,8 +403,8 @@ test_changes(void)
 		is_num(s->segments[0].mean, s->changes[0].before, 1e-9, "... the means agree");
 	}
 	s = find(h, "a", NULL, "bw", "", "mb");
-	ok(s != NULL && s->nchanges == 1 && s->changes[0].night == 8 && !s->changes[0].worse,
-	    "a +8% step of a higher-is-better metric on night 9: better");
+	ok(s != NULL && s->nchanges == 1 && s->changes[0].night == 17 && !s->changes[0].worse,
+	    "a +8% step of a higher-is-better metric on night 18: better");
 	s = find(h, "b", NULL, "lat", "", "us");
 	ok(s != NULL && s->nchanges == 0 && s->nsegments == 1, "an A/A series: no change point");
 	is_int(h->nchanges, 2, "two change points in all");
@@ -654,6 +654,9 @@ test_render(void)
 	s = render(h, REPORT_HTML, 0);
 	ok(strstr(s, "data-chart=\"history\"") != NULL && strstr(s, "<script") == NULL &&
 	    strstr(s, "data-changes=\"1\"") != NULL, "html: charts, a change marked, no script");
+	ok(strstr(s, ">2001-01-16</a>") != NULL && strstr(s, ">2001-01-16</a>") <
+	    strstr(s, ">2001-01-18</a>"), "html: the change points' table in date order, "
+	    "not the series'");
 	free(s);
 	history_free(h);
 	free(root);
