@@ -98,9 +98,11 @@ static int
 push_main(int argc, char **argv)
 {
 	const char *results = NULL;
-	struct runref_ctx ctx = { NULL, NULL, NULL, NULL, 0, NULL };
+	struct runref_ctx ctx;
 	char *dir = NULL, *err = NULL;
 	int r;
+
+	memset(&ctx, 0, sizeof(ctx));
 
 	if ((r = parse_opts(&cmd_push, argc, argv, &results)) >= 0)
 		return r;
