@@ -1,7 +1,11 @@
 /*
  * cmd-compare.c: `fleetmark compare A B [report options]`: the report
  * with A as the baseline and B against it (the compare table unless
- * --table says otherwise).  Exits 4 on a significant regression.
+ * --table says otherwise).  A is a run first (a run directory, id,
+ * `latest`, URL or label), a series name only when it is none of those;
+ * B `latest` is the newest other run of A's plan (cmd-report.c, which
+ * knows it is compare's by argv[0]).  Exits 2 when A and B have no point
+ * in common, 4 on a significant regression.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +28,7 @@ compare_main(int argc, char **argv)
 	/* report --table compare [options...] --baseline A B: A and B are the
 	 * first two arguments, options may follow them. */
 	av = xcalloc((size_t)argc + 4, sizeof(*av));
-	av[n++] = "report";
+	av[n++] = (char *)cmd_compare.name;	/* report_main(): compare's rules */
 	av[n++] = "--table";
 	av[n++] = "compare";
 	av[n++] = "--baseline";
@@ -38,7 +42,8 @@ compare_main(int argc, char **argv)
 
 const struct cmd_entry cmd_compare = {
 	"compare",
-	"A B [--table T] [--format F] [--threshold PCT] [--results DIR] [-o FILE]",
+	"A B [--table T] [--format F] [--aggregate median|mean] [--samples] [--threshold PCT] "
+	"[--results DIR] [-o FILE]",
 	"report with A as the baseline and B against it",
 	compare_main,
 };

@@ -1,14 +1,19 @@
 /*
  * cmd-report.c: `fleetmark report RUN... [--baseline REF] [--table T]
- * [--format F] [--aggregate median|mean] [--threshold PCT] [--results DIR]
- * [-o FILE]`: the tables of SPEC §8, rebuilt offline from run
+ * [--format F] [--aggregate median|mean] [--samples] [--threshold PCT]
+ * [--results DIR] [-o FILE]`: the tables, rebuilt offline from run
  * directories.  A RUN or REF is a run directory, a run id under the
- * results directory, `latest` (the newest run there), or an archive run
- * URL/RUNID or URL/latest (runref.h).
+ * results directory, `latest` (the newest run there), an archive run
+ * URL/RUNID or URL/latest, or a label (runref.h).  `compare A B` comes
+ * here too (argv[0] "compare"): A is then a run first (a label too), and
+ * `report --baseline REF` tries the series of its runs before a label.
+ * When the baseline is a run, a RUN `latest` is the newest other run of
+ * its plan.
  *
  * Exit: 0; 1 a run could not be read or the output written; 2 bad usage
- * (unknown table or format...); 4 with --baseline, a significant
- * regression in the compare table.
+ * (unknown table or format, an ambiguous label, runs with no point in
+ * common...); 4 with --baseline, a significant regression in the compare
+ * table.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,8 +27,55 @@
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
+#include "rundir.h"
 #include "runref.h"
 #include "xmalloc.h"
+
+/*
+ * Read the baseline run basedir (may be NULL) and then the runs refs into
+ * a new *rp.  A ref `latest` (or a label) is then resolved in the
+ * baseline's context: the newest other run of its plan.  Returns 0, or a
+ * CMD_EXIT_* status with *err.
+ */
+static int
+read_runs(const char *basedir, char *const *refs, int nrefs, const struct runref_ctx *ctx0,
+    int samples, struct report **rp, char **err)
+{
+	struct report *r = report_new();
+	struct rundir_run *base = NULL;
+	struct runref_ctx ctx = *ctx0;
+	char *path = NULL;
+	int i, c, rc = CMD_EXIT_ERROR;
+
+	if (samples)
+		report_keep_samples(r);
+	if (basedir != NULL) {
+		if (rundir_load(basedir, &base, err) != 0 ||
+		    report_add_run(r, basedir, err) != 0)
+			goto out;
+		ctx.plan = base->plan;
+		ctx.except = base->id;
+		ctx.any_status = 1;
+	}
+	for (i = 0; i < nrefs; i++) {
+		if ((c = runref_resolve(refs[i], &ctx, &path, err)) != 0) {
+			rc = c == RUNREF_EAMBIGUOUS ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			goto out;
+		}
+		if (report_add_run(r, path, err) != 0)
+			goto out;
+		free(path);
+		path = NULL;
+	}
+	*rp = r;
+	r = NULL;
+	rc = 0;
+out:
+	free(path);
+	rundir_run_free(base);
+	report_free(r);
+	return rc;
+}
 
 static int
 report_main(int argc, char **argv)
@@ -34,6 +86,7 @@ report_main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "aggregate", required_argument, NULL, 'a' },
 		{ "threshold", required_argument, NULL, 'T' },
+		{ "samples", no_argument, NULL, 'S' },
 		{ "results", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -45,7 +98,8 @@ report_main(int argc, char **argv)
 	struct fs_atomic a = { NULL, NULL, -1, 0 };
 	char *err = NULL, *path = NULL, *end;
 	FILE *out = stdout;
-	int c, i, n, rc = CMD_EXIT_USAGE;
+	int c, n, rc = CMD_EXIT_USAGE, samples = 0;
+	int compare = strcmp(argv[0], cmd_compare.name) == 0;
 
 	report_opts_init(&o);
 	memset(&ctx, 0, sizeof(ctx));
@@ -91,6 +145,9 @@ report_main(int argc, char **argv)
 		case 'R':
 			ctx.results = optarg;
 			break;
+		case 'S':
+			samples = 1;
+			break;
 		case 'o':
 			outfile = optarg;
 			break;
@@ -103,35 +160,49 @@ report_main(int argc, char **argv)
 	if (optind >= argc && baseline == NULL)
 		return cmd_usage(&cmd_report, 0);
 
-	r = report_new();
-	/* A baseline that is a run is read first; else it names a series. */
+	o.samples = samples;
+	/*
+	 * A baseline that is a run is read first; else it names a series.
+	 * compare's A is a run first, by label too; report's --baseline is a
+	 * run by directory, id, latest or URL, then a series of its runs, and
+	 * only then a label.
+	 */
 	if (baseline != NULL) {
-		if ((c = runref_resolve(baseline, &ctx, &path, &err)) == 0) {
-			if (report_add_run(r, path, &err) != 0) {
-				rc = CMD_EXIT_ERROR;
+		ctx.no_labels = !compare;
+		c = runref_resolve(baseline, &ctx, &path, &err);
+		ctx.no_labels = 0;
+		if (c == RUNREF_EAMBIGUOUS || (c != 0 && c != RUNREF_ENOTFOUND &&
+		    archive_is_url(baseline))) {
+			rc = c == RUNREF_EAMBIGUOUS ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			goto fail;
+		}
+		free(err);
+		err = NULL;
+	}
+	if ((rc = read_runs(path, argv + optind, argc - optind, &ctx, samples, &r,
+	    &err)) != 0)
+		goto fail;
+	if (baseline != NULL && path == NULL && !compare && !report_has_series(r, baseline)) {
+		/* not a series of the runs given: the label of a run? */
+		if ((c = runref_resolve(baseline, &ctx, &path, &err)) == RUNREF_EAMBIGUOUS) {
+			rc = CMD_EXIT_USAGE;
+			goto fail;
+		}
+		free(err);
+		err = NULL;
+		if (c == 0) {
+			report_free(r);
+			r = NULL;
+			if ((rc = read_runs(path, argv + optind, argc - optind, &ctx, samples,
+			    &r, &err)) != 0)
 				goto fail;
-			}
-			free(path);
-			path = NULL;
-			o.baseline = report_series_name(r, 0);
-		} else if (c != RUNREF_ENOTFOUND && archive_is_url(baseline)) {
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		} else {
-			free(err);
-			err = NULL;
-			o.baseline = baseline;
 		}
 	}
-	for (i = optind; i < argc; i++) {
-		if (runref_resolve(argv[i], &ctx, &path, &err) != 0 ||
-		    report_add_run(r, path, &err) != 0) {
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		}
-		free(path);
-		path = NULL;
-	}
+	if (path != NULL)
+		o.baseline = report_series_name(r, 0);
+	else
+		o.baseline = baseline;
+	rc = CMD_EXIT_USAGE;
 	if (outfile != NULL) {
 		/* a report can be rendered again: replaced atomically, no fsync */
 		if (fs_atomic_open(&a, outfile, 0666, FS_NOSYNC, &err) != 0) {
@@ -169,6 +240,7 @@ report_main(int argc, char **argv)
 		goto fail;
 	}
 	report_free(r);
+	free(path);
 	if (n > 0 && baseline != NULL) {
 		log_warn("%d significant regression%s against %s", n, n == 1 ? "" : "s",
 		    baseline);
@@ -189,8 +261,8 @@ fail:
 const struct cmd_entry cmd_report = {
 	"report",
 	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|profile|all] "
-	"[--format text|md|csv|json|html] [--aggregate median|mean] [--threshold PCT] "
-	"[--results DIR] [-o FILE]",
+	"[--format text|md|csv|json|html] [--aggregate median|mean] [--samples] "
+	"[--threshold PCT] [--results DIR] [-o FILE]",
 	"tables from run directories (offline)",
 	report_main,
 };

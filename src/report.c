@@ -4,8 +4,9 @@
  * in report-lmbench.c, report-delta.c and report-compare.c.
  *
  * Reading is one pass over trials.jsonl, one jansson parse per line; only
- * a line's value is kept (not its samples), in per-(series, cell) arrays,
- * so a million lines need a few tens of megabytes.
+ * a line's value is kept (not its samples, unless report_keep_samples()
+ * asked), in per-(series, cell) arrays, so a million lines need a few tens
+ * of megabytes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "report.h"
 #include "rundir.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 void
@@ -78,6 +80,25 @@ report_new(void)
 }
 
 void
+report_keep_samples(struct report *r)
+{
+	r->keep_samples = 1;
+}
+
+/* Free the samples of one (series, cell). */
+static void
+rvals_free_samples(struct rvals *v)
+{
+	size_t i;
+
+	if (v->smp == NULL)
+		return;
+	for (i = 0; i < v->n; i++)
+		free(v->smp[i].v);
+	free(v->smp);
+}
+
+void
 report_free(struct report *r)
 {
 	size_t i, j;
@@ -95,9 +116,11 @@ report_free(struct report *r)
 		free(s->name);
 		free(s->os);
 		free(s->regmetrics);
+		free(s->plan);
 		for (j = 0; j < r->vals_n[i]; j++) {
 			free(r->vals[i][j].rep);
 			free(r->vals[i][j].v);
+			rvals_free_samples(&r->vals[i][j]);
 		}
 		free(r->vals[i]);
 	}
@@ -107,6 +130,12 @@ report_free(struct report *r)
 		free(r->cells[i].metric);
 		free(r->cells[i].unit);
 	}
+	for (i = 0; i < r->nruns; i++) {
+		free(r->runs[i].id);
+		free(r->runs[i].dir);
+		free(r->runs[i].status);
+	}
+	free(r->runs);
 	report_profile_free(r);
 	free(r->series);
 	free(r->cells);
@@ -247,8 +276,23 @@ cell_get(struct report *r, const char *bench, const char *params, const char *me
 	return r->ncells - 1;
 }
 
+/* Keep a copy of a trial's samples in slot i of rv (report_keep_samples()). */
 static void
-vals_put(struct report *r, size_t s, size_t c, int rep, double v)
+samples_put(struct rvals *rv, size_t i, const double *sv, size_t sn)
+{
+	struct rsamples *sm = &rv->smp[i];
+
+	free(sm->v);
+	sm->n = sn;
+	sm->v = sn ? xreallocarray(NULL, sn, sizeof(*sm->v)) : NULL;
+	if (sn)
+		memcpy(sm->v, sv, sn * sizeof(*sv));
+}
+
+/* The value of a trial, and with report_keep_samples() its sn samples sv. */
+static void
+vals_put(struct report *r, size_t s, size_t c, int rep, double v, const double *sv,
+    size_t sn)
 {
 	struct rvals *rv;
 	size_t i, old = r->vals_n[s];
@@ -265,14 +309,22 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v)
 	for (i = rv->n; i-- > 0;)
 		if (rv->rep[i] == rep) {
 			rv->v[i] = v;
+			if (r->keep_samples)
+				samples_put(rv, i, sv, sn);
 			return;
 		}
 	if (rv->n == rv->cap) {
 		rv->cap = rv->cap ? rv->cap * 2 : 4;
 		rv->rep = xreallocarray(rv->rep, rv->cap, sizeof(*rv->rep));
 		rv->v = xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+		if (r->keep_samples) {
+			rv->smp = xreallocarray(rv->smp, rv->cap, sizeof(*rv->smp));
+			memset(&rv->smp[rv->n], 0, (rv->cap - rv->n) * sizeof(*rv->smp));
+		}
 	}
 	rv->rep[rv->n] = rep;
+	if (r->keep_samples)
+		samples_put(rv, rv->n, sv, sn);
 	rv->v[rv->n++] = v;
 }
 
@@ -292,6 +344,8 @@ struct runctx {
 	size_t		 last;
 	char		*copy;		/* the line as read, for jansson */
 	size_t		 copy_cap;
+	double		*samp;		/* a line's samples (report_keep_samples()) */
+	size_t		 nsamp, samp_cap;
 };
 
 static int
@@ -334,6 +388,7 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s->variant = variant ? xstrdup(variant) : NULL;
 	s->threshold = x->threshold;
 	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
+	s->plan = x->run->plan ? xstrdup(x->run->plan) : NULL;
 
 	rundir_load_env(x->dir, host, &env, &err);
 	free(err);
@@ -409,6 +464,7 @@ struct tline {
 	const char	*host, *variant, *bench, *status, *metric, *unit, *direction;
 	const char	*kind;
 	size_t		 prof_off, prof_len;	/* the "profile" value in the line, or 0 */
+	size_t		 samp_off, samp_len;	/* the "samples" value, or 0 */
 	char		 params[1024];
 	long long	 rep;
 	double		 value;
@@ -641,6 +697,14 @@ fast_parse(char *line, size_t len, struct tline *t)
 				p = scan_str_or_null(p, end, &t->status);
 				goto checked;
 			}
+			if (strcmp(k, "samples") == 0) {
+				/* kept as text: read_line() reads it when asked */
+				t->samp_off = (size_t)(p - line);
+				p = skip_value(p, end);
+				if (p != NULL)
+					t->samp_len = (size_t)(p - line) - t->samp_off;
+				goto checked;
+			}
 			break;
 		case 'm':
 			if (strcmp(k, "metric") == 0) {
@@ -745,6 +809,58 @@ slow_parse(const char *line, size_t len, struct tline *t)
 	return o;
 }
 
+/* A sample array's text ("[1.5, 2, 3e2]") into x->samp; -1 when it is not one. */
+static int
+scan_samples(struct runctx *x, const char *p, size_t len)
+{
+	const char *end = p + len;
+	double d;
+	char *e;
+
+	x->nsamp = 0;
+	p = skip_ws(p, end);
+	if (p >= end || *p != '[')
+		return -1;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == ']')
+		return 0;
+	for (;;) {
+		if (p >= end || (*p != '-' && (*p < '0' || *p > '9')))
+			return -1;
+		d = strtod(p, &e);
+		if (e == p || e > end)
+			return -1;
+		xgrow(&x->samp, &x->samp_cap, x->nsamp + 1, sizeof(*x->samp));
+		x->samp[x->nsamp++] = d;
+		p = skip_ws(e, end);
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		return p < end && *p == ']' ? 0 : -1;
+	}
+}
+
+/* The same from jansson's tree. */
+static int
+json_samples(struct runctx *x, const json_t *a)
+{
+	size_t i;
+
+	x->nsamp = 0;
+	if (!json_is_array(a))
+		return -1;
+	for (i = 0; i < json_array_size(a); i++) {
+		const json_t *v = json_array_get(a, i);
+
+		if (!json_is_number(v))
+			return -1;
+		xgrow(&x->samp, &x->samp_cap, x->nsamp + 1, sizeof(*x->samp));
+		x->samp[x->nsamp++] = json_number_value(v);
+	}
+	return 0;
+}
+
 /* One line (changed in place); returns 0, or 1 when it is not a trial line. */
 static int
 read_line(struct runctx *x, char *line, size_t len, size_t lineno)
@@ -805,7 +921,11 @@ read_line(struct runctx *x, char *line, size_t len, size_t lineno)
 	}
 	c = cell_get(r, t.bench, t.params, t.metric, t.unit,
 	    same_str(t.direction, "higher"));
-	vals_put(r, s, c, (int)t.rep, t.value);
+	x->nsamp = 0;
+	if (r->keep_samples && (o != NULL ? json_samples(x, json_object_get(o, "samples")) :
+	    t.samp_len > 0 ? scan_samples(x, x->copy + t.samp_off, t.samp_len) : 0) != 0)
+		x->nsamp = 0;	/* no samples or not an array of numbers: none kept */
+	vals_put(r, s, c, (int)t.rep, t.value, x->samp, x->nsamp);
 	r->counts.used++;
 out:
 	json_decref(o);
@@ -881,6 +1001,17 @@ report_add_run(struct report *r, const char *dir, char **err)
 		goto out;
 	x.run_id = x.run->id ? x.run->id : dir;
 	x.label = x.run->label;
+	{
+		struct rrun *rr;
+
+		xgrow(&r->runs, &r->cap_runs, r->nruns + 1, sizeof(*r->runs));
+		rr = &r->runs[r->nruns++];
+		rr->id = xstrdup(x.run_id);
+		rr->dir = xstrdup(dir);
+		rr->status = x.run->status ? xstrdup(x.run->status) : NULL;
+		rr->partial = x.run->status != NULL && strcmp(x.run->status,
+		    journal_status_name(JOURNAL_FINISHED)) != 0;
+	}
 	x.threshold = x.run->threshold;
 	for (i = 0; i < x.run->nmetrics; i++) {
 		const char *m = x.run->metrics[i];
@@ -906,6 +1037,7 @@ out:
 	free(x.last_host);
 	free(x.last_variant);
 	free(x.copy);
+	free(x.samp);
 	free(x.regmetrics);
 	rundir_run_free(x.run);
 	return ret;
@@ -1235,13 +1367,12 @@ report_pairs(const struct report *r, size_t base, int *fallback)
 	return pairs;
 }
 
+/* The series want names (report_has_series()), or (size_t)-1. */
 static size_t
-find_baseline(const struct report *r, const char *want, char **err)
+series_named(const struct report *r, const char *want)
 {
 	size_t i;
 
-	if (want == NULL)
-		return 0;
 	for (i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, want) == 0)
 			return i;
@@ -1250,16 +1381,188 @@ find_baseline(const struct report *r, const char *want, char **err)
 		    want) || strcmp(r->series[i].host, want) == 0 ||
 		    strcmp(r->series[i].run, want) == 0 || strcmp(r->series[i].dir, want) == 0)
 			return i;
+	return (size_t)-1;
+}
+
+int
+report_has_series(const struct report *r, const char *name)
+{
+	return series_named(r, name) != (size_t)-1;
+}
+
+static size_t
+find_baseline(const struct report *r, const char *want, char **err)
+{
+	size_t i;
+
+	if (want == NULL)
+		return 0;
+	if ((i = series_named(r, want)) != (size_t)-1)
+		return i;
 	*err = xasprintf("no series '%s' (series: %s%s)", want,
 	    r->nseries ? r->series[0].name : "none", r->nseries > 1 ? ", ..." : "");
 	return (size_t)-1;
 }
 
-int
-report_render(const struct report *r, const struct report_opts *o, FILE *out, char **err)
+/*
+ * The partial runs (report.h): a "partial" grid whose text is one
+ * "PARTIAL RUN:" line per run, for the top of a report; NULL when every
+ * run is complete.
+ */
+static struct rgrid *
+partial_grid(const struct report *r)
+{
+	static const char *const cols[] = { "run", "dir", "status" };
+	struct rgrid *g = NULL;
+	struct strbuf sb;
+	size_t i, row;
+
+	strbuf_init(&sb, 0);
+	for (i = 0; i < r->nruns; i++) {
+		const struct rrun *rr = &r->runs[i];
+		const char *st = rr->status;
+
+		if (!rr->partial)
+			continue;
+		if (g == NULL)
+			g = rgrid_new("partial", "Partial runs: not every trial ran (run.json "
+			    "status); their points may be missing or have fewer trials", 2, 3,
+			    cols);
+		row = rgrid_add_row(g);
+		rgrid_set(g, row, 0, rr->id, NAN);
+		rgrid_set(g, row, 1, rr->dir, NAN);
+		rgrid_set(g, row, 2, st, NAN);
+		strbuf_addf(&sb, "PARTIAL RUN: %s (%s) %s: not every trial ran, so points may "
+		    "be missing or have fewer trials\n", rr->id, rr->dir,
+		    strcmp(st, journal_status_name(JOURNAL_INTERRUPTED)) == 0 ?
+		    "was interrupted" : strcmp(st, journal_status_name(JOURNAL_RUNNING)) == 0 ?
+		    "is running, or its controller died" :
+		    strcmp(st, journal_status_name(JOURNAL_FAILED)) == 0 ?
+		    "failed (the controller gave up)" : "is not finished");
+	}
+	if (g != NULL)
+		g->text = strbuf_detach(&sb, NULL);
+	else
+		strbuf_release(&sb);
+	return g;
+}
+
+/* Whether series set[] (nset of them) has point (bench, params) of cell c. */
+static int
+side_has(const struct report *r, const size_t *set, size_t nset, size_t c)
+{
+	size_t i, d;
+
+	for (d = 0; d < r->ncells; d++) {
+		if (strcmp(r->cells[d].bench, r->cells[c].bench) != 0 ||
+		    strcmp(r->cells[d].params, r->cells[c].params) != 0)
+			continue;
+		for (i = 0; i < nset; i++)
+			if (report_vals(r, set[i], d) != NULL)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * What one side of a compare has, briefly: "lab-03/base (plan
+ * tlb-flush-range) has munmap (4 points)", the first benchmarks and how
+ * many more.  set[] are the side's series.
+ */
+static void
+side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t nset)
+{
+	struct strs benches = { NULL, 0, 0 };
+	size_t *npoints = NULL, cap = 0, c, d, b, total = 0;
+	const struct rseries *first = &r->series[set[0]];
+
+	for (c = 0; c < r->ncells; c++) {
+		/* a point counts once, at its first cell */
+		for (d = 0; d < c; d++)
+			if (strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+			    strcmp(r->cells[d].params, r->cells[c].params) == 0)
+				break;
+		if (d < c || !side_has(r, set, nset, c))
+			continue;
+		b = strs_add(&benches, r->cells[c].bench);
+		if (b >= cap) {
+			size_t old = cap;
+
+			xgrow(&npoints, &cap, b + 1, sizeof(*npoints));
+			memset(npoints + old, 0, (cap - old) * sizeof(*npoints));
+		}
+		npoints[b]++;
+		total++;
+	}
+	strbuf_addstr(sb, first->name);
+	if (nset > 1)
+		strbuf_addf(sb, " and %zu more series", nset - 1);
+	strbuf_addf(sb, " (run %s, plan %s) has ", first->run, first->plan ? first->plan :
+	    "unknown");
+	if (total == 0)
+		strbuf_addstr(sb, "no points");
+	for (b = 0; b < benches.n && b < 3; b++)
+		strbuf_addf(sb, "%s%s (%zu point%s)", b ? ", " : "", benches.s[b], npoints[b],
+		    npoints[b] == 1 ? "" : "s");
+	if (benches.n > 3)
+		strbuf_addf(sb, " and %zu more benchmarks (%zu points in all)", benches.n - 3,
+		    total);
+	strs_free(&benches);
+	free(npoints);
+}
+
+/*
+ * Whether the compare table's pairs share a point: some (cell, pair) has
+ * values on both sides.  When none does, *err says what each side has.
+ */
+static int
+common_points(const struct report *r, size_t base, char **err)
+{
+	size_t *pairs = report_pairs(r, base, NULL), *bset, *sset, nb = 0, ns = 0, s, c;
+	struct strbuf sb;
+	int common = 1;
+
+	/* nothing to compare at all is the compare table's to say */
+	for (s = 0; s < r->nseries; s++)
+		if (pairs[s] != (size_t)-1)
+			common = 0;
+	for (s = 0; s < r->nseries && !common; s++)
+		for (c = 0; pairs[s] != (size_t)-1 && c < r->ncells && !common; c++)
+			common = report_vals(r, pairs[s], c) != NULL && report_vals(r, s, c) != NULL;
+	if (common || err == NULL) {
+		free(pairs);
+		return common;
+	}
+	bset = xcalloc(r->nseries, sizeof(*bset));
+	sset = xcalloc(r->nseries, sizeof(*sset));
+	for (s = 0; s < r->nseries; s++) {
+		if (pairs[s] == (size_t)-1)
+			bset[nb++] = s;
+		else
+			sset[ns++] = s;
+	}
+	strbuf_init(&sb, 0);
+	strbuf_addstr(&sb, "no points in common: ");
+	side_text(&sb, r, bset, nb);
+	if (ns > 0) {
+		strbuf_addstr(&sb, "; ");
+		side_text(&sb, r, sset, ns);
+	}
+	*err = strbuf_detach(&sb, NULL);
+	free(bset);
+	free(sset);
+	free(pairs);
+	return 0;
+}
+
+/* report_render(); partial: whether the partial runs' lines come first. */
+static int
+render(const struct report *r, const struct report_opts *o, int partial, FILE *out,
+    char **err)
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
+	struct rgrid *pg = NULL;
 	size_t base = 0, i;
 	int regressions = 0, n, first = 1, ret = -1;
 
@@ -1269,15 +1572,25 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 	}
 	if ((base = find_baseline(r, o->baseline, err)) == (size_t)-1)
 		return -1;
+	if (o->samples && !r->keep_samples) {
+		*err = xstrdup("the samples table needs the samples, which were not read "
+		    "(report_keep_samples())");
+		return -1;
+	}
+	if (t == REPORT_TABLE_COMPARE && !common_points(r, base, err))
+		return -1;
+	if (partial && (pg = partial_grid(r)) != NULL)
+		rgrids_add(&gs, pg);	/* first: the top of the report */
 	if (t == REPORT_TABLE_AUTO) {
 		int fallback;
 
 		free(report_pairs(r, base, &fallback));
-		/* lmbench's tables; else variants or runs compared; else a
-		 * summary of each series, and the matrix of a sweep */
+		/* lmbench's tables; else variants or runs compared (when they
+		 * share a point); else a summary of each series, and the
+		 * matrix of a sweep */
 		if (report_has_lmbench(r))
 			t = REPORT_TABLE_LMBENCH;
-		else if (r->nseries > 1 && !fallback)
+		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL))
 			t = REPORT_TABLE_COMPARE;
 		else {
 			if (report_table_summary(r, o, base, &gs, err) != 0 ||
@@ -1307,17 +1620,20 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			goto out;
 		}
 	}
-	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1)) {
+	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1 &&
+	    common_points(r, base, NULL))) {
 		if ((n = report_table_compare(r, o, base, &gs, err)) < 0)
 			goto out;
 		regressions += n;
 	}
+	if (o->samples && report_table_samples(r, o, &gs, err) != 0)
+		goto out;
 	if (t == REPORT_TABLE_PROFILE || (report_has_profile(r) && (t == REPORT_TABLE_ALL ||
 	    o->table == REPORT_TABLE_AUTO))) {
 		if (report_table_profile(r, o, base, &gs, err) != 0)
 			goto out;
 	}
-	if (gs.n == 0) {
+	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");
 		goto out;
@@ -1342,7 +1658,7 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			if (i > 0)
 				fputc('\n', out);
 			/* delta lines are bare, as in mail; among other tables, titled */
-			if (g->text && gs.n > 1 && strcmp(g->table, "delta") == 0)
+			if (g->text && gs.n - (pg != NULL) > 1 && strcmp(g->table, "delta") == 0)
 				fprintf(out, "%s\n", g->title);
 			if (g->text)
 				fputs(g->text, out);
@@ -1376,6 +1692,12 @@ out:
 	return ret;
 }
 
+int
+report_render(const struct report *r, const struct report_opts *o, FILE *out, char **err)
+{
+	return render(r, o, 1, out, err);
+}
+
 /*
  * Write len bytes of text to rundir/name atomically, without syncing: a
  * report can be made again from the run directory (fsutil.h's policy).
@@ -1391,10 +1713,11 @@ write_report(const char *rundir, const char *name, const char *text, size_t len,
 	return r;
 }
 
-/* Render r with o into a new string (*text, *len); the render's result. */
+/* Render r with o into a new string (*text, *len); the render's result.
+ * partial: as render()'s. */
 static int
-render_text(const struct report *r, const struct report_opts *o, char **text, size_t *len,
-    char **err)
+render_text(const struct report *r, const struct report_opts *o, int partial, char **text,
+    size_t *len, char **err)
 {
 	FILE *mem;
 	int n;
@@ -1405,7 +1728,7 @@ render_text(const struct report *r, const struct report_opts *o, char **text, si
 		*err = xasprintf("cannot write the report: %s", strerror(errno));
 		return -1;
 	}
-	n = report_render(r, o, mem, err);
+	n = render(r, o, partial, mem, err);
 	fclose(mem);
 	if (n < 0) {
 		free(*text);
@@ -1430,7 +1753,7 @@ report_write_run(const char *rundir, FILE *out, char **err)
 		*err = xasprintf("%s: no trials to report", rundir);
 		goto out;
 	}
-	if (render_text(r, &o, &text, &len, err) < 0 ||
+	if (render_text(r, &o, 1, &text, &len, err) < 0 ||
 	    write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	if (out != NULL)
@@ -1468,11 +1791,12 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 	/* lmbench's tables of both runs first, when there are some */
 	if (report_has_lmbench(r)) {
 		o.table = REPORT_TABLE_LMBENCH;
-		if (render_text(r, &o, &lm, &lmlen, err) < 0)
+		if (render_text(r, &o, 1, &lm, &lmlen, err) < 0)
 			goto out;
 	}
+	/* the partial runs' lines once, at the top */
 	o.table = REPORT_TABLE_COMPARE;
-	if ((n = render_text(r, &o, &text, &len, err)) < 0)
+	if ((n = render_text(r, &o, lm == NULL, &text, &len, err)) < 0)
 		goto out;
 	if (lm != NULL) {
 		lm = xreallocarray(lm, lmlen + 1 + len + 1, 1);
@@ -1487,7 +1811,7 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 	if (write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	o.format = REPORT_HTML;
-	if (render_text(r, &o, &html, &hlen, err) < 0 ||
+	if (render_text(r, &o, 1, &html, &hlen, err) < 0 ||
 	    write_report(rundir, RUNDIR_REPORT_HTML, html, hlen, err) != 0)
 		goto out;
 	if (out != NULL)
