@@ -625,6 +625,16 @@ scan_params(char *p, const char *end, char *buf, size_t cap)
 	}
 }
 
+/* Skip the value at p, its offset in line and length into *off and *len. */
+static char *
+raw_value(char *line, char *p, const char *end, size_t *off, size_t *len)
+{
+	*off = (size_t)(p - line);
+	if ((p = skip_value(p, end)) != NULL)
+		*len = (size_t)(p - line) - *off;
+	return p;
+}
+
 static int
 fast_parse(char *line, size_t len, struct tline *t)
 {
@@ -699,10 +709,7 @@ fast_parse(char *line, size_t len, struct tline *t)
 			}
 			if (strcmp(k, "samples") == 0) {
 				/* kept as text: read_line() reads it when asked */
-				t->samp_off = (size_t)(p - line);
-				p = skip_value(p, end);
-				if (p != NULL)
-					t->samp_len = (size_t)(p - line) - t->samp_off;
+				p = raw_value(line, p, end, &t->samp_off, &t->samp_len);
 				goto checked;
 			}
 			break;
@@ -737,10 +744,7 @@ fast_parse(char *line, size_t len, struct tline *t)
 			}
 			if (strcmp(k, "profile") == 0) {
 				/* kept as text: read_line() parses the few lines with one */
-				t->prof_off = (size_t)(p - line);
-				p = skip_value(p, end);
-				if (p != NULL)
-					t->prof_len = (size_t)(p - line) - t->prof_off;
+				p = raw_value(line, p, end, &t->prof_off, &t->prof_len);
 				goto checked;
 			}
 			break;
