@@ -1,6 +1,6 @@
 /*
- * runref.h: what a RUN or REF argument names, as a local run directory.
- * A ref is tried as each of these in turn, and the first that fits wins:
+ * runref.h: what a RUN or REF argument names, as a local run directory
+ * (docs/reports.md).  A ref is tried as each of these in turn, and the first that fits wins:
  *
  *   1. a directory with a run.json (a run directory), as given
  *   2. a run id: the run directory of that name in the results directory

@@ -1,8 +1,8 @@
 /*
  * cmd-report.c: `fleetmark report RUN... [--baseline REF] [--table T]
  * [--format F] [--aggregate median|mean] [--samples] [--threshold PCT]
- * [--results DIR] [-o FILE]`: the tables, rebuilt offline from run
- * directories.  A RUN or REF is a run directory, a run id under the
+ * [--results DIR] [-o FILE]`: the tables of docs/reports.md, rebuilt
+ * offline from run directories.  A RUN or REF is a run directory, a run id under the
  * results directory, `latest` (the newest run there), an archive run
  * URL/RUNID or URL/latest, or a label (runref.h).  `compare A B` comes
  * here too (argv[0] "compare"): A is then a run first (a label too), and

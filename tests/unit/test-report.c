@@ -4,7 +4,7 @@
  * against jansson), the delta lines of linux-kernel mail, the compare
  * rows of the munmap fixtures (tests/data/report/munmap-*, written by
  * gen-fixtures.py), runs with no point in common, partial runs flagged,
- * and the samples table (kept samples, both scanners, a trial run again).
+ * and the samples table (kept samples, spellings, a trial run again).
  */
 #include <math.h>
 #include <stdio.h>
@@ -307,14 +307,14 @@ main(void)
 	err = NULL;
 	report_free(r);
 
-	/* --samples: each trial's samples, through the scanner and jansson */
+	/* --samples: each trial's samples, in the spellings a line may have */
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
 	    "\"hosts\":{\"h1\":{}}}");
 	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
 	write_file(path,
 	    LINE_S("h1", "{}", 1, 20, "[ 30 , 10,20 ]")
-	    LINE_S("h\\u0031", "{}", 2, 5, "[4,5,6.5]")	/* jansson's */
+	    LINE_S("h\\u0031", "{}", 2, 5, "[4,5,6.5]")	/* an escape */
 	    LINE_S("h1", "{}", 3, 1, "[1,2,3,4,5,6,7,8,9,10,11]")	/* more than 10 */
 	    LINE_S("h1", "{}", 4, 7, "[7, \"x\"]")		/* not numbers */
 	    LINE_S("h1", "{}", 5, 9, "[9,8]")
@@ -336,9 +336,9 @@ main(void)
 	    "s1,s2,s3\n") != NULL, "samples: a column per sample, as many as the longest "
 	    "trial shown (the 11-sample one is not)");
 	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,1,3,10,20,30,100,30,10,20\n")
-	    != NULL, "samples: the scanner's: n, min, median, max, spread %, in order taken");
+	    != NULL, "samples: n, min, median, max, spread %, in the order taken");
 	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,2,3,4,5,6.5,50,4,5,6.5\n")
-	    != NULL, "samples: jansson's (an escaped host name)");
+	    != NULL, "samples: a line with an escaped host name");
 	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,3,11,1,6,11,166.66666666666669,"
 	    ",,\n") != NULL, "samples: more than 10: min, median, max, no columns");
 	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,4,0,,,,,,,\n") != NULL,
@@ -423,7 +423,7 @@ main(void)
 			is_str(line, "Processor, Processes - times in microseconds - smaller is better\n",
 			    "with the lmbench tables");
 		}
-		/* regression.metrics: only the plan's metrics count (SPEC §5) */
+		/* regression.metrics: only the plan's metrics count (docs/plans-and-fleets.md) */
 		snprintf(cmd, sizeof(cmd), "cp -r " DATA "munmap-base %s/base && cp -r " DATA
 		    "munmap-patch %s/patch && sed -i 's/\"metrics\": \\[\\]/\"metrics\": "
 		    "[\"munmap.accesses_per_thread_ms\"]/' %s/patch/run.json && grep -q "
