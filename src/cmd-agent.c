@@ -15,16 +15,22 @@
 #include "proc.h"
 #include "xmalloc.h"
 
+/* Where agents were looked for, and how to get them, after "msg" on stderr. */
 static void
-not_found_hint(const struct agent_set *s)
+not_found_hint(const struct agent_set *s, int error, const char *msg)
 {
 	size_t i;
 
-	log_error("no agent binaries found; looked in:");
+	if (error)
+		log_error("%s; looked in:", msg);
+	else
+		fprintf(stderr, "%s; looked in:\n", msg);
 	for (i = 0; i < s->nsearched; i++)
 		fprintf(stderr, "  %s\n", s->searched[i]);
-	fprintf(stderr, "build them with `make agents` in a fleetmark source tree "
-	    "(or `fleetmark agent build`), or set FLEETMARK_AGENTS\n");
+	fprintf(stderr, "`make` builds the controller and the native agent only; `make agents` "
+	    "in a fleetmark source tree (or `fleetmark agent build`) builds the static agents "
+	    "for x86_64, aarch64, armhf, ppc64, ppc64el and s390x (the cross compilers: "
+	    "tools/deps), or set FLEETMARK_AGENTS\n");
 }
 
 static int
@@ -35,8 +41,12 @@ agent_list(const struct agent_set *s)
 	int rc = CMD_EXIT_OK;
 
 	if (s->n == 0) {
-		not_found_hint(s);
-		return CMD_EXIT_ERROR;
+		/* Not an error: runs still work where a compiler is (hosts --check). */
+		not_found_hint(s, 0, "no static agents yet");
+		fprintf(stderr, "until then a host gets the agent compiled there from source on "
+		    "first use when it has a C compiler (this machine too: `fleetmark hosts "
+		    "--check` says source:cc), and cannot run at all when it has none\n");
+		return CMD_EXIT_OK;
 	}
 	printf("%-8s %9s  %-64s  %s\n", "ARCH", "SIZE", "SHA256", "PATH");
 	for (i = 0; i < s->n; i++) {
@@ -66,7 +76,7 @@ agent_path(const struct agent_set *s, const char *arch)
 		return CMD_EXIT_OK;
 	}
 	if (s->n == 0) {
-		not_found_hint(s);
+		not_found_hint(s, 1, "no agent binaries found");
 		return CMD_EXIT_ERROR;
 	}
 	names = xcalloc(s->n + 1, sizeof(*names));
