@@ -127,12 +127,16 @@ agent_build(void)
 static int
 agent_main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct agent_set *s;
 	const char *sub;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "+hvq")) != -1)
-		if ((c = cmd_common_option(&cmd_agent, c, NULL)) >= 0)
+	while ((c = getopt_long(argc, argv, "+hvq", longopts, NULL)) != -1)
+		if ((c = cmd_common_option(&cmd_agent, c, argv, NULL)) >= 0)
 			return c;
 	if (optind >= argc)
 		return cmd_usage(&cmd_agent, 0);
@@ -164,7 +168,36 @@ agent_main(int argc, char **argv)
 	return rc;
 }
 
+static const struct cmd_exit agent_exits[] = {
+	{ 0, "done (list: also when there are no static agents yet, which it explains)" },
+	{ 1, "path: no agent for that architecture; build: not in a source tree, or make "
+	    "failed" },
+	{ 2, "bad usage, an unknown subcommand" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example agent_examples[] = {
+	{ "fleetmark agent list", "architecture, size, sha256 and path of each static agent" },
+	{ "fleetmark agent path armv7l", "the agent a board with uname -m armv7l gets (armhf)" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help agent_help = {
+	"The static agent binaries this controller deploys, one per architecture, "
+	"searched in $FLEETMARK_AGENTS, then the agents/ directory next to this "
+	"program (build/agents in a source tree), then its installed place.\n\n"
+	"  list         every architecture found: ARCH, SIZE, SHA256, PATH\n"
+	"  path ARCH    the binary for ARCH (a Debian architecture or a uname -m name)\n"
+	"  build        run `make agents` in the source tree this program was built in\n\n"
+	"A plain `make` builds the controller and the native agent (build/fleetmark-agent, "
+	"which gives the benchmark catalogue); `make agents` builds the static ones.  A "
+	"host no static agent fits gets the agent compiled there from source when it has "
+	"a C compiler (the inventory's `agent:` key decides; fleetmark-fleet(5)).",
+	NULL, NULL, agent_exits, agent_examples,
+	"fleetmark hosts --check (what each host would get), docs/agent.md", 0
+};
+
 const struct cmd_entry cmd_agent = {
 	"agent", "list | path ARCH | build",
-	"the agent binaries this controller can deploy", agent_main
+	"the agent binaries this controller can deploy", agent_main, &agent_help
 };

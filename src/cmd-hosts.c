@@ -343,7 +343,7 @@ hosts_main(int argc, char **argv)
 			check = 1;
 			break;
 		default:
-			if ((c = cmd_common_option(&cmd_hosts, c, NULL)) >= 0)
+			if ((c = cmd_common_option(&cmd_hosts, c, argv, NULL)) >= 0)
 				return c;
 			break;
 		}
@@ -372,7 +372,45 @@ hosts_main(int argc, char **argv)
 	return rc;
 }
 
+static const struct cmd_option hosts_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5))", "the embedded fleet: one "
+	    "host, local, this machine" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated", "all" },
+	{ 0, "check", NULL, "log in to each host (all at once, one login each) and report "
+	    "reach, host key, authentication, architecture, CPUs, kernel, how the agent "
+	    "gets there and the time it took", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit hosts_exits[] = {
+	{ 0, "the list was printed, or (--check) every host answered" },
+	{ 2, "bad usage or an invalid inventory, an unknown host or label in -H" },
+	{ 3, "--check: some hosts failed (each one's class and message under the table)" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example hosts_examples[] = {
+	{ "fleetmark hosts -f lab.yaml -H @numa", "the NUMA hosts: address, port, user, "
+	    "transport, labels, jump hosts" },
+	{ "fleetmark hosts -f lab.yaml --check", "can every host be reached and run an agent?" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help hosts_help = {
+	"Without --check, lists the selected hosts of the inventory as it resolves "
+	"them, and connects nowhere.\n\n"
+	"With --check, logs in to each host and runs one command there (uname, the "
+	"number of CPUs, whether it has a C compiler).  The AGENT column says how a "
+	"run would get the agent there: ARCH, the prebuilt static binary of `make "
+	"agents` for that architecture; source:CC, compiled there from the agent's "
+	"sources with CC on first use (no prebuilt binary fits, or `agent: source`); "
+	"missing:ARCH, neither.  The local host is reached like any other, without SSH.",
+	hosts_options, NULL, hosts_exits, hosts_examples,
+	"docs/transport.md (how hosts are reached), fleetmark-fleet(5)", 0
+};
+
 const struct cmd_entry cmd_hosts = {
 	"hosts", "[-f FLEET] [-H HOSTS] [--check]",
-	"list the fleet's hosts, or check that each one can be reached", hosts_main
+	"list the fleet's hosts, or check that each one can be reached", hosts_main,
+	&hosts_help
 };

@@ -155,7 +155,12 @@ plan_main(int argc, char **argv)
 	size_t i, nsel = 0, total = 0;
 	int c, rc = CMD_EXIT_USAGE;
 
-	while ((c = getopt(argc, argv, "f:H:hvq")) != -1) {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((c = getopt_long(argc, argv, "f:H:hvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fleet_file = optarg;
@@ -164,7 +169,7 @@ plan_main(int argc, char **argv)
 			hosts_spec = optarg;
 			break;
 		default:
-			if ((c = cmd_common_option(&cmd_plan, c, NULL)) >= 0)
+			if ((c = cmd_common_option(&cmd_plan, c, argv, NULL)) >= 0)
 				return c;
 			break;
 		}
@@ -213,7 +218,42 @@ out:
 	return rc;
 }
 
+static const struct cmd_option plan_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5))", "the embedded fleet: one "
+	    "host, local, this machine" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated (narrows "
+	    "the plan's hosts:)", "every host the plan names" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit plan_exits[] = {
+	{ 0, "the plan and the inventory are valid" },
+	{ 1, "something else failed: no agent to read the benchmark catalogue from" },
+	{ 2, "bad usage, or the plan or the inventory is invalid (FILE:LINE:COL: message, "
+	    "with a suggestion for a misspelt name)" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example plan_examples[] = {
+	{ "fleetmark plan plans/tlb-flush.yaml -f lab.yaml -H @x86_64", "what would run on "
+	    "each x86_64 host, in order" },
+	{ "fleetmark plan -v plans/smoke.yaml", "also each trial's key (what --resume "
+	    "matches)" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help plan_help = {
+	"Validates a plan (fleetmark-plan(5)) against the agent's benchmark catalogue "
+	"and the inventory, and prints what a run would do: the plan's settings and "
+	"variants, then for every selected host the trials in the order they would run "
+	"(number, variant, benchmark, parameters, repetition).  Nothing is written and "
+	"no host is contacted.",
+	plan_options, NULL, plan_exits, plan_examples,
+	"fleetmark-plan(5), fleetmark-fleet(5), docs/plans-and-fleets.md, fleetmark list", 0
+};
+
 const struct cmd_entry cmd_plan = {
 	"plan", "PLAN [-f FLEET] [-H HOSTS] [-v]",
-	"validate a test plan and show the trials each host would run", plan_main
+	"validate a test plan and show the trials each host would run", plan_main,
+	&plan_help
 };
