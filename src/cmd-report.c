@@ -247,9 +247,8 @@ static const struct cmd_help report_help = {
 
 const struct cmd_entry cmd_report = {
 	"report",
-	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|profile|all] "
-	"[--format text|md|csv|json|html] [--aggregate median|mean] [--threshold PCT] "
-	"[--results DIR] [-o FILE]",
+	"RUN... [--baseline REF] [--table TABLE] [--format text|md|csv|json|html] "
+	"[--aggregate none|median|mean] [--threshold PCT] [--results DIR] [-o FILE]",
 	"tables from run directories (offline)",
 	report_main,
 	&report_help,
