@@ -27,10 +27,10 @@ not_found_hint(const struct agent_set *s, int error, const char *msg)
 		fprintf(stderr, "%s; looked in:\n", msg);
 	for (i = 0; i < s->nsearched; i++)
 		fprintf(stderr, "  %s\n", s->searched[i]);
-	fprintf(stderr, "`make` builds the controller and the native agent only; `make agents` "
-	    "in a fleetmark source tree (or `fleetmark agent build`) builds the static agents "
-	    "for x86_64, aarch64, armhf, ppc64, ppc64el and s390x (the cross compilers: "
-	    "tools/deps), or set FLEETMARK_AGENTS\n");
+	cmd_wrap(stderr, "`make` builds the controller and the native agent only; `make "
+	    "agents` in a fleetmark source tree (or `fleetmark agent build`) builds the static "
+	    "agents for x86_64, aarch64, armhf, ppc64, ppc64el and s390x (the cross compilers: "
+	    "tools/deps), or set FLEETMARK_AGENTS", 0, 0);
 }
 
 static int
@@ -43,9 +43,9 @@ agent_list(const struct agent_set *s)
 	if (s->n == 0) {
 		/* Not an error: runs still work where a compiler is (hosts --check). */
 		not_found_hint(s, 0, "no static agents yet");
-		fprintf(stderr, "until then a host gets the agent compiled there from source on "
-		    "first use when it has a C compiler (this machine too: `fleetmark hosts "
-		    "--check` says source:cc), and cannot run at all when it has none\n");
+		cmd_wrap(stderr, "until then a host gets the agent compiled there from source "
+		    "on first use when it has a C compiler (this machine too: `fleetmark hosts "
+		    "--check` says source:cc), and cannot run at all when it has none", 0, 0);
 		return CMD_EXIT_OK;
 	}
 	printf("%-8s %9s  %-64s  %s\n", "ARCH", "SIZE", "SHA256", "PATH");

@@ -210,15 +210,21 @@ agent_notes(const struct check *cs, size_t n)
 		src += strncmp(cs[i].agent, "source:", 7) == 0;
 		missing += strncmp(cs[i].agent, "missing:", 8) == 0;
 	}
-	if (src > 0)
-		printf("\nsource:CC: no prebuilt agent is used for %s; it is compiled there "
-		    "from source with CC on first use and cached in the host's workdir "
-		    "(`make agents` builds the static agents)\n", src == 1 ? "this host" :
-		    "these hosts");
-	if (missing > 0)
-		printf("\nmissing:ARCH: no prebuilt agent for ARCH and no C compiler there "
-		    "(or `agent: prebuilt`): a run fails to deploy; `make agents` builds the "
-		    "static agents (fleetmark agent list)\n");
+	if (src > 0) {
+		printf("\n");
+		cmd_wrap(stdout, src == 1 ? "source:CC: no prebuilt agent is used for this "
+		    "host; it is compiled there from source with CC on first use and cached in "
+		    "the host's workdir (`make agents` builds the static agents)" : "source:CC: "
+		    "no prebuilt agent is used for these hosts; it is compiled there from source "
+		    "with CC on first use and cached in each host's workdir (`make agents` builds "
+		    "the static agents)", 0, 2);
+	}
+	if (missing > 0) {
+		printf("\n");
+		cmd_wrap(stdout, "missing:ARCH: no prebuilt agent for ARCH and no C compiler "
+		    "there (or `agent: prebuilt`): a run fails to deploy; `make agents` builds "
+		    "the static agents (fleetmark agent list)", 0, 2);
+	}
 }
 
 static int
