@@ -100,6 +100,8 @@ report_main(int argc, char **argv)
 	FILE *out = stdout;
 	int c, n, rc = CMD_EXIT_USAGE, samples = 0;
 	int compare = strcmp(argv[0], cmd_compare.name) == 0;
+	/* compare's options are ours: its errors name it */
+	const struct cmd_entry *self = compare ? &cmd_compare : &cmd_report;
 
 	report_opts_init(&o);
 	memset(&ctx, 0, sizeof(ctx));
@@ -152,13 +154,13 @@ report_main(int argc, char **argv)
 			outfile = optarg;
 			break;
 		default:
-			if ((c = cmd_common_option(&cmd_report, c, NULL)) >= 0)
+			if ((c = cmd_common_option(self, c, argv, NULL)) >= 0)
 				return c;
 			break;
 		}
 	}
 	if (optind >= argc && baseline == NULL)
-		return cmd_usage(&cmd_report, 0);
+		return cmd_usage(self, 0);
 
 	o.samples = samples;
 	/*
@@ -258,11 +260,70 @@ fail:
 	return rc;
 }
 
+static const struct cmd_option report_own_options[] = {
+	{ 'b', "baseline", "REF", "compare with REF: a run (read first; its first series is the "
+	    "baseline) or a series of the runs given (its name, label, variant, host or run "
+	    "id); a significant regression exits 4", "the first series" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+/* Shared with compare (cmd-compare.c), which gives the baseline itself. */
+const struct cmd_option cmd_report_options[] = {
+	{ 't', "table", "TABLE", "lmbench, delta, compare, matrix, summary, profile, or all "
+	    "(every table that has data)", "lmbench when the runs have lmbench points, else "
+	    "compare when there is something to compare, else summary and the matrix of a "
+	    "sweep; profile tables besides when trials have profiles" },
+	{ 'F', "format", "FORMAT", "text, md, csv, json (one object per cell) or html (one "
+	    "self-contained page with charts)", "text" },
+	{ 'a', "aggregate", "HOW", "how a series' trials make one value: none (lmbench tables: "
+	    "a row per trial), median or mean", "none for the lmbench tables, mean elsewhere" },
+	{ 'T', "threshold", "PCT", "the smallest change the verdict counts, e.g. 5%",
+	    "the plan's regression threshold, else 5%" },
+	{ 0, "samples", NULL, "add a table of each trial's samples: n, min, median, max, "
+	    "spread, and the samples themselves when there are at most 10 (batch-to-batch "
+	    "stability, e.g. pagefault's batches)", NULL },
+	{ 'R', "results", "DIR", "where run ids, latest and labels are looked up", "results" },
+	{ 'o', NULL, "FILE", "write the tables to FILE (replaced atomically) instead of stdout",
+	    NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit report_exits[] = {
+	{ 0, "the tables were written" },
+	{ 1, "a run could not be read (missing, unreadable or unknown run.json) or the "
+	    "output could not be written" },
+	{ 2, "bad usage: an unknown table, format or aggregate, nothing to compare, lmbench "
+	    "tables without lmbench points, an unknown --baseline series" },
+	{ 4, "with --baseline: a significant regression in the compare table" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example report_examples[] = {
+	{ "fleetmark report latest", "the newest run's default tables" },
+	{ "fleetmark report latest --table matrix --format md", "a sweep's grids, for mail" },
+	{ "fleetmark report RUN-A RUN-B --baseline RUN-A -F html -o ab.html", "the page with "
+	    "charts" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help report_help = {
+	"Reads run directories (never a host, never the network) and prints their "
+	"tables.  A RUN or REF is a run directory, a run id under the results "
+	"directory, latest (the newest run there), or an archive run URL/RUNID or "
+	"URL/latest (fetched into the local cache and verified first).\n\n"
+	"A series is (run label, host, variant); the label is the run's --label, "
+	"else the host's kernel release.  Each other series is compared with the "
+	"baseline series of its own host.  Lines that are not used (failed trials, "
+	"corrupt lines) are counted on stderr and in the table titles.",
+	report_own_options, cmd_report_options, report_exits, report_examples,
+	"docs/reports.md (every table, the statistics, the verdict), docs/archive.md", 0
+};
+
 const struct cmd_entry cmd_report = {
 	"report",
-	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|profile|all] "
-	"[--format text|md|csv|json|html] [--aggregate median|mean] [--samples] "
-	"[--threshold PCT] [--results DIR] [-o FILE]",
+	"RUN... [--baseline REF] [--table TABLE] [--format text|md|csv|json|html] "
+	"[--aggregate none|median|mean] [--samples] [--threshold PCT] [--results DIR] [-o FILE]",
 	"tables from run directories (offline)",
 	report_main,
+	&report_help,
 };
