@@ -113,7 +113,7 @@ history_main(int argc, char **argv)
 			outfile = optarg;
 			break;
 		default:
-			if ((r = cmd_common_option(&cmd_history, c, NULL)) >= 0) {
+			if ((r = cmd_common_option(&cmd_history, c, argv, NULL)) >= 0) {
 				rc = r;
 				goto done;
 			}
@@ -178,10 +178,65 @@ history_main(int argc, char **argv)
 	return rc;
 }
 
+static const struct cmd_option history_options[] = {
+	{ 0, "plan", "NAME", "the plan whose finished runs are the nights",
+	    "the only plan the finished runs have" },
+	{ 'H', NULL, "HOSTS", "only these hosts' series (names, comma-separated)", "every host" },
+	{ 0, "metric", "BENCH.METRIC", "only these metrics (comma-separated; BENCH alone: all "
+	    "of its metrics)", "every metric" },
+	{ 0, "since", "DATE", "only runs started on or after DATE: YYYY-MM-DD, or "
+	    "YYYY-MM-DDTHH:MM:SSZ (UTC)", NULL },
+	{ 0, "format", "FORMAT", "text or md (a row per segment of each series), csv or json "
+	    "(a row, an object, per series and night), html (a page with a trend chart per "
+	    "series)", "text" },
+	{ 0, "nights", NULL, "text and md: a row per night instead of per segment (-v too)",
+	    NULL },
+	{ 0, "threshold", "PCT", "the smallest change reported as a change point, e.g. 5%",
+	    "the plan's regression threshold, else 5%" },
+	{ 'o', NULL, "FILE", "write to FILE (replaced atomically) instead of stdout", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit history_exits[] = {
+	{ 0, "the history was written, change points or not" },
+	{ 1, "a run or the archive could not be read, or the output written" },
+	{ 2, "bad usage or input: no runs, several plans and no --plan, an unknown plan, host "
+	    "or metric, a bad --since, format or threshold" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example history_examples[] = {
+	{ "fleetmark history results", "every series of the plan in results/, a row per segment" },
+	{ "fleetmark history https://dav.example.org/fleetmark --plan lmbench --since 2026-09-01",
+	    "the nights of an archive since September" },
+	{ "fleetmark history results --format html -o trends.html", "a trend chart per series" },
+	{ "fleetmark history results --format json | jq '.[] | select(.change != null)'",
+	    "the change points, for a script" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help history_help = {
+	"Reads every finished run of one plan in SOURCE, a results directory or an "
+	"archive URL (its runs fetched into the local cache and verified first), and "
+	"shows per series (host, variant, bench, point, metric) the nights in order: "
+	"each night's value is the mean of its trials, labelled with the run's label or "
+	"the host's kernel.\n\n"
+	"Change points are the nights a series moved to a new level and stayed: "
+	"E-divisive means with a permutation test (p <= 0.05), segments of at least 3 "
+	"nights, changes of at least the threshold.  Each is shown with its size, p, "
+	"worse or better, and the labels of the nights before and after.\n\n"
+	"Each run's summary is cached under $XDG_CACHE_HOME/fleetmark/history (else "
+	"~/.cache/fleetmark/history): a second call reads only new and changed runs "
+	"(-v says how many).",
+	history_options, NULL, history_exits, history_examples,
+	"docs/history.md (the method, its figures and limits, the formats, the cache)", 0
+};
+
 const struct cmd_entry cmd_history = {
 	"history",
 	"SOURCE [--plan NAME] [-H HOSTS] [--metric BENCH.METRIC] [--since DATE] "
 	"[--format text|md|csv|json|html] [--nights] [--threshold PCT] [-o FILE]",
 	"a plan's nights per series, with their change points (offline)",
 	history_main,
+	&history_help,
 };

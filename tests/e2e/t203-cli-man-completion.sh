@@ -84,7 +84,7 @@ fi
 # Every long option of a cmd-*.c file's option table and every letter of its
 # getopt string is in the help of one of the file's commands.
 for f in run:run plan:plan list:list agent:agent hosts:hosts report:report,compare \
-	archive:push,pull,ls bisect:bisect-run; do
+	archive:push,pull,ls bisect:bisect-run history:history; do
 	src=$TOP/src/cmd-${f%%:*}.c
 	helpopts=
 	for c in $(tr ',' ' ' <<<"${f#*:}"); do
