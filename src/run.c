@@ -200,8 +200,8 @@ pstate(struct worker *w, enum progress_state st, const char *detail)
 		progress_state(w->ctx->c->progress, w->pidx, st, detail);
 }
 
-/* Append a finished (or never run) trial to the journal. */
-static void
+/* Append a finished (or never run) trial to the journal; 0 when it is. */
+static int
 record(struct worker *w, const struct plan_trial *pt, double start, enum ap_status st,
     const char *message, const struct ap_result *res)
 {
@@ -217,27 +217,36 @@ record(struct worker *w, const struct plan_trial *pt, double start, enum ap_stat
 	jt.result = res;
 	if (journal_append(w->ctx->c->journal, &jt, &err) != 0) {
 		journal_failed(w->ctx, err);
-		return;		/* not recorded: --resume runs it again */
+		return -1;	/* not recorded: --resume runs it again */
 	}
 	if (final == AP_ST_OK)
 		w->rh->ok++;
 	else
 		w->rh->failed++;
+	return 0;
 }
 
-/* Record every trial still to run from index `from` as failed with st. */
+/*
+ * Record every trial still to run from index `from` as failed with st;
+ * those recorded are finished and failed for the progress display, the
+ * others (a journal that cannot be written) are not run.
+ */
 static void
 fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 {
 	double now = clock_wall();
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = from; i < w->s->ntrials; i++) {
 		if (!w->todo[i])
 			continue;
-		record(w, &w->s->trials[i], now, st, message, NULL);
-		w->todo[i] = 0;
+		if (record(w, &w->s->trials[i], now, st, message, NULL) == 0) {
+			w->todo[i] = 0;
+			n++;
+		}
 	}
+	if (n > 0 && w->ctx->c->progress != NULL)
+		progress_trials_failed(w->ctx->c->progress, w->pidx, n);
 }
 
 static size_t
@@ -701,6 +710,7 @@ host_failed(struct worker *w, enum ap_status st, const char *why)
 
 	wlog(w, "failed: %s", reason);
 	fail_rest(w, 0, st, why);
+	w->rh->not_run = count_todo(w, 0);	/* what the journal could not take */
 	w->rh->status = JOURNAL_HOST_FAILED;
 	w->rh->reason = reason;
 	set_host_status(w, JOURNAL_HOST_FAILED, reason);
@@ -900,6 +910,7 @@ worker_main(void *arg)
 		msg = xasprintf("not run: host lost: %s", w->lost);
 		fail_rest(w, 0, AP_ST_CONNECT, msg);
 		free(msg);
+		w->rh->not_run = count_todo(w, 0);
 		stop_agent(w, 0);
 		w->rh->status = JOURNAL_HOST_FAILED;
 		free(w->rh->reason);
@@ -925,7 +936,7 @@ worker_main(void *arg)
 	w->rh->not_run = count_todo(w, 0);
 	set_host_status(w, JOURNAL_HOST_INTERRUPTED, NULL);
 	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
-	pstate(w, PROGRESS_FAILED, "interrupted");
+	pstate(w, PROGRESS_INTERRUPTED, NULL);
  out:
 	if (w->chan != NULL)
 		stop_agent(w, 0);
