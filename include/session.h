@@ -113,9 +113,11 @@ const char	*session_error(const struct session *s);
  * against the baseline run basedir when there is one (report.txt and
  * report.html, report_write_baseline()), else, or when that fails, the
  * run's own tables (report_write_run(), report_write_html()).  Failures
- * are warned about.  Returns the number of significant regressions
- * against basedir (>= 0; 0 without one), or -1 when no report.txt could
- * be written (the caller may print numbers of its own).
+ * are warned about; what reading the run has to say (lines not ok,
+ * lines skipped) is said once, not once per file written.  Returns the
+ * number of significant regressions against basedir (>= 0; 0 without
+ * one), or -1 when no report.txt could be written (the caller may print
+ * numbers of its own).
  */
 int	session_report(struct session *s, const char *basedir, FILE *out);
 

@@ -199,7 +199,7 @@ session_report(struct session *s, const char *basedir, FILE *out)
 {
 	const char *dir = journal_dir(s->j);
 	char *err = NULL;
-	int n;
+	int n, r, lvl;
 
 	if (basedir != NULL) {
 		if ((n = report_write_baseline(dir, basedir, out, &err)) >= 0)
@@ -215,7 +215,12 @@ session_report(struct session *s, const char *basedir, FILE *out)
 		err = NULL;
 		n = -1;
 	}
-	if (report_write_html(dir, &err) != 0) {
+	/* The page reads the same files again: what reading them had to say
+	 * ("N lines not ok", lines skipped) was said once, above. */
+	lvl = n == 0 ? log_set_level(LOG_LEVEL_QUIET) : log_get_level();
+	r = report_write_html(dir, &err);
+	log_set_level(lvl);
+	if (r != 0) {
 		log_warn("report.html: %s", err);
 		free(err);
 	}
