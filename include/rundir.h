@@ -79,6 +79,23 @@ char	*rundir_restore_path(const char *dir, const char *host);	/* DIR/restore/HOS
 int	rundir_exists(const char *dir);
 
 /*
+ * Directories follow the umask as files do: a run directory and its
+ * subdirectories are made with RUNDIR_DIR_MODE less the umask (0755 under
+ * umask 022, 0775 under 002, so that a shared results directory is
+ * readable by the group), files with RUNDIR_FILE_MODE less the umask.
+ */
+#define RUNDIR_DIR_MODE		0777
+#define RUNDIR_FILE_MODE	0644
+
+/*
+ * A new empty directory under parent, named PREFIX followed by random
+ * characters (as mkdtemp(3), but with RUNDIR_DIR_MODE less the umask
+ * rather than 0700): the hidden name a run directory is built under
+ * before it is renamed into place.  Its path is a new string in *out.
+ */
+int	rundir_mktemp(const char *parent, const char *prefix, char **out, char **err);
+
+/*
  * Make the skeleton of a run directory in dir, which exists: hosts/,
  * logs/ and an empty trials.jsonl.  again (a resumed run): what is there
  * is kept, and what is missing made.

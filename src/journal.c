@@ -194,7 +194,8 @@ open_trials(struct journal *j, int create, char **err)
 	struct stat st;
 	int fd, r = -1;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0),
+	    RUNDIR_FILE_MODE);
 	if (fd < 0) {
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 		goto out;
@@ -233,15 +234,9 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		*err = xstrdup("journal_create: results, plan and fleet are needed");
 		return -1;
 	}
-	if (fs_mkdir_p(info->results, 0755, err) != 0)
+	if (fs_mkdir_p(info->results, RUNDIR_DIR_MODE, err) != 0 ||
+	    rundir_mktemp(info->results, ".fleetmark-run-", &tmp, err) != 0)
 		return -1;
-	tmp = xasprintf("%s/.fleetmark-run-XXXXXX", info->results);
-	if (mkdtemp(tmp) == NULL) {
-		*err = xasprintf("cannot create a directory in %s: %s", info->results,
-		    strerror(errno));
-		free(tmp);
-		return -1;
-	}
 	if (rundir_make(tmp, 0, err) != 0)
 		goto out;
 

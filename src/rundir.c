@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -60,6 +61,42 @@ rundir_exists(const char *dir)
 	return there;
 }
 
+int
+rundir_mktemp(const char *parent, const char *prefix, char **out, char **err)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789";
+	unsigned char rnd[6];
+	char name[sizeof(rnd) + 1], *p;
+	size_t i, attempt;
+
+	*out = NULL;
+	for (attempt = 0; attempt < 100; attempt++) {
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			/* Unique enough: a name taken is tried again. */
+			unsigned long long x = (unsigned long long)clock_mono_ms() * 2654435761u ^
+			    (unsigned long long)getpid() << 20 ^ attempt;
+
+			for (i = 0; i < sizeof(rnd); i++, x >>= 8)
+				rnd[i] = (unsigned char)x;
+		}
+		for (i = 0; i < sizeof(rnd); i++)
+			name[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		name[i] = '\0';
+		p = xasprintf("%s/%s%s", parent, prefix, name);
+		/* Not mkdtemp(3): its 0700 would make the run unreadable to the group. */
+		if (mkdir(p, RUNDIR_DIR_MODE) == 0) {
+			*out = p;
+			return 0;
+		}
+		free(p);
+		if (errno != EEXIST)
+			break;
+	}
+	*err = xasprintf("cannot create a directory in %s: %s", parent, strerror(errno));
+	return -1;
+}
+
 /* mkdir dir/name; again: it may be there already (as a directory). */
 static int
 make_dir(const char *dir, const char *name, int again, char **err)
@@ -68,7 +105,7 @@ make_dir(const char *dir, const char *name, int again, char **err)
 	struct stat st;
 	int r = 0;
 
-	if (mkdir(p, 0755) != 0 && !(again && errno == EEXIST)) {
+	if (mkdir(p, RUNDIR_DIR_MODE) != 0 && !(again && errno == EEXIST)) {
 		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
 		r = -1;
 	} else if (again && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
@@ -89,7 +126,7 @@ rundir_make(const char *dir, int again, char **err)
 	    make_dir(dir, RUNDIR_LOGS, again, err) != 0)
 		return -1;
 	p = rundir_path(dir, RUNDIR_TRIALS);
-	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | (again ? 0 : O_EXCL), 0644);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | (again ? 0 : O_EXCL), RUNDIR_FILE_MODE);
 	if (fd < 0) {
 		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
 		free(p);
