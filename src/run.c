@@ -635,11 +635,13 @@ run_trial(struct worker *w, size_t i, size_t next)
 	w->prev_end = clock_wall();
 	if (stopping)
 		w->stopped = 1;
-	record(w, pt, start, res->status, res->message, res);
-	w->todo[i] = 0;
-	if (w->ctx->c->progress != NULL)
-		progress_trial_done(w->ctx->c->progress, w->pidx, res->status == AP_ST_OK ? NULL :
-		    ap_status_name(res->status));
+	/* A result the journal could not take is lost: not run, for --resume. */
+	if (record(w, pt, start, res->status, res->message, res) == 0) {
+		w->todo[i] = 0;
+		if (w->ctx->c->progress != NULL)
+			progress_trial_done(w->ctx->c->progress, w->pidx,
+			    res->status == AP_ST_OK ? NULL : ap_status_name(res->status));
+	}
 	if (res->status != AP_ST_OK)
 		wlog(w, "trial %s %s: %s%s%s", id, pt->key, ap_status_name(res->status),
 		    res->message ? ": " : "", res->message ? res->message : "");
@@ -760,10 +762,13 @@ run_groups(struct worker *w)
 				if (w->ctx->c->progress != NULL) {
 					w->k++;
 					progress_trial(w->ctx->c->progress, w->pidx, w->k, "setup");
-					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 				}
-				record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err, NULL);
+				if (record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err,
+				    NULL) != 0)
+					continue;
 				w->todo[i] = 0;
+				if (w->ctx->c->progress != NULL)
+					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 			}
 			free(err);
 			err = NULL;

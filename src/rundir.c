@@ -137,11 +137,38 @@ rundir_make(const char *dir, int again, char **err)
 	return 0;
 }
 
+int
+rundir_check(const char *dir, char **err)
+{
+	static const char *const names[] = { RUNDIR_HOSTS, RUNDIR_LOGS, RUNDIR_TRIALS };
+	struct stat st;
+	size_t i;
+	char *p;
+	int r = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && r == 0; i++) {
+		p = rundir_path(dir, names[i]);
+		if (stat(p, &st) != 0) {
+			if (errno != ENOENT) {
+				*err = xasprintf("cannot stat %s: %s", p, strerror(errno));
+				r = -1;
+			}
+		} else if (strcmp(names[i], RUNDIR_TRIALS) == 0 ? !S_ISREG(st.st_mode) :
+		    !S_ISDIR(st.st_mode)) {
+			*err = xasprintf("%s is not a %s", p, strcmp(names[i], RUNDIR_TRIALS) == 0 ?
+			    "regular file" : "directory");
+			r = -1;
+		}
+		free(p);
+	}
+	return r;
+}
+
 void
 rundir_unmake(const char *dir)
 {
 	static const char *const files[] = { RUNDIR_RUN_JSON, "." RUNDIR_RUN_JSON ".tmp",
-	    RUNDIR_TRIALS };
+	    RUNDIR_TRIALS, RUNDIR_SPARE };
 	static const char *const dirs[] = { RUNDIR_HOSTS, RUNDIR_LOGS };
 	char *p;
 	size_t i;
@@ -688,7 +715,80 @@ rundir_write_json(const char *path, const json_t *o, char **err)
 	}
 	withnl = xasprintf("%s\n", text);
 	free(text);
-	r = fs_write_atomic(path, withnl, strlen(withnl), 0644, 0, err);
+	r = fs_write_atomic(path, withnl, strlen(withnl), RUNDIR_FILE_MODE, 0, err);
 	free(withnl);
 	return r;
+}
+
+/* --- The spare ------------------------------------------------------------- */
+
+int
+rundir_spare_make(const char *dir, size_t size, char **err)
+{
+	char *p = rundir_path(dir, RUNDIR_SPARE);
+	int fd, e, r = -1;
+
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, RUNDIR_FILE_MODE);
+	if (fd < 0) {
+		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+		goto out;
+	}
+	if ((e = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+		*err = xasprintf("cannot allocate %zu bytes for %s: %s", size, p, strerror(e));
+		close(fd);
+		unlink(p);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		*err = xasprintf("cannot write %s: %s", p, strerror(errno));
+		unlink(p);
+		goto out;
+	}
+	r = 0;
+ out:
+	free(p);
+	return r;
+}
+
+int
+rundir_write_json_spare(const char *dir, const json_t *o, char **err)
+{
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	struct fs_atomic a = { NULL, NULL, -1, 0 };
+	size_t len;
+	int r = -1;
+
+	a.path = rundir_path(dir, RUNDIR_RUN_JSON);
+	a.tmp = rundir_path(dir, RUNDIR_SPARE);
+	if (text == NULL) {
+		*err = xasprintf("cannot write %s: out of memory", a.path);
+		goto out;
+	}
+	/* Over the blocks the spare holds: no O_TRUNC, cut to length after. */
+	if ((a.fd = open(a.tmp, O_WRONLY | O_CLOEXEC)) < 0) {
+		*err = xasprintf("cannot open %s: %s", a.tmp, strerror(errno));
+		goto out;
+	}
+	len = strlen(text);
+	text[len++] = '\n';	/* over the NUL: the length says where it ends */
+	if (fs_full_write(a.fd, text, len) != 0 || ftruncate(a.fd, (off_t)len) != 0) {
+		*err = xasprintf("cannot write %s: %s", a.tmp, strerror(errno));
+		goto out;
+	}
+	/* fsync, rename over run.json, fsync the directory; releases a */
+	r = fs_atomic_commit(&a, err);
+ out:
+	if (r != 0)
+		fs_atomic_abort(&a);	/* and the spare with it */
+	free(text);
+	return r;
+}
+
+void
+rundir_spare_remove(const char *dir)
+{
+	char *p = rundir_path(dir, RUNDIR_SPARE);
+
+	unlink(p);
+	free(p);
 }
