@@ -12,7 +12,7 @@
 
 #define FLEETMARK_VERSION	"0.1.0"
 
-/* Exit statuses (SPEC §3). */
+/* Exit statuses (docs/guide.md). */
 #define CMD_EXIT_OK		0	/* success */
 #define CMD_EXIT_ERROR		1	/* something failed */
 #define CMD_EXIT_USAGE		2	/* bad usage or invalid input */

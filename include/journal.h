@@ -1,5 +1,5 @@
 /*
- * journal.h: the run directory, written as a run goes so that a
+ * journal.h: the run directory (docs/results.md), written as a run goes so that a
  * run killed at any moment loses at most the trials in flight, and read
  * back by --resume.
  *
@@ -26,10 +26,9 @@
  * (flock on trials.jsonl) while a journal has it open.  Space for the
  * last run.json is kept while the run goes (journal_finish()).
  *
- * Reading back: journal_read_done() gives --resume the trials that are
- * done; journal_read_lines() reads every trial line fast, for reports
- * (a million lines in about a second; jansson would take ten times as
- * long).  Neither needs a struct journal.
+ * Reading back is trialread.h's: trial_done_read() gives --resume the
+ * trials that are done; trialread_file() reads every trial line fast.
+ * Neither needs a struct journal.
  *
  * Threads: every function taking a struct journal may be called from any
  * thread at the same time (host workers), except journal_free().
@@ -55,14 +54,13 @@
 #include "rundir.h"
 
 struct fleet;
-struct journal_done;
+struct trial_done;
 struct plan;
 struct plan_trial;
 
 #define JOURNAL_FORMAT		RUNDIR_FORMAT	/* of run.json and of every trial line */
 #define JOURNAL_TRIALS		RUNDIR_TRIALS	/* the file the journal appends to */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
-#define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
 enum journal_status {
@@ -124,7 +122,7 @@ int	journal_create(const struct journal_info *info, struct journal **out,
  * stamp changed).
  *
  * journal_resume() reads run.json (journal_run_json()) and trials.jsonl
- * into *done (the trials that have an ok line, see journal_read_done();
+ * into *done (the trials that have an ok line, see trial_done_read();
  * done may be NULL), checks the layout (rundir_check()) and locks the run
  * (another fleetmark that has it: "... is in use by another fleetmark"),
  * and writes nothing: the caller checks the plan, the fleet and the hosts
@@ -140,7 +138,7 @@ int	journal_create(const struct journal_info *info, struct journal **out,
  * like one journal_create() made.  On failure run.json is as it was.
  */
 int	journal_resume(const char *rundir, struct journal **out,
-	    struct journal_done **done, char **err);
+	    struct trial_done **done, char **err);
 int	journal_resume_start(struct journal *j, char **err);
 
 /*
@@ -224,96 +222,5 @@ int	journal_append(struct journal *j, const struct journal_trial *t, char **err)
 
 /* The first log write error, or NULL (owned by j). */
 const char	*journal_log_error(const struct journal *j);
-
-/* --- Reading trials.jsonl -------------------------------------------------- */
-
-/*
- * One trial line as read back (docs/results.md has every member).  Every
- * pointer is borrowed from the reader and valid only during the callback;
- * strings are NUL-terminated UTF-8.  Members a line lacks are NULL, 0, or
- * as noted.
- */
-struct journal_line {
-	size_t		 lineno;	/* 1-based, in the file */
-	long long	 format;	/* JOURNAL_FORMAT */
-	const char	*run;
-	const char	*host;
-	const char	*variant;	/* NULL: the plan has no variants */
-	const char	*bench;
-	const char	*suite;		/* NULL unless a suite ran as one trial */
-	size_t		 nparams;	/* the plan's parameters, as text */
-	const char	**keys;
-	const char	**vals;
-	size_t		 nresolved;	/* the agent's, numbers as their JSON text */
-	const char	**rkeys;
-	const char	**rvals;
-	long long	 rep;
-	const char	*key;
-	const char	*metric;	/* NULL on a line without a metric (a failure) */
-	const char	*unit;
-	const char	*direction;	/* "lower", "higher", or NULL */
-	int		 higher_better;
-	int		 has_value;
-	double		 value;
-	const double	*samples;
-	size_t		 nsamples;
-	long long	 iterations;	/* 0 when not known */
-	double		 start;
-	double		 duration;	/* -1 when not known */
-	const char	*status;	/* as written */
-	int		 st;		/* ap_status_parse(status): -1 for a status
-					 * this controller does not know */
-	const char	*kind;
-	const char	*message;
-	size_t		 nnotes;
-	const char	**notes;
-	long long	 part, parts;	/* 1, 1 when absent */
-};
-
-/* Called for each trial line; a non-zero return stops the reading and is
- * returned by journal_read_lines(). */
-typedef int (*journal_line_fn)(const struct journal_line *l, void *arg);
-
-/*
- * The trials that have an ok line, by (host, trial key).  A trial counts
- * when all the lines of one of its appends are there (parts 1..N, in a
- * row) and their status is ok; a trial that failed and was run again
- * counts once it succeeded.
- */
-
-struct journal_scan {
-	size_t	lines;		/* complete lines read */
-	size_t	trials_ok;	/* journal_read_done(): trials done */
-	size_t	corrupt;	/* complete lines that are not trial lines */
-	size_t	first_corrupt;	/* line number of the first, or 0 */
-	int	truncated;	/* the last line has no newline */
-	off_t	good_size;	/* bytes up to the end of the last complete line */
-};
-
-/*
- * Read a trials.jsonl.  A missing file is an empty journal.  Corrupt
- * lines and a truncated last line are skipped and counted in *scan (may
- * be NULL), not errors; only failing to read is.
- */
-int	journal_read_done(const char *path, struct journal_done **out,
-	    struct journal_scan *scan, char **err);
-
-/*
- * Read every trial line of a trials.jsonl, in order, fast (a million
- * lines of 11 samples in about a second: what reports load runs with).
- * Lines that are not trial lines of this format (not JSON, a member of
- * the wrong type, no host, key, bench or status...) and a truncated last
- * line are skipped and counted in *scan (may be NULL).  A missing file
- * has no lines.  Returns 0, fn's non-zero return, or -1 with *err set
- * when the file cannot be read.
- */
-int	journal_read_lines(const char *path, journal_line_fn fn, void *arg,
-	    struct journal_scan *scan, char **err);
-
-int	journal_done_has(const struct journal_done *d, const char *host,
-	    const char *key);
-/* Trials done, for one host or (host NULL) all. */
-size_t	journal_done_count(const struct journal_done *d, const char *host);
-void	journal_done_free(struct journal_done *d);
 
 #endif /* FLEETMARK_JOURNAL_H */

@@ -1,5 +1,6 @@
 /*
- * progress.h: what the person at the terminal sees while a run goes.
+ * progress.h: what the person at the terminal sees while a run goes
+ * (docs/guide.md).
  *
  * On a terminal: one line per host with its state (waiting, connecting,
  * deploying, trial k/N and what it measures, done, failed: reason) and

@@ -1,5 +1,5 @@
 /*
- * report.h: tables from run directories (SPEC §8), rebuilt offline from
+ * report.h: tables from run directories (docs/reports.md), rebuilt offline from
  * files only: run.json, trials.jsonl and hosts/NAME.json.  Reports never
  * touch the network or a host.
  *
@@ -86,6 +86,14 @@ void		 report_free(struct report *r);	/* accepts NULL */
  * unreadable run.json.
  */
 int	report_add_run(struct report *r, const char *dir, char **err);
+
+/*
+ * report_add_run() with the trial lines in the len bytes at lines (a
+ * trials.jsonl in memory, not changed) instead of dir's trials.jsonl;
+ * run.json and hosts/ are still read from dir.  For the fuzz target.
+ */
+int	report_add_lines(struct report *r, const char *dir, const void *lines,
+	    size_t len, char **err);
 
 /* Series read so far, and each one's display name ("label host[ variant][#n]"). */
 size_t		 report_nseries(const struct report *r);

@@ -39,7 +39,7 @@
 #include "journal.h"
 
 struct fleet;
-struct journal_done;
+struct trial_done;
 struct plan;
 struct progress;
 
@@ -54,7 +54,7 @@ struct run_config {
 	const unsigned char		*sel;		/* fleet->nhosts flags */
 	unsigned long long		 seed;		/* for plan_expand() */
 	struct journal			*journal;
-	const struct journal_done	*done;		/* --resume: trials already ok; NULL */
+	const struct trial_done		*done;		/* --resume: trials already ok; NULL */
 	struct progress			*progress;	/* NULL: none */
 	int				 jobs;		/* hosts at once; <= 0: all */
 	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */

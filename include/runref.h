@@ -1,5 +1,5 @@
 /*
- * runref.h: what a RUN or REF argument names (SPEC §3), as a local run
+ * runref.h: what a RUN or REF argument names (docs/guide.md), as a local run
  * directory: a run directory, a run id in the local results directory,
  * `latest`, or an archive URL `URL/RUNID` (pulled into the local archive
  * cache first, archive.h).

@@ -48,7 +48,7 @@
 #include "journal.h"
 
 struct fleet;
-struct journal_done;
+struct trial_done;
 struct plan;
 struct run_summary;
 struct rundir_run;
@@ -89,7 +89,7 @@ int	session_resume(const char *rundir, struct session **out, char **err);
 const struct rundir_run		*session_rundir(const struct session *s);
 
 /* The trials already done (session_resume()), or NULL (borrowed). */
-const struct journal_done	*session_done(const struct session *s);
+const struct trial_done		*session_done(const struct session *s);
 
 const char	*session_dir(const struct session *s);	/* the run directory */
 const char	*session_id(const struct session *s);	/* the run id */

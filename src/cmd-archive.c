@@ -1,6 +1,6 @@
 /*
  * cmd-archive.c: `fleetmark push RUN URL`, `fleetmark pull URL/RUN [DIR]`
- * and `fleetmark ls URL` (SPEC §9, docs/archive.md).
+ * and `fleetmark ls URL` (docs/archive.md).
  *
  * Exit: 0; 1 the transfer failed (server, network, verification); 2 bad
  * usage, a bad URL or run id, or an unusable config file; 130 interrupted

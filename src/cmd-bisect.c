@@ -2,7 +2,7 @@
  * cmd-bisect.c: `fleetmark bisect-run PLAN -H HOST --metric
  * BENCH.METRIC[params] (--baseline REF | --good VALUE) [--threshold 5%]
  * [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] [-f FLEET]
- * [-o DIR]`: one step of `git bisect run` (SPEC §9, docs/bisect.md).
+ * [-o DIR]`: one step of `git bisect run` (docs/bisect.md).
  *
  * The step: the install hook (a local shell command; FLEETMARK_COMMIT and
  * FLEETMARK_HOST in its environment), the reboot hook, a wait until the
@@ -52,6 +52,7 @@
 #include "runref.h"
 #include "session.h"
 #include "transport.h"
+#include "trialread.h"
 #include "verdict.h"
 #include "xmalloc.h"
 
@@ -203,7 +204,7 @@ struct collect {
 };
 
 static int
-collect_line(const struct journal_line *l, void *arg)
+collect_line(const struct trial_line *l, void *arg)
 {
 	struct collect *c = arg;
 	struct values *v = c->out;
@@ -236,7 +237,8 @@ collect(const char *dir, const char *host, const struct want *w, struct values *
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = journal_read_lines(path, collect_line, &c, NULL, err);
+	r = trialread_file(path, TRIAL_PARAMS | TRIAL_METRIC | TRIAL_VALUE, collect_line, &c,
+	    NULL, err);
 	free(path);
 	return r;
 }

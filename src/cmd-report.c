@@ -1,7 +1,7 @@
 /*
  * cmd-report.c: `fleetmark report RUN... [--baseline REF] [--table T]
  * [--format F] [--aggregate median|mean] [--threshold PCT] [--results DIR]
- * [-o FILE]`: the tables of SPEC §8, rebuilt offline from run
+ * [-o FILE]`: the tables of docs/reports.md, rebuilt offline from run
  * directories.  A RUN or REF is a run directory, a run id under the
  * results directory, `latest` (the newest run there), or an archive run
  * URL/RUNID or URL/latest (runref.h).

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,12 @@
 #include "rundir.h"
 #include "runref.h"
 #include "session.h"
+#include "stats.h"
 #include "strbuf.h"
+#include "trialread.h"
 #include "xmalloc.h"
 
 #define DEFAULT_RESULTS		"results"
-#define SUMMARY_MAX_LINE	(16 * 1024 * 1024)
 
 /*
  * The first SIGINT or SIGTERM stops the run cleanly (variants undone, the
@@ -91,21 +93,6 @@ struct series {
 	size_t	 order;	/* first seen */
 };
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The plan's label for the point of a trial key "VARIANT/POINT-ID/REP". */
 static const char *
 point_label(const struct plan *p, const char *key)
@@ -123,15 +110,6 @@ point_label(const struct plan *p, const char *key)
 	return NULL;
 }
 
-static const char *
-jget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s != NULL ? s : "-";
-}
-
-/* Read trials.jsonl and print one line per (host, variant, point, metric). */
 /* Index of host in the summary (fleet order), for sorting. */
 static size_t
 host_rank(const struct run_summary *sum, const char *host)
@@ -149,7 +127,7 @@ static const struct run_summary *sort_sum;
 static int
 cmp_series(const void *a, const void *b)
 {
-	const struct series *x = a, *y = b;
+	const struct series *x = *(struct series *const *)a, *y = *(struct series *const *)b;
 	size_t rx = host_rank(sort_sum, x->host), ry = host_rank(sort_sum, y->host);
 
 	if (rx != ry)
@@ -157,70 +135,91 @@ cmp_series(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The series as read, and an index of them by group (tsearch()). */
+struct numbers {
+	const struct plan	*p;
+	struct series		**ss;
+	size_t			 nss, cap;
+	void			*index;
+};
+
+static int
+cmp_group(const void *a, const void *b)
+{
+	return strcmp(((const struct series *)a)->group, ((const struct series *)b)->group);
+}
+
+static const char *
+or_dash(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
+static int
+numbers_line(const struct trial_line *l, void *arg)
+{
+	struct numbers *nb = arg;
+	struct series key, *s, **found;
+	const char *label;
+
+	if (strcmp(l->status, "ok") != 0 || !l->has_value)
+		return 0;
+	label = point_label(nb->p, l->key);
+	if (label == NULL || *label == '\0')
+		label = "-";
+	key.group = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", l->host, or_dash(l->variant),
+	    l->bench, label, or_dash(l->metric));
+	if ((found = tfind(&key, &nb->index, cmp_group)) != NULL) {
+		s = *found;
+		free(key.group);
+	} else {
+		s = xcalloc(1, sizeof(*s));
+		s->group = key.group;
+		s->order = nb->nss;
+		s->host = xstrdup(l->host);
+		s->variant = xstrdup(or_dash(l->variant));
+		s->bench = xstrdup(l->bench);
+		s->params = xstrdup(label);
+		s->metric = xstrdup(or_dash(l->metric));
+		s->unit = xstrdup(or_dash(l->unit));
+		xgrow(&nb->ss, &nb->cap, nb->nss + 1, sizeof(*nb->ss));
+		nb->ss[nb->nss++] = s;
+		if (tsearch(s, &nb->index, cmp_group) == NULL) {
+			log_error("out of memory");
+			exit(CMD_EXIT_ERROR);
+		}
+	}
+	xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = l->value;
+	return 0;
+}
+
+static void
+no_free(void *node)
+{
+	(void)node;	/* the series are freed from the array */
+}
+
+/* Read trials.jsonl and print one line per (host, variant, point, metric). */
 static void
 print_numbers(const struct plan *p, const struct run_summary *sum, const char *dir)
 {
-	char *path = xasprintf("%s/%s", dir, JOURNAL_TRIALS), *line = NULL, *g;
-	struct series *ss = NULL;
-	size_t nss = 0, cap = 0, i, len = 0, w[6] = { 4, 7, 5, 6, 6, 4 };
-	ssize_t n;
-	FILE *f;
+	char *path = rundir_path(dir, RUNDIR_TRIALS), *err = NULL;
+	struct numbers nb = { p, NULL, 0, 0, NULL };
+	size_t i, w[6] = { 4, 7, 5, 6, 6, 4 };
 
-	if ((f = fopen(path, "re")) == NULL) {
-		free(path);
-		return;
-	}
-	while ((n = getline(&line, &len, f)) > 0) {
-		json_t *o;
-		const char *label;
-		struct series *s = NULL;
-
-		if (n > SUMMARY_MAX_LINE || (o = json_loads(line, 0, NULL)) == NULL)
-			continue;
-		if (strcmp(jget(o, "status"), "ok") != 0 ||
-		    !json_is_number(json_object_get(o, "value"))) {
-			json_decref(o);
-			continue;
-		}
-		label = point_label(p, jget(o, "key"));
-		if (label == NULL || *label == '\0')
-			label = "-";
-		g = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", jget(o, "host"), jget(o, "variant"),
-		    jget(o, "bench"), label, jget(o, "metric"));
-		for (i = 0; i < nss; i++)
-			if (strcmp(ss[i].group, g) == 0) {
-				s = &ss[i];
-				break;
-			}
-		if (s == NULL) {
-			xgrow(&ss, &cap, nss + 1, sizeof(*ss));
-			s = &ss[nss++];
-			memset(s, 0, sizeof(*s));
-			s->group = g;
-			s->order = nss - 1;
-			g = NULL;
-			s->host = xstrdup(jget(o, "host"));
-			s->variant = xstrdup(jget(o, "variant"));
-			s->bench = xstrdup(jget(o, "bench"));
-			s->params = xstrdup(label);
-			s->metric = xstrdup(jget(o, "metric"));
-			s->unit = xstrdup(jget(o, "unit"));
-		}
-		free(g);
-		xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
-		s->v[s->n++] = json_number_value(json_object_get(o, "value"));
-		json_decref(o);
-	}
-	free(line);
-	fclose(f);
+	if (trialread_file(path, TRIAL_VARIANT | TRIAL_KEY | TRIAL_METRIC | TRIAL_VALUE |
+	    TRIAL_LENIENT, numbers_line, &nb, NULL, &err) != 0)
+		free(err);	/* then what was read is shown */
 	free(path);
-	if (nss == 0)
+	tdestroy(nb.index, no_free);
+	if (nb.nss == 0)
 		return;
 	sort_sum = sum;
-	qsort(ss, nss, sizeof(*ss), cmp_series);
-	for (i = 0; i < nss; i++) {
-		const char *c[6] = { ss[i].host, ss[i].variant, ss[i].bench, ss[i].params,
-		    ss[i].metric, ss[i].unit };
+	qsort(nb.ss, nb.nss, sizeof(*nb.ss), cmp_series);
+	for (i = 0; i < nb.nss; i++) {
+		const struct series *s = nb.ss[i];
+		const char *c[6] = { s->host, s->variant, s->bench, s->params, s->metric, s->unit };
 		size_t k;
 
 		for (k = 0; k < 6; k++)
@@ -230,12 +229,12 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 	printf("\n%-*s  %-*s  %-*s  %-*s  %-*s  %12s  %-*s  %s\n", (int)w[0], "host",
 	    (int)w[1], "variant", (int)w[2], "bench", (int)w[3], "params", (int)w[4], "metric",
 	    "median", (int)w[5], "unit", "trials");
-	for (i = 0; i < nss; i++) {
-		struct series *s = &ss[i];
+	for (i = 0; i < nb.nss; i++) {
+		struct series *s = nb.ss[i];
 
 		printf("%-*s  %-*s  %-*s  %-*.60s  %-*s  %12.6g  %-*s  %zu\n", (int)w[0], s->host,
 		    (int)w[1], s->variant, (int)w[2], s->bench, (int)w[3], s->params, (int)w[4],
-		    s->metric, median(s->v, s->n), (int)w[5], s->unit, s->n);
+		    s->metric, stats_median(s->v, s->n), (int)w[5], s->unit, s->n);
 		free(s->group);
 		free(s->host);
 		free(s->variant);
@@ -244,8 +243,9 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 		free(s->metric);
 		free(s->unit);
 		free(s->v);
+		free(s);
 	}
-	free(ss);
+	free(nb.ss);
 }
 
 /*
@@ -393,14 +393,14 @@ in_list(const char *list, const char *name)
 
 /* How many of the trials of p on host have no ok line in done. */
 static size_t
-host_todo(const struct plan *p, unsigned long long seed, const struct journal_done *done,
+host_todo(const struct plan *p, unsigned long long seed, const struct trial_done *done,
     const char *host)
 {
 	struct plan_schedule *s = plan_expand(p, host, seed);
 	size_t i, n = 0;
 
 	for (i = 0; i < s->ntrials; i++)
-		n += !journal_done_has(done, host, s->trials[i].key);
+		n += !trial_done_has(done, host, s->trials[i].key);
 	plan_schedule_free(s);
 	return n;
 }
@@ -472,7 +472,7 @@ recorded_plan(const char *dir, char **path, char **err)
 static int
 dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 {
-	struct journal_done *done = NULL;
+	struct trial_done *done = NULL;
 	struct rundir_run *run = NULL;
 	char *path, *err = NULL;
 	size_t i, k, left, total = 0;
@@ -481,7 +481,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	if (rundir_load(rundir, &run, &err) != 0 || rundir_check_plan(run, p, &err) != 0)
 		goto out;
 	path = rundir_path(rundir, RUNDIR_TRIALS);
-	if (journal_read_done(path, &done, NULL, &err) != 0) {
+	if (trial_done_read(path, &done, NULL, &err) != 0) {
 		free(path);
 		rc = CMD_EXIT_ERROR;
 		goto out;
@@ -489,7 +489,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	free(path);
 	printf("dry run: nothing is contacted and nothing is written\n");
 	printf("resuming %s (plan %s): %zu trials already ok\n", rundir, p->name,
-	    journal_done_count(done, NULL));
+	    trial_done_count(done, NULL));
 	for (k = 0; k < run->nhosts; k++) {
 		const char *name = run->hosts[k].name;
 		struct plan_schedule *s;
@@ -502,7 +502,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 		for (i = 0; i < s->ntrials; i++) {
 			const struct plan_trial *t = &s->trials[i];
 
-			if (journal_done_has(done, name, t->key))
+			if (trial_done_has(done, name, t->key))
 				continue;
 			printf("  %-10s %-12s %-40.40s rep %d\n", t->variant->name ? t->variant->name :
 			    "-", t->point->bench, *t->point->label ? t->point->label : "-", t->rep);
@@ -516,7 +516,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	if (err != NULL)
 		log_error("%s", err);
 	free(err);
-	journal_done_free(done);
+	trial_done_free(done);
 	rundir_run_free(run);
 	return rc;
 }
@@ -721,7 +721,7 @@ run_main(int argc, char **argv)
 		cfg.sel = sel;
 		cfg.seed = run->seed;
 		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
-		    journal_done_count(session_done(s), NULL), todo);
+		    trial_done_count(session_done(s), NULL), todo);
 	} else {
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;

@@ -18,7 +18,7 @@
  *
  * A "worse" row is a regression (counted, and named on a "REGRESSION:"
  * line after the table) when its metric is one of the plan's
- * regression.metrics (SPEC §5): the compared run's plan's list, else the
+ * regression.metrics (docs/plans-and-fleets.md): the compared run's plan's list, else the
  * baseline run's; a plan that lists none makes every metric count.
  */
 #include <math.h>

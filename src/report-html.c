@@ -1,5 +1,5 @@
 /*
- * report-html.c: `--format html` (SPEC §8): one self-contained page with
+ * report-html.c: `--format html` (docs/reports.md): one self-contained page with
  * the same tables as the text report and SVG charts drawn here, in C.
  *
  * Self-contained means: inline CSS, inline SVG, no script, no request of

@@ -9,6 +9,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include "report.h"
 #include "rundir.h"
 #include "stats.h"
+#include "trialread.h"
 #include "xmalloc.h"
 
 void
@@ -290,8 +292,7 @@ struct runctx {
 	/* last looked-up series, lines come in runs of the same host */
 	char		*last_host, *last_variant;
 	size_t		 last;
-	char		*copy;		/* the line as read, for jansson */
-	size_t		 copy_cap;
+	size_t		 corrupt, first_corrupt;	/* lines that are not trial lines */
 };
 
 static int
@@ -372,502 +373,117 @@ found:
 	return i;
 }
 
-/* "k=v,k=v" from a params object, in its order. */
-static char *
-params_text(json_t *params, char *buf, size_t cap)
-{
-	const char *k;
-	json_t *v;
-	size_t len = 0;
+/*
+ * What reports read of a line.  Leniently, as they always have: a member
+ * of the wrong type is as good as absent (a variant that is a number is no
+ * variant, a value that is text no value), and every line comes to
+ * add_line(), which counts those that are not trial lines.
+ */
+#define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
+			 TRIAL_VALUE | TRIAL_KIND | TRIAL_PROFILE | TRIAL_LENIENT | \
+			 TRIAL_REJECTS)
 
-	buf[0] = '\0';
-	json_object_foreach(params, k, v) {
-		char num[64];
-		const char *s = num;
-		int n;
-
-		if (json_is_string(v))
-			s = json_string_value(v);
-		else if (json_is_integer(v))
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v))
-			snprintf(num, sizeof(num), "%g", json_real_value(v));
-		else
-			continue;
-		n = snprintf(buf + len, cap - len, "%s%s=%s", len ? "," : "", k, s);
-		if (n < 0 || (size_t)n >= cap - len)
-			break;
-		len += (size_t)n;
-	}
-	return buf;
-}
-
-/* What a trial line says that reports use. */
-struct tline {
-	long long	 format;
-	int		 has_format;
-	const char	*host, *variant, *bench, *status, *metric, *unit, *direction;
-	const char	*kind;
-	size_t		 prof_off, prof_len;	/* the "profile" value in the line, or 0 */
-	char		 params[1024];
-	long long	 rep;
-	double		 value;
-	int		 has_value;
-};
-
-/* --- The fast path: a scanner for the lines the journal writes ---------------
- * It takes the fields above from a flat object and skips the rest; a line
- * it does not follow (escapes in a string it needs, a nested params...) goes
- * to jansson, which decides.  Strings point into the line, which is changed
- * in place (a NUL after each string used). */
-
-static const char *
-skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
-/* A string at p (at its '"'); *s its text, NUL-terminated in place; NULL
- * when it has an escape or no end. */
-static char *
-scan_string(char *p, const char *end, const char **s)
-{
-	char *q;
-
-	if (p >= end || *p != '"')
-		return NULL;
-	for (q = p + 1; q < end && *q != '"'; q++)
-		if (*q == '\\' || (unsigned char)*q < 0x20)
-			return NULL;
-	if (q >= end)
-		return NULL;
-	*q = '\0';
-	*s = p + 1;
-	return q + 1;
-}
-
-/* Skip any value; NULL on a malformed one. */
-static char *
-skip_value(char *p, const char *end)
-{
-	int depth = 0;
-
-	do {
-		p = (char *)skip_ws(p, end);
-		if (p >= end)
-			return NULL;
-		if (*p == '"') {
-			for (p++; p < end && *p != '"'; p++)
-				if (*p == '\\')
-					p++;
-			if (p >= end)
-				return NULL;
-			p++;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-			p++;
-		} else if (*p == '}' || *p == ']') {
-			if (depth == 0)
-				return NULL;
-			depth--;
-			p++;
-		} else if (*p == ',' || *p == ':') {
-			if (depth == 0)
-				return NULL;
-			p++;
-		} else {
-			char *word = p;
-
-			/* strchr() finds the NUL: a NUL byte would never be passed */
-			while (p < end && *p != '\0' && strchr(",:{}[] \t\r\n\"", *p) == NULL)
-				p++;
-			if (p == word)
-				return NULL;
-		}
-	} while (depth > 0);
-	return p;
-}
-
-/* A string or null into *s (NULL for null). */
-static char *
-scan_str_or_null(char *p, const char *end, const char **s)
-{
-	if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
-		*s = NULL;
-		return p + 4;
-	}
-	return scan_string(p, end, s);
-}
-
-static char *
-scan_number(char *p, const char *end, double *d)
-{
-	char *e;
-
-	(void)end;
-	if (*p != '-' && (*p < '0' || *p > '9'))
-		return NULL;
-	*d = strtod(p, &e);
-	return e == p ? NULL : e;
-}
-
-static char *
-scan_params(char *p, const char *end, char *buf, size_t cap)
-{
-	size_t len = 0;
-	int first = 1;
-
-	buf[0] = '\0';
-	if (*p != '{')
-		return NULL;
-	p = (char *)skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return p + 1;
-	for (;;) {
-		const char *k, *v;
-		char num[64];
-		int n;
-
-		p = (char *)skip_ws(p, end);
-		if ((p = scan_string(p, end, &k)) == NULL)
-			return NULL;
-		p = (char *)skip_ws(p, end);
-		if (p >= end || *p != ':')
-			return NULL;
-		p = (char *)skip_ws(p + 1, end);
-		if (p < end && *p == '"') {
-			if ((p = scan_string(p, end, &v)) == NULL)
-				return NULL;
-		} else {
-			char *e = p;
-
-			while (e < end && ((*e >= '0' && *e <= '9') || *e == '-'))
-				e++;
-			if (e == p || e - p >= (long)sizeof(num) || (e < end &&
-			    strchr(",} \t", *e) == NULL))
-				return NULL;	/* reals and the rest: jansson */
-			memcpy(num, p, (size_t)(e - p));
-			num[e - p] = '\0';
-			v = num;
-			p = e;
-		}
-		n = snprintf(buf + len, cap - len, "%s%s=%s", first ? "" : ",", k, v);
-		if (n < 0 || (size_t)n >= cap - len)
-			return NULL;
-		len += (size_t)n;
-		first = 0;
-		p = (char *)skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p++;
-			continue;
-		}
-		if (p < end && *p == '}')
-			return p + 1;
-		return NULL;
-	}
-}
-
+/* One line of trials.jsonl into the report. */
 static int
-fast_parse(char *line, size_t len, struct tline *t)
+add_line(const struct trial_line *l, void *arg)
 {
-	char *p = line;
-	const char *end = line + len;
-
-	memset(t, 0, offsetof(struct tline, params));
-	t->params[0] = '\0';
-	t->rep = 0;
-	t->has_value = 0;
-	p = (char *)skip_ws(p, end);
-	if (p >= end || *p != '{')
-		return -1;
-	p = (char *)skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return -1;
-	for (;;) {
-		const char *k;
-		double d;
-
-		if ((p = scan_string(p, end, &k)) == NULL)
-			return -1;
-		p = (char *)skip_ws(p, end);
-		if (p >= end || *p != ':')
-			return -1;
-		p = (char *)skip_ws(p + 1, end);
-		if (p >= end)
-			return -1;
-		switch (k[0]) {
-		case 'f':
-			if (strcmp(k, "format") == 0) {
-				/* range first: casting 1e36 is undefined; jansson decides */
-				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18) ||
-				    d != (long long)d)
-					return -1;
-				t->format = (long long)d;
-				t->has_format = 1;
-				goto next;
-			}
-			break;
-		case 'h':
-			if (strcmp(k, "host") == 0) {
-				p = scan_str_or_null(p, end, &t->host);
-				goto checked;
-			}
-			break;
-		case 'v':
-			if (strcmp(k, "variant") == 0) {
-				p = scan_str_or_null(p, end, &t->variant);
-				goto checked;
-			}
-			if (strcmp(k, "value") == 0) {
-				if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
-					p += 4;
-					goto next;
-				}
-				p = scan_number(p, end, &t->value);
-				t->has_value = 1;
-				goto checked;
-			}
-			break;
-		case 'b':
-			if (strcmp(k, "bench") == 0) {
-				p = scan_str_or_null(p, end, &t->bench);
-				goto checked;
-			}
-			break;
-		case 's':
-			if (strcmp(k, "status") == 0) {
-				p = scan_str_or_null(p, end, &t->status);
-				goto checked;
-			}
-			break;
-		case 'm':
-			if (strcmp(k, "metric") == 0) {
-				p = scan_str_or_null(p, end, &t->metric);
-				goto checked;
-			}
-			break;
-		case 'u':
-			if (strcmp(k, "unit") == 0) {
-				p = scan_str_or_null(p, end, &t->unit);
-				goto checked;
-			}
-			break;
-		case 'k':
-			if (strcmp(k, "kind") == 0) {
-				p = scan_str_or_null(p, end, &t->kind);
-				goto checked;
-			}
-			break;
-		case 'd':
-			if (strcmp(k, "direction") == 0) {
-				p = scan_str_or_null(p, end, &t->direction);
-				goto checked;
-			}
-			break;
-		case 'p':
-			if (strcmp(k, "params") == 0) {
-				p = scan_params(p, end, t->params, sizeof(t->params));
-				goto checked;
-			}
-			if (strcmp(k, "profile") == 0) {
-				/* kept as text: read_line() parses the few lines with one */
-				t->prof_off = (size_t)(p - line);
-				p = skip_value(p, end);
-				if (p != NULL)
-					t->prof_len = (size_t)(p - line) - t->prof_off;
-				goto checked;
-			}
-			break;
-		case 'r':
-			if (strcmp(k, "rep") == 0) {
-				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18))
-					return -1;
-				t->rep = (long long)d;
-				goto next;
-			}
-			break;
-		}
-		p = skip_value(p, end);
-checked:
-		if (p == NULL)
-			return -1;
-next:
-		p = (char *)skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p = (char *)skip_ws(p + 1, end);
-			continue;
-		}
-		if (p < end && *p == '}') {
-			p = (char *)skip_ws(p + 1, end);
-			return p == end ? 0 : -1;
-		}
-		return -1;
-	}
-}
-
-/* The slow path, for what the scanner does not follow: jansson. */
-static json_t *
-slow_parse(const char *line, size_t len, struct tline *t)
-{
-	json_error_t je;
-	json_t *o, *f, *v;
-
-	memset(t, 0, offsetof(struct tline, params));
-	t->params[0] = '\0';
-	t->rep = 0;
-	t->has_value = 0;
-	if ((o = json_loadb(line, len, 0, &je)) == NULL || !json_is_object(o)) {
-		json_decref(o);
-		return NULL;
-	}
-	f = json_object_get(o, "format");
-	if (json_is_integer(f)) {
-		t->format = json_integer_value(f);
-		t->has_format = 1;
-	}
-	t->host = json_string_value(json_object_get(o, "host"));
-	t->variant = json_string_value(json_object_get(o, "variant"));
-	t->bench = json_string_value(json_object_get(o, "bench"));
-	t->status = json_string_value(json_object_get(o, "status"));
-	t->metric = json_string_value(json_object_get(o, "metric"));
-	t->unit = json_string_value(json_object_get(o, "unit"));
-	t->direction = json_string_value(json_object_get(o, "direction"));
-	t->kind = json_string_value(json_object_get(o, "kind"));
-	t->rep = json_integer_value(json_object_get(o, "rep"));
-	v = json_object_get(o, "value");
-	if (json_is_number(v)) {
-		t->value = json_number_value(v);
-		t->has_value = 1;
-	}
-	params_text(json_object_get(o, "params"), t->params, sizeof(t->params));
-	return o;
-}
-
-/* One line (changed in place); returns 0, or 1 when it is not a trial line. */
-static int
-read_line(struct runctx *x, char *line, size_t len, size_t lineno)
-{
+	struct runctx *x = arg;
 	struct report *r = x->r;
-	struct tline t;
-	json_t *o = NULL;
 	size_t s, c;
-	int ret = 0;
 
-	/* The scanner writes NULs into the line: keep a copy for jansson. */
-	xgrow(&x->copy, &x->copy_cap, len + 1, 1);
-	memcpy(x->copy, line, len);
-	if (fast_parse(line, len, &t) != 0) {
-		if ((o = slow_parse(x->copy, len, &t)) == NULL)
-			return 1;
-	}
-	if (!t.has_format) {
-		ret = 1;
-		goto out;
-	}
-	if (t.format != JOURNAL_FORMAT) {
+	switch (l->reject) {
+	case TRIAL_OK:
+		break;
+	case TRIAL_EMPTY:
+		return 0;
+	case TRIAL_OTHER_FORMAT:
 		/* docs/results.md: a reader skips a line of a format it does not know */
 		if (r->counts.unknown_format++ == 0)
 			log_warn("%s/%s:%zu: format %lld not known (this fleetmark reads %d), "
-			    "line skipped", x->dir, JOURNAL_TRIALS, lineno, t.format,
-			    JOURNAL_FORMAT);
-		goto out;
+			    "line skipped", x->dir, RUNDIR_TRIALS, l->lineno, l->format,
+			    RUNDIR_FORMAT);
+		return 0;
+	default:
+		if (x->corrupt++ == 0)
+			x->first_corrupt = l->lineno;
+		return 0;
 	}
-	if (t.host == NULL || t.bench == NULL || t.status == NULL) {
-		ret = 1;
-		goto out;
-	}
-	s = series_get(x, t.host, t.variant);
-	if (strcmp(t.status, "ok") != 0) {
-		int infra = same_str(t.kind, "infrastructure");
+	s = series_get(x, l->host, l->variant);
+	if (strcmp(l->status, "ok") != 0) {
+		int infra = same_str(l->kind, "infrastructure");
 
 		r->series[s].failed++;
 		r->counts.failed++;
 		r->series[s].infra += infra;
 		r->counts.infra += infra;
-		goto out;
+		return 0;
 	}
-	if (t.prof_len > 0 || (o != NULL && json_object_get(o, "profile") != NULL)) {
-		json_t *prof = o != NULL ? json_incref(json_object_get(o, "profile")) :
-		    json_loadb(x->copy + t.prof_off, t.prof_len, 0, NULL);
+	if (l->profile != NULL) {
+		json_t *prof = json_loadb(l->profile, l->profile_len, 0, NULL);
 
-		if (report_profile_add(r, s, t.bench, t.params, prof) != 0 &&
+		if (report_profile_add(r, s, l->bench, l->params_text, prof) != 0 &&
 		    r->counts.bad_profiles++ == 0)
 			log_warn("%s/%s:%zu: a malformed profile, not used", x->dir,
-			    JOURNAL_TRIALS, lineno);
+			    RUNDIR_TRIALS, l->lineno);
 		json_decref(prof);
 	}
-	if (t.metric == NULL || !t.has_value) {
+	if (l->metric == NULL || !l->has_value) {
 		r->series[s].nometric++;
 		r->counts.nometric++;
-		goto out;
+		return 0;
 	}
-	c = cell_get(r, t.bench, t.params, t.metric, t.unit,
-	    same_str(t.direction, "higher"));
-	vals_put(r, s, c, (int)t.rep, t.value);
+	c = cell_get(r, l->bench, l->params_text, l->metric, l->unit,
+	    same_str(l->direction, "higher"));
+	vals_put(r, s, c, (int)l->rep, l->value);
 	r->counts.used++;
-out:
-	json_decref(o);
-	return ret;
+	return 0;
 }
 
+/* The run's trials.jsonl, or the len bytes at lines in its stead. */
 static int
-read_trials(struct runctx *x, char **err)
+read_trials(struct runctx *x, const void *lines, size_t len, char **err)
 {
-	char *path = xasprintf("%s/%s", x->dir, JOURNAL_TRIALS);
-	FILE *fp;
-	char *buf = NULL;
-	size_t cap = 0, lineno = 0, corrupt = 0, first_corrupt = 0;
-	ssize_t n;
-	int ret = -1, rr;
+	char *path = rundir_path(x->dir, RUNDIR_TRIALS);
+	struct trial_scan sc;
+	int fd, ret = -1;
 
-	if ((fp = fopen(path, "r")) == NULL) {
-		if (errno == ENOENT) {
-			log_warn("%s: no trials yet", path);
-			free(path);
-			return 0;
+	if (lines != NULL)
+		(void)trialread_buf(lines, len, REPORT_FIELDS, add_line, x, &sc);
+	else {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			if (errno == ENOENT) {
+				log_warn("%s: no trials yet", path);
+				ret = 0;
+			} else
+				*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+			goto out;
 		}
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		free(path);
-		return -1;
+		ret = trialread_fd(fd, path, REPORT_FIELDS, add_line, x, &sc, err);
+		close(fd);
+		if (ret != 0)
+			goto out;
 	}
-	while ((n = getline(&buf, &cap, fp)) > 0) {
-		lineno++;
-		if (buf[n - 1] != '\n') {
-			/* A crash while the last line was written. */
-			log_warn("%s:%zu: truncated last line skipped", path, lineno);
-			x->r->counts.truncated++;
-			break;
-		}
-		x->r->counts.lines++;
-		if (n == 1)
-			continue;
-		if ((rr = read_line(x, buf, (size_t)n - 1, lineno)) > 0) {
-			corrupt++;
-			if (first_corrupt == 0)
-				first_corrupt = lineno;
-		}
+	x->r->counts.lines += sc.lines;
+	if (sc.truncated) {
+		/* A crash while the last line was written. */
+		log_warn("%s:%zu: truncated last line skipped", path, sc.lines + 1);
+		x->r->counts.truncated++;
 	}
-	if (ferror(fp)) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (corrupt) {
-		log_warn("%s: %zu line%s, skipped (the first is line %zu)",
-		    path, corrupt, corrupt == 1 ? " is not a trial line" : "s are not trial lines", first_corrupt);
-		x->r->counts.corrupt += corrupt;
+	if (x->corrupt) {
+		log_warn("%s: %zu line%s, skipped (the first is line %zu)", path, x->corrupt,
+		    x->corrupt == 1 ? " is not a trial line" : "s are not trial lines",
+		    x->first_corrupt);
+		x->r->counts.corrupt += x->corrupt;
 	}
 	ret = 0;
 out:
-	free(buf);
-	fclose(fp);
 	free(path);
 	return ret;
 }
 
-int
-report_add_run(struct report *r, const char *dir, char **err)
+/* A run directory, its trial lines from lines when not NULL. */
+static int
+add_run(struct report *r, const char *dir, const void *lines, size_t len, char **err)
 {
 	struct runctx x;
 	size_t i;
@@ -892,7 +508,7 @@ report_add_run(struct report *r, const char *dir, char **err)
 		free(x.regmetrics);
 		x.regmetrics = t;
 	}
-	if (read_trials(&x, err) != 0)
+	if (read_trials(&x, lines, len, err) != 0)
 		goto out;
 	report_profile_sort(r);
 	for (i = x.first; i < r->nseries; i++)
@@ -905,10 +521,22 @@ report_add_run(struct report *r, const char *dir, char **err)
 out:
 	free(x.last_host);
 	free(x.last_variant);
-	free(x.copy);
 	free(x.regmetrics);
 	rundir_run_free(x.run);
 	return ret;
+}
+
+int
+report_add_run(struct report *r, const char *dir, char **err)
+{
+	return add_run(r, dir, NULL, 0, err);
+}
+
+int
+report_add_lines(struct report *r, const char *dir, const void *lines, size_t len,
+    char **err)
+{
+	return add_run(r, dir, lines != NULL ? lines : "", len, err);
 }
 
 /* --- Grids ------------------------------------------------------------------- */

@@ -27,6 +27,7 @@
 #include "run.h"
 #include "shquote.h"
 #include "transport.h"
+#include "trialread.h"
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -1002,7 +1003,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
 		w->rh->ntrials = w->s->ntrials;
 		for (k = 0; k < w->s->ntrials; k++) {
-			if (c->done != NULL && journal_done_has(c->done, w->h->name,
+			if (c->done != NULL && trial_done_has(c->done, w->h->name,
 			    w->s->trials[k].key))
 				w->rh->skipped++;
 			else

@@ -18,11 +18,12 @@
 #include "run.h"
 #include "rundir.h"
 #include "session.h"
+#include "trialread.h"
 #include "xmalloc.h"
 
 struct session {
 	struct journal		*j;
-	struct journal_done	*done;		/* resumed: the trials done */
+	struct trial_done	*done;		/* resumed: the trials done */
 	struct rundir_run	*run;		/* resumed: run.json as found */
 	struct run_summary	 sum;
 	enum journal_status	 status;
@@ -72,7 +73,7 @@ session_rundir(const struct session *s)
 	return s->run;
 }
 
-const struct journal_done *
+const struct trial_done *
 session_done(const struct session *s)
 {
 	return s->done;
@@ -261,7 +262,7 @@ session_free(struct session *s)
 		return;
 	run_summary_release(&s->sum);
 	journal_free(s->j);
-	journal_done_free(s->done);
+	trial_done_free(s->done);
 	rundir_run_free(s->run);
 	free(s->error);
 	free(s);

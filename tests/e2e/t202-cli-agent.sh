@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t202-cli-agent: the controller's command line (SPEC §3: global options,
+# t202-cli-agent: the controller's command line (docs/guide.md: global options,
 # help, exit codes, colour only on a terminal and never with NO_COLOR) and
 # `fleetmark agent list|path|build`.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -300,7 +300,7 @@ main(void)
 			is_str(line, "Processor, Processes - times in microseconds - smaller is better\n",
 			    "with the lmbench tables");
 		}
-		/* regression.metrics: only the plan's metrics count (SPEC §5) */
+		/* regression.metrics: only the plan's metrics count (docs/plans-and-fleets.md) */
 		snprintf(cmd, sizeof(cmd), "cp -r " DATA "munmap-base %s/base && cp -r " DATA
 		    "munmap-patch %s/patch && sed -i 's/\"metrics\": \\[\\]/\"metrics\": "
 		    "[\"munmap.accesses_per_thread_ms\"]/' %s/patch/run.json && grep -q "
