@@ -445,7 +445,9 @@ resume_dir(const char *ref, const char *results, char **dir, char **err)
 
 /*
  * The plan file of the run in dir, as its run.json records it, for a
- * --resume without PLAN: a new string in *path.
+ * --resume without PLAN: a new string in *path.  0, or the exit status
+ * (with *err): an unreadable run.json is an error, as session_resume()
+ * has it, and one without a plan file bad input.
  */
 static int
 recorded_plan(const char *dir, char **path, char **err)
@@ -455,14 +457,14 @@ recorded_plan(const char *dir, char **path, char **err)
 
 	*path = NULL;
 	if ((r = rundir_load(dir, &run, err)) != 0)
-		return r;
+		return r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
 	if (run->plan_file == NULL || *run->plan_file == '\0')
 		*err = xasprintf("%s: run.json records no plan file; give the plan: "
 		    "`fleetmark run PLAN --resume %s`", dir, dir);
 	else
 		*path = xstrdup(run->plan_file);
 	rundir_run_free(run);
-	return *path != NULL ? 0 : -1;
+	return *path != NULL ? 0 : CMD_EXIT_USAGE;
 }
 
 /*
@@ -613,8 +615,9 @@ run_main(int argc, char **argv)
 		if (resume_dir(resume, results, &rdir, &err) != 0)
 			goto fail;
 		if (plan_file == NULL) {
-			if (recorded_plan(rdir, &rplan, &err) != 0)
+			if ((code = recorded_plan(rdir, &rplan, &err)) != 0)
 				goto fail;
+			code = CMD_EXIT_USAGE;
 			plan_file = rplan;
 		}
 	}

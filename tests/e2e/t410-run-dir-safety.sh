@@ -163,6 +163,17 @@ is "$?" 2 "--resume alone when the plan file run.json records is gone: exit 2"
 like "$(cat "$WORK/e10")" "plans/gone.yaml.*give the plan: \`fleetmark run PLAN --resume " "... saying how to give it"
 unchanged "a plan file gone" "$WORK/moved" "$WORK/m.snap"
 
+cp -a "$S" "$WORK/future"
+jq '.format = 2' "$S/run.json" >"$WORK/future/run.json"
+touch -d '2001-11-30 04:15:00' "$WORK/future" "$WORK/future/run.json"
+snap "$WORK/future" >"$WORK/u.snap"
+for plan in "" "$WORK/slow.yaml"; do
+	"$FLEETMARK" run ${plan:+"$plan"} --resume "$WORK/future" >/dev/null 2>"$WORK/e12"
+	is "$?" 1 "--resume ${plan:+PLAN }of a run.json of a format to come: exit 1"
+	like "$(cat "$WORK/e12")" "unknown format 2" "... saying so"
+	unchanged "a format to come${plan:+ (PLAN given)}" "$WORK/future" "$WORK/u.snap"
+done
+
 "$FLEETMARK" run --resume "$WORK/nothing-here" >/dev/null 2>"$WORK/e11"
 is "$?" 2 "--resume of a path that is no run: exit 2"
 like "$(cat "$WORK/e11")" "not a run directory" "... saying so"
