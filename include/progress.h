@@ -1,6 +1,6 @@
 /*
  * progress.h: what the person at the terminal sees while a run goes
- * (docs/guide.md).
+ * (docs/guide.md, "Progress and output").
  *
  * On a terminal: one line per host with its state (waiting, connecting,
  * deploying, trial k/N and what it measures, done, failed: reason) and
@@ -102,6 +102,15 @@ void	progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 
 /* The host's current trial finished: failure NULL when ok, else why. */
 void	progress_trial_done(struct progress *p, size_t host, const char *failure);
+
+/*
+ * The values of the host's trial that just finished (for -v), one line
+ * that stays: "lab-03 trial 4/18 munmap threads=8 rep 2: ns_per_munmap
+ * 5032 ns, ...", above the frame on a terminal, timestamped off one,
+ * nothing when quiet.  values (copied) come from a host: control
+ * characters are replaced.
+ */
+void	progress_trial_values(struct progress *p, size_t host, const char *values);
 
 /*
  * A line for the person (a log message, already formatted, without its

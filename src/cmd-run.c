@@ -595,7 +595,7 @@ run_main(int argc, char **argv)
 			baseline = optarg;
 			break;
 		default:
-			if ((c = cmd_common_option(&cmd_run, c, &quiet)) >= 0)
+			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
 				return c;
 			break;
 		}
@@ -801,9 +801,76 @@ run_main(int argc, char **argv)
 	return code;
 }
 
+static const struct cmd_option run_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5)); with --resume, the one the run "
+	    "recorded", "the embedded fleet: one host, local, this machine, without SSH" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated (narrows the "
+	    "plan's hosts:)", "every host the plan names" },
+	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
+	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
+	    "release" },
+	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
+	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
+	    "under -o): run the trials that have no ok result yet, in the original order, on the "
+	    "run's hosts (or -H, some of them); PLAN may be left out (the plan run.json records "
+	    "is read, and must still be the same); a resume that is refused writes nothing",
+	    NULL },
+	{ 0, "push", "URL", "when the run has finished, upload it (report included) to an archive: "
+	    "file://, http(s):// (WebDAV), s3://", NULL },
+	{ 0, "baseline", "REF", "when the run has finished, compare it with REF (a run directory, a "
+	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
+	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
+	    NULL },
+	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
+	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit run_exits[] = {
+	{ 0, "every trial on every host is ok" },
+	{ 1, "an error: the run directory could not be written, the agent catalogue could not "
+	    "be read, a --push that failed (the run is kept), a latest baseline that could "
+	    "not be read, a --resume of a run in use or damaged" },
+	{ 2, "bad usage or invalid input: the plan or inventory (FILE:LINE:COL), an unknown "
+	    "host in -H, a --resume of another plan, of a plan changed since, of no run" },
+	{ 3, "the run finished, but some hosts or trials failed (results kept)" },
+	{ 4, "with --baseline: a significant regression (it wins over 3)" },
+	{ 130, "interrupted by SIGINT or SIGTERM; the message says how to resume" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example run_examples[] = {
+	{ "fleetmark run plans/smoke.yaml", "a few seconds on this machine, no SSH" },
+	{ "fleetmark run plans/lmbench.yaml -f lab.yaml -H @x86_64 --label with-patch",
+	    "the lmbench tables of every x86_64 host, labelled for a compare" },
+	{ "fleetmark run plans/lmbench.yaml -f lab.yaml --push file:///srv/fleetmark "
+	    "--baseline latest -q", "a nightly check: exit 4 on a regression" },
+	{ "fleetmark run --resume 20261130-064816-lmbench-264e", "carry on with a stopped run, "
+	    "named by its run id: its plan and inventory are the ones it recorded" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help run_help = {
+	"Runs a test plan (fleetmark-plan(5)) on the hosts of an inventory, all hosts "
+	"in parallel, each host one trial at a time: connect (SSH, or the local "
+	"transport), deploy the agent, then the plan's variants and trials in order.  "
+	"Each finished trial is appended to the run directory at once, so a crash loses "
+	"at most the trials in flight.\n\n"
+	"Progress goes to stderr (one line per host on a terminal, timestamped lines "
+	"elsewhere; with -v also each trial's values).  When the run ends, stdout gets "
+	"a table of the hosts, the report's tables (also written to report.txt and "
+	"report.html) and the run directory's path.\n\n"
+	"Ctrl-C stops cleanly: variants are undone, run.json says interrupted, and the "
+	"command that carries on is printed.  A second Ctrl-C exits at once.",
+	run_options, NULL, run_exits, run_examples,
+	"docs/guide.md (running, the run directory, resuming), docs/nightly.md, "
+	"fleetmark-plan(5), fleetmark-fleet(5)", 0
+};
+
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
 	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
-	"run a test plan on a fleet and keep the results in a run directory", run_main
+	"run a test plan on a fleet and keep the results in a run directory", run_main,
+	&run_help
 };

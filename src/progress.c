@@ -732,6 +732,34 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 }
 
 void
+progress_trial_values(struct progress *p, size_t host, const char *values)
+{
+	struct strbuf s = STRBUF_INIT;
+	struct line l = { &s, 0, PLAIN_MAX, 0 };
+	struct phost *h;
+	char k[64];
+
+	if ((h = lock_host(p, host)) == NULL)
+		return;
+	snprintf(k, sizeof(k), " trial %zu/%zu ", h->k, h->ntrials);
+	if (p->mode == PROGRESS_PLAIN)
+		plain(p, h, "trial %zu/%zu %s", h->k, h->ntrials, values);
+	else if (p->mode == PROGRESS_TERMINAL && !p->ended) {
+		put(&l, h->name);
+		put(&l, k);
+		put(&l, values);
+		if (p->drawn > 0)
+			draw(p, s.buf);
+		else {
+			strbuf_addstr(&s, "\n");
+			out(p, s.buf, s.len);
+		}
+	}
+	strbuf_release(&s);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
 progress_message(struct progress *p, const char *line)
 {
 	struct strbuf s = STRBUF_INIT;

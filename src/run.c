@@ -21,11 +21,13 @@
 #include "hostconn.h"
 #include "journal.h"
 #include "log.h"
+#include "numfmt.h"
 #include "pace.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
 #include "shquote.h"
+#include "strbuf.h"
 #include "transport.h"
 #include "trialread.h"
 #include "variant.h"
@@ -477,6 +479,31 @@ trial_what(const struct plan_trial *pt)
 	    pt->point->label, pt->rep);
 }
 
+/* For -v: "munmap threads=8 rep 2: ns_per_munmap 5032 ns, ns_per_access 12.1 ns". */
+static char *
+trial_values(const struct plan_trial *pt, const struct ap_result *res)
+{
+	char *what = trial_what(pt), *line, v[NUMFMT_MAX];
+	struct strbuf s = STRBUF_INIT;
+	const char *sep = ":";
+	size_t i, j;
+
+	strbuf_addstr(&s, what);
+	for (i = 0; i < res->npoints; i++)
+		for (j = 0; j < res->points[i].nmetrics; j++) {
+			const struct ap_metric *m = &res->points[i].metrics[j];
+
+			numfmt_fixed(v, sizeof(v), m->value, 4);
+			strbuf_addf(&s, "%s %s%s%s %s%s%s", sep, res->npoints > 1 ?
+			    res->points[i].bench : "", res->npoints > 1 ? "." : "", m->name, v,
+			    *m->unit ? " " : "", m->unit);
+			sep = ",";
+		}
+	line = strbuf_detach(&s, NULL);
+	free(what);
+	return line;
+}
+
 /*
  * Run one trial; `next` is the trial that follows it in the same variant
  * (SIZE_MAX: none), whose request is queued at the agent once this one
@@ -642,6 +669,13 @@ run_trial(struct worker *w, size_t i, size_t next)
 		if (w->ctx->c->progress != NULL)
 			progress_trial_done(w->ctx->c->progress, w->pidx,
 			    res->status == AP_ST_OK ? NULL : ap_status_name(res->status));
+		if (w->ctx->c->progress != NULL && res->status == AP_ST_OK &&
+		    log_get_level() >= LOG_LEVEL_VERBOSE) {
+			char *v = trial_values(pt, res);
+
+			progress_trial_values(w->ctx->c->progress, w->pidx, v);
+			free(v);
+		}
 	}
 	if (res->status != AP_ST_OK)
 		wlog(w, "trial %s %s: %s%s%s", id, pt->key, ap_status_name(res->status),

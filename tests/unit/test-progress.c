@@ -273,6 +273,51 @@ test_hostile_text(void)
 	fclose(f);
 }
 
+/* -v: a finished trial's values, one line that stays. */
+static void
+test_trial_values(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_PLAIN, &f);
+	char *out;
+
+	progress_add_host(p, "lab-01", 18);
+	progress_trial(p, 0, 4, "munmap threads=8 rep 2");
+	progress_trial_done(p, 0, NULL);
+	progress_trial_values(p, 0, "munmap threads=8 rep 2: ns_per_munmap 5032 ns\033[2J");
+	out = written(f);
+	ok(strstr(out, "2001-11-30T04:15:02Z lab-01 trial 4/18 munmap threads=8 rep 2: "
+	    "ns_per_munmap 5032 ns?[2J\n") != NULL, "plain: a timestamped line with the values, "
+	    "controls replaced");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	progress_set_color(p, 0);
+	progress_add_host(p, "lab-01", 18);
+	progress_trial(p, 0, 4, "lat_ctx rep 1");
+	progress_tick(p);
+	progress_trial_done(p, 0, NULL);
+	progress_trial_values(p, 0, "lat_ctx rep 1: latency 1.23 us");
+	out = written(f);
+	ok(strstr(out, "\033[Jlab-01 trial 4/18 lat_ctx rep 1: latency 1.23 us\n") != NULL &&
+	    strstr(strstr(out, "latency 1.23 us\n"), "lab-01") != NULL,
+	    "terminal: the line above the frame, which is drawn again below it");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_QUIET, &f);
+	progress_add_host(p, "lab-01", 1);
+	progress_trial_values(p, 0, "x: y 1 us");
+	out = written(f);
+	is_str(out, "", "quiet: nothing");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
 static void
 test_many_hosts(void)
 {
@@ -683,6 +728,7 @@ main(void)
 	test_width();
 	test_color();
 	test_hostile_text();
+	test_trial_values();
 	test_many_hosts();
 	test_redraw();
 	test_plain();
