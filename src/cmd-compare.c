@@ -62,7 +62,8 @@ static const struct cmd_help compare_help = {
 	"(+ means the value grew), Welch's t-test p, and a mark: better or worse when "
 	"the change is significant by the verdict (p < 0.05 and its 95% interval "
 	"reaching the threshold); noisy names a side too noisy to judge.  A and B are "
-	"runs as report takes them: directories, run ids, latest, archive URL/RUNID.",
+	"runs as report takes them: directories, run ids, latest (for B: the newest other "
+	"run of A's plan), archive URL/RUNID, or a label (its newest run).",
 	NULL, cmd_report_options, compare_exits, compare_examples,
 	"docs/reports.md (the compare table and the verdict), fleetmark report --help", 0
 };

@@ -213,7 +213,7 @@ like "$(cat smpc.out)" 'samples,munmap,"threads=4,pages=16",ns_per_munmap,ns,lab
 	"compare --samples: n, min, median, max, spread, s1"
 is "$(sed '/^$/,$d' smpc.out)" "$(cat "$G/compare-munmap.csv")" "compare --samples: the compare table as without"
 run_fm smph compare --help
-like "$(cat smph.out)" '\[--aggregate median\|mean\] \[--samples\]' "compare's usage names --aggregate and --samples"
+like "$(tr -s ' \n' ' ' <smph.out)" '\[--aggregate median\|mean\] \[--samples\]' "compare's usage names --aggregate and --samples"
 
 # --- errors ------------------------------------------------------------------------
 run_fm e1 report "$D/commando" --table nosuch
