@@ -1,5 +1,5 @@
 /*
- * archive.h: run directories shared through archives (SPEC §9).
+ * archive.h: run directories shared through archives (docs/archive.md).
  *
  * An archive is a URL: file:///abs/dir, http(s)://host/path (a WebDAV
  * server) or s3://BUCKET/PREFIX.  A run lives under it as URL/RUNID/ with

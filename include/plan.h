@@ -1,5 +1,5 @@
 /*
- * plan.h: test plans (SPEC §5): loading and validating them against the
+ * plan.h: test plans (docs/plans-and-fleets.md): loading and validating them against the
  * agent's benchmark catalogue, and expanding them into ordered trials.
  *
  * A plan names benchmarks with parameters; a parameter given as a list is

@@ -1,5 +1,5 @@
 /*
- * fleet.c: load a fleet inventory (SPEC §4), resolve what each host
+ * fleet.c: load a fleet inventory (docs/plans-and-fleets.md), resolve what each host
  * inherits from `defaults`, and select hosts by name and @label.
  */
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /*
- * plan.c: load a test plan (SPEC §5), validate it against the agent's
+ * plan.c: load a test plan (docs/plans-and-fleets.md), validate it against the agent's
  * benchmark catalogue, expand matrices and suites into points, and order
  * the trials of a host.
  */

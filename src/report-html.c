@@ -1,5 +1,5 @@
 /*
- * report-html.c: `--format html` (SPEC §8): one self-contained page with
+ * report-html.c: `--format html` (docs/reports.md): one self-contained page with
  * the same tables as the text report and SVG charts drawn here, in C.
  *
  * Self-contained means: inline CSS, inline SVG, no script, no request of
@@ -870,7 +870,8 @@ static const char css[] =
 	"figure{margin:1em 0}svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}"
 	"svg .grid{stroke:#e3e3e3}svg .label{font-size:13px;font-weight:600}"
 	"svg .ctitle{font-size:14px;font-weight:600}svg .glabel{font-size:11px}"
-	".meta td:nth-child(3){white-space:normal}";
+	".meta td:nth-child(3){white-space:normal}"
+	"p.partial{font-weight:700;color:#a00;white-space:pre-line}";
 
 int
 report_html(const struct report *r, const struct report_opts *o, size_t base,
@@ -898,6 +899,12 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of an "
 	    "unknown format.</p>\n", n->lines, n->used, n->failed, n->infra, n->nometric,
 	    n->corrupt, n->truncated, n->unknown_format);
+	for (i = 0; i < gs->n; i++)	/* the partial runs' lines, first */
+		if (strcmp(gs->g[i]->table, "partial") == 0 && gs->g[i]->text != NULL) {
+			fputs("<p class=\"partial\">", out);
+			html_text(out, gs->g[i]->text);
+			fputs("</p>\n", out);
+		}
 	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
 	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
 	    "<th>variant</th><th class=\"n\">MHz</th><th class=\"n\">lines not used</th>"

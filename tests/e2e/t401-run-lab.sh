@@ -68,7 +68,7 @@ for fleet in fleet.yaml fleet-bench.yaml; do
 	is "${bad# }" "" "$fleet: each host ran its own architecture's agent (armhf, s390x boards), 6 trials, a log"
 	is "$(login_deltas)" "$(want_deltas)" "$fleet: one SSH login per host for the whole run (lab-jump carries lab-inner's)"
 	like "$(grep '^board-s390x ' "$WORK/$fleet.out")" "^board-s390x +done +6 +0 " "$fleet: the summary shows each host's trials"
-	# The controller's own time between two trials on a host (SPEC: milliseconds).
+	# The controller's own time between two trials on a host (docs/performance.md: milliseconds).
 	gap=$(jq -r -s 'group_by(.host)[] | unique_by(.key) | sort_by(.start) | . as $t |
 		range(1; length) | ($t[.].start - $t[. - 1].start - $t[. - 1].duration) * 1000' "$D/trials.jsonl" |
 		sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] }')
