@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "strv.h"
 #include "utf8.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -764,9 +765,7 @@ ap_trial_free(struct ap_trial *t)
 	}
 	free(t->r.points);
 	profile_free(t->r.profile);
-	for (i = 0; i < t->r.nnotes; i++)
-		free(t->r.notes[i]);
-	free(t->r.notes);
+	strv_free(t->r.notes, t->r.nnotes);
 	for (i = 0; i < AP_ST_COUNT; i++)
 		free(t->last_error[i]);
 	free(t->r.id);

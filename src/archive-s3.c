@@ -18,6 +18,7 @@
 #include "log.h"
 #include "s3.h"
 #include "sigv4.h"
+#include "strv.h"
 #include "userconf.h"
 #include "xmalloc.h"
 
@@ -336,7 +337,7 @@ s3_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err)
 	free(ep);
 	free(p);
 	if (r != ARCHIVE_OK) {
-		archive_names_free(names, n);
+		strv_free(names, n);
 		return r;
 	}
 	*namesp = names;

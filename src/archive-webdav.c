@@ -17,6 +17,7 @@
 #include "http.h"
 #include "log.h"
 #include "pctenc.h"
+#include "strv.h"
 #include "userconf.h"
 #include "webdav.h"
 #include "xmalloc.h"
@@ -29,15 +30,13 @@ struct dav {
 	char		*user;
 	char		*password;
 	struct http_retry retry;
-	char		**made;		/* collections known to exist */
-	size_t		 nmade, capmade;
+	struct strv	 made;		/* collections known to exist */
 };
 
 static void
 dav_close(void *state)
 {
 	struct dav *d = state;
-	size_t i;
 
 	if (d == NULL)
 		return;
@@ -49,9 +48,7 @@ dav_close(void *state)
 		explicit_bzero(d->password, strlen(d->password));
 		free(d->password);
 	}
-	for (i = 0; i < d->nmade; i++)
-		free(d->made[i]);
-	free(d->made);
+	strv_clear(&d->made);
 	free(d);
 }
 
@@ -117,16 +114,6 @@ req_do(const struct http_request *q, char *url, char *disp, char **err)
 	return r;
 }
 
-static int
-made_has(const struct dav *d, const char *coll)
-{
-	size_t i;
-
-	for (i = 0; i < d->nmade; i++)
-		if (strcmp(d->made[i], coll) == 0)
-			return 1;
-	return 0;
-}
 
 /*
  * MKCOL one collection, given as a full escaped URL path ending in '/'.
@@ -140,7 +127,7 @@ mkcol(struct dav *d, const char *hostroot, const char *urlpath, char **err)
 	char *url, *disp;
 	int r;
 
-	if (made_has(d, urlpath))
+	if (strv_find(d->made.v, d->made.n, urlpath) != STRV_NONE)
 		return ARCHIVE_OK;
 	memset(&q, 0, sizeof(q));
 	url = xasprintf("%s%s", hostroot, urlpath);
@@ -159,10 +146,8 @@ mkcol(struct dav *d, const char *hostroot, const char *urlpath, char **err)
 		r = ARCHIVE_OK;
 	}
 	http_response_release(&resp);
-	if (r == 0) {
-		xgrow(&d->made, &d->capmade, d->nmade + 1, sizeof(*d->made));
-		d->made[d->nmade++] = xstrdup(urlpath);
-	}
+	if (r == 0)
+		strv_push(&d->made, urlpath);
 	free(url);
 	free(disp);
 	return r;

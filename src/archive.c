@@ -24,6 +24,7 @@
 #include "log.h"
 #include "progress.h"
 #include "rundir.h"
+#include "strv.h"
 #include "userconf.h"
 #include "xmalloc.h"
 
@@ -693,28 +694,12 @@ archive_pull(const char *url, const char *runid, const char *destdir, char **err
 
 /* --- ls ------------------------------------------------------------------ */
 
-static int
-str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-archive_names_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 int
 archive_list(const char *url, char ***idsp, size_t *np, char **err)
 {
 	struct session s;
 	char **top = NULL, **sub = NULL, **ids = NULL, *prefix;
-	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, j, len;
+	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, len;
 	int r, complete;
 
 	if ((r = session_open(&s, url, err)) != 0)
@@ -749,11 +734,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		}
 		if (r != 0)
 			goto out;
-		complete = 0;
-		for (j = 0; j < nsub; j++)
-			if (strcmp(sub[j], ARCHIVE_MANIFEST) == 0)
-				complete = 1;
-		archive_names_free(sub, nsub);
+		complete = strv_find(sub, nsub, ARCHIVE_MANIFEST) != STRV_NONE;
+		strv_free(sub, nsub);
 		sub = NULL;
 		if (!complete) {
 			log_verbose("%s/%s: incomplete (no %s), not listed", s.u->display,
@@ -763,8 +745,7 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		xgrow(&ids, &cap, n + 1, sizeof(*ids));
 		ids[n++] = xstrdup(top[i]);
 	}
-	if (n > 1)
-		qsort(ids, n, sizeof(*ids), str_cmp);
+	strv_sort(ids, n);
 	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
 	*np = n;
 	ids = NULL;
@@ -772,8 +753,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
  out:
 	session_scrub(&s, err);
 	session_close(&s);
-	archive_names_free(top, ntop);
-	archive_names_free(ids, n);
+	strv_free(top, ntop);
+	strv_free(ids, n);
 	return r;
 }
 

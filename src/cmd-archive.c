@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "runref.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
@@ -162,7 +163,7 @@ ls_main(int argc, char **argv)
 		return fail(r, err);
 	for (i = 0; i < n; i++)
 		printf("%s\n", ids[i]);
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	if (fflush(stdout) != 0) {
 		log_error("standard output: write failed");
 		return CMD_EXIT_ERROR;

@@ -51,6 +51,7 @@
 #include "run.h"
 #include "runref.h"
 #include "session.h"
+#include "strv.h"
 #include "transport.h"
 #include "trialread.h"
 #include "verdict.h"
@@ -91,14 +92,8 @@ struct values {
 static void
 want_free(struct want *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nparams; i++) {
-		free(w->keys[i]);
-		free(w->vals[i]);
-	}
-	free(w->keys);
-	free(w->vals);
+	strv_free(w->keys, w->nparams);
+	strv_free(w->vals, w->nparams);
 	free(w->bench);
 	free(w->metric);
 }

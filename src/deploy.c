@@ -17,6 +17,7 @@
 #include "proc.h"
 #include "shquote.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "transport.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -82,12 +83,6 @@ tar_add(struct strbuf *t, const char *name, const char *data, size_t len)
 	return 0;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Add every *.c, *.h and Makefile of top/sub, in name order. */
 static int
 tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
@@ -116,7 +111,7 @@ tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	strv_sort(names, n);
 	for (i = 0; i < n; i++) {
 		path = xasprintf("%s/%s", dir, names[i]);
 		name = xasprintf("%s/%s", sub, names[i]);
@@ -140,9 +135,7 @@ tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
 	}
 	rc = 0;
 out:
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names, n);
 	free(dir);
 	return rc;
 }

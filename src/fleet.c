@@ -13,6 +13,7 @@
 
 #include "yamldoc.h"
 #include "fleet.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /*
@@ -73,8 +74,6 @@ fleet_agent_name(enum fleet_agent a)
 static void
 host_release(struct fleet_host *h)
 {
-	size_t i;
-
 	free(h->name);
 	free(h->address);
 	free(h->user);
@@ -83,9 +82,7 @@ host_release(struct fleet_host *h)
 	free(h->workdir);
 	free(h->ssh_config_path);
 	free(h->proxy_jump);
-	for (i = 0; i < h->nlabels; i++)
-		free(h->labels[i]);
-	free(h->labels);
+	strv_free(h->labels, h->nlabels);
 }
 
 void
@@ -505,12 +502,7 @@ fleet_find(const struct fleet *f, const char *name)
 int
 fleet_host_has_label(const struct fleet_host *h, const char *label)
 {
-	size_t i;
-
-	for (i = 0; i < h->nlabels; i++)
-		if (strcmp(h->labels[i], label) == 0)
-			return 1;
-	return 0;
+	return strv_find(h->labels, h->nlabels, label) != STRV_NONE;
 }
 
 int

@@ -22,6 +22,7 @@
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "strv.h"
 #include "verdict.h"
 #include "xmalloc.h"
 
@@ -192,9 +193,7 @@ new_grid(const char *title, const char *rowk, const struct strs *cols, const cha
 	}
 	g = rgrid_new("matrix", title, MC_VALUES, cols->n + MC_VALUES, names);
 	g->nhidden = MC_NHIDDEN;
-	for (i = 0; i < cols->n; i++)
-		free(owned[i]);
-	free(owned);
+	strv_free(owned, cols->n);
 	free(names);
 	return g;
 }

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "rundir.h"
 #include "stats.h"
+#include "strv.h"
 #include "trialread.h"
 #include "xmalloc.h"
 
@@ -601,16 +602,10 @@ rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num)
 void
 rgrid_free(struct rgrid *g)
 {
-	size_t i;
-
 	if (g == NULL)
 		return;
-	for (i = 0; i < g->nrows * g->ncols; i++)
-		free(g->cells[i]);
-	for (i = 0; i < g->ncols; i++)
-		free(g->cols[i]);
-	free(g->cols);
-	free(g->cells);
+	strv_free(g->cells, g->nrows * g->ncols);
+	strv_free(g->cols, g->ncols);
 	free(g->nums);
 	free(g->table);
 	free(g->title);
@@ -1146,22 +1141,13 @@ strs_add(struct strs *l, const char *s)
 size_t
 strs_find(const struct strs *l, const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->s[i], s) == 0)
-			return i;
-	return (size_t)-1;
+	return strv_find(l->s, l->n, s);
 }
 
 void
 strs_free(struct strs *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->s[i]);
-	free(l->s);
+	strv_free(l->s, l->n);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -26,6 +26,7 @@
 #include "progress.h"
 #include "run.h"
 #include "shquote.h"
+#include "strv.h"
 #include "transport.h"
 #include "trialread.h"
 #include "variant.h"
@@ -820,12 +821,8 @@ restore_left(struct worker *w)
 		wlog(w, "%s", err);
 		free(err);
 	}
-	for (i = 0; i < n; i++) {
-		free(paths[i]);
-		free(olds[i]);
-	}
-	free(paths);
-	free(olds);
+	strv_free(paths, n);
+	strv_free(olds, n);
 	return r == 0 ? 0 : -1;
 }
 

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "rundir.h"
 #include "runref.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define STAMP_LEN	15	/* "YYYYMMDD-HHMMSS" */
@@ -159,9 +160,7 @@ latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char
 		} else
 			free(p);
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names, n);
 	if (ret != 0)
 		*err = where_looked(ctx, results);
 	return ret;
@@ -205,7 +204,7 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 			free(local);
 		local = NULL;
 	}
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	if (ret == RUNREF_ENOTFOUND) {
 		char *d = archive_url_display(url);
 

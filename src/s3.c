@@ -13,6 +13,7 @@
 #include <openssl/crypto.h>
 
 #include "s3.h"
+#include "strv.h"
 #include "userconf.h"
 #include "xmalloc.h"
 #include "xmldoc.h"
@@ -166,16 +167,10 @@ out:
 void
 s3_listing_release(struct s3_listing *l)
 {
-	size_t i;
-
 	if (l == NULL)
 		return;
-	for (i = 0; i < l->nkeys; i++)
-		free(l->keys[i]);
-	for (i = 0; i < l->nprefixes; i++)
-		free(l->prefixes[i]);
-	free(l->keys);
-	free(l->prefixes);
+	strv_free(l->keys, l->nkeys);
+	strv_free(l->prefixes, l->nprefixes);
 	free(l->next_token);
 	memset(l, 0, sizeof(*l));
 }

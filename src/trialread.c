@@ -17,6 +17,7 @@
 
 #include "agentproto.h"
 #include "rundir.h"
+#include "strv.h"
 #include "trialread.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -109,13 +110,9 @@ trial_done_count(const struct trial_done *d, const char *host)
 void
 trial_done_free(struct trial_done *d)
 {
-	size_t i;
-
 	if (d == NULL)
 		return;
-	for (i = 0; i < d->cap; i++)
-		free(d->slots[i]);
-	free(d->slots);
+	strv_free(d->slots, d->cap);	/* NULLs where no slot is taken */
 	free(d);
 }
 

@@ -2,7 +2,7 @@
  * test-util.c: the utility layer: strbuf (caps included), the atomic write
  * and the file helpers, digests against known vectors, clocks and
  * timestamps, UTF-8, percent-encoding and the number formatters, each
- * against the output of the copies it replaced.
+ * against the output of the copies it replaced; string vectors.
  */
 #include <sys/stat.h>
 
@@ -20,6 +20,7 @@
 #include "numfmt.h"
 #include "pctenc.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "tap.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -446,6 +447,44 @@ test_numfmt(void)
 	is_str(b, "2h05m", "hours");
 }
 
+/* --- strv -------------------------------------------------------------------- */
+
+static void
+test_strv(void)
+{
+	struct strv sv = STRV_INIT;
+	char **v;
+
+	strv_free(NULL, 3);
+	ok(1, "strv_free of NULL");
+	v = xcalloc(4, sizeof(*v));
+	v[0] = xstrdup("b");
+	v[2] = xstrdup("a");
+	strv_free(v, 4);
+	ok(1, "strv_free skips NULL slots");
+
+	strv_clear(&sv);
+	ok(sv.v == NULL && sv.n == 0, "clearing an empty vector");
+	strv_push(&sv, "ssh");
+	strv_pushf(&sv, "-p%d", 2222);
+	strv_push(&sv, "");
+	ok(sv.n == 3 && strcmp(sv.v[0], "ssh") == 0 && strcmp(sv.v[1], "-p2222") == 0 &&
+	    sv.v[2][0] == '\0', "push copies, pushf formats");
+	ok(sv.v[sv.n] == NULL, "NULL-terminated, an argv");
+	is_int(strv_find(sv.v, sv.n, "-p2222"), 1, "find");
+	ok(strv_find(sv.v, sv.n, "ss") == STRV_NONE, "find of a string not there");
+	ok(strv_find(NULL, 0, "x") == STRV_NONE, "find in nothing");
+	strv_sort(sv.v, sv.n);
+	ok(sv.v[0][0] == '\0' && strcmp(sv.v[1], "-p2222") == 0 && strcmp(sv.v[2], "ssh") == 0 &&
+	    sv.v[3] == NULL, "sort in strcmp order, the NULL kept");
+	strv_sort(NULL, 0);
+	strv_clear(&sv);
+	ok(sv.v == NULL && sv.n == 0 && sv.cap == 0, "clear empties the vector");
+	strv_push(&sv, "again");
+	ok(sv.n == 1 && sv.v[1] == NULL, "... and it can be used again");
+	strv_clear(&sv);
+}
+
 int
 main(void)
 {
@@ -463,6 +502,7 @@ main(void)
 	test_utf8();
 	test_pctenc();
 	test_numfmt();
+	test_strv();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);
