@@ -53,4 +53,11 @@ int	cmd_usage(const struct cmd_entry *e, int to_stdout);
  */
 int	cmd_common_option(const struct cmd_entry *e, int c, int *quiet);
 
+/*
+ * Call handler on SIGINT and SIGTERM (no SA_RESTART: a blocking call the
+ * signal interrupts returns EINTR), for the commands that stop cleanly on
+ * the first one (run, bisect-run, push, pull, ls).
+ */
+void	cmd_catch_signals(void (*handler)(int));
+
 #endif /* FLEETMARK_CMD_H */

@@ -8,7 +8,6 @@
  * ends the process at once).
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 
 #define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
 
+/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()); a second one exits. */
 static void
 on_signal(int sig)
 {
@@ -30,19 +30,6 @@ on_signal(int sig)
 	if (archive_cancelled())
 		_exit(CMD_EXIT_INTERRUPTED);
 	archive_cancel();
-}
-
-/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()). */
-static void
-catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 static int
@@ -117,7 +104,7 @@ push_main(int argc, char **argv)
 	ctx.results = results;
 	if (runref_resolve(argv[optind], &ctx, &dir, &err) != 0)
 		return fail(ARCHIVE_EINVAL, err);
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	r = archive_push(dir, argv[optind + 1], &err);
 	free(dir);
 	return r == 0 ? CMD_EXIT_OK : fail(r, err);
@@ -140,7 +127,7 @@ pull_main(int argc, char **argv)
 		free(d);
 		return CMD_EXIT_USAGE;
 	}
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	r = archive_pull(url, runid, argc - optind == 2 ? argv[optind + 1] : NULL, &err);
 	free(url);
 	free(runid);
@@ -158,7 +145,7 @@ ls_main(int argc, char **argv)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage(&cmd_ls, 0);
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	if ((r = archive_list(argv[optind], &ids, &n, &err)) != 0)
 		return fail(r, err);
 	for (i = 0; i < n; i++)

@@ -1,7 +1,9 @@
 /*
  * cmd.c: helpers shared by the subcommands (cmd-*.c).
  */
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "log.h"
@@ -30,4 +32,16 @@ cmd_common_option(const struct cmd_entry *e, int c, int *quiet)
 	default:
 		return cmd_usage(e, 0);
 	}
+}
+
+void
+cmd_catch_signals(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
