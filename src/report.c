@@ -23,6 +23,7 @@
 #include "fsutil.h"
 #include "journal.h"
 #include "log.h"
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "rundir.h"
@@ -736,20 +737,6 @@ csv_cell(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* The shortest %g that reads back as the same double. */
-static void
-fmt_shortest(char *buf, size_t cap, double v)
-{
-	int prec;
-
-	for (prec = 6; prec < 17; prec++) {
-		snprintf(buf, cap, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-	snprintf(buf, cap, "%.17g", v);
-}
-
 static void
 print_csv(const struct rgrid *g, FILE *out)
 {
@@ -769,7 +756,7 @@ print_csv(const struct rgrid *g, FILE *out)
 
 			fputc(',', out);
 			if (!isnan(g->nums[k]) && j >= g->nkeys) {
-				fmt_shortest(num, sizeof(num), g->nums[k]);
+				numfmt_shortest(num, sizeof(num), g->nums[k]);
 				fputs(num, out);
 			} else {
 				/* lmbench's blank cells have spaces: trim them */
