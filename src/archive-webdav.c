@@ -44,10 +44,7 @@ dav_close(void *state)
 	free(d->display);
 	free(d->path);
 	free(d->user);
-	if (d->password != NULL) {
-		explicit_bzero(d->password, strlen(d->password));
-		free(d->password);
-	}
+	free_secret(d->password);
 	strv_clear(&d->made);
 	free(d);
 }

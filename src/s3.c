@@ -10,7 +10,6 @@
 #include <strings.h>
 
 #include <libxml/tree.h>
-#include <openssl/crypto.h>
 
 #include "s3.h"
 #include "strv.h"
@@ -386,15 +385,6 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 	return 0;
 }
 
-static void
-wipe(char *s)
-{
-	if (s != NULL) {
-		OPENSSL_cleanse(s, strlen(s));
-		free(s);
-	}
-}
-
 void
 s3_target_release(struct s3_target *t)
 {
@@ -406,8 +396,8 @@ s3_target_release(struct s3_target *t)
 	free(t->host);
 	free(t->region);
 	free(t->access_key_id);
-	wipe(t->secret_access_key);
-	wipe(t->session_token);
+	free_secret(t->secret_access_key);
+	free_secret(t->session_token);
 	memset(t, 0, sizeof(*t));
 }
 

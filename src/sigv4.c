@@ -295,10 +295,7 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	r = 0;
 out:
 	OPENSSL_cleanse(k, sizeof(k));
-	if (kdate_in != NULL) {
-		OPENSSL_cleanse(kdate_in, strlen(kdate_in));
-		free(kdate_in);
-	}
+	free_secret(kdate_in);
 	for (i = 0; i < n; i++) {
 		free(hs[i].name);
 		free(hs[i].value);

@@ -100,6 +100,15 @@ xasprintf(const char *fmt, ...)
 }
 
 void
+free_secret(char *s)
+{
+	if (s != NULL) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+void
 xgrow(void *arrp, size_t *cap, size_t need, size_t size)
 {
 	void **arr = arrp;

@@ -485,6 +485,17 @@ test_strv(void)
 	strv_clear(&sv);
 }
 
+/* --- free_secret ------------------------------------------------------------- */
+
+static void
+test_free_secret(void)
+{
+	free_secret(NULL);
+	free_secret(xstrdup(""));
+	free_secret(xstrdup("hunter2"));
+	ok(1, "free_secret of NULL, an empty and a real secret (no leak under valgrind)");
+}
+
 int
 main(void)
 {
@@ -503,6 +514,7 @@ main(void)
 	test_pctenc();
 	test_numfmt();
 	test_strv();
+	test_free_secret();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);
