@@ -240,24 +240,7 @@ dav_del(void *state, const char *key, char **err)
 	return req_do(&q, url, disp, err);
 }
 
-static int
-is_dav(const xmlNode *n, const char *name)
-{
-	return n->type == XML_ELEMENT_NODE && n->ns != NULL &&
-	    n->ns->href != NULL && strcmp((const char *)n->ns->href, "DAV:") == 0 &&
-	    strcmp((const char *)n->name, name) == 0;
-}
-
-static const xmlNode *
-dav_child(const xmlNode *n, const char *name)
-{
-	const xmlNode *c;
-
-	for (c = n->children; c != NULL; c = c->next)
-		if (is_dav(c, name))
-			return c;
-	return NULL;
-}
+#define DAV_NS	"DAV:"
 
 /* Whether some propstat/prop/resourcetype of response r has collection. */
 static int
@@ -266,10 +249,11 @@ is_collection(const xmlNode *r)
 	const xmlNode *ps, *prop, *rt;
 
 	for (ps = r->children; ps != NULL; ps = ps->next) {
-		if (!is_dav(ps, "propstat") || (prop = dav_child(ps, "prop")) == NULL)
+		if (!xmldoc_is(ps, DAV_NS, "propstat") ||
+		    (prop = xmldoc_child(ps, DAV_NS, "prop")) == NULL)
 			continue;
-		if ((rt = dav_child(prop, "resourcetype")) != NULL &&
-		    dav_child(rt, "collection") != NULL)
+		if ((rt = xmldoc_child(prop, DAV_NS, "resourcetype")) != NULL &&
+		    xmldoc_child(rt, DAV_NS, "collection") != NULL)
 			return 1;
 	}
 	return 0;
@@ -323,7 +307,7 @@ webdav_parse_listing(const char *xml, size_t len, const char *dir,
 	}
 	doc = xmldoc_read(xml, len, "propfind.xml", 0);
 	if (doc == NULL || (root = xmlDocGetRootElement(doc)) == NULL ||
-	    !is_dav(root, "multistatus")) {
+	    !xmldoc_is(root, DAV_NS, "multistatus")) {
 		*err = xstrdup(doc == NULL ? "PROPFIND answer is not well-formed XML" :
 		    "PROPFIND answer is not a DAV: multistatus document");
 		xmlFreeDoc(doc);
@@ -334,7 +318,8 @@ webdav_parse_listing(const char *xml, size_t len, const char *dir,
 	while (dl > 0 && d[dl - 1] == '/')
 		d[--dl] = '\0';
 	for (r = root->children; r != NULL && n < ARCHIVE_MAX_LIST; r = r->next) {
-		if (!is_dav(r, "response") || (h = dav_child(r, "href")) == NULL)
+		if (!xmldoc_is(r, DAV_NS, "response") ||
+		    (h = xmldoc_child(r, DAV_NS, "href")) == NULL)
 			continue;
 		if ((href = xmlNodeGetContent(h)) == NULL)
 			continue;

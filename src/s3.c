@@ -66,23 +66,6 @@ xml_read(const char *xml, size_t len, const char *root, char **err)
 	return doc;
 }
 
-static int
-is_elem(const xmlNode *n, const char *name)
-{
-	return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
-}
-
-static const xmlNode *
-child(const xmlNode *n, const char *name)
-{
-	const xmlNode *c;
-
-	for (c = n->children; c != NULL; c = c->next)
-		if (is_elem(c, name))
-			return c;
-	return NULL;
-}
-
 /* The text of n as a new string; NULL when over S3_MAX_TEXT bytes. */
 static char *
 text_of(const xmlNode *n)
@@ -118,20 +101,22 @@ s3_list_parse(const char *xml, size_t len, struct s3_listing *out, char **err)
 			e = xasprintf("more than %d names in one page", S3_MAX_NAMES);
 			goto out;
 		}
-		if ((is_elem(n, "Contents") && (k = child(n, "Key")) != NULL) ||
-		    (is_elem(n, "CommonPrefixes") && (k = child(n, "Prefix")) != NULL)) {
+		if ((xmldoc_is(n, NULL, "Contents") &&
+		    (k = xmldoc_child(n, NULL, "Key")) != NULL) ||
+		    (xmldoc_is(n, NULL, "CommonPrefixes") &&
+		    (k = xmldoc_child(n, NULL, "Prefix")) != NULL)) {
 			if ((t = text_of(k)) == NULL) {
 				e = xasprintf("a name over %d bytes", S3_MAX_TEXT);
 				goto out;
 			}
-			if (is_elem(n, "Contents")) {
+			if (xmldoc_is(n, NULL, "Contents")) {
 				xgrow(&l.keys, &capk, l.nkeys + 1, sizeof(char *));
 				l.keys[l.nkeys++] = t;
 			} else {
 				xgrow(&l.prefixes, &capp, l.nprefixes + 1, sizeof(char *));
 				l.prefixes[l.nprefixes++] = t;
 			}
-		} else if (is_elem(n, "IsTruncated")) {
+		} else if (xmldoc_is(n, NULL, "IsTruncated")) {
 			if ((t = text_of(n)) == NULL || (strcmp(t, "true") != 0 && strcmp(t, "false") != 0)) {
 				free(t);
 				e = xstrdup("IsTruncated is neither true nor false");
@@ -139,7 +124,7 @@ s3_list_parse(const char *xml, size_t len, struct s3_listing *out, char **err)
 			}
 			l.truncated = strcmp(t, "true") == 0;
 			free(t);
-		} else if (is_elem(n, "NextContinuationToken")) {
+		} else if (xmldoc_is(n, NULL, "NextContinuationToken")) {
 			if (l.next_token != NULL || (l.next_token = text_of(n)) == NULL) {
 				e = xstrdup("a second or oversized NextContinuationToken");
 				goto out;
@@ -204,7 +189,7 @@ s3_error_parse(const char *xml, size_t len, char **code, char **message)
 		return -1;
 	}
 	root = xmlDocGetRootElement(doc);
-	if ((c = child(root, "Code")) == NULL || (t = text_of(c)) == NULL) {
+	if ((c = xmldoc_child(root, NULL, "Code")) == NULL || (t = text_of(c)) == NULL) {
 		xmlFreeDoc(doc);
 		return -1;
 	}
@@ -215,7 +200,7 @@ s3_error_parse(const char *xml, size_t len, char **code, char **message)
 	}
 	*code = printable(t, 64);
 	free(t);
-	if ((m = child(root, "Message")) != NULL && (t = text_of(m)) != NULL) {
+	if ((m = xmldoc_child(root, NULL, "Message")) != NULL && (t = text_of(m)) != NULL) {
 		*message = printable(t, 200);
 		free(t);
 	}

@@ -2,7 +2,8 @@
  * test-util.c: the utility layer: strbuf (caps included), the atomic write
  * and the file helpers, digests against known vectors, clocks and
  * timestamps, UTF-8, percent-encoding and the number formatters, each
- * against the output of the copies it replaced; string vectors.
+ * against the output of the copies it replaced; string vectors, secrets
+ * and the XML element lookups.
  */
 #include <sys/stat.h>
 
@@ -24,6 +25,7 @@
 #include "tap.h"
 #include "utf8.h"
 #include "xmalloc.h"
+#include "xmldoc.h"
 
 static char *tmpdir;
 
@@ -485,6 +487,36 @@ test_strv(void)
 	strv_clear(&sv);
 }
 
+/* --- xmldoc ------------------------------------------------------------------ */
+
+static void
+test_xmldoc(void)
+{
+	static const char xml[] = "<D:multistatus xmlns:D=\"DAV:\" xmlns:x=\"urn:x\">"
+	    "<x:href>not DAV's</x:href><D:href>a</D:href><!-- c --><plain/></D:multistatus>";
+	xmlDoc *doc = xmldoc_read(xml, sizeof(xml) - 1, "t.xml", 0);
+	const xmlNode *root, *c;
+
+	ok(doc != NULL, "xmldoc_read");
+	if (doc == NULL)
+		return;
+	root = xmlDocGetRootElement(doc);
+	ok(xmldoc_is(root, "DAV:", "multistatus") && xmldoc_is(root, NULL, "multistatus"),
+	    "xmldoc_is: the namespace, or any");
+	ok(!xmldoc_is(root, "urn:x", "multistatus") && !xmldoc_is(root, "DAV:", "response"),
+	    "... not another namespace or name");
+	c = xmldoc_child(root, "DAV:", "href");
+	ok(c != NULL && c->ns != NULL && strcmp((const char *)c->ns->href, "DAV:") == 0,
+	    "xmldoc_child skips a child of the same name in another namespace");
+	c = xmldoc_child(root, NULL, "href");
+	ok(c != NULL && strcmp((const char *)c->ns->href, "urn:x") == 0,
+	    "... and with no namespace takes the first");
+	ok(xmldoc_child(root, NULL, "plain") != NULL && xmldoc_child(root, "DAV:", "plain") == NULL,
+	    "an element in no namespace is only found with ns NULL");
+	ok(xmldoc_child(root, NULL, "none") == NULL, "no such child");
+	xmlFreeDoc(doc);
+}
+
 /* --- free_secret ------------------------------------------------------------- */
 
 static void
@@ -515,6 +547,7 @@ main(void)
 	test_numfmt();
 	test_strv();
 	test_free_secret();
+	test_xmldoc();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);
