@@ -164,6 +164,28 @@ expect(struct lp *l, char c)
 	return 0;
 }
 
+/* Past blanks, whether the next byte is c (consumed if it is). */
+static int
+eat(struct lp *l, char c)
+{
+	return expect(l, c) == 0;
+}
+
+/*
+ * After a member or an element: 1 past the closing byte `close`, 0 past a
+ * comma (another one follows), -1 at anything else.
+ */
+static int
+item_end(struct lp *l, char close)
+{
+	ws(l);
+	if (*l->p == close) {
+		l->p++;
+		return 1;
+	}
+	return *l->p++ == ',' ? 0 : -1;
+}
+
 static int
 hex4(const char *s, unsigned int *out)
 {
@@ -426,12 +448,22 @@ null(struct lp *l)
 	return word(l, "null", 4) == 0;
 }
 
+/* A member's name and the colon after it: 0, or -1 when they are not next. */
+static int
+key(struct lp *l, const char **k, size_t *klen)
+{
+	ws(l);
+	if (*l->p != '"' || string(l, k, klen) != 0)
+		return -1;
+	return expect(l, ':');
+}
+
 /* Check any value and skip it, changing nothing. */
 static int
 skip(struct lp *l, int depth)
 {
 	const char *s;
-	int is_int;
+	int is_int, r;
 
 	if (depth > TRIALREAD_MAX_DEPTH)
 		return -1;
@@ -441,42 +473,22 @@ skip(struct lp *l, int depth)
 		return string(l, NULL, NULL);
 	case '{':
 		l->p++;
-		ws(l);
-		if (*l->p == '}') {
-			l->p++;
+		if (eat(l, '}'))
 			return 0;
-		}
-		for (;;) {
-			ws(l);
-			if (*l->p != '"' || string(l, NULL, NULL) != 0 || expect(l, ':') != 0 ||
-			    skip(l, depth + 1) != 0)
+		do {
+			if (key(l, NULL, NULL) != 0 || skip(l, depth + 1) != 0)
 				return -1;
-			ws(l);
-			if (*l->p == '}') {
-				l->p++;
-				return 0;
-			}
-			if (*l->p++ != ',')
-				return -1;
-		}
+		} while ((r = item_end(l, '}')) == 0);
+		return r > 0 ? 0 : -1;
 	case '[':
 		l->p++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
+		if (eat(l, ']'))
 			return 0;
-		}
-		for (;;) {
+		do {
 			if (skip(l, depth + 1) != 0)
 				return -1;
-			ws(l);
-			if (*l->p == ']') {
-				l->p++;
-				return 0;
-			}
-			if (*l->p++ != ',')
-				return -1;
-		}
+		} while ((r = item_end(l, ']')) == 0);
+		return r > 0 ? 0 : -1;
 	case 't':
 		return word(l, "true", 4);
 	case 'f':
@@ -613,14 +625,10 @@ pairs(struct lp *l, const char **keys, const char **vals, size_t *n, int text)
 	if (*l->p != '{')
 		return wrong(l);
 	l->p++;
-	ws(l);
-	if (*l->p == '}') {
-		l->p++;
+	if (eat(l, '}'))
 		return 0;
-	}
 	for (;;) {
-		ws(l);
-		if (*l->p != '"' || string(l, &k, &klen) != 0 || expect(l, ':') != 0)
+		if (key(l, &k, &klen) != 0)
 			return -1;
 		ws(l);
 		if (*l->p == '"') {
@@ -688,11 +696,8 @@ array(struct lp *l, size_t *n, int (*elem)(struct lp *, size_t))
 	if (*l->p != '[')
 		return wrong(l);
 	start = l->p++;
-	ws(l);
-	if (*l->p == ']') {
-		l->p++;
+	if (eat(l, ']'))
 		return 0;
-	}
 	for (;;) {
 		ws(l);
 		if ((r = elem(l, *n)) > 0) {
@@ -703,13 +708,8 @@ array(struct lp *l, size_t *n, int (*elem)(struct lp *, size_t))
 		if (r < 0)
 			return -1;
 		(*n)++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
-			return 0;
-		}
-		if (*l->p++ != ',')
-			return -1;
+		if ((r = item_end(l, ']')) != 0)
+			return r > 0 ? 0 : -1;
 	}
 }
 
@@ -867,7 +867,7 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 {
 	const char *k;
 	size_t lineno = tl->lineno, klen;
-	int has_format = 0;
+	int has_format = 0, r;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->lineno = lineno;
@@ -891,18 +891,12 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	ws(l);
 	if (*l->p == '}')
 		return TRIAL_CORRUPT;
-	for (;;) {
-		ws(l);
-		if (*l->p != '"' || string(l, &k, &klen) != 0 || expect(l, ':') != 0 ||
-		    member(l, k, klen, tl, &has_format) != 0)
+	do {
+		if (key(l, &k, &klen) != 0 || member(l, k, klen, tl, &has_format) != 0)
 			return TRIAL_CORRUPT;
-		ws(l);
-		if (*l->p == '}')
-			break;
-		if (*l->p++ != ',')
-			return TRIAL_CORRUPT;
-	}
-	l->p++;
+	} while ((r = item_end(l, '}')) == 0);
+	if (r < 0)
+		return TRIAL_CORRUPT;
 	ws(l);
 	if (l->p != text + n || !has_format)
 		return TRIAL_CORRUPT;
