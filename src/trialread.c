@@ -1035,6 +1035,21 @@ trialread_fd(int fd, const char *path, unsigned int fields, trial_line_fn fn,
 	return read_lines(&src, fields, fn, arg, scan ? scan : &local, err);
 }
 
+/*
+ * Open the trials file at path into *fd, with *scan zeroed: *fd is -1 when
+ * there is no such file (a run with no trials yet).  -1 with *err when it
+ * is there but cannot be opened.
+ */
+static int
+open_lines(const char *path, int *fd, struct trial_scan *scan, char **err)
+{
+	memset(scan, 0, sizeof(*scan));
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 || errno == ENOENT)
+		return 0;
+	*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	return -1;
+}
+
 int
 trialread_file(const char *path, unsigned int fields, trial_line_fn fn, void *arg,
     struct trial_scan *scan, char **err)
@@ -1044,13 +1059,10 @@ trialread_file(const char *path, unsigned int fields, trial_line_fn fn, void *ar
 
 	if (scan == NULL)
 		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	if (open_lines(path, &fd, scan, err) != 0)
 		return -1;
-	}
+	if (fd < 0)
+		return 0;
 	r = trialread_fd(fd, path, fields, fn, arg, scan, err);
 	close(fd);
 	return r;
@@ -1173,14 +1185,11 @@ trial_done_read(const char *path, struct trial_done **out, struct trial_scan *sc
 
 	if (scan == NULL)
 		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT) {
-			*out = xcalloc(1, sizeof(**out));
-			return 0;
-		}
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	if (open_lines(path, &fd, scan, err) != 0)
 		return -1;
+	if (fd < 0) {
+		*out = xcalloc(1, sizeof(**out));
+		return 0;
 	}
 	r = trial_done_read_fd(fd, path, out, scan, err);
 	close(fd);
