@@ -189,6 +189,79 @@ report_params_match(const char *have, const char *want)
 	return 1;
 }
 
+char *
+report_param(const char *params, const char *k)
+{
+	size_t kl = strlen(k);
+	const char *p = params;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len > kl && memcmp(p, k, kl) == 0 && p[kl] == '=')
+			return xstrndup(p + kl + 1, len - kl - 1);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return NULL;
+}
+
+size_t
+report_metric_cells(const struct report *r, size_t c, unsigned char *done, size_t *cells)
+{
+	size_t d, n = 0;
+
+	for (d = c; d < r->ncells; d++)
+		if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+		    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
+			done[d] = 1;
+			cells[n++] = d;
+		}
+	return n;
+}
+
+/* The keys of params "k=v,k=v" ("k" alone for an item without '='), in order, into l. */
+static void
+param_keys(const char *params, struct strs *l)
+{
+	const char *p = params;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), kl = strcspn(p, "=,");
+		char *k = xstrndup(p, kl < len ? kl : len);
+
+		strs_add(l, k);
+		free(k);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void
+report_swept(const struct report *r, const size_t *cells, size_t ncells, struct strs *swept)
+{
+	struct strs keys = { 0 }, vals;
+	size_t i, k;
+	char *v;
+
+	for (i = 0; i < ncells; i++)
+		param_keys(r->cells[cells[i]].params, &keys);
+	for (k = 0; k < keys.n; k++) {
+		memset(&vals, 0, sizeof(vals));
+		for (i = 0; i < ncells && vals.n < 2; i++) {
+			v = report_param(r->cells[cells[i]].params, keys.s[k]);
+			strs_add(&vals, v ? v : "");
+			free(v);
+		}
+		if (vals.n > 1)
+			strs_add(swept, keys.s[k]);
+		strs_free(&vals);
+	}
+	strs_free(&keys);
+}
+
 /* --- Cells ------------------------------------------------------------------ */
 
 static uint64_t
