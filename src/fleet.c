@@ -221,6 +221,19 @@ get_enum(const struct ydoc_node *n, const char *what, const char *const *names,
 	return -1;
 }
 
+/*
+ * The setting key (the host's, else the defaults') as the index of one of
+ * names in *e; *e is left as it is (the default) when neither sets it.
+ */
+static int
+setting_enum(const struct ydoc_node *h, const struct ydoc_node *d, const char *key,
+    const char *const *names, int *e, char **err)
+{
+	const struct ydoc_node *v = setting(h, d, key);
+
+	return v != NULL ? get_enum(v, key, names, e, err) : 0;
+}
+
 static int
 load_host(struct fleet_host *h, const struct ydoc_node *key,
     const struct ydoc_node *hn, const struct ydoc_node *defs, char **err)
@@ -244,12 +257,10 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 	else if (ydoc_check_keys(hn, what, host_keys, err) != 0)
 		goto out;
 
-	h->transport = FLEET_TRANSPORT_SSH;
-	if ((v = setting(hn, defs, "transport")) != NULL) {
-		if (get_enum(v, "transport", transports, &e, err) != 0)
-			goto out;
-		h->transport = (enum fleet_transport)e;
-	}
+	e = FLEET_TRANSPORT_SSH;
+	if (setting_enum(hn, defs, "transport", transports, &e, err) != 0)
+		goto out;
+	h->transport = (enum fleet_transport)e;
 	if ((v = ydoc_get(hn, "address")) != NULL) {
 		if (ydoc_string(v, &s, err) != 0)
 			goto out;
@@ -290,12 +301,10 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 			goto out;
 	} else if ((h->known_hosts = fleet_expand_tilde(FLEET_DEFAULT_KNOWN_HOSTS)) == NULL)
 		h->known_hosts = xstrdup(".ssh/known_hosts");
-	h->host_key_check = FLEET_HOSTKEY_YES;
-	if ((v = setting(hn, defs, "host_key_check")) != NULL) {
-		if (get_enum(v, "host_key_check", hostkeys, &e, err) != 0)
-			goto out;
-		h->host_key_check = (enum fleet_hostkey)e;
-	}
+	e = FLEET_HOSTKEY_YES;
+	if (setting_enum(hn, defs, "host_key_check", hostkeys, &e, err) != 0)
+		goto out;
+	h->host_key_check = (enum fleet_hostkey)e;
 	h->connect_timeout_ms = FLEET_DEFAULT_CONNECT_TIMEOUT;
 	if ((v = setting(hn, defs, "connect_timeout")) != NULL &&
 	    ydoc_duration(v, 100, 3600000, &h->connect_timeout_ms, err) != 0)
@@ -349,11 +358,10 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 	}
 	if (h->transport == FLEET_TRANSPORT_LOCAL)
 		h->agent = FLEET_AGENT_AUTO;
-	if ((v = setting(hn, defs, "agent")) != NULL) {
-		if (get_enum(v, "agent", agents, &e, err) != 0)
-			goto out;
-		h->agent = (enum fleet_agent)e;
-	}
+	e = (int)h->agent;
+	if (setting_enum(hn, defs, "agent", agents, &e, err) != 0)
+		goto out;
+	h->agent = (enum fleet_agent)e;
 	if ((v = ydoc_get(hn, "labels")) != NULL) {
 		size_t i, j, n;
 
