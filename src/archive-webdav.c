@@ -301,10 +301,8 @@ webdav_parse_listing(const char *xml, size_t len, const char *dir,
 	char **names = NULL, *name, *d;
 	size_t n = 0, cap = 0, dl;
 
-	if (len > WEBDAV_MAX_XML || len > INT32_MAX) {
-		*err = xasprintf("PROPFIND answer larger than %d bytes", WEBDAV_MAX_XML);
-		return -1;
-	}
+	if (len > WEBDAV_MAX_XML || len > INT32_MAX)
+		return err_set(err, -1, "PROPFIND answer larger than %d bytes", WEBDAV_MAX_XML);
 	doc = xmldoc_read(xml, len, "propfind.xml", 0);
 	if (doc == NULL || (root = xmlDocGetRootElement(doc)) == NULL ||
 	    !xmldoc_is(root, DAV_NS, "multistatus")) {

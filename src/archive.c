@@ -314,10 +314,9 @@ remote_manifest(struct session *s, const char *runid, char **textp,
 	size_t len;
 	int r;
 
-	if ((tmp = tmp_file()) == NULL) {
-		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
-		return ARCHIVE_EPERM;
-	}
+	if ((tmp = tmp_file()) == NULL)
+		return err_set(err, ARCHIVE_EPERM, "cannot create a temporary file: %s",
+		    strerror(errno));
 	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
 	r = s->be->get(s->state, key, tmp, ARCHIVE_MANIFEST_MAX, NULL, err);
 	if (r == 0)
@@ -676,10 +675,8 @@ archive_pull(const char *url, const char *runid, const char *destdir, char **err
 	char *dest;
 	int r;
 
-	if (!archive_valid_runid(runid)) {
-		*err = xasprintf("'%s' is not a valid run id", runid);
-		return ARCHIVE_EINVAL;
-	}
+	if (!archive_valid_runid(runid))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
 	if ((r = session_open(&s, url, err)) != 0)
 		return r;
 	dest = destdir != NULL ? xstrdup(destdir) : xstrdup(runid);
@@ -802,10 +799,8 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 	char *cache = NULL, *name = NULL, *dir = NULL, *e2 = NULL;
 	int r;
 
-	if (!archive_valid_runid(runid)) {
-		*err = xasprintf("'%s' is not a valid run id", runid);
-		return ARCHIVE_EINVAL;
-	}
+	if (!archive_valid_runid(runid))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
 	if ((r = archive_url_parse(url, &u, err)) != 0)
 		return r;
 	cache = archive_cache_dir();

@@ -109,10 +109,8 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 	const char *type;
 
 	memset(b, 0, sizeof(*b));
-	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0') {
-		*err = xasprintf("%s: a benchmark without a name", where);
-		return -1;
-	}
+	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0')
+		return err_set(err, -1, "%s: a benchmark without a name", where);
 	b->summary = jstr(o, "summary", "");
 	arr = json_object_get(o, "params");
 	if (json_is_array(arr) && json_array_size(arr) > 0) {
@@ -120,11 +118,10 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 		json_array_foreach(arr, i, e) {
 			struct catalog_param *p = &b->params[b->nparams];
 
-			if ((p->name = jstr(e, "name", NULL)) == NULL) {
-				*err = xasprintf("%s: benchmark %s: a parameter without a name",
+			if ((p->name = jstr(e, "name", NULL)) == NULL)
+				return err_set(err, -1,
+				    "%s: benchmark %s: a parameter without a name",
 				    where, b->name);
-				return -1;
-			}
 			b->nparams++;
 			type = json_string_value(json_object_get(e, "type"));
 			if (type == NULL || strcmp(type, "string") == 0)
@@ -165,11 +162,10 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 			struct catalog_member *m = &b->members[b->nmembers];
 			char *words;
 
-			if ((m->bench = jstr(e, "bench", NULL)) == NULL) {
-				*err = xasprintf("%s: suite %s: a member without a benchmark",
+			if ((m->bench = jstr(e, "bench", NULL)) == NULL)
+				return err_set(err, -1,
+				    "%s: suite %s: a member without a benchmark",
 				    where, b->name);
-				return -1;
-			}
 			b->nmembers++;
 			words = jstr(e, "params", "");
 			if (split_member_params(m, words) != 0) {

@@ -383,11 +383,10 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 	}
 	transport_result_release(&r);
 	snprintf(res->arch, sizeof(res->arch), "%s", agents_arch_for_machine(res->machine));
-	if (strcmp(res->os, "Linux") != 0) {
-		*err = xasprintf("%s: the agent runs on Linux only, this host runs %s",
+	if (strcmp(res->os, "Linux") != 0)
+		return err_set(err, TRANSPORT_EREMOTE,
+		    "%s: the agent runs on Linux only, this host runs %s",
 		    transport_name(t), res->os);
-		return TRANSPORT_EREMOTE;
-	}
 	dir = deploy_expand_dir(workdir, home);
 	if (mode != FLEET_AGENT_SOURCE) {
 		set = agents_find();

@@ -569,10 +569,8 @@ fleet_select(const struct fleet *f, const char *spec, unsigned char *sel, char *
 	int r = 0;
 
 	memset(sel, 0, f->nhosts);
-	if (*spec == '\0') {
-		*err = xstrdup("-H: no host named");
-		return -1;
-	}
+	if (*spec == '\0')
+		return err_set(err, -1, "-H: no host named");
 	copy = xstrdup(spec);
 	for (p = copy; p != NULL; p = comma) {
 		if ((comma = strchr(p, ',')) != NULL)

@@ -17,19 +17,6 @@
 #include "xmalloc.h"
 #include "xmldoc.h"
 
-static int
-fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	*err = xstrdup(buf);
-	return -1;
-}
-
 /* --- answers, read with libxml2 ------------------------------------------------ */
 
 /*
@@ -266,7 +253,7 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 	size_t i, n;
 
 	if (strchr(e, '@') != NULL)	/* and so not echoed: it may hold a password */
-		return fail(err, "%s: the endpoint has a user:password@ part "
+		return err_set(err, -1, "%s: the endpoint has a user:password@ part "
 		    "(credentials do not belong in the endpoint)", from);
 	if (strncasecmp(e, "http://", 7) == 0) {
 		t->scheme = xstrdup("http");
@@ -275,16 +262,19 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 		t->scheme = xstrdup("https");
 		h = e + 8;
 	} else
-		return fail(err, "%s: endpoint '%.80s' is not an http:// or https:// URL", from, e);
+		return err_set(err, -1,
+		    "%s: endpoint '%.80s' is not an http:// or https:// URL", from, e);
 	slash = strchr(h, '/');
 	n = slash != NULL ? (size_t)(slash - h) : strlen(h);
 	if (slash != NULL && slash[1] != '\0')
-		return fail(err, "%s: endpoint '%.80s' has a path (give scheme://host[:port] only)", from, e);
+		return err_set(err, -1,
+		    "%s: endpoint '%.80s' has a path (give scheme://host[:port] only)", from, e);
 	if (n == 0 || n > 255)
-		return fail(err, "%s: endpoint '%.80s' has no host", from, e);
+		return err_set(err, -1, "%s: endpoint '%.80s' has no host", from, e);
 	for (i = 0; i < n; i++)
 		if (!(isalnum((unsigned char)h[i]) || strchr(".-:[]_", h[i]) != NULL))
-			return fail(err, "%s: endpoint '%.80s': bad character in the host", from, e);
+			return err_set(err, -1,
+			    "%s: endpoint '%.80s': bad character in the host", from, e);
 	t->host = xstrndup(h, n);
 	return 0;
 }
@@ -302,11 +292,12 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 
 	memset(&n, 0, sizeof(n));
 	if (!valid_bucket(bucket))
-		return fail(err, "s3://%.80s: bad bucket name (letters, digits, '.', '-', '_')", bucket);
+		return err_set(err, -1,
+		    "s3://%.80s: bad bucket name (letters, digits, '.', '-', '_')", bucket);
 
 	if (akid != NULL || secret != NULL) {
 		if (akid == NULL || secret == NULL)
-			return fail(err, "%s is set but %s is not",
+			return err_set(err, -1, "%s is set but %s is not",
 			    akid ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
 			    akid ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
 		token = env("AWS_SESSION_TOKEN");
@@ -315,11 +306,12 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 		akid = c->access_key_id;
 		secret = c->secret_access_key;
 		if (akid == NULL || secret == NULL || akid[0] == '\0' || secret[0] == '\0')
-			return fail(err, "%s: s3: needs both access_key_id and secret_access_key", cfile);
+			return err_set(err, -1,
+			    "%s: s3: needs both access_key_id and secret_access_key", cfile);
 		token = c->session_token;
 		n.cred_source = cfile;
 	} else
-		return fail(err, "s3://%s: no S3 credentials: set AWS_ACCESS_KEY_ID and "
+		return err_set(err, -1, "s3://%s: no S3 credentials: set AWS_ACCESS_KEY_ID and "
 		    "AWS_SECRET_ACCESS_KEY, or s3: access_key_id and secret_access_key in %s",
 		    bucket, cfile);
 
@@ -327,7 +319,7 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 	    (c == NULL || (region = c->region) == NULL))
 		region = "us-east-1";
 	if (!valid_region(region))
-		return fail(err, "s3: bad region '%.64s'", region);
+		return err_set(err, -1, "s3: bad region '%.64s'", region);
 
 	efrom = "AWS_ENDPOINT_URL_S3";
 	if ((endpoint = env("AWS_ENDPOINT_URL_S3")) == NULL) {
@@ -351,7 +343,8 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 	if (!dns_bucket(bucket) && (!n.path_style || (c != NULL && c->path_style == 0))) {
 		free(n.scheme);
 		free(n.host);
-		return fail(err, "s3://%s: virtual-hosted addressing needs a bucket name that "
+		return err_set(err, -1,
+		    "s3://%s: virtual-hosted addressing needs a bucket name that "
 		    "is a DNS label (path_style: yes)", bucket);
 	}
 

@@ -99,6 +99,17 @@ xasprintf(const char *fmt, ...)
 	return s;
 }
 
+int
+err_set(char **err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*err = xvasprintf(fmt, ap);
+	va_end(ap);
+	return code;
+}
+
 void
 free_secret(char *s)
 {

@@ -451,10 +451,8 @@ ydoc_load(const char *path, struct ydoc **docp, char **err)
 	ssize_t got;
 	int fd, r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_set(err, -1, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) != 0) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
 		close(fd);

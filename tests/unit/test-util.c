@@ -2,8 +2,8 @@
  * test-util.c: the utility layer: strbuf (caps included), the atomic write
  * and the file helpers, digests against known vectors, clocks and
  * timestamps, UTF-8, percent-encoding and the number formatters, each
- * against the output of the copies it replaced; string vectors, secrets
- * and the XML element lookups.
+ * against the output of the copies it replaced; string vectors, err_set(),
+ * free_secret() and the XML element lookups.
  */
 #include <sys/stat.h>
 
@@ -517,6 +517,22 @@ test_xmldoc(void)
 	xmlFreeDoc(doc);
 }
 
+/* --- err_set ----------------------------------------------------------------- */
+
+static void
+test_err_set(void)
+{
+	char *err = NULL;
+
+	is_int(err_set(&err, -7, "cannot open %s: %s", "/x", "no such file"), -7,
+	    "err_set returns the code");
+	is_str(err, "cannot open /x: no such file", "... with the message in *err");
+	free(err);
+	is_int(err_set(&err, 0, "plain"), 0, "any code, a plain message");
+	is_str(err, "plain", "... as given");
+	free(err);
+}
+
 /* --- free_secret ------------------------------------------------------------- */
 
 static void
@@ -546,6 +562,7 @@ main(void)
 	test_pctenc();
 	test_numfmt();
 	test_strv();
+	test_err_set();
 	test_free_secret();
 	test_xmldoc();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
