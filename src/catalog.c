@@ -14,12 +14,13 @@
 #include "catalog.h"
 #include "yamldoc.h"
 #include "proc.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 static void
 bench_release(struct catalog_bench *b)
 {
-	size_t i, j;
+	size_t i;
 
 	free(b->name);
 	free(b->summary);
@@ -36,12 +37,8 @@ bench_release(struct catalog_bench *b)
 	free(b->metrics);
 	for (i = 0; i < b->nmembers; i++) {
 		free(b->members[i].bench);
-		for (j = 0; j < b->members[i].nparams; j++) {
-			free(b->members[i].keys[j]);
-			free(b->members[i].vals[j]);
-		}
-		free(b->members[i].keys);
-		free(b->members[i].vals);
+		strv_free(b->members[i].keys, b->members[i].nparams);
+		strv_free(b->members[i].vals, b->members[i].nparams);
 	}
 	free(b->members);
 }
