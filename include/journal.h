@@ -13,7 +13,9 @@
  * (JOURNAL_FORMAT) in run.json and in every line.
  *
  * Crash safety: the run directory is built under a hidden temporary name
- * and renamed into place, so it exists complete or not at all; run.json
+ * (made with RUNDIR_DIR_MODE less the umask, rundir_mktemp(), so that the
+ * group reads it where the umask lets it read the files) and renamed into
+ * place, so it exists complete or not at all; run.json
  * and hosts/NAME.json are replaced atomically (write, fsync, rename, fsync
  * the directory); all the lines of one trial go to trials.jsonl in one
  * write() on an O_APPEND descriptor, under a mutex, followed by
@@ -21,7 +23,8 @@
  * file, so the lines before it stay intact, and is reported.  A crash in
  * the middle of a write leaves at most one truncated last line, which
  * reading skips (and resuming removes).  The run directory is locked
- * (flock on trials.jsonl) while a journal has it open.
+ * (flock on trials.jsonl) while a journal has it open.  Space for the
+ * last run.json is kept while the run goes (journal_finish()).
  *
  * Reading back is trialread.h's: trial_done_read() gives --resume the
  * trials that are done; trialread_file() reads every trial line fast.
@@ -114,15 +117,29 @@ int	journal_create(const struct journal_info *info, struct journal **out,
 	    char **err);
 
 /*
- * Reopen an existing run directory for --resume: read trials.jsonl into
- * *done (the trials that have an ok line, see trial_done_read()),
- * remove a truncated last line (a crash while it was written; warned
- * about), mark run.json "running" again with the time in "resumed", and
- * open it for appending.  done may be NULL.  Fails with RUNDIR_ENOTRUN
- * (rundir.h) when rundir has no run.json.
+ * Reopen an existing run directory for --resume, in two steps, so that a
+ * run that is refused is left exactly as it was (not a byte, not a time
+ * stamp changed).
+ *
+ * journal_resume() reads run.json (journal_run_json()) and trials.jsonl
+ * into *done (the trials that have an ok line, see trial_done_read();
+ * done may be NULL), checks the layout (rundir_check()) and locks the run
+ * (another fleetmark that has it: "... is in use by another fleetmark"),
+ * and writes nothing: the caller checks the plan, the fleet and the hosts
+ * against it, and journal_free() then leaves the directory untouched.
+ * Fails with RUNDIR_ENOTRUN (rundir.h) when rundir has no run.json.
+ *
+ * journal_resume_start() takes the run up, once everything has been
+ * checked: it makes what is missing of the skeleton (rundir_make()),
+ * removes a truncated last line of trials.jsonl (a crash while it was
+ * written; warned about), marks run.json "running" again with the time
+ * added to "resumed", and keeps the spare for the run's last run.json.
+ * Until then every function that writes fails; after it, the journal is
+ * like one journal_create() made.  On failure run.json is as it was.
  */
 int	journal_resume(const char *rundir, struct journal **out,
 	    struct trial_done **done, char **err);
+int	journal_resume_start(struct journal *j, char **err);
 
 /*
  * Flush what is pending in host logs and close.  Does not change the
@@ -155,7 +172,14 @@ int	journal_host_status(struct journal *j, const char *host,
 int	journal_host_env(struct journal *j, const char *host, const json_t *env,
 	    char **err);
 
-/* The run ends: status and end time into run.json. */
+/*
+ * The run ends: status and end time into run.json.  The run.json that
+ * says a run ended (st not JOURNAL_RUNNING) is written into the space
+ * journal_create() or journal_resume_start() kept for it (RUNDIR_SPARE,
+ * rundir.h), so that a run stopped by a full disk still says "failed";
+ * without that space, or when the file outgrew it, as any other rewrite.
+ * On failure run.json says what it said before.
+ */
 int	journal_finish(struct journal *j, enum journal_status st, char **err);
 
 /* --- Trial lines ----------------------------------------------------------- */

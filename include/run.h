@@ -70,7 +70,8 @@ struct run_host {
 	size_t			 ntrials;	/* in the schedule */
 	size_t			 skipped;	/* already ok before (resume) */
 	size_t			 ok, failed;	/* recorded this time */
-	size_t			 not_run;	/* not recorded (interrupted) */
+	size_t			 not_run;	/* not recorded: interrupted, or the
+						 * journal could not take them */
 };
 
 struct run_summary {

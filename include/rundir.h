@@ -61,6 +61,8 @@ struct plan;
 #define RUNDIR_RESTORE		"restore"	/* restore/NAME */
 #define RUNDIR_REPORT_TXT	"report.txt"
 #define RUNDIR_REPORT_HTML	"report.html"
+#define RUNDIR_SPARE		".run.json.spare"	/* space kept for the last
+							 * run.json (hidden) */
 #define RUNDIR_MAX_JSON		(64 * 1024 * 1024)	/* bytes of run.json or
 							 * hosts/NAME.json read */
 #define RUNDIR_ENOTRUN		(-2)	/* rundir_load(): no run.json there */
@@ -79,15 +81,54 @@ char	*rundir_restore_path(const char *dir, const char *host);	/* DIR/restore/HOS
 int	rundir_exists(const char *dir);
 
 /*
+ * Directories follow the umask as files do: a run directory and its
+ * subdirectories are made with RUNDIR_DIR_MODE less the umask (0755 under
+ * umask 022, 0775 under 002, so that a shared results directory is
+ * readable by the group), files with RUNDIR_FILE_MODE less the umask.
+ */
+#define RUNDIR_DIR_MODE		0777
+#define RUNDIR_FILE_MODE	0644
+
+/*
+ * A new empty directory under parent, named PREFIX followed by random
+ * characters (as mkdtemp(3), but with RUNDIR_DIR_MODE less the umask
+ * rather than 0700): the hidden name a run directory is built under
+ * before it is renamed into place.  Its path is a new string in *out.
+ */
+int	rundir_mktemp(const char *parent, const char *prefix, char **out, char **err);
+
+/*
  * Make the skeleton of a run directory in dir, which exists: hosts/,
  * logs/ and an empty trials.jsonl.  again (a resumed run): what is there
  * is kept, and what is missing made.
  */
 int	rundir_make(const char *dir, int again, char **err);
 
+/*
+ * Whether rundir_make(dir, 1) can take dir up again, without changing
+ * anything: hosts/ and logs/ are directories and trials.jsonl a regular
+ * file where they exist.  0, or -1 with *err naming what is in the way.
+ */
+int	rundir_check(const char *dir, char **err);
+
 /* Remove a run directory whose making failed: what rundir_make() and a
  * first run.json made in dir, then dir (when nothing else is in it). */
 void	rundir_unmake(const char *dir);
+
+/*
+ * The space the last run.json of a run is written into, so that a run
+ * stopped by a full disk can still say so: dir/RUNDIR_SPARE, a hidden
+ * file (readers, reports and archives skip it) of size bytes allocated
+ * (posix_fallocate) while the run goes.  rundir_spare_make() creates or
+ * replaces it; rundir_write_json_spare() writes o over it from the start,
+ * cuts it to length and renames it over dir/run.json, with the fsyncs of
+ * rundir_write_json() (no block is asked of the file system unless o is
+ * larger than the spare); the spare is gone afterwards either way.
+ * rundir_spare_remove() removes it (a run that ended without needing it).
+ */
+int	rundir_spare_make(const char *dir, size_t size, char **err);
+int	rundir_write_json_spare(const char *dir, const json_t *o, char **err);
+void	rundir_spare_remove(const char *dir);
 
 /* --- Reading run.json ----------------------------------------------------------- */
 

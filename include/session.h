@@ -76,10 +76,12 @@ int	session_create(const char *results, const struct session_config *c,
 	    struct session **out, char **err);
 
 /*
- * Take up the run directory rundir again (journal_resume(): the trials
- * done are skipped by session_run()).  Fails with RUNDIR_ENOTRUN when
- * rundir has no run.json.  The caller checks the plan and finds the fleet,
- * hosts and seed in session_rundir() before session_run().
+ * Open the run directory rundir to take it up again (journal_resume():
+ * read and locked; the trials done are skipped by session_run()).  Fails
+ * with RUNDIR_ENOTRUN when rundir has no run.json.  Nothing is written:
+ * the caller checks the plan and finds the fleet, hosts and seed in
+ * session_rundir(), and a session freed before session_run() leaves the
+ * run directory exactly as it was.
  */
 int	session_resume(const char *rundir, struct session **out, char **err);
 
@@ -94,9 +96,13 @@ const char	*session_id(const struct session *s);	/* the run id */
 
 /*
  * Run c on the session's run directory, and record the final status (see
- * above) in run.json.  Returns 0 when the run took place, whatever its
- * status, or -1 with *err when it could not start (run.json then says
- * failed).  At most once per session.
+ * above) in run.json.  A resumed run is taken up first
+ * (journal_resume_start()), when c selects a host of it.  Returns 0 when
+ * the run took place, whatever its status, or -1 with *err when it could
+ * not start (run.json then says failed; a resumed run that could not be
+ * taken up is left as it was).  When the final status cannot be written
+ * even into the space kept for it, that is said, and run.json still says
+ * "running": never "finished".  At most once per session.
  */
 int	session_run(struct session *s, const struct session_config *c, char **err);
 
@@ -113,9 +119,11 @@ const char	*session_error(const struct session *s);
  * against the baseline run basedir when there is one (report.txt and
  * report.html, report_write_baseline()), else, or when that fails, the
  * run's own tables (report_write_run(), report_write_html()).  Failures
- * are warned about.  Returns the number of significant regressions
- * against basedir (>= 0; 0 without one), or -1 when no report.txt could
- * be written (the caller may print numbers of its own).
+ * are warned about; what reading the run has to say (lines not ok,
+ * lines skipped) is said once, not once per file written.  Returns the
+ * number of significant regressions against basedir (>= 0; 0 without
+ * one), or -1 when no report.txt could be written (the caller may print
+ * numbers of its own).
  */
 int	session_report(struct session *s, const char *basedir, FILE *out);
 

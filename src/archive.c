@@ -26,6 +26,7 @@
 #include "rundir.h"
 #include "strv.h"
 #include "userconf.h"
+#include "xdg.h"
 #include "xmalloc.h"
 
 /*
@@ -760,13 +761,7 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 char *
 archive_cache_dir(void)
 {
-	const char *p;
-
-	if ((p = getenv("XDG_CACHE_HOME")) != NULL && *p == '/')
-		return xasprintf("%s/fleetmark/archive", p);
-	if ((p = getenv("HOME")) == NULL || *p == '\0')
-		p = "/tmp";
-	return xasprintf("%s/.cache/fleetmark/archive", p);
+	return xdg_cache_dir("archive");
 }
 
 /* A directory name for an archive: its display URL made safe, and unique. */

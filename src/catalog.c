@@ -24,15 +24,18 @@ bench_release(struct catalog_bench *b)
 
 	free(b->name);
 	free(b->summary);
+	free(b->from);
 	for (i = 0; i < b->nparams; i++) {
 		free(b->params[i].name);
 		free(b->params[i].def);
 		free(b->params[i].choices);
+		free(b->params[i].help);
 	}
 	free(b->params);
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);
+		free(b->metrics[i].help);
 	}
 	free(b->metrics);
 	for (i = 0; i < b->nmembers; i++) {
@@ -109,6 +112,7 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0')
 		return err_set(err, -1, "%s: a benchmark without a name", where);
 	b->summary = jstr(o, "summary", "");
+	b->from = jstr(o, "from", "");
 	arr = json_object_get(o, "params");
 	if (json_is_array(arr) && json_array_size(arr) > 0) {
 		b->params = xcalloc(json_array_size(arr), sizeof(*b->params));
@@ -133,6 +137,7 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 				p->type = CATALOG_STRING;	/* a type we do not know: agent checks */
 			p->def = jstr(e, "default", "");
 			p->choices = jstr(e, "choices", NULL);
+			p->help = jstr(e, "help", "");
 			if (p->type == CATALOG_ENUM && p->choices == NULL)
 				p->type = CATALOG_STRING;
 		}
@@ -148,6 +153,7 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 				continue;
 			b->nmetrics++;
 			m->unit = jstr(e, "unit", "");
+			m->help = jstr(e, "help", "");
 			dir = json_string_value(json_object_get(e, "direction"));
 			m->higher_better = dir != NULL && strcmp(dir, "higher") == 0;
 		}

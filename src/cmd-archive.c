@@ -55,7 +55,7 @@ fail(int r, char *err)
 	return exit_for(r);
 }
 
-/* getopt for the three commands: -h and --results DIR; -1 to go on. */
+/* getopt for the three commands: -h, -v, -q and --results DIR; -1 to go on. */
 static int
 parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **results)
 {
@@ -66,7 +66,7 @@ parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **result
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hR:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hvqR:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
 			if (results == NULL)
@@ -74,7 +74,7 @@ parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **result
 			*results = optarg;
 			break;
 		default:
-			if ((c = cmd_common_option(e, c, NULL)) >= 0)
+			if ((c = cmd_common_option(e, c, argv, NULL)) >= 0)
 				return c;
 			break;
 		}
@@ -86,9 +86,11 @@ static int
 push_main(int argc, char **argv)
 {
 	const char *results = NULL;
-	struct runref_ctx ctx = { NULL, NULL, NULL, NULL, 0, NULL };
+	struct runref_ctx ctx;
 	char *dir = NULL, *err = NULL;
 	int r;
+
+	memset(&ctx, 0, sizeof(ctx));
 
 	if ((r = parse_opts(&cmd_push, argc, argv, &results)) >= 0)
 		return r;
@@ -158,20 +160,83 @@ ls_main(int argc, char **argv)
 	return CMD_EXIT_OK;
 }
 
+static const struct cmd_option push_options[] = {
+	{ 'R', "results", "DIR", "where a run id is looked up", "results" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit archive_exits[] = {
+	{ 0, "done" },
+	{ 1, "the transfer or the verification failed: the server, the network, a wrong "
+	    "password, a corrupted file" },
+	{ 2, "bad usage, a URL or run id that is not valid, a config file fleetmark refuses" },
+	{ 130, "interrupted (SIGINT, SIGTERM): the transfer stopped and cleaned up" },
+	{ -1, NULL }
+};
+
+static const char archive_see[] = "docs/archive.md (URLs, the manifest, the config "
+    "file with credentials), docs/archive-s3.md";
+
+static const struct cmd_example push_examples[] = {
+	{ "fleetmark push latest https://dav.example.org/fleetmark", NULL },
+	{ "fleetmark push results/20261130-041500-smoke-3f2a s3://bench-results/nightly", NULL },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help push_help = {
+	"Uploads a run (a run directory, a run id under the results directory, or "
+	"latest) to an archive: file:///DIR, http(s)://HOST/PATH (WebDAV) or "
+	"s3://BUCKET/PREFIX.  Every file goes first and the MANIFEST of sha256 sums "
+	"last, so an interrupted push leaves no listed run: push again to complete it.  "
+	"A run already there with the same manifest is not sent again.",
+	push_options, NULL, archive_exits, push_examples, archive_see, 0
+};
+
+static const struct cmd_example pull_examples[] = {
+	{ "fleetmark pull https://dav.example.org/fleetmark/20261130-041500-smoke-3f2a",
+	    "into ./20261130-041500-smoke-3f2a" },
+	{ "fleetmark pull file:///srv/fleetmark/20261130-041500-smoke-3f2a /tmp/run", NULL },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help pull_help = {
+	"Downloads a complete run from an archive into DIR (default ./RUNID), every "
+	"file checked against the manifest's size and sha256 as it arrives.  The "
+	"files go to a temporary directory beside DIR that is renamed to DIR at the "
+	"end: DIR either does not exist or holds the whole verified run.",
+	NULL, NULL, archive_exits, pull_examples, archive_see, 0
+};
+
+static const struct cmd_example ls_examples[] = {
+	{ "fleetmark ls https://dav.example.org/fleetmark", NULL },
+	{ "fleetmark -v ls s3://bench-results/nightly", "also says which runs are left out "
+	    "as incomplete" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help ls_help = {
+	"Lists the ids of the complete runs (those with a MANIFEST) under URL, one a "
+	"line, oldest first.  An archive that does not exist yet has no runs.",
+	NULL, NULL, archive_exits, ls_examples, archive_see, 0
+};
+
 const struct cmd_entry cmd_push = {
 	"push", "RUN URL [--results DIR]",
 	"upload a run to an archive (files first, its manifest last)",
 	push_main,
+	&push_help,
 };
 
 const struct cmd_entry cmd_pull = {
 	"pull", "URL/RUNID [DIR]",
 	"download a run from an archive, every sum verified",
 	pull_main,
+	&pull_help,
 };
 
 const struct cmd_entry cmd_ls = {
 	"ls", "URL",
 	"list the complete runs in an archive, oldest first",
 	ls_main,
+	&ls_help,
 };

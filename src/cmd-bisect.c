@@ -508,7 +508,7 @@ bisect_main(int argc, char **argv)
 			break;
 		default:
 			/* a usage error aborts the bisection */
-			if ((c = cmd_common_option(&cmd_bisect, c, &quiet)) >= 0)
+			if ((c = cmd_common_option(&cmd_bisect, c, argv, &quiet)) >= 0)
 				return c == CMD_EXIT_USAGE ? BISECT_ABORT : c;
 			break;
 		}
@@ -661,6 +661,57 @@ bisect_main(int argc, char **argv)
 	return code;
 }
 
+static const struct cmd_option bisect_options[] = {
+	{ 'H', NULL, "HOST", "the one host to measure on (a name or a @label of one host)",
+	    NULL },
+	{ 'm', "metric", "BENCH.METRIC[k=v,...]", "what is judged: a metric of a benchmark "
+	    "of the plan, at the point the parameters pick (without them, every point of "
+	    "the benchmark pooled)", NULL },
+	{ 0, "baseline", "REF", "good is this run's trial values on the same host: a run "
+	    "directory, a run id, latest, an archive URL/RUNID", NULL },
+	{ 0, "good", "VALUE", "good is this value, in the metric's unit (a one-sample t-test)",
+	    NULL },
+	{ 0, "threshold", "PCT", "the smallest change that counts", "5%" },
+	{ 0, "install", "CMD", "a shell command run here first, with FLEETMARK_COMMIT and "
+	    "FLEETMARK_HOST in its environment: build and install what is tested", NULL },
+	{ 0, "reboot", "CMD", "a shell command run after the install, returning once the host "
+	    "is going down", NULL },
+	{ 0, "wait", "DURATION", "how long to wait for the host to answer SSH again", "300s" },
+	{ 0, "tries", "N", "measure up to N times before giving up with 125", "2" },
+	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
+	{ 'o', NULL, "DIR", "where the step's run directory is made", "results" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit bisect_exits[] = {
+	{ 0, "good: not significantly worse by the threshold, or better" },
+	{ 1, "bad: significantly worse (p < 0.05, the 95% interval reaching the threshold)" },
+	{ 125, "skip: noisy or not significant, too few values, trials failed, the host did "
+	    "not come back, a hook exited 1 to 127" },
+	{ 128, "abort the bisection: bad usage, a plan or fleet that does not load, a metric "
+	    "or point the plan lacks, a baseline without values, a hook that exited 128 or "
+	    "more" },
+	{ 130, "interrupted" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example bisect_examples[] = {
+	{ "git bisect run fleetmark bisect-run plans/exec.yaml -f lab.yaml -H lab-07 "
+	    "--metric 'exec.seconds[copies=50]' --baseline RUN-ID --install ./install "
+	    "--reboot ./reboot", "each step installs the commit, reboots lab-07, measures" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help bisect_help = {
+	"One step of `git bisect run`: the install hook, the reboot hook, a wait "
+	"until the host answers SSH again, the plan on that host only (a run directory "
+	"labelled with the short commit), then the metric's trial values against good: "
+	"the baseline run's values on the same host (Welch's t-test), or --good.  "
+	"Give one of --baseline and --good.  The answer is git's exit status; an "
+	"infrastructure failure is never bad.",
+	bisect_options, NULL, bisect_exits, bisect_examples, "docs/bisect.md", 0
+};
+
 const struct cmd_entry cmd_bisect = {
 	"bisect-run",
 	"PLAN -H HOST --metric BENCH.METRIC[params] (--baseline REF | --good VALUE) "
@@ -668,4 +719,5 @@ const struct cmd_entry cmd_bisect = {
 	"[-f FLEET] [-o DIR] [-q] [-v]",
 	"one step of `git bisect run`: install, reboot, measure (0 good, 1 bad, 125 skip)",
 	bisect_main,
+	&bisect_help,
 };

@@ -1,9 +1,15 @@
 /*
  * cmd-run.c: `fleetmark run PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME]
- * [-j N] [--resume RUNDIR] [--dry-run]`: run a plan on a fleet in a run
+ * [-j N] [--resume RUN] [--dry-run]`: run a plan on a fleet in a run
  * session (session.h: the run directory, progress, the run engine, the
  * final status), and print a summary with the numbers and the run
  * directory's path.
+ *
+ * `--resume RUN` (a run directory, or a run id under -o DIR) takes a run
+ * up again; PLAN may then be left out (the plan file run.json records is
+ * read), and a plan, given or read, must be the run's (rundir_check_plan()).
+ * Every check (the run, the plan, the fleet, -H) comes before anything
+ * is written: a resume that is refused leaves the run directory as it was.
  *
  * Exit status: session.h's (0 every trial ok; 3 the run finished but some
  * hosts or trials failed, results kept; 130 interrupted by SIGINT or
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -35,6 +42,7 @@
 #include "runref.h"
 #include "session.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "trialread.h"
 #include "xmalloc.h"
 
@@ -376,6 +384,82 @@ in_list(const char *list, const char *name)
 	return 0;
 }
 
+/* How many of the trials of p on host have no ok line in done. */
+static size_t
+host_todo(const struct plan *p, unsigned long long seed, const struct trial_done *done,
+    const char *host)
+{
+	struct plan_schedule *s = plan_expand(p, host, seed);
+	size_t i, n = 0;
+
+	for (i = 0; i < s->ntrials; i++)
+		n += !trial_done_has(done, host, s->trials[i].key);
+	plan_schedule_free(s);
+	return n;
+}
+
+/*
+ * The run directory --resume RUN names: RUN when it is one, else the run
+ * id RUN under results.  A new string in *dir; -1 with *err otherwise.
+ */
+static int
+resume_dir(const char *ref, const char *results, char **dir, char **err)
+{
+	struct stat st;
+	char *p;
+
+	*dir = NULL;
+	if (archive_is_url(ref)) {
+		p = archive_url_display(ref);
+		*err = xasprintf("--resume %s: a run in an archive is not resumed (pull it, "
+		    "then resume the copy)", p);
+		free(p);
+		return -1;
+	}
+	if (rundir_exists(ref)) {
+		*dir = xstrdup(ref);
+		return 0;
+	}
+	if (strchr(ref, '/') == NULL && *ref != '.') {
+		p = xasprintf("%s/%s", results, ref);
+		if (rundir_exists(p)) {
+			*dir = p;
+			return 0;
+		}
+		free(p);
+	}
+	if (stat(ref, &st) == 0 && S_ISDIR(st.st_mode))
+		*err = xasprintf("%s is not a run directory (no %s)", ref, RUNDIR_RUN_JSON);
+	else
+		*err = xasprintf("%s: not a run directory, nor a run id under %s/", ref,
+		    results);
+	return -1;
+}
+
+/*
+ * The plan file of the run in dir, as its run.json records it, for a
+ * --resume without PLAN: a new string in *path.  0, or the exit status
+ * (with *err): an unreadable run.json is an error, as session_resume()
+ * has it, and one without a plan file bad input.
+ */
+static int
+recorded_plan(const char *dir, char **path, char **err)
+{
+	struct rundir_run *run = NULL;
+	int r;
+
+	*path = NULL;
+	if ((r = rundir_load(dir, &run, err)) != 0)
+		return r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+	if (run->plan_file == NULL || *run->plan_file == '\0')
+		*err = xasprintf("%s: run.json records no plan file; give the plan: "
+		    "`fleetmark run PLAN --resume %s`", dir, dir);
+	else
+		*path = xstrdup(run->plan_file);
+	rundir_run_free(run);
+	return *path != NULL ? 0 : CMD_EXIT_USAGE;
+}
+
 /*
  * --dry-run --resume: the trials a resume would run, per host of the run,
  * read without touching the run directory (no lock, nothing rewritten).
@@ -408,8 +492,7 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 		if (hosts_spec != NULL && !in_list(hosts_spec, name))
 			continue;
 		s = plan_expand(p, name, run->seed);
-		for (i = 0, left = 0; i < s->ntrials; i++)
-			left += !trial_done_has(done, name, s->trials[i].key);
+		left = host_todo(p, run->seed, done, name);
 		printf("\nhost %s: %zu of %zu trials to run\n", name, left, s->ntrials);
 		for (i = 0; i < s->ntrials; i++) {
 			const struct plan_trial *t = &s->trials[i];
@@ -446,14 +529,15 @@ run_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
-	const char *resume = NULL, *push = NULL, *baseline = NULL;
+	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
+	const char *results;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
 	struct session *s = NULL;
 	struct session_config cfg;
 	unsigned char *only = NULL, *sel = NULL;
-	char *err = NULL, *agent = NULL, *end, *basedir = NULL;
+	char *err = NULL, *agent = NULL, *end, *basedir = NULL, *rdir = NULL, *rplan = NULL;
 	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
 	int base_failed = 0;
 	enum journal_status st;
@@ -504,26 +588,48 @@ run_main(int argc, char **argv)
 			baseline = optarg;
 			break;
 		default:
-			if ((c = cmd_common_option(&cmd_run, c, &quiet)) >= 0)
+			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
 				return c;
 			break;
 		}
 	}
-	if (optind + 1 != argc)
+	/* PLAN, or with --resume RUN, PLAN or nothing (run.json names it) */
+	if (optind + 1 != argc && !(resume != NULL && optind == argc))
 		return cmd_usage(&cmd_run, 0);
+	plan_file = optind < argc ? argv[optind] : NULL;
+	results = outdir ? outdir : DEFAULT_RESULTS;
 	if (log_get_level() == LOG_LEVEL_QUIET)
 		quiet = 1;
 	if (dry && resume == NULL)
-		return dry_run(argv[optind], fleet_file, hosts_spec);
+		return dry_run(plan_file, fleet_file, hosts_spec);
 
+	/* Nothing below writes to the run being resumed before session_run(). */
+	if (resume != NULL) {
+		if (resume_dir(resume, results, &rdir, &err) != 0)
+			goto fail;
+		if (plan_file == NULL) {
+			if ((code = recorded_plan(rdir, &rplan, &err)) != 0)
+				goto fail;
+			code = CMD_EXIT_USAGE;
+			plan_file = rplan;
+		}
+	}
 	if ((agent = catalog_agent_path(&err)) == NULL || catalog_load(agent, &cat, &err) != 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
-	if (plan_load(argv[optind], cat, &p, &err) != 0)
+	if (plan_load(plan_file, cat, &p, &err) != 0) {
+		if (rplan != NULL) {
+			char *e = err;
+
+			err = xasprintf("%s (the plan %s/%s records; give the plan: `fleetmark "
+			    "run PLAN --resume %s`)", e, rdir, RUNDIR_RUN_JSON, resume);
+			free(e);
+		}
 		goto fail;
+	}
 	if (dry) {
-		code = dry_resume(p, resume, hosts_spec);
+		code = dry_resume(p, rdir, hosts_spec);
 		goto out;
 	}
 	/* A baseline that is not `latest` is checked before the hours of a run. */
@@ -531,7 +637,7 @@ run_main(int argc, char **argv)
 		struct runref_ctx bctx;
 
 		memset(&bctx, 0, sizeof(bctx));
-		bctx.results = outdir ? outdir : DEFAULT_RESULTS;
+		bctx.results = results;
 		if (runref_resolve(baseline, &bctx, &basedir, &err) != 0) {
 			char *e = err;	/* names the REF, without credentials */
 
@@ -548,9 +654,10 @@ run_main(int argc, char **argv)
 	cfg.quiet = quiet;
 	if (resume != NULL) {
 		const struct rundir_run *run;
+		size_t todo = 0;
 		int r;
 
-		if ((r = session_resume(resume, &s, &err)) != 0) {
+		if ((r = session_resume(rdir, &s, &err)) != 0) {
 			/* Not a run directory is bad input; anything else an error. */
 			code = r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
 			goto fail;
@@ -583,11 +690,34 @@ run_main(int argc, char **argv)
 			for (i = 0; i < f->nhosts; i++)
 				sel[i] &= only[i];
 		}
+		for (i = 0, k = 0; i < f->nhosts; i++)
+			if (sel[i]) {
+				todo += host_todo(p, run->seed, session_done(s), f->hosts[i].name);
+				k++;
+			}
+		if (k == 0) {
+			struct strbuf sb = STRBUF_INIT;
+
+			for (i = 0; i < run->nhosts; i++)
+				strbuf_addf(&sb, "%s%s", i ? ", " : "", run->hosts[i].name);
+			err = xasprintf("-H %s: no host of the run %s (its hosts: %s)",
+			    hosts_spec ? hosts_spec : "-", session_dir(s), sb.len ? sb.buf : "none");
+			strbuf_release(&sb);
+			goto fail;
+		}
+		if (todo == 0 && run->status != NULL &&
+		    strcmp(run->status, journal_status_name(JOURNAL_FINISHED)) == 0) {
+			printf("nothing left to run: every trial of %s on %s is ok; the run is "
+			    "left as it is\n", session_dir(s), hosts_spec ? hosts_spec :
+			    "its hosts");
+			code = CMD_EXIT_OK;
+			goto out;
+		}
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = run->seed;
-		log_info("resuming %s: %zu trials already ok", session_dir(s),
-		    trial_done_count(session_done(s), NULL));
+		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
+		    trial_done_count(session_done(s), NULL), todo);
 	} else {
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
@@ -596,7 +726,7 @@ run_main(int argc, char **argv)
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = plan_seed(p);
-		if (session_create(outdir ? outdir : DEFAULT_RESULTS, &cfg, &s, &err) != 0) {
+		if (session_create(results, &cfg, &s, &err) != 0) {
 			code = CMD_EXIT_ERROR;
 			goto fail;
 		}
@@ -612,8 +742,8 @@ run_main(int argc, char **argv)
 
 	/* `latest` before this run is pushed, so it is never this run */
 	if (baseline != NULL && basedir == NULL && st == JOURNAL_FINISHED &&
-	    find_baseline(baseline, p, session_summary(s), session_id(s), outdir ? outdir :
-	    DEFAULT_RESULTS, push, &basedir) != 0)
+	    find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
+	    &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);
@@ -642,8 +772,8 @@ run_main(int argc, char **argv)
 	if (base_failed)
 		code = CMD_EXIT_ERROR;
 	else if (code == SESSION_EXIT_INTERRUPTED)
-		log_error("interrupted: %zu trials not run; `fleetmark run %s --resume %s` runs "
-		    "them", session_summary(s)->not_run, argv[optind], session_dir(s));
+		log_error("interrupted: %zu trials not run; `fleetmark run --resume %s` runs "
+		    "them", session_summary(s)->not_run, session_dir(s));
 	else if (code != CMD_EXIT_ERROR && regressions > 0)
 		code = CMD_EXIT_REGRESSION;	/* says more than failed trials do */
 	goto out;
@@ -654,6 +784,8 @@ run_main(int argc, char **argv)
 	free(err);
 	free(agent);
 	free(basedir);
+	free(rdir);
+	free(rplan);
 	free(only);
 	free(sel);
 	plan_free(p);
@@ -662,9 +794,76 @@ run_main(int argc, char **argv)
 	return code;
 }
 
+static const struct cmd_option run_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5)); with --resume, the one the run "
+	    "recorded", "the embedded fleet: one host, local, this machine, without SSH" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated (narrows the "
+	    "plan's hosts:)", "every host the plan names" },
+	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
+	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
+	    "release" },
+	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
+	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
+	    "under -o): run the trials that have no ok result yet, in the original order, on the "
+	    "run's hosts (or -H, some of them); PLAN may be left out (the plan run.json records "
+	    "is read, and must still be the same); a resume that is refused writes nothing",
+	    NULL },
+	{ 0, "push", "URL", "when the run has finished, upload it (report included) to an archive: "
+	    "file://, http(s):// (WebDAV), s3://", NULL },
+	{ 0, "baseline", "REF", "when the run has finished, compare it with REF (a run directory, a "
+	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
+	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
+	    NULL },
+	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
+	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit run_exits[] = {
+	{ 0, "every trial on every host is ok" },
+	{ 1, "an error: the run directory could not be written, the agent catalogue could not "
+	    "be read, a --push that failed (the run is kept), a latest baseline that could "
+	    "not be read, a --resume of a run in use or damaged" },
+	{ 2, "bad usage or invalid input: the plan or inventory (FILE:LINE:COL), an unknown "
+	    "host in -H, a --resume of another plan, of a plan changed since, of no run" },
+	{ 3, "the run finished, but some hosts or trials failed (results kept)" },
+	{ 4, "with --baseline: a significant regression (it wins over 3)" },
+	{ 130, "interrupted by SIGINT or SIGTERM; the message says how to resume" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example run_examples[] = {
+	{ "fleetmark run plans/smoke.yaml", "a few seconds on this machine, no SSH" },
+	{ "fleetmark run plans/lmbench.yaml -f lab.yaml -H @x86_64 --label with-patch",
+	    "the lmbench tables of every x86_64 host, labelled for a compare" },
+	{ "fleetmark run plans/lmbench.yaml -f lab.yaml --push file:///srv/fleetmark "
+	    "--baseline latest -q", "a nightly check: exit 4 on a regression" },
+	{ "fleetmark run --resume 20261130-064816-lmbench-264e", "carry on with a stopped run, "
+	    "named by its run id: its plan and inventory are the ones it recorded" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help run_help = {
+	"Runs a test plan (fleetmark-plan(5)) on the hosts of an inventory, all hosts "
+	"in parallel, each host one trial at a time: connect (SSH, or the local "
+	"transport), deploy the agent, then the plan's variants and trials in order.  "
+	"Each finished trial is appended to the run directory at once, so a crash loses "
+	"at most the trials in flight.\n\n"
+	"Progress goes to stderr (one line per host on a terminal, timestamped lines "
+	"elsewhere; with -v also each trial's values).  When the run ends, stdout gets "
+	"a table of the hosts, the report's tables (also written to report.txt and "
+	"report.html) and the run directory's path.\n\n"
+	"Ctrl-C stops cleanly: variants are undone, run.json says interrupted, and the "
+	"command that carries on is printed.  A second Ctrl-C exits at once.",
+	run_options, NULL, run_exits, run_examples,
+	"docs/guide.md (running, the run directory, resuming), docs/nightly.md, "
+	"fleetmark-plan(5), fleetmark-fleet(5)", 0
+};
+
 const struct cmd_entry cmd_run = {
 	"run",
-	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUNDIR] "
+	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
 	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
-	"run a test plan on a fleet and keep the results in a run directory", run_main
+	"run a test plan on a fleet and keep the results in a run directory", run_main,
+	&run_help
 };

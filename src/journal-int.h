@@ -33,8 +33,15 @@ struct journal {
 	char		*dir;
 	char		*id;
 	json_t		*run;		/* run.json */
-	int		 trials_fd;
+	int		 trials_fd;	/* -1: not open (a resumed run without
+					 * trials.jsonl, until it is taken up) */
 	off_t		 size;		/* of trials.jsonl */
+	int		 pending;	/* journal_resume(): nothing written until
+					 * journal_resume_start() */
+	off_t		 cut;		/* pending: trials.jsonl's length without its
+					 * incomplete last line, or -1 */
+	size_t		 cut_line;	/* ... that line's number */
+	int		 spare;		/* this journal made RUNDIR_SPARE */
 	struct jhost	**hosts;
 	size_t		 nhosts, hcap;
 	char		*log_err;

@@ -107,21 +107,57 @@ host_entry(struct journal *j, const struct jhost *h)
 	return rundir_json_host(j->run, h->name, journal_host_status_name(h->status));
 }
 
-/* Counts into run.json and rewrite it; run_mu held. */
+/*
+ * Counts into run.json and rewrite it; run_mu held.  last: the run's end,
+ * written into the spare when there is one (rundir.h), so that a full
+ * disk does not keep it from being said.
+ */
 static int
-run_write(struct journal *j, char **err)
+run_write(struct journal *j, int last, char **err)
 {
-	char *path;
+	char *path, *e = NULL;
 	size_t i;
 	int r;
 
+	if (j->pending) {
+		*err = xasprintf("%s: not taken up yet (journal_resume_start())", j->dir);
+		return -1;
+	}
 	for (i = 0; i < j->nhosts; i++)
 		rundir_json_host_counts(host_entry(j, j->hosts[i]), j->hosts[i]->ok,
 		    j->hosts[i]->failed);
+	if (last && j->spare) {
+		j->spare = 0;	/* used up, or removed, either way */
+		if (rundir_write_json_spare(j->dir, j->run, &e) == 0)
+			return 0;
+		log_debug("%s", e);
+		free(e);
+	}
 	path = rundir_path(j->dir, RUNDIR_RUN_JSON);
 	r = rundir_write_json(path, j->run, err);
 	free(path);
 	return r;
+}
+
+/*
+ * Keep room for the last run.json (rundir_spare_make()): twice what it
+ * holds now and 8 KiB, for the hosts' states, reasons and counts it will
+ * gain.  Without the room the run goes on, as runs did before.
+ */
+static void
+make_spare(struct journal *j, const char *dir)
+{
+	char *path = rundir_path(dir, RUNDIR_RUN_JSON), *err = NULL;
+	struct stat st;
+
+	if (stat(path, &st) == 0 && rundir_spare_make(dir, 2 * (size_t)st.st_size + 8192,
+	    &err) == 0)
+		j->spare = 1;
+	else if (err != NULL) {
+		log_warn("%s: a full disk would leave run.json saying \"running\"", err);
+		free(err);
+	}
+	free(path);
 }
 
 static struct journal *
@@ -130,6 +166,7 @@ journal_alloc(void)
 	struct journal *j = xcalloc(1, sizeof(*j));
 
 	j->trials_fd = -1;
+	j->cut = -1;
 	pthread_mutex_init(&j->run_mu, NULL);
 	pthread_mutex_init(&j->trials_mu, NULL);
 	pthread_mutex_init(&j->log_mu, NULL);
@@ -195,7 +232,8 @@ open_trials(struct journal *j, int create, char **err)
 	struct stat st;
 	int fd, r = -1;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0),
+	    RUNDIR_FILE_MODE);
 	if (fd < 0) {
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 		goto out;
@@ -234,15 +272,9 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		*err = xstrdup("journal_create: results, plan and fleet are needed");
 		return -1;
 	}
-	if (fs_mkdir_p(info->results, 0755, err) != 0)
+	if (fs_mkdir_p(info->results, RUNDIR_DIR_MODE, err) != 0 ||
+	    rundir_mktemp(info->results, ".fleetmark-run-", &tmp, err) != 0)
 		return -1;
-	tmp = xasprintf("%s/.fleetmark-run-XXXXXX", info->results);
-	if (mkdtemp(tmp) == NULL) {
-		*err = xasprintf("cannot create a directory in %s: %s", info->results,
-		    strerror(errno));
-		free(tmp);
-		return -1;
-	}
 	if (rundir_make(tmp, 0, err) != 0)
 		goto out;
 
@@ -265,8 +297,10 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 
 	for (attempt = 0; ; attempt++) {
 		rundir_json_set_id(j->run, id);
-		if (run_write(j, err) != 0)
+		if (run_write(j, 0, err) != 0)
 			goto out;
+		if (attempt == 0)
+			make_spare(j, tmp);
 		if (fs_fsync_dir(tmp) != 0) {
 			*err = xasprintf("cannot sync %s: %s", tmp, strerror(errno));
 			goto out;
@@ -350,7 +384,7 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
 	}
 	h->status = st;
 	rundir_json_host_status(host_entry(j, h), journal_host_status_name(st), reason);
-	r = run_write(j, err);
+	r = run_write(j, 0, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -381,7 +415,7 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 	free(path);
 	if (r == 0) {
 		rundir_json_host_env(host_entry(j, h), copy);
-		r = run_write(j, err);
+		r = run_write(j, 0, err);
 	}
 	json_decref(copy);
 	pthread_mutex_unlock(&j->run_mu);
@@ -395,7 +429,7 @@ journal_finish(struct journal *j, enum journal_status st, char **err)
 
 	pthread_mutex_lock(&j->run_mu);
 	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING);
-	r = run_write(j, err);
+	r = run_write(j, st != JOURNAL_RUNNING, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -556,6 +590,10 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 		*err = xasprintf("bad host name '%.64s'", t->host);
 		return -1;
 	}
+	if (j->pending) {
+		*err = xasprintf("%s: not taken up yet (journal_resume_start())", j->dir);
+		return -1;
+	}
 	/* Lines: one per metric of each point, one for a point without any. */
 	for (i = 0; r != NULL && i < r->npoints; i++)
 		parts += r->points[i].nmetrics ? r->points[i].nmetrics : 1;
@@ -635,6 +673,8 @@ journal_free(struct journal *j)
 		free(j->hosts[i]);
 	}
 	free(j->hosts);
+	if (j->spare && j->dir != NULL)
+		rundir_spare_remove(j->dir);	/* the run ended without it */
 	if (j->trials_fd >= 0)
 		close(j->trials_fd);	/* and the lock goes with it */
 	json_decref(j->run);
@@ -656,6 +696,7 @@ journal_resume(const char *rundir, struct journal **out, struct trial_done **don
 	struct journal *j = NULL;
 	struct trial_done *d = NULL;
 	struct trial_scan sc;
+	struct stat st;
 	char *path = NULL, *p;
 	json_t *hosts, *e;
 	const char *name;
@@ -680,24 +721,26 @@ journal_resume(const char *rundir, struct journal **out, struct trial_done **don
 		goto out;
 	}
 	j->id = xstrdup(json_string_value(json_object_get(j->run, "run")));
-	if (rundir_make(j->dir, 1, err) != 0)
+	if (rundir_check(j->dir, err) != 0)
 		goto out;
-	if (open_trials(j, 1, err) != 0)
-		goto out;
-	path = xasprintf("%s/%s", j->dir, JOURNAL_TRIALS);
-	if (trial_done_read_fd(j->trials_fd, path, &d, &sc, err) != 0)
-		goto out;
-	if (sc.truncated) {
-		/* A crash while it was written: nothing of it can be trusted, and a
-		 * line appended after it would be glued to it. */
-		log_warn("%s:%zu: dropped an incomplete last line (the run was killed "
-		    "while writing it)", path, sc.lines + 1);
-		if (ftruncate(j->trials_fd, sc.good_size) != 0 ||
-		    fdatasync(j->trials_fd) != 0) {
-			*err = xasprintf("cannot cut the incomplete last line off %s: %s",
-			    path, strerror(errno));
+	/*
+	 * Locked and read, nothing written: the caller may still refuse the
+	 * run.  A missing trials.jsonl is made (and locked) when it is taken up.
+	 */
+	path = rundir_path(j->dir, RUNDIR_TRIALS);
+	memset(&sc, 0, sizeof(sc));
+	if (stat(path, &st) == 0) {
+		if (open_trials(j, 0, err) != 0 ||
+		    trial_done_read_fd(j->trials_fd, path, &d, &sc, err) != 0)
 			goto out;
-		}
+	} else if (errno != ENOENT) {
+		*err = xasprintf("cannot stat %s: %s", path, strerror(errno));
+		goto out;
+	} else
+		d = trial_done_read_buf("", 0, &sc);	/* none done */
+	if (sc.truncated) {
+		j->cut = sc.good_size;
+		j->cut_line = sc.lines + 1;
 	}
 	if (sc.corrupt > 0)
 		log_warn("%s:%zu: skipped %zu corrupt line%s", path, sc.first_corrupt,
@@ -711,9 +754,7 @@ journal_resume(const char *rundir, struct journal **out, struct trial_done **don
 		if (h != NULL)
 			h->ok = trial_done_count(d, name);
 	}
-	rundir_json_resumed(j->run);
-	if (run_write(j, err) != 0)
-		goto out;
+	j->pending = 1;
 	*out = j;
 	j = NULL;
 	if (donep) {
@@ -725,5 +766,49 @@ journal_resume(const char *rundir, struct journal **out, struct trial_done **don
 	free(path);
 	trial_done_free(d);
 	journal_free(j);
+	return r;
+}
+
+int
+journal_resume_start(struct journal *j, char **err)
+{
+	char *path = rundir_path(j->dir, RUNDIR_TRIALS);
+	int r = -1;
+
+	if (!j->pending) {
+		*err = xasprintf("%s: not a run being resumed, or taken up already", j->dir);
+		goto out;
+	}
+	/* What a crash left half made, before anything else. */
+	if (rundir_make(j->dir, 1, err) != 0)
+		goto out;
+	if (j->trials_fd < 0 && open_trials(j, 1, err) != 0)
+		goto out;
+	if (j->cut >= 0) {
+		/* A crash while it was written: nothing of it can be trusted, and a
+		 * line appended after it would be glued to it. */
+		log_warn("%s:%zu: dropped an incomplete last line (the run was killed "
+		    "while writing it)", path, j->cut_line);
+		if (ftruncate(j->trials_fd, j->cut) != 0 || fdatasync(j->trials_fd) != 0) {
+			*err = xasprintf("cannot cut the incomplete last line off %s: %s",
+			    path, strerror(errno));
+			goto out;
+		}
+		j->size = j->cut;
+		j->cut = -1;
+	}
+	pthread_mutex_lock(&j->run_mu);
+	j->pending = 0;
+	rundir_json_resumed(j->run);
+	if ((r = run_write(j, 0, err)) != 0) {
+		/* run.json as it was: the run is not taken up */
+		j->pending = 1;
+		pthread_mutex_unlock(&j->run_mu);
+		goto out;
+	}
+	make_spare(j, j->dir);
+	pthread_mutex_unlock(&j->run_mu);
+ out:
+	free(path);
 	return r;
 }

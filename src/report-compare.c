@@ -20,6 +20,12 @@
  * line after the table) when its metric is one of the plan's
  * regression.metrics (docs/plans-and-fleets.md): the compared run's plan's list, else the
  * baseline run's; a plan that lists none makes every metric count.
+ *
+ * The samples table (--samples) has a row per trial: how many samples it
+ * took, their min, median and max, the spread (max - min) / |median|, and
+ * the samples themselves, a column each (s1, s2...), when there are at
+ * most REPORT_SAMPLES_SHOWN: a pagefault trial's batches side by side, to
+ * see whether the first batch differs from the rest.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,6 +113,19 @@ static const char *const regression_cols[RC_NCOLS] = {
 /* The mean, rsd and n columns of one series in a table. */
 struct series_cols {
 	size_t	mean, rsd, n;
+};
+
+/* The samples table; its columns s1, s2... follow these. */
+enum samples_col {
+	SA_SERIES = COL_POINT_END, SA_REP,
+	SA_N, SA_MIN, SA_MEDIAN, SA_MAX, SA_SPREAD,
+	SA_NCOLS
+};
+
+static const char *const samples_cols[SA_NCOLS] = {
+	POINT_COLS, [SA_SERIES] = "series", [SA_REP] = "rep",
+	[SA_N] = "n", [SA_MIN] = "min", [SA_MEDIAN] = "median", [SA_MAX] = "max",
+	[SA_SPREAD] = "spread",
 };
 
 static const struct series_cols summary_series = { SU_MEAN, SU_RSD, SU_N };
@@ -325,4 +344,103 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 	}
 	free(pairs);
 	return regressions;
+}
+
+/* A trial's row of the samples table. */
+static void
+samples_row(struct rgrid *g, const struct rcell *cell, const char *series, int rep,
+    const struct rsamples *sm)
+{
+	double lo = NAN, hi = NAN, med = NAN, spread = NAN;
+	char buf[NUMFMT_MAX];
+	size_t row = rgrid_add_row(g), i;
+
+	point_cells(g, row, cell);
+	rgrid_set(g, row, SA_SERIES, series, NAN);
+	snprintf(buf, sizeof(buf), "%d", rep);
+	rgrid_set(g, row, SA_REP, buf, NAN);
+	snprintf(buf, sizeof(buf), "%zu", sm->n);
+	rgrid_set(g, row, SA_N, buf, (double)sm->n);
+	if (sm->n == 0)
+		return;
+	for (i = 0; i < sm->n; i++) {
+		if (i == 0 || sm->v[i] < lo)
+			lo = sm->v[i];
+		if (i == 0 || sm->v[i] > hi)
+			hi = sm->v[i];
+	}
+	med = stats_median(sm->v, sm->n);
+	fmt_mean(buf, sizeof(buf), lo);
+	rgrid_set(g, row, SA_MIN, buf, lo);
+	fmt_mean(buf, sizeof(buf), med);
+	rgrid_set(g, row, SA_MEDIAN, buf, med);
+	fmt_mean(buf, sizeof(buf), hi);
+	rgrid_set(g, row, SA_MAX, buf, hi);
+	if (med != 0 && isfinite(med) && isfinite(hi - lo)) {
+		spread = (hi - lo) / fabs(med) * 100;
+		snprintf(buf, sizeof(buf), "%.1f%%", spread);
+		rgrid_set(g, row, SA_SPREAD, buf, spread);
+	}
+	for (i = 0; i < sm->n && sm->n <= REPORT_SAMPLES_SHOWN; i++) {
+		fmt_mean(buf, sizeof(buf), sm->v[i]);
+		rgrid_set(g, row, SA_NCOLS + i, buf, sm->v[i]);
+	}
+}
+
+int
+report_table_samples(const struct report *r, const struct report_opts *o,
+    struct rgrids *gs, char **err)
+{
+	const char *cols[SA_NCOLS + REPORT_SAMPLES_SHOWN];
+	char names[REPORT_SAMPLES_SHOWN][8];
+	struct rgrid *g;
+	char *title;
+	size_t s, c, i, j, *order = NULL, cap = 0, shown = 0;
+
+	(void)o;
+	if (!r->keep_samples) {
+		*err = xstrdup("the samples were not read");
+		return -1;
+	}
+	/* a column per sample, as many as the longest trial shown one by one */
+	for (c = 0; c < r->ncells; c++)
+		for (s = 0; s < r->nseries; s++) {
+			const struct rvals *v = report_vals(r, s, c);
+
+			for (i = 0; v != NULL && v->smp != NULL && i < v->n; i++)
+				if (v->smp[i].n <= REPORT_SAMPLES_SHOWN && v->smp[i].n > shown)
+					shown = v->smp[i].n;
+		}
+	for (i = 0; i < SA_NCOLS; i++)
+		cols[i] = samples_cols[i];
+	for (i = 0; i < shown; i++) {
+		snprintf(names[i], sizeof(names[i]), "s%zu", i + 1);
+		cols[SA_NCOLS + i] = names[i];
+	}
+	title = xasprintf("Samples: each trial's samples (the agent's batches or "
+	    "repetitions within the trial): min, median, max; spread (max - min) / median; "
+	    "s1, s2...: the samples in the order taken, when a trial has at most %d",
+	    REPORT_SAMPLES_SHOWN);
+	g = rgrid_new("samples", title, SA_N, SA_NCOLS + shown, cols);
+	free(title);
+	for (c = 0; c < r->ncells; c++)
+		for (s = 0; s < r->nseries; s++) {
+			const struct rvals *v = report_vals(r, s, c);
+
+			if (v == NULL || v->smp == NULL)
+				continue;
+			/* trials by rep, whatever order the lines came in */
+			xgrow(&order, &cap, v->n, sizeof(*order));
+			for (i = 0; i < v->n; i++) {
+				for (j = i; j > 0 && v->rep[order[j - 1]] > v->rep[i]; j--)
+					order[j] = order[j - 1];
+				order[j] = i;
+			}
+			for (i = 0; i < v->n; i++)
+				samples_row(g, &r->cells[c], r->series[s].name, v->rep[order[i]],
+				    &v->smp[order[i]]);
+		}
+	free(order);
+	rgrids_add(gs, g);
+	return 0;
 }

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "html.h"
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
@@ -57,28 +58,6 @@ static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3", "4 2", "12 4 
 #define NDASHES		(sizeof(dashes) / sizeof(dashes[0]))
 #define NMARKERS	7
 #define NHATCH		6
-
-/* Text from a file, escaped for an element's content or a quoted attribute. */
-static void
-html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default:
-			if (c < 0x20 && c != '\t' && c != '\n')
-				fputs("&#xFFFD;", out);
-			else
-				fputc(c, out);
-		}
-	}
-}
 
 /* --- Params ------------------------------------------------------------------ */
 
@@ -164,19 +143,6 @@ hatch_def(FILE *out, int chart, size_t i, const char *c)
 	fputs("</pattern>", out);
 }
 
-/* A "nice" tick step for a range, 1, 2 or 5 times a power of ten. */
-static double
-nice_step(double range, int nticks)
-{
-	double raw = range / nticks, p, f;
-
-	if (!(raw > 0))
-		return 1;
-	p = pow(10, floor(log10(raw)));
-	f = raw / p;
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
-}
-
 struct yaxis {
 	double	lo, hi, step;
 };
@@ -194,7 +160,7 @@ yaxis_fit(struct yaxis *a, double lo, double hi)
 		hi = 0;
 	if (hi == lo)
 		hi = lo + 1;
-	a->step = nice_step(hi - lo, 5);
+	a->step = html_nice_step(hi - lo, 5);
 	a->lo = floor(lo / a->step) * a->step;
 	a->hi = ceil(hi / a->step) * a->step;
 }
@@ -827,7 +793,8 @@ static const char css[] =
 	"figure{margin:1em 0}svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}"
 	"svg .grid{stroke:#e3e3e3}svg .label{font-size:13px;font-weight:600}"
 	"svg .ctitle{font-size:14px;font-weight:600}svg .glabel{font-size:11px}"
-	".meta td:nth-child(3){white-space:normal}";
+	".meta td:nth-child(3){white-space:normal}"
+	"p.partial{font-weight:700;color:#a00;white-space:pre-line}";
 
 int
 report_html(const struct report *r, const struct report_opts *o, size_t base,
@@ -855,6 +822,12 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of an "
 	    "unknown format.</p>\n", n->lines, n->used, n->failed, n->infra, n->nometric,
 	    n->corrupt, n->truncated, n->unknown_format);
+	for (i = 0; i < gs->n; i++)	/* the partial runs' lines, first */
+		if (strcmp(gs->g[i]->table, "partial") == 0 && gs->g[i]->text != NULL) {
+			fputs("<p class=\"partial\">", out);
+			html_text(out, gs->g[i]->text);
+			fputs("</p>\n", out);
+		}
 	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
 	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
 	    "<th>variant</th><th class=\"n\">MHz</th><th class=\"n\">lines not used</th>"

@@ -26,6 +26,7 @@ struct rseries {
 	double	 threshold;	/* the run plan's regression threshold (percent), or -1 */
 	char	*regmetrics;	/* the run plan's regression.metrics as " a.b c.d ",
 				 * or NULL when it lists none (every metric counts) */
+	char	*plan;		/* run.json's plan name, or NULL */
 	size_t	 failed, infra, nometric;	/* lines not used; infra: of failed */
 };
 
@@ -38,11 +39,26 @@ struct rcell {
 	int	 higher;	/* higher is better */
 };
 
+/* One trial's samples (trials.jsonl "samples"), in the order taken. */
+struct rsamples {
+	size_t	 n;
+	double	*v;
+};
+
 /* The values of one cell for one series, by repetition. */
 struct rvals {
-	size_t	 n, cap;
-	int	*rep;
-	double	*v;
+	size_t		 n, cap;
+	int		*rep;
+	double		*v;
+	struct rsamples	*smp;	/* per value, when report_keep_samples(); else NULL */
+};
+
+/* A run read (report_add_run()), in the order given. */
+struct rrun {
+	char	*id;		/* run id */
+	char	*dir;		/* run directory as given */
+	char	*status;	/* run.json status, or NULL */
+	int	 partial;	/* status "interrupted", "running" or "failed" */
 };
 
 /* A list of distinct strings, in order of appearance (report.c). */
@@ -86,6 +102,9 @@ struct report {
 	size_t		 ctab_size;
 	struct rprof	*profs;		/* per (series, point) with profile lines */
 	size_t		 nprofs, cap_profs;
+	struct rrun	*runs;
+	size_t		 nruns, cap_runs;
+	int		 keep_samples;	/* report_keep_samples() */
 	struct report_counts counts;
 };
 
@@ -167,6 +186,12 @@ int	report_table_summary(const struct report *r, const struct report_opts *o,
 /* Returns the number of significant regressions, or -1. */
 int	report_table_compare(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/* Samples shown one by one in the samples table when a trial has at most these. */
+#define REPORT_SAMPLES_SHOWN	10
+/* Each trial's samples: n, min, median, max, spread and (for a handful) the
+ * samples; needs r->keep_samples. */
+int	report_table_samples(const struct report *r, const struct report_opts *o,
+	    struct rgrids *gs, char **err);
 /*
  * A trial line's "profile" object (docs/results.md) for series s at point
  * (bench, params): its functions added to the series' sums, or its

@@ -3,9 +3,10 @@
  * tables in text, Markdown, CSV or JSON.  The tables themselves are built
  * in report-lmbench.c, report-delta.c and report-compare.c.
  *
- * Reading is one pass over trials.jsonl, one jansson parse per line; only
- * a line's value is kept (not its samples), in per-(series, cell) arrays,
- * so a million lines need a few tens of megabytes.
+ * Reading is one pass over trials.jsonl (trialread.h); only
+ * a line's value is kept (not its samples, unless report_keep_samples()
+ * asked), in per-(series, cell) arrays, so a million lines need a few tens
+ * of megabytes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include "report.h"
 #include "rundir.h"
 #include "stats.h"
+#include "strbuf.h"
 #include "strv.h"
 #include "trialread.h"
 #include "xmalloc.h"
@@ -82,6 +84,25 @@ report_new(void)
 }
 
 void
+report_keep_samples(struct report *r)
+{
+	r->keep_samples = 1;
+}
+
+/* Free the samples of one (series, cell). */
+static void
+rvals_free_samples(struct rvals *v)
+{
+	size_t i;
+
+	if (v->smp == NULL)
+		return;
+	for (i = 0; i < v->n; i++)
+		free(v->smp[i].v);
+	free(v->smp);
+}
+
+void
 report_free(struct report *r)
 {
 	size_t i, j;
@@ -99,9 +120,11 @@ report_free(struct report *r)
 		free(s->name);
 		free(s->os);
 		free(s->regmetrics);
+		free(s->plan);
 		for (j = 0; j < r->vals_n[i]; j++) {
 			free(r->vals[i][j].rep);
 			free(r->vals[i][j].v);
+			rvals_free_samples(&r->vals[i][j]);
 		}
 		free(r->vals[i]);
 	}
@@ -111,6 +134,12 @@ report_free(struct report *r)
 		free(r->cells[i].metric);
 		free(r->cells[i].unit);
 	}
+	for (i = 0; i < r->nruns; i++) {
+		free(r->runs[i].id);
+		free(r->runs[i].dir);
+		free(r->runs[i].status);
+	}
+	free(r->runs);
 	report_profile_free(r);
 	free(r->series);
 	free(r->cells);
@@ -324,8 +353,23 @@ cell_get(struct report *r, const char *bench, const char *params, const char *me
 	return r->ncells - 1;
 }
 
+/* Keep a copy of a trial's samples in slot i of rv (report_keep_samples()). */
 static void
-vals_put(struct report *r, size_t s, size_t c, int rep, double v)
+samples_put(struct rvals *rv, size_t i, const double *sv, size_t sn)
+{
+	struct rsamples *sm = &rv->smp[i];
+
+	free(sm->v);
+	sm->n = sn;
+	sm->v = sn ? xreallocarray(NULL, sn, sizeof(*sm->v)) : NULL;
+	if (sn)
+		memcpy(sm->v, sv, sn * sizeof(*sv));
+}
+
+/* The value of a trial, and with report_keep_samples() its sn samples sv. */
+static void
+vals_put(struct report *r, size_t s, size_t c, int rep, double v, const double *sv,
+    size_t sn)
 {
 	struct rvals *rv;
 	size_t i, old = r->vals_n[s];
@@ -342,14 +386,22 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v)
 	for (i = rv->n; i-- > 0;)
 		if (rv->rep[i] == rep) {
 			rv->v[i] = v;
+			if (r->keep_samples)
+				samples_put(rv, i, sv, sn);
 			return;
 		}
 	if (rv->n == rv->cap) {
 		rv->cap = rv->cap ? rv->cap * 2 : 4;
 		rv->rep = xreallocarray(rv->rep, rv->cap, sizeof(*rv->rep));
 		rv->v = xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+		if (r->keep_samples) {
+			rv->smp = xreallocarray(rv->smp, rv->cap, sizeof(*rv->smp));
+			memset(&rv->smp[rv->n], 0, (rv->cap - rv->n) * sizeof(*rv->smp));
+		}
 	}
 	rv->rep[rv->n] = rep;
+	if (r->keep_samples)
+		samples_put(rv, rv->n, sv, sn);
 	rv->v[rv->n++] = v;
 }
 
@@ -410,6 +462,7 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s->variant = variant ? xstrdup(variant) : NULL;
 	s->threshold = x->threshold;
 	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
+	s->plan = x->run->plan ? xstrdup(x->run->plan) : NULL;
 
 	rundir_load_env(x->dir, host, &env, &err);
 	free(err);
@@ -457,6 +510,13 @@ found:
 #define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
 			 TRIAL_VALUE | TRIAL_KIND | TRIAL_PROFILE | TRIAL_LENIENT | \
 			 TRIAL_REJECTS)
+
+/* The same, and each line's samples when report_keep_samples() asked. */
+static unsigned int
+report_fields(const struct report *r)
+{
+	return REPORT_FIELDS | (r->keep_samples ? TRIAL_SAMPLES : 0);
+}
 
 /* One line of trials.jsonl into the report. */
 static int
@@ -509,7 +569,7 @@ add_line(const struct trial_line *l, void *arg)
 	}
 	c = cell_get(r, l->bench, l->params_text, l->metric, l->unit,
 	    same_str(l->direction, "higher"));
-	vals_put(r, s, c, (int)l->rep, l->value);
+	vals_put(r, s, c, (int)l->rep, l->value, l->samples, l->nsamples);
 	r->counts.used++;
 	return 0;
 }
@@ -523,7 +583,7 @@ read_trials(struct runctx *x, const void *lines, size_t len, char **err)
 	int fd, ret = -1;
 
 	if (lines != NULL)
-		(void)trialread_buf(lines, len, REPORT_FIELDS, add_line, x, &sc);
+		(void)trialread_buf(lines, len, report_fields(x->r), add_line, x, &sc);
 	else {
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 			if (errno == ENOENT) {
@@ -533,7 +593,7 @@ read_trials(struct runctx *x, const void *lines, size_t len, char **err)
 				*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 			goto out;
 		}
-		ret = trialread_fd(fd, path, REPORT_FIELDS, add_line, x, &sc, err);
+		ret = trialread_fd(fd, path, report_fields(x->r), add_line, x, &sc, err);
 		close(fd);
 		if (ret != 0)
 			goto out;
@@ -572,6 +632,17 @@ add_run(struct report *r, const char *dir, const void *lines, size_t len, char *
 		goto out;
 	x.run_id = x.run->id ? x.run->id : dir;
 	x.label = x.run->label;
+	{
+		struct rrun *rr;
+
+		xgrow(&r->runs, &r->cap_runs, r->nruns + 1, sizeof(*r->runs));
+		rr = &r->runs[r->nruns++];
+		rr->id = xstrdup(x.run_id);
+		rr->dir = xstrdup(dir);
+		rr->status = x.run->status ? xstrdup(x.run->status) : NULL;
+		rr->partial = x.run->status != NULL && strcmp(x.run->status,
+		    journal_status_name(JOURNAL_FINISHED)) != 0;
+	}
 	x.threshold = x.run->threshold;
 	for (i = 0; i < x.run->nmetrics; i++) {
 		const char *m = x.run->metrics[i];
@@ -918,13 +989,12 @@ report_pairs(const struct report *r, size_t base, int *fallback)
 	return pairs;
 }
 
+/* The series want names (report_has_series()), or (size_t)-1. */
 static size_t
-find_baseline(const struct report *r, const char *want, char **err)
+series_named(const struct report *r, const char *want)
 {
 	size_t i;
 
-	if (want == NULL)
-		return 0;
 	for (i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, want) == 0)
 			return i;
@@ -933,16 +1003,188 @@ find_baseline(const struct report *r, const char *want, char **err)
 		    want) || strcmp(r->series[i].host, want) == 0 ||
 		    strcmp(r->series[i].run, want) == 0 || strcmp(r->series[i].dir, want) == 0)
 			return i;
+	return (size_t)-1;
+}
+
+int
+report_has_series(const struct report *r, const char *name)
+{
+	return series_named(r, name) != (size_t)-1;
+}
+
+static size_t
+find_baseline(const struct report *r, const char *want, char **err)
+{
+	size_t i;
+
+	if (want == NULL)
+		return 0;
+	if ((i = series_named(r, want)) != (size_t)-1)
+		return i;
 	*err = xasprintf("no series '%s' (series: %s%s)", want,
 	    r->nseries ? r->series[0].name : "none", r->nseries > 1 ? ", ..." : "");
 	return (size_t)-1;
 }
 
-int
-report_render(const struct report *r, const struct report_opts *o, FILE *out, char **err)
+/*
+ * The partial runs (report.h): a "partial" grid whose text is one
+ * "PARTIAL RUN:" line per run, for the top of a report; NULL when every
+ * run is complete.
+ */
+static struct rgrid *
+partial_grid(const struct report *r)
+{
+	static const char *const cols[] = { "run", "dir", "status" };
+	struct rgrid *g = NULL;
+	struct strbuf sb;
+	size_t i, row;
+
+	strbuf_init(&sb, 0);
+	for (i = 0; i < r->nruns; i++) {
+		const struct rrun *rr = &r->runs[i];
+		const char *st = rr->status;
+
+		if (!rr->partial)
+			continue;
+		if (g == NULL)
+			g = rgrid_new("partial", "Partial runs: not every trial ran (run.json "
+			    "status); their points may be missing or have fewer trials", 2, 3,
+			    cols);
+		row = rgrid_add_row(g);
+		rgrid_set(g, row, 0, rr->id, NAN);
+		rgrid_set(g, row, 1, rr->dir, NAN);
+		rgrid_set(g, row, 2, st, NAN);
+		strbuf_addf(&sb, "PARTIAL RUN: %s (%s) %s: not every trial ran, so points may "
+		    "be missing or have fewer trials\n", rr->id, rr->dir,
+		    strcmp(st, journal_status_name(JOURNAL_INTERRUPTED)) == 0 ?
+		    "was interrupted" : strcmp(st, journal_status_name(JOURNAL_RUNNING)) == 0 ?
+		    "is running, or its controller died" :
+		    strcmp(st, journal_status_name(JOURNAL_FAILED)) == 0 ?
+		    "failed (the controller gave up)" : "is not finished");
+	}
+	if (g != NULL)
+		g->text = strbuf_detach(&sb, NULL);
+	else
+		strbuf_release(&sb);
+	return g;
+}
+
+/* Whether series set[] (nset of them) has point (bench, params) of cell c. */
+static int
+side_has(const struct report *r, const size_t *set, size_t nset, size_t c)
+{
+	size_t i, d;
+
+	for (d = 0; d < r->ncells; d++) {
+		if (strcmp(r->cells[d].bench, r->cells[c].bench) != 0 ||
+		    strcmp(r->cells[d].params, r->cells[c].params) != 0)
+			continue;
+		for (i = 0; i < nset; i++)
+			if (report_vals(r, set[i], d) != NULL)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * What one side of a compare has, briefly: "lab-03/base (plan
+ * tlb-flush-range) has munmap (4 points)", the first benchmarks and how
+ * many more.  set[] are the side's series.
+ */
+static void
+side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t nset)
+{
+	struct strs benches = { NULL, 0, 0 };
+	size_t *npoints = NULL, cap = 0, c, d, b, total = 0;
+	const struct rseries *first = &r->series[set[0]];
+
+	for (c = 0; c < r->ncells; c++) {
+		/* a point counts once, at its first cell */
+		for (d = 0; d < c; d++)
+			if (strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+			    strcmp(r->cells[d].params, r->cells[c].params) == 0)
+				break;
+		if (d < c || !side_has(r, set, nset, c))
+			continue;
+		b = strs_add(&benches, r->cells[c].bench);
+		if (b >= cap) {
+			size_t old = cap;
+
+			xgrow(&npoints, &cap, b + 1, sizeof(*npoints));
+			memset(npoints + old, 0, (cap - old) * sizeof(*npoints));
+		}
+		npoints[b]++;
+		total++;
+	}
+	strbuf_addstr(sb, first->name);
+	if (nset > 1)
+		strbuf_addf(sb, " and %zu more series", nset - 1);
+	strbuf_addf(sb, " (run %s, plan %s) has ", first->run, first->plan ? first->plan :
+	    "unknown");
+	if (total == 0)
+		strbuf_addstr(sb, "no points");
+	for (b = 0; b < benches.n && b < 3; b++)
+		strbuf_addf(sb, "%s%s (%zu point%s)", b ? ", " : "", benches.s[b], npoints[b],
+		    npoints[b] == 1 ? "" : "s");
+	if (benches.n > 3)
+		strbuf_addf(sb, " and %zu more benchmarks (%zu points in all)", benches.n - 3,
+		    total);
+	strs_free(&benches);
+	free(npoints);
+}
+
+/*
+ * Whether the compare table's pairs share a point: some (cell, pair) has
+ * values on both sides.  When none does, *err says what each side has.
+ */
+static int
+common_points(const struct report *r, size_t base, char **err)
+{
+	size_t *pairs = report_pairs(r, base, NULL), *bset, *sset, nb = 0, ns = 0, s, c;
+	struct strbuf sb;
+	int common = 1;
+
+	/* nothing to compare at all is the compare table's to say */
+	for (s = 0; s < r->nseries; s++)
+		if (pairs[s] != (size_t)-1)
+			common = 0;
+	for (s = 0; s < r->nseries && !common; s++)
+		for (c = 0; pairs[s] != (size_t)-1 && c < r->ncells && !common; c++)
+			common = report_vals(r, pairs[s], c) != NULL && report_vals(r, s, c) != NULL;
+	if (common || err == NULL) {
+		free(pairs);
+		return common;
+	}
+	bset = xcalloc(r->nseries, sizeof(*bset));
+	sset = xcalloc(r->nseries, sizeof(*sset));
+	for (s = 0; s < r->nseries; s++) {
+		if (pairs[s] == (size_t)-1)
+			bset[nb++] = s;
+		else
+			sset[ns++] = s;
+	}
+	strbuf_init(&sb, 0);
+	strbuf_addstr(&sb, "no points in common: ");
+	side_text(&sb, r, bset, nb);
+	if (ns > 0) {
+		strbuf_addstr(&sb, "; ");
+		side_text(&sb, r, sset, ns);
+	}
+	*err = strbuf_detach(&sb, NULL);
+	free(bset);
+	free(sset);
+	free(pairs);
+	return 0;
+}
+
+/* report_render(); partial: whether the partial runs' lines come first. */
+static int
+render(const struct report *r, const struct report_opts *o, int partial, FILE *out,
+    char **err)
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
+	struct rgrid *pg = NULL;
 	size_t base = 0, i;
 	int regressions = 0, n, first = 1, ret = -1;
 
@@ -952,15 +1194,25 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 	}
 	if ((base = find_baseline(r, o->baseline, err)) == (size_t)-1)
 		return -1;
+	if (o->samples && !r->keep_samples) {
+		*err = xstrdup("the samples table needs the samples, which were not read "
+		    "(report_keep_samples())");
+		return -1;
+	}
+	if (t == REPORT_TABLE_COMPARE && !common_points(r, base, err))
+		return -1;
+	if (partial && (pg = partial_grid(r)) != NULL)
+		rgrids_add(&gs, pg);	/* first: the top of the report */
 	if (t == REPORT_TABLE_AUTO) {
 		int fallback;
 
 		free(report_pairs(r, base, &fallback));
-		/* lmbench's tables; else variants or runs compared; else a
-		 * summary of each series, and the matrix of a sweep */
+		/* lmbench's tables; else variants or runs compared (when they
+		 * share a point); else a summary of each series, and the
+		 * matrix of a sweep */
 		if (report_has_lmbench(r))
 			t = REPORT_TABLE_LMBENCH;
-		else if (r->nseries > 1 && !fallback)
+		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL))
 			t = REPORT_TABLE_COMPARE;
 		else {
 			if (report_table_summary(r, o, base, &gs, err) != 0 ||
@@ -990,17 +1242,20 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			goto out;
 		}
 	}
-	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1)) {
+	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1 &&
+	    common_points(r, base, NULL))) {
 		if ((n = report_table_compare(r, o, base, &gs, err)) < 0)
 			goto out;
 		regressions += n;
 	}
+	if (o->samples && report_table_samples(r, o, &gs, err) != 0)
+		goto out;
 	if (t == REPORT_TABLE_PROFILE || (report_has_profile(r) && (t == REPORT_TABLE_ALL ||
 	    o->table == REPORT_TABLE_AUTO))) {
 		if (report_table_profile(r, o, base, &gs, err) != 0)
 			goto out;
 	}
-	if (gs.n == 0) {
+	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");
 		goto out;
@@ -1025,7 +1280,7 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			if (i > 0)
 				fputc('\n', out);
 			/* delta lines are bare, as in mail; among other tables, titled */
-			if (g->text && gs.n > 1 && strcmp(g->table, "delta") == 0)
+			if (g->text && gs.n - (pg != NULL) > 1 && strcmp(g->table, "delta") == 0)
 				fprintf(out, "%s\n", g->title);
 			if (g->text)
 				fputs(g->text, out);
@@ -1059,6 +1314,12 @@ out:
 	return ret;
 }
 
+int
+report_render(const struct report *r, const struct report_opts *o, FILE *out, char **err)
+{
+	return render(r, o, 1, out, err);
+}
+
 /*
  * Write len bytes of text to rundir/name atomically, without syncing: a
  * report can be made again from the run directory (fsutil.h's policy).
@@ -1074,10 +1335,11 @@ write_report(const char *rundir, const char *name, const char *text, size_t len,
 	return r;
 }
 
-/* Render r with o into a new string (*text, *len); the render's result. */
+/* Render r with o into a new string (*text, *len); the render's result.
+ * partial: as render()'s. */
 static int
-render_text(const struct report *r, const struct report_opts *o, char **text, size_t *len,
-    char **err)
+render_text(const struct report *r, const struct report_opts *o, int partial, char **text,
+    size_t *len, char **err)
 {
 	FILE *mem;
 	int n;
@@ -1088,7 +1350,7 @@ render_text(const struct report *r, const struct report_opts *o, char **text, si
 		*err = xasprintf("cannot write the report: %s", strerror(errno));
 		return -1;
 	}
-	n = report_render(r, o, mem, err);
+	n = render(r, o, partial, mem, err);
 	fclose(mem);
 	if (n < 0) {
 		free(*text);
@@ -1113,7 +1375,7 @@ report_write_run(const char *rundir, FILE *out, char **err)
 		*err = xasprintf("%s: no trials to report", rundir);
 		goto out;
 	}
-	if (render_text(r, &o, &text, &len, err) < 0 ||
+	if (render_text(r, &o, 1, &text, &len, err) < 0 ||
 	    write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	if (out != NULL)
@@ -1151,11 +1413,12 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 	/* lmbench's tables of both runs first, when there are some */
 	if (report_has_lmbench(r)) {
 		o.table = REPORT_TABLE_LMBENCH;
-		if (render_text(r, &o, &lm, &lmlen, err) < 0)
+		if (render_text(r, &o, 1, &lm, &lmlen, err) < 0)
 			goto out;
 	}
+	/* the partial runs' lines once, at the top */
 	o.table = REPORT_TABLE_COMPARE;
-	if ((n = render_text(r, &o, &text, &len, err)) < 0)
+	if ((n = render_text(r, &o, lm == NULL, &text, &len, err)) < 0)
 		goto out;
 	if (lm != NULL) {
 		lm = xreallocarray(lm, lmlen + 1 + len + 1, 1);
@@ -1170,7 +1433,7 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 	if (write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	o.format = REPORT_HTML;
-	if (render_text(r, &o, &html, &hlen, err) < 0 ||
+	if (render_text(r, &o, 1, &html, &hlen, err) < 0 ||
 	    write_report(rundir, RUNDIR_REPORT_HTML, html, hlen, err) != 0)
 		goto out;
 	if (out != NULL)

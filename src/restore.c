@@ -131,7 +131,7 @@ journal_restore_save(struct journal *j, const char *host, const char *path,
 	/* Another host's thread may remove restore/ when its file was the
 	 * last one (journal_restore_clear()): make it again then. */
 	for (tries = 0; fd < 0 && tries < 5; tries++) {
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		if (mkdir(dir, RUNDIR_DIR_MODE) != 0 && errno != EEXIST) {
 			*err = xasprintf("cannot create %s: %s", dir, strerror(errno));
 			goto out;
 		}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
@@ -61,6 +62,42 @@ rundir_exists(const char *dir)
 	return there;
 }
 
+int
+rundir_mktemp(const char *parent, const char *prefix, char **out, char **err)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789";
+	unsigned char rnd[6];
+	char name[sizeof(rnd) + 1], *p;
+	size_t i, attempt;
+
+	*out = NULL;
+	for (attempt = 0; attempt < 100; attempt++) {
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			/* Unique enough: a name taken is tried again. */
+			unsigned long long x = (unsigned long long)clock_mono_ms() * 2654435761u ^
+			    (unsigned long long)getpid() << 20 ^ attempt;
+
+			for (i = 0; i < sizeof(rnd); i++, x >>= 8)
+				rnd[i] = (unsigned char)x;
+		}
+		for (i = 0; i < sizeof(rnd); i++)
+			name[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		name[i] = '\0';
+		p = xasprintf("%s/%s%s", parent, prefix, name);
+		/* Not mkdtemp(3): its 0700 would make the run unreadable to the group. */
+		if (mkdir(p, RUNDIR_DIR_MODE) == 0) {
+			*out = p;
+			return 0;
+		}
+		free(p);
+		if (errno != EEXIST)
+			break;
+	}
+	*err = xasprintf("cannot create a directory in %s: %s", parent, strerror(errno));
+	return -1;
+}
+
 /* mkdir dir/name; again: it may be there already (as a directory). */
 static int
 make_dir(const char *dir, const char *name, int again, char **err)
@@ -69,7 +106,7 @@ make_dir(const char *dir, const char *name, int again, char **err)
 	struct stat st;
 	int r = 0;
 
-	if (mkdir(p, 0755) != 0 && !(again && errno == EEXIST)) {
+	if (mkdir(p, RUNDIR_DIR_MODE) != 0 && !(again && errno == EEXIST)) {
 		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
 		r = -1;
 	} else if (again && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
@@ -90,7 +127,7 @@ rundir_make(const char *dir, int again, char **err)
 	    make_dir(dir, RUNDIR_LOGS, again, err) != 0)
 		return -1;
 	p = rundir_path(dir, RUNDIR_TRIALS);
-	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | (again ? 0 : O_EXCL), 0644);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | (again ? 0 : O_EXCL), RUNDIR_FILE_MODE);
 	if (fd < 0) {
 		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
 		free(p);
@@ -101,11 +138,38 @@ rundir_make(const char *dir, int again, char **err)
 	return 0;
 }
 
+int
+rundir_check(const char *dir, char **err)
+{
+	static const char *const names[] = { RUNDIR_HOSTS, RUNDIR_LOGS, RUNDIR_TRIALS };
+	struct stat st;
+	size_t i;
+	char *p;
+	int r = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && r == 0; i++) {
+		p = rundir_path(dir, names[i]);
+		if (stat(p, &st) != 0) {
+			if (errno != ENOENT) {
+				*err = xasprintf("cannot stat %s: %s", p, strerror(errno));
+				r = -1;
+			}
+		} else if (strcmp(names[i], RUNDIR_TRIALS) == 0 ? !S_ISREG(st.st_mode) :
+		    !S_ISDIR(st.st_mode)) {
+			*err = xasprintf("%s is not a %s", p, strcmp(names[i], RUNDIR_TRIALS) == 0 ?
+			    "regular file" : "directory");
+			r = -1;
+		}
+		free(p);
+	}
+	return r;
+}
+
 void
 rundir_unmake(const char *dir)
 {
 	static const char *const files[] = { RUNDIR_RUN_JSON, "." RUNDIR_RUN_JSON ".tmp",
-	    RUNDIR_TRIALS };
+	    RUNDIR_TRIALS, RUNDIR_SPARE };
 	static const char *const dirs[] = { RUNDIR_HOSTS, RUNDIR_LOGS };
 	char *p;
 	size_t i;
@@ -648,7 +712,80 @@ rundir_write_json(const char *path, const json_t *o, char **err)
 	}
 	withnl = xasprintf("%s\n", text);
 	free(text);
-	r = fs_write_atomic(path, withnl, strlen(withnl), 0644, 0, err);
+	r = fs_write_atomic(path, withnl, strlen(withnl), RUNDIR_FILE_MODE, 0, err);
 	free(withnl);
 	return r;
+}
+
+/* --- The spare ------------------------------------------------------------- */
+
+int
+rundir_spare_make(const char *dir, size_t size, char **err)
+{
+	char *p = rundir_path(dir, RUNDIR_SPARE);
+	int fd, e, r = -1;
+
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, RUNDIR_FILE_MODE);
+	if (fd < 0) {
+		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+		goto out;
+	}
+	if ((e = posix_fallocate(fd, 0, (off_t)size)) != 0) {
+		*err = xasprintf("cannot allocate %zu bytes for %s: %s", size, p, strerror(e));
+		close(fd);
+		unlink(p);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		*err = xasprintf("cannot write %s: %s", p, strerror(errno));
+		unlink(p);
+		goto out;
+	}
+	r = 0;
+ out:
+	free(p);
+	return r;
+}
+
+int
+rundir_write_json_spare(const char *dir, const json_t *o, char **err)
+{
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	struct fs_atomic a = { NULL, NULL, -1, 0 };
+	size_t len;
+	int r = -1;
+
+	a.path = rundir_path(dir, RUNDIR_RUN_JSON);
+	a.tmp = rundir_path(dir, RUNDIR_SPARE);
+	if (text == NULL) {
+		*err = xasprintf("cannot write %s: out of memory", a.path);
+		goto out;
+	}
+	/* Over the blocks the spare holds: no O_TRUNC, cut to length after. */
+	if ((a.fd = open(a.tmp, O_WRONLY | O_CLOEXEC)) < 0) {
+		*err = xasprintf("cannot open %s: %s", a.tmp, strerror(errno));
+		goto out;
+	}
+	len = strlen(text);
+	text[len++] = '\n';	/* over the NUL: the length says where it ends */
+	if (fs_full_write(a.fd, text, len) != 0 || ftruncate(a.fd, (off_t)len) != 0) {
+		*err = xasprintf("cannot write %s: %s", a.tmp, strerror(errno));
+		goto out;
+	}
+	/* fsync, rename over run.json, fsync the directory; releases a */
+	r = fs_atomic_commit(&a, err);
+ out:
+	if (r != 0)
+		fs_atomic_abort(&a);	/* and the spare with it */
+	free(text);
+	return r;
+}
+
+void
+rundir_spare_remove(const char *dir)
+{
+	char *p = rundir_path(dir, RUNDIR_SPARE);
+
+	unlink(p);
+	free(p);
 }

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "fleet.h"
 #include "journal.h"
 #include "log.h"
 #include "progress.h"
@@ -137,6 +138,18 @@ session_exit(const struct session *s)
 	return session_exit_status(s->status, &s->sum);
 }
 
+/* Whether c selects a host of its fleet. */
+static int
+any_host(const struct session_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->fleet->nhosts; i++)
+		if (c->sel == NULL || c->sel[i])
+			return 1;
+	return 0;
+}
+
 /* Log messages above the live progress frame instead of through it. */
 static void
 log_to_progress(const char *line, void *arg)
@@ -156,6 +169,16 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	if (s->ran) {
 		*err = xstrdup("session_run: the run has taken place already");
 		return -1;
+	}
+	if (s->run != NULL) {
+		/* Resumed: the run directory is written from here on, and only
+		 * for a run that can take place. */
+		if (!any_host(c)) {
+			*err = xasprintf("%s: no host of the run to run on", journal_dir(s->j));
+			return -1;
+		}
+		if (journal_resume_start(s->j, err) != 0)
+			return -1;
 	}
 	s->ran = 1;
 	log_info("run %s", journal_dir(s->j));
@@ -183,7 +206,11 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	}
 	s->status = session_final_status(&s->sum, 0);
 	if (journal_finish(s->j, s->status, &ferr) != 0) {
+		/* What run.json last said stays: "running", never "finished". */
 		log_error("%s", ferr);
+		log_error("run.json could not be told that the run ended (%s): it still says "
+		    "\"running\"; `fleetmark run --resume %s` carries on", journal_status_name(
+		    session_final_status(&s->sum, 1)), journal_dir(s->j));
 		if (s->error == NULL)
 			s->error = ferr;
 		else
@@ -200,7 +227,7 @@ session_report(struct session *s, const char *basedir, FILE *out)
 {
 	const char *dir = journal_dir(s->j);
 	char *err = NULL;
-	int n;
+	int n, r, lvl;
 
 	if (basedir != NULL) {
 		if ((n = report_write_baseline(dir, basedir, out, &err)) >= 0)
@@ -216,7 +243,12 @@ session_report(struct session *s, const char *basedir, FILE *out)
 		err = NULL;
 		n = -1;
 	}
-	if (report_write_html(dir, &err) != 0) {
+	/* The page reads the same files again: what reading them had to say
+	 * ("N lines not ok", lines skipped) was said once, above. */
+	lvl = n == 0 ? log_set_level(LOG_LEVEL_QUIET) : log_get_level();
+	r = report_write_html(dir, &err);
+	log_set_level(lvl);
+	if (r != 0) {
 		log_warn("report.html: %s", err);
 		free(err);
 	}

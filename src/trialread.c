@@ -125,13 +125,19 @@ trial_done_free(struct trial_done *d)
  * profile is handed out as the text it is).
  */
 
+/* Names and values of params or resolved, grown as lines need. */
+struct kv {
+	const char	**keys, **vals;
+	size_t		 cap;
+};
+
 struct lp {
 	char		*p;		/* where parsing is; the line ends in a NUL */
 	unsigned int	 fields;	/* enum trial_field */
 	int		 mistyped;	/* a member asked for had another type */
-	const char	*keys[TRIALREAD_MAX_PARAMS], *vals[TRIALREAD_MAX_PARAMS];
-	const char	*rkeys[TRIALREAD_MAX_PARAMS], *rvals[TRIALREAD_MAX_PARAMS];
-	const char	*notes[TRIALREAD_MAX_NOTES];
+	struct kv	 params, resolved;
+	const char	**notes;
+	size_t		 ncap;
 	double		*samples;
 	size_t		 scap;
 	char		 ptext[TRIALREAD_PARAMS_TEXT];
@@ -610,7 +616,7 @@ ptext_add(struct lp *l, const char *s, size_t n)
  * marks the line).
  */
 static int
-pairs(struct lp *l, const char **keys, const char **vals, size_t *n, int text)
+pairs(struct lp *l, struct kv *kv, size_t *n, int text)
 {
 	const char *k, *v, *s;
 	size_t klen, vlen = 0;
@@ -653,11 +659,16 @@ pairs(struct lp *l, const char **keys, const char **vals, size_t *n, int text)
 			next = *l->p;
 			v = NULL;
 		}
-		if (v != NULL && keys != NULL) {
-			if (*n >= TRIALREAD_MAX_PARAMS)
-				return -1;
-			keys[*n] = k;
-			vals[*n] = v;
+		if (v != NULL && kv != NULL) {
+			if (*n >= kv->cap) {
+				if (kv->cap >= TRIALREAD_MAX_PARAMS)
+					return -1;
+				kv->cap = kv->cap ? kv->cap * 2 : 16;
+				kv->keys = xreallocarray(kv->keys, kv->cap, sizeof(*kv->keys));
+				kv->vals = xreallocarray(kv->vals, kv->cap, sizeof(*kv->vals));
+			}
+			kv->keys[*n] = k;
+			kv->vals[*n] = v;
 			(*n)++;
 		}
 		if (v != NULL && text) {
@@ -735,7 +746,13 @@ note(struct lp *l, size_t i)
 {
 	if (*l->p != '"')
 		return 1;
-	if (i >= TRIALREAD_MAX_NOTES || string(l, &l->notes[i], NULL) != 0)
+	if (i >= l->ncap) {
+		if (l->ncap >= TRIALREAD_MAX_NOTES)
+			return -1;
+		l->ncap = l->ncap ? l->ncap * 2 : 16;
+		l->notes = xreallocarray(l->notes, l->ncap, sizeof(*l->notes));
+	}
+	if (string(l, &l->notes[i], NULL) != 0)
 		return -1;
 	return 0;
 }
@@ -804,8 +821,8 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 		if (IS("params", TRIAL_PARAMS | TRIAL_PARAMS_TEXT)) {
 			l->plen = 0;
 			l->ptext[0] = '\0';
-			return pairs(l, f & TRIAL_PARAMS ? l->keys : NULL, l->vals,
-			    &tl->nparams, (f & TRIAL_PARAMS_TEXT) != 0);
+			return pairs(l, f & TRIAL_PARAMS ? &l->params : NULL, &tl->nparams,
+			    (f & TRIAL_PARAMS_TEXT) != 0);
 		}
 		if (IS("part", TRIAL_PARTS))
 			return get_int(l, &tl->part, 1);
@@ -827,7 +844,7 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 		if (IS("rep", TRIAL_REP))
 			return get_int(l, &tl->rep, 0);
 		if (IS("resolved", TRIAL_RESOLVED))
-			return pairs(l, l->rkeys, l->rvals, &tl->nresolved, 0);
+			return pairs(l, &l->resolved, &tl->nresolved, 0);
 		break;
 	case 's':
 		if (IS("samples", TRIAL_SAMPLES))
@@ -873,12 +890,6 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	tl->lineno = lineno;
 	tl->duration = -1;
 	tl->part = tl->parts = 1;
-	tl->keys = l->keys;
-	tl->vals = l->vals;
-	tl->rkeys = l->rkeys;
-	tl->rvals = l->rvals;
-	tl->notes = l->notes;
-	tl->samples = l->samples;
 	tl->params_text = l->ptext;
 	l->ptext[0] = '\0';
 	l->plen = 0;
@@ -900,7 +911,13 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	ws(l);
 	if (l->p != text + n || !has_format)
 		return TRIAL_CORRUPT;
-	tl->samples = l->samples;	/* moved when it grew */
+	/* The arrays as they are now that they have grown. */
+	tl->keys = l->params.keys;
+	tl->vals = l->params.vals;
+	tl->rkeys = l->resolved.keys;
+	tl->rvals = l->resolved.vals;
+	tl->notes = l->notes;
+	tl->samples = l->samples;
 	if (tl->format != RUNDIR_FORMAT)
 		return TRIAL_OTHER_FORMAT;
 	/* What makes a trial line. */
@@ -1019,6 +1036,11 @@ read_lines(struct src *src, unsigned int fields, trial_line_fn fn, void *arg,
 	if (r == -1)
 		r = 0;
  out:
+	free(l->params.keys);
+	free(l->params.vals);
+	free(l->resolved.keys);
+	free(l->resolved.vals);
+	free(l->notes);
 	free(l->samples);
 	free(l);
 	free(buf);

@@ -7,7 +7,8 @@
 # with the loader's FILE:LINE:COL; SIGINT stops the run cleanly (exit 130,
 # run.json interrupted) and --resume finishes it with one ok line per trial;
 # a trial past its deadline fails alone (timeout); a full disk under the
-# run directory stops the run (exit 1).
+# run directory stops the run (exit 1, run.json "failed", the trials not
+# run counted) and a resume with room again completes it.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -155,6 +156,15 @@ P
 	tap_result $? "... after $n trials: the run stopped instead of losing results"
 	check "... and trials.jsonl holds whole lines only" jq_all "$F/trials.jsonl"
 	like "$(grep '^local ' "$WORK/full.out")" "^local +interrupted +$n " "the summary counts only the $n trials kept"
+	is "$(jq -r '.status + " " + (.end != null | tostring)' "$F/run.json")" "failed true" \
+		"... run.json says failed, with an end (written into the room kept for it), not running"
+	like "$(grep -E '^[0-9TZ:-]+ [0-9]+/100 trials' "$WORK/full.err")" " $n/100 trials, 0 failed, $((100 - n)) not run, in " \
+		"... and the last line: $n trials kept, $((100 - n)) not run"
+	check "... no spare left behind" test ! -e "$F/.run.json.spare"
+	mount -o remount,size=400k "$WORK/full"
+	"$FLEETMARK" run --resume "$F" >/dev/null 2>&1
+	is "$? $(jq -r .status "$F/run.json") $(ok_per_trial "$F/trials.jsonl")" "0 finished 1 100" \
+		"with room again, --resume completes the run"
 	umount "$WORK/full"
 else
 	skip "a full disk stops the run" "needs root to mount a small tmpfs"

@@ -5,7 +5,9 @@
 # closes) and exit; `--resume` runs exactly the trials without an ok line
 # and appends to the same trials.jsonl, which ends with exactly one ok line
 # per (host, trial, metric); --dry-run shows those trials first without
-# touching the run.  A second --resume finds nothing to do.
+# touching the run, and so does a --resume with another plan (refused).
+# The resume names no plan: run.json's is read.  A second --resume finds
+# nothing to do.
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t403
 set -u
@@ -61,16 +63,21 @@ done
 is "${left# }" "" "the agents left behind exit once their input closes"
 
 cp "$D/run.json" "$WORK/run.json.before"
+cp "$T" "$WORK/trials.before"
 "$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" --dry-run >"$WORK/dry.out" 2>&1
 is "$? $(grep -c ' rep [0-9]' "$WORK/dry.out") $(tail -1 "$WORK/dry.out")" "0 $((NT - n1)) total: $((NT - n1)) trials to run" \
 	"--resume --dry-run lists the $((NT - n1)) trials a resume would run"
 check "... and leaves run.json as it was" cmp -s "$D/run.json" "$WORK/run.json.before"
+"$FLEETMARK" run "$TOP/plans/smoke.yaml" --resume "$D" >/dev/null 2>"$WORK/other.err"
+is "$?" 2 "--resume with another plan: exit 2"
+same_as_before() { cmp -s "$D/run.json" "$WORK/run.json.before" && cmp -s "$T" "$WORK/trials.before"; }
+check "... and leaves run.json and trials.jsonl as they were" same_as_before
 
 t0=$(date +%s%N)
-"$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$WORK/r2.out" 2>"$WORK/r2.err"
+"$FLEETMARK" run --resume "$D" >"$WORK/r2.out" 2>"$WORK/r2.err"
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-is "$rc" 0 "--resume exits 0 (${ms} ms; the fleet file is taken from run.json)"
+is "$rc" 0 "--resume RUN alone exits 0 (${ms} ms; the plan and the fleet file are taken from run.json)"
 [ "$rc" = 0 ] || sed 's/^/#   /' "$WORK/r2.err" | tail -20
 is "$(jq -r '.status + " " + (.resumed | length | tostring)' "$D/run.json")" "finished 1" "run.json: finished, resumed once"
 is "$(ok_per_trial "$T")" "1 $NT" "exactly one ok line per (host, trial, metric), all $NT trials"

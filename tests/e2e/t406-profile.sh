@@ -139,11 +139,14 @@ P
 "$FLEETMARK" run "$WORK/slow.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/slow" >"$WORK/slow.out" 2>"$WORK/slow.err" &
 runpid=$!
 # While the trial runs, perf records (and agent_perfs sees it: the check
-# after the run can fail).
+# after the run can fail).  Looked for until the run ends (at most a
+# minute): on a loaded machine the login and deploy before the trial can
+# take longer than the trial itself.
 during=''
-for _ in $(seq 1 60); do
+for _ in $(seq 1 600); do
 	during=$(agent_perfs)
 	[ -n "$during" ] && break
+	kill -0 "$runpid" 2>/dev/null || break
 	sleep 0.1
 done
 isnt_empty() { [ -n "$1" ]; }

@@ -4,9 +4,12 @@
  * but nothing of the keys), trial lines and their fields, appends from
  * four threads at once (lines intact, a trial's lines together), run.json
  * replaced atomically under a reader that keeps reading it, resuming a
- * run killed in the middle of a line (tests/data/journal/run-killed),
- * the lock, a full disk (RLIMIT_FSIZE), host env files and host logs.
- * The reader of trials.jsonl itself is test-trialread.c's.
+ * run killed in the middle of a line (tests/data/journal/run-killed):
+ * opened and locked without a byte or a time stamp changed, then taken
+ * up; the lock, a full disk (RLIMIT_FSIZE), the spare the last run.json
+ * goes into, the modes of the directories under several umasks, host env
+ * files and host logs.  The reader of trials.jsonl itself is
+ * test-trialread.c's.
  *
  * Run from the top of the tree (fixtures are read from tests/data/).
  */
@@ -32,6 +35,7 @@
 #include "trialread.h"
 #include "log.h"
 #include "plan.h"
+#include "rundir.h"
 #include "tap.h"
 #include "xmalloc.h"
 
@@ -691,6 +695,92 @@ test_run_json(void)
 
 /* --- Resume ------------------------------------------------------------------- */
 
+/*
+ * What a run directory holds, to compare: for every entry under dir, its
+ * name, mode, size, mtime (to the nanosecond) and, for a file, its bytes'
+ * sum.  Into buf (cut at size).
+ */
+static void
+snapshot_walk(const char *dir, const char *rel, char *buf, size_t size, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	char **names = NULL;
+	size_t nn = 0, cap = 0, i, k, len;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			xgrow(&names, &cap, nn + 1, sizeof(*names));
+			names[nn++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	for (i = 0; i < nn; i++)		/* readdir's order is no order */
+		for (k = i + 1; k < nn; k++)
+			if (strcmp(names[k], names[i]) < 0) {
+				char *t = names[i];
+
+				names[i] = names[k];
+				names[k] = t;
+			}
+	for (i = 0; i < nn; i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]), *r = xasprintf("%s%s", rel, names[i]);
+		unsigned long sum = 0;
+		char *text;
+
+		if (lstat(p, &st) == 0) {
+			if (S_ISREG(st.st_mode) && (text = slurp(p, &len)) != NULL) {
+				for (k = 0; k < len; k++)
+					sum = sum * 31 + (unsigned char)text[k];
+				free(text);
+			}
+			if (*n < size)
+				*n += (size_t)snprintf(buf + *n, size - *n, "%s %o %lld %lld.%09ld %lx\n",
+				    r, (unsigned)st.st_mode, (long long)st.st_size,
+				    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, sum);
+			if (S_ISDIR(st.st_mode)) {
+				char *sub = xasprintf("%s/", r);
+
+				snapshot_walk(p, sub, buf, size, n);
+				free(sub);
+			}
+		}
+		free(p);
+		free(r);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void
+snapshot(const char *dir, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	snapshot_walk(dir, "", buf, size, &n);
+}
+
+/* Set the mtime of dir and what is in it an hour back. */
+static void
+age(const char *dir)
+{
+	struct timespec ts[2];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 3600;
+	ts[1] = ts[0];
+	while (d != NULL && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, "..") != 0)
+			utimensat(dirfd(d), e->d_name, ts, AT_SYMLINK_NOFOLLOW);
+	if (d != NULL)
+		closedir(d);
+}
+
 static int
 copy_file(const char *from, const char *to)
 {
@@ -715,12 +805,21 @@ test_resume(void)
 	struct journal *j = NULL, *j2 = NULL;
 	struct trial_done *d = NULL;
 	struct trial_scan sc;
-	struct journal_trial jt;
+	struct journal_trial jt, jt0;
 	struct ap_trial *t;
 	static char *keys[] = { "threads", "pages" }, *vals[] = { "4", "16" };
+	static char snap[8192], snap2[8192];
+	char *err2 = NULL, *p;
 	size_t len, before;
 	json_t *run;
 	int lvl;
+
+	memset(&jt0, 0, sizeof(jt0));
+	jt0.host = "lab-03";
+	jt0.bench = "munmap";
+	jt0.key = "-/munmap/threads=4,pages=16/2";
+	jt0.status = AP_ST_BENCH;
+	jt0.duration = -1;
 
 	mkdir(dir, 0755);
 	if (copy_file("tests/data/journal/run-killed/run.json", rj) != 0 ||
@@ -734,24 +833,61 @@ test_resume(void)
 	trial_done_free(d);
 	d = NULL;
 	free(slurp(trials, &before));
+	/* An hour ago, so that a rewrite shows in the mtime too. */
+	age(dir);
+	snapshot(dir, snap, sizeof(snap));
 
-	lvl = log_set_level(LOG_LEVEL_QUIET);	/* the warning is expected */
-	ok(journal_resume(dir, &j, &d, &err) == 0, "resume it");
-	log_set_level(lvl);
+	/* Opened, checked and refused: the run directory is as it was. */
+	ok(journal_resume(dir, &j, &d, &err) == 0, "open it for resuming");
 	if (j == NULL) {
 		printf("# %s\n", err);
 		exit(1);
 	}
 	is_str(journal_run_id(j), "20011130-041500-tlb-flush-range-3f2a", "the run id from run.json");
+	ok(strcmp(json_string_value(json_object_get(journal_run_json(j), "status")),
+	    "running") == 0 && json_array_size(json_object_get(journal_run_json(j),
+	    "resumed")) == 0, "run.json as it was found (killed: still running)");
 	ok(trial_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"), "rep 1 is done");
 	ok(!trial_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2"),
 	    "rep 2 timed out, and its retry was cut short: not done");
+	ok(journal_resume(dir, &j2, NULL, &err) != 0 && strstr(err, "in use"),
+	    "locked: a second fleetmark cannot take the same run");
+	free(err);
+	err = NULL;
+	ok(journal_append(j, &jt0, &err) != 0 && strstr(err, "not taken up") &&
+	    journal_host_status(j, "lab-03", JOURNAL_HOST_RUNNING, NULL, &err2) != 0,
+	    "nothing is written before journal_resume_start()");
+	free(err);
+	free(err2);
+	err = err2 = NULL;
+	snapshot(dir, snap2, sizeof(snap2));
+	is_str(snap2, snap, "opened: not a byte, not a time stamp changed");
+	journal_free(j);
+	trial_done_free(d);
+	d = NULL;
+	j = NULL;
+	snapshot(dir, snap2, sizeof(snap2));
+	is_str(snap2, snap, "... nor once it is let go (a refused resume)");
+
+	ok(journal_resume(dir, &j, &d, &err) == 0, "open it again");
+	lvl = log_set_level(LOG_LEVEL_QUIET);	/* the warning is expected */
+	ok(j != NULL && journal_resume_start(j, &err) == 0, "take it up");
+	log_set_level(lvl);
+	if (j == NULL || err != NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	p = xasprintf("%s/%s", dir, RUNDIR_SPARE);
+	ok(access(p, F_OK) == 0, "taken up: room kept for its last run.json");
+	free(p);
+	ok(journal_resume_start(j, &err) != 0, "only once");
+	free(err);
+	err = NULL;
 	text = slurp(trials, &len);
 	ok(len < before && len > 0 && text[len - 1] == '\n', "the incomplete last line is cut off");
 	free(text);
-
 	ok(journal_resume(dir, &j2, NULL, &err) != 0 && strstr(err, "in use"),
-	    "a second fleetmark cannot take the same run");
+	    "still locked");
 	free(err);
 	err = NULL;
 
@@ -924,6 +1060,108 @@ test_disk_full(void)
 	journal_free(j);
 }
 
+
+/* --- The spare, and modes ------------------------------------------------------ */
+
+/*
+ * The run.json that says a run ended is written into the space kept for
+ * it while the run went: the spare's inode becomes run.json's, so a full
+ * disk cannot keep the end from being said.
+ */
+static void
+test_spare(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-spare");
+	char *rj, *spare, *err = NULL, *text;
+	struct stat st, sp;
+	size_t len;
+	json_t *run;
+
+	if (j == NULL) {
+		ok(0, "spare: a run directory");
+		return;
+	}
+	rj = xasprintf("%s/run.json", journal_dir(j));
+	spare = xasprintf("%s/%s", journal_dir(j), RUNDIR_SPARE);
+	ok(stat(rj, &st) == 0 && stat(spare, &sp) == 0 && S_ISREG(sp.st_mode) &&
+	    sp.st_size >= 2 * st.st_size + 8192 && sp.st_blocks * 512 >= sp.st_size,
+	    "a new run keeps room for its last run.json: twice its size and 8 KiB, allocated");
+	ok(journal_host_status(j, "lab-01", JOURNAL_HOST_DONE, NULL, &err) == 0 &&
+	    access(spare, F_OK) == 0, "rewrites during the run leave it alone");
+	ok(journal_finish(j, JOURNAL_FAILED, &err) == 0, "the run ends");
+	ok(stat(rj, &st) == 0 && st.st_ino == sp.st_ino && access(spare, F_OK) != 0,
+	    "... its last run.json written into the spare (same inode), which is gone");
+	run = load_json(rj);
+	ok(run != NULL && strcmp(json_string_value(json_object_get(run, "status")), "failed") == 0 &&
+	    json_is_string(json_object_get(run, "end")) &&
+	    strcmp(json_string_value(json_object_get(json_object_get(json_object_get(run, "hosts"),
+	    "lab-01"), "status")), "done") == 0, "... whole: status, end, the hosts");
+	json_decref(run);
+	text = slurp(rj, &len);
+	ok(text != NULL && (off_t)len == st.st_size && st.st_size < sp.st_size &&
+	    text[len - 1] == '\n' && strlen(text) == len, "... cut to its length, no NUL after it");
+	free(text);
+	journal_free(j);
+	free(rj);
+	free(spare);
+
+	/* A run that ends without writing its end (a crash aside): no spare left. */
+	j = create(tmpdir, NULL, "run-spare-2");
+	spare = xasprintf("%s/%s", journal_dir(j), RUNDIR_SPARE);
+	ok(access(spare, F_OK) == 0, "another run, another spare");
+	journal_free(j);
+	ok(access(spare, F_OK) != 0, "journal_free() removes a spare not used");
+	free(spare);
+	free(err);
+}
+
+/* The directories follow the umask as the files do (not mkdtemp's 0700). */
+static void
+test_modes(void)
+{
+	static const mode_t masks[] = { 022, 027, 002, 077 };
+	struct journal *j;
+	struct stat st;
+	char *p, *err = NULL, id[64];
+	size_t i;
+	mode_t old;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		mode_t want = 0777 & ~masks[i], wantf = 0644 & ~masks[i];
+		const char *sub[] = { "", "/hosts", "/logs", "/restore" };
+		size_t k;
+
+		old = umask(masks[i]);
+		snprintf(id, sizeof(id), "run-mode-%03o", (unsigned)masks[i]);
+		j = create(tmpdir, NULL, id);
+		if (j != NULL && journal_restore_save(j, "lab-01", "/tmp/x", "old", &err) != 0)
+			bad++;
+		umask(old);
+		if (j == NULL) {
+			bad++;
+			continue;
+		}
+		for (k = 0; k < sizeof(sub) / sizeof(sub[0]); k++) {
+			p = xasprintf("%s%s", journal_dir(j), sub[k]);
+			if (stat(p, &st) != 0 || (st.st_mode & 07777) != want) {
+				printf("# umask %03o: %s is %03o, not %03o\n", (unsigned)masks[i], p,
+				    (unsigned)(st.st_mode & 07777), (unsigned)want);
+				bad++;
+			}
+			free(p);
+		}
+		p = xasprintf("%s/run.json", journal_dir(j));
+		if (stat(p, &st) != 0 || (st.st_mode & 07777) != wantf)
+			bad++;
+		free(p);
+		journal_free(j);
+	}
+	is_int(bad, 0, "a run directory, hosts/, logs/ and restore/ are 0777 less the umask "
+	    "(022, 027, 002, 077), run.json 0644 less it");
+	free(err);
+}
+
 /* --- Host logs ------------------------------------------------------------- */
 
 static int
@@ -1058,6 +1296,8 @@ main(void)
 	test_resume();
 	test_read_lines();
 	test_disk_full();
+	test_spare();
+	test_modes();
 	test_logs();
 	test_restore();
 	plan_free(plan);

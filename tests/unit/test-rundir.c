@@ -1,10 +1,12 @@
 /*
  * test-rundir: the run directory API (rundir.h): the paths of its files,
- * its skeleton, run.json read into a struct rundir_run (the fixture of a
- * killed run in tests/data/journal/run-killed/, and run.json files that
- * are not runs), the check that a run is of a plan, and the run.json tree
- * the journal builds and rewrites.  The run.json journal_create() writes
- * is tested in test-journal.
+ * its skeleton and the check that it can be taken up again, the hidden
+ * directory it is built in (its mode follows the umask), the spare the
+ * last run.json is written over, run.json read into a struct rundir_run
+ * (the fixture of a killed run in tests/data/journal/run-killed/, and
+ * run.json files that are not runs), the check that a run is of a plan,
+ * and the run.json tree the journal builds and rewrites.  The run.json
+ * journal_create() writes is tested in test-journal.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -100,12 +102,28 @@ test_skeleton(void)
 	free(err);
 	err = NULL;
 	ok(rundir_make(dir, 1, &err) == 0, "again (a resumed run): what is there is kept");
+	ok(rundir_check(dir, &err) == 0, "rundir_check: a skeleton can be taken up again");
 	p = xasprintf("%s/logs", dir);
 	rmdir(p);
+	ok(rundir_check(dir, &err) == 0, "... and one that misses a part");
 	write_file(p, "");
+	ok(rundir_check(dir, &err) != 0 && err && strstr(err, "logs is not a directory") &&
+	    access(p, F_OK) == 0, "rundir_check: a file where logs/ should be, said without "
+	    "touching anything");
+	free(err);
+	err = NULL;
 	ok(rundir_make(dir, 1, &err) != 0 && err && strstr(err, "logs is not a directory"),
 	    "again, with a file where logs/ should be: an error");
 	unlink(p);
+	free(p);
+	free(err);
+	err = NULL;
+	p = xasprintf("%s/trials.jsonl", dir);
+	unlink(p);
+	mkdir(p, 0755);
+	ok(rundir_check(dir, &err) != 0 && err && strstr(err, "not a regular file"),
+	    "rundir_check: a directory where trials.jsonl should be");
+	rmdir(p);
 	free(p);
 	free(err);
 	err = NULL;
@@ -321,6 +339,82 @@ test_tree(void)
 	free(dir);
 }
 
+
+/* The hidden directory a run is built in follows the umask (not 0700). */
+static void
+test_mktemp(void)
+{
+	char *a = NULL, *b = NULL, *err = NULL, *prefix = xasprintf("%s/.fleetmark-run-", tmpdir);
+	struct stat st;
+	mode_t old = umask(027);
+
+	ok(rundir_mktemp(tmpdir, ".fleetmark-run-", &a, &err) == 0 &&
+	    rundir_mktemp(tmpdir, ".fleetmark-run-", &b, &err) == 0, "rundir_mktemp, twice");
+	umask(old);
+	ok(a && b && strcmp(a, b) != 0 && strncmp(a, prefix, strlen(prefix)) == 0 &&
+	    strlen(a) == strlen(prefix) + 6, "two new names: the prefix and six characters");
+	ok(a && stat(a, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0750,
+	    "0777 less the umask (027: 0750), not mkdtemp's 0700");
+	if (a)
+		rmdir(a);
+	if (b)
+		rmdir(b);
+	free(a);
+	ok(rundir_mktemp("/nonexistent", ".x-", &a, &err) != 0 && err &&
+	    strstr(err, "cannot create a directory in /nonexistent") && a == NULL,
+	    "a parent that is not there");
+	free(err);
+	free(b);
+	free(prefix);
+}
+
+/* The spare: run.json written over it, and without one, nothing changed. */
+static void
+test_spare(void)
+{
+	char *dir = xasprintf("%s/spare", tmpdir), *rj = xasprintf("%s/run.json", dir);
+	char *sp = xasprintf("%s/" RUNDIR_SPARE, dir), *err = NULL, *text;
+	json_t *o = json_pack("{s:i, s:s}", "format", 1, "status", "failed");
+	struct stat st, st2;
+	FILE *f;
+	size_t n;
+
+	mkdir(dir, 0755);
+	write_file(rj, "{\"format\": 1, \"status\": \"running\"}\n");
+	ok(rundir_write_json_spare(dir, o, &err) != 0 && err && strstr(err, RUNDIR_SPARE),
+	    "no spare: an error");
+	free(err);
+	err = NULL;
+	text = NULL;
+	if ((f = fopen(rj, "r")) != NULL) {
+		text = xmalloc(256);
+		n = fread(text, 1, 255, f);
+		text[n] = '\0';
+		fclose(f);
+	}
+	ok(text && strstr(text, "running"), "... and run.json as it was");
+	free(text);
+	ok(rundir_spare_make(dir, 65536, &err) == 0 && stat(sp, &st) == 0 &&
+	    st.st_size == 65536 && (long long)st.st_blocks * 512 >= 65536,
+	    "rundir_spare_make: 64 KiB, allocated");
+	ok(rundir_write_json_spare(dir, o, &err) == 0, "run.json written over the spare");
+	ok(stat(rj, &st2) == 0 && st2.st_ino == st.st_ino && st2.st_size < 100 &&
+	    access(sp, F_OK) != 0, "... which became run.json, cut to length");
+	json_decref(o);
+	o = json_load_file(rj, 0, NULL);
+	is_str(o ? json_string_value(json_object_get(o, "status")) : NULL, "failed",
+	    "... holding what was written");
+	json_decref(o);
+	ok(rundir_spare_make(dir, 4096, &err) == 0, "another spare");
+	rundir_spare_remove(dir);
+	ok(access(sp, F_OK) != 0, "rundir_spare_remove");
+	unlink(rj);
+	rmdir(dir);
+	free(dir);
+	free(rj);
+	free(sp);
+}
+
 int
 main(void)
 {
@@ -330,6 +424,8 @@ main(void)
 	}
 	test_paths();
 	test_skeleton();
+	test_mktemp();
+	test_spare();
 	test_load();
 	test_check_plan();
 	test_tree();
