@@ -2,8 +2,8 @@
  * test-util.c: the utility layer: strbuf (caps included), the atomic write
  * and the file helpers, digests against known vectors, clocks and
  * timestamps, UTF-8, percent-encoding and the number formatters, each
- * against the output of the copies it replaced; string vectors, err_set(),
- * free_secret() and the XML element lookups.
+ * against the output of the copies it replaced; directory listings, string
+ * vectors, err_set(), free_secret() and the XML element lookups.
  */
 #include <sys/stat.h>
 
@@ -449,6 +449,34 @@ test_numfmt(void)
 	is_str(b, "2h05m", "hours");
 }
 
+/* --- fs_list_dir ------------------------------------------------------------- */
+
+static void
+test_list_dir(void)
+{
+	char *d = xasprintf("%s/list", tmpdir), *p, **names, *err = NULL;
+	size_t n;
+
+	ok(fs_list_dir(d, &names, &n, &err) == -1 && errno == ENOENT && err != NULL &&
+	    strstr(err, "cannot open") != NULL, "fs_list_dir: a missing directory, errno kept");
+	free(err);
+	err = NULL;
+	ok(mkdir(d, 0700) == 0 && fs_list_dir(d, &names, &n, &err) == 0 && n == 0,
+	    "an empty directory: no names");
+	strv_free(names, n);
+	for (const char *const *f = (const char *const[]){ "b", ".hidden", "a", "c.d", NULL };
+	    *f != NULL; f++) {
+		p = xasprintf("%s/%s", d, *f);
+		(void)fs_write_atomic(p, "", 0, 0600, FS_NOSYNC, &err);
+		free(p);
+	}
+	ok(fs_list_dir(d, &names, &n, &err) == 0 && n == 3 && strcmp(names[0], "a") == 0 &&
+	    strcmp(names[1], "b") == 0 && strcmp(names[2], "c.d") == 0,
+	    "the names but dot files, sorted");
+	strv_free(names, n);
+	free(d);
+}
+
 /* --- strv -------------------------------------------------------------------- */
 
 static void
@@ -561,6 +589,7 @@ main(void)
 	test_utf8();
 	test_pctenc();
 	test_numfmt();
+	test_list_dir();
 	test_strv();
 	test_err_set();
 	test_free_secret();
