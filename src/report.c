@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "csv.h"
 #include "fsutil.h"
 #include "journal.h"
 #include "log.h"
@@ -865,23 +866,6 @@ print_md(const struct rgrid *g, FILE *out)
 }
 
 static void
-csv_cell(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n\r") == NULL && s[0] != ' ' && (s[0] == '\0' ||
-	    s[strlen(s) - 1] != ' ')) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void
 print_csv(const struct rgrid *g, FILE *out)
 {
 	size_t i, j;
@@ -889,11 +873,11 @@ print_csv(const struct rgrid *g, FILE *out)
 	fputs("table", out);
 	for (j = 0; j < g->ncols; j++) {
 		fputc(',', out);
-		csv_cell(out, g->cols[j]);
+		csv_field(out, g->cols[j]);
 	}
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
-		csv_cell(out, g->table);
+		csv_field(out, g->table);
 		for (j = 0; j < g->ncols; j++) {
 			size_t k = i * g->ncols + j;
 			char num[64];
@@ -908,7 +892,7 @@ print_csv(const struct rgrid *g, FILE *out)
 
 				while (*s == ' ')
 					s++;
-				csv_cell(out, s);
+				csv_field(out, s);
 			}
 		}
 		fputc('\n', out);

@@ -2,8 +2,9 @@
  * test-util.c: the utility layer: strbuf (caps included), the atomic write
  * and the file helpers, digests against known vectors, clocks and
  * timestamps, UTF-8, percent-encoding and the number formatters, each
- * against the output of the copies it replaced; directory listings, string
- * vectors, err_set(), free_secret() and the XML element lookups.
+ * against the output of the copies it replaced; CSV fields, directory
+ * listings, string vectors, err_set(), free_secret() and the XML element
+ * lookups.
  */
 #include <sys/stat.h>
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "csv.h"
 #include "digest.h"
 #include "fsutil.h"
 #include "numfmt.h"
@@ -449,6 +451,30 @@ test_numfmt(void)
 	is_str(b, "2h05m", "hours");
 }
 
+/* --- csv_field --------------------------------------------------------------- */
+
+static void
+test_csv(void)
+{
+	static const char *const cases[][2] = {
+		{ "", "" }, { "plain", "plain" }, { "a,b", "\"a,b\"" },
+		{ "say \"x\"", "\"say \"\"x\"\"\"" }, { "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" }, { " lead", "\" lead\"" }, { "trail ", "\"trail \"" },
+		{ "in side", "in side" },
+	};
+	char *buf;
+	size_t i, len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = open_memstream(&buf, &len);
+		csv_field(f, cases[i][0]);
+		fclose(f);
+		is_str(buf, cases[i][1], "csv_field: RFC 4180 quoting");
+		free(buf);
+	}
+}
+
 /* --- fs_list_dir ------------------------------------------------------------- */
 
 static void
@@ -589,6 +615,7 @@ main(void)
 	test_utf8();
 	test_pctenc();
 	test_numfmt();
+	test_csv();
 	test_list_dir();
 	test_strv();
 	test_err_set();
