@@ -196,13 +196,10 @@ int	archive_pull(const char *url, const char *runid, const char *destdir,
 /*
  * The ids of the complete runs (with a MANIFEST) in the archive, sorted
  * ascending (ids are YYYYMMDD-HHMMSS-PLAN-xxxx, so oldest first).  *ids
- * is a newly allocated array of *n new strings (archive_names_free()); an
+ * is a newly allocated array of *n new strings (strv_free()); an
  * archive that does not exist yet has no runs.
  */
 int	archive_list(const char *url, char ***ids, size_t *n, char **err);
-
-/* Free an array of n strings as archive_list() and the backends' list return it. */
-void	archive_names_free(char **names, size_t n);
 
 /*
  * A local copy of URL/RUNID for reading: in the cache directory
@@ -258,8 +255,9 @@ struct archive_backend {
 	/*
 	 * The names directly under prefix ("" for the archive's top, or
 	 * "RUNID/"): objects as "NAME", collections as "NAME/".  At most
-	 * ARCHIVE_MAX_LIST names; *names is an array of new strings.  A
-	 * prefix that does not exist is ARCHIVE_ENOTFOUND or an empty list.
+	 * ARCHIVE_MAX_LIST names; *names is an array of new strings
+	 * (strv_free()).  A prefix that does not exist is ARCHIVE_ENOTFOUND
+	 * or an empty list.
 	 */
 	int	(*list)(void *state, const char *prefix, char ***names,
 		    size_t *n, char **err);

@@ -145,4 +145,11 @@ int	cmd_common_option(const struct cmd_entry *e, int c, char **argv, int *quiet)
 char	*cmd_option_error(const struct cmd_entry *e, char **argv, int optind_now,
 	    int optopt_now);
 
+/*
+ * Call handler on SIGINT and SIGTERM (no SA_RESTART: a blocking call the
+ * signal interrupts returns EINTR), for the commands that stop cleanly on
+ * the first one (run, bisect-run, push, pull, ls).
+ */
+void	cmd_catch_signals(void (*handler)(int));
+
 #endif /* FLEETMARK_CMD_H */

@@ -51,10 +51,8 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 	ssize_t n;
 
 	for (;;) {
-		if (archive_cancelled()) {
-			*err = xasprintf("%s: interrupted", name);
-			return ARCHIVE_ECANCELED;
-		}
+		if (archive_cancelled())
+			return err_set(err, ARCHIVE_ECANCELED, "%s: interrupted", name);
 		if ((n = read(in, buf, sizeof(buf))) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -63,15 +61,11 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 		}
 		if (n == 0)
 			return ARCHIVE_OK;
-		if (done + (uint64_t)n > max) {
-			*err = xasprintf("%s: larger than %llu bytes", name,
+		if (done + (uint64_t)n > max)
+			return err_set(err, ARCHIVE_ECORRUPT, "%s: larger than %llu bytes", name,
 			    (unsigned long long)max);
-			return ARCHIVE_ECORRUPT;
-		}
-		if (fs_full_write(out, buf, (size_t)n) != 0) {
-			*err = xasprintf("%s: %s", name, strerror(errno));
-			return ARCHIVE_EPERM;
-		}
+		if (fs_full_write(out, buf, (size_t)n) != 0)
+			return err_set(err, ARCHIVE_EPERM, "%s: %s", name, strerror(errno));
 		done += (uint64_t)n;
 		if (p != NULL && p->cb != NULL)
 			p->cb(p->arg, done);

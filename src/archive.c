@@ -24,6 +24,7 @@
 #include "log.h"
 #include "progress.h"
 #include "rundir.h"
+#include "strv.h"
 #include "userconf.h"
 #include "xdg.h"
 #include "xmalloc.h"
@@ -314,10 +315,9 @@ remote_manifest(struct session *s, const char *runid, char **textp,
 	size_t len;
 	int r;
 
-	if ((tmp = tmp_file()) == NULL) {
-		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
-		return ARCHIVE_EPERM;
-	}
+	if ((tmp = tmp_file()) == NULL)
+		return err_set(err, ARCHIVE_EPERM, "cannot create a temporary file: %s",
+		    strerror(errno));
 	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
 	r = s->be->get(s->state, key, tmp, ARCHIVE_MANIFEST_MAX, NULL, err);
 	if (r == 0)
@@ -676,10 +676,8 @@ archive_pull(const char *url, const char *runid, const char *destdir, char **err
 	char *dest;
 	int r;
 
-	if (!archive_valid_runid(runid)) {
-		*err = xasprintf("'%s' is not a valid run id", runid);
-		return ARCHIVE_EINVAL;
-	}
+	if (!archive_valid_runid(runid))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
 	if ((r = session_open(&s, url, err)) != 0)
 		return r;
 	dest = destdir != NULL ? xstrdup(destdir) : xstrdup(runid);
@@ -694,28 +692,12 @@ archive_pull(const char *url, const char *runid, const char *destdir, char **err
 
 /* --- ls ------------------------------------------------------------------ */
 
-static int
-str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-archive_names_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 int
 archive_list(const char *url, char ***idsp, size_t *np, char **err)
 {
 	struct session s;
 	char **top = NULL, **sub = NULL, **ids = NULL, *prefix;
-	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, j, len;
+	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, len;
 	int r, complete;
 
 	if ((r = session_open(&s, url, err)) != 0)
@@ -750,11 +732,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		}
 		if (r != 0)
 			goto out;
-		complete = 0;
-		for (j = 0; j < nsub; j++)
-			if (strcmp(sub[j], ARCHIVE_MANIFEST) == 0)
-				complete = 1;
-		archive_names_free(sub, nsub);
+		complete = strv_find(sub, nsub, ARCHIVE_MANIFEST) != STRV_NONE;
+		strv_free(sub, nsub);
 		sub = NULL;
 		if (!complete) {
 			log_verbose("%s/%s: incomplete (no %s), not listed", s.u->display,
@@ -764,8 +743,7 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		xgrow(&ids, &cap, n + 1, sizeof(*ids));
 		ids[n++] = xstrdup(top[i]);
 	}
-	if (n > 1)
-		qsort(ids, n, sizeof(*ids), str_cmp);
+	strv_sort(ids, n);
 	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
 	*np = n;
 	ids = NULL;
@@ -773,8 +751,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
  out:
 	session_scrub(&s, err);
 	session_close(&s);
-	archive_names_free(top, ntop);
-	archive_names_free(ids, n);
+	strv_free(top, ntop);
+	strv_free(ids, n);
 	return r;
 }
 
@@ -816,10 +794,8 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 	char *cache = NULL, *name = NULL, *dir = NULL, *e2 = NULL;
 	int r;
 
-	if (!archive_valid_runid(runid)) {
-		*err = xasprintf("'%s' is not a valid run id", runid);
-		return ARCHIVE_EINVAL;
-	}
+	if (!archive_valid_runid(runid))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
 	if ((r = archive_url_parse(url, &u, err)) != 0)
 		return r;
 	cache = archive_cache_dir();

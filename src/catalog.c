@@ -14,12 +14,13 @@
 #include "catalog.h"
 #include "yamldoc.h"
 #include "proc.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 static void
 bench_release(struct catalog_bench *b)
 {
-	size_t i, j;
+	size_t i;
 
 	free(b->name);
 	free(b->summary);
@@ -39,12 +40,8 @@ bench_release(struct catalog_bench *b)
 	free(b->metrics);
 	for (i = 0; i < b->nmembers; i++) {
 		free(b->members[i].bench);
-		for (j = 0; j < b->members[i].nparams; j++) {
-			free(b->members[i].keys[j]);
-			free(b->members[i].vals[j]);
-		}
-		free(b->members[i].keys);
-		free(b->members[i].vals);
+		strv_free(b->members[i].keys, b->members[i].nparams);
+		strv_free(b->members[i].vals, b->members[i].nparams);
 	}
 	free(b->members);
 }
@@ -112,10 +109,8 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 	const char *type;
 
 	memset(b, 0, sizeof(*b));
-	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0') {
-		*err = xasprintf("%s: a benchmark without a name", where);
-		return -1;
-	}
+	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0')
+		return err_set(err, -1, "%s: a benchmark without a name", where);
 	b->summary = jstr(o, "summary", "");
 	b->from = jstr(o, "from", "");
 	arr = json_object_get(o, "params");
@@ -124,11 +119,10 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 		json_array_foreach(arr, i, e) {
 			struct catalog_param *p = &b->params[b->nparams];
 
-			if ((p->name = jstr(e, "name", NULL)) == NULL) {
-				*err = xasprintf("%s: benchmark %s: a parameter without a name",
+			if ((p->name = jstr(e, "name", NULL)) == NULL)
+				return err_set(err, -1,
+				    "%s: benchmark %s: a parameter without a name",
 				    where, b->name);
-				return -1;
-			}
 			b->nparams++;
 			type = json_string_value(json_object_get(e, "type"));
 			if (type == NULL || strcmp(type, "string") == 0)
@@ -171,11 +165,10 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 			struct catalog_member *m = &b->members[b->nmembers];
 			char *words;
 
-			if ((m->bench = jstr(e, "bench", NULL)) == NULL) {
-				*err = xasprintf("%s: suite %s: a member without a benchmark",
+			if ((m->bench = jstr(e, "bench", NULL)) == NULL)
+				return err_set(err, -1,
+				    "%s: suite %s: a member without a benchmark",
 				    where, b->name);
-				return -1;
-			}
 			b->nmembers++;
 			words = jstr(e, "params", "");
 			if (split_member_params(m, words) != 0) {

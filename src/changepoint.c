@@ -308,29 +308,21 @@ check_opts(const struct changepoint_opts *o, unsigned *allowed, char **err)
 {
 	double a;
 
-	if (o->min_size < 1) {
-		*err = xasprintf("change points: min_size must be at least 1");
-		return -1;
-	}
-	if (o->permutations < 1) {
-		*err = xasprintf("change points: at least one permutation is needed");
-		return -1;
-	}
-	if (!(o->p_max > 0 && o->p_max <= 1)) {
-		*err = xasprintf("change points: p_max %g is outside (0, 1]", o->p_max);
-		return -1;
-	}
-	if (!(o->threshold >= 0 && isfinite(o->threshold))) {
-		*err = xasprintf("change points: threshold %g is not a percentage", o->threshold);
-		return -1;
-	}
+	if (o->min_size < 1)
+		return err_set(err, -1, "change points: min_size must be at least 1");
+	if (o->permutations < 1)
+		return err_set(err, -1, "change points: at least one permutation is needed");
+	if (!(o->p_max > 0 && o->p_max <= 1))
+		return err_set(err, -1, "change points: p_max %g is outside (0, 1]", o->p_max);
+	if (!(o->threshold >= 0 && isfinite(o->threshold)))
+		return err_set(err, -1, "change points: threshold %g is not a percentage",
+		    o->threshold);
 	/* Significant: (1 + count) / (R + 1) <= p_max. */
 	a = floor(o->p_max * (o->permutations + 1.0) + 1e-9) - 1;
-	if (a < 0) {
-		*err = xasprintf("change points: p_max %g is below 1/%u, the smallest p that %u "
+	if (a < 0)
+		return err_set(err, -1,
+		    "change points: p_max %g is below 1/%u, the smallest p that %u "
 		    "permutations can give", o->p_max, o->permutations + 1, o->permutations);
-		return -1;
-	}
 	*allowed = (unsigned)a;
 	return 0;
 }
@@ -414,22 +406,19 @@ changepoint_detect(const double *x, size_t n, const struct changepoint_opts *o,
 	struct detect d;
 	struct seg *s;
 	size_t i, best, k, *bnd;
-	unsigned allowed;
+	unsigned allowed = 0;
 	double mean, pval, *bp, *bq;
 
 	memset(out, 0, sizeof(*out));
 	if (check_opts(o, &allowed, err) < 0)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (!isfinite(x[i])) {
-			*err = xasprintf("change points: night %zu has no finite value (%g)", i, x[i]);
-			return -1;
-		}
+		if (!isfinite(x[i]))
+			return err_set(err, -1,
+			    "change points: night %zu has no finite value (%g)", i, x[i]);
 	}
-	if (n > UINT32_MAX) {
-		*err = xasprintf("change points: %zu nights are too many", n);
-		return -1;
-	}
+	if (n > UINT32_MAX)
+		return err_set(err, -1, "change points: %zu nights are too many", n);
 	if (n < 2 || o->min_size > n / 2)
 		return 0;
 

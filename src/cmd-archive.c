@@ -8,7 +8,6 @@
  * ends the process at once).
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +17,12 @@
 #include "cmd.h"
 #include "log.h"
 #include "runref.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
 
+/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()); a second one exits. */
 static void
 on_signal(int sig)
 {
@@ -29,19 +30,6 @@ on_signal(int sig)
 	if (archive_cancelled())
 		_exit(CMD_EXIT_INTERRUPTED);
 	archive_cancel();
-}
-
-/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()). */
-static void
-catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 static int
@@ -118,7 +106,7 @@ push_main(int argc, char **argv)
 	ctx.results = results;
 	if (runref_resolve(argv[optind], &ctx, &dir, &err) != 0)
 		return fail(ARCHIVE_EINVAL, err);
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	r = archive_push(dir, argv[optind + 1], &err);
 	free(dir);
 	return r == 0 ? CMD_EXIT_OK : fail(r, err);
@@ -141,7 +129,7 @@ pull_main(int argc, char **argv)
 		free(d);
 		return CMD_EXIT_USAGE;
 	}
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	r = archive_pull(url, runid, argc - optind == 2 ? argv[optind + 1] : NULL, &err);
 	free(url);
 	free(runid);
@@ -159,12 +147,12 @@ ls_main(int argc, char **argv)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage(&cmd_ls, 0);
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	if ((r = archive_list(argv[optind], &ids, &n, &err)) != 0)
 		return fail(r, err);
 	for (i = 0; i < n; i++)
 		printf("%s\n", ids[i]);
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	if (fflush(stdout) != 0) {
 		log_error("standard output: write failed");
 		return CMD_EXIT_ERROR;

@@ -31,7 +31,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +50,7 @@
 #include "run.h"
 #include "runref.h"
 #include "session.h"
+#include "strv.h"
 #include "transport.h"
 #include "trialread.h"
 #include "verdict.h"
@@ -91,14 +91,8 @@ struct values {
 static void
 want_free(struct want *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nparams; i++) {
-		free(w->keys[i]);
-		free(w->vals[i]);
-	}
-	free(w->keys);
-	free(w->vals);
+	strv_free(w->keys, w->nparams);
+	strv_free(w->vals, w->nparams);
 	free(w->bench);
 	free(w->metric);
 }
@@ -449,7 +443,6 @@ bisect_main(int argc, char **argv)
 	struct want w;
 	struct values base, v;
 	struct good g;
-	struct sigaction sa;
 	const struct fleet_host *h = NULL;
 	unsigned char *sel = NULL;
 	char *err = NULL, *agent = NULL, *basedir = NULL, *commit = NULL, *label = NULL;
@@ -583,11 +576,7 @@ bisect_main(int argc, char **argv)
 		err = xasprintf("setenv: %s", strerror(errno));
 		goto fail;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cmd_catch_signals(on_signal);
 
 	if (install != NULL && (code = hook("install", install)) != BISECT_GOOD)
 		goto verdict_hook;

@@ -72,15 +72,8 @@ on_signal(int sig)
 static void
 catch_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+	cmd_catch_signals(on_signal);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* --- the summary of the numbers -------------------------------------------- */

@@ -3,6 +3,7 @@
  * command prints, and what a bad option gets told.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,4 +356,16 @@ cmd_common_option(const struct cmd_entry *e, int c, char **argv, int *quiet)
 	default:
 		return cmd_usage(e, 0);
 	}
+}
+
+void
+cmd_catch_signals(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

@@ -16,10 +16,8 @@ fdr_bh(const double *p, size_t m, double *q, char **err)
 	size_t i, k = 0, *row, *ord;
 
 	for (i = 0; i < m; i++) {
-		if (!isnan(p[i]) && !(p[i] >= 0 && p[i] <= 1)) {
-			*err = xasprintf("p-value %g of row %zu is outside [0, 1]", p[i], i);
-			return -1;
-		}
+		if (!isnan(p[i]) && !(p[i] >= 0 && p[i] <= 1))
+			return err_set(err, -1, "p-value %g of row %zu is outside [0, 1]", p[i], i);
 	}
 	/* The usable p's, and the row each came from. */
 	pv = xreallocarray(NULL, m ? m : 1, sizeof(*pv));

@@ -13,6 +13,7 @@
 
 #include "yamldoc.h"
 #include "fleet.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /*
@@ -73,8 +74,6 @@ fleet_agent_name(enum fleet_agent a)
 static void
 host_release(struct fleet_host *h)
 {
-	size_t i;
-
 	free(h->name);
 	free(h->address);
 	free(h->user);
@@ -83,9 +82,7 @@ host_release(struct fleet_host *h)
 	free(h->workdir);
 	free(h->ssh_config_path);
 	free(h->proxy_jump);
-	for (i = 0; i < h->nlabels; i++)
-		free(h->labels[i]);
-	free(h->labels);
+	strv_free(h->labels, h->nlabels);
 }
 
 void
@@ -224,6 +221,19 @@ get_enum(const struct ydoc_node *n, const char *what, const char *const *names,
 	return -1;
 }
 
+/*
+ * The setting key (the host's, else the defaults') as the index of one of
+ * names in *e; *e is left as it is (the default) when neither sets it.
+ */
+static int
+setting_enum(const struct ydoc_node *h, const struct ydoc_node *d, const char *key,
+    const char *const *names, int *e, char **err)
+{
+	const struct ydoc_node *v = setting(h, d, key);
+
+	return v != NULL ? get_enum(v, key, names, e, err) : 0;
+}
+
 static int
 load_host(struct fleet_host *h, const struct ydoc_node *key,
     const struct ydoc_node *hn, const struct ydoc_node *defs, char **err)
@@ -247,12 +257,10 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 	else if (ydoc_check_keys(hn, what, host_keys, err) != 0)
 		goto out;
 
-	h->transport = FLEET_TRANSPORT_SSH;
-	if ((v = setting(hn, defs, "transport")) != NULL) {
-		if (get_enum(v, "transport", transports, &e, err) != 0)
-			goto out;
-		h->transport = (enum fleet_transport)e;
-	}
+	e = FLEET_TRANSPORT_SSH;
+	if (setting_enum(hn, defs, "transport", transports, &e, err) != 0)
+		goto out;
+	h->transport = (enum fleet_transport)e;
 	if ((v = ydoc_get(hn, "address")) != NULL) {
 		if (ydoc_string(v, &s, err) != 0)
 			goto out;
@@ -293,12 +301,10 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 			goto out;
 	} else if ((h->known_hosts = fleet_expand_tilde(FLEET_DEFAULT_KNOWN_HOSTS)) == NULL)
 		h->known_hosts = xstrdup(".ssh/known_hosts");
-	h->host_key_check = FLEET_HOSTKEY_YES;
-	if ((v = setting(hn, defs, "host_key_check")) != NULL) {
-		if (get_enum(v, "host_key_check", hostkeys, &e, err) != 0)
-			goto out;
-		h->host_key_check = (enum fleet_hostkey)e;
-	}
+	e = FLEET_HOSTKEY_YES;
+	if (setting_enum(hn, defs, "host_key_check", hostkeys, &e, err) != 0)
+		goto out;
+	h->host_key_check = (enum fleet_hostkey)e;
 	h->connect_timeout_ms = FLEET_DEFAULT_CONNECT_TIMEOUT;
 	if ((v = setting(hn, defs, "connect_timeout")) != NULL &&
 	    ydoc_duration(v, 100, 3600000, &h->connect_timeout_ms, err) != 0)
@@ -352,11 +358,10 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 	}
 	if (h->transport == FLEET_TRANSPORT_LOCAL)
 		h->agent = FLEET_AGENT_AUTO;
-	if ((v = setting(hn, defs, "agent")) != NULL) {
-		if (get_enum(v, "agent", agents, &e, err) != 0)
-			goto out;
-		h->agent = (enum fleet_agent)e;
-	}
+	e = (int)h->agent;
+	if (setting_enum(hn, defs, "agent", agents, &e, err) != 0)
+		goto out;
+	h->agent = (enum fleet_agent)e;
 	if ((v = ydoc_get(hn, "labels")) != NULL) {
 		size_t i, j, n;
 
@@ -505,12 +510,7 @@ fleet_find(const struct fleet *f, const char *name)
 int
 fleet_host_has_label(const struct fleet_host *h, const char *label)
 {
-	size_t i;
-
-	for (i = 0; i < h->nlabels; i++)
-		if (strcmp(h->labels[i], label) == 0)
-			return 1;
-	return 0;
+	return strv_find(h->labels, h->nlabels, label) != STRV_NONE;
 }
 
 int
@@ -569,10 +569,8 @@ fleet_select(const struct fleet *f, const char *spec, unsigned char *sel, char *
 	int r = 0;
 
 	memset(sel, 0, f->nhosts);
-	if (*spec == '\0') {
-		*err = xstrdup("-H: no host named");
-		return -1;
-	}
+	if (*spec == '\0')
+		return err_set(err, -1, "-H: no host named");
 	copy = xstrdup(spec);
 	for (p = copy; p != NULL; p = comma) {
 		if ((comma = strchr(p, ',')) != NULL)

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "csv.h"
 #include "history.h"
 #include "html.h"
 #include "numfmt.h"
@@ -164,25 +165,6 @@ grid_md(const struct grid *g, FILE *out)
 	}
 }
 
-/* RFC 4180: quoted when it holds a comma, quote, line end or edge space. */
-static void
-csv_text(FILE *out, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (strpbrk(s, ",\"\r\n") == NULL && (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void
 grid_csv(const struct grid *g, FILE *out)
 {
@@ -192,7 +174,7 @@ grid_csv(const struct grid *g, FILE *out)
 	for (j = 0; j < g->ncols; j++) {
 		if (j > 0)
 			fputc(',', out);
-		csv_text(out, g->cols[j].name);
+		csv_field(out, g->cols[j].name);
 	}
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
@@ -205,7 +187,7 @@ grid_csv(const struct grid *g, FILE *out)
 				numfmt_shortest(num, sizeof(num), v);
 				fputs(num, out);
 			} else
-				csv_text(out, grid_cell(g, i, j));
+				csv_field(out, grid_cell(g, i, j));
 		}
 		fputc('\n', out);
 	}

@@ -34,7 +34,6 @@
  */
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -57,6 +56,7 @@
 #include "runref.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "trialread.h"
 #include "xdg.h"
 #include "xmalloc.h"
@@ -147,18 +147,6 @@ smap_free(struct smap *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
-}
-
-static void
-strv_free(char **v, size_t n)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static char **
@@ -992,39 +980,20 @@ archive_run(struct load *ld, const char *id, char **err)
 	return ret;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The run directories in the directory source. */
 static int
 list_local(struct load *ld, char **err)
 {
-	struct dirent *de;
-	char **names = NULL, *p;
-	size_t n = 0, cap = 0, i;
-	DIR *d;
+	char **names, *p;
+	size_t n, i;
 
 	if (rundir_exists(ld->source)) {
 		*err = xasprintf("%s is a run directory: history reads the directory that "
 		    "holds the runs (its parent)", ld->source);
 		return HISTORY_EINPUT;
 	}
-	if ((d = opendir(ld->source)) == NULL) {
-		*err = xasprintf("cannot open %s: %s", ld->source, strerror(errno));
+	if (fs_list_dir(ld->source, &names, &n, err) != 0)
 		return errno == ENOENT || errno == ENOTDIR ? HISTORY_EINPUT : -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		xgrow(&names, &cap, n + 1, sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
 		p = xasprintf("%s/%s", ld->source, names[i]);
 		if (rundir_exists(p))
@@ -1082,7 +1051,7 @@ list_archive(struct load *ld, char **err)
 	if (skipped > 0)
 		log_verbose("%s: %zu run%s of other plans or before --since not fetched",
 		    ld->source, skipped, skipped == 1 ? "" : "s");
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	return r;
 }
 
@@ -1269,7 +1238,7 @@ list_names(const struct smap *m)
 	for (i = 0; i < m->size; i++)
 		if (m->keys[i] != NULL)
 			v[n++] = m->keys[i];
-	qsort(v, n, sizeof(*v), cmp_str);
+	strv_sort(v, n);
 	for (i = 0; i < n && i < LIST_MAX; i++)
 		strbuf_addf(&sb, "%s%s", i ? ", " : "", v[i]);
 	if (n > LIST_MAX)
@@ -1439,7 +1408,7 @@ plans_list(const struct load *ld, size_t *nplans)
 	for (i = 0; i < plans.size; i++)
 		if (plans.keys[i] != NULL)
 			v[n++] = plans.keys[i];
-	qsort(v, n, sizeof(*v), cmp_str);
+	strv_sort(v, n);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < ld->n; k++)
 			if (finished(&ld->m[k], ld->o) && strcmp(ld->m[k].plan, v[i]) == 0)

@@ -322,18 +322,16 @@ archive_manifest_verify(const struct archive_manifest *m, const char *dir,
 			free(e2);
 			return ARCHIVE_ECORRUPT;
 		}
-		if (size != m->entries[i].size) {
-			*err = xasprintf("%s/%s: %llu bytes, the manifest says %llu%s",
+		if (size != m->entries[i].size)
+			return err_set(err, ARCHIVE_ECORRUPT,
+			    "%s/%s: %llu bytes, the manifest says %llu%s",
 			    m->runid, m->entries[i].path, (unsigned long long)size,
 			    (unsigned long long)m->entries[i].size,
 			    size < m->entries[i].size ? " (truncated)" : "");
-			return ARCHIVE_ECORRUPT;
-		}
-		if (strcmp(sum, m->entries[i].sha256) != 0) {
-			*err = xasprintf("%s/%s: sha256 %s differs from the manifest's %s",
+		if (strcmp(sum, m->entries[i].sha256) != 0)
+			return err_set(err, ARCHIVE_ECORRUPT,
+			    "%s/%s: sha256 %s differs from the manifest's %s",
 			    m->runid, m->entries[i].path, sum, m->entries[i].sha256);
-			return ARCHIVE_ECORRUPT;
-		}
 	}
 	return ARCHIVE_OK;
 }

@@ -19,6 +19,7 @@
 #include "pctenc.h"
 #include "plan.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -41,22 +42,12 @@ plan_order_name(enum plan_order o)
 /* --- Freeing --------------------------------------------------------------- */
 
 static void
-free_strv(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-static void
 point_release(struct plan_point *pt)
 {
 	free(pt->bench);
 	free(pt->suite);
-	free_strv(pt->keys, pt->nparams);
-	free_strv(pt->vals, pt->nparams);
+	strv_free(pt->keys, pt->nparams);
+	strv_free(pt->vals, pt->nparams);
 	free(pt->given);
 	free(pt->id);
 	free(pt->label);
@@ -73,8 +64,8 @@ variant_release(struct plan_variant *v)
 		free(v->writes[i].value);
 	}
 	free(v->writes);
-	free_strv(v->setup, v->nsetup);
-	free_strv(v->teardown, v->nteardown);
+	strv_free(v->setup, v->nsetup);
+	strv_free(v->teardown, v->nteardown);
 }
 
 void
@@ -90,7 +81,7 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->npoints; i++)
 		point_release(&p->points[i]);
 	free(p->points);
-	free_strv(p->metrics, p->nmetrics);
+	strv_free(p->metrics, p->nmetrics);
 	free(p->file);
 	free(p->name);
 	free(p->description);
@@ -466,7 +457,7 @@ load_commands(const struct ydoc_node *n, const char *what, char ***out, size_t *
 
 		if (cmd->value[0] == '\0') {
 			ydoc_error(err, cmd, "an empty %s command", what);
-			free_strv(*out, i);
+			strv_free(*out, i);
 			*out = NULL;
 			return -1;
 		}

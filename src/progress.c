@@ -112,6 +112,19 @@ color(struct line *l, const char *c)
 		strbuf_addstr(l->sb, c);
 }
 
+/* sep, then "N failed" in red: a host's failed trials. */
+static void
+put_failed(struct line *l, const char *sep, size_t failed)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%zu failed", failed);
+	put(l, sep);
+	color(l, C_RED);
+	put(l, num);
+	color(l, C_OFF);
+}
+
 /* --- Clock ----------------------------------------------------------------------- */
 
 static double
@@ -250,11 +263,7 @@ host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int
 		snprintf(num, sizeof(num), "trial %zu/%zu", h->k, h->ntrials);
 		put(&l, num);
 		if (h->failed) {
-			snprintf(num, sizeof(num), "%zu failed", h->failed);
-			put(&l, " (");
-			color(&l, C_RED);
-			put(&l, num);
-			color(&l, C_OFF);
+			put_failed(&l, " (", h->failed);
 			put(&l, ")");
 		}
 		if (h->what) {
@@ -268,13 +277,8 @@ host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int
 		color(&l, C_OFF);
 		snprintf(num, sizeof(num), ", %zu trial%s", h->done, h->done == 1 ? "" : "s");
 		put(&l, num);
-		if (h->failed) {
-			snprintf(num, sizeof(num), "%zu failed", h->failed);
-			put(&l, ", ");
-			color(&l, C_RED);
-			put(&l, num);
-			color(&l, C_OFF);
-		}
+		if (h->failed)
+			put_failed(&l, ", ", h->failed);
 		break;
 	case PROGRESS_FAILED:
 		color(&l, C_RED);

@@ -21,6 +21,7 @@
 #include "pace.h"
 #include "shquote.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "transport-ssh-int.h"
 #include "transport.h"
 #include "xmalloc.h"
@@ -249,40 +250,6 @@ find_program(const char *name)
 	}
 }
 
-static void
-args_add(struct args *a, const char *s)
-{
-	xgrow(&a->v, &a->cap, a->n + 2, sizeof(*a->v));
-	a->v[a->n++] = xstrdup(s);
-	a->v[a->n] = NULL;
-}
-
-static void
-args_addf(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-args_addf(struct args *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	xgrow(&a->v, &a->cap, a->n + 2, sizeof(*a->v));
-	va_start(ap, fmt);
-	a->v[a->n++] = xvasprintf(fmt, ap);
-	va_end(ap);
-	a->v[a->n] = NULL;
-}
-
-void
-args_free(struct args *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	memset(a, 0, sizeof(*a));
-}
-
 /*
  * The argv of an OpenSSH client that connects to hops[n-1] (through
  * hops[0..n-2]) and forwards its standard input and output to `dest`.
@@ -290,52 +257,52 @@ args_free(struct args *a)
  */
 void
 jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
-    const char *dest, const char *kh, long long timeout_ms, struct args *a)
+    const char *dest, const char *kh, long long timeout_ms, struct strv *a)
 {
 	const struct hop *h = &hops[n - 1];
 	const char *cfg = "/dev/null";
 
-	args_add(a, "ssh");
+	strv_push(a, "ssh");
 	if (o->ssh_config) {
 		if (o->ssh_config_path != NULL && access(o->ssh_config_path, R_OK) == 0)
 			cfg = o->ssh_config_path;
 	}
-	args_add(a, "-F");
-	args_add(a, cfg);
-	args_add(a, "-o");
-	args_add(a, "BatchMode=yes");
-	args_add(a, "-o");
-	args_add(a, "LogLevel=ERROR");
-	args_add(a, "-o");
-	args_addf(a, "ConnectTimeout=%lld", (timeout_ms + 999) / 1000);
-	args_add(a, "-o");
-	args_addf(a, "StrictHostKeyChecking=%s", policy_name(o->host_key_check));
-	args_add(a, "-o");
-	args_addf(a, "UserKnownHostsFile=%s", kh);
-	args_add(a, "-o");
-	args_add(a, "UpdateHostKeys=no");
+	strv_push(a, "-F");
+	strv_push(a, cfg);
+	strv_push(a, "-o");
+	strv_push(a, "BatchMode=yes");
+	strv_push(a, "-o");
+	strv_push(a, "LogLevel=ERROR");
+	strv_push(a, "-o");
+	strv_pushf(a, "ConnectTimeout=%lld", (timeout_ms + 999) / 1000);
+	strv_push(a, "-o");
+	strv_pushf(a, "StrictHostKeyChecking=%s", policy_name(o->host_key_check));
+	strv_push(a, "-o");
+	strv_pushf(a, "UserKnownHostsFile=%s", kh);
+	strv_push(a, "-o");
+	strv_push(a, "UpdateHostKeys=no");
 	if (o->keepalive_ms > 0) {
-		args_add(a, "-o");
-		args_addf(a, "ServerAliveInterval=%lld", (o->keepalive_ms + 999) / 1000);
-		args_add(a, "-o");
-		args_add(a, "ServerAliveCountMax=3");
+		strv_push(a, "-o");
+		strv_pushf(a, "ServerAliveInterval=%lld", (o->keepalive_ms + 999) / 1000);
+		strv_push(a, "-o");
+		strv_push(a, "ServerAliveCountMax=3");
 	}
 	if (o->identity != NULL) {
-		args_add(a, "-i");
-		args_add(a, o->identity);
-		args_add(a, "-o");
-		args_add(a, "IdentitiesOnly=yes");
+		strv_push(a, "-i");
+		strv_push(a, o->identity);
+		strv_push(a, "-o");
+		strv_push(a, "IdentitiesOnly=yes");
 	}
 	if (h->user != NULL) {
-		args_add(a, "-l");
-		args_add(a, h->user);
+		strv_push(a, "-l");
+		strv_push(a, h->user);
 	}
 	if (h->port > 0) {
-		args_add(a, "-p");
-		args_addf(a, "%d", h->port);
+		strv_push(a, "-p");
+		strv_pushf(a, "%d", h->port);
 	}
 	if (n > 1) {
-		struct args inner = { NULL, 0, 0 };
+		struct strv inner = STRV_INIT;
 		char *dst = host_port_arg(hops[n - 1].host,
 		    hops[n - 1].port > 0 ? hops[n - 1].port : 22);
 		char *line, *esc;
@@ -344,16 +311,16 @@ jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
 		jump_argv(o, hops, n - 1, dst, kh, timeout_ms, &inner);
 		line = sh_join((const char *const *)inner.v, (int)inner.n);
 		esc = percent_escape(line);
-		args_add(a, "-o");
-		args_addf(a, "ProxyCommand=%s", esc);
+		strv_push(a, "-o");
+		strv_pushf(a, "ProxyCommand=%s", esc);
 		free(esc);
 		free(line);
 		free(dst);
-		args_free(&inner);
+		strv_clear(&inner);
 	}
-	args_add(a, "-W");
-	args_add(a, dest);
-	args_add(a, h->host);
+	strv_push(a, "-W");
+	strv_push(a, dest);
+	strv_push(a, h->host);
 }
 
 /* An unlinked temporary file for a child's stderr. */

@@ -71,10 +71,8 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 		    "with two variants, labels or hosts)");
 		return -1;
 	}
-	if ((mem = open_memstream(&text, &len)) == NULL) {
-		*err = xstrdup("out of memory");
-		return -1;
-	}
+	if ((mem = open_memstream(&text, &len)) == NULL)
+		return err_set(err, -1, "out of memory");
 	pairs = report_pairs(r, base, NULL);
 	for (s = 0; s < r->nseries; s++)
 		nothers += pairs[s] != (size_t)-1;

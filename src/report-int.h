@@ -122,6 +122,22 @@ const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
 size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
 /* Whether every "k=v" of want (space or comma separated) is in have. */
 int	report_params_match(const char *have, const char *want);
+/* The value of key k in params "k=v,k=v" (a new string), or NULL. */
+char	*report_param(const char *params, const char *k);
+/*
+ * The cells of cell c's (bench, metric) from c on that are not done[]
+ * yet, into cells (room for ncells of the report), each marked done;
+ * their number.  Charts and matrices take a metric's points this way.
+ */
+size_t	 report_metric_cells(const struct report *r, size_t c, unsigned char *done,
+	    size_t *cells);
+/*
+ * The parameters swept among cells: those that take more than one value
+ * (a cell without one counts as the value ""), in order of appearance,
+ * added to *swept.
+ */
+void	 report_swept(const struct report *r, const size_t *cells, size_t ncells,
+	    struct strs *swept);
 /* Mean (or median) of v; NAN when empty. */
 double	report_agg(const struct rvals *v, enum report_aggregate agg);
 

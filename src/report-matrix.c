@@ -22,6 +22,7 @@
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "strv.h"
 #include "verdict.h"
 #include "xmalloc.h"
 
@@ -192,9 +193,7 @@ new_grid(const char *title, const char *rowk, const struct strs *cols, const cha
 	}
 	g = rgrid_new("matrix", title, MC_VALUES, cols->n + MC_VALUES, names);
 	g->nhidden = MC_NHIDDEN;
-	for (i = 0; i < cols->n; i++)
-		free(owned[i]);
-	free(owned);
+	strv_free(owned, cols->n);
 	free(names);
 	return g;
 }
@@ -313,48 +312,20 @@ int
 report_table_matrix(const struct report *r, const struct report_opts *o, size_t base,
     struct rgrids *gs, char **err)
 {
-	size_t *pairs = report_pairs(r, base, NULL), *cells, ncells, c, d, i, k, n, before = gs->n;
+	size_t *pairs = report_pairs(r, base, NULL), *cells, ncells, c, k, before = gs->n;
 	unsigned char *done = xcalloc(r->ncells + 1, 1);
 	double thr = report_threshold(r, o, base);
 
 	(void)err;
 	cells = xcalloc(r->ncells + 1, sizeof(*cells));
 	for (c = 0; c < r->ncells; c++) {
-		struct strs keys = { 0 }, swept = { 0 };
+		struct strs swept = { 0 };
 		const char *rowk = NULL, *colk = NULL;
 
 		if (done[c])
 			continue;
-		/* the cells of this (bench, metric) */
-		ncells = 0;
-		for (d = c; d < r->ncells; d++)
-			if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
-			    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
-				done[d] = 1;
-				cells[ncells++] = d;
-			}
-		/* swept keys: those with more than one value */
-		for (i = 0; i < ncells; i++) {
-			struct kv *a = split_params(r->cells[cells[i]].params, &n);
-
-			for (k = 0; k < n; k++)
-				strs_add(&keys, a[k].k);
-			free_kv(a, n);
-		}
-		for (k = 0; k < keys.n; k++) {
-			struct strs vals = { 0 };
-
-			for (i = 0; i < ncells; i++) {
-				struct kv *a = split_params(r->cells[cells[i]].params, &n);
-				const char *v = kv_get(a, n, keys.s[k]);
-
-				strs_add(&vals, v ? v : "");
-				free_kv(a, n);
-			}
-			if (vals.n > 1)
-				strs_add(&swept, keys.s[k]);
-			strs_free(&vals);
-		}
+		ncells = report_metric_cells(r, c, done, cells);
+		report_swept(r, cells, ncells, &swept);
 		if (swept.n >= 2) {
 			for (k = 0; k < swept.n; k++)
 				if (strcmp(swept.s[k], "threads") == 0)
@@ -372,7 +343,6 @@ report_table_matrix(const struct report *r, const struct report_opts *o, size_t 
 			}
 			grids_for(r, o, pairs, thr, cells, ncells, rowk, colk, &swept, gs);
 		}
-		strs_free(&keys);
 		strs_free(&swept);
 	}
 	free(cells);

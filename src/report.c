@@ -21,14 +21,17 @@
 
 #include <jansson.h>
 
+#include "csv.h"
 #include "fsutil.h"
 #include "journal.h"
 #include "log.h"
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
 #include "rundir.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "trialread.h"
 #include "xmalloc.h"
 
@@ -214,6 +217,79 @@ report_params_match(const char *have, const char *want)
 		p += len;
 	}
 	return 1;
+}
+
+char *
+report_param(const char *params, const char *k)
+{
+	size_t kl = strlen(k);
+	const char *p = params;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len > kl && memcmp(p, k, kl) == 0 && p[kl] == '=')
+			return xstrndup(p + kl + 1, len - kl - 1);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return NULL;
+}
+
+size_t
+report_metric_cells(const struct report *r, size_t c, unsigned char *done, size_t *cells)
+{
+	size_t d, n = 0;
+
+	for (d = c; d < r->ncells; d++)
+		if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+		    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
+			done[d] = 1;
+			cells[n++] = d;
+		}
+	return n;
+}
+
+/* The keys of params "k=v,k=v" ("k" alone for an item without '='), in order, into l. */
+static void
+param_keys(const char *params, struct strs *l)
+{
+	const char *p = params;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), kl = strcspn(p, "=,");
+		char *k = xstrndup(p, kl < len ? kl : len);
+
+		strs_add(l, k);
+		free(k);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void
+report_swept(const struct report *r, const size_t *cells, size_t ncells, struct strs *swept)
+{
+	struct strs keys = { 0 }, vals;
+	size_t i, k;
+	char *v;
+
+	for (i = 0; i < ncells; i++)
+		param_keys(r->cells[cells[i]].params, &keys);
+	for (k = 0; k < keys.n; k++) {
+		memset(&vals, 0, sizeof(vals));
+		for (i = 0; i < ncells && vals.n < 2; i++) {
+			v = report_param(r->cells[cells[i]].params, keys.s[k]);
+			strs_add(&vals, v ? v : "");
+			free(v);
+		}
+		if (vals.n > 1)
+			strs_add(swept, keys.s[k]);
+		strs_free(&vals);
+	}
+	strs_free(&keys);
 }
 
 /* --- Cells ------------------------------------------------------------------ */
@@ -672,16 +748,10 @@ rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num)
 void
 rgrid_free(struct rgrid *g)
 {
-	size_t i;
-
 	if (g == NULL)
 		return;
-	for (i = 0; i < g->nrows * g->ncols; i++)
-		free(g->cells[i]);
-	for (i = 0; i < g->ncols; i++)
-		free(g->cols[i]);
-	free(g->cols);
-	free(g->cells);
+	strv_free(g->cells, g->nrows * g->ncols);
+	strv_free(g->cols, g->ncols);
 	free(g->nums);
 	free(g->table);
 	free(g->title);
@@ -796,37 +866,6 @@ print_md(const struct rgrid *g, FILE *out)
 }
 
 static void
-csv_cell(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n\r") == NULL && s[0] != ' ' && (s[0] == '\0' ||
-	    s[strlen(s) - 1] != ' ')) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-/* The shortest %g that reads back as the same double. */
-static void
-fmt_shortest(char *buf, size_t cap, double v)
-{
-	int prec;
-
-	for (prec = 6; prec < 17; prec++) {
-		snprintf(buf, cap, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-	snprintf(buf, cap, "%.17g", v);
-}
-
-static void
 print_csv(const struct rgrid *g, FILE *out)
 {
 	size_t i, j;
@@ -834,18 +873,18 @@ print_csv(const struct rgrid *g, FILE *out)
 	fputs("table", out);
 	for (j = 0; j < g->ncols; j++) {
 		fputc(',', out);
-		csv_cell(out, g->cols[j]);
+		csv_field(out, g->cols[j]);
 	}
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
-		csv_cell(out, g->table);
+		csv_field(out, g->table);
 		for (j = 0; j < g->ncols; j++) {
 			size_t k = i * g->ncols + j;
 			char num[64];
 
 			fputc(',', out);
 			if (!isnan(g->nums[k]) && j >= g->nkeys) {
-				fmt_shortest(num, sizeof(num), g->nums[k]);
+				numfmt_shortest(num, sizeof(num), g->nums[k]);
 				fputs(num, out);
 			} else {
 				/* lmbench's blank cells have spaces: trim them */
@@ -853,7 +892,7 @@ print_csv(const struct rgrid *g, FILE *out)
 
 				while (*s == ' ')
 					s++;
-				csv_cell(out, s);
+				csv_field(out, s);
 			}
 		}
 		fputc('\n', out);
@@ -1409,22 +1448,13 @@ strs_add(struct strs *l, const char *s)
 size_t
 strs_find(const struct strs *l, const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->s[i], s) == 0)
-			return i;
-	return (size_t)-1;
+	return strv_find(l->s, l->n, s);
 }
 
 void
 strs_free(struct strs *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->s[i]);
-	free(l->s);
+	strv_free(l->s, l->n);
 	memset(l, 0, sizeof(*l));
 }
 

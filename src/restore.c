@@ -15,6 +15,7 @@
 #include "journal-int.h"
 #include "restore.h"
 #include "rundir.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 static char *
@@ -55,7 +56,7 @@ journal_restore_list(struct journal *j, const char *host, char ***paths, char **
 {
 	char *file = rundir_restore_path(j->dir, host);
 	char *line = NULL, *sp, *p, *o;
-	size_t cap = 0, i;
+	size_t cap = 0;
 	ssize_t len;
 	FILE *f;
 	int r = 0;
@@ -88,9 +89,7 @@ journal_restore_list(struct journal *j, const char *host, char ***paths, char **
 			r = -1;
 			break;
 		}
-		for (i = 0; i < *n && strcmp((*paths)[i], p) != 0; i++)
-			;
-		if (i < *n) {
+		if (strv_find(*paths, *n, p) != STRV_NONE) {
 			free(p);
 			free(o);
 			continue;
@@ -106,12 +105,8 @@ journal_restore_list(struct journal *j, const char *host, char ***paths, char **
 		r = -1;
 	}
 	if (r != 0) {
-		for (i = 0; i < *n; i++) {
-			free((*paths)[i]);
-			free((*olds)[i]);
-		}
-		free(*paths);
-		free(*olds);
+		strv_free(*paths, *n);
+		strv_free(*olds, *n);
 		*paths = *olds = NULL;
 		*n = 0;
 	}

@@ -96,10 +96,8 @@ robust_outliers(const double *x, size_t n, unsigned char *flag,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (!isfinite(x[i])) {
-			*err = xasprintf("trial %zu has no finite value (%g)", i, x[i]);
-			return -1;
-		}
+		if (!isfinite(x[i]))
+			return err_set(err, -1, "trial %zu has no finite value (%g)", i, x[i]);
 	}
 	memset(out, 0, sizeof(*out));
 	if (n == 0) {

@@ -28,6 +28,7 @@
 #include "run.h"
 #include "shquote.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "transport.h"
 #include "trialread.h"
 #include "variant.h"
@@ -869,12 +870,8 @@ restore_left(struct worker *w)
 		wlog(w, "%s", err);
 		free(err);
 	}
-	for (i = 0; i < n; i++) {
-		free(paths[i]);
-		free(olds[i]);
-	}
-	free(paths);
-	free(olds);
+	strv_free(paths, n);
+	strv_free(olds, n);
 	return r == 0 ? 0 : -1;
 }
 

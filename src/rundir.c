@@ -21,6 +21,7 @@
 #include "journal.h"
 #include "plan.h"
 #include "rundir.h"
+#include "strv.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
@@ -329,12 +330,8 @@ rundir_run_free(struct rundir_run *r)
 
 	if (r == NULL)
 		return;
-	for (i = 0; i < r->npoints; i++)
-		free(r->points[i]);
-	free(r->points);
-	for (i = 0; i < r->nmetrics; i++)
-		free(r->metrics[i]);
-	free(r->metrics);
+	strv_free(r->points, r->npoints);
+	strv_free(r->metrics, r->nmetrics);
 	for (i = 0; i < r->nhosts; i++) {
 		free(r->hosts[i].name);
 		free(r->hosts[i].status);

@@ -9,11 +9,13 @@
 #include <string.h>
 
 #include "archive.h"
+#include "fsutil.h"
 #include "journal.h"
 #include "log.h"
 #include "rundir.h"
 #include "runref.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define STAMP_LEN	15	/* "YYYYMMDD-HHMMSS" */
@@ -121,12 +123,6 @@ same_plan(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static int
-cmp_desc(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)b, *(char *const *)a);
-}
-
 static char *
 where_looked(const struct runref_ctx *ctx, const char *in)
 {
@@ -150,30 +146,22 @@ id_may_fit(const char *name, const struct runref_ctx *ctx)
 static int
 latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char **err)
 {
-	struct dirent *de;
-	char **names = NULL, *p;
-	size_t n = 0, cap = 0, i;
+	char **names, *p;
+	size_t n, i;
 	int ret = RUNREF_ENOTFOUND;
-	DIR *d;
 
-	if ((d = opendir(results)) == NULL) {
+	if (fs_list_dir(results, &names, &n, err) != 0) {
 		if (errno == ENOENT && ctx->plan != NULL) {
+			free(*err);
 			*err = where_looked(ctx, results);
 			return RUNREF_ENOTFOUND;
 		}
-		*err = xasprintf("cannot open %s: %s", results, strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || !id_may_fit(de->d_name, ctx))
+	/* the newest first: ids start with their time */
+	for (i = n; i-- > 0 && ret != 0; ) {
+		if (!id_may_fit(names[i], ctx))
 			continue;
-		xgrow(&names, &cap, n + 1, sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n > 0)
-		qsort(names, n, sizeof(*names), cmp_desc);
-	for (i = 0; i < n && ret != 0; i++) {
 		p = xasprintf("%s/%s", results, names[i]);
 		if (ctx->plan != NULL ? run_fits(p, ctx) : rundir_exists(p)) {
 			*dir = p;
@@ -181,9 +169,7 @@ latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char
 		} else
 			free(p);
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names, n);
 	if (ret != 0)
 		*err = where_looked(ctx, results);
 	return ret;
@@ -227,7 +213,7 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 			free(local);
 		local = NULL;
 	}
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	if (ret == RUNREF_ENOTFOUND) {
 		char *d = archive_url_display(url);
 

@@ -21,6 +21,7 @@
 #include <libssh/libssh.h>
 
 #include "pace.h"
+#include "strv.h"
 #include "transport.h"
 
 #define MSG_MAX		1024	/* bytes of one error message */
@@ -70,12 +71,6 @@ struct attempt {
 	int		 code;		/* 0 or TRANSPORT_E* */
 	enum pace_outcome outcome;	/* for the retry decision */
 	char		 msg[MSG_MAX];
-};
-
-/* A growing argv. */
-struct args {
-	char	**v;
-	size_t	  n, cap;
 };
 
 /* --- small helpers ------------------------------------------------------------------ */
@@ -172,11 +167,10 @@ char	*host_port_arg(const char *host, int port);
 /*
  * The argv of an OpenSSH client that connects to hops[n-1] (through
  * hops[0..n-2]) and forwards its standard input and output to dest; kh
- * is its UserKnownHostsFile value.  Appended to *a (args_free()).
+ * is its UserKnownHostsFile value.  Appended to *a (strv_clear()).
  */
 void	jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
-	    const char *dest, const char *kh, long long timeout_ms, struct args *a);
-void	args_free(struct args *a);
+	    const char *dest, const char *kh, long long timeout_ms, struct strv *a);
 
 /*
  * Start argv (or, with shell_cmd, `/bin/sh -c "exec CMD"`) on a socket

@@ -517,7 +517,7 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 	const struct transport_opts *o = x->o;
 	struct target *tg = &x->tg;
 	struct pace_ticket tk;
-	struct args av = { NULL, 0, 0 };
+	struct strv av = STRV_INIT;
 	enum pace_outcome rel = PACE_NEUTRAL;
 	ssh_session s = NULL;
 	struct owned_fd sock = { -1, 0, 0 };
@@ -555,7 +555,7 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 		r = spawn_proxy(si, av.v, tg->proxy_cmd, &fd, a, tg->label);
 		free(dest);
 		free(kh);
-		args_free(&av);
+		strv_clear(&av);
 		if (r != 0)
 			goto out;
 		if (wait_banner(fd, ctx_deadline(x)) != 0) {

@@ -17,6 +17,7 @@
 
 #include "agentproto.h"
 #include "rundir.h"
+#include "strv.h"
 #include "trialread.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -109,13 +110,9 @@ trial_done_count(const struct trial_done *d, const char *host)
 void
 trial_done_free(struct trial_done *d)
 {
-	size_t i;
-
 	if (d == NULL)
 		return;
-	for (i = 0; i < d->cap; i++)
-		free(d->slots[i]);
-	free(d->slots);
+	strv_free(d->slots, d->cap);	/* NULLs where no slot is taken */
 	free(d);
 }
 
@@ -171,6 +168,28 @@ expect(struct lp *l, char c)
 		return -1;
 	l->p++;
 	return 0;
+}
+
+/* Past blanks, whether the next byte is c (consumed if it is). */
+static int
+eat(struct lp *l, char c)
+{
+	return expect(l, c) == 0;
+}
+
+/*
+ * After a member or an element: 1 past the closing byte `close`, 0 past a
+ * comma (another one follows), -1 at anything else.
+ */
+static int
+item_end(struct lp *l, char close)
+{
+	ws(l);
+	if (*l->p == close) {
+		l->p++;
+		return 1;
+	}
+	return *l->p++ == ',' ? 0 : -1;
 }
 
 static int
@@ -435,12 +454,22 @@ null(struct lp *l)
 	return word(l, "null", 4) == 0;
 }
 
+/* A member's name and the colon after it: 0, or -1 when they are not next. */
+static int
+key(struct lp *l, const char **k, size_t *klen)
+{
+	ws(l);
+	if (*l->p != '"' || string(l, k, klen) != 0)
+		return -1;
+	return expect(l, ':');
+}
+
 /* Check any value and skip it, changing nothing. */
 static int
 skip(struct lp *l, int depth)
 {
 	const char *s;
-	int is_int;
+	int is_int, r;
 
 	if (depth > TRIALREAD_MAX_DEPTH)
 		return -1;
@@ -450,42 +479,22 @@ skip(struct lp *l, int depth)
 		return string(l, NULL, NULL);
 	case '{':
 		l->p++;
-		ws(l);
-		if (*l->p == '}') {
-			l->p++;
+		if (eat(l, '}'))
 			return 0;
-		}
-		for (;;) {
-			ws(l);
-			if (*l->p != '"' || string(l, NULL, NULL) != 0 || expect(l, ':') != 0 ||
-			    skip(l, depth + 1) != 0)
+		do {
+			if (key(l, NULL, NULL) != 0 || skip(l, depth + 1) != 0)
 				return -1;
-			ws(l);
-			if (*l->p == '}') {
-				l->p++;
-				return 0;
-			}
-			if (*l->p++ != ',')
-				return -1;
-		}
+		} while ((r = item_end(l, '}')) == 0);
+		return r > 0 ? 0 : -1;
 	case '[':
 		l->p++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
+		if (eat(l, ']'))
 			return 0;
-		}
-		for (;;) {
+		do {
 			if (skip(l, depth + 1) != 0)
 				return -1;
-			ws(l);
-			if (*l->p == ']') {
-				l->p++;
-				return 0;
-			}
-			if (*l->p++ != ',')
-				return -1;
-		}
+		} while ((r = item_end(l, ']')) == 0);
+		return r > 0 ? 0 : -1;
 	case 't':
 		return word(l, "true", 4);
 	case 'f':
@@ -622,14 +631,10 @@ pairs(struct lp *l, struct kv *kv, size_t *n, int text)
 	if (*l->p != '{')
 		return wrong(l);
 	l->p++;
-	ws(l);
-	if (*l->p == '}') {
-		l->p++;
+	if (eat(l, '}'))
 		return 0;
-	}
 	for (;;) {
-		ws(l);
-		if (*l->p != '"' || string(l, &k, &klen) != 0 || expect(l, ':') != 0)
+		if (key(l, &k, &klen) != 0)
 			return -1;
 		ws(l);
 		if (*l->p == '"') {
@@ -702,11 +707,8 @@ array(struct lp *l, size_t *n, int (*elem)(struct lp *, size_t))
 	if (*l->p != '[')
 		return wrong(l);
 	start = l->p++;
-	ws(l);
-	if (*l->p == ']') {
-		l->p++;
+	if (eat(l, ']'))
 		return 0;
-	}
 	for (;;) {
 		ws(l);
 		if ((r = elem(l, *n)) > 0) {
@@ -717,13 +719,8 @@ array(struct lp *l, size_t *n, int (*elem)(struct lp *, size_t))
 		if (r < 0)
 			return -1;
 		(*n)++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
-			return 0;
-		}
-		if (*l->p++ != ',')
-			return -1;
+		if ((r = item_end(l, ']')) != 0)
+			return r > 0 ? 0 : -1;
 	}
 }
 
@@ -887,7 +884,7 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 {
 	const char *k;
 	size_t lineno = tl->lineno, klen;
-	int has_format = 0;
+	int has_format = 0, r;
 
 	memset(tl, 0, sizeof(*tl));
 	tl->lineno = lineno;
@@ -905,18 +902,12 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	ws(l);
 	if (*l->p == '}')
 		return TRIAL_CORRUPT;
-	for (;;) {
-		ws(l);
-		if (*l->p != '"' || string(l, &k, &klen) != 0 || expect(l, ':') != 0 ||
-		    member(l, k, klen, tl, &has_format) != 0)
+	do {
+		if (key(l, &k, &klen) != 0 || member(l, k, klen, tl, &has_format) != 0)
 			return TRIAL_CORRUPT;
-		ws(l);
-		if (*l->p == '}')
-			break;
-		if (*l->p++ != ',')
-			return TRIAL_CORRUPT;
-	}
-	l->p++;
+	} while ((r = item_end(l, '}')) == 0);
+	if (r < 0)
+		return TRIAL_CORRUPT;
 	ws(l);
 	if (l->p != text + n || !has_format)
 		return TRIAL_CORRUPT;
@@ -1066,6 +1057,21 @@ trialread_fd(int fd, const char *path, unsigned int fields, trial_line_fn fn,
 	return read_lines(&src, fields, fn, arg, scan ? scan : &local, err);
 }
 
+/*
+ * Open the trials file at path into *fd, with *scan zeroed: *fd is -1 when
+ * there is no such file (a run with no trials yet).  -1 with *err when it
+ * is there but cannot be opened.
+ */
+static int
+open_lines(const char *path, int *fd, struct trial_scan *scan, char **err)
+{
+	memset(scan, 0, sizeof(*scan));
+	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0 || errno == ENOENT)
+		return 0;
+	*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	return -1;
+}
+
 int
 trialread_file(const char *path, unsigned int fields, trial_line_fn fn, void *arg,
     struct trial_scan *scan, char **err)
@@ -1075,13 +1081,10 @@ trialread_file(const char *path, unsigned int fields, trial_line_fn fn, void *ar
 
 	if (scan == NULL)
 		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	if (open_lines(path, &fd, scan, err) != 0)
 		return -1;
-	}
+	if (fd < 0)
+		return 0;
 	r = trialread_fd(fd, path, fields, fn, arg, scan, err);
 	close(fd);
 	return r;
@@ -1204,14 +1207,11 @@ trial_done_read(const char *path, struct trial_done **out, struct trial_scan *sc
 
 	if (scan == NULL)
 		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT) {
-			*out = xcalloc(1, sizeof(**out));
-			return 0;
-		}
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	if (open_lines(path, &fd, scan, err) != 0)
 		return -1;
+	if (fd < 0) {
+		*out = xcalloc(1, sizeof(**out));
+		return 0;
 	}
 	r = trial_done_read_fd(fd, path, out, scan, err);
 	close(fd);

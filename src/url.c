@@ -76,10 +76,7 @@ archive_url_free(struct archive_url *u)
 	free(u->host);
 	free(u->path);
 	free(u->user);
-	if (u->password != NULL) {
-		explicit_bzero(u->password, strlen(u->password));
-		free(u->password);
-	}
+	free_secret(u->password);
 	free(u->base);
 	free(u);
 }
@@ -255,10 +252,7 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 		r = url_error(err, s, why);
 	archive_url_free(u);
 	curl_url_cleanup(cu);
-	if (password != NULL) {
-		explicit_bzero(password, strlen(password));
-		free(password);
-	}
+	free_secret(password);
 	free(user);
 	free(host);
 	free(port);

@@ -221,15 +221,6 @@ userconf_webdav_for(const struct userconf *uc, const char *base)
 	return best;
 }
 
-static void
-wipe(char *s)
-{
-	if (s != NULL) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
-
 void
 userconf_free(struct userconf *uc)
 {
@@ -240,14 +231,14 @@ userconf_free(struct userconf *uc)
 	for (i = 0; i < uc->nwebdav; i++) {
 		free(uc->webdav[i].url);
 		free(uc->webdav[i].user);
-		wipe(uc->webdav[i].password);
+		free_secret(uc->webdav[i].password);
 	}
 	free(uc->webdav);
 	free(uc->s3.endpoint);
 	free(uc->s3.region);
 	free(uc->s3.access_key_id);
-	wipe(uc->s3.secret_access_key);
-	wipe(uc->s3.session_token);
+	free_secret(uc->s3.secret_access_key);
+	free_secret(uc->s3.session_token);
 	free(uc->path);
 	free(uc);
 }

@@ -451,10 +451,8 @@ ydoc_load(const char *path, struct ydoc **docp, char **err)
 	ssize_t got;
 	int fd, r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_set(err, -1, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) != 0) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
 		close(fd);
@@ -710,30 +708,34 @@ ydoc_list_at(const struct ydoc_node *n, size_t i)
 
 /* --- Strict mappings ----------------------------------------------------- */
 
-const struct ydoc_node *
-ydoc_get_key(const struct ydoc_node *n, const char *key)
+/* The index of key in the mapping n; -1 when n is no mapping or has no such key. */
+static long
+key_index(const struct ydoc_node *n, const char *key)
 {
 	size_t i;
 
 	if (n == NULL || n->type != YDOC_MAPPING)
-		return NULL;
+		return -1;
 	for (i = 0; i < n->n; i++)
 		if (strcmp(n->keys[i]->value, key) == 0)
-			return n->keys[i];
-	return NULL;
+			return (long)i;
+	return -1;
+}
+
+const struct ydoc_node *
+ydoc_get_key(const struct ydoc_node *n, const char *key)
+{
+	long i = key_index(n, key);
+
+	return i >= 0 ? n->keys[i] : NULL;
 }
 
 const struct ydoc_node *
 ydoc_get(const struct ydoc_node *n, const char *key)
 {
-	size_t i;
+	long i = key_index(n, key);
 
-	if (n == NULL || n->type != YDOC_MAPPING)
-		return NULL;
-	for (i = 0; i < n->n; i++)
-		if (strcmp(n->keys[i]->value, key) == 0)
-			return n->items[i];
-	return NULL;
+	return i >= 0 ? n->items[i] : NULL;
 }
 
 int

@@ -89,7 +89,7 @@ static void
 test_argv(void)
 {
 	struct transport_opts o;
-	struct args a = { NULL, 0, 0 };
+	struct strv a = STRV_INIT;
 	struct hop hops[2] = { { NULL, "j1", 0 }, { "u", "j2", 2222 } };
 	char *line;
 
@@ -105,7 +105,7 @@ test_argv(void)
 	    "-i /k/id_ed25519 -o 'IdentitiesOnly=yes' -W '[fe80::1]:22' j1",
 	    "one hop: our options, identity and policy, then -W DEST HOST");
 	free(line);
-	args_free(&a);
+	strv_clear(&a);
 
 	o.identity = NULL;
 	o.keepalive_ms = -1;
@@ -123,7 +123,7 @@ test_argv(void)
 	ok(strstr(line, " -l u -p 2222 -o 'ProxyCommand=") != NULL && strstr(line, "ServerAlive") == NULL,
 	    "... and its user and port on the outer ssh; no keepalive when it is off");
 	free(line);
-	args_free(&a);
+	strv_clear(&a);
 }
 
 int
