@@ -134,14 +134,14 @@ complete_words() {
 		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " " | sed "s/ $//"' \
 		complete "$W/c" "$TOP/contrib/completion/fleetmark.bash" "$FLEETMARK" "$@"
 }
-mkdir -p "$W/c/plans" "$W/c/results/20261130-041500-smoke-3f2a" "$W/c/results/not-a-run" \
-	"$W/c/out/20261201-010203-lmbench-0a1b"
+mkdir -p "$W/c/plans" "$W/c/results/20011130-041500-smoke-3f2a" "$W/c/results/not-a-run" \
+	"$W/c/out/20011201-010203-lmbench-0a1b"
 printf 'name: p\nbenchmarks:\n  - bench: lat_pipe\n' >"$W/c/plans/p.yaml"
 printf 'x\n' >"$W/c/plans/notes.txt"
 printf 'hosts:\n  alpha:\n    transport: local\n    labels: [x86_64, fast]\n  beta:\n    transport: local\n    labels: [numa]\n' \
 	>"$W/c/lab.yaml"
-printf '{}\n' >"$W/c/results/20261130-041500-smoke-3f2a/run.json"
-printf '{}\n' >"$W/c/out/20261201-010203-lmbench-0a1b/run.json"
+printf '{}\n' >"$W/c/results/20011130-041500-smoke-3f2a/run.json"
+printf '{}\n' >"$W/c/out/20011201-010203-lmbench-0a1b/run.json"
 
 is "$(bash -c ". '$TOP/contrib/completion/fleetmark.bash'; complete -p fleetmark")" \
 	"complete -F _fleetmark fleetmark" "the script registers _fleetmark for fleetmark"
@@ -157,11 +157,11 @@ is "$(complete_words run -f lab.yaml -H '')" "@fast @numa @x86_64 all alpha beta
 	"-H: the hosts and @labels of the inventory given with -f"
 is "$(complete_words hosts -f lab.yaml -H alpha,@n)" "alpha,@numa" "after a comma, the next word"
 is "$(complete_words hosts -H '')" "@local all local" "without -f, the embedded fleet"
-is "$(complete_words report '')" "20261130-041500-smoke-3f2a latest" \
+is "$(complete_words report '')" "20011130-041500-smoke-3f2a latest" \
 	"runs: the run ids of results/ and latest"
-is "$(complete_words report --results out '')" "20261201-010203-lmbench-0a1b latest" \
+is "$(complete_words report --results out '')" "20011201-010203-lmbench-0a1b latest" \
 	"of --results DIR"
-is "$(complete_words run plans/p.yaml --resume 2026)" "20261130-041500-smoke-3f2a" "--resume: run ids"
+is "$(complete_words run plans/p.yaml --resume 2001)" "20011130-041500-smoke-3f2a" "--resume: run ids"
 is "$(complete_words report latest --table m)" "matrix" "table names"
 is "$(complete_words compare a b -F j)" "json" "formats"
 is "$(complete_words agent '')" "build list path" "agent's subcommands"

@@ -113,12 +113,12 @@ is "$(grep -c ' "PUT ' "$SRV/logs/access.log")" "$(( $(find "$RUN" "$FIX" -type 
 	"the server saw one PUT per file and manifest, none for the second push"
 
 # a run without a manifest is incomplete
-mkdir -p "$DATA/dav/runs/20990101-000000-partial-0000"
-cp "$RUN/run.json" "$DATA/dav/runs/20990101-000000-partial-0000/"
+mkdir -p "$DATA/dav/runs/20011201-000000-partial-0000"
+cp "$RUN/run.json" "$DATA/dav/runs/20011201-000000-partial-0000/"
 chown -R nobody:nogroup "$DATA/dav/runs" 2>/dev/null
 run_fm dls2 ls "$D"
 is "$rc $(tr '\n' ' ' <dls2.out)" "0 $FID $ID " "a run without a manifest is not listed"
-run_fm dpull2 pull "$D/20990101-000000-partial-0000" "$W/pp"
+run_fm dpull2 pull "$D/20011201-000000-partial-0000" "$W/pp"
 is "$rc $(test -e "$W/pp" && echo there || echo none)" "1 none" "pulling it fails and writes nothing"
 like "$(cat dpull2.err)" "incomplete" "... saying it is incomplete"
 run_fm dls3 ls "$U/dav/nothing-here"
@@ -174,11 +174,11 @@ run_fm long pull "$D/$ID" "$W/pl"
 is "$rc $(test -e "$W/pl" && echo there || echo none)" "1 none" "a file longer than the manifest says: exit 1"
 like "$(cat long.err)" "logs/local.log: larger than the [0-9]+ bytes the manifest says" "... stopped at the manifest's size"
 cp "$RUN/logs/local.log" "$L"
-H=$DATA/dav/runs/20990101-000000-hostile-0000
+H=$DATA/dav/runs/20011201-000000-hostile-0000
 mkdir -p "$H"
 printf 'fleetmark-manifest 1\nrun %s\nfiles 1\n%s  1  ../../etc/x\nend\n' "${H##*/}" \
 	"$(printf x | sha256sum | cut -c1-64)" >"$H/MANIFEST"
-run_fm hostile pull "$D/20990101-000000-hostile-0000" "$W/ph"
+run_fm hostile pull "$D/20011201-000000-hostile-0000" "$W/ph"
 is "$rc $(test -e "$W/ph" && echo there || echo none) $(test -e "$W/etc" && echo escaped || echo contained)" \
 	"1 none contained" "a manifest with '..' in a path: refused, nothing written"
 like "$(cat hostile.err)" "MANIFEST:4: path not allowed" "... at its line"

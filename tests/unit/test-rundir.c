@@ -262,7 +262,7 @@ test_tree(void)
 	struct rundir_run *r = NULL;
 
 	rundir_json_set(run, "format", json_integer(RUNDIR_FORMAT));
-	rundir_json_set_id(run, "20261130-041500-x-0000");
+	rundir_json_set_id(run, "20011130-041500-x-0000");
 	e = rundir_json_host(run, "lab-01", "pending");
 	ok(e != NULL && e == rundir_json_host(run, "lab-01", "running"),
 	    "rundir_json_host: an entry made once");
@@ -288,7 +288,7 @@ test_tree(void)
 	p = xasprintf("%s/.run.json.tmp", dir);
 	ok(access(p, F_OK) != 0, "... leaves no temporary");
 	free(p);
-	ok(rundir_load(dir, &r, &err) == 0 && strcmp(r->id, "20261130-041500-x-0000") == 0 &&
+	ok(rundir_load(dir, &r, &err) == 0 && strcmp(r->id, "20011130-041500-x-0000") == 0 &&
 	    strcmp(r->status, "interrupted") == 0 && r->nhosts == 1 &&
 	    strcmp(r->hosts[0].status, "failed") == 0 &&
 	    strcmp(r->hosts[0].reason, "connect: refused") == 0 &&
