@@ -151,7 +151,10 @@ int	report_write_html(const char *rundir, char **err);
  * One lmbench cell: the value formatted as lmbench 3's getsummary num()
  * does with `len` characters (blank for a missing or non-positive value;
  * "39.K", "166.", "2972", "0.49", "7.5800", "2.14310"), then cut or padded
- * to `width` characters, right-aligned.  buf holds at least width + 1.
+ * to `width` characters, right-aligned.  Where getsummary's text would
+ * read as another number ("5e-0" for 0.0005, "12.3" for 12.3K cut to 4),
+ * a form that reads right instead ("5e-4", "12.K"), wider than the column
+ * only when none fits.  buf holds at least width + 1 and 32 bytes.
  */
 void	report_lmbench_num(char *buf, double v, int len, int width);
 

@@ -20,29 +20,139 @@
 #define M	1000000.0
 #define K	1000.0
 
+/* getsummary's num(): v formatted with `len` characters, into s. */
+static void
+summary_num(char *s, size_t cap, double v, int len)
+{
+	char n[64];
+
+	if (isnan(v) || v <= 0) {
+		snprintf(s, cap, "%*s", len, "");
+	} else if (v >= 10 * M) {
+		snprintf(n, sizeof(n), "%.1f", v / M);
+		snprintf(s, cap, "%*.*s%s", len - 1, len - 1, n, "M");
+	} else if (v >= 10 * K) {
+		snprintf(n, sizeof(n), "%.1f", v / K);
+		snprintf(s, cap, "%*.*s%s", len - 1, len - 1, n, "K");
+	} else if (v >= 10) {
+		snprintf(n, sizeof(n), "%.1f", v);
+		snprintf(s, cap, "%*.*s", len, len, n);
+	} else if (v < 0.001) {
+		/* "%6.0e" and wider; below 6 Perl is handed "%5.-1e", no number */
+		snprintf(s, cap, "%*.*e", len, len - 6 > 0 ? len - 6 : 0, v);
+	} else {
+		snprintf(s, cap, "%*.*f", len, len - 2, v);
+	}
+}
+
+/*
+ * The number a cell reads as, and the unit of its last digit: "76." is 76
+ * to 1, "39.K" 39000 to 1000, "5e-04" 0.0005 to 0.0001.  -1 for a cell that
+ * is not a number.
+ */
+static int
+read_cell(const char *s, double *v, double *unit)
+{
+	double scale = 1;
+	int frac = 0, digits = 0, exp = 0, esign = 1, edigits = 0;
+
+	while (*s == ' ')
+		s++;
+	*v = 0;
+	for (; *s >= '0' && *s <= '9'; s++, digits++)
+		*v = *v * 10 + (*s - '0');
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++, digits++, frac++)
+			*v += (*s - '0') * pow(10, -(frac + 1));
+	if (digits == 0)
+		return -1;
+	if (*s == 'e') {
+		s++;
+		if (*s == '-' || *s == '+')
+			esign = *s++ == '-' ? -1 : 1;
+		for (; *s >= '0' && *s <= '9'; s++, edigits++)
+			exp = exp * 10 + (*s - '0');
+		if (edigits == 0)
+			return -1;
+	} else if (*s == 'K' || *s == 'M')
+		scale = *s++ == 'K' ? K : M;
+	if (*s != '\0')
+		return -1;
+	*v *= scale * pow(10, esign * exp);
+	*unit = scale * pow(10, esign * exp - frac);
+	return 0;
+}
+
+/*
+ * Does the cell read as v, give or take its last digit, and not as a
+ * number of another size ("1e-0" is 0.000123 to within its digit, but
+ * reads as one)?  A zero is v rounded away ("0.00" for 0.002, as
+ * getsummary prints it).
+ */
+static int
+reads_as(const char *cell, double v)
+{
+	double got, unit;
+
+	return read_cell(cell, &got, &unit) == 0 && fabs(got - v) <= unit * (1 + 1e-9) &&
+	    (got == 0 || (got / v >= 0.5 && got / v <= 2));
+}
+
+/* s right-aligned in `width`, cut to it as getsummary's printf cuts. */
+static void
+cut(char *buf, const char *s, int width)
+{
+	snprintf(buf, (size_t)width + 1, "%*.*s", width, width, s);
+}
+
+/* "5e-04" -> "5e-4", "1e+09" -> "1e9": the exponent without its padding. */
+static void
+short_exponent(char *s)
+{
+	char *e = strchr(s, 'e'), *d;
+
+	if (e == NULL)
+		return;
+	d = e + 1;
+	if (*d == '+')
+		memmove(d, d + 1, strlen(d));
+	else if (*d == '-')
+		d++;
+	while (d[0] == '0' && d[1] != '\0')
+		memmove(d, d + 1, strlen(d));
+}
+
 void
 report_lmbench_num(char *buf, double v, int len, int width)
 {
-	char s[128], n[64];
+	char s[128], t[64];
+	int p;
 
-	if (isnan(v) || v <= 0) {
-		s[0] = '\0';
-		snprintf(s, sizeof(s), "%*s", len, "");
-	} else if (v >= 10 * M) {
-		snprintf(n, sizeof(n), "%.1f", v / M);
-		snprintf(s, sizeof(s), "%*.*s%s", len - 1, len - 1, n, "M");
-	} else if (v >= 10 * K) {
-		snprintf(n, sizeof(n), "%.1f", v / K);
-		snprintf(s, sizeof(s), "%*.*s%s", len - 1, len - 1, n, "K");
-	} else if (v >= 10) {
-		snprintf(n, sizeof(n), "%.1f", v);
-		snprintf(s, sizeof(s), "%*.*s", len, len, n);
-	} else if (v < 0.001) {
-		snprintf(s, sizeof(s), "%*.*e", len, len - 6 > 0 ? len - 6 : 0, v);
-	} else {
-		snprintf(s, sizeof(s), "%*.*f", len, len - 2, v);
+	summary_num(s, sizeof(s), v, len);
+	cut(buf, s, width);
+	if (isnan(v) || v <= 0 || reads_as(buf, v))
+		return;
+	/*
+	 * getsummary would print a wrong number here: "5e-0" for 0.0005 in 4
+	 * characters, "12.3" for 12.3K cut to 4.  Say it as getsummary does at
+	 * the printed width, else in the shortest exponent form that fits,
+	 * else wider than the column: never a number that reads wrong.
+	 */
+	summary_num(s, sizeof(s), v, width);
+	cut(buf, s, width);
+	if (reads_as(buf, v))
+		return;
+	for (p = width; p >= 0; p--) {
+		snprintf(t, sizeof(t), "%.*e", p, v);
+		short_exponent(t);
+		if ((int)strlen(t) <= width && reads_as(t, v)) {
+			snprintf(buf, (size_t)width + 1, "%*s", width, t);
+			return;
+		}
 	}
-	snprintf(buf, (size_t)width + 1, "%*.*s", width, width, s);
+	snprintf(t, sizeof(t), "%.0e", v);
+	short_exponent(t);
+	snprintf(buf, 32, "%s", t);
 }
 
 /* A column: the point behind it (bench, the params it must have, metric). */
@@ -339,11 +449,12 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 				if (lt->mhz) {
 					double mhz = r->series[s].mhz;
 
+					/* getsummary's "%4.0f": a fifth digit widens the row */
 					if (mhz > 0)
 						snprintf(cell, sizeof(cell), "%4.0f", mhz);
 					else
 						snprintf(cell, sizeof(cell), "    ");
-					ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %4.4s",
+					ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %s",
 					    cell);
 					rgrid_set(g, row, col++, cell, mhz > 0 ? mhz : NAN);
 				}

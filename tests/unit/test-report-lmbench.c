@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 #include "tap.h"
@@ -151,6 +153,84 @@ slurp(const char *path)
 	return buf;
 }
 
+
+/* Write text to dir/name; 0 or -1. */
+static int
+put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fp = fopen(path, "w")) == NULL)
+		return -1;
+	r = fputs(text, fp) < 0 ? -1 : 0;
+	return fclose(fp) != 0 ? -1 : r;
+}
+
+/*
+ * A run of one host with a 5-digit Mhz and a null call below 0.001 us,
+ * rendered as lmbench tables into a new string (NULL on failure).
+ */
+static char *
+render_edges(void)
+{
+	char dir[] = "/tmp/test-report-lmbench.XXXXXX", hosts[64], *err = NULL;
+	char *out = NULL;
+	size_t len = 0;
+	struct report *r;
+	struct report_opts o;
+	FILE *mem;
+	int bad;
+
+	if (mkdtemp(dir) == NULL)
+		return NULL;
+	snprintf(hosts, sizeof(hosts), "%s/hosts", dir);
+	bad = mkdir(hosts, 0700) != 0 ||
+	    put_file(dir, "run.json", "{\"format\": 1, \"run\": \"20010101-000000-edge-0001\", "
+		"\"status\": \"finished\", \"label\": \"edge\", \"plan\": {\"name\": "
+		"\"lmbench\", \"repeat\": 1, \"regression\": null}, \"hosts\": {\"fast\": "
+		"{\"status\": \"done\", \"kernel\": \"9.9\", \"ok\": 0, \"failed\": 0}}}\n") != 0 ||
+	    put_file(dir, "hosts/fast.json", "{\"agent\": \"0.1.0\", \"mhz\": 12346.0}\n") != 0 ||
+	    put_file(dir, "trials.jsonl",
+		"{\"format\":1,\"run\":\"20010101-000000-edge-0001\",\"host\":\"fast\","
+		"\"variant\":null,\"bench\":\"lat_syscall\",\"suite\":\"lmbench\","
+		"\"params\":{\"op\":\"null\"},\"rep\":1,\"key\":\"-/lmbench/-/1\","
+		"\"metric\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\",\"value\":0.0005,"
+		"\"samples\":[0.0005],\"start\":978307201.0,\"duration\":1.0,\"status\":\"ok\","
+		"\"kind\":\"ok\",\"part\":1,\"parts\":1}\n"
+		"{\"format\":1,\"run\":\"20010101-000000-edge-0001\",\"host\":\"fast\","
+		"\"variant\":null,\"bench\":\"lat_connect\",\"suite\":\"lmbench\","
+		"\"params\":{},\"rep\":1,\"key\":\"-/lmbench/-/1\","
+		"\"metric\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\",\"value\":12345,"
+		"\"samples\":[12345],\"start\":978307202.0,\"duration\":1.0,\"status\":\"ok\","
+		"\"kind\":\"ok\",\"part\":2,\"parts\":2}\n") != 0;
+	r = report_new();
+	if (!bad && report_add_run(r, dir, &err) == 0) {
+		report_opts_init(&o);
+		o.table = REPORT_TABLE_LMBENCH;
+		if ((mem = open_memstream(&out, &len)) != NULL) {
+			if (report_render(r, &o, mem, &err) != 0) {
+				fclose(mem);
+				free(out);
+				out = NULL;
+			} else
+				fclose(mem);
+		}
+	}
+	if (out == NULL)
+		printf("# %s\n", err ? err : "could not write the run");
+	report_free(r);
+	free(err);
+	unlink(strcat(strcpy(hosts, dir), "/hosts/fast.json"));
+	unlink(strcat(strcpy(hosts, dir), "/run.json"));
+	unlink(strcat(strcpy(hosts, dir), "/trials.jsonl"));
+	rmdir(strcat(strcpy(hosts, dir), "/hosts"));
+	rmdir(dir);
+	return out;
+}
+
 int
 main(void)
 {
@@ -179,10 +259,44 @@ main(void)
 	is_str(buf, " 76.", "TCP conn: formatted in 5, printed in 4");
 	report_lmbench_num(buf, 0.0005, 7, 7);
 	is_str(buf, "5.0e-04", "below 0.001: len-6 digits of exponent form");
+	report_lmbench_num(buf, 0.0005, 6, 6);
+	is_str(buf, " 5e-04", "below 0.001 in 6: getsummary's %6.0e");
 	report_lmbench_num(buf, NAN, 6, 6);
 	is_str(buf, "      ", "missing: blank");
 	report_lmbench_num(buf, -1, 4, 4);
 	is_str(buf, "    ", "not positive: blank");
+
+	/*
+	 * Where getsummary prints a wrong number, a right one: below 0.001 it
+	 * has no format for fewer than 6 characters ("%4.0e" cut to 4 reads
+	 * "5e-0", five), and a K value cut from 5 characters to 4 loses its K.
+	 */
+	report_lmbench_num(buf, 0.0005, 4, 4);
+	is_str(buf, "5e-4", "below 0.001 in 4: 5e-4, not 5e-0 (five)");
+	report_lmbench_num(buf, 0.0005, 5, 4);
+	is_str(buf, "5e-4", "below 0.001, TCP conn (5 cut to 4): 5e-4");
+	report_lmbench_num(buf, 0.0005, 5, 5);
+	is_str(buf, "5e-04", "below 0.001 in 5: 5e-04");
+	report_lmbench_num(buf, 0.000123, 4, 4);
+	is_str(buf, "1e-4", "0.000123 in 4: 1e-4");
+	report_lmbench_num(buf, 12345, 5, 4);
+	is_str(buf, "12.K", "TCP conn of 12345 us: 12.K, not 12.3");
+	report_lmbench_num(buf, 9999.97, 4, 4);
+	is_str(buf, " 1e4", "9999.97 in 4: not 1000");
+	report_lmbench_num(buf, 0.0149, 5, 4);
+	is_str(buf, "0.01", "digits cut after the point stay getsummary's");
+
+	{
+		char *edges = render_edges();
+
+		ok(edges != NULL, "render a run with a 12346 Mhz host");
+		ok(edges && strstr(edges, "\nfast      edge          12346 5e-4 ") != NULL,
+		    "Mhz 12346 printed whole (getsummary's %4.0f), null call 5e-4");
+		ok(edges && strstr(edges, " 12.K\n") != NULL, "TCP conn 12345 us: 12.K");
+		if (edges)
+			printf("# %s", edges);
+		free(edges);
+	}
 
 	check_file(DATA "example-lmbench-tx49.txt", 13);
 	check_file(DATA "example-lmbench-commando.txt", 12);
