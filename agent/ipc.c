@@ -604,22 +604,22 @@ ipc_loopback_error(struct trial *t, const char *what, int err)
 /* --- Files and memory ---------------------------------------------------------- */
 
 int
-ipc_file_create(const char *name, uint64_t size)
+ipc_file_create(const char *name, uint64_t size, size_t block)
 {
-	size_t bufsize = 64 * 1024, i, n;
+	size_t i, n;
 	char *buf = NULL;
 	int fd, r = 0;
 
 	if ((fd = open(name, O_CREAT | O_TRUNC | O_WRONLY, 0600)) < 0)
 		return -errno;
-	if ((buf = malloc(bufsize)) == NULL) {
-		r = -ENOMEM;
+	if (block == 0 || (buf = malloc(block)) == NULL) {
+		r = block == 0 ? -EINVAL : -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < bufsize; i++)
+	for (i = 0; i < block; i++)
 		buf[i] = (char)(i * 7 + 1);
 	while (size > 0) {
-		n = size < bufsize ? (size_t)size : bufsize;
+		n = size < block ? (size_t)size : block;
 		if ((r = put(fd, buf, n)) != 0)
 			goto out;
 		size -= n;
@@ -635,14 +635,21 @@ out:
 	return r;
 }
 
+static int
+create_error(struct trial *t, const char *name, uint64_t size, int r)
+{
+	return trial_error(t, r == -ENOSPC || r == -EDQUOT ? WIRE_ERR_UNSUPPORTED :
+	    WIRE_ERR_BENCH, "create a %llu-byte file %s in %s: %s", (unsigned long long)size,
+	    name, trial_tmpdir(t), strerror(-r));
+}
+
 int
 ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 {
 	int r, fd;
 
-	if ((r = ipc_file_create(name, size)) != 0)
-		return trial_error(t, r == -ENOSPC ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
-		    "create a %llu-byte file %s: %s", (unsigned long long)size, name, strerror(-r));
+	if ((r = ipc_file_create(name, size, 64 * 1024)) != 0)
+		return create_error(t, name, size, r);
 	if ((fd = open(name, O_RDWR)) < 0) {
 		r = errno;
 		unlink(name);
@@ -653,15 +660,27 @@ ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 }
 
 int
+ipc_lmbench_file(struct trial *t, const char *name, uint64_t size, int flags)
+{
+	int r, fd;
+
+	if ((r = ipc_file_create(name, size, IPC_LMDD_BLOCK)) != 0)
+		return create_error(t, name, size, r);
+	if ((fd = open(name, flags)) < 0)
+		return trial_error(t, WIRE_ERR_BENCH, "open %s: %s", name, strerror(errno));
+	return fd;
+}
+
+int
 ipc_reread_file(struct trial *t, const char *name, uint64_t size)
 {
 	struct statfs st;
 	const char *fs;
-	int e;
+	int fd;
 
-	if ((e = ipc_file_create(name, size)) != 0)
-		return trial_error(t, WIRE_ERR_BENCH, "create a %llu-byte file in %s: %s",
-		    (unsigned long long)size, trial_tmpdir(t), strerror(-e));
+	if ((fd = ipc_lmbench_file(t, name, size, O_RDONLY)) < 0)
+		return -1;
+	close(fd);
 	if (statfs(".", &st) != 0 || (fs = facts_fs_name((unsigned long)st.f_type)) == NULL)
 		return 0;
 	/* these notes have always called the ext family "ext4" */
@@ -681,7 +700,7 @@ ipc_alloc(size_t size)
 	return p;
 }
 
-/* 128 consecutive words, written out so the loop does one step per 512 bytes */
+/* 128 consecutive words, written out so the loop does one step per 128 words */
 #define W4(i)	p[i] + p[i + 1] + p[i + 2] + p[i + 3]
 #define W16(i)	W4(i) + W4(i + 4) + W4(i + 8) + W4(i + 12)
 #define W64(i)	W16(i) + W16(i + 16) + W16(i + 32) + W16(i + 48)
@@ -695,6 +714,25 @@ ipc_sum_words(const void *buf, size_t len)
 	while (end - p >= 128) {
 		sum += W64(0) + W64(64);
 		p += 128;
+	}
+	while (p < end)
+		sum += *p++;
+	return sum;
+}
+
+unsigned long
+ipc_bread(const void *buf, size_t len)
+{
+	const unsigned long *p = buf, *end = p + len / sizeof(*p);
+	unsigned long sum = 0;
+
+	while (end - p >= 128) {
+		sum += W64(0) + W64(64);
+		p += 128;
+	}
+	while (end - p >= 16) {
+		sum += W16(0);
+		p += 16;
 	}
 	while (p < end)
 		sum += *p++;
