@@ -217,7 +217,9 @@ export LOOP_O
 # (lat_sig prot maps its own binary, named relative to it); they print
 # their results on stderr.
 lmb() {
-	(cd "$BIN" && timeout "$TIMEOUT" "./$@" 2>&1 >/dev/null </dev/null) || true
+	local prog=$1
+	shift
+	(cd "$BIN" && timeout -k 5 "$TIMEOUT" "./$prog" "$@" 2>&1 >/dev/null </dev/null) || true
 }
 
 start_server() {	# lat_udp, lat_tcp, lat_connect, bw_tcp: "-s" forks a daemon
@@ -230,7 +232,7 @@ stop_server() {
 	lat_connect) lmb lat_connect -S localhost >/dev/null ;;
 	*) lmb "$1" -S localhost >/dev/null ;;
 	esac
-	SERVERS=$(echo "$SERVERS" | sed "s/ $1//")
+	SERVERS=${SERVERS// $1/}
 }
 
 # The number before "microseconds" (or "MB/sec") in lmbench's line.
@@ -278,13 +280,13 @@ lm_job() {
 	udp | tcp | tcp_conn)
 		local prog=lat_$1
 		[ "$1" = tcp_conn ] && prog=lat_connect
-		start_server $prog
+		start_server "$prog"
 		if [ "$1" = tcp_conn ]; then
 			out=$(lmb lat_connect localhost)
 		else
-			out=$(lmb $prog -P 1 localhost)
+			out=$(lmb "$prog" -P 1 localhost)
 		fi
-		stop_server $prog
+		stop_server "$prog"
 		echo "$1 $(echo "$out" | num_before microseconds)" ;;
 	fs)
 		out=$(lmb lat_fs "$FSDIR")
@@ -314,7 +316,7 @@ lm_job() {
 # One agent trial: "name value" for each metric; its notes go to notes.
 agent() {
 	local out="$W/raw/agent.last"
-	TMPDIR=$W timeout "$TIMEOUT" "$AGENT" run "$@" </dev/null >"$out" 2>&1 || true
+	TMPDIR=$W timeout -k 5 "$TIMEOUT" "$AGENT" run "$@" </dev/null >"$out" 2>&1 || true
 	jq -r --arg b "$*" 'select(.type == "note") | "\($b): \(.text)"' "$out" 2>/dev/null >>"$W/notes" || true
 	jq -r --arg b "$*" 'select(.type == "error") | "\($b): error: \(.message)"' "$out" 2>/dev/null >>"$W/notes" || true
 	jq -r 'select(.type == "metric") | "\(.name) \(.value)"' "$out" 2>/dev/null || true
