@@ -86,6 +86,7 @@ struct report {
 	size_t		 ctab_size;
 	struct rprof	*profs;		/* per (series, point) with profile lines */
 	size_t		 nprofs, cap_profs;
+	struct strs	 unlike;	/* "series: point: text" of unlike-lmbench notes */
 	struct report_counts counts;
 };
 
@@ -172,6 +173,10 @@ int	report_table_profile(const struct report *r, const struct report_opts *o,
 /* The HTML page (report-html.c): header, the grids as tables, SVG charts. */
 int	report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    const struct rgrids *gs, FILE *out);
+/* A trial line's "notes" for series s at (bench, params): those that say
+ * it differs from lmbench are kept for the lmbench tables (report-lmbench.c). */
+void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
+	    const char *params, const json_t *notes);
 /* Whether any series has an lmbench point. */
 int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */

@@ -24,6 +24,7 @@
 #include "report-int.h"
 #include "report.h"
 #include "stats.h"
+#include "wire.h"
 #include "xmalloc.h"
 
 #define RUN_JSON_MAX	(64 * 1024 * 1024)
@@ -108,6 +109,7 @@ report_free(struct report *r)
 		free(r->cells[i].unit);
 	}
 	report_profile_free(r);
+	strs_free(&r->unlike);
 	free(r->series);
 	free(r->cells);
 	free(r->vals);
@@ -432,6 +434,7 @@ struct tline {
 	const char	*host, *variant, *bench, *status, *metric, *unit, *direction;
 	const char	*kind;
 	size_t		 prof_off, prof_len;	/* the "profile" value in the line, or 0 */
+	size_t		 notes_off, notes_len;	/* the "notes" value, or 0 */
 	char		 params[1024];
 	long long	 rep;
 	double		 value;
@@ -703,6 +706,15 @@ fast_parse(char *line, size_t len, struct tline *t)
 				goto checked;
 			}
 			break;
+		case 'n':
+			if (strcmp(k, "notes") == 0) {
+				/* kept as text: read_line() parses the lines with notes */
+				t->notes_off = (size_t)(p - line);
+				if ((p = skip_value(p, end)) != NULL)
+					t->notes_len = (size_t)(p - line) - t->notes_off;
+				goto checked;
+			}
+			break;
 		case 'r':
 			if (strcmp(k, "rep") == 0) {
 				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18))
@@ -820,6 +832,16 @@ read_line(struct runctx *x, char *line, size_t len, size_t lineno)
 			log_warn("%s/%s:%zu: a malformed profile, not used", x->dir,
 			    JOURNAL_TRIALS, lineno);
 		json_decref(prof);
+	}
+	/* only the rare notes that flag a difference from lmbench are parsed */
+	if ((t.notes_len > 0 && memmem(x->copy + t.notes_off, t.notes_len,
+	    WIRE_NOTE_UNLIKE_LMBENCH, strlen(WIRE_NOTE_UNLIKE_LMBENCH)) != NULL) ||
+	    (o != NULL && json_object_get(o, "notes") != NULL)) {
+		json_t *notes = o != NULL ? json_incref(json_object_get(o, "notes")) :
+		    json_loadb(x->copy + t.notes_off, t.notes_len, 0, NULL);
+
+		report_lmbench_notes(r, s, t.bench, t.params, notes);
+		json_decref(notes);
 	}
 	if (t.metric == NULL || !t.has_value) {
 		r->series[s].nometric++;
