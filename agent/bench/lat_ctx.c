@@ -367,7 +367,8 @@ run(struct trial *t)
 		if ((cpu = pin_one_cpu()) < 0)
 			return trial_error(t, WIRE_ERR_UNSUPPORTED, "cannot pin to one CPU: %s "
 			    "(pin=none runs unpinned)", strerror(errno));
-		trial_note(t, "all %lld processes pinned to CPU %d", procs, cpu);
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "all %lld processes pinned to CPU %d",
+		    procs, cpu);
 	} else
 		trial_note(t, "processes not pinned: hand-offs may cross CPUs");
 

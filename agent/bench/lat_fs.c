@@ -303,9 +303,10 @@ measure(struct trial *t, struct fs *f, int del, double *v, double *other, int ns
 	if ((n = calibrate(t, f, del, TIMING_TARGET_NS, n)) == 0)
 		goto fail;
 	if (del && n > MAX_DELETE_RATIO * *files) {
-		trial_note(t, "deletes are timed over %d files a sample (%d times the creates'), "
-		    "not the %d that last %.0f ms: each sample makes its files first", 
-		    MAX_DELETE_RATIO * *files, MAX_DELETE_RATIO, n, TIMING_TARGET_NS / 1e6);
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "deletes are timed over %d files a "
+		    "sample (%d times the creates'), not the %d that last %.0f ms: each sample "
+		    "makes its files first", MAX_DELETE_RATIO * *files, MAX_DELETE_RATIO, n,
+		    TIMING_TARGET_NS / 1e6);
 		n = MAX_DELETE_RATIO * *files;
 	}
 	for (i = 0; i < nsamples; i++) {

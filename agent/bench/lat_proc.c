@@ -232,9 +232,14 @@ found:
 	describe(prog, what, sizeof(what));
 	trial_note(t, "exec runs %s%s%s (%s)", prog, c->argv[1] ? " " : "",
 	    c->argv[1] ? c->argv[1] : "", what);
-	if (!agent && facts_elf_dynamic(prog, NULL) != 1)
-		trial_note(t, "no dynamically linked program to exec here: lmbench execs a "
-		    "dynamically linked hello, which also runs the dynamic loader");
+	if (facts_elf_dynamic(prog, NULL) != 1)
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "%s: lmbench execs a dynamically "
+		    "linked hello, which also runs the dynamic loader", agent ?
+		    "image=agent execs the agent itself" : "no dynamically linked program to "
+		    "exec here");
+	else if (agent)
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "image=agent execs the agent itself, "
+		    "not a small program like lmbench's hello");
 	return 0;
 }
 
@@ -287,8 +292,9 @@ run(struct trial *t)
 		return trial_error(t, WIRE_ERR_UNSUPPORTED, "open /dev/null: %s",
 		    strerror(errno));
 	if (facts_elf_dynamic("/proc/self/exe", NULL) == 0)
-		trial_note(t, "the agent is statically linked: it has fewer mappings to copy "
-		    "than lmbench's dynamically linked lat_proc, and forks faster");
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "the agent is statically linked: it has "
+		    "fewer mappings to copy than lmbench's dynamically linked lat_proc, and "
+		    "forks faster");
 	/*
 	 * Cap the batch: on slow machines one exec costs tens of ms and a
 	 * sample of one operation is already long enough to trust.

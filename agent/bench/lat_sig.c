@@ -165,8 +165,8 @@ map_prot_page(struct trial *t)
 		goto out;
 	}
 	prot_page = p;
-	trial_note(t, "the faulting page is a scratch file's: this agent's own program "
-	    "(/proc/self/exe) could not be mapped");
+	trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "the faulting page is a scratch file's: "
+	    "this agent's own program (/proc/self/exe) could not be mapped");
 	r = 0;
 out:
 	free(buf);
