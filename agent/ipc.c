@@ -194,16 +194,32 @@ serve_dgram_echo(int fd, size_t size)
 	return 0;
 }
 
+/*
+ * Write chunk-byte pieces to fd: without end, or with ctl >= 0 exactly the
+ * number of bytes each request read from ctl asks for, until ctl closes.
+ */
 static int
-serve_source(int fd, size_t chunk)
+serve_source(int fd, size_t chunk, int ctl)
 {
+	uint64_t todo;
+	size_t n;
 	char *buf;
 
 	if ((buf = malloc(chunk)) == NULL)
 		return -ENOMEM;
 	memset(buf, 0x5a, chunk);
-	while (put(fd, buf, chunk) == 0)
-		;
+	if (ctl < 0) {
+		while (put(fd, buf, chunk) == 0)
+			;
+	} else
+		while (get(ctl, (char *)&todo, sizeof(todo)) == 0)
+			for (; todo > 0; todo -= n) {
+				n = todo < chunk ? (size_t)todo : chunk;
+				if (put(fd, buf, n) != 0) {
+					todo = n;	/* the reader is gone */
+					break;
+				}
+			}
 	free(buf);
 	return 0;
 }
@@ -231,6 +247,7 @@ ipc_accept(int lfd)
 struct xfer {
 	int		 rfd;
 	int		 wfd;
+	int		 ctl;		/* sink: where to ask for each total, or -1 */
 	char		*buf;
 	size_t		 size;		/* message, or largest read */
 	uint64_t	 total;		/* sink: bytes per operation */
@@ -274,6 +291,11 @@ sink(uint64_t n, void *arg)
 	if (x->err)
 		return;
 	while (n-- > 0) {
+		if (x->ctl >= 0 && (r = put(x->ctl, (const char *)&x->total,
+		    sizeof(x->total))) != 0) {
+			x->err = (int)-r;
+			return;
+		}
 		for (left = x->total; left > 0; left -= (uint64_t)r) {
 			r = read(x->rfd, x->buf, left < x->size ? (size_t)left : x->size);
 			if (r > 0)
@@ -419,6 +441,7 @@ out:
 struct source {
 	int	rfd, wfd;
 	size_t	chunk;
+	int	ctl[2];		/* IPC_ON_DEMAND: the requests' pipe, else -1 */
 };
 
 static int
@@ -427,24 +450,31 @@ source_peer(void *arg)
 	struct source *s = arg;
 
 	ipc_close(&s->rfd);
-	return serve_source(s->wfd, s->chunk);
+	ipc_close(&s->ctl[1]);
+	return serve_source(s->wfd, s->chunk, s->ctl[0]);
 }
 
 int
 ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
-    const char *what)
+    int flags, const char *what)
 {
-	struct source src = { rfd, wfd, chunk };
+	struct source src = { rfd, wfd, chunk, { -1, -1 } };
 	struct ipc_peer peer = { 0 };
 	struct xfer x;
 	int rc, r;
 
 	memset(&x, 0, sizeof(x));
 	x.rfd = rfd;
+	x.ctl = -1;
 	x.size = chunk;
 	x.total = total;
 	if ((x.buf = ipc_alloc(chunk)) == NULL) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "out of memory for a %zu-byte buffer", chunk);
+		goto out;
+	}
+	if ((flags & IPC_ON_DEMAND) && pipe(src.ctl) != 0) {
+		src.ctl[0] = src.ctl[1] = -1;
+		rc = trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	if ((r = ipc_peer_start(&peer, source_peer, &src)) != 0) {
@@ -452,6 +482,8 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 		goto out;
 	}
 	ipc_close(&src.wfd);
+	ipc_close(&src.ctl[0]);
+	x.ctl = src.ctl[1];
 	/* the first chunk before timing: the writer is up and running */
 	x.total = chunk;
 	sink(1, &x);
@@ -460,6 +492,8 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 out:
 	ipc_close(&src.rfd);	/* the writer's next write fails and it returns */
 	ipc_close(&src.wfd);
+	ipc_close(&src.ctl[0]);
+	ipc_close(&src.ctl[1]);	/* ... or it sees end-of-file on its requests */
 	ipc_peer_stop(&peer);
 	free(x.buf);
 	return rc;

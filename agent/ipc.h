@@ -68,6 +68,7 @@ void	ipc_close(int *fd);
 /* --- Whole benchmarks over a pair of descriptors --------------------------- */
 
 #define IPC_DGRAM	0x1	/* ipc_pingpong: the server end is a UDP socket */
+#define IPC_ON_DEMAND	0x2	/* ipc_stream: `total` bytes written per request */
 
 /*
  * A ping-pong latency benchmark over descriptors that exist already: a
@@ -86,12 +87,15 @@ int	ipc_pingpong(struct trial *t, int srfd, int swfd, int crfd, int cwfd,
 /*
  * A streaming bandwidth benchmark: a peer writes `chunk`-byte pieces to wfd
  * without end, while the caller times reading `total` bytes from rfd in
- * reads of at most `chunk` bytes.  Reports "bandwidth" in MB/s (10^6
- * bytes per second).  Both descriptors are closed on return and the peer
- * is reaped.  Returns 0 or the value of trial_error().
+ * reads of at most `chunk` bytes.  With IPC_ON_DEMAND (lmbench's bw_unix)
+ * the caller asks for each `total` bytes over a control pipe, in the timed
+ * operation, and the peer writes exactly that much and waits for the next
+ * request.  Reports "bandwidth" in MB/s (10^6 bytes per second).  Both
+ * descriptors are closed on return and the peer is reaped.  Returns 0 or
+ * the value of trial_error().
  */
 int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
-	    uint64_t total, const char *what);
+	    uint64_t total, int flags, const char *what);
 
 /*
  * The `size` parameter of a ping-pong benchmark over a stream (lat_pipe,

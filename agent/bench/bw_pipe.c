@@ -27,7 +27,7 @@ run(struct trial *t)
 		return -1;
 	if (pipe(p) != 0)
 		return trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
-	return ipc_stream(t, p[0], p[1], msg, total,
+	return ipc_stream(t, p[0], p[1], msg, total, 0,
 	    "reading from the pipe");
 }
 
