@@ -248,6 +248,7 @@ struct xfer {
 	int		 rfd;
 	int		 wfd;
 	int		 ctl;		/* sink: where to ask for each total, or -1 */
+	char		*mem;		/* what buf points into, to free */
 	char		*buf;
 	size_t		 size;		/* message, or largest read */
 	uint64_t	 total;		/* sink: bytes per operation */
@@ -438,6 +439,9 @@ out:
 	return rc;
 }
 
+/* IPC_MISALIGN: lmbench's bw_pipe reads at 128 bytes into a page-aligned buffer */
+#define MISALIGN_BY	128
+
 struct source {
 	int	rfd, wfd;
 	size_t	chunk;
@@ -468,10 +472,11 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 	x.ctl = -1;
 	x.size = chunk;
 	x.total = total;
-	if ((x.buf = ipc_alloc(chunk)) == NULL) {
+	if ((x.mem = ipc_alloc(chunk + ((flags & IPC_MISALIGN) ? MISALIGN_BY : 0))) == NULL) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "out of memory for a %zu-byte buffer", chunk);
 		goto out;
 	}
+	x.buf = x.mem + ((flags & IPC_MISALIGN) ? MISALIGN_BY : 0);
 	if ((flags & IPC_ON_DEMAND) && pipe(src.ctl) != 0) {
 		src.ctl[0] = src.ctl[1] = -1;
 		rc = trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
@@ -495,7 +500,7 @@ out:
 	ipc_close(&src.ctl[0]);
 	ipc_close(&src.ctl[1]);	/* ... or it sees end-of-file on its requests */
 	ipc_peer_stop(&peer);
-	free(x.buf);
+	free(x.mem);
 	return rc;
 }
 

@@ -69,6 +69,7 @@ void	ipc_close(int *fd);
 
 #define IPC_DGRAM	0x1	/* ipc_pingpong: the server end is a UDP socket */
 #define IPC_ON_DEMAND	0x2	/* ipc_stream: `total` bytes written per request */
+#define IPC_MISALIGN	0x4	/* ipc_stream: read into a buffer 128 bytes into a page */
 
 /*
  * A ping-pong latency benchmark over descriptors that exist already: a
@@ -90,7 +91,8 @@ int	ipc_pingpong(struct trial *t, int srfd, int swfd, int crfd, int cwfd,
  * reads of at most `chunk` bytes.  With IPC_ON_DEMAND (lmbench's bw_unix)
  * the caller asks for each `total` bytes over a control pipe, in the timed
  * operation, and the peer writes exactly that much and waits for the next
- * request.  Reports "bandwidth" in MB/s (10^6 bytes per second).  Both
+ * request.  With IPC_MISALIGN (lmbench's bw_pipe, which "destroys page
+ * alignment") the caller's buffer starts 128 bytes into a page.  Reports "bandwidth" in MB/s (10^6 bytes per second).  Both
  * descriptors are closed on return and the peer is reaped.  Returns 0 or
  * the value of trial_error().
  */
