@@ -20,10 +20,13 @@
  *            protection fault itself (trap, VMA lookup, access check,
  *            signal posting).
  *
- * lmbench measures the send, the catch and the fault one after the other;
- * here their samples are taken interleaved (timing_measure_interleaved()),
- * the same numbers, but a difference of two of them no longer depends on
- * how busy the machine was in each stretch.  All three report microseconds
+ * lmbench measures the send, the catch and the fault one after the other
+ * and subtracts their medians.  Here their samples are taken in turn
+ * (timing_measure_interleaved()) and each sample of the catch or the fault
+ * has the samples taken with it subtracted before the median is taken: the
+ * same quantity, but on a loaded machine a difference of medians taken in
+ * different stretches came out as 0 in a third of the trials (the fault is
+ * a sixth of the cycle it is taken from).  All three report microseconds
  * per operation.
  */
 #include <errno.h>
@@ -177,10 +180,10 @@ out:
 }
 
 /*
- * Measure into v: install (op 0), catch (1, the catch less the median send)
- * or prot (2, the fault less the median net catch), their samples taken
- * interleaved.  *iters gets the measured operation's count per sample.
- * Returns 0 or the value of trial_error().
+ * Measure into v: install (op 0), catch (1, the catch less the send) or
+ * prot (2, the fault less the net catch), their samples taken in turn and
+ * each less the samples taken with it.  *iters gets the measured
+ * operation's count per sample.  Returns 0 or the value of trial_error().
  */
 static int
 measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
@@ -190,8 +193,8 @@ measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
 	void *args[3] = { &me, &me, NULL };
 	double *s[3] = { NULL, NULL, v };
 	uint64_t it[3];
-	double send, catch_net;
-	int k, r = 0;
+	double d;
+	int i, k, r = 0;
 
 	if (op == 0) {
 		if ((*iters = timing_measure(t, do_install, NULL, NULL, v, n)) == 0)
@@ -227,12 +230,10 @@ measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
 	}
 	if (r != 0)
 		goto out;
-	send = samples_median(s[0], n);
-	if (op == 1)
-		samples_subtract(v, n, send);
-	else {
-		catch_net = samples_median(s[1], n) - send;
-		samples_subtract(v, n, catch_net > 0 ? catch_net : 0);
+	/* each sample less its neighbours: what the load did to one did to all */
+	for (i = 0; i < n; i++) {
+		d = op == 1 ? v[i] - s[0][i] : v[i] - (s[1][i] - s[0][i]);
+		v[i] = d > 0 ? d : 0;
 	}
 	*iters = it[k - 1];
 out:
