@@ -3,7 +3,8 @@
 #   make                 controller and native agent, into build/
 #   make agents          static agents for every architecture (build/agents/ARCH/)
 #   make test            build, then run every unit and end-to-end test
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (programs, agents, man pages,
+#                        bash completion)
 #   make SANITIZE=address,undefined   instrumented build (in build-san/)
 #   make valgrind        the unit tests under valgrind (no error, no leak)
 #   make fuzz            build the libFuzzer targets (build-fuzz/) and run each
@@ -16,6 +17,8 @@
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/lib/fleetmark
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 LDFLAGS    ?=
@@ -193,12 +196,16 @@ install: all
 			install -m 755 $(BUILD)/agents/$$a/fleetmark-agent $(DESTDIR)$(LIBEXECDIR)/agents/$$a/; \
 		fi; \
 	done
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 contrib/completion/fleetmark.bash $(DESTDIR)$(BASHCOMPDIR)/fleetmark
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
 		--suppress=missingIncludeSystem agent src
 	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/archive tests/lab/s3 tests/bench/*.sh \
-		tools/deps .ci/run
+		tools/deps .ci/run contrib/completion/fleetmark.bash
 
 clean:
 	rm -rf build build-san build-fuzz tests/out

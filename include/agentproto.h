@@ -43,7 +43,7 @@
  * never queued, so a caller that keeps feeding without draining makes no
  * progress rather than using memory.
  *
- * Trial statuses (SPEC §7) live here too, because the accumulator is where
+ * Trial statuses (docs/results.md) live here too, because the accumulator is where
  * a trial's status is decided; the journal writes them and reports read
  * them back with ap_status_parse().
  */

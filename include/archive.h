@@ -1,5 +1,5 @@
 /*
- * archive.h: run directories shared through archives (SPEC §9).
+ * archive.h: run directories shared through archives (docs/archive.md).
  *
  * An archive is a URL: file:///abs/dir, http(s)://host/path (a WebDAV
  * server) or s3://BUCKET/PREFIX.  A run lives under it as URL/RUNID/ with
@@ -62,7 +62,7 @@ int	archive_cancelled(void);
 #define ARCHIVE_MAX_LIST	1000000		/* names in one listing */
 #define ARCHIVE_MAX_RUNID	200		/* bytes of a run id */
 
-/* --- URLs -------------------------------------------------------------------- */
+/* --- URLs (src/url.c) -------------------------------------------------------- */
 
 /* Whether s starts with file://, http://, https:// or s3:// (any case). */
 int	archive_is_url(const char *s);
@@ -118,7 +118,7 @@ int	archive_valid_runid(const char *id);
  */
 int	archive_valid_path(const char *p);
 
-/* --- Manifests --------------------------------------------------------------- */
+/* --- Manifests (src/manifest.c) ---------------------------------------------- */
 
 /*
  * The manifest of a run (docs/archive.md):
@@ -196,13 +196,10 @@ int	archive_pull(const char *url, const char *runid, const char *destdir,
 /*
  * The ids of the complete runs (with a MANIFEST) in the archive, sorted
  * ascending (ids are YYYYMMDD-HHMMSS-PLAN-xxxx, so oldest first).  *ids
- * is a newly allocated array of *n new strings (archive_names_free()); an
+ * is a newly allocated array of *n new strings (strv_free()); an
  * archive that does not exist yet has no runs.
  */
 int	archive_list(const char *url, char ***ids, size_t *n, char **err);
-
-/* Free an array of n strings as archive_list() and the backends' list return it. */
-void	archive_names_free(char **names, size_t n);
 
 /*
  * A local copy of URL/RUNID for reading: in the cache directory
@@ -258,8 +255,9 @@ struct archive_backend {
 	/*
 	 * The names directly under prefix ("" for the archive's top, or
 	 * "RUNID/"): objects as "NAME", collections as "NAME/".  At most
-	 * ARCHIVE_MAX_LIST names; *names is an array of new strings.  A
-	 * prefix that does not exist is ARCHIVE_ENOTFOUND or an empty list.
+	 * ARCHIVE_MAX_LIST names; *names is an array of new strings
+	 * (strv_free()).  A prefix that does not exist is ARCHIVE_ENOTFOUND
+	 * or an empty list.
 	 */
 	int	(*list)(void *state, const char *prefix, char ***names,
 		    size_t *n, char **err);
@@ -269,17 +267,6 @@ struct archive_backend {
 
 	void	(*close)(void *state);
 };
-
-/* Helpers for backends. */
-
-/* Percent-decode n bytes of s (new string); NULL for a bad escape or %00. */
-char	*archive_pct_decode(const char *s, size_t n);
-
-/*
- * mkdir -p of the directories in `path` up to its last '/' (the last
- * component is not created), with `mode`.  ARCHIVE_EPERM on failure.
- */
-int	archive_mkparents(const char *path, unsigned int mode, char **err);
 
 /* The backends (src/archive-NAME.c), for the table in src/archive.c. */
 extern const struct archive_backend archive_backend_file;

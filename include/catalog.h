@@ -30,12 +30,14 @@ struct catalog_param {
 	enum catalog_ptype	 type;
 	char			*def;		/* default, as text */
 	char			*choices;	/* CATALOG_ENUM: "a|b|c" */
+	char			*help;		/* what it means, for people; may be "" */
 };
 
 struct catalog_metric {
 	char	*name;
 	char	*unit;
 	int	 higher_better;
+	char	*help;		/* what it measures, for people; may be "" */
 };
 
 /* One point of a suite: a benchmark and "key=value" words. */
@@ -49,6 +51,8 @@ struct catalog_member {
 struct catalog_bench {
 	char			*name;
 	char			*summary;
+	char			*from;		/* where it comes from ("lmbench lat_ctx
+						 * (...)"), may be "" */
 	struct catalog_param	*params;
 	size_t			 nparams;
 	struct catalog_metric	*metrics;

@@ -1,5 +1,5 @@
 /*
- * fleet.h: the fleet inventory (SPEC §4): which hosts exist, how to reach
+ * fleet.h: the fleet inventory (docs/plans-and-fleets.md): which hosts exist, how to reach
  * them, and selecting hosts by name and @label.
  *
  * An inventory is a YAML mapping with `defaults` (settings every host

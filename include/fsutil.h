@@ -97,4 +97,12 @@ int	fs_mkparents(const char *path, mode_t mode, char **err);
 int	fs_read_file(const char *path, size_t max, char **data, size_t *len,
 	    char **err);
 
+/*
+ * The names in the directory dir, but those starting with '.', sorted in
+ * strcmp() order: a new vector of *n new strings in *names (strv_free();
+ * NULL when there are none).
+ * -1 with errno set and "cannot open DIR: REASON" when it cannot be read.
+ */
+int	fs_list_dir(const char *dir, char ***names, size_t *n, char **err);
+
 #endif /* FLEETMARK_FSUTIL_H */

@@ -1,6 +1,6 @@
 /*
  * http.h: the libcurl plumbing the HTTP archive backends share (WebDAV in
- * src/archive-http.c, S3 in src/archive-s3.c).
+ * src/archive-webdav.c, S3 in src/archive-s3.c).
  *
  * One call, http_do(), performs a request with retries: a transient
  * failure (connection refused or reset, timeout, a stalled transfer, a

@@ -1,24 +1,21 @@
 /*
- * journal.h: the run directory (SPEC §7), written as a run goes so that a
+ * journal.h: the run directory (docs/results.md), written as a run goes so that a
  * run killed at any moment loses at most the trials in flight, and read
  * back by --resume.
  *
- *	results/<run-id>/
- *	  run.json	the plan as resolved, the fleet without secrets, label,
- *			versions, start/end, per-host and run status
- *	  trials.jsonl	one line per (finished trial, metric), appended and
- *			fsync'ed as each trial finishes
- *	  hosts/NAME.json  the agent's env facts for each host
- *	  logs/NAME.log	what each host printed on stderr, and controller
- *			events for it, timestamped
- *	  report.txt	written by reports, not here
- *
- * Every field of run.json and of a trial line is described, with an
- * example, in docs/results.md; the format is versioned by a "format"
- * member (JOURNAL_FORMAT) in run.json and in every line.
+ * The layout of a run directory and the schema of run.json are rundir.h's:
+ * the journal keeps run.json as a tree in memory and rewrites it whenever
+ * the run's or a host's state changes, appends the trial lines to
+ * trials.jsonl as each trial finishes, and writes hosts/NAME.json, the
+ * host logs (hostlog.h) and restore/NAME (restore.h).  Every field of
+ * run.json and of a trial line is described, with an example, in
+ * docs/results.md; the format is versioned by a "format" member
+ * (JOURNAL_FORMAT) in run.json and in every line.
  *
  * Crash safety: the run directory is built under a hidden temporary name
- * and renamed into place, so it exists complete or not at all; run.json
+ * (made with RUNDIR_DIR_MODE less the umask, rundir_mktemp(), so that the
+ * group reads it where the umask lets it read the files) and renamed into
+ * place, so it exists complete or not at all; run.json
  * and hosts/NAME.json are replaced atomically (write, fsync, rename, fsync
  * the directory); all the lines of one trial go to trials.jsonl in one
  * write() on an O_APPEND descriptor, under a mutex, followed by
@@ -26,12 +23,12 @@
  * file, so the lines before it stay intact, and is reported.  A crash in
  * the middle of a write leaves at most one truncated last line, which
  * reading skips (and resuming removes).  The run directory is locked
- * (flock on trials.jsonl) while a journal has it open.
+ * (flock on trials.jsonl) while a journal has it open.  Space for the
+ * last run.json is kept while the run goes (journal_finish()).
  *
- * Reading back: journal_read_done() gives --resume the trials that are
- * done; journal_read_lines() reads every trial line fast, for reports
- * (a million lines in about a second; jansson would take ten times as
- * long).  Neither needs a struct journal.
+ * Reading back is trialread.h's: trial_done_read() gives --resume the
+ * trials that are done; trialread_file() reads every trial line fast.
+ * Neither needs a struct journal.
  *
  * Threads: every function taking a struct journal may be called from any
  * thread at the same time (host workers), except journal_free().
@@ -51,19 +48,19 @@
 
 #include "agentproto.h"
 
+/* The run directory, and the parts of the journal with their own headers. */
+#include "hostlog.h"
+#include "restore.h"
+#include "rundir.h"
+
 struct fleet;
-struct journal_done;
+struct trial_done;
 struct plan;
 struct plan_trial;
 
-#define JOURNAL_FORMAT		1
-#define JOURNAL_RUN_JSON	"run.json"
-#define JOURNAL_TRIALS		"trials.jsonl"
-#define JOURNAL_HOSTS_DIR	"hosts"
-#define JOURNAL_LOGS_DIR	"logs"
-#define JOURNAL_RESTORE_DIR	"restore"	/* restore/HOST: old contents a variant changed */
+#define JOURNAL_FORMAT		RUNDIR_FORMAT	/* of run.json and of every trial line */
+#define JOURNAL_TRIALS		RUNDIR_TRIALS	/* the file the journal appends to */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
-#define JOURNAL_MAX_LINE	(16 * 1024 * 1024)	/* longer trial lines are corrupt */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 
 enum journal_status {
@@ -120,14 +117,29 @@ int	journal_create(const struct journal_info *info, struct journal **out,
 	    char **err);
 
 /*
- * Reopen an existing run directory for --resume: read trials.jsonl into
- * *done (the trials that have an ok line, see journal_read_done()),
- * remove a truncated last line (a crash while it was written; warned
- * about), mark run.json "running" again with the time in "resumed", and
- * open it for appending.  done may be NULL.
+ * Reopen an existing run directory for --resume, in two steps, so that a
+ * run that is refused is left exactly as it was (not a byte, not a time
+ * stamp changed).
+ *
+ * journal_resume() reads run.json (journal_run_json()) and trials.jsonl
+ * into *done (the trials that have an ok line, see trial_done_read();
+ * done may be NULL), checks the layout (rundir_check()) and locks the run
+ * (another fleetmark that has it: "... is in use by another fleetmark"),
+ * and writes nothing: the caller checks the plan, the fleet and the hosts
+ * against it, and journal_free() then leaves the directory untouched.
+ * Fails with RUNDIR_ENOTRUN (rundir.h) when rundir has no run.json.
+ *
+ * journal_resume_start() takes the run up, once everything has been
+ * checked: it makes what is missing of the skeleton (rundir_make()),
+ * removes a truncated last line of trials.jsonl (a crash while it was
+ * written; warned about), marks run.json "running" again with the time
+ * added to "resumed", and keeps the spare for the run's last run.json.
+ * Until then every function that writes fails; after it, the journal is
+ * like one journal_create() made.  On failure run.json is as it was.
  */
 int	journal_resume(const char *rundir, struct journal **out,
-	    struct journal_done **done, char **err);
+	    struct trial_done **done, char **err);
+int	journal_resume_start(struct journal *j, char **err);
 
 /*
  * Flush what is pending in host logs and close.  Does not change the
@@ -140,7 +152,7 @@ const char	*journal_dir(const struct journal *j);	/* the run directory */
 
 /*
  * run.json as it stands (borrowed; read-only, and only while no other
- * thread changes it).  For --resume to check that the plan is the same.
+ * thread changes it), for --resume to read with rundir_run_new().
  */
 const json_t	*journal_run_json(const struct journal *j);
 
@@ -160,7 +172,14 @@ int	journal_host_status(struct journal *j, const char *host,
 int	journal_host_env(struct journal *j, const char *host, const json_t *env,
 	    char **err);
 
-/* The run ends: status and end time into run.json. */
+/*
+ * The run ends: status and end time into run.json.  The run.json that
+ * says a run ended (st not JOURNAL_RUNNING) is written into the space
+ * journal_create() or journal_resume_start() kept for it (RUNDIR_SPARE,
+ * rundir.h), so that a run stopped by a full disk still says "failed";
+ * without that space, or when the file outgrew it, as any other rewrite.
+ * On failure run.json says what it said before.
+ */
 int	journal_finish(struct journal *j, enum journal_status st, char **err);
 
 /* --- Trial lines ----------------------------------------------------------- */
@@ -201,139 +220,7 @@ void	journal_trial_init(struct journal_trial *jt, const char *host,
  */
 int	journal_append(struct journal *j, const struct journal_trial *t, char **err);
 
-/* --- Host logs ------------------------------------------------------------- */
-
-/*
- * Append a controller event to logs/HOST.log as one timestamped line
- * ("2026-11-30T04:15:02.123Z connected as bench@lab-03").  Control
- * characters are written as \xNN.  Returns 0 or -1 (the error is
- * remembered and reported by journal_log_error()).
- */
-int	journal_log(struct journal *j, const char *host, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
-
-/*
- * Append what the host printed on stderr: bytes as they come, any
- * chunking; each complete line is written timestamped and marked
- * "stderr: ", a line longer than JOURNAL_LOG_LINE is split.
- */
-int	journal_log_output(struct journal *j, const char *host, const void *buf,
-	    size_t len);
-
-/* Write out a host's incomplete last stderr line (its stream ended). */
-int	journal_log_flush(struct journal *j, const char *host);
-
-/*
- * Old contents a variant is about to overwrite on a host, kept in
- * restore/HOST (one line per file: the path and the content in hex) until
- * the variant is undone, so that a run whose controller died in the middle
- * of a variant puts them back when it is resumed.  journal_restore_save()
- * appends and syncs one entry (0, or -1 with a new *err); an entry for a
- * path already there is kept as it is (the first old content is the one to
- * restore).  journal_restore_list() returns the entries in the order saved
- * (*paths and *olds: new arrays of new strings, *n of them; 0 and none when
- * there is no file, -1 with *err when it cannot be read or is damaged).
- * journal_restore_clear() removes the host's file (and restore/ when it
- * was the last).
- */
-int	journal_restore_save(struct journal *j, const char *host, const char *path,
-	    const char *old, char **err);
-int	journal_restore_list(struct journal *j, const char *host, char ***paths,
-	    char ***olds, size_t *n, char **err);
-int	journal_restore_clear(struct journal *j, const char *host, char **err);
-
 /* The first log write error, or NULL (owned by j). */
 const char	*journal_log_error(const struct journal *j);
-
-/* --- Reading trials.jsonl -------------------------------------------------- */
-
-/*
- * One trial line as read back (docs/results.md has every member).  Every
- * pointer is borrowed from the reader and valid only during the callback;
- * strings are NUL-terminated UTF-8.  Members a line lacks are NULL, 0, or
- * as noted.
- */
-struct journal_line {
-	size_t		 lineno;	/* 1-based, in the file */
-	long long	 format;	/* JOURNAL_FORMAT */
-	const char	*run;
-	const char	*host;
-	const char	*variant;	/* NULL: the plan has no variants */
-	const char	*bench;
-	const char	*suite;		/* NULL unless a suite ran as one trial */
-	size_t		 nparams;	/* the plan's parameters, as text */
-	const char	**keys;
-	const char	**vals;
-	size_t		 nresolved;	/* the agent's, numbers as their JSON text */
-	const char	**rkeys;
-	const char	**rvals;
-	long long	 rep;
-	const char	*key;
-	const char	*metric;	/* NULL on a line without a metric (a failure) */
-	const char	*unit;
-	const char	*direction;	/* "lower", "higher", or NULL */
-	int		 higher_better;
-	int		 has_value;
-	double		 value;
-	const double	*samples;
-	size_t		 nsamples;
-	long long	 iterations;	/* 0 when not known */
-	double		 start;
-	double		 duration;	/* -1 when not known */
-	const char	*status;	/* as written */
-	int		 st;		/* ap_status_parse(status): -1 for a status
-					 * this controller does not know */
-	const char	*kind;
-	const char	*message;
-	size_t		 nnotes;
-	const char	**notes;
-	long long	 part, parts;	/* 1, 1 when absent */
-};
-
-/* Called for each trial line; a non-zero return stops the reading and is
- * returned by journal_read_lines(). */
-typedef int (*journal_line_fn)(const struct journal_line *l, void *arg);
-
-/*
- * The trials that have an ok line, by (host, trial key).  A trial counts
- * when all the lines of one of its appends are there (parts 1..N, in a
- * row) and their status is ok; a trial that failed and was run again
- * counts once it succeeded.
- */
-
-struct journal_scan {
-	size_t	lines;		/* complete lines read */
-	size_t	trials_ok;	/* journal_read_done(): trials done */
-	size_t	corrupt;	/* complete lines that are not trial lines */
-	size_t	first_corrupt;	/* line number of the first, or 0 */
-	int	truncated;	/* the last line has no newline */
-	off_t	good_size;	/* bytes up to the end of the last complete line */
-};
-
-/*
- * Read a trials.jsonl.  A missing file is an empty journal.  Corrupt
- * lines and a truncated last line are skipped and counted in *scan (may
- * be NULL), not errors; only failing to read is.
- */
-int	journal_read_done(const char *path, struct journal_done **out,
-	    struct journal_scan *scan, char **err);
-
-/*
- * Read every trial line of a trials.jsonl, in order, fast (a million
- * lines of 11 samples in about a second: what reports load runs with).
- * Lines that are not trial lines of this format (not JSON, a member of
- * the wrong type, no host, key, bench or status...) and a truncated last
- * line are skipped and counted in *scan (may be NULL).  A missing file
- * has no lines.  Returns 0, fn's non-zero return, or -1 with *err set
- * when the file cannot be read.
- */
-int	journal_read_lines(const char *path, journal_line_fn fn, void *arg,
-	    struct journal_scan *scan, char **err);
-
-int	journal_done_has(const struct journal_done *d, const char *host,
-	    const char *key);
-/* Trials done, for one host or (host NULL) all. */
-size_t	journal_done_count(const struct journal_done *d, const char *host);
-void	journal_done_free(struct journal_done *d);
 
 #endif /* FLEETMARK_JOURNAL_H */

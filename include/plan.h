@@ -1,5 +1,5 @@
 /*
- * plan.h: test plans (SPEC §5): loading and validating them against the
+ * plan.h: test plans (docs/plans-and-fleets.md): loading and validating them against the
  * agent's benchmark catalogue, and expanding them into ordered trials.
  *
  * A plan names benchmarks with parameters; a parameter given as a list is
@@ -30,8 +30,8 @@
 #include <stddef.h>
 
 struct catalog;
-struct conf_doc;
-struct conf_node;
+struct ydoc;
+struct ydoc_node;
 struct fleet;
 
 #define PLAN_MAX_REPEAT		10000
@@ -86,7 +86,7 @@ struct plan_point {
 	char			*id;		/* "BENCH/k=v,k=v" (escaped), unique */
 	char			*label;		/* the given params, for people:
 						 * threads=4 command="a b" */
-	const struct conf_node	*where;		/* the benchmark entry */
+	const struct ydoc_node	*where;		/* the benchmark entry */
 };
 
 struct plan {
@@ -108,8 +108,8 @@ struct plan {
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
 
-	const struct conf_node	*hosts;		/* the `hosts:` value, or NULL (all) */
-	struct conf_doc		*doc;		/* keeps positions alive */
+	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
+	struct ydoc		*doc;		/* keeps positions alive */
 };
 
 struct plan_trial {

@@ -1,6 +1,6 @@
 /*
  * progress.h: what the person at the terminal sees while a run goes
- * (SPEC §3).
+ * (docs/guide.md, "Progress and output").
  *
  * On a terminal: one line per host with its state (waiting, connecting,
  * deploying, trial k/N and what it measures, done, failed: reason) and
@@ -12,9 +12,15 @@
  * set.
  *
  * Off a terminal (a pipe, a file, CI): one plain line per state change,
- * timestamped in UTC:
+ * timestamped in UTC, and a last line with the counts:
  *
  *	2026-11-30T04:15:02Z lab-03 trial 4/18 munmap threads=8 pages=16 rep 2
+ *	2026-11-30T04:16:40Z 63/114 trials, 2 failed, 51 not run, in 1m38s
+ *
+ * The counts are of trials, honestly: "63/114" the trials that ended (ran,
+ * or were recorded failed without running: a host given up), of those to
+ * run; "failed" those of them that did not end ok; "not run" what an
+ * interrupted run left for --resume.
  *
  * Text that came from a host (a failure reason) is shown with control
  * characters replaced, so a host cannot drive the terminal.
@@ -52,6 +58,8 @@ enum progress_state {
 	PROGRESS_RUNNING,	/* between trials, or setting a variant up */
 	PROGRESS_DONE,
 	PROGRESS_FAILED,	/* gave up on the host */
+	PROGRESS_INTERRUPTED,	/* stopped (run_request_stop()): the trials it
+				 * did not get to are not run */
 };
 
 struct progress;
@@ -73,10 +81,18 @@ size_t	progress_add_host(struct progress *p, const char *name, size_t ntrials);
  * A host's state changed.  detail (copied; NULL for none) follows the
  * state's word: "connecting bench@192.0.2.14", "deploying x86_64", and for
  * PROGRESS_FAILED the reason ("failed: connect: connection refused").
- * Trials a failed host did not run count as finished for the bar.
+ * The trials a host in one of the last three states (done, failed,
+ * interrupted) did not finish are "not run".
  */
 void	progress_state(struct progress *p, size_t host, enum progress_state st,
 	    const char *detail);
+
+/*
+ * n of the host's trials were recorded as failed without running (the
+ * host was given up: connect, auth, deploy, lost): they are finished, and
+ * failed.
+ */
+void	progress_trials_failed(struct progress *p, size_t host, size_t n);
 
 /*
  * Trial k (1-based) of the host's N starts; `what` (copied) says what it
@@ -86,6 +102,15 @@ void	progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 
 /* The host's current trial finished: failure NULL when ok, else why. */
 void	progress_trial_done(struct progress *p, size_t host, const char *failure);
+
+/*
+ * The values of the host's trial that just finished (for -v), one line
+ * that stays: "lab-03 trial 4/18 munmap threads=8 rep 2: ns_per_munmap
+ * 5032 ns, ...", above the frame on a terminal, timestamped off one,
+ * nothing when quiet.  values (copied) come from a host: control
+ * characters are replaced.
+ */
+void	progress_trial_values(struct progress *p, size_t host, const char *values);
 
 /*
  * A line for the person (a log message, already formatted, without its
@@ -106,6 +131,49 @@ int	progress_start_ticker(struct progress *p);
  * cursor below it; nothing is drawn in place after this.
  */
 void	progress_end(struct progress *p);
+
+/* --- One status line --------------------------------------------------------- */
+
+/*
+ * Whether progress written to fd is drawn in place: fd is a terminal and
+ * TERM is not "dumb".  PROGRESS_AUTO resolves by this rule, and so does
+ * progress_line_new(); colour takes NO_COLOR unset besides.
+ */
+int	progress_is_terminal(int fd);
+
+/*
+ * One line of status redrawn in place, for a task that is not a run (an
+ * archive transfer: "push RUNID: 3/7 files, 1.2 of 4.0 MB").  The line is
+ * written as given, after "\r\033[K", with one write() and no newline, so
+ * the cursor stays on it.
+ *
+ * progress_line_new() returns NULL when fd is not a terminal
+ * (progress_is_terminal()): the caller then says what it does in plain
+ * log lines.  Every function below takes NULL and does nothing.  A line
+ * is used from one thread at a time.
+ */
+struct progress_line;
+
+struct progress_line *progress_line_new(int fd);
+
+/*
+ * Set the line to the formatted text and draw it: at once with force,
+ * else only when it was last drawn 1/PROGRESS_MAX_FPS s ago or more (a
+ * call in between draws nothing; the next one shows the news).
+ */
+void	progress_line_set(struct progress_line *l, int force, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/*
+ * A line for the person (a log message, formatted, without its newline):
+ * the status line is cleared, the message written in its place, and the
+ * status line drawn again by the next progress_line_set(), whatever the
+ * rate.
+ */
+void	progress_line_message(struct progress_line *l, const char *line);
+
+/* Clear the status line from the screen and free l. */
+void	progress_line_end(struct progress_line *l);
 
 /* --- For tests ------------------------------------------------------------- */
 

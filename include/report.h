@@ -1,5 +1,5 @@
 /*
- * report.h: tables from run directories (SPEC §8), rebuilt offline from
+ * report.h: tables from run directories (docs/reports.md), rebuilt offline from
  * files only: run.json, trials.jsonl and hosts/NAME.json.  Reports never
  * touch the network or a host.
  *
@@ -9,6 +9,11 @@
  * hosts/NAME.json uname.release).  Two series with the same (label, host,
  * variant) from different runs are both kept, the later one named with a
  * "#2" suffix (then "#3"...).
+ *
+ * A partial run (run.json status "interrupted", "running" or "failed":
+ * not every trial ran) is flagged in every rendering that uses it: a line
+ * at the top of text, a "partial" table first in Markdown, CSV, JSON and
+ * HTML.
  *
  * Typical use:
  *
@@ -62,9 +67,13 @@ struct report_opts {
 						 * the first series */
 	double			 threshold;	/* percent; < 0: the plan's regression
 						 * threshold, else 5 */
+	int			 samples;	/* add the samples table: each trial's
+						 * samples, min, median, max (needs
+						 * report_keep_samples()) */
 };
 
-/* Defaults: AUTO, text, no aggregation, first series as baseline, threshold -1. */
+/* Defaults: AUTO, text, no aggregation, first series as baseline, threshold
+ * -1, no samples table. */
 void	report_opts_init(struct report_opts *o);
 
 /* Parse names as the command line spells them; -1 for an unknown name. */
@@ -77,6 +86,13 @@ struct report	*report_new(void);
 void		 report_free(struct report *r);	/* accepts NULL */
 
 /*
+ * Keep each trial's samples (trials.jsonl "samples") as runs are read, for
+ * opts.samples; call before report_add_run().  Without it only a trial's
+ * value is kept.
+ */
+void	report_keep_samples(struct report *r);
+
+/*
  * Read the run directory `dir` into the report.  A truncated last line of
  * trials.jsonl is skipped with a warning (on stderr, through log.h) and
  * counted; lines that are not ok, or have no metric, are counted per
@@ -87,9 +103,20 @@ void		 report_free(struct report *r);	/* accepts NULL */
  */
 int	report_add_run(struct report *r, const char *dir, char **err);
 
+/*
+ * report_add_run() with the trial lines in the len bytes at lines (a
+ * trials.jsonl in memory, not changed) instead of dir's trials.jsonl;
+ * run.json and hosts/ are still read from dir.  For the fuzz target.
+ */
+int	report_add_lines(struct report *r, const char *dir, const void *lines,
+	    size_t len, char **err);
+
 /* Series read so far, and each one's display name ("label host[ variant][#n]"). */
 size_t		 report_nseries(const struct report *r);
 const char	*report_series_name(const struct report *r, size_t i);
+/* Whether opts.baseline = name would name a series of r: its full name, or
+ * a label, variant, host, run id or run directory. */
+int		 report_has_series(const struct report *r, const char *name);
 
 /* Counts over every run added: for tests and the summary line. */
 struct report_counts {
@@ -111,7 +138,8 @@ void	report_counts(const struct report *r, struct report_counts *c);
  * worse whose metric is one of the plan's regression.metrics (all metrics
  * when the plan lists none), each also named on a "REGRESSION:" line
  * after the table; or -1 (bad options: no such baseline, delta with
- * fewer than two series...).
+ * fewer than two series, a compare table whose pairs have no point in
+ * common, opts.samples without report_keep_samples()...).
  */
 int	report_render(const struct report *r, const struct report_opts *opts,
 	    FILE *out, char **err);

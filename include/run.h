@@ -39,7 +39,7 @@
 #include "journal.h"
 
 struct fleet;
-struct journal_done;
+struct trial_done;
 struct plan;
 struct progress;
 
@@ -54,7 +54,7 @@ struct run_config {
 	const unsigned char		*sel;		/* fleet->nhosts flags */
 	unsigned long long		 seed;		/* for plan_expand() */
 	struct journal			*journal;
-	const struct journal_done	*done;		/* --resume: trials already ok; NULL */
+	const struct trial_done		*done;		/* --resume: trials already ok; NULL */
 	struct progress			*progress;	/* NULL: none */
 	int				 jobs;		/* hosts at once; <= 0: all */
 	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */
@@ -70,7 +70,8 @@ struct run_host {
 	size_t			 ntrials;	/* in the schedule */
 	size_t			 skipped;	/* already ok before (resume) */
 	size_t			 ok, failed;	/* recorded this time */
-	size_t			 not_run;	/* not recorded (interrupted) */
+	size_t			 not_run;	/* not recorded: interrupted, or the
+						 * journal could not take them */
 };
 
 struct run_summary {

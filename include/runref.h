@@ -1,8 +1,18 @@
 /*
- * runref.h: what a RUN or REF argument names (SPEC §3), as a local run
- * directory: a run directory, a run id in the local results directory,
- * `latest`, or an archive URL `URL/RUNID` (pulled into the local archive
- * cache first, archive.h).
+ * runref.h: what a RUN or REF argument names, as a local run directory
+ * (docs/reports.md).  A ref is tried as each of these in turn, and the first that fits wins:
+ *
+ *   1. a directory with a run.json (a run directory), as given
+ *   2. a run id: the run directory of that name in the results directory
+ *   3. `latest` (see below)
+ *   4. an archive URL `URL/RUNID` or `URL/latest` (the run is pulled into
+ *      the local archive cache first, archive.h)
+ *   5. a label (run.json "label", `run --label`): the newest run (by run
+ *      id) in the results directory with that label.  When the label is
+ *      on runs of more than one plan, the context's plan (below) decides;
+ *      without one, or when it is none of them, the label is ambiguous:
+ *      RUNREF_EAMBIGUOUS, with a message naming the newest run of each
+ *      plan.  Labels are looked for locally only, never in an archive.
  *
  * `latest` alone is the newest run (by name) in the results directory, as
  * `fleetmark report latest` has always meant.  With a context (a plan
@@ -10,14 +20,17 @@
  * --baseline latest` and `bisect-run --baseline latest` give, it is the
  * newest earlier run of the same plan and host: run.json's plan name
  * equal, at least one host in common, status "finished", and a run id
- * earlier than the current one (never the current run itself).  It is
- * looked for in the archive when the context names one (run --push URL),
- * else in the local results directory.  `URL/latest` is the same search
- * in the archive at URL.
+ * earlier than the current one (never the current run itself).  `compare
+ * A latest` gives A's plan and A itself as `except`, with any status: the
+ * newest other run of A's plan, partial or not (reports flag a partial
+ * run).  It is looked for in the archive when the context names one (run
+ * --push URL), else in the local results directory.  `URL/latest` is the
+ * same search in the archive at URL.
  *
  * Errors: 0, or RUNREF_ENOTFOUND when `latest` matched no run (a first
- * night: a note for the caller, not a failure), or -1 for anything else;
- * both with a newly allocated message in *err.  *dir is set only on
+ * night: a note for the caller, not a failure), RUNREF_EAMBIGUOUS for a
+ * label on runs of several plans (bad input), or -1 for anything else;
+ * each with a newly allocated message in *err.  *dir is set only on
  * success.
  */
 #ifndef FLEETMARK_RUNREF_H
@@ -26,6 +39,7 @@
 #include <stddef.h>
 
 #define RUNREF_ENOTFOUND	(-2)
+#define RUNREF_EAMBIGUOUS	(-3)
 
 /* What `latest` is relative to.  Every field may be NULL / 0. */
 struct runref_ctx {
@@ -36,14 +50,18 @@ struct runref_ctx {
 	size_t			 nhosts;	/* 0: any host */
 	const char		*before;	/* a run id: only runs started earlier,
 						 * never this one */
+	const char		*except;	/* a run id `latest` never names */
+	int			 any_status;	/* with plan: `latest` may be a run of
+						 * any status, not only "finished" */
+	int			 no_labels;	/* a ref is never a label (step 5) */
 };
 
 /*
- * Resolve ref to a local run directory (a new string in *dir): a
- * directory with a run.json, a run id under ctx->results, `latest` (see
- * above), or an archive reference URL/RUNID or URL/latest (the run is
- * fetched into the archive cache and that directory is returned).  ctx
- * may be NULL (no context).
+ * Resolve ref to a local run directory (a new string in *dir), in the
+ * order above: a directory with a run.json, a run id under ctx->results,
+ * `latest`, an archive reference URL/RUNID or URL/latest (the run is
+ * fetched into the archive cache and that directory is returned), or a
+ * label.  ctx may be NULL (no context).
  */
 int	runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir,
 	    char **err);

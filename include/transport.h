@@ -15,7 +15,7 @@
  * code.  transport_open() hands back a message in OpenSSH's words naming
  * the host; once a transport is open, transport_error() gives the message
  * of its last failure.  transport_class() maps a code to the error class
- * of a trial line (SPEC §7): connect, auth, hostkey, timeout, deploy.
+ * of a trial line (docs/results.md): connect, auth, hostkey, timeout, deploy.
  *
  * Bounds.  Everything a host sends is held in buffers of a fixed size
  * (per channel and per stream); output beyond them is either held back

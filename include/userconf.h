@@ -23,7 +23,7 @@
  *	  session_token: "..."                 # optional
  *	  path_style: yes                      # optional
  *
- * Errors are 0 / -1 with "FILE:LINE:COL: message" in *err (conf.h).
+ * Errors are 0 / -1 with "FILE:LINE:COL: message" in *err (yamldoc.h).
  */
 #ifndef FLEETMARK_USERCONF_H
 #define FLEETMARK_USERCONF_H

@@ -1,7 +1,7 @@
 /*
  * variant.h: applying a plan variant on a host, and undoing it.
  *
- * A variant (plan.h, SPEC §5) is a set of files to write (`write: {path:
+ * A variant (plan.h, docs/plans-and-fleets.md) is a set of files to write (`write: {path:
  * value}`) and shell commands (`setup`, `teardown`).  Applying it, on an
  * open transport:
  *   1. for each write, in the order written: read the file's old content

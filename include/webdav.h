@@ -1,6 +1,6 @@
 /*
  * webdav.h: reading a WebDAV PROPFIND answer (RFC 4918 section 9.1), for
- * the http(s):// archive backend (src/archive-http.c).
+ * the http(s):// archive backend (src/archive-webdav.c).
  *
  * The answer comes from a server, so it is untrusted: it is parsed with
  * libxml2 without network access, DTD loading or entity substitution,

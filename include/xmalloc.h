@@ -26,6 +26,21 @@ char	*xvasprintf(const char *fmt, va_list ap)
 	    __attribute__((format(printf, 1, 0)));
 
 /*
+ * The error convention (docs/internals.md, "Errors"): *err = a newly
+ * allocated formatted message for the caller to free, and code returned,
+ * so that a failure reads `return err_set(err, -1, "cannot open %s", p)`.
+ */
+int	 err_set(char **err, int code, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Overwrite the secret string s (a password, a key) with zeros that the
+ * compiler may not optimise away, then free it; NULL is fine.  For every
+ * secret the controller holds, so that none outlives its use in memory.
+ */
+void	 free_secret(char *s);
+
+/*
  * Grow *arr (of *cap elements of size each) so that it holds at least
  * `need` elements; capacity doubles.  For arrays built by appending.
  */

@@ -21,4 +21,14 @@
  */
 xmlDoc	*xmldoc_read(const char *buf, size_t len, const char *name, int extra_opts);
 
+/*
+ * Whether n is an element called name in the namespace whose URI is ns
+ * ("DAV:"); with ns NULL, in any namespace or none (S3's answers, read by
+ * local name).
+ */
+int	 xmldoc_is(const xmlNode *n, const char *ns, const char *name);
+
+/* The first child of n that xmldoc_is(child, ns, name), or NULL. */
+const xmlNode *xmldoc_child(const xmlNode *n, const char *ns, const char *name);
+
 #endif /* FLEETMARK_XMLDOC_H */

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "strv.h"
 #include "utf8.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -321,19 +322,40 @@ bad(struct line *l, enum ap_bad reason, const char *fmt, ...)
 	return -1;
 }
 
+#define ANY_TYPE	(-1)	/* member(): the caller checks the type */
+
+/*
+ * The member key of o in *vp, NULL when it is absent: -1 (a bad line) when
+ * it is absent but required, or there but not of the JSON type `type`
+ * (JSON_OBJECT, JSON_ARRAY, JSON_STRING, JSON_INTEGER, or ANY_TYPE).
+ */
+static int
+member(struct line *l, json_t *o, const char *key, int required, int type, json_t **vp)
+{
+	static const char *const names[] = {
+		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+		[JSON_STRING] = "a string", [JSON_INTEGER] = "an integer",
+	};
+	json_t *v = json_object_get(o, key);
+
+	*vp = v;
+	if (v == NULL)
+		return required ? bad(l, AP_BAD_MEMBER, "'%s' is missing", key) : 0;
+	if (type != ANY_TYPE && (int)json_typeof(v) != type)
+		return bad(l, AP_BAD_MEMBER, "'%s' is not %s", key, names[type]);
+	return 0;
+}
+
 static int
 get_str(struct line *l, json_t *o, const char *key, int required, const char **out)
 {
-	json_t *v = json_object_get(o, key);
+	json_t *v;
 
 	*out = NULL;
-	if (v == NULL && !required)
-		return 0;
-	if (v == NULL)
-		return bad(l, AP_BAD_MEMBER, "'%s' is missing", key);
-	if (!json_is_string(v))
-		return bad(l, AP_BAD_MEMBER, "'%s' is not a string", key);
-	*out = json_string_value(v);
+	if (member(l, o, key, required, JSON_STRING, &v) != 0)
+		return -1;
+	if (v != NULL)
+		*out = json_string_value(v);
 	return 0;
 }
 
@@ -341,14 +363,12 @@ static int
 get_int(struct line *l, json_t *o, const char *key, int required, long long min,
     long long *out)
 {
-	json_t *v = json_object_get(o, key);
+	json_t *v;
 
-	if (v == NULL && !required)
-		return 0;
+	if (member(l, o, key, required, JSON_INTEGER, &v) != 0)
+		return -1;
 	if (v == NULL)
-		return bad(l, AP_BAD_MEMBER, "'%s' is missing", key);
-	if (!json_is_integer(v))
-		return bad(l, AP_BAD_MEMBER, "'%s' is not an integer", key);
+		return 0;
 	if (json_integer_value(v) < min)
 		return bad(l, AP_BAD_MEMBER, "'%s' is out of range", key);
 	*out = (long long)json_integer_value(v);
@@ -371,13 +391,13 @@ number(struct line *l, json_t *v, const char *what, double *out)
 static int
 get_num(struct line *l, json_t *o, const char *key, int required, double *out)
 {
-	json_t *v = json_object_get(o, key);
+	json_t *v;
 	char what[48];
 
-	if (v == NULL && !required)
-		return 0;
+	if (member(l, o, key, required, ANY_TYPE, &v) != 0)
+		return -1;
 	if (v == NULL)
-		return bad(l, AP_BAD_MEMBER, "'%s' is missing", key);
+		return 0;
 	snprintf(what, sizeof(what), "'%s'", key);
 	return number(l, v, what, out);
 }
@@ -421,11 +441,8 @@ parse_header(struct line *l, json_t *o)
 
 	if (get_str(l, o, "bench", 1, &ev->u.header.bench) != 0)
 		return -1;
-	params = json_object_get(o, "params");
-	if (params == NULL)
-		return bad(l, AP_BAD_MEMBER, "'params' is missing");
-	if (!json_is_object(params))
-		return bad(l, AP_BAD_MEMBER, "'params' is not an object");
+	if (member(l, o, "params", 1, JSON_OBJECT, &params) != 0)
+		return -1;
 	json_object_foreach(params, k, v) {
 		if (!json_is_string(v) && !json_is_integer(v))
 			return bad(l, AP_BAD_MEMBER, "parameter '%.40s' is neither a "
@@ -465,11 +482,8 @@ parse_metric(struct line *l, json_t *o)
 	    get_int(l, o, "count", 1, 1, &ev->u.metric.count) != 0 ||
 	    get_int(l, o, "iterations", 0, 0, &ev->u.metric.iterations) != 0)
 		return -1;
-	arr = json_object_get(o, "samples");
-	if (arr == NULL)
-		return bad(l, AP_BAD_MEMBER, "'samples' is missing");
-	if (!json_is_array(arr))
-		return bad(l, AP_BAD_MEMBER, "'samples' is not an array");
+	if (member(l, o, "samples", 1, JSON_ARRAY, &arr) != 0)
+		return -1;
 	n = json_array_size(arr);
 	if (n == 0)
 		return bad(l, AP_BAD_SAMPLES, "no samples");
@@ -565,12 +579,84 @@ parse_end(struct line *l, json_t *o)
 }
 
 static int
+parse_note(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+
+	return get_str(l, o, "text", 1, &ev->u.note.text) != 0 ||
+	    get_str(l, o, "bench", 0, &ev->u.note.bench) != 0 ? -1 : 0;
+}
+
+static int
+parse_heartbeat(struct line *l, json_t *o)
+{
+	return get_num(l, o, "elapsed", 1, &l->ev->u.heartbeat.elapsed);
+}
+
+static int
+parse_error(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+
+	if (get_str(l, o, "class", 1, &ev->u.error.cls) != 0 ||
+	    get_str(l, o, "message", 1, &ev->u.error.message) != 0)
+		return -1;
+	ev->u.error.status = ap_status_from_wire(ev->u.error.cls);
+	if (ev->u.error.status == AP_ST_OK)
+		ev->u.error.status = AP_ST_BENCH;	/* an error is not ok */
+	return 0;
+}
+
+/* The whole object is the event: the host's facts, which the journal keeps. */
+static int
+parse_env(struct line *l, json_t *o)
+{
+	l->ev->u.env.obj = o;
+	return 0;
+}
+
+static int
+parse_bench(struct line *l, json_t *o)
+{
+	l->ev->u.bench.obj = o;
+	return get_str(l, o, "name", 1, &l->ev->u.bench.name);
+}
+
+static int
+parse_bye(struct line *l, json_t *o)
+{
+	(void)l;
+	(void)o;
+	return 0;
+}
+
+/* The line types: what each is called on the wire, its event, its parser. */
+static const struct line_type {
+	const char	*name;
+	enum ap_type	 type;
+	int		(*parse)(struct line *, json_t *);
+} line_types[] = {
+	{ WIRE_HELLO, AP_HELLO, parse_hello },
+	{ WIRE_HEADER, AP_HEADER, parse_header },
+	{ WIRE_METRIC, AP_METRIC, parse_metric },
+	{ WIRE_NOTE, AP_NOTE, parse_note },
+	{ WIRE_HEARTBEAT, AP_HEARTBEAT, parse_heartbeat },
+	{ WIRE_ERROR, AP_ERROR, parse_error },
+	{ WIRE_PROFILE, AP_PROFILE, parse_profile },
+	{ WIRE_END, AP_END, parse_end },
+	{ WIRE_ENV, AP_ENV, parse_env },
+	{ WIRE_BENCH, AP_BENCH, parse_bench },
+	{ WIRE_BYE, AP_BYE, parse_bye },
+};
+
+static int
 parse_line(struct agentproto *ap, const char *text, size_t len, struct ap_event *ev)
 {
 	struct line l = { ap, ev, text, len, NULL };
 	json_error_t jerr;
 	json_t *o, *v;
 	const char *t;
+	size_t i;
 
 	o = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 	if (o == NULL)
@@ -579,84 +665,20 @@ parse_line(struct agentproto *ap, const char *text, size_t len, struct ap_event 
 	ap->cur = o;
 	if (!json_is_object(o))
 		return bad(&l, AP_BAD_NOT_OBJECT, "not a JSON object");
-	v = json_object_get(o, "type");
-	if (v == NULL)
-		return bad(&l, AP_BAD_MEMBER, "'type' is missing");
-	if (!json_is_string(v))
-		return bad(&l, AP_BAD_MEMBER, "'type' is not a string");
-	t = json_string_value(v);
-	v = json_object_get(o, "id");
+	if (get_str(&l, o, "type", 1, &t) != 0 || member(&l, o, "id", 0, JSON_STRING, &v) != 0)
+		return -1;
 	if (v != NULL) {
-		if (!json_is_string(v))
-			return bad(&l, AP_BAD_MEMBER, "'id' is not a string");
 		if (json_string_length(v) > AP_MAX_ID)
 			return bad(&l, AP_BAD_MEMBER, "'id' is longer than %d bytes",
 			    AP_MAX_ID);
 		ev->id = json_string_value(v);
 	}
-
-	if (strcmp(t, WIRE_HELLO) == 0) {
-		l.type = WIRE_HELLO;
-		ev->type = AP_HELLO;
-		return parse_hello(&l, o);
-	}
-	if (strcmp(t, WIRE_HEADER) == 0) {
-		l.type = WIRE_HEADER;
-		ev->type = AP_HEADER;
-		return parse_header(&l, o);
-	}
-	if (strcmp(t, WIRE_METRIC) == 0) {
-		l.type = WIRE_METRIC;
-		ev->type = AP_METRIC;
-		return parse_metric(&l, o);
-	}
-	if (strcmp(t, WIRE_NOTE) == 0) {
-		l.type = WIRE_NOTE;
-		ev->type = AP_NOTE;
-		return get_str(&l, o, "text", 1, &ev->u.note.text) != 0 ||
-		    get_str(&l, o, "bench", 0, &ev->u.note.bench) != 0 ? -1 : 0;
-	}
-	if (strcmp(t, WIRE_HEARTBEAT) == 0) {
-		l.type = WIRE_HEARTBEAT;
-		ev->type = AP_HEARTBEAT;
-		return get_num(&l, o, "elapsed", 1, &ev->u.heartbeat.elapsed);
-	}
-	if (strcmp(t, WIRE_ERROR) == 0) {
-		l.type = WIRE_ERROR;
-		ev->type = AP_ERROR;
-		if (get_str(&l, o, "class", 1, &ev->u.error.cls) != 0 ||
-		    get_str(&l, o, "message", 1, &ev->u.error.message) != 0)
-			return -1;
-		ev->u.error.status = ap_status_from_wire(ev->u.error.cls);
-		if (ev->u.error.status == AP_ST_OK)
-			ev->u.error.status = AP_ST_BENCH;	/* an error is not ok */
-		return 0;
-	}
-	if (strcmp(t, WIRE_PROFILE) == 0) {
-		l.type = WIRE_PROFILE;
-		ev->type = AP_PROFILE;
-		return parse_profile(&l, o);
-	}
-	if (strcmp(t, WIRE_END) == 0) {
-		l.type = WIRE_END;
-		ev->type = AP_END;
-		return parse_end(&l, o);
-	}
-	if (strcmp(t, WIRE_ENV) == 0) {
-		ev->type = AP_ENV;
-		ev->u.env.obj = o;
-		return 0;
-	}
-	if (strcmp(t, WIRE_BENCH) == 0) {
-		l.type = WIRE_BENCH;
-		ev->type = AP_BENCH;
-		ev->u.bench.obj = o;
-		return get_str(&l, o, "name", 1, &ev->u.bench.name);
-	}
-	if (strcmp(t, WIRE_BYE) == 0) {
-		ev->type = AP_BYE;
-		return 0;
-	}
+	for (i = 0; i < sizeof(line_types) / sizeof(line_types[0]); i++)
+		if (strcmp(t, line_types[i].name) == 0) {
+			l.type = line_types[i].name;
+			ev->type = line_types[i].type;
+			return line_types[i].parse(&l, o);
+		}
 	return bad(&l, AP_BAD_TYPE, "unknown type '%.32s'", t);
 }
 
@@ -764,9 +786,7 @@ ap_trial_free(struct ap_trial *t)
 	}
 	free(t->r.points);
 	profile_free(t->r.profile);
-	for (i = 0; i < t->r.nnotes; i++)
-		free(t->r.notes[i]);
-	free(t->r.notes);
+	strv_free(t->r.notes, t->r.nnotes);
 	for (i = 0; i < AP_ST_COUNT; i++)
 		free(t->last_error[i]);
 	free(t->r.id);

@@ -13,6 +13,7 @@
 
 #include "agents.h"
 #include "proc.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 static int
@@ -118,9 +119,7 @@ agents_free(struct agent_set *s)
 		free(s->bins[i].path);
 	}
 	free(s->bins);
-	for (i = 0; i < s->nsearched; i++)
-		free(s->searched[i]);
-	free(s->searched);
+	strv_free(s->searched, s->nsearched);
 	free(s);
 }
 

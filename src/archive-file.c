@@ -2,8 +2,8 @@
  * archive-file.c: file:// archives, a directory on a local or mounted
  * file system.  Plain POSIX calls rather than libcurl's file:// (which
  * neither creates directories nor lists them): every file is written to a
- * hidden temporary name, synced and renamed, so a reader never sees half
- * of one.
+ * hidden temporary name, synced and renamed (fsutil.h's atomic
+ * replacement), so a reader never sees half of one.
  */
 #include <sys/stat.h>
 
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "fsutil.h"
 #include "xmalloc.h"
 
 static int
@@ -47,14 +48,11 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 {
 	char buf[65536];
 	uint64_t done = 0;
-	ssize_t n, w;
-	size_t off;
+	ssize_t n;
 
 	for (;;) {
-		if (archive_cancelled()) {
-			*err = xasprintf("%s: interrupted", name);
-			return ARCHIVE_ECANCELED;
-		}
+		if (archive_cancelled())
+			return err_set(err, ARCHIVE_ECANCELED, "%s: interrupted", name);
 		if ((n = read(in, buf, sizeof(buf))) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -63,21 +61,11 @@ copy_fd(int in, int out, uint64_t max, const struct archive_progress *p,
 		}
 		if (n == 0)
 			return ARCHIVE_OK;
-		if (done + (uint64_t)n > max) {
-			*err = xasprintf("%s: larger than %llu bytes", name,
+		if (done + (uint64_t)n > max)
+			return err_set(err, ARCHIVE_ECORRUPT, "%s: larger than %llu bytes", name,
 			    (unsigned long long)max);
-			return ARCHIVE_ECORRUPT;
-		}
-		for (off = 0; off < (size_t)n; off += (size_t)w) {
-			if ((w = write(out, buf + off, (size_t)n - off)) < 0) {
-				if (errno == EINTR) {
-					w = 0;
-					continue;
-				}
-				*err = xasprintf("%s: %s", name, strerror(errno));
-				return ARCHIVE_EPERM;
-			}
-		}
+		if (fs_full_write(out, buf, (size_t)n) != 0)
+			return err_set(err, ARCHIVE_EPERM, "%s: %s", name, strerror(errno));
 		done += (uint64_t)n;
 		if (p != NULL && p->cb != NULL)
 			p->cb(p->arg, done);
@@ -88,48 +76,28 @@ static int
 file_put(void *state, const char *key, const char *localpath,
     const struct archive_progress *p, char **err)
 {
-	char *dest, *tmp, *slash;
-	int in = -1, out = -1, r;
+	struct fs_atomic a;
+	char *dest;
+	int in = -1, r = ARCHIVE_EPERM;
 
 	dest = xasprintf("%s/%s", (const char *)state, key);
-	slash = strrchr(dest, '/');
-	tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - dest), dest, slash + 1);
-	if ((r = archive_mkparents(dest, 0755, err)) != 0)
+	if (fs_mkparents(dest, 0755, err) != 0)
 		goto out;
 	if ((in = open(localpath, O_RDONLY | O_CLOEXEC)) == -1) {
 		*err = xasprintf("%s: %s", localpath, strerror(errno));
-		r = ARCHIVE_EPERM;
 		goto out;
 	}
-	if ((out = mkstemp(tmp)) == -1) {
-		*err = xasprintf("cannot create a file in %s: %s", dest, strerror(errno));
-		r = ARCHIVE_EPERM;
+	/* a temporary of its own: other pushes may write the same archive */
+	if (fs_atomic_open(&a, dest, 0644, FS_UNIQUE, err) != 0)
+		goto out;
+	if ((r = copy_fd(in, a.fd, ARCHIVE_MAX_FILE_SIZE, p, localpath, err)) != 0) {
+		fs_atomic_abort(&a);
 		goto out;
 	}
-	if ((r = copy_fd(in, out, ARCHIVE_MAX_FILE_SIZE, p, localpath, err)) != 0)
-		goto out;
-	if (fchmod(out, 0644) != 0 || fsync(out) != 0 || close(out) != 0) {
-		out = -1;
-		*err = xasprintf("%s: %s", dest, strerror(errno));
-		r = ARCHIVE_EPERM;
-		goto out;
-	}
-	out = -1;
-	if (rename(tmp, dest) != 0) {
-		*err = xasprintf("cannot rename to %s: %s", dest, strerror(errno));
-		r = ARCHIVE_EPERM;
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
+	r = fs_atomic_commit(&a, err) == 0 ? ARCHIVE_OK : ARCHIVE_EPERM;
  out:
-	if (out != -1)
-		close(out);
 	if (in != -1)
 		close(in);
-	if (tmp != NULL)
-		unlink(tmp);
-	free(tmp);
 	free(dest);
 	return r;
 }

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "s3.h"
 #include "sigv4.h"
+#include "strv.h"
 #include "userconf.h"
 #include "xmalloc.h"
 
@@ -70,10 +71,8 @@ s3_prepare(void *arg, const struct http_request *req, struct curl_slist **hdrs, 
 	size_t i;
 
 	(void)req;
-	if (sigv4_amz_date(time(NULL), date) != 0) {
-		*err = xstrdup("s3: the clock is out of range");
-		return -1;
-	}
+	if (sigv4_amz_date(time(NULL), date) != 0)
+		return err_set(err, -1, "s3: the clock is out of range");
 	memset(&r, 0, sizeof(r));
 	memset(&sg, 0, sizeof(sg));
 	creds.access_key_id = c->s->t.access_key_id;
@@ -336,7 +335,7 @@ s3_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err)
 	free(ep);
 	free(p);
 	if (r != ARCHIVE_OK) {
-		archive_names_free(names, n);
+		strv_free(names, n);
 		return r;
 	}
 	*namesp = names;

@@ -1,13 +1,13 @@
 /*
- * archive.c: URLs, manifests and the push/pull/ls/fetch operations on top
- * of the backends (archive.h).  The backends move bytes; this file decides
- * what is sent, in which order, and what a complete run is.
+ * archive.c: the push/pull/ls/fetch operations on top of the backends
+ * (archive.h).  The backends move bytes; this file decides what is sent,
+ * in which order, and what a complete run is.  URLs are parsed in url.c,
+ * manifests built, parsed and verified in manifest.c.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -16,15 +16,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include "archive.h"
+#include "digest.h"
+#include "fsutil.h"
 #include "log.h"
+#include "progress.h"
+#include "rundir.h"
+#include "strv.h"
 #include "userconf.h"
+#include "xdg.h"
 #include "xmalloc.h"
 
 /*
@@ -99,350 +101,7 @@ archive_strerror(int code)
 	}
 }
 
-/* --- URLs ---------------------------------------------------------------- */
-
-static const char *const schemes[] = { "file", "http", "https", "s3", NULL };
-
-/* The length of s's "SCHEME://" for a known scheme, else 0. */
-static size_t
-scheme_len(const char *s)
-{
-	size_t i, n;
-
-	for (i = 0; schemes[i] != NULL; i++) {
-		n = strlen(schemes[i]);
-		if (strncasecmp(s, schemes[i], n) == 0 && strncmp(s + n, "://", 3) == 0)
-			return n + 3;
-	}
-	return 0;
-}
-
-int
-archive_is_url(const char *s)
-{
-	return s != NULL && scheme_len(s) != 0;
-}
-
-char *
-archive_url_display(const char *s)
-{
-	const char *auth, *end, *at;
-	size_t sl;
-
-	if ((auth = strstr(s, "://")) == NULL)
-		return xstrdup(s);
-	auth += 3;
-	sl = (size_t)(auth - s);
-	end = auth + strcspn(auth, "/?#");
-	at = NULL;
-	for (const char *p = auth; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (at == NULL)
-		return xstrdup(s);
-	return xasprintf("%.*s%s", (int)sl, s, at + 1);
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-char *
-archive_pct_decode(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1);
-	size_t i, o = 0;
-	int hi, lo;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] != '%') {
-			out[o++] = s[i];
-			continue;
-		}
-		if (i + 2 >= n || (hi = hexval((unsigned char)s[i + 1])) < 0 ||
-		    (lo = hexval((unsigned char)s[i + 2])) < 0 || (hi | lo) == 0) {
-			free(out);
-			return NULL;
-		}
-		out[o++] = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	out[o] = '\0';
-	return out;
-}
-
-static int
-url_error(char **err, const char *s, const char *why)
-{
-	char *d = archive_url_display(s);
-
-	*err = xasprintf("%s: %s", d, why);
-	free(d);
-	return ARCHIVE_EINVAL;
-}
-
-void
-archive_url_free(struct archive_url *u)
-{
-	if (u == NULL)
-		return;
-	free(u->scheme);
-	free(u->host);
-	free(u->path);
-	free(u->user);
-	if (u->password != NULL) {
-		explicit_bzero(u->password, strlen(u->password));
-		free(u->password);
-	}
-	free(u->base);
-	free(u);
-}
-
-int
-archive_url_parse(const char *s, struct archive_url **up, char **err)
-{
-	struct archive_url *u;
-	const char *rest, *auth_end, *at = NULL, *colon, *p;
-	size_t sl, len;
-	char *path;
-
-	if ((sl = scheme_len(s)) == 0)
-		return url_error(err, s, "not an archive URL (file://, http://, https:// or s3://)");
-	for (p = s; *p != '\0'; p++) {
-		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-			return url_error(err, s, "a URL may not contain spaces or control characters");
-	}
-	if (strlen(s) > 4096)
-		return url_error(err, s, "URL too long");
-	u = xcalloc(1, sizeof(*u));
-	u->scheme = xstrndup(s, sl - 3);
-	for (p = u->scheme; *p != '\0'; p++)
-		u->scheme[p - u->scheme] = (char)tolower((unsigned char)*p);
-	rest = s + sl;
-	auth_end = rest + strcspn(rest, "/");
-	for (p = rest; p < auth_end; p++)
-		if (*p == '@')
-			at = p;
-
-	if (strcmp(u->scheme, "file") == 0) {
-		if (at != NULL || (auth_end != rest &&
-		    !(auth_end - rest == 9 && strncasecmp(rest, "localhost", 9) == 0)))
-			goto bad_file;
-		if ((path = archive_pct_decode(auth_end, strlen(auth_end))) == NULL)
-			goto bad_escape;
-		u->host = xstrdup("");
-		u->path = path;
-	} else {
-		if (strpbrk(rest, "?#") != NULL) {
-			archive_url_free(u);
-			return url_error(err, s, "a query or fragment is not allowed in an archive URL");
-		}
-		if (at != NULL) {
-			if (strcmp(u->scheme, "s3") == 0) {
-				archive_url_free(u);
-				return url_error(err, s, "s3:// URLs take no credentials (use the config file or the environment)");
-			}
-			colon = memchr(rest, ':', (size_t)(at - rest));
-			len = (size_t)((colon != NULL ? colon : at) - rest);
-			if ((u->user = archive_pct_decode(rest, len)) == NULL)
-				goto bad_escape;
-			if (colon != NULL && (u->password = archive_pct_decode(colon + 1,
-			    (size_t)(at - colon - 1))) == NULL)
-				goto bad_escape;
-			rest = at + 1;
-		}
-		u->host = xstrndup(rest, (size_t)(auth_end - rest));
-		if (u->host[0] == '\0') {
-			archive_url_free(u);
-			return url_error(err, s, "no host in the URL");
-		}
-		for (p = u->host; *p != '\0'; p++) {
-			if (!isalnum((unsigned char)*p) && strchr(".-_:[]", *p) == NULL) {
-				archive_url_free(u);
-				return url_error(err, s, "bad character in the host name");
-			}
-		}
-		if (strcmp(u->scheme, "s3") == 0)
-			u->path = xstrdup(*auth_end == '/' ? auth_end + 1 : auth_end);
-		else
-			u->path = xstrdup(auth_end);
-	}
-	len = strlen(u->path);
-	while (len > 0 && u->path[len - 1] == '/')
-		u->path[--len] = '\0';
-	if (strcmp(u->scheme, "file") == 0) {
-		if (u->path[0] != '/' && len == 0)
-			u->path = (free(u->path), xstrdup("/"));
-		if (u->path[0] != '/')
-			goto bad_file;
-	}
-	if (strstr(u->path, "/../") != NULL || strstr(u->path, "/./") != NULL ||
-	    (len >= 3 && strcmp(u->path + len - 3, "/..") == 0) ||
-	    (len >= 2 && strcmp(u->path + len - 2, "/.") == 0) ||
-	    strncmp(u->path, "../", 3) == 0 || strcmp(u->path, "..") == 0) {
-		archive_url_free(u);
-		return url_error(err, s, "'.' and '..' are not allowed in an archive URL's path");
-	}
-	if (strcmp(u->scheme, "file") == 0)
-		u->base = xasprintf("file://%s", u->path);
-	else if (strcmp(u->scheme, "s3") == 0)
-		u->base = xasprintf("s3://%s%s%s", u->host, len ? "/" : "", u->path);
-	else
-		u->base = xasprintf("%s://%s%s", u->scheme, u->host, u->path);
-	u->display = u->base;
-	*up = u;
-	return ARCHIVE_OK;
-
- bad_file:
-	archive_url_free(u);
-	return url_error(err, s, "a file URL is file:///ABSOLUTE/PATH");
- bad_escape:
-	archive_url_free(u);
-	return url_error(err, s, "bad %-escape in the URL");
-}
-
-int
-archive_valid_runid(const char *id)
-{
-	size_t i, n = strlen(id);
-
-	if (n == 0 || n > ARCHIVE_MAX_RUNID || id[0] == '.')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)id[i]) && strchr("._+-", id[i]) == NULL)
-			return 0;
-	return 1;
-}
-
-int
-archive_valid_path(const char *p)
-{
-	size_t n = strlen(p), comp = 0, depth = 1, i;
-
-	if (n == 0 || n > ARCHIVE_MAX_PATH)
-		return 0;
-	for (i = 0; i < n; i++) {
-		if (p[i] == '/') {
-			if (comp == 0 || ++depth > ARCHIVE_MAX_DEPTH)
-				return 0;
-			comp = 0;
-			continue;
-		}
-		if (comp == 0 && p[i] == '.')
-			return 0;	/* ".", "..", hidden files */
-		if (!isalnum((unsigned char)p[i]) && strchr("._+@=,-", p[i]) == NULL)
-			return 0;
-		if (++comp > ARCHIVE_MAX_COMPONENT)
-			return 0;
-	}
-	return comp != 0;
-}
-
-int
-archive_split_ref(const char *ref, char **url, char **runid)
-{
-	size_t sl, n, i, pstart;
-	int is_file;
-	char *id;
-
-	if ((sl = scheme_len(ref)) == 0)
-		return ARCHIVE_EINVAL;
-	n = strlen(ref);
-	while (n > sl && ref[n - 1] == '/')
-		n--;
-	/* where the path starts: after the authority (host, bucket) */
-	is_file = strncasecmp(ref, "file", 4) == 0;
-	pstart = is_file ? sl : sl + strcspn(ref + sl, "/");
-	for (i = n; i > 0 && ref[i - 1] != '/'; i--)
-		;
-	if (i == 0 || i - 1 < pstart || i >= n)
-		return ARCHIVE_EINVAL;
-	id = xstrndup(ref + i, n - i);
-	if (!archive_valid_runid(id)) {
-		free(id);
-		return ARCHIVE_EINVAL;
-	}
-	*runid = id;
-	/* keep "file:///" for a run directly under the root */
-	*url = xstrndup(ref, is_file && i - 1 == pstart ? i : i - 1);
-	return ARCHIVE_OK;
-}
-
-/* --- Hashing and files --------------------------------------------------- */
-
-int
-archive_sha256_file(const char *path, char out[65], uint64_t *size, char **err)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-	EVP_MD_CTX *ctx = NULL;
-	uint64_t total = 0;
-	ssize_t n;
-	int fd, r = ARCHIVE_EPERM;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
-	}
-	if ((ctx = EVP_MD_CTX_new()) == NULL ||
-	    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		*err = xasprintf("%s: sha256 unavailable in libcrypto", path);
-		goto out;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*err = xasprintf("%s: %s", path, strerror(errno));
-			goto out;
-		}
-		EVP_DigestUpdate(ctx, buf, (size_t)n);
-		total += (uint64_t)n;
-	}
-	if (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen != 32) {
-		*err = xasprintf("%s: sha256 failed", path);
-		goto out;
-	}
-	for (i = 0; i < mdlen; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
-	*size = total;
-	r = ARCHIVE_OK;
- out:
-	EVP_MD_CTX_free(ctx);
-	close(fd);
-	return r;
-}
-
-int
-archive_mkparents(const char *path, unsigned int mode, char **err)
-{
-	char *p = xstrdup(path), *s;
-	int r = 0;
-
-	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-			r = ARCHIVE_EPERM;
-			break;
-		}
-		*s = '/';
-	}
-	free(p);
-	return r;
-}
+/* --- Files --------------------------------------------------------------- */
 
 static int
 rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -462,371 +121,26 @@ rm_tree(const char *dir)
 		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* --- Manifests ----------------------------------------------------------- */
-
-void
-archive_manifest_free(struct archive_manifest *m)
-{
-	size_t i;
-
-	if (m == NULL)
-		return;
-	for (i = 0; i < m->n; i++)
-		free(m->entries[i].path);
-	free(m->entries);
-	free(m->runid);
-	free(m);
-}
-
-static int
-entry_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct archive_entry *)a)->path,
-	    ((const struct archive_entry *)b)->path);
-}
-
-struct walk {
-	const char		*top;
-	struct archive_manifest	*m;
-	size_t			 cap;
-};
-
-static int
-walk_dir(struct walk *w, const char *rel, int depth, char **err)
-{
-	char *dpath, *child, *full;
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int r = 0;
-
-	dpath = rel[0] ? xasprintf("%s/%s", w->top, rel) : xstrdup(w->top);
-	if ((d = opendir(dpath)) == NULL) {
-		*err = xasprintf("cannot read %s: %s", dpath, strerror(errno));
-		free(dpath);
-		return ARCHIVE_EPERM;
-	}
-	while (r == 0 && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;	/* ".", "..", and hidden files: not the run's */
-		if (depth == 0 && strcmp(de->d_name, ARCHIVE_MANIFEST) == 0)
-			continue;	/* a pulled run's own manifest */
-		child = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
-		full = xasprintf("%s/%s", dpath, de->d_name);
-		if (lstat(full, &st) != 0) {
-			*err = xasprintf("%s: %s", full, strerror(errno));
-			r = ARCHIVE_EPERM;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (depth + 1 >= ARCHIVE_MAX_DEPTH) {
-				*err = xasprintf("%s: directories nested too deep for an archive", full);
-				r = ARCHIVE_EINVAL;
-			} else
-				r = walk_dir(w, child, depth + 1, err);
-		} else if (!S_ISREG(st.st_mode)) {
-			*err = xasprintf("%s: not a regular file (links and devices are not archived)", full);
-			r = ARCHIVE_EINVAL;
-		} else if (!archive_valid_path(child)) {
-			*err = xasprintf("%s: name not allowed in an archive (letters, digits and ._+@=,- only)", full);
-			r = ARCHIVE_EINVAL;
-		} else if (w->m->n >= ARCHIVE_MAX_FILES) {
-			*err = xasprintf("%s: more than %d files", w->top, ARCHIVE_MAX_FILES);
-			r = ARCHIVE_EINVAL;
-		} else {
-			xgrow(&w->m->entries, &w->cap, w->m->n + 1, sizeof(*w->m->entries));
-			memset(&w->m->entries[w->m->n], 0, sizeof(*w->m->entries));
-			w->m->entries[w->m->n].path = child;
-			child = NULL;
-			w->m->n++;
-		}
-		free(child);
-		free(full);
-	}
-	closedir(d);
-	free(dpath);
-	return r;
-}
-
-int
-archive_manifest_build(const char *dir, const char *runid,
-    struct archive_manifest **mp, char **err)
-{
-	struct archive_manifest *m;
-	struct walk w;
-	char *full;
-	size_t i;
-	int r;
-
-	m = xcalloc(1, sizeof(*m));
-	m->runid = xstrdup(runid);
-	w.top = dir;
-	w.m = m;
-	w.cap = 0;
-	if ((r = walk_dir(&w, "", 0, err)) != 0)
-		goto fail;
-	if (m->n > 1)
-		qsort(m->entries, m->n, sizeof(*m->entries), entry_cmp);
-	for (i = 0; i < m->n; i++) {
-		full = xasprintf("%s/%s", dir, m->entries[i].path);
-		r = archive_sha256_file(full, m->entries[i].sha256,
-		    &m->entries[i].size, err);
-		free(full);
-		if (r != 0)
-			goto fail;
-	}
-	*mp = m;
-	return ARCHIVE_OK;
- fail:
-	archive_manifest_free(m);
-	return r;
-}
-
-char *
-archive_manifest_format(const struct archive_manifest *m, size_t *lenp)
-{
-	char *s, *line;
-	size_t i, len, cap = 256;
-
-	s = xmalloc(cap);
-	len = (size_t)snprintf(s, cap, "fleetmark-manifest 1\nrun %s\nfiles %zu\n",
-	    m->runid, m->n);
-	if (len >= cap) {
-		cap = len + 1;
-		s = xreallocarray(s, cap, 1);
-		snprintf(s, cap, "fleetmark-manifest 1\nrun %s\nfiles %zu\n", m->runid, m->n);
-	}
-	for (i = 0; i <= m->n; i++) {
-		if (i < m->n)
-			line = xasprintf("%s  %llu  %s\n", m->entries[i].sha256,
-			    (unsigned long long)m->entries[i].size, m->entries[i].path);
-		else
-			line = xstrdup("end\n");
-		xgrow(&s, &cap, len + strlen(line) + 1, 1);
-		memcpy(s + len, line, strlen(line) + 1);
-		len += strlen(line);
-		free(line);
-	}
-	if (lenp != NULL)
-		*lenp = len;
-	return s;
-}
-
-static int
-mf_error(char **err, const char *name, size_t line, const char *what)
-{
-	*err = xasprintf("%s:%zu: %s", name, line, what);
-	return ARCHIVE_ECORRUPT;
-}
-
-/* A decimal with no sign, no leading zero, at most max. */
-static int
-parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 20 || (n > 1 && s[0] == '0'))
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-int
-archive_manifest_parse(const char *name, const char *text, size_t len,
-    struct archive_manifest **mp, char **err)
-{
-	struct archive_manifest *m;
-	struct archive_entry *e;
-	const char *p = text, *end = text + len, *nl, *f2, *f3;
-	size_t lineno = 0, llen, i;
-	uint64_t nfiles = 0;
-	char *line = NULL;
-	int r = ARCHIVE_ECORRUPT, state = 0;	/* 0 header, 1 run, 2 files, 3 entries, 4 end */
-
-	if (len > ARCHIVE_MANIFEST_MAX)
-		return mf_error(err, name, 0, "manifest too large");
-	m = xcalloc(1, sizeof(*m));
-	while (p < end) {
-		lineno++;
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
-			r = mf_error(err, name, lineno, "truncated: the last line has no newline");
-			goto fail;
-		}
-		llen = (size_t)(nl - p);
-		free(line);
-		line = xstrndup(p, llen);
-		if (strlen(line) != llen) {
-			r = mf_error(err, name, lineno, "NUL byte");
-			goto fail;
-		}
-		p = nl + 1;
-		switch (state) {
-		case 0:
-			if (strcmp(line, "fleetmark-manifest 1") != 0) {
-				r = mf_error(err, name, lineno, strncmp(line, "fleetmark-manifest ", 19) == 0 ?
-				    "unsupported manifest version (this fleetmark reads version 1)" :
-				    "not a fleetmark manifest (no 'fleetmark-manifest 1' header)");
-				goto fail;
-			}
-			state = 1;
-			break;
-		case 1:
-			if (strncmp(line, "run ", 4) != 0 || !archive_valid_runid(line + 4)) {
-				r = mf_error(err, name, lineno, "expected 'run RUNID' with a valid run id");
-				goto fail;
-			}
-			m->runid = xstrdup(line + 4);
-			state = 2;
-			break;
-		case 2:
-			if (strncmp(line, "files ", 6) != 0 ||
-			    parse_u64(line + 6, llen - 6, ARCHIVE_MAX_FILES, &nfiles) != 0) {
-				r = mf_error(err, name, lineno, "expected 'files N' with N at most 100000");
-				goto fail;
-			}
-			m->entries = xcalloc(nfiles ? (size_t)nfiles : 1, sizeof(*m->entries));
-			state = nfiles ? 3 : 4;
-			break;
-		case 3:
-			/* HEX64, two spaces, SIZE, two spaces, PATH */
-			if (llen < 64 + 2 + 1 + 2 + 1 || line[64] != ' ' || line[65] != ' ') {
-				r = mf_error(err, name, lineno, "expected 'SHA256  SIZE  PATH'");
-				goto fail;
-			}
-			for (i = 0; i < 64; i++) {
-				if (!((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'f'))) {
-					r = mf_error(err, name, lineno, "bad sha256 (64 lowercase hex digits)");
-					goto fail;
-				}
-			}
-			f2 = line + 66;
-			if ((f3 = strstr(f2, "  ")) == NULL) {
-				r = mf_error(err, name, lineno, "expected 'SHA256  SIZE  PATH'");
-				goto fail;
-			}
-			e = &m->entries[m->n];
-			if (parse_u64(f2, (size_t)(f3 - f2), ARCHIVE_MAX_FILE_SIZE, &e->size) != 0) {
-				r = mf_error(err, name, lineno, "bad size");
-				goto fail;
-			}
-			f3 += 2;
-			if (!archive_valid_path(f3) || strcmp(f3, ARCHIVE_MANIFEST) == 0) {
-				r = mf_error(err, name, lineno, "path not allowed (absolute, '..', hidden, odd characters or too long)");
-				goto fail;
-			}
-			if (m->n > 0 && strcmp(m->entries[m->n - 1].path, f3) >= 0) {
-				r = mf_error(err, name, lineno, "paths out of order or repeated");
-				goto fail;
-			}
-			memcpy(e->sha256, line, 64);
-			e->sha256[64] = '\0';
-			e->path = xstrdup(f3);
-			if (++m->n == nfiles)
-				state = 4;
-			break;
-		case 4:
-			if (strcmp(line, "end") != 0) {
-				r = mf_error(err, name, lineno, "expected 'end' after the files");
-				goto fail;
-			}
-			state = 5;
-			break;
-		default:
-			r = mf_error(err, name, lineno, "text after 'end'");
-			goto fail;
-		}
-	}
-	if (state != 5) {
-		r = mf_error(err, name, lineno, "truncated: no 'end' line");
-		goto fail;
-	}
-	free(line);
-	*mp = m;
-	return ARCHIVE_OK;
- fail:
-	free(line);
-	archive_manifest_free(m);
-	return r;
-}
-
-int
-archive_manifest_verify(const struct archive_manifest *m, const char *dir,
-    char **err)
-{
-	char sum[65], *full, *e2 = NULL;
-	uint64_t size;
-	size_t i;
-	int r;
-
-	for (i = 0; i < m->n; i++) {
-		full = xasprintf("%s/%s", dir, m->entries[i].path);
-		r = archive_sha256_file(full, sum, &size, &e2);
-		free(full);
-		if (r != 0) {
-			*err = xasprintf("%s/%s: %s", m->runid, m->entries[i].path,
-			    r == ARCHIVE_ENOTFOUND ? "missing" : e2);
-			free(e2);
-			return ARCHIVE_ECORRUPT;
-		}
-		if (size != m->entries[i].size) {
-			*err = xasprintf("%s/%s: %llu bytes, the manifest says %llu%s",
-			    m->runid, m->entries[i].path, (unsigned long long)size,
-			    (unsigned long long)m->entries[i].size,
-			    size < m->entries[i].size ? " (truncated)" : "");
-			return ARCHIVE_ECORRUPT;
-		}
-		if (strcmp(sum, m->entries[i].sha256) != 0) {
-			*err = xasprintf("%s/%s: sha256 %s differs from the manifest's %s",
-			    m->runid, m->entries[i].path, sum, m->entries[i].sha256);
-			return ARCHIVE_ECORRUPT;
-		}
-	}
-	return ARCHIVE_OK;
-}
-
 /* --- Progress on stderr -------------------------------------------------- */
 
+/*
+ * A transfer's progress: a line redrawn in place on a terminal
+ * (progress.h), else a log line per file at -v.
+ */
 struct xfer {
-	const char	*verb;		/* "push", "pull" */
-	const char	*runid;
-	int		 tty;
-	size_t		 nfiles, files_done;
-	uint64_t	 total, before;	/* bytes of all files; of finished files */
-	long long	 last_ms;
-	int		 drawn;
+	const char		*verb;		/* "push", "pull" */
+	const char		*runid;
+	struct progress_line	*line;		/* NULL off a terminal */
+	size_t			 nfiles, files_done;
+	uint64_t		 total, before;	/* bytes of all files; of finished files */
 };
-
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 xfer_draw(struct xfer *x, uint64_t cur, int force)
 {
-	long long now = mono_ms();
-	uint64_t done = x->before + cur;
-	char line[160];
-	int n;
-
-	if (!x->tty || (!force && now - x->last_ms < 100))
-		return;
-	x->last_ms = now;
-	n = snprintf(line, sizeof(line), "\r\033[K%s %s: %zu/%zu files, %.1f of %.1f MB",
+	progress_line_set(x->line, force, "%s %s: %zu/%zu files, %.1f of %.1f MB",
 	    x->verb, x->runid, x->files_done, x->nfiles,
-	    (double)done / 1e6, (double)x->total / 1e6);
-	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) == n)
-		x->drawn = 1;
+	    (double)(x->before + cur) / 1e6, (double)x->total / 1e6);
 }
 
 static void
@@ -835,35 +149,30 @@ xfer_cb(void *arg, uint64_t cur)
 	xfer_draw(arg, cur, 0);
 }
 
-/* Log messages while the line is drawn: clear it, print, redraw later. */
+/* Log messages while the line is drawn: above it, redrawn later. */
 static void
 xfer_sink(const char *line, void *arg)
 {
 	struct xfer *x = arg;
-	char *s = xasprintf("\r\033[K%s\n", line);
 
-	if (write(STDERR_FILENO, s, strlen(s)) < 0)
-		x->drawn = 0;
-	x->last_ms = 0;
-	free(s);
+	progress_line_message(x->line, line);
 }
 
 static void
 xfer_init(struct xfer *x, const char *verb, const char *runid,
     const struct archive_manifest *m)
 {
-	const char *term = getenv("TERM");
 	size_t i;
 
 	memset(x, 0, sizeof(*x));
 	x->verb = verb;
 	x->runid = runid;
-	x->tty = isatty(STDERR_FILENO) && log_get_level() >= LOG_LEVEL_INFO &&
-	    !(term != NULL && strcmp(term, "dumb") == 0);
+	if (log_get_level() >= LOG_LEVEL_INFO)
+		x->line = progress_line_new(STDERR_FILENO);
 	x->nfiles = m->n + 1;
 	for (i = 0; i < m->n; i++)
 		x->total += m->entries[i].size;
-	if (x->tty)
+	if (x->line != NULL)
 		log_set_sink(xfer_sink, x);
 }
 
@@ -873,7 +182,7 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 {
 	x->files_done++;
 	x->before += size;
-	if (x->tty)
+	if (x->line != NULL)
 		xfer_draw(x, 0, 1);
 	else
 		log_verbose("%s %s/%s (%llu bytes)", x->verb, x->runid, path,
@@ -883,11 +192,10 @@ xfer_file_done(struct xfer *x, const char *path, uint64_t size)
 static void
 xfer_end(struct xfer *x)
 {
-	if (x->tty)
+	if (x->line != NULL)
 		log_set_sink(NULL, NULL);
-	if (x->drawn && write(STDERR_FILENO, "\r\033[K", 4) < 0)
-		x->drawn = 0;
-	x->drawn = 0;
+	progress_line_end(x->line);
+	x->line = NULL;
 }
 
 /* --- Sessions ------------------------------------------------------------ */
@@ -985,35 +293,14 @@ tmp_file(void)
 	return p;
 }
 
+/* A small file, whole: ARCHIVE_ENOTFOUND, ARCHIVE_ECORRUPT past max, ARCHIVE_EPERM. */
 static int
 read_small(const char *path, size_t max, char **text, size_t *len, char **err)
 {
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	size_t got = 0;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 || fstat(fd, &st) != 0) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return errno == ENOENT ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
-	}
-	if ((uint64_t)st.st_size > max) {
-		close(fd);
-		*err = xasprintf("%s: larger than %zu bytes", path, max);
-		return ARCHIVE_ECORRUPT;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size &&
-	    (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	buf[got] = '\0';
-	*text = buf;
-	*len = got;
-	return ARCHIVE_OK;
+	if (fs_read_file(path, max, text, len, err) == 0)
+		return ARCHIVE_OK;
+	return errno == ENOENT ? ARCHIVE_ENOTFOUND : errno == EFBIG ? ARCHIVE_ECORRUPT :
+	    ARCHIVE_EPERM;
 }
 
 /*
@@ -1028,10 +315,9 @@ remote_manifest(struct session *s, const char *runid, char **textp,
 	size_t len;
 	int r;
 
-	if ((tmp = tmp_file()) == NULL) {
-		*err = xasprintf("cannot create a temporary file: %s", strerror(errno));
-		return ARCHIVE_EPERM;
-	}
+	if ((tmp = tmp_file()) == NULL)
+		return err_set(err, ARCHIVE_EPERM, "cannot create a temporary file: %s",
+		    strerror(errno));
 	key = xasprintf("%s/%s", runid, ARCHIVE_MANIFEST);
 	r = s->be->get(s->state, key, tmp, ARCHIVE_MANIFEST_MAX, NULL, err);
 	if (r == 0)
@@ -1064,13 +350,13 @@ remote_manifest(struct session *s, const char *runid, char **textp,
 static int
 push_rank(const char *path)
 {
-	if (strcmp(path, "run.json") == 0)
+	if (strcmp(path, RUNDIR_RUN_JSON) == 0)
 		return 0;
-	if (strcmp(path, "trials.jsonl") == 0)
+	if (strcmp(path, RUNDIR_TRIALS) == 0)
 		return 1;
-	if (strncmp(path, "hosts/", 6) == 0)
+	if (strncmp(path, RUNDIR_HOSTS "/", sizeof(RUNDIR_HOSTS)) == 0)
 		return 2;
-	if (strncmp(path, "logs/", 5) == 0)
+	if (strncmp(path, RUNDIR_LOGS "/", sizeof(RUNDIR_LOGS)) == 0)
 		return 3;
 	if (strncmp(path, "report.", 7) == 0)
 		return 4;
@@ -1080,21 +366,17 @@ push_rank(const char *path)
 static int
 run_dir_id(const char *rundir, char **dirp, char **idp, char **err)
 {
-	char *dir = xstrdup(rundir), *id, *rj;
+	char *dir = xstrdup(rundir), *id;
 	size_t n = strlen(dir);
-	struct stat st;
 
 	while (n > 1 && dir[n - 1] == '/')
 		dir[--n] = '\0';
 	id = strrchr(dir, '/') != NULL ? strrchr(dir, '/') + 1 : dir;
-	rj = xasprintf("%s/run.json", dir);
-	if (stat(rj, &st) != 0) {
-		*err = xasprintf("%s: not a run directory (no run.json)", dir);
-		free(rj);
+	if (!rundir_exists(dir)) {
+		*err = xasprintf("%s: not a run directory (no %s)", dir, RUNDIR_RUN_JSON);
 		free(dir);
 		return ARCHIVE_EINVAL;
 	}
-	free(rj);
 	if (!archive_valid_runid(id)) {
 		*err = xasprintf("%s: '%s' is not a valid run id", dir, id);
 		free(dir);
@@ -1194,7 +476,7 @@ archive_push(const char *rundir, const char *url, char **err)
 		goto out;
 	}
 	len = strlen(text);
-	if (write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+	if (fs_full_write(fd, text, len) != 0 || close(fd) != 0) {
 		xfer_end(&x);
 		*err = xasprintf("%s: %s", tmp, strerror(errno));
 		r = ARCHIVE_EPERM;
@@ -1327,8 +609,9 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 		if ((r = check_cancel(err)) != 0)
 			break;
 		full = xasprintf("%s/%s", tmpdir, e->path);
-		if ((r = archive_mkparents(full, 0755, err)) != 0) {
+		if (fs_mkparents(full, 0755, err) != 0) {
 			free(full);
+			r = ARCHIVE_EPERM;
 			break;
 		}
 		key = xasprintf("%s/%s", runid, e->path);
@@ -1357,7 +640,7 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 	mf = xasprintf("%s/%s", tmpdir, ARCHIVE_MANIFEST);
 	len = strlen(text);
 	if ((fd = open(mf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) == -1 ||
-	    write(fd, text, len) != (ssize_t)len || close(fd) != 0) {
+	    fs_full_write(fd, text, len) != 0 || close(fd) != 0) {
 		*err = xasprintf("%s: %s", mf, strerror(errno));
 		free(mf);
 		r = ARCHIVE_EPERM;
@@ -1393,10 +676,8 @@ archive_pull(const char *url, const char *runid, const char *destdir, char **err
 	char *dest;
 	int r;
 
-	if (!archive_valid_runid(runid)) {
-		*err = xasprintf("'%s' is not a valid run id", runid);
-		return ARCHIVE_EINVAL;
-	}
+	if (!archive_valid_runid(runid))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
 	if ((r = session_open(&s, url, err)) != 0)
 		return r;
 	dest = destdir != NULL ? xstrdup(destdir) : xstrdup(runid);
@@ -1411,28 +692,12 @@ archive_pull(const char *url, const char *runid, const char *destdir, char **err
 
 /* --- ls ------------------------------------------------------------------ */
 
-static int
-str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void
-archive_names_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 int
 archive_list(const char *url, char ***idsp, size_t *np, char **err)
 {
 	struct session s;
 	char **top = NULL, **sub = NULL, **ids = NULL, *prefix;
-	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, j, len;
+	size_t ntop = 0, nsub = 0, n = 0, cap = 0, i, len;
 	int r, complete;
 
 	if ((r = session_open(&s, url, err)) != 0)
@@ -1467,11 +732,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		}
 		if (r != 0)
 			goto out;
-		complete = 0;
-		for (j = 0; j < nsub; j++)
-			if (strcmp(sub[j], ARCHIVE_MANIFEST) == 0)
-				complete = 1;
-		archive_names_free(sub, nsub);
+		complete = strv_find(sub, nsub, ARCHIVE_MANIFEST) != STRV_NONE;
+		strv_free(sub, nsub);
 		sub = NULL;
 		if (!complete) {
 			log_verbose("%s/%s: incomplete (no %s), not listed", s.u->display,
@@ -1481,8 +743,7 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 		xgrow(&ids, &cap, n + 1, sizeof(*ids));
 		ids[n++] = xstrdup(top[i]);
 	}
-	if (n > 1)
-		qsort(ids, n, sizeof(*ids), str_cmp);
+	strv_sort(ids, n);
 	*idsp = ids != NULL ? ids : xcalloc(1, sizeof(*ids));
 	*np = n;
 	ids = NULL;
@@ -1490,8 +751,8 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
  out:
 	session_scrub(&s, err);
 	session_close(&s);
-	archive_names_free(top, ntop);
-	archive_names_free(ids, n);
+	strv_free(top, ntop);
+	strv_free(ids, n);
 	return r;
 }
 
@@ -1500,22 +761,15 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 char *
 archive_cache_dir(void)
 {
-	const char *p;
-
-	if ((p = getenv("XDG_CACHE_HOME")) != NULL && *p == '/')
-		return xasprintf("%s/fleetmark/archive", p);
-	if ((p = getenv("HOME")) == NULL || *p == '\0')
-		p = "/tmp";
-	return xasprintf("%s/.cache/fleetmark/archive", p);
+	return xdg_cache_dir("archive");
 }
 
 /* A directory name for an archive: its display URL made safe, and unique. */
 static char *
 cache_name(const char *display)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	char *s = xmalloc(strlen(display) + 1), *out;
+	unsigned char md[DIGEST_SHA256_LEN];
+	char *s = xmalloc(strlen(display) + 1), *out, hex[9];
 	size_t i, o = 0;
 
 	for (i = 0; display[i] != '\0' && o < 80; i++) {
@@ -1525,8 +779,9 @@ cache_name(const char *display)
 			s[o++] = '_';
 	}
 	s[o] = '\0';
-	EVP_Digest(display, strlen(display), md, &mdlen, EVP_sha256(), NULL);
-	out = xasprintf("%s-%02x%02x%02x%02x", s, md[0], md[1], md[2], md[3]);
+	digest_sha256(display, strlen(display), md);
+	digest_tohex(md, 4, hex);
+	out = xasprintf("%s-%s", s, hex);
 	free(s);
 	return out;
 }
@@ -1539,10 +794,8 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 	char *cache = NULL, *name = NULL, *dir = NULL, *e2 = NULL;
 	int r;
 
-	if (!archive_valid_runid(runid)) {
-		*err = xasprintf("'%s' is not a valid run id", runid);
-		return ARCHIVE_EINVAL;
-	}
+	if (!archive_valid_runid(runid))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
 	if ((r = archive_url_parse(url, &u, err)) != 0)
 		return r;
 	cache = archive_cache_dir();
@@ -1558,8 +811,10 @@ archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 		    e2 != NULL ? e2 : "?");
 		rm_tree(dir);
 	}
-	if ((r = archive_mkparents(dir, 0700, err)) != 0)
+	if (fs_mkparents(dir, 0700, err) != 0) {
+		r = ARCHIVE_EPERM;
 		goto out;
+	}
 	if ((r = archive_pull(url, runid, dir, err)) != 0)
 		goto out;
  done:

@@ -12,36 +12,36 @@
 #include <jansson.h>
 
 #include "catalog.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "proc.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 static void
 bench_release(struct catalog_bench *b)
 {
-	size_t i, j;
+	size_t i;
 
 	free(b->name);
 	free(b->summary);
+	free(b->from);
 	for (i = 0; i < b->nparams; i++) {
 		free(b->params[i].name);
 		free(b->params[i].def);
 		free(b->params[i].choices);
+		free(b->params[i].help);
 	}
 	free(b->params);
 	for (i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].unit);
+		free(b->metrics[i].help);
 	}
 	free(b->metrics);
 	for (i = 0; i < b->nmembers; i++) {
 		free(b->members[i].bench);
-		for (j = 0; j < b->members[i].nparams; j++) {
-			free(b->members[i].keys[j]);
-			free(b->members[i].vals[j]);
-		}
-		free(b->members[i].keys);
-		free(b->members[i].vals);
+		strv_free(b->members[i].keys, b->members[i].nparams);
+		strv_free(b->members[i].vals, b->members[i].nparams);
 	}
 	free(b->members);
 }
@@ -109,22 +109,20 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 	const char *type;
 
 	memset(b, 0, sizeof(*b));
-	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0') {
-		*err = xasprintf("%s: a benchmark without a name", where);
-		return -1;
-	}
+	if ((b->name = jstr(o, "name", NULL)) == NULL || *b->name == '\0')
+		return err_set(err, -1, "%s: a benchmark without a name", where);
 	b->summary = jstr(o, "summary", "");
+	b->from = jstr(o, "from", "");
 	arr = json_object_get(o, "params");
 	if (json_is_array(arr) && json_array_size(arr) > 0) {
 		b->params = xcalloc(json_array_size(arr), sizeof(*b->params));
 		json_array_foreach(arr, i, e) {
 			struct catalog_param *p = &b->params[b->nparams];
 
-			if ((p->name = jstr(e, "name", NULL)) == NULL) {
-				*err = xasprintf("%s: benchmark %s: a parameter without a name",
+			if ((p->name = jstr(e, "name", NULL)) == NULL)
+				return err_set(err, -1,
+				    "%s: benchmark %s: a parameter without a name",
 				    where, b->name);
-				return -1;
-			}
 			b->nparams++;
 			type = json_string_value(json_object_get(e, "type"));
 			if (type == NULL || strcmp(type, "string") == 0)
@@ -139,6 +137,7 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 				p->type = CATALOG_STRING;	/* a type we do not know: agent checks */
 			p->def = jstr(e, "default", "");
 			p->choices = jstr(e, "choices", NULL);
+			p->help = jstr(e, "help", "");
 			if (p->type == CATALOG_ENUM && p->choices == NULL)
 				p->type = CATALOG_STRING;
 		}
@@ -154,6 +153,7 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 				continue;
 			b->nmetrics++;
 			m->unit = jstr(e, "unit", "");
+			m->help = jstr(e, "help", "");
 			dir = json_string_value(json_object_get(e, "direction"));
 			m->higher_better = dir != NULL && strcmp(dir, "higher") == 0;
 		}
@@ -165,11 +165,10 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 			struct catalog_member *m = &b->members[b->nmembers];
 			char *words;
 
-			if ((m->bench = jstr(e, "bench", NULL)) == NULL) {
-				*err = xasprintf("%s: suite %s: a member without a benchmark",
+			if ((m->bench = jstr(e, "bench", NULL)) == NULL)
+				return err_set(err, -1,
+				    "%s: suite %s: a member without a benchmark",
 				    where, b->name);
-				return -1;
-			}
 			b->nmembers++;
 			words = jstr(e, "params", "");
 			if (split_member_params(m, words) != 0) {
@@ -386,7 +385,7 @@ catalog_check_value(const struct catalog_param *p, const char *value, char **why
 		if (n > 1 && value[n - 1] == '%') {
 			char *num = xstrndup(value, n - 1);
 			long long v;
-			int bad = conf_parse_int(num, &v) != 0 || v <= 0 || v > 100000;
+			int bad = ydoc_parse_int(num, &v) != 0 || v <= 0 || v > 100000;
 
 			free(num);
 			if (bad) {
@@ -419,7 +418,7 @@ catalog_check_value(const struct catalog_param *p, const char *value, char **why
 			for (s = strtok_r(copy, "|", &save); s && nw < 64;
 			    s = strtok_r(NULL, "|", &save))
 				words[nw++] = s;
-			near = conf_suggest(value, words, nw);
+			near = ydoc_suggest(value, words, nw);
 			if (near != NULL)
 				*why = xasprintf("'%s' is not one of %s (did you mean '%s'?)",
 				    value, p->choices, near);

@@ -9,22 +9,28 @@
 
 #include "agents.h"
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "digest.h"
 #include "log.h"
 #include "proc.h"
 #include "xmalloc.h"
 
+/* Where agents were looked for, and how to get them, after "msg" on stderr. */
 static void
-not_found_hint(const struct agent_set *s)
+not_found_hint(const struct agent_set *s, int error, const char *msg)
 {
 	size_t i;
 
-	log_error("no agent binaries found; looked in:");
+	if (error)
+		log_error("%s; looked in:", msg);
+	else
+		fprintf(stderr, "%s; looked in:\n", msg);
 	for (i = 0; i < s->nsearched; i++)
 		fprintf(stderr, "  %s\n", s->searched[i]);
-	fprintf(stderr, "build them with `make agents` in a fleetmark source tree "
-	    "(or `fleetmark agent build`), or set FLEETMARK_AGENTS\n");
+	cmd_wrap(stderr, "`make` builds the controller and the native agent only; `make "
+	    "agents` in a fleetmark source tree (or `fleetmark agent build`) builds the static "
+	    "agents for x86_64, aarch64, armhf, ppc64, ppc64el and s390x (the cross compilers: "
+	    "tools/deps), or set FLEETMARK_AGENTS", 0, 0);
 }
 
 static int
@@ -35,8 +41,12 @@ agent_list(const struct agent_set *s)
 	int rc = CMD_EXIT_OK;
 
 	if (s->n == 0) {
-		not_found_hint(s);
-		return CMD_EXIT_ERROR;
+		/* Not an error: runs still work where a compiler is (hosts --check). */
+		not_found_hint(s, 0, "no static agents yet");
+		cmd_wrap(stderr, "until then a host gets the agent compiled there from source "
+		    "on first use when it has a C compiler (this machine too: `fleetmark hosts "
+		    "--check` says source:cc), and cannot run at all when it has none", 0, 0);
+		return CMD_EXIT_OK;
 	}
 	printf("%-8s %9s  %-64s  %s\n", "ARCH", "SIZE", "SHA256", "PATH");
 	for (i = 0; i < s->n; i++) {
@@ -66,13 +76,13 @@ agent_path(const struct agent_set *s, const char *arch)
 		return CMD_EXIT_OK;
 	}
 	if (s->n == 0) {
-		not_found_hint(s);
+		not_found_hint(s, 1, "no agent binaries found");
 		return CMD_EXIT_ERROR;
 	}
 	names = xcalloc(s->n + 1, sizeof(*names));
 	for (i = 0; i < s->n; i++)
 		names[i] = s->bins[i].arch;
-	hint = conf_did_you_mean(arch, names, s->n);
+	hint = ydoc_did_you_mean(arch, names, s->n);
 	log_error("no agent for architecture '%s'%s", arch, hint);
 	fprintf(stderr, "available:");
 	for (i = 0; i < s->n; i++)
@@ -117,24 +127,17 @@ agent_build(void)
 static int
 agent_main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct agent_set *s;
 	const char *sub;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "+hvq")) != -1) {
-		switch (c) {
-		case 'h':
-			return cmd_usage(&cmd_agent, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
-		default:
-			return cmd_usage(&cmd_agent, 0);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "+hvq", longopts, NULL)) != -1)
+		if ((c = cmd_common_option(&cmd_agent, c, argv, NULL)) >= 0)
+			return c;
 	if (optind >= argc)
 		return cmd_usage(&cmd_agent, 0);
 	sub = argv[optind++];
@@ -155,7 +158,7 @@ agent_main(int argc, char **argv)
 		rc = agent_path(s, argv[optind]);
 	} else {
 		static const char *const subs[] = { "list", "path", "build" };
-		char *hint = conf_did_you_mean(sub, subs, 3);
+		char *hint = ydoc_did_you_mean(sub, subs, 3);
 
 		log_error("unknown agent command '%s'%s", sub, hint);
 		free(hint);
@@ -165,7 +168,36 @@ agent_main(int argc, char **argv)
 	return rc;
 }
 
+static const struct cmd_exit agent_exits[] = {
+	{ 0, "done (list: also when there are no static agents yet, which it explains)" },
+	{ 1, "path: no agent for that architecture; build: not in a source tree, or make "
+	    "failed" },
+	{ 2, "bad usage, an unknown subcommand" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example agent_examples[] = {
+	{ "fleetmark agent list", "architecture, size, sha256 and path of each static agent" },
+	{ "fleetmark agent path armv7l", "the agent a board with uname -m armv7l gets (armhf)" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help agent_help = {
+	"The static agent binaries this controller deploys, one per architecture, "
+	"searched in $FLEETMARK_AGENTS, then the agents/ directory next to this "
+	"program (build/agents in a source tree), then its installed place.\n\n"
+	"  list         every architecture found: ARCH, SIZE, SHA256, PATH\n"
+	"  path ARCH    the binary for ARCH (a Debian architecture or a uname -m name)\n"
+	"  build        run `make agents` in the source tree this program was built in\n\n"
+	"A plain `make` builds the controller and the native agent (build/fleetmark-agent, "
+	"which gives the benchmark catalogue); `make agents` builds the static ones.  A "
+	"host no static agent fits gets the agent compiled there from source when it has "
+	"a C compiler (the inventory's `agent:` key decides; fleetmark-fleet(5)).",
+	NULL, NULL, agent_exits, agent_examples,
+	"fleetmark hosts --check (what each host would get), docs/agent.md", 0
+};
+
 const struct cmd_entry cmd_agent = {
 	"agent", "list | path ARCH | build",
-	"the agent binaries this controller can deploy", agent_main
+	"the agent binaries this controller can deploy", agent_main, &agent_help
 };

@@ -1,6 +1,6 @@
 /*
  * cmd-archive.c: `fleetmark push RUN URL`, `fleetmark pull URL/RUN [DIR]`
- * and `fleetmark ls URL` (SPEC §9, docs/archive.md).
+ * and `fleetmark ls URL` (docs/archive.md).
  *
  * Exit: 0; 1 the transfer failed (server, network, verification); 2 bad
  * usage, a bad URL or run id, or an unusable config file; 130 interrupted
@@ -8,7 +8,6 @@
  * ends the process at once).
  */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +17,12 @@
 #include "cmd.h"
 #include "log.h"
 #include "runref.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
 
+/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()); a second one exits. */
 static void
 on_signal(int sig)
 {
@@ -29,19 +30,6 @@ on_signal(int sig)
 	if (archive_cancelled())
 		_exit(CMD_EXIT_INTERRUPTED);
 	archive_cancel();
-}
-
-/* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()). */
-static void
-catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 }
 
 static int
@@ -67,7 +55,7 @@ fail(int r, char *err)
 	return exit_for(r);
 }
 
-/* getopt for the three commands: -h and --results DIR; -1 to go on. */
+/* getopt for the three commands: -h, -v, -q and --results DIR; -1 to go on. */
 static int
 parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **results)
 {
@@ -78,17 +66,17 @@ parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **result
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hR:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hvqR:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h':
-			return cmd_usage(e, 1);
 		case 'R':
 			if (results == NULL)
 				return cmd_usage(e, 0);
 			*results = optarg;
 			break;
 		default:
-			return cmd_usage(e, 0);
+			if ((c = cmd_common_option(e, c, argv, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	return -1;
@@ -98,9 +86,11 @@ static int
 push_main(int argc, char **argv)
 {
 	const char *results = NULL;
-	struct runref_ctx ctx = { NULL, NULL, NULL, NULL, 0, NULL };
+	struct runref_ctx ctx;
 	char *dir = NULL, *err = NULL;
 	int r;
+
+	memset(&ctx, 0, sizeof(ctx));
 
 	if ((r = parse_opts(&cmd_push, argc, argv, &results)) >= 0)
 		return r;
@@ -116,7 +106,7 @@ push_main(int argc, char **argv)
 	ctx.results = results;
 	if (runref_resolve(argv[optind], &ctx, &dir, &err) != 0)
 		return fail(ARCHIVE_EINVAL, err);
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	r = archive_push(dir, argv[optind + 1], &err);
 	free(dir);
 	return r == 0 ? CMD_EXIT_OK : fail(r, err);
@@ -139,7 +129,7 @@ pull_main(int argc, char **argv)
 		free(d);
 		return CMD_EXIT_USAGE;
 	}
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	r = archive_pull(url, runid, argc - optind == 2 ? argv[optind + 1] : NULL, &err);
 	free(url);
 	free(runid);
@@ -157,12 +147,12 @@ ls_main(int argc, char **argv)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage(&cmd_ls, 0);
-	catch_signals();
+	cmd_catch_signals(on_signal);
 	if ((r = archive_list(argv[optind], &ids, &n, &err)) != 0)
 		return fail(r, err);
 	for (i = 0; i < n; i++)
 		printf("%s\n", ids[i]);
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	if (fflush(stdout) != 0) {
 		log_error("standard output: write failed");
 		return CMD_EXIT_ERROR;
@@ -170,20 +160,83 @@ ls_main(int argc, char **argv)
 	return CMD_EXIT_OK;
 }
 
+static const struct cmd_option push_options[] = {
+	{ 'R', "results", "DIR", "where a run id is looked up", "results" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit archive_exits[] = {
+	{ 0, "done" },
+	{ 1, "the transfer or the verification failed: the server, the network, a wrong "
+	    "password, a corrupted file" },
+	{ 2, "bad usage, a URL or run id that is not valid, a config file fleetmark refuses" },
+	{ 130, "interrupted (SIGINT, SIGTERM): the transfer stopped and cleaned up" },
+	{ -1, NULL }
+};
+
+static const char archive_see[] = "docs/archive.md (URLs, the manifest, the config "
+    "file with credentials), docs/archive-s3.md";
+
+static const struct cmd_example push_examples[] = {
+	{ "fleetmark push latest https://dav.example.org/fleetmark", NULL },
+	{ "fleetmark push results/20261130-041500-smoke-3f2a s3://bench-results/nightly", NULL },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help push_help = {
+	"Uploads a run (a run directory, a run id under the results directory, or "
+	"latest) to an archive: file:///DIR, http(s)://HOST/PATH (WebDAV) or "
+	"s3://BUCKET/PREFIX.  Every file goes first and the MANIFEST of sha256 sums "
+	"last, so an interrupted push leaves no listed run: push again to complete it.  "
+	"A run already there with the same manifest is not sent again.",
+	push_options, NULL, archive_exits, push_examples, archive_see, 0
+};
+
+static const struct cmd_example pull_examples[] = {
+	{ "fleetmark pull https://dav.example.org/fleetmark/20261130-041500-smoke-3f2a",
+	    "into ./20261130-041500-smoke-3f2a" },
+	{ "fleetmark pull file:///srv/fleetmark/20261130-041500-smoke-3f2a /tmp/run", NULL },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help pull_help = {
+	"Downloads a complete run from an archive into DIR (default ./RUNID), every "
+	"file checked against the manifest's size and sha256 as it arrives.  The "
+	"files go to a temporary directory beside DIR that is renamed to DIR at the "
+	"end: DIR either does not exist or holds the whole verified run.",
+	NULL, NULL, archive_exits, pull_examples, archive_see, 0
+};
+
+static const struct cmd_example ls_examples[] = {
+	{ "fleetmark ls https://dav.example.org/fleetmark", NULL },
+	{ "fleetmark -v ls s3://bench-results/nightly", "also says which runs are left out "
+	    "as incomplete" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help ls_help = {
+	"Lists the ids of the complete runs (those with a MANIFEST) under URL, one a "
+	"line, oldest first.  An archive that does not exist yet has no runs.",
+	NULL, NULL, archive_exits, ls_examples, archive_see, 0
+};
+
 const struct cmd_entry cmd_push = {
 	"push", "RUN URL [--results DIR]",
 	"upload a run to an archive (files first, its manifest last)",
 	push_main,
+	&push_help,
 };
 
 const struct cmd_entry cmd_pull = {
 	"pull", "URL/RUNID [DIR]",
 	"download a run from an archive, every sum verified",
 	pull_main,
+	&pull_help,
 };
 
 const struct cmd_entry cmd_ls = {
 	"ls", "URL",
 	"list the complete runs in an archive, oldest first",
 	ls_main,
+	&ls_help,
 };

@@ -2,7 +2,7 @@
  * cmd-bisect.c: `fleetmark bisect-run PLAN -H HOST --metric
  * BENCH.METRIC[params] (--baseline REF | --good VALUE) [--threshold 5%]
  * [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] [-f FLEET]
- * [-o DIR]`: one step of `git bisect run` (SPEC §9, docs/bisect.md).
+ * [-o DIR]`: one step of `git bisect run` (docs/bisect.md).
  *
  * The step: the install hook (a local shell command; FLEETMARK_COMMIT and
  * FLEETMARK_HOST in its environment), the reboot hook, a wait until the
@@ -11,13 +11,14 @@
  * short commit), then the metric's trial values at the given parameters
  * against good: the baseline run's values on the same host, or --good.
  *
- * Exit status, git's:
- *   0    good: worse than good by less than the threshold, and the values
- *        are not too noisy to say so (rsd <= threshold)
- *   1    bad: worse by the threshold or more, and significantly so
- *        (Welch's t-test against the baseline's trials, or a one-sample
- *        t-test against --good, p < 0.05)
- *   125  skip: too noisy or inconclusive, fewer than 3 values, the host
+ * Exit status, git's, from verdict.h's rule (docs/reports.md, "The
+ * verdict"; Welch's t-test against the baseline's trials, or a one-sample
+ * t-test against --good):
+ *   0    good: the change's 95% interval stays below worse by the
+ *        threshold, or the values are significantly better
+ *   1    bad: significantly worse (p < 0.05, and the far end of the
+ *        interval reaches the threshold)
+ *   125  skip: too noisy or not significant, fewer than 3 values, the host
  *        unreachable, trials failed, or a hook failed with an exit status
  *        below 128; never "bad" for any of these.  --tries N measures
  *        (waits for the host and runs the plan) up to N times before
@@ -30,7 +31,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +39,7 @@
 #include "agentproto.h"
 #include "catalog.h"
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "fleet.h"
 #include "hostconn.h"
 #include "journal.h"
@@ -47,11 +47,12 @@
 #include "pace.h"
 #include "plan.h"
 #include "proc.h"
-#include "progress.h"
-#include "report.h"
 #include "run.h"
 #include "runref.h"
+#include "session.h"
+#include "strv.h"
 #include "transport.h"
+#include "trialread.h"
 #include "verdict.h"
 #include "xmalloc.h"
 
@@ -90,14 +91,8 @@ struct values {
 static void
 want_free(struct want *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nparams; i++) {
-		free(w->keys[i]);
-		free(w->vals[i]);
-	}
-	free(w->keys);
-	free(w->vals);
+	strv_free(w->keys, w->nparams);
+	strv_free(w->vals, w->nparams);
 	free(w->bench);
 	free(w->metric);
 }
@@ -203,7 +198,7 @@ struct collect {
 };
 
 static int
-collect_line(const struct journal_line *l, void *arg)
+collect_line(const struct trial_line *l, void *arg)
 {
 	struct collect *c = arg;
 	struct values *v = c->out;
@@ -236,7 +231,8 @@ collect(const char *dir, const char *host, const struct want *w, struct values *
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = journal_read_lines(path, collect_line, &c, NULL, err);
+	r = trialread_file(path, TRIAL_PARAMS | TRIAL_METRIC | TRIAL_VALUE, collect_line, &c,
+	    NULL, err);
 	free(path);
 	return r;
 }
@@ -312,64 +308,36 @@ on_signal(int sig)
 	run_request_stop();
 }
 
-/* Run the plan on the host of sel; the run directory in *dir. */
+/*
+ * Run the plan on the host of sel in a run session (session.h); the run
+ * directory in *dir.  -1 with *err when the run could not start or failed.
+ */
 static int
 run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
     const char *results, const char *label, int quiet, char **dir, char **err)
 {
-	struct journal_info info;
-	struct journal *j = NULL;
-	struct run_config rc;
-	struct run_summary sum;
-	struct progress *prog;
-	char *e = NULL;
+	struct session_config cfg;
+	struct session *s = NULL;
 	int ret = -1;
 
-	memset(&info, 0, sizeof(info));
-	memset(&sum, 0, sizeof(sum));
-	info.results = results;
-	info.plan = p;
-	info.seed = plan_seed(p);
-	info.fleet = f;
-	info.sel = sel;
-	info.label = label;
-	info.controller = FLEETMARK_VERSION;
-	if (journal_create(&info, &j, err) != 0)
-		return -1;
-	log_info("run %s", journal_dir(j));
-	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
-	memset(&rc, 0, sizeof(rc));
-	rc.plan = p;
-	rc.fleet = f;
-	rc.sel = sel;
-	rc.seed = info.seed;
-	rc.journal = j;
-	rc.progress = prog;
-	progress_start_ticker(prog);
-	if (run_execute(&rc, &sum, err) != 0) {
-		progress_end(prog);
-		if (journal_finish(j, JOURNAL_FAILED, &e) != 0)
-			free(e);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.plan = p;
+	cfg.fleet = f;
+	cfg.sel = sel;
+	cfg.seed = plan_seed(p);
+	cfg.label = label;
+	cfg.quiet = quiet;
+	if (session_create(results, &cfg, &s, err) != 0 || session_run(s, &cfg, err) != 0)
+		goto out;
+	if (session_status(s) == JOURNAL_FAILED) {
+		*err = xstrdup(session_error(s));
 		goto out;
 	}
-	progress_end(prog);
-	if (journal_finish(j, sum.interrupted ? JOURNAL_INTERRUPTED : sum.journal_error ?
-	    JOURNAL_FAILED : JOURNAL_FINISHED, err) != 0)
-		goto out;
-	if (sum.journal_error != NULL) {
-		*err = xstrdup(sum.journal_error);
-		goto out;
-	}
-	if (report_write_run(journal_dir(j), NULL, &e) != 0) {
-		log_verbose("report: %s", e);
-		free(e);
-	}
-	*dir = xstrdup(journal_dir(j));
+	session_report(s, NULL, NULL);
+	*dir = xstrdup(session_dir(s));
 	ret = 0;
  out:
-	run_summary_release(&sum);
-	progress_free(prog);
-	journal_free(j);
+	session_free(s);
 	return ret;
 }
 
@@ -382,35 +350,39 @@ struct good {
 	const char	*what;	/* "baseline" or "good" */
 };
 
-/* verdict.h's rule, as an exit status and a line without the commit. */
+/*
+ * verdict.h's rule, as an exit status and a line without the commit: good
+ * or better is good, bad is bad, noisy or not significant is skip.
+ */
 static int
 decide(const struct want *w, const struct good *g, const struct values *v, double thr,
     char **line)
 {
 	struct verdict d;
-	char ptxt[32];
+	char ptxt[32], *why = NULL;
 	int code;
 
 	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
-	code = d.kind == VERDICT_GOOD ? BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD :
-	    BISECT_SKIP;
+	code = d.kind == VERDICT_GOOD || d.kind == VERDICT_BETTER ? BISECT_GOOD :
+	    d.kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
 	if (isnan(d.p))
 		snprintf(ptxt, sizeof(ptxt), "-");
 	else
 		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
-	*line = xasprintf("%s: %s %s %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
-	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_SKIP ? "skip" :
-	    verdict_name(d.kind), w->spec, g->v ? "mean" : "median", d.now, w->unit, g->what,
-	    d.good, w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
-	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr,
-	    code != BISECT_SKIP ? "" : d.worse >= thr ? ": worse, but not significantly" :
-	    ": too noisy to tell");
-	if (code == BISECT_SKIP && d.good_rsd > thr && d.worse < thr) {
-		char *l = xasprintf("%s (the baseline's rsd is %.1f%%)", *line, d.good_rsd);
-
-		free(*line);
-		*line = l;
-	}
+	if (d.kind == VERDICT_NOT_SIGNIFICANT)
+		why = xasprintf(": not significant, and its 95%% interval reaches worse by "
+		    "%.1f%%", w->higher ? -d.lo : d.hi);
+	else if (d.kind == VERDICT_NOISY && g->v != NULL && verdict_noisy(d.good_rsd, g->n, thr))
+		why = xasprintf(": too noisy to tell (the baseline: rsd %.1f%%, n=%zu)",
+		    d.good_rsd, g->n);
+	else if (d.kind == VERDICT_NOISY)
+		why = xstrdup(": too noisy to tell");
+	*line = xasprintf("%s: %s mean %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
+	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_GOOD ? "good" :
+	    code == BISECT_BAD ? "bad" : "skip", w->spec, d.now, w->unit, g->what, d.good,
+	    w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
+	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr, why ? why : "");
+	free(why);
 	return code;
 }
 
@@ -471,7 +443,6 @@ bisect_main(int argc, char **argv)
 	struct want w;
 	struct values base, v;
 	struct good g;
-	struct sigaction sa;
 	const struct fleet_host *h = NULL;
 	unsigned char *sel = NULL;
 	char *err = NULL, *agent = NULL, *basedir = NULL, *commit = NULL, *label = NULL;
@@ -511,7 +482,7 @@ bisect_main(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			if (conf_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
+			if (ydoc_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
 				log_error("--threshold: expected a percentage like 5%%, not '%s'",
 				    optarg);
 				return BISECT_ABORT;
@@ -524,28 +495,22 @@ bisect_main(int argc, char **argv)
 			reboot = optarg;
 			break;
 		case 'w':
-			if (conf_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
+			if (ydoc_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
 				log_error("--wait: expected a duration like 300s, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
 		case 't':
-			if (conf_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
+			if (ydoc_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
 				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
-		case 'h':
-			return cmd_usage(&cmd_bisect, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			quiet = 1;
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return usage_abort();
+			/* a usage error aborts the bisection */
+			if ((c = cmd_common_option(&cmd_bisect, c, argv, &quiet)) >= 0)
+				return c == CMD_EXIT_USAGE ? BISECT_ABORT : c;
+			break;
 		}
 	}
 	if (optind + 1 != argc || host_spec == NULL || metric == NULL ||
@@ -611,11 +576,7 @@ bisect_main(int argc, char **argv)
 		err = xasprintf("setenv: %s", strerror(errno));
 		goto fail;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cmd_catch_signals(on_signal);
 
 	if (install != NULL && (code = hook("install", install)) != BISECT_GOOD)
 		goto verdict_hook;
@@ -700,6 +661,57 @@ bisect_main(int argc, char **argv)
 	return code;
 }
 
+static const struct cmd_option bisect_options[] = {
+	{ 'H', NULL, "HOST", "the one host to measure on (a name or a @label of one host)",
+	    NULL },
+	{ 'm', "metric", "BENCH.METRIC[k=v,...]", "what is judged: a metric of a benchmark "
+	    "of the plan, at the point the parameters pick (without them, every point of "
+	    "the benchmark pooled)", NULL },
+	{ 0, "baseline", "REF", "good is this run's trial values on the same host: a run "
+	    "directory, a run id, latest, an archive URL/RUNID", NULL },
+	{ 0, "good", "VALUE", "good is this value, in the metric's unit (a one-sample t-test)",
+	    NULL },
+	{ 0, "threshold", "PCT", "the smallest change that counts", "5%" },
+	{ 0, "install", "CMD", "a shell command run here first, with FLEETMARK_COMMIT and "
+	    "FLEETMARK_HOST in its environment: build and install what is tested", NULL },
+	{ 0, "reboot", "CMD", "a shell command run after the install, returning once the host "
+	    "is going down", NULL },
+	{ 0, "wait", "DURATION", "how long to wait for the host to answer SSH again", "300s" },
+	{ 0, "tries", "N", "measure up to N times before giving up with 125", "2" },
+	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
+	{ 'o', NULL, "DIR", "where the step's run directory is made", "results" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit bisect_exits[] = {
+	{ 0, "good: not significantly worse by the threshold, or better" },
+	{ 1, "bad: significantly worse (p < 0.05, the 95% interval reaching the threshold)" },
+	{ 125, "skip: noisy or not significant, too few values, trials failed, the host did "
+	    "not come back, a hook exited 1 to 127" },
+	{ 128, "abort the bisection: bad usage, a plan or fleet that does not load, a metric "
+	    "or point the plan lacks, a baseline without values, a hook that exited 128 or "
+	    "more" },
+	{ 130, "interrupted" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example bisect_examples[] = {
+	{ "git bisect run fleetmark bisect-run plans/exec.yaml -f lab.yaml -H lab-07 "
+	    "--metric 'exec.seconds[copies=50]' --baseline RUN-ID --install ./install "
+	    "--reboot ./reboot", "each step installs the commit, reboots lab-07, measures" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help bisect_help = {
+	"One step of `git bisect run`: the install hook, the reboot hook, a wait "
+	"until the host answers SSH again, the plan on that host only (a run directory "
+	"labelled with the short commit), then the metric's trial values against good: "
+	"the baseline run's values on the same host (Welch's t-test), or --good.  "
+	"Give one of --baseline and --good.  The answer is git's exit status; an "
+	"infrastructure failure is never bad.",
+	bisect_options, NULL, bisect_exits, bisect_examples, "docs/bisect.md", 0
+};
+
 const struct cmd_entry cmd_bisect = {
 	"bisect-run",
 	"PLAN -H HOST --metric BENCH.METRIC[params] (--baseline REF | --good VALUE) "
@@ -707,4 +719,5 @@ const struct cmd_entry cmd_bisect = {
 	"[-f FLEET] [-o DIR] [-q] [-v]",
 	"one step of `git bisect run`: install, reboot, measure (0 good, 1 bad, 125 skip)",
 	bisect_main,
+	&bisect_help,
 };

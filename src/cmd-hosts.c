@@ -2,8 +2,9 @@
  * cmd-hosts.c: `fleetmark hosts [-f FLEET] [-H HOSTS] [--check]`: list the
  * selected hosts of an inventory, or log in to each of them (one login
  * per host, all in parallel through the handshake pacer) and report
- * reach, host key, authentication, architecture, CPUs, kernel and whether
- * an agent binary for the architecture is at hand.
+ * reach, host key, authentication, architecture, CPUs, kernel and how the
+ * agent would get there: a prebuilt binary for the architecture, compiled
+ * there from source (the host has a C compiler), or not at all.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -31,7 +32,9 @@ static const char probe_cmd[] =
 	"printf 'fm-kernel=%s\\n' \"$(uname -r)\"; "
 	"n=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || "
 	"grep -c '^processor' /proc/cpuinfo 2>/dev/null); "
-	"printf 'fm-cpus=%s\\n' \"$n\"";
+	"printf 'fm-cpus=%s\\n' \"$n\"; "
+	"c=$(command -v cc || command -v gcc || command -v clang); "
+	"printf 'fm-cc=%s\\n' \"${c##*/}\"";
 
 #define PROBE_TIMEOUT_MS	30000
 #define FIELD_MAX		64
@@ -44,7 +47,8 @@ struct check {
 	char			*why;		/* the failure, NULL when fine */
 	struct transport_info	 info;
 	char			 arch[FIELD_MAX], kernel[FIELD_MAX], cpus[FIELD_MAX];
-	char			 agent[FIELD_MAX];
+	char			 cc[FIELD_MAX];		/* the C compiler there, or "?" */
+	char			 agent[FIELD_MAX];	/* agent_column() */
 	long long		 ms;		/* open and probe, slot waits excluded */
 };
 
@@ -70,6 +74,23 @@ field(const char *out, const char *key, char *dst)
 		if (p != NULL)
 			p++;
 	}
+}
+
+/*
+ * What deploy.c will do, as the AGENT column says it: the architecture of
+ * the prebuilt binary it uploads; "source:CC" when it compiles the agent
+ * there (no binary fits, or `agent: source`) with the compiler CC; else
+ * "missing:ARCH".
+ */
+static void
+agent_column(struct check *c, const char *arch, int prebuilt)
+{
+	if (prebuilt)
+		snprintf(c->agent, sizeof(c->agent), "%s", arch);
+	else if (c->h->agent != FLEET_AGENT_PREBUILT && strcmp(c->cc, "?") != 0)
+		snprintf(c->agent, sizeof(c->agent), "source:%.*s", FIELD_MAX - 8, c->cc);
+	else
+		snprintf(c->agent, sizeof(c->agent), "missing:%.*s", FIELD_MAX - 9, arch);
 }
 
 static void *
@@ -104,12 +125,14 @@ check_host(void *arg)
 	field(res.out, "fm-arch", c->arch);
 	field(res.out, "fm-kernel", c->kernel);
 	field(res.out, "fm-cpus", c->cpus);
+	field(res.out, "fm-cc", c->cc);
 	transport_result_release(&res);
 	transport_close(t);
 	if (strcmp(c->arch, "?") != 0) {
 		arch = agents_arch_for_machine(c->arch);
-		b = c->agents != NULL ? agents_lookup(c->agents, arch) : NULL;
-		snprintf(c->agent, sizeof(c->agent), "%s%s", b != NULL ? "" : "missing:", arch);
+		b = c->agents != NULL && c->h->agent != FLEET_AGENT_SOURCE ?
+		    agents_lookup(c->agents, arch) : NULL;
+		agent_column(c, arch, b != NULL);
 	}
 	return NULL;
 }
@@ -177,6 +200,33 @@ dash(const char *s)
 	return s != NULL && *s != '\0' ? s : "-";
 }
 
+/* Below the table: what the AGENT column's source: and missing: mean. */
+static void
+agent_notes(const struct check *cs, size_t n)
+{
+	size_t i, src = 0, missing = 0;
+
+	for (i = 0; i < n; i++) {
+		src += strncmp(cs[i].agent, "source:", 7) == 0;
+		missing += strncmp(cs[i].agent, "missing:", 8) == 0;
+	}
+	if (src > 0) {
+		printf("\n");
+		cmd_wrap(stdout, src == 1 ? "source:CC: no prebuilt agent is used for this "
+		    "host; it is compiled there from source with CC on first use and cached in "
+		    "the host's workdir (`make agents` builds the static agents)" : "source:CC: "
+		    "no prebuilt agent is used for these hosts; it is compiled there from source "
+		    "with CC on first use and cached in each host's workdir (`make agents` builds "
+		    "the static agents)", 0, 2);
+	}
+	if (missing > 0) {
+		printf("\n");
+		cmd_wrap(stdout, "missing:ARCH: no prebuilt agent for ARCH and no C compiler "
+		    "there (or `agent: prebuilt`): a run fails to deploy; `make agents` builds "
+		    "the static agents (fleetmark agent list)", 0, 2);
+	}
+}
+
 static int
 check_hosts(const struct fleet *f, const unsigned char *sel)
 {
@@ -211,6 +261,7 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 		snprintf(cs[n].kernel, FIELD_MAX, "-");
 		snprintf(cs[n].cpus, FIELD_MAX, "-");
 		snprintf(cs[n].agent, FIELD_MAX, "-");
+		snprintf(cs[n].cc, FIELD_MAX, "?");
 		if (pthread_create(&th[n], &attr, check_host, &cs[n]) == 0)
 			started[n] = 1;
 		else
@@ -248,6 +299,7 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 		if (c->code != 0)
 			failed++;
 	}
+	agent_notes(cs, n);
 	if (failed > 0) {
 		printf("\n%zu of %zu hosts failed:\n", failed, n);
 		for (i = 0; i < n; i++)
@@ -296,16 +348,10 @@ hosts_main(int argc, char **argv)
 		case 'c':
 			check = 1;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_hosts, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_hosts, 0);
+			if ((c = cmd_common_option(&cmd_hosts, c, argv, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind != argc)
@@ -332,7 +378,45 @@ hosts_main(int argc, char **argv)
 	return rc;
 }
 
+static const struct cmd_option hosts_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5))", "the embedded fleet: one "
+	    "host, local, this machine" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated", "all" },
+	{ 0, "check", NULL, "log in to each host (all at once, one login each) and report "
+	    "reach, host key, authentication, architecture, CPUs, kernel, how the agent "
+	    "gets there and the time it took", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit hosts_exits[] = {
+	{ 0, "the list was printed, or (--check) every host answered" },
+	{ 2, "bad usage or an invalid inventory, an unknown host or label in -H" },
+	{ 3, "--check: some hosts failed (each one's class and message under the table)" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example hosts_examples[] = {
+	{ "fleetmark hosts -f lab.yaml -H @numa", "the NUMA hosts: address, port, user, "
+	    "transport, labels, jump hosts" },
+	{ "fleetmark hosts -f lab.yaml --check", "can every host be reached and run an agent?" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help hosts_help = {
+	"Without --check, lists the selected hosts of the inventory as it resolves "
+	"them, and connects nowhere.\n\n"
+	"With --check, logs in to each host and runs one command there (uname, the "
+	"number of CPUs, whether it has a C compiler).  The AGENT column says how a "
+	"run would get the agent there: ARCH, the prebuilt static binary of `make "
+	"agents` for that architecture; source:CC, compiled there from the agent's "
+	"sources with CC on first use (no prebuilt binary fits, or `agent: source`); "
+	"missing:ARCH, neither.  The local host is reached like any other, without SSH.",
+	hosts_options, NULL, hosts_exits, hosts_examples,
+	"docs/transport.md (how hosts are reached), fleetmark-fleet(5)", 0
+};
+
 const struct cmd_entry cmd_hosts = {
 	"hosts", "[-f FLEET] [-H HOSTS] [--check]",
-	"list the fleet's hosts, or check that each one can be reached", hosts_main
+	"list the fleet's hosts, or check that each one can be reached", hosts_main,
+	&hosts_help
 };

@@ -1,8 +1,19 @@
 /*
- * cmd-plan.c: `fleetmark plan PLAN [-f FLEET] [-H HOSTS]`: validate a plan
- * and an inventory, and show the trials each host would run, in order.
- * Nothing is written and no host is contacted.
+ * cmd-plan.c: `fleetmark plan PLAN... [-f FLEET] [-H HOSTS] [-s]`:
+ * validate plans and an inventory, show the trials each host would run,
+ * in order, and estimate how long that takes.  Nothing is written and no
+ * host is contacted.
+ *
+ * The estimate is a model, not a measurement (the catalogue says nothing
+ * of time): per trial, a start (fork, calibration, warm-up) plus the
+ * samples, each lasting the agent's timing target (lmbench's benchmarks,
+ * calibrated so that one sample takes about 5 ms) or its `interval_ms`
+ * (will-it-scale's, with one warm-up interval), plus perf's own time when
+ * the trial is profiled; never more than the plan's timeout.  Benchmarks
+ * that fit neither (exec, munmap, ...) are counted apart, with the
+ * timeout as their only bound.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +23,15 @@
 #include "cmd.h"
 #include "fleet.h"
 #include "log.h"
+#include "numfmt.h"
 #include "plan.h"
 #include "xmalloc.h"
+
+/* The model of a trial's duration (see the top of this file). */
+#define EST_START_S		0.1	/* fork, calibration, warm-up: 0.07-0.2 s here */
+#define EST_SAMPLE_S		0.005	/* the agent's timing target (agent/timing.h) */
+#define EST_WIS_START_S		0.02	/* a will-it-scale trial besides its intervals */
+#define EST_PROFILE_S		1.2	/* perf record and report (docs/plans-and-fleets.md) */
 
 static size_t
 max_size(size_t a, size_t b)
@@ -94,6 +112,118 @@ print_header(const struct plan *p, const struct fleet *f, const unsigned char *s
 	    p->nvariants * p->npoints * (size_t)p->repeat);
 }
 
+/* A host's trials in time: modelled, and those of benchmarks without a model. */
+struct estimate {
+	double	 secs;		/* the modelled trials, each at most the timeout */
+	size_t	 known;		/* trials with a model */
+	size_t	 unknown;	/* trials without one */
+	char	 names[128];	/* their benchmarks, "exec, munmap" */
+	double	 max;		/* every trial at the timeout */
+};
+
+/* The point's value of parameter name, or NULL. */
+static const char *
+point_value(const struct plan_point *pt, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pt->nparams; i++)
+		if (strcmp(pt->keys[i], name) == 0)
+			return pt->vals[i];
+	return NULL;
+}
+
+/* Seconds one trial of pt takes by the model, or -1 when there is none. */
+static double
+trial_seconds(const struct catalog *cat, const struct plan *p, const struct plan_point *pt)
+{
+	const struct catalog_bench *b = catalog_find(cat, pt->bench);
+	const char *iv = point_value(pt, "interval_ms");
+	double secs;
+	char *end;
+
+	if (b == NULL)
+		return -1;
+	if (iv != NULL && catalog_find_param(b, "interval_ms") != NULL) {
+		long long ms;
+
+		errno = 0;
+		ms = strtoll(iv, &end, 10);
+		if (errno != 0 || *end != '\0' || ms < 0)
+			return -1;
+		secs = EST_WIS_START_S + (double)(p->samples + 1) * (double)ms / 1000;
+	} else if (strncmp(b->from, "lmbench ", 8) == 0)
+		secs = EST_START_S + p->samples * EST_SAMPLE_S;
+	else
+		return -1;
+	if (pt->profile == PLAN_PROFILE_PERF)
+		secs += EST_PROFILE_S;
+	return secs < p->timeout_ms / 1000.0 ? secs : p->timeout_ms / 1000.0;
+}
+
+static void
+estimate_schedule(const struct catalog *cat, const struct plan *p,
+    const struct plan_schedule *s, struct estimate *e)
+{
+	size_t i, j, n;
+	double t;
+
+	memset(e, 0, sizeof(*e));
+	for (i = 0; i < s->ntrials; i++) {
+		if ((t = trial_seconds(cat, p, s->trials[i].point)) >= 0) {
+			e->secs += t;
+			e->known++;
+		} else
+			e->unknown++;
+	}
+	/* the benchmarks without a model, each once, in the plan's order */
+	for (i = 0; i < p->npoints; i++) {
+		if (trial_seconds(cat, p, &p->points[i]) >= 0)
+			continue;
+		for (j = 0; j < i; j++)
+			if (strcmp(p->points[j].bench, p->points[i].bench) == 0 &&
+			    trial_seconds(cat, p, &p->points[j]) < 0)
+				break;
+		if (j < i)
+			continue;
+		n = strlen(e->names);
+		snprintf(e->names + n, sizeof(e->names) - n, "%s%s", n ? ", " : "",
+		    p->points[i].bench);
+	}
+	e->max = (double)s->ntrials * (double)p->timeout_ms / 1000;
+}
+
+/* "about 18s", "under 1s" */
+static void
+about(char *buf, size_t size, double secs)
+{
+	char d[NUMFMT_MAX];
+
+	if (secs < 0.5) {
+		snprintf(buf, size, "under 1s");
+		return;
+	}
+	numfmt_duration(d, sizeof(d), secs);
+	snprintf(buf, size, "about %s", d);
+}
+
+/* "about 18s (estimate)", with the trials the model does not know. */
+static void
+print_estimate(const struct estimate *e)
+{
+	char a[64], m[NUMFMT_MAX];
+
+	about(a, sizeof(a), e->secs);
+	numfmt_duration(m, sizeof(m), e->max);
+	if (e->unknown == 0)
+		printf("%s (estimate; at most %s)", a, m);
+	else if (e->known == 0)
+		printf("duration unknown (no model for %s; at most %s)", e->names, m);
+	else
+		printf("%s for %zu, plus %zu of %s without a model (estimate; at most %s)", a,
+		    e->known, e->unknown, e->names, m);
+}
+
 static void
 print_schedule(const struct plan *p, const struct plan_schedule *s, int verbose)
 {
@@ -115,7 +245,6 @@ print_schedule(const struct plan *p, const struct plan_schedule *s, int verbose)
 			wparams = PARAMS_WIDTH;
 		profile |= t->point->profile == PLAN_PROFILE_PERF;
 	}
-	printf("\nhost %s: %zu trials\n", s->host, s->ntrials);
 	printf("  %*s  %-*s  %-*s  %-*s  %*s%s%s\n", (int)wnum, "#", (int)wvar, "variant",
 	    (int)wbench, "bench", (int)wparams, "params", (int)wrep, "rep",
 	    profile ? "  profile" : "", verbose ? "  key" : "");
@@ -142,20 +271,77 @@ print_schedule(const struct plan *p, const struct plan_schedule *s, int verbose)
 	}
 }
 
+/*
+ * One plan against the fleet: its header, each selected host's trials (or,
+ * with brief, only their number) and estimate, and the total.  Returns a
+ * CMD_EXIT_* status; errors are logged.
+ */
 static int
-plan_main(int argc, char **argv)
+show_plan(const char *file, const struct catalog *cat, const struct fleet *f,
+    const char *hosts_spec, int brief)
 {
-	const char *fleet_file = NULL, *hosts_spec = NULL;
-	struct catalog *cat = NULL;
-	struct fleet *f = NULL;
 	struct plan *p = NULL;
 	unsigned char *sel = NULL;
 	unsigned long long seed;
-	char *err = NULL, *agent = NULL;
+	struct estimate e, longest;
+	char *err = NULL;
 	size_t i, nsel = 0, total = 0;
-	int c, rc = CMD_EXIT_USAGE;
 
-	while ((c = getopt(argc, argv, "f:H:hvq")) != -1) {
+	if (plan_load(file, cat, &p, &err) != 0 ||
+	    plan_select(p, f, hosts_spec, &sel, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		plan_free(p);
+		return CMD_EXIT_USAGE;
+	}
+	seed = plan_seed(p);
+	print_header(p, f, sel, seed);
+	memset(&longest, 0, sizeof(longest));
+	for (i = 0; i < f->nhosts; i++) {
+		struct plan_schedule *s;
+
+		if (!sel[i])
+			continue;
+		s = plan_expand(p, f->hosts[i].name, seed);
+		estimate_schedule(cat, p, s, &e);
+		printf("%shost %s: %zu trials, ", brief ? "" : "\n", s->host, s->ntrials);
+		print_estimate(&e);
+		printf("\n");
+		if (!brief)
+			print_schedule(p, s, log_get_level() >= LOG_LEVEL_VERBOSE);
+		if (e.secs + e.max > longest.secs + longest.max)
+			longest = e;
+		total += s->ntrials;
+		nsel++;
+		plan_schedule_free(s);
+	}
+	printf("\ntotal: %zu trials on %zu host%s\n", total, nsel, nsel == 1 ? "" : "s");
+	if (nsel > 1) {
+		printf("duration: the longest host, ");
+		print_estimate(&longest);
+		printf("; hosts run in parallel\n");
+	}
+	free(sel);
+	plan_free(p);
+	return CMD_EXIT_OK;
+}
+
+static int
+plan_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "summary", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *fleet_file = NULL, *hosts_spec = NULL;
+	struct catalog *cat = NULL;
+	struct fleet *f = NULL;
+	char *err = NULL, *agent = NULL;
+	size_t bad = 0;
+	int c, i, r, brief = 0, rc = CMD_EXIT_USAGE;
+
+	while ((c = getopt_long(argc, argv, "f:H:shvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fleet_file = optarg;
@@ -163,19 +349,16 @@ plan_main(int argc, char **argv)
 		case 'H':
 			hosts_spec = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_plan, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
+		case 's':
+			brief = 1;
 			break;
 		default:
-			return cmd_usage(&cmd_plan, 0);
+			if ((c = cmd_common_option(&cmd_plan, c, argv, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
-	if (optind + 1 != argc)
+	if (optind >= argc)
 		return cmd_usage(&cmd_plan, 0);
 
 	if ((agent = catalog_agent_path(&err)) == NULL ||
@@ -184,42 +367,97 @@ plan_main(int argc, char **argv)
 		goto fail;
 	}
 	log_verbose("benchmark catalogue: %zu benchmarks from %s", cat->nbenches, agent);
-	if (plan_load(argv[optind], cat, &p, &err) != 0)
-		goto fail;
 	if (fleet_load(fleet_file, &f, &err) != 0)
 		goto fail;
-	if (plan_select(p, f, hosts_spec, &sel, &err) != 0)
-		goto fail;
 
-	seed = plan_seed(p);
-	print_header(p, f, sel, seed);
-	for (i = 0; i < f->nhosts; i++) {
-		struct plan_schedule *s;
-
-		if (!sel[i])
-			continue;
-		s = plan_expand(p, f->hosts[i].name, seed);
-		print_schedule(p, s, log_get_level() >= LOG_LEVEL_VERBOSE);
-		total += s->ntrials;
-		nsel++;
-		plan_schedule_free(s);
+	/* Every plan is shown or its errors logged, as a compiler goes on. */
+	rc = CMD_EXIT_OK;
+	for (i = optind; i < argc; i++) {
+		if (i > optind)
+			printf("\n");
+		fflush(stdout);
+		if ((r = show_plan(argv[i], cat, f, hosts_spec, brief)) != CMD_EXIT_OK) {
+			/* one plan alone prints nothing on stdout when it is wrong */
+			if (argc - optind > 1)
+				printf("plan %s: not valid (its error is on stderr)\n", argv[i]);
+			bad++;
+			rc = r;
+		}
 	}
-	printf("\ntotal: %zu trials on %zu host%s\n", total, nsel, nsel == 1 ? "" : "s");
-	rc = fflush(stdout) == 0 ? CMD_EXIT_OK : CMD_EXIT_ERROR;
+	if (bad < (size_t)(argc - optind)) {
+		char *how = xasprintf("the estimate is a model, not a measurement: per trial "
+		    "%.1fs to start, calibrate and warm up, plus each sample: about %.0f ms for "
+		    "lmbench's benchmarks (calibrated to that), interval_ms for will-it-scale's "
+		    "(one more to warm up); %.1fs more with a perf profile; connecting and "
+		    "deploying not counted; \"at most\": every trial at the plan's timeout",
+		    EST_START_S, EST_SAMPLE_S * 1000, EST_PROFILE_S);
+
+		printf("\n");
+		cmd_wrap(stdout, how, 0, 2);
+		free(how);
+	}
+	if (argc - optind > 1)
+		printf("\n%d plans: %zu valid, %zu not\n", argc - optind,
+		    (size_t)(argc - optind) - bad, bad);
+	if (fflush(stdout) != 0)
+		rc = CMD_EXIT_ERROR;
 	goto out;
 fail:
 	log_error("%s", err);
 out:
 	free(err);
 	free(agent);
-	free(sel);
-	plan_free(p);
 	fleet_free(f);
 	catalog_free(cat);
 	return rc;
 }
 
+static const struct cmd_option plan_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5))", "the embedded fleet: one "
+	    "host, local, this machine" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated (narrows "
+	    "each plan's hosts:)", "every host a plan names" },
+	{ 's', "summary", NULL, "per host only the number of trials and the estimate, not "
+	    "each trial", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit plan_exits[] = {
+	{ 0, "every plan and the inventory are valid" },
+	{ 1, "something else failed: no agent to read the benchmark catalogue from" },
+	{ 2, "bad usage, or a plan or the inventory is invalid (FILE:LINE:COL: message, with "
+	    "a suggestion for a misspelt name); the other plans are still shown" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example plan_examples[] = {
+	{ "fleetmark plan plans/tlb-flush.yaml -f lab.yaml -H @x86_64", "what would run on "
+	    "each x86_64 host, in order" },
+	{ "fleetmark plan -s plans/*.yaml", "check every plan; trials and time per host" },
+	{ "fleetmark plan -v plans/smoke.yaml", "also each trial's key (what --resume "
+	    "matches)" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help plan_help = {
+	"Validates each plan (fleetmark-plan(5)) against the agent's benchmark catalogue "
+	"and the inventory, and prints what a run would do: the plan's settings and "
+	"variants, then for every selected host the trials in the order they would run "
+	"(number, variant, benchmark, parameters, repetition) with an estimate of how "
+	"long they take.  Nothing is written and no host is contacted.\n\n"
+	"The estimate is a model, not a measurement: per trial about 0.1 s to start, "
+	"calibrate and warm up, plus the samples, each about 5 ms for lmbench's "
+	"benchmarks (the agent calibrates them to that) or interval_ms for "
+	"will-it-scale's (plus one warm-up interval), plus about 1.2 s with a perf "
+	"profile.  Benchmarks the model does not know (exec, munmap, pagefault, spin) "
+	"are counted apart; the plan's timeout for every trial is the upper bound.  "
+	"Hosts differ: a slow board takes longer.",
+	plan_options, NULL, plan_exits, plan_examples,
+	"fleetmark-plan(5), fleetmark-fleet(5), docs/plans-and-fleets.md, fleetmark list", 0
+};
+
 const struct cmd_entry cmd_plan = {
-	"plan", "PLAN [-f FLEET] [-H HOSTS] [-v]",
-	"validate a test plan and show the trials each host would run", plan_main
+	"plan", "PLAN... [-f FLEET] [-H HOSTS] [-s] [-v]",
+	"validate test plans and show the trials each host would run", plan_main,
+	&plan_help
 };

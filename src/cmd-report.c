@@ -1,14 +1,19 @@
 /*
  * cmd-report.c: `fleetmark report RUN... [--baseline REF] [--table T]
- * [--format F] [--aggregate median|mean] [--threshold PCT] [--results DIR]
- * [-o FILE]`: the tables of SPEC §8, rebuilt offline from run
- * directories.  A RUN or REF is a run directory, a run id under the
- * results directory, `latest` (the newest run there), or an archive run
- * URL/RUNID or URL/latest (runref.h).
+ * [--format F] [--aggregate median|mean] [--samples] [--threshold PCT]
+ * [--results DIR] [-o FILE]`: the tables of docs/reports.md, rebuilt
+ * offline from run directories.  A RUN or REF is a run directory, a run id under the
+ * results directory, `latest` (the newest run there), an archive run
+ * URL/RUNID or URL/latest, or a label (runref.h).  `compare A B` comes
+ * here too (argv[0] "compare"): A is then a run first (a label too), and
+ * `report --baseline REF` tries the series of its runs before a label.
+ * When the baseline is a run, a RUN `latest` is the newest other run of
+ * its plan.
  *
  * Exit: 0; 1 a run could not be read or the output written; 2 bad usage
- * (unknown table or format...); 4 with --baseline, a significant
- * regression in the compare table.
+ * (unknown table or format, an ambiguous label, runs with no point in
+ * common...); 4 with --baseline, a significant regression in the compare
+ * table.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,8 +27,55 @@
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
+#include "rundir.h"
 #include "runref.h"
 #include "xmalloc.h"
+
+/*
+ * Read the baseline run basedir (may be NULL) and then the runs refs into
+ * a new *rp.  A ref `latest` (or a label) is then resolved in the
+ * baseline's context: the newest other run of its plan.  Returns 0, or a
+ * CMD_EXIT_* status with *err.
+ */
+static int
+read_runs(const char *basedir, char *const *refs, int nrefs, const struct runref_ctx *ctx0,
+    int samples, struct report **rp, char **err)
+{
+	struct report *r = report_new();
+	struct rundir_run *base = NULL;
+	struct runref_ctx ctx = *ctx0;
+	char *path = NULL;
+	int i, c, rc = CMD_EXIT_ERROR;
+
+	if (samples)
+		report_keep_samples(r);
+	if (basedir != NULL) {
+		if (rundir_load(basedir, &base, err) != 0 ||
+		    report_add_run(r, basedir, err) != 0)
+			goto out;
+		ctx.plan = base->plan;
+		ctx.except = base->id;
+		ctx.any_status = 1;
+	}
+	for (i = 0; i < nrefs; i++) {
+		if ((c = runref_resolve(refs[i], &ctx, &path, err)) != 0) {
+			rc = c == RUNREF_EAMBIGUOUS ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			goto out;
+		}
+		if (report_add_run(r, path, err) != 0)
+			goto out;
+		free(path);
+		path = NULL;
+	}
+	*rp = r;
+	r = NULL;
+	rc = 0;
+out:
+	free(path);
+	rundir_run_free(base);
+	report_free(r);
+	return rc;
+}
 
 static int
 report_main(int argc, char **argv)
@@ -34,6 +86,7 @@ report_main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "aggregate", required_argument, NULL, 'a' },
 		{ "threshold", required_argument, NULL, 'T' },
+		{ "samples", no_argument, NULL, 'S' },
 		{ "results", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -45,7 +98,10 @@ report_main(int argc, char **argv)
 	struct fs_atomic a = { NULL, NULL, -1, 0 };
 	char *err = NULL, *path = NULL, *end;
 	FILE *out = stdout;
-	int c, i, n, rc = CMD_EXIT_USAGE;
+	int c, n, rc = CMD_EXIT_USAGE, samples = 0;
+	int compare = strcmp(argv[0], cmd_compare.name) == 0;
+	/* compare's options are ours: its errors name it */
+	const struct cmd_entry *self = compare ? &cmd_compare : &cmd_report;
 
 	report_opts_init(&o);
 	memset(&ctx, 0, sizeof(ctx));
@@ -91,53 +147,64 @@ report_main(int argc, char **argv)
 		case 'R':
 			ctx.results = optarg;
 			break;
+		case 'S':
+			samples = 1;
+			break;
 		case 'o':
 			outfile = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_report, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_report, 0);
+			if ((c = cmd_common_option(self, c, argv, NULL)) >= 0)
+				return c;
+			break;
 		}
 	}
 	if (optind >= argc && baseline == NULL)
-		return cmd_usage(&cmd_report, 0);
+		return cmd_usage(self, 0);
 
-	r = report_new();
-	/* A baseline that is a run is read first; else it names a series. */
+	o.samples = samples;
+	/*
+	 * A baseline that is a run is read first; else it names a series.
+	 * compare's A is a run first, by label too; report's --baseline is a
+	 * run by directory, id, latest or URL, then a series of its runs, and
+	 * only then a label.
+	 */
 	if (baseline != NULL) {
-		if ((c = runref_resolve(baseline, &ctx, &path, &err)) == 0) {
-			if (report_add_run(r, path, &err) != 0) {
-				rc = CMD_EXIT_ERROR;
+		ctx.no_labels = !compare;
+		c = runref_resolve(baseline, &ctx, &path, &err);
+		ctx.no_labels = 0;
+		if (c == RUNREF_EAMBIGUOUS || (c != 0 && c != RUNREF_ENOTFOUND &&
+		    archive_is_url(baseline))) {
+			rc = c == RUNREF_EAMBIGUOUS ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			goto fail;
+		}
+		free(err);
+		err = NULL;
+	}
+	if ((rc = read_runs(path, argv + optind, argc - optind, &ctx, samples, &r,
+	    &err)) != 0)
+		goto fail;
+	if (baseline != NULL && path == NULL && !compare && !report_has_series(r, baseline)) {
+		/* not a series of the runs given: the label of a run? */
+		if ((c = runref_resolve(baseline, &ctx, &path, &err)) == RUNREF_EAMBIGUOUS) {
+			rc = CMD_EXIT_USAGE;
+			goto fail;
+		}
+		free(err);
+		err = NULL;
+		if (c == 0) {
+			report_free(r);
+			r = NULL;
+			if ((rc = read_runs(path, argv + optind, argc - optind, &ctx, samples,
+			    &r, &err)) != 0)
 				goto fail;
-			}
-			free(path);
-			path = NULL;
-			o.baseline = report_series_name(r, 0);
-		} else if (c != RUNREF_ENOTFOUND && archive_is_url(baseline)) {
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		} else {
-			free(err);
-			err = NULL;
-			o.baseline = baseline;
 		}
 	}
-	for (i = optind; i < argc; i++) {
-		if (runref_resolve(argv[i], &ctx, &path, &err) != 0 ||
-		    report_add_run(r, path, &err) != 0) {
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		}
-		free(path);
-		path = NULL;
-	}
+	if (path != NULL)
+		o.baseline = report_series_name(r, 0);
+	else
+		o.baseline = baseline;
+	rc = CMD_EXIT_USAGE;
 	if (outfile != NULL) {
 		/* a report can be rendered again: replaced atomically, no fsync */
 		if (fs_atomic_open(&a, outfile, 0666, FS_NOSYNC, &err) != 0) {
@@ -175,6 +242,7 @@ report_main(int argc, char **argv)
 		goto fail;
 	}
 	report_free(r);
+	free(path);
 	if (n > 0 && baseline != NULL) {
 		log_warn("%d significant regression%s against %s", n, n == 1 ? "" : "s",
 		    baseline);
@@ -192,11 +260,70 @@ fail:
 	return rc;
 }
 
+static const struct cmd_option report_own_options[] = {
+	{ 'b', "baseline", "REF", "compare with REF: a run (read first; its first series is the "
+	    "baseline) or a series of the runs given (its name, label, variant, host or run "
+	    "id); a significant regression exits 4", "the first series" },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+/* Shared with compare (cmd-compare.c), which gives the baseline itself. */
+const struct cmd_option cmd_report_options[] = {
+	{ 't', "table", "TABLE", "lmbench, delta, compare, matrix, summary, profile, or all "
+	    "(every table that has data)", "lmbench when the runs have lmbench points, else "
+	    "compare when there is something to compare, else summary and the matrix of a "
+	    "sweep; profile tables besides when trials have profiles" },
+	{ 'F', "format", "FORMAT", "text, md, csv, json (one object per cell) or html (one "
+	    "self-contained page with charts)", "text" },
+	{ 'a', "aggregate", "HOW", "how a series' trials make one value: none (lmbench tables: "
+	    "a row per trial), median or mean", "none for the lmbench tables, mean elsewhere" },
+	{ 'T', "threshold", "PCT", "the smallest change the verdict counts, e.g. 5%",
+	    "the plan's regression threshold, else 5%" },
+	{ 0, "samples", NULL, "add a table of each trial's samples: n, min, median, max, "
+	    "spread, and the samples themselves when there are at most 10 (batch-to-batch "
+	    "stability, e.g. pagefault's batches)", NULL },
+	{ 'R', "results", "DIR", "where run ids, latest and labels are looked up", "results" },
+	{ 'o', NULL, "FILE", "write the tables to FILE (replaced atomically) instead of stdout",
+	    NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit report_exits[] = {
+	{ 0, "the tables were written" },
+	{ 1, "a run could not be read (missing, unreadable or unknown run.json) or the "
+	    "output could not be written" },
+	{ 2, "bad usage: an unknown table, format or aggregate, nothing to compare, lmbench "
+	    "tables without lmbench points, an unknown --baseline series" },
+	{ 4, "with --baseline: a significant regression in the compare table" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example report_examples[] = {
+	{ "fleetmark report latest", "the newest run's default tables" },
+	{ "fleetmark report latest --table matrix --format md", "a sweep's grids, for mail" },
+	{ "fleetmark report RUN-A RUN-B --baseline RUN-A -F html -o ab.html", "the page with "
+	    "charts" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help report_help = {
+	"Reads run directories (never a host, never the network) and prints their "
+	"tables.  A RUN or REF is a run directory, a run id under the results "
+	"directory, latest (the newest run there), or an archive run URL/RUNID or "
+	"URL/latest (fetched into the local cache and verified first).\n\n"
+	"A series is (run label, host, variant); the label is the run's --label, "
+	"else the host's kernel release.  Each other series is compared with the "
+	"baseline series of its own host.  Lines that are not used (failed trials, "
+	"corrupt lines) are counted on stderr and in the table titles.",
+	report_own_options, cmd_report_options, report_exits, report_examples,
+	"docs/reports.md (every table, the statistics, the verdict), docs/archive.md", 0
+};
+
 const struct cmd_entry cmd_report = {
 	"report",
-	"RUN... [--baseline REF] [--table lmbench|delta|compare|matrix|summary|profile|all] "
-	"[--format text|md|csv|json|html] [--aggregate median|mean] [--threshold PCT] "
-	"[--results DIR] [-o FILE]",
+	"RUN... [--baseline REF] [--table TABLE] [--format text|md|csv|json|html] "
+	"[--aggregate none|median|mean] [--samples] [--threshold PCT] [--results DIR] [-o FILE]",
 	"tables from run directories (offline)",
 	report_main,
+	&report_help,
 };

@@ -1,23 +1,30 @@
 /*
  * cmd-run.c: `fleetmark run PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME]
- * [-j N] [--resume RUNDIR] [--dry-run]`: run a plan on a fleet (the run
- * engine, run.h), write the run directory (journal.h), show progress, and
- * print a summary with the numbers and the run directory's path.
+ * [-j N] [--resume RUN] [--dry-run]`: run a plan on a fleet in a run
+ * session (session.h: the run directory, progress, the run engine, the
+ * final status), and print a summary with the numbers and the run
+ * directory's path.
  *
- * Exit status: 0 every trial ok; 3 the run finished but some hosts or
- * trials failed (results kept); 130 interrupted (SIGINT or SIGTERM: the
- * run directory says "interrupted" and --resume carries on); 1 error;
- * 2 bad usage or invalid input.
+ * `--resume RUN` (a run directory, or a run id under -o DIR) takes a run
+ * up again; PLAN may then be left out (the plan file run.json records is
+ * read), and a plan, given or read, must be the run's (rundir_check_plan()).
+ * Every check (the run, the plan, the fleet, -H) comes before anything
+ * is written: a resume that is refused leaves the run directory as it was.
  *
- * FLEETMARK_SILENCE_MS (tests only) replaces the 30 s after which a host
- * that sends nothing is given up.
+ * Exit status: session.h's (0 every trial ok; 3 the run finished but some
+ * hosts or trials failed, results kept; 130 interrupted by SIGINT or
+ * SIGTERM: the run directory says "interrupted" and --resume carries on;
+ * 1 the run failed), and 4 a significant regression against --baseline;
+ * 1 an error; 2 bad usage or invalid input.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -29,15 +36,17 @@
 #include "journal.h"
 #include "log.h"
 #include "plan.h"
-#include "progress.h"
 #include "report.h"
 #include "run.h"
+#include "rundir.h"
 #include "runref.h"
+#include "session.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "trialread.h"
 #include "xmalloc.h"
 
-#define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
 #define DEFAULT_RESULTS		"results"
-#define SUMMARY_MAX_LINE	(16 * 1024 * 1024)
 
 /*
  * The first SIGINT or SIGTERM stops the run cleanly (variants undone, the
@@ -55,7 +64,7 @@ on_signal(int sig)
 		ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
 
 		(void)n;
-		_exit(CMD_EXIT_INTERRUPTED);
+		_exit(SESSION_EXIT_INTERRUPTED);
 	}
 	run_request_stop();
 }
@@ -63,22 +72,8 @@ on_signal(int sig)
 static void
 catch_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
-/* Log messages above the live progress frame instead of through it. */
-static void
-log_to_progress(const char *line, void *arg)
-{
-	progress_message(arg, line);
+	cmd_catch_signals(on_signal);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* --- the summary of the numbers -------------------------------------------- */
@@ -90,21 +85,6 @@ struct series {
 	size_t	 n, cap;
 	size_t	 order;	/* first seen */
 };
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* The plan's label for the point of a trial key "VARIANT/POINT-ID/REP". */
 static const char *
@@ -123,15 +103,6 @@ point_label(const struct plan *p, const char *key)
 	return NULL;
 }
 
-static const char *
-jget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s != NULL ? s : "-";
-}
-
-/* Read trials.jsonl and print one line per (host, variant, point, metric). */
 /* Index of host in the summary (fleet order), for sorting. */
 static size_t
 host_rank(const struct run_summary *sum, const char *host)
@@ -149,7 +120,7 @@ static const struct run_summary *sort_sum;
 static int
 cmp_series(const void *a, const void *b)
 {
-	const struct series *x = a, *y = b;
+	const struct series *x = *(struct series *const *)a, *y = *(struct series *const *)b;
 	size_t rx = host_rank(sort_sum, x->host), ry = host_rank(sort_sum, y->host);
 
 	if (rx != ry)
@@ -157,70 +128,91 @@ cmp_series(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The series as read, and an index of them by group (tsearch()). */
+struct numbers {
+	const struct plan	*p;
+	struct series		**ss;
+	size_t			 nss, cap;
+	void			*index;
+};
+
+static int
+cmp_group(const void *a, const void *b)
+{
+	return strcmp(((const struct series *)a)->group, ((const struct series *)b)->group);
+}
+
+static const char *
+or_dash(const char *s)
+{
+	return s != NULL ? s : "-";
+}
+
+static int
+numbers_line(const struct trial_line *l, void *arg)
+{
+	struct numbers *nb = arg;
+	struct series key, *s, **found;
+	const char *label;
+
+	if (strcmp(l->status, "ok") != 0 || !l->has_value)
+		return 0;
+	label = point_label(nb->p, l->key);
+	if (label == NULL || *label == '\0')
+		label = "-";
+	key.group = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", l->host, or_dash(l->variant),
+	    l->bench, label, or_dash(l->metric));
+	if ((found = tfind(&key, &nb->index, cmp_group)) != NULL) {
+		s = *found;
+		free(key.group);
+	} else {
+		s = xcalloc(1, sizeof(*s));
+		s->group = key.group;
+		s->order = nb->nss;
+		s->host = xstrdup(l->host);
+		s->variant = xstrdup(or_dash(l->variant));
+		s->bench = xstrdup(l->bench);
+		s->params = xstrdup(label);
+		s->metric = xstrdup(or_dash(l->metric));
+		s->unit = xstrdup(or_dash(l->unit));
+		xgrow(&nb->ss, &nb->cap, nb->nss + 1, sizeof(*nb->ss));
+		nb->ss[nb->nss++] = s;
+		if (tsearch(s, &nb->index, cmp_group) == NULL) {
+			log_error("out of memory");
+			exit(CMD_EXIT_ERROR);
+		}
+	}
+	xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = l->value;
+	return 0;
+}
+
+static void
+no_free(void *node)
+{
+	(void)node;	/* the series are freed from the array */
+}
+
+/* Read trials.jsonl and print one line per (host, variant, point, metric). */
 static void
 print_numbers(const struct plan *p, const struct run_summary *sum, const char *dir)
 {
-	char *path = xasprintf("%s/%s", dir, JOURNAL_TRIALS), *line = NULL, *g;
-	struct series *ss = NULL;
-	size_t nss = 0, cap = 0, i, len = 0, w[6] = { 4, 7, 5, 6, 6, 4 };
-	ssize_t n;
-	FILE *f;
+	char *path = rundir_path(dir, RUNDIR_TRIALS), *err = NULL;
+	struct numbers nb = { p, NULL, 0, 0, NULL };
+	size_t i, w[6] = { 4, 7, 5, 6, 6, 4 };
 
-	if ((f = fopen(path, "re")) == NULL) {
-		free(path);
-		return;
-	}
-	while ((n = getline(&line, &len, f)) > 0) {
-		json_t *o;
-		const char *label;
-		struct series *s = NULL;
-
-		if (n > SUMMARY_MAX_LINE || (o = json_loads(line, 0, NULL)) == NULL)
-			continue;
-		if (strcmp(jget(o, "status"), "ok") != 0 ||
-		    !json_is_number(json_object_get(o, "value"))) {
-			json_decref(o);
-			continue;
-		}
-		label = point_label(p, jget(o, "key"));
-		if (label == NULL || *label == '\0')
-			label = "-";
-		g = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", jget(o, "host"), jget(o, "variant"),
-		    jget(o, "bench"), label, jget(o, "metric"));
-		for (i = 0; i < nss; i++)
-			if (strcmp(ss[i].group, g) == 0) {
-				s = &ss[i];
-				break;
-			}
-		if (s == NULL) {
-			xgrow(&ss, &cap, nss + 1, sizeof(*ss));
-			s = &ss[nss++];
-			memset(s, 0, sizeof(*s));
-			s->group = g;
-			s->order = nss - 1;
-			g = NULL;
-			s->host = xstrdup(jget(o, "host"));
-			s->variant = xstrdup(jget(o, "variant"));
-			s->bench = xstrdup(jget(o, "bench"));
-			s->params = xstrdup(label);
-			s->metric = xstrdup(jget(o, "metric"));
-			s->unit = xstrdup(jget(o, "unit"));
-		}
-		free(g);
-		xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
-		s->v[s->n++] = json_number_value(json_object_get(o, "value"));
-		json_decref(o);
-	}
-	free(line);
-	fclose(f);
+	if (trialread_file(path, TRIAL_VARIANT | TRIAL_KEY | TRIAL_METRIC | TRIAL_VALUE |
+	    TRIAL_LENIENT, numbers_line, &nb, NULL, &err) != 0)
+		free(err);	/* then what was read is shown */
 	free(path);
-	if (nss == 0)
+	tdestroy(nb.index, no_free);
+	if (nb.nss == 0)
 		return;
 	sort_sum = sum;
-	qsort(ss, nss, sizeof(*ss), cmp_series);
-	for (i = 0; i < nss; i++) {
-		const char *c[6] = { ss[i].host, ss[i].variant, ss[i].bench, ss[i].params,
-		    ss[i].metric, ss[i].unit };
+	qsort(nb.ss, nb.nss, sizeof(*nb.ss), cmp_series);
+	for (i = 0; i < nb.nss; i++) {
+		const struct series *s = nb.ss[i];
+		const char *c[6] = { s->host, s->variant, s->bench, s->params, s->metric, s->unit };
 		size_t k;
 
 		for (k = 0; k < 6; k++)
@@ -230,12 +222,12 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 	printf("\n%-*s  %-*s  %-*s  %-*s  %-*s  %12s  %-*s  %s\n", (int)w[0], "host",
 	    (int)w[1], "variant", (int)w[2], "bench", (int)w[3], "params", (int)w[4], "metric",
 	    "median", (int)w[5], "unit", "trials");
-	for (i = 0; i < nss; i++) {
-		struct series *s = &ss[i];
+	for (i = 0; i < nb.nss; i++) {
+		struct series *s = nb.ss[i];
 
 		printf("%-*s  %-*s  %-*s  %-*.60s  %-*s  %12.6g  %-*s  %zu\n", (int)w[0], s->host,
 		    (int)w[1], s->variant, (int)w[2], s->bench, (int)w[3], s->params, (int)w[4],
-		    s->metric, median(s->v, s->n), (int)w[5], s->unit, s->n);
+		    s->metric, stats_median(s->v, s->n), (int)w[5], s->unit, s->n);
 		free(s->group);
 		free(s->host);
 		free(s->variant);
@@ -244,8 +236,9 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 		free(s->metric);
 		free(s->unit);
 		free(s->v);
+		free(s);
 	}
-	free(ss);
+	free(nb.ss);
 }
 
 /*
@@ -254,12 +247,11 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
  * own medians when the report cannot be made.
  */
 static int
-print_summary(const struct plan *p, const struct run_summary *sum, const char *dir,
-    const char *basedir)
+print_summary(const struct plan *p, struct session *s, const char *basedir)
 {
+	const struct run_summary *sum = session_summary(s);
 	size_t i, wn = 4;
-	char *err = NULL;
-	int n = 0;
+	int n;
 
 	for (i = 0; i < sum->nhosts; i++)
 		if (strlen(sum->hosts[i].name) > wn)
@@ -276,26 +268,11 @@ print_summary(const struct plan *p, const struct run_summary *sum, const char *d
 	}
 	printf("\n");
 	fflush(stdout);
-	if (basedir != NULL) {
-		if ((n = report_write_baseline(dir, basedir, stdout, &err)) >= 0)
-			goto done;
-		log_warn("report against the baseline: %s", err);
-		free(err);
-		err = NULL;
+	if ((n = session_report(s, basedir, stdout)) < 0) {
+		print_numbers(p, sum, session_dir(s));
 		n = 0;
 	}
-	if (report_write_run(dir, stdout, &err) != 0) {
-		log_warn("report: %s", err);
-		free(err);
-		err = NULL;
-		print_numbers(p, sum, dir);
-	}
-	if (report_write_html(dir, &err) != 0) {
-		log_warn("report.html: %s", err);
-		free(err);
-	}
- done:
-	printf("\nrun directory: %s\n", dir);
+	printf("\nrun directory: %s\n", session_dir(s));
 	fflush(stdout);
 	return n;
 }
@@ -369,45 +346,6 @@ print_baseline(const char *ref, const char *push, const char *basedir)
 	free(d);
 }
 
-/* --- --resume ------------------------------------------------------------- */
-
-/* The same plan as the run's: its name and its points. */
-static int
-same_plan(const json_t *run, const struct plan *p, char **err)
-{
-	const json_t *jp = json_object_get(run, "plan"), *pts, *v;
-	const char *name = json_string_value(json_object_get(jp, "name"));
-	size_t i;
-
-	if (name == NULL || strcmp(name, p->name) != 0) {
-		*err = xasprintf("the run is of plan '%s', not '%s'", name ? name : "?", p->name);
-		return -1;
-	}
-	pts = json_object_get(jp, "points");
-	if (!json_is_array(pts) || json_array_size(pts) != p->npoints) {
-		*err = xasprintf("plan '%s' has changed since the run started (%zu points, the "
-		    "run has %zu)", p->name, p->npoints, json_array_size(pts));
-		return -1;
-	}
-	json_array_foreach(pts, i, v) {
-		const char *id = json_string_value(json_object_get(v, "id"));
-
-		if (id == NULL || strcmp(id, p->points[i].id) != 0) {
-			*err = xasprintf("plan '%s' has changed since the run started (point %zu "
-			    "is %s, the run has %s)", p->name, i + 1, p->points[i].id,
-			    id ? id : "?");
-			return -1;
-		}
-	}
-	v = json_object_get(jp, "variants");
-	if (!json_is_array(v) || json_array_size(v) != p->nvariants) {
-		*err = xasprintf("plan '%s' has changed since the run started (variants)",
-		    p->name);
-		return -1;
-	}
-	return 0;
-}
-
 /* --- the command -------------------------------------------------------------- */
 
 static int
@@ -446,6 +384,82 @@ in_list(const char *list, const char *name)
 	return 0;
 }
 
+/* How many of the trials of p on host have no ok line in done. */
+static size_t
+host_todo(const struct plan *p, unsigned long long seed, const struct trial_done *done,
+    const char *host)
+{
+	struct plan_schedule *s = plan_expand(p, host, seed);
+	size_t i, n = 0;
+
+	for (i = 0; i < s->ntrials; i++)
+		n += !trial_done_has(done, host, s->trials[i].key);
+	plan_schedule_free(s);
+	return n;
+}
+
+/*
+ * The run directory --resume RUN names: RUN when it is one, else the run
+ * id RUN under results.  A new string in *dir; -1 with *err otherwise.
+ */
+static int
+resume_dir(const char *ref, const char *results, char **dir, char **err)
+{
+	struct stat st;
+	char *p;
+
+	*dir = NULL;
+	if (archive_is_url(ref)) {
+		p = archive_url_display(ref);
+		*err = xasprintf("--resume %s: a run in an archive is not resumed (pull it, "
+		    "then resume the copy)", p);
+		free(p);
+		return -1;
+	}
+	if (rundir_exists(ref)) {
+		*dir = xstrdup(ref);
+		return 0;
+	}
+	if (strchr(ref, '/') == NULL && *ref != '.') {
+		p = xasprintf("%s/%s", results, ref);
+		if (rundir_exists(p)) {
+			*dir = p;
+			return 0;
+		}
+		free(p);
+	}
+	if (stat(ref, &st) == 0 && S_ISDIR(st.st_mode))
+		*err = xasprintf("%s is not a run directory (no %s)", ref, RUNDIR_RUN_JSON);
+	else
+		*err = xasprintf("%s: not a run directory, nor a run id under %s/", ref,
+		    results);
+	return -1;
+}
+
+/*
+ * The plan file of the run in dir, as its run.json records it, for a
+ * --resume without PLAN: a new string in *path.  0, or the exit status
+ * (with *err): an unreadable run.json is an error, as session_resume()
+ * has it, and one without a plan file bad input.
+ */
+static int
+recorded_plan(const char *dir, char **path, char **err)
+{
+	struct rundir_run *run = NULL;
+	int r;
+
+	*path = NULL;
+	if ((r = rundir_load(dir, &run, err)) != 0)
+		return r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+	if (run->plan_file == NULL || *run->plan_file == '\0')
+		*err = xasprintf("%s: run.json records no plan file; give the plan: "
+		    "`fleetmark run PLAN --resume %s`", dir, dir);
+	else
+		*path = xstrdup(run->plan_file);
+	rundir_run_free(run);
+	return *path != NULL ? 0 : CMD_EXIT_USAGE;
+}
+
 /*
  * --dry-run --resume: the trials a resume would run, per host of the run,
  * read without touching the run directory (no lock, nothing rewritten).
@@ -453,47 +467,37 @@ in_list(const char *list, const char *name)
 static int
 dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 {
-	char *path = xasprintf("%s/%s", rundir, JOURNAL_RUN_JSON), *err = NULL;
-	struct journal_done *done = NULL;
-	json_error_t jerr;
-	json_t *run, *e;
-	const char *name;
-	unsigned long long seed;
-	size_t i, left, total = 0;
+	struct trial_done *done = NULL;
+	struct rundir_run *run = NULL;
+	char *path, *err = NULL;
+	size_t i, k, left, total = 0;
 	int rc = CMD_EXIT_USAGE;
 
-	if ((run = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)) == NULL) {
-		log_error("%s is not a run directory: %s", rundir, jerr.text);
-		free(path);
-		return CMD_EXIT_USAGE;
-	}
-	free(path);
-	if (same_plan(run, p, &err) != 0)
+	if (rundir_load(rundir, &run, &err) != 0 || rundir_check_plan(run, p, &err) != 0)
 		goto out;
-	path = xasprintf("%s/%s", rundir, JOURNAL_TRIALS);
-	if (journal_read_done(path, &done, NULL, &err) != 0) {
+	path = rundir_path(rundir, RUNDIR_TRIALS);
+	if (trial_done_read(path, &done, NULL, &err) != 0) {
 		free(path);
 		rc = CMD_EXIT_ERROR;
 		goto out;
 	}
 	free(path);
-	seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
 	printf("dry run: nothing is contacted and nothing is written\n");
 	printf("resuming %s (plan %s): %zu trials already ok\n", rundir, p->name,
-	    journal_done_count(done, NULL));
-	json_object_foreach(json_object_get(run, "hosts"), name, e) {
+	    trial_done_count(done, NULL));
+	for (k = 0; k < run->nhosts; k++) {
+		const char *name = run->hosts[k].name;
 		struct plan_schedule *s;
 
 		if (hosts_spec != NULL && !in_list(hosts_spec, name))
 			continue;
-		s = plan_expand(p, name, seed);
-		for (i = 0, left = 0; i < s->ntrials; i++)
-			left += !journal_done_has(done, name, s->trials[i].key);
+		s = plan_expand(p, name, run->seed);
+		left = host_todo(p, run->seed, done, name);
 		printf("\nhost %s: %zu of %zu trials to run\n", name, left, s->ntrials);
 		for (i = 0; i < s->ntrials; i++) {
 			const struct plan_trial *t = &s->trials[i];
 
-			if (journal_done_has(done, name, t->key))
+			if (trial_done_has(done, name, t->key))
 				continue;
 			printf("  %-10s %-12s %-40.40s rep %d\n", t->variant->name ? t->variant->name :
 			    "-", t->point->bench, *t->point->label ? t->point->label : "-", t->rep);
@@ -507,8 +511,8 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	if (err != NULL)
 		log_error("%s", err);
 	free(err);
-	journal_done_free(done);
-	json_decref(run);
+	trial_done_free(done);
+	rundir_run_free(run);
 	return rc;
 }
 
@@ -525,24 +529,21 @@ run_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
-	const char *resume = NULL, *push = NULL, *baseline = NULL;
+	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
+	const char *results;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
-	struct journal *j = NULL;
-	struct journal_done *done = NULL;
-	struct progress *prog = NULL;
-	struct run_summary sum;
-	struct run_config rc;
+	struct session *s = NULL;
+	struct session_config cfg;
 	unsigned char *only = NULL, *sel = NULL;
-	unsigned long long seed;
-	char *err = NULL, *agent = NULL, *end, *basedir = NULL;
+	char *err = NULL, *agent = NULL, *end, *basedir = NULL, *rdir = NULL, *rplan = NULL;
 	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
 	int base_failed = 0;
 	enum journal_status st;
-	size_t i;
+	size_t i, k;
 
-	memset(&sum, 0, sizeof(sum));
+	memset(&cfg, 0, sizeof(cfg));
 	while ((c = getopt_long(argc, argv, "f:H:o:j:hvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -586,34 +587,49 @@ run_main(int argc, char **argv)
 		case 'B':
 			baseline = optarg;
 			break;
-		case 'h':
-			return cmd_usage(&cmd_run, 1);
-		case 'v':
-			log_set_level(log_get_level() + 1);
-			break;
-		case 'q':
-			quiet = 1;
-			log_set_level(LOG_LEVEL_QUIET);
-			break;
 		default:
-			return cmd_usage(&cmd_run, 0);
+			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
+				return c;
+			break;
 		}
 	}
-	if (optind + 1 != argc)
+	/* PLAN, or with --resume RUN, PLAN or nothing (run.json names it) */
+	if (optind + 1 != argc && !(resume != NULL && optind == argc))
 		return cmd_usage(&cmd_run, 0);
+	plan_file = optind < argc ? argv[optind] : NULL;
+	results = outdir ? outdir : DEFAULT_RESULTS;
 	if (log_get_level() == LOG_LEVEL_QUIET)
 		quiet = 1;
 	if (dry && resume == NULL)
-		return dry_run(argv[optind], fleet_file, hosts_spec);
+		return dry_run(plan_file, fleet_file, hosts_spec);
 
+	/* Nothing below writes to the run being resumed before session_run(). */
+	if (resume != NULL) {
+		if (resume_dir(resume, results, &rdir, &err) != 0)
+			goto fail;
+		if (plan_file == NULL) {
+			if ((code = recorded_plan(rdir, &rplan, &err)) != 0)
+				goto fail;
+			code = CMD_EXIT_USAGE;
+			plan_file = rplan;
+		}
+	}
 	if ((agent = catalog_agent_path(&err)) == NULL || catalog_load(agent, &cat, &err) != 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
-	if (plan_load(argv[optind], cat, &p, &err) != 0)
+	if (plan_load(plan_file, cat, &p, &err) != 0) {
+		if (rplan != NULL) {
+			char *e = err;
+
+			err = xasprintf("%s (the plan %s/%s records; give the plan: `fleetmark "
+			    "run PLAN --resume %s`)", e, rdir, RUNDIR_RUN_JSON, resume);
+			free(e);
+		}
 		goto fail;
+	}
 	if (dry) {
-		code = dry_resume(p, resume, hosts_spec);
+		code = dry_resume(p, rdir, hosts_spec);
 		goto out;
 	}
 	/* A baseline that is not `latest` is checked before the hours of a run. */
@@ -621,7 +637,7 @@ run_main(int argc, char **argv)
 		struct runref_ctx bctx;
 
 		memset(&bctx, 0, sizeof(bctx));
-		bctx.results = outdir ? outdir : DEFAULT_RESULTS;
+		bctx.results = results;
 		if (runref_resolve(baseline, &bctx, &basedir, &err) != 0) {
 			char *e = err;	/* names the REF, without credentials */
 
@@ -632,38 +648,37 @@ run_main(int argc, char **argv)
 		}
 	}
 
+	cfg.plan = p;
+	cfg.label = label;
+	cfg.jobs = jobs;
+	cfg.quiet = quiet;
 	if (resume != NULL) {
-		const json_t *run, *hosts, *fj;
-		const char *name, *ffile;
-		json_t *e;
+		const struct rundir_run *run;
+		size_t todo = 0;
+		int r;
 
-		char *rj = xasprintf("%s/%s", resume, JOURNAL_RUN_JSON);
-		int missing = access(rj, F_OK) != 0 && errno == ENOENT;
-
-		free(rj);
-		if (journal_resume(resume, &j, &done, &err) != 0) {
+		if ((r = session_resume(rdir, &s, &err)) != 0) {
 			/* Not a run directory is bad input; anything else an error. */
-			code = missing ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+			code = r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
 			goto fail;
 		}
-		run = journal_run_json(j);
-		if (same_plan(run, p, &err) != 0)
+		run = session_rundir(s);
+		if (rundir_check_plan(run, p, &err) != 0)
 			goto fail;
 		/* The fleet the run used, unless -f says otherwise. */
-		fj = json_object_get(run, "fleet");
-		ffile = json_string_value(json_object_get(fj, "file"));
-		if (fleet_file == NULL && ffile != NULL && strcmp(ffile, FLEET_DEFAULT_NAME) != 0)
-			fleet_file = ffile;
+		if (fleet_file == NULL && run->fleet != NULL &&
+		    strcmp(run->fleet, FLEET_DEFAULT_NAME) != 0)
+			fleet_file = run->fleet;
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
 		sel = xcalloc(f->nhosts, 1);
-		hosts = json_object_get(run, "hosts");
-		json_object_foreach((json_t *)hosts, name, e) {
+		for (k = 0; k < run->nhosts; k++) {
 			for (i = 0; i < f->nhosts; i++)
-				if (strcmp(f->hosts[i].name, name) == 0)
+				if (strcmp(f->hosts[i].name, run->hosts[k].name) == 0)
 					break;
 			if (i == f->nhosts) {
-				err = xasprintf("host '%s' of the run is not in %s", name, f->file);
+				err = xasprintf("host '%s' of the run is not in %s",
+				    run->hosts[k].name, f->file);
 				goto fail;
 			}
 			sel[i] = 1;
@@ -675,85 +690,64 @@ run_main(int argc, char **argv)
 			for (i = 0; i < f->nhosts; i++)
 				sel[i] &= only[i];
 		}
-		seed = strtoull(jget(json_object_get(run, "plan"), "seed"), NULL, 10);
-		log_info("resuming %s: %zu trials already ok", journal_dir(j),
-		    journal_done_count(done, NULL));
-	} else {
-		struct journal_info info;
+		for (i = 0, k = 0; i < f->nhosts; i++)
+			if (sel[i]) {
+				todo += host_todo(p, run->seed, session_done(s), f->hosts[i].name);
+				k++;
+			}
+		if (k == 0) {
+			struct strbuf sb = STRBUF_INIT;
 
+			for (i = 0; i < run->nhosts; i++)
+				strbuf_addf(&sb, "%s%s", i ? ", " : "", run->hosts[i].name);
+			err = xasprintf("-H %s: no host of the run %s (its hosts: %s)",
+			    hosts_spec ? hosts_spec : "-", session_dir(s), sb.len ? sb.buf : "none");
+			strbuf_release(&sb);
+			goto fail;
+		}
+		if (todo == 0 && run->status != NULL &&
+		    strcmp(run->status, journal_status_name(JOURNAL_FINISHED)) == 0) {
+			printf("nothing left to run: every trial of %s on %s is ok; the run is "
+			    "left as it is\n", session_dir(s), hosts_spec ? hosts_spec :
+			    "its hosts");
+			code = CMD_EXIT_OK;
+			goto out;
+		}
+		cfg.fleet = f;
+		cfg.sel = sel;
+		cfg.seed = run->seed;
+		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
+		    trial_done_count(session_done(s), NULL), todo);
+	} else {
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
 		if (plan_select(p, f, hosts_spec, &sel, &err) != 0)
 			goto fail;
-		seed = plan_seed(p);
-		memset(&info, 0, sizeof(info));
-		info.results = outdir ? outdir : DEFAULT_RESULTS;
-		info.plan = p;
-		info.seed = seed;
-		info.fleet = f;
-		info.sel = sel;
-		info.label = label;
-		info.controller = FLEETMARK_VERSION;
-		if (journal_create(&info, &j, &err) != 0) {
+		cfg.fleet = f;
+		cfg.sel = sel;
+		cfg.seed = plan_seed(p);
+		if (session_create(results, &cfg, &s, &err) != 0) {
 			code = CMD_EXIT_ERROR;
 			goto fail;
 		}
 	}
-	log_info("run %s", journal_dir(j));
 
 	catch_signals();
 	log_verbose("Ctrl-C stops the run cleanly; a second one exits at once");
-	prog = progress_new(STDERR_FILENO, quiet ? PROGRESS_QUIET : PROGRESS_AUTO);
-	memset(&rc, 0, sizeof(rc));
-	rc.plan = p;
-	rc.fleet = f;
-	rc.sel = sel;
-	rc.seed = seed;
-	rc.journal = j;
-	rc.done = done;
-	rc.progress = prog;
-	rc.jobs = jobs;
-	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
-		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
-	if (progress_mode(prog) == PROGRESS_TERMINAL)
-		log_set_sink(log_to_progress, prog);
-	progress_start_ticker(prog);
-	if (run_execute(&rc, &sum, &err) != 0) {
-		char *ferr = NULL;
-
-		progress_end(prog);
-		log_set_sink(NULL, NULL);
-		if (journal_finish(j, JOURNAL_FAILED, &ferr) != 0)
-			free(ferr);
+	if (session_run(s, &cfg, &err) != 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
-	progress_end(prog);
-	log_set_sink(NULL, NULL);
-
-	if (sum.journal_error != NULL) {
-		log_error("%s", sum.journal_error);
-		st = JOURNAL_FAILED;
-	} else
-		st = sum.interrupted ? JOURNAL_INTERRUPTED : JOURNAL_FINISHED;
-	if (journal_finish(j, st, &err) != 0) {
-		log_error("%s", err);
-		free(err);
-		err = NULL;
-		st = JOURNAL_FAILED;
-	}
-	if (journal_log_error(j) != NULL)
-		log_warn("host logs: %s", journal_log_error(j));
+	st = session_status(s);
 
 	/* `latest` before this run is pushed, so it is never this run */
 	if (baseline != NULL && basedir == NULL && st == JOURNAL_FINISHED &&
-	    find_baseline(baseline, p, &sum, journal_run_id(j), outdir ? outdir :
-	    DEFAULT_RESULTS, push, &basedir) != 0)
+	    find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
+	    &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);
-	regressions = print_summary(p, &sum, journal_dir(j), st == JOURNAL_FINISHED ?
-	    basedir : NULL);
+	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? basedir : NULL);
 	if (regressions > 0)
 		log_warn("%d significant regression%s against %s", regressions,
 		    regressions == 1 ? "" : "s", basedir);
@@ -763,43 +757,35 @@ run_main(int argc, char **argv)
 
 		if (st != JOURNAL_FINISHED)
 			log_warn("the run did not finish: not pushed to %s", d);
-		else if (archive_push(journal_dir(j), push, &err) != 0) {
+		else if (archive_push(session_dir(s), push, &err) != 0) {
 			log_error("push to %s: %s", d, err);
 			log_error("the run is kept in %s; `fleetmark push %s %s` pushes it again",
-			    journal_dir(j), journal_dir(j), d);
+			    session_dir(s), session_dir(s), d);
 			free(err);
 			err = NULL;
 			base_failed = 1;
 		} else
-			log_info("pushed %s to %s", journal_run_id(j), d);
+			log_info("pushed %s to %s", session_id(s), d);
 		free(d);
 	}
-	if (st == JOURNAL_FAILED || base_failed)
+	code = session_exit(s);
+	if (base_failed)
 		code = CMD_EXIT_ERROR;
-	else if (sum.interrupted) {
-		log_error("interrupted: %zu trials not run; `fleetmark run %s --resume %s` runs "
-		    "them", sum.not_run, argv[optind], journal_dir(j));
-		code = CMD_EXIT_INTERRUPTED;
-	} else {
-		code = CMD_EXIT_OK;
-		for (i = 0; i < sum.nhosts; i++)
-			if (sum.hosts[i].status != JOURNAL_HOST_DONE || sum.hosts[i].failed > 0)
-				code = CMD_EXIT_PARTIAL;
-		/* a regression says more than failed trials do */
-		if (regressions > 0)
-			code = CMD_EXIT_REGRESSION;
-	}
+	else if (code == SESSION_EXIT_INTERRUPTED)
+		log_error("interrupted: %zu trials not run; `fleetmark run --resume %s` runs "
+		    "them", session_summary(s)->not_run, session_dir(s));
+	else if (code != CMD_EXIT_ERROR && regressions > 0)
+		code = CMD_EXIT_REGRESSION;	/* says more than failed trials do */
 	goto out;
  fail:
 	log_error("%s", err);
  out:
-	run_summary_release(&sum);
-	progress_free(prog);
-	journal_free(j);
-	journal_done_free(done);
+	session_free(s);
 	free(err);
 	free(agent);
 	free(basedir);
+	free(rdir);
+	free(rplan);
 	free(only);
 	free(sel);
 	plan_free(p);
@@ -808,9 +794,76 @@ run_main(int argc, char **argv)
 	return code;
 }
 
+static const struct cmd_option run_options[] = {
+	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5)); with --resume, the one the run "
+	    "recorded", "the embedded fleet: one host, local, this machine, without SSH" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated (narrows the "
+	    "plan's hosts:)", "every host the plan names" },
+	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
+	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
+	    "release" },
+	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
+	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
+	    "under -o): run the trials that have no ok result yet, in the original order, on the "
+	    "run's hosts (or -H, some of them); PLAN may be left out (the plan run.json records "
+	    "is read, and must still be the same); a resume that is refused writes nothing",
+	    NULL },
+	{ 0, "push", "URL", "when the run has finished, upload it (report included) to an archive: "
+	    "file://, http(s):// (WebDAV), s3://", NULL },
+	{ 0, "baseline", "REF", "when the run has finished, compare it with REF (a run directory, a "
+	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
+	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
+	    NULL },
+	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
+	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_exit run_exits[] = {
+	{ 0, "every trial on every host is ok" },
+	{ 1, "an error: the run directory could not be written, the agent catalogue could not "
+	    "be read, a --push that failed (the run is kept), a latest baseline that could "
+	    "not be read, a --resume of a run in use or damaged" },
+	{ 2, "bad usage or invalid input: the plan or inventory (FILE:LINE:COL), an unknown "
+	    "host in -H, a --resume of another plan, of a plan changed since, of no run" },
+	{ 3, "the run finished, but some hosts or trials failed (results kept)" },
+	{ 4, "with --baseline: a significant regression (it wins over 3)" },
+	{ 130, "interrupted by SIGINT or SIGTERM; the message says how to resume" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example run_examples[] = {
+	{ "fleetmark run plans/smoke.yaml", "a few seconds on this machine, no SSH" },
+	{ "fleetmark run plans/lmbench.yaml -f lab.yaml -H @x86_64 --label with-patch",
+	    "the lmbench tables of every x86_64 host, labelled for a compare" },
+	{ "fleetmark run plans/lmbench.yaml -f lab.yaml --push file:///srv/fleetmark "
+	    "--baseline latest -q", "a nightly check: exit 4 on a regression" },
+	{ "fleetmark run --resume 20261130-064816-lmbench-264e", "carry on with a stopped run, "
+	    "named by its run id: its plan and inventory are the ones it recorded" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help run_help = {
+	"Runs a test plan (fleetmark-plan(5)) on the hosts of an inventory, all hosts "
+	"in parallel, each host one trial at a time: connect (SSH, or the local "
+	"transport), deploy the agent, then the plan's variants and trials in order.  "
+	"Each finished trial is appended to the run directory at once, so a crash loses "
+	"at most the trials in flight.\n\n"
+	"Progress goes to stderr (one line per host on a terminal, timestamped lines "
+	"elsewhere; with -v also each trial's values).  When the run ends, stdout gets "
+	"a table of the hosts, the report's tables (also written to report.txt and "
+	"report.html) and the run directory's path.\n\n"
+	"Ctrl-C stops cleanly: variants are undone, run.json says interrupted, and the "
+	"command that carries on is printed.  A second Ctrl-C exits at once.",
+	run_options, NULL, run_exits, run_examples,
+	"docs/guide.md (running, the run directory, resuming), docs/nightly.md, "
+	"fleetmark-plan(5), fleetmark-fleet(5)", 0
+};
+
 const struct cmd_entry cmd_run = {
 	"run",
-	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUNDIR] "
+	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
 	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
-	"run a test plan on a fleet and keep the results in a run directory", run_main
+	"run a test plan on a fleet and keep the results in a run directory", run_main,
+	&run_help
 };

@@ -1,7 +1,6 @@
 /*
  * deploy.c: get a working agent onto a host (see deploy.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "proc.h"
 #include "shquote.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "transport.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -82,42 +82,37 @@ tar_add(struct strbuf *t, const char *name, const char *data, size_t len)
 	return 0;
 }
 
+/* Whether the file name of directory sub is one of the agent's sources. */
 static int
-cmp_str(const void *a, const void *b)
+is_source(const char *sub, const char *name)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t l = strlen(name);
+
+	/* of include/, the agent needs only the wire format */
+	if (strcmp(sub, "include") == 0 && strcmp(name, "wire.h") != 0)
+		return 0;
+	return strcmp(name, "Makefile") == 0 || (l > 2 && name[l - 2] == '.' &&
+	    (name[l - 1] == 'c' || name[l - 1] == 'h'));
 }
 
 /* Add every *.c, *.h and Makefile of top/sub, in name order. */
 static int
 tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
 {
-	char *dir = xasprintf("%s/%s", top, sub), **names = NULL, *path, *name, *data, *e;
-	size_t n = 0, cap = 0, i, len, l;
-	struct dirent *de;
-	int rc = -1;
-	DIR *d;
+	char *dir = xasprintf("%s/%s", top, sub), **names, *path, *name, *data, *e;
+	size_t n, i, len;
+	int rc = -1, en;
 
-	if ((d = opendir(dir)) == NULL) {
-		*err = xasprintf("agent sources: %s: %s", dir, strerror(errno));
+	if (fs_list_dir(dir, &names, &n, &e) != 0) {
+		en = errno;
+		free(e);
+		*err = xasprintf("agent sources: %s: %s", dir, strerror(en));
 		free(dir);
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		l = strlen(de->d_name);
-		/* of include/, the agent needs only the wire format */
-		if (strcmp(sub, "include") == 0 && strcmp(de->d_name, "wire.h") != 0)
-			continue;
-		if (strcmp(de->d_name, "Makefile") != 0 && !(l > 2 &&
-		    de->d_name[l - 2] == '.' && (de->d_name[l - 1] == 'c' ||
-		    de->d_name[l - 1] == 'h')))
-			continue;
-		xgrow(&names, &cap, n + 1, sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
 	for (i = 0; i < n; i++) {
+		if (!is_source(sub, names[i]))
+			continue;
 		path = xasprintf("%s/%s", dir, names[i]);
 		name = xasprintf("%s/%s", sub, names[i]);
 		if (fs_read_file(path, SOURCE_MAX, &data, &len, &e) != 0) {
@@ -140,9 +135,7 @@ tar_add_dir(struct strbuf *t, const char *top, const char *sub, char **err)
 	}
 	rc = 0;
 out:
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names, n);
 	free(dir);
 	return rc;
 }
@@ -390,11 +383,10 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 	}
 	transport_result_release(&r);
 	snprintf(res->arch, sizeof(res->arch), "%s", agents_arch_for_machine(res->machine));
-	if (strcmp(res->os, "Linux") != 0) {
-		*err = xasprintf("%s: the agent runs on Linux only, this host runs %s",
+	if (strcmp(res->os, "Linux") != 0)
+		return err_set(err, TRANSPORT_EREMOTE,
+		    "%s: the agent runs on Linux only, this host runs %s",
 		    transport_name(t), res->os);
-		return TRANSPORT_EREMOTE;
-	}
 	dir = deploy_expand_dir(workdir, home);
 	if (mode != FLEET_AGENT_SOURCE) {
 		set = agents_find();

@@ -1,5 +1,5 @@
 /*
- * fleet.c: load a fleet inventory (SPEC §4), resolve what each host
+ * fleet.c: load a fleet inventory (docs/plans-and-fleets.md), resolve what each host
  * inherits from `defaults`, and select hosts by name and @label.
  */
 #include <ctype.h>
@@ -11,8 +11,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "yamldoc.h"
 #include "fleet.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /*
@@ -73,8 +74,6 @@ fleet_agent_name(enum fleet_agent a)
 static void
 host_release(struct fleet_host *h)
 {
-	size_t i;
-
 	free(h->name);
 	free(h->address);
 	free(h->user);
@@ -83,9 +82,7 @@ host_release(struct fleet_host *h)
 	free(h->workdir);
 	free(h->ssh_config_path);
 	free(h->proxy_jump);
-	for (i = 0; i < h->nlabels; i++)
-		free(h->labels[i]);
-	free(h->labels);
+	strv_free(h->labels, h->nlabels);
 }
 
 void
@@ -168,32 +165,32 @@ valid_address(const char *s, const char *extra)
 }
 
 /* A string setting: the value of `key` in host h, else in defaults d. */
-static const struct conf_node *
-setting(const struct conf_node *h, const struct conf_node *d, const char *key)
+static const struct ydoc_node *
+setting(const struct ydoc_node *h, const struct ydoc_node *d, const char *key)
 {
-	const struct conf_node *v = conf_get(h, key);
+	const struct ydoc_node *v = ydoc_get(h, key);
 
-	return v != NULL ? v : conf_get(d, key);
+	return v != NULL ? v : ydoc_get(d, key);
 }
 
 static int
-get_path(const struct conf_node *n, char **out, char **err)
+get_path(const struct ydoc_node *n, char **out, char **err)
 {
 	const char *s;
 	char *p;
 
-	if (conf_string(n, &s, err) != 0)
+	if (ydoc_string(n, &s, err) != 0)
 		return -1;
 	if (*s == '\0')
-		return conf_error(err, n, "empty path");
+		return ydoc_error(err, n, "empty path");
 	if ((p = fleet_expand_tilde(s)) == NULL)
-		return conf_error(err, n, "cannot expand '%.64s': no such user", s);
+		return ydoc_error(err, n, "cannot expand '%.64s': no such user", s);
 	*out = p;
 	return 0;
 }
 
 static int
-get_enum(const struct conf_node *n, const char *what, const char *const *names,
+get_enum(const struct ydoc_node *n, const char *what, const char *const *names,
     int *out, char **err)
 {
 	const char *s;
@@ -201,7 +198,7 @@ get_enum(const struct conf_node *n, const char *what, const char *const *names,
 	char *hint, *list;
 
 	/* yes/no are booleans to YAML, but here they are words like the others. */
-	if (conf_string(n, &s, err) != 0)
+	if (ydoc_string(n, &s, err) != 0)
 		return -1;
 	for (i = 0; names[i] != NULL; i++)
 		if (strcmp(s, names[i]) == 0) {
@@ -210,7 +207,7 @@ get_enum(const struct conf_node *n, const char *what, const char *const *names,
 		}
 	while (names[count] != NULL)
 		count++;
-	hint = conf_did_you_mean(s, names, count);
+	hint = ydoc_did_you_mean(s, names, count);
 	list = xstrdup(names[0]);
 	for (i = 1; i < count; i++) {
 		char *l = xasprintf("%s, %s", list, names[i]);
@@ -218,20 +215,33 @@ get_enum(const struct conf_node *n, const char *what, const char *const *names,
 		free(list);
 		list = l;
 	}
-	conf_error(err, n, "bad %s '%.64s': expected one of %s%s", what, s, list, hint);
+	ydoc_error(err, n, "bad %s '%.64s': expected one of %s%s", what, s, list, hint);
 	free(list);
 	free(hint);
 	return -1;
 }
 
+/*
+ * The setting key (the host's, else the defaults') as the index of one of
+ * names in *e; *e is left as it is (the default) when neither sets it.
+ */
 static int
-load_host(struct fleet_host *h, const struct conf_node *key,
-    const struct conf_node *hn, const struct conf_node *defs, char **err)
+setting_enum(const struct ydoc_node *h, const struct ydoc_node *d, const char *key,
+    const char *const *names, int *e, char **err)
+{
+	const struct ydoc_node *v = setting(h, d, key);
+
+	return v != NULL ? get_enum(v, key, names, e, err) : 0;
+}
+
+static int
+load_host(struct fleet_host *h, const struct ydoc_node *key,
+    const struct ydoc_node *hn, const struct ydoc_node *defs, char **err)
 {
 	static const char *const transports[] = { "ssh", "local", NULL };
 	static const char *const hostkeys[] = { "yes", "accept-new", "no", NULL };
 	static const char *const agents[] = { "auto", "prebuilt", "source", NULL };
-	const struct conf_node *v;
+	const struct ydoc_node *v;
 	const char *s;
 	long long num;
 	char *what;
@@ -242,47 +252,45 @@ load_host(struct fleet_host *h, const struct conf_node *key,
 	h->file = key->file;
 	h->line = key->line;
 	h->col = key->col;
-	if (conf_is_null(hn))
+	if (ydoc_is_null(hn))
 		hn = NULL;	/* "laptop:" alone: everything from defaults */
-	else if (conf_check_keys(hn, what, host_keys, err) != 0)
+	else if (ydoc_check_keys(hn, what, host_keys, err) != 0)
 		goto out;
 
-	h->transport = FLEET_TRANSPORT_SSH;
-	if ((v = setting(hn, defs, "transport")) != NULL) {
-		if (get_enum(v, "transport", transports, &e, err) != 0)
-			goto out;
-		h->transport = (enum fleet_transport)e;
-	}
-	if ((v = conf_get(hn, "address")) != NULL) {
-		if (conf_string(v, &s, err) != 0)
+	e = FLEET_TRANSPORT_SSH;
+	if (setting_enum(hn, defs, "transport", transports, &e, err) != 0)
+		goto out;
+	h->transport = (enum fleet_transport)e;
+	if ((v = ydoc_get(hn, "address")) != NULL) {
+		if (ydoc_string(v, &s, err) != 0)
 			goto out;
 		if (h->transport == FLEET_TRANSPORT_LOCAL) {
-			conf_error(err, v, "host '%s' uses the local transport: it takes no address",
+			ydoc_error(err, v, "host '%s' uses the local transport: it takes no address",
 			    h->name);
 			goto out;
 		}
 		if (!valid_address(s, NULL)) {
-			conf_error(err, v, "bad address '%.64s': expected a host name or IP address",
+			ydoc_error(err, v, "bad address '%.64s': expected a host name or IP address",
 			    s);
 			goto out;
 		}
 		h->address = xstrdup(s);
 	} else if (h->transport == FLEET_TRANSPORT_SSH) {
-		conf_error(err, key, "host '%s' has no address (give `address:`, or "
+		ydoc_error(err, key, "host '%s' has no address (give `address:`, or "
 		    "`transport: local` for this machine)", h->name);
 		goto out;
 	}
 	if ((v = setting(hn, defs, "user")) != NULL) {
-		if (conf_string(v, &s, err) != 0)
+		if (ydoc_string(v, &s, err) != 0)
 			goto out;
 		if (!valid_name(s) || strlen(s) > 32) {
-			conf_error(err, v, "bad user name '%.64s'", s);
+			ydoc_error(err, v, "bad user name '%.64s'", s);
 			goto out;
 		}
 		h->user = xstrdup(s);
 	}
 	if ((v = setting(hn, defs, "port")) != NULL) {
-		if (conf_int(v, 1, 65535, &num, err) != 0)
+		if (ydoc_int(v, 1, 65535, &num, err) != 0)
 			goto out;
 		h->port = (int)num;
 	}
@@ -293,27 +301,25 @@ load_host(struct fleet_host *h, const struct conf_node *key,
 			goto out;
 	} else if ((h->known_hosts = fleet_expand_tilde(FLEET_DEFAULT_KNOWN_HOSTS)) == NULL)
 		h->known_hosts = xstrdup(".ssh/known_hosts");
-	h->host_key_check = FLEET_HOSTKEY_YES;
-	if ((v = setting(hn, defs, "host_key_check")) != NULL) {
-		if (get_enum(v, "host_key_check", hostkeys, &e, err) != 0)
-			goto out;
-		h->host_key_check = (enum fleet_hostkey)e;
-	}
+	e = FLEET_HOSTKEY_YES;
+	if (setting_enum(hn, defs, "host_key_check", hostkeys, &e, err) != 0)
+		goto out;
+	h->host_key_check = (enum fleet_hostkey)e;
 	h->connect_timeout_ms = FLEET_DEFAULT_CONNECT_TIMEOUT;
 	if ((v = setting(hn, defs, "connect_timeout")) != NULL &&
-	    conf_duration(v, 100, 3600000, &h->connect_timeout_ms, err) != 0)
+	    ydoc_duration(v, 100, 3600000, &h->connect_timeout_ms, err) != 0)
 		goto out;
 	v = setting(hn, defs, "workdir");
 	if (v != NULL) {
-		if (conf_string(v, &s, err) != 0)
+		if (ydoc_string(v, &s, err) != 0)
 			goto out;
 		if (*s != '/' && strncmp(s, "~/", 2) != 0) {
-			conf_error(err, v, "workdir '%.64s' must be an absolute path or start with ~/",
+			ydoc_error(err, v, "workdir '%.64s' must be an absolute path or start with ~/",
 			    s);
 			goto out;
 		}
 		if (strpbrk(s, "\n\r\t'\"\\") != NULL) {
-			conf_error(err, v, "workdir '%.64s' contains a quote, backslash or control "
+			ydoc_error(err, v, "workdir '%.64s' contains a quote, backslash or control "
 			    "character", s);
 			goto out;
 		}
@@ -325,14 +331,14 @@ load_host(struct fleet_host *h, const struct conf_node *key,
 		char *e2 = NULL;
 
 		/* true/false, or the path of a config file to use instead. */
-		if (conf_bool(v, &h->ssh_config, &e2) != 0) {
+		if (ydoc_bool(v, &h->ssh_config, &e2) != 0) {
 			free(e2);
 			h->ssh_config = 1;
 			free(h->ssh_config_path);
 			h->ssh_config_path = NULL;
-			if (v->type != CONF_SCALAR || conf_is_null(v) ||
+			if (v->type != YDOC_SCALAR || ydoc_is_null(v) ||
 			    (v->value[0] != '/' && v->value[0] != '~')) {
-				conf_error(err, v, "ssh_config must be yes, no, or the path of "
+				ydoc_error(err, v, "ssh_config must be yes, no, or the path of "
 				    "an OpenSSH client config file");
 				goto out;
 			}
@@ -341,10 +347,10 @@ load_host(struct fleet_host *h, const struct conf_node *key,
 		}
 	}
 	if ((v = setting(hn, defs, "proxy_jump")) != NULL) {
-		if (conf_string(v, &s, err) != 0)
+		if (ydoc_string(v, &s, err) != 0)
 			goto out;
 		if (!valid_address(s, "@,")) {
-			conf_error(err, v, "bad proxy_jump '%.64s': expected [user@]host[:port], "
+			ydoc_error(err, v, "bad proxy_jump '%.64s': expected [user@]host[:port], "
 			    "comma separated", s);
 			goto out;
 		}
@@ -352,22 +358,21 @@ load_host(struct fleet_host *h, const struct conf_node *key,
 	}
 	if (h->transport == FLEET_TRANSPORT_LOCAL)
 		h->agent = FLEET_AGENT_AUTO;
-	if ((v = setting(hn, defs, "agent")) != NULL) {
-		if (get_enum(v, "agent", agents, &e, err) != 0)
-			goto out;
-		h->agent = (enum fleet_agent)e;
-	}
-	if ((v = conf_get(hn, "labels")) != NULL) {
+	e = (int)h->agent;
+	if (setting_enum(hn, defs, "agent", agents, &e, err) != 0)
+		goto out;
+	h->agent = (enum fleet_agent)e;
+	if ((v = ydoc_get(hn, "labels")) != NULL) {
 		size_t i, j, n;
 
-		if (conf_scalar_list(v, &n, err) != 0)
+		if (ydoc_scalar_list(v, &n, err) != 0)
 			goto out;
 		h->labels = xcalloc(n + 1, sizeof(*h->labels));
 		for (i = 0; i < n; i++) {
-			const struct conf_node *l = conf_list_at(v, i);
+			const struct ydoc_node *l = ydoc_list_at(v, i);
 
 			if (!valid_name(l->value)) {
-				conf_error(err, l, "bad label '%.64s': use letters, digits, '-', "
+				ydoc_error(err, l, "bad label '%.64s': use letters, digits, '-', "
 				    "'_' and '.'", l->value);
 				goto out;
 			}
@@ -385,57 +390,57 @@ out:
 }
 
 static int
-load_doc(const struct conf_doc *doc, struct fleet **out, char **err)
+load_doc(const struct ydoc *doc, struct fleet **out, char **err)
 {
-	const struct conf_node *root = conf_root(doc), *defs, *hosts;
+	const struct ydoc_node *root = ydoc_root(doc), *defs, *hosts;
 	struct fleet *f;
 	size_t i, j;
 	int r = -1;
 
-	if (conf_check_keys(root, "fleet inventory", top_keys, err) != 0)
+	if (ydoc_check_keys(root, "fleet inventory", top_keys, err) != 0)
 		return -1;
-	defs = conf_get(root, "defaults");
-	if (defs != NULL && conf_is_null(defs))
+	defs = ydoc_get(root, "defaults");
+	if (defs != NULL && ydoc_is_null(defs))
 		defs = NULL;
 	if (defs != NULL) {
-		const struct conf_node *k;
+		const struct ydoc_node *k;
 
-		if ((k = conf_get_key(defs, "address")) != NULL ||
-		    (k = conf_get_key(defs, "labels")) != NULL)
-			return conf_error(err, k, "%s belongs to each host, not to defaults",
+		if ((k = ydoc_get_key(defs, "address")) != NULL ||
+		    (k = ydoc_get_key(defs, "labels")) != NULL)
+			return ydoc_error(err, k, "%s belongs to each host, not to defaults",
 			    k->value);
-		if (conf_check_keys(defs, "defaults", default_keys, err) != 0)
+		if (ydoc_check_keys(defs, "defaults", default_keys, err) != 0)
 			return -1;
 	}
-	hosts = conf_get(root, "hosts");
+	hosts = ydoc_get(root, "hosts");
 	if (hosts == NULL)
-		return conf_error(err, root, "the fleet inventory has no `hosts:`");
-	if (hosts->type != CONF_MAPPING || hosts->n == 0)
-		return conf_error(err, hosts, "`hosts:` must map host names to their settings%s",
-		    hosts->type == CONF_MAPPING ? ", and name at least one" : "");
+		return ydoc_error(err, root, "the fleet inventory has no `hosts:`");
+	if (hosts->type != YDOC_MAPPING || hosts->n == 0)
+		return ydoc_error(err, hosts, "`hosts:` must map host names to their settings%s",
+		    hosts->type == YDOC_MAPPING ? ", and name at least one" : "");
 	if (hosts->n > FLEET_MAX_HOSTS)
-		return conf_error(err, hosts, "more than %d hosts", FLEET_MAX_HOSTS);
+		return ydoc_error(err, hosts, "more than %d hosts", FLEET_MAX_HOSTS);
 
 	f = xcalloc(1, sizeof(*f));
-	f->file = xstrdup(conf_file(doc));
+	f->file = xstrdup(ydoc_file(doc));
 	f->hosts = xcalloc(hosts->n, sizeof(*f->hosts));
 	for (i = 0; i < hosts->n; i++) {
-		const struct conf_node *key = hosts->keys[i];
+		const struct ydoc_node *key = hosts->keys[i];
 
 		if (!valid_name(key->value)) {
-			conf_error(err, key, "bad host name '%.64s': use letters, digits, '-', '_' "
+			ydoc_error(err, key, "bad host name '%.64s': use letters, digits, '-', '_' "
 			    "and '.', starting with a letter or digit, at most %d bytes",
 			    key->value, FLEET_NAME_MAX);
 			goto out;
 		}
 		if (strcmp(key->value, "all") == 0) {
-			conf_error(err, key, "'all' is reserved: it selects every host");
+			ydoc_error(err, key, "'all' is reserved: it selects every host");
 			goto out;
 		}
 		/* Exact duplicates are YAML errors; these would clash as file names. */
 		for (j = 0; j < i; j++)
 			if (strcasecmp(hosts->keys[j]->value, key->value) == 0) {
-				conf_error(err, key, "duplicate host name '%s': same as '%s' at line "
+				ydoc_error(err, key, "duplicate host name '%s': same as '%s' at line "
 				    "%d but for case", key->value, hosts->keys[j]->value,
 				    hosts->keys[j]->line);
 				goto out;
@@ -459,28 +464,28 @@ int
 fleet_parse(const char *name, const char *text, size_t len, struct fleet **out,
     char **err)
 {
-	struct conf_doc *doc;
+	struct ydoc *doc;
 	int r;
 
-	if (conf_parse(name, text, len, &doc, err) != 0)
+	if (ydoc_parse(name, text, len, &doc, err) != 0)
 		return -1;
 	r = load_doc(doc, out, err);
-	conf_free(doc);
+	ydoc_free(doc);
 	return r;
 }
 
 int
 fleet_load(const char *path, struct fleet **out, char **err)
 {
-	struct conf_doc *doc;
+	struct ydoc *doc;
 	int r;
 
 	if (path == NULL)
 		return fleet_load_default(out, err);
-	if (conf_load(path, &doc, err) != 0)
+	if (ydoc_load(path, &doc, err) != 0)
 		return -1;
 	r = load_doc(doc, out, err);
-	conf_free(doc);
+	ydoc_free(doc);
 	return r;
 }
 
@@ -505,12 +510,7 @@ fleet_find(const struct fleet *f, const char *name)
 int
 fleet_host_has_label(const struct fleet_host *h, const char *label)
 {
-	size_t i;
-
-	for (i = 0; i < h->nlabels; i++)
-		if (strcmp(h->labels[i], label) == 0)
-			return 1;
-	return 0;
+	return strv_find(h->labels, h->nlabels, label) != STRV_NONE;
 }
 
 int
@@ -541,7 +541,7 @@ fleet_match(const struct fleet *f, const char *word, unsigned char *sel, char **
 		for (i = 0; i < f->nhosts; i++)
 			for (j = 0; j < f->hosts[i].nlabels; j++)
 				names[nnames++] = f->hosts[i].labels[j];
-		hint = conf_did_you_mean(word + 1, names, nnames);
+		hint = ydoc_did_you_mean(word + 1, names, nnames);
 		*err = xasprintf("no host has label '%s' in %s%s", word + 1, f->file, hint);
 		free(hint);
 		free(names);
@@ -555,7 +555,7 @@ fleet_match(const struct fleet *f, const char *word, unsigned char *sel, char **
 	names = xcalloc(f->nhosts + 1, sizeof(*names));
 	for (i = 0; i < f->nhosts; i++)
 		names[i] = f->hosts[i].name;
-	hint = conf_did_you_mean(word, names, f->nhosts);
+	hint = ydoc_did_you_mean(word, names, f->nhosts);
 	*err = xasprintf("unknown host '%s' in %s%s", word, f->file, hint);
 	free(hint);
 	free(names);
@@ -569,10 +569,8 @@ fleet_select(const struct fleet *f, const char *spec, unsigned char *sel, char *
 	int r = 0;
 
 	memset(sel, 0, f->nhosts);
-	if (*spec == '\0') {
-		*err = xstrdup("-H: no host named");
-		return -1;
-	}
+	if (*spec == '\0')
+		return err_set(err, -1, "-H: no host named");
 	copy = xstrdup(spec);
 	for (p = copy; p != NULL; p = comma) {
 		if ((comma = strchr(p, ',')) != NULL)

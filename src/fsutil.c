@@ -1,9 +1,10 @@
 /*
- * fsutil.c: atomic file replacement, full writes, directory syncs, mkdir -p
- * and whole-file reads (fsutil.h).
+ * fsutil.c: atomic file replacement, full writes, directory syncs, mkdir -p,
+ * whole-file reads and directory listings (fsutil.h).
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 
 #include "fsutil.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 int
@@ -271,5 +273,28 @@ fs_read_file(const char *path, size_t max, char **data, size_t *len, char **err)
 	}
 	close(fd);
 	*data = strbuf_detach(&sb, len);
+	return 0;
+}
+
+int
+fs_list_dir(const char *dir, char ***names, size_t *n, char **err)
+{
+	struct dirent *de;
+	char **v = NULL;
+	size_t cap = 0, k = 0;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return fail(err, "cannot open", dir);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		xgrow(&v, &cap, k + 1, sizeof(*v));
+		v[k++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	strv_sort(v, k);
+	*names = v;
+	*n = k;
 	return 0;
 }

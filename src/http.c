@@ -393,10 +393,8 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 
 	memset(resp, 0, sizeof(*resp));
 	pthread_once(&global_once, global_init);
-	if (global_rc != CURLE_OK) {
-		*err = xasprintf("libcurl: %s", curl_easy_strerror(global_rc));
-		return ARCHIVE_EPERM;
-	}
+	if (global_rc != CURLE_OK)
+		return err_set(err, ARCHIVE_EPERM, "libcurl: %s", curl_easy_strerror(global_rc));
 	if (rt == NULL) {
 		http_retry_default(&dflt);
 		rt = &dflt;

@@ -1,10 +1,7 @@
 /*
- * journal.c: the run directory (see journal.h and docs/results.md).
- *
- * Three mutexes, never held together: run_mu guards run.json (the tree
- * and the file) and the per-host status and counts, trials_mu the
- * trials.jsonl descriptor and its size, log_mu the host log descriptors
- * and their partial lines.
+ * journal.c: the run directory (see journal.h and docs/results.md); the
+ * host logs are in hostlog.c, and the struct and its locks in
+ * journal-int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,33 +23,16 @@
 
 #include "agentproto.h"
 #include "fleet.h"
-#include "journal.h"
+#include "fsutil.h"
+#include "journal-int.h"
 #include "log.h"
 #include "plan.h"
+#include "strbuf.h"
+#include "trialread.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
-
-struct jhost {
-	char			*name;
-	enum journal_host_status status;
-	size_t			 ok, failed;	/* trials appended (this session) */
-	int			 logfd;		/* -1: not opened yet */
-	char			*partial;	/* stderr line being assembled */
-	size_t			 plen;
-};
-
-struct journal {
-	char		*dir;
-	char		*id;
-	json_t		*run;		/* run.json */
-	int		 trials_fd;
-	off_t		 size;		/* of trials.jsonl */
-	struct jhost	**hosts;
-	size_t		 nhosts, hcap;
-	char		*log_err;
-	pthread_mutex_t	 run_mu, trials_mu, log_mu;
-};
 
 static const char *const status_names[] = {
 	"running", "finished", "interrupted", "failed",
@@ -78,246 +58,11 @@ journal_host_status_name(enum journal_host_status st)
 	return host_status_names[st];
 }
 
-/* --- Small helpers ---------------------------------------------------------- */
-
-/* "2026-11-30T04:15:02Z", or with milliseconds "2026-11-30T04:15:02.123Z". */
-static void
-iso_time(char *buf, size_t size, const struct timeval *tv, int ms)
-{
-	struct tm tm;
-	time_t t = tv->tv_sec;
-	size_t n;
-
-	gmtime_r(&t, &tm);
-	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (ms)
-		snprintf(buf + n, size - n, ".%03dZ", (int)(tv->tv_usec / 1000));
-	else
-		snprintf(buf + n, size - n, "Z");
-}
-
-static json_t *
-iso_now(void)
-{
-	struct timeval tv;
-	char b[40];
-
-	gettimeofday(&tv, NULL);
-	iso_time(b, sizeof(b), &tv, 0);
-	return json_string(b);
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/* A JSON string of s; bytes that are not UTF-8 become U+FFFD.  NULL: null. */
-static json_t *
-jstr(const char *s)
-{
-	json_t *v;
-	char *fixed;
-	size_t n, i, o = 0, k;
-
-	if (s == NULL)
-		return json_null();
-	if ((v = json_string(s)) != NULL)
-		return v;
-	n = strlen(s);
-	fixed = xmalloc(n * 3 + 1);
-	for (i = 0; i < n; i += k) {
-		if ((k = utf8_seq((const unsigned char *)s + i, n - i)) == 0) {
-			memcpy(fixed + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			k = 1;
-		} else {
-			memcpy(fixed + o, s + i, k);
-			o += k;
-		}
-	}
-	fixed[o] = '\0';
-	v = json_string(fixed);
-	free(fixed);
-	return v ? v : json_string("");
-}
-
-static void
-set(json_t *o, const char *key, json_t *v)
-{
-	/* Keys are ours or the plan's; a key jansson refuses (not UTF-8) is
-	 * made valid.  json_object_set() leaves v to us either way. */
-	if (json_object_set(o, key, v) != 0) {
-		json_t *k = jstr(key);
-
-		json_object_set(o, json_string_value(k), v);
-		json_decref(k);
-	}
-	json_decref(v);
-}
-
-static int
-full_write(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
-fsync_dir(const char *path)
-{
-	int fd, r;
-
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -1;
-	r = fsync(fd);
-	close(fd);
-	return r;
-}
-
-/*
- * Replace dir/name with data atomically: dir/.name.tmp written and synced,
- * renamed over dir/name, dir synced.
- */
-static int
-write_atomic(const char *dir, const char *name, const char *data, size_t len,
-    char **err)
-{
-	char *tmp = xasprintf("%s/.%s.tmp", dir, name);
-	char *path = xasprintf("%s/%s", dir, name);
-	int fd = -1, r = -1;
-
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		*err = xasprintf("cannot create %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (full_write(fd, data, len) != 0 || fsync(fd) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto out;
-	}
-	if (fsync_dir(dir) != 0) {
-		*err = xasprintf("cannot sync %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	r = 0;
- out:
-	if (fd >= 0)
-		close(fd);
-	if (r != 0)
-		unlink(tmp);
-	free(tmp);
-	free(path);
-	return r;
-}
-
-static int
-write_json_atomic(const char *dir, const char *name, const json_t *o, char **err)
-{
-	char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-	char *withnl;
-	int r;
-
-	if (text == NULL) {
-		*err = xasprintf("cannot write %s/%s: out of memory", dir, name);
-		return -1;
-	}
-	withnl = xasprintf("%s\n", text);
-	free(text);
-	r = write_atomic(dir, name, withnl, strlen(withnl), err);
-	free(withnl);
-	return r;
-}
-
-static int
-mkdir_p(const char *path, char **err)
-{
-	char *p = xstrdup(path), *s;
-	int r = 0;
-
-	for (s = p + 1; ; s++) {
-		char c = *s;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-			r = -1;
-			break;
-		}
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	free(p);
-	if (r == 0) {
-		struct stat st;
-
-		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-			*err = xasprintf("%s is not a directory", path);
-			r = -1;
-		}
-	}
-	return r;
-}
+/* --- Hosts ------------------------------------------------------------------- */
 
 /* Host names become file names: the fleet's rule, checked again here. */
-static int
-valid_host(const char *s)
+int
+journal_valid_host(const char *s)
 {
 	size_t i, n = strlen(s);
 
@@ -333,8 +78,8 @@ valid_host(const char *s)
 }
 
 /* The host named name (added when new); NULL for a name unfit for a file. */
-static struct jhost *
-host_get(struct journal *j, const char *name)
+struct jhost *
+journal_host_get(struct journal *j, const char *name)
 {
 	size_t i;
 	struct jhost *h;
@@ -342,7 +87,7 @@ host_get(struct journal *j, const char *name)
 	for (i = 0; i < j->nhosts; i++)
 		if (strcmp(j->hosts[i]->name, name) == 0)
 			return j->hosts[i];
-	if (!valid_host(name))
+	if (!journal_valid_host(name))
 		return NULL;
 	/* Entries are allocated one by one: a pointer to one stays valid
 	 * while the array grows under another thread. */
@@ -355,161 +100,64 @@ host_get(struct journal *j, const char *name)
 
 /* --- run.json ---------------------------------------------------------------- */
 
-static json_t *
-strv_json(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, jstr(v[i]));
-	return a;
-}
-
-static json_t *
-params_json(size_t n, char *const *keys, char *const *vals)
-{
-	json_t *o = json_object();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		set(o, keys[i], jstr(vals[i]));
-	return o;
-}
-
-static json_t *
-plan_json(const struct plan *p, unsigned long long seed)
-{
-	json_t *o = json_object(), *a, *v, *w;
-	char num[32];
-	size_t i, k;
-
-	set(o, "name", jstr(p->name));
-	set(o, "file", jstr(p->file));
-	set(o, "description", jstr(p->description));
-	set(o, "repeat", json_integer(p->repeat));
-	set(o, "samples", json_integer(p->samples));
-	set(o, "order", jstr(plan_order_name(p->order)));
-	snprintf(num, sizeof(num), "%llu", seed);
-	set(o, "seed", json_string(num));
-	set(o, "timeout", json_real((double)p->timeout_ms / 1000.0));
-	set(o, "trials_per_host", json_integer((json_int_t)(p->nvariants * p->npoints *
-	    (size_t)p->repeat)));
-	a = json_array();
-	for (i = 0; i < p->nvariants; i++) {
-		const struct plan_variant *pv = &p->variants[i];
-
-		v = json_object();
-		set(v, "name", jstr(pv->name));
-		w = json_object();
-		for (k = 0; k < pv->nwrites; k++)
-			set(w, pv->writes[k].path, jstr(pv->writes[k].value));
-		set(v, "write", w);
-		set(v, "setup", strv_json(pv->setup, pv->nsetup));
-		set(v, "teardown", strv_json(pv->teardown, pv->nteardown));
-		json_array_append_new(a, v);
-	}
-	set(o, "variants", a);
-	a = json_array();
-	for (i = 0; i < p->npoints; i++) {
-		const struct plan_point *pt = &p->points[i];
-
-		v = json_object();
-		set(v, "id", jstr(pt->id));
-		set(v, "bench", jstr(pt->bench));
-		set(v, "suite", jstr(pt->suite));
-		set(v, "params", params_json(pt->nparams, pt->keys, pt->vals));
-		set(v, "label", jstr(pt->label));
-		set(v, "profile", pt->profile == PLAN_PROFILE_PERF ? json_string("perf") :
-		    json_null());
-		json_array_append_new(a, v);
-	}
-	set(o, "points", a);
-	if (p->has_regression) {
-		v = json_object();
-		set(v, "threshold", json_real(p->threshold));
-		set(v, "metrics", strv_json(p->metrics, p->nmetrics));
-		set(o, "regression", v);
-	} else
-		set(o, "regression", json_null());
-	return o;
-}
-
-/*
- * The fleet as the run used it: how each host was reached, never a
- * secret.  Identity keys appear as the path of the key file only; the
- * inventory holds no passphrase, and nothing of a key file is read here.
- */
-static json_t *
-fleet_json(const struct fleet *f, const unsigned char *sel)
-{
-	json_t *o = json_object(), *a = json_array(), *h;
-	size_t i;
-
-	set(o, "file", jstr(f->file));
-	for (i = 0; i < f->nhosts; i++) {
-		const struct fleet_host *fh = &f->hosts[i];
-
-		if (sel != NULL && !sel[i])
-			continue;
-		h = json_object();
-		set(h, "name", jstr(fh->name));
-		set(h, "transport", jstr(fleet_transport_name(fh->transport)));
-		set(h, "address", jstr(fh->address));
-		set(h, "user", jstr(fh->user));
-		set(h, "port", fh->port ? json_integer(fh->port) : json_null());
-		set(h, "identity", jstr(fh->identity));
-		set(h, "known_hosts", jstr(fh->known_hosts));
-		set(h, "host_key_check", jstr(fleet_hostkey_name(fh->host_key_check)));
-		set(h, "connect_timeout", json_real((double)fh->connect_timeout_ms / 1000.0));
-		set(h, "workdir", jstr(fh->workdir));
-		set(h, "ssh_config", fh->ssh_config ? jstr(fh->ssh_config_path) : json_false());
-		set(h, "proxy_jump", jstr(fh->proxy_jump));
-		set(h, "agent", jstr(fleet_agent_name(fh->agent)));
-		set(h, "labels", strv_json(fh->labels, fh->nlabels));
-		json_array_append_new(a, h);
-	}
-	set(o, "hosts", a);
-	return o;
-}
-
 /* run.json's entry for h, created when missing; run_mu held. */
 static json_t *
 host_entry(struct journal *j, const struct jhost *h)
 {
-	json_t *hosts = json_object_get(j->run, "hosts"), *e;
-
-	if (!json_is_object(hosts)) {
-		hosts = json_object();
-		set(j->run, "hosts", hosts);
-	}
-	if ((e = json_object_get(hosts, h->name)) == NULL || !json_is_object(e)) {
-		e = json_object();
-		set(e, "status", json_string(journal_host_status_name(h->status)));
-		set(e, "reason", json_null());
-		set(e, "agent", json_null());
-		set(e, "arch", json_null());
-		set(e, "kernel", json_null());
-		set(e, "ok", json_integer(0));
-		set(e, "failed", json_integer(0));
-		set(hosts, h->name, e);
-	}
-	return e;
+	return rundir_json_host(j->run, h->name, journal_host_status_name(h->status));
 }
 
-/* Counts into run.json and rewrite it; run_mu held. */
+/*
+ * Counts into run.json and rewrite it; run_mu held.  last: the run's end,
+ * written into the spare when there is one (rundir.h), so that a full
+ * disk does not keep it from being said.
+ */
 static int
-run_write(struct journal *j, char **err)
+run_write(struct journal *j, int last, char **err)
 {
+	char *path, *e = NULL;
 	size_t i;
+	int r;
 
-	for (i = 0; i < j->nhosts; i++) {
-		json_t *e = host_entry(j, j->hosts[i]);
-
-		set(e, "ok", json_integer((json_int_t)j->hosts[i]->ok));
-		set(e, "failed", json_integer((json_int_t)j->hosts[i]->failed));
+	if (j->pending) {
+		*err = xasprintf("%s: not taken up yet (journal_resume_start())", j->dir);
+		return -1;
 	}
-	return write_json_atomic(j->dir, JOURNAL_RUN_JSON, j->run, err);
+	for (i = 0; i < j->nhosts; i++)
+		rundir_json_host_counts(host_entry(j, j->hosts[i]), j->hosts[i]->ok,
+		    j->hosts[i]->failed);
+	if (last && j->spare) {
+		j->spare = 0;	/* used up, or removed, either way */
+		if (rundir_write_json_spare(j->dir, j->run, &e) == 0)
+			return 0;
+		log_debug("%s", e);
+		free(e);
+	}
+	path = rundir_path(j->dir, RUNDIR_RUN_JSON);
+	r = rundir_write_json(path, j->run, err);
+	free(path);
+	return r;
+}
+
+/*
+ * Keep room for the last run.json (rundir_spare_make()): twice what it
+ * holds now and 8 KiB, for the hosts' states, reasons and counts it will
+ * gain.  Without the room the run goes on, as runs did before.
+ */
+static void
+make_spare(struct journal *j, const char *dir)
+{
+	char *path = rundir_path(dir, RUNDIR_RUN_JSON), *err = NULL;
+	struct stat st;
+
+	if (stat(path, &st) == 0 && rundir_spare_make(dir, 2 * (size_t)st.st_size + 8192,
+	    &err) == 0)
+		j->spare = 1;
+	else if (err != NULL) {
+		log_warn("%s: a full disk would leave run.json saying \"running\"", err);
+		free(err);
+	}
+	free(path);
 }
 
 static struct journal *
@@ -518,6 +166,7 @@ journal_alloc(void)
 	struct journal *j = xcalloc(1, sizeof(*j));
 
 	j->trials_fd = -1;
+	j->cut = -1;
 	pthread_mutex_init(&j->run_mu, NULL);
 	pthread_mutex_init(&j->trials_mu, NULL);
 	pthread_mutex_init(&j->log_mu, NULL);
@@ -575,38 +224,16 @@ rename_noreplace(const char *from, const char *to)
 	return rename(from, to);
 }
 
-static void
-remove_built(const char *tmp)
-{
-	char *p;
-
-	p = xasprintf("%s/%s", tmp, JOURNAL_RUN_JSON);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/.%s.tmp", tmp, JOURNAL_RUN_JSON);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_TRIALS);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_HOSTS_DIR);
-	rmdir(p);
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_LOGS_DIR);
-	rmdir(p);
-	free(p);
-	rmdir(tmp);
-}
-
 /* Open trials.jsonl for appending, and lock the run directory with it. */
 static int
 open_trials(struct journal *j, int create, char **err)
 {
-	char *path = xasprintf("%s/%s", j->dir, JOURNAL_TRIALS);
+	char *path = rundir_path(j->dir, RUNDIR_TRIALS);
 	struct stat st;
 	int fd, r = -1;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0),
+	    RUNDIR_FILE_MODE);
 	if (fd < 0) {
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 		goto out;
@@ -636,79 +263,32 @@ int
 journal_create(const struct journal_info *info, struct journal **out, char **err)
 {
 	struct journal *j = NULL;
-	char *tmp = NULL, *p = NULL, *id = NULL, *final = NULL, host[256];
-	json_t *run = NULL, *c;
-	struct timeval tv;
+	char *tmp = NULL, *id = NULL, *final = NULL;
 	size_t i, attempt;
-	int fd, r = -1;
+	int r = -1;
 
 	*out = NULL;
 	if (info->results == NULL || info->plan == NULL || info->fleet == NULL) {
 		*err = xstrdup("journal_create: results, plan and fleet are needed");
 		return -1;
 	}
-	if (mkdir_p(info->results, err) != 0)
+	if (fs_mkdir_p(info->results, RUNDIR_DIR_MODE, err) != 0 ||
+	    rundir_mktemp(info->results, ".fleetmark-run-", &tmp, err) != 0)
 		return -1;
-	tmp = xasprintf("%s/.fleetmark-run-XXXXXX", info->results);
-	if (mkdtemp(tmp) == NULL) {
-		*err = xasprintf("cannot create a directory in %s: %s", info->results,
-		    strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	p = xasprintf("%s/%s", tmp, JOURNAL_HOSTS_DIR);
-	if (mkdir(p, 0755) != 0) {
-		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
+	if (rundir_make(tmp, 0, err) != 0)
 		goto out;
-	}
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_LOGS_DIR);
-	if (mkdir(p, 0755) != 0) {
-		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-		goto out;
-	}
-	free(p);
-	p = xasprintf("%s/%s", tmp, JOURNAL_TRIALS);
-	if ((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
-		*err = xasprintf("cannot create %s: %s", p, strerror(errno));
-		goto out;
-	}
-	close(fd);
 
 	j = journal_alloc();
 	id = info->run_id ? xstrdup(info->run_id) :
 	    journal_new_run_id(info->plan->name, info->start ? info->start : time(NULL));
-	run = json_object();
-	set(run, "format", json_integer(JOURNAL_FORMAT));
-	set(run, "run", jstr(id));
-	set(run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
-	set(run, "label", jstr(info->label));
-	tv.tv_sec = info->start ? info->start : time(NULL);
-	tv.tv_usec = 0;
-	iso_time(host, sizeof(host), &tv, 0);
-	set(run, "start", json_string(host));
-	set(run, "end", json_null());
-	set(run, "resumed", json_array());
-	c = json_object();
-	set(c, "version", jstr(info->controller));
-	if (gethostname(host, sizeof(host)) == 0) {
-		host[sizeof(host) - 1] = '\0';
-		set(c, "host", jstr(host));
-	} else
-		set(c, "host", json_null());
-	set(run, "controller", c);
-	set(run, "plan", plan_json(info->plan, info->seed));
-	set(run, "fleet", fleet_json(info->fleet, info->sel));
-	set(run, "hosts", json_object());
-	j->run = run;
-	run = NULL;
+	j->run = rundir_json_new(info, id);
 	j->dir = tmp;		/* while it is built */
 	for (i = 0; i < info->fleet->nhosts; i++) {
 		struct jhost *h;
 
 		if (info->sel != NULL && !info->sel[i])
 			continue;
-		if ((h = host_get(j, info->fleet->hosts[i].name)) == NULL) {
+		if ((h = journal_host_get(j, info->fleet->hosts[i].name)) == NULL) {
 			*err = xasprintf("bad host name '%s'", info->fleet->hosts[i].name);
 			goto out;
 		}
@@ -716,10 +296,12 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	}
 
 	for (attempt = 0; ; attempt++) {
-		set(j->run, "run", jstr(id));
-		if (run_write(j, err) != 0)
+		rundir_json_set_id(j->run, id);
+		if (run_write(j, 0, err) != 0)
 			goto out;
-		if (fsync_dir(tmp) != 0) {
+		if (attempt == 0)
+			make_spare(j, tmp);
+		if (fs_fsync_dir(tmp) != 0) {
 			*err = xasprintf("cannot sync %s: %s", tmp, strerror(errno));
 			goto out;
 		}
@@ -745,7 +327,7 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	final = NULL;
 	free(tmp);
 	tmp = NULL;
-	if (fsync_dir(info->results) != 0) {
+	if (fs_fsync_dir(info->results) != 0) {
 		*err = xasprintf("cannot sync %s: %s", info->results, strerror(errno));
 		goto out;
 	}
@@ -758,14 +340,12 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	r = 0;
  out:
 	if (tmp != NULL) {
-		remove_built(tmp);
+		rundir_unmake(tmp);
 		if (j != NULL && j->dir == tmp)
 			j->dir = NULL;
 		free(tmp);
 	}
-	json_decref(run);
 	journal_free(j);
-	free(p);
 	free(id);
 	free(final);
 	return r;
@@ -794,20 +374,17 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
     const char *reason, char **err)
 {
 	struct jhost *h;
-	json_t *e;
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = host_get(j, host)) == NULL) {
+	if ((h = journal_host_get(j, host)) == NULL) {
 		pthread_mutex_unlock(&j->run_mu);
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
 	}
 	h->status = st;
-	e = host_entry(j, h);
-	set(e, "status", json_string(journal_host_status_name(st)));
-	set(e, "reason", jstr(reason));
-	r = run_write(j, err);
+	rundir_json_host_status(host_entry(j, h), journal_host_status_name(st), reason);
+	r = run_write(j, 0, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -816,8 +393,8 @@ int
 journal_host_env(struct journal *j, const char *host, const json_t *env, char **err)
 {
 	struct jhost *h;
-	json_t *copy, *e, *u;
-	char *dir, *name;
+	json_t *copy;
+	char *path;
 	int r;
 
 	if (!json_is_object(env)) {
@@ -825,7 +402,7 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 		return -1;
 	}
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = host_get(j, host)) == NULL) {
+	if ((h = journal_host_get(j, host)) == NULL) {
 		pthread_mutex_unlock(&j->run_mu);
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
@@ -833,20 +410,12 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 	copy = json_deep_copy(env);
 	json_object_del(copy, "type");
 	json_object_del(copy, "id");
-	dir = xasprintf("%s/%s", j->dir, JOURNAL_HOSTS_DIR);
-	name = xasprintf("%s.json", h->name);
-	r = write_json_atomic(dir, name, copy, err);
-	free(dir);
-	free(name);
+	path = rundir_env_path(j->dir, h->name);
+	r = rundir_write_json(path, copy, err);
+	free(path);
 	if (r == 0) {
-		e = host_entry(j, h);
-		u = json_object_get(copy, "agent");
-		set(e, "agent", json_is_string(u) ? json_incref(u) : json_null());
-		u = json_object_get(copy, "arch");
-		set(e, "arch", json_is_string(u) ? json_incref(u) : json_null());
-		u = json_object_get(json_object_get(copy, "uname"), "release");
-		set(e, "kernel", json_is_string(u) ? json_incref(u) : json_null());
-		r = run_write(j, err);
+		rundir_json_host_env(host_entry(j, h), copy);
+		r = run_write(j, 0, err);
 	}
 	json_decref(copy);
 	pthread_mutex_unlock(&j->run_mu);
@@ -859,9 +428,8 @@ journal_finish(struct journal *j, enum journal_status st, char **err)
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
-	set(j->run, "status", json_string(journal_status_name(st)));
-	set(j->run, "end", st == JOURNAL_RUNNING ? json_null() : iso_now());
-	r = run_write(j, err);
+	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING);
+	r = run_write(j, st != JOURNAL_RUNNING, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -899,19 +467,19 @@ profile_json(const struct journal_trial *t, enum ap_status st)
 		    "the agent sent no profile");
 	}
 	o = json_object();
-	set(o, "profiler", jstr(p->profiler));
+	rundir_json_set(o, "profiler", rundir_json_str(p->profiler));
 	if (p->absent != NULL) {
-		set(o, "absent", jstr(p->absent));
+		rundir_json_set(o, "absent", rundir_json_str(p->absent));
 		return o;
 	}
-	set(o, "event", jstr(p->event));
-	set(o, "samples", json_integer(p->samples));
+	rundir_json_set(o, "event", rundir_json_str(p->event));
+	rundir_json_set(o, "samples", json_integer(p->samples));
 	a = json_array();
 	for (i = 0; i < p->ntop; i++)
 		json_array_append_new(a, json_pack("{s:o, s:I, s:f}", "sym",
-		    jstr(p->top[i].sym), "hits", (json_int_t)p->top[i].hits, "pct",
-		    p->top[i].pct));
-	set(o, "top", a);
+		    rundir_json_str(p->top[i].sym), "hits", (json_int_t)p->top[i].hits,
+		    "pct", p->top[i].pct));
+	rundir_json_set(o, "top", a);
 	return o;
 }
 
@@ -926,16 +494,16 @@ params_as_text(const json_t *params)
 	json_object_foreach((json_t *)params, k, v) {
 		if (json_is_integer(v)) {
 			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-			set(o, k, json_string(num));
+			rundir_json_set(o, k, json_string(num));
 		} else if (json_is_string(v))
-			set(o, k, json_incref(v));
+			rundir_json_set(o, k, json_incref(v));
 	}
 	return o;
 }
 
-/* One trial line, appended with its newline to *buf. */
+/* One trial line, appended with its newline to sb. */
 static void
-add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
+add_line(struct strbuf *sb, const struct journal *j,
     const struct journal_trial *t, const struct ap_point *pt,
     const struct ap_metric *m, size_t part, size_t parts)
 {
@@ -944,65 +512,63 @@ add_line(char **buf, size_t *len, size_t *cap, const struct journal *j,
 	const char *msg = r ? r->message : t->message;
 	double duration = t->duration;
 	json_t *o = json_object(), *a;
-	size_t i, n;
+	size_t i;
 	char *text;
 
-	set(o, "format", json_integer(JOURNAL_FORMAT));
-	set(o, "run", jstr(j->id));
-	set(o, "host", jstr(t->host));
-	set(o, "variant", jstr(t->variant));
+	rundir_json_set(o, "format", json_integer(RUNDIR_FORMAT));
+	rundir_json_set(o, "run", rundir_json_str(j->id));
+	rundir_json_set(o, "host", rundir_json_str(t->host));
+	rundir_json_set(o, "variant", rundir_json_str(t->variant));
 	if (pt != NULL && t->bench != NULL && strcmp(pt->bench, t->bench) != 0) {
 		/* A suite run as one trial: the line is about its member. */
-		set(o, "bench", jstr(pt->bench));
-		set(o, "suite", jstr(t->bench));
-		set(o, "params", params_as_text(pt->params));
+		rundir_json_set(o, "bench", rundir_json_str(pt->bench));
+		rundir_json_set(o, "suite", rundir_json_str(t->bench));
+		rundir_json_set(o, "params", params_as_text(pt->params));
 	} else {
-		set(o, "bench", jstr(t->bench));
-		set(o, "params", params_json(t->nparams, t->keys, t->vals));
+		rundir_json_set(o, "bench", rundir_json_str(t->bench));
+		rundir_json_set(o, "params", rundir_json_params(t->nparams, t->keys,
+		    t->vals));
 	}
-	set(o, "rep", json_integer(t->rep));
-	set(o, "key", jstr(t->key));
-	set(o, "metric", m ? jstr(m->name) : json_null());
-	set(o, "unit", m ? jstr(m->unit) : json_null());
-	set(o, "direction", m ? json_string(m->higher_better ? WIRE_HIGHER_BETTER :
-	    WIRE_LOWER_BETTER) : json_null());
-	set(o, "value", m ? json_real(m->value) : json_null());
+	rundir_json_set(o, "rep", json_integer(t->rep));
+	rundir_json_set(o, "key", rundir_json_str(t->key));
+	rundir_json_set(o, "metric", m ? rundir_json_str(m->name) : json_null());
+	rundir_json_set(o, "unit", m ? rundir_json_str(m->unit) : json_null());
+	rundir_json_set(o, "direction", m ? json_string(m->higher_better ?
+	    WIRE_HIGHER_BETTER : WIRE_LOWER_BETTER) : json_null());
+	rundir_json_set(o, "value", m ? json_real(m->value) : json_null());
 	a = json_array();
 	for (i = 0; m && i < m->nsamples; i++)
 		json_array_append_new(a, json_real(m->samples[i]));
-	set(o, "samples", a);
+	rundir_json_set(o, "samples", a);
 	if (m && m->iterations > 0)
-		set(o, "iterations", json_integer(m->iterations));
+		rundir_json_set(o, "iterations", json_integer(m->iterations));
 	/* A copy: the result is the caller's, and its reference count is not
 	 * ours to touch from this thread. */
 	if (pt != NULL && pt->params != NULL)
-		set(o, "resolved", json_deep_copy(pt->params));
-	set(o, "start", json_real(t->start));
+		rundir_json_set(o, "resolved", json_deep_copy(pt->params));
+	rundir_json_set(o, "start", json_real(t->start));
 	if (duration < 0 && r != NULL)
 		duration = r->duration;
-	set(o, "duration", duration >= 0 ? json_real(duration) : json_null());
-	set(o, "status", json_string(ap_status_name(st)));
-	set(o, "kind", json_string(ap_kind_name(ap_status_kind(st))));
+	rundir_json_set(o, "duration", duration >= 0 ? json_real(duration) : json_null());
+	rundir_json_set(o, "status", json_string(ap_status_name(st)));
+	rundir_json_set(o, "kind", json_string(ap_kind_name(ap_status_kind(st))));
 	if (pt != NULL && pt->message != NULL)
 		msg = pt->message;
 	if (msg != NULL)
-		set(o, "message", jstr(msg));
+		rundir_json_set(o, "message", rundir_json_str(msg));
 	if (r != NULL && r->nnotes > 0)
-		set(o, "notes", strv_json(r->notes, r->nnotes));
+		rundir_json_set(o, "notes", rundir_json_strv(r->notes, r->nnotes));
 	if (part == 1 && (a = profile_json(t, st)) != NULL)
-		set(o, "profile", a);
-	set(o, "part", json_integer((json_int_t)part));
-	set(o, "parts", json_integer((json_int_t)parts));
+		rundir_json_set(o, "profile", a);
+	rundir_json_set(o, "part", json_integer((json_int_t)part));
+	rundir_json_set(o, "parts", json_integer((json_int_t)parts));
 
 	text = json_dumps(o, DUMP_FLAGS);
 	json_decref(o);
 	if (text == NULL)
 		return;
-	n = strlen(text);
-	xgrow(buf, cap, *len + n + 2, 1);
-	memcpy(*buf + *len, text, n);
-	(*buf)[*len + n] = '\n';
-	*len += n + 1;
+	strbuf_addstr(sb, text);
+	strbuf_addch(sb, '\n');
 	free(text);
 }
 
@@ -1010,8 +576,8 @@ int
 journal_append(struct journal *j, const struct journal_trial *t, char **err)
 {
 	const struct ap_result *r = t->result;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, parts = 0, part = 0, i, k;
+	struct strbuf buf = STRBUF_INIT;
+	size_t parts = 0, part = 0, i, k;
 	enum ap_status st = r ? r->status : t->status;
 	struct jhost *h;
 	int saved, ret = -1;
@@ -1020,46 +586,49 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 		*err = xstrdup("journal_append: host, bench and key are needed");
 		return -1;
 	}
-	if (!valid_host(t->host)) {
+	if (!journal_valid_host(t->host)) {
 		*err = xasprintf("bad host name '%.64s'", t->host);
+		return -1;
+	}
+	if (j->pending) {
+		*err = xasprintf("%s: not taken up yet (journal_resume_start())", j->dir);
 		return -1;
 	}
 	/* Lines: one per metric of each point, one for a point without any. */
 	for (i = 0; r != NULL && i < r->npoints; i++)
 		parts += r->points[i].nmetrics ? r->points[i].nmetrics : 1;
 	if (parts == 0) {
-		add_line(&buf, &len, &cap, j, t, NULL, NULL, 1, 1);
+		add_line(&buf, j, t, NULL, NULL, 1, 1);
 	} else {
 		for (i = 0; i < r->npoints; i++) {
 			const struct ap_point *pt = &r->points[i];
 
 			if (pt->nmetrics == 0)
-				add_line(&buf, &len, &cap, j, t, pt, NULL, ++part, parts);
+				add_line(&buf, j, t, pt, NULL, ++part, parts);
 			for (k = 0; k < pt->nmetrics; k++)
-				add_line(&buf, &len, &cap, j, t, pt, &pt->metrics[k], ++part,
-				    parts);
+				add_line(&buf, j, t, pt, &pt->metrics[k], ++part, parts);
 		}
 	}
-	if (buf == NULL) {
+	if (buf.len == 0) {
 		*err = xstrdup("cannot format a trial line: out of memory");
 		return -1;
 	}
 
 	pthread_mutex_lock(&j->trials_mu);
-	if (full_write(j->trials_fd, buf, len) != 0) {
+	if (fs_full_write(j->trials_fd, buf.buf, buf.len) != 0) {
 		saved = errno;
 		/* Cut back what went out, so the next line starts clean. */
 		if (ftruncate(j->trials_fd, j->size) != 0)
 			*err = xasprintf("cannot write %s/%s: %s (and cannot cut off the "
-			    "partial line: %s)", j->dir, JOURNAL_TRIALS, strerror(saved),
+			    "partial line: %s)", j->dir, RUNDIR_TRIALS, strerror(saved),
 			    strerror(errno));
 		else
-			*err = xasprintf("cannot write %s/%s: %s", j->dir, JOURNAL_TRIALS,
+			*err = xasprintf("cannot write %s/%s: %s", j->dir, RUNDIR_TRIALS,
 			    strerror(saved));
 		pthread_mutex_unlock(&j->trials_mu);
 		goto out;
 	}
-	j->size += (off_t)len;
+	j->size += (off_t)buf.len;
 	pthread_mutex_unlock(&j->trials_mu);
 	/*
 	 * Sync outside the lock: host threads finishing trials at the same
@@ -1068,13 +637,13 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	 * whole in the file already; the sync makes it survive a power cut.
 	 */
 	if (fdatasync(j->trials_fd) != 0) {
-		*err = xasprintf("cannot sync %s/%s: %s", j->dir, JOURNAL_TRIALS,
+		*err = xasprintf("cannot sync %s/%s: %s", j->dir, RUNDIR_TRIALS,
 		    strerror(errno));
 		goto out;
 	}
 
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = host_get(j, t->host)) != NULL) {
+	if ((h = journal_host_get(j, t->host)) != NULL) {
 		if (st == AP_ST_OK)
 			h->ok++;
 		else
@@ -1083,348 +652,8 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	pthread_mutex_unlock(&j->run_mu);
 	ret = 0;
  out:
-	free(buf);
+	strbuf_release(&buf);
 	return ret;
-}
-
-/* --- Host logs --------------------------------------------------------------- */
-
-/* Append s (n bytes) to *out for a log: controls and non-UTF-8 as \xNN. */
-static void
-log_escape(char **out, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	size_t i, k;
-
-	xgrow(out, cap, *len + n * 4 + 2, 1);
-	for (i = 0; i < n; i += k) {
-		const unsigned char *u = (const unsigned char *)s + i;
-
-		k = utf8_seq(u, n - i);
-		/* C0 and C1 controls (except tab), DEL, and broken sequences */
-		if (k == 0 || (k == 1 && ((u[0] < 0x20 && u[0] != '\t') || u[0] == 0x7f)) ||
-		    (k == 2 && u[0] == 0xc2 && u[1] < 0xa0)) {
-			*len += (size_t)snprintf(*out + *len, 5, "\\x%02x", u[0]);
-			k = 1;
-		} else {
-			memcpy(*out + *len, s + i, k);
-			*len += k;
-		}
-	}
-	(*out)[*len] = '\0';
-}
-
-/* Write one log line for h; log_mu held. */
-static int
-log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, size_t n)
-{
-	struct timeval tv;
-	char ts[40], *line = NULL, *path;
-	size_t len = 0, cap = 0;
-	int r = 0;
-
-	if (h->logfd < 0) {
-		path = xasprintf("%s/%s/%s.log", j->dir, JOURNAL_LOGS_DIR, h->name);
-		h->logfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (h->logfd < 0) {
-			if (j->log_err == NULL)
-				j->log_err = xasprintf("cannot open %s: %s", path,
-				    strerror(errno));
-			free(path);
-			return -1;
-		}
-		free(path);
-	}
-	gettimeofday(&tv, NULL);
-	iso_time(ts, sizeof(ts), &tv, 1);
-	xgrow(&line, &cap, strlen(ts) + strlen(tag) + 4, 1);
-	len = (size_t)snprintf(line, cap, "%s %s", ts, tag);
-	log_escape(&line, &len, &cap, text, n);
-	xgrow(&line, &cap, len + 2, 1);
-	line[len++] = '\n';
-	if (full_write(h->logfd, line, len) != 0) {
-		if (j->log_err == NULL)
-			j->log_err = xasprintf("cannot write %s/%s/%s.log: %s", j->dir,
-			    JOURNAL_LOGS_DIR, h->name, strerror(errno));
-		r = -1;
-	}
-	free(line);
-	return r;
-}
-
-int
-journal_log(struct journal *j, const char *host, const char *fmt, ...)
-{
-	struct jhost *h;
-	char *text;
-	va_list ap;
-	int n, r;
-
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	pthread_mutex_lock(&j->log_mu);
-	pthread_mutex_lock(&j->run_mu);
-	h = host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	r = h ? log_line(j, h, "", text, (size_t)n) : -1;
-	pthread_mutex_unlock(&j->log_mu);
-	free(text);
-	return r;
-}
-
-int
-journal_log_output(struct journal *j, const char *host, const void *buf, size_t len)
-{
-	const char *p = buf;
-	struct jhost *h;
-	size_t i;
-	int r = 0;
-
-	pthread_mutex_lock(&j->log_mu);
-	pthread_mutex_lock(&j->run_mu);
-	h = host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	if (h == NULL) {
-		pthread_mutex_unlock(&j->log_mu);
-		return -1;
-	}
-	if (h->partial == NULL)
-		h->partial = xmalloc(JOURNAL_LOG_LINE);
-	for (i = 0; i < len; i++) {
-		if (p[i] == '\n') {
-			size_t n = h->plen;
-
-			if (n > 0 && h->partial[n - 1] == '\r')
-				n--;
-			if (log_line(j, h, "stderr: ", h->partial, n) != 0)
-				r = -1;
-			h->plen = 0;
-			continue;
-		}
-		h->partial[h->plen++] = p[i];
-		if (h->plen == JOURNAL_LOG_LINE) {
-			if (log_line(j, h, "stderr: ", h->partial, h->plen) != 0)
-				r = -1;
-			h->plen = 0;
-		}
-	}
-	pthread_mutex_unlock(&j->log_mu);
-	return r;
-}
-
-/* log_mu held. */
-static int
-log_flush(struct journal *j, struct jhost *h)
-{
-	int r = 0;
-
-	if (h->plen > 0)
-		r = log_line(j, h, "stderr: ", h->partial, h->plen);
-	h->plen = 0;
-	return r;
-}
-
-/* --- Old contents to restore (restore/HOST) ------------------------------------ */
-
-static char *
-hex_encode(const char *s)
-{
-	size_t i, n = strlen(s);
-	char *h = xmalloc(2 * n + 1);
-
-	for (i = 0; i < n; i++)
-		snprintf(h + 2 * i, 3, "%02x", (unsigned char)s[i]);
-	h[2 * n] = '\0';
-	return h;
-}
-
-/* The string of hex digits h..h+len, or NULL when they are not that. */
-static char *
-hex_decode(const char *h, size_t len)
-{
-	char *s, digits[3] = { 0, 0, 0 };
-	size_t i;
-
-	if (len % 2 != 0 || strspn(h, "0123456789abcdef") < len)
-		return NULL;
-	s = xmalloc(len / 2 + 1);
-	for (i = 0; i < len / 2; i++) {
-		memcpy(digits, h + 2 * i, 2);
-		s[i] = (char)strtoul(digits, NULL, 16);
-		if (s[i] == '\0') {
-			free(s);
-			return NULL;
-		}
-	}
-	s[len / 2] = '\0';
-	return s;
-}
-
-int
-journal_restore_list(struct journal *j, const char *host, char ***paths, char ***olds,
-    size_t *n, char **err)
-{
-	char *file = xasprintf("%s/" JOURNAL_RESTORE_DIR "/%s", j->dir, host);
-	char *line = NULL, *sp, *p, *o;
-	size_t cap = 0, i;
-	ssize_t len;
-	FILE *f;
-	int r = 0;
-
-	*paths = *olds = NULL;
-	*n = 0;
-	if (!valid_host(host)) {
-		*err = xasprintf("bad host name '%.64s'", host);
-		free(file);
-		return -1;
-	}
-	if ((f = fopen(file, "re")) == NULL) {
-		if (errno != ENOENT) {
-			*err = xasprintf("cannot read %s: %s", file, strerror(errno));
-			r = -1;
-		}
-		free(file);
-		return r;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		if (line[len - 1] != '\n')
-			break;	/* cut by a crash while it was written: never acted on */
-		line[--len] = '\0';
-		p = o = NULL;
-		if ((sp = strchr(line, ' ')) == NULL ||
-		    (p = hex_decode(line, (size_t)(sp - line))) == NULL ||
-		    (o = hex_decode(sp + 1, strlen(sp + 1))) == NULL) {
-			free(p);
-			*err = xasprintf("%s: line %zu is damaged", file, *n + 1);
-			r = -1;
-			break;
-		}
-		for (i = 0; i < *n && strcmp((*paths)[i], p) != 0; i++)
-			;
-		if (i < *n) {
-			free(p);
-			free(o);
-			continue;
-		}
-		*paths = xreallocarray(*paths, *n + 1, sizeof(**paths));
-		*olds = xreallocarray(*olds, *n + 1, sizeof(**olds));
-		(*paths)[*n] = p;
-		(*olds)[*n] = o;
-		(*n)++;
-	}
-	if (r == 0 && ferror(f)) {
-		*err = xasprintf("cannot read %s: %s", file, strerror(errno));
-		r = -1;
-	}
-	if (r != 0) {
-		for (i = 0; i < *n; i++) {
-			free((*paths)[i]);
-			free((*olds)[i]);
-		}
-		free(*paths);
-		free(*olds);
-		*paths = *olds = NULL;
-		*n = 0;
-	}
-	free(line);
-	fclose(f);
-	free(file);
-	return r;
-}
-
-int
-journal_restore_save(struct journal *j, const char *host, const char *path,
-    const char *old, char **err)
-{
-	char *dir = xasprintf("%s/" JOURNAL_RESTORE_DIR, j->dir);
-	char *file = xasprintf("%s/%s", dir, host), *hp, *ho, *line = NULL;
-	int fd = -1, r = -1, created = 0, tries;
-
-	if (!valid_host(host)) {
-		*err = xasprintf("bad host name '%.64s'", host);
-		goto out;
-	}
-	/* Another host's thread may remove restore/ when its file was the
-	 * last one (journal_restore_clear()): make it again then. */
-	for (tries = 0; fd < 0 && tries < 5; tries++) {
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", dir, strerror(errno));
-			goto out;
-		}
-		if ((fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0 && errno == ENOENT) {
-			fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-			created = 1;
-		}
-		if (fd < 0 && errno != ENOENT)
-			break;
-	}
-	if (fd < 0) {
-		*err = xasprintf("cannot create %s: %s", file, strerror(errno));
-		goto out;
-	}
-	hp = hex_encode(path);
-	ho = hex_encode(old);
-	line = xasprintf("%s %s\n", hp, ho);
-	free(hp);
-	free(ho);
-	if (full_write(fd, line, strlen(line)) != 0 || fsync(fd) != 0 ||
-	    (created && fsync_dir(dir) != 0)) {
-		*err = xasprintf("cannot write %s: %s", file, strerror(errno));
-		goto out;
-	}
-	r = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(line);
-	free(file);
-	free(dir);
-	return r;
-}
-
-int
-journal_restore_clear(struct journal *j, const char *host, char **err)
-{
-	char *dir = xasprintf("%s/" JOURNAL_RESTORE_DIR, j->dir);
-	char *file = xasprintf("%s/%s", dir, host);
-	int r = 0;
-
-	if (!valid_host(host)) {
-		*err = xasprintf("bad host name '%.64s'", host);
-		r = -1;
-	} else if (unlink(file) == 0) {
-		(void)rmdir(dir);	/* when it was the last host's */
-		(void)fsync_dir(j->dir);
-	} else if (errno != ENOENT) {
-		*err = xasprintf("cannot remove %s: %s", file, strerror(errno));
-		r = -1;
-	}
-	free(file);
-	free(dir);
-	return r;
-}
-
-int
-journal_log_flush(struct journal *j, const char *host)
-{
-	struct jhost *h;
-	int r;
-
-	pthread_mutex_lock(&j->log_mu);
-	pthread_mutex_lock(&j->run_mu);
-	h = host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	r = h ? log_flush(j, h) : -1;
-	pthread_mutex_unlock(&j->log_mu);
-	return r;
-}
-
-const char *
-journal_log_error(const struct journal *j)
-{
-	return j->log_err;
 }
 
 void
@@ -1436,7 +665,7 @@ journal_free(struct journal *j)
 		return;
 	for (i = 0; i < j->nhosts; i++) {
 		if (j->dir != NULL)
-			log_flush(j, j->hosts[i]);
+			hostlog_flush(j, j->hosts[i]);
 		if (j->hosts[i]->logfd >= 0)
 			close(j->hosts[i]->logfd);
 		free(j->hosts[i]->partial);
@@ -1444,6 +673,8 @@ journal_free(struct journal *j)
 		free(j->hosts[i]);
 	}
 	free(j->hosts);
+	if (j->spare && j->dir != NULL)
+		rundir_spare_remove(j->dir);	/* the run ended without it */
 	if (j->trials_fd >= 0)
 		close(j->trials_fd);	/* and the lock goes with it */
 	json_decref(j->run);
@@ -1456,968 +687,18 @@ journal_free(struct journal *j)
 	free(j);
 }
 
-/* --- Reading trials.jsonl ---------------------------------------------------- */
-
-struct journal_done {
-	char	**slots;	/* "host\nkey", open addressing */
-	size_t	  cap;		/* a power of two */
-	size_t	  n;
-};
-
-static unsigned long long
-hash(const char *s)
-{
-	unsigned long long h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static char **
-done_slot(const struct journal_done *d, const char *hk)
-{
-	size_t i = (size_t)hash(hk) & (d->cap - 1);
-
-	while (d->slots[i] != NULL && strcmp(d->slots[i], hk) != 0)
-		i = (i + 1) & (d->cap - 1);
-	return &d->slots[i];
-}
-
-static void
-done_add(struct journal_done *d, const char *host, const char *key)
-{
-	char *hk = xasprintf("%s\n%s", host, key), **s;
-	size_t i;
-
-	if ((d->n + 1) * 2 > d->cap) {
-		struct journal_done bigger = { NULL, d->cap ? d->cap * 2 : 1024, 0 };
-
-		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
-		for (i = 0; i < d->cap; i++)
-			if (d->slots[i] != NULL)
-				*done_slot(&bigger, d->slots[i]) = d->slots[i];
-		free(d->slots);
-		d->slots = bigger.slots;
-		d->cap = bigger.cap;
-	}
-	s = done_slot(d, hk);
-	if (*s != NULL) {
-		free(hk);
-		return;
-	}
-	*s = hk;
-	d->n++;
-}
-
-int
-journal_done_has(const struct journal_done *d, const char *host, const char *key)
-{
-	char *hk;
-	int r;
-
-	if (d == NULL || d->n == 0)
-		return 0;
-	hk = xasprintf("%s\n%s", host, key);
-	r = *done_slot(d, hk) != NULL;
-	free(hk);
-	return r;
-}
-
-size_t
-journal_done_count(const struct journal_done *d, const char *host)
-{
-	size_t i, n = 0, hl;
-
-	if (d == NULL)
-		return 0;
-	if (host == NULL)
-		return d->n;
-	hl = strlen(host);
-	for (i = 0; i < d->cap; i++)
-		if (d->slots[i] != NULL && strncmp(d->slots[i], host, hl) == 0 &&
-		    d->slots[i][hl] == '\n')
-			n++;
-	return n;
-}
-
-void
-journal_done_free(struct journal_done *d)
-{
-	size_t i;
-
-	if (d == NULL)
-		return;
-	for (i = 0; i < d->cap; i++)
-		free(d->slots[i]);
-	free(d->slots);
-	free(d);
-}
-
-/* --- Reading trial lines ------------------------------------------------------ */
-
-/*
- * A reader made for speed: jansson takes about 13 us for a trial line with
- * 11 samples (13 s for a million), this well under 1 us.  It parses JSON
- * strictly (RFC 8259 syntax, UTF-8, no NUL) in place in the line buffer,
- * keeps the members a trial line has and skips any other, so that later
- * formats may add members.  Nesting is bounded.
- */
-
-#define LINE_MAX_PARAMS		256
-#define LINE_MAX_SAMPLES	(1 << 20)
-#define LINE_MAX_NOTES		256
-#define LINE_MAX_DEPTH		32
-
-struct lp {
-	char		*p;		/* where parsing is; the line ends in a NUL */
-	const char	*keys[LINE_MAX_PARAMS], *vals[LINE_MAX_PARAMS];
-	const char	*rkeys[LINE_MAX_PARAMS], *rvals[LINE_MAX_PARAMS];
-	const char	*notes[LINE_MAX_NOTES];
-	double		*samples;
-	size_t		 scap;
-};
-
-static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-
-static void
-c_locale_init(void)
-{
-	c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
-
-static void
-ws(struct lp *l)
-{
-	while (*l->p == ' ' || *l->p == '\t' || *l->p == '\r' || *l->p == '\n')
-		l->p++;
-}
-
-static int
-expect(struct lp *l, char c)
-{
-	ws(l);
-	if (*l->p != c)
-		return -1;
-	l->p++;
-	return 0;
-}
-
-static int
-hex4(const char *s, unsigned int *out)
-{
-	int i;
-
-	*out = 0;
-	for (i = 0; i < 4; i++) {
-		char c = s[i];
-		unsigned int h;
-
-		if (c >= '0' && c <= '9')
-			h = (unsigned int)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			h = (unsigned int)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			h = (unsigned int)(c - 'A' + 10);
-		else
-			return -1;
-		*out = (*out << 4) | h;
-	}
-	return 0;
-}
-
-/* A string, decoded in place and NUL-terminated where its closing quote was. */
-static int
-str(struct lp *l, const char **out)
-{
-	char *start, *r, *w;
-	unsigned int cp, lo;
-	size_t k;
-
-	ws(l);
-	if (*l->p != '"')
-		return -1;
-	start = r = w = l->p + 1;
-	for (;;) {
-		unsigned char c = (unsigned char)*r;
-
-		if (c == '"')
-			break;
-		if (c < 0x20)
-			return -1;	/* a control, or the NUL that ends the line */
-		if (c >= 0x80) {
-			if ((k = utf8_seq((const unsigned char *)r, 4)) == 0)
-				return -1;
-			while (k-- > 0)
-				*w++ = *r++;
-			continue;
-		}
-		if (c != '\\') {
-			*w++ = *r++;
-			continue;
-		}
-		switch (r[1]) {
-		case '"':
-		case '\\':
-		case '/':
-			*w++ = r[1];
-			r += 2;
-			continue;
-		case 'b':
-			*w++ = '\b';
-			r += 2;
-			continue;
-		case 'f':
-			*w++ = '\f';
-			r += 2;
-			continue;
-		case 'n':
-			*w++ = '\n';
-			r += 2;
-			continue;
-		case 'r':
-			*w++ = '\r';
-			r += 2;
-			continue;
-		case 't':
-			*w++ = '\t';
-			r += 2;
-			continue;
-		case 'u':
-			break;
-		default:
-			return -1;
-		}
-		if (hex4(r + 2, &cp) != 0)
-			return -1;
-		r += 6;
-		if (cp >= 0xd800 && cp <= 0xdbff) {
-			if (r[0] != '\\' || r[1] != 'u' || hex4(r + 2, &lo) != 0 ||
-			    lo < 0xdc00 || lo > 0xdfff)
-				return -1;
-			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-			r += 6;
-		} else if ((cp >= 0xdc00 && cp <= 0xdfff) || cp == 0)
-			return -1;
-		/* Never longer than its escape: writing stays behind reading. */
-		if (cp < 0x80)
-			*w++ = (char)cp;
-		else if (cp < 0x800) {
-			*w++ = (char)(0xc0 | (cp >> 6));
-			*w++ = (char)(0x80 | (cp & 0x3f));
-		} else if (cp < 0x10000) {
-			*w++ = (char)(0xe0 | (cp >> 12));
-			*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-			*w++ = (char)(0x80 | (cp & 0x3f));
-		} else {
-			*w++ = (char)(0xf0 | (cp >> 18));
-			*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-			*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-			*w++ = (char)(0x80 | (cp & 0x3f));
-		}
-	}
-	*w = '\0';
-	l->p = r + 1;
-	*out = start;
-	return 0;
-}
-
-static const double pow10_tab[] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-/*
- * A number: its text is [*s, l->p) afterwards.  Exact in the common case
- * (at most 19 digits, a mantissa below 2^53 and a power of ten up to 22:
- * one correctly rounded operation, Clinger's fast path), else strtod in
- * the C locale.  *is_int tells whether it was written as an integer.
- */
-static int
-num(struct lp *l, double *out, const char **s, int *is_int)
-{
-	const char *p, *q;
-	unsigned long long w = 0;
-	int nd = 0, frac = 0, e = 0, eneg = 0, neg = 0, integer = 1;
-	char *end;
-
-	ws(l);
-	p = *s = l->p;
-	if (*p == '-') {
-		neg = 1;
-		p++;
-	}
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9') {
-		for (; *p >= '0' && *p <= '9'; p++)
-			if (nd < 19) {
-				w = w * 10 + (unsigned long long)(*p - '0');
-				nd++;
-			} else
-				nd = 99;
-	} else
-		return -1;
-	if (*p == '.') {
-		integer = 0;
-		q = ++p;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			if (w == 0 && *p == '0' && nd == 0) {
-				frac++;		/* leading zeros of 0.00x */
-				continue;
-			}
-			if (nd < 19) {
-				w = w * 10 + (unsigned long long)(*p - '0');
-				nd++;
-				frac++;
-			} else
-				nd = 99;
-		}
-		if (p == q)
-			return -1;
-	}
-	if (*p == 'e' || *p == 'E') {
-		integer = 0;
-		p++;
-		if (*p == '+' || *p == '-')
-			eneg = *p++ == '-';
-		if (!(*p >= '0' && *p <= '9'))
-			return -1;
-		for (; *p >= '0' && *p <= '9'; p++)
-			if (e < 10000)
-				e = e * 10 + (*p - '0');
-	}
-	l->p = (char *)p;
-	*is_int = integer;
-	e = (eneg ? -e : e) - frac;
-	if (nd <= 19 && w <= (1ull << 53) && e >= -22 && e <= 22) {
-		double d = (double)w;
-
-		d = e < 0 ? d / pow10_tab[-e] : d * pow10_tab[e];
-		*out = neg ? -d : d;
-		return 0;
-	}
-	pthread_once(&c_locale_once, c_locale_init);
-	if (c_locale == (locale_t)0)
-		return -1;
-	*out = strtod_l(*s, &end, c_locale);
-	if (end != p || !isfinite(*out))
-		return -1;
-	return 0;
-}
-
-static int
-integer(struct lp *l, long long *out)
-{
-	const char *s;
-	double d;
-	int is_int;
-
-	if (num(l, &d, &s, &is_int) != 0 || !is_int || d > 9e15 || d < -9e15)
-		return -1;
-	*out = (long long)d;
-	return 0;
-}
-
-static int
-word(struct lp *l, const char *w)
-{
-	size_t n = strlen(w);
-
-	ws(l);
-	if (strncmp(l->p, w, n) != 0)
-		return -1;
-	l->p += n;
-	return 0;
-}
-
-static int
-is_null(struct lp *l)
-{
-	ws(l);
-	return strncmp(l->p, "null", 4) == 0 && word(l, "null") == 0;
-}
-
-static int
-str_or_null(struct lp *l, const char **out)
-{
-	if (is_null(l)) {
-		*out = NULL;
-		return 0;
-	}
-	return str(l, out);
-}
-
-static int
-num_or_null(struct lp *l, double *out, double if_null)
-{
-	const char *s;
-	int is_int;
-
-	if (is_null(l)) {
-		*out = if_null;
-		return 0;
-	}
-	return num(l, out, &s, &is_int);
-}
-
-/* Skip any value. */
-static int
-skip(struct lp *l, int depth)
-{
-	const char *s;
-	double d;
-	int is_int;
-
-	if (depth > LINE_MAX_DEPTH)
-		return -1;
-	ws(l);
-	switch (*l->p) {
-	case '"':
-		return str(l, &s);
-	case '{':
-		l->p++;
-		ws(l);
-		if (*l->p == '}') {
-			l->p++;
-			return 0;
-		}
-		for (;;) {
-			if (str(l, &s) != 0 || expect(l, ':') != 0 || skip(l, depth + 1) != 0)
-				return -1;
-			ws(l);
-			if (*l->p == '}') {
-				l->p++;
-				return 0;
-			}
-			if (*l->p++ != ',')
-				return -1;
-		}
-	case '[':
-		l->p++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
-			return 0;
-		}
-		for (;;) {
-			if (skip(l, depth + 1) != 0)
-				return -1;
-			ws(l);
-			if (*l->p == ']') {
-				l->p++;
-				return 0;
-			}
-			if (*l->p++ != ',')
-				return -1;
-		}
-	case 't':
-		return word(l, "true");
-	case 'f':
-		return word(l, "false");
-	case 'n':
-		return word(l, "null");
-	default:
-		return num(l, &d, &s, &is_int);
-	}
-}
-
-/*
- * An object of names to strings or numbers (params, resolved): values as
- * text.  A number's text is cut out of the line by writing a NUL after
- * it, over the ',' or '}' that must follow, which is why that byte is
- * looked at first.
- */
-static int
-pairs(struct lp *l, const char **keys, const char **vals, size_t *n)
-{
-	const char *s;
-	double d;
-	int is_int;
-	char next;
-
-	*n = 0;
-	if (is_null(l))
-		return 0;
-	if (expect(l, '{') != 0)
-		return -1;
-	ws(l);
-	if (*l->p == '}') {
-		l->p++;
-		return 0;
-	}
-	for (;;) {
-		if (*n >= LINE_MAX_PARAMS || str(l, &keys[*n]) != 0 || expect(l, ':') != 0)
-			return -1;
-		ws(l);
-		if (*l->p == '"') {
-			if (str(l, &vals[*n]) != 0)
-				return -1;
-			ws(l);
-			next = *l->p;
-		} else {
-			char *e;
-
-			if (num(l, &d, &s, &is_int) != 0)
-				return -1;
-			vals[*n] = s;
-			e = l->p;
-			ws(l);
-			next = *l->p;
-			*e = '\0';	/* over a blank, or the separator kept in next */
-		}
-		(*n)++;
-		l->p++;
-		if (next == '}')
-			return 0;
-		if (next != ',')
-			return -1;
-	}
-}
-
-static int
-samples(struct lp *l, size_t *n)
-{
-	const char *s;
-	int is_int;
-
-	*n = 0;
-	if (expect(l, '[') != 0)
-		return -1;
-	ws(l);
-	if (*l->p == ']') {
-		l->p++;
-		return 0;
-	}
-	for (;;) {
-		if (*n >= l->scap) {
-			if (l->scap >= LINE_MAX_SAMPLES)
-				return -1;
-			l->scap = l->scap ? l->scap * 2 : 1024;
-			l->samples = xreallocarray(l->samples, l->scap, sizeof(*l->samples));
-		}
-		if (num(l, &l->samples[*n], &s, &is_int) != 0)
-			return -1;
-		(*n)++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
-			return 0;
-		}
-		if (*l->p++ != ',')
-			return -1;
-	}
-}
-
-static int
-notes(struct lp *l, size_t *n)
-{
-	*n = 0;
-	if (expect(l, '[') != 0)
-		return -1;
-	ws(l);
-	if (*l->p == ']') {
-		l->p++;
-		return 0;
-	}
-	for (;;) {
-		if (*n >= LINE_MAX_NOTES || str(l, &l->notes[*n]) != 0)
-			return -1;
-		(*n)++;
-		ws(l);
-		if (*l->p == ']') {
-			l->p++;
-			return 0;
-		}
-		if (*l->p++ != ',')
-			return -1;
-	}
-}
-
-/* One line (NUL-terminated, in a buffer it may change) into *jl. */
-static int
-parse_trial_line(struct lp *l, char *text, struct journal_line *jl)
-{
-	const char *k;
-	size_t lineno = jl->lineno;
-	int r = 0;
-
-	memset(jl, 0, sizeof(*jl));
-	jl->lineno = lineno;
-	jl->duration = -1;
-	jl->part = jl->parts = 1;
-	jl->keys = l->keys;
-	jl->vals = l->vals;
-	jl->rkeys = l->rkeys;
-	jl->rvals = l->rvals;
-	jl->notes = l->notes;
-	jl->samples = l->samples;
-	l->p = text;
-	if (expect(l, '{') != 0)
-		return -1;
-	ws(l);
-	if (*l->p == '}')
-		return -1;
-	for (;;) {
-		if (str(l, &k) != 0 || expect(l, ':') != 0)
-			return -1;
-		switch (k[0]) {
-		case 'b':
-			r = strcmp(k, "bench") == 0 ? str(l, &jl->bench) : skip(l, 1);
-			break;
-		case 'd':
-			if (strcmp(k, "direction") == 0) {
-				r = str_or_null(l, &jl->direction);
-				jl->higher_better = jl->direction &&
-				    strcmp(jl->direction, WIRE_HIGHER_BETTER) == 0;
-			} else if (strcmp(k, "duration") == 0)
-				r = num_or_null(l, &jl->duration, -1);
-			else
-				r = skip(l, 1);
-			break;
-		case 'f':
-			r = strcmp(k, "format") == 0 ? integer(l, &jl->format) : skip(l, 1);
-			break;
-		case 'h':
-			r = strcmp(k, "host") == 0 ? str(l, &jl->host) : skip(l, 1);
-			break;
-		case 'i':
-			r = strcmp(k, "iterations") == 0 ? integer(l, &jl->iterations) : skip(l, 1);
-			break;
-		case 'k':
-			if (strcmp(k, "key") == 0)
-				r = str(l, &jl->key);
-			else if (strcmp(k, "kind") == 0)
-				r = str(l, &jl->kind);
-			else
-				r = skip(l, 1);
-			break;
-		case 'm':
-			if (strcmp(k, "metric") == 0)
-				r = str_or_null(l, &jl->metric);
-			else if (strcmp(k, "message") == 0)
-				r = str_or_null(l, &jl->message);
-			else
-				r = skip(l, 1);
-			break;
-		case 'n':
-			r = strcmp(k, "notes") == 0 ? notes(l, &jl->nnotes) : skip(l, 1);
-			break;
-		case 'p':
-			if (strcmp(k, "params") == 0)
-				r = pairs(l, l->keys, l->vals, &jl->nparams);
-			else if (strcmp(k, "part") == 0)
-				r = integer(l, &jl->part);
-			else if (strcmp(k, "parts") == 0)
-				r = integer(l, &jl->parts);
-			else
-				r = skip(l, 1);
-			break;
-		case 'r':
-			if (strcmp(k, "run") == 0)
-				r = str(l, &jl->run);
-			else if (strcmp(k, "rep") == 0)
-				r = integer(l, &jl->rep);
-			else if (strcmp(k, "resolved") == 0)
-				r = pairs(l, l->rkeys, l->rvals, &jl->nresolved);
-			else
-				r = skip(l, 1);
-			break;
-		case 's':
-			if (strcmp(k, "samples") == 0) {
-				r = samples(l, &jl->nsamples);
-				jl->samples = l->samples;
-			} else if (strcmp(k, "start") == 0)
-				r = num_or_null(l, &jl->start, 0);
-			else if (strcmp(k, "status") == 0)
-				r = str(l, &jl->status);
-			else if (strcmp(k, "suite") == 0)
-				r = str_or_null(l, &jl->suite);
-			else
-				r = skip(l, 1);
-			break;
-		case 'u':
-			r = strcmp(k, "unit") == 0 ? str_or_null(l, &jl->unit) : skip(l, 1);
-			break;
-		case 'v':
-			if (strcmp(k, "variant") == 0)
-				r = str_or_null(l, &jl->variant);
-			else if (strcmp(k, "value") == 0) {
-				if (!is_null(l)) {
-					r = num_or_null(l, &jl->value, 0);
-					jl->has_value = r == 0;
-				}
-			} else
-				r = skip(l, 1);
-			break;
-		default:
-			r = skip(l, 1);
-			break;
-		}
-		if (r != 0)
-			return -1;
-		ws(l);
-		if (*l->p == '}')
-			break;
-		if (*l->p++ != ',')
-			return -1;
-	}
-	l->p++;
-	ws(l);
-	if (*l->p != '\0')
-		return -1;
-	/* What makes a trial line. */
-	if (jl->format != JOURNAL_FORMAT || jl->host == NULL || jl->key == NULL ||
-	    jl->bench == NULL || jl->status == NULL || jl->part < 1 || jl->parts < jl->part)
-		return -1;
-	jl->st = ap_status_parse(jl->status);
-	return 0;
-}
-
-/* Read fd from its start, a line at a time, bounded. */
-static int
-read_lines_fd(int fd, const char *path, journal_line_fn fn, void *arg,
-    struct journal_scan *sc, char **err)
-{
-	size_t cap = 1 << 20, len = 0, start, n;
-	char *buf = xmalloc(cap + 1), *nl;
-	struct lp *l = xcalloc(1, sizeof(*l));
-	struct journal_line jl;
-	off_t consumed = 0;
-	int skipping = 0, r = -1, stop = 0;
-	ssize_t got;
-
-	memset(sc, 0, sizeof(*sc));
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(errno));
-		goto out;
-	}
-	while (!stop) {
-		if (len == cap) {
-			if (cap <= JOURNAL_MAX_LINE) {
-				cap *= 2;
-				buf = xreallocarray(buf, cap + 1, 1);
-			} else {
-				/* Longer than any trial line: dropped as it comes. */
-				skipping = 1;
-				consumed += (off_t)len;
-				len = 0;
-			}
-		}
-		got = read(fd, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			*err = xasprintf("cannot read %s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-		start = 0;
-		while (!stop && (nl = memchr(buf + start, '\n', len - start)) != NULL) {
-			n = (size_t)(nl - (buf + start));
-			*nl = '\0';
-			sc->lines++;
-			jl.lineno = sc->lines;
-			if (skipping || memchr(buf + start, '\0', n) != NULL ||
-			    parse_trial_line(l, buf + start, &jl) != 0) {
-				if (sc->corrupt++ == 0)
-					sc->first_corrupt = sc->lines;
-				skipping = 0;
-			} else if (fn != NULL && (stop = fn(&jl, arg)) != 0)
-				r = stop;
-			start += n + 1;
-			sc->good_size = consumed + (off_t)start;
-		}
-		memmove(buf, buf + start, len - start);
-		consumed += (off_t)start;
-		len -= start;
-	}
-	if (!stop)
-		sc->truncated = len > 0 || skipping;
-	if (r == -1)
-		r = 0;
- out:
-	free(l->samples);
-	free(l);
-	free(buf);
-	return r;
-}
-
-int
-journal_read_lines(const char *path, journal_line_fn fn, void *arg,
-    struct journal_scan *scan, char **err)
-{
-	struct journal_scan local;
-	int fd, r;
-
-	if (scan == NULL)
-		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	r = read_lines_fd(fd, path, fn, arg, scan, err);
-	close(fd);
-	return r;
-}
-
-/* Trials done: the lines of one append of one trial, as they are read. */
-struct group {
-	struct journal_done	*d;
-	char			*host, *key;
-	long long		 next, parts;
-	size_t			 lineno;	/* of the last line taken */
-	int			 ok;
-};
-
-static void
-group_reset(struct group *g)
-{
-	free(g->host);
-	free(g->key);
-	g->host = g->key = NULL;
-	g->next = g->parts = 0;
-}
-
-static int
-group_line(const struct journal_line *jl, void *arg)
-{
-	struct group *g = arg;
-
-	if (strchr(jl->host, '\n') != NULL)
-		return 0;
-	if (jl->part == 1) {
-		group_reset(g);
-		g->host = xstrdup(jl->host);
-		g->key = xstrdup(jl->key);
-		g->parts = jl->parts;
-		g->next = 1;
-		g->ok = 1;
-	} else if (g->host == NULL || jl->lineno != g->lineno + 1 || g->next != jl->part ||
-	    g->parts != jl->parts || strcmp(g->host, jl->host) != 0 ||
-	    strcmp(g->key, jl->key) != 0) {
-		group_reset(g);		/* a piece of an append not seen whole */
-		return 0;
-	}
-	g->lineno = jl->lineno;
-	g->ok = g->ok && jl->st == AP_ST_OK;
-	if (++g->next > g->parts) {
-		if (g->ok)
-			done_add(g->d, g->host, g->key);
-		group_reset(g);
-	}
-	return 0;
-}
-
-static int
-done_fd(int fd, const char *path, struct journal_done *d, struct journal_scan *sc,
-    char **err)
-{
-	struct group g = { d, NULL, NULL, 0, 0, 0, 0 };
-	int r;
-
-	r = read_lines_fd(fd, path, group_line, &g, sc, err);
-	group_reset(&g);
-	sc->trials_ok = d->n;
-	return r;
-}
-
-int
-journal_read_done(const char *path, struct journal_done **out, struct journal_scan *scan,
-    char **err)
-{
-	struct journal_done *d = xcalloc(1, sizeof(*d));
-	struct journal_scan local;
-	int fd;
-
-	if (scan == NULL)
-		scan = &local;
-	memset(scan, 0, sizeof(*scan));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		if (errno == ENOENT) {
-			*out = d;
-			return 0;
-		}
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		journal_done_free(d);
-		return -1;
-	}
-	if (done_fd(fd, path, d, scan, err) != 0) {
-		close(fd);
-		journal_done_free(d);
-		return -1;
-	}
-	close(fd);
-	*out = d;
-	return 0;
-}
-
 /* --- Resuming ---------------------------------------------------------------- */
 
-static json_t *
-read_run_json(const char *dir, char **err)
-{
-	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_error_t jerr;
-	json_t *o = NULL, *v;
-	struct stat st;
-	FILE *f;
-
-	if ((f = fopen(path, "re")) == NULL) {
-		*err = errno == ENOENT ?
-		    xasprintf("%s is not a run directory (no %s)", dir, JOURNAL_RUN_JSON) :
-		    xasprintf("cannot open %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (fstat(fileno(f), &st) == 0 && st.st_size > JOURNAL_MAX_RUN_JSON) {
-		*err = xasprintf("%s: larger than %d bytes", path, JOURNAL_MAX_RUN_JSON);
-		fclose(f);
-		goto out;
-	}
-	o = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	fclose(f);
-	if (o == NULL) {
-		*err = xasprintf("%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-		goto out;
-	}
-	v = json_object_get(o, "format");
-	if (!json_is_object(o) || !json_is_integer(v)) {
-		*err = xasprintf("%s: not a fleetmark run (no \"format\")", path);
-		goto bad;
-	}
-	if (json_integer_value(v) != JOURNAL_FORMAT) {
-		*err = xasprintf("%s: format %lld, this fleetmark reads format %d", path,
-		    (long long)json_integer_value(v), JOURNAL_FORMAT);
-		goto bad;
-	}
-	if (!json_is_string(json_object_get(o, "run"))) {
-		*err = xasprintf("%s: no run id", path);
-		goto bad;
-	}
-	goto out;
- bad:
-	json_decref(o);
-	o = NULL;
- out:
-	free(path);
-	return o;
-}
-
 int
-journal_resume(const char *rundir, struct journal **out, struct journal_done **donep,
+journal_resume(const char *rundir, struct journal **out, struct trial_done **donep,
     char **err)
 {
 	struct journal *j = NULL;
-	struct journal_done *d = xcalloc(1, sizeof(*d));
-	struct journal_scan sc;
+	struct trial_done *d = NULL;
+	struct trial_scan sc;
+	struct stat st;
 	char *path = NULL, *p;
-	json_t *hosts, *e, *resumed;
+	json_t *hosts, *e;
 	const char *name;
 	size_t n;
 	int r = -1;
@@ -2430,37 +711,36 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	while (n > 1 && rundir[n - 1] == '/')
 		n--;
 	j->dir = xstrndup(rundir, n);
-	if ((j->run = read_run_json(j->dir, err)) == NULL)
+	if ((r = rundir_load_json(j->dir, &j->run, err)) != 0)
 		goto out;
+	r = -1;
+	if (!json_is_string(json_object_get(j->run, "run"))) {
+		p = rundir_path(j->dir, RUNDIR_RUN_JSON);
+		*err = xasprintf("%s: no run id", p);
+		free(p);
+		goto out;
+	}
 	j->id = xstrdup(json_string_value(json_object_get(j->run, "run")));
-	p = xasprintf("%s/%s", j->dir, JOURNAL_HOSTS_DIR);
-	if (mkdir_p(p, err) != 0) {
-		free(p);
+	if (rundir_check(j->dir, err) != 0)
 		goto out;
-	}
-	free(p);
-	p = xasprintf("%s/%s", j->dir, JOURNAL_LOGS_DIR);
-	if (mkdir_p(p, err) != 0) {
-		free(p);
-		goto out;
-	}
-	free(p);
-	if (open_trials(j, 1, err) != 0)
-		goto out;
-	path = xasprintf("%s/%s", j->dir, JOURNAL_TRIALS);
-	if (done_fd(j->trials_fd, path, d, &sc, err) != 0)
-		goto out;
-	if (sc.truncated) {
-		/* A crash while it was written: nothing of it can be trusted, and a
-		 * line appended after it would be glued to it. */
-		log_warn("%s:%zu: dropped an incomplete last line (the run was killed "
-		    "while writing it)", path, sc.lines + 1);
-		if (ftruncate(j->trials_fd, sc.good_size) != 0 ||
-		    fdatasync(j->trials_fd) != 0) {
-			*err = xasprintf("cannot cut the incomplete last line off %s: %s",
-			    path, strerror(errno));
+	/*
+	 * Locked and read, nothing written: the caller may still refuse the
+	 * run.  A missing trials.jsonl is made (and locked) when it is taken up.
+	 */
+	path = rundir_path(j->dir, RUNDIR_TRIALS);
+	memset(&sc, 0, sizeof(sc));
+	if (stat(path, &st) == 0) {
+		if (open_trials(j, 0, err) != 0 ||
+		    trial_done_read_fd(j->trials_fd, path, &d, &sc, err) != 0)
 			goto out;
-		}
+	} else if (errno != ENOENT) {
+		*err = xasprintf("cannot stat %s: %s", path, strerror(errno));
+		goto out;
+	} else
+		d = trial_done_read_buf("", 0, &sc);	/* none done */
+	if (sc.truncated) {
+		j->cut = sc.good_size;
+		j->cut_line = sc.lines + 1;
 	}
 	if (sc.corrupt > 0)
 		log_warn("%s:%zu: skipped %zu corrupt line%s", path, sc.first_corrupt,
@@ -2469,21 +749,12 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 
 	hosts = json_object_get(j->run, "hosts");
 	json_object_foreach(hosts, name, e) {
-		struct jhost *h = host_get(j, name);
+		struct jhost *h = journal_host_get(j, name);
 
 		if (h != NULL)
-			h->ok = journal_done_count(d, name);
+			h->ok = trial_done_count(d, name);
 	}
-	set(j->run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
-	set(j->run, "end", json_null());
-	resumed = json_object_get(j->run, "resumed");
-	if (!json_is_array(resumed)) {
-		resumed = json_array();
-		set(j->run, "resumed", resumed);
-	}
-	json_array_append_new(resumed, iso_now());
-	if (run_write(j, err) != 0)
-		goto out;
+	j->pending = 1;
 	*out = j;
 	j = NULL;
 	if (donep) {
@@ -2493,7 +764,51 @@ journal_resume(const char *rundir, struct journal **out, struct journal_done **d
 	r = 0;
  out:
 	free(path);
-	journal_done_free(d);
+	trial_done_free(d);
 	journal_free(j);
+	return r;
+}
+
+int
+journal_resume_start(struct journal *j, char **err)
+{
+	char *path = rundir_path(j->dir, RUNDIR_TRIALS);
+	int r = -1;
+
+	if (!j->pending) {
+		*err = xasprintf("%s: not a run being resumed, or taken up already", j->dir);
+		goto out;
+	}
+	/* What a crash left half made, before anything else. */
+	if (rundir_make(j->dir, 1, err) != 0)
+		goto out;
+	if (j->trials_fd < 0 && open_trials(j, 1, err) != 0)
+		goto out;
+	if (j->cut >= 0) {
+		/* A crash while it was written: nothing of it can be trusted, and a
+		 * line appended after it would be glued to it. */
+		log_warn("%s:%zu: dropped an incomplete last line (the run was killed "
+		    "while writing it)", path, j->cut_line);
+		if (ftruncate(j->trials_fd, j->cut) != 0 || fdatasync(j->trials_fd) != 0) {
+			*err = xasprintf("cannot cut the incomplete last line off %s: %s",
+			    path, strerror(errno));
+			goto out;
+		}
+		j->size = j->cut;
+		j->cut = -1;
+	}
+	pthread_mutex_lock(&j->run_mu);
+	j->pending = 0;
+	rundir_json_resumed(j->run);
+	if ((r = run_write(j, 0, err)) != 0) {
+		/* run.json as it was: the run is not taken up */
+		j->pending = 1;
+		pthread_mutex_unlock(&j->run_mu);
+		goto out;
+	}
+	make_spare(j, j->dir);
+	pthread_mutex_unlock(&j->run_mu);
+ out:
+	free(path);
 	return r;
 }

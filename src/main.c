@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -21,6 +21,7 @@ static const struct cmd_entry cmd_help;
 static const struct cmd_entry *const commands[] = {
 	&cmd_run,
 	&cmd_plan,
+	&cmd_list,
 	&cmd_agent,
 	&cmd_hosts,
 	&cmd_report,
@@ -29,8 +30,26 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_pull,
 	&cmd_ls,
 	&cmd_bisect,
+	&cmd_history,
 	&cmd_help,
 	NULL
+};
+
+/* The global options, for the list of commands and for bad options. */
+static const struct cmd_option global_options[] = {
+	{ 'v', "verbose", NULL, "more messages (again: debugging output, then tracing)", NULL },
+	{ 'q', "quiet", NULL, "errors only: no progress, no notes", NULL },
+	{ 'h', "help", NULL, "this list", NULL },
+	{ 'V', "version", NULL, "the version", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_help global_help = {
+	NULL, global_options, NULL, NULL, NULL, NULL, 1
+};
+
+static const struct cmd_entry global = {
+	"", "[-v...] [-q] [-h] [--version] COMMAND [ARGS]", "", NULL, &global_help
 };
 
 static void
@@ -38,10 +57,18 @@ usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: fleetmark [-v...] [-q] [-h] [--version] COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: fleetmark %s\n\n", global.usage);
+	fprintf(f, "fleetmark runs kernel benchmarks on a fleet of hosts and compares "
+	    "the results.\n\ncommands:\n");
 	for (i = 0; commands[i] != NULL; i++)
-		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\n`fleetmark help COMMAND` shows a command's usage.\n");
+		fprintf(f, "  %-11s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "\nglobal options (before the command):\n");
+	for (i = 0; global_options[i].text != NULL; i++)
+		fprintf(f, "  -%c, --%-9s %s\n", global_options[i].key, global_options[i].name,
+		    global_options[i].text);
+	fprintf(f, "\n`fleetmark help COMMAND` (or `fleetmark COMMAND --help`) describes a "
+	    "command;\nfleetmark(1) all of them, fleetmark-plan(5) and fleetmark-fleet(5) "
+	    "the files\n(`man fleetmark` once installed, docs/man/ in the source tree).\n");
 }
 
 static const struct cmd_entry *
@@ -64,11 +91,31 @@ unknown_command(const char *name)
 
 	for (n = 0; commands[n] != NULL; n++)
 		names[n] = commands[n]->name;
-	hint = conf_did_you_mean(name, names, n);
+	hint = ydoc_did_you_mean(name, names, n);
 	log_error("unknown command '%s'%s", name, hint);
 	free(hint);
 	usage(stderr);
 	return CMD_EXIT_USAGE;
+}
+
+/* For shell completion: the command names, or one command's options. */
+static int
+help_complete(int argc, char **argv)
+{
+	const struct cmd_entry *e;
+	size_t i;
+
+	if (argc == 2) {
+		for (i = 0; commands[i] != NULL; i++)
+			printf("%s\n", commands[i]->name);
+		return CMD_EXIT_OK;
+	}
+	if (argc != 3)
+		return cmd_usage(&cmd_help, 0);
+	if ((e = find_command(argv[2])) == NULL)
+		return unknown_command(argv[2]);
+	cmd_help_complete(e, stdout);
+	return fflush(stdout) == 0 ? CMD_EXIT_OK : CMD_EXIT_ERROR;
 }
 
 static int
@@ -80,16 +127,46 @@ help_main(int argc, char **argv)
 		usage(stdout);
 		return CMD_EXIT_OK;
 	}
+	if (strcmp(argv[1], "--complete") == 0)
+		return help_complete(argc, argv);
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)
+		return cmd_help_print(&cmd_help, stdout) == 0 ? CMD_EXIT_OK : CMD_EXIT_ERROR;
 	if (argc > 2)
 		return cmd_usage(&cmd_help, 0);
 	if ((e = find_command(argv[1])) == NULL)
 		return unknown_command(argv[1]);
-	printf("fleetmark %s: %s\n", e->name, e->summary);
-	return cmd_usage(e, 1);
+	return cmd_help_print(e, stdout) == 0 ? CMD_EXIT_OK : CMD_EXIT_ERROR;
 }
 
+static const struct cmd_option help_options[] = {
+	{ 0, "complete", "[COMMAND]", "for shell completion: the command names, or "
+	    "COMMAND's options, one a line", NULL },
+	{ 'h', "help", NULL, "show this help", NULL },
+	{ 0, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_example help_examples[] = {
+	{ "fleetmark help run", "every option of `run`, its exit statuses, examples" },
+	{ "fleetmark help --complete plan", "plan's options, as bash completion reads them" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_exit help_exits[] = {
+	{ 0, "the help was shown" },
+	{ 2, "an unknown command" },
+	{ -1, NULL }
+};
+
+static const struct cmd_help help_help = {
+	"Without a COMMAND, the list of commands and the global options.  With one, "
+	"the command's help, the same as `fleetmark COMMAND --help`: what it does, "
+	"every option with its argument and default, its exit statuses and examples.",
+	help_options, NULL, help_exits, help_examples, "fleetmark(1)", 1
+};
+
 static const struct cmd_entry cmd_help = {
-	"help", "[COMMAND]", "list the commands, or show one command's usage", help_main
+	"help", "[COMMAND | --complete [COMMAND]]",
+	"list the commands, or describe one command", help_main, &help_help
 };
 
 int
@@ -121,13 +198,14 @@ main(int argc, char **argv)
 		case 'q':
 			level = LOG_LEVEL_QUIET;
 			break;
-		default:
-			if (optopt)
-				log_error("unknown option '-%c'", optopt);
-			else
-				log_error("unknown option '%s'", argv[optind - 1]);
+		default: {
+			char *msg = cmd_option_error(&global, argv, optind, optopt);
+
+			fprintf(stderr, "fleetmark: %s\n", msg);
+			free(msg);
 			usage(stderr);
 			return CMD_EXIT_USAGE;
+		}
 		}
 	}
 	log_set_level(level);
@@ -140,6 +218,6 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 0;	/* glibc: a full reset for the command's getopt */
-	opterr = 1;
+	opterr = 0;	/* cmd_common_option() says what was wrong */
 	return e->handler(argc, argv);
 }

@@ -1,5 +1,5 @@
 /*
- * plan.c: load a test plan (SPEC §5), validate it against the agent's
+ * plan.c: load a test plan (docs/plans-and-fleets.md), validate it against the agent's
  * benchmark catalogue, expand matrices and suites into points, and order
  * the trials of a host.
  */
@@ -14,11 +14,12 @@
 #include <unistd.h>
 
 #include "catalog.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "fleet.h"
 #include "pctenc.h"
 #include "plan.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -41,22 +42,12 @@ plan_order_name(enum plan_order o)
 /* --- Freeing --------------------------------------------------------------- */
 
 static void
-free_strv(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v != NULL && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-static void
 point_release(struct plan_point *pt)
 {
 	free(pt->bench);
 	free(pt->suite);
-	free_strv(pt->keys, pt->nparams);
-	free_strv(pt->vals, pt->nparams);
+	strv_free(pt->keys, pt->nparams);
+	strv_free(pt->vals, pt->nparams);
 	free(pt->given);
 	free(pt->id);
 	free(pt->label);
@@ -73,8 +64,8 @@ variant_release(struct plan_variant *v)
 		free(v->writes[i].value);
 	}
 	free(v->writes);
-	free_strv(v->setup, v->nsetup);
-	free_strv(v->teardown, v->nteardown);
+	strv_free(v->setup, v->nsetup);
+	strv_free(v->teardown, v->nteardown);
 }
 
 void
@@ -90,11 +81,11 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->npoints; i++)
 		point_release(&p->points[i]);
 	free(p->points);
-	free_strv(p->metrics, p->nmetrics);
+	strv_free(p->metrics, p->nmetrics);
 	free(p->file);
 	free(p->name);
 	free(p->description);
-	conf_free(p->doc);
+	ydoc_free(p->doc);
 	free(p);
 }
 
@@ -186,7 +177,7 @@ plan_trial_key(const struct plan_variant *v, const struct plan_point *pt, int re
 static void
 add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
     const char *suite, char *const *gk, char *const *gv, size_t ng,
-    enum plan_profile profile, const struct conf_node *where)
+    enum plan_profile profile, const struct ydoc_node *where)
 {
 	struct plan_point *pt;
 	struct strbuf id = STRBUF_INIT, label = STRBUF_INIT;
@@ -250,10 +241,10 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 
 /* One `benchmarks:` entry: a suite, or a benchmark and its matrix. */
 static int
-load_bench_entry(struct plan *p, size_t *cap, const struct conf_node *e,
+load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
     const struct catalog *cat, char **err)
 {
-	const struct conf_node *bn, *pn, *prn;
+	const struct ydoc_node *bn, *pn, *prn;
 	const struct catalog_bench *b;
 	enum plan_profile profile = PLAN_PROFILE_NONE;
 	const char *name, **names;
@@ -261,44 +252,44 @@ load_bench_entry(struct plan *p, size_t *cap, const struct conf_node *e,
 	size_t i, j, n, naxes = 0, *idx = NULL, *len = NULL, npoints = 1;
 	int r = -1;
 
-	if (conf_check_keys(e, "benchmark entry", bench_keys, err) != 0)
+	if (ydoc_check_keys(e, "benchmark entry", bench_keys, err) != 0)
 		return -1;
-	if ((bn = conf_get(e, "bench")) == NULL)
-		return conf_error(err, e, "a benchmark entry needs `bench:` (a benchmark name)");
-	if (conf_string(bn, &name, err) != 0)
+	if ((bn = ydoc_get(e, "bench")) == NULL)
+		return ydoc_error(err, e, "a benchmark entry needs `bench:` (a benchmark name)");
+	if (ydoc_string(bn, &name, err) != 0)
 		return -1;
 	if ((b = catalog_find(cat, name)) == NULL) {
 		names = catalog_bench_names(cat, &n);
-		hint = conf_did_you_mean(name, names, n);
-		conf_error(err, bn, "unknown benchmark '%.64s'%s", name, hint);
+		hint = ydoc_did_you_mean(name, names, n);
+		ydoc_error(err, bn, "unknown benchmark '%.64s'%s", name, hint);
 		free(hint);
 		free(names);
 		return -1;
 	}
-	if ((prn = conf_get(e, "profile")) != NULL) {
+	if ((prn = ydoc_get(e, "profile")) != NULL) {
 		int v = -1;
 		const char *s;
 
-		if (conf_string(prn, &s, err) != 0)
+		if (ydoc_string(prn, &s, err) != 0)
 			return -1;
 		for (i = 0; profile_names[i] != NULL; i++)
 			if (strcmp(s, profile_names[i]) == 0)
 				v = (int)i;
 		if (v < 0) {
-			hint = conf_did_you_mean(s, profile_names, 2);
-			conf_error(err, prn, "bad profile '%.64s': expected perf or none%s", s, hint);
+			hint = ydoc_did_you_mean(s, profile_names, 2);
+			ydoc_error(err, prn, "bad profile '%.64s': expected perf or none%s", s, hint);
 			free(hint);
 			return -1;
 		}
 		profile = (enum plan_profile)v;
 	}
-	pn = conf_get(e, "params");
-	if (pn != NULL && conf_is_null(pn))
+	pn = ydoc_get(e, "params");
+	if (pn != NULL && ydoc_is_null(pn))
 		pn = NULL;
 
 	if (b->nmembers > 0) {
 		if (pn != NULL)
-			return conf_error(err, conf_get_key(e, "params"), "%s is a suite of %zu "
+			return ydoc_error(err, ydoc_get_key(e, "params"), "%s is a suite of %zu "
 			    "points: it takes no params (name a member benchmark to vary "
 			    "its parameters)", b->name, b->nmembers);
 		for (i = 0; i < b->nmembers; i++) {
@@ -311,9 +302,9 @@ load_bench_entry(struct plan *p, size_t *cap, const struct conf_node *e,
 	}
 
 	if (pn != NULL) {
-		if (pn->type != CONF_MAPPING)
-			return conf_error(err, pn, "params of %s must be a mapping of parameter "
-			    "names to values, found %s", b->name, conf_type_name(pn));
+		if (pn->type != YDOC_MAPPING)
+			return ydoc_error(err, pn, "params of %s must be a mapping of parameter "
+			    "names to values, found %s", b->name, ydoc_type_name(pn));
 		naxes = pn->n;
 	}
 	idx = xcalloc(naxes + 1, sizeof(*idx));
@@ -321,58 +312,58 @@ load_bench_entry(struct plan *p, size_t *cap, const struct conf_node *e,
 	gk = xcalloc(naxes + 1, sizeof(*gk));
 	gv = xcalloc(naxes + 1, sizeof(*gv));
 	for (i = 0; i < naxes; i++) {
-		const struct conf_node *k = pn->keys[i], *v = pn->items[i];
+		const struct ydoc_node *k = pn->keys[i], *v = pn->items[i];
 		const struct catalog_param *cp = catalog_find_param(b, k->value);
 
 		if (cp == NULL) {
 			names = catalog_param_names(b, &n);
-			hint = conf_did_you_mean(k->value, names, n);
+			hint = ydoc_did_you_mean(k->value, names, n);
 			if (n == 0)
-				conf_error(err, k, "unknown parameter '%.64s': %s takes no parameters",
+				ydoc_error(err, k, "unknown parameter '%.64s': %s takes no parameters",
 				    k->value, b->name);
 			else
-				conf_error(err, k, "unknown parameter '%.64s' for %s%s", k->value,
+				ydoc_error(err, k, "unknown parameter '%.64s' for %s%s", k->value,
 				    b->name, hint);
 			free(hint);
 			free(names);
 			goto out;
 		}
-		if (v->type == CONF_SEQUENCE && v->n == 0) {
-			conf_error(err, v, "parameter %s has an empty list: a matrix axis needs at "
+		if (v->type == YDOC_SEQUENCE && v->n == 0) {
+			ydoc_error(err, v, "parameter %s has an empty list: a matrix axis needs at "
 			    "least one value", cp->name);
 			goto out;
 		}
-		if (v->type == CONF_MAPPING) {
-			conf_error(err, v, "parameter %s: expected a value or a list of values, "
+		if (v->type == YDOC_MAPPING) {
+			ydoc_error(err, v, "parameter %s: expected a value or a list of values, "
 			    "found a mapping", cp->name);
 			goto out;
 		}
-		len[i] = v->type == CONF_SEQUENCE ? v->n : 1;
+		len[i] = v->type == YDOC_SEQUENCE ? v->n : 1;
 		for (j = 0; j < len[i]; j++) {
-			const struct conf_node *val = conf_list_at(v, j);
+			const struct ydoc_node *val = ydoc_list_at(v, j);
 			char *why;
 
 			/*
 			 * Values are text for the agent: a plain `null` is the word
 			 * (lat_syscall's op=null); only an empty value is missing.
 			 */
-			if (val->type != CONF_SCALAR) {
-				conf_error(err, val, "parameter %s: expected a single value, found %s",
-				    cp->name, conf_type_name(val));
+			if (val->type != YDOC_SCALAR) {
+				ydoc_error(err, val, "parameter %s: expected a single value, found %s",
+				    cp->name, ydoc_type_name(val));
 				goto out;
 			}
 			if (!val->quoted && (val->value[0] == '\0' || strcmp(val->value, "~") == 0)) {
-				conf_error(err, val, "parameter %s has no value", cp->name);
+				ydoc_error(err, val, "parameter %s has no value", cp->name);
 				goto out;
 			}
 			if (catalog_check_value(cp, val->value, &why) != 0) {
-				conf_error(err, val, "parameter %s of %s: %s", cp->name, b->name, why);
+				ydoc_error(err, val, "parameter %s of %s: %s", cp->name, b->name, why);
 				free(why);
 				goto out;
 			}
 		}
 		if (npoints > (size_t)PLAN_MAX_TRIALS / len[i]) {
-			conf_error(err, pn, "the matrix of %s has more than %d points", b->name,
+			ydoc_error(err, pn, "the matrix of %s has more than %d points", b->name,
 			    PLAN_MAX_TRIALS);
 			goto out;
 		}
@@ -382,7 +373,7 @@ load_bench_entry(struct plan *p, size_t *cap, const struct conf_node *e,
 	/* Every combination, the first axis varying slowest. */
 	for (;;) {
 		for (i = 0; i < naxes; i++)
-			gv[i] = conf_list_at(pn->items[i], idx[i])->value;
+			gv[i] = ydoc_list_at(pn->items[i], idx[i])->value;
 		add_point(p, cap, b, NULL, gk, gv, naxes, profile, e);
 		for (i = naxes; i > 0; i--) {
 			if (++idx[i - 1] < len[i - 1])
@@ -431,7 +422,7 @@ check_unique_points(const struct plan *p, char **err)
 	free(v);
 	if (dup == NULL)
 		return 0;
-	return conf_error(err, dup->where, "%s%s%s is measured twice (also by the benchmark "
+	return ydoc_error(err, dup->where, "%s%s%s is measured twice (also by the benchmark "
 	    "at line %d)", dup->bench, *dup->label ? " " : "", dup->label, first->where->line);
 }
 
@@ -453,20 +444,20 @@ valid_write_path(const char *s)
 }
 
 static int
-load_commands(const struct conf_node *n, const char *what, char ***out, size_t *count,
+load_commands(const struct ydoc_node *n, const char *what, char ***out, size_t *count,
     char **err)
 {
 	size_t i, c;
 
-	if (conf_scalar_list(n, &c, err) != 0)
+	if (ydoc_scalar_list(n, &c, err) != 0)
 		return -1;
 	*out = xcalloc(c + 1, sizeof(**out));
 	for (i = 0; i < c; i++) {
-		const struct conf_node *cmd = conf_list_at(n, i);
+		const struct ydoc_node *cmd = ydoc_list_at(n, i);
 
 		if (cmd->value[0] == '\0') {
-			conf_error(err, cmd, "an empty %s command", what);
-			free_strv(*out, i);
+			ydoc_error(err, cmd, "an empty %s command", what);
+			strv_free(*out, i);
 			*out = NULL;
 			return -1;
 		}
@@ -477,45 +468,45 @@ load_commands(const struct conf_node *n, const char *what, char ***out, size_t *
 }
 
 static int
-load_variant(struct plan_variant *v, const struct conf_node *key,
-    const struct conf_node *vn, char **err)
+load_variant(struct plan_variant *v, const struct ydoc_node *key,
+    const struct ydoc_node *vn, char **err)
 {
-	const struct conf_node *w, *s;
+	const struct ydoc_node *w, *s;
 	char *what;
 	size_t i;
 	int r = -1;
 
 	if (!valid_word(key->value, 64))
-		return conf_error(err, key, "bad variant name '%.64s': use letters, digits, "
+		return ydoc_error(err, key, "bad variant name '%.64s': use letters, digits, "
 		    "'-', '_' and '.', starting with a letter or digit", key->value);
 	v->name = xstrdup(key->value);
-	if (conf_is_null(vn))
+	if (ydoc_is_null(vn))
 		return 0;	/* a variant that changes nothing: the baseline */
 	what = xasprintf("variant '%s'", key->value);
-	if (conf_check_keys(vn, what, variant_keys, err) != 0)
+	if (ydoc_check_keys(vn, what, variant_keys, err) != 0)
 		goto out;
-	if ((w = conf_get(vn, "write")) != NULL && !conf_is_null(w)) {
-		if (w->type != CONF_MAPPING) {
-			conf_error(err, w, "write: expected a mapping of file paths to values, "
-			    "found %s", conf_type_name(w));
+	if ((w = ydoc_get(vn, "write")) != NULL && !ydoc_is_null(w)) {
+		if (w->type != YDOC_MAPPING) {
+			ydoc_error(err, w, "write: expected a mapping of file paths to values, "
+			    "found %s", ydoc_type_name(w));
 			goto out;
 		}
 		v->writes = xcalloc(w->n + 1, sizeof(*v->writes));
 		for (i = 0; i < w->n; i++) {
-			const struct conf_node *path = w->keys[i], *val = w->items[i];
+			const struct ydoc_node *path = w->keys[i], *val = w->items[i];
 
 			if (!valid_write_path(path->value)) {
-				conf_error(err, path, "bad path '%.64s': write needs an absolute, "
+				ydoc_error(err, path, "bad path '%.64s': write needs an absolute, "
 				    "normalised file path", path->value);
 				goto out;
 			}
-			if (val->type != CONF_SCALAR || conf_is_null(val)) {
-				conf_error(err, val, "the value written to %s must be a string, "
-				    "found %s", path->value, conf_type_name(val));
+			if (val->type != YDOC_SCALAR || ydoc_is_null(val)) {
+				ydoc_error(err, val, "the value written to %s must be a string, "
+				    "found %s", path->value, ydoc_type_name(val));
 				goto out;
 			}
 			if (strchr(val->value, '\n') != NULL) {
-				conf_error(err, val, "the value written to %s must be one line",
+				ydoc_error(err, val, "the value written to %s must be one line",
 				    path->value);
 				goto out;
 			}
@@ -524,10 +515,10 @@ load_variant(struct plan_variant *v, const struct conf_node *key,
 			v->nwrites++;
 		}
 	}
-	if ((s = conf_get(vn, "setup")) != NULL &&
+	if ((s = ydoc_get(vn, "setup")) != NULL &&
 	    load_commands(s, "setup", &v->setup, &v->nsetup, err) != 0)
 		goto out;
-	if ((s = conf_get(vn, "teardown")) != NULL &&
+	if ((s = ydoc_get(vn, "teardown")) != NULL &&
 	    load_commands(s, "teardown", &v->teardown, &v->nteardown, err) != 0)
 		goto out;
 	r = 0;
@@ -550,38 +541,38 @@ plan_runs(const struct plan *p, const char *bench)
 }
 
 static int
-load_regression(struct plan *p, const struct conf_node *rn, const struct catalog *cat,
+load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog *cat,
     char **err)
 {
-	const struct conf_node *t, *m;
+	const struct ydoc_node *t, *m;
 	size_t i, n;
 
-	if (conf_check_keys(rn, "regression", regression_keys, err) != 0)
+	if (ydoc_check_keys(rn, "regression", regression_keys, err) != 0)
 		return -1;
 	p->has_regression = 1;
 	p->threshold = PLAN_DEFAULT_THRESHOLD;
-	if ((t = conf_get(rn, "threshold")) != NULL && conf_percent(t, &p->threshold, err) != 0)
+	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
 		return -1;
-	if ((m = conf_get(rn, "metrics")) == NULL)
+	if ((m = ydoc_get(rn, "metrics")) == NULL)
 		return 0;	/* every metric the plan measures */
-	if (conf_scalar_list(m, &n, err) != 0)
+	if (ydoc_scalar_list(m, &n, err) != 0)
 		return -1;
 	p->metrics = xcalloc(n + 1, sizeof(*p->metrics));
 	for (i = 0; i < n; i++) {
-		const struct conf_node *e = conf_list_at(m, i);
+		const struct ydoc_node *e = ydoc_list_at(m, i);
 		const struct catalog_bench *b;
 		const char *dot = strchr(e->value, '.'), **names;
 		char *bench, *hint;
 		size_t nn;
 
 		if (dot == NULL || dot == e->value || dot[1] == '\0')
-			return conf_error(err, e, "regression metric '%.64s': expected BENCH.METRIC "
+			return ydoc_error(err, e, "regression metric '%.64s': expected BENCH.METRIC "
 			    "(like munmap.ns_per_access)", e->value);
 		bench = xstrndup(e->value, (size_t)(dot - e->value));
 		if ((b = catalog_find(cat, bench)) == NULL) {
 			names = catalog_bench_names(cat, &nn);
-			hint = conf_did_you_mean(bench, names, nn);
-			conf_error(err, e, "regression metric '%.64s': unknown benchmark '%s'%s",
+			hint = ydoc_did_you_mean(bench, names, nn);
+			ydoc_error(err, e, "regression metric '%.64s': unknown benchmark '%s'%s",
 			    e->value, bench, hint);
 			free(hint);
 			free(names);
@@ -591,15 +582,15 @@ load_regression(struct plan *p, const struct conf_node *rn, const struct catalog
 		free(bench);
 		if (catalog_find_metric(b, dot + 1) == NULL) {
 			names = catalog_metric_names(b, &nn);
-			hint = conf_did_you_mean(dot + 1, names, nn);
-			conf_error(err, e, "regression metric '%.64s': %s has no metric '%s'%s",
+			hint = ydoc_did_you_mean(dot + 1, names, nn);
+			ydoc_error(err, e, "regression metric '%.64s': %s has no metric '%s'%s",
 			    e->value, b->name, dot + 1, hint);
 			free(hint);
 			free(names);
 			return -1;
 		}
 		if (!plan_runs(p, b->name))
-			return conf_error(err, e, "regression metric '%.64s': the plan does not run "
+			return ydoc_error(err, e, "regression metric '%.64s': the plan does not run "
 			    "%s", e->value, b->name);
 		p->metrics[p->nmetrics++] = xstrdup(e->value);
 	}
@@ -625,114 +616,114 @@ name_from_file(const char *file)
 }
 
 static int
-load_doc(struct conf_doc *doc, const struct catalog *cat, struct plan **out, char **err)
+load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **err)
 {
-	const struct conf_node *root = conf_root(doc), *n, *bl;
+	const struct ydoc_node *root = ydoc_root(doc), *n, *bl;
 	struct plan *p;
 	size_t i, pcap = 0;
 	long long v;
 	int r = -1;
 
-	if (conf_check_keys(root, "plan", plan_keys, err) != 0) {
-		conf_free(doc);
+	if (ydoc_check_keys(root, "plan", plan_keys, err) != 0) {
+		ydoc_free(doc);
 		return -1;
 	}
 	p = xcalloc(1, sizeof(*p));
 	p->doc = doc;
-	p->file = xstrdup(conf_file(doc));
+	p->file = xstrdup(ydoc_file(doc));
 	p->repeat = PLAN_DEFAULT_REPEAT;
 	p->samples = PLAN_DEFAULT_SAMPLES;
 	p->order = PLAN_ORDER_INTERLEAVE;
 	p->timeout_ms = PLAN_DEFAULT_TIMEOUT;
 
-	if ((n = conf_get(root, "name")) != NULL) {
+	if ((n = ydoc_get(root, "name")) != NULL) {
 		const char *s;
 
-		if (conf_string(n, &s, err) != 0)
+		if (ydoc_string(n, &s, err) != 0)
 			goto out;
 		if (!valid_word(s, 64)) {
-			conf_error(err, n, "bad plan name '%.64s': use letters, digits, '-', '_' "
+			ydoc_error(err, n, "bad plan name '%.64s': use letters, digits, '-', '_' "
 			    "and '.', starting with a letter or digit", s);
 			goto out;
 		}
 		p->name = xstrdup(s);
 	} else
 		p->name = name_from_file(p->file);
-	if ((n = conf_get(root, "description")) != NULL && !conf_is_null(n)) {
+	if ((n = ydoc_get(root, "description")) != NULL && !ydoc_is_null(n)) {
 		const char *s;
 
-		if (conf_string(n, &s, err) != 0)
+		if (ydoc_string(n, &s, err) != 0)
 			goto out;
 		p->description = xstrdup(s);
 	}
-	if ((n = conf_get(root, "hosts")) != NULL) {
+	if ((n = ydoc_get(root, "hosts")) != NULL) {
 		size_t count;
 
-		if (conf_scalar_list(n, &count, err) != 0)
+		if (ydoc_scalar_list(n, &count, err) != 0)
 			goto out;
 		if (count == 0) {
-			conf_error(err, n, "hosts: an empty list selects no host (leave it out for "
+			ydoc_error(err, n, "hosts: an empty list selects no host (leave it out for "
 			    "all)");
 			goto out;
 		}
 		for (i = 0; i < count; i++) {
-			const struct conf_node *h = conf_list_at(n, i);
+			const struct ydoc_node *h = ydoc_list_at(n, i);
 			const char *w = h->value[0] == '@' ? h->value + 1 : h->value;
 
 			if (!valid_word(w, FLEET_NAME_MAX)) {
-				conf_error(err, h, "bad host '%.64s': expected all, a host name or "
+				ydoc_error(err, h, "bad host '%.64s': expected all, a host name or "
 				    "@label", h->value);
 				goto out;
 			}
 		}
 		p->hosts = n;
 	}
-	if ((n = conf_get(root, "repeat")) != NULL) {
-		if (conf_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0)
+	if ((n = ydoc_get(root, "repeat")) != NULL) {
+		if (ydoc_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0)
 			goto out;
 		p->repeat = (int)v;
 	}
-	if ((n = conf_get(root, "samples")) != NULL) {
-		if (conf_int(n, 1, WIRE_MAX_SAMPLES, &v, err) != 0)
+	if ((n = ydoc_get(root, "samples")) != NULL) {
+		if (ydoc_int(n, 1, WIRE_MAX_SAMPLES, &v, err) != 0)
 			goto out;
 		p->samples = (int)v;
 	}
-	if ((n = conf_get(root, "order")) != NULL) {
+	if ((n = ydoc_get(root, "order")) != NULL) {
 		const char *s;
 		char *hint;
 
-		if (conf_string(n, &s, err) != 0)
+		if (ydoc_string(n, &s, err) != 0)
 			goto out;
 		for (i = 0; order_names[i] != NULL; i++)
 			if (strcmp(s, order_names[i]) == 0)
 				break;
 		if (order_names[i] == NULL) {
-			hint = conf_did_you_mean(s, order_names, 3);
-			conf_error(err, n, "bad order '%.64s': expected interleave, sequential or "
+			hint = ydoc_did_you_mean(s, order_names, 3);
+			ydoc_error(err, n, "bad order '%.64s': expected interleave, sequential or "
 			    "shuffle%s", s, hint);
 			free(hint);
 			goto out;
 		}
 		p->order = (enum plan_order)i;
 	}
-	if ((n = conf_get(root, "timeout")) != NULL &&
-	    conf_duration(n, 1000, 24LL * 3600000, &p->timeout_ms, err) != 0)
+	if ((n = ydoc_get(root, "timeout")) != NULL &&
+	    ydoc_duration(n, 1000, 24LL * 3600000, &p->timeout_ms, err) != 0)
 		goto out;
-	if ((n = conf_get(root, "seed")) != NULL) {
-		if (conf_int(n, 0, LLONG_MAX, &v, err) != 0)
+	if ((n = ydoc_get(root, "seed")) != NULL) {
+		if (ydoc_int(n, 0, LLONG_MAX, &v, err) != 0)
 			goto out;
 		p->has_seed = 1;
 		p->seed = (unsigned long long)v;
 	}
 
-	if ((n = conf_get(root, "variants")) != NULL && !conf_is_null(n)) {
-		if (n->type != CONF_MAPPING || n->n == 0) {
-			conf_error(err, n, "variants: expected a mapping of variant names to "
-			    "settings%s", n->type == CONF_MAPPING ? ", with at least one" : "");
+	if ((n = ydoc_get(root, "variants")) != NULL && !ydoc_is_null(n)) {
+		if (n->type != YDOC_MAPPING || n->n == 0) {
+			ydoc_error(err, n, "variants: expected a mapping of variant names to "
+			    "settings%s", n->type == YDOC_MAPPING ? ", with at least one" : "");
 			goto out;
 		}
 		if (n->n > PLAN_MAX_VARIANTS) {
-			conf_error(err, n, "more than %d variants", PLAN_MAX_VARIANTS);
+			ydoc_error(err, n, "more than %d variants", PLAN_MAX_VARIANTS);
 			goto out;
 		}
 		p->variants = xcalloc(n->n, sizeof(*p->variants));
@@ -746,13 +737,13 @@ load_doc(struct conf_doc *doc, const struct catalog *cat, struct plan **out, cha
 		p->nvariants = 1;
 	}
 
-	if ((bl = conf_get(root, "benchmarks")) == NULL) {
-		conf_error(err, root, "the plan has no `benchmarks:`");
+	if ((bl = ydoc_get(root, "benchmarks")) == NULL) {
+		ydoc_error(err, root, "the plan has no `benchmarks:`");
 		goto out;
 	}
-	if (bl->type != CONF_SEQUENCE || bl->n == 0) {
-		conf_error(err, bl, "benchmarks: expected a list of benchmark entries%s",
-		    bl->type == CONF_SEQUENCE ? ", with at least one" : "");
+	if (bl->type != YDOC_SEQUENCE || bl->n == 0) {
+		ydoc_error(err, bl, "benchmarks: expected a list of benchmark entries%s",
+		    bl->type == YDOC_SEQUENCE ? ", with at least one" : "");
 		goto out;
 	}
 	for (i = 0; i < bl->n; i++)
@@ -761,11 +752,11 @@ load_doc(struct conf_doc *doc, const struct catalog *cat, struct plan **out, cha
 	if (check_unique_points(p, err) != 0)
 		goto out;
 	if ((double)p->npoints * (double)p->nvariants * (double)p->repeat > PLAN_MAX_TRIALS) {
-		conf_error(err, bl, "%zu variants x %zu points x repeat %d is more than %d trials "
+		ydoc_error(err, bl, "%zu variants x %zu points x repeat %d is more than %d trials "
 		    "per host", p->nvariants, p->npoints, p->repeat, PLAN_MAX_TRIALS);
 		goto out;
 	}
-	if ((n = conf_get(root, "regression")) != NULL && !conf_is_null(n) &&
+	if ((n = ydoc_get(root, "regression")) != NULL && !ydoc_is_null(n) &&
 	    load_regression(p, n, cat, err) != 0)
 		goto out;
 	*out = p;
@@ -780,9 +771,9 @@ int
 plan_parse(const char *name, const char *text, size_t len, const struct catalog *cat,
     struct plan **out, char **err)
 {
-	struct conf_doc *doc;
+	struct ydoc *doc;
 
-	if (conf_parse(name, text, len, &doc, err) != 0)
+	if (ydoc_parse(name, text, len, &doc, err) != 0)
 		return -1;
 	return load_doc(doc, cat, out, err);
 }
@@ -790,9 +781,9 @@ plan_parse(const char *name, const char *text, size_t len, const struct catalog 
 int
 plan_load(const char *path, const struct catalog *cat, struct plan **out, char **err)
 {
-	struct conf_doc *doc;
+	struct ydoc *doc;
 
-	if (conf_load(path, &doc, err) != 0)
+	if (ydoc_load(path, &doc, err) != 0)
 		return -1;
 	return load_doc(doc, cat, out, err);
 }
@@ -833,12 +824,12 @@ plan_hosts(const struct plan *p, const struct fleet *f, const unsigned char *onl
 		memset(sel, 1, f->nhosts);
 	else {
 		memset(sel, 0, f->nhosts);
-		(void)conf_scalar_list(p->hosts, &count, &e);	/* checked at load */
+		(void)ydoc_scalar_list(p->hosts, &count, &e);	/* checked at load */
 		for (i = 0; i < count; i++) {
-			const struct conf_node *h = conf_list_at(p->hosts, i);
+			const struct ydoc_node *h = ydoc_list_at(p->hosts, i);
 
 			if (fleet_match(f, h->value, sel, &e) < 0) {
-				conf_error(err, h, "%s", e);
+				ydoc_error(err, h, "%s", e);
 				free(e);
 				return -1;
 			}
@@ -851,7 +842,7 @@ plan_hosts(const struct plan *p, const struct fleet *f, const unsigned char *onl
 	}
 	if (nsel == 0) {
 		if (p->hosts != NULL)
-			return conf_error(err, p->hosts, "no host selected: the hosts chosen with "
+			return ydoc_error(err, p->hosts, "no host selected: the hosts chosen with "
 			    "-H are not among the plan's hosts");
 		*err = xstrdup("no host selected");
 		return -1;

@@ -36,10 +36,8 @@ spawn(char *const argv[], int null_stdin, int outfd, int closefd, char **err)
 	ssize_t got;
 	pid_t pid;
 
-	if (pipe2(errpipe, O_CLOEXEC) != 0) {
-		*err = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
-		return -1;
-	}
+	if (pipe2(errpipe, O_CLOEXEC) != 0)
+		return err_set(err, -1, "cannot run %s: %s", argv[0], strerror(errno));
 	if ((pid = fork()) < 0) {
 		*err = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
 		close(errpipe[0]);
@@ -94,10 +92,8 @@ proc_capture(char *const argv[], size_t max, int timeout_ms, char **out,
 	pid_t pid;
 	const char *why = NULL;
 
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		*err = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
-		return -1;
-	}
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return err_set(err, -1, "cannot run %s: %s", argv[0], strerror(errno));
 	if ((pid = spawn(argv, 1, fds[1], fds[0], err)) < 0) {
 		close(fds[0]);
 		close(fds[1]);
@@ -161,10 +157,8 @@ proc_run(char *const argv[], int *status, char **err)
 	if ((pid = spawn(argv, 0, -1, -1, err)) < 0)
 		return -1;
 	while (waitpid(pid, &ws, 0) < 0)
-		if (errno != EINTR) {
-			*err = xasprintf("waiting for %s: %s", argv[0], strerror(errno));
-			return -1;
-		}
+		if (errno != EINTR)
+			return err_set(err, -1, "waiting for %s: %s", argv[0], strerror(errno));
 	*status = exit_status(ws);
 	return 0;
 }

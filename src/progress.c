@@ -27,6 +27,7 @@
 
 #define C_RED	"\033[31m"
 #define C_GREEN	"\033[32m"
+#define C_YELLOW "\033[33m"
 #define C_DIM	"\033[2m"
 #define C_OFF	"\033[0m"
 
@@ -109,6 +110,19 @@ color(struct line *l, const char *c)
 {
 	if (l->color)
 		strbuf_addstr(l->sb, c);
+}
+
+/* sep, then "N failed" in red: a host's failed trials. */
+static void
+put_failed(struct line *l, const char *sep, size_t failed)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%zu failed", failed);
+	put(l, sep);
+	color(l, C_RED);
+	put(l, num);
+	color(l, C_OFF);
 }
 
 /* --- Clock ----------------------------------------------------------------------- */
@@ -198,6 +212,21 @@ terminal_size(const struct progress *p, int *cols, int *rows)
 		*rows = p->rows;
 }
 
+/* Whether the host is through: done, given up or interrupted. */
+static int
+over(const struct phost *h)
+{
+	return h->st == PROGRESS_DONE || h->st == PROGRESS_FAILED ||
+	    h->st == PROGRESS_INTERRUPTED;
+}
+
+/* The trials of a host that is through that it did not finish. */
+static size_t
+not_run(const struct phost *h)
+{
+	return over(h) && h->done < h->ntrials ? h->ntrials - h->done : 0;
+}
+
 static void
 host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int namew,
     int cols)
@@ -234,11 +263,7 @@ host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int
 		snprintf(num, sizeof(num), "trial %zu/%zu", h->k, h->ntrials);
 		put(&l, num);
 		if (h->failed) {
-			snprintf(num, sizeof(num), "%zu failed", h->failed);
-			put(&l, " (");
-			color(&l, C_RED);
-			put(&l, num);
-			color(&l, C_OFF);
+			put_failed(&l, " (", h->failed);
 			put(&l, ")");
 		}
 		if (h->what) {
@@ -252,13 +277,8 @@ host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int
 		color(&l, C_OFF);
 		snprintf(num, sizeof(num), ", %zu trial%s", h->done, h->done == 1 ? "" : "s");
 		put(&l, num);
-		if (h->failed) {
-			snprintf(num, sizeof(num), "%zu failed", h->failed);
-			put(&l, ", ");
-			color(&l, C_RED);
-			put(&l, num);
-			color(&l, C_OFF);
-		}
+		if (h->failed)
+			put_failed(&l, ", ", h->failed);
 		break;
 	case PROGRESS_FAILED:
 		color(&l, C_RED);
@@ -269,29 +289,52 @@ host_line(const struct progress *p, struct strbuf *s, const struct phost *h, int
 		}
 		color(&l, C_OFF);
 		break;
+	case PROGRESS_INTERRUPTED:
+		color(&l, C_YELLOW);
+		put(&l, "interrupted");
+		color(&l, C_OFF);
+		snprintf(num, sizeof(num), ", %zu trial%s", h->done, h->done == 1 ? "" : "s");
+		put(&l, num);
+		if (h->failed) {
+			snprintf(num, sizeof(num), "%zu failed", h->failed);
+			put(&l, ", ");
+			color(&l, C_RED);
+			put(&l, num);
+			color(&l, C_OFF);
+		}
+		snprintf(num, sizeof(num), ", %zu not run", not_run(h));
+		put(&l, num);
+		break;
 	}
 	strbuf_addstr(s, "\n");
 }
 
-/* Trials finished (or never to be run: a failed host's rest) and total. */
+/*
+ * The counts of the bar and the last line: trials finished (ran, or were
+ * recorded failed), of which failed, and the total; the trials hosts that
+ * are through left not run; whether every host is through.
+ */
+struct counts {
+	size_t	finished, failed, total, not_run;
+	int	over;
+};
+
 static void
-totals(const struct progress *p, size_t *finished, size_t *total, size_t *failed)
+totals(const struct progress *p, struct counts *c)
 {
 	size_t i;
 
-	*finished = *total = *failed = 0;
+	memset(c, 0, sizeof(*c));
+	c->over = p->n > 0;
 	for (i = 0; i < p->n; i++) {
 		const struct phost *h = &p->hosts[i];
 
-		*total += h->ntrials;
-		*failed += h->failed;
-		if (h->st == PROGRESS_FAILED || h->st == PROGRESS_DONE)
-			*finished += h->ntrials > h->done ? h->ntrials : h->done;
-		else
-			*finished += h->done < h->ntrials ? h->done : h->ntrials;
+		c->total += h->ntrials;
+		c->failed += h->failed;
+		c->finished += h->done < h->ntrials ? h->done : h->ntrials;
+		c->not_run += not_run(h);
+		c->over &= over(h);
 	}
-	if (*finished > *total)
-		*finished = *total;
 }
 
 /*
@@ -319,7 +362,7 @@ eta(const struct progress *p, double t)
 		const struct phost *h = &p->hosts[i];
 		double e;
 
-		if (h->st == PROGRESS_DONE || h->st == PROGRESS_FAILED || h->done >= h->ntrials)
+		if (over(h) || h->done >= h->ntrials)
 			continue;
 		per = h->done > 0 && h->t0 > 0 ? (t - h->t0) / (double)h->done :
 		    sum / (double)nrate;
@@ -334,19 +377,23 @@ static void
 bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 {
 	struct line l = { s, 0, cols - 1, p->color };
-	size_t finished, total, failed, pct;
-	char rest[160], d[32], fails[48] = "";
-	int barw, fill, i;
+	struct counts c;
+	size_t pct;
+	char rest[192], d[32], fails[48] = "", left[48] = "";
+	int barw, fill, i, ended;
 	double e;
 
-	totals(p, &finished, &total, &failed);
-	pct = total ? finished * 100 / total : 100;
-	if (failed)
-		snprintf(fails, sizeof(fails), ", %zu failed", failed);
-	if (total > 0 && finished >= total) {
+	totals(p, &c);
+	pct = c.total ? c.finished * 100 / c.total : 100;
+	ended = c.over || (c.total > 0 && c.finished >= c.total);
+	if (c.failed)
+		snprintf(fails, sizeof(fails), ", %zu failed", c.failed);
+	if (c.not_run)
+		snprintf(left, sizeof(left), ", %zu not run", c.not_run);
+	if (ended) {
 		numfmt_duration(d, sizeof(d), t - p->start);
-		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  in %s",
-		    finished, total, fails, pct, d);
+		snprintf(rest, sizeof(rest), " %zu/%zu trials%s%s  %3zu%%  in %s",
+		    c.finished, c.total, fails, left, pct, d);
 	} else {
 		e = eta(p, t);
 		if (e < 0)
@@ -354,20 +401,21 @@ bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 		else
 			numfmt_duration(d, sizeof(d), e);
 		snprintf(rest, sizeof(rest), " %zu/%zu trials%s  %3zu%%  eta %s",
-		    finished, total, fails, pct, d);
+		    c.finished, c.total, fails, pct, d);
 	}
 	if ((int)strlen(rest) > cols - 1) {
 		/* Narrow: the numbers that matter most. */
-		snprintf(rest, sizeof(rest), " %zu/%zu %zu%% %s%s", finished, total, pct,
-		    total > 0 && finished >= total ? "in " : "eta ", d);
+		snprintf(rest, sizeof(rest), " %zu/%zu %zu%% %s%s", c.finished, c.total, pct,
+		    ended ? "in " : "eta ", d);
 	}
 	barw = cols - 1 - 2 - (int)strlen(rest);
 	if (barw > 40)
 		barw = 40;
 	if (barw >= 10) {
-		fill = total ? (int)((double)barw * (double)finished / (double)total) : barw;
+		fill = c.total ? (int)((double)barw * (double)c.finished / (double)c.total) :
+		    barw;
 		put(&l, "[");
-		color(&l, failed ? C_RED : C_GREEN);
+		color(&l, c.failed ? C_RED : C_GREEN);
 		for (i = 0; i < fill; i++)
 			put(&l, "#");
 		color(&l, C_OFF);
@@ -380,7 +428,12 @@ bar_line(const struct progress *p, struct strbuf *s, int cols, double t)
 	strbuf_addstr(s, "\n");
 }
 
-/* Order of showing hosts when they do not all fit: busy, failed, waiting, done. */
+/*
+ * Order of showing hosts when they do not all fit: busy, failed,
+ * interrupted (trials left), waiting, done.
+ */
+enum { R_BUSY, R_FAILED, R_INTERRUPTED, R_WAITING, R_DONE, NRANKS };
+
 static int
 rank(const struct phost *h)
 {
@@ -388,15 +441,17 @@ rank(const struct phost *h)
 	case PROGRESS_CONNECTING:
 	case PROGRESS_DEPLOYING:
 	case PROGRESS_RUNNING:
-		return 0;
+		return R_BUSY;
 	case PROGRESS_FAILED:
-		return 1;
+		return R_FAILED;
+	case PROGRESS_INTERRUPTED:
+		return R_INTERRUPTED;
 	case PROGRESS_WAITING:
-		return 2;
+		return R_WAITING;
 	case PROGRESS_DONE:
 		break;
 	}
-	return 3;
+	return R_DONE;
 }
 
 /* Render the frame into s; returns its number of lines. */
@@ -404,7 +459,7 @@ static size_t
 render(const struct progress *p, struct strbuf *s, double t)
 {
 	int cols, rows, namew = 0, r, n;
-	size_t i, shown = 0, hidden[4] = { 0, 0, 0, 0 }, nlines = 0, avail;
+	size_t i, shown = 0, hidden[NRANKS] = { 0, 0, 0, 0, 0 }, nlines = 0, avail;
 	unsigned char *show;
 
 	terminal_size(p, &cols, &rows);
@@ -426,7 +481,7 @@ render(const struct progress *p, struct strbuf *s, double t)
 		shown = p->n;
 	} else {
 		avail = rows > 4 ? (size_t)rows - 3 : 1;
-		for (r = 0; r < 4; r++)
+		for (r = 0; r < NRANKS; r++)
 			for (i = 0; i < p->n && shown < avail; i++)
 				if (rank(&p->hosts[i]) == r && !show[i]) {
 					show[i] = 1;
@@ -442,11 +497,16 @@ render(const struct progress *p, struct strbuf *s, double t)
 	}
 	if (shown < p->n) {
 		struct line l = { s, 0, cols - 1, p->color };
-		char num[160];
+		char num[192];
 
 		snprintf(num, sizeof(num), "+%zu more: %zu busy, %zu failed, %zu waiting, "
-		    "%zu done", p->n - shown, hidden[0], hidden[1], hidden[2], hidden[3]);
+		    "%zu done", p->n - shown, hidden[R_BUSY], hidden[R_FAILED],
+		    hidden[R_WAITING], hidden[R_DONE]);
 		put(&l, num);
+		if (hidden[R_INTERRUPTED] > 0) {
+			snprintf(num, sizeof(num), ", %zu interrupted", hidden[R_INTERRUPTED]);
+			put(&l, num);
+		}
 		strbuf_addstr(s, "\n");
 		nlines++;
 	}
@@ -507,13 +567,11 @@ struct progress *
 progress_new(int fd, enum progress_mode mode)
 {
 	struct progress *p = xcalloc(1, sizeof(*p));
-	const char *term = getenv("TERM");
 	int tty = isatty(fd);
 
 	p->fd = fd;
 	if (mode == PROGRESS_AUTO)
-		mode = tty && (term == NULL || strcmp(term, "dumb") != 0) ?
-		    PROGRESS_TERMINAL : PROGRESS_PLAIN;
+		mode = progress_is_terminal(fd) ? PROGRESS_TERMINAL : PROGRESS_PLAIN;
 	p->mode = mode;
 	p->color = mode == PROGRESS_TERMINAL && tty && getenv("NO_COLOR") == NULL;
 	pthread_mutex_init(&p->mu, NULL);
@@ -583,6 +641,7 @@ state_word(enum progress_state st)
 	case PROGRESS_RUNNING:		return "running";
 	case PROGRESS_DONE:		return "done";
 	case PROGRESS_FAILED:		return "failed";
+	case PROGRESS_INTERRUPTED:	return "interrupted";
 	}
 	return "?";
 }
@@ -616,7 +675,14 @@ progress_state(struct progress *p, size_t host, enum progress_state st, const ch
 			plain(p, h, "done, %zu trial%s", h->done, h->done == 1 ? "" : "s");
 	} else if (st == PROGRESS_FAILED)
 		plain(p, h, "failed%s%s", detail ? ": " : "", detail ? detail : "");
-	else
+	else if (st == PROGRESS_INTERRUPTED) {
+		char fails[48] = "";
+
+		if (h->failed)
+			snprintf(fails, sizeof(fails), ", %zu failed", h->failed);
+		plain(p, h, "interrupted, %zu trial%s%s, %zu not run", h->done,
+		    h->done == 1 ? "" : "s", fails, not_run(h));
+	} else
 		plain(p, h, "%s%s%s", state_word(st), detail ? " " : "", detail ? detail : "");
 	changed(p);
 	pthread_mutex_unlock(&p->mu);
@@ -641,6 +707,19 @@ progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 }
 
 void
+progress_trials_failed(struct progress *p, size_t host, size_t n)
+{
+	struct phost *h;
+
+	if ((h = lock_host(p, host)) == NULL)
+		return;
+	h->done += n;
+	h->failed += n;
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
 progress_trial_done(struct progress *p, size_t host, const char *failure)
 {
 	struct phost *h;
@@ -653,6 +732,34 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 		plain(p, h, "trial %zu/%zu failed: %s", h->k, h->ntrials, failure);
 	}
 	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_trial_values(struct progress *p, size_t host, const char *values)
+{
+	struct strbuf s = STRBUF_INIT;
+	struct line l = { &s, 0, PLAIN_MAX, 0 };
+	struct phost *h;
+	char k[64];
+
+	if ((h = lock_host(p, host)) == NULL)
+		return;
+	snprintf(k, sizeof(k), " trial %zu/%zu ", h->k, h->ntrials);
+	if (p->mode == PROGRESS_PLAIN)
+		plain(p, h, "trial %zu/%zu %s", h->k, h->ntrials, values);
+	else if (p->mode == PROGRESS_TERMINAL && !p->ended) {
+		put(&l, h->name);
+		put(&l, k);
+		put(&l, values);
+		if (p->drawn > 0)
+			draw(p, s.buf);
+		else {
+			strbuf_addstr(&s, "\n");
+			out(p, s.buf, s.len);
+		}
+	}
+	strbuf_release(&s);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -745,8 +852,8 @@ stop_ticker(struct progress *p)
 void
 progress_end(struct progress *p)
 {
-	size_t finished, total, failed;
-	char d[32];
+	struct counts c;
+	char d[32], left[48] = "";
 
 	stop_ticker(p);
 	pthread_mutex_lock(&p->mu);
@@ -754,10 +861,12 @@ progress_end(struct progress *p)
 		if (p->mode == PROGRESS_TERMINAL && p->n > 0)
 			draw(p, NULL);
 		else if (p->mode == PROGRESS_PLAIN && p->n > 0) {
-			totals(p, &finished, &total, &failed);
+			totals(p, &c);
 			numfmt_duration(d, sizeof(d), now(p) - p->start);
-			plain(p, NULL, "%zu/%zu trials, %zu failed, in %s", finished, total,
-			    failed, d);
+			if (c.not_run)
+				snprintf(left, sizeof(left), ", %zu not run", c.not_run);
+			plain(p, NULL, "%zu/%zu trials, %zu failed%s, in %s", c.finished,
+			    c.total, c.failed, left, d);
 		}
 		p->ended = 1;
 		p->drawn = 0;
@@ -802,4 +911,86 @@ progress_free(struct progress *p)
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
+}
+
+/* --- One status line ----------------------------------------------------------------- */
+
+int
+progress_is_terminal(int fd)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fd) && (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+#define STATUS_CLEAR	"\r\033[K"	/* to the line's start, and clear it */
+#define STATUS_MAX	512		/* bytes of a status line, STATUS_CLEAR included */
+
+struct progress_line {
+	int		 fd;
+	long long	 last_ms;	/* when last drawn; 0: draw at the next set */
+	int		 drawn;		/* the line is on the screen */
+};
+
+struct progress_line *
+progress_line_new(int fd)
+{
+	struct progress_line *l;
+
+	if (!progress_is_terminal(fd))
+		return NULL;
+	l = xcalloc(1, sizeof(*l));
+	l->fd = fd;
+	return l;
+}
+
+void
+progress_line_set(struct progress_line *l, int force, const char *fmt, ...)
+{
+	char line[STATUS_MAX];
+	long long t;
+	va_list ap;
+	int n;
+
+	if (l == NULL)
+		return;
+	t = clock_mono_ms();
+	if (!force && t - l->last_ms < 1000 / PROGRESS_MAX_FPS)
+		return;
+	l->last_ms = t;
+	memcpy(line, STATUS_CLEAR, sizeof(STATUS_CLEAR) - 1);
+	va_start(ap, fmt);
+	n = vsnprintf(line + sizeof(STATUS_CLEAR) - 1, sizeof(line) - sizeof(STATUS_CLEAR) + 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += (int)sizeof(STATUS_CLEAR) - 1;
+	if (n > (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 1;	/* cut */
+	if (write(l->fd, line, (size_t)n) == n)
+		l->drawn = 1;
+}
+
+void
+progress_line_message(struct progress_line *l, const char *line)
+{
+	char *s;
+
+	if (l == NULL)
+		return;
+	s = xasprintf(STATUS_CLEAR "%s\n", line);
+	if (write(l->fd, s, strlen(s)) > 0)
+		l->drawn = 0;
+	l->last_ms = 0;
+	free(s);
+}
+
+void
+progress_line_end(struct progress_line *l)
+{
+	if (l == NULL)
+		return;
+	if (l->drawn)
+		(void)!write(l->fd, STATUS_CLEAR, sizeof(STATUS_CLEAR) - 1);
+	free(l);
 }

@@ -53,8 +53,12 @@ int
 report_table_delta(const struct report *r, const struct report_opts *o, size_t base,
     struct rgrids *gs, char **err)
 {
-	static const char *const cols[] = { "baseline", "series", "metric", "base",
-		"value", "change%" };
+	/* the columns by name: the enum indexes the names */
+	enum { DC_BASELINE, DC_SERIES, DC_METRIC, DC_BASE, DC_VALUE, DC_CHANGE, DC_NCOLS };
+	static const char *const cols[DC_NCOLS] = {
+		[DC_BASELINE] = "baseline", [DC_SERIES] = "series", [DC_METRIC] = "metric",
+		[DC_BASE] = "base", [DC_VALUE] = "value", [DC_CHANGE] = "change%",
+	};
 	enum report_aggregate agg = o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
 	    REPORT_AGG_MEAN;
 	struct rgrid *g;
@@ -67,10 +71,8 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 		    "with two variants, labels or hosts)");
 		return -1;
 	}
-	if ((mem = open_memstream(&text, &len)) == NULL) {
-		*err = xstrdup("out of memory");
-		return -1;
-	}
+	if ((mem = open_memstream(&text, &len)) == NULL)
+		return err_set(err, -1, "out of memory");
 	pairs = report_pairs(r, base, NULL);
 	for (s = 0; s < r->nseries; s++)
 		nothers += pairs[s] != (size_t)-1;
@@ -82,7 +84,7 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 		return -1;
 	}
 	title = xasprintf("Delta against %s (+ better, - worse)", r->series[base].name);
-	g = rgrid_new("delta", title, 3, 6, cols);
+	g = rgrid_new("delta", title, DC_BASE, DC_NCOLS, cols);
 	free(title);
 	for (s = 0; s < r->nseries; s++) {
 		if ((b = pairs[s]) == (size_t)-1)
@@ -110,13 +112,13 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 			line = report_delta_line(name, a, v, cell->higher);
 			fprintf(mem, "%s\n", line);
 			row = rgrid_add_row(g);
-			rgrid_set(g, row, 0, r->series[b].name, NAN);
-			rgrid_set(g, row, 1, r->series[s].name, NAN);
-			rgrid_set(g, row, 2, name, NAN);
+			rgrid_set(g, row, DC_BASELINE, r->series[b].name, NAN);
+			rgrid_set(g, row, DC_SERIES, r->series[s].name, NAN);
+			rgrid_set(g, row, DC_METRIC, name, NAN);
 			numfmt_fixed(num, sizeof(num), a, 3);
-			rgrid_set(g, row, 3, num, a);
+			rgrid_set(g, row, DC_BASE, num, a);
 			numfmt_fixed(num, sizeof(num), v, 3);
-			rgrid_set(g, row, 4, num, v);
+			rgrid_set(g, row, DC_VALUE, num, v);
 			{
 				double p = better_pct(a, v, cell->higher);
 
@@ -124,7 +126,7 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 					snprintf(num, sizeof(num), "n/a");
 				else
 					fmt_pct(num, sizeof(num), p);
-				rgrid_set(g, row, 5, num, p);
+				rgrid_set(g, row, DC_CHANGE, num, p);
 			}
 			free(line);
 			free(name);

@@ -1,5 +1,5 @@
 /*
- * report-html.c: `--format html` (SPEC §8): one self-contained page with
+ * report-html.c: `--format html` (docs/reports.md): one self-contained page with
  * the same tables as the text report and SVG charts drawn here, in C.
  *
  * Self-contained means: inline CSS, inline SVG, no script, no request of
@@ -29,9 +29,11 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "html.h"
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "rundir.h"
 #include "stats.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -57,71 +59,12 @@ static const char *const dashes[] = { "", "7 4", "2 3", "9 3 2 3", "4 2", "12 4 
 #define NMARKERS	7
 #define NHATCH		6
 
-/* Text from a file, escaped for an element's content or a quoted attribute. */
-static void
-html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default:
-			if (c < 0x20 && c != '\t' && c != '\n')
-				fputs("&#xFFFD;", out);
-			else
-				fputc(c, out);
-		}
-	}
-}
-
 /* --- Params ------------------------------------------------------------------ */
-
-/* The value of key k in "k=v,k=v" (a new string), or NULL. */
-static char *
-param_get(const char *params, const char *k)
-{
-	size_t kl = strlen(k);
-	const char *p = params;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len > kl && memcmp(p, k, kl) == 0 && p[kl] == '=')
-			return xstrndup(p + kl + 1, len - kl - 1);
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return NULL;
-}
 
 static int
 cmp_verstr(const void *a, const void *b)
 {
 	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The keys of params, in order, into l. */
-static void
-param_keys(const char *params, struct strs *l)
-{
-	const char *p = params;
-
-	while (*p) {
-		size_t len = strcspn(p, ","), kl = strcspn(p, "=,");
-		char *k = xstrndup(p, kl < len ? kl : len);
-
-		strs_add(l, k);
-		free(k);
-		p += len;
-		if (*p == ',')
-			p++;
-	}
 }
 
 /* "k=v,k=v" of the keys in `keys` except `skip`, from params. */
@@ -134,7 +77,7 @@ params_of(const char *params, const struct strs *keys, const char *skip)
 	for (i = 0; i < keys->n; i++) {
 		if (skip && strcmp(keys->s[i], skip) == 0)
 			continue;
-		v = param_get(params, keys->s[i]);
+		v = report_param(params, keys->s[i]);
 		t = xasprintf("%s%s%s=%s", out, *out ? "," : "", keys->s[i], v ? v : "");
 		free(v);
 		free(out);
@@ -200,19 +143,6 @@ hatch_def(FILE *out, int chart, size_t i, const char *c)
 	fputs("</pattern>", out);
 }
 
-/* A "nice" tick step for a range, 1, 2 or 5 times a power of ten. */
-static double
-nice_step(double range, int nticks)
-{
-	double raw = range / nticks, p, f;
-
-	if (!(raw > 0))
-		return 1;
-	p = pow(10, floor(log10(raw)));
-	f = raw / p;
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
-}
-
 struct yaxis {
 	double	lo, hi, step;
 };
@@ -230,7 +160,7 @@ yaxis_fit(struct yaxis *a, double lo, double hi)
 		hi = 0;
 	if (hi == lo)
 		hi = lo + 1;
-	a->step = nice_step(hi - lo, 5);
+	a->step = html_nice_step(hi - lo, 5);
 	a->lo = floor(lo / a->step) * a->step;
 	a->hi = ceil(hi / a->step) * a->step;
 }
@@ -352,7 +282,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 	xi = xcalloc(ncells, sizeof(*xi));
 	ci = xcalloc(ncells, sizeof(*ci));
 	for (i = 0; i < ncells; i++) {
-		char *v = param_get(r->cells[cells[i]].params, P);
+		char *v = report_param(r->cells[cells[i]].params, P);
 
 		if (v)
 			strs_add(&xs, v);
@@ -360,7 +290,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 	}
 	qsort(xs.s, xs.n, sizeof(*xs.s), strs_cmp_num);
 	for (i = 0; i < ncells; i++) {
-		char *v = param_get(r->cells[cells[i]].params, P);
+		char *v = report_param(r->cells[cells[i]].params, P);
 		char *rest = params_of(r->cells[cells[i]].params, swept, P);
 
 		xi[i] = v ? strs_find(&xs, v) : (size_t)-1;
@@ -544,6 +474,30 @@ out:
 
 /* --- Bars ---------------------------------------------------------------------- */
 
+/*
+ * The bar of series s at cell: its values in *vp, their mean (the median
+ * with --aggregate median) in *m and sd in *sd, NaN when they have none.
+ * -1 when there are no values or the aggregate is not finite (no bar).
+ */
+static int
+bar_of(const struct report *r, const struct report_opts *o, size_t s, size_t cell,
+    const struct rvals **vp, double *m, double *sd)
+{
+	const struct rvals *v = report_vals(r, s, cell);
+
+	if (v == NULL)
+		return -1;
+	*m = report_agg(v, o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
+	    REPORT_AGG_MEAN);
+	*sd = stats_sd(v->v, v->n);
+	if (!isfinite(*m))
+		return -1;
+	if (!isfinite(*sd))
+		*sd = NAN;
+	*vp = v;
+	return 0;
+}
+
 static void
 chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
     const size_t *cells, size_t ncells, const struct strs *swept, size_t part,
@@ -560,17 +514,12 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 
 	for (i = 0; i < ncells; i++)
 		for (s = 0; s < r->nseries; s++) {
-			const struct rvals *v = report_vals(r, s, cells[i]);
+			const struct rvals *v;
 			double m, sd;
 
-			if (v == NULL)
+			if (bar_of(r, o, s, cells[i], &v, &m, &sd) != 0)
 				continue;
-			m = report_agg(v, o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
-			    REPORT_AGG_MEAN);
-			sd = stats_sd(v->v, v->n);
-			if (!isfinite(m))
-				continue;
-			if (!isfinite(sd))
+			if (isnan(sd))
 				sd = 0;
 			if (m - sd < ylo)
 				ylo = m - sd;
@@ -647,18 +596,11 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 			fputs("</text>", out);
 		}
 		for (s = 0; s < r->nseries; s++) {
-			const struct rvals *v = report_vals(r, s, cells[i]);
+			const struct rvals *v;
 			double m, sd, x = gx + bw * (double)s, y0, y1;
 
-			if (v == NULL)
+			if (bar_of(r, o, s, cells[i], &v, &m, &sd) != 0)
 				continue;
-			m = report_agg(v, o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
-			    REPORT_AGG_MEAN);
-			sd = stats_sd(v->v, v->n);
-			if (!isfinite(m))
-				continue;
-			if (!isfinite(sd))
-				sd = NAN;
 			y0 = ymap(&ya, 0 > ya.lo ? 0 : ya.lo);
 			y1 = ymap(&ya, m);
 			fputs("<g><title>", out);
@@ -712,7 +654,7 @@ all_numeric(const struct report *r, const size_t *cells, size_t ncells,
 
 	for (k = 0; k < swept->n && ok; k++)
 		for (i = 0; i < ncells && ok; i++) {
-			char *v = param_get(r->cells[cells[i]].params, swept->s[k]);
+			char *v = report_param(r->cells[cells[i]].params, swept->s[k]);
 
 			ok = v != NULL && strs_is_number(v);
 			free(v);
@@ -733,7 +675,7 @@ static void
 charts(FILE *out, const struct report *r, const struct report_opts *o)
 {
 	unsigned char *done = xcalloc(r->ncells + 1, 1);
-	size_t *cells = xcalloc(r->ncells + 1, sizeof(*cells)), ncells, c, d, i, k, s;
+	size_t *cells = xcalloc(r->ncells + 1, sizeof(*cells)), ncells, nall, c, i, k, s;
 	int chart = 0, pass;
 
 	/* pass 0: scaling curves; pass 1: bars */
@@ -743,39 +685,22 @@ charts(FILE *out, const struct report *r, const struct report_opts *o)
 		    "Per point: mean ± sd of the trials per series" :
 		    "Scaling: each swept parameter");
 		for (c = 0; c < r->ncells; c++) {
-			struct strs keys = { 0 }, swept = { 0 };
+			struct strs swept = { 0 };
 
 			if (done[c])
 				continue;
-			ncells = 0;
-			for (d = c; d < r->ncells; d++)
-				if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
-				    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
-					done[d] = 1;
-					/* only points with values */
-					for (s = 0; s < r->nseries; s++)
-						if (report_vals(r, s, d) != NULL)
-							break;
-					if (s < r->nseries)
-						cells[ncells++] = d;
-				}
+			nall = report_metric_cells(r, c, done, cells);
+			/* only points with values */
+			for (i = ncells = 0; i < nall; i++) {
+				for (s = 0; s < r->nseries; s++)
+					if (report_vals(r, s, cells[i]) != NULL)
+						break;
+				if (s < r->nseries)
+					cells[ncells++] = cells[i];
+			}
 			if (ncells == 0)
 				continue;
-			for (i = 0; i < ncells; i++)
-				param_keys(r->cells[cells[i]].params, &keys);
-			for (k = 0; k < keys.n; k++) {
-				struct strs vals = { 0 };
-
-				for (i = 0; i < ncells; i++) {
-					char *v = param_get(r->cells[cells[i]].params, keys.s[k]);
-
-					strs_add(&vals, v ? v : "");
-					free(v);
-				}
-				if (vals.n > 1)
-					strs_add(&swept, keys.s[k]);
-				strs_free(&vals);
-			}
+			report_swept(r, cells, ncells, &swept);
 			if (pass == 0) {
 				for (k = 0; k < swept.n; k++) {
 					struct strs one = { &swept.s[k], 1, 1 };
@@ -799,7 +724,6 @@ charts(FILE *out, const struct report *r, const struct report_opts *o)
 					    &swept, p, nparts, chart++);
 				}
 			}
-			strs_free(&keys);
 			strs_free(&swept);
 		}
 		fputs("</section>\n", out);
@@ -869,7 +793,8 @@ static const char css[] =
 	"figure{margin:1em 0}svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}"
 	"svg .grid{stroke:#e3e3e3}svg .label{font-size:13px;font-weight:600}"
 	"svg .ctitle{font-size:14px;font-weight:600}svg .glabel{font-size:11px}"
-	".meta td:nth-child(3){white-space:normal}";
+	".meta td:nth-child(3){white-space:normal}"
+	"p.partial{font-weight:700;color:#a00;white-space:pre-line}";
 
 int
 report_html(const struct report *r, const struct report_opts *o, size_t base,
@@ -897,6 +822,12 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of an "
 	    "unknown format.</p>\n", n->lines, n->used, n->failed, n->infra, n->nometric,
 	    n->corrupt, n->truncated, n->unknown_format);
+	for (i = 0; i < gs->n; i++)	/* the partial runs' lines, first */
+		if (strcmp(gs->g[i]->table, "partial") == 0 && gs->g[i]->text != NULL) {
+			fputs("<p class=\"partial\">", out);
+			html_text(out, gs->g[i]->text);
+			fputs("</p>\n", out);
+		}
 	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
 	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
 	    "<th>variant</th><th class=\"n\">MHz</th><th class=\"n\">lines not used</th>"
@@ -948,7 +879,7 @@ report_write_html(const char *rundir, char **err)
 		goto out;
 	}
 	/* a report can be rendered again from the run: no fsync */
-	path = xasprintf("%s/report.html", rundir);
+	path = rundir_path(rundir, RUNDIR_REPORT_HTML);
 	if (fs_atomic_open(&a, path, 0666, FS_NOSYNC, err) != 0)
 		goto out;
 	if ((fp = fs_atomic_stream(&a)) == NULL) {

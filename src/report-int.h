@@ -26,6 +26,7 @@ struct rseries {
 	double	 threshold;	/* the run plan's regression threshold (percent), or -1 */
 	char	*regmetrics;	/* the run plan's regression.metrics as " a.b c.d ",
 				 * or NULL when it lists none (every metric counts) */
+	char	*plan;		/* run.json's plan name, or NULL */
 	size_t	 failed, infra, nometric;	/* lines not used; infra: of failed */
 };
 
@@ -38,11 +39,26 @@ struct rcell {
 	int	 higher;	/* higher is better */
 };
 
+/* One trial's samples (trials.jsonl "samples"), in the order taken. */
+struct rsamples {
+	size_t	 n;
+	double	*v;
+};
+
 /* The values of one cell for one series, by repetition. */
 struct rvals {
-	size_t	 n, cap;
-	int	*rep;
-	double	*v;
+	size_t		 n, cap;
+	int		*rep;
+	double		*v;
+	struct rsamples	*smp;	/* per value, when report_keep_samples(); else NULL */
+};
+
+/* A run read (report_add_run()), in the order given. */
+struct rrun {
+	char	*id;		/* run id */
+	char	*dir;		/* run directory as given */
+	char	*status;	/* run.json status, or NULL */
+	int	 partial;	/* status "interrupted", "running" or "failed" */
 };
 
 /* A list of distinct strings, in order of appearance (report.c). */
@@ -86,7 +102,10 @@ struct report {
 	size_t		 ctab_size;
 	struct rprof	*profs;		/* per (series, point) with profile lines */
 	size_t		 nprofs, cap_profs;
-	struct strs	 unlike;	/* "series: point: text" of unlike-lmbench notes */
+	struct rrun	*runs;
+	size_t		 nruns, cap_runs;
+	int		 keep_samples;	/* report_keep_samples() */
+	struct strs	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
 	struct report_counts counts;
 };
 
@@ -104,6 +123,22 @@ const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
 size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
 /* Whether every "k=v" of want (space or comma separated) is in have. */
 int	report_params_match(const char *have, const char *want);
+/* The value of key k in params "k=v,k=v" (a new string), or NULL. */
+char	*report_param(const char *params, const char *k);
+/*
+ * The cells of cell c's (bench, metric) from c on that are not done[]
+ * yet, into cells (room for ncells of the report), each marked done;
+ * their number.  Charts and matrices take a metric's points this way.
+ */
+size_t	 report_metric_cells(const struct report *r, size_t c, unsigned char *done,
+	    size_t *cells);
+/*
+ * The parameters swept among cells: those that take more than one value
+ * (a cell without one counts as the value ""), in order of appearance,
+ * added to *swept.
+ */
+void	 report_swept(const struct report *r, const size_t *cells, size_t ncells,
+	    struct strs *swept);
 /* Mean (or median) of v; NAN when empty. */
 double	report_agg(const struct rvals *v, enum report_aggregate agg);
 
@@ -144,9 +179,6 @@ int	report_table_delta(const struct report *r, const struct report_opts *o,
 /* Returns 0, 1 when no (bench, metric) has a two-parameter sweep, or -1. */
 int	report_table_matrix(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
-/* Welch's test and the threshold rule of the compare table: 1 significant. */
-int	report_significant(const struct rvals *b, const struct rvals *v, double change,
-	    double threshold);
 /* The threshold in percent: --threshold, the plan's, or 5. */
 double	report_threshold(const struct report *r, const struct report_opts *o, size_t base);
 /* Each series' mean and rsd per point, for a run with nothing to compare. */
@@ -155,6 +187,12 @@ int	report_table_summary(const struct report *r, const struct report_opts *o,
 /* Returns the number of significant regressions, or -1. */
 int	report_table_compare(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/* Samples shown one by one in the samples table when a trial has at most these. */
+#define REPORT_SAMPLES_SHOWN	10
+/* Each trial's samples: n, min, median, max, spread and (for a handful) the
+ * samples; needs r->keep_samples. */
+int	report_table_samples(const struct report *r, const struct report_opts *o,
+	    struct rgrids *gs, char **err);
 /*
  * A trial line's "profile" object (docs/results.md) for series s at point
  * (bench, params): its functions added to the series' sums, or its
@@ -173,10 +211,10 @@ int	report_table_profile(const struct report *r, const struct report_opts *o,
 /* The HTML page (report-html.c): header, the grids as tables, SVG charts. */
 int	report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    const struct rgrids *gs, FILE *out);
-/* A trial line's "notes" for series s at (bench, params): those that say
- * it differs from lmbench are kept for the lmbench tables (report-lmbench.c). */
+/* A trial line's notes for series s at (bench, params): those that say it
+ * differs from lmbench are kept for the lmbench tables (report-lmbench.c). */
 void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
-	    const char *params, const json_t *notes);
+	    const char *params, const char *const *notes, size_t nnotes);
 /* Whether any series has an lmbench point. */
 int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */

@@ -301,15 +301,14 @@ find_cell(const struct report *r, const struct lcol *l)
 
 void
 report_lmbench_notes(struct report *r, size_t s, const char *bench, const char *params,
-    const json_t *notes)
+    const char *const *notes, size_t nnotes)
 {
 	size_t plen = strlen(WIRE_NOTE_UNLIKE_LMBENCH), i;
 	const char *text;
 	char *line;
 
-	for (i = 0; json_is_array(notes) && i < json_array_size(notes); i++) {
-		if ((text = json_string_value(json_array_get(notes, i))) == NULL ||
-		    strncmp(text, WIRE_NOTE_UNLIKE_LMBENCH, plen) != 0)
+	for (i = 0; i < nnotes; i++) {
+		if ((text = notes[i]) == NULL || strncmp(text, WIRE_NOTE_UNLIKE_LMBENCH, plen) != 0)
 			continue;
 		line = xasprintf("%s\x1f%s%s%s\x1f%s", r->series[s].name, bench,
 		    *params ? " " : "", params, text + plen);

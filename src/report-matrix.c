@@ -12,14 +12,18 @@
  * Values sort numerically when they are all numbers.  A cell is the mean
  * of the trials (the median with --aggregate median); a change cell is the
  * plain change of that value, with " *" where the compare table would mark
- * it (Welch p < 0.05 and the change's 95% interval reaching the threshold).
+ * it (verdict.h: Welch p < 0.05 and the change's 95% interval reaching the
+ * threshold).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "strv.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 struct kv {
@@ -85,23 +89,6 @@ strs_sort(struct strs *l)
 		if (!strs_is_number(l->s[i]))
 			return;
 	qsort(l->s, l->n, sizeof(*l->s), strs_cmp_num);
-}
-
-static void
-fmt_value(char *buf, size_t cap, double v)
-{
-	double a = fabs(v);
-
-	if (isnan(v))
-		buf[0] = '\0';
-	else if (a >= 1000 || a == 0)
-		snprintf(buf, cap, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, cap, "%.1f", v);
-	else if (a >= 1)
-		snprintf(buf, cap, "%.2f", v);
-	else
-		snprintf(buf, cap, "%.3g", v);
 }
 
 /* The cell of bench/metric whose params are `fixed` plus row=rv, col=cv. */
@@ -173,32 +160,40 @@ swept_only(const char *rest, const struct strs *swept)
 	return out;
 }
 
-#define NHIDDEN	6	/* series, baseline, bench, metric, params, quantity */
+/*
+ * A grid's columns: the hidden ones (CSV and JSON only) by name, then the
+ * row parameter, then one per column value from MC_VALUES.
+ */
+enum matrix_col {
+	MC_SERIES, MC_BASELINE, MC_BENCH, MC_METRIC, MC_PARAMS, MC_QUANTITY,
+	MC_NHIDDEN,
+	MC_ROW = MC_NHIDDEN,
+	MC_VALUES
+};
+
+static const char *const hidden_cols[MC_NHIDDEN] = {
+	[MC_SERIES] = "series", [MC_BASELINE] = "baseline", [MC_BENCH] = "bench",
+	[MC_METRIC] = "metric", [MC_PARAMS] = "params", [MC_QUANTITY] = "quantity",
+};
 
 static struct rgrid *
 new_grid(const char *title, const char *rowk, const struct strs *cols, const char *colk)
 {
-	const char **names = xcalloc(cols->n + NHIDDEN + 1, sizeof(*names));
+	const char **names = xcalloc(cols->n + MC_VALUES, sizeof(*names));
 	char **owned = xcalloc(cols->n + 1, sizeof(*owned));
 	struct rgrid *g;
 	size_t i;
 
-	names[0] = "series";
-	names[1] = "baseline";
-	names[2] = "bench";
-	names[3] = "metric";
-	names[4] = "params";
-	names[5] = "quantity";
-	names[NHIDDEN] = rowk;
+	for (i = 0; i < MC_NHIDDEN; i++)
+		names[i] = hidden_cols[i];
+	names[MC_ROW] = rowk;
 	for (i = 0; i < cols->n; i++) {
 		owned[i] = xasprintf("%s=%s", colk, cols->s[i]);
-		names[NHIDDEN + 1 + i] = owned[i];
+		names[MC_VALUES + i] = owned[i];
 	}
-	g = rgrid_new("matrix", title, NHIDDEN + 1, cols->n + NHIDDEN + 1, names);
-	g->nhidden = NHIDDEN;
-	for (i = 0; i < cols->n; i++)
-		free(owned[i]);
-	free(owned);
+	g = rgrid_new("matrix", title, MC_VALUES, cols->n + MC_VALUES, names);
+	g->nhidden = MC_NHIDDEN;
+	strv_free(owned, cols->n);
 	free(names);
 	return g;
 }
@@ -263,27 +258,28 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 			for (x = 0; x < rows.n; x++) {
 				size_t row = rgrid_add_row(g);
 
-				rgrid_set(g, row, 0, r->series[si].name, NAN);
-				rgrid_set(g, row, 1, change ? r->series[b].name : "", NAN);
-				rgrid_set(g, row, 2, c0->bench, NAN);
-				rgrid_set(g, row, 3, c0->metric, NAN);
-				rgrid_set(g, row, 4, rests.s[f], NAN);
-				rgrid_set(g, row, 5, change ? "change%" : o->aggregate ==
+				rgrid_set(g, row, MC_SERIES, r->series[si].name, NAN);
+				rgrid_set(g, row, MC_BASELINE, change ? r->series[b].name : "", NAN);
+				rgrid_set(g, row, MC_BENCH, c0->bench, NAN);
+				rgrid_set(g, row, MC_METRIC, c0->metric, NAN);
+				rgrid_set(g, row, MC_PARAMS, rests.s[f], NAN);
+				rgrid_set(g, row, MC_QUANTITY, change ? "change%" : o->aggregate ==
 				    REPORT_AGG_MEDIAN ? "median" : "mean", NAN);
-				rgrid_set(g, row, NHIDDEN, rows.s[x], NAN);
+				rgrid_set(g, row, MC_ROW, rows.s[x], NAN);
 				for (y = 0; y < cols.n; y++) {
 					long ci = map[x * cols.n + y];
 					const struct rvals *v = ci >= 0 ?
 					    report_vals(r, si, (size_t)ci) : NULL;
 					double m = report_agg(v, o->aggregate), bm, ch;
 					const struct rvals *bv;
+					struct verdict d;
 					char buf[64];
 
 					if (isnan(m))
 						continue;
 					if (!change) {
-						fmt_value(buf, sizeof(buf), m);
-						rgrid_set(g, row, NHIDDEN + 1 + y, buf, m);
+						numfmt_fixed(buf, sizeof(buf), m, 4);
+						rgrid_set(g, row, MC_VALUES + y, buf, m);
 						any = 1;
 						continue;
 					}
@@ -292,9 +288,10 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					if (isnan(bm) || bm == 0)
 						continue;
 					ch = (m - bm) / fabs(bm) * 100;
+					verdict_judge(v->v, v->n, bv->v, bv->n, 0, c0->higher, thr, &d);
 					snprintf(buf, sizeof(buf), "%+.1f%%%s", ch,
-					    report_significant(bv, v, ch, thr) ? " *" : "");
-					rgrid_set(g, row, NHIDDEN + 1 + y, buf, ch);
+					    verdict_significant(d.kind) ? " *" : "");
+					rgrid_set(g, row, MC_VALUES + y, buf, ch);
 					any = 1;
 				}
 			}
@@ -315,48 +312,20 @@ int
 report_table_matrix(const struct report *r, const struct report_opts *o, size_t base,
     struct rgrids *gs, char **err)
 {
-	size_t *pairs = report_pairs(r, base, NULL), *cells, ncells, c, d, i, k, n, before = gs->n;
+	size_t *pairs = report_pairs(r, base, NULL), *cells, ncells, c, k, before = gs->n;
 	unsigned char *done = xcalloc(r->ncells + 1, 1);
 	double thr = report_threshold(r, o, base);
 
 	(void)err;
 	cells = xcalloc(r->ncells + 1, sizeof(*cells));
 	for (c = 0; c < r->ncells; c++) {
-		struct strs keys = { 0 }, swept = { 0 };
+		struct strs swept = { 0 };
 		const char *rowk = NULL, *colk = NULL;
 
 		if (done[c])
 			continue;
-		/* the cells of this (bench, metric) */
-		ncells = 0;
-		for (d = c; d < r->ncells; d++)
-			if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
-			    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
-				done[d] = 1;
-				cells[ncells++] = d;
-			}
-		/* swept keys: those with more than one value */
-		for (i = 0; i < ncells; i++) {
-			struct kv *a = split_params(r->cells[cells[i]].params, &n);
-
-			for (k = 0; k < n; k++)
-				strs_add(&keys, a[k].k);
-			free_kv(a, n);
-		}
-		for (k = 0; k < keys.n; k++) {
-			struct strs vals = { 0 };
-
-			for (i = 0; i < ncells; i++) {
-				struct kv *a = split_params(r->cells[cells[i]].params, &n);
-				const char *v = kv_get(a, n, keys.s[k]);
-
-				strs_add(&vals, v ? v : "");
-				free_kv(a, n);
-			}
-			if (vals.n > 1)
-				strs_add(&swept, keys.s[k]);
-			strs_free(&vals);
-		}
+		ncells = report_metric_cells(r, c, done, cells);
+		report_swept(r, cells, ncells, &swept);
 		if (swept.n >= 2) {
 			for (k = 0; k < swept.n; k++)
 				if (strcmp(swept.s[k], "threads") == 0)
@@ -374,7 +343,6 @@ report_table_matrix(const struct report *r, const struct report_opts *o, size_t 
 			}
 			grids_for(r, o, pairs, thr, cells, ncells, rowk, colk, &swept, gs);
 		}
-		strs_free(&keys);
 		strs_free(&swept);
 	}
 	free(cells);

@@ -21,6 +21,7 @@
 
 #include "report-int.h"
 #include "report.h"
+#include "strv.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -277,9 +278,7 @@ listing_text(const struct report *r, const struct rprof *const *ps, size_t n,
 		fprintf(out, "%s\n", line);
 	}
 	fclose(out);
-	for (k = 0; k < n; k++)
-		free(head[k]);
-	free(head);
+	strv_free(head, n);
 	free(line);
 	free(w);
 	free(hw);
@@ -460,9 +459,7 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 				rgrid_set(g, row, 3 + 3 * k, v > 0 ? "new" : "", NAN);
 		}
 	}
-	for (i = 0; i < ncols; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names, ncols);
 	free(cols);
 	free(rows);
 	strs_free(&seen);

@@ -3,12 +3,14 @@
  * tables in text, Markdown, CSV or JSON.  The tables themselves are built
  * in report-lmbench.c, report-delta.c and report-compare.c.
  *
- * Reading is one pass over trials.jsonl, one jansson parse per line; only
- * a line's value is kept (not its samples), in per-(series, cell) arrays,
- * so a million lines need a few tens of megabytes.
+ * Reading is one pass over trials.jsonl (trialread.h); only
+ * a line's value is kept (not its samples, unless report_keep_samples()
+ * asked), in per-(series, cell) arrays, so a million lines need a few tens
+ * of megabytes.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,15 +21,19 @@
 
 #include <jansson.h>
 
+#include "csv.h"
+#include "fsutil.h"
 #include "journal.h"
 #include "log.h"
+#include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "rundir.h"
 #include "stats.h"
-#include "wire.h"
+#include "strbuf.h"
+#include "strv.h"
+#include "trialread.h"
 #include "xmalloc.h"
-
-#define RUN_JSON_MAX	(64 * 1024 * 1024)
 
 void
 report_opts_init(struct report_opts *o)
@@ -79,6 +85,25 @@ report_new(void)
 }
 
 void
+report_keep_samples(struct report *r)
+{
+	r->keep_samples = 1;
+}
+
+/* Free the samples of one (series, cell). */
+static void
+rvals_free_samples(struct rvals *v)
+{
+	size_t i;
+
+	if (v->smp == NULL)
+		return;
+	for (i = 0; i < v->n; i++)
+		free(v->smp[i].v);
+	free(v->smp);
+}
+
+void
 report_free(struct report *r)
 {
 	size_t i, j;
@@ -96,9 +121,11 @@ report_free(struct report *r)
 		free(s->name);
 		free(s->os);
 		free(s->regmetrics);
+		free(s->plan);
 		for (j = 0; j < r->vals_n[i]; j++) {
 			free(r->vals[i][j].rep);
 			free(r->vals[i][j].v);
+			rvals_free_samples(&r->vals[i][j]);
 		}
 		free(r->vals[i]);
 	}
@@ -108,6 +135,12 @@ report_free(struct report *r)
 		free(r->cells[i].metric);
 		free(r->cells[i].unit);
 	}
+	for (i = 0; i < r->nruns; i++) {
+		free(r->runs[i].id);
+		free(r->runs[i].dir);
+		free(r->runs[i].status);
+	}
+	free(r->runs);
 	report_profile_free(r);
 	strs_free(&r->unlike);
 	free(r->series);
@@ -187,6 +220,79 @@ report_params_match(const char *have, const char *want)
 	return 1;
 }
 
+char *
+report_param(const char *params, const char *k)
+{
+	size_t kl = strlen(k);
+	const char *p = params;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len > kl && memcmp(p, k, kl) == 0 && p[kl] == '=')
+			return xstrndup(p + kl + 1, len - kl - 1);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return NULL;
+}
+
+size_t
+report_metric_cells(const struct report *r, size_t c, unsigned char *done, size_t *cells)
+{
+	size_t d, n = 0;
+
+	for (d = c; d < r->ncells; d++)
+		if (!done[d] && strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+		    strcmp(r->cells[d].metric, r->cells[c].metric) == 0) {
+			done[d] = 1;
+			cells[n++] = d;
+		}
+	return n;
+}
+
+/* The keys of params "k=v,k=v" ("k" alone for an item without '='), in order, into l. */
+static void
+param_keys(const char *params, struct strs *l)
+{
+	const char *p = params;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), kl = strcspn(p, "=,");
+		char *k = xstrndup(p, kl < len ? kl : len);
+
+		strs_add(l, k);
+		free(k);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+}
+
+void
+report_swept(const struct report *r, const size_t *cells, size_t ncells, struct strs *swept)
+{
+	struct strs keys = { 0 }, vals;
+	size_t i, k;
+	char *v;
+
+	for (i = 0; i < ncells; i++)
+		param_keys(r->cells[cells[i]].params, &keys);
+	for (k = 0; k < keys.n; k++) {
+		memset(&vals, 0, sizeof(vals));
+		for (i = 0; i < ncells && vals.n < 2; i++) {
+			v = report_param(r->cells[cells[i]].params, keys.s[k]);
+			strs_add(&vals, v ? v : "");
+			free(v);
+		}
+		if (vals.n > 1)
+			strs_add(swept, keys.s[k]);
+		strs_free(&vals);
+	}
+	strs_free(&keys);
+}
+
 /* --- Cells ------------------------------------------------------------------ */
 
 static uint64_t
@@ -249,8 +355,23 @@ cell_get(struct report *r, const char *bench, const char *params, const char *me
 	return r->ncells - 1;
 }
 
+/* Keep a copy of a trial's samples in slot i of rv (report_keep_samples()). */
 static void
-vals_put(struct report *r, size_t s, size_t c, int rep, double v)
+samples_put(struct rvals *rv, size_t i, const double *sv, size_t sn)
+{
+	struct rsamples *sm = &rv->smp[i];
+
+	free(sm->v);
+	sm->n = sn;
+	sm->v = sn ? xreallocarray(NULL, sn, sizeof(*sm->v)) : NULL;
+	if (sn)
+		memcpy(sm->v, sv, sn * sizeof(*sv));
+}
+
+/* The value of a trial, and with report_keep_samples() its sn samples sv. */
+static void
+vals_put(struct report *r, size_t s, size_t c, int rep, double v, const double *sv,
+    size_t sn)
 {
 	struct rvals *rv;
 	size_t i, old = r->vals_n[s];
@@ -267,14 +388,22 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v)
 	for (i = rv->n; i-- > 0;)
 		if (rv->rep[i] == rep) {
 			rv->v[i] = v;
+			if (r->keep_samples)
+				samples_put(rv, i, sv, sn);
 			return;
 		}
 	if (rv->n == rv->cap) {
 		rv->cap = rv->cap ? rv->cap * 2 : 4;
 		rv->rep = xreallocarray(rv->rep, rv->cap, sizeof(*rv->rep));
 		rv->v = xreallocarray(rv->v, rv->cap, sizeof(*rv->v));
+		if (r->keep_samples) {
+			rv->smp = xreallocarray(rv->smp, rv->cap, sizeof(*rv->smp));
+			memset(&rv->smp[rv->n], 0, (rv->cap - rv->n) * sizeof(*rv->smp));
+		}
 	}
 	rv->rep[rv->n] = rep;
+	if (r->keep_samples)
+		samples_put(rv, rv->n, sv, sn);
 	rv->v[rv->n++] = v;
 }
 
@@ -283,7 +412,7 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v)
 struct runctx {
 	struct report	*r;
 	const char	*dir;
-	json_t		*run;
+	struct rundir_run *run;	/* run.json */
 	const char	*run_id;
 	const char	*label;		/* run.json "label" or NULL */
 	double		 threshold;
@@ -292,31 +421,8 @@ struct runctx {
 	/* last looked-up series, lines come in runs of the same host */
 	char		*last_host, *last_variant;
 	size_t		 last;
-	char		*copy;		/* the line as read, for jansson */
-	size_t		 copy_cap;
+	size_t		 corrupt, first_corrupt;	/* lines that are not trial lines */
 };
-
-static json_t *
-load_json_file(const char *path, size_t max, char **err)
-{
-	json_error_t je;
-	json_t *j;
-	struct stat st;
-
-	if (stat(path, &st) != 0) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if ((size_t)st.st_size > max) {
-		*err = xasprintf("%s: too big (%lld bytes)", path, (long long)st.st_size);
-		return NULL;
-	}
-	if ((j = json_load_file(path, 0, &je)) == NULL) {
-		*err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
-		return NULL;
-	}
-	return j;
-}
 
 static int
 same_str(const char *a, const char *b)
@@ -331,9 +437,10 @@ series_get(struct runctx *x, const char *host, const char *variant)
 {
 	struct report *r = x->r;
 	struct rseries *s;
-	json_t *h, *env;
+	const struct rundir_host *h;
 	const char *kernel = NULL;
-	char *path, *err = NULL;
+	json_t *env;
+	char *err = NULL;
 	size_t i;
 
 	if (x->last_host && strcmp(x->last_host, host) == 0 &&
@@ -357,13 +464,12 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s->variant = variant ? xstrdup(variant) : NULL;
 	s->threshold = x->threshold;
 	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
+	s->plan = x->run->plan ? xstrdup(x->run->plan) : NULL;
 
-	path = xasprintf("%s/%s/%s.json", x->dir, JOURNAL_HOSTS_DIR, host);
-	env = strchr(host, '/') ? NULL : load_json_file(path, RUN_JSON_MAX, &err);
-	free(path);
+	rundir_load_env(x->dir, host, &env, &err);
 	free(err);
-	h = json_object_get(json_object_get(x->run, "hosts"), host);
-	kernel = json_string_value(json_object_get(h, "kernel"));
+	h = rundir_run_host(x->run, host);
+	kernel = h ? h->kernel : NULL;
 	if (kernel == NULL)
 		kernel = json_string_value(json_object_get(json_object_get(env, "uname"),
 		    "release"));
@@ -397,526 +503,128 @@ found:
 	return i;
 }
 
-/* "k=v,k=v" from a params object, in its order. */
-static char *
-params_text(json_t *params, char *buf, size_t cap)
+/*
+ * What reports read of a line.  Leniently, as they always have: a member
+ * of the wrong type is as good as absent (a variant that is a number is no
+ * variant, a value that is text no value), and every line comes to
+ * add_line(), which counts those that are not trial lines.
+ */
+#define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
+			 TRIAL_VALUE | TRIAL_KIND | TRIAL_NOTES | TRIAL_PROFILE | \
+			 TRIAL_LENIENT | TRIAL_REJECTS)
+
+/* The same, and each line's samples when report_keep_samples() asked. */
+static unsigned int
+report_fields(const struct report *r)
 {
-	const char *k;
-	json_t *v;
-	size_t len = 0;
-
-	buf[0] = '\0';
-	json_object_foreach(params, k, v) {
-		char num[64];
-		const char *s = num;
-		int n;
-
-		if (json_is_string(v))
-			s = json_string_value(v);
-		else if (json_is_integer(v))
-			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v))
-			snprintf(num, sizeof(num), "%g", json_real_value(v));
-		else
-			continue;
-		n = snprintf(buf + len, cap - len, "%s%s=%s", len ? "," : "", k, s);
-		if (n < 0 || (size_t)n >= cap - len)
-			break;
-		len += (size_t)n;
-	}
-	return buf;
+	return REPORT_FIELDS | (r->keep_samples ? TRIAL_SAMPLES : 0);
 }
 
-/* What a trial line says that reports use. */
-struct tline {
-	long long	 format;
-	int		 has_format;
-	const char	*host, *variant, *bench, *status, *metric, *unit, *direction;
-	const char	*kind;
-	size_t		 prof_off, prof_len;	/* the "profile" value in the line, or 0 */
-	size_t		 notes_off, notes_len;	/* the "notes" value, or 0 */
-	char		 params[1024];
-	long long	 rep;
-	double		 value;
-	int		 has_value;
-};
-
-/* --- The fast path: a scanner for the lines the journal writes ---------------
- * It takes the fields above from a flat object and skips the rest; a line
- * it does not follow (escapes in a string it needs, a nested params...) goes
- * to jansson, which decides.  Strings point into the line, which is changed
- * in place (a NUL after each string used). */
-
-static const char *
-skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
-/* A string at p (at its '"'); *s its text, NUL-terminated in place; NULL
- * when it has an escape or no end. */
-static char *
-scan_string(char *p, const char *end, const char **s)
-{
-	char *q;
-
-	if (p >= end || *p != '"')
-		return NULL;
-	for (q = p + 1; q < end && *q != '"'; q++)
-		if (*q == '\\' || (unsigned char)*q < 0x20)
-			return NULL;
-	if (q >= end)
-		return NULL;
-	*q = '\0';
-	*s = p + 1;
-	return q + 1;
-}
-
-/* Skip any value; NULL on a malformed one. */
-static char *
-skip_value(char *p, const char *end)
-{
-	int depth = 0;
-
-	do {
-		p = (char *)skip_ws(p, end);
-		if (p >= end)
-			return NULL;
-		if (*p == '"') {
-			for (p++; p < end && *p != '"'; p++)
-				if (*p == '\\')
-					p++;
-			if (p >= end)
-				return NULL;
-			p++;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-			p++;
-		} else if (*p == '}' || *p == ']') {
-			if (depth == 0)
-				return NULL;
-			depth--;
-			p++;
-		} else if (*p == ',' || *p == ':') {
-			if (depth == 0)
-				return NULL;
-			p++;
-		} else {
-			char *word = p;
-
-			/* strchr() finds the NUL: a NUL byte would never be passed */
-			while (p < end && *p != '\0' && strchr(",:{}[] \t\r\n\"", *p) == NULL)
-				p++;
-			if (p == word)
-				return NULL;
-		}
-	} while (depth > 0);
-	return p;
-}
-
-/* A string or null into *s (NULL for null). */
-static char *
-scan_str_or_null(char *p, const char *end, const char **s)
-{
-	if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
-		*s = NULL;
-		return p + 4;
-	}
-	return scan_string(p, end, s);
-}
-
-static char *
-scan_number(char *p, const char *end, double *d)
-{
-	char *e;
-
-	(void)end;
-	if (*p != '-' && (*p < '0' || *p > '9'))
-		return NULL;
-	*d = strtod(p, &e);
-	return e == p ? NULL : e;
-}
-
-static char *
-scan_params(char *p, const char *end, char *buf, size_t cap)
-{
-	size_t len = 0;
-	int first = 1;
-
-	buf[0] = '\0';
-	if (*p != '{')
-		return NULL;
-	p = (char *)skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return p + 1;
-	for (;;) {
-		const char *k, *v;
-		char num[64];
-		int n;
-
-		p = (char *)skip_ws(p, end);
-		if ((p = scan_string(p, end, &k)) == NULL)
-			return NULL;
-		p = (char *)skip_ws(p, end);
-		if (p >= end || *p != ':')
-			return NULL;
-		p = (char *)skip_ws(p + 1, end);
-		if (p < end && *p == '"') {
-			if ((p = scan_string(p, end, &v)) == NULL)
-				return NULL;
-		} else {
-			char *e = p;
-
-			while (e < end && ((*e >= '0' && *e <= '9') || *e == '-'))
-				e++;
-			if (e == p || e - p >= (long)sizeof(num) || (e < end &&
-			    strchr(",} \t", *e) == NULL))
-				return NULL;	/* reals and the rest: jansson */
-			memcpy(num, p, (size_t)(e - p));
-			num[e - p] = '\0';
-			v = num;
-			p = e;
-		}
-		n = snprintf(buf + len, cap - len, "%s%s=%s", first ? "" : ",", k, v);
-		if (n < 0 || (size_t)n >= cap - len)
-			return NULL;
-		len += (size_t)n;
-		first = 0;
-		p = (char *)skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p++;
-			continue;
-		}
-		if (p < end && *p == '}')
-			return p + 1;
-		return NULL;
-	}
-}
-
+/* One line of trials.jsonl into the report. */
 static int
-fast_parse(char *line, size_t len, struct tline *t)
+add_line(const struct trial_line *l, void *arg)
 {
-	char *p = line;
-	const char *end = line + len;
-
-	memset(t, 0, offsetof(struct tline, params));
-	t->params[0] = '\0';
-	t->rep = 0;
-	t->has_value = 0;
-	p = (char *)skip_ws(p, end);
-	if (p >= end || *p != '{')
-		return -1;
-	p = (char *)skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return -1;
-	for (;;) {
-		const char *k;
-		double d;
-
-		if ((p = scan_string(p, end, &k)) == NULL)
-			return -1;
-		p = (char *)skip_ws(p, end);
-		if (p >= end || *p != ':')
-			return -1;
-		p = (char *)skip_ws(p + 1, end);
-		if (p >= end)
-			return -1;
-		switch (k[0]) {
-		case 'f':
-			if (strcmp(k, "format") == 0) {
-				/* range first: casting 1e36 is undefined; jansson decides */
-				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18) ||
-				    d != (long long)d)
-					return -1;
-				t->format = (long long)d;
-				t->has_format = 1;
-				goto next;
-			}
-			break;
-		case 'h':
-			if (strcmp(k, "host") == 0) {
-				p = scan_str_or_null(p, end, &t->host);
-				goto checked;
-			}
-			break;
-		case 'v':
-			if (strcmp(k, "variant") == 0) {
-				p = scan_str_or_null(p, end, &t->variant);
-				goto checked;
-			}
-			if (strcmp(k, "value") == 0) {
-				if (end - p >= 4 && memcmp(p, "null", 4) == 0) {
-					p += 4;
-					goto next;
-				}
-				p = scan_number(p, end, &t->value);
-				t->has_value = 1;
-				goto checked;
-			}
-			break;
-		case 'b':
-			if (strcmp(k, "bench") == 0) {
-				p = scan_str_or_null(p, end, &t->bench);
-				goto checked;
-			}
-			break;
-		case 's':
-			if (strcmp(k, "status") == 0) {
-				p = scan_str_or_null(p, end, &t->status);
-				goto checked;
-			}
-			break;
-		case 'm':
-			if (strcmp(k, "metric") == 0) {
-				p = scan_str_or_null(p, end, &t->metric);
-				goto checked;
-			}
-			break;
-		case 'u':
-			if (strcmp(k, "unit") == 0) {
-				p = scan_str_or_null(p, end, &t->unit);
-				goto checked;
-			}
-			break;
-		case 'k':
-			if (strcmp(k, "kind") == 0) {
-				p = scan_str_or_null(p, end, &t->kind);
-				goto checked;
-			}
-			break;
-		case 'd':
-			if (strcmp(k, "direction") == 0) {
-				p = scan_str_or_null(p, end, &t->direction);
-				goto checked;
-			}
-			break;
-		case 'p':
-			if (strcmp(k, "params") == 0) {
-				p = scan_params(p, end, t->params, sizeof(t->params));
-				goto checked;
-			}
-			if (strcmp(k, "profile") == 0) {
-				/* kept as text: read_line() parses the few lines with one */
-				t->prof_off = (size_t)(p - line);
-				p = skip_value(p, end);
-				if (p != NULL)
-					t->prof_len = (size_t)(p - line) - t->prof_off;
-				goto checked;
-			}
-			break;
-		case 'n':
-			if (strcmp(k, "notes") == 0) {
-				/* kept as text: read_line() parses the lines with notes */
-				t->notes_off = (size_t)(p - line);
-				if ((p = skip_value(p, end)) != NULL)
-					t->notes_len = (size_t)(p - line) - t->notes_off;
-				goto checked;
-			}
-			break;
-		case 'r':
-			if (strcmp(k, "rep") == 0) {
-				if ((p = scan_number(p, end, &d)) == NULL || !(fabs(d) < 9e18))
-					return -1;
-				t->rep = (long long)d;
-				goto next;
-			}
-			break;
-		}
-		p = skip_value(p, end);
-checked:
-		if (p == NULL)
-			return -1;
-next:
-		p = (char *)skip_ws(p, end);
-		if (p < end && *p == ',') {
-			p = (char *)skip_ws(p + 1, end);
-			continue;
-		}
-		if (p < end && *p == '}') {
-			p = (char *)skip_ws(p + 1, end);
-			return p == end ? 0 : -1;
-		}
-		return -1;
-	}
-}
-
-/* The slow path, for what the scanner does not follow: jansson. */
-static json_t *
-slow_parse(const char *line, size_t len, struct tline *t)
-{
-	json_error_t je;
-	json_t *o, *f, *v;
-
-	memset(t, 0, offsetof(struct tline, params));
-	t->params[0] = '\0';
-	t->rep = 0;
-	t->has_value = 0;
-	if ((o = json_loadb(line, len, 0, &je)) == NULL || !json_is_object(o)) {
-		json_decref(o);
-		return NULL;
-	}
-	f = json_object_get(o, "format");
-	if (json_is_integer(f)) {
-		t->format = json_integer_value(f);
-		t->has_format = 1;
-	}
-	t->host = json_string_value(json_object_get(o, "host"));
-	t->variant = json_string_value(json_object_get(o, "variant"));
-	t->bench = json_string_value(json_object_get(o, "bench"));
-	t->status = json_string_value(json_object_get(o, "status"));
-	t->metric = json_string_value(json_object_get(o, "metric"));
-	t->unit = json_string_value(json_object_get(o, "unit"));
-	t->direction = json_string_value(json_object_get(o, "direction"));
-	t->kind = json_string_value(json_object_get(o, "kind"));
-	t->rep = json_integer_value(json_object_get(o, "rep"));
-	v = json_object_get(o, "value");
-	if (json_is_number(v)) {
-		t->value = json_number_value(v);
-		t->has_value = 1;
-	}
-	params_text(json_object_get(o, "params"), t->params, sizeof(t->params));
-	return o;
-}
-
-/* One line (changed in place); returns 0, or 1 when it is not a trial line. */
-static int
-read_line(struct runctx *x, char *line, size_t len, size_t lineno)
-{
+	struct runctx *x = arg;
 	struct report *r = x->r;
-	struct tline t;
-	json_t *o = NULL;
 	size_t s, c;
-	int ret = 0;
 
-	/* The scanner writes NULs into the line: keep a copy for jansson. */
-	xgrow(&x->copy, &x->copy_cap, len + 1, 1);
-	memcpy(x->copy, line, len);
-	if (fast_parse(line, len, &t) != 0) {
-		if ((o = slow_parse(x->copy, len, &t)) == NULL)
-			return 1;
-	}
-	if (!t.has_format) {
-		ret = 1;
-		goto out;
-	}
-	if (t.format != JOURNAL_FORMAT) {
+	switch (l->reject) {
+	case TRIAL_OK:
+		break;
+	case TRIAL_EMPTY:
+		return 0;
+	case TRIAL_OTHER_FORMAT:
 		/* docs/results.md: a reader skips a line of a format it does not know */
 		if (r->counts.unknown_format++ == 0)
 			log_warn("%s/%s:%zu: format %lld not known (this fleetmark reads %d), "
-			    "line skipped", x->dir, JOURNAL_TRIALS, lineno, t.format,
-			    JOURNAL_FORMAT);
-		goto out;
+			    "line skipped", x->dir, RUNDIR_TRIALS, l->lineno, l->format,
+			    RUNDIR_FORMAT);
+		return 0;
+	default:
+		if (x->corrupt++ == 0)
+			x->first_corrupt = l->lineno;
+		return 0;
 	}
-	if (t.host == NULL || t.bench == NULL || t.status == NULL) {
-		ret = 1;
-		goto out;
-	}
-	s = series_get(x, t.host, t.variant);
-	if (strcmp(t.status, "ok") != 0) {
-		int infra = same_str(t.kind, "infrastructure");
+	s = series_get(x, l->host, l->variant);
+	if (strcmp(l->status, "ok") != 0) {
+		int infra = same_str(l->kind, "infrastructure");
 
 		r->series[s].failed++;
 		r->counts.failed++;
 		r->series[s].infra += infra;
 		r->counts.infra += infra;
-		goto out;
+		return 0;
 	}
-	if (t.prof_len > 0 || (o != NULL && json_object_get(o, "profile") != NULL)) {
-		json_t *prof = o != NULL ? json_incref(json_object_get(o, "profile")) :
-		    json_loadb(x->copy + t.prof_off, t.prof_len, 0, NULL);
+	if (l->profile != NULL) {
+		json_t *prof = json_loadb(l->profile, l->profile_len, 0, NULL);
 
-		if (report_profile_add(r, s, t.bench, t.params, prof) != 0 &&
+		if (report_profile_add(r, s, l->bench, l->params_text, prof) != 0 &&
 		    r->counts.bad_profiles++ == 0)
 			log_warn("%s/%s:%zu: a malformed profile, not used", x->dir,
-			    JOURNAL_TRIALS, lineno);
+			    RUNDIR_TRIALS, l->lineno);
 		json_decref(prof);
 	}
-	/* only the rare notes that flag a difference from lmbench are parsed */
-	if ((t.notes_len > 0 && memmem(x->copy + t.notes_off, t.notes_len,
-	    WIRE_NOTE_UNLIKE_LMBENCH, strlen(WIRE_NOTE_UNLIKE_LMBENCH)) != NULL) ||
-	    (o != NULL && json_object_get(o, "notes") != NULL)) {
-		json_t *notes = o != NULL ? json_incref(json_object_get(o, "notes")) :
-		    json_loadb(x->copy + t.notes_off, t.notes_len, 0, NULL);
-
-		report_lmbench_notes(r, s, t.bench, t.params, notes);
-		json_decref(notes);
-	}
-	if (t.metric == NULL || !t.has_value) {
+	if (l->nnotes > 0)
+		report_lmbench_notes(r, s, l->bench, l->params_text, l->notes, l->nnotes);
+	if (l->metric == NULL || !l->has_value) {
 		r->series[s].nometric++;
 		r->counts.nometric++;
-		goto out;
+		return 0;
 	}
-	c = cell_get(r, t.bench, t.params, t.metric, t.unit,
-	    same_str(t.direction, "higher"));
-	vals_put(r, s, c, (int)t.rep, t.value);
+	c = cell_get(r, l->bench, l->params_text, l->metric, l->unit,
+	    same_str(l->direction, "higher"));
+	vals_put(r, s, c, (int)l->rep, l->value, l->samples, l->nsamples);
 	r->counts.used++;
-out:
-	json_decref(o);
-	return ret;
+	return 0;
 }
 
+/* The run's trials.jsonl, or the len bytes at lines in its stead. */
 static int
-read_trials(struct runctx *x, char **err)
+read_trials(struct runctx *x, const void *lines, size_t len, char **err)
 {
-	char *path = xasprintf("%s/%s", x->dir, JOURNAL_TRIALS);
-	FILE *fp;
-	char *buf = NULL;
-	size_t cap = 0, lineno = 0, corrupt = 0, first_corrupt = 0;
-	ssize_t n;
-	int ret = -1, rr;
+	char *path = rundir_path(x->dir, RUNDIR_TRIALS);
+	struct trial_scan sc;
+	int fd, ret = -1;
 
-	if ((fp = fopen(path, "r")) == NULL) {
-		if (errno == ENOENT) {
-			log_warn("%s: no trials yet", path);
-			free(path);
-			return 0;
+	if (lines != NULL)
+		(void)trialread_buf(lines, len, report_fields(x->r), add_line, x, &sc);
+	else {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			if (errno == ENOENT) {
+				log_warn("%s: no trials yet", path);
+				ret = 0;
+			} else
+				*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+			goto out;
 		}
-		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
-		free(path);
-		return -1;
+		ret = trialread_fd(fd, path, report_fields(x->r), add_line, x, &sc, err);
+		close(fd);
+		if (ret != 0)
+			goto out;
 	}
-	while ((n = getline(&buf, &cap, fp)) > 0) {
-		lineno++;
-		if (buf[n - 1] != '\n') {
-			/* A crash while the last line was written. */
-			log_warn("%s:%zu: truncated last line skipped", path, lineno);
-			x->r->counts.truncated++;
-			break;
-		}
-		x->r->counts.lines++;
-		if (n == 1)
-			continue;
-		if ((rr = read_line(x, buf, (size_t)n - 1, lineno)) > 0) {
-			corrupt++;
-			if (first_corrupt == 0)
-				first_corrupt = lineno;
-		}
+	x->r->counts.lines += sc.lines;
+	if (sc.truncated) {
+		/* A crash while the last line was written. */
+		log_warn("%s:%zu: truncated last line skipped", path, sc.lines + 1);
+		x->r->counts.truncated++;
 	}
-	if (ferror(fp)) {
-		*err = xasprintf("cannot read %s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (corrupt) {
-		log_warn("%s: %zu line%s, skipped (the first is line %zu)",
-		    path, corrupt, corrupt == 1 ? " is not a trial line" : "s are not trial lines", first_corrupt);
-		x->r->counts.corrupt += corrupt;
+	if (x->corrupt) {
+		log_warn("%s: %zu line%s, skipped (the first is line %zu)", path, x->corrupt,
+		    x->corrupt == 1 ? " is not a trial line" : "s are not trial lines",
+		    x->first_corrupt);
+		x->r->counts.corrupt += x->corrupt;
 	}
 	ret = 0;
 out:
-	free(buf);
-	fclose(fp);
 	free(path);
 	return ret;
 }
 
-int
-report_add_run(struct report *r, const char *dir, char **err)
+/* A run directory, its trial lines from lines when not NULL. */
+static int
+add_run(struct report *r, const char *dir, const void *lines, size_t len, char **err)
 {
 	struct runctx x;
-	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_t *f, *thr, *reg, *m;
 	size_t i;
 	int ret = -1;
 
@@ -924,40 +632,33 @@ report_add_run(struct report *r, const char *dir, char **err)
 	x.r = r;
 	x.dir = dir;
 	x.first = r->nseries;
-	x.threshold = -1;
-	if ((x.run = load_json_file(path, RUN_JSON_MAX, err)) == NULL)
+	if (rundir_load(dir, &x.run, err) != 0)
 		goto out;
-	f = json_object_get(x.run, "format");
-	if (!json_is_integer(f) || json_integer_value(f) != JOURNAL_FORMAT) {
-		*err = xasprintf("%s: unknown format %s (this fleetmark reads %d)", path,
-		    json_is_integer(f) ? "version" : "(none)", JOURNAL_FORMAT);
-		if (json_is_integer(f)) {
-			free(*err);
-			*err = xasprintf("%s: unknown format %lld (this fleetmark reads %d)",
-			    path, (long long)json_integer_value(f), JOURNAL_FORMAT);
-		}
-		goto out;
+	x.run_id = x.run->id ? x.run->id : dir;
+	x.label = x.run->label;
+	{
+		struct rrun *rr;
+
+		xgrow(&r->runs, &r->cap_runs, r->nruns + 1, sizeof(*r->runs));
+		rr = &r->runs[r->nruns++];
+		rr->id = xstrdup(x.run_id);
+		rr->dir = xstrdup(dir);
+		rr->status = x.run->status ? xstrdup(x.run->status) : NULL;
+		rr->partial = x.run->status != NULL && strcmp(x.run->status,
+		    journal_status_name(JOURNAL_FINISHED)) != 0;
 	}
-	x.run_id = json_string_value(json_object_get(x.run, "run"));
-	if (x.run_id == NULL)
-		x.run_id = dir;
-	x.label = json_string_value(json_object_get(x.run, "label"));
-	thr = json_object_get(json_object_get(json_object_get(x.run, "plan"), "regression"),
-	    "threshold");
-	if (json_is_number(thr))
-		x.threshold = json_number_value(thr);
-	reg = json_object_get(json_object_get(json_object_get(x.run, "plan"), "regression"),
-	    "metrics");
-	json_array_foreach(reg, i, m) {
+	x.threshold = x.run->threshold;
+	for (i = 0; i < x.run->nmetrics; i++) {
+		const char *m = x.run->metrics[i];
 		char *t;
 
-		if (!json_is_string(m) || strchr(json_string_value(m), ' ') != NULL)
+		if (strchr(m, ' ') != NULL)
 			continue;
-		t = xasprintf("%s%s ", x.regmetrics ? x.regmetrics : " ", json_string_value(m));
+		t = xasprintf("%s%s ", x.regmetrics ? x.regmetrics : " ", m);
 		free(x.regmetrics);
 		x.regmetrics = t;
 	}
-	if (read_trials(&x, err) != 0)
+	if (read_trials(&x, lines, len, err) != 0)
 		goto out;
 	report_profile_sort(r);
 	for (i = x.first; i < r->nseries; i++)
@@ -970,11 +671,22 @@ report_add_run(struct report *r, const char *dir, char **err)
 out:
 	free(x.last_host);
 	free(x.last_variant);
-	free(x.copy);
 	free(x.regmetrics);
-	json_decref(x.run);
-	free(path);
+	rundir_run_free(x.run);
 	return ret;
+}
+
+int
+report_add_run(struct report *r, const char *dir, char **err)
+{
+	return add_run(r, dir, NULL, 0, err);
+}
+
+int
+report_add_lines(struct report *r, const char *dir, const void *lines, size_t len,
+    char **err)
+{
+	return add_run(r, dir, lines != NULL ? lines : "", len, err);
 }
 
 /* --- Grids ------------------------------------------------------------------- */
@@ -1039,16 +751,10 @@ rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num)
 void
 rgrid_free(struct rgrid *g)
 {
-	size_t i;
-
 	if (g == NULL)
 		return;
-	for (i = 0; i < g->nrows * g->ncols; i++)
-		free(g->cells[i]);
-	for (i = 0; i < g->ncols; i++)
-		free(g->cols[i]);
-	free(g->cols);
-	free(g->cells);
+	strv_free(g->cells, g->nrows * g->ncols);
+	strv_free(g->cols, g->ncols);
 	free(g->nums);
 	free(g->table);
 	free(g->title);
@@ -1163,37 +869,6 @@ print_md(const struct rgrid *g, FILE *out)
 }
 
 static void
-csv_cell(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\n\r") == NULL && s[0] != ' ' && (s[0] == '\0' ||
-	    s[strlen(s) - 1] != ' ')) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-/* The shortest %g that reads back as the same double. */
-static void
-fmt_shortest(char *buf, size_t cap, double v)
-{
-	int prec;
-
-	for (prec = 6; prec < 17; prec++) {
-		snprintf(buf, cap, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-	snprintf(buf, cap, "%.17g", v);
-}
-
-static void
 print_csv(const struct rgrid *g, FILE *out)
 {
 	size_t i, j;
@@ -1201,18 +876,18 @@ print_csv(const struct rgrid *g, FILE *out)
 	fputs("table", out);
 	for (j = 0; j < g->ncols; j++) {
 		fputc(',', out);
-		csv_cell(out, g->cols[j]);
+		csv_field(out, g->cols[j]);
 	}
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
-		csv_cell(out, g->table);
+		csv_field(out, g->table);
 		for (j = 0; j < g->ncols; j++) {
 			size_t k = i * g->ncols + j;
 			char num[64];
 
 			fputc(',', out);
 			if (!isnan(g->nums[k]) && j >= g->nkeys) {
-				fmt_shortest(num, sizeof(num), g->nums[k]);
+				numfmt_shortest(num, sizeof(num), g->nums[k]);
 				fputs(num, out);
 			} else {
 				/* lmbench's blank cells have spaces: trim them */
@@ -1220,7 +895,7 @@ print_csv(const struct rgrid *g, FILE *out)
 
 				while (*s == ' ')
 					s++;
-				csv_cell(out, s);
+				csv_field(out, s);
 			}
 		}
 		fputc('\n', out);
@@ -1301,13 +976,12 @@ report_pairs(const struct report *r, size_t base, int *fallback)
 	return pairs;
 }
 
+/* The series want names (report_has_series()), or (size_t)-1. */
 static size_t
-find_baseline(const struct report *r, const char *want, char **err)
+series_named(const struct report *r, const char *want)
 {
 	size_t i;
 
-	if (want == NULL)
-		return 0;
 	for (i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].name, want) == 0)
 			return i;
@@ -1316,16 +990,188 @@ find_baseline(const struct report *r, const char *want, char **err)
 		    want) || strcmp(r->series[i].host, want) == 0 ||
 		    strcmp(r->series[i].run, want) == 0 || strcmp(r->series[i].dir, want) == 0)
 			return i;
+	return (size_t)-1;
+}
+
+int
+report_has_series(const struct report *r, const char *name)
+{
+	return series_named(r, name) != (size_t)-1;
+}
+
+static size_t
+find_baseline(const struct report *r, const char *want, char **err)
+{
+	size_t i;
+
+	if (want == NULL)
+		return 0;
+	if ((i = series_named(r, want)) != (size_t)-1)
+		return i;
 	*err = xasprintf("no series '%s' (series: %s%s)", want,
 	    r->nseries ? r->series[0].name : "none", r->nseries > 1 ? ", ..." : "");
 	return (size_t)-1;
 }
 
-int
-report_render(const struct report *r, const struct report_opts *o, FILE *out, char **err)
+/*
+ * The partial runs (report.h): a "partial" grid whose text is one
+ * "PARTIAL RUN:" line per run, for the top of a report; NULL when every
+ * run is complete.
+ */
+static struct rgrid *
+partial_grid(const struct report *r)
+{
+	static const char *const cols[] = { "run", "dir", "status" };
+	struct rgrid *g = NULL;
+	struct strbuf sb;
+	size_t i, row;
+
+	strbuf_init(&sb, 0);
+	for (i = 0; i < r->nruns; i++) {
+		const struct rrun *rr = &r->runs[i];
+		const char *st = rr->status;
+
+		if (!rr->partial)
+			continue;
+		if (g == NULL)
+			g = rgrid_new("partial", "Partial runs: not every trial ran (run.json "
+			    "status); their points may be missing or have fewer trials", 2, 3,
+			    cols);
+		row = rgrid_add_row(g);
+		rgrid_set(g, row, 0, rr->id, NAN);
+		rgrid_set(g, row, 1, rr->dir, NAN);
+		rgrid_set(g, row, 2, st, NAN);
+		strbuf_addf(&sb, "PARTIAL RUN: %s (%s) %s: not every trial ran, so points may "
+		    "be missing or have fewer trials\n", rr->id, rr->dir,
+		    strcmp(st, journal_status_name(JOURNAL_INTERRUPTED)) == 0 ?
+		    "was interrupted" : strcmp(st, journal_status_name(JOURNAL_RUNNING)) == 0 ?
+		    "is running, or its controller died" :
+		    strcmp(st, journal_status_name(JOURNAL_FAILED)) == 0 ?
+		    "failed (the controller gave up)" : "is not finished");
+	}
+	if (g != NULL)
+		g->text = strbuf_detach(&sb, NULL);
+	else
+		strbuf_release(&sb);
+	return g;
+}
+
+/* Whether series set[] (nset of them) has point (bench, params) of cell c. */
+static int
+side_has(const struct report *r, const size_t *set, size_t nset, size_t c)
+{
+	size_t i, d;
+
+	for (d = 0; d < r->ncells; d++) {
+		if (strcmp(r->cells[d].bench, r->cells[c].bench) != 0 ||
+		    strcmp(r->cells[d].params, r->cells[c].params) != 0)
+			continue;
+		for (i = 0; i < nset; i++)
+			if (report_vals(r, set[i], d) != NULL)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * What one side of a compare has, briefly: "lab-03/base (plan
+ * tlb-flush-range) has munmap (4 points)", the first benchmarks and how
+ * many more.  set[] are the side's series.
+ */
+static void
+side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t nset)
+{
+	struct strs benches = { NULL, 0, 0 };
+	size_t *npoints = NULL, cap = 0, c, d, b, total = 0;
+	const struct rseries *first = &r->series[set[0]];
+
+	for (c = 0; c < r->ncells; c++) {
+		/* a point counts once, at its first cell */
+		for (d = 0; d < c; d++)
+			if (strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
+			    strcmp(r->cells[d].params, r->cells[c].params) == 0)
+				break;
+		if (d < c || !side_has(r, set, nset, c))
+			continue;
+		b = strs_add(&benches, r->cells[c].bench);
+		if (b >= cap) {
+			size_t old = cap;
+
+			xgrow(&npoints, &cap, b + 1, sizeof(*npoints));
+			memset(npoints + old, 0, (cap - old) * sizeof(*npoints));
+		}
+		npoints[b]++;
+		total++;
+	}
+	strbuf_addstr(sb, first->name);
+	if (nset > 1)
+		strbuf_addf(sb, " and %zu more series", nset - 1);
+	strbuf_addf(sb, " (run %s, plan %s) has ", first->run, first->plan ? first->plan :
+	    "unknown");
+	if (total == 0)
+		strbuf_addstr(sb, "no points");
+	for (b = 0; b < benches.n && b < 3; b++)
+		strbuf_addf(sb, "%s%s (%zu point%s)", b ? ", " : "", benches.s[b], npoints[b],
+		    npoints[b] == 1 ? "" : "s");
+	if (benches.n > 3)
+		strbuf_addf(sb, " and %zu more benchmarks (%zu points in all)", benches.n - 3,
+		    total);
+	strs_free(&benches);
+	free(npoints);
+}
+
+/*
+ * Whether the compare table's pairs share a point: some (cell, pair) has
+ * values on both sides.  When none does, *err says what each side has.
+ */
+static int
+common_points(const struct report *r, size_t base, char **err)
+{
+	size_t *pairs = report_pairs(r, base, NULL), *bset, *sset, nb = 0, ns = 0, s, c;
+	struct strbuf sb;
+	int common = 1;
+
+	/* nothing to compare at all is the compare table's to say */
+	for (s = 0; s < r->nseries; s++)
+		if (pairs[s] != (size_t)-1)
+			common = 0;
+	for (s = 0; s < r->nseries && !common; s++)
+		for (c = 0; pairs[s] != (size_t)-1 && c < r->ncells && !common; c++)
+			common = report_vals(r, pairs[s], c) != NULL && report_vals(r, s, c) != NULL;
+	if (common || err == NULL) {
+		free(pairs);
+		return common;
+	}
+	bset = xcalloc(r->nseries, sizeof(*bset));
+	sset = xcalloc(r->nseries, sizeof(*sset));
+	for (s = 0; s < r->nseries; s++) {
+		if (pairs[s] == (size_t)-1)
+			bset[nb++] = s;
+		else
+			sset[ns++] = s;
+	}
+	strbuf_init(&sb, 0);
+	strbuf_addstr(&sb, "no points in common: ");
+	side_text(&sb, r, bset, nb);
+	if (ns > 0) {
+		strbuf_addstr(&sb, "; ");
+		side_text(&sb, r, sset, ns);
+	}
+	*err = strbuf_detach(&sb, NULL);
+	free(bset);
+	free(sset);
+	free(pairs);
+	return 0;
+}
+
+/* report_render(); partial: whether the partial runs' lines come first. */
+static int
+render(const struct report *r, const struct report_opts *o, int partial, FILE *out,
+    char **err)
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
+	struct rgrid *pg = NULL;
 	size_t base = 0, i;
 	int regressions = 0, n, first = 1, ret = -1;
 
@@ -1335,15 +1181,25 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 	}
 	if ((base = find_baseline(r, o->baseline, err)) == (size_t)-1)
 		return -1;
+	if (o->samples && !r->keep_samples) {
+		*err = xstrdup("the samples table needs the samples, which were not read "
+		    "(report_keep_samples())");
+		return -1;
+	}
+	if (t == REPORT_TABLE_COMPARE && !common_points(r, base, err))
+		return -1;
+	if (partial && (pg = partial_grid(r)) != NULL)
+		rgrids_add(&gs, pg);	/* first: the top of the report */
 	if (t == REPORT_TABLE_AUTO) {
 		int fallback;
 
 		free(report_pairs(r, base, &fallback));
-		/* lmbench's tables; else variants or runs compared; else a
-		 * summary of each series, and the matrix of a sweep */
+		/* lmbench's tables; else variants or runs compared (when they
+		 * share a point); else a summary of each series, and the
+		 * matrix of a sweep */
 		if (report_has_lmbench(r))
 			t = REPORT_TABLE_LMBENCH;
-		else if (r->nseries > 1 && !fallback)
+		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL))
 			t = REPORT_TABLE_COMPARE;
 		else {
 			if (report_table_summary(r, o, base, &gs, err) != 0 ||
@@ -1373,17 +1229,20 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			goto out;
 		}
 	}
-	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1)) {
+	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1 &&
+	    common_points(r, base, NULL))) {
 		if ((n = report_table_compare(r, o, base, &gs, err)) < 0)
 			goto out;
 		regressions += n;
 	}
+	if (o->samples && report_table_samples(r, o, &gs, err) != 0)
+		goto out;
 	if (t == REPORT_TABLE_PROFILE || (report_has_profile(r) && (t == REPORT_TABLE_ALL ||
 	    o->table == REPORT_TABLE_AUTO))) {
 		if (report_table_profile(r, o, base, &gs, err) != 0)
 			goto out;
 	}
-	if (gs.n == 0) {
+	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");
 		goto out;
@@ -1408,7 +1267,7 @@ report_render(const struct report *r, const struct report_opts *o, FILE *out, ch
 			if (i > 0)
 				fputc('\n', out);
 			/* delta lines are bare, as in mail; among other tables, titled */
-			if (g->text && gs.n > 1 && strcmp(g->table, "delta") == 0)
+			if (g->text && gs.n - (pg != NULL) > 1 && strcmp(g->table, "delta") == 0)
 				fprintf(out, "%s\n", g->title);
 			if (g->text)
 				fputs(g->text, out);
@@ -1442,46 +1301,32 @@ out:
 	return ret;
 }
 
-/* Write len bytes of text to rundir/name atomically (a hidden temporary, renamed). */
-static int
-write_atomic(const char *rundir, const char *name, const char *text, size_t len,
-    char **err)
+int
+report_render(const struct report *r, const struct report_opts *o, FILE *out, char **err)
 {
-	char *path = xasprintf("%s/%s", rundir, name);
-	char *tmp = xasprintf("%s/.%s.tmp", rundir, name);
-	FILE *fp;
-	int ret = -1;
-
-	if ((fp = fopen(tmp, "w")) == NULL || fwrite(text, 1, len, fp) != len ||
-	    fflush(fp) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		if (fp != NULL) {
-			fclose(fp);
-			unlink(tmp);
-		}
-		goto out;
-	}
-	if (fclose(fp) != 0) {
-		*err = xasprintf("cannot write %s: %s", tmp, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		*err = xasprintf("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	ret = 0;
-out:
-	free(path);
-	free(tmp);
-	return ret;
+	return render(r, o, 1, out, err);
 }
 
-/* Render r with o into a new string (*text, *len); the render's result. */
+/*
+ * Write len bytes of text to rundir/name atomically, without syncing: a
+ * report can be made again from the run directory (fsutil.h's policy).
+ */
 static int
-render_text(const struct report *r, const struct report_opts *o, char **text, size_t *len,
+write_report(const char *rundir, const char *name, const char *text, size_t len,
     char **err)
+{
+	char *path = rundir_path(rundir, name);
+	int r = fs_write_atomic(path, text, len, 0666, FS_NOSYNC, err);
+
+	free(path);
+	return r;
+}
+
+/* Render r with o into a new string (*text, *len); the render's result.
+ * partial: as render()'s. */
+static int
+render_text(const struct report *r, const struct report_opts *o, int partial, char **text,
+    size_t *len, char **err)
 {
 	FILE *mem;
 	int n;
@@ -1492,7 +1337,7 @@ render_text(const struct report *r, const struct report_opts *o, char **text, si
 		*err = xasprintf("cannot write the report: %s", strerror(errno));
 		return -1;
 	}
-	n = report_render(r, o, mem, err);
+	n = render(r, o, partial, mem, err);
 	fclose(mem);
 	if (n < 0) {
 		free(*text);
@@ -1517,8 +1362,8 @@ report_write_run(const char *rundir, FILE *out, char **err)
 		*err = xasprintf("%s: no trials to report", rundir);
 		goto out;
 	}
-	if (render_text(r, &o, &text, &len, err) < 0 ||
-	    write_atomic(rundir, "report.txt", text, len, err) != 0)
+	if (render_text(r, &o, 1, &text, &len, err) < 0 ||
+	    write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	if (out != NULL)
 		fwrite(text, 1, len, out);
@@ -1555,11 +1400,12 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 	/* lmbench's tables of both runs first, when there are some */
 	if (report_has_lmbench(r)) {
 		o.table = REPORT_TABLE_LMBENCH;
-		if (render_text(r, &o, &lm, &lmlen, err) < 0)
+		if (render_text(r, &o, 1, &lm, &lmlen, err) < 0)
 			goto out;
 	}
+	/* the partial runs' lines once, at the top */
 	o.table = REPORT_TABLE_COMPARE;
-	if ((n = render_text(r, &o, &text, &len, err)) < 0)
+	if ((n = render_text(r, &o, lm == NULL, &text, &len, err)) < 0)
 		goto out;
 	if (lm != NULL) {
 		lm = xreallocarray(lm, lmlen + 1 + len + 1, 1);
@@ -1571,11 +1417,11 @@ report_write_baseline(const char *rundir, const char *basedir, FILE *out, char *
 		len = lmlen;
 		lm = NULL;
 	}
-	if (write_atomic(rundir, "report.txt", text, len, err) != 0)
+	if (write_report(rundir, RUNDIR_REPORT_TXT, text, len, err) != 0)
 		goto out;
 	o.format = REPORT_HTML;
-	if (render_text(r, &o, &html, &hlen, err) < 0 ||
-	    write_atomic(rundir, "report.html", html, hlen, err) != 0)
+	if (render_text(r, &o, 1, &html, &hlen, err) < 0 ||
+	    write_report(rundir, RUNDIR_REPORT_HTML, html, hlen, err) != 0)
 		goto out;
 	if (out != NULL)
 		fwrite(text, 1, len, out);
@@ -1605,22 +1451,13 @@ strs_add(struct strs *l, const char *s)
 size_t
 strs_find(const struct strs *l, const char *s)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->s[i], s) == 0)
-			return i;
-	return (size_t)-1;
+	return strv_find(l->s, l->n, s);
 }
 
 void
 strs_free(struct strs *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->s[i]);
-	free(l->s);
+	strv_free(l->s, l->n);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -21,12 +21,16 @@
 #include "hostconn.h"
 #include "journal.h"
 #include "log.h"
+#include "numfmt.h"
 #include "pace.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
 #include "shquote.h"
+#include "strbuf.h"
+#include "strv.h"
 #include "transport.h"
+#include "trialread.h"
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -200,8 +204,8 @@ pstate(struct worker *w, enum progress_state st, const char *detail)
 		progress_state(w->ctx->c->progress, w->pidx, st, detail);
 }
 
-/* Append a finished (or never run) trial to the journal. */
-static void
+/* Append a finished (or never run) trial to the journal; 0 when it is. */
+static int
 record(struct worker *w, const struct plan_trial *pt, double start, enum ap_status st,
     const char *message, const struct ap_result *res)
 {
@@ -217,27 +221,36 @@ record(struct worker *w, const struct plan_trial *pt, double start, enum ap_stat
 	jt.result = res;
 	if (journal_append(w->ctx->c->journal, &jt, &err) != 0) {
 		journal_failed(w->ctx, err);
-		return;		/* not recorded: --resume runs it again */
+		return -1;	/* not recorded: --resume runs it again */
 	}
 	if (final == AP_ST_OK)
 		w->rh->ok++;
 	else
 		w->rh->failed++;
+	return 0;
 }
 
-/* Record every trial still to run from index `from` as failed with st. */
+/*
+ * Record every trial still to run from index `from` as failed with st;
+ * those recorded are finished and failed for the progress display, the
+ * others (a journal that cannot be written) are not run.
+ */
 static void
 fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 {
 	double now = clock_wall();
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = from; i < w->s->ntrials; i++) {
 		if (!w->todo[i])
 			continue;
-		record(w, &w->s->trials[i], now, st, message, NULL);
-		w->todo[i] = 0;
+		if (record(w, &w->s->trials[i], now, st, message, NULL) == 0) {
+			w->todo[i] = 0;
+			n++;
+		}
 	}
+	if (n > 0 && w->ctx->c->progress != NULL)
+		progress_trials_failed(w->ctx->c->progress, w->pidx, n);
 }
 
 static size_t
@@ -467,6 +480,31 @@ trial_what(const struct plan_trial *pt)
 	    pt->point->label, pt->rep);
 }
 
+/* For -v: "munmap threads=8 rep 2: ns_per_munmap 5032 ns, ns_per_access 12.1 ns". */
+static char *
+trial_values(const struct plan_trial *pt, const struct ap_result *res)
+{
+	char *what = trial_what(pt), *line, v[NUMFMT_MAX];
+	struct strbuf s = STRBUF_INIT;
+	const char *sep = ":";
+	size_t i, j;
+
+	strbuf_addstr(&s, what);
+	for (i = 0; i < res->npoints; i++)
+		for (j = 0; j < res->points[i].nmetrics; j++) {
+			const struct ap_metric *m = &res->points[i].metrics[j];
+
+			numfmt_fixed(v, sizeof(v), m->value, 4);
+			strbuf_addf(&s, "%s %s%s%s %s%s%s", sep, res->npoints > 1 ?
+			    res->points[i].bench : "", res->npoints > 1 ? "." : "", m->name, v,
+			    *m->unit ? " " : "", m->unit);
+			sep = ",";
+		}
+	line = strbuf_detach(&s, NULL);
+	free(what);
+	return line;
+}
+
 /*
  * Run one trial; `next` is the trial that follows it in the same variant
  * (SIZE_MAX: none), whose request is queued at the agent once this one
@@ -626,11 +664,20 @@ run_trial(struct worker *w, size_t i, size_t next)
 	w->prev_end = clock_wall();
 	if (stopping)
 		w->stopped = 1;
-	record(w, pt, start, res->status, res->message, res);
-	w->todo[i] = 0;
-	if (w->ctx->c->progress != NULL)
-		progress_trial_done(w->ctx->c->progress, w->pidx, res->status == AP_ST_OK ? NULL :
-		    ap_status_name(res->status));
+	/* A result the journal could not take is lost: not run, for --resume. */
+	if (record(w, pt, start, res->status, res->message, res) == 0) {
+		w->todo[i] = 0;
+		if (w->ctx->c->progress != NULL)
+			progress_trial_done(w->ctx->c->progress, w->pidx,
+			    res->status == AP_ST_OK ? NULL : ap_status_name(res->status));
+		if (w->ctx->c->progress != NULL && res->status == AP_ST_OK &&
+		    log_get_level() >= LOG_LEVEL_VERBOSE) {
+			char *v = trial_values(pt, res);
+
+			progress_trial_values(w->ctx->c->progress, w->pidx, v);
+			free(v);
+		}
+	}
 	if (res->status != AP_ST_OK)
 		wlog(w, "trial %s %s: %s%s%s", id, pt->key, ap_status_name(res->status),
 		    res->message ? ": " : "", res->message ? res->message : "");
@@ -701,6 +748,7 @@ host_failed(struct worker *w, enum ap_status st, const char *why)
 
 	wlog(w, "failed: %s", reason);
 	fail_rest(w, 0, st, why);
+	w->rh->not_run = count_todo(w, 0);	/* what the journal could not take */
 	w->rh->status = JOURNAL_HOST_FAILED;
 	w->rh->reason = reason;
 	set_host_status(w, JOURNAL_HOST_FAILED, reason);
@@ -750,10 +798,13 @@ run_groups(struct worker *w)
 				if (w->ctx->c->progress != NULL) {
 					w->k++;
 					progress_trial(w->ctx->c->progress, w->pidx, w->k, "setup");
-					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 				}
-				record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err, NULL);
+				if (record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err,
+				    NULL) != 0)
+					continue;
 				w->todo[i] = 0;
+				if (w->ctx->c->progress != NULL)
+					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 			}
 			free(err);
 			err = NULL;
@@ -819,12 +870,8 @@ restore_left(struct worker *w)
 		wlog(w, "%s", err);
 		free(err);
 	}
-	for (i = 0; i < n; i++) {
-		free(paths[i]);
-		free(olds[i]);
-	}
-	free(paths);
-	free(olds);
+	strv_free(paths, n);
+	strv_free(olds, n);
 	return r == 0 ? 0 : -1;
 }
 
@@ -900,6 +947,7 @@ worker_main(void *arg)
 		msg = xasprintf("not run: host lost: %s", w->lost);
 		fail_rest(w, 0, AP_ST_CONNECT, msg);
 		free(msg);
+		w->rh->not_run = count_todo(w, 0);
 		stop_agent(w, 0);
 		w->rh->status = JOURNAL_HOST_FAILED;
 		free(w->rh->reason);
@@ -925,7 +973,7 @@ worker_main(void *arg)
 	w->rh->not_run = count_todo(w, 0);
 	set_host_status(w, JOURNAL_HOST_INTERRUPTED, NULL);
 	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
-	pstate(w, PROGRESS_FAILED, "interrupted");
+	pstate(w, PROGRESS_INTERRUPTED, NULL);
  out:
 	if (w->chan != NULL)
 		stop_agent(w, 0);
@@ -986,7 +1034,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
 		w->rh->ntrials = w->s->ntrials;
 		for (k = 0; k < w->s->ntrials; k++) {
-			if (c->done != NULL && journal_done_has(c->done, w->h->name,
+			if (c->done != NULL && trial_done_has(c->done, w->h->name,
 			    w->s->trials[k].key))
 				w->rh->skipped++;
 			else

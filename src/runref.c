@@ -7,14 +7,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-#include <jansson.h>
 
 #include "archive.h"
+#include "fsutil.h"
 #include "journal.h"
 #include "log.h"
+#include "rundir.h"
 #include "runref.h"
+#include "strbuf.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define STAMP_LEN	15	/* "YYYYMMDD-HHMMSS" */
@@ -74,56 +75,52 @@ runref_id_matches(const char *id, const char *plan, const char *before)
 	return 1;
 }
 
-/* Whether the run in dir is a finished run of ctx's plan with one of its hosts. */
+/* Whether the run in dir is a finished run (any run with ctx->any_status)
+ * of ctx's plan with one of its hosts, and not ctx->except. */
 static int
 run_fits(const char *dir, const struct runref_ctx *ctx)
 {
-	char *path = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	json_t *run = json_load_file(path, JSON_REJECT_DUPLICATES, NULL), *hosts;
-	const char *plan, *status;
+	const char *finished = journal_status_name(JOURNAL_FINISHED);
+	struct rundir_run *run;
+	char *err = NULL;
 	size_t i;
 	int ok = 0;
 
-	free(path);
-	if (run == NULL)
+	if (rundir_load(dir, &run, &err) != 0) {
+		log_verbose("%s", err);
+		free(err);
 		return 0;
-	plan = json_string_value(json_object_get(json_object_get(run, "plan"), "name"));
-	status = json_string_value(json_object_get(run, "status"));
-	hosts = json_object_get(run, "hosts");
-	if (plan == NULL || strcmp(plan, ctx->plan) != 0) {
-		log_verbose("%s: another plan (%s)", dir, plan ? plan : "none");
+	}
+	if (run->plan == NULL || strcmp(run->plan, ctx->plan) != 0) {
+		log_verbose("%s: another plan (%s)", dir, run->plan ? run->plan : "none");
 		goto out;
 	}
-	if (status == NULL || strcmp(status, "finished") != 0) {
-		log_verbose("%s: not a finished run (%s)", dir, status ? status : "no status");
+	if (ctx->except != NULL && run->id != NULL && strcmp(run->id, ctx->except) == 0) {
+		log_verbose("%s: the run compared with", dir);
+		goto out;
+	}
+	if (!ctx->any_status && (run->status == NULL || strcmp(run->status, finished) != 0)) {
+		log_verbose("%s: not a finished run (%s)", dir, run->status ? run->status :
+		    "no status");
 		goto out;
 	}
 	if (ctx->nhosts == 0)
 		ok = 1;
 	for (i = 0; i < ctx->nhosts && !ok; i++)
-		ok = json_object_get(hosts, ctx->hosts[i]) != NULL;
+		ok = rundir_run_host(run, ctx->hosts[i]) != NULL;
 	if (!ok)
 		log_verbose("%s: no host in common", dir);
  out:
-	json_decref(run);
+	rundir_run_free(run);
 	return ok;
 }
 
 static int
-has_run_json(const char *dir)
+same_plan(const char *a, const char *b)
 {
-	struct stat st;
-	char *p = xasprintf("%s/%s", dir, JOURNAL_RUN_JSON);
-	int there = stat(p, &st) == 0;
-
-	free(p);
-	return there;
-}
-
-static int
-cmp_desc(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)b, *(char *const *)a);
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
 }
 
 static char *
@@ -131,50 +128,48 @@ where_looked(const struct runref_ctx *ctx, const char *in)
 {
 	if (ctx->plan == NULL)
 		return xasprintf("no runs in %s", in);
-	return xasprintf("no earlier finished run of plan '%s'%s in %s", ctx->plan,
+	return xasprintf("no %s%s%srun of plan '%s'%s in %s", ctx->except ? "other " : "",
+	    ctx->before ? "earlier " : "", ctx->any_status ? "" : "finished ", ctx->plan,
 	    ctx->nhosts ? " on these hosts" : "", in);
+}
+
+/* Whether name (a directory entry or an archive id) may be `latest`. */
+static int
+id_may_fit(const char *name, const struct runref_ctx *ctx)
+{
+	if (ctx->except != NULL && strcmp(name, ctx->except) == 0)
+		return 0;
+	return ctx->plan == NULL || runref_id_matches(name, ctx->plan, ctx->before);
 }
 
 /* `latest` in the local results directory. */
 static int
 latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char **err)
 {
-	struct dirent *de;
-	char **names = NULL, *p;
-	size_t n = 0, cap = 0, i;
+	char **names, *p;
+	size_t n, i;
 	int ret = RUNREF_ENOTFOUND;
-	DIR *d;
 
-	if ((d = opendir(results)) == NULL) {
+	if (fs_list_dir(results, &names, &n, err) != 0) {
 		if (errno == ENOENT && ctx->plan != NULL) {
+			free(*err);
 			*err = where_looked(ctx, results);
 			return RUNREF_ENOTFOUND;
 		}
-		*err = xasprintf("cannot open %s: %s", results, strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
+	/* the newest first: ids start with their time */
+	for (i = n; i-- > 0 && ret != 0; ) {
+		if (!id_may_fit(names[i], ctx))
 			continue;
-		if (ctx->plan != NULL && !runref_id_matches(de->d_name, ctx->plan, ctx->before))
-			continue;
-		xgrow(&names, &cap, n + 1, sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	if (n > 0)
-		qsort(names, n, sizeof(*names), cmp_desc);
-	for (i = 0; i < n && ret != 0; i++) {
 		p = xasprintf("%s/%s", results, names[i]);
-		if (ctx->plan != NULL ? run_fits(p, ctx) : has_run_json(p)) {
+		if (ctx->plan != NULL ? run_fits(p, ctx) : rundir_exists(p)) {
 			*dir = p;
 			ret = 0;
 		} else
 			free(p);
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free(names, n);
 	if (ret != 0)
 		*err = where_looked(ctx, results);
 	return ret;
@@ -191,7 +186,7 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 	if (archive_list(url, &ids, &n, err) != 0)
 		return -1;
 	for (i = n; i-- > 0 && ret == RUNREF_ENOTFOUND;) {
-		if (!runref_id_matches(ids[i], ctx->plan, ctx->before))
+		if (!id_may_fit(ids[i], ctx))
 			continue;
 		if (ctx->plan == NULL) {
 			if (archive_fetch(url, ids[i], &local, err) != 0)
@@ -218,7 +213,7 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 			free(local);
 		local = NULL;
 	}
-	archive_names_free(ids, n);
+	strv_free(ids, n);
 	if (ret == RUNREF_ENOTFOUND) {
 		char *d = archive_url_display(url);
 
@@ -231,7 +226,7 @@ latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char *
 static int
 resolve_url(const char *ref, const struct runref_ctx *ctx, char **dir, char **err)
 {
-	struct runref_ctx c = { NULL, NULL, NULL, NULL, 0, NULL };
+	struct runref_ctx c;
 	char *url = NULL, *id = NULL, *p;
 	int ret;
 
@@ -241,6 +236,7 @@ resolve_url(const char *ref, const struct runref_ctx *ctx, char **dir, char **er
 		free(p);
 		return -1;
 	}
+	memset(&c, 0, sizeof(c));
 	if (strcmp(id, "latest") == 0) {
 		if (ctx != NULL)
 			c = *ctx;
@@ -252,34 +248,134 @@ resolve_url(const char *ref, const struct runref_ctx *ctx, char **dir, char **er
 	return ret;
 }
 
+/* A run with a label, for label_local(). */
+struct labelled {
+	char	*name;		/* directory entry: the run id */
+	char	*plan;		/* run.json's plan name, or NULL */
+};
+
+static int
+labelled_cmp_desc(const void *a, const void *b)
+{
+	return strcmp(((const struct labelled *)b)->name, ((const struct labelled *)a)->name);
+}
+
+/*
+ * The newest run in results whose run.json label is ref (step 5 of
+ * runref.h): 0 with *dir; RUNREF_EAMBIGUOUS when it labels runs of more
+ * than one plan and ctx's plan is not one of them; RUNREF_ENOTFOUND when
+ * no run has that label (no message: the caller says what ref is not).
+ */
+static int
+label_local(const char *ref, const struct runref_ctx *ctx, const char *results, char **dir,
+    char **err)
+{
+	struct labelled *runs = NULL;
+	struct rundir_run *run;
+	struct dirent *de;
+	struct strbuf sb;
+	size_t n = 0, cap = 0, i, j, nplans = 0, pick = 0;
+	char *path, *e = NULL;
+	int ret = RUNREF_ENOTFOUND, found = 0;
+	DIR *d;
+
+	if ((d = opendir(results)) == NULL)
+		return RUNREF_ENOTFOUND;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		path = xasprintf("%s/%s", results, de->d_name);
+		if (rundir_load(path, &run, &e) == 0) {
+			if (run->label != NULL && strcmp(run->label, ref) == 0) {
+				xgrow(&runs, &cap, n + 1, sizeof(*runs));
+				runs[n].name = xstrdup(de->d_name);
+				runs[n++].plan = run->plan ? xstrdup(run->plan) : NULL;
+			}
+			rundir_run_free(run);
+		} else {
+			free(e);
+			e = NULL;
+		}
+		free(path);
+	}
+	closedir(d);
+	if (n == 0)
+		return RUNREF_ENOTFOUND;
+	qsort(runs, n, sizeof(*runs), labelled_cmp_desc);
+	/* runs[i] is the newest of its plan when no earlier entry has its plan */
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !same_plan(runs[j].plan, runs[i].plan); j++)
+			;
+		if (j < i)
+			continue;
+		nplans++;
+		if (ctx->plan != NULL && same_plan(runs[i].plan, ctx->plan) && !found) {
+			pick = i;
+			found = 1;
+		}
+	}
+	if (nplans == 1 || found) {
+		*dir = xasprintf("%s/%s", results, runs[pick].name);
+		ret = 0;
+	} else {
+		strbuf_init(&sb, 0);
+		strbuf_addf(&sb, "label '%s' is on runs of %zu plans (the newest of each: ", ref,
+		    nplans);
+		for (i = 0, j = 0; i < n; i++) {
+			size_t k;
+
+			for (k = 0; k < i && !same_plan(runs[k].plan, runs[i].plan); k++)
+				;
+			if (k < i)
+				continue;
+			strbuf_addf(&sb, "%s%s (plan %s)", j++ ? ", " : "", runs[i].name,
+			    runs[i].plan ? runs[i].plan : "none");
+		}
+		strbuf_addstr(&sb, "); give a run id or directory");
+		*err = strbuf_detach(&sb, NULL);
+		ret = RUNREF_EAMBIGUOUS;
+	}
+	for (i = 0; i < n; i++) {
+		free(runs[i].name);
+		free(runs[i].plan);
+	}
+	free(runs);
+	return ret;
+}
+
 int
 runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir, char **err)
 {
-	static const struct runref_ctx none = { NULL, NULL, NULL, NULL, 0, NULL };
+	static const struct runref_ctx none;
 	const char *results;
 	char *p;
+	int r;
 
 	if (ctx == NULL)
 		ctx = &none;
 	results = ctx->results ? ctx->results : "results";
-	if (archive_is_url(ref))
-		return resolve_url(ref, ctx, dir, err);
-	if (strcmp(ref, "latest") == 0)
-		return ctx->archive != NULL ? latest_archive(ctx, ctx->archive, dir, err) :
-		    latest_local(ctx, results, dir, err);
-	if (has_run_json(ref)) {
+	/* the order of runref.h: directory, run id, latest, URL, label */
+	if (rundir_exists(ref)) {
 		*dir = xstrdup(ref);
 		return 0;
 	}
 	if (strchr(ref, '/') == NULL) {
 		p = xasprintf("%s/%s", results, ref);
-		if (has_run_json(p)) {
+		if (rundir_exists(p)) {
 			*dir = p;
 			return 0;
 		}
 		free(p);
 	}
-	*err = xasprintf("%s: not a run (no %s there, nor a run id under %s/)", ref,
-	    JOURNAL_RUN_JSON, results);
+	if (strcmp(ref, "latest") == 0)
+		return ctx->archive != NULL ? latest_archive(ctx, ctx->archive, dir, err) :
+		    latest_local(ctx, results, dir, err);
+	if (archive_is_url(ref))
+		return resolve_url(ref, ctx, dir, err);
+	if (!ctx->no_labels && (r = label_local(ref, ctx, results, dir, err)) !=
+	    RUNREF_ENOTFOUND)
+		return r;
+	*err = xasprintf("%s: not a run (no %s there, nor a run id%s under %s/)", ref,
+	    RUNDIR_RUN_JSON, ctx->no_labels ? "" : " or a run's label", results);
 	return -1;
 }

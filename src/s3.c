@@ -10,25 +10,12 @@
 #include <strings.h>
 
 #include <libxml/tree.h>
-#include <openssl/crypto.h>
 
 #include "s3.h"
+#include "strv.h"
 #include "userconf.h"
 #include "xmalloc.h"
 #include "xmldoc.h"
-
-static int
-fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	*err = xstrdup(buf);
-	return -1;
-}
 
 /* --- answers, read with libxml2 ------------------------------------------------ */
 
@@ -66,23 +53,6 @@ xml_read(const char *xml, size_t len, const char *root, char **err)
 	return doc;
 }
 
-static int
-is_elem(const xmlNode *n, const char *name)
-{
-	return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
-}
-
-static const xmlNode *
-child(const xmlNode *n, const char *name)
-{
-	const xmlNode *c;
-
-	for (c = n->children; c != NULL; c = c->next)
-		if (is_elem(c, name))
-			return c;
-	return NULL;
-}
-
 /* The text of n as a new string; NULL when over S3_MAX_TEXT bytes. */
 static char *
 text_of(const xmlNode *n)
@@ -118,20 +88,22 @@ s3_list_parse(const char *xml, size_t len, struct s3_listing *out, char **err)
 			e = xasprintf("more than %d names in one page", S3_MAX_NAMES);
 			goto out;
 		}
-		if ((is_elem(n, "Contents") && (k = child(n, "Key")) != NULL) ||
-		    (is_elem(n, "CommonPrefixes") && (k = child(n, "Prefix")) != NULL)) {
+		if ((xmldoc_is(n, NULL, "Contents") &&
+		    (k = xmldoc_child(n, NULL, "Key")) != NULL) ||
+		    (xmldoc_is(n, NULL, "CommonPrefixes") &&
+		    (k = xmldoc_child(n, NULL, "Prefix")) != NULL)) {
 			if ((t = text_of(k)) == NULL) {
 				e = xasprintf("a name over %d bytes", S3_MAX_TEXT);
 				goto out;
 			}
-			if (is_elem(n, "Contents")) {
+			if (xmldoc_is(n, NULL, "Contents")) {
 				xgrow(&l.keys, &capk, l.nkeys + 1, sizeof(char *));
 				l.keys[l.nkeys++] = t;
 			} else {
 				xgrow(&l.prefixes, &capp, l.nprefixes + 1, sizeof(char *));
 				l.prefixes[l.nprefixes++] = t;
 			}
-		} else if (is_elem(n, "IsTruncated")) {
+		} else if (xmldoc_is(n, NULL, "IsTruncated")) {
 			if ((t = text_of(n)) == NULL || (strcmp(t, "true") != 0 && strcmp(t, "false") != 0)) {
 				free(t);
 				e = xstrdup("IsTruncated is neither true nor false");
@@ -139,7 +111,7 @@ s3_list_parse(const char *xml, size_t len, struct s3_listing *out, char **err)
 			}
 			l.truncated = strcmp(t, "true") == 0;
 			free(t);
-		} else if (is_elem(n, "NextContinuationToken")) {
+		} else if (xmldoc_is(n, NULL, "NextContinuationToken")) {
 			if (l.next_token != NULL || (l.next_token = text_of(n)) == NULL) {
 				e = xstrdup("a second or oversized NextContinuationToken");
 				goto out;
@@ -166,16 +138,10 @@ out:
 void
 s3_listing_release(struct s3_listing *l)
 {
-	size_t i;
-
 	if (l == NULL)
 		return;
-	for (i = 0; i < l->nkeys; i++)
-		free(l->keys[i]);
-	for (i = 0; i < l->nprefixes; i++)
-		free(l->prefixes[i]);
-	free(l->keys);
-	free(l->prefixes);
+	strv_free(l->keys, l->nkeys);
+	strv_free(l->prefixes, l->nprefixes);
 	free(l->next_token);
 	memset(l, 0, sizeof(*l));
 }
@@ -210,7 +176,7 @@ s3_error_parse(const char *xml, size_t len, char **code, char **message)
 		return -1;
 	}
 	root = xmlDocGetRootElement(doc);
-	if ((c = child(root, "Code")) == NULL || (t = text_of(c)) == NULL) {
+	if ((c = xmldoc_child(root, NULL, "Code")) == NULL || (t = text_of(c)) == NULL) {
 		xmlFreeDoc(doc);
 		return -1;
 	}
@@ -221,7 +187,7 @@ s3_error_parse(const char *xml, size_t len, char **code, char **message)
 	}
 	*code = printable(t, 64);
 	free(t);
-	if ((m = child(root, "Message")) != NULL && (t = text_of(m)) != NULL) {
+	if ((m = xmldoc_child(root, NULL, "Message")) != NULL && (t = text_of(m)) != NULL) {
 		*message = printable(t, 200);
 		free(t);
 	}
@@ -287,7 +253,7 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 	size_t i, n;
 
 	if (strchr(e, '@') != NULL)	/* and so not echoed: it may hold a password */
-		return fail(err, "%s: the endpoint has a user:password@ part "
+		return err_set(err, -1, "%s: the endpoint has a user:password@ part "
 		    "(credentials do not belong in the endpoint)", from);
 	if (strncasecmp(e, "http://", 7) == 0) {
 		t->scheme = xstrdup("http");
@@ -296,16 +262,19 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 		t->scheme = xstrdup("https");
 		h = e + 8;
 	} else
-		return fail(err, "%s: endpoint '%.80s' is not an http:// or https:// URL", from, e);
+		return err_set(err, -1,
+		    "%s: endpoint '%.80s' is not an http:// or https:// URL", from, e);
 	slash = strchr(h, '/');
 	n = slash != NULL ? (size_t)(slash - h) : strlen(h);
 	if (slash != NULL && slash[1] != '\0')
-		return fail(err, "%s: endpoint '%.80s' has a path (give scheme://host[:port] only)", from, e);
+		return err_set(err, -1,
+		    "%s: endpoint '%.80s' has a path (give scheme://host[:port] only)", from, e);
 	if (n == 0 || n > 255)
-		return fail(err, "%s: endpoint '%.80s' has no host", from, e);
+		return err_set(err, -1, "%s: endpoint '%.80s' has no host", from, e);
 	for (i = 0; i < n; i++)
 		if (!(isalnum((unsigned char)h[i]) || strchr(".-:[]_", h[i]) != NULL))
-			return fail(err, "%s: endpoint '%.80s': bad character in the host", from, e);
+			return err_set(err, -1,
+			    "%s: endpoint '%.80s': bad character in the host", from, e);
 	t->host = xstrndup(h, n);
 	return 0;
 }
@@ -323,11 +292,12 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 
 	memset(&n, 0, sizeof(n));
 	if (!valid_bucket(bucket))
-		return fail(err, "s3://%.80s: bad bucket name (letters, digits, '.', '-', '_')", bucket);
+		return err_set(err, -1,
+		    "s3://%.80s: bad bucket name (letters, digits, '.', '-', '_')", bucket);
 
 	if (akid != NULL || secret != NULL) {
 		if (akid == NULL || secret == NULL)
-			return fail(err, "%s is set but %s is not",
+			return err_set(err, -1, "%s is set but %s is not",
 			    akid ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY",
 			    akid ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
 		token = env("AWS_SESSION_TOKEN");
@@ -336,11 +306,12 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 		akid = c->access_key_id;
 		secret = c->secret_access_key;
 		if (akid == NULL || secret == NULL || akid[0] == '\0' || secret[0] == '\0')
-			return fail(err, "%s: s3: needs both access_key_id and secret_access_key", cfile);
+			return err_set(err, -1,
+			    "%s: s3: needs both access_key_id and secret_access_key", cfile);
 		token = c->session_token;
 		n.cred_source = cfile;
 	} else
-		return fail(err, "s3://%s: no S3 credentials: set AWS_ACCESS_KEY_ID and "
+		return err_set(err, -1, "s3://%s: no S3 credentials: set AWS_ACCESS_KEY_ID and "
 		    "AWS_SECRET_ACCESS_KEY, or s3: access_key_id and secret_access_key in %s",
 		    bucket, cfile);
 
@@ -348,7 +319,7 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 	    (c == NULL || (region = c->region) == NULL))
 		region = "us-east-1";
 	if (!valid_region(region))
-		return fail(err, "s3: bad region '%.64s'", region);
+		return err_set(err, -1, "s3: bad region '%.64s'", region);
 
 	efrom = "AWS_ENDPOINT_URL_S3";
 	if ((endpoint = env("AWS_ENDPOINT_URL_S3")) == NULL) {
@@ -372,7 +343,8 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 	if (!dns_bucket(bucket) && (!n.path_style || (c != NULL && c->path_style == 0))) {
 		free(n.scheme);
 		free(n.host);
-		return fail(err, "s3://%s: virtual-hosted addressing needs a bucket name that "
+		return err_set(err, -1,
+		    "s3://%s: virtual-hosted addressing needs a bucket name that "
 		    "is a DNS label (path_style: yes)", bucket);
 	}
 
@@ -391,15 +363,6 @@ s3_target_init(struct s3_target *t, const char *bucket, const char *prefix,
 	return 0;
 }
 
-static void
-wipe(char *s)
-{
-	if (s != NULL) {
-		OPENSSL_cleanse(s, strlen(s));
-		free(s);
-	}
-}
-
 void
 s3_target_release(struct s3_target *t)
 {
@@ -411,8 +374,8 @@ s3_target_release(struct s3_target *t)
 	free(t->host);
 	free(t->region);
 	free(t->access_key_id);
-	wipe(t->secret_access_key);
-	wipe(t->session_token);
+	free_secret(t->secret_access_key);
+	free_secret(t->session_token);
 	memset(t, 0, sizeof(*t));
 }
 

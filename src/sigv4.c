@@ -217,10 +217,8 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	unsigned char k[32], sig[32];
 	int r = -1;
 
-	if ((why = unsignable(req, creds)) != NULL) {
-		*err = xasprintf("sigv4: %s", why);
-		return -1;
-	}
+	if ((why = unsignable(req, creds)) != NULL)
+		return err_set(err, -1, "sigv4: %s", why);
 	for (i = 0; req->headers != NULL && req->headers[i] != NULL; i++) {
 		xgrow(&hs, &cap, n + 1, sizeof(*hs));
 		if (hdr_parse(req->headers[i], &hs[n], n) != 0) {
@@ -295,10 +293,7 @@ sigv4_sign(const struct sigv4_request *req, const struct sigv4_creds *creds,
 	r = 0;
 out:
 	OPENSSL_cleanse(k, sizeof(k));
-	if (kdate_in != NULL) {
-		OPENSSL_cleanse(kdate_in, strlen(kdate_in));
-		free(kdate_in);
-	}
+	free_secret(kdate_in);
 	for (i = 0; i < n; i++) {
 		free(hs[i].name);
 		free(hs[i].value);

@@ -60,39 +60,44 @@ stats_median(const double *x, size_t n)
 	return m;
 }
 
-/* Continued fraction for I_x(a, b), modified Lentz. */
+#define LENTZ_TINY	1e-300
+
+/*
+ * One step of the modified Lentz method with the coefficient aa: updates
+ * c and d and returns the factor the fraction is multiplied by.
+ */
+static double
+lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 + aa * *d;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
+/* Continued fraction for I_x(a, b), modified Lentz: an even and an odd step a turn. */
 static double
 betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d, h, aa, del;
 	int m, m2;
 
 	d = 1 - qab * x / qap;
-	if (fabs(d) < tiny)
-		d = tiny;
+	if (fabs(d) < LENTZ_TINY)
+		d = LENTZ_TINY;
 	d = 1 / d;
 	h = d;
 	for (m = 1; m <= 10000; m++) {
 		m2 = 2 * m;
 		aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
+		h *= lentz_step(aa, &c, &d);
 		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		del = d * c;
+		del = lentz_step(aa, &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;

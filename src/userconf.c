@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "yamldoc.h"
 #include "userconf.h"
 #include "xmalloc.h"
 
@@ -29,14 +29,14 @@ userconf_path(void)
 }
 
 static int
-get_str(const struct conf_node *map, const char *key, char **out, char **err)
+get_str(const struct ydoc_node *map, const char *key, char **out, char **err)
 {
-	const struct conf_node *n;
+	const struct ydoc_node *n;
 	const char *s;
 
-	if ((n = conf_get(map, key)) == NULL)
+	if ((n = ydoc_get(map, key)) == NULL)
 		return 0;
-	if (conf_string(n, &s, err) != 0)
+	if (ydoc_string(n, &s, err) != 0)
 		return -1;
 	free(*out);
 	*out = xstrdup(s);
@@ -44,20 +44,20 @@ get_str(const struct conf_node *map, const char *key, char **out, char **err)
 }
 
 static int
-load_webdav(struct userconf *uc, const struct conf_node *n, char **err)
+load_webdav(struct userconf *uc, const struct ydoc_node *n, char **err)
 {
 	static const char *const known[] = { "url", "user", "password", NULL };
-	const struct conf_node *e;
+	const struct ydoc_node *e;
 	struct userconf_webdav *w;
 	size_t i, len;
 
-	if (n->type != CONF_SEQUENCE)
-		return conf_error(err, n, "webdav must be a list, not %s",
-		    conf_type_name(n));
+	if (n->type != YDOC_SEQUENCE)
+		return ydoc_error(err, n, "webdav must be a list, not %s",
+		    ydoc_type_name(n));
 	uc->webdav = xcalloc(n->n ? n->n : 1, sizeof(*uc->webdav));
 	for (i = 0; i < n->n; i++) {
 		e = n->items[i];
-		if (conf_check_keys(e, "webdav entry", known, err) != 0)
+		if (ydoc_check_keys(e, "webdav entry", known, err) != 0)
 			return -1;
 		w = &uc->webdav[uc->nwebdav++];
 		if (get_str(e, "url", &w->url, err) != 0 ||
@@ -65,15 +65,15 @@ load_webdav(struct userconf *uc, const struct conf_node *n, char **err)
 		    get_str(e, "password", &w->password, err) != 0)
 			return -1;
 		if (w->url == NULL)
-			return conf_error(err, e, "webdav entry has no url");
+			return ydoc_error(err, e, "webdav entry has no url");
 		if (w->user == NULL)
-			return conf_error(err, e, "webdav entry has no user");
+			return ydoc_error(err, e, "webdav entry has no user");
 		if (strncmp(w->url, "http://", 7) != 0 &&
 		    strncmp(w->url, "https://", 8) != 0)
-			return conf_error(err, conf_get(e, "url"),
+			return ydoc_error(err, ydoc_get(e, "url"),
 			    "webdav url must start with http:// or https://");
 		if (strchr(w->url, '@') != NULL)
-			return conf_error(err, conf_get(e, "url"),
+			return ydoc_error(err, ydoc_get(e, "url"),
 			    "webdav url must not carry credentials (use user and password)");
 		len = strlen(w->url);
 		while (len > 0 && w->url[len - 1] == '/')
@@ -83,15 +83,15 @@ load_webdav(struct userconf *uc, const struct conf_node *n, char **err)
 }
 
 static int
-load_s3(struct userconf *uc, const struct conf_node *n, char **err)
+load_s3(struct userconf *uc, const struct ydoc_node *n, char **err)
 {
 	static const char *const known[] = { "endpoint", "region",
 	    "access_key_id", "secret_access_key", "session_token",
 	    "path_style", NULL };
-	const struct conf_node *v;
+	const struct ydoc_node *v;
 	int b;
 
-	if (conf_check_keys(n, "s3", known, err) != 0)
+	if (ydoc_check_keys(n, "s3", known, err) != 0)
 		return -1;
 	if (get_str(n, "endpoint", &uc->s3.endpoint, err) != 0 ||
 	    get_str(n, "region", &uc->s3.region, err) != 0 ||
@@ -99,8 +99,8 @@ load_s3(struct userconf *uc, const struct conf_node *n, char **err)
 	    get_str(n, "secret_access_key", &uc->s3.secret_access_key, err) != 0 ||
 	    get_str(n, "session_token", &uc->s3.session_token, err) != 0)
 		return -1;
-	if ((v = conf_get(n, "path_style")) != NULL) {
-		if (conf_bool(v, &b, err) != 0)
+	if ((v = ydoc_get(n, "path_style")) != NULL) {
+		if (ydoc_bool(v, &b, err) != 0)
 			return -1;
 		uc->s3.path_style = b;
 	}
@@ -108,30 +108,30 @@ load_s3(struct userconf *uc, const struct conf_node *n, char **err)
 }
 
 static int
-load_doc(struct userconf *uc, const struct conf_node *root, char **err)
+load_doc(struct userconf *uc, const struct ydoc_node *root, char **err)
 {
 	static const char *const known[] = { "archive", "webdav", "s3", NULL };
 	static const char *const aknown[] = { "tries", "max_time", NULL };
-	const struct conf_node *n, *v;
+	const struct ydoc_node *n, *v;
 	long long ll;
 
-	if (conf_check_keys(root, "config", known, err) != 0)
+	if (ydoc_check_keys(root, "config", known, err) != 0)
 		return -1;
-	if ((n = conf_get(root, "archive")) != NULL) {
-		if (conf_check_keys(n, "archive", aknown, err) != 0)
+	if ((n = ydoc_get(root, "archive")) != NULL) {
+		if (ydoc_check_keys(n, "archive", aknown, err) != 0)
 			return -1;
-		if ((v = conf_get(n, "tries")) != NULL) {
-			if (conf_int(v, 1, 20, &ll, err) != 0)
+		if ((v = ydoc_get(n, "tries")) != NULL) {
+			if (ydoc_int(v, 1, 20, &ll, err) != 0)
 				return -1;
 			uc->tries = (int)ll;
 		}
-		if ((v = conf_get(n, "max_time")) != NULL &&
-		    conf_duration(v, 1, 24LL * 3600 * 1000, &uc->max_time_ms, err) != 0)
+		if ((v = ydoc_get(n, "max_time")) != NULL &&
+		    ydoc_duration(v, 1, 24LL * 3600 * 1000, &uc->max_time_ms, err) != 0)
 			return -1;
 	}
-	if ((n = conf_get(root, "webdav")) != NULL && load_webdav(uc, n, err) != 0)
+	if ((n = ydoc_get(root, "webdav")) != NULL && load_webdav(uc, n, err) != 0)
 		return -1;
-	if ((n = conf_get(root, "s3")) != NULL && load_s3(uc, n, err) != 0)
+	if ((n = ydoc_get(root, "s3")) != NULL && load_s3(uc, n, err) != 0)
 		return -1;
 	return 0;
 }
@@ -140,7 +140,7 @@ int
 userconf_load_file(const char *path, struct userconf **ucp, char **err)
 {
 	struct userconf *uc;
-	struct conf_doc *doc = NULL;
+	struct ydoc *doc = NULL;
 	struct stat st;
 	int fd, r = -1;
 
@@ -177,16 +177,16 @@ userconf_load_file(const char *path, struct userconf **ucp, char **err)
 		    (unsigned)st.st_uid);
 		goto out;
 	}
-	if (conf_load(path, &doc, err) != 0)
+	if (ydoc_load(path, &doc, err) != 0)
 		goto out;
-	if (load_doc(uc, conf_root(doc), err) != 0)
+	if (load_doc(uc, ydoc_root(doc), err) != 0)
 		goto out;
 	uc->path = xstrdup(path);
 	*ucp = uc;
 	uc = NULL;
 	r = 0;
  out:
-	conf_free(doc);
+	ydoc_free(doc);
 	userconf_free(uc);
 	return r;
 }
@@ -221,15 +221,6 @@ userconf_webdav_for(const struct userconf *uc, const char *base)
 	return best;
 }
 
-static void
-wipe(char *s)
-{
-	if (s != NULL) {
-		explicit_bzero(s, strlen(s));
-		free(s);
-	}
-}
-
 void
 userconf_free(struct userconf *uc)
 {
@@ -240,14 +231,14 @@ userconf_free(struct userconf *uc)
 	for (i = 0; i < uc->nwebdav; i++) {
 		free(uc->webdav[i].url);
 		free(uc->webdav[i].user);
-		wipe(uc->webdav[i].password);
+		free_secret(uc->webdav[i].password);
 	}
 	free(uc->webdav);
 	free(uc->s3.endpoint);
 	free(uc->s3.region);
 	free(uc->s3.access_key_id);
-	wipe(uc->s3.secret_access_key);
-	wipe(uc->s3.session_token);
+	free_secret(uc->s3.secret_access_key);
+	free_secret(uc->s3.session_token);
 	free(uc->path);
 	free(uc);
 }

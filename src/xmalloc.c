@@ -99,6 +99,26 @@ xasprintf(const char *fmt, ...)
 	return s;
 }
 
+int
+err_set(char **err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	*err = xvasprintf(fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void
+free_secret(char *s)
+{
+	if (s != NULL) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
 void
 xgrow(void *arrp, size_t *cap, size_t need, size_t size)
 {

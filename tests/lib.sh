@@ -208,7 +208,9 @@ tunable_restored() {
 }
 tunable_remove() { local h; for h in "${TUNABLE_HOSTS[@]}"; do on_host "$h" "rm -f $TUNABLE"; done; }
 
-# run_dir OUTDIR: the one run directory `fleetmark run -o OUTDIR` made.
+# run_dir OUTDIR: the one run directory `fleetmark run -o OUTDIR` made (the
+# first, when there are more; hidden ones, such as a partial push's, are
+# not runs); empty when there is none.
 run_dir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
 
 # ok_per_trial FILE: "N M": the distinct counts of ok lines per (host, trial,
@@ -217,6 +219,26 @@ run_dir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null |
 ok_per_trial() {
 	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
 		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
+}
+
+# run_fm NAME ARGS...: $FLEETMARK ARGS, its stdout in NAME.out and its
+# stderr in NAME.err (in the current directory), its exit status in $rc.
+run_fm() {
+	local name=$1
+	shift
+	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
+	# shellcheck disable=SC2034 # rc is the caller's
+	rc=$?
+}
+
+# bytes SIZE: a parameter value as the agent's header shows it: a K or M
+# suffix is a power of 1024 ("64K" is 65536), anything else stays as it is.
+bytes() {
+	case $1 in
+	*[0-9]K) echo $((${1%K} * 1024)) ;;
+	*[0-9]M) echo $((${1%M} * 1024 * 1024)) ;;
+	*) echo "$1" ;;
+	esac
 }
 
 # host_procs HOST: "pid:comm ..." of the processes in a lab host other

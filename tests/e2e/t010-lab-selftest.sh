@@ -50,7 +50,6 @@ SSH3=(timeout 30 ssh -F "$D/ssh_config" -o BatchMode=yes -o ConnectTimeout=3)
 mapfile -t HOSTS < <("$LAB" hosts)
 LABS=()
 for h in "${HOSTS[@]}"; do [[ $h == lab-[0-9]* ]] && LABS+=("$h"); done
-has_host() { printf '%s\n' "${HOSTS[@]}" | grep -qx "$1"; }
 hosts_ok() { [ ${#LABS[@]} -ge 1 ] && has_host lab-db && has_host lab-jump && has_host lab-inner; }
 check "lab hosts lists lab servers, lab-db, lab-jump and lab-inner" hosts_ok
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t100-agent-core: the agent's commands, wire format, deadlines, stdin EOF,
-# serve mode and its hygiene (SPEC §6), on this machine.
+# serve mode and its hygiene (docs/agent.md), on this machine.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 [ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
@@ -11,7 +11,7 @@ mkdir -p "$TMPDIR"
 MARK=FM_T100_$$
 export "$MARK=1"
 
-# --- list: every benchmark of SPEC §6, each described completely -----------
+# --- list: every benchmark of docs/agent.md, each described completely -----------
 "$AGENT" list --json >"$W/list" 2>"$W/err"
 check "list --json exits 0" test $? -eq 0
 check "list output is JSON lines" jq_all "$W/list"

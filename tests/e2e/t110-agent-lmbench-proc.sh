@@ -54,15 +54,6 @@ clean_after() {
 	find "$T" -mindepth 1 -delete 2>/dev/null	# one leak, one failure
 }
 
-# A parameter value as the header shows it: K and M are powers of 1024.
-bytes() {
-	case $1 in
-	*[0-9]K) echo $((${1%K} * 1024)) ;;
-	*[0-9]M) echo $((${1%M} * 1024 * 1024)) ;;
-	*) echo "$1" ;;
-	esac
-}
-
 # metric NAME: the value of metric NAME in the last output ("" if none).
 metric() {
 	jq -r --arg m "$1" 'select(.type == "metric" and .name == $m) | .value' "$W/out" 2>/dev/null

@@ -43,15 +43,6 @@ range() {
 	esac
 }
 
-# A parameter value as the header shows it: K and M are powers of 1024.
-bytes() {
-	case $1 in
-	*[0-9]K) echo $((${1%K} * 1024)) ;;
-	*[0-9]M) echo $((${1%M} * 1024 * 1024)) ;;
-	*) echo "$1" ;;
-	esac
-}
-
 # point BENCH [K=V...]: run one point with $SAMPLES samples and check all
 # of it; the metric's value is left in $value (empty when there is none).
 point() {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t200-plan-errors: `fleetmark plan` on malformed plans and inventories
-# (SPEC §4, §5): each is refused with exit 2 and the exact
+# (docs/plans-and-fleets.md): each is refused with exit 2 and the exact
 # FILE:LINE:COL: message, prints nothing on stdout and writes nothing.
 #
 # The table below is the test: one row per fixture in tests/data/bad/ (two

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t201-plan-shipped: every plan in plans/ validates against the default
 # fleet, configs/local.yaml and configs/lab.example.yaml; the default fleet
-# is configs/local.yaml; and the expanded trials are what SPEC §5 says
+# is configs/local.yaml; and the expanded trials are what docs/plans-and-fleets.md says
 # (tlb-flush: 2 variants x 9 points x repeat 5, interleaved, per variant).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# t202-cli-agent: the controller's command line (SPEC §3: global options,
-# help, exit codes, colour only on a terminal and never with NO_COLOR) and
-# `fleetmark agent list|path|build`.
+# t202-cli-agent: the controller's command line (global options, help,
+# option errors, exit codes, colour only on a terminal and never with
+# NO_COLOR), `fleetmark agent list|path|build`, `list`, several plans and
+# their estimates, `hosts --check`'s agent column for this machine, and
+# the trial values `run -v` shows.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 [ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
@@ -31,6 +33,46 @@ is "$?" 2 "an unknown global option exits 2"
 is "$?" 0 "plan -h exits 0"
 like "$(cat "$W/out")" "usage: fleetmark plan" "plan -h prints the usage"
 
+# --- every command's help --------------------------------------------------------
+for c in run plan list agent hosts report compare push pull ls bisect-run help; do
+	"$FLEETMARK" "$c" --help >"$W/out" 2>"$W/err"
+	r=$?
+	if [ $r -eq 0 ] && grep -q "^fleetmark $c: " "$W/out" && grep -q "^usage: fleetmark $c" "$W/out" &&
+		grep -q '^exit status:$' "$W/out" && grep -q '^examples:$' "$W/out" && [ ! -s "$W/err" ]; then
+		tap_result 0 "$c --help: summary, usage, exit statuses, examples"
+	else
+		tap_result 1 "$c --help: summary, usage, exit statuses, examples (exit $r)"
+	fi
+	is "$("$FLEETMARK" help "$c")" "$(cat "$W/out")" "help $c is $c --help"
+done
+out=$("$FLEETMARK" run --help)
+like "$out" "  --label NAME +the run's name in reports, e.g. with-patch \(default:" \
+	"run --help describes an option, its argument and its default"
+like "$out" "  130  interrupted" "and the exit statuses"
+is "$("$FLEETMARK" plan -h)" "$("$FLEETMARK" plan --help)" "plan -h is plan --help (getopt_long)"
+
+# --- option errors: the usual prefix and a suggestion ------------------------------
+"$FLEETMARK" run --lable x plans/smoke.yaml >"$W/out" 2>"$W/err"
+is "$?" 2 "an unknown option exits 2"
+is "$(head -1 "$W/err")" "fleetmark run: unrecognized option '--lable' (did you mean '--label'?)" \
+	"named with the command, with a suggestion"
+like "$(sed -n 2p "$W/err")" "^usage: fleetmark run PLAN" "then the usage"
+is "$(cat "$W/out")" "" "nothing on stdout"
+"$FLEETMARK" hosts --chek 2>"$W/err"
+is "$(head -1 "$W/err")" "fleetmark hosts: unrecognized option '--chek' (did you mean '--check'?)" \
+	"every command (hosts)"
+"$FLEETMARK" report latest --t x 2>"$W/err"
+is "$(head -1 "$W/err")" "fleetmark report: option '--t' is ambiguous; possibilities: '--table' '--threshold'" \
+	"an ambiguous abbreviation"
+"$FLEETMARK" compare a b --tabel x 2>"$W/err"
+is "$(head -1 "$W/err")" "fleetmark compare: unrecognized option '--tabel' (did you mean '--table'?)" \
+	"compare's errors name compare, not report"
+"$FLEETMARK" plan -f 2>"$W/err"
+is "$(head -1 "$W/err")" "fleetmark plan: option requires an argument -- 'f'" "a missing argument"
+"$FLEETMARK" --verbsoe plan 2>"$W/err"
+is "$(head -1 "$W/err")" "fleetmark: unrecognized option '--verbsoe' (did you mean '--verbose'?)" \
+	"a global option"
+
 # Colour: only on a terminal, never with NO_COLOR (even empty).
 if command -v script >/dev/null; then
 	tty_out=$(script -qc "$FLEETMARK plna" /dev/null </dev/null 2>&1)
@@ -56,6 +98,52 @@ if [ -x "$TOP/build/fleetmark-agent" ]; then
 		>/dev/null 2>"$W/err"
 	is "$?" 1 "no agent for the catalogue: exit 1 (an error, not bad input)"
 	like "$(cat "$W/err")" "FLEETMARK_AGENT=/nonexistent/agent" "naming what was tried"
+
+	# Several plans, each with an estimate per host.
+	"$FLEETMARK" plan -s "$TOP/plans/smoke.yaml" "$TOP/plans/lmbench.yaml" >"$W/out" 2>"$W/err"
+	is "$?" 0 "plan takes several plans"
+	like "$(cat "$W/out")" "^plan smoke " "the first"
+	like "$(cat "$W/out")" "^plan lmbench " "and the second"
+	like "$(cat "$W/out")" "^host local: 6 trials, about 1s \\(estimate; at most 6m00s\\)$" \
+		"an estimate per host, with the timeout as its bound"
+	like "$(cat "$W/out")" "the estimate is a model, not a measurement" "saying how it is made"
+	like "$(cat "$W/out")" "2 plans: 2 valid, 0 not" "and a last line for several plans"
+	if grep -q '^  #  variant' "$W/out"; then r=1; else r=0; fi
+	tap_result $r "-s: no trial lists"
+	"$FLEETMARK" plan "$TOP/plans/smoke.yaml" >"$W/out"
+	like "$(grep -A1 '^host local: 6 trials, about 1s' "$W/out" | tail -1)" "^  #  variant" \
+		"without -s, each host's trials under its estimate"
+	printf 'name: bad\nbenchmarks:\n  - bench: lat_sycsall\n' >"$W/bad.yaml"
+	"$FLEETMARK" plan -s "$W/bad.yaml" "$TOP/plans/smoke.yaml" >"$W/out" 2>"$W/err"
+	is "$?" 2 "an invalid plan among them: exit 2"
+	like "$(cat "$W/err")" "bad.yaml:3:12: unknown benchmark 'lat_sycsall'" "its error"
+	like "$(cat "$W/out")" "^plan $W/bad.yaml: not valid" "named on stdout"
+	like "$(cat "$W/out")" "^plan smoke " "and the others still shown"
+	"$FLEETMARK" plan -s "$TOP/plans/dcache-multiuser.yaml" >"$W/out"
+	like "$(cat "$W/out")" "host local: 9 trials, duration unknown \\(no model for exec; at most 1h30m\\)" \
+		"a benchmark without a model is said to be unknown"
+
+	# list: the catalogue.
+	"$FLEETMARK" list >"$W/out" 2>"$W/err"
+	is "$?" 0 "list exits 0"
+	is "$(grep -A2 '^lat_ctx: ' "$W/out" | tail -2)" "  params   procs=2 size=0 pin=one
+  metrics  latency (us, lower is better), handoff (us, lower is better)" \
+		"each benchmark: parameters with defaults, metrics with units and directions"
+	is "$(grep -c '^[a-z_0-9]*: ' "$W/out")" "$("$AGENT" list --json | grep -c '"type":"bench"')" \
+		"every benchmark of the agent's catalogue"
+	out=$("$FLEETMARK" list munmap)
+	like "$out" "threads +cpus +4 +threads accessing memory" "list BENCH: a parameter's type, default, meaning"
+	like "$out" "accesses_per_thread_ms +accesses/ms +higher" "a metric's unit and direction"
+	like "$("$FLEETMARK" list lmbench)" "38 points|[0-9]+ points \\(a plan" "a suite's points"
+	"$FLEETMARK" list mumnap >/dev/null 2>"$W/err"
+	is "$?" 2 "an unknown benchmark exits 2"
+	like "$(cat "$W/err")" "unknown benchmark 'mumnap' \\(did you mean 'munmap'\\?\\)" "with a suggestion"
+
+	# -v: each finished trial's values in the (plain) progress lines.
+	(cd "$W" && "$FLEETMARK" -v run "$TOP/plans/smoke.yaml" -o "$W/results" >"$W/out" 2>"$W/err")
+	is "$?" 0 "run -v"
+	is "$(grep -cE '^[0-9T:-]+Z local trial [1-6]/6 [a-z_]+( op=[a-z]+)? rep [12]: latency [0-9.]+ us$' "$W/err")" 6 \
+		"one line of values per trial"
 fi
 
 # --- agent list | path | build -------------------------------------------------
@@ -88,6 +176,48 @@ if [ -d "$TOP/build/agents" ]; then
 else
 	skip "agents of the build tree" "no build/agents (make agents)"
 fi
+# Without static agents (after a plain `make`), list explains instead of failing.
+mkdir -p "$W/bin" "$W/none"
+cp "$FLEETMARK" "$W/bin/fleetmark"
+FLEETMARK_AGENTS=$W/none "$W/bin/fleetmark" agent list >"$W/out" 2>"$W/err"
+r=$?
+if grep -q '^ARCH ' "$W/out"; then
+	skip "agent list without static agents" "installed agents in $(grep -m1 / "$W/out")"
+	skip "says what to do" "installed agents"
+else
+	is "$r" 0 "agent list without static agents exits 0"
+	like "$(tr '\n' ' ' <"$W/err")" "no static agents yet; looked in:.*$W/none.*\`make agents\`.*compiled there from source" \
+		"saying what make built, what make agents builds, and what hosts do meanwhile"
+fi
+FLEETMARK_AGENTS=$W/none "$W/bin/fleetmark" agent path x86_64 >/dev/null 2>&1
+is "$?" 1 "agent path without static agents is still an error"
+
+# hosts --check: how the agent gets to this machine.
+if command -v cc >/dev/null || command -v gcc >/dev/null || command -v clang >/dev/null; then
+	FLEETMARK_AGENTS=$W/none "$W/bin/fleetmark" hosts --check >"$W/out" 2>&1
+	r=$?
+	if grep -q '^ARCH ' <(FLEETMARK_AGENTS=$W/none "$W/bin/fleetmark" agent list 2>/dev/null); then
+		skip "hosts --check says source:CC" "installed agents"
+		skip "explained under the table" "installed agents"
+	else
+		like "$(grep '^local ' "$W/out")" " source:(cc|gcc|clang) " \
+			"no static agent, a compiler: the agent is built there (source:CC), not missing"
+		like "$(cat "$W/out")" "source:CC: no prebuilt agent is used for this host; it is compiled there" \
+			"explained under the table"
+	fi
+	is "$r" 0 "and the host is fine"
+else
+	skip "hosts --check says source:CC" "no C compiler here"
+	skip "explained under the table" "no C compiler here"
+	skip "and the host is fine" "no C compiler here"
+fi
+if [ "$(uname -m)" = x86_64 ]; then
+	FLEETMARK_AGENTS=$W/agents "$FLEETMARK" hosts --check >"$W/out" 2>&1
+	like "$(grep '^local ' "$W/out")" " x86_64 " "with a static agent for the architecture: its name"
+else
+	skip "with a static agent for the architecture: its name" "not an x86_64 machine"
+fi
+
 # Outside a source tree, `agent build` says what to do instead.
 cp "$FLEETMARK" "$W/fleetmark"
 "$W/fleetmark" agent build >/dev/null 2>"$W/err"

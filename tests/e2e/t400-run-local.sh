@@ -7,7 +7,8 @@
 # with the loader's FILE:LINE:COL; SIGINT stops the run cleanly (exit 130,
 # run.json interrupted) and --resume finishes it with one ok line per trial;
 # a trial past its deadline fails alone (timeout); a full disk under the
-# run directory stops the run (exit 1).
+# run directory stops the run (exit 1, run.json "failed", the trials not
+# run counted) and a resume with room again completes it.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -18,7 +19,6 @@ WORK=$(mktemp -d /tmp/t400.XXXXXX)
 trap 'umount "$WORK/full" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$TOP" || exit 1
 export T400_MARK=1
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
 
 # --- smoke on the default fleet ------------------------------------------------
 
@@ -85,13 +85,13 @@ P
 "$FLEETMARK" run "$WORK/slow.yaml" -o "$WORK/s" >"$WORK/s.out" 2>"$WORK/s.err" &
 pid=$!
 for _ in $(seq 100); do
-	[ -s "$(rundir "$WORK/s")/trials.jsonl" ] && break
+	[ -s "$(run_dir "$WORK/s")/trials.jsonl" ] && break
 	sleep 0.1
 done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-S=$(rundir "$WORK/s")
+S=$(run_dir "$WORK/s")
 n_ok=$(jq -r 'select(.status == "ok") | .key' "$S/trials.jsonl" | sort -u | wc -l)
 is "$rc $(jq -r '.status + " " + .hosts.local.status' "$S/run.json")" "130 interrupted interrupted" \
 	"SIGINT: exit 130, run.json and the host interrupted"
@@ -129,7 +129,7 @@ t0=$(date +%s%N)
 "$FLEETMARK" run "$WORK/to.yaml" -o "$WORK/to" >"$WORK/to.out" 2>&1
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-is "$rc $(jq -r '[.bench, .status, .kind] | join(":")' "$(rundir "$WORK/to")/trials.jsonl" | xargs)" \
+is "$rc $(jq -r '[.bench, .status, .kind] | join(":")' "$(run_dir "$WORK/to")/trials.jsonl" | xargs)" \
 	"3 exec:timeout:benchmark lat_syscall:ok:ok" \
 	"a trial past the plan's 1 s timeout: status timeout (a benchmark failure), the next trial runs, exit 3"
 [ "$ms" -lt 4000 ]
@@ -148,7 +148,7 @@ benchmarks:
 P
 	"$FLEETMARK" run "$WORK/many.yaml" -o "$WORK/full" >"$WORK/full.out" 2>"$WORK/full.err"
 	rc=$?
-	F=$(rundir "$WORK/full")
+	F=$(run_dir "$WORK/full")
 	n=$(wc -l <"$F/trials.jsonl")
 	is "$rc" 1 "a full disk under the run directory: exit 1"
 	like "$(cat "$WORK/full.err")" "cannot write $F/trials\.jsonl: No space left on device" "... saying so"
@@ -156,6 +156,15 @@ P
 	tap_result $? "... after $n trials: the run stopped instead of losing results"
 	check "... and trials.jsonl holds whole lines only" jq_all "$F/trials.jsonl"
 	like "$(grep '^local ' "$WORK/full.out")" "^local +interrupted +$n " "the summary counts only the $n trials kept"
+	is "$(jq -r '.status + " " + (.end != null | tostring)' "$F/run.json")" "failed true" \
+		"... run.json says failed, with an end (written into the room kept for it), not running"
+	like "$(grep -E '^[0-9TZ:-]+ [0-9]+/100 trials' "$WORK/full.err")" " $n/100 trials, 0 failed, $((100 - n)) not run, in " \
+		"... and the last line: $n trials kept, $((100 - n)) not run"
+	check "... no spare left behind" test ! -e "$F/.run.json.spare"
+	mount -o remount,size=400k "$WORK/full"
+	"$FLEETMARK" run --resume "$F" >/dev/null 2>&1
+	is "$? $(jq -r .status "$F/run.json") $(ok_per_trial "$F/trials.jsonl")" "0 finished 1 100" \
+		"with room again, --resume completes the run"
 	umount "$WORK/full"
 else
 	skip "a full disk stops the run" "needs root to mount a small tmpfs"

@@ -21,15 +21,6 @@ command -v jq >/dev/null || skip_all "needs jq"
 use_lab "$TNAME"
 L=$LABDIR
 
-# rundir OUTDIR: the one run directory made under OUTDIR.
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
-# per_key FILE: "N M": ok lines per (host, key, metric) (distinct counts) and
-# how many distinct (host, key) have an ok line.
-per_key() {
-	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
-		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
-}
-
 want_arch() {
 	case $1 in
 	board-armhf) echo armhf ;;
@@ -62,10 +53,10 @@ for fleet in fleet.yaml fleet-bench.yaml; do
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	is "$rc" 0 "$fleet: run on all $NH lab hosts exits 0 (${ms} ms)"
 	[ "$rc" = 0 ] || { sed 's/^/#   /' "$WORK/$fleet.out"; tail -20 "$WORK/$fleet.err" | sed 's/^/#   /'; }
-	D=$(rundir "$WORK/$fleet")
+	D=$(run_dir "$WORK/$fleet")
 	is "$(jq -r '.status' "$D/run.json") $(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" \
 		"finished done" "$fleet: run.json finished, every host done"
-	is "$(per_key "$D/trials.jsonl")" "1 $NT" "$fleet: exactly one ok line per (host, trial, metric), $NT trials"
+	is "$(ok_per_trial "$D/trials.jsonl")" "1 $NT" "$fleet: exactly one ok line per (host, trial, metric), $NT trials"
 	bad=''
 	for h in "${HOSTS[@]}"; do
 		got=$(jq -r .arch "$D/hosts/$h.json" 2>/dev/null)
@@ -77,7 +68,7 @@ for fleet in fleet.yaml fleet-bench.yaml; do
 	is "${bad# }" "" "$fleet: each host ran its own architecture's agent (armhf, s390x boards), 6 trials, a log"
 	is "$(login_deltas)" "$(want_deltas)" "$fleet: one SSH login per host for the whole run (lab-jump carries lab-inner's)"
 	like "$(grep '^board-s390x ' "$WORK/$fleet.out")" "^board-s390x +done +6 +0 " "$fleet: the summary shows each host's trials"
-	# The controller's own time between two trials on a host (SPEC: milliseconds).
+	# The controller's own time between two trials on a host (docs/performance.md: milliseconds).
 	gap=$(jq -r -s 'group_by(.host)[] | unique_by(.key) | sort_by(.start) | . as $t |
 		range(1; length) | ($t[.].start - $t[. - 1].start - $t[. - 1].duration) * 1000' "$D/trials.jsonl" |
 		sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", a[int((NR + 1) / 2)] }')
@@ -86,7 +77,7 @@ for fleet in fleet.yaml fleet-bench.yaml; do
 	like "$(grep -cE '^(lab-inner|board-s390x) ' "$D/report.txt")" '^[1-9]' \
 		"$fleet: report.txt has rows for lab-inner (behind the jump) and board-s390x"
 done
-D=$(rundir "$WORK/fleet-bench.yaml")
+D=$(run_dir "$WORK/fleet-bench.yaml")
 like "$(grep 'connected as' "$D/logs/lab-01.log") $(grep 'connected as' "$D/logs/board-armhf.log")" \
 	"connected as bench@198\.18\.1\.1 .*connected as root@198\.18\.3\.1" "fleet-bench.yaml: bench on servers, root on boards"
 like "$(grep 'connected as' "$D/logs/lab-inner.log")" "via " "lab-inner's log shows the jump"
@@ -105,11 +96,11 @@ peak() {
 "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H lab-01,lab-02,lab-03,lab-04,lab-05,lab-06 -j 2 \
 	-o "$WORK/j2" >"$WORK/j2.out" 2>"$WORK/j2.err"
 rc=$?
-D=$(rundir "$WORK/j2")
+D=$(run_dir "$WORK/j2")
 is "$rc $(peak "$D")" "0 2" "-j 2 on 6 hosts: exit 0, two hosts at a time"
 "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H lab-01,lab-02,lab-03,lab-04,lab-05,lab-06 \
 	-o "$WORK/jall" >"$WORK/jall.out" 2>"$WORK/jall.err"
-p=$(peak "$(rundir "$WORK/jall")")
+p=$(peak "$(run_dir "$WORK/jall")")
 [ "$p" -gt 2 ]
 tap_result $? "without -j the 6 hosts overlap ($p at once)"
 
@@ -121,8 +112,8 @@ tap_result $? "without -j the 6 hosts overlap ($p at once)"
 } >"$WORK/src.yaml"
 "$FLEETMARK" run "$WORK/plan.yaml" -f "$WORK/src.yaml" -o "$WORK/src" >"$WORK/src.out" 2>"$WORK/src.err"
 rc=$?
-D=$(rundir "$WORK/src")
-is "$rc $(per_key "$D/trials.jsonl")" "0 1 6" "agent: source: the agent is built on lab-01 and runs the plan"
+D=$(run_dir "$WORK/src")
+is "$rc $(ok_per_trial "$D/trials.jsonl")" "0 1 6" "agent: source: the agent is built on lab-01 and runs the plan"
 like "$(grep -E 'built there|serve$' "$D/logs/lab-01.log" | xargs)" \
 	"at /tmp/fm-t401-work/src/[0-9a-f]+/agent/fleetmark-agent \(built there\).* d=/tmp/fm-t401-work/scratch-" \
 	"... from its sources in the work directory, with its scratch files there too"
@@ -137,7 +128,7 @@ if has_host board-armhf; then
 	} >"$WORK/board-src.yaml"
 	"$FLEETMARK" run "$WORK/plan.yaml" -f "$WORK/board-src.yaml" -o "$WORK/bsrc" >"$WORK/bsrc.out" 2>"$WORK/bsrc.err"
 	rc=$?
-	D=$(rundir "$WORK/bsrc")
+	D=$(run_dir "$WORK/bsrc")
 	is "$rc $(jq -r '.hosts["board-armhf"].status' "$D/run.json")" "3 failed" \
 		"agent: source on a board without a compiler: exit 3, the host failed"
 	like "$(jq -r '.hosts["board-armhf"].reason' "$D/run.json")" "armv7l.*no C compiler" \

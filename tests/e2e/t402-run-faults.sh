@@ -19,15 +19,6 @@ command -v jq >/dev/null || skip_all "needs jq"
 use_lab "$TNAME"
 L=$LABDIR
 
-# rundir OUTDIR: the one run directory made under OUTDIR.
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
-# per_key FILE: "N M": ok lines per (host, key, metric) (distinct counts) and
-# how many distinct (host, key) have an ok line.
-per_key() {
-	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
-		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
-}
-
 # --- a changed host key --------------------------------------------------------
 
 cat >"$WORK/small.yaml" <<'P'
@@ -42,7 +33,7 @@ fault rekey lab-03
 "$FLEETMARK" run "$WORK/small.yaml" -f "$L/fleet.yaml" -H lab-01,lab-02,lab-03,lab-db -o "$WORK/rk" \
 	>"$WORK/rk.out" 2>"$WORK/rk.err"
 rc=$?
-D=$(rundir "$WORK/rk")
+D=$(run_dir "$WORK/rk")
 is "$rc" 3 "rekeyed lab-03: exit 3"
 is "$(jq -r '[.hosts | to_entries[] | .key + ":" + .value.status] | join(" ")' "$D/run.json")" \
 	"lab-01:done lab-02:done lab-03:failed lab-db:done" "run.json: lab-03 failed, the others done"
@@ -77,7 +68,7 @@ FLEETMARK_SILENCE_MS=4000 "$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" 
 pid=$!
 # Wait until lab-05, lab-06 and lab-08 have finished some trials.
 for _ in $(seq 300); do
-	T=$(rundir "$WORK/k")/trials.jsonl
+	T=$(run_dir "$WORK/k")/trials.jsonl
 	[ -s "$T" ] && [ "$(jq -r 'select(.status == "ok") | .host' "$T" | grep -cE '^lab-0[568]$')" -ge 6 ] && break
 	sleep 0.1
 done
@@ -87,7 +78,7 @@ done
 wait "$pid"
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-D=$(rundir "$WORK/k")
+D=$(run_dir "$WORK/k")
 T=$D/trials.jsonl
 is "$rc" 3 "lab-05 killed, lab-06 hung and lab-08 partitioned mid-run: exit 3 (${ms} ms)"
 [ "$ms" -lt 25000 ]

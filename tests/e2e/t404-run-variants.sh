@@ -22,26 +22,16 @@ command -v jq >/dev/null || skip_all "needs jq"
 use_lab "$TNAME"
 L=$LABDIR
 
-# rundir OUTDIR: the one run directory made under OUTDIR.
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
-# per_key FILE: "N M": ok lines per (host, key, metric) (distinct counts) and
-# how many distinct (host, key) have an ok line.
-per_key() {
-	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
-		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
-}
-
 VHOSTS=(lab-01 lab-db board-armhf)
-on() { local h=$1; shift; "$LAB" ssh "$h" "$@" </dev/null 2>/dev/null; }
 prepare() {
 	local h
 	for h in "${VHOSTS[@]}"; do
-		on "$h" "rm -f /tmp/fm-seen-* /tmp/fm-setup-ran /tmp/fm-teardown-ran; printf 'old value\n' > /tmp/fm-tunable; chmod 644 /tmp/fm-tunable"
+		on_host "$h" "rm -f /tmp/fm-seen-* /tmp/fm-setup-ran /tmp/fm-teardown-ran; printf 'old value\n' > /tmp/fm-tunable; chmod 644 /tmp/fm-tunable"
 	done
 }
 # old_back HOST: the file holds exactly "old value\n".
-old_back() { [ "$(on "$1" 'od -An -tx1 /tmp/fm-tunable' | xargs)" = '6f 6c 64 20 76 61 6c 75 65 0a' ]; }
-cleanup_hosts() { local h; for h in "${VHOSTS[@]}"; do on "$h" 'rm -f /tmp/fm-tunable /tmp/fm-seen-* /tmp/fm-setup-ran /tmp/fm-teardown-ran'; done; }
+old_back() { [ "$(on_host "$1" 'od -An -tx1 /tmp/fm-tunable' | xargs)" = '6f 6c 64 20 76 61 6c 75 65 0a' ]; }
+cleanup_hosts() { local h; for h in "${VHOSTS[@]}"; do on_host "$h" 'rm -f /tmp/fm-tunable /tmp/fm-seen-* /tmp/fm-setup-ran /tmp/fm-teardown-ran'; done; }
 # The lab's hosts share this machine's /etc: the sudoers rule is put back
 # whatever happens.
 trap 'mv -n /etc/sudoers.d/.fm-off /etc/sudoers.d/fleetmark-lab 2>/dev/null; cleanup_hosts; _lab_cleanup' EXIT
@@ -75,16 +65,16 @@ prepare
 "$FLEETMARK" run "$WORK/var.yaml" -f "$L/fleet-bench.yaml" -H lab-01,lab-db,board-armhf -o "$WORK/v" \
 	>"$WORK/v.out" 2>"$WORK/v.err"
 rc=$?
-D=$(rundir "$WORK/v")
+D=$(run_dir "$WORK/v")
 T=$D/trials.jsonl
 is "$rc" 3 "a run with failing trials and unappliable variants exits 3"
 for h in "${VHOSTS[@]}"; do
 	check "$h: the old value is back byte for byte (trials of the variant failed)" old_back "$h"
 	# Trials of base saw the old value, trials of tuned saw 42 (each trial
 	# runs its command several times).
-	seen=$(on "$h" 'cat /tmp/fm-seen-*' | sort -u | xargs)
+	seen=$(on_host "$h" 'cat /tmp/fm-seen-*' | sort -u | xargs)
 	is "$seen" "42 old value" "$h: trials measured under the old value (base) and under 42 (tuned), nothing else"
-	is "$(on "$h" 'ls /tmp/fm-setup-ran /tmp/fm-teardown-ran 2>&1' | grep -c 'No such')" 1 \
+	is "$(on_host "$h" 'ls /tmp/fm-setup-ran /tmp/fm-teardown-ran 2>&1' | grep -c 'No such')" 1 \
 		"$h: setup ran and teardown undid it"
 	is "$(jq -r --arg h "$h" 'select(.host == $h) | .variant + ":" + (.params.command | .[0:4]) + ":" + .status' "$T" | sort | uniq -c | xargs)" \
 		"4 base:cat :ok 2 base:exit:bench 2 missing:cat :setup 2 missing:exit:setup 2 readonly:cat :setup 2 readonly:exit:setup 4 tuned:cat :ok 2 tuned:exit:bench" \
@@ -105,18 +95,18 @@ like "$(jq -r '.hosts["lab-01"].status' "$D/run.json")" '^done$' "lab-01 done: s
 # --- sudo refusing ----------------------------------------------------------------
 
 # A user that may not sudo: the write fails with sudo's own message.
-on lab-02 "printf 'old value\n' > /tmp/fm-tunable; chmod 644 /tmp/fm-tunable"
+on_host lab-02 "printf 'old value\n' > /tmp/fm-tunable; chmod 644 /tmp/fm-tunable"
 mv /etc/sudoers.d/fleetmark-lab /etc/sudoers.d/.fm-off
 "$FLEETMARK" run "$WORK/var.yaml" -f "$L/fleet-bench.yaml" -H lab-02 -o "$WORK/ns" >"$WORK/ns.out" 2>"$WORK/ns.err"
 rc=$?
 mv /etc/sudoers.d/.fm-off /etc/sudoers.d/fleetmark-lab
-D2=$(rundir "$WORK/ns")
+D2=$(run_dir "$WORK/ns")
 like "$rc $(jq -r 'select(.variant == "tuned") | .status' "$D2/trials.jsonl" | sort -u | xargs)" "^3 setup$" \
 	"sudo refusing (no sudoers rule): the tuned trials fail as setup"
 like "$(jq -r 'select(.variant == "tuned") | .message' "$D2/trials.jsonl" | head -1)" "cannot (read|write) /tmp/fm-tunable: .*(sudo|password)" \
 	"... with sudo's reason"
-is "$(on lab-02 'cat /tmp/fm-tunable /tmp/fm-seen-* 2>/dev/null' | sort -u | xargs)" "old value" "... and nothing was measured under 42"
-on lab-02 'rm -f /tmp/fm-tunable /tmp/fm-seen-*'
+is "$(on_host lab-02 'cat /tmp/fm-tunable /tmp/fm-seen-* 2>/dev/null' | sort -u | xargs)" "old value" "... and nothing was measured under 42"
+on_host lab-02 'rm -f /tmp/fm-tunable /tmp/fm-seen-*'
 
 # --- interrupted inside a variant ---------------------------------------------------
 
@@ -137,15 +127,15 @@ prepare
 "$FLEETMARK" run "$WORK/int.yaml" -f "$L/fleet-bench.yaml" -H lab-01,board-armhf -o "$WORK/i" >"$WORK/i.out" 2>"$WORK/i.err" &
 pid=$!
 for _ in $(seq 200); do
-	T=$(rundir "$WORK/i")/trials.jsonl
+	T=$(run_dir "$WORK/i")/trials.jsonl
 	[ -s "$T" ] && [ "$(jq -r 'select(.status == "ok") | .host' "$T" | sort -u | wc -l)" -ge 2 ] && break
 	sleep 0.1
 done
-mid=$(on lab-01 'cat /tmp/fm-tunable')
+mid=$(on_host lab-01 'cat /tmp/fm-tunable')
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-is "$mid $rc $(jq -r .status "$(rundir "$WORK/i")/run.json")" "42 130 interrupted" "SIGTERM while the variant is applied: exit 130, run interrupted"
+is "$mid $rc $(jq -r .status "$(run_dir "$WORK/i")/run.json")" "42 130 interrupted" "SIGTERM while the variant is applied: exit 130, run interrupted"
 check "lab-01: the old value is back after the interruption" old_back lab-01
 check "board-armhf: the old value is back after the interruption" old_back board-armhf
 
@@ -168,7 +158,7 @@ benchmarks:
 P
 "$FLEETMARK" run "$WORK/kill.yaml" -f "$L/fleet.yaml" -H lab-02,lab-03 -o "$WORK/kc" >"$WORK/kc.out" 2>"$WORK/kc.err"
 rc=$?
-D=$(rundir "$WORK/kc")
+D=$(run_dir "$WORK/kc")
 is "$rc $(jq -r '.variant + ":" + .status + ":" + .kind' "$D/trials.jsonl" | sort | uniq -c | xargs)" \
 	"3 4 base:ok:ok 2 deadly:connect:infrastructure 2 deadly:ok:ok" \
 	"connection to lab-02 lost during a variant's setup: exit 3, its trials of the variant connect (infrastructure)"

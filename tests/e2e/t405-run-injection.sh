@@ -24,15 +24,6 @@ command -v jq >/dev/null || skip_all "needs jq"
 use_lab "$TNAME"
 L=$LABDIR
 
-# rundir OUTDIR: the one run directory made under OUTDIR.
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
-# per_key FILE: "N M": ok lines per (host, key, metric) (distinct counts) and
-# how many distinct (host, key) have an ok line.
-per_key() {
-	echo "$(jq -r 'select(.status == "ok") | [.host, .key, .metric] | join(" ")' "$1" | sort | uniq -c |
-		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
-}
-
 PATHNAME="/tmp/fm-inj 'q' \";\$(touch fm-pwned-1) \`touch fm-pwned-2\` && touch fm-pwned-3"
 VALUE='$(touch /tmp/fm-pwned-4) `touch /tmp/fm-pwned-5`; touch /tmp/fm-pwned-6 '"' \" | touch /tmp/fm-pwned-7 && x"
 ECHOED='a;b $(touch /tmp/fm-pwned-8) `touch /tmp/fm-pwned-9` "q"'
@@ -68,7 +59,7 @@ run_on() {	# FLEET-ARGS... -- HOST: run the plan and check HOST
 	prepare "$h"
 	"$FLEETMARK" run "$WORK/inj.yaml" "${@:1:$#-1}" -o "$WORK/$h" >"$WORK/$h.out" 2>"$WORK/$h.err"
 	is "$?" 0 "$h: the plan runs (exit 0)"
-	d=$(rundir "$WORK/$h")
+	d=$(run_dir "$WORK/$h")
 	is "$(markers "$h")" "" "$h: no marker file: nothing in the path, value or command ran"
 	is "$(on "$h" 'cat /tmp/fm-during' </dev/null)" "$VALUE" "$h: during the trial the file held the value byte for byte"
 	is "$(on "$h" 'cat /tmp/fm-cmd-out' </dev/null)" "$ECHOED" "$h: the command (two lines) reached the agent intact"

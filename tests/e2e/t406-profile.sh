@@ -23,7 +23,6 @@ use_lab "$TNAME"
 L=$LABDIR
 has_host lab-01 || { echo "Bail out! the lab has no lab-01"; exit 1; }
 
-rundir() { find "$1" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1; }
 # perf processes an agent started (their output is in a trial's scratch
 # directory), and scratch directories holding a recording: none may stay.
 agent_perfs() {
@@ -66,8 +65,8 @@ for label in one two; do
 	is "$rc" 0 "root, run $label: exits 0"
 	[ "$rc" = 0 ] || tail -20 "$WORK/root-$label.err" | sed 's/^/#   /'
 done
-R1=$(rundir "$WORK/root-one")
-R2=$(rundir "$WORK/root-two")
+R1=$(run_dir "$WORK/root-one")
+R2=$(run_dir "$WORK/root-two")
 T=$R1/trials.jsonl
 is "$(jq -r 'select(.host == "lab-01" and .bench == "exec" and .status == "ok" and .part == 1) | .key' "$T" | sort -u | wc -l)" 2 \
 	"lab-01: both exec trials ok"
@@ -93,7 +92,7 @@ if [ "$paranoid" -gt 0 ] 2>/dev/null; then
 	"$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet-bench.yaml" -H lab-01 -o "$WORK/bench" \
 		>"$WORK/bench.out" 2>"$WORK/bench.err"
 	is "$?" 0 "bench: run exits 0"
-	B=$(rundir "$WORK/bench")/trials.jsonl
+	B=$(run_dir "$WORK/bench")/trials.jsonl
 	is "$(jq -r 'select(.bench == "exec" and .part == 1) | "\(.status) \(.profile.absent)"' "$B" | sort -u)" \
 		"ok perf_event_paranoid=$paranoid: system-wide profiling needs root (or perf_event_paranoid <= 0)" \
 		"bench: trials ok, profile absent with the permission reason"
@@ -140,17 +139,20 @@ P
 "$FLEETMARK" run "$WORK/slow.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/slow" >"$WORK/slow.out" 2>"$WORK/slow.err" &
 runpid=$!
 # While the trial runs, perf records (and agent_perfs sees it: the check
-# after the run can fail).
+# after the run can fail).  Looked for until the run ends (at most a
+# minute): on a loaded machine the login and deploy before the trial can
+# take longer than the trial itself.
 during=''
-for _ in $(seq 1 60); do
+for _ in $(seq 1 600); do
 	during=$(agent_perfs)
 	[ -n "$during" ] && break
+	kill -0 "$runpid" 2>/dev/null || break
 	sleep 0.1
 done
 isnt_empty() { [ -n "$1" ]; }
 check "perf record runs during the profiled trial (pid ${during:-none})" isnt_empty "$during"
 wait "$runpid"
-S=$(rundir "$WORK/slow")/trials.jsonl
+S=$(run_dir "$WORK/slow")/trials.jsonl
 is "$(jq -r '"\(.status) \(has("profile"))"' "$S" | sort -u)" "timeout false" \
 	"a profiled trial past its deadline: timeout, no profile"
 is "$(agent_perfs)" "" "no perf process left after the timeout"

@@ -13,8 +13,10 @@
 #
 # Results disk full: the run directory on a small tmpfs that a file fills
 # in the middle of the run: exit 1 with "No space left on device" naming
-# trials.jsonl, no partial line, the variant undone, nothing left running;
-# with space again --resume completes the run.
+# trials.jsonl, no partial line, run.json "failed" (its last version is
+# written into the room kept for it), the trials not run counted, the
+# variant undone, nothing left running; with space again --resume
+# completes the run.
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t408
 set -u
@@ -144,6 +146,12 @@ like "$(cat "$WORK/full.err")" "trials\.jsonl: No space left on device" "... say
 grep -m3 -i 'space' "$WORK/full.err" | sed 's/^/# /'
 check "... trials.jsonl holds whole JSON lines only" jq_all "$T"
 check "... run.json is whole JSON" jq -e .status "$D/run.json"
+is "$(jq -r '.status + " " + (.end != null | tostring)' "$D/run.json")" "failed true" \
+	"... and says failed, with an end (written into the room kept for it), not running"
+ran=$(jq -r '.host + " " + .key' "$T" | sort -u | wc -l)
+like "$(grep -E '^[0-9TZ:-]+ [0-9]+/'"$NT"' trials' "$WORK/full.err")" " $ran/$NT trials, [0-9]+ failed, $((NT - ran)) not run, in " \
+	"... the last line counts the $ran trials kept and the $((NT - ran)) not run"
+check "... no spare left behind" test ! -e "$D/.run.json.spare"
 check "... the variant's file is back" tunable_restored
 is "$(leftovers)" "" "... nothing left running on the hosts"
 rm -f "$MNT/fill"

@@ -5,7 +5,10 @@
 # golden output, the golden lmbench tables against the mail itself, exit
 # codes (0, 1 unreadable run, 2 bad usage, 4 regression), the damaged run
 # (a failed trial, a line without a metric, a corrupt line and a truncated
-# last line), run ids under --results and `latest`, and -o FILE.
+# last line), run ids under --results and `latest` (compare: of A's plan),
+# runs by label (ambiguity, a series name first for report --baseline),
+# runs with no point in common, partial runs flagged in every format,
+# --samples (the pagefault batches), and -o FILE.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 [ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
@@ -14,14 +17,6 @@ G=$D/golden
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
-
-# run_fm NAME ARGS...: stdout to NAME.out, stderr to NAME.err, status in $rc.
-run_fm() {
-	local name=$1
-	shift
-	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
 
 # golden NAME FILE DESC: NAME.out equals FILE byte for byte.
 golden() {
@@ -122,16 +117,103 @@ run_fm sum2 report "$D/munmap-base" --table summary --format csv
 like "$(cat sum2.out)" 'summary,munmap,"threads=8,pages=16",ns_per_munmap,ns,lab-03/base,5330\.2,6\.8794445027[0-9]*,5,noisy' \
 	"--table summary --format csv: the noisy point flagged"
 
-# --- runs by id, latest, -o ---------------------------------------------------------
+# --- runs by id, latest, label, -o -------------------------------------------------
+# copy DIR ID JQ: a fixture run as results/ID, run.json changed by JQ.
+copy() {
+	cp -r "$1" "res/$2" &&
+		jq --arg id "$2" ".run = \$id | $3" "$1/run.json" >"res/$2/run.json"
+}
 mkdir -p res
 cp -r "$D/munmap-base" res/20011130-041500-tlb-flush-range-3f2a
 cp -r "$D/munmap-patch" res/20011130-051500-tlb-flush-range-9c1d
+# the newest run is of another plan: compare's latest is A's plan's
+cp -r "$D/commando" res/20011201-000000-lmbench-aaaa
 run_fm ids compare 20011130-041500-tlb-flush-range-3f2a latest --results res --format csv
 is "$rc" 4 "compare by run id and latest: exit 4"
-golden ids "$G/compare-munmap.csv" "compare by run id and latest: the same table"
+golden ids "$G/compare-munmap.csv" "compare A latest: the newest other run of A's plan, not the newest run"
+run_fm ids2 compare latest 20011130-041500-tlb-flush-range-3f2a --results res
+is "$rc" 2 "compare with no point in common: exit 2"
+like "$(cat ids2.err)" 'no points in common: commando-2400/Linux 2\.6\.10 \(run 20050110-000000-lmbench-0001, plan lmbench\) has lat_syscall \(5 points\), lat_select \(2 points\), lat_sig \(3 points\) and 16 more benchmarks \(38 points in all\); lab-03/base \(run 20011130-041500-tlb-flush-range-3f2a, plan tlb-flush-range\) has munmap \(2 points\)' \
+	"no points in common: what each side has"
+is "$(wc -c <ids2.out)" 0 "no points in common: no table of dashes"
+run_fm ids5 report res/20011130-041500-tlb-flush-range-3f2a "$D/pagefault"
+is "$rc" 0 "report of two runs with no point in common: exit 0"
+like "$(head -1 ids5.out)" '^Summary: ' "... the summary, not an empty compare"
+
+# labels: compare base patched, and report --baseline LABEL
+run_fm lbl compare base patched --results res --format csv
+is "$rc" 4 "compare by label: exit 4"
+golden lbl "$G/compare-munmap.csv" "compare by label: the newest run of each label"
+run_fm lbl2 report patched --baseline base --results res --table compare --format csv
+is "$rc" 4 "report --baseline LABEL, RUN by label: exit 4"
+golden lbl2 "$G/compare-munmap.csv" "report --baseline LABEL: the run with that label"
+copy "$D/munmap-base" 20011129-041500-other-bbbb '.plan.name = "other"'
+copy "$D/munmap-base" 20011128-000000-sweep-cccc '.plan.name = "tlb-sweep" | .label = "never"'
+run_fm lbl3 compare base patched --results res
+is "$rc" 2 "a label on runs of two plans: exit 2"
+like "$(cat lbl3.err)" "label 'base' is on runs of 2 plans \(the newest of each: 20011130-041500-tlb-flush-range-3f2a \(plan tlb-flush-range\), 20011129-041500-other-bbbb \(plan other\)\); give a run id or directory" \
+	"an ambiguous label: the candidates named"
+run_fm lbl4 compare 20011130-041500-tlb-flush-range-3f2a patched --results res --format csv
+is "$rc" 4 "B by label with A a run id: exit 4"
+run_fm lbl5 report "$D/sweep" --table matrix --baseline never --results res
+golden lbl5 "$G/matrix-sweep.txt" "report --baseline: a series of the runs given before a run's label"
+run_fm lbl6 report nosuch --results res
+is "$rc" 1 "neither a run nor a label: exit 1"
+like "$(cat lbl6.err)" "nosuch: not a run \(no run.json there, nor a run id or a run's label under res/\)" \
+	"neither a run nor a label: says what was tried"
 run_fm outf compare "$D/munmap-base" "$D/munmap-patch" -o out.md --format md
 is "$(wc -c <outf.out)" 0 "-o FILE: nothing on stdout"
 check "-o FILE: the table is in the file" cmp -s out.md "$G/compare-munmap.md"
+
+# --- partial runs: flagged in every format ------------------------------------------
+mkdir -p part
+cp -r "$D/munmap-patch" part/ && jq '.status = "interrupted"' "$D/munmap-patch/run.json" >part/munmap-patch/run.json
+pline='PARTIAL RUN: 20011130-051500-tlb-flush-range-9c1d \(part/munmap-patch\) was interrupted: not every trial ran'
+run_fm pt compare "$D/munmap-base" part/munmap-patch
+is "$rc" 4 "a partial run compared: exit 4 all the same"
+like "$(head -1 pt.out)" "^$pline" "text: a PARTIAL RUN line at the top"
+is "$(sed -n 3,\$p pt.out)" "$(cat "$G/compare-munmap.text")" "text: then the same tables"
+is "$(grep -c 'PARTIAL RUN' pt.out)" 1 "text: once"
+run_fm ptc compare "$D/munmap-base" part/munmap-patch --format csv
+is "$(head -2 ptc.out)" "table,run,dir,status
+partial,20011130-051500-tlb-flush-range-9c1d,part/munmap-patch,interrupted" "csv: a partial table first"
+run_fm ptj compare "$D/munmap-base" part/munmap-patch --format json
+is "$(jq -r '.[0] | "\(.table) \(.run) \(.column) \(.text)"' ptj.out)" \
+	"partial 20011130-051500-tlb-flush-range-9c1d status interrupted" "json: the first object says so"
+run_fm ptm compare "$D/munmap-base" part/munmap-patch --format md
+like "$(head -1 ptm.out)" '^### Partial runs: not every trial ran' "md: a partial table first"
+run_fm pth compare "$D/munmap-base" part/munmap-patch --format html
+like "$(grep -o '<p class="partial">[^<]*' pth.out)" "$pline" "html: a line in the header"
+like "$(cat pth.out)" '<table data-table="partial">' "html: and the table"
+jq '.status = "running"' "$D/munmap-patch/run.json" >part/munmap-patch/run.json
+run_fm ptr report part/munmap-patch
+like "$(head -1 ptr.out)" 'PARTIAL RUN: .* is running, or its controller died' "a running run: flagged"
+# compare A latest takes a partial run of A's plan, and flags it
+copy "$D/munmap-patch" 20011130-061500-tlb-flush-range-dddd '.status = "interrupted"'
+run_fm ptl compare 20011130-041500-tlb-flush-range-3f2a latest --results res
+is "$rc" 4 "compare A latest, the newest of A's plan interrupted: exit 4"
+like "$(head -1 ptl.out)" '^PARTIAL RUN: 20011130-061500-tlb-flush-range-dddd ' "... and it is flagged"
+
+# --- --samples: each trial's samples (the pagefault batches) ------------------------
+run_fm smp report "$D/pagefault" --samples
+is "$rc" 0 "--samples: exit 0"
+golden smp "$G/samples-pagefault.txt" "--samples text: equals golden/samples-pagefault.txt"
+for f in md csv json; do
+	run_fm "smp-$f" report "$D/pagefault" --samples --table summary --format "$f"
+	golden "smp-$f" "$G/samples-pagefault.$f" "--samples --format $f: equals golden/samples-pagefault.$f"
+done
+is "$(jq -r '[.[] | select(.table == "samples" and .metric == "file_fault" and .rep == "1" and (.column | test("^s[0-9]+$"))) | .value] | length' smp-json.out)" \
+	10 "--samples json: the ten batches of a trial, one object each"
+is "$(jq -r '.[] | select(.table == "samples" and .metric == "file_fault" and .rep == "1" and .column == "s3") | .value' smp-json.out)" \
+	163155.52 "--samples json: a batch's value as trials.jsonl has it"
+run_fm smpc compare "$D/munmap-base" "$D/munmap-patch" --samples --format csv
+is "$rc" 4 "compare --samples: exit 4"
+is "$(grep -c '^samples,munmap,' smpc.out)" 40 "compare --samples: a row per trial of either run (2 x 2 points x 2 metrics x 5)"
+like "$(cat smpc.out)" 'samples,munmap,"threads=4,pages=16",ns_per_munmap,ns,lab-03/base,1,1,5032,5032,5032,0,5032' \
+	"compare --samples: n, min, median, max, spread, s1"
+is "$(sed '/^$/,$d' smpc.out)" "$(cat "$G/compare-munmap.csv")" "compare --samples: the compare table as without"
+run_fm smph compare --help
+like "$(tr -s ' \n' ' ' <smph.out)" '\[--aggregate median\|mean\] \[--samples\]' "compare's usage names --aggregate and --samples"
 
 # --- errors ------------------------------------------------------------------------
 run_fm e1 report "$D/commando" --table nosuch

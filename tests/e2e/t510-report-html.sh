@@ -17,14 +17,6 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
-# run_fm NAME ARGS...: stdout to NAME.out, stderr to NAME.err, status in $rc.
-run_fm() {
-	local name=$1
-	shift
-	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
-
 # ok trial lines of the given runs, as one JSON array (corrupt and
 # truncated lines dropped, as the report drops them).
 trials() {

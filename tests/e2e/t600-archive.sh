@@ -29,13 +29,6 @@ cd "$W" || exit 1
 export XDG_CONFIG_HOME=$W/cfg XDG_CACHE_HOME=$W/cache NO_COLOR=1
 unset FLEETMARK_CONFIG
 
-# fm NAME ARGS...: stdout to NAME.out, stderr to NAME.err, status in $rc.
-fm() {
-	local name=$1
-	shift
-	"$FLEETMARK" "$@" >"$name.out" 2>"$name.err"
-	rc=$?
-}
 # same_tree A B: the files of run A and of pulled B are equal (B has a MANIFEST more).
 same_tree() {
 	diff -r -x MANIFEST "$1" "$2" >&2 && [ -s "$2/MANIFEST" ]
@@ -60,24 +53,24 @@ FID=${FIX##*/}
 # --- file:// --------------------------------------------------------------------
 
 FA=file://$W/fa
-fm push1 push "$RUN" "$FA"
+run_fm push1 push "$RUN" "$FA"
 is "$rc" 0 "push RUNDIR file://: exit 0"
 check "the manifest is uploaded, with the version header" grep -qx 'fleetmark-manifest 1' "$W/fa/$ID/MANIFEST"
-fm ls1 ls "$FA"
+run_fm ls1 ls "$FA"
 is "$rc $(cat ls1.out)" "0 $ID" "ls file:// lists the run"
-fm pull1 pull "$FA/$ID" "$W/pf"
+run_fm pull1 pull "$FA/$ID" "$W/pf"
 is "$rc" 0 "pull file://URL/RUNID DIR: exit 0"
 check "pulled tree equals the original" same_tree "$RUN" "$W/pf"
 check "report on the pulled run equals report on the original" same_report "$RUN" "$W/pf"
 m1=$(stat -c %Y.%s "$W/fa/$ID/MANIFEST")
 sleep 1
-fm push2 push "$RUN" "$FA"
+run_fm push2 push "$RUN" "$FA"
 is "$rc $(stat -c %Y.%s "$W/fa/$ID/MANIFEST")" "0 $m1" "pushing again: exit 0, the archive untouched"
 like "$(cat push2.err)" "already in" "... saying the run is already there"
-fm pull2 pull "$FA/$ID" "$W/pf"
+run_fm pull2 pull "$FA/$ID" "$W/pf"
 is "$rc" 0 "pulling onto the same run again: exit 0"
 mkdir -p "$W/other" && echo x >"$W/other/f"
-fm pull3 pull "$FA/$ID" "$W/other"
+run_fm pull3 pull "$FA/$ID" "$W/other"
 is "$rc $(cat "$W/other/f")" "1 x" "pulling onto another directory: exit 1, it is left alone"
 like "$(cat pull3.err)" "already exists" "... saying it exists"
 
@@ -99,13 +92,13 @@ EOF
 chmod 600 "$W/cfg/fleetmark/config.yaml"
 
 D=$U/dav/runs
-fm dpush1 push "$RUN" "$D"
+run_fm dpush1 push "$RUN" "$D"
 is "$rc" 0 "push to WebDAV: exit 0"
-fm dpush2 push "$FID" "$D" --results "$W/results"
+run_fm dpush2 push "$FID" "$D" --results "$W/results"
 is "$rc" 0 "push a run id under --results: exit 0"
-fm dls1 ls "$D"
+run_fm dls1 ls "$D"
 is "$rc $(tr '\n' ' ' <dls1.out)" "0 $FID $ID " "ls lists both runs, oldest id first"
-fm dpull1 pull "$D/$ID/" "$W/pd"
+run_fm dpull1 pull "$D/$ID/" "$W/pd"
 is "$rc" 0 "pull from WebDAV (URL/RUNID/): exit 0"
 check "pulled tree equals the original" same_tree "$RUN" "$W/pd"
 check "report on the pulled run equals report on the original" same_report "$RUN" "$W/pd"
@@ -113,7 +106,7 @@ check "report on the pulled run equals report on the original" same_report "$RUN
 is "$?" 0 "pull without DIR: exit 0"
 check "... into ./RUNID, equal to the original" same_tree "$FIX" "$W/$FID"
 check "... and its report is the same" same_report "$FIX" "$W/$FID"
-fm dpush3 push "$RUN" "$D"
+run_fm dpush3 push "$RUN" "$D"
 is "$rc" 0 "pushing the same run twice: exit 0"
 like "$(cat dpush3.err)" "already in" "... nothing sent again"
 is "$(grep -c ' "PUT ' "$SRV/logs/access.log")" "$(( $(find "$RUN" "$FIX" -type f | wc -l) + 2 ))" \
@@ -123,36 +116,36 @@ is "$(grep -c ' "PUT ' "$SRV/logs/access.log")" "$(( $(find "$RUN" "$FIX" -type 
 mkdir -p "$DATA/dav/runs/20990101-000000-partial-0000"
 cp "$RUN/run.json" "$DATA/dav/runs/20990101-000000-partial-0000/"
 chown -R nobody:nogroup "$DATA/dav/runs" 2>/dev/null
-fm dls2 ls "$D"
+run_fm dls2 ls "$D"
 is "$rc $(tr '\n' ' ' <dls2.out)" "0 $FID $ID " "a run without a manifest is not listed"
-fm dpull2 pull "$D/20990101-000000-partial-0000" "$W/pp"
+run_fm dpull2 pull "$D/20990101-000000-partial-0000" "$W/pp"
 is "$rc $(test -e "$W/pp" && echo there || echo none)" "1 none" "pulling it fails and writes nothing"
 like "$(cat dpull2.err)" "incomplete" "... saying it is incomplete"
-fm dls3 ls "$U/dav/nothing-here"
+run_fm dls3 ls "$U/dav/nothing-here"
 is "$rc $(wc -c <dls3.out)" "0 0" "ls of an archive that does not exist yet: no runs"
 
 # --- credentials ------------------------------------------------------------------
 
 A=$U/auth/runs
-fm apush push "$RUN" "$A"
+run_fm apush push "$RUN" "$A"
 is "$rc" 0 "push with the config file's credentials: exit 0"
-fm als ls "$A"
+run_fm als ls "$A"
 is "$rc $(cat als.out)" "0 $ID" "ls with them"
-fm apull pull "$A/$ID" "$W/pa"
+run_fm apull pull "$A/$ID" "$W/pa"
 check "pull with them: the tree equals the original" same_tree "$RUN" "$W/pa"
-fm aurl ls "http://bench:$PW@127.0.0.1:$PORT/auth/runs"
+run_fm aurl ls "http://bench:$PW@127.0.0.1:$PORT/auth/runs"
 is "$rc $(cat aurl.out)" "0 $ID" "credentials in the URL work too"
-fm awrong ls "http://bench:wrong-$PW@127.0.0.1:$PORT/auth/runs"
+run_fm awrong ls "http://bench:wrong-$PW@127.0.0.1:$PORT/auth/runs"
 is "$rc" 1 "a wrong password: exit 1"
 like "$(cat awrong.err)" "HTTP 401 \(authentication failed" "... saying authentication failed"
-fm awrong2 pull "http://bench:x$PW@127.0.0.1:$PORT/auth/runs/$ID" "$W/pw"
+run_fm awrong2 pull "http://bench:x$PW@127.0.0.1:$PORT/auth/runs/$ID" "$W/pw"
 is "$rc $(test -e "$W/pw" && echo there || echo none)" "1 none" "a wrong password on pull: exit 1, nothing written"
 chmod 644 "$W/cfg/fleetmark/config.yaml"
-fm aperm ls "$A"
+run_fm aperm ls "$A"
 is "$rc" 2 "a config file readable by others: exit 2"
 like "$(cat aperm.err)" "config.yaml: permissions 0644 are too open" "... naming the file and its mode"
 chmod 600 "$W/cfg/fleetmark/config.yaml"
-fm anone ls "http://127.0.0.1:$PORT/auth/other"
+run_fm anone ls "http://127.0.0.1:$PORT/auth/other"
 is "$rc" 1 "no credentials for that URL: exit 1 (401)"
 found=$(grep -rlF --exclude-dir=cfg --exclude-dir=srv -- "$PW" "$W" 2>/dev/null)
 is "$found" "" "the password is nowhere: run dirs, pulled runs, cache, stdout, stderr"
@@ -164,20 +157,20 @@ is "$(grep -cF -- "$PW" "$SRV/logs/access.log" "$SRV/logs/error.log" | grep -vc 
 # corrupt one byte, same size
 T=$DATA/dav/runs/$ID/trials.jsonl
 printf 'X' | dd of="$T" bs=1 seek=10 conv=notrunc status=none
-fm cor pull "$D/$ID" "$W/pc"
+run_fm cor pull "$D/$ID" "$W/pc"
 is "$rc $(test -e "$W/pc" && echo there || echo none) $(leftovers "$W")" "1 none 0" \
 	"a corrupted file on the server: exit 1, no destination, no temporary directory"
 like "$(cat cor.err)" "$ID/trials.jsonl: sha256 [0-9a-f]{64} differs from the manifest" "... naming the file"
 cp "$RUN/trials.jsonl" "$T"
 L=$DATA/dav/runs/$ID/logs/local.log
 truncate -s -20 "$L"
-fm trunc pull "$D/$ID" "$W/pt"
+run_fm trunc pull "$D/$ID" "$W/pt"
 is "$rc $(test -e "$W/pt" && echo there || echo none) $(leftovers "$W")" "1 none 0" \
 	"a truncated file on the server: exit 1, nothing left behind"
 like "$(cat trunc.err)" "logs/local.log: [0-9]+ bytes, the manifest says [0-9]+ \(truncated\)" "... naming it as truncated"
 cp "$RUN/logs/local.log" "$L"
 echo "more" >>"$L"
-fm long pull "$D/$ID" "$W/pl"
+run_fm long pull "$D/$ID" "$W/pl"
 is "$rc $(test -e "$W/pl" && echo there || echo none)" "1 none" "a file longer than the manifest says: exit 1"
 like "$(cat long.err)" "logs/local.log: larger than the [0-9]+ bytes the manifest says" "... stopped at the manifest's size"
 cp "$RUN/logs/local.log" "$L"
@@ -185,7 +178,7 @@ H=$DATA/dav/runs/20990101-000000-hostile-0000
 mkdir -p "$H"
 printf 'fleetmark-manifest 1\nrun %s\nfiles 1\n%s  1  ../../etc/x\nend\n' "${H##*/}" \
 	"$(printf x | sha256sum | cut -c1-64)" >"$H/MANIFEST"
-fm hostile pull "$D/20990101-000000-hostile-0000" "$W/ph"
+run_fm hostile pull "$D/20990101-000000-hostile-0000" "$W/ph"
 is "$rc $(test -e "$W/ph" && echo there || echo none) $(test -e "$W/etc" && echo escaped || echo contained)" \
 	"1 none contained" "a manifest with '..' in a path: refused, nothing written"
 like "$(cat hostile.err)" "MANIFEST:4: path not allowed" "... at its line"
@@ -194,12 +187,12 @@ rm -rf "$H"
 # --- a server answering 500 -----------------------------------------------------------
 
 t0=$(date +%s)
-fm e500 ls "$U/err500/runs"
+run_fm e500 ls "$U/err500/runs"
 is "$rc" 1 "ls on a server answering 500: exit 1"
 like "$(cat e500.err)" "try 2 of 3" "... after retrying"
 like "$(tail -1 e500.err)" "HTTP 500.*gave up after 3 tries" "... then a clear error"
 is "$(grep -c 'PROPFIND /err500/' "$SRV/logs/access.log")" 3 "... three tries reached the server ($(($(date +%s) - t0)) s)"
-fm e500p push "$RUN" "$U/err500/runs"
+run_fm e500p push "$RUN" "$U/err500/runs"
 is "$rc" 1 "push to it: exit 1"
 
 # --- nginx killed in the middle of a push ------------------------------------------------
@@ -228,13 +221,13 @@ is "$had $krc" "started 1" "nginx killed (by pid) once the push had started: pus
 like "$(tail -1 kill.err)" "error: PUT .*$BID/" "... naming the file being sent"
 is "$(test -e "$DATA/dav/runs/$BID/MANIFEST" && echo manifest || echo none)" "none" "... no manifest on the server"
 "$ARCH" start "$SRV" "$PORT" >/dev/null || echo "Bail out! nginx did not restart on port $PORT"
-fm kls1 ls "$D"
+run_fm kls1 ls "$D"
 is "$rc $(grep -c "$BID" kls1.out)" "0 0" "after a restart, ls does not list the partial run"
-fm kpush push "$BIG" "$D"
+run_fm kpush push "$BIG" "$D"
 is "$rc" 0 "pushing again completes it"
-fm kls2 ls "$D"
+run_fm kls2 ls "$D"
 is "$(tr '\n' ' ' <kls2.out)" "$FID $BID $ID " "... and it is listed"
-fm kpull pull "$D/$BID" "$W/pbig"
+run_fm kpull pull "$D/$BID" "$W/pbig"
 check "... and pullable, equal to the original" same_tree "$BIG" "$W/pbig"
 
 # --- Ctrl-C in the middle of a pull ----------------------------------------------------
@@ -257,15 +250,15 @@ like "$(tail -1 int.err)" "interrupted" "... saying it was interrupted"
 
 # --- usage ----------------------------------------------------------------------------
 
-fm u1 pull "http://127.0.0.1:$PORT/"
+run_fm u1 pull "http://127.0.0.1:$PORT/"
 is "$rc" 2 "pull URL without a run id: exit 2"
-fm u2 ls "ftp://example.org/x"
+run_fm u2 ls "ftp://example.org/x"
 is "$rc" 2 "ls with an unknown scheme: exit 2"
-fm u3 push "$W/nonexistent" "$D"
+run_fm u3 push "$W/nonexistent" "$D"
 is "$rc" 2 "push of a directory that is no run: exit 2"
-fm u4 push "$RUN" "$W/fa"
+run_fm u4 push "$RUN" "$W/fa"
 is "$rc" 2 "push to a path that is no URL: exit 2"
-fm u5 ls "http://u:sekrit@127.0.0.1:$PORT/dav/x?y"
+run_fm u5 ls "http://u:sekrit@127.0.0.1:$PORT/dav/x?y"
 is "$rc $(grep -c sekrit u5.err)" "2 0" "a bad URL with a password: exit 2, the password not shown"
 is "$(grep -c $'\r' dpush1.err)" "0" "off a terminal: plain lines, no progress redraws"
 if command -v script >/dev/null; then

@@ -91,7 +91,7 @@ git -C "$R" checkout -q "$GOOD"
 "$FLEETMARK" run "$WORK/plan.yaml" -f "$LABDIR/fleet.yaml" -H "$H" -o "$WORK/base" --label good -q \
 	>"$WORK/base.out" 2>"$WORK/base.err"
 is "$?" 0 "the baseline run on the good commit"
-BASE=$(find "$WORK/base" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | head -1)
+BASE=$(run_dir "$WORK/base")
 : >"$WORK/installed"
 
 # --- usage errors abort the bisection ----------------------------------------------

@@ -1,6 +1,6 @@
 /*
- * fuzz-archive.c: what an archive server sends back (src/archive.c,
- * src/archive-http.c).  The first byte picks the reader: 'M' a run's
+ * fuzz-archive.c: what an archive server sends back (src/manifest.c,
+ * src/archive-webdav.c).  The first byte picks the reader: 'M' a run's
  * MANIFEST (archive_manifest_parse()), anything else a WebDAV PROPFIND
  * answer (webdav_parse_listing()), on the rest of the input.
  *

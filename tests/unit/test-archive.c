@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "fsutil.h"
 #include "http.h"
 #include "log.h"
 #include "tap.h"
@@ -91,6 +92,33 @@ test_urls(void)
 	ok(archive_url_parse("http://u:p%zz@h/a", &u, &err) == ARCHIVE_EINVAL, "bad %-escape refused");
 	free(err);
 	err = NULL;
+	ok(archive_url_parse("http:///a", &u, &err) == ARCHIVE_EINVAL && strstr(err, "no host") != NULL,
+	    "an empty host refused (not the path's first segment taken for it)");
+	free(err);
+	err = NULL;
+	ok(archive_url_parse("http://h:80x/a", &u, &err) == ARCHIVE_EINVAL && strstr(err, "port") != NULL,
+	    "a bad port refused");
+	free(err);
+	err = NULL;
+	ok(archive_url_parse("file:///srv/a#b", &u, &err) == ARCHIVE_EINVAL && strstr(err, "fragment") != NULL,
+	    "a fragment refused in a file URL too");
+	free(err);
+	err = NULL;
+	ok(archive_url_parse("http://[::1]:8080/dav/", &u, &err) == 0 &&
+	    strcmp(u->host, "[::1]:8080") == 0 && strcmp(u->path, "/dav") == 0,
+	    "an IPv6 host with a port");
+	archive_url_free(u);
+	u = NULL;
+	ok(archive_url_parse("file://localhost/srv/a%20b/", &u, &err) == 0 &&
+	    strcmp(u->path, "/srv/a b") == 0 && strcmp(u->base, "file:///srv/a b") == 0,
+	    "file://localhost/, the path percent-decoded");
+	archive_url_free(u);
+	u = NULL;
+	ok(archive_url_parse("S3://bucket", &u, &err) == 0 && strcmp(u->scheme, "s3") == 0 &&
+	    strcmp(u->path, "") == 0 && strcmp(u->base, "s3://bucket") == 0,
+	    "s3://BUCKET without a prefix, the scheme in lowercase");
+	archive_url_free(u);
+	u = NULL;
 
 	d = archive_url_display("https://u:secret@h/a/b");
 	is_str(d, "https://h/a/b", "display scrubs user:password");
@@ -381,7 +409,7 @@ test_file_archive(void)
 
 	run = xasprintf("%s/res/20011130-041500-smoke-3f2a", tmpdir);
 	p = xasprintf("%s/res/20011130-041500-smoke-3f2a/logs", tmpdir);
-	archive_mkparents(p, 0755, &err);
+	fs_mkparents(p, 0755, &err);
 	mkdir(p, 0755);
 	free(p);
 	write_file("res/20011130-041500-smoke-3f2a/run.json", "{\"format\": 1}\n", 0644);

@@ -4,9 +4,12 @@
  * but nothing of the keys), trial lines and their fields, appends from
  * four threads at once (lines intact, a trial's lines together), run.json
  * replaced atomically under a reader that keeps reading it, resuming a
- * run killed in the middle of a line (tests/data/journal/run-killed),
- * corrupt lines, the lock, a full disk (RLIMIT_FSIZE), host env files and
- * host logs.
+ * run killed in the middle of a line (tests/data/journal/run-killed):
+ * opened and locked without a byte or a time stamp changed, then taken
+ * up; the lock, a full disk (RLIMIT_FSIZE), the spare the last run.json
+ * goes into, the modes of the directories under several umasks, host env
+ * files and host logs.  The reader of trials.jsonl itself is
+ * test-trialread.c's.
  *
  * Run from the top of the tree (fixtures are read from tests/data/).
  */
@@ -29,8 +32,10 @@
 #include "catalog.h"
 #include "fleet.h"
 #include "journal.h"
+#include "trialread.h"
 #include "log.h"
 #include "plan.h"
+#include "rundir.h"
 #include "tap.h"
 #include "xmalloc.h"
 
@@ -213,7 +218,7 @@ create(const char *results, const unsigned char *sel, const char *id)
 }
 
 static int
-count_line(const struct journal_line *l, void *arg)
+count_line(const struct trial_line *l, void *arg)
 {
 	(void)l;
 	(*(size_t *)arg)++;
@@ -229,7 +234,7 @@ test_profile(void)
 	struct journal *j = create(tmpdir, NULL, "run-profile");
 	struct journal_trial jt;
 	struct ap_trial *t;
-	struct journal_scan sc;
+	struct trial_scan sc;
 	char *err = NULL, *p, *text, *nl, *lines;
 	json_t *l1, *l2, *prof;
 	size_t len, n = 0;
@@ -272,7 +277,7 @@ test_profile(void)
 	    "a profile asked for and not sent is absent, with why");
 	json_decref(l1);
 	json_decref(l2);
-	ok(journal_read_lines(p, count_line, &n, &sc, &err) == 0 && n == 4 &&
+	ok(trialread_file(p, TRIAL_ALL, count_line, &n, &sc, &err) == 0 && n == 4 &&
 	    sc.corrupt == 0, "the fast reader reads lines with profiles");
 	free(text);
 	free(p);
@@ -489,17 +494,17 @@ test_lines(void)
 	    "of signal 11\"") != NULL, "agent-crash is the benchmark's failure");
 	free(text);
 	{
-		struct journal_done *d = NULL;
-		struct journal_scan sc;
+		struct trial_done *d = NULL;
+		struct trial_scan sc;
 
-		ok(journal_read_done(p, &d, &sc, &err) == 0 && sc.lines == 4 && sc.corrupt == 0 &&
-		    !sc.truncated && journal_done_count(d, NULL) == 1 &&
-		    journal_done_has(d, "lab-01", s->trials[0].key) &&
-		    !journal_done_has(d, "lab-01", s->trials[1].key) &&
-		    !journal_done_has(d, "lab-01", s->trials[2].key) &&
-		    !journal_done_has(d, "lab-02", s->trials[0].key),
+		ok(trial_done_read(p, &d, &sc, &err) == 0 && sc.lines == 4 && sc.corrupt == 0 &&
+		    !sc.truncated && trial_done_count(d, NULL) == 1 &&
+		    trial_done_has(d, "lab-01", s->trials[0].key) &&
+		    !trial_done_has(d, "lab-01", s->trials[1].key) &&
+		    !trial_done_has(d, "lab-01", s->trials[2].key) &&
+		    !trial_done_has(d, "lab-02", s->trials[0].key),
 		    "read back: only the ok trial is done");
-		journal_done_free(d);
+		trial_done_free(d);
 	}
 	free(p);
 	ap_trial_free(t);
@@ -555,7 +560,7 @@ test_threads(void)
 	char *p, *text, *line, *save = NULL, *err = NULL, prev_key[256] = "";
 	size_t len, lines = 0, good = 0, together = 1;
 	long long prev_part = 0;
-	struct journal_done *d = NULL;
+	struct trial_done *d = NULL;
 	int i, failures = 0;
 
 	for (i = 0; i < 4; i++) {
@@ -590,9 +595,9 @@ test_threads(void)
 	is_int(lines, 4 * PER_THREAD * 2, "every line is there");
 	is_int(good, lines, "every line is whole JSON");
 	ok(together, "a trial's lines are never interleaved with another's");
-	ok(journal_read_done(p, &d, NULL, &err) == 0 && journal_done_count(d, NULL) == 4 * PER_THREAD &&
-	    journal_done_count(d, "lab-03") == PER_THREAD, "and every trial reads back as done");
-	journal_done_free(d);
+	ok(trial_done_read(p, &d, NULL, &err) == 0 && trial_done_count(d, NULL) == 4 * PER_THREAD &&
+	    trial_done_count(d, "lab-03") == PER_THREAD, "and every trial reads back as done");
+	trial_done_free(d);
 	free(text);
 	free(p);
 	ap_trial_free(t);
@@ -690,6 +695,92 @@ test_run_json(void)
 
 /* --- Resume ------------------------------------------------------------------- */
 
+/*
+ * What a run directory holds, to compare: for every entry under dir, its
+ * name, mode, size, mtime (to the nanosecond) and, for a file, its bytes'
+ * sum.  Into buf (cut at size).
+ */
+static void
+snapshot_walk(const char *dir, const char *rel, char *buf, size_t size, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	struct stat st;
+	char **names = NULL;
+	size_t nn = 0, cap = 0, i, k, len;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+			xgrow(&names, &cap, nn + 1, sizeof(*names));
+			names[nn++] = xstrdup(e->d_name);
+		}
+	closedir(d);
+	for (i = 0; i < nn; i++)		/* readdir's order is no order */
+		for (k = i + 1; k < nn; k++)
+			if (strcmp(names[k], names[i]) < 0) {
+				char *t = names[i];
+
+				names[i] = names[k];
+				names[k] = t;
+			}
+	for (i = 0; i < nn; i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]), *r = xasprintf("%s%s", rel, names[i]);
+		unsigned long sum = 0;
+		char *text;
+
+		if (lstat(p, &st) == 0) {
+			if (S_ISREG(st.st_mode) && (text = slurp(p, &len)) != NULL) {
+				for (k = 0; k < len; k++)
+					sum = sum * 31 + (unsigned char)text[k];
+				free(text);
+			}
+			if (*n < size)
+				*n += (size_t)snprintf(buf + *n, size - *n, "%s %o %lld %lld.%09ld %lx\n",
+				    r, (unsigned)st.st_mode, (long long)st.st_size,
+				    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, sum);
+			if (S_ISDIR(st.st_mode)) {
+				char *sub = xasprintf("%s/", r);
+
+				snapshot_walk(p, sub, buf, size, n);
+				free(sub);
+			}
+		}
+		free(p);
+		free(r);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void
+snapshot(const char *dir, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	snapshot_walk(dir, "", buf, size, &n);
+}
+
+/* Set the mtime of dir and what is in it an hour back. */
+static void
+age(const char *dir)
+{
+	struct timespec ts[2];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 3600;
+	ts[1] = ts[0];
+	while (d != NULL && (e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, "..") != 0)
+			utimensat(dirfd(d), e->d_name, ts, AT_SYMLINK_NOFOLLOW);
+	if (d != NULL)
+		closedir(d);
+}
+
 static int
 copy_file(const char *from, const char *to)
 {
@@ -712,14 +803,23 @@ test_resume(void)
 	char *trials = xasprintf("%s/trials.jsonl", dir), *rj = xasprintf("%s/run.json", dir);
 	char *err = NULL, *text;
 	struct journal *j = NULL, *j2 = NULL;
-	struct journal_done *d = NULL;
-	struct journal_scan sc;
-	struct journal_trial jt;
+	struct trial_done *d = NULL;
+	struct trial_scan sc;
+	struct journal_trial jt, jt0;
 	struct ap_trial *t;
 	static char *keys[] = { "threads", "pages" }, *vals[] = { "4", "16" };
+	static char snap[8192], snap2[8192];
+	char *err2 = NULL, *p;
 	size_t len, before;
 	json_t *run;
 	int lvl;
+
+	memset(&jt0, 0, sizeof(jt0));
+	jt0.host = "lab-03";
+	jt0.bench = "munmap";
+	jt0.key = "-/munmap/threads=4,pages=16/2";
+	jt0.status = AP_ST_BENCH;
+	jt0.duration = -1;
 
 	mkdir(dir, 0755);
 	if (copy_file("tests/data/journal/run-killed/run.json", rj) != 0 ||
@@ -727,30 +827,67 @@ test_resume(void)
 		printf("# cannot copy tests/data/journal/run-killed (run from the top of the tree)\n");
 		exit(1);
 	}
-	ok(journal_read_done(trials, &d, &sc, &err) == 0 && sc.truncated && sc.lines == 3 &&
-	    sc.corrupt == 0 && journal_done_count(d, NULL) == 1, "a killed run read as it is: "
+	ok(trial_done_read(trials, &d, &sc, &err) == 0 && sc.truncated && sc.lines == 3 &&
+	    sc.corrupt == 0 && trial_done_count(d, NULL) == 1, "a killed run read as it is: "
 	    "3 lines and a truncated one, one trial done");
-	journal_done_free(d);
+	trial_done_free(d);
 	d = NULL;
 	free(slurp(trials, &before));
+	/* An hour ago, so that a rewrite shows in the mtime too. */
+	age(dir);
+	snapshot(dir, snap, sizeof(snap));
 
-	lvl = log_set_level(LOG_LEVEL_QUIET);	/* the warning is expected */
-	ok(journal_resume(dir, &j, &d, &err) == 0, "resume it");
-	log_set_level(lvl);
+	/* Opened, checked and refused: the run directory is as it was. */
+	ok(journal_resume(dir, &j, &d, &err) == 0, "open it for resuming");
 	if (j == NULL) {
 		printf("# %s\n", err);
 		exit(1);
 	}
 	is_str(journal_run_id(j), "20011130-041500-tlb-flush-range-3f2a", "the run id from run.json");
-	ok(journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"), "rep 1 is done");
-	ok(!journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2"),
+	ok(strcmp(json_string_value(json_object_get(journal_run_json(j), "status")),
+	    "running") == 0 && json_array_size(json_object_get(journal_run_json(j),
+	    "resumed")) == 0, "run.json as it was found (killed: still running)");
+	ok(trial_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"), "rep 1 is done");
+	ok(!trial_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2"),
 	    "rep 2 timed out, and its retry was cut short: not done");
+	ok(journal_resume(dir, &j2, NULL, &err) != 0 && strstr(err, "in use"),
+	    "locked: a second fleetmark cannot take the same run");
+	free(err);
+	err = NULL;
+	ok(journal_append(j, &jt0, &err) != 0 && strstr(err, "not taken up") &&
+	    journal_host_status(j, "lab-03", JOURNAL_HOST_RUNNING, NULL, &err2) != 0,
+	    "nothing is written before journal_resume_start()");
+	free(err);
+	free(err2);
+	err = err2 = NULL;
+	snapshot(dir, snap2, sizeof(snap2));
+	is_str(snap2, snap, "opened: not a byte, not a time stamp changed");
+	journal_free(j);
+	trial_done_free(d);
+	d = NULL;
+	j = NULL;
+	snapshot(dir, snap2, sizeof(snap2));
+	is_str(snap2, snap, "... nor once it is let go (a refused resume)");
+
+	ok(journal_resume(dir, &j, &d, &err) == 0, "open it again");
+	lvl = log_set_level(LOG_LEVEL_QUIET);	/* the warning is expected */
+	ok(j != NULL && journal_resume_start(j, &err) == 0, "take it up");
+	log_set_level(lvl);
+	if (j == NULL || err != NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	p = xasprintf("%s/%s", dir, RUNDIR_SPARE);
+	ok(access(p, F_OK) == 0, "taken up: room kept for its last run.json");
+	free(p);
+	ok(journal_resume_start(j, &err) != 0, "only once");
+	free(err);
+	err = NULL;
 	text = slurp(trials, &len);
 	ok(len < before && len > 0 && text[len - 1] == '\n', "the incomplete last line is cut off");
 	free(text);
-
 	ok(journal_resume(dir, &j2, NULL, &err) != 0 && strstr(err, "in use"),
-	    "a second fleetmark cannot take the same run");
+	    "still locked");
 	free(err);
 	err = NULL;
 
@@ -768,12 +905,12 @@ test_resume(void)
 	jt.result = ap_trial_result(t);
 	ok(journal_append(j, &jt, &err) == 0, "append after resuming");
 	ap_trial_free(t);
-	journal_done_free(d);
+	trial_done_free(d);
 	d = NULL;
-	ok(journal_read_done(trials, &d, &sc, &err) == 0 && !sc.truncated && sc.corrupt == 0 &&
-	    sc.lines == 5 && journal_done_count(d, "lab-03") == 2,
+	ok(trial_done_read(trials, &d, &sc, &err) == 0 && !sc.truncated && sc.corrupt == 0 &&
+	    sc.lines == 5 && trial_done_count(d, "lab-03") == 2,
 	    "every line whole; both trials done");
-	journal_done_free(d);
+	trial_done_free(d);
 	run = load_json(rj);
 	ok(run && strcmp(json_string_value(json_object_get(run, "status")), "running") == 0 &&
 	    json_array_size(json_object_get(run, "resumed")) == 1 &&
@@ -782,19 +919,6 @@ test_resume(void)
 	json_decref(run);
 	journal_free(j);
 
-	/* Corrupt lines and a broken group. */
-	d = NULL;
-	ok(journal_read_done("tests/data/journal/trials-corrupt.jsonl", &d, &sc, &err) == 0 &&
-	    sc.lines == 5 && sc.corrupt == 1 && sc.first_corrupt == 2 && !sc.truncated &&
-	    journal_done_count(d, NULL) == 1 &&
-	    journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/2") &&
-	    !journal_done_has(d, "lab-03", "-/munmap/threads=4,pages=16/1"),
-	    "a corrupt line is skipped and breaks the trial it cut");
-	journal_done_free(d);
-	d = NULL;
-	ok(journal_read_done("/nonexistent/trials.jsonl", &d, &sc, &err) == 0 &&
-	    journal_done_count(d, NULL) == 0 && sc.lines == 0, "a missing file is an empty journal");
-	journal_done_free(d);
 	ok(journal_resume(tmpdir, &j, NULL, &err) != 0 && strstr(err, "not a run directory"),
 	    "a directory without run.json is not resumed");
 	free(err);
@@ -804,18 +928,7 @@ test_resume(void)
 }
 
 
-/* --- Reading lines back fast ------------------------------------------------ */
-
-static char *
-write_tmp(const char *name, const char *text)
-{
-	char *path = xasprintf("%s/%s", tmpdir, name);
-	FILE *f = fopen(path, "wb");
-
-	fwrite(text, 1, strlen(text), f);
-	fclose(f);
-	return path;
-}
+/* --- Reading lines back (the parser itself: test-trialread.c) --------------- */
 
 struct got {
 	size_t		 n;
@@ -823,7 +936,7 @@ struct got {
 };
 
 static int
-collect(const struct journal_line *l, void *arg)
+collect(const struct trial_line *l, void *arg)
 {
 	struct got *g = arg;
 	char *d;
@@ -846,23 +959,6 @@ collect(const struct journal_line *l, void *arg)
 	return 0;
 }
 
-#define TL(extra) "{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"" extra "}\n"
-
-static int
-line_is_corrupt(const char *text)
-{
-	char *path = write_tmp("one.jsonl", text), *err = NULL;
-	struct journal_scan sc;
-	struct got g = { 0 };
-	int r = journal_read_lines(path, collect, &g, &sc, &err) == 0 && sc.lines == 1 &&
-	    sc.corrupt == 1 && g.n == 0;
-
-	if (!r)
-		printf("#   read as a trial line: %s", text);
-	free(path);
-	return r;
-}
-
 static void
 test_read_lines(void)
 {
@@ -870,17 +966,9 @@ test_read_lines(void)
 	struct plan_schedule *s = plan_expand(plan, "lab-02", 1);
 	struct ap_trial *t = result_of(ok_lines, "t1");
 	struct journal_trial jt;
-	struct journal_scan sc;
+	struct trial_scan sc;
 	struct got g = { 0 };
 	char *p, *err = NULL;
-	static const char *const numbers[] = {
-		"0", "-0", "0.1", "1e-7", "5032.1", "1007099946.083", "0.09833218575",
-		"123456789012345678901234567890", "2.2250738585072014e-308",
-		"9007199254740993", "1.7976931348623157e308", "5e-324", "1E+2", "-1.5e-3",
-		"0.000001234567890123456789", "12345678901234567890.5",
-	};
-	size_t i;
-	int exact = 1;
 
 	journal_trial_init(&jt, "lab-02", &s->trials[3]);
 	jt.start = 1007099946.25;
@@ -903,8 +991,8 @@ test_read_lines(void)
 		ok(journal_append(j, &bad, &err) == 0, "append a trial with text that is not UTF-8");
 	}
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	ok(journal_read_lines(p, collect, &g, &sc, &err) == 0 && g.n == 4 && sc.corrupt == 0,
-	    "journal_read_lines: every line written");
+	ok(trialread_file(p, TRIAL_ALL, collect, &g, &sc, &err) == 0 && g.n == 4 && sc.corrupt == 0,
+	    "trialread_file: every line written");
 	ok(strstr(g.desc[3], "k\xef\xbf\xbd=v\xef\xbf\xbd\xef\xbf\xbd,|sudo: \xef\xbf\xbd") != NULL,
 	    "bytes that are not UTF-8 became U+FFFD");
 	is_str(g.desc[0], "1|lab-02|never|munmap|2|never/munmap/threads=50%25,pages=16,accesses=512/2|"
@@ -918,84 +1006,6 @@ test_read_lines(void)
 	journal_free(j);
 	ap_trial_free(t);
 	plan_schedule_free(s);
-
-	/* Exact numbers, as strtod makes them. */
-	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
-		char *text = xasprintf(TL(",\"value\":%s,\"samples\":[%s,%s]"), numbers[i],
-		    numbers[i], numbers[i]);
-		double want = strtod(numbers[i], NULL);
-
-		p = write_tmp("num.jsonl", text);
-		memset(&g, 0, sizeof(g));
-		if (journal_read_lines(p, collect, &g, &sc, &err) != 0 || g.n != 1)
-			exact = 0;
-		else {
-			char w[64];
-
-			snprintf(w, sizeof(w), "%.17g", want);
-			if (strstr(g.desc[0], w) == NULL) {
-				printf("#   %s: want %s in %s\n", numbers[i], w, g.desc[0]);
-				exact = 0;
-			}
-		}
-		free(text);
-		free(p);
-	}
-	ok(exact, "numbers are read exactly (fast path and fallback)");
-
-	p = write_tmp("esc.jsonl", TL(",\"message\":\"a\\u00e9\\ud83d\\ude00\\n\\/\\\\\\\"\"")
-	    TL(",\"unknown\":{\"a\":[1,{\"b\":[true,false,null]}],\"c\":\"\"},\"x\":[]")
-	    TL(",\"params\":{},\"resolved\":{ \"n\" : 5 , \"s\" : \"t\" }"));
-	memset(&g, 0, sizeof(g));
-	ok(journal_read_lines(p, collect, &g, &sc, &err) == 0 && g.n == 3 &&
-	    strstr(g.desc[0], "|a\xc3\xa9\xf0\x9f\x98\x80\n/\\\"") != NULL,
-	    "\\u escapes, surrogate pairs and the short escapes");
-	ok(g.n == 3 && strstr(g.desc[1], "|h|(null)|b|0|k|(null)|ok|0:0|") != NULL,
-	    "unknown members of any shape are skipped");
-	ok(g.n == 3 && strstr(g.desc[2], "n:5,s:t,") != NULL, "blanks around resolved numbers");
-	free(p);
-
-	ok(line_is_corrupt(TL(",\"value\":01")), "a leading zero");
-	ok(line_is_corrupt(TL(",\"value\":1.")), "a bare decimal point");
-	ok(line_is_corrupt(TL(",\"value\":.5")), "no integer part");
-	ok(line_is_corrupt(TL(",\"value\":NaN")), "NaN");
-	ok(line_is_corrupt(TL(",\"value\":Infinity")), "Infinity");
-	ok(line_is_corrupt(TL(",\"value\":+1")), "a plus sign");
-	ok(line_is_corrupt(TL(",\"value\":1e999")), "a number too large");
-	ok(line_is_corrupt(TL(",\"rep\":1.5")), "rep not an integer");
-	ok(line_is_corrupt(TL(",\"message\":\"a\tb\"")), "a raw tab in a string");
-	ok(line_is_corrupt(TL(",\"message\":\"\xff\"")), "not UTF-8");
-	ok(line_is_corrupt(TL(",\"message\":\"\\u0000\"")), "an escaped NUL");
-	ok(line_is_corrupt(TL(",\"message\":\"\\ud83d\"")), "a lone surrogate");
-	ok(line_is_corrupt(TL(",\"message\":\"\\x41\"")), "an unknown escape");
-	ok(line_is_corrupt(TL(",\"samples\":[1,,2]")), "an empty array element");
-	ok(line_is_corrupt(TL(",\"samples\":[1,\"2\"]")), "a sample that is text");
-	ok(line_is_corrupt(TL(",\"x\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]")),
-	    "nesting deeper than 32");
-	ok(line_is_corrupt("{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"} x\n"),
-	    "something after the object");
-	ok(line_is_corrupt("{\"format\":2,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"}\n"),
-	    "another format");
-	ok(line_is_corrupt("{\"format\":1,\"bench\":\"b\",\"key\":\"k\",\"status\":\"ok\"}\n"),
-	    "no host");
-	ok(line_is_corrupt(TL(",\"part\":3,\"parts\":2")), "part past parts");
-	ok(line_is_corrupt("[1,2,3]\n"), "not an object");
-	{
-		char text[] = "{\"format\":1,\"host\":\"h\",\"bench\":\"b\",\"key\":\"k\",\"status\":\"o\0k\"}\n";
-		char *path = xasprintf("%s/nul.jsonl", tmpdir);
-		FILE *f = fopen(path, "wb");
-
-		fwrite(text, 1, sizeof(text) - 1, f);
-		fclose(f);
-		memset(&g, 0, sizeof(g));
-		ok(journal_read_lines(path, collect, &g, &sc, &err) == 0 && sc.corrupt == 1 &&
-		    g.n == 0, "a NUL byte in a line");
-		free(path);
-	}
-	p = write_tmp("stop.jsonl", TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL(""));
-	memset(&g, 0, sizeof(g));
-	is_int(journal_read_lines(p, collect, &g, &sc, &err), 7, "a callback's non-zero return stops");
-	free(p);
 }
 
 /* --- A full disk ------------------------------------------------------------- */
@@ -1010,8 +1020,8 @@ test_disk_full(void)
 	struct rlimit old, lim;
 	char *p, *err = NULL, *text;
 	size_t before, after, len;
-	struct journal_done *d = NULL;
-	struct journal_scan sc;
+	struct trial_done *d = NULL;
+	struct trial_scan sc;
 	int r;
 
 	journal_trial_init(&jt, "lab-01", &s->trials[0]);
@@ -1040,14 +1050,116 @@ test_disk_full(void)
 	ok(after == before && text[after - 1] == '\n', "and what was written of it is cut off");
 	free(text);
 	ok(journal_append(j, &jt, &err) == 0, "once there is room, appending goes on");
-	ok(journal_read_done(p, &d, &sc, &err) == 0 && sc.corrupt == 0 && !sc.truncated &&
-	    journal_done_count(d, NULL) == 2, "no line was damaged");
-	journal_done_free(d);
+	ok(trial_done_read(p, &d, &sc, &err) == 0 && sc.corrupt == 0 && !sc.truncated &&
+	    trial_done_count(d, NULL) == 2, "no line was damaged");
+	trial_done_free(d);
 	free(slurp(p, &len));
 	free(p);
 	ap_trial_free(t);
 	plan_schedule_free(s);
 	journal_free(j);
+}
+
+
+/* --- The spare, and modes ------------------------------------------------------ */
+
+/*
+ * The run.json that says a run ended is written into the space kept for
+ * it while the run went: the spare's inode becomes run.json's, so a full
+ * disk cannot keep the end from being said.
+ */
+static void
+test_spare(void)
+{
+	struct journal *j = create(tmpdir, NULL, "run-spare");
+	char *rj, *spare, *err = NULL, *text;
+	struct stat st, sp;
+	size_t len;
+	json_t *run;
+
+	if (j == NULL) {
+		ok(0, "spare: a run directory");
+		return;
+	}
+	rj = xasprintf("%s/run.json", journal_dir(j));
+	spare = xasprintf("%s/%s", journal_dir(j), RUNDIR_SPARE);
+	ok(stat(rj, &st) == 0 && stat(spare, &sp) == 0 && S_ISREG(sp.st_mode) &&
+	    sp.st_size >= 2 * st.st_size + 8192 && sp.st_blocks * 512 >= sp.st_size,
+	    "a new run keeps room for its last run.json: twice its size and 8 KiB, allocated");
+	ok(journal_host_status(j, "lab-01", JOURNAL_HOST_DONE, NULL, &err) == 0 &&
+	    access(spare, F_OK) == 0, "rewrites during the run leave it alone");
+	ok(journal_finish(j, JOURNAL_FAILED, &err) == 0, "the run ends");
+	ok(stat(rj, &st) == 0 && st.st_ino == sp.st_ino && access(spare, F_OK) != 0,
+	    "... its last run.json written into the spare (same inode), which is gone");
+	run = load_json(rj);
+	ok(run != NULL && strcmp(json_string_value(json_object_get(run, "status")), "failed") == 0 &&
+	    json_is_string(json_object_get(run, "end")) &&
+	    strcmp(json_string_value(json_object_get(json_object_get(json_object_get(run, "hosts"),
+	    "lab-01"), "status")), "done") == 0, "... whole: status, end, the hosts");
+	json_decref(run);
+	text = slurp(rj, &len);
+	ok(text != NULL && (off_t)len == st.st_size && st.st_size < sp.st_size &&
+	    text[len - 1] == '\n' && strlen(text) == len, "... cut to its length, no NUL after it");
+	free(text);
+	journal_free(j);
+	free(rj);
+	free(spare);
+
+	/* A run that ends without writing its end (a crash aside): no spare left. */
+	j = create(tmpdir, NULL, "run-spare-2");
+	spare = xasprintf("%s/%s", journal_dir(j), RUNDIR_SPARE);
+	ok(access(spare, F_OK) == 0, "another run, another spare");
+	journal_free(j);
+	ok(access(spare, F_OK) != 0, "journal_free() removes a spare not used");
+	free(spare);
+	free(err);
+}
+
+/* The directories follow the umask as the files do (not mkdtemp's 0700). */
+static void
+test_modes(void)
+{
+	static const mode_t masks[] = { 022, 027, 002, 077 };
+	struct journal *j;
+	struct stat st;
+	char *p, *err = NULL, id[64];
+	size_t i;
+	mode_t old;
+	int bad = 0;
+
+	for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		mode_t want = 0777 & ~masks[i], wantf = 0644 & ~masks[i];
+		const char *sub[] = { "", "/hosts", "/logs", "/restore" };
+		size_t k;
+
+		old = umask(masks[i]);
+		snprintf(id, sizeof(id), "run-mode-%03o", (unsigned)masks[i]);
+		j = create(tmpdir, NULL, id);
+		if (j != NULL && journal_restore_save(j, "lab-01", "/tmp/x", "old", &err) != 0)
+			bad++;
+		umask(old);
+		if (j == NULL) {
+			bad++;
+			continue;
+		}
+		for (k = 0; k < sizeof(sub) / sizeof(sub[0]); k++) {
+			p = xasprintf("%s%s", journal_dir(j), sub[k]);
+			if (stat(p, &st) != 0 || (st.st_mode & 07777) != want) {
+				printf("# umask %03o: %s is %03o, not %03o\n", (unsigned)masks[i], p,
+				    (unsigned)(st.st_mode & 07777), (unsigned)want);
+				bad++;
+			}
+			free(p);
+		}
+		p = xasprintf("%s/run.json", journal_dir(j));
+		if (stat(p, &st) != 0 || (st.st_mode & 07777) != wantf)
+			bad++;
+		free(p);
+		journal_free(j);
+	}
+	is_int(bad, 0, "a run directory, hosts/, logs/ and restore/ are 0777 less the umask "
+	    "(022, 027, 002, 077), run.json 0644 less it");
+	free(err);
 }
 
 /* --- Host logs ------------------------------------------------------------- */
@@ -1184,6 +1296,8 @@ main(void)
 	test_resume();
 	test_read_lines();
 	test_disk_full();
+	test_spare();
+	test_modes();
 	test_logs();
 	test_restore();
 	plan_free(plan);

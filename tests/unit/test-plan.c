@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "catalog.h"
-#include "conf.h"
+#include "yamldoc.h"
 #include "fleet.h"
 #include "plan.h"
 #include "tap.h"

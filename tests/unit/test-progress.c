@@ -3,13 +3,16 @@
  * frames rendered into a buffer for given states (host lines, the bar,
  * the ETA, width, colour, NO_COLOR, more hosts than rows, text from a
  * host made harmless), in-place redrawing and its rate limit, messages
- * above the frame, plain timestamped lines, and four threads reporting
- * at once.  No assertion depends on real time.
+ * above the frame, plain timestamped lines, the counts of an interrupted
+ * run and of hosts given up, and four threads reporting at once; the one-line status of a transfer on a pseudo-terminal.  No
+ * assertion depends on real time.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -91,6 +94,8 @@ scene(enum progress_mode mode, FILE **f)
 	fake_now += 5;
 	progress_state(p, 1, PROGRESS_CONNECTING, "bench@192.0.2.2");
 	progress_state(p, 2, PROGRESS_DEPLOYING, "x86_64");
+	/* tx49-16k: unreachable, its 18 trials recorded as connect failures */
+	progress_trials_failed(p, 5, 18);
 	progress_state(p, 5, PROGRESS_FAILED, "connect: connection refused");
 	/* lab-01: three trials in 30 s, one failed, the fourth running */
 	for (i = 1; i <= 3; i++) {
@@ -120,7 +125,7 @@ test_frame(void)
 	    "p690      waiting\n"
 	    "nhm-ep    done, 18 trials, 1 failed\n"
 	    "tx49-16k  failed: connect: connection refused\n"
-	    "[#############.......................] 39/108 trials, 2 failed   36%  eta 2m30s\n";
+	    "[############.......................] 39/108 trials, 20 failed   36%  eta 2m30s\n";
 
 	progress_set_color(p, 0);
 	is_str(render(p), want, "a frame: every state, the bar and the ETA of the slowest host");
@@ -154,9 +159,11 @@ test_eta(void)
 	progress_trial_done(p, 1, NULL);
 	progress_trial_done(p, 1, "bench");
 	progress_state(p, 1, PROGRESS_DONE, NULL);
+	progress_trial_done(p, 0, "agent-lost");
+	progress_trials_failed(p, 0, 8);	/* the rest, recorded as connect */
 	progress_state(p, 0, PROGRESS_FAILED, "agent-lost: connection reset");
-	ok(strstr(render(p), "14/14 trials, 1 failed  100%  in 20s\n") != NULL,
-	    "a failed host's remaining trials count as finished: 100%");
+	ok(strstr(render(p), "14/14 trials, 10 failed  100%  in 20s\n") != NULL,
+	    "a lost host's trials recorded as failed are finished, and failed: 100%");
 	progress_free(p);
 	fclose(f);
 }
@@ -184,7 +191,7 @@ test_width(void)
 	progress_set_size(p, 30, 24);
 	ok(strstr(render(p), "\n39/108 36% eta 2m30s\n") != NULL, "narrower: the numbers alone");
 	progress_set_size(p, 60, 24);
-	ok(strstr(render(p), "\n[#####...........] 39/108 trials, 2 failed   36%  eta 2m30s\n"),
+	ok(strstr(render(p), "\n[#####..........] 39/108 trials, 20 failed   36%  eta 2m30s\n"),
 	    "a shorter bar at 60 columns");
 	progress_free(p);
 	fclose(f);
@@ -261,6 +268,51 @@ test_hostile_text(void)
 	progress_state(p, 0, PROGRESS_FAILED, "x\033[2Jy\nz");
 	out = written(f);
 	is_str(out, "2001-11-30T04:15:02Z lab-01 failed: x?[2Jy?z\n", "and in plain lines");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
+/* -v: a finished trial's values, one line that stays. */
+static void
+test_trial_values(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_PLAIN, &f);
+	char *out;
+
+	progress_add_host(p, "lab-01", 18);
+	progress_trial(p, 0, 4, "munmap threads=8 rep 2");
+	progress_trial_done(p, 0, NULL);
+	progress_trial_values(p, 0, "munmap threads=8 rep 2: ns_per_munmap 5032 ns\033[2J");
+	out = written(f);
+	ok(strstr(out, "2001-11-30T04:15:02Z lab-01 trial 4/18 munmap threads=8 rep 2: "
+	    "ns_per_munmap 5032 ns?[2J\n") != NULL, "plain: a timestamped line with the values, "
+	    "controls replaced");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	progress_set_color(p, 0);
+	progress_add_host(p, "lab-01", 18);
+	progress_trial(p, 0, 4, "lat_ctx rep 1");
+	progress_tick(p);
+	progress_trial_done(p, 0, NULL);
+	progress_trial_values(p, 0, "lat_ctx rep 1: latency 1.23 us");
+	out = written(f);
+	ok(strstr(out, "\033[Jlab-01 trial 4/18 lat_ctx rep 1: latency 1.23 us\n") != NULL &&
+	    strstr(strstr(out, "latency 1.23 us\n"), "lab-01") != NULL,
+	    "terminal: the line above the frame, which is drawn again below it");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_QUIET, &f);
+	progress_add_host(p, "lab-01", 1);
+	progress_trial_values(p, 0, "x: y 1 us");
+	out = written(f);
+	is_str(out, "", "quiet: nothing");
 	free(out);
 	progress_free(p);
 	fclose(f);
@@ -347,11 +399,16 @@ test_redraw(void)
 	free(out);
 
 	fake_now += 0.2;
+	for (i = 1; i <= 5; i++) {
+		progress_trial_done(p, 0, NULL);
+		progress_trial(p, 1, (size_t)i, "spin");
+		progress_trial_done(p, 1, NULL);
+	}
 	progress_state(p, 0, PROGRESS_DONE, NULL);
 	progress_state(p, 1, PROGRESS_DONE, NULL);
 	progress_end(p);
 	out = written(f);
-	ok(strstr(out, "lab-02  done, 0 trials\033[K\n") != NULL &&
+	ok(strstr(out, "lab-02  done, 5 trials\033[K\n") != NULL &&
 	    strstr(out, "10/10 trials  100%") != NULL, "the last frame is drawn at the end");
 	free(out);
 	progress_state(p, 0, PROGRESS_FAILED, "late");
@@ -392,7 +449,7 @@ test_plain(void)
 	free(out);
 	progress_end(p);
 	out = written(f);
-	ok(strstr(out, "2001-11-30T04:15:37Z 39/108 trials, 2 failed, in 35s\n") != NULL,
+	ok(strstr(out, "2001-11-30T04:15:37Z 39/108 trials, 20 failed, in 35s\n") != NULL,
 	    "a summary at the end");
 	free(out);
 	progress_free(p);
@@ -416,6 +473,100 @@ test_plain(void)
 	progress_free(p);
 	fclose(f);
 	progress_free(NULL);
+}
+
+
+/*
+ * The counts say what happened: an interrupted run counts the trials that
+ * ran and says how many were not run; a host given up before any trial
+ * counts its trials (recorded as failed) as failed.
+ */
+static void
+test_counts(void)
+{
+	FILE *f;
+	struct progress *p;
+	char *out;
+	size_t i;
+
+	/* SIGINT: a ran 4 of 10 (the 4th cancelled), b all 10. */
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	progress_set_color(p, 0);
+	progress_add_host(p, "a", 10);
+	progress_add_host(p, "b", 10);
+	for (i = 1; i <= 10; i++) {
+		if (i <= 4) {
+			progress_trial(p, 0, i, "x");
+			progress_trial_done(p, 0, i == 4 ? "cancelled" : NULL);
+		}
+		progress_trial(p, 1, i, "y");
+		fake_now += 2;
+		progress_trial_done(p, 1, NULL);
+	}
+	ok(strstr(render(p), "a  trial 4/10 (1 failed) x\n") != NULL &&
+	    strstr(frame, "] 14/20 trials, 1 failed   70%  eta ") != NULL,
+	    "while it runs: 14 of 20 finished");
+	progress_state(p, 1, PROGRESS_DONE, NULL);
+	progress_state(p, 0, PROGRESS_INTERRUPTED, NULL);
+	is_str(render(p), "a  interrupted, 4 trials, 1 failed, 6 not run\n"
+	    "b  done, 10 trials\n"
+	    "[####################.........] 14/20 trials, 1 failed, 6 not run   70%  in 20s\n",
+	    "interrupted: the trials that ran, and those not run; not 20/20");
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_PLAIN, &f);
+	progress_add_host(p, "a", 10);
+	progress_add_host(p, "b", 10);
+	for (i = 1; i <= 4; i++) {
+		progress_trial(p, 0, i, "x");
+		progress_trial_done(p, 0, i == 4 ? "cancelled" : NULL);
+	}
+	fake_now += 8;
+	progress_state(p, 0, PROGRESS_INTERRUPTED, NULL);
+	progress_state(p, 1, PROGRESS_INTERRUPTED, NULL);
+	progress_end(p);
+	out = written(f);
+	ok(strstr(out, "2001-11-30T04:15:10Z a interrupted, 4 trials, 1 failed, 6 not run\n") &&
+	    strstr(out, "2001-11-30T04:15:10Z b interrupted, 0 trials, 10 not run\n"),
+	    "plain: each interrupted host says what it did not run");
+	ok(strstr(out, "2001-11-30T04:15:10Z 4/20 trials, 1 failed, 16 not run, in 8s\n") != NULL,
+	    "plain: the last line counts what ran and what did not");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	/* Unreachable: 6 trials recorded as connect failures. */
+	p = new_progress(PROGRESS_PLAIN, &f);
+	progress_add_host(p, "dead", 6);
+	progress_state(p, 0, PROGRESS_CONNECTING, "198.18.9.9");
+	progress_trials_failed(p, 0, 6);
+	progress_state(p, 0, PROGRESS_FAILED, "connect: connection refused");
+	progress_end(p);
+	out = written(f);
+	ok(strstr(out, "Z 6/6 trials, 6 failed, in 0s\n") != NULL,
+	    "an unreachable host's trials failed: 6/6 trials, 6 failed");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	/* More hosts than rows: interrupted ones before done ones, and counted
+	 * apart. */
+	p = new_progress(PROGRESS_TERMINAL, &f);
+	progress_set_color(p, 0);
+	progress_set_size(p, 80, 6);
+	for (i = 0; i < 8; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%zu", i);
+		progress_add_host(p, name, 2);
+		progress_state(p, i, i >= 3 ? PROGRESS_INTERRUPTED : PROGRESS_DONE, NULL);
+	}
+	ok(strncmp(render(p), "n3  interrupted, 0 trials, 2 not run\n", 37) == 0 &&
+	    strstr(frame, "+5 more: 0 busy, 0 failed, 0 waiting, 3 done, 2 interrupted\n")
+	    != NULL, "the rest: interrupted hosts shown first, not said to be done or failed");
+	progress_free(p);
+	fclose(f);
 }
 
 struct worker {
@@ -494,6 +645,80 @@ test_threads(void)
 	fclose(f);
 }
 
+/* What the pseudo-terminal master has to read (all of it, by now). */
+static char *
+pty_read(int master)
+{
+	static char buf[4096];
+	ssize_t n;
+	size_t got = 0;
+	int fl = fcntl(master, F_GETFL);
+
+	fcntl(master, F_SETFL, fl | O_NONBLOCK);
+	while (got < sizeof(buf) - 1 && (n = read(master, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	fcntl(master, F_SETFL, fl);
+	buf[got] = '\0';
+	return buf;
+}
+
+static void
+test_status_line(void)
+{
+	struct progress_line *l;
+	struct termios tio;
+	int fds[2], master, slave = -1;
+	char *name, *term = getenv("TERM") ? xstrdup(getenv("TERM")) : NULL;
+
+	if (pipe(fds) != 0) {
+		printf("Bail out! pipe\n");
+		exit(1);
+	}
+	ok(!progress_is_terminal(fds[1]) && progress_line_new(fds[1]) == NULL,
+	    "status line: none on a pipe");
+	progress_line_set(NULL, 1, "x");
+	progress_line_message(NULL, "x");
+	progress_line_end(NULL);
+	ok(1, "... and NULL is taken by every call");
+	close(fds[0]);
+	close(fds[1]);
+
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY)) < 0 || grantpt(master) != 0 ||
+	    unlockpt(master) != 0 || (name = ptsname(master)) == NULL ||
+	    (slave = open(name, O_RDWR | O_NOCTTY)) < 0 || tcgetattr(slave, &tio) != 0) {
+		ok(1, "status line on a terminal # SKIP no pseudo-terminal");
+		if (slave >= 0)
+			close(slave);
+		if (master >= 0)
+			close(master);
+		free(term);
+		return;
+	}
+	cfmakeraw(&tio);
+	tcsetattr(slave, TCSANOW, &tio);
+	setenv("TERM", "dumb", 1);
+	ok(progress_line_new(slave) == NULL, "status line: none with TERM=dumb");
+	setenv("TERM", "xterm", 1);
+	l = progress_line_new(slave);
+	ok(l != NULL, "status line on a terminal");
+	progress_line_set(l, 1, "push %s: %d/%d files", "r1", 1, 4);
+	progress_line_set(l, 1, "push %s: %d/%d files", "r1", 2, 4);
+	is_str(pty_read(master), "\r\033[Kpush r1: 1/4 files\r\033[Kpush r1: 2/4 files",
+	    "... redrawn in place, the cursor left on it");
+	progress_line_message(l, "fleetmark: a message");
+	progress_line_set(l, 0, "push r1: 3/4 files");
+	progress_line_end(l);
+	is_str(pty_read(master), "\r\033[Kfleetmark: a message\n\r\033[Kpush r1: 3/4 files\r\033[K",
+	    "a message in its place, the line drawn again at once, cleared at the end");
+	close(slave);
+	close(master);
+	if (term != NULL)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(term);
+}
+
 int
 main(void)
 {
@@ -503,9 +728,12 @@ main(void)
 	test_width();
 	test_color();
 	test_hostile_text();
+	test_trial_values();
 	test_many_hosts();
 	test_redraw();
 	test_plain();
+	test_counts();
 	test_threads();
+	test_status_line();
 	return tap_done();
 }

@@ -1,9 +1,10 @@
 /*
  * test-report: reading run directories (series, labels, duplicates,
  * truncated and corrupt lines, unknown formats, the fast line scanner
- * against jansson), the delta lines of linux-kernel mail, and the compare
+ * against jansson), the delta lines of linux-kernel mail, the compare
  * rows of the munmap fixtures (tests/data/report/munmap-*, written by
- * gen-fixtures.py).
+ * gen-fixtures.py), runs with no point in common, partial runs flagged,
+ * and the samples table (kept samples, spellings, a trial run again).
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,9 +21,11 @@
 
 #define DATA	"tests/data/report/"
 
+/* Render with these options; the message of a failed render in *errp
+ * (may be NULL: printed and freed). */
 static char *
-render(const struct report *r, enum report_table t, enum report_format f,
-    const char *baseline, int *rc)
+render_opts(const struct report *r, enum report_table t, enum report_format f,
+    const char *baseline, int samples, int *rc, char **errp)
 {
 	struct report_opts o;
 	char *out = NULL, *err = NULL;
@@ -33,12 +36,37 @@ render(const struct report *r, enum report_table t, enum report_format f,
 	o.table = t;
 	o.format = f;
 	o.baseline = baseline;
+	o.samples = samples;
 	*rc = report_render(r, &o, mem, &err);
 	fclose(mem);
+	if (errp != NULL) {
+		*errp = err;
+		return out;
+	}
 	if (*rc < 0)
 		printf("# render: %s\n", err);
 	free(err);
 	return out;
+}
+
+static char *
+render(const struct report *r, enum report_table t, enum report_format f,
+    const char *baseline, int *rc)
+{
+	return render_opts(r, t, f, baseline, 0, rc, NULL);
+}
+
+/* How many times needle is in hay. */
+static int
+count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while (hay && (hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
 }
 
 /* report_write_baseline's text; its result in *rc. */
@@ -68,12 +96,13 @@ write_file(const char *path, const char *text)
 	}
 }
 
-#define LINE(host, params, rep, value) \
+#define LINE_S(host, params, rep, value, samples) \
 	"{\"format\":1,\"run\":\"r\",\"host\":\"" host "\",\"variant\":null," \
 	"\"bench\":\"munmap\",\"params\":" params ",\"rep\":" #rep ",\"key\":\"k\"," \
 	"\"metric\":\"ns_per_munmap\",\"unit\":\"ns\",\"direction\":\"lower\"," \
-	"\"value\":" #value ",\"samples\":[1,2],\"resolved\":{\"a\":[1,{\"b\":\"}\"}]}," \
+	"\"value\":" #value ",\"samples\":" samples ",\"resolved\":{\"a\":[1,{\"b\":\"}\"}]}," \
 	"\"status\":\"ok\",\"kind\":\"ok\"}\n"
+#define LINE(host, params, rep, value) LINE_S(host, params, rep, value, "[1,2]")
 
 int
 main(void)
@@ -278,6 +307,100 @@ main(void)
 	err = NULL;
 	report_free(r);
 
+	/* --samples: each trial's samples, in the spellings a line may have */
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
+	    "\"hosts\":{\"h1\":{}}}");
+	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
+	write_file(path,
+	    LINE_S("h1", "{}", 1, 20, "[ 30 , 10,20 ]")
+	    LINE_S("h\\u0031", "{}", 2, 5, "[4,5,6.5]")	/* an escape */
+	    LINE_S("h1", "{}", 3, 1, "[1,2,3,4,5,6,7,8,9,10,11]")	/* more than 10 */
+	    LINE_S("h1", "{}", 4, 7, "[7, \"x\"]")		/* not numbers */
+	    LINE_S("h1", "{}", 5, 9, "[9,8]")
+	    LINE_S("h1", "{}", 5, 2, "[2,1,3]"));		/* rep 5 run again */
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read lines with samples, not kept");
+	out = render_opts(r, REPORT_TABLE_SUMMARY, REPORT_CSV, NULL, 1, &rc, &err);
+	ok(rc == -1 && err && strstr(err, "samples"), "--samples without kept samples: an error");
+	free(err);
+	err = NULL;
+	free(out);
+	report_free(r);
+	r = report_new();
+	report_keep_samples(r);
+	ok(report_add_run(r, dir, &err) == 0, "read lines with samples, kept");
+	out = render_opts(r, REPORT_TABLE_SUMMARY, REPORT_CSV, NULL, 1, &rc, NULL);
+	is_int(rc, 0, "summary with the samples table renders");
+	ok(strstr(out, "\ntable,bench,params,metric,unit,series,rep,n,min,median,max,spread,"
+	    "s1,s2,s3\n") != NULL, "samples: a column per sample, as many as the longest "
+	    "trial shown (the 11-sample one is not)");
+	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,1,3,10,20,30,100,30,10,20\n")
+	    != NULL, "samples: n, min, median, max, spread %, in the order taken");
+	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,2,3,4,5,6.5,50,4,5,6.5\n")
+	    != NULL, "samples: a line with an escaped host name");
+	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,3,11,1,6,11,166.66666666666669,"
+	    ",,\n") != NULL, "samples: more than 10: min, median, max, no columns");
+	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,4,0,,,,,,,\n") != NULL,
+	    "samples: not an array of numbers: none kept");
+	ok(strstr(out, "\nsamples,munmap,,ns_per_munmap,ns,h1/s,5,3,1,2,3,100,2,1,3\n") != NULL &&
+	    count_of(out, ",h1/s,5,") == 1, "samples: a trial run again replaces its samples");
+	free(out);
+	out = render(r, REPORT_TABLE_SUMMARY, REPORT_CSV, NULL, &rc);
+	ok(out && strstr(out, "samples") == NULL, "no samples table unless asked");
+	free(out);
+	report_free(r);
+
+	/* a partial run: a line at the top, a table first in csv and json */
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	write_file(path, "{\"format\":1,\"run\":\"r-int\",\"label\":\"s\","
+	    "\"status\":\"interrupted\",\"hosts\":{\"h1\":{}}}");
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read an interrupted run");
+	out = render(r, REPORT_TABLE_SUMMARY, REPORT_TEXT, NULL, &rc);
+	ok(out && strncmp(out, "PARTIAL RUN: r-int (", 20) == 0 && strstr(out, ") was "
+	    "interrupted: not every trial ran, so points may be missing or have fewer "
+	    "trials\n\nSummary: ") != NULL, "text: the PARTIAL RUN line, then the tables");
+	free(out);
+	out = render(r, REPORT_TABLE_SUMMARY, REPORT_CSV, NULL, &rc);
+	ok(out && strncmp(out, "table,run,dir,status\npartial,r-int,", 35) == 0 &&
+	    strstr(out, ",interrupted\n\ntable,bench,") != NULL, "csv: the partial table first");
+	free(out);
+	out = render(r, REPORT_TABLE_SUMMARY, REPORT_JSON, NULL, &rc);
+	ok(out && strncmp(out, "[\n{\"table\":\"partial\",\"run\":\"r-int\",", 35) == 0,
+	    "json: the partial object first");
+	free(out);
+	report_free(r);
+	write_file(path, "{\"format\":1,\"run\":\"r-int\",\"label\":\"s\","
+	    "\"status\":\"failed\",\"hosts\":{\"h1\":{}}}");
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read a failed run");
+	out = render(r, REPORT_TABLE_SUMMARY, REPORT_TEXT, NULL, &rc);
+	ok(out && strstr(out, "failed (the controller gave up)") != NULL, "a failed run: flagged");
+	free(out);
+	report_free(r);
+
+	/* no point in common: an error for compare, the summary by default */
+	r = report_new();
+	ok(report_add_run(r, DATA "munmap-base", &err) == 0 &&
+	    report_add_run(r, DATA "pagefault", &err) == 0, "read two unrelated runs");
+	ok(report_has_series(r, "base") && report_has_series(r, "lab-03/base") &&
+	    !report_has_series(r, "patched"), "report_has_series: by label and full name");
+	out = render_opts(r, REPORT_TABLE_COMPARE, REPORT_TEXT, NULL, 0, &rc, &err);
+	is_int(rc, -1, "compare with no point in common: an error");
+	is_str(err, "no points in common: lab-03/base (run 20011130-041500-tlb-flush-range-3f2a, "
+	    "plan tlb-flush-range) has munmap (2 points); lab-03/base#2 (run "
+	    "20050301-120000-pagefault-5a1e, plan pagefault) has pagefault (1 point)",
+	    "the message says what each side has");
+	ok(out == NULL || *out == '\0', "and nothing is printed");
+	free(err);
+	err = NULL;
+	free(out);
+	out = render(r, REPORT_TABLE_AUTO, REPORT_TEXT, NULL, &rc);
+	ok(rc == 0 && strncmp(out, "Summary: ", 9) == 0, "no --table: the summary instead");
+	free(out);
+	report_free(r);
+
 	/* report_write_run writes report.txt */
 	{
 		char cmd[1024];
@@ -300,7 +423,7 @@ main(void)
 			is_str(line, "Processor, Processes - times in microseconds - smaller is better\n",
 			    "with the lmbench tables");
 		}
-		/* regression.metrics: only the plan's metrics count (SPEC §5) */
+		/* regression.metrics: only the plan's metrics count (docs/plans-and-fleets.md) */
 		snprintf(cmd, sizeof(cmd), "cp -r " DATA "munmap-base %s/base && cp -r " DATA
 		    "munmap-patch %s/patch && sed -i 's/\"metrics\": \\[\\]/\"metrics\": "
 		    "[\"munmap.accesses_per_thread_ms\"]/' %s/patch/run.json && grep -q "
@@ -328,6 +451,20 @@ main(void)
 		ok(access(path, F_OK) == 0, "report.html written too");
 		snprintf(path, sizeof(path), "%s/patch/report.txt", dir);
 		ok(access(path, F_OK) == 0, "and report.txt");
+
+		/* lmbench and compare in one report.txt: the PARTIAL RUN line once */
+		snprintf(cmd, sizeof(cmd), "cp -r " DATA "tx49-without %s/txa && cp -r " DATA
+		    "tx49-with %s/txb && sed -i 's/\"status\": \"finished\"/\"status\": "
+		    "\"interrupted\"/' %s/txb/run.json && grep -q interrupted %s/txb/run.json",
+		    dir, dir, dir, dir);
+		ok(system(cmd) == 0, "copy the TX49 runs, the second interrupted");
+		snprintf(path, sizeof(path), "%s/txb", dir);
+		snprintf(cmd, sizeof(cmd), "%s/txa", dir);
+		out = baseline_text(path, cmd, &rc);
+		ok(out && strncmp(out, "PARTIAL RUN: ", 13) == 0 && count_of(out, "PARTIAL RUN")
+		    == 1 && strstr(out, "Processor, Processes") && strstr(out, "Compare against"),
+		    "report_write_baseline: lmbench, compare, and the partial run flagged once");
+		free(out);
 
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd) != 0)

@@ -2,7 +2,9 @@
  * test-util.c: the utility layer: strbuf (caps included), the atomic write
  * and the file helpers, digests against known vectors, clocks and
  * timestamps, UTF-8, percent-encoding and the number formatters, each
- * against the output of the copies it replaced.
+ * against the output of the copies it replaced; CSV fields, directory
+ * listings, string vectors, err_set(), free_secret() and the XML element
+ * lookups.
  */
 #include <sys/stat.h>
 
@@ -15,14 +17,17 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "csv.h"
 #include "digest.h"
 #include "fsutil.h"
 #include "numfmt.h"
 #include "pctenc.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "tap.h"
 #include "utf8.h"
 #include "xmalloc.h"
+#include "xmldoc.h"
 
 static char *tmpdir;
 
@@ -446,6 +451,153 @@ test_numfmt(void)
 	is_str(b, "2h05m", "hours");
 }
 
+/* --- csv_field --------------------------------------------------------------- */
+
+static void
+test_csv(void)
+{
+	static const char *const cases[][2] = {
+		{ "", "" }, { "plain", "plain" }, { "a,b", "\"a,b\"" },
+		{ "say \"x\"", "\"say \"\"x\"\"\"" }, { "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" }, { " lead", "\" lead\"" }, { "trail ", "\"trail \"" },
+		{ "in side", "in side" },
+	};
+	char *buf;
+	size_t i, len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = open_memstream(&buf, &len);
+		csv_field(f, cases[i][0]);
+		fclose(f);
+		is_str(buf, cases[i][1], "csv_field: RFC 4180 quoting");
+		free(buf);
+	}
+}
+
+/* --- fs_list_dir ------------------------------------------------------------- */
+
+static void
+test_list_dir(void)
+{
+	char *d = xasprintf("%s/list", tmpdir), *p, **names, *err = NULL;
+	size_t n;
+
+	ok(fs_list_dir(d, &names, &n, &err) == -1 && errno == ENOENT && err != NULL &&
+	    strstr(err, "cannot open") != NULL, "fs_list_dir: a missing directory, errno kept");
+	free(err);
+	err = NULL;
+	ok(mkdir(d, 0700) == 0 && fs_list_dir(d, &names, &n, &err) == 0 && n == 0,
+	    "an empty directory: no names");
+	strv_free(names, n);
+	for (const char *const *f = (const char *const[]){ "b", ".hidden", "a", "c.d", NULL };
+	    *f != NULL; f++) {
+		p = xasprintf("%s/%s", d, *f);
+		(void)fs_write_atomic(p, "", 0, 0600, FS_NOSYNC, &err);
+		free(p);
+	}
+	ok(fs_list_dir(d, &names, &n, &err) == 0 && n == 3 && strcmp(names[0], "a") == 0 &&
+	    strcmp(names[1], "b") == 0 && strcmp(names[2], "c.d") == 0,
+	    "the names but dot files, sorted");
+	strv_free(names, n);
+	free(d);
+}
+
+/* --- strv -------------------------------------------------------------------- */
+
+static void
+test_strv(void)
+{
+	struct strv sv = STRV_INIT;
+	char **v;
+
+	strv_free(NULL, 3);
+	ok(1, "strv_free of NULL");
+	v = xcalloc(4, sizeof(*v));
+	v[0] = xstrdup("b");
+	v[2] = xstrdup("a");
+	strv_free(v, 4);
+	ok(1, "strv_free skips NULL slots");
+
+	strv_clear(&sv);
+	ok(sv.v == NULL && sv.n == 0, "clearing an empty vector");
+	strv_push(&sv, "ssh");
+	strv_pushf(&sv, "-p%d", 2222);
+	strv_push(&sv, "");
+	ok(sv.n == 3 && strcmp(sv.v[0], "ssh") == 0 && strcmp(sv.v[1], "-p2222") == 0 &&
+	    sv.v[2][0] == '\0', "push copies, pushf formats");
+	ok(sv.v[sv.n] == NULL, "NULL-terminated, an argv");
+	is_int(strv_find(sv.v, sv.n, "-p2222"), 1, "find");
+	ok(strv_find(sv.v, sv.n, "ss") == STRV_NONE, "find of a string not there");
+	ok(strv_find(NULL, 0, "x") == STRV_NONE, "find in nothing");
+	strv_sort(sv.v, sv.n);
+	ok(sv.v[0][0] == '\0' && strcmp(sv.v[1], "-p2222") == 0 && strcmp(sv.v[2], "ssh") == 0 &&
+	    sv.v[3] == NULL, "sort in strcmp order, the NULL kept");
+	strv_sort(NULL, 0);
+	strv_clear(&sv);
+	ok(sv.v == NULL && sv.n == 0 && sv.cap == 0, "clear empties the vector");
+	strv_push(&sv, "again");
+	ok(sv.n == 1 && sv.v[1] == NULL, "... and it can be used again");
+	strv_clear(&sv);
+}
+
+/* --- xmldoc ------------------------------------------------------------------ */
+
+static void
+test_xmldoc(void)
+{
+	static const char xml[] = "<D:multistatus xmlns:D=\"DAV:\" xmlns:x=\"urn:x\">"
+	    "<x:href>not DAV's</x:href><D:href>a</D:href><!-- c --><plain/></D:multistatus>";
+	xmlDoc *doc = xmldoc_read(xml, sizeof(xml) - 1, "t.xml", 0);
+	const xmlNode *root, *c;
+
+	ok(doc != NULL, "xmldoc_read");
+	if (doc == NULL)
+		return;
+	root = xmlDocGetRootElement(doc);
+	ok(xmldoc_is(root, "DAV:", "multistatus") && xmldoc_is(root, NULL, "multistatus"),
+	    "xmldoc_is: the namespace, or any");
+	ok(!xmldoc_is(root, "urn:x", "multistatus") && !xmldoc_is(root, "DAV:", "response"),
+	    "... not another namespace or name");
+	c = xmldoc_child(root, "DAV:", "href");
+	ok(c != NULL && c->ns != NULL && strcmp((const char *)c->ns->href, "DAV:") == 0,
+	    "xmldoc_child skips a child of the same name in another namespace");
+	c = xmldoc_child(root, NULL, "href");
+	ok(c != NULL && strcmp((const char *)c->ns->href, "urn:x") == 0,
+	    "... and with no namespace takes the first");
+	ok(xmldoc_child(root, NULL, "plain") != NULL && xmldoc_child(root, "DAV:", "plain") == NULL,
+	    "an element in no namespace is only found with ns NULL");
+	ok(xmldoc_child(root, NULL, "none") == NULL, "no such child");
+	xmlFreeDoc(doc);
+}
+
+/* --- err_set ----------------------------------------------------------------- */
+
+static void
+test_err_set(void)
+{
+	char *err = NULL;
+
+	is_int(err_set(&err, -7, "cannot open %s: %s", "/x", "no such file"), -7,
+	    "err_set returns the code");
+	is_str(err, "cannot open /x: no such file", "... with the message in *err");
+	free(err);
+	is_int(err_set(&err, 0, "plain"), 0, "any code, a plain message");
+	is_str(err, "plain", "... as given");
+	free(err);
+}
+
+/* --- free_secret ------------------------------------------------------------- */
+
+static void
+test_free_secret(void)
+{
+	free_secret(NULL);
+	free_secret(xstrdup(""));
+	free_secret(xstrdup("hunter2"));
+	ok(1, "free_secret of NULL, an empty and a real secret (no leak under valgrind)");
+}
+
 int
 main(void)
 {
@@ -463,6 +615,12 @@ main(void)
 	test_utf8();
 	test_pctenc();
 	test_numfmt();
+	test_csv();
+	test_list_dir();
+	test_strv();
+	test_err_set();
+	test_free_secret();
+	test_xmldoc();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);

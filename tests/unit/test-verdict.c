@@ -1,8 +1,16 @@
 /*
- * test-verdict: the good / bad / unsure rule of bisect-run (verdict.h) on
- * made-up trial values: against good values (Welch) and against one good
- * value (one-sample t-test), both directions of metric, noise, and a
- * change that is large but not significant.
+ * test-verdict: the one regression rule (verdict.h) on made-up trial
+ * values: against good values (Welch) and against one good value
+ * (one-sample t), both directions of metric, the interval against the
+ * threshold (where the measured change alone would decide otherwise),
+ * noise, too few values, and a good value of 0.  The compare and matrix
+ * tables' use of it is held by their golden files (t500-report.sh,
+ * test-report.c).
+ *
+ * Intervals are checked against t quantiles from tables: the two-sample
+ * cases shift one sample, so the variances and sizes are equal and
+ * Welch's df is exactly 2(n - 1) = 8 (t = 2.306004); the one-sample ones
+ * have df = n - 1 = 4 (t = 2.776445).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,66 +20,166 @@
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
-int
-main(void)
+static const double base[] = { 10.0, 10.1, 9.9, 10.05, 9.95 };	/* mean 10, se of a shift 0.05 */
+
+static void
+test_two_samples(void)
 {
-	static const double base[] = { 10.0, 10.1, 9.9, 10.05, 9.95 };
 	static const double same[] = { 10.02, 9.97, 10.08, 9.93, 10.0 };
 	static const double slow[] = { 20.1, 19.8, 20.3, 19.9, 20.0 };	/* twice the time */
 	static const double fast[] = { 5.0, 5.1, 4.9, 5.05, 4.95 };	/* half */
-	static const double noisy[] = { 6.0, 14.0, 9.0, 12.5, 8.0 };	/* rsd ~ 32% */
-	static const double vague_b[] = { 10.0, 12.0, 8.0 };		/* rsd 20% */
-	static const double vague_n[] = { 12.0, 14.5, 9.5 };		/* +20%, p ~ 0.3 */
+	static const double up4[] = { 10.4, 10.5, 10.3, 10.45, 10.35 };	/* base + 0.4 */
+	static const double up2[] = { 10.2, 10.3, 10.1, 10.25, 10.15 };	/* base + 0.2 */
+	static const double down4[] = { 9.6, 9.7, 9.5, 9.65, 9.55 };	/* base - 0.4 */
 	struct verdict d;
 
 	verdict_judge(same, N(same), base, N(base), 0, 0, 5, &d);
 	is_int(d.kind, VERDICT_GOOD, "the same speed: good");
-	ok(fabs(d.change) < 1 && d.p > 0.05 && d.rsd < 1, "small change, no significance, steady");
+	ok(d.tested && fabs(d.change) < 1 && d.p > 0.05 && d.rsd < 1,
+	    "small change, no significance, steady");
+	ok(d.lo < 0 && d.hi > 0 && d.hi < 5, "the interval holds 0 and stays below 5%");
 
 	verdict_judge(slow, N(slow), base, N(base), 0, 0, 5, &d);
 	is_int(d.kind, VERDICT_BAD, "twice the time of a lower-is-better metric: bad");
 	is_num(d.change, 100.0, 1, "change +100%");
 	is_num(d.worse, 100.0, 1, "worse by 100%");
-	ok(d.p < 1e-6, "and significant");
+	ok(d.p < 1e-6 && d.lo > 90 && d.hi < 110, "significant, the interval around +100%");
 
 	verdict_judge(fast, N(fast), base, N(base), 0, 0, 5, &d);
-	is_int(d.kind, VERDICT_GOOD, "half the time: better is good");
-	ok(d.worse < 0, "worse is negative when better");
+	is_int(d.kind, VERDICT_BETTER, "half the time: better");
+	ok(d.worse < 0 && d.hi < 0, "worse is negative when better, so is the interval");
+	ok(verdict_significant(d.kind), "better is significant (the compare table marks it)");
 
 	verdict_judge(fast, N(fast), base, N(base), 0, 1, 5, &d);
 	is_int(d.kind, VERDICT_BAD, "half of a higher-is-better metric: bad");
 	is_num(d.worse, 50.0, 1, "worse by 50%");
 	verdict_judge(slow, N(slow), base, N(base), 0, 1, 5, &d);
-	is_int(d.kind, VERDICT_GOOD, "twice a higher-is-better metric: good");
+	is_int(d.kind, VERDICT_BETTER, "twice a higher-is-better metric: better");
+
+	/* the interval, not the measured change, against the threshold */
+	verdict_judge(up4, N(up4), base, N(base), 0, 0, 5, &d);
+	is_num(d.change, 4.0, 1e-9, "base + 0.4: change +4%");
+	is_num(d.lo, 4.0 - 1.153002, 1e-4, "the interval's low end: 4 - 2.306004 * 0.05 / 10");
+	is_num(d.hi, 4.0 + 1.153002, 1e-4, "and its high end");
+	ok(d.p < 0.001, "p (t = 8, df = 8) below 0.001");
+	is_int(d.kind, VERDICT_BAD,
+	    "+4% against 5%, significant, the interval reaching 5.15%: bad (the change alone says good)");
+	verdict_judge(up4, N(up4), base, N(base), 0, 0, 5.2, &d);
+	is_int(d.kind, VERDICT_GOOD, "the same against 5.2%: the whole interval below it, good");
+	verdict_judge(up4, N(up4), base, N(base), 0, 1, 5, &d);
+	is_int(d.kind, VERDICT_BETTER, "+4% of a higher-is-better metric: better");
+	verdict_judge(down4, N(down4), base, N(base), 0, 1, 5, &d);
+	is_int(d.kind, VERDICT_BAD, "-4% of a higher-is-better metric: bad");
+	is_num(d.worse, 4.0, 1e-9, "worse by 4%");
+
+	verdict_judge(up2, N(up2), base, N(base), 0, 0, 5, &d);
+	ok(d.p < 0.05 && d.hi < 5, "+2%: significant (t = 4), the interval ends at 3.15%");
+	is_int(d.kind, VERDICT_GOOD, "significant but shown smaller than the threshold: good");
+	ok(!verdict_significant(d.kind), "not marked");
+	verdict_judge(up2, N(up2), base, N(base), 0, 0, 3, &d);
+	is_int(d.kind, VERDICT_BAD, "the same against 3%: the interval reaches it, bad");
+}
+
+static void
+test_noise(void)
+{
+	static const double same[] = { 10.02, 9.97, 10.08, 9.93, 10.0 };
+	static const double noisy[] = { 6.0, 14.0, 9.0, 12.5, 8.0 };	/* rsd ~ 32% */
+	static const double vague_b[] = { 10.0, 12.0, 8.0 };		/* rsd 20% */
+	static const double vague_n[] = { 12.0, 14.5, 9.5 };		/* +20%, p ~ 0.3 */
+	static const double flat[] = { 8.0, 8.0, 8.0 };
+	static const double flat2[] = { 8.25, 8.25, 8.25 };		/* +3.125%, no variance */
+	struct verdict d;
 
 	verdict_judge(noisy, N(noisy), base, N(base), 0, 0, 5, &d);
-	is_int(d.kind, VERDICT_UNSURE, "noisy values with a small mean change: unsure, not good");
-	ok(d.rsd > 5 && d.worse < 5, "rsd above the threshold");
+	is_int(d.kind, VERDICT_NOISY, "noisy values with a small mean change: noisy, not good");
+	ok(d.rsd > 5 && d.worse < 5 && d.hi >= 5, "rsd above the threshold, the interval reaches it");
 	verdict_judge(same, N(same), noisy, N(noisy), 0, 0, 5, &d);
-	is_int(d.kind, VERDICT_UNSURE, "a noisy baseline: unsure");
-	ok(d.good_rsd > 5, "the baseline's rsd is above the threshold");
+	is_int(d.kind, VERDICT_NOISY, "a noisy baseline: noisy");
+	ok(d.good_rsd > 5 && d.rsd < 5, "the baseline's rsd is above the threshold");
 
 	verdict_judge(vague_n, N(vague_n), vague_b, N(vague_b), 0, 0, 10, &d);
-	is_int(d.kind, VERDICT_UNSURE, "worse by more than the threshold, p >= 0.05: unsure, not bad");
+	is_int(d.kind, VERDICT_NOISY, "worse by more than the threshold, p >= 0.05: noisy, not bad");
 	ok(d.worse >= 10 && d.p >= 0.05, "worse by 20%, p above 0.05");
 	verdict_judge(vague_n, N(vague_n), vague_b, N(vague_b), 0, 0, 30, &d);
-	is_int(d.kind, VERDICT_GOOD, "the same with a 30% threshold: good (rsd 20% <= 30%)");
+	is_int(d.kind, VERDICT_NOT_SIGNIFICANT,
+	    "the same against 30%: steady (rsd 20% <= 30%), but the interval reaches 30%: not significant");
+	ok(d.lo < 0 && d.hi >= 30 && d.worse < 30, "the interval holds 0 and +30%, the change is below");
+	verdict_judge(vague_n, N(vague_n), vague_b, N(vague_b), 0, 1, 40, &d);
+	ok(d.lo > -40 && d.lo < -20 && d.hi > 40, "the interval, about -32% to +72%");
+	is_int(d.kind, VERDICT_GOOD,
+	    "higher-is-better against 40%: the interval's worse end (its low end) is below, good");
+	verdict_judge(vague_n, N(vague_n), vague_b, N(vague_b), 0, 0, 40, &d);
+	is_int(d.kind, VERDICT_NOT_SIGNIFICANT,
+	    "lower-is-better against 40%: the worse end is the high one, not significant");
 
-	/* against one value: median and one-sample t-test */
+	verdict_judge(flat, N(flat), flat, N(flat), 0, 0, 5, &d);
+	is_int(d.kind, VERDICT_GOOD, "no variance, the same values: good");
+	ok(d.p == 1 && d.lo == 0 && d.hi == 0, "p 1, the interval [0, 0]");
+	verdict_judge(flat2, N(flat2), flat, N(flat), 0, 0, 5, &d);
+	is_int(d.kind, VERDICT_GOOD, "no variance, +3.125% against 5%: good");
+	ok(d.p == 0 && d.lo == 3.125 && d.hi == 3.125, "p 0, the interval [3.125, 3.125]");
+	verdict_judge(flat2, N(flat2), flat, N(flat), 0, 0, 3.125, &d);
+	is_int(d.kind, VERDICT_BAD, "the same against 3.125%: the interval reaches it, bad");
+
+	verdict_judge(same, N(same), base, 1, 0, 0, 5, &d);
+	is_int(d.kind, VERDICT_NOISY, "one good value as a sample: no test, noisy");
+	ok(!d.tested && isnan(d.p) && isnan(d.lo), "not tested, no p, no interval");
+
+	ok(!verdict_noisy(5.0, 3, 5.0), "rsd at the threshold, 3 values: not noisy");
+	ok(verdict_noisy(5.01, 3, 5.0), "rsd above the threshold: noisy");
+	ok(verdict_noisy(1.0, 2, 5.0), "two values: noisy");
+	ok(verdict_noisy(NAN, 10, 5.0), "no rsd: noisy");
+	is_num(verdict_rsd(vague_b, N(vague_b)), 20.0, 1e-9, "rsd of 10, 12, 8: 20%");
+	ok(isnan(verdict_rsd(vague_b, 1)), "no rsd of one value");
+	ok(isnan(verdict_rsd((const double[]){ -1.0, 1.0 }, 2)), "no rsd of a zero mean");
+}
+
+static void
+test_one_value(void)
+{
+	static const double same[] = { 10.02, 9.97, 10.08, 9.93, 10.0 };
+	static const double slow[] = { 20.1, 19.8, 20.3, 19.9, 20.0 };
+	static const double noisy[] = { 6.0, 14.0, 9.0, 12.5, 8.0 };
+	static const double skew[] = { 10.0, 10.0, 10.1, 10.4, 10.5 };	/* mean 10.2, median 10.1 */
+	struct verdict d;
+
 	verdict_judge(same, N(same), NULL, 0, 10.0, 0, 5, &d);
 	is_int(d.kind, VERDICT_GOOD, "--good 10 and values around 10: good");
-	is_num(d.now, 10.0, 1e-9, "the median is the statistic");
+	is_num(d.hi, 0.6968822, 1e-5, "the one-sample interval: 2.776445 * sd / sqrt(5), in %");
+	is_num(d.lo, -d.hi, 1e-9, "around a change of 0");
 	is_num(d.good_rsd, 0, 0, "a single good value has no rsd");
+
+	verdict_judge(skew, N(skew), NULL, 0, 10.0, 0, 5, &d);
+	is_num(d.now, 10.2, 1e-9, "the mean is the statistic, not the median");
+	is_num(d.change, 2.0, 1e-9, "change +2%");
+	is_num(d.hi, 2.0 + 2.911960, 1e-4, "the interval's high end 4.91%");
+	is_int(d.kind, VERDICT_GOOD, "p ~ 0.13, the interval below 5%: good");
+	verdict_judge(skew, N(skew), NULL, 0, 10.0, 0, 4.9, &d);
+	is_int(d.kind, VERDICT_NOT_SIGNIFICANT, "against 4.9%: the interval reaches it, not significant");
+
 	verdict_judge(slow, N(slow), NULL, 0, 10.0, 0, 5, &d);
 	is_int(d.kind, VERDICT_BAD, "--good 10 and values around 20: bad");
 	ok(d.p < 1e-6, "one-sample t-test significant");
+	verdict_judge(slow, N(slow), NULL, 0, 10.0, 1, 5, &d);
+	is_int(d.kind, VERDICT_BETTER, "the same of a higher-is-better metric: better");
 	verdict_judge(noisy, N(noisy), NULL, 0, 10.0, 0, 5, &d);
-	is_int(d.kind, VERDICT_UNSURE, "--good 10 and noisy values: unsure");
+	is_int(d.kind, VERDICT_NOISY, "--good 10 and noisy values: noisy");
 	verdict_judge(slow, 1, NULL, 0, 10.0, 0, 5, &d);
-	is_int(d.kind, VERDICT_UNSURE, "one value cannot be tested: unsure, never bad");
-	ok(isnan(d.p), "no p");
+	is_int(d.kind, VERDICT_NOISY, "one value cannot be tested: noisy, never bad");
+	ok(!d.tested && isnan(d.p), "no p");
 	verdict_judge(same, N(same), NULL, 0, 0.0, 0, 5, &d);
 	is_int(d.kind, VERDICT_BAD, "a good value of 0 and values around 10: bad");
 	ok(isinf(d.change) && d.change > 0, "an infinite change, not a division by zero");
+	ok(isnan(d.lo) && isnan(d.hi), "and no interval in percent of 0");
+}
+
+int
+main(void)
+{
+	test_two_samples();
+	test_noise();
+	test_one_value();
+	is_str(verdict_name(VERDICT_NOT_SIGNIFICANT), "not significant", "kind names");
 	return tap_done();
 }

@@ -1,5 +1,5 @@
 /*
- * conf.c: YAML files into position-carrying node trees (on libyaml's event
+ * yamldoc.c: YAML files into position-carrying node trees (on libyaml's event
  * parser), and the typed, strict getters the loaders share.
  */
 #include <ctype.h>
@@ -17,35 +17,32 @@
 
 #include <yaml.h>
 
-#include "conf.h"
+#include "yamldoc.h"
 #include "xmalloc.h"
 
-struct conf_doc {
+struct ydoc {
 	char			*file;
-	struct conf_node	*root;
-	struct conf_node	**all;		/* every node, for conf_free() */
+	struct ydoc_node	*root;
+	struct ydoc_node	**all;		/* every node, for ydoc_free() */
 	size_t			 nall, capall;
 };
 
 /* An open collection while parsing. */
 struct frame {
-	struct conf_node	*node;
+	struct ydoc_node	*node;
 	size_t			 cap;
-	struct conf_node	*pending_key;	/* mapping: key waiting for its value */
+	struct ydoc_node	*pending_key;	/* mapping: key waiting for its value */
 };
 
 int
-conf_error(char **err, const struct conf_node *n, const char *fmt, ...)
+ydoc_error(char **err, const struct ydoc_node *n, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (msg == NULL)
-		msg = xstrdup(fmt);
 	if (n != NULL) {
 		*err = xasprintf("%s:%d:%d: %s", n->file, n->line, n->col, msg);
 		free(msg);
@@ -66,34 +63,33 @@ pos_error(char **err, const char *file, int line, int col, const char *fmt, ...)
 	char *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	*err = xasprintf("%s:%d:%d: %s", file, line, col, msg ? msg : fmt);
+	*err = xasprintf("%s:%d:%d: %s", file, line, col, msg);
 	free(msg);
 	return -1;
 }
 
 const char *
-conf_type_name(const struct conf_node *n)
+ydoc_type_name(const struct ydoc_node *n)
 {
 	if (n == NULL)
 		return "nothing";
 	switch (n->type) {
-	case CONF_SCALAR:
-		return conf_is_null(n) ? "null" : "a scalar";
-	case CONF_SEQUENCE:
+	case YDOC_SCALAR:
+		return ydoc_is_null(n) ? "null" : "a scalar";
+	case YDOC_SEQUENCE:
 		return "a list";
-	case CONF_MAPPING:
+	case YDOC_MAPPING:
 		return "a mapping";
 	}
 	return "?";
 }
 
 int
-conf_is_null(const struct conf_node *n)
+ydoc_is_null(const struct ydoc_node *n)
 {
-	if (n == NULL || n->type != CONF_SCALAR || n->quoted)
+	if (n == NULL || n->type != YDOC_SCALAR || n->quoted)
 		return 0;
 	return strcmp(n->value, "") == 0 || strcmp(n->value, "~") == 0 ||
 	    strcmp(n->value, "null") == 0 || strcmp(n->value, "Null") == 0 ||
@@ -103,7 +99,7 @@ conf_is_null(const struct conf_node *n)
 /* --- Parsing ------------------------------------------------------------- */
 
 static void
-node_free(struct conf_node *n)
+node_free(struct ydoc_node *n)
 {
 	if (n == NULL)
 		return;
@@ -114,7 +110,7 @@ node_free(struct conf_node *n)
 }
 
 void
-conf_free(struct conf_doc *doc)
+ydoc_free(struct ydoc *doc)
 {
 	size_t i;
 
@@ -127,22 +123,22 @@ conf_free(struct conf_doc *doc)
 	free(doc);
 }
 
-const struct conf_node *
-conf_root(const struct conf_doc *doc)
+const struct ydoc_node *
+ydoc_root(const struct ydoc *doc)
 {
 	return doc->root;
 }
 
 const char *
-conf_file(const struct conf_doc *doc)
+ydoc_file(const struct ydoc *doc)
 {
 	return doc->file;
 }
 
-static struct conf_node *
-node_new(struct conf_doc *doc, enum conf_type type, const yaml_mark_t *m)
+static struct ydoc_node *
+node_new(struct ydoc *doc, enum ydoc_type type, const yaml_mark_t *m)
 {
-	struct conf_node *n = xcalloc(1, sizeof(*n));
+	struct ydoc_node *n = xcalloc(1, sizeof(*n));
 
 	n->type = type;
 	n->file = doc->file;
@@ -248,7 +244,7 @@ check_props(const yaml_event_t *ev, const char *file, char **err)
 static int
 key_cmp(const void *a, const void *b)
 {
-	const struct conf_node *const *x = a, *const *y = b;
+	const struct ydoc_node *const *x = a, *const *y = b;
 	int c = strcmp((*x)->value, (*y)->value);
 
 	if (c != 0)
@@ -260,10 +256,10 @@ key_cmp(const void *a, const void *b)
 
 /* Duplicate keys of a finished mapping: the later one is reported. */
 static int
-check_duplicates(const struct conf_node *map, char **err)
+check_duplicates(const struct ydoc_node *map, char **err)
 {
-	struct conf_node **sorted;
-	const struct conf_node *dup = NULL, *first = NULL;
+	struct ydoc_node **sorted;
+	const struct ydoc_node *dup = NULL, *first = NULL;
 	size_t i;
 
 	if (map->n < 2)
@@ -287,26 +283,26 @@ check_duplicates(const struct conf_node *map, char **err)
 	}
 	free(sorted);
 	if (dup != NULL)
-		return conf_error(err, dup, "duplicate key '%.64s' (first at line %d)",
+		return ydoc_error(err, dup, "duplicate key '%.64s' (first at line %d)",
 		    dup->value, first->line);
 	return 0;
 }
 
 /* Attach a finished node to the open collection on top of the stack. */
 static int
-attach(struct frame *top, struct conf_node *n, char **err)
+attach(struct frame *top, struct ydoc_node *n, char **err)
 {
-	struct conf_node *c = top->node;
+	struct ydoc_node *c = top->node;
 
-	if (c->type == CONF_SEQUENCE) {
+	if (c->type == YDOC_SEQUENCE) {
 		xgrow(&c->items, &top->cap, c->n + 1, sizeof(*c->items));
 		c->items[c->n++] = n;
 		return 0;
 	}
 	if (top->pending_key == NULL) {
-		if (n->type != CONF_SCALAR)
-			return conf_error(err, n, "mapping keys must be plain strings, not %s",
-			    conf_type_name(n));
+		if (n->type != YDOC_SCALAR)
+			return ydoc_error(err, n, "mapping keys must be plain strings, not %s",
+			    ydoc_type_name(n));
 		top->pending_key = n;
 		return 0;
 	}
@@ -324,34 +320,34 @@ attach(struct frame *top, struct conf_node *n, char **err)
 }
 
 int
-conf_parse(const char *name, const char *text, size_t len,
-    struct conf_doc **docp, char **err)
+ydoc_parse(const char *name, const char *text, size_t len,
+    struct ydoc **docp, char **err)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	struct conf_doc *doc;
-	struct frame stack[CONF_MAX_DEPTH + 1];
+	struct ydoc *doc;
+	struct frame stack[YDOC_MAX_DEPTH + 1];
 	int depth = 0, done = 0, ndocs = 0, r = -1, have_event = 0;
 	size_t nnodes = 0;
 
 	doc = xcalloc(1, sizeof(*doc));
 	doc->file = xstrdup(name);
-	if (len > CONF_MAX_BYTES) {
+	if (len > YDOC_MAX_BYTES) {
 		pos_error(err, doc->file, 1, 1, "file too large (%zu bytes, the limit is %d)",
-		    len, CONF_MAX_BYTES);
-		conf_free(doc);
+		    len, YDOC_MAX_BYTES);
+		ydoc_free(doc);
 		return -1;
 	}
 	if (!yaml_parser_initialize(&parser)) {
 		pos_error(err, doc->file, 1, 1, "cannot initialise the YAML parser");
-		conf_free(doc);
+		ydoc_free(doc);
 		return -1;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
 
 	while (!done) {
-		struct conf_node *n = NULL;
+		struct ydoc_node *n = NULL;
 
 		if (!yaml_parser_parse(&parser, &ev)) {
 			parser_error(&parser, doc->file, text, len, err);
@@ -382,9 +378,9 @@ conf_parse(const char *name, const char *text, size_t len,
 			    ev.data.alias.anchor);
 			goto out;
 		case YAML_SCALAR_EVENT:
-			n = node_new(doc, CONF_SCALAR, &ev.start_mark);
+			n = node_new(doc, YDOC_SCALAR, &ev.start_mark);
 			if (memchr(ev.data.scalar.value, '\0', ev.data.scalar.length) != NULL) {
-				conf_error(err, n, "NUL character in a string");
+				ydoc_error(err, n, "NUL character in a string");
 				goto out;
 			}
 			n->value = xstrndup((const char *)ev.data.scalar.value,
@@ -394,24 +390,24 @@ conf_parse(const char *name, const char *text, size_t len,
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			n = node_new(doc, ev.type == YAML_SEQUENCE_START_EVENT ?
-			    CONF_SEQUENCE : CONF_MAPPING, &ev.start_mark);
-			if (depth >= CONF_MAX_DEPTH) {
-				conf_error(err, n, "nesting deeper than %d levels", CONF_MAX_DEPTH);
+			    YDOC_SEQUENCE : YDOC_MAPPING, &ev.start_mark);
+			if (depth >= YDOC_MAX_DEPTH) {
+				ydoc_error(err, n, "nesting deeper than %d levels", YDOC_MAX_DEPTH);
 				goto out;
 			}
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
 			n = stack[--depth].node;
-			if (n->type == CONF_MAPPING && check_duplicates(n, err) != 0)
+			if (n->type == YDOC_MAPPING && check_duplicates(n, err) != 0)
 				goto out;
 			break;
 		case YAML_NO_EVENT:
 			break;
 		}
 		if (n != NULL && ev.type != YAML_SEQUENCE_END_EVENT &&
-		    ev.type != YAML_MAPPING_END_EVENT && ++nnodes > CONF_MAX_NODES) {
-			conf_error(err, n, "more than %d YAML nodes", CONF_MAX_NODES);
+		    ev.type != YAML_MAPPING_END_EVENT && ++nnodes > YDOC_MAX_NODES) {
+			ydoc_error(err, n, "more than %d YAML nodes", YDOC_MAX_NODES);
 			goto out;
 		}
 		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
@@ -442,12 +438,12 @@ out:
 	if (have_event)
 		yaml_event_delete(&ev);
 	yaml_parser_delete(&parser);
-	conf_free(doc);
+	ydoc_free(doc);
 	return r;
 }
 
 int
-conf_load(const char *path, struct conf_doc **docp, char **err)
+ydoc_load(const char *path, struct ydoc **docp, char **err)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -455,10 +451,8 @@ conf_load(const char *path, struct conf_doc **docp, char **err)
 	ssize_t got;
 	int fd, r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_set(err, -1, "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) != 0) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
 		close(fd);
@@ -470,15 +464,15 @@ conf_load(const char *path, struct conf_doc **docp, char **err)
 		close(fd);
 		return -1;
 	}
-	if (st.st_size > CONF_MAX_BYTES) {
+	if (st.st_size > YDOC_MAX_BYTES) {
 		close(fd);
 		return pos_error(err, path, 1, 1, "file too large (%lld bytes, the limit is %d)",
-		    (long long)st.st_size, CONF_MAX_BYTES);
+		    (long long)st.st_size, YDOC_MAX_BYTES);
 	}
 	/* Read one byte past the limit, in case the file grew since fstat. */
-	buf = xmalloc(CONF_MAX_BYTES + 2);
-	while (len < CONF_MAX_BYTES + 1) {
-		got = read(fd, buf + len, CONF_MAX_BYTES + 1 - len);
+	buf = xmalloc(YDOC_MAX_BYTES + 2);
+	while (len < YDOC_MAX_BYTES + 1) {
+		got = read(fd, buf + len, YDOC_MAX_BYTES + 1 - len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
@@ -492,7 +486,7 @@ conf_load(const char *path, struct conf_doc **docp, char **err)
 		len += (size_t)got;
 	}
 	close(fd);
-	r = conf_parse(path, buf, len, docp, err);
+	r = ydoc_parse(path, buf, len, docp, err);
 	free(buf);
 	return r;
 }
@@ -500,16 +494,16 @@ conf_load(const char *path, struct conf_doc **docp, char **err)
 /* --- Getters ------------------------------------------------------------- */
 
 int
-conf_string(const struct conf_node *n, const char **out, char **err)
+ydoc_string(const struct ydoc_node *n, const char **out, char **err)
 {
-	if (n == NULL || n->type != CONF_SCALAR || conf_is_null(n))
-		return conf_error(err, n, "expected a string, found %s", conf_type_name(n));
+	if (n == NULL || n->type != YDOC_SCALAR || ydoc_is_null(n))
+		return ydoc_error(err, n, "expected a string, found %s", ydoc_type_name(n));
 	*out = n->value;
 	return 0;
 }
 
 int
-conf_parse_int(const char *s, long long *out)
+ydoc_parse_int(const char *s, long long *out)
 {
 	const char *p = s;
 	char *end;
@@ -528,28 +522,28 @@ conf_parse_int(const char *s, long long *out)
 }
 
 int
-conf_int(const struct conf_node *n, long long min, long long max,
+ydoc_int(const struct ydoc_node *n, long long min, long long max,
     long long *out, char **err)
 {
 	long long v;
 
-	if (n == NULL || n->type != CONF_SCALAR || conf_is_null(n))
-		return conf_error(err, n, "expected an integer, found %s", conf_type_name(n));
-	if (conf_parse_int(n->value, &v) != 0)
-		return conf_error(err, n, "'%.64s' is not an integer", n->value);
+	if (n == NULL || n->type != YDOC_SCALAR || ydoc_is_null(n))
+		return ydoc_error(err, n, "expected an integer, found %s", ydoc_type_name(n));
+	if (ydoc_parse_int(n->value, &v) != 0)
+		return ydoc_error(err, n, "'%.64s' is not an integer", n->value);
 	if (v < min || v > max) {
 		if (max == LLONG_MAX)
-			return conf_error(err, n, "%lld is out of range (at least %lld)", v, min);
-		return conf_error(err, n, "%lld is out of range (%lld to %lld)", v, min, max);
+			return ydoc_error(err, n, "%lld is out of range (at least %lld)", v, min);
+		return ydoc_error(err, n, "%lld is out of range (%lld to %lld)", v, min, max);
 	}
 	*out = v;
 	return 0;
 }
 
 int
-conf_bool(const struct conf_node *n, int *out, char **err)
+ydoc_bool(const struct ydoc_node *n, int *out, char **err)
 {
-	if (n != NULL && n->type == CONF_SCALAR) {
+	if (n != NULL && n->type == YDOC_SCALAR) {
 		if (strcasecmp(n->value, "yes") == 0 || strcasecmp(n->value, "true") == 0) {
 			*out = 1;
 			return 0;
@@ -558,12 +552,12 @@ conf_bool(const struct conf_node *n, int *out, char **err)
 			*out = 0;
 			return 0;
 		}
-		if (!conf_is_null(n))
-			return conf_error(err, n, "'%.64s' is not a boolean (yes, no, true or false)",
+		if (!ydoc_is_null(n))
+			return ydoc_error(err, n, "'%.64s' is not a boolean (yes, no, true or false)",
 			    n->value);
 	}
-	return conf_error(err, n, "expected a boolean (yes, no, true or false), found %s",
-	    conf_type_name(n));
+	return ydoc_error(err, n, "expected a boolean (yes, no, true or false), found %s",
+	    ydoc_type_name(n));
 }
 
 /* A non-negative decimal number: digits with at most one '.'. */
@@ -592,7 +586,7 @@ parse_decimal(const char *s, size_t len, double *out)
 }
 
 int
-conf_parse_duration(const char *s, long long *out_ms)
+ydoc_parse_duration(const char *s, long long *out_ms)
 {
 	static const struct { const char *suffix; double ms; } units[] = {
 		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
@@ -633,22 +627,22 @@ format_ms(long long ms, char *buf, size_t size)
 }
 
 int
-conf_duration(const struct conf_node *n, long long min_ms, long long max_ms,
+ydoc_duration(const struct ydoc_node *n, long long min_ms, long long max_ms,
     long long *out_ms, char **err)
 {
 	long long v;
 	char lo[32], hi[32];
 
-	if (n == NULL || n->type != CONF_SCALAR || conf_is_null(n))
-		return conf_error(err, n, "expected a duration (like 90s, 5m, 1h, 500ms), found %s",
-		    conf_type_name(n));
-	if (conf_parse_duration(n->value, &v) != 0)
-		return conf_error(err, n,
+	if (n == NULL || n->type != YDOC_SCALAR || ydoc_is_null(n))
+		return ydoc_error(err, n, "expected a duration (like 90s, 5m, 1h, 500ms), found %s",
+		    ydoc_type_name(n));
+	if (ydoc_parse_duration(n->value, &v) != 0)
+		return ydoc_error(err, n,
 		    "'%.64s' is not a duration (a number with ms, s, m or h, like 90s)", n->value);
 	if (v < min_ms || v > max_ms) {
 		format_ms(min_ms, lo, sizeof(lo));
 		format_ms(max_ms, hi, sizeof(hi));
-		return conf_error(err, n, "duration '%.64s' is out of range (%s to %s)",
+		return ydoc_error(err, n, "duration '%.64s' is out of range (%s to %s)",
 		    n->value, lo, hi);
 	}
 	*out_ms = v;
@@ -656,7 +650,7 @@ conf_duration(const struct conf_node *n, long long min_ms, long long max_ms,
 }
 
 int
-conf_parse_percent(const char *s, double *out)
+ydoc_parse_percent(const char *s, double *out)
 {
 	size_t len = strlen(s);
 	double v;
@@ -668,88 +662,92 @@ conf_parse_percent(const char *s, double *out)
 }
 
 int
-conf_percent(const struct conf_node *n, double *out, char **err)
+ydoc_percent(const struct ydoc_node *n, double *out, char **err)
 {
 	double v;
 
-	if (n == NULL || n->type != CONF_SCALAR || conf_is_null(n))
-		return conf_error(err, n, "expected a percentage (like 5%%), found %s",
-		    conf_type_name(n));
-	if (conf_parse_percent(n->value, &v) != 0)
-		return conf_error(err, n, "'%.64s' is not a percentage (a number and %%, like 5%%)",
+	if (n == NULL || n->type != YDOC_SCALAR || ydoc_is_null(n))
+		return ydoc_error(err, n, "expected a percentage (like 5%%), found %s",
+		    ydoc_type_name(n));
+	if (ydoc_parse_percent(n->value, &v) != 0)
+		return ydoc_error(err, n, "'%.64s' is not a percentage (a number and %%, like 5%%)",
 		    n->value);
 	if (v > 100)
-		return conf_error(err, n, "percentage '%.64s' is over 100%%", n->value);
+		return ydoc_error(err, n, "percentage '%.64s' is over 100%%", n->value);
 	*out = v;
 	return 0;
 }
 
 int
-conf_scalar_list(const struct conf_node *n, size_t *count, char **err)
+ydoc_scalar_list(const struct ydoc_node *n, size_t *count, char **err)
 {
 	size_t i;
 
-	if (n == NULL || conf_is_null(n) || n->type == CONF_MAPPING)
-		return conf_error(err, n, "expected a list or a single value, found %s",
-		    conf_type_name(n));
-	if (n->type == CONF_SCALAR) {
+	if (n == NULL || ydoc_is_null(n) || n->type == YDOC_MAPPING)
+		return ydoc_error(err, n, "expected a list or a single value, found %s",
+		    ydoc_type_name(n));
+	if (n->type == YDOC_SCALAR) {
 		*count = 1;
 		return 0;
 	}
 	for (i = 0; i < n->n; i++)
-		if (n->items[i]->type != CONF_SCALAR || conf_is_null(n->items[i]))
-			return conf_error(err, n->items[i], "expected a single value, found %s",
-			    conf_type_name(n->items[i]));
+		if (n->items[i]->type != YDOC_SCALAR || ydoc_is_null(n->items[i]))
+			return ydoc_error(err, n->items[i], "expected a single value, found %s",
+			    ydoc_type_name(n->items[i]));
 	*count = n->n;
 	return 0;
 }
 
-const struct conf_node *
-conf_list_at(const struct conf_node *n, size_t i)
+const struct ydoc_node *
+ydoc_list_at(const struct ydoc_node *n, size_t i)
 {
-	if (n->type == CONF_SCALAR)
+	if (n->type == YDOC_SCALAR)
 		return i == 0 ? n : NULL;
 	return i < n->n ? n->items[i] : NULL;
 }
 
 /* --- Strict mappings ----------------------------------------------------- */
 
-const struct conf_node *
-conf_get_key(const struct conf_node *n, const char *key)
+/* The index of key in the mapping n; -1 when n is no mapping or has no such key. */
+static long
+key_index(const struct ydoc_node *n, const char *key)
 {
 	size_t i;
 
-	if (n == NULL || n->type != CONF_MAPPING)
-		return NULL;
+	if (n == NULL || n->type != YDOC_MAPPING)
+		return -1;
 	for (i = 0; i < n->n; i++)
 		if (strcmp(n->keys[i]->value, key) == 0)
-			return n->keys[i];
-	return NULL;
+			return (long)i;
+	return -1;
 }
 
-const struct conf_node *
-conf_get(const struct conf_node *n, const char *key)
+const struct ydoc_node *
+ydoc_get_key(const struct ydoc_node *n, const char *key)
 {
-	size_t i;
+	long i = key_index(n, key);
 
-	if (n == NULL || n->type != CONF_MAPPING)
-		return NULL;
-	for (i = 0; i < n->n; i++)
-		if (strcmp(n->keys[i]->value, key) == 0)
-			return n->items[i];
-	return NULL;
+	return i >= 0 ? n->keys[i] : NULL;
+}
+
+const struct ydoc_node *
+ydoc_get(const struct ydoc_node *n, const char *key)
+{
+	long i = key_index(n, key);
+
+	return i >= 0 ? n->items[i] : NULL;
 }
 
 int
-conf_check_keys(const struct conf_node *n, const char *what,
+ydoc_check_keys(const struct ydoc_node *n, const char *what,
     const char *const *known, char **err)
 {
 	size_t i, j, nknown = 0;
 	char *hint;
 
-	if (n == NULL || n->type != CONF_MAPPING)
-		return conf_error(err, n, "expected a mapping for %s, found %s", what,
-		    conf_type_name(n));
+	if (n == NULL || n->type != YDOC_MAPPING)
+		return ydoc_error(err, n, "expected a mapping for %s, found %s", what,
+		    ydoc_type_name(n));
 	while (known[nknown] != NULL)
 		nknown++;
 	for (i = 0; i < n->n; i++) {
@@ -758,8 +756,8 @@ conf_check_keys(const struct conf_node *n, const char *what,
 				break;
 		if (j < nknown)
 			continue;
-		hint = conf_did_you_mean(n->keys[i]->value, known, nknown);
-		conf_error(err, n->keys[i], "unknown key '%.64s' in %s%s", n->keys[i]->value,
+		hint = ydoc_did_you_mean(n->keys[i]->value, known, nknown);
+		ydoc_error(err, n->keys[i], "unknown key '%.64s' in %s%s", n->keys[i]->value,
 		    what, hint);
 		free(hint);
 		return -1;
@@ -770,7 +768,7 @@ conf_check_keys(const struct conf_node *n, const char *what,
 /* --- Suggestions --------------------------------------------------------- */
 
 int
-conf_edit_distance(const char *a, const char *b)
+ydoc_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	int *row, prev, cur, best;
@@ -800,14 +798,14 @@ conf_edit_distance(const char *a, const char *b)
 }
 
 const char *
-conf_suggest(const char *word, const char *const *cands, size_t n)
+ydoc_suggest(const char *word, const char *const *cands, size_t n)
 {
 	const char *best = NULL;
-	int bestd = CONF_SUGGEST_MAX + 1, d;
+	int bestd = YDOC_SUGGEST_MAX + 1, d;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		d = conf_edit_distance(word, cands[i]);
+		d = ydoc_edit_distance(word, cands[i]);
 		if (d < bestd && (size_t)d < strlen(word)) {
 			best = cands[i];
 			bestd = d;
@@ -826,9 +824,9 @@ conf_suggest(const char *word, const char *const *cands, size_t n)
 }
 
 char *
-conf_did_you_mean(const char *word, const char *const *cands, size_t n)
+ydoc_did_you_mean(const char *word, const char *const *cands, size_t n)
 {
-	const char *s = conf_suggest(word, cands, n);
+	const char *s = ydoc_suggest(word, cands, n);
 
 	return s ? xasprintf(" (did you mean '%s'?)", s) : xstrdup("");
 }

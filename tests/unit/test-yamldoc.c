@@ -1,5 +1,5 @@
 /*
- * test-conf.c: the YAML layer: node positions, what it refuses, typed
+ * test-yamldoc.c: the YAML layer: node positions, what it refuses, typed
  * getters (durations, percentages, booleans, integers), strict mappings
  * and "did you mean" suggestions.
  */
@@ -8,21 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
+#include "yamldoc.h"
 #include "tap.h"
 #include "xmalloc.h"
 
 /* Parse text; on failure return NULL and keep the message in last_err. */
 static char *last_err;
 
-static struct conf_doc *
+static struct ydoc *
 parse(const char *text)
 {
-	struct conf_doc *doc = NULL;
+	struct ydoc *doc = NULL;
 
 	free(last_err);
 	last_err = NULL;
-	if (conf_parse("t.yaml", text, strlen(text), &doc, &last_err) != 0)
+	if (ydoc_parse("t.yaml", text, strlen(text), &doc, &last_err) != 0)
 		return NULL;
 	return doc;
 }
@@ -31,10 +31,10 @@ parse(const char *text)
 static int
 fails_with(const char *text, const char *want)
 {
-	struct conf_doc *doc = parse(text);
+	struct ydoc *doc = parse(text);
 
 	if (doc != NULL) {
-		conf_free(doc);
+		ydoc_free(doc);
 		printf("#   parsed, expected \"%s\"\n", want);
 		return 0;
 	}
@@ -48,40 +48,40 @@ fails_with(const char *text, const char *want)
 static void
 test_positions(void)
 {
-	struct conf_doc *doc = parse("# comment\nname: x\nlist:\n  - a\n  -   \"b c\"\nmap: {k: 1}\n");
-	const struct conf_node *root, *n;
+	struct ydoc *doc = parse("# comment\nname: x\nlist:\n  - a\n  -   \"b c\"\nmap: {k: 1}\n");
+	const struct ydoc_node *root, *n;
 
 	ok(doc != NULL, "a small document parses");
 	if (doc == NULL)
 		return;
-	root = conf_root(doc);
-	is_int(root->type, CONF_MAPPING, "root is a mapping");
+	root = ydoc_root(doc);
+	is_int(root->type, YDOC_MAPPING, "root is a mapping");
 	is_int(root->n, 3, "three keys");
 	is_str(root->keys[0]->value, "name", "keys in order");
 	is_int(root->keys[0]->line, 2, "key line, 1-based");
 	is_int(root->keys[0]->col, 1, "key column, 1-based");
-	n = conf_get(root, "name");
+	n = ydoc_get(root, "name");
 	ok(n && n->line == 2 && n->col == 7 && !n->quoted, "scalar value position");
-	n = conf_get(root, "list");
-	ok(n && n->type == CONF_SEQUENCE && n->n == 2, "sequence");
+	n = ydoc_get(root, "list");
+	ok(n && n->type == YDOC_SEQUENCE && n->n == 2, "sequence");
 	if (n && n->n == 2) {
 		ok(n->items[1]->line == 5 && n->items[1]->col == 7, "item position after extra blanks");
 		ok(n->items[1]->quoted && strcmp(n->items[1]->value, "b c") == 0, "quoted scalar");
 	}
-	n = conf_get(root, "map");
-	ok(n && n->type == CONF_MAPPING && n->line == 6 && n->col == 6, "flow mapping position");
-	is_str(conf_file(doc), "t.yaml", "file name kept");
-	ok(conf_get(root, "nosuch") == NULL, "absent key is NULL");
-	ok(conf_get_key(root, "map") == root->keys[2], "conf_get_key gives the key node");
-	conf_free(doc);
+	n = ydoc_get(root, "map");
+	ok(n && n->type == YDOC_MAPPING && n->line == 6 && n->col == 6, "flow mapping position");
+	is_str(ydoc_file(doc), "t.yaml", "file name kept");
+	ok(ydoc_get(root, "nosuch") == NULL, "absent key is NULL");
+	ok(ydoc_get_key(root, "map") == root->keys[2], "ydoc_get_key gives the key node");
+	ydoc_free(doc);
 
 	/* Columns count characters, not bytes. */
 	doc = parse("k: [\xc3\xa9t\xc3\xa9, x]\n");
 	ok(doc != NULL, "UTF-8 text parses");
 	if (doc) {
-		n = conf_get(conf_root(doc), "k");
+		n = ydoc_get(ydoc_root(doc), "k");
 		ok(n && n->n == 2 && n->items[1]->col == 10, "column after a multibyte character");
-		conf_free(doc);
+		ydoc_free(doc);
 	}
 }
 
@@ -130,10 +130,10 @@ test_rejections(void)
 		strcat(deep, "]");
 	strcat(deep, "\n");
 	{
-		struct conf_doc *doc = parse(deep);
+		struct ydoc *doc = parse(deep);
 
 		ok(doc != NULL, "32 levels are fine");
-		conf_free(doc);
+		ydoc_free(doc);
 	}
 	free(deep);
 
@@ -145,37 +145,37 @@ test_rejections(void)
 	ok(fails_with(many, "more than 100000 YAML nodes"), "too many nodes");
 	free(many);
 
-	big = xmalloc(CONF_MAX_BYTES + 2);
-	memset(big, '#', CONF_MAX_BYTES + 1);
-	big[CONF_MAX_BYTES + 1] = '\0';
+	big = xmalloc(YDOC_MAX_BYTES + 2);
+	memset(big, '#', YDOC_MAX_BYTES + 1);
+	big[YDOC_MAX_BYTES + 1] = '\0';
 	{
-		struct conf_doc *doc = NULL;
+		struct ydoc *doc = NULL;
 		char *err = NULL;
 
-		ok(conf_parse("big.yaml", big, CONF_MAX_BYTES + 1, &doc, &err) != 0 &&
+		ok(ydoc_parse("big.yaml", big, YDOC_MAX_BYTES + 1, &doc, &err) != 0 &&
 		    strstr(err, "big.yaml:1:1: file too large") != NULL, "over 1 MB is refused");
 		free(err);
 	}
 	free(big);
 	{
-		struct conf_doc *doc = NULL;
+		struct ydoc *doc = NULL;
 		char *err = NULL;
 
-		ok(conf_load("/nonexistent/x.yaml", &doc, &err) != 0 &&
+		ok(ydoc_load("/nonexistent/x.yaml", &doc, &err) != 0 &&
 		    strstr(err, "/nonexistent/x.yaml: No such file") != NULL, "missing file");
 		free(err);
 	}
 }
 
 /* Run a getter on the value of "v" in "v: TEXT". */
-static struct conf_doc *
-value_of(const char *text, const struct conf_node **n)
+static struct ydoc *
+value_of(const char *text, const struct ydoc_node **n)
 {
 	char *buf = xasprintf("v: %s\n", text);
-	struct conf_doc *doc = parse(buf);
+	struct ydoc *doc = parse(buf);
 
 	free(buf);
-	*n = doc ? conf_get(conf_root(doc), "v") : NULL;
+	*n = doc ? ydoc_get(ydoc_root(doc), "v") : NULL;
 	return doc;
 }
 
@@ -189,8 +189,8 @@ test_getters(void)
 	static const char *const bad_durations[] = {
 		"5 m", "5min", "s", "-1s", "1.2.3s", ".5s", "5.s", "1e3s", "\"\"", "[1]", "10d",
 	};
-	const struct conf_node *n;
-	struct conf_doc *doc;
+	const struct ydoc_node *n;
+	struct ydoc *doc;
 	char *err = NULL;
 	long long v;
 	double d;
@@ -203,146 +203,146 @@ test_getters(void)
 		doc = value_of(durations[i].text, &n);
 		snprintf(what, sizeof(what), "duration %s", durations[i].text);
 		v = -1;
-		ok(conf_duration(n, 0, LLONG_MAX, &v, &err) == 0 && v == durations[i].ms, what);
-		conf_free(doc);
+		ok(ydoc_duration(n, 0, LLONG_MAX, &v, &err) == 0 && v == durations[i].ms, what);
+		ydoc_free(doc);
 	}
 	for (i = 0; i < sizeof(bad_durations) / sizeof(bad_durations[0]); i++) {
 		char what[64];
 
 		doc = value_of(bad_durations[i], &n);
 		snprintf(what, sizeof(what), "not a duration: %s", bad_durations[i]);
-		ok(conf_duration(n, 0, LLONG_MAX, &v, &err) != 0 &&
+		ok(ydoc_duration(n, 0, LLONG_MAX, &v, &err) != 0 &&
 		    strstr(err, "t.yaml:1:4:") == err, what);
 		free(err);
 		err = NULL;
-		conf_free(doc);
+		ydoc_free(doc);
 	}
 	doc = value_of("2h", &n);
-	ok(conf_duration(n, 1000, 3600000, &v, &err) != 0 &&
+	ok(ydoc_duration(n, 1000, 3600000, &v, &err) != 0 &&
 	    strstr(err, "out of range (1s to 1h)") != NULL, "duration range, said in units");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 
 	doc = value_of("5%", &n);
-	ok(conf_percent(n, &d, &err) == 0 && d == 5.0, "5%");
-	conf_free(doc);
+	ok(ydoc_percent(n, &d, &err) == 0 && d == 5.0, "5%");
+	ydoc_free(doc);
 	doc = value_of("2.5%", &n);
-	ok(conf_percent(n, &d, &err) == 0 && d == 2.5, "2.5%");
-	conf_free(doc);
+	ok(ydoc_percent(n, &d, &err) == 0 && d == 2.5, "2.5%");
+	ydoc_free(doc);
 	doc = value_of("5", &n);
-	ok(conf_percent(n, &d, &err) != 0 && strstr(err, "'5' is not a percentage") != NULL,
+	ok(ydoc_percent(n, &d, &err) != 0 && strstr(err, "'5' is not a percentage") != NULL,
 	    "a percentage needs its %");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = value_of("101%", &n);
-	ok(conf_percent(n, &d, &err) != 0 && strstr(err, "over 100%") != NULL, "101% refused");
+	ok(ydoc_percent(n, &d, &err) != 0 && strstr(err, "over 100%") != NULL, "101% refused");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 
 	doc = value_of("yes", &n);
-	ok(conf_bool(n, &b, &err) == 0 && b == 1, "yes");
-	conf_free(doc);
+	ok(ydoc_bool(n, &b, &err) == 0 && b == 1, "yes");
+	ydoc_free(doc);
 	doc = value_of("False", &n);
-	ok(conf_bool(n, &b, &err) == 0 && b == 0, "False");
-	conf_free(doc);
+	ok(ydoc_bool(n, &b, &err) == 0 && b == 0, "False");
+	ydoc_free(doc);
 	doc = value_of("maybe", &n);
-	ok(conf_bool(n, &b, &err) != 0 && strstr(err, "t.yaml:1:4: 'maybe' is not a boolean"),
+	ok(ydoc_bool(n, &b, &err) != 0 && strstr(err, "t.yaml:1:4: 'maybe' is not a boolean"),
 	    "not a boolean");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 
 	doc = value_of("-12", &n);
-	ok(conf_int(n, -100, 100, &v, &err) == 0 && v == -12, "negative integer");
-	conf_free(doc);
+	ok(ydoc_int(n, -100, 100, &v, &err) == 0 && v == -12, "negative integer");
+	ydoc_free(doc);
 	doc = value_of("12x", &n);
-	ok(conf_int(n, 0, 100, &v, &err) != 0 && strstr(err, "'12x' is not an integer"),
+	ok(ydoc_int(n, 0, 100, &v, &err) != 0 && strstr(err, "'12x' is not an integer"),
 	    "not an integer");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = value_of("99999999999999999999", &n);
-	ok(conf_int(n, 0, LLONG_MAX, &v, &err) != 0, "overflowing integer");
+	ok(ydoc_int(n, 0, LLONG_MAX, &v, &err) != 0, "overflowing integer");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = value_of("[1, 2]", &n);
-	ok(conf_int(n, 0, 9, &v, &err) != 0 && strstr(err, "expected an integer, found a list"),
+	ok(ydoc_int(n, 0, 9, &v, &err) != 0 && strstr(err, "expected an integer, found a list"),
 	    "a list is not an integer");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 
 	doc = value_of("", &n);
-	ok(conf_is_null(n), "an empty value is null");
-	ok(conf_string(n, &(const char *){ NULL }, &err) != 0 &&
+	ok(ydoc_is_null(n), "an empty value is null");
+	ok(ydoc_string(n, &(const char *){ NULL }, &err) != 0 &&
 	    strstr(err, "expected a string, found null"), "null is not a string");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = value_of("\"\"", &n);
-	ok(!conf_is_null(n), "a quoted empty string is not null");
-	conf_free(doc);
+	ok(!ydoc_is_null(n), "a quoted empty string is not null");
+	ydoc_free(doc);
 
 	doc = value_of("one", &n);
-	ok(conf_scalar_list(n, &count, &err) == 0 && count == 1 &&
-	    conf_list_at(n, 0) == n, "a scalar is a one-element list");
-	conf_free(doc);
+	ok(ydoc_scalar_list(n, &count, &err) == 0 && count == 1 &&
+	    ydoc_list_at(n, 0) == n, "a scalar is a one-element list");
+	ydoc_free(doc);
 	doc = value_of("[a, b, c]", &n);
-	ok(conf_scalar_list(n, &count, &err) == 0 && count == 3 &&
-	    strcmp(conf_list_at(n, 2)->value, "c") == 0 && conf_list_at(n, 3) == NULL,
+	ok(ydoc_scalar_list(n, &count, &err) == 0 && count == 3 &&
+	    strcmp(ydoc_list_at(n, 2)->value, "c") == 0 && ydoc_list_at(n, 3) == NULL,
 	    "a sequence is a list");
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = value_of("[a, [b]]", &n);
-	ok(conf_scalar_list(n, &count, &err) != 0 && strstr(err, "t.yaml:1:8: expected a single"),
+	ok(ydoc_scalar_list(n, &count, &err) != 0 && strstr(err, "t.yaml:1:8: expected a single"),
 	    "a nested list is refused at the element");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 }
 
 static void
 test_keys(void)
 {
 	static const char *const known[] = { "hosts", "repeat", "samples", "description", NULL };
-	struct conf_doc *doc;
+	struct ydoc *doc;
 	char *err = NULL, *s;
 
 	doc = parse("repeat: 1\nhots: [a]\n");
-	ok(doc && conf_check_keys(conf_root(doc), "plan", known, &err) != 0, "unknown key");
+	ok(doc && ydoc_check_keys(ydoc_root(doc), "plan", known, &err) != 0, "unknown key");
 	is_str(err, "t.yaml:2:1: unknown key 'hots' in plan (did you mean 'hosts'?)",
 	    "the message names file, line, column, key and suggestion");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = parse("zzzzzz: 1\n");
-	ok(doc && conf_check_keys(conf_root(doc), "plan", known, &err) != 0, "unknown key");
+	ok(doc && ydoc_check_keys(ydoc_root(doc), "plan", known, &err) != 0, "unknown key");
 	is_str(err, "t.yaml:1:1: unknown key 'zzzzzz' in plan", "no suggestion when nothing is near");
 	free(err);
 	err = NULL;
-	conf_free(doc);
+	ydoc_free(doc);
 	doc = parse("- a\n");
-	ok(doc && conf_check_keys(conf_root(doc), "plan", known, &err) != 0 &&
+	ok(doc && ydoc_check_keys(ydoc_root(doc), "plan", known, &err) != 0 &&
 	    strstr(err, "expected a mapping for plan, found a list"), "not a mapping");
 	free(err);
-	conf_free(doc);
+	ydoc_free(doc);
 
-	is_int(conf_edit_distance("kitten", "sitting"), 3, "kitten/sitting");
-	is_int(conf_edit_distance("", "abc"), 3, "from empty");
-	is_int(conf_edit_distance("hosts", "hosts"), 0, "same");
-	is_int(conf_edit_distance("hots", "hosts"), 1, "one insertion");
-	is_int(conf_edit_distance("smaples", "samples"), 2, "a transposition is two edits");
-	ok(conf_suggest("smaples", known, 4) == known[2], "suggest within 2 edits");
-	ok(conf_suggest("repeatxyz", known, 4) == NULL, "nothing beyond 2 edits");
-	ok(conf_suggest("x", known, 4) == NULL, "one letter suggests nothing");
-	ok(conf_suggest("desc", known, 4) == known[3], "a unique abbreviation");
-	s = conf_did_you_mean("hots", known, 4);
+	is_int(ydoc_edit_distance("kitten", "sitting"), 3, "kitten/sitting");
+	is_int(ydoc_edit_distance("", "abc"), 3, "from empty");
+	is_int(ydoc_edit_distance("hosts", "hosts"), 0, "same");
+	is_int(ydoc_edit_distance("hots", "hosts"), 1, "one insertion");
+	is_int(ydoc_edit_distance("smaples", "samples"), 2, "a transposition is two edits");
+	ok(ydoc_suggest("smaples", known, 4) == known[2], "suggest within 2 edits");
+	ok(ydoc_suggest("repeatxyz", known, 4) == NULL, "nothing beyond 2 edits");
+	ok(ydoc_suggest("x", known, 4) == NULL, "one letter suggests nothing");
+	ok(ydoc_suggest("desc", known, 4) == known[3], "a unique abbreviation");
+	s = ydoc_did_you_mean("hots", known, 4);
 	is_str(s, " (did you mean 'hosts'?)", "did-you-mean text");
 	free(s);
-	s = conf_did_you_mean("qqqq", known, 4);
+	s = ydoc_did_you_mean("qqqq", known, 4);
 	is_str(s, "", "empty when no suggestion");
 	free(s);
 }

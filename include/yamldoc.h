@@ -1,5 +1,5 @@
 /*
- * conf.h: YAML documents as position-carrying node trees, and the typed,
+ * yamldoc.h: YAML documents as position-carrying node trees, and the typed,
  * strict accessors the plan and fleet loaders are built on.
  *
  * A file is parsed with libyaml into a tree of scalars, sequences and
@@ -12,90 +12,90 @@
  * configuration file has no use for and what makes files hard to review:
  * anchors and aliases, explicit tags, more than one document, duplicate
  * mapping keys, non-scalar keys, NUL characters in strings, nesting deeper
- * than CONF_MAX_DEPTH, files over CONF_MAX_BYTES and more than
- * CONF_MAX_NODES nodes.
+ * than YDOC_MAX_DEPTH, files over YDOC_MAX_BYTES and more than
+ * YDOC_MAX_NODES nodes.
  *
  * Errors: functions that can fail return 0 on success and -1 on failure,
  * storing a newly allocated message ("FILE:LINE:COL: message") in *err,
  * which the caller frees.  On failure no output parameter is changed.
  */
-#ifndef FLEETMARK_CONF_H
-#define FLEETMARK_CONF_H
+#ifndef FLEETMARK_YAMLDOC_H
+#define FLEETMARK_YAMLDOC_H
 
 #include <stddef.h>
 
-#define CONF_MAX_BYTES	(1024 * 1024)	/* largest file accepted */
-#define CONF_MAX_DEPTH	32		/* deepest nesting of collections */
-#define CONF_MAX_NODES	100000		/* most nodes in a document */
+#define YDOC_MAX_BYTES	(1024 * 1024)	/* largest file accepted */
+#define YDOC_MAX_DEPTH	32		/* deepest nesting of collections */
+#define YDOC_MAX_NODES	100000		/* most nodes in a document */
 
-enum conf_type {
-	CONF_SCALAR,
-	CONF_SEQUENCE,
-	CONF_MAPPING,
+enum ydoc_type {
+	YDOC_SCALAR,
+	YDOC_SEQUENCE,
+	YDOC_MAPPING,
 };
 
-struct conf_node {
-	enum conf_type		 type;
+struct ydoc_node {
+	enum ydoc_type		 type;
 	const char		*file;		/* owned by the document */
 	int			 line;		/* 1-based */
 	int			 col;		/* 1-based, in characters */
 
-	/* CONF_SCALAR: the text, NUL-terminated (no NUL inside). */
+	/* YDOC_SCALAR: the text, NUL-terminated (no NUL inside). */
 	char			*value;
 	int			 quoted;	/* written in quotes or as a block */
 
 	/*
-	 * CONF_SEQUENCE: items[0..n-1].  CONF_MAPPING: keys[i] (scalars,
+	 * YDOC_SEQUENCE: items[0..n-1].  YDOC_MAPPING: keys[i] (scalars,
 	 * unique) and items[i] its value, in the order written.
 	 */
 	size_t			 n;
-	struct conf_node	**items;
-	struct conf_node	**keys;
+	struct ydoc_node	**items;
+	struct ydoc_node	**keys;
 };
 
-struct conf_doc;
+struct ydoc;
 
 /*
  * Parse the file at `path` (named `path` in messages).  An empty file, or
- * one with only comments, is an error.  *docp is freed with conf_free().
+ * one with only comments, is an error.  *docp is freed with ydoc_free().
  */
-int	conf_load(const char *path, struct conf_doc **docp, char **err);
+int	ydoc_load(const char *path, struct ydoc **docp, char **err);
 
 /* Parse `len` bytes of `text`, named `name` in messages. */
-int	conf_parse(const char *name, const char *text, size_t len,
-	    struct conf_doc **docp, char **err);
+int	ydoc_parse(const char *name, const char *text, size_t len,
+	    struct ydoc **docp, char **err);
 
 /* The root node of a document (never NULL) and the document's file name. */
-const struct conf_node *conf_root(const struct conf_doc *doc);
-const char	*conf_file(const struct conf_doc *doc);
+const struct ydoc_node *ydoc_root(const struct ydoc *doc);
+const char	*ydoc_file(const struct ydoc *doc);
 
-void	conf_free(struct conf_doc *doc);
+void	ydoc_free(struct ydoc *doc);
 
 /*
  * Format an error at n's position: returns -1 after storing
  * "FILE:LINE:COL: message" in *err (a new string).  With n NULL the
  * message has no position.
  */
-int	conf_error(char **err, const struct conf_node *n, const char *fmt, ...)
+int	ydoc_error(char **err, const struct ydoc_node *n, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
 /* "a scalar", "a list", "a mapping": for messages. */
-const char	*conf_type_name(const struct conf_node *n);
+const char	*ydoc_type_name(const struct ydoc_node *n);
 
 /* Whether n is a plain null: an empty plain scalar, "~" or "null". */
-int	conf_is_null(const struct conf_node *n);
+int	ydoc_is_null(const struct ydoc_node *n);
 
 /* --- Typed getters: each checks n's type and syntax, errors at n -------- */
 
 /* A non-null scalar (quoted "" is fine: an empty string). */
-int	conf_string(const struct conf_node *n, const char **out, char **err);
+int	ydoc_string(const struct ydoc_node *n, const char **out, char **err);
 
 /* A decimal integer in [min, max], optionally with a leading '-'. */
-int	conf_int(const struct conf_node *n, long long min, long long max,
+int	ydoc_int(const struct ydoc_node *n, long long min, long long max,
 	    long long *out, char **err);
 
 /* yes/no/true/false, in any case: *out is 1 or 0. */
-int	conf_bool(const struct conf_node *n, int *out, char **err);
+int	ydoc_bool(const struct ydoc_node *n, int *out, char **err);
 
 /*
  * A duration: a number (integer or decimal) followed by ms, s, m or h, or a
@@ -103,27 +103,27 @@ int	conf_bool(const struct conf_node *n, int *out, char **err);
  * *out_ms is the value in milliseconds, rounded, and must be in
  * [min_ms, max_ms].
  */
-int	conf_duration(const struct conf_node *n, long long min_ms,
+int	ydoc_duration(const struct ydoc_node *n, long long min_ms,
 	    long long max_ms, long long *out_ms, char **err);
 
 /* A percentage "N%" (N an integer or decimal, 0 to 100): *out is N. */
-int	conf_percent(const struct conf_node *n, double *out, char **err);
+int	ydoc_percent(const struct ydoc_node *n, double *out, char **err);
 
 /*
  * A list of scalars written either as a sequence or, for one element, as a
  * single scalar ("hosts: p690" is "hosts: [p690]").  *count is the number
  * of elements (an empty sequence gives 0); elements that are not scalars,
- * and nulls, are errors.  Get the elements with conf_list_at().
+ * and nulls, are errors.  Get the elements with ydoc_list_at().
  */
-int	conf_scalar_list(const struct conf_node *n, size_t *count, char **err);
+int	ydoc_scalar_list(const struct ydoc_node *n, size_t *count, char **err);
 
 /* Element i of such a list: for a scalar, n itself. */
-const struct conf_node *conf_list_at(const struct conf_node *n, size_t i);
+const struct ydoc_node *ydoc_list_at(const struct ydoc_node *n, size_t i);
 
 /* The parsing helpers above, on plain strings (no position): 0 or -1. */
-int	conf_parse_duration(const char *s, long long *out_ms);
-int	conf_parse_percent(const char *s, double *out);
-int	conf_parse_int(const char *s, long long *out);
+int	ydoc_parse_duration(const char *s, long long *out_ms);
+int	ydoc_parse_percent(const char *s, double *out);
+int	ydoc_parse_int(const char *s, long long *out);
 
 /* --- Strict mappings ------------------------------------------------------ */
 
@@ -133,14 +133,14 @@ int	conf_parse_int(const char *s, long long *out);
  * unknown key is reported at the key:
  *	FILE:L:C: unknown key 'hots' in plan (did you mean 'hosts'?)
  */
-int	conf_check_keys(const struct conf_node *n, const char *what,
+int	ydoc_check_keys(const struct ydoc_node *n, const char *what,
 	    const char *const *known, char **err);
 
 /* The value of `key` in mapping n, or NULL when absent (or n not a map). */
-const struct conf_node *conf_get(const struct conf_node *n, const char *key);
+const struct ydoc_node *ydoc_get(const struct ydoc_node *n, const char *key);
 
 /* The key node of `key` in mapping n, or NULL. */
-const struct conf_node *conf_get_key(const struct conf_node *n, const char *key);
+const struct ydoc_node *ydoc_get_key(const struct ydoc_node *n, const char *key);
 
 /* --- Suggestions ---------------------------------------------------------- */
 
@@ -148,22 +148,22 @@ const struct conf_node *conf_get_key(const struct conf_node *n, const char *key)
  * Levenshtein distance between a and b (insertions, deletions and
  * substitutions each cost 1), computed on bytes.
  */
-int	conf_edit_distance(const char *a, const char *b);
+int	ydoc_edit_distance(const char *a, const char *b);
 
 /*
- * The candidate nearest to `word` if it is within CONF_SUGGEST_MAX edits
+ * The candidate nearest to `word` if it is within YDOC_SUGGEST_MAX edits
  * (and fewer edits than word has characters, so "x" suggests nothing);
  * ties go to the first.  Failing that, the one candidate that `word` (at
  * least 2 characters) abbreviates.  `cands` has n entries; NULL when none
  * is close.
  */
-#define CONF_SUGGEST_MAX	2
-const char	*conf_suggest(const char *word, const char *const *cands, size_t n);
+#define YDOC_SUGGEST_MAX	2
+const char	*ydoc_suggest(const char *word, const char *const *cands, size_t n);
 
 /*
  * " (did you mean 'X'?)" for the suggestion above, or "" when there is
  * none; always a newly allocated string.
  */
-char	*conf_did_you_mean(const char *word, const char *const *cands, size_t n);
+char	*ydoc_did_you_mean(const char *word, const char *const *cands, size_t n);
 
-#endif /* FLEETMARK_CONF_H */
+#endif /* FLEETMARK_YAMLDOC_H */

@@ -1,5 +1,5 @@
 /*
- * archive-http.c: http:// and https:// archives on a WebDAV server
+ * archive-webdav.c: http:// and https:// archives on a WebDAV server
  * (nginx's dav module with dav-ext, Apache mod_dav, ...).  Files are PUT
  * after MKCOL of their parent collections, top down (once per session);
  * listings are PROPFIND Depth: 1
@@ -16,6 +16,8 @@
 #include "archive.h"
 #include "http.h"
 #include "log.h"
+#include "pctenc.h"
+#include "strv.h"
 #include "userconf.h"
 #include "webdav.h"
 #include "xmalloc.h"
@@ -28,15 +30,13 @@ struct dav {
 	char		*user;
 	char		*password;
 	struct http_retry retry;
-	char		**made;		/* collections known to exist */
-	size_t		 nmade, capmade;
+	struct strv	 made;		/* collections known to exist */
 };
 
 static void
 dav_close(void *state)
 {
 	struct dav *d = state;
-	size_t i;
 
 	if (d == NULL)
 		return;
@@ -44,13 +44,8 @@ dav_close(void *state)
 	free(d->display);
 	free(d->path);
 	free(d->user);
-	if (d->password != NULL) {
-		explicit_bzero(d->password, strlen(d->password));
-		free(d->password);
-	}
-	for (i = 0; i < d->nmade; i++)
-		free(d->made[i]);
-	free(d->made);
+	free_secret(d->password);
+	strv_clear(&d->made);
 	free(d);
 }
 
@@ -116,16 +111,6 @@ req_do(const struct http_request *q, char *url, char *disp, char **err)
 	return r;
 }
 
-static int
-made_has(const struct dav *d, const char *coll)
-{
-	size_t i;
-
-	for (i = 0; i < d->nmade; i++)
-		if (strcmp(d->made[i], coll) == 0)
-			return 1;
-	return 0;
-}
 
 /*
  * MKCOL one collection, given as a full escaped URL path ending in '/'.
@@ -139,7 +124,7 @@ mkcol(struct dav *d, const char *hostroot, const char *urlpath, char **err)
 	char *url, *disp;
 	int r;
 
-	if (made_has(d, urlpath))
+	if (strv_find(d->made.v, d->made.n, urlpath) != STRV_NONE)
 		return ARCHIVE_OK;
 	memset(&q, 0, sizeof(q));
 	url = xasprintf("%s%s", hostroot, urlpath);
@@ -158,10 +143,8 @@ mkcol(struct dav *d, const char *hostroot, const char *urlpath, char **err)
 		r = ARCHIVE_OK;
 	}
 	http_response_release(&resp);
-	if (r == 0) {
-		xgrow(&d->made, &d->capmade, d->nmade + 1, sizeof(*d->made));
-		d->made[d->nmade++] = xstrdup(urlpath);
-	}
+	if (r == 0)
+		strv_push(&d->made, urlpath);
 	free(url);
 	free(disp);
 	return r;
@@ -257,24 +240,7 @@ dav_del(void *state, const char *key, char **err)
 	return req_do(&q, url, disp, err);
 }
 
-static int
-is_dav(const xmlNode *n, const char *name)
-{
-	return n->type == XML_ELEMENT_NODE && n->ns != NULL &&
-	    n->ns->href != NULL && strcmp((const char *)n->ns->href, "DAV:") == 0 &&
-	    strcmp((const char *)n->name, name) == 0;
-}
-
-static const xmlNode *
-dav_child(const xmlNode *n, const char *name)
-{
-	const xmlNode *c;
-
-	for (c = n->children; c != NULL; c = c->next)
-		if (is_dav(c, name))
-			return c;
-	return NULL;
-}
+#define DAV_NS	"DAV:"
 
 /* Whether some propstat/prop/resourcetype of response r has collection. */
 static int
@@ -283,10 +249,11 @@ is_collection(const xmlNode *r)
 	const xmlNode *ps, *prop, *rt;
 
 	for (ps = r->children; ps != NULL; ps = ps->next) {
-		if (!is_dav(ps, "propstat") || (prop = dav_child(ps, "prop")) == NULL)
+		if (!xmldoc_is(ps, DAV_NS, "propstat") ||
+		    (prop = xmldoc_child(ps, DAV_NS, "prop")) == NULL)
 			continue;
-		if ((rt = dav_child(prop, "resourcetype")) != NULL &&
-		    dav_child(rt, "collection") != NULL)
+		if ((rt = xmldoc_child(prop, DAV_NS, "resourcetype")) != NULL &&
+		    xmldoc_child(rt, DAV_NS, "collection") != NULL)
 			return 1;
 	}
 	return 0;
@@ -305,7 +272,7 @@ child_name(const char *href, const char *dir, int coll)
 		p = strstr(p, "://") + 3;
 		p += strcspn(p, "/");
 	}
-	if ((path = archive_pct_decode(p, strlen(p))) == NULL)
+	if ((path = pct_decode(p, strlen(p), PCT_STRICT, NULL)) == NULL)
 		return NULL;
 	if (strncmp(path, dir, dl) != 0 || path[dl] != '/')
 		goto out;
@@ -334,13 +301,11 @@ webdav_parse_listing(const char *xml, size_t len, const char *dir,
 	char **names = NULL, *name, *d;
 	size_t n = 0, cap = 0, dl;
 
-	if (len > WEBDAV_MAX_XML || len > INT32_MAX) {
-		*err = xasprintf("PROPFIND answer larger than %d bytes", WEBDAV_MAX_XML);
-		return -1;
-	}
+	if (len > WEBDAV_MAX_XML || len > INT32_MAX)
+		return err_set(err, -1, "PROPFIND answer larger than %d bytes", WEBDAV_MAX_XML);
 	doc = xmldoc_read(xml, len, "propfind.xml", 0);
 	if (doc == NULL || (root = xmlDocGetRootElement(doc)) == NULL ||
-	    !is_dav(root, "multistatus")) {
+	    !xmldoc_is(root, DAV_NS, "multistatus")) {
 		*err = xstrdup(doc == NULL ? "PROPFIND answer is not well-formed XML" :
 		    "PROPFIND answer is not a DAV: multistatus document");
 		xmlFreeDoc(doc);
@@ -351,7 +316,8 @@ webdav_parse_listing(const char *xml, size_t len, const char *dir,
 	while (dl > 0 && d[dl - 1] == '/')
 		d[--dl] = '\0';
 	for (r = root->children; r != NULL && n < ARCHIVE_MAX_LIST; r = r->next) {
-		if (!is_dav(r, "response") || (h = dav_child(r, "href")) == NULL)
+		if (!xmldoc_is(r, DAV_NS, "response") ||
+		    (h = xmldoc_child(r, DAV_NS, "href")) == NULL)
 			continue;
 		if ((href = xmlNodeGetContent(h)) == NULL)
 			continue;
@@ -404,7 +370,7 @@ dav_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err
 	}
 	if (r == 0) {
 		rawdir = xasprintf("%s/%s", d->path, prefix);
-		if ((dir = archive_pct_decode(rawdir, strlen(rawdir))) == NULL) {
+		if ((dir = pct_decode(rawdir, strlen(rawdir), PCT_STRICT, NULL)) == NULL) {
 			*err = xasprintf("%s: bad %%-escape in the URL", d->display);
 			r = ARCHIVE_EINVAL;
 		} else if (webdav_parse_listing(resp.body != NULL ? resp.body : "",

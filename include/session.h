@@ -1,0 +1,141 @@
+/*
+ * session.h: one run of a plan, from its run directory to its report, as
+ * `fleetmark run` and `fleetmark bisect-run` both make it:
+ *
+ *	session_create()	a new run directory (journal_create()), or
+ *	session_resume()	an existing one taken up again (journal_resume())
+ *	session_run()		the progress display, the run engine
+ *				(run_execute()), and journal_finish() with the
+ *				final status below
+ *	session_report()	report.txt and report.html (report.h)
+ *	session_exit()		the command's exit status
+ *
+ *	struct session *s;
+ *	if (session_create("results", &cfg, &s, &err) != 0) ...
+ *	if (session_run(s, &cfg, &err) != 0) ...	// could not start
+ *	session_report(s, NULL, stdout);
+ *	code = session_exit(s);
+ *	session_free(s);
+ *
+ * The final status (run.json's "status", session_status()), one rule:
+ *
+ *	failed		the run could not start (session_run() returns -1), or
+ *			a journal write failed during the run or when it ended;
+ *			also when the run was interrupted as well: the run
+ *			directory misses results, and that is said first
+ *	interrupted	otherwise, when run_request_stop() was called (SIGINT,
+ *			SIGTERM): --resume runs the trials not run
+ *	finished	otherwise: every host done or given up
+ *
+ * The exit status (session_exit()): 1 (CMD_EXIT_ERROR) for failed, 130
+ * (SESSION_EXIT_INTERRUPTED) for interrupted; for finished, 0 when every
+ * host is done and no trial failed, else 3 (CMD_EXIT_PARTIAL).  A command
+ * may say more (a regression, a failed push).
+ *
+ * Messages go through log.h: "run DIR" when the run starts, each journal
+ * error when it ends, a host log error as a warning; while the progress
+ * display is drawn on a terminal, log lines are printed above it.
+ * FLEETMARK_SILENCE_MS (tests only) replaces the 30 s after which a host
+ * that sends nothing is given up.
+ *
+ * Errors: 0, or -1 with a newly allocated message in *err.
+ */
+#ifndef FLEETMARK_SESSION_H
+#define FLEETMARK_SESSION_H
+
+#include <stdio.h>
+
+#include "journal.h"
+
+struct fleet;
+struct trial_done;
+struct plan;
+struct run_summary;
+struct rundir_run;
+
+#define SESSION_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
+
+/* What is run; borrowed, and must outlive the session. */
+struct session_config {
+	const struct plan	*plan;
+	const struct fleet	*fleet;
+	const unsigned char	*sel;		/* fleet->nhosts flags: the hosts to run on */
+	unsigned long long	 seed;		/* for plan_expand() */
+	const char		*label;		/* session_create(): --label, or NULL */
+	int			 jobs;		/* hosts at once; <= 0: all */
+	int			 quiet;		/* no progress display */
+};
+
+struct session;
+
+/*
+ * Create the run directory results/<run id>/ for c (plan, fleet, sel,
+ * seed and label), with this controller's version in run.json.
+ */
+int	session_create(const char *results, const struct session_config *c,
+	    struct session **out, char **err);
+
+/*
+ * Open the run directory rundir to take it up again (journal_resume():
+ * read and locked; the trials done are skipped by session_run()).  Fails
+ * with RUNDIR_ENOTRUN when rundir has no run.json.  Nothing is written:
+ * the caller checks the plan and finds the fleet, hosts and seed in
+ * session_rundir(), and a session freed before session_run() leaves the
+ * run directory exactly as it was.
+ */
+int	session_resume(const char *rundir, struct session **out, char **err);
+
+/* run.json as session_resume() found it (borrowed), or NULL for a new run. */
+const struct rundir_run		*session_rundir(const struct session *s);
+
+/* The trials already done (session_resume()), or NULL (borrowed). */
+const struct trial_done		*session_done(const struct session *s);
+
+const char	*session_dir(const struct session *s);	/* the run directory */
+const char	*session_id(const struct session *s);	/* the run id */
+
+/*
+ * Run c on the session's run directory, and record the final status (see
+ * above) in run.json.  A resumed run is taken up first
+ * (journal_resume_start()), when c selects a host of it.  Returns 0 when
+ * the run took place, whatever its status, or -1 with *err when it could
+ * not start (run.json then says failed; a resumed run that could not be
+ * taken up is left as it was).  When the final status cannot be written
+ * even into the space kept for it, that is said, and run.json still says
+ * "running": never "finished".  At most once per session.
+ */
+int	session_run(struct session *s, const struct session_config *c, char **err);
+
+/* After session_run(): the final status, and what happened on each host
+ * (borrowed). */
+enum journal_status		 session_status(const struct session *s);
+const struct run_summary	*session_summary(const struct session *s);
+
+/* Why the status is failed: the first journal error (borrowed), or NULL. */
+const char	*session_error(const struct session *s);
+
+/*
+ * Write the run's reports, printing the text to out when it is not NULL:
+ * against the baseline run basedir when there is one (report.txt and
+ * report.html, report_write_baseline()), else, or when that fails, the
+ * run's own tables (report_write_run(), report_write_html()).  Failures
+ * are warned about; what reading the run has to say (lines not ok,
+ * lines skipped) is said once, not once per file written.  Returns the
+ * number of significant regressions against basedir (>= 0; 0 without
+ * one), or -1 when no report.txt could be written (the caller may print
+ * numbers of its own).
+ */
+int	session_report(struct session *s, const char *basedir, FILE *out);
+
+/* After session_run(): the exit status (see above). */
+int	session_exit(const struct session *s);
+
+/* The two rules above, for a run that took place (unit tests). */
+enum journal_status	session_final_status(const struct run_summary *sum,
+			    int finish_failed);
+int			session_exit_status(enum journal_status st,
+			    const struct run_summary *sum);
+
+void	session_free(struct session *s);	/* accepts NULL */
+
+#endif /* FLEETMARK_SESSION_H */

@@ -1,0 +1,996 @@
+/*
+ * history-render.c: a history (history.h) as text, Markdown, CSV, JSON or
+ * one self-contained HTML page of trend charts.
+ *
+ * Text and Markdown show a row per segment of each series (or, asked, per
+ * night); CSV and JSON a row per (series, night), for other tools.  The
+ * page has the change points as a table, then a small SVG chart per
+ * series in a grid (small multiples): the nights' values, the segments'
+ * means as level lines, the change points as marked verticals, and each
+ * night's date, label and value in a <title> on hover.  Like the report's
+ * page (report-html.c) it has no script and asks for nothing.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "csv.h"
+#include "history.h"
+#include "html.h"
+#include "numfmt.h"
+#include "rundir.h"
+#include "utf8.h"
+#include "xmalloc.h"
+
+/* --- A table for text, Markdown and CSV -------------------------------------- */
+
+struct col {
+	const char	*name;
+	int		 right;		/* right-aligned in text */
+};
+
+struct grid {
+	const struct col *cols;
+	size_t	 ncols;
+	char	**cells;		/* nrows * ncols, never NULL */
+	double	*nums;			/* the number behind a cell, or NAN */
+	size_t	 nrows, cap;
+};
+
+static void
+grid_init(struct grid *g, const struct col *cols, size_t ncols)
+{
+	memset(g, 0, sizeof(*g));
+	g->cols = cols;
+	g->ncols = ncols;
+}
+
+static size_t
+grid_row(struct grid *g)
+{
+	size_t j;
+
+	xgrow(&g->cells, &g->cap, (g->nrows + 1) * g->ncols, sizeof(*g->cells));
+	g->nums = xreallocarray(g->nums, g->cap, sizeof(*g->nums));
+	for (j = 0; j < g->ncols; j++) {
+		g->cells[g->nrows * g->ncols + j] = NULL;
+		g->nums[g->nrows * g->ncols + j] = NAN;
+	}
+	return g->nrows++;
+}
+
+/* Set a cell to s (copied; NULL: blank) and the number behind it. */
+static void
+grid_set(struct grid *g, size_t row, size_t col, const char *s, double num)
+{
+	size_t k = row * g->ncols + col;
+
+	free(g->cells[k]);
+	g->cells[k] = xstrdup(s != NULL ? s : "");
+	g->nums[k] = num;
+}
+
+static const char *
+grid_cell(const struct grid *g, size_t row, size_t col)
+{
+	const char *s = g->cells[row * g->ncols + col];
+
+	return s != NULL ? s : "";
+}
+
+static void
+grid_release(struct grid *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nrows * g->ncols; i++)
+		free(g->cells[i]);
+	free(g->cells);
+	free(g->nums);
+	memset(g, 0, sizeof(*g));
+}
+
+static void
+spaces(FILE *out, size_t n)
+{
+	while (n-- > 0)
+		fputc(' ', out);
+}
+
+static void
+grid_text(const struct grid *g, FILE *out)
+{
+	size_t *w = xcalloc(g->ncols, sizeof(*w)), i, j, end, l;
+
+	for (j = 0; j < g->ncols; j++)
+		w[j] = utf8_width(g->cols[j].name);
+	for (i = 0; i < g->nrows; i++)
+		for (j = 0; j < g->ncols; j++)
+			if ((l = utf8_width(grid_cell(g, i, j))) > w[j])
+				w[j] = l;
+	for (i = 0; i <= g->nrows; i++) {
+		for (end = g->ncols; end > 1 && i > 0 && *grid_cell(g, i - 1, end - 1) == '\0';)
+			end--;
+		for (j = 0; j < end; j++) {
+			const char *s = i == 0 ? g->cols[j].name : grid_cell(g, i - 1, j);
+
+			l = utf8_width(s);
+			if (j > 0)
+				fputs("  ", out);
+			if (g->cols[j].right && i > 0)
+				spaces(out, w[j] - l);
+			fputs(s, out);
+			if ((!g->cols[j].right || i == 0) && j + 1 < end)
+				spaces(out, w[j] - l);
+		}
+		fputc('\n', out);
+	}
+	free(w);
+}
+
+static void
+md_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s == '\n' ? ' ' : *s, out);
+	}
+}
+
+static void
+grid_md(const struct grid *g, FILE *out)
+{
+	size_t i, j;
+
+	for (j = 0; j < g->ncols; j++) {
+		fputs("| ", out);
+		md_text(out, g->cols[j].name);
+		fputc(' ', out);
+	}
+	fputs("|\n", out);
+	for (j = 0; j < g->ncols; j++)
+		fputs(g->cols[j].right ? "| ---: " : "| --- ", out);
+	fputs("|\n", out);
+	for (i = 0; i < g->nrows; i++) {
+		for (j = 0; j < g->ncols; j++) {
+			fputs("| ", out);
+			md_text(out, grid_cell(g, i, j));
+			fputc(' ', out);
+		}
+		fputs("|\n", out);
+	}
+}
+
+static void
+grid_csv(const struct grid *g, FILE *out)
+{
+	char num[NUMFMT_MAX];
+	size_t i, j;
+
+	for (j = 0; j < g->ncols; j++) {
+		if (j > 0)
+			fputc(',', out);
+		csv_field(out, g->cols[j].name);
+	}
+	fputc('\n', out);
+	for (i = 0; i < g->nrows; i++) {
+		for (j = 0; j < g->ncols; j++) {
+			double v = g->nums[i * g->ncols + j];
+
+			if (j > 0)
+				fputc(',', out);
+			if (isfinite(v)) {
+				numfmt_shortest(num, sizeof(num), v);
+				fputs(num, out);
+			} else
+				csv_field(out, grid_cell(g, i, j));
+		}
+		fputc('\n', out);
+	}
+}
+
+/* --- What the rows say ------------------------------------------------------------ */
+
+static int
+any_variant(const struct history *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nseries; i++)
+		if (h->series[i].variant != NULL)
+			return 1;
+	return 0;
+}
+
+static size_t
+nhosts(const struct history *h)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < h->nseries; i++) {
+		for (j = 0; j < i && strcmp(h->series[j].host, h->series[i].host) != 0; j++)
+			;
+		n += j == i;
+	}
+	return n;
+}
+
+static double
+rsd(double mean, double sd)
+{
+	return isfinite(sd) && mean != 0 ? fabs(sd / mean) * 100 : NAN;
+}
+
+static void
+fmt_value(char *buf, size_t cap, double v)
+{
+	if (isfinite(v))
+		numfmt_fixed(buf, cap, v, 4);
+	else
+		snprintf(buf, cap, "-");
+}
+
+static void
+fmt_rsd(char *buf, size_t cap, double r)
+{
+	if (isfinite(r))
+		snprintf(buf, cap, "±%.1f%%", r);
+	else
+		snprintf(buf, cap, "-");
+}
+
+/* The date of a run start: its first ten characters ("2001-11-30"). */
+static void
+fmt_date(char *buf, size_t cap, const char *start)
+{
+	snprintf(buf, cap, "%.10s", start);
+}
+
+static const struct history_run *
+night_run(const struct history *h, const struct history_series *s, size_t i)
+{
+	return &h->runs[s->nights[i].run];
+}
+
+/* "LABEL -> LABEL": the nights around change c of s. */
+static char *
+change_labels(const struct history_series *s, const struct history_change *c)
+{
+	return xasprintf("%s -> %s", s->nights[c->night - 1].label, s->nights[c->night].label);
+}
+
+/* The columns every row of a series starts with. */
+static size_t
+series_cells(struct grid *g, size_t row, const struct history_series *s, int variant)
+{
+	size_t j = 0;
+
+	grid_set(g, row, j++, s->host, NAN);
+	if (variant)
+		grid_set(g, row, j++, s->variant, NAN);
+	grid_set(g, row, j++, s->bench, NAN);
+	grid_set(g, row, j++, s->params, NAN);
+	grid_set(g, row, j++, s->metric, NAN);
+	grid_set(g, row, j++, s->unit, NAN);
+	return j;
+}
+
+/* change, p, mark, labels of change c (NULL: blank). */
+static size_t
+change_cells(struct grid *g, size_t row, size_t j, const struct history_series *s,
+    const struct history_change *c)
+{
+	char buf[64], *labels;
+
+	if (c == NULL)
+		return j + 4;
+	snprintf(buf, sizeof(buf), "%+.1f%%", c->pct);
+	grid_set(g, row, j++, buf, c->pct);
+	snprintf(buf, sizeof(buf), "%.3g", c->p);
+	grid_set(g, row, j++, buf, c->p);
+	grid_set(g, row, j++, c->worse ? "worse" : "better", NAN);
+	labels = change_labels(s, c);
+	grid_set(g, row, j++, labels, NAN);
+	free(labels);
+	return j;
+}
+
+static const struct col seg_cols[] = {
+	{ "host", 0 }, { "variant", 0 }, { "bench", 0 }, { "params", 0 }, { "metric", 0 },
+	{ "unit", 0 }, { "from", 0 }, { "to", 0 }, { "nights", 1 }, { "mean", 1 },
+	{ "rsd", 1 }, { "change", 1 }, { "p", 1 }, { "mark", 0 }, { "labels", 0 },
+	{ "first run", 0 },
+};
+
+static const struct col night_cols[] = {
+	{ "host", 0 }, { "variant", 0 }, { "bench", 0 }, { "params", 0 }, { "metric", 0 },
+	{ "unit", 0 }, { "date", 0 }, { "run", 0 }, { "label", 0 }, { "value", 1 },
+	{ "rsd", 1 }, { "n", 1 }, { "change", 1 }, { "p", 1 }, { "mark", 0 },
+	{ "labels", 0 },
+};
+
+static const struct col csv_cols[] = {
+	{ "host", 0 }, { "variant", 0 }, { "bench", 0 }, { "params", 0 }, { "metric", 0 },
+	{ "unit", 0 }, { "direction", 0 }, { "start", 0 }, { "run", 0 }, { "label", 0 },
+	{ "value", 1 }, { "sd", 1 }, { "n", 1 }, { "segment", 1 }, { "segment_mean", 1 },
+	{ "change", 1 }, { "change_lo", 1 }, { "change_hi", 1 }, { "p", 1 },
+	{ "mark", 0 }, { "label_before", 0 }, { "label_after", 0 },
+};
+
+#define NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The columns without "variant" when no series has one. */
+static struct col *
+cols_for(const struct col *cols, size_t n, int variant, size_t *np)
+{
+	struct col *c = xcalloc(n, sizeof(*c));
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (variant || strcmp(cols[i].name, "variant") != 0)
+			c[k++] = cols[i];
+	*np = k;
+	return c;
+}
+
+static void
+segment_rows(const struct history *h, struct grid *g, int variant)
+{
+	char buf[64];
+	size_t i, k, row, j;
+
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+
+		for (k = 0; k < s->nsegments; k++) {
+			const struct history_segment *sg = &s->segments[k];
+
+			row = grid_row(g);
+			j = series_cells(g, row, s, variant);
+			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start)->start);
+			grid_set(g, row, j++, buf, NAN);
+			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start + sg->n - 1)->start);
+			grid_set(g, row, j++, buf, NAN);
+			snprintf(buf, sizeof(buf), "%zu", sg->n);
+			grid_set(g, row, j++, buf, (double)sg->n);
+			fmt_value(buf, sizeof(buf), sg->mean);
+			grid_set(g, row, j++, buf, sg->mean);
+			fmt_rsd(buf, sizeof(buf), rsd(sg->mean, sg->sd));
+			grid_set(g, row, j++, buf, rsd(sg->mean, sg->sd));
+			j = change_cells(g, row, j, s, sg->change != HISTORY_NONE ?
+			    &s->changes[sg->change] : NULL);
+			grid_set(g, row, j++, night_run(h, s, sg->start)->id, NAN);
+		}
+	}
+}
+
+static void
+night_rows(const struct history *h, struct grid *g, int variant)
+{
+	char buf[64];
+	size_t i, k, row, j;
+
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+
+		for (k = 0; k < s->n; k++) {
+			const struct history_night *nt = &s->nights[k];
+			const struct history_segment *sg = &s->segments[nt->segment];
+
+			row = grid_row(g);
+			j = series_cells(g, row, s, variant);
+			fmt_date(buf, sizeof(buf), night_run(h, s, k)->start);
+			grid_set(g, row, j++, buf, NAN);
+			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
+			grid_set(g, row, j++, nt->label, NAN);
+			fmt_value(buf, sizeof(buf), nt->value);
+			grid_set(g, row, j++, buf, nt->value);
+			fmt_rsd(buf, sizeof(buf), rsd(nt->value, nt->sd));
+			grid_set(g, row, j++, buf, rsd(nt->value, nt->sd));
+			snprintf(buf, sizeof(buf), "%zu", nt->n);
+			grid_set(g, row, j++, buf, (double)nt->n);
+			change_cells(g, row, j, s, sg->change != HISTORY_NONE && sg->start == k ?
+			    &s->changes[sg->change] : NULL);
+		}
+	}
+}
+
+/* Every night, with what other tools need: full times, sds, the interval. */
+static void
+csv_rows(const struct history *h, struct grid *g)
+{
+	char buf[64];
+	size_t i, k, row, j;
+
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+
+		for (k = 0; k < s->n; k++) {
+			const struct history_night *nt = &s->nights[k];
+			const struct history_segment *sg = &s->segments[nt->segment];
+			const struct history_change *c = sg->change != HISTORY_NONE &&
+			    sg->start == k ? &s->changes[sg->change] : NULL;
+
+			row = grid_row(g);
+			j = series_cells(g, row, s, 1);
+			grid_set(g, row, j++, s->higher ? "higher" : "lower", NAN);
+			grid_set(g, row, j++, night_run(h, s, k)->start, NAN);
+			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
+			grid_set(g, row, j++, nt->label, NAN);
+			grid_set(g, row, j++, NULL, nt->value);
+			grid_set(g, row, j++, NULL, nt->sd);
+			grid_set(g, row, j++, NULL, (double)nt->n);
+			snprintf(buf, sizeof(buf), "%zu", nt->segment);
+			grid_set(g, row, j++, buf, NAN);
+			grid_set(g, row, j++, NULL, sg->mean);
+			if (c == NULL)
+				continue;
+			grid_set(g, row, j++, NULL, c->pct);
+			grid_set(g, row, j++, NULL, c->lo);
+			grid_set(g, row, j++, NULL, c->hi);
+			grid_set(g, row, j++, NULL, c->p);
+			grid_set(g, row, j++, c->worse ? "worse" : "better", NAN);
+			grid_set(g, row, j++, s->nights[k - 1].label, NAN);
+			grid_set(g, row, j++, nt->label, NAN);
+		}
+	}
+}
+
+/* The lines above a text or Markdown table. */
+static void
+heading(const struct history *h, const struct history_render_opts *o, FILE *out)
+{
+	const char *first = h->nruns ? h->runs[0].start : "", *last = h->nruns ?
+	    h->runs[h->nruns - 1].start : "";
+
+	if (o->format == REPORT_MD)
+		fprintf(out, "### History of plan %s\n\n", h->plan);
+	fprintf(out, "History of plan '%s' in %s: %zu night%s from %.10s to %.10s, %zu "
+	    "series on %zu host%s.\n", h->plan, h->source, h->nruns, h->nruns == 1 ? "" : "s",
+	    first, last, h->nseries, nhosts(h), nhosts(h) == 1 ? "" : "s");
+	fprintf(out, "Change points (E-divisive means, permutation test p <= 0.05, segments of "
+	    "at least 3 nights, changes of at least %g%%): %zu, %zu worse, %zu better.\n",
+	    h->threshold, h->nchanges, h->nworse, h->nchanges - h->nworse);
+	if (o->nights)
+		fputs("A row per night: the mean of its trials and their rsd; change, p and "
+		    "mark on the first night of a new segment.\n", out);
+	else
+		fputs("A row per segment: its nights, their mean and night-to-night rsd; change, "
+		    "p and mark where a change point starts it (every night: --nights).\n", out);
+}
+
+static void
+render_table(const struct history *h, const struct history_render_opts *o, FILE *out)
+{
+	int variant = any_variant(h);
+	struct grid g;
+	struct col *cols;
+	size_t n;
+
+	if (o->format == REPORT_CSV)
+		cols = cols_for(csv_cols, NCOLS(csv_cols), 1, &n);
+	else if (o->nights)
+		cols = cols_for(night_cols, NCOLS(night_cols), variant, &n);
+	else
+		cols = cols_for(seg_cols, NCOLS(seg_cols), variant, &n);
+	grid_init(&g, cols, n);
+	if (o->format == REPORT_CSV)
+		csv_rows(h, &g);
+	else if (o->nights)
+		night_rows(h, &g, variant);
+	else
+		segment_rows(h, &g, variant);
+	if (o->format == REPORT_CSV)
+		grid_csv(&g, out);
+	else {
+		heading(h, o, out);
+		fputc('\n', out);
+		if (o->format == REPORT_MD)
+			grid_md(&g, out);
+		else
+			grid_text(&g, out);
+	}
+	grid_release(&g);
+	free(cols);
+}
+
+/* --- JSON ---------------------------------------------------------------------- */
+
+/*
+ * Written with printf, not built with jansson: a year of 500 series is
+ * 180,000 objects, which jansson takes seconds to build and dump.  What
+ * is the same on every night of a series (or run) is dumped once; the
+ * strings through jansson, which escapes them.
+ */
+
+/* s as a JSON string (a new string). */
+static char *
+jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	char *d;
+
+	if (j == NULL)		/* not UTF-8: made valid as the run directory's files are */
+		j = rundir_json_str(s);
+	d = json_dumps(j, JSON_ENCODE_ANY);
+	json_decref(j);
+	return d;
+}
+
+/* A number as JSON: null when not finite (buf holds NUMFMT_MAX). */
+static const char *
+jnum(char *buf, double v)
+{
+	if (!isfinite(v))
+		return "null";
+	snprintf(buf, NUMFMT_MAX, "%.15g", v);
+	return buf;
+}
+
+/* The members every night of s has: {"host":...,"params":{...} without the brace. */
+static char *
+series_json(const struct history_series *s)
+{
+	json_t *o = json_object(), *p = json_object();
+	char *d;
+	size_t i;
+
+	for (i = 0; i < s->nparams; i++)
+		rundir_json_set(p, s->pkeys[i], rundir_json_str(s->pvals[i]));
+	rundir_json_set(o, "host", rundir_json_str(s->host));
+	rundir_json_set(o, "variant", rundir_json_str(s->variant));
+	rundir_json_set(o, "bench", rundir_json_str(s->bench));
+	rundir_json_set(o, "metric", rundir_json_str(s->metric));
+	rundir_json_set(o, "unit", rundir_json_str(s->unit));
+	json_object_set_new(o, "direction", json_string(s->higher ? "higher" : "lower"));
+	json_object_set_new(o, "params", p);
+	d = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	d[strlen(d) - 1] = '\0';
+	return d;
+}
+
+static void
+render_json(const struct history *h, FILE *out)
+{
+	char **jid = xcalloc(h->nruns + 1, sizeof(*jid)), **jstart = xcalloc(h->nruns + 1,
+	    sizeof(*jstart)), *prefix, *label, *l0, a[NUMFMT_MAX], b[NUMFMT_MAX],
+	    c[NUMFMT_MAX], d[NUMFMT_MAX];
+	size_t i, k;
+	int first = 1;
+
+	for (i = 0; i < h->nruns; i++) {
+		jid[i] = jstr(h->runs[i].id);
+		jstart[i] = jstr(h->runs[i].start);
+	}
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+
+		prefix = series_json(s);
+		for (k = 0; k < s->n; k++) {
+			const struct history_night *nt = &s->nights[k];
+			const struct history_segment *sg = &s->segments[nt->segment];
+
+			label = jstr(nt->label);
+			fprintf(out, "%s%s,\"run\":%s,\"start\":%s,\"label\":%s,\"value\":%s,"
+			    "\"sd\":%s,\"rsd\":%s,\"n\":%zu,\"segment\":%zu,\"segment_mean\":%s,"
+			    "\"change\":", first ? "[\n" : ",\n", prefix, jid[nt->run],
+			    jstart[nt->run], label, jnum(a, nt->value), jnum(b, nt->sd),
+			    jnum(c, rsd(nt->value, nt->sd)), nt->n, nt->segment, jnum(d, sg->mean));
+			first = 0;
+			if (sg->change != HISTORY_NONE && sg->start == k) {
+				const struct history_change *ch = &s->changes[sg->change];
+
+				fprintf(out, "{\"pct\":%s,\"lo\":%s,\"hi\":%s,", jnum(a, ch->pct),
+				    jnum(b, ch->lo), jnum(c, ch->hi));
+				l0 = jstr(s->nights[k - 1].label);
+				fprintf(out, "\"p\":%s,\"direction\":\"%s\",", jnum(a, ch->p),
+				    ch->worse ? "worse" : "better");
+				fprintf(out, "\"before\":%s,\"after\":%s,\"labels\":[%s,%s]}}",
+				    jnum(b, ch->before), jnum(c, ch->after), l0, label);
+				free(l0);
+			} else
+				fputs("null}", out);
+			free(label);
+		}
+		free(prefix);
+	}
+	fputs(first ? "[]\n" : "\n]\n", out);
+	for (i = 0; i < h->nruns; i++) {
+		free(jid[i]);
+		free(jstart[i]);
+	}
+	free(jid);
+	free(jstart);
+}
+
+/* --- HTML ---------------------------------------------------------------------- */
+
+#define CH_W		360
+#define CH_L		58
+#define CH_R		12
+#define CH_T		54	/* two title lines and the y label above the plot */
+#define CH_H		130
+#define CH_B		34	/* date ticks and the x label below it */
+#define WORSE_COLOUR	"#D55E00"
+#define BETTER_COLOUR	"#009E73"
+#define LEVEL_COLOUR	"#0072B2"
+#define LABEL_ROOM	48	/* pixels a change point's size takes beside it */
+
+struct frame {
+	double	lo, hi, step;	/* y */
+	size_t	n;		/* nights */
+};
+
+static double
+fx(const struct frame *f, double i)
+{
+	double w = CH_W - CH_L - CH_R - 12;
+
+	return CH_L + 6 + (f->n > 1 ? i / (double)(f->n - 1) * w : w / 2);
+}
+
+static double
+fy(const struct frame *f, double v)
+{
+	return CH_T + CH_H - (v - f->lo) / (f->hi - f->lo) * CH_H;
+}
+
+/* A y axis for the values of s, not held to 0: a change of 5% must show. */
+static void
+frame_fit(struct frame *f, const struct history_series *s)
+{
+	double lo = INFINITY, hi = -INFINITY, pad;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->nights[i].value < lo)
+			lo = s->nights[i].value;
+		if (s->nights[i].value > hi)
+			hi = s->nights[i].value;
+	}
+	if (!(lo <= hi))
+		lo = 0, hi = 1;
+	pad = (hi - lo) * 0.08;
+	if (pad == 0)
+		pad = lo != 0 ? fabs(lo) * 0.02 : 1;
+	f->step = html_nice_step(hi - lo + 2 * pad, 4);
+	f->lo = floor((lo - pad) / f->step) * f->step;
+	f->hi = ceil((hi + pad) / f->step) * f->step;
+	if (f->hi <= f->lo)
+		f->hi = f->lo + f->step;
+	f->n = s->n;
+}
+
+static void
+chart_axes(FILE *out, const struct history *h, const struct history_series *s,
+    const struct frame *f)
+{
+	char buf[NUMFMT_MAX], date[16];
+	double v, y, x;
+	size_t i, ticks[3] = { 0, s->n / 2, s->n - 1 };
+
+	fputs("<g class=\"axis\">", out);
+	for (v = f->lo; v <= f->hi + f->step / 1e6; v += f->step) {
+		y = fy(f, v);
+		numfmt_short(buf, sizeof(buf), fabs(v) < f->step / 1e6 ? 0 : v);
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", CH_L,
+		    CH_W - CH_R, y, y, CH_L - 4, y + 3.5, buf);
+	}
+	fprintf(out, "<path d=\"M%d %dV%dH%d\" fill=\"none\" stroke=\"#333\"/>", CH_L, CH_T,
+	    CH_T + CH_H, CH_W - CH_R);
+	for (i = 0; i < 3; i++) {
+		if (i > 0 && ticks[i] == ticks[i - 1])
+			continue;
+		x = fx(f, (double)ticks[i]);
+		fmt_date(date, sizeof(date), night_run(h, s, ticks[i])->start);
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
+		    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">", x, x, CH_T + CH_H,
+		    CH_T + CH_H + 4, x, CH_T + CH_H + 15, i == 0 ? "start" : i == 2 ? "end" :
+		    "middle");
+		html_text(out, date);
+		fputs("</text>", out);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">night (run start, UTC), "
+	    "%zu in all</text>", CH_L + (CH_W - CH_L - CH_R) / 2, CH_T + CH_H + 29, s->n);
+	/* the y label above the plot, as the report's charts have it */
+	fprintf(out, "<text class=\"label\" x=\"4\" y=\"%d\">", CH_T - 12);
+	html_text(out, s->metric);
+	if (*s->unit) {
+		fputs(" (", out);
+		html_text(out, s->unit);
+		fputs(")", out);
+	}
+	fprintf(out, ", %s is better</text></g>\n", s->higher ? "higher" : "lower");
+}
+
+/* Whether s has a change point worse for its metric. */
+static int
+has_worse(const struct history_series *s)
+{
+	size_t k;
+
+	for (k = 0; k < s->nchanges; k++)
+		if (s->changes[k].worse)
+			return 1;
+	return 0;
+}
+
+static void
+chart(FILE *out, const struct history *h, size_t si)
+{
+	const struct history_series *s = &h->series[si];
+	struct frame f;
+	char buf[NUMFMT_MAX], rbuf[32], date[16];
+	size_t i, k;
+
+	frame_fit(&f, s);
+	fprintf(out, "<figure id=\"s%zu\"%s><svg data-chart=\"history\" data-host=\"", si,
+	    has_worse(s) ? " class=\"worse\"" : s->nchanges ? " class=\"better\"" : "");
+	html_text(out, s->host);
+	fputs("\" data-bench=\"", out);
+	html_text(out, s->bench);
+	fputs("\" data-metric=\"", out);
+	html_text(out, s->metric);
+	fputs("\" data-params=\"", out);
+	html_text(out, s->params);
+	fprintf(out, "\" data-changes=\"%zu\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", s->nchanges,
+	    CH_W, CH_T + CH_H + CH_B);
+	html_text(out, s->bench);
+	fputs(" ", out);
+	html_text(out, s->metric);
+	fputs(" on ", out);
+	html_text(out, s->host);
+	fprintf(out, ": %zu nights, %zu change point%s</title>\n<text class=\"ctitle\" x=\"4\" "
+	    "y=\"13\">", s->n, s->nchanges, s->nchanges == 1 ? "" : "s");
+	html_text(out, s->bench);
+	fputs(" ", out);
+	html_text(out, s->metric);
+	fputs("</text><text x=\"4\" y=\"27\">", out);
+	html_text(out, s->host);
+	if (s->variant != NULL) {
+		fputs(" / ", out);
+		html_text(out, s->variant);
+	}
+	if (*s->params) {
+		fputs("  ", out);
+		html_text(out, s->params);
+	}
+	fputs("</text>\n", out);
+	chart_axes(out, h, s, &f);
+
+	/* the segments' levels */
+	for (k = 0; k < s->nsegments; k++) {
+		const struct history_segment *g = &s->segments[k];
+		double x0 = fx(&f, g->start > 0 ? (double)g->start - 0.5 : 0);
+		double x1 = fx(&f, g->start + g->n < s->n ? (double)(g->start + g->n) - 0.5 :
+		    (double)(s->n - 1));
+
+		numfmt_short(buf, sizeof(buf), g->mean);
+		fmt_rsd(rbuf, sizeof(rbuf), rsd(g->mean, g->sd));
+		fprintf(out, "<g class=\"level\"><title>%zu night%s from %.10s to %.10s: mean %s "
+		    "%s night to night</title><path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" "
+		    "stroke-width=\"2.5\"/></g>", g->n, g->n == 1 ? "" : "s",
+		    night_run(h, s, g->start)->start, night_run(h, s, g->start + g->n - 1)->start,
+		    buf, rbuf, x0, fy(&f, g->mean), x1, LEVEL_COLOUR);
+	}
+	/* the nights */
+	fputs("\n<path class=\"trend\" fill=\"none\" stroke=\"#999\" stroke-width=\"1\" d=\"", out);
+	for (i = 0; i < s->n; i++)
+		fprintf(out, "%s%.1f %.1f", i ? "L" : "M", fx(&f, (double)i),
+		    fy(&f, s->nights[i].value));
+	fputs("\"/>\n", out);
+	for (i = 0; i < s->n; i++) {
+		const struct history_night *nt = &s->nights[i];
+
+		fmt_date(date, sizeof(date), night_run(h, s, i)->start);
+		numfmt_short(buf, sizeof(buf), nt->value);
+		fmt_rsd(rbuf, sizeof(rbuf), rsd(nt->value, nt->sd));
+		fprintf(out, "<g><title>%s ", date);
+		html_text(out, nt->label);
+		fprintf(out, ": %s", buf);
+		if (*s->unit) {
+			fputs(" ", out);
+			html_text(out, s->unit);
+		}
+		fprintf(out, " %s (n=%zu), run ", rbuf, nt->n);
+		html_text(out, night_run(h, s, i)->id);
+		fprintf(out, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"#333\"/></g>",
+		    fx(&f, (double)i), fy(&f, nt->value));
+	}
+	/*
+	 * The change points: a dashed vertical and a triangle, down for worse,
+	 * and the size beside it unless another change point is too close for
+	 * it (a drift's staircase: the sizes are in the titles).
+	 */
+	for (k = 0; k < s->nchanges; k++) {
+		const struct history_change *c = &s->changes[k];
+		const char *colour = c->worse ? WORSE_COLOUR : BETTER_COLOUR;
+		double x = fx(&f, (double)c->night - 0.5), t = CH_T + 2;
+		char *labels = change_labels(s, c);
+		int room = 1;
+
+		for (i = 0; i < s->nchanges; i++)
+			if (i != k && fabs(fx(&f, (double)s->changes[i].night - 0.5) - x) < LABEL_ROOM)
+				room = 0;
+
+		fprintf(out, "\n<g class=\"change %s\"><title>%+.1f%% %s (p=%.3g) from %.10s: ",
+		    c->worse ? "worse" : "better", c->pct, c->worse ? "worse" : "better", c->p,
+		    night_run(h, s, c->night)->start);
+		html_text(out, labels);
+		fprintf(out, "</title><path d=\"M%.1f %dV%d\" stroke=\"%s\" stroke-width=\"1.5\" "
+		    "stroke-dasharray=\"4 3\"/><path d=\"", x, CH_T, CH_T + CH_H, colour);
+		if (c->worse)
+			fprintf(out, "M%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x - 5, t, x + 5, t, x, t + 8);
+		else
+			fprintf(out, "M%.1f %.1fL%.1f %.1fL%.1f %.1fZ", x - 5, t + 8, x + 5, t + 8, x,
+			    t);
+		fprintf(out, "\" fill=\"%s\"/>", colour);
+		if (room)
+			fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"cp\" fill=\"%s\" "
+			    "text-anchor=\"%s\">%+.1f%%</text>", x + (c->night * 2 < s->n ? 7 : -7),
+			    t + 8, colour, c->night * 2 < s->n ? "start" : "end", c->pct);
+		fputs("</g>", out);
+		free(labels);
+	}
+	fputs("</svg></figure>\n", out);
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}"
+	"h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.25em;margin-top:1.6em;"
+	"border-bottom:1px solid #ccc}.scroll{overflow-x:auto}"
+	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin-bottom:1em}"
+	"th,td{border:1px solid #ccc;padding:2px 7px;text-align:left;white-space:nowrap}"
+	"th{background:#eee}td.n{text-align:right}"
+	"td.worse{font-weight:700;color:#a00}td.worse::before{content:\"\\25BC \"}"
+	"td.better{font-weight:700;color:#060}td.better::before{content:\"\\25B2 \"}"
+	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:10px}"
+	"figure{margin:0;border:1px solid #ddd;padding:4px}"
+	"figure.worse{border:2px solid #D55E00}figure.better{border:2px solid #009E73}"
+	"svg{width:100%;height:auto;font:10px system-ui,sans-serif}"
+	"svg .grid{stroke:#e6e6e6}svg .label{font-weight:600}"
+	"svg .ctitle{font-size:12px;font-weight:600}svg .cp{font-weight:700}";
+
+static void
+td(FILE *out, const char *cls, const char *s)
+{
+	if (cls != NULL)
+		fprintf(out, "<td class=\"%s\">", cls);
+	else
+		fputs("<td>", out);
+	html_text(out, s);
+	fputs("</td>", out);
+}
+
+/* A change point of the page's table: series and change. */
+struct cref {
+	size_t	s, k;
+	size_t	run;		/* index of the run it starts on, to sort by */
+};
+
+static int
+cmp_cref(const void *a, const void *b)
+{
+	const struct cref *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/* The change points, oldest first, each linked to its chart. */
+static void
+changes_table(FILE *out, const struct history *h)
+{
+	struct cref *v = xcalloc(h->nchanges + 1, sizeof(*v));
+	char buf[64], date[16];
+	size_t i, k, n = 0, j;
+
+	fputs("<h2>Change points</h2>\n", out);
+	if (h->nchanges == 0) {
+		fputs("<p>None.</p>\n", out);
+		return;
+	}
+	fputs("<div class=\"scroll\"><table data-table=\"changes\"><thead><tr><th>date</th>"
+	    "<th>host</th><th>bench</th><th>params</th><th>metric</th><th>unit</th>"
+	    "<th>before</th><th>after</th><th>change</th><th>p</th><th>mark</th>"
+	    "<th>labels</th><th>run</th></tr></thead><tbody>\n", out);
+	for (i = 0; i < h->nseries; i++)
+		for (k = 0; k < h->series[i].nchanges; k++) {
+			v[n].s = i;
+			v[n].k = k;
+			v[n++].run = h->series[i].nights[h->series[i].changes[k].night].run;
+		}
+	qsort(v, n, sizeof(*v), cmp_cref);
+	for (j = 0; j < n; j++) {
+		const struct history_series *s = &h->series[v[j].s];
+		const struct history_change *c = &s->changes[v[j].k];
+		char *labels = change_labels(s, c);
+
+		fmt_date(date, sizeof(date), night_run(h, s, c->night)->start);
+		fprintf(out, "<tr><td><a href=\"#s%zu\">%s</a></td>", v[j].s, date);
+		td(out, NULL, s->host);
+		td(out, NULL, s->bench);
+		td(out, NULL, s->params);
+		td(out, NULL, s->metric);
+		td(out, NULL, s->unit);
+		fmt_value(buf, sizeof(buf), c->before);
+		td(out, "n", buf);
+		fmt_value(buf, sizeof(buf), c->after);
+		td(out, "n", buf);
+		snprintf(buf, sizeof(buf), "%+.1f%%", c->pct);
+		td(out, "n", buf);
+		snprintf(buf, sizeof(buf), "%.3g", c->p);
+		td(out, "n", buf);
+		td(out, c->worse ? "worse" : "better", c->worse ? "worse" : "better");
+		td(out, NULL, labels);
+		td(out, NULL, night_run(h, s, c->night)->id);
+		fputs("</tr>\n", out);
+		free(labels);
+	}
+	fputs("</tbody></table></div>\n", out);
+	free(v);
+}
+
+static void
+render_html(const struct history *h, FILE *out)
+{
+	const char *first = h->nruns ? h->runs[0].start : "", *last = h->nruns ?
+	    h->runs[h->nruns - 1].start : "";
+	size_t i;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	    "style-src 'unsafe-inline'\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	    "<title>fleetmark history: ", out);
+	html_text(out, h->plan);
+	fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>fleetmark "
+	    "history: plan ", css);
+	html_text(out, h->plan);
+	fputs("</h1>\n<p>", out);
+	html_text(out, h->source);
+	fprintf(out, ": %zu night%s from %.10s to %.10s, %zu series on %zu host%s.  Change "
+	    "points: E-divisive means with a permutation test (p &lt;= 0.05), segments of at "
+	    "least 3 nights, changes of at least %g%%: <b>%zu</b> (%zu worse, %zu better).  "
+	    "Each chart: the nights' means (hover for the date, label and value), the "
+	    "segments' means as blue levels, a change point as a dashed line with its "
+	    "size (&#9660; worse, &#9650; better).</p></header>\n", h->nruns,
+	    h->nruns == 1 ? "" : "s", first, last, h->nseries, nhosts(h),
+	    nhosts(h) == 1 ? "" : "s", h->threshold, h->nchanges, h->nworse,
+	    h->nchanges - h->nworse);
+	changes_table(out, h);
+	fputs("<h2>Series</h2>\n<section class=\"grid\">\n", out);
+	for (i = 0; i < h->nseries; i++)
+		chart(out, h, i);
+	fputs("</section>\n<footer><p>Written by fleetmark history; a self-contained page "
+	    "(no scripts, no external resources).</p></footer>\n</body></html>\n", out);
+}
+
+int
+history_render(const struct history *h, const struct history_render_opts *o, FILE *out,
+    char **err)
+{
+	switch (o->format) {
+	case REPORT_JSON:
+		render_json(h, out);
+		break;
+	case REPORT_HTML:
+		render_html(h, out);
+		break;
+	default:
+		render_table(h, o, out);
+		break;
+	}
+	if (ferror(out)) {
+		*err = xasprintf("cannot write the history");
+		return -1;
+	}
+	return 0;
+}

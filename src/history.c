@@ -1,0 +1,1699 @@
+/*
+ * history.c: a plan's nights in a results directory or an archive, as
+ * series with their change points, and the cache of each run's summary
+ * (history.h).
+ *
+ * A load goes in two passes over the runs.  The first learns what each
+ * run is (plan, status, start, labels) from its cache file or its
+ * run.json, so that the plan can be chosen; the second takes the nights
+ * of the plan's finished runs, each from its cache file or, when that has
+ * no series yet, from trials.jsonl, and writes the cache file.
+ *
+ * A cache file (CACHE/<40 hex digits of the key's SHA-256>.jsonl) starts
+ * with a line of JSON, the run's facts,
+ *
+ *	{"format":1,"key":"/srv/results/20011101-...","valid":"run.json 1234
+ *	 1007183700.000000000;trials.jsonl ...","dir":"/srv/results/...",
+ *	 "run":"20011101-...","plan":"smoke","status":"finished",
+ *	 "start":"2001-11-01T02:30:00Z","label":null,"threshold":5,
+ *	 "hosts":{"lab-01":"6.1.0-13-amd64"},"rows":2}
+ *
+ * and, when "rows" is a count rather than null, goes on with that many
+ * lines, one per series of the night, of tab-separated fields:
+ *
+ *	HOST VARIANT BENCH PARAMS METRIC UNIT DIRECTION MEAN SD N
+ *	lab-01	 	lat_pipe	size=512	usecs	us	lower	6.7	0.05	5
+ *
+ * Names are percent-encoded (pctenc.h) but for printable ASCII other than
+ * % , = and tab; VARIANT is empty for none, else "=" and the name; PARAMS
+ * is "k=v,k=v"; SD is "-" for a single trial; numbers have 17 significant
+ * digits, which read back as the same double.  The first five fields are
+ * the series key: a cached night finds its series without decoding a
+ * thing.  Lines read from trials.jsonl go through the same text, so a
+ * cached night and a night read afresh are the same bits.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "archive.h"
+#include "changepoint.h"
+#include "digest.h"
+#include "fsutil.h"
+#include "history.h"
+#include "journal.h"
+#include "log.h"
+#include "numfmt.h"
+#include "pctenc.h"
+#include "rundir.h"
+#include "runref.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "strv.h"
+#include "trialread.h"
+#include "xdg.h"
+#include "xmalloc.h"
+
+#define US		"\x1f"	/* between the parts of a series key */
+#define NOVARIANT	"\x1e"	/* a key's variant when the plan has none */
+#define CACHE_NAME_HEX	40	/* hex digits of a cache file's name */
+#define LIST_MAX	12	/* names listed in a message */
+
+/* --- Maps of strings to indices -------------------------------------------- */
+
+struct smap {
+	char	**keys;		/* by slot; NULL: empty */
+	size_t	 *vals;
+	size_t	  size, n;	/* slots (a power of two), keys */
+};
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static size_t
+smap_slot(const struct smap *m, const char *k)
+{
+	size_t i = (size_t)hash_str(k) & (m->size - 1);
+
+	while (m->keys[i] != NULL && strcmp(m->keys[i], k) != 0)
+		i = (i + 1) & (m->size - 1);
+	return i;
+}
+
+/* The index of k, or HISTORY_NONE. */
+static size_t
+smap_get(const struct smap *m, const char *k)
+{
+	size_t i;
+
+	if (m->size == 0)
+		return HISTORY_NONE;
+	i = smap_slot(m, k);
+	return m->keys[i] != NULL ? m->vals[i] : HISTORY_NONE;
+}
+
+/* Map k (copied) to v. */
+static void
+smap_put(struct smap *m, const char *k, size_t v)
+{
+	size_t i, j;
+
+	if ((m->n + 1) * 2 > m->size) {
+		struct smap g = { NULL, NULL, m->size ? m->size * 2 : 64, m->n };
+
+		g.keys = xcalloc(g.size, sizeof(*g.keys));
+		g.vals = xcalloc(g.size, sizeof(*g.vals));
+		for (i = 0; i < m->size; i++)
+			if (m->keys[i] != NULL) {
+				j = smap_slot(&g, m->keys[i]);
+				g.keys[j] = m->keys[i];
+				g.vals[j] = m->vals[i];
+			}
+		free(m->keys);
+		free(m->vals);
+		*m = g;
+	}
+	i = smap_slot(m, k);
+	if (m->keys[i] == NULL) {
+		m->keys[i] = xstrdup(k);
+		m->n++;
+	}
+	m->vals[i] = v;
+}
+
+static void
+smap_free(struct smap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->size; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static char **
+strv_dup(const char *const *v, size_t n)
+{
+	char **o = xcalloc(n + 1, sizeof(*o));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		o[i] = v[i] != NULL ? xstrdup(v[i]) : NULL;
+	return o;
+}
+
+static char *
+xstrdup_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+static void
+series_release(struct history_series *s)
+{
+	free(s->host);
+	free(s->variant);
+	free(s->bench);
+	free(s->params);
+	strv_free(s->pkeys, s->nparams);
+	strv_free(s->pvals, s->nparams);
+	free(s->metric);
+	free(s->unit);
+	free(s->nights);
+	free(s->changes);
+	free(s->segments);
+	memset(s, 0, sizeof(*s));
+}
+
+/* --- One run's series: its rows -------------------------------------------- */
+
+struct row {
+	char	*host, *variant, *bench, *params, *metric, *unit;
+	char	**pkeys, **pvals;
+	size_t	 nparams;
+	int	 higher;
+	double	 mean, m2;	/* Welford's running mean and sum of squares */
+	double	 sd;		/* once the run is read */
+	size_t	 n;
+};
+
+struct rows {
+	struct row *v;
+	size_t	 n, cap;
+	struct smap map;	/* series key to index */
+};
+
+static void
+rows_release(struct rows *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		struct row *r = &rs->v[i];
+
+		free(r->host);
+		free(r->variant);
+		free(r->bench);
+		free(r->params);
+		free(r->metric);
+		free(r->unit);
+		strv_free(r->pkeys, r->nparams);
+		strv_free(r->pvals, r->nparams);
+	}
+	free(rs->v);
+	smap_free(&rs->map);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* "k=v,k=v" into sb. */
+static void
+params_text(struct strbuf *sb, size_t n, const char *const *k, const char *const *v)
+{
+	size_t i;
+
+	strbuf_reset(sb);
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			strbuf_addch(sb, ',');
+		strbuf_addstr(sb, k[i]);
+		strbuf_addch(sb, '=');
+		strbuf_addstr(sb, v[i] != NULL ? v[i] : "");
+	}
+}
+
+/* The key of a series into sb: what tells two series apart. */
+static void
+series_key(struct strbuf *sb, const char *host, const char *variant, const char *bench,
+    const char *params, const char *metric)
+{
+	strbuf_reset(sb);
+	strbuf_addstr(sb, host);
+	strbuf_addstr(sb, US);
+	strbuf_addstr(sb, variant != NULL ? variant : NOVARIANT);
+	strbuf_addstr(sb, US);
+	strbuf_addstr(sb, bench);
+	strbuf_addstr(sb, US);
+	strbuf_addstr(sb, params);
+	strbuf_addstr(sb, US);
+	strbuf_addstr(sb, metric);
+}
+
+/* A new row for key, its strings copied from the arguments. */
+static struct row *
+rows_add(struct rows *rs, const char *key, const char *host, const char *variant,
+    const char *bench, const char *params, size_t nparams, const char *const *pkeys,
+    const char *const *pvals, const char *metric, const char *unit, int higher)
+{
+	struct row *r;
+
+	xgrow(&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
+	r = &rs->v[rs->n];
+	memset(r, 0, sizeof(*r));
+	r->host = xstrdup(host);
+	r->variant = xstrdup_null(variant);
+	r->bench = xstrdup(bench);
+	r->params = xstrdup(params);
+	r->nparams = nparams;
+	r->pkeys = strv_dup(pkeys, nparams);
+	r->pvals = strv_dup(pvals, nparams);
+	r->metric = xstrdup(metric);
+	r->unit = xstrdup(unit != NULL ? unit : "");
+	r->higher = higher;
+	r->sd = NAN;
+	smap_put(&rs->map, key, rs->n);
+	return &rs->v[rs->n++];
+}
+
+struct lctx {
+	struct rows	*rows;
+	struct strbuf	 key, params;
+};
+
+/* A trial line: an ok trial with a value goes into its series' mean. */
+static int
+on_line(const struct trial_line *l, void *arg)
+{
+	struct lctx *c = arg;
+	struct row *r;
+	size_t i;
+	double d;
+
+	if (strcmp(l->status, "ok") != 0 || l->metric == NULL || !l->has_value ||
+	    !isfinite(l->value))
+		return 0;
+	params_text(&c->params, l->nparams, l->keys, l->vals);
+	series_key(&c->key, l->host, l->variant, l->bench, c->params.buf, l->metric);
+	if ((i = smap_get(&c->rows->map, c->key.buf)) != HISTORY_NONE)
+		r = &c->rows->v[i];
+	else
+		r = rows_add(c->rows, c->key.buf, l->host, l->variant, l->bench,
+		    c->params.buf, l->nparams, l->keys, l->vals, l->metric, l->unit,
+		    l->higher_better);
+	r->n++;
+	d = l->value - r->mean;
+	r->mean += d / (double)r->n;
+	r->m2 += d * (l->value - r->mean);
+	return 0;
+}
+
+/* The rows of the run directory dir, from its trials.jsonl. */
+static int
+rows_read(const char *dir, struct rows *rs, char **err)
+{
+	struct lctx c = { rs, STRBUF_INIT, STRBUF_INIT };
+	struct trial_scan scan;
+	char *path = rundir_path(dir, RUNDIR_TRIALS);
+	size_t i;
+	int r;
+
+	r = trialread_file(path, TRIAL_VARIANT | TRIAL_PARAMS | TRIAL_METRIC | TRIAL_VALUE,
+	    on_line, &c, &scan, err);
+	if (r == 0) {
+		if (scan.corrupt > 0)
+			log_warn("%s: %zu line%s that %s not trial lines skipped (the first "
+			    "at line %zu)", path, scan.corrupt, scan.corrupt == 1 ? "" : "s",
+			    scan.corrupt == 1 ? "is" : "are", scan.first_corrupt);
+		for (i = 0; i < rs->n; i++)
+			rs->v[i].sd = rs->v[i].n > 1 ?
+			    sqrt(rs->v[i].m2 / (double)(rs->v[i].n - 1)) : NAN;
+	}
+	strbuf_release(&c.key);
+	strbuf_release(&c.params);
+	free(path);
+	return r;
+}
+
+/* --- What a run is ------------------------------------------------------------- */
+
+enum {
+	CACHE_NONE,		/* no valid cache file */
+	CACHE_META,		/* one with the run's facts only */
+	CACHE_ROWS,		/* one with its series too */
+};
+
+struct meta {
+	char	*where;		/* the directory, or URL/RUNID, for messages */
+	char	*dir;		/* the run directory to read */
+	char	*key;		/* the cache key */
+	char	*valid;		/* what a cache file must have been made from */
+	char	*cpath;		/* the cache file; NULL: no cache */
+	char	*id, *plan, *status, *start, *label;
+	double	 threshold;
+	char	**hosts, **kernels;	/* kernels[i] may be NULL */
+	size_t	 nhosts;
+	int	 cache;		/* CACHE_* */
+	int	 keep;		/* one of the nights */
+	int	 stale;		/* the cache file names another directory */
+};
+
+static void
+meta_release(struct meta *m)
+{
+	free(m->where);
+	free(m->dir);
+	free(m->key);
+	free(m->valid);
+	free(m->cpath);
+	free(m->id);
+	free(m->plan);
+	free(m->status);
+	free(m->start);
+	free(m->label);
+	strv_free(m->hosts, m->nhosts);
+	strv_free(m->kernels, m->nhosts);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The facts of run.json (and hosts/NAME.json for a kernel it lacks). */
+static void
+meta_from_run(struct meta *m, const struct rundir_run *r)
+{
+	size_t i;
+
+	m->id = xstrdup_null(r->id);
+	m->plan = xstrdup_null(r->plan);
+	m->status = xstrdup_null(r->status);
+	m->start = xstrdup_null(r->start);
+	m->label = xstrdup_null(r->label);
+	m->threshold = r->threshold;
+	m->nhosts = r->nhosts;
+	m->hosts = xcalloc(r->nhosts + 1, sizeof(*m->hosts));
+	m->kernels = xcalloc(r->nhosts + 1, sizeof(*m->kernels));
+	for (i = 0; i < r->nhosts; i++) {
+		const char *k = r->hosts[i].kernel;
+		json_t *env = NULL;
+		char *e = NULL;
+
+		m->hosts[i] = xstrdup(r->hosts[i].name);
+		if (k == NULL && r->label == NULL &&
+		    rundir_load_env(m->dir, r->hosts[i].name, &env, &e) == 0)
+			k = json_string_value(json_object_get(json_object_get(env,
+			    "uname"), "release"));
+		m->kernels[i] = xstrdup_null(k);
+		json_decref(env);
+		free(e);
+	}
+}
+
+static char *
+jdup(const json_t *o, const char *k)
+{
+	return xstrdup_null(json_string_value(json_object_get(o, k)));
+}
+
+/* The first line of a cache file: m's facts, and how many rows follow (< 0: none). */
+static json_t *
+meta_json(const struct meta *m, long long nrows)
+{
+	json_t *o = json_object(), *h = json_object();
+	size_t i;
+
+	json_object_set_new(o, "format", json_integer(HISTORY_CACHE_FORMAT));
+	rundir_json_set(o, "key", rundir_json_str(m->key));
+	rundir_json_set(o, "valid", rundir_json_str(m->valid));
+	rundir_json_set(o, "dir", rundir_json_str(m->dir));
+	rundir_json_set(o, "run", rundir_json_str(m->id));
+	rundir_json_set(o, "plan", rundir_json_str(m->plan));
+	rundir_json_set(o, "status", rundir_json_str(m->status));
+	rundir_json_set(o, "start", rundir_json_str(m->start));
+	rundir_json_set(o, "label", rundir_json_str(m->label));
+	json_object_set_new(o, "threshold", m->threshold >= 0 ? json_real(m->threshold) :
+	    json_null());
+	for (i = 0; i < m->nhosts; i++)
+		rundir_json_set(h, m->hosts[i], rundir_json_str(m->kernels[i]));
+	json_object_set_new(o, "hosts", h);
+	json_object_set_new(o, "rows", nrows >= 0 ? json_integer(nrows) : json_null());
+	return o;
+}
+
+/* --- The cache's lines ---------------------------------------------------- */
+
+/* What a name keeps as it is in a cache line (letters and digits always). */
+#define KEEP	" !\"#$&'()*+-./:;<>?@[\\]^_`{|}~"
+
+static void
+enc(struct strbuf *sb, const char *s)
+{
+	pct_encode_sb(sb, s, strlen(s), KEEP);
+}
+
+/* The series key of r as the cache writes it: its first five fields. */
+static void
+enc_key(struct strbuf *sb, const struct row *r)
+{
+	size_t i;
+
+	enc(sb, r->host);
+	strbuf_addch(sb, '\t');
+	if (r->variant != NULL) {
+		strbuf_addch(sb, '=');
+		enc(sb, r->variant);
+	}
+	strbuf_addch(sb, '\t');
+	enc(sb, r->bench);
+	strbuf_addch(sb, '\t');
+	for (i = 0; i < r->nparams; i++) {
+		if (i > 0)
+			strbuf_addch(sb, ',');
+		enc(sb, r->pkeys[i]);
+		strbuf_addch(sb, '=');
+		enc(sb, r->pvals[i] != NULL ? r->pvals[i] : "");
+	}
+	strbuf_addch(sb, '\t');
+	enc(sb, r->metric);
+}
+
+/* The lines of a run's rows, appended to sb; how many. */
+static size_t
+rows_text(const struct rows *rs, struct strbuf *sb)
+{
+	char num[NUMFMT_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->v[i];
+
+		if (!isfinite(r->mean))
+			continue;	/* values so large that their sum is not */
+		enc_key(sb, r);
+		strbuf_addch(sb, '\t');
+		enc(sb, r->unit);
+		strbuf_addstr(sb, r->higher ? "\thigher\t" : "\tlower\t");
+		/* 17 digits read back the same; the shortest would cost 10 tries */
+		snprintf(num, sizeof(num), "%.17g", r->mean);
+		strbuf_addstr(sb, num);
+		strbuf_addch(sb, '\t');
+		if (isfinite(r->sd))
+			snprintf(num, sizeof(num), "%.17g", r->sd);
+		strbuf_addstr(sb, isfinite(r->sd) ? num : "-");
+		strbuf_addf(sb, "\t%zu\n", r->n);
+		n++;
+	}
+	return n;
+}
+
+/* A series of one night, as a cache line gives it (pointers into the line). */
+struct nrow {
+	char	*key;		/* the first five fields, still encoded */
+	char	*unit;		/* encoded */
+	int	 higher;
+	double	 mean, sd;
+	size_t	 n;
+};
+
+/* The field at *p up to the next tab (made a NUL), or NULL when there is none. */
+static char *
+field(char **p)
+{
+	char *f = *p, *t = strchr(f, '\t');
+
+	if (t == NULL)
+		return NULL;
+	*t = '\0';
+	*p = t + 1;
+	return f;
+}
+
+/*
+ * The len bytes of lines at text (changed in place: their tabs and
+ * newlines become NULs) into a new array *vp of *np rows; -1 (nothing
+ * made) when one is not a cache line.
+ */
+static int
+rows_parse(char *text, size_t len, struct nrow **vp, size_t *np)
+{
+	struct nrow *v = NULL, *r;
+	char *p = text, *end = text + len, *nl, *q, *f, *e;
+	size_t n = 0, cap = 0, i;
+	unsigned long long cnt;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			goto bad;
+		*nl = '\0';
+		xgrow(&v, &cap, n + 1, sizeof(*v));
+		r = &v[n++];
+		/* the key: four tabs inside, the fifth ends it */
+		for (q = p, i = 0; i < 5; i++, q++)
+			if ((q = strchr(q, '\t')) == NULL)
+				goto bad;
+		q[-1] = '\0';
+		r->key = p;
+		if ((r->unit = field(&q)) == NULL || (f = field(&q)) == NULL)
+			goto bad;
+		if (strcmp(f, "higher") == 0)
+			r->higher = 1;
+		else if (strcmp(f, "lower") == 0)
+			r->higher = 0;
+		else
+			goto bad;
+		if ((f = field(&q)) == NULL || (r->mean = strtod(f, &e), *e != '\0') ||
+		    e == f || !isfinite(r->mean) || (f = field(&q)) == NULL)
+			goto bad;
+		if (strcmp(f, "-") == 0)
+			r->sd = NAN;
+		else if ((r->sd = strtod(f, &e), *e != '\0') || e == f)
+			goto bad;
+		if (*q < '1' || *q > '9' || (cnt = strtoull(q, &e, 10), *e != '\0'))
+			goto bad;
+		r->n = (size_t)cnt;
+	}
+	*vp = v;
+	*np = n;
+	return 0;
+ bad:
+	free(v);
+	return -1;
+}
+
+/* The n bytes at s decoded (a new string), or NULL when an escape is bad. */
+static char *
+dec(const char *s, size_t n)
+{
+	return pct_decode(s, n, PCT_STRICT, NULL);
+}
+
+/* The series of an encoded key and unit, decoded into *s; -1 when they do not decode. */
+static int
+series_decode(struct history_series *s, const char *key, const char *unit)
+{
+	const char *f[5], *p = key, *q;
+	size_t len[5], i, cap = 0;
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < 5; i++) {
+		len[i] = strcspn(p, "\t");
+		f[i] = p;
+		p += len[i] + (p[len[i]] == '\t');
+	}
+	if (len[1] > 0 && f[1][0] != '=')
+		goto bad;
+	if ((s->host = dec(f[0], len[0])) == NULL || (s->bench = dec(f[2], len[2])) == NULL ||
+	    (s->metric = dec(f[4], len[4])) == NULL || (s->unit = dec(unit, strlen(unit))) == NULL ||
+	    (len[1] > 0 && (s->variant = dec(f[1] + 1, len[1] - 1)) == NULL))
+		goto bad;
+	for (p = f[3]; p < f[3] + len[3]; p = q + 1) {
+		size_t l = strcspn(p, ",\t"), kl = strcspn(p, "=,\t");
+
+		q = p + l;
+		if (kl >= l)
+			goto bad;
+		xgrow(&s->pkeys, &cap, s->nparams + 1, sizeof(*s->pkeys));
+		s->pvals = xreallocarray(s->pvals, cap, sizeof(*s->pvals));
+		s->pvals[s->nparams] = NULL;
+		if ((s->pkeys[s->nparams] = dec(p, kl)) == NULL ||
+		    (s->pvals[s->nparams++] = dec(p + kl + 1, l - kl - 1)) == NULL)
+			goto bad;
+	}
+	params_text(&sb, s->nparams, (const char *const *)s->pkeys,
+	    (const char *const *)s->pvals);
+	s->params = strbuf_detach(&sb, NULL);
+	return 0;
+ bad:
+	series_release(s);
+	return -1;
+}
+
+/* --- The cache ------------------------------------------------------------------ */
+
+char *
+history_cache_dir(void)
+{
+	return xdg_cache_dir("history");
+}
+
+struct load {
+	const struct history_opts *o;
+	const char	*source;	/* as given */
+	char		*url;		/* an archive's URL, or NULL */
+	char		*cache;		/* the cache directory, or NULL */
+	int		 cache_warned;
+	struct meta	*m;
+	size_t		 n, cap;
+	size_t		 fetched;	/* archive runs fetched (archive_fetch()) */
+};
+
+static void
+cache_warn(struct load *ld, const char *what)
+{
+	if (!ld->cache_warned)
+		log_warn("history cache: %s (going on without it)", what);
+	ld->cache_warned = 1;
+}
+
+/* The cache file of key. */
+static char *
+cache_path(const char *cache, const char *key)
+{
+	char hex[DIGEST_SHA256_HEX];
+
+	digest_sha256_hex(key, strlen(key), hex);
+	hex[CACHE_NAME_HEX] = '\0';
+	return xasprintf("%s/%s.jsonl", cache, hex);
+}
+
+/*
+ * Read m's cache file: its first line into *first (a new reference), the
+ * whole file into *buf (the caller frees it).  -1 when there is none, or
+ * it is not a cache file for m->key.
+ */
+static int
+cache_open(const struct meta *m, json_t **first, char **buf, size_t *len)
+{
+	json_error_t je;
+	const char *nl;
+	json_t *o;
+	char *e = NULL;
+
+	if (m->cpath == NULL || fs_read_file(m->cpath, HISTORY_CACHE_MAX, buf, len, &e) != 0) {
+		if (e != NULL && errno != ENOENT)
+			log_debug("%s", e);
+		free(e);
+		return -1;
+	}
+	if ((nl = memchr(*buf, '\n', *len)) == NULL ||
+	    (o = json_loadb(*buf, (size_t)(nl - *buf), 0, &je)) == NULL) {
+		free(*buf);
+		return -1;
+	}
+	if (json_integer_value(json_object_get(o, "format")) != HISTORY_CACHE_FORMAT ||
+	    json_string_value(json_object_get(o, "key")) == NULL ||
+	    strcmp(json_string_value(json_object_get(o, "key")), m->key) != 0 ||
+	    json_string_value(json_object_get(o, "valid")) == NULL) {
+		json_decref(o);
+		free(*buf);
+		return -1;
+	}
+	*first = o;
+	return 0;
+}
+
+/* m's facts from the first line of its cache file. */
+static void
+meta_from_json(struct meta *m, const json_t *o)
+{
+	const json_t *h = json_object_get(o, "hosts"), *v;
+	const char *k;
+	size_t i = 0;
+
+	m->id = jdup(o, "run");
+	m->plan = jdup(o, "plan");
+	m->status = jdup(o, "status");
+	m->start = jdup(o, "start");
+	m->label = jdup(o, "label");
+	m->threshold = json_is_number(json_object_get(o, "threshold")) ?
+	    json_number_value(json_object_get(o, "threshold")) : -1;
+	m->nhosts = json_object_size(h);
+	m->hosts = xcalloc(m->nhosts + 1, sizeof(*m->hosts));
+	m->kernels = xcalloc(m->nhosts + 1, sizeof(*m->kernels));
+	json_object_foreach((json_t *)h, k, v) {
+		m->hosts[i] = xstrdup(k);
+		m->kernels[i++] = xstrdup_null(json_string_value(v));
+	}
+	m->cache = json_is_integer(json_object_get(o, "rows")) ? CACHE_ROWS : CACHE_META;
+}
+
+/*
+ * m's cache file, when it is still the one the first pass found valid
+ * and holds series: the whole file in *buf (the caller frees it), its
+ * lines of series from *body on, parsed into *vp and *np.  -1 when not.
+ */
+static int
+cache_rows(const struct meta *m, char **bufp, struct nrow **vp, size_t *np)
+{
+	json_t *first = NULL;
+	char *buf = NULL, *body;
+	size_t len;
+	int ret = -1;
+
+	if (cache_open(m, &first, &buf, &len) != 0)
+		return -1;
+	if (strcmp(json_string_value(json_object_get(first, "valid")), m->valid) != 0 ||
+	    !json_is_integer(json_object_get(first, "rows")))
+		goto out;
+	body = (char *)memchr(buf, '\n', len) + 1;
+	if (rows_parse(body, len - (size_t)(body - buf), vp, np) != 0)
+		goto out;
+	if ((json_int_t)*np != json_integer_value(json_object_get(first, "rows"))) {
+		free(*vp);
+		goto out;
+	}
+	*bufp = buf;
+	buf = NULL;
+	ret = 0;
+ out:
+	json_decref(first);
+	free(buf);
+	return ret;
+}
+
+/* Write m's cache file: its facts, and the lines of its series unless body is NULL. */
+static void
+cache_write(struct load *ld, const struct meta *m, const struct strbuf *body, size_t nrows)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *o;
+	char *s, *e = NULL;
+
+	if (m->cpath == NULL || ld->cache == NULL)
+		return;
+	o = meta_json(m, body != NULL ? (long long)nrows : -1);
+	s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	strbuf_addstr(&sb, s);
+	strbuf_addch(&sb, '\n');
+	free(s);
+	json_decref(o);
+	if (body != NULL)
+		strbuf_add(&sb, body->buf, body->len);
+	/* it can be made again: no fsync; its own temporary, for two loads at once */
+	if (fs_write_atomic(m->cpath, sb.buf, sb.len, 0600, FS_NOSYNC | FS_UNIQUE, &e) != 0)
+		cache_warn(ld, e);
+	free(e);
+	strbuf_release(&sb);
+}
+
+/* --- What the cache must match ---------------------------------------------------- */
+
+/* A run directory's: the size and modification time of run.json and trials.jsonl. */
+static char *
+stat_valid(const char *dir)
+{
+	static const char *const names[] = { RUNDIR_RUN_JSON, RUNDIR_TRIALS };
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	size_t i;
+	char *p;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		p = rundir_path(dir, names[i]);
+		if (stat(p, &st) == 0)
+			strbuf_addf(&sb, "%s %lld %lld.%09ld;", names[i], (long long)st.st_size,
+			    (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+		else
+			strbuf_addf(&sb, "%s -;", names[i]);
+		free(p);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* An archive run's: the sums its MANIFEST gives run.json and trials.jsonl. */
+static char *
+manifest_valid(const char *dir, char **err)
+{
+	static const char *const names[] = { RUNDIR_RUN_JSON, RUNDIR_TRIALS };
+	struct archive_manifest *am = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	char *path = rundir_path(dir, ARCHIVE_MANIFEST), *text = NULL;
+	size_t len, i, j;
+
+	if (fs_read_file(path, ARCHIVE_MANIFEST_MAX, &text, &len, err) != 0 ||
+	    archive_manifest_parse(path, text, len, &am, err) != 0) {
+		free(path);
+		free(text);
+		return NULL;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		for (j = 0; j < am->n && strcmp(am->entries[j].path, names[i]) != 0; j++)
+			;
+		strbuf_addf(&sb, "%s %s;", names[i], j < am->n ? am->entries[j].sha256 : "-");
+	}
+	archive_manifest_free(am);
+	free(path);
+	free(text);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* --- The first pass: what each run is --------------------------------------------- */
+
+static struct meta *
+meta_new(struct load *ld, const char *where, const char *key)
+{
+	struct meta *m;
+
+	xgrow(&ld->m, &ld->cap, ld->n + 1, sizeof(*ld->m));
+	m = &ld->m[ld->n++];
+	memset(m, 0, sizeof(*m));
+	m->where = xstrdup(where);
+	m->key = xstrdup(key);
+	m->threshold = -1;
+	if (ld->cache != NULL)
+		m->cpath = cache_path(ld->cache, key);
+	return m;
+}
+
+/* Drop the last meta_new(): a run that cannot be read is left out. */
+static void
+meta_drop(struct load *ld)
+{
+	meta_release(&ld->m[--ld->n]);
+}
+
+/* m's facts from run.json; -1 (warned about) when it cannot be read. */
+static int
+meta_load(struct meta *m)
+{
+	struct rundir_run *r;
+	char *e = NULL;
+
+	if (rundir_load(m->dir, &r, &e) != 0) {
+		log_warn("%s: %s; left out", m->where, e);
+		free(e);
+		return -1;
+	}
+	meta_from_run(m, r);
+	rundir_run_free(r);
+	return 0;
+}
+
+/* The cache file's facts when it was made from what m->valid says. */
+static void
+meta_cached(struct meta *m)
+{
+	json_t *first;
+	char *buf;
+	size_t len;
+
+	if (cache_open(m, &first, &buf, &len) != 0)
+		return;
+	if (strcmp(json_string_value(json_object_get(first, "valid")), m->valid) == 0)
+		meta_from_json(m, first);
+	json_decref(first);
+	free(buf);
+}
+
+/* A run directory of the results directory. */
+static void
+local_run(struct load *ld, const char *dir)
+{
+	struct meta *m;
+	char *real = realpath(dir, NULL);
+
+	m = meta_new(ld, dir, real != NULL ? real : dir);
+	free(real);
+	m->dir = xstrdup(dir);
+	m->valid = stat_valid(dir);
+	meta_cached(m);
+	if (m->cache == CACHE_NONE && meta_load(m) != 0)
+		meta_drop(ld);
+}
+
+/*
+ * An archive run: from the cache when its file names a copy in the
+ * archive cache whose MANIFEST still has the sums it was made from; else
+ * fetched (archive_fetch(): pulled, or the cached copy verified).
+ */
+static int
+archive_run(struct load *ld, const char *id, char **err)
+{
+	struct meta *m;
+	json_t *first = NULL;
+	char *where, *buf = NULL, *dir = NULL, *e = NULL, *valid = NULL;
+	const char *cdir = NULL, *cvalid = NULL;
+	size_t len;
+	int ret = 0, level, r;
+
+	where = xasprintf("%s/%s", ld->source, id);
+	m = meta_new(ld, where, where);
+	free(where);
+	if (cache_open(m, &first, &buf, &len) == 0) {
+		cdir = json_string_value(json_object_get(first, "dir"));
+		cvalid = json_string_value(json_object_get(first, "valid"));
+		if (cdir != NULL && (valid = manifest_valid(cdir, &e)) != NULL &&
+		    strcmp(valid, cvalid) == 0) {
+			m->dir = xstrdup(cdir);
+			m->valid = valid;
+			meta_from_json(m, first);
+			goto out;
+		}
+		free(valid);
+		free(e);
+		e = NULL;
+	}
+	/* a line or two a run from the archive: only with -v, one line in all else */
+	level = log_get_level();
+	if (level == LOG_LEVEL_INFO)
+		log_set_level(LOG_LEVEL_QUIET);
+	r = archive_fetch(ld->url, id, &dir, &e);
+	log_set_level(level);
+	ld->fetched++;
+	if (r != 0) {
+		*err = xasprintf("%s: %s", m->where, e);
+		free(e);
+		meta_drop(ld);
+		ret = -1;
+		goto out;
+	}
+	m->dir = dir;
+	if ((m->valid = manifest_valid(dir, &e)) == NULL) {
+		*err = e;
+		meta_drop(ld);
+		ret = -1;
+		goto out;
+	}
+	if (first != NULL && strcmp(m->valid, cvalid) == 0) {
+		meta_from_json(m, first);
+		m->stale = cdir == NULL || strcmp(cdir, dir) != 0;
+	} else if (meta_load(m) != 0)
+		meta_drop(ld);
+ out:
+	json_decref(first);
+	free(buf);
+	return ret;
+}
+
+/* The run directories in the directory source. */
+static int
+list_local(struct load *ld, char **err)
+{
+	char **names, *p;
+	size_t n, i;
+
+	if (rundir_exists(ld->source)) {
+		*err = xasprintf("%s is a run directory: history reads the directory that "
+		    "holds the runs (its parent)", ld->source);
+		return HISTORY_EINPUT;
+	}
+	if (fs_list_dir(ld->source, &names, &n, err) != 0)
+		return errno == ENOENT || errno == ENOTDIR ? HISTORY_EINPUT : -1;
+	for (i = 0; i < n; i++) {
+		p = xasprintf("%s/%s", ld->source, names[i]);
+		if (rundir_exists(p))
+			local_run(ld, p);
+		else
+			log_debug("%s: not a run directory (no %s)", p, RUNDIR_RUN_JSON);
+		free(p);
+	}
+	strv_free(names, n);
+	return 0;
+}
+
+/*
+ * Whether the run id's time stamp is before since: a run the archive
+ * need not be fetched for.  Ids that are not run ids never are.
+ */
+static int
+id_before(const char *id, const char *since)
+{
+	char t[32];
+
+	if (!runref_id_matches(id, NULL, NULL))
+		return 0;
+	/* "YYYYMMDD-HHMMSS" as "YYYY-MM-DDTHH:MM:SSZ" */
+	snprintf(t, sizeof(t), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", id, id + 4, id + 6, id + 9,
+	    id + 11, id + 13);
+	return strncmp(t, since, strlen(since)) < 0;
+}
+
+/* The runs of the archive at ld->url (of the plan asked for, when one is). */
+static int
+list_archive(struct load *ld, char **err)
+{
+	char **ids = NULL;
+	size_t n = 0, i, skipped = 0;
+	int r = 0;
+
+	if (archive_list(ld->url, &ids, &n, err) != 0)
+		return -1;
+	for (i = 0; i < n && r == 0; i++) {
+		if ((ld->o->plan != NULL && !runref_id_matches(ids[i], ld->o->plan, NULL)) ||
+		    (ld->o->since != NULL && id_before(ids[i], ld->o->since))) {
+			skipped++;
+			continue;
+		}
+		r = archive_run(ld, ids[i], err);
+	}
+	if (ld->fetched > 0) {
+		char *c = archive_cache_dir();
+
+		log_info("%s: %zu run%s fetched (pulled, or verified in %s)", ld->source, ld->fetched,
+		    ld->fetched == 1 ? "" : "s", c);
+		free(c);
+	}
+	if (skipped > 0)
+		log_verbose("%s: %zu run%s of other plans or before --since not fetched",
+		    ld->source, skipped, skipped == 1 ? "" : "s");
+	strv_free(ids, n);
+	return r;
+}
+
+/* --- Options ------------------------------------------------------------------- */
+
+void
+history_opts_init(struct history_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->threshold = -1;
+}
+
+static int
+digits(const char *s, size_t n, int *v)
+{
+	size_t i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 1;
+}
+
+int
+history_since_valid(const char *s)
+{
+	static const int mdays[12] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y, mo, d, h, mi, sec;
+	size_t n = strlen(s);
+
+	if ((n != 10 && n != 20) || !digits(s, 4, &y) || s[4] != '-' ||
+	    !digits(s + 5, 2, &mo) || s[7] != '-' || !digits(s + 8, 2, &d))
+		return 0;
+	if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))))
+		return 0;
+	if (n == 10)
+		return 1;
+	return s[10] == 'T' && digits(s + 11, 2, &h) && s[13] == ':' &&
+	    digits(s + 14, 2, &mi) && s[16] == ':' && digits(s + 17, 2, &sec) &&
+	    s[19] == 'Z' && h < 24 && mi < 60 && sec <= 60;
+}
+
+/* Whether the row's bench and metric are among those of o->metric. */
+static int
+metric_wanted(const char *list, const char *bench, const char *metric)
+{
+	size_t bl = strlen(bench), ml = strlen(metric);
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if ((len == bl && memcmp(p, bench, bl) == 0) ||
+		    (len == bl + 1 + ml && memcmp(p, bench, bl) == 0 && p[bl] == '.' &&
+		    memcmp(p + bl + 1, metric, ml) == 0))
+			return 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static int
+host_wanted(const struct history_opts *o, const char *host)
+{
+	size_t i;
+
+	if (o->nhosts == 0)
+		return 1;
+	for (i = 0; i < o->nhosts; i++)
+		if (strcmp(o->hosts[i], host) == 0)
+			return 1;
+	return 0;
+}
+
+/* --- The second pass: the nights ------------------------------------------------ */
+
+/* Series with no night: made from a cache file that then did not decode. */
+static void
+drop_empty(struct history *h)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < h->nseries; i++)
+		if (h->series[i].n == 0)
+			series_release(&h->series[i]);
+		else
+			h->series[k++] = h->series[i];
+	h->nseries = k;
+}
+
+/* A series key the filters leave out, in struct build's map. */
+#define SKIPPED		((size_t)-2)
+
+/* What the second pass builds: the series by key, and names seen for messages. */
+struct build {
+	struct history	*h;
+	struct smap	 series;	/* encoded key to index into h->series, or SKIPPED */
+	size_t		 cap;		/* of h->series */
+	struct smap	 hosts, metrics;	/* seen in the plan's nights (all of them) */
+	size_t		*idx;		/* scratch: the series of each row */
+	size_t		 idx_cap;
+};
+
+static const char *
+night_label(const struct history_run *r, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < r->nhosts; i++)
+		if (strcmp(r->hosts[i], host) == 0)
+			return r->labels[i];
+	return r->label != NULL ? r->label : "unknown";
+}
+
+/*
+ * The nights of run `run` from its rows v[0..n): each row to its series
+ * (made, or skipped by the filters, the first time its key is seen), then
+ * a night on each.  -1 when a new key does not decode (a corrupt cache
+ * file), before any night is added.
+ */
+static int
+add_nights(struct build *b, const struct history_opts *o, size_t run, const struct nrow *v,
+    size_t n)
+{
+	struct history *h = b->h;
+	struct history_series s, *sp;
+	struct history_night *nt;
+	size_t i, k;
+	char *bm;
+
+	xgrow(&b->idx, &b->idx_cap, n + 1, sizeof(*b->idx));
+	for (i = 0; i < n; i++) {
+		if ((k = smap_get(&b->series, v[i].key)) == HISTORY_NONE) {
+			if (series_decode(&s, v[i].key, v[i].unit) != 0)
+				return -1;
+			bm = xasprintf("%s.%s", s.bench, s.metric);
+			smap_put(&b->hosts, s.host, 0);
+			smap_put(&b->metrics, bm, 0);
+			free(bm);
+			if (!host_wanted(o, s.host) ||
+			    (o->metric != NULL && !metric_wanted(o->metric, s.bench, s.metric))) {
+				series_release(&s);
+				k = SKIPPED;
+			} else {
+				s.higher = v[i].higher;
+				xgrow(&h->series, &b->cap, h->nseries + 1, sizeof(*h->series));
+				k = h->nseries++;
+				h->series[k] = s;
+			}
+			smap_put(&b->series, v[i].key, k);
+		}
+		b->idx[i] = k;
+	}
+	for (i = 0; i < n; i++) {
+		if (b->idx[i] == SKIPPED)
+			continue;
+		sp = &h->series[b->idx[i]];
+		xgrow(&sp->nights, &sp->cap, sp->n + 1, sizeof(*sp->nights));
+		nt = &sp->nights[sp->n++];
+		nt->run = run;
+		nt->label = night_label(&h->runs[run], sp->host);
+		nt->value = v[i].mean;
+		nt->sd = v[i].sd;
+		nt->n = v[i].n;
+		nt->segment = 0;
+	}
+	return 0;
+}
+
+/* "a, b, c" of the keys of m, sorted, at most LIST_MAX of them. */
+static char *
+list_names(const struct smap *m)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char **v = xcalloc(m->n + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < m->size; i++)
+		if (m->keys[i] != NULL)
+			v[n++] = m->keys[i];
+	strv_sort(v, n);
+	for (i = 0; i < n && i < LIST_MAX; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", v[i]);
+	if (n > LIST_MAX)
+		strbuf_addf(&sb, " and %zu more", n - LIST_MAX);
+	free(v);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The filters matched nothing: say what there is. */
+static int
+check_filters(struct build *b, const struct history_opts *o, char **err)
+{
+	struct history *h = b->h;
+	char *names;
+	size_t i;
+
+	for (i = 0; i < o->nhosts; i++)
+		if (smap_get(&b->hosts, o->hosts[i]) == HISTORY_NONE) {
+			names = list_names(&b->hosts);
+			*err = xasprintf("no host '%s' in the nights of plan '%s' (hosts: %s)",
+			    o->hosts[i], h->plan, names);
+			free(names);
+			return HISTORY_EINPUT;
+		}
+	if (o->metric != NULL) {
+		const char *p = o->metric;
+
+		while (*p) {
+			size_t len = strcspn(p, ","), j, found = 0;
+
+			for (j = 0; j < b->metrics.size && !found; j++) {
+				const char *k = b->metrics.keys[j];
+
+				found = k != NULL && ((strlen(k) == len && memcmp(k, p, len) == 0) ||
+				    (strlen(k) > len && memcmp(k, p, len) == 0 && k[len] == '.'));
+			}
+			if (!found) {
+				names = list_names(&b->metrics);
+				*err = xasprintf("no metric '%.*s' in the nights of plan '%s' "
+				    "(BENCH.METRIC: %s)", (int)len, p, h->plan, names);
+				free(names);
+				return HISTORY_EINPUT;
+			}
+			p += len;
+			if (*p == ',')
+				p++;
+		}
+	}
+	if (h->nseries == 0) {
+		*err = xasprintf("no trial values in the %zu night%s of plan '%s' in %s%s",
+		    h->nruns, h->nruns == 1 ? "" : "s", h->plan, h->source,
+		    o->nhosts || o->metric ? " for these hosts and metrics" : "");
+		return HISTORY_EINPUT;
+	}
+	return 0;
+}
+
+/* --- Change points ------------------------------------------------------------- */
+
+static int
+detect(struct history *h, struct history_series *s, char **err)
+{
+	struct changepoint_opts co;
+	struct changepoint_result cr = { NULL, 0, 0, 0 };
+	double *x = xcalloc(s->n + 1, sizeof(*x));
+	size_t i, j, start;
+	int ret;
+
+	for (i = 0; i < s->n; i++)
+		x[i] = s->nights[i].value;
+	changepoint_opts_init(&co);
+	co.threshold = h->threshold;
+	if ((ret = changepoint_detect(x, s->n, &co, &cr, err)) != 0)
+		goto out;
+	s->nchanges = cr.n;
+	s->changes = xcalloc(cr.n + 1, sizeof(*s->changes));
+	s->nsegments = cr.n + 1;
+	s->segments = xcalloc(cr.n + 1, sizeof(*s->segments));
+	for (i = 0; i < cr.n; i++) {
+		struct history_change *c = &s->changes[i];
+
+		c->night = cr.v[i].index;
+		c->pct = cr.v[i].pct;
+		c->lo = cr.v[i].lo;
+		c->hi = cr.v[i].hi;
+		c->p = cr.v[i].p;
+		c->before = cr.v[i].before;
+		c->after = cr.v[i].after;
+		c->worse = s->higher ? c->pct < 0 : c->pct > 0;
+		h->nworse += (size_t)c->worse;
+	}
+	h->nchanges += cr.n;
+	for (i = 0, start = 0; i <= cr.n; i++) {
+		struct history_segment *g = &s->segments[i];
+		size_t end = i < cr.n ? cr.v[i].index : s->n;
+
+		g->start = start;
+		g->n = end - start;
+		g->mean = stats_mean(x + start, g->n);
+		g->sd = stats_sd(x + start, g->n);
+		g->change = i == 0 ? HISTORY_NONE : i - 1;
+		for (j = start; j < end; j++)
+			s->nights[j].segment = i;
+		start = end;
+	}
+ out:
+	changepoint_result_release(&cr);
+	free(x);
+	return ret;
+}
+
+static int
+cmp_series(const void *a, const void *b)
+{
+	const struct history_series *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->bench, y->bench)) != 0 ||
+	    (c = strverscmp(x->params, y->params)) != 0 ||
+	    (c = strcmp(x->metric, y->metric)) != 0 ||
+	    (c = strverscmp(x->host, y->host)) != 0)
+		return c;
+	if (x->variant == NULL || y->variant == NULL)
+		return (x->variant != NULL) - (y->variant != NULL);
+	return strcmp(x->variant, y->variant);
+}
+
+/* Runs in the order of their start, then of their ids. */
+static int
+meta_order(const struct meta *x, const struct meta *y)
+{
+	int c = strcmp(x->start != NULL ? x->start : "", y->start != NULL ? y->start : "");
+
+	return c != 0 ? c : strcmp(x->id != NULL ? x->id : "", y->id != NULL ? y->id : "");
+}
+
+static int
+cmp_meta(const void *a, const void *b)
+{
+	return meta_order(*(const struct meta *const *)a, *(const struct meta *const *)b);
+}
+
+/* --- Choosing the plan ------------------------------------------------------------ */
+
+static int
+finished(const struct meta *m, const struct history_opts *o)
+{
+	return m->status != NULL && m->plan != NULL &&
+	    strcmp(m->status, journal_status_name(JOURNAL_FINISHED)) == 0 &&
+	    (o->since == NULL || (m->start != NULL &&
+	    strncmp(m->start, o->since, strlen(o->since)) >= 0));
+}
+
+/* "a (3 runs), b (1 run)": the plans of the finished runs. */
+static char *
+plans_list(const struct load *ld, size_t *nplans)
+{
+	struct smap plans = { NULL, NULL, 0, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	char **v;
+	size_t i, n = 0, k;
+
+	for (i = 0; i < ld->n; i++)
+		if (finished(&ld->m[i], ld->o))
+			smap_put(&plans, ld->m[i].plan, 0);
+	v = xcalloc(plans.n + 1, sizeof(*v));
+	for (i = 0; i < plans.size; i++)
+		if (plans.keys[i] != NULL)
+			v[n++] = plans.keys[i];
+	strv_sort(v, n);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ld->n; k++)
+			if (finished(&ld->m[k], ld->o) && strcmp(ld->m[k].plan, v[i]) == 0)
+				smap_put(&plans, v[i], smap_get(&plans, v[i]) + 1);
+		k = smap_get(&plans, v[i]);
+		strbuf_addf(&sb, "%s%s (%zu run%s)", i ? ", " : "", v[i], k, k == 1 ? "" : "s");
+	}
+	*nplans = n;
+	free(v);
+	smap_free(&plans);
+	return strbuf_detach(&sb, NULL);
+}
+
+static int
+choose_plan(struct load *ld, struct history *h, char **err)
+{
+	const struct history_opts *o = ld->o;
+	char *list, since[64] = "";
+	size_t i, nplans, newest = HISTORY_NONE;
+
+	if (o->since != NULL)
+		snprintf(since, sizeof(since), " since %s", o->since);
+	list = plans_list(ld, &nplans);
+	if (nplans == 0) {
+		if (ld->n == 0 && o->plan != NULL)
+			*err = xasprintf("no runs of plan '%s' in %s", o->plan, ld->source);
+		else if (ld->n == 0)
+			*err = xasprintf("no runs in %s", ld->source);
+		else
+			*err = xasprintf("no finished runs in %s%s (%zu run%s looked at)",
+			    ld->source, since, ld->n, ld->n == 1 ? "" : "s");
+		free(list);
+		return HISTORY_EINPUT;
+	}
+	if (o->plan == NULL && nplans > 1) {
+		*err = xasprintf("%s holds finished runs of %zu plans%s: %s; choose one with "
+		    "--plan", ld->source, nplans, since, list);
+		free(list);
+		return HISTORY_EINPUT;
+	}
+	for (i = 0; i < ld->n; i++)
+		if (finished(&ld->m[i], o) && (o->plan == NULL ||
+		    strcmp(ld->m[i].plan, o->plan) == 0) &&
+		    (newest == HISTORY_NONE || meta_order(&ld->m[i], &ld->m[newest]) > 0))
+			newest = i;
+	if (newest == HISTORY_NONE) {
+		*err = xasprintf("no finished run of plan '%s' in %s%s (plans: %s)", o->plan,
+		    ld->source, since, list);
+		free(list);
+		return HISTORY_EINPUT;
+	}
+	free(list);
+	h->plan = xstrdup(ld->m[newest].plan);
+	h->threshold = o->threshold >= 0 ? o->threshold : ld->m[newest].threshold >= 0 ?
+	    ld->m[newest].threshold : HISTORY_THRESHOLD;
+	return 0;
+}
+
+/* --- Loading ---------------------------------------------------------------------- */
+
+/* The nights: the plan's finished runs, each id once, oldest first. */
+static struct meta **
+select_nights(struct load *ld, struct history *h, size_t *np)
+{
+	struct smap ids = { NULL, NULL, 0, 0 };
+	struct meta **v = xcalloc(ld->n + 1, sizeof(*v));
+	size_t i, n = 0;
+
+	for (i = 0; i < ld->n; i++) {
+		struct meta *m = &ld->m[i];
+
+		if (!finished(m, ld->o) || strcmp(m->plan, h->plan) != 0)
+			continue;
+		if (m->id != NULL && smap_get(&ids, m->id) != HISTORY_NONE) {
+			log_warn("%s: run %s is there twice; the other copy is read", m->where,
+			    m->id);
+			continue;
+		}
+		if (m->id != NULL)
+			smap_put(&ids, m->id, i);
+		m->keep = 1;
+		v[n++] = m;
+	}
+	smap_free(&ids);
+	qsort(v, n, sizeof(*v), cmp_meta);
+	*np = n;
+	return v;
+}
+
+static void
+run_from_meta(struct history_run *r, const struct meta *m)
+{
+	size_t i;
+
+	r->id = xstrdup(m->id != NULL ? m->id : m->where);
+	r->dir = xstrdup(m->dir);
+	r->start = xstrdup(m->start != NULL ? m->start : "");
+	r->label = xstrdup_null(m->label);
+	r->nhosts = m->nhosts;
+	r->hosts = strv_dup((const char *const *)m->hosts, m->nhosts);
+	r->labels = xcalloc(m->nhosts + 1, sizeof(*r->labels));
+	for (i = 0; i < m->nhosts; i++)
+		r->labels[i] = xstrdup(m->label != NULL ? m->label : m->kernels[i] != NULL ?
+		    m->kernels[i] : "unknown");
+}
+
+/* The nights of m from trials.jsonl, and its cache file written. */
+static int
+read_nights(struct load *ld, struct build *b, size_t run, const struct meta *m, char **err)
+{
+	struct rows rs;
+	struct strbuf body = STRBUF_INIT;
+	struct nrow *v = NULL;
+	size_t n = 0;
+	int ret;
+
+	memset(&rs, 0, sizeof(rs));
+	if ((ret = rows_read(m->dir, &rs, err)) == 0) {
+		n = rows_text(&rs, &body);
+		cache_write(ld, m, &body, n);
+		/* the same text as a cached night's: the same bits */
+		if (rows_parse(body.buf, body.len, &v, &n) != 0 ||
+		    add_nights(b, ld->o, run, v, n) != 0) {
+			*err = xasprintf("%s: cannot take its series", m->where);
+			ret = -1;
+		}
+	}
+	free(v);
+	strbuf_release(&body);
+	rows_release(&rs);
+	return ret;
+}
+
+static int
+load_nights(struct load *ld, struct history *h, char **err)
+{
+	struct build b;
+	struct meta **nights;
+	struct nrow *v;
+	size_t i, n, nv;
+	char *buf;
+	int ret = 0;
+
+	memset(&b, 0, sizeof(b));
+	b.h = h;
+	nights = select_nights(ld, h, &n);
+	h->runs = xcalloc(n + 1, sizeof(*h->runs));
+	for (i = 0; i < n && ret == 0; i++) {
+		struct meta *m = nights[i];
+		size_t run = h->nruns++;
+
+		run_from_meta(&h->runs[run], m);
+		if (m->cache == CACHE_ROWS && cache_rows(m, &buf, &v, &nv) == 0) {
+			ret = add_nights(&b, ld->o, run, v, nv);
+			free(v);
+			free(buf);
+			if (ret == 0) {
+				h->runs[run].cached = 1;
+				h->counts.cached++;
+				log_debug("%s: from the cache", m->where);
+				continue;
+			}
+		}
+		if ((ret = read_nights(ld, &b, run, m, err)) == 0) {
+			h->counts.read++;
+			log_debug("%s: read", m->where);
+		}
+	}
+	/* the others' facts, so that the next load need not read their run.json */
+	for (i = 0; i < ld->n && ret == 0; i++)
+		if (!ld->m[i].keep && ld->m[i].cache == CACHE_NONE)
+			cache_write(ld, &ld->m[i], NULL, 0);
+	h->counts.runs = h->nruns;
+	h->counts.others = ld->n - h->nruns;
+	drop_empty(h);
+	if (ret == 0)
+		ret = check_filters(&b, ld->o, err);
+	free(nights);
+	free(b.idx);
+	smap_free(&b.series);
+	smap_free(&b.hosts);
+	smap_free(&b.metrics);
+	return ret;
+}
+
+int
+history_load(const char *source, const struct history_opts *opts, struct history **out,
+    char **err)
+{
+	struct history_opts defaults;
+	struct load ld;
+	struct history *h = NULL;
+	size_t i;
+	int ret;
+
+	if (opts == NULL) {
+		history_opts_init(&defaults);
+		opts = &defaults;
+	}
+	memset(&ld, 0, sizeof(ld));
+	ld.o = opts;
+	ld.source = source;
+	if (opts->since != NULL && !history_since_valid(opts->since)) {
+		*err = xasprintf("bad --since '%s' (a date, YYYY-MM-DD, or a time, "
+		    "YYYY-MM-DDTHH:MM:SSZ)", opts->since);
+		return HISTORY_EINPUT;
+	}
+	if (opts->cache == NULL || *opts->cache != '\0') {
+		char *e = NULL;
+
+		ld.cache = opts->cache != NULL ? xstrdup(opts->cache) : history_cache_dir();
+		if (fs_mkdir_p(ld.cache, 0700, &e) != 0) {
+			cache_warn(&ld, e);
+			free(ld.cache);
+			ld.cache = NULL;
+		}
+		free(e);
+	}
+	h = xcalloc(1, sizeof(*h));
+	if (archive_is_url(source)) {
+		struct archive_url *u = NULL;
+
+		if (archive_url_parse(source, &u, err) != 0) {
+			ret = HISTORY_EINPUT;
+			goto out;
+		}
+		h->source = xstrdup(u->display);
+		ld.url = xstrdup(source);
+		ld.source = h->source;
+		archive_url_free(u);
+		ret = list_archive(&ld, err);
+	} else {
+		h->source = xstrdup(source);
+		ret = list_local(&ld, err);
+	}
+	if (ret != 0)
+		goto out;
+	h->counts.listed = ld.n;
+	if ((ret = choose_plan(&ld, h, err)) != 0 || (ret = load_nights(&ld, h, err)) != 0)
+		goto out;
+	qsort(h->series, h->nseries, sizeof(*h->series), cmp_series);
+	for (i = 0; i < h->nseries && ret == 0; i++)
+		ret = detect(h, &h->series[i], err);
+	log_verbose("history of plan '%s' in %s: %zu night%s (%zu read, %zu from the cache "
+	    "%s), %zu other run%s, %zu series, %zu change point%s", h->plan, h->source,
+	    h->nruns, h->nruns == 1 ? "" : "s", h->counts.read, h->counts.cached,
+	    ld.cache != NULL ? ld.cache : "(none)", h->counts.others,
+	    h->counts.others == 1 ? "" : "s", h->nseries, h->nchanges,
+	    h->nchanges == 1 ? "" : "s");
+ out:
+	for (i = 0; i < ld.n; i++)
+		meta_release(&ld.m[i]);
+	free(ld.m);
+	free(ld.url);
+	free(ld.cache);
+	if (ret != 0) {
+		history_free(h);
+		return ret;
+	}
+	*out = h;
+	return 0;
+}
+
+void
+history_free(struct history *h)
+{
+	size_t i;
+
+	if (h == NULL)
+		return;
+	for (i = 0; i < h->nruns; i++) {
+		struct history_run *r = &h->runs[i];
+
+		free(r->id);
+		free(r->dir);
+		free(r->start);
+		free(r->label);
+		strv_free(r->hosts, r->nhosts);
+		strv_free(r->labels, r->nhosts);
+	}
+	free(h->runs);
+	for (i = 0; i < h->nseries; i++)
+		series_release(&h->series[i]);
+	free(h->series);
+	free(h->source);
+	free(h->plan);
+	free(h);
+}

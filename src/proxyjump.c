@@ -1,0 +1,487 @@
+/*
+ * proxyjump.c: reaching a host through jumps, for the SSH transport
+ * (transport-ssh.c).  libssh 0.10 has no ProxyJump of its own, and the
+ * ProxyCommand child it would start gets none of our options, so a jump
+ * is an `ssh -W` child of ours: the chain from the inventory's proxy_jump
+ * or from ssh_config (recovered from the ProxyCommand libssh makes of a
+ * ProxyJump line), its argv with our identity, known_hosts and host key
+ * policy, the child on a socketpair, and what it said when it failed.
+ * Shared declarations are in transport-ssh-int.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pace.h"
+#include "shquote.h"
+#include "strbuf.h"
+#include "strv.h"
+#include "transport-ssh-int.h"
+#include "transport.h"
+#include "xmalloc.h"
+
+/* --- targets and jump chains -------------------------------------------------------- */
+
+static void
+hops_free(struct hop *h, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(h[i].user);
+		free(h[i].host);
+	}
+	free(h);
+}
+
+void
+target_release(struct target *tg)
+{
+	free(tg->host);
+	free(tg->user);
+	hops_free(tg->hops, tg->nhops);
+	free(tg->proxy_cmd);
+	free(tg->label);
+	memset(tg, 0, sizeof(*tg));
+}
+
+/* "[user@]host[:port]" or "[user@][v6addr]:port"; 0 or -1. */
+static int
+parse_hop(const char *s, struct hop *h)
+{
+	const char *at = strrchr(s, '@'), *hs, *colon, *end;
+	long port = 0;
+	char *ep;
+
+	memset(h, 0, sizeof(*h));
+	hs = at != NULL ? at + 1 : s;
+	if (at != NULL)
+		h->user = xstrndup(s, (size_t)(at - s));
+	if (*hs == '[') {
+		if ((end = strchr(hs, ']')) == NULL)
+			goto bad;
+		h->host = xstrndup(hs + 1, (size_t)(end - hs - 1));
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] != '\0' && colon == NULL)
+			goto bad;
+	} else {
+		colon = strchr(hs, ':');
+		h->host = colon != NULL ? xstrndup(hs, (size_t)(colon - hs)) : xstrdup(hs);
+	}
+	if (colon != NULL) {
+		errno = 0;
+		port = strtol(colon + 1, &ep, 10);
+		if (errno != 0 || *ep != '\0' || port < 1 || port > 65535)
+			goto bad;
+		h->port = (int)port;
+	}
+	if (*h->host == '\0' || *h->host == '-' || (h->user != NULL && *h->user == '\0'))
+		goto bad;
+	return 0;
+bad:
+	free(h->user);
+	free(h->host);
+	memset(h, 0, sizeof(*h));
+	return -1;
+}
+
+/* A comma-separated jump list; 0, or -1 naming the bad hop in *bad. */
+int
+parse_jumps(const char *spec, struct hop **out, size_t *nout, char **bad)
+{
+	char *copy = xstrdup(spec), *p, *comma;
+	struct hop *hops = NULL;
+	size_t n = 0, cap = 0;
+
+	for (p = copy; p != NULL; p = comma) {
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma++ = '\0';
+		xgrow(&hops, &cap, n + 1, sizeof(*hops));
+		if (parse_hop(p, &hops[n]) != 0) {
+			*bad = xstrdup(p);
+			hops_free(hops, n);
+			free(copy);
+			return -1;
+		}
+		n++;
+	}
+	free(copy);
+	*out = hops;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * libssh 0.10 turns a config ProxyJump into the ProxyCommand
+ * "ssh [-l U] [-p P] [-J NEXT] -W '[%h]:%p' HOST" (with HOST the first hop
+ * and NEXT the rest; older versions leave the -W argument unquoted).  Recover the jump list from it, so that the jump runs
+ * with our options; 0 when it is one, -1 for any other ProxyCommand.
+ */
+int
+jumps_from_libssh_command(const char *cmd, char **spec)
+{
+	char *copy = xstrdup(cmd), *tok[12], *save = NULL, *p;
+	char *user = NULL, *port = NULL, *next = NULL, *host = NULL;
+	int n = 0, i, w = 0;
+
+	for (p = strtok_r(copy, " ", &save); p != NULL && n < 12; p = strtok_r(NULL, " ", &save))
+		tok[n++] = p;
+	if (p != NULL || n < 4 || strcmp(tok[0], "ssh") != 0)
+		goto no;
+	for (i = 1; i < n - 1; i++) {
+		if (strcmp(tok[i], "-l") == 0 && i + 1 < n - 1)
+			user = tok[++i];
+		else if (strcmp(tok[i], "-p") == 0 && i + 1 < n - 1)
+			port = tok[++i];
+		else if (strcmp(tok[i], "-J") == 0 && i + 1 < n - 1)
+			next = tok[++i];
+		else if (strcmp(tok[i], "-W") == 0 && i + 1 < n - 1 &&
+		    (strcmp(tok[i + 1], "[%h]:%p") == 0 || strcmp(tok[i + 1], "'[%h]:%p'") == 0)) {
+			w = 1;
+			i++;
+		} else
+			goto no;
+	}
+	host = tok[n - 1];
+	if (!w || *host == '-')
+		goto no;
+	*spec = xasprintf("%s%s%s%s%s%s%s", user ? user : "", user ? "@" : "",
+	    strchr(host, ':') && port ? "[" : "", host, strchr(host, ':') && port ? "]" : "",
+	    port ? ":" : "", port ? port : "");
+	if (next != NULL) {
+		char *s = xasprintf("%s,%s", *spec, next);
+
+		free(*spec);
+		*spec = s;
+	}
+	free(copy);
+	return 0;
+no:
+	free(copy);
+	return -1;
+}
+
+/* Expand %h %p %r %% of a ProxyCommand from ssh_config. */
+char *
+expand_proxy_command(const char *cmd, const struct target *tg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+
+	for (p = cmd; *p != '\0'; p++) {
+		if (*p != '%' || p[1] == '\0') {
+			strbuf_addch(&sb, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'h':
+		case 'n':
+			strbuf_addstr(&sb, tg->host);
+			break;
+		case 'p':
+			strbuf_addf(&sb, "%d", tg->port);
+			break;
+		case 'r':
+			strbuf_addstr(&sb, tg->user);
+			break;
+		case '%':
+			strbuf_addch(&sb, '%');
+			break;
+		default:
+			/* not ours to expand: the '%' stays, the letter is read next */
+			strbuf_addch(&sb, '%');
+			p--;
+			break;
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* --- the jump process --------------------------------------------------------------- */
+
+/* "host:port" for -W, with brackets for an IPv6 address. */
+char *
+host_port_arg(const char *host, int port)
+{
+	if (strchr(host, ':') != NULL)
+		return xasprintf("[%s]:%d", host, port);
+	return xasprintf("%s:%d", host, port);
+}
+
+/* Each '%' doubled: text that goes through an ssh's %-expansion unchanged. */
+static char *
+percent_escape(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (; *s != '\0'; s++) {
+		strbuf_addch(&sb, *s);
+		if (*s == '%')
+			strbuf_addch(&sb, '%');
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The path of a program in $PATH, or NULL. */
+static char *
+find_program(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	char *cand;
+
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = e + 1) {
+		e = strchr(p, ':');
+		if (e == NULL)
+			e = p + strlen(p);
+		cand = xasprintf("%.*s/%s", (int)(e - p), e > p ? p : ".", name);
+		if (access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		if (*e == '\0')
+			return NULL;
+	}
+}
+
+/*
+ * The argv of an OpenSSH client that connects to hops[n-1] (through
+ * hops[0..n-2]) and forwards its standard input and output to `dest`.
+ * kh is the UserKnownHostsFile value.
+ */
+void
+jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
+    const char *dest, const char *kh, long long timeout_ms, struct strv *a)
+{
+	const struct hop *h = &hops[n - 1];
+	const char *cfg = "/dev/null";
+
+	strv_push(a, "ssh");
+	if (o->ssh_config) {
+		if (o->ssh_config_path != NULL && access(o->ssh_config_path, R_OK) == 0)
+			cfg = o->ssh_config_path;
+	}
+	strv_push(a, "-F");
+	strv_push(a, cfg);
+	strv_push(a, "-o");
+	strv_push(a, "BatchMode=yes");
+	strv_push(a, "-o");
+	strv_push(a, "LogLevel=ERROR");
+	strv_push(a, "-o");
+	strv_pushf(a, "ConnectTimeout=%lld", (timeout_ms + 999) / 1000);
+	strv_push(a, "-o");
+	strv_pushf(a, "StrictHostKeyChecking=%s", policy_name(o->host_key_check));
+	strv_push(a, "-o");
+	strv_pushf(a, "UserKnownHostsFile=%s", kh);
+	strv_push(a, "-o");
+	strv_push(a, "UpdateHostKeys=no");
+	if (o->keepalive_ms > 0) {
+		strv_push(a, "-o");
+		strv_pushf(a, "ServerAliveInterval=%lld", (o->keepalive_ms + 999) / 1000);
+		strv_push(a, "-o");
+		strv_push(a, "ServerAliveCountMax=3");
+	}
+	if (o->identity != NULL) {
+		strv_push(a, "-i");
+		strv_push(a, o->identity);
+		strv_push(a, "-o");
+		strv_push(a, "IdentitiesOnly=yes");
+	}
+	if (h->user != NULL) {
+		strv_push(a, "-l");
+		strv_push(a, h->user);
+	}
+	if (h->port > 0) {
+		strv_push(a, "-p");
+		strv_pushf(a, "%d", h->port);
+	}
+	if (n > 1) {
+		struct strv inner = STRV_INIT;
+		char *dst = host_port_arg(hops[n - 1].host,
+		    hops[n - 1].port > 0 ? hops[n - 1].port : 22);
+		char *line, *esc;
+
+		/* The previous hops, as this ssh's ProxyCommand (run by sh). */
+		jump_argv(o, hops, n - 1, dst, kh, timeout_ms, &inner);
+		line = sh_join((const char *const *)inner.v, (int)inner.n);
+		esc = percent_escape(line);
+		strv_push(a, "-o");
+		strv_pushf(a, "ProxyCommand=%s", esc);
+		free(esc);
+		free(line);
+		free(dst);
+		strv_clear(&inner);
+	}
+	strv_push(a, "-W");
+	strv_push(a, dest);
+	strv_push(a, h->host);
+}
+
+/* An unlinked temporary file for a child's stderr. */
+static int
+stderr_file(void)
+{
+	char path[] = "/tmp/fleetmark-jump.XXXXXX";
+	int fd;
+
+#ifdef O_TMPFILE
+	if ((fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+		return fd;
+#endif
+	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
+		return -1;
+	unlink(path);
+	return fd;
+}
+
+/*
+ * Start argv (or, with shell_cmd, `/bin/sh -c "exec CMD"`) with a socket
+ * as its standard input and output; our end in *fdp.
+ */
+int
+spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *fdp,
+    struct attempt *a, const char *label)
+{
+	char *prog = NULL, *sh_line = NULL;
+	const char *shargv[4];
+	int sv[2] = { -1, -1 }, errfd = -1;
+	pid_t pid;
+
+	if (shell_cmd != NULL) {
+		sh_line = xasprintf("exec %s", shell_cmd);
+		shargv[0] = "sh";
+		shargv[1] = "-c";
+		shargv[2] = sh_line;
+		shargv[3] = NULL;
+		argv = (char *const *)shargv;
+		prog = xstrdup("/bin/sh");
+	} else if ((prog = find_program(argv[0])) == NULL) {
+		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot reach the host through a "
+		    "jump: no `%s` program in PATH (package openssh-client)", label, argv[0]);
+		return a->code;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    (errfd = stderr_file()) < 0) {
+		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot start the jump: %s", label,
+		    strerror(errno));
+		goto fail;
+	}
+	if ((pid = fork()) < 0) {
+		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot fork: %s", label,
+		    strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		/* Async-signal-safe calls only. */
+		setsid();
+		dup2(sv[1], STDIN_FILENO);
+		dup2(sv[1], STDOUT_FILENO);
+		dup2(errfd, STDERR_FILENO);
+		close_range(3, ~0U, 0);
+		signal(SIGPIPE, SIG_DFL);
+		execv(prog, argv);
+		_exit(127);
+	}
+	close_fd(&sv[1]);
+	si->proxy_pid = pid;
+	si->proxy_err = errfd;
+	*fdp = sv[0];
+	free(prog);
+	free(sh_line);
+	return 0;
+fail:
+	close_fd(&sv[0]);
+	close_fd(&sv[1]);
+	close_fd(&errfd);
+	free(prog);
+	free(sh_line);
+	return a->code;
+}
+
+/* End our jump child: its socket is closed by now; wait, then insist. */
+void
+reap_proxy(struct ssh_impl *si)
+{
+	long long deadline;
+	int sig = 0, ws;
+	pid_t p;
+
+	if (si->proxy_pid <= 0)
+		return;
+	deadline = pace_now_ms() + 1000;
+	for (;;) {
+		p = waitpid(si->proxy_pid, &ws, WNOHANG);
+		if (p == si->proxy_pid || (p < 0 && errno != EINTR))
+			break;
+		if (pace_now_ms() >= deadline) {
+			sig = sig == 0 ? SIGTERM : SIGKILL;
+			kill(si->proxy_pid, sig);
+			deadline = pace_now_ms() + 1000;
+		}
+		sleep_ms(10);
+	}
+	si->proxy_pid = 0;
+}
+
+/*
+ * What the jump process said, boiled down to one line: the line that
+ * explains (host key, permission, connection), else the last one.
+ */
+int
+proxy_reason(struct ssh_impl *si, char *buf, size_t len, int *code,
+    enum pace_outcome *outcome)
+{
+	static const char *const keys[] = {
+		"has changed and you have requested strict checking",
+		"host key is known for", "Host key verification failed",
+		"Permission denied", "Connection refused", "timed out", "No route to host",
+		"Could not resolve", "Connection closed", "Connection reset", NULL
+	};
+	char raw[PROXY_ERR_MAX + 1], *line, *save = NULL, *best = NULL, *last = NULL;
+	int changed = 0, i, bi = 100;
+	ssize_t n;
+
+	if (si->proxy_err < 0)
+		return -1;
+	n = pread(si->proxy_err, raw, PROXY_ERR_MAX, 0);
+	if (n <= 0)
+		return -1;
+	raw[n] = '\0';
+	for (line = strtok_r(raw, "\r\n", &save); line != NULL; line = strtok_r(NULL, "\r\n", &save)) {
+		if (strstr(line, "REMOTE HOST IDENTIFICATION HAS CHANGED") != NULL)
+			changed = 1;
+		if (*line == '\0' || *line == '@')
+			continue;
+		last = line;
+		for (i = 0; keys[i] != NULL && i < bi; i++)
+			if (strstr(line, keys[i]) != NULL) {
+				best = line;
+				bi = i;
+				break;
+			}
+	}
+	if (best == NULL)
+		best = last;
+	if (best == NULL)
+		return -1;
+	*outcome = PACE_NEUTRAL;
+	if (changed || bi <= 2)
+		*code = TRANSPORT_EHOSTKEY;
+	else if (bi == 3)
+		*code = TRANSPORT_EAUTH;
+	else if (bi == 5)
+		*code = TRANSPORT_ETIMEOUT;
+	else
+		*code = TRANSPORT_ECONNECT;
+	if (bi >= 8 || strstr(best, "kex_exchange_identification") != NULL)
+		*outcome = PACE_TRANSIENT;
+	snprintf(buf, len, "%s%s", changed ? "WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! " :
+	    "", best);
+	return 0;
+}

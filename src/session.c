@@ -1,0 +1,269 @@
+/*
+ * session.c: one run of a plan from its run directory to its report, for
+ * `run` and `bisect-run` (session.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "fleet.h"
+#include "journal.h"
+#include "log.h"
+#include "progress.h"
+#include "report.h"
+#include "run.h"
+#include "rundir.h"
+#include "session.h"
+#include "trialread.h"
+#include "xmalloc.h"
+
+struct session {
+	struct journal		*j;
+	struct trial_done	*done;		/* resumed: the trials done */
+	struct rundir_run	*run;		/* resumed: run.json as found */
+	struct run_summary	 sum;
+	enum journal_status	 status;
+	char			*error;		/* the first journal error */
+	int			 ran;		/* session_run() was called */
+};
+
+int
+session_create(const char *results, const struct session_config *c,
+    struct session **out, char **err)
+{
+	const struct journal_info info = { .results = results, .plan = c->plan,
+	    .seed = c->seed, .fleet = c->fleet, .sel = c->sel, .label = c->label,
+	    .controller = FLEETMARK_VERSION };
+	struct session *s = xcalloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (journal_create(&info, &s->j, err) != 0) {
+		free(s);
+		return -1;
+	}
+	s->status = JOURNAL_RUNNING;
+	*out = s;
+	return 0;
+}
+
+int
+session_resume(const char *rundir, struct session **out, char **err)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	int r;
+
+	*out = NULL;
+	if ((r = journal_resume(rundir, &s->j, &s->done, err)) != 0) {
+		free(s);
+		return r;
+	}
+	s->run = rundir_run_new(journal_run_json(s->j));
+	s->status = JOURNAL_RUNNING;
+	*out = s;
+	return 0;
+}
+
+const struct rundir_run *
+session_rundir(const struct session *s)
+{
+	return s->run;
+}
+
+const struct trial_done *
+session_done(const struct session *s)
+{
+	return s->done;
+}
+
+const char *
+session_dir(const struct session *s)
+{
+	return journal_dir(s->j);
+}
+
+const char *
+session_id(const struct session *s)
+{
+	return journal_run_id(s->j);
+}
+
+enum journal_status
+session_status(const struct session *s)
+{
+	return s->status;
+}
+
+const struct run_summary *
+session_summary(const struct session *s)
+{
+	return &s->sum;
+}
+
+const char *
+session_error(const struct session *s)
+{
+	return s->error;
+}
+
+enum journal_status
+session_final_status(const struct run_summary *sum, int finish_failed)
+{
+	if (sum->journal_error != NULL || finish_failed)
+		return JOURNAL_FAILED;
+	return sum->interrupted ? JOURNAL_INTERRUPTED : JOURNAL_FINISHED;
+}
+
+int
+session_exit_status(enum journal_status st, const struct run_summary *sum)
+{
+	size_t i;
+
+	if (st == JOURNAL_INTERRUPTED)
+		return SESSION_EXIT_INTERRUPTED;
+	if (st != JOURNAL_FINISHED)
+		return CMD_EXIT_ERROR;
+	for (i = 0; i < sum->nhosts; i++)
+		if (sum->hosts[i].status != JOURNAL_HOST_DONE || sum->hosts[i].failed > 0)
+			return CMD_EXIT_PARTIAL;
+	return CMD_EXIT_OK;
+}
+
+int
+session_exit(const struct session *s)
+{
+	return session_exit_status(s->status, &s->sum);
+}
+
+/* Whether c selects a host of its fleet. */
+static int
+any_host(const struct session_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->fleet->nhosts; i++)
+		if (c->sel == NULL || c->sel[i])
+			return 1;
+	return 0;
+}
+
+/* Log messages above the live progress frame instead of through it. */
+static void
+log_to_progress(const char *line, void *arg)
+{
+	progress_message(arg, line);
+}
+
+int
+session_run(struct session *s, const struct session_config *c, char **err)
+{
+	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
+	    .seed = c->seed, .journal = s->j, .done = s->done, .jobs = c->jobs };
+	struct progress *prog;
+	char *ferr = NULL;
+	int r;
+
+	if (s->ran) {
+		*err = xstrdup("session_run: the run has taken place already");
+		return -1;
+	}
+	if (s->run != NULL) {
+		/* Resumed: the run directory is written from here on, and only
+		 * for a run that can take place. */
+		if (!any_host(c)) {
+			*err = xasprintf("%s: no host of the run to run on", journal_dir(s->j));
+			return -1;
+		}
+		if (journal_resume_start(s->j, err) != 0)
+			return -1;
+	}
+	s->ran = 1;
+	log_info("run %s", journal_dir(s->j));
+	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
+	    PROGRESS_AUTO);
+	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
+		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
+	if (progress_mode(prog) == PROGRESS_TERMINAL)
+		log_set_sink(log_to_progress, prog);
+	progress_start_ticker(prog);
+	r = run_execute(&rc, &s->sum, err);
+	progress_end(prog);
+	log_set_sink(NULL, NULL);
+	progress_free(prog);
+	if (r != 0) {
+		s->status = JOURNAL_FAILED;
+		if (journal_finish(s->j, s->status, &ferr) != 0)
+			free(ferr);
+		return -1;
+	}
+
+	if (s->sum.journal_error != NULL) {
+		log_error("%s", s->sum.journal_error);
+		s->error = xstrdup(s->sum.journal_error);
+	}
+	s->status = session_final_status(&s->sum, 0);
+	if (journal_finish(s->j, s->status, &ferr) != 0) {
+		/* What run.json last said stays: "running", never "finished". */
+		log_error("%s", ferr);
+		log_error("run.json could not be told that the run ended (%s): it still says "
+		    "\"running\"; `fleetmark run --resume %s` carries on", journal_status_name(
+		    session_final_status(&s->sum, 1)), journal_dir(s->j));
+		if (s->error == NULL)
+			s->error = ferr;
+		else
+			free(ferr);
+		s->status = session_final_status(&s->sum, 1);
+	}
+	if (journal_log_error(s->j) != NULL)
+		log_warn("host logs: %s", journal_log_error(s->j));
+	return 0;
+}
+
+int
+session_report(struct session *s, const char *basedir, FILE *out)
+{
+	const char *dir = journal_dir(s->j);
+	char *err = NULL;
+	int n, r, lvl;
+
+	if (basedir != NULL) {
+		if ((n = report_write_baseline(dir, basedir, out, &err)) >= 0)
+			return n;
+		log_warn("report against the baseline: %s", err);
+		free(err);
+		err = NULL;
+	}
+	n = 0;
+	if (report_write_run(dir, out, &err) != 0) {
+		log_warn("report: %s", err);
+		free(err);
+		err = NULL;
+		n = -1;
+	}
+	/* The page reads the same files again: what reading them had to say
+	 * ("N lines not ok", lines skipped) was said once, above. */
+	lvl = n == 0 ? log_set_level(LOG_LEVEL_QUIET) : log_get_level();
+	r = report_write_html(dir, &err);
+	log_set_level(lvl);
+	if (r != 0) {
+		log_warn("report.html: %s", err);
+		free(err);
+	}
+	return n;
+}
+
+void
+session_free(struct session *s)
+{
+	if (s == NULL)
+		return;
+	run_summary_release(&s->sum);
+	journal_free(s->j);
+	trial_done_free(s->done);
+	rundir_run_free(s->run);
+	free(s->error);
+	free(s);
+}
