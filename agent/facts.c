@@ -1,10 +1,14 @@
 /*
- * facts.c: the THP mode and file system names that benchmarks note and
- * the env line reports (see facts.h).
+ * facts.c: the THP mode, file system names and the linking of programs
+ * that benchmarks note and the env line reports (see facts.h).
  */
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "bench.h"
@@ -70,4 +74,60 @@ facts_note_scratch_fs(struct trial *t)
 		trial_note(t, "scratch file system %s", name);
 	else
 		trial_note(t, "scratch file system type 0x%lx", (unsigned long)sfs.f_type);
+}
+
+/* An unsigned field of n bytes at p, in the file's byte order. */
+static uint64_t
+elf_field(const unsigned char *p, int n, int big)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | p[big ? i : n - 1 - i];
+	return v;
+}
+
+#define ELF_PT_INTERP	3
+#define ELF_MAX_PHNUM	256
+
+int
+facts_elf_dynamic(const char *path, long long *size)
+{
+	unsigned char eh[64], ph[4];
+	uint64_t phoff;
+	unsigned phentsize, phnum, i;
+	struct stat st;
+	int fd, wide, big, r = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (size != NULL && fstat(fd, &st) == 0)
+		*size = (long long)st.st_size;
+	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2) ||
+	    (eh[5] != 1 && eh[5] != 2))
+		goto out;
+	wide = eh[4] == 2;	/* ELFCLASS64 */
+	big = eh[5] == 2;	/* ELFDATA2MSB */
+	phoff = wide ? elf_field(eh + 32, 8, big) : elf_field(eh + 28, 4, big);
+	phentsize = (unsigned)elf_field(eh + (wide ? 54 : 42), 2, big);
+	phnum = (unsigned)elf_field(eh + (wide ? 56 : 44), 2, big);
+	if (phentsize < 4 || phnum > ELF_MAX_PHNUM)
+		goto out;
+	r = 0;
+	for (i = 0; i < phnum; i++) {
+		if (pread(fd, ph, sizeof(ph), (off_t)(phoff + (uint64_t)i * phentsize)) !=
+		    (ssize_t)sizeof(ph)) {
+			r = -1;
+			break;
+		}
+		if (elf_field(ph, 4, big) == ELF_PT_INTERP) {
+			r = 1;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return r;
 }

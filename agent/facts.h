@@ -1,7 +1,8 @@
 /*
  * facts.h: facts about the host that qualify a benchmark's numbers, for
  * the notes of a trial and the agent's env line: the transparent huge
- * page mode and the file system a benchmark's files are on.
+ * page mode, the file system a benchmark's files are on, and whether a
+ * program is linked dynamically.
  */
 #ifndef FLEETMARK_FACTS_H
 #define FLEETMARK_FACTS_H
@@ -31,5 +32,13 @@ const char *facts_fs_name(unsigned long type);
  * the name is not known.  Nothing when statfs() fails.
  */
 void	facts_note_scratch_fs(struct trial *t);
+
+/*
+ * Whether the ELF executable at path is dynamically linked (has a program
+ * interpreter, PT_INTERP): 1, statically linked: 0, not an ELF file this
+ * can read: -1.  Either byte order, 32 or 64 bits.  *size (may be NULL)
+ * gets the file's size in bytes when it could be opened.
+ */
+int	facts_elf_dynamic(const char *path, long long *size);
 
 #endif /* FLEETMARK_FACTS_H */

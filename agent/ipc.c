@@ -194,16 +194,32 @@ serve_dgram_echo(int fd, size_t size)
 	return 0;
 }
 
+/*
+ * Write chunk-byte pieces to fd: without end, or with ctl >= 0 exactly the
+ * number of bytes each request read from ctl asks for, until ctl closes.
+ */
 static int
-serve_source(int fd, size_t chunk)
+serve_source(int fd, size_t chunk, int ctl)
 {
+	uint64_t todo;
+	size_t n;
 	char *buf;
 
 	if ((buf = malloc(chunk)) == NULL)
 		return -ENOMEM;
 	memset(buf, 0x5a, chunk);
-	while (put(fd, buf, chunk) == 0)
-		;
+	if (ctl < 0) {
+		while (put(fd, buf, chunk) == 0)
+			;
+	} else
+		while (get(ctl, (char *)&todo, sizeof(todo)) == 0)
+			for (; todo > 0; todo -= n) {
+				n = todo < chunk ? (size_t)todo : chunk;
+				if (put(fd, buf, n) != 0) {
+					todo = n;	/* the reader is gone */
+					break;
+				}
+			}
 	free(buf);
 	return 0;
 }
@@ -231,6 +247,8 @@ ipc_accept(int lfd)
 struct xfer {
 	int		 rfd;
 	int		 wfd;
+	int		 ctl;		/* sink: where to ask for each total, or -1 */
+	char		*mem;		/* what buf points into, to free */
 	char		*buf;
 	size_t		 size;		/* message, or largest read */
 	uint64_t	 total;		/* sink: bytes per operation */
@@ -274,6 +292,11 @@ sink(uint64_t n, void *arg)
 	if (x->err)
 		return;
 	while (n-- > 0) {
+		if (x->ctl >= 0 && (r = put(x->ctl, (const char *)&x->total,
+		    sizeof(x->total))) != 0) {
+			x->err = (int)-r;
+			return;
+		}
 		for (left = x->total; left > 0; left -= (uint64_t)r) {
 			r = read(x->rfd, x->buf, left < x->size ? (size_t)left : x->size);
 			if (r > 0)
@@ -416,9 +439,13 @@ out:
 	return rc;
 }
 
+/* IPC_MISALIGN: lmbench's bw_pipe reads at 128 bytes into a page-aligned buffer */
+#define MISALIGN_BY	128
+
 struct source {
 	int	rfd, wfd;
 	size_t	chunk;
+	int	ctl[2];		/* IPC_ON_DEMAND: the requests' pipe, else -1 */
 };
 
 static int
@@ -427,24 +454,32 @@ source_peer(void *arg)
 	struct source *s = arg;
 
 	ipc_close(&s->rfd);
-	return serve_source(s->wfd, s->chunk);
+	ipc_close(&s->ctl[1]);
+	return serve_source(s->wfd, s->chunk, s->ctl[0]);
 }
 
 int
 ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
-    const char *what)
+    int flags, const char *what)
 {
-	struct source src = { rfd, wfd, chunk };
+	struct source src = { rfd, wfd, chunk, { -1, -1 } };
 	struct ipc_peer peer = { 0 };
 	struct xfer x;
 	int rc, r;
 
 	memset(&x, 0, sizeof(x));
 	x.rfd = rfd;
+	x.ctl = -1;
 	x.size = chunk;
 	x.total = total;
-	if ((x.buf = ipc_alloc(chunk)) == NULL) {
+	if ((x.mem = ipc_alloc(chunk + ((flags & IPC_MISALIGN) ? MISALIGN_BY : 0))) == NULL) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "out of memory for a %zu-byte buffer", chunk);
+		goto out;
+	}
+	x.buf = x.mem + ((flags & IPC_MISALIGN) ? MISALIGN_BY : 0);
+	if ((flags & IPC_ON_DEMAND) && pipe(src.ctl) != 0) {
+		src.ctl[0] = src.ctl[1] = -1;
+		rc = trial_error(t, WIRE_ERR_BENCH, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	if ((r = ipc_peer_start(&peer, source_peer, &src)) != 0) {
@@ -452,6 +487,8 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 		goto out;
 	}
 	ipc_close(&src.wfd);
+	ipc_close(&src.ctl[0]);
+	x.ctl = src.ctl[1];
 	/* the first chunk before timing: the writer is up and running */
 	x.total = chunk;
 	sink(1, &x);
@@ -460,8 +497,10 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 out:
 	ipc_close(&src.rfd);	/* the writer's next write fails and it returns */
 	ipc_close(&src.wfd);
+	ipc_close(&src.ctl[0]);
+	ipc_close(&src.ctl[1]);	/* ... or it sees end-of-file on its requests */
 	ipc_peer_stop(&peer);
-	free(x.buf);
+	free(x.mem);
 	return rc;
 }
 
@@ -604,22 +643,22 @@ ipc_loopback_error(struct trial *t, const char *what, int err)
 /* --- Files and memory ---------------------------------------------------------- */
 
 int
-ipc_file_create(const char *name, uint64_t size)
+ipc_file_create(const char *name, uint64_t size, size_t block)
 {
-	size_t bufsize = 64 * 1024, i, n;
+	size_t i, n;
 	char *buf = NULL;
 	int fd, r = 0;
 
 	if ((fd = open(name, O_CREAT | O_TRUNC | O_WRONLY, 0600)) < 0)
 		return -errno;
-	if ((buf = malloc(bufsize)) == NULL) {
-		r = -ENOMEM;
+	if (block == 0 || (buf = malloc(block)) == NULL) {
+		r = block == 0 ? -EINVAL : -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < bufsize; i++)
+	for (i = 0; i < block; i++)
 		buf[i] = (char)(i * 7 + 1);
 	while (size > 0) {
-		n = size < bufsize ? (size_t)size : bufsize;
+		n = size < block ? (size_t)size : block;
 		if ((r = put(fd, buf, n)) != 0)
 			goto out;
 		size -= n;
@@ -635,14 +674,21 @@ out:
 	return r;
 }
 
+static int
+create_error(struct trial *t, const char *name, uint64_t size, int r)
+{
+	return trial_error(t, r == -ENOSPC || r == -EDQUOT ? WIRE_ERR_UNSUPPORTED :
+	    WIRE_ERR_BENCH, "create a %llu-byte file %s in %s: %s", (unsigned long long)size,
+	    name, trial_tmpdir(t), strerror(-r));
+}
+
 int
 ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 {
 	int r, fd;
 
-	if ((r = ipc_file_create(name, size)) != 0)
-		return trial_error(t, r == -ENOSPC ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
-		    "create a %llu-byte file %s: %s", (unsigned long long)size, name, strerror(-r));
+	if ((r = ipc_file_create(name, size, 64 * 1024)) != 0)
+		return create_error(t, name, size, r);
 	if ((fd = open(name, O_RDWR)) < 0) {
 		r = errno;
 		unlink(name);
@@ -653,15 +699,27 @@ ipc_file_open_new(struct trial *t, const char *name, uint64_t size)
 }
 
 int
+ipc_lmbench_file(struct trial *t, const char *name, uint64_t size, int flags)
+{
+	int r, fd;
+
+	if ((r = ipc_file_create(name, size, IPC_LMDD_BLOCK)) != 0)
+		return create_error(t, name, size, r);
+	if ((fd = open(name, flags)) < 0)
+		return trial_error(t, WIRE_ERR_BENCH, "open %s: %s", name, strerror(errno));
+	return fd;
+}
+
+int
 ipc_reread_file(struct trial *t, const char *name, uint64_t size)
 {
 	struct statfs st;
 	const char *fs;
-	int e;
+	int fd;
 
-	if ((e = ipc_file_create(name, size)) != 0)
-		return trial_error(t, WIRE_ERR_BENCH, "create a %llu-byte file in %s: %s",
-		    (unsigned long long)size, trial_tmpdir(t), strerror(-e));
+	if ((fd = ipc_lmbench_file(t, name, size, O_RDONLY)) < 0)
+		return -1;
+	close(fd);
 	if (statfs(".", &st) != 0 || (fs = facts_fs_name((unsigned long)st.f_type)) == NULL)
 		return 0;
 	/* these notes have always called the ext family "ext4" */
@@ -681,7 +739,7 @@ ipc_alloc(size_t size)
 	return p;
 }
 
-/* 128 consecutive words, written out so the loop does one step per 512 bytes */
+/* 128 consecutive words, written out so the loop does one step per 128 words */
 #define W4(i)	p[i] + p[i + 1] + p[i + 2] + p[i + 3]
 #define W16(i)	W4(i) + W4(i + 4) + W4(i + 8) + W4(i + 12)
 #define W64(i)	W16(i) + W16(i + 16) + W16(i + 32) + W16(i + 48)
@@ -695,6 +753,25 @@ ipc_sum_words(const void *buf, size_t len)
 	while (end - p >= 128) {
 		sum += W64(0) + W64(64);
 		p += 128;
+	}
+	while (p < end)
+		sum += *p++;
+	return sum;
+}
+
+unsigned long
+ipc_bread(const void *buf, size_t len)
+{
+	const unsigned long *p = buf, *end = p + len / sizeof(*p);
+	unsigned long sum = 0;
+
+	while (end - p >= 128) {
+		sum += W64(0) + W64(64);
+		p += 128;
+	}
+	while (end - p >= 16) {
+		sum += W16(0);
+		p += 16;
 	}
 	while (p < end)
 		sum += *p++;

@@ -68,6 +68,8 @@ void	ipc_close(int *fd);
 /* --- Whole benchmarks over a pair of descriptors --------------------------- */
 
 #define IPC_DGRAM	0x1	/* ipc_pingpong: the server end is a UDP socket */
+#define IPC_ON_DEMAND	0x2	/* ipc_stream: `total` bytes written per request */
+#define IPC_MISALIGN	0x4	/* ipc_stream: read into a buffer 128 bytes into a page */
 
 /*
  * A ping-pong latency benchmark over descriptors that exist already: a
@@ -86,12 +88,16 @@ int	ipc_pingpong(struct trial *t, int srfd, int swfd, int crfd, int cwfd,
 /*
  * A streaming bandwidth benchmark: a peer writes `chunk`-byte pieces to wfd
  * without end, while the caller times reading `total` bytes from rfd in
- * reads of at most `chunk` bytes.  Reports "bandwidth" in MB/s (10^6
- * bytes per second).  Both descriptors are closed on return and the peer
- * is reaped.  Returns 0 or the value of trial_error().
+ * reads of at most `chunk` bytes.  With IPC_ON_DEMAND (lmbench's bw_unix)
+ * the caller asks for each `total` bytes over a control pipe, in the timed
+ * operation, and the peer writes exactly that much and waits for the next
+ * request.  With IPC_MISALIGN (lmbench's bw_pipe, which "destroys page
+ * alignment") the caller's buffer starts 128 bytes into a page.  Reports "bandwidth" in MB/s (10^6 bytes per second).  Both
+ * descriptors are closed on return and the peer is reaped.  Returns 0 or
+ * the value of trial_error().
  */
 int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
-	    uint64_t total, const char *what);
+	    uint64_t total, int flags, const char *what);
 
 /*
  * The `size` parameter of a ping-pong benchmark over a stream (lat_pipe,
@@ -174,25 +180,46 @@ int	ipc_loopback_error(struct trial *t, const char *what, int err);
 /* --- Files and memory ----------------------------------------------------- */
 
 /*
- * Create `name` (in the current directory) holding `size` bytes of a
- * non-zero pattern, flushed to its file system so no write-back runs
- * during the measurement.  Returns 0 or -errno (the file is then removed).
+ * The write size of lmbench's test file: its scripts make $FILE with
+ * `lmdd of=$FILE move=8m fsync=1`, 8 KB writes (lmdd's default bs) and an
+ * fsync.  The write size is not a detail: a file system with large folios
+ * (ext4 since Linux 6.16) caches the file in folios as large as the writes
+ * were, and mapping, faulting and reading it then cost differently (lmbench's
+ * lat_mmap takes 3x as long on an 8 KB-written file as on a 64 KB-written one
+ * on ext4 with Linux 6.18).
  */
-int	ipc_file_create(const char *name, uint64_t size);
+#define IPC_LMDD_BLOCK	8192
 
 /*
- * ipc_file_create() then open the file read-write and unlink it, so that
- * nothing is left behind whatever happens: the open descriptor, or -1
- * after reporting the failure on t (ENOSPC is "unsupported": a host whose
- * scratch space is too small).
+ * Create `name` (in the current directory) holding `size` bytes of a
+ * non-zero pattern written `block` bytes at a time, flushed to its file
+ * system so no write-back runs during the measurement.  Returns 0 or
+ * -errno (the file is then removed).
+ */
+int	ipc_file_create(const char *name, uint64_t size, size_t block);
+
+/*
+ * ipc_file_create() with 64 KB writes, then open the file read-write and
+ * unlink it, so that nothing is left behind whatever happens: the open
+ * descriptor, or -1 after reporting the failure on t (ENOSPC is
+ * "unsupported": a host whose scratch space is too small).
  */
 int	ipc_file_open_new(struct trial *t, const char *name, uint64_t size);
 
 /*
- * ipc_file_create() for a benchmark that rereads the file (bw_file_rd,
- * bw_mmap_rd), reporting a failure on t, and note the file system it is
- * on ("file on tmpfs", "file on ext4", ...; see facts_fs_name()).  Returns 0 or the value of
- * trial_error().
+ * lmbench's test file in the scratch directory: ipc_file_create() with
+ * IPC_LMDD_BLOCK writes, left in place as lmbench leaves $FILE (the
+ * scratch directory goes with the trial), opened with `flags` (O_RDONLY or
+ * O_RDWR, as the lmbench program opens it).  The descriptor, or -1 after
+ * reporting the failure on t (ENOSPC is "unsupported").
+ */
+int	ipc_lmbench_file(struct trial *t, const char *name, uint64_t size, int flags);
+
+/*
+ * ipc_lmbench_file() for a benchmark that rereads the file (bw_file_rd,
+ * bw_mmap_rd), closed again, and a note naming the file system it is on
+ * ("file on tmpfs", "file on ext4", ...; see facts_fs_name()).  Returns 0 or
+ * the value of trial_error().
  */
 int	ipc_reread_file(struct trial *t, const char *name, uint64_t size);
 
@@ -204,11 +231,26 @@ int	ipc_reread_file(struct trial *t, const char *name, uint64_t size);
 void	*ipc_alloc(size_t size);
 
 /*
+ * The loops below are lmbench's, access for access: lmbench builds with
+ * -O, which leaves them one load of one word at a time added to a single
+ * sum, and gcc at -O2 does the same with these.  (A compiler that
+ * vectorizes reductions, clang at -O2, reads faster than lmbench does: the
+ * agents `make agents` ships are built with gcc.)
+ */
+/*
  * Sum every 32-bit word of buf[0..len) (buf aligned to 4; a tail shorter
- * than a word is ignored), 128 words per unrolled step: lmbench's
- * bread(), which is how its bw_file_rd and bw_mmap_rd bring data into the
- * CPU, and its bw_mem frd.
+ * than a word is ignored), 128 words per unrolled step: lmbench's bw_mem
+ * frd.
  */
 uint32_t ipc_sum_words(const void *buf, size_t len);
+
+/*
+ * lmbench's bread(): sum every `long` of buf[0..len) (buf aligned to a
+ * long; a shorter tail is ignored), 128 per unrolled step, then 16, then
+ * one: how lmbench's bw_file_rd and bw_mmap_rd bring data into the CPU and
+ * how lat_ctx's processes sum their working sets.  A long is 8 bytes on
+ * 64-bit hosts and 4 on 32-bit ones, as lmbench's is.
+ */
+unsigned long ipc_bread(const void *buf, size_t len);
 
 #endif /* FLEETMARK_IPC_H */

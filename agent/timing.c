@@ -135,18 +135,22 @@ run_once(timing_fn fn, void *arg, uint64_t n)
 	return t1 - t0;
 }
 
-uint64_t
-timing_measure(struct trial *t, timing_fn fn, void *arg,
-    const struct timing_opts *o, double *samples, int nsamples)
+/*
+ * Operations per sample for fn: grow n until a run lasts a tenth of the
+ * target, scale it to the target, then warm up with one discarded sample
+ * at that count.  A stall during calibration makes the count too small;
+ * when the warm-up shows that (it took under half the target), scale again
+ * from it, at most three times.  0 when the trial's deadline passed first.
+ */
+static uint64_t
+calibrate(struct trial *t, timing_fn fn, void *arg, const struct timing_opts *o)
 {
 	double target = (o && o->target_ns > 0) ? o->target_ns : TIMING_TARGET_NS;
 	uint64_t cap = (o && o->max_iters) ? o->max_iters : UINT64_MAX / 4;
-	double el, per;
+	double el, scaled;
 	uint64_t n = 1;
 	int i;
 
-	timing_init();
-	/* Calibrate: grow n until a run lasts a tenth of the target. */
 	for (;;) {
 		if (trial_expired(t))
 			return 0;
@@ -158,21 +162,12 @@ timing_measure(struct trial *t, timing_fn fn, void *arg,
 			n = cap;
 	}
 	if (el < target && n < cap) {
-		double scaled = (double)n * target / (el > 1 ? el : 1);
-
+		scaled = (double)n * target / (el > 1 ? el : 1);
 		n = scaled >= (double)cap ? cap : (uint64_t)scaled;
 		if (n == 0)
 			n = 1;
 	}
-	/*
-	 * Warm up with one discarded sample at the calibrated count.  A stall
-	 * during calibration makes the count too small; when the warm-up shows
-	 * that (it took under half the target), scale again from it, at most
-	 * three times.
-	 */
 	for (i = 0; i < 3; i++) {
-		double scaled;
-
 		if (trial_expired(t))
 			return 0;
 		el = run_once(fn, arg, n);
@@ -180,17 +175,59 @@ timing_measure(struct trial *t, timing_fn fn, void *arg,
 			break;
 		scaled = (double)n * target / (el > 1 ? el : 1);
 		n = scaled >= (double)cap ? cap : (uint64_t)scaled;
+		if (n == 0)
+			n = 1;
 	}
+	return n;
+}
+
+/* One sample of n operations: ns per operation, overheads removed. */
+static double
+sample(timing_fn fn, void *arg, uint64_t n, const struct timing_opts *o)
+{
+	double per = (run_once(fn, arg, n) - clock_overhead) / (double)n;
+
+	if (!(o && o->keep_loop))
+		per -= loop_overhead;
+	return per > 0 ? per : 0;
+}
+
+uint64_t
+timing_measure(struct trial *t, timing_fn fn, void *arg,
+    const struct timing_opts *o, double *samples, int nsamples)
+{
+	uint64_t n;
+	int i;
+
+	timing_init();
+	if ((n = calibrate(t, fn, arg, o)) == 0)
+		return 0;
 	for (i = 0; i < nsamples; i++) {
 		if (trial_expired(t))
 			return 0;
-		el = run_once(fn, arg, n) - clock_overhead;
-		per = el / (double)n;
-		if (!(o && o->keep_loop))
-			per -= loop_overhead;
-		samples[i] = per > 0 ? per : 0;
+		samples[i] = sample(fn, arg, n, o);
 	}
 	return n;
+}
+
+int
+timing_measure_interleaved(struct trial *t, int k, const timing_fn *fn,
+    void *const *arg, const struct timing_opts *o, double *const *samples,
+    uint64_t *iters, int nsamples)
+{
+	int i, j;
+
+	timing_init();
+	for (j = 0; j < k; j++)
+		if ((iters[j] = calibrate(t, fn[j], arg[j], o)) == 0)
+			return -1;
+	for (i = 0; i < nsamples; i++)
+		for (j = 0; j < k; j++) {
+			if (trial_expired(t))
+				return -1;
+			samples[j][i] = sample(fn[j], arg[j], iters[j], o);
+		}
+	return 0;
 }
 
 int

@@ -46,6 +46,19 @@ uint64_t timing_measure(struct trial *t, timing_fn fn, void *arg,
 	    const struct timing_opts *o, double *samples, int n);
 
 /*
+ * Measure k operations in turn: fn[j](n, arg[j]) is calibrated as
+ * timing_measure() does, then the samples are taken interleaved, one of
+ * each operation nsamples times over, so that a change in the machine
+ * while measuring shifts them alike, which matters when one number is
+ * subtracted from another.  samples[j][0..nsamples) gets fn[j]'s ns per
+ * operation and iters[j] its operations per sample.  `o` (may be NULL)
+ * applies to all.  Returns 0, or -1 when the trial's deadline passed first.
+ */
+int	timing_measure_interleaved(struct trial *t, int k, const timing_fn *fn,
+	    void *const *arg, const struct timing_opts *o, double *const *samples,
+	    uint64_t *iters, int nsamples);
+
+/*
  * Measure with the defaults and report the result as `metric`, converted
  * from ns per operation by dividing by `unit_ns` (1000 for microseconds).
  * Returns 0 or the value of trial_error().

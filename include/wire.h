@@ -32,6 +32,10 @@
 #define WIRE_BYE	"bye"		/* agent: serve mode is exiting */
 #define WIRE_PROFILE	"profile"	/* agent: the trial's profile (proto 2), before "end" */
 
+/* How a note starts that says a trial does not measure what lmbench 3
+ * does (a static image forked, a pinned ring): the lmbench report lists them. */
+#define WIRE_NOTE_UNLIKE_LMBENCH	"unlike lmbench: "
+
 #define WIRE_REQ_TRIAL	"trial"		/* controller: run one trial */
 #define WIRE_REQ_ENV	"env"		/* controller: send host facts */
 #define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */

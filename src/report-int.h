@@ -105,6 +105,7 @@ struct report {
 	struct rrun	*runs;
 	size_t		 nruns, cap_runs;
 	int		 keep_samples;	/* report_keep_samples() */
+	struct strs	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
 	struct report_counts counts;
 };
 
@@ -210,6 +211,10 @@ int	report_table_profile(const struct report *r, const struct report_opts *o,
 /* The HTML page (report-html.c): header, the grids as tables, SVG charts. */
 int	report_html(const struct report *r, const struct report_opts *o, size_t base,
 	    const struct rgrids *gs, FILE *out);
+/* A trial line's notes for series s at (bench, params): those that say it
+ * differs from lmbench are kept for the lmbench tables (report-lmbench.c). */
+void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
+	    const char *params, const char *const *notes, size_t nnotes);
 /* Whether any series has an lmbench point. */
 int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */

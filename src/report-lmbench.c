@@ -7,7 +7,9 @@
  * column is left-aligned ("with-patch   ", as in the TX49 mail), the rest
  * is getsummary's layout.  Each value is formatted to an inner length,
  * then cut to the column's width: lmbench formats TCP conn with 5
- * characters and prints 4, which is how 76.4 becomes " 76.".
+ * characters and prints 4, which is how 76.4 becomes " 76.".  Under the
+ * tables come the agent's notes that say a trial differs from lmbench's
+ * (the "unlike lmbench: " notes of docs/agent.md), one per series and point.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #include "report-int.h"
 #include "report.h"
+#include "wire.h"
 #include "xmalloc.h"
 
 #define M	1000000.0
@@ -296,6 +299,60 @@ find_cell(const struct report *r, const struct lcol *l)
 	return -1;
 }
 
+void
+report_lmbench_notes(struct report *r, size_t s, const char *bench, const char *params,
+    const char *const *notes, size_t nnotes)
+{
+	size_t plen = strlen(WIRE_NOTE_UNLIKE_LMBENCH), i;
+	const char *text;
+	char *line;
+
+	for (i = 0; i < nnotes; i++) {
+		if ((text = notes[i]) == NULL || strncmp(text, WIRE_NOTE_UNLIKE_LMBENCH, plen) != 0)
+			continue;
+		line = xasprintf("%s\x1f%s%s%s\x1f%s", r->series[s].name, bench,
+		    *params ? " " : "", params, text + plen);
+		strs_add(&r->unlike, line);
+		free(line);
+	}
+}
+
+/*
+ * After the tables, what the agent said makes a trial differ from
+ * lmbench's, one line per series, point and note: a grid of its own.
+ */
+static void
+unlike_grid(const struct report *r, struct rgrids *gs)
+{
+	static const char *const cols[] = { "series", "point", "note" };
+	struct rgrid *g;
+	size_t i, row, len = 0;
+	char *text = NULL, *f[3], *dup, *p;
+	int k;
+	FILE *mem;
+
+	if (r->unlike.n == 0 || (mem = open_memstream(&text, &len)) == NULL)
+		return;
+	g = rgrid_new("lmbench", "Unlike lmbench", 2, 3, cols);
+	fprintf(mem, "Unlike lmbench\n--------------\n");
+	for (i = 0; i < r->unlike.n; i++) {
+		p = dup = xstrdup(r->unlike.s[i]);
+		for (k = 0; k < 3; k++) {
+			f[k] = p;
+			if (p != NULL && (p = strchr(p, '\x1f')) != NULL)
+				*p++ = '\0';
+		}
+		row = rgrid_add_row(g);
+		for (k = 0; k < 3; k++)
+			rgrid_set(g, row, (size_t)k, f[k] ? f[k] : "", NAN);
+		fprintf(mem, "%s: %s: %s\n", f[0], f[1] ? f[1] : "", f[2] ? f[2] : "");
+		free(dup);
+	}
+	fclose(mem);
+	g->text = text;
+	rgrids_add(gs, g);
+}
+
 int
 report_has_lmbench(const struct report *r)
 {
@@ -503,5 +560,6 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 		*err = xstrdup("no lmbench points in the runs given (try --table compare)");
 		return -1;
 	}
+	unlike_grid(r, gs);
 	return 0;
 }

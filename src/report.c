@@ -142,6 +142,7 @@ report_free(struct report *r)
 	}
 	free(r->runs);
 	report_profile_free(r);
+	strs_free(&r->unlike);
 	free(r->series);
 	free(r->cells);
 	free(r->vals);
@@ -509,8 +510,8 @@ found:
  * add_line(), which counts those that are not trial lines.
  */
 #define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
-			 TRIAL_VALUE | TRIAL_KIND | TRIAL_PROFILE | TRIAL_LENIENT | \
-			 TRIAL_REJECTS)
+			 TRIAL_VALUE | TRIAL_KIND | TRIAL_NOTES | TRIAL_PROFILE | \
+			 TRIAL_LENIENT | TRIAL_REJECTS)
 
 /* The same, and each line's samples when report_keep_samples() asked. */
 static unsigned int
@@ -563,6 +564,8 @@ add_line(const struct trial_line *l, void *arg)
 			    RUNDIR_TRIALS, l->lineno);
 		json_decref(prof);
 	}
+	if (l->nnotes > 0)
+		report_lmbench_notes(r, s, l->bench, l->params_text, l->notes, l->nnotes);
 	if (l->metric == NULL || !l->has_value) {
 		r->series[s].nometric++;
 		r->counts.nometric++;

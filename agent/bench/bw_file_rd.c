@@ -4,10 +4,12 @@
  *
  * As lmbench's bw_file_rd: a file of `size` bytes (8M: the largest point
  * of lmbench's summary run with its default MB=8) is written to the
- * trial's scratch directory and read once, so it is cached.  One operation
- * reads all of it with read() calls of `block` bytes (64K, lmbench's
- * XFERSIZE) and sums every 32-bit word of each block, which is how lmbench
- * makes sure the data reaches the CPU and not only the buffer.  mode=
+ * trial's scratch directory as lmbench's scripts write theirs (lmdd: 8 KB
+ * writes, fsync) and read once, so it is cached.  One operation reads all
+ * of it with read() calls of `block` bytes (64K, lmbench's XFERSIZE) and
+ * sums every long of each block (lmbench's bread(), ipc_bread()), which is
+ * how lmbench makes sure the data reaches the CPU and not only the buffer.
+ * mode=
  * io_only (the summary's) keeps the file open and seeks back to the start
  * each time; open2close opens and closes it in every operation.  Bandwidth
  * is size over the time of an operation, in MB/s of 10^6 bytes.  A note
@@ -35,13 +37,13 @@ struct reread {
 	int		 err;
 };
 
-static volatile uint32_t sink;
+static volatile unsigned long sink;
 
 static void
 reread(uint64_t n, void *arg)
 {
 	struct reread *r = arg;
-	uint32_t sum = 0;
+	unsigned long sum = 0;
 	uint64_t left;
 	ssize_t got;
 	int fd;
@@ -62,7 +64,7 @@ reread(uint64_t n, void *arg)
 		for (left = r->size; left > 0; left -= (uint64_t)got) {
 			got = read(fd, r->buf, left < r->block ? (size_t)left : r->block);
 			if (got > 0) {
-				sum += ipc_sum_words(r->buf, (size_t)got);
+				sum += ipc_bread(r->buf, (size_t)got);
 				continue;
 			}
 			if (got < 0 && errno == EINTR) {

@@ -4,11 +4,13 @@
  *
  * As lmbench's bw_mmap_rd: a file of `size` bytes (8M: the largest point
  * of lmbench's summary run with its default MB=8) is written to the
- * trial's scratch directory.  With mode=mmap_only (the summary's) it is
- * mapped once, read-only and shared, and one operation sums every 32-bit
- * word of the mapping; the page faults that map it happen in the untimed
- * first pass.  With mode=open2close one operation is open, mmap, sum,
- * munmap and close, so it includes mapping the file and faulting it in.
+ * trial's scratch directory as lmbench's scripts write theirs (lmdd: 8 KB
+ * writes, fsync).  With mode=mmap_only (the summary's) it is mapped once,
+ * read-only and shared, and one operation sums every long of the mapping
+ * (lmbench's bread(), ipc_bread()); the page faults that map it happen in
+ * the untimed first pass (lmbench's happen in its first, discarded runs).
+ * With mode=open2close one operation is open, mmap, sum, munmap and close,
+ * so it includes mapping the file and faulting it in.
  * Bandwidth is size over the time of an operation, in MB/s of 10^6 bytes.
  * A note names the file system of the scratch directory.
  */
@@ -31,16 +33,16 @@ struct mapread {
 	int	 err;
 };
 
-static volatile uint32_t sink;
+static volatile unsigned long sink;
 
 static void
 sum_mapped(uint64_t n, void *arg)
 {
 	struct mapread *m = arg;
-	uint32_t sum = 0;
+	unsigned long sum = 0;
 
 	while (n-- > 0)
-		sum += ipc_sum_words(m->map, m->size);
+		sum += ipc_bread(m->map, m->size);
 	sink = sum;
 }
 
@@ -48,7 +50,7 @@ static void
 map_and_sum(uint64_t n, void *arg)
 {
 	struct mapread *m = arg;
-	uint32_t sum = 0;
+	unsigned long sum = 0;
 	void *p;
 	int fd;
 
@@ -64,7 +66,7 @@ map_and_sum(uint64_t n, void *arg)
 			close(fd);
 			return;
 		}
-		sum += ipc_sum_words(p, m->size);
+		sum += ipc_bread(p, m->size);
 		munmap(p, m->size);
 		close(fd);
 	}

@@ -47,7 +47,7 @@ run(struct trial *t)
 	ipc_sockbuf(fds[0], trial_int(t, "sockbuf"));
 	ipc_sockbuf(fds[1], trial_int(t, "sockbuf"));
 	note_buffers(t, fds[0], fds[1]);
-	return ipc_stream(t, fds[0], fds[1], msg, total,
+	return ipc_stream(t, fds[0], fds[1], msg, total, 0,
 	    "reading from loopback TCP");
 }
 

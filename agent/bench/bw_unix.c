@@ -2,12 +2,12 @@
  * bw_unix: bandwidth of an AF_UNIX stream socket between two processes,
  * lmbench's "AF UNIX" column of "*Local* Communication bandwidths".
  *
- * As lmbench's bw_unix: socketpair(AF_UNIX, SOCK_STREAM); a forked peer
- * writes `msg`-byte chunks (64K) without end; one operation is the parent
- * reading `total` bytes (10M) in reads of at most `msg` bytes.  Bandwidth
- * is total over the time of an operation, in MB/s of 10^6 bytes.  (lmbench
- * has the reader ask for each 10M over a control pipe; a writer that never
- * stops moves the same bytes, without the extra pipe round trip.)
+ * As lmbench's bw_unix: socketpair(AF_UNIX, SOCK_STREAM); one operation
+ * is the parent asking a forked peer for `total` bytes (10M) over a
+ * control pipe and reading them in reads of at most `msg` bytes, while the
+ * peer writes exactly that much in `msg`-byte chunks (64K) and waits for
+ * the next request.  Bandwidth is total over the time of an operation, in
+ * MB/s of 10^6 bytes.
  */
 #include "bench.h"
 #include "ipc.h"
@@ -21,7 +21,7 @@ run(struct trial *t)
 
 	if (ipc_stream_sizes(t, &msg, &total) != 0 || ipc_unix_pair(t, sv) != 0)
 		return -1;
-	return ipc_stream(t, sv[0], sv[1], msg, total,
+	return ipc_stream(t, sv[0], sv[1], msg, total, IPC_ON_DEMAND,
 	    "reading from the AF_UNIX socket");
 }
 

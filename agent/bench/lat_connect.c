@@ -6,8 +6,9 @@
  * As lmbench's lat_connect: a forked peer listens on 127.0.0.1 (an
  * ephemeral port), accepts each connection, reads until the client has
  * closed it and closes its end.  One operation is the client's socket(),
- * connect() (the three-way handshake, done by the kernel without waiting
- * for the server process) and close(); the server's accept runs
+ * setsockopt(SO_REUSEADDR) (lmbench's tcp_connect() sets it on every
+ * socket), connect() (the three-way handshake, done by the kernel without
+ * waiting for the server process) and close(); the server's accept runs
  * concurrently on whatever CPU it gets.
  *
  * The client closes first, as in lmbench, so every connection leaves a
@@ -41,7 +42,7 @@ static void
 connect_close(uint64_t n, void *arg)
 {
 	struct conn *c = arg;
-	int fd;
+	int fd, one = 1;
 
 	if (c->err)
 		return;
@@ -50,6 +51,8 @@ connect_close(uint64_t n, void *arg)
 			c->err = errno;
 			return;
 		}
+		/* lmbench's client sets it on every socket (SOCKOPT_REUSE) */
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (connect(fd, (struct sockaddr *)&c->addr, sizeof(c->addr)) != 0) {
 			c->err = errno;
 			close(fd);

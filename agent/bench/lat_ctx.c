@@ -6,8 +6,9 @@
  * `procs` processes form a ring of pipes: the trial process and procs-1
  * children.  A token (one int) goes round the ring; each process, on
  * receiving it, sums its own private working set of `size` KB (allocated
- * and written after the fork, so it is not shared) and passes the token
- * on.  One timed operation is one trip round the ring: procs hand-offs.
+ * and written after the fork, so it is not shared) with lmbench's bread()
+ * (every long, ipc_bread()) and passes the token on.  One timed operation
+ * is one trip round the ring: procs hand-offs.
  *
  * As lmbench does, the cost of a hand-off without a switch is measured in
  * the trial process alone: a write and a read on one of procs pipes plus
@@ -30,14 +31,18 @@
  * then).  So `handoff` is reported too, and a note says when the
  * subtraction left nothing.
  *
- * By default every process of the ring (and the overhead measurement) is
- * pinned to one CPU, the highest one the trial may use.  Plain lmbench does
- * not pin, and on an SMP host with an idle CPU today's scheduler then
+ * By default (pin=none) the ring runs where the scheduler puts it, as
+ * lmbench's does.  On an SMP host with an idle CPU today's scheduler then
  * often wakes the receiver on the other CPU: the hand-off becomes a
  * cross-CPU wakeup (an IPI, an exit from idle) instead of a switch, and
- * the result flips between the two from one run to the next (1 us against
- * 35 us on a 2-CPU VM here), which no comparison survives.  pin=none
- * gives plain lmbench's behaviour; a note says which was used.
+ * the result flips between the two from one run to the next (2 us against
+ * 35 us on a 2-CPU VM here, for lmbench and the agent alike).  pin=one
+ * pins every process of the ring (and the overhead measurement) to one
+ * CPU, the highest one the trial may use, which measures the switch
+ * itself, run after run; a note says which was used.  (The overhead
+ * cycles through procs pipes; lmbench's summary run, `lat_ctx -s SIZE 2 4
+ * 8 16 24 32 64 96`, measures it once over 96 pipes: the same cost within
+ * the noise here.)
  */
 #include <errno.h>
 #include <sched.h>
@@ -50,6 +55,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ipc.h"
 #include "timing.h"
 #include "wire.h"
 
@@ -66,18 +72,13 @@ struct ring {
 	int	 err;		/* errno of a failed pipe operation, or EPIPE */
 };
 
-static volatile unsigned sink;
+static volatile unsigned long sink;
 
-/* Touch every int of the working set, as lmbench's sumit() does. */
-static unsigned
+/* Sum the working set as lmbench does: its bread(), every long. */
+static unsigned long
 sum_ws(const int *ws, size_t words)
 {
-	size_t i;
-	unsigned s = 0;
-
-	for (i = 0; i < words; i++)
-		s += (unsigned)ws[i];
-	return s;
+	return ws != NULL ? ipc_bread(ws, words * sizeof(*ws)) : 0;
 }
 
 /*
@@ -129,7 +130,7 @@ do_overhead(uint64_t n, void *arg)
 {
 	struct ring *r = arg;
 	int tok = 1, i = 0;
-	unsigned s = 0;
+	unsigned long s = 0;
 
 	while (n-- && r->err == 0) {
 		if (write(r->op[i][1], &tok, sizeof(tok)) != (ssize_t)sizeof(tok) ||
@@ -150,7 +151,7 @@ do_ring(uint64_t n, void *arg)
 {
 	struct ring *r = arg;
 	int tok = 1;
-	unsigned s = 0;
+	unsigned long s = 0;
 
 	while (n-- && r->err == 0) {
 		if (write(r->p[0][1], &tok, sizeof(tok)) != (ssize_t)sizeof(tok) ||
@@ -168,7 +169,7 @@ static void
 child(struct ring *r, int me)
 {
 	int rd = r->p[me - 1][0], wr = r->p[me][1], tok, i;
-	unsigned s = 0;
+	unsigned long s = 0;
 	int *ws;
 
 	for (i = 0; i < r->procs; i++) {
@@ -366,7 +367,8 @@ run(struct trial *t)
 		if ((cpu = pin_one_cpu()) < 0)
 			return trial_error(t, WIRE_ERR_UNSUPPORTED, "cannot pin to one CPU: %s "
 			    "(pin=none runs unpinned)", strerror(errno));
-		trial_note(t, "all %lld processes pinned to CPU %d", procs, cpu);
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "all %lld processes pinned to CPU %d",
+		    procs, cpu);
 	} else
 		trial_note(t, "processes not pinned: hand-offs may cross CPUs");
 
@@ -435,8 +437,8 @@ static const struct bench_param params[] = {
 	{ "procs", PARAM_INT, "2", "processes in the ring (2 to 1024)", NULL },
 	{ "size", PARAM_INT, "0", "KB of private working set each process sums per "
 	    "hand-off", NULL },
-	{ "pin", PARAM_ENUM, "one", "one: the whole ring on one CPU; none: where the "
-	    "scheduler puts it, as plain lmbench", "one|none" },
+	{ "pin", PARAM_ENUM, "none", "none: where the scheduler puts the ring, as "
+	    "lmbench; one: the whole ring on one CPU", "none|one" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -2,24 +2,36 @@
  * lat_fs: file creation and deletion, lmbench's "0K File" and "10K File"
  * Create/Delete columns (File & VM system latencies).
  *
- * One sample creates N files of `size` bytes in the trial's scratch
- * directory, timed, then deletes them, timed.  Creating a file is what
- * lmbench's mkfile() does: creat(), write `size` bytes (in one call up to
- * 128 KB), close(); no fsync.  Deleting is unlink().  As lmbench does, the
- * files go into subdirectories of at most 100 entries, made before and
- * removed after each sample (untimed), so no directory grows large and
- * every sample starts from empty directories.  lmbench reports files per
- * second and its summary turns that into microseconds per file; the
- * metrics here are microseconds per file directly.
+ * As lmbench's lat_fs does it.  Creating a file is its mkfile(): creat()
+ * (open with O_CREAT|O_TRUNC|O_WRONLY, mode 0666), write `size` bytes (in
+ * one call up to 128 KB), close(); no fsync.  Deleting is unlink().  Every
+ * sample works in a directory of its own, made fresh for it and removed
+ * after it (untimed): the files go straight into it, or, past 100 files,
+ * into subdirectories of 100 (and theirs past 10000), numbered as lmbench
+ * numbers them, and they are created and deleted in lmbench's order (the
+ * last name first).  Names are absolute paths, as lmbench's are when its
+ * FSDIR is.
  *
- * N is fixed for a trial: after an untimed warm-up round of 100 files it
- * is chosen so that the creation of one sample's files lasts about
- * TIMING_TARGET_NS (between 100 and 2000 files).  A note names the file
- * system of the scratch directory, which decides these numbers more than
- * anything else (tmpfs against a journalling disk file system).
+ * The two operations are measured apart, as lmbench's two benchmp() runs
+ * do: a create sample times making N files (deleted untimed afterwards), a
+ * delete sample times deleting M files made untimed just before.  N and M
+ * are calibrated the way lmbench calibrates its iterations, so that one
+ * sample lasts TIMING_TARGET_NS (5 ms, lmbench's interval with ENOUGH=5000):
+ * the count matters (deleting the create count instead of 3.5 times it
+ * came out 15% cheaper).  A delete sample therefore makes several times
+ * more files, untimed, than it deletes in 5 ms: on ext4 a create costs 2
+ * to 60 deletes, and this trial takes about 12 x 5 ms times that.  (On
+ * ext4 without a journal, a new inode skips the inodes of its group freed
+ * in the last minutes, so creates cost more after many deletes, lmbench's
+ * and the agent's alike.)  lmbench reports files per second and its
+ * summary turns that into microseconds per file; the metrics here are
+ * microseconds per file directly.  A note names the file system of the
+ * scratch directory, which decides these numbers more than anything else
+ * (tmpfs against a journalling disk file system).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,184 +44,322 @@
 #include "timing.h"
 #include "wire.h"
 
-#define TOPDIR		"lat_fs.d"
-#define PER_DIR		100		/* files per directory, as lmbench */
-#define MIN_FILES	100
-#define MAX_FILES	2000
-#define MAX_CHUNK	(128 * 1024)	/* one write() of at most this */
-#define NAME_LEN	32
-
+#define PER_DIR		100		/* files per directory, lmbench's -n default */
+#define MAX_FILES	(PER_DIR * PER_DIR * PER_DIR)
+#define MAX_CHUNK	(128 * 1024)	/* one write() of at most this, as mkfile() */
+#define MAX_CALIBRATE	12		/* calibration rounds before settling */
 struct fs {
 	long long	 size;		/* bytes per file */
 	char		*buf;		/* the data written, MAX_CHUNK at most */
 	size_t		 chunk;
-	char		*names;		/* MAX_FILES names of NAME_LEN bytes */
-	int		 made;		/* files that exist now (0..made-1) */
-	int		 dirs;		/* subdirectories that exist now */
+	char		 base[PATH_MAX];	/* the scratch directory, absolute */
+	char		 top[PATH_MAX];	/* this sample's directory, "" when none */
+	int		 nfiles;	/* files of this sample's tree */
+	int		 created;	/* files made, the last name first */
+	int		 deleted;	/* of those, deleted, in the same order */
+	int		 depth;		/* levels of subdirectories */
+	int		 err;		/* errno of a failed operation, or 0 */
+	char		 what[PATH_MAX + 32];	/* which operation failed */
 };
 
-static const char *
-name_of(struct fs *f, int i)
-{
-	return f->names + (size_t)i * NAME_LEN;
-}
-
-/* Remove the files and directories that exist; safe at any point. */
+/* The name of file k of the current tree (lmbench's setup_names()). */
 static void
-clean(struct fs *f)
+file_name(const struct fs *f, int k, char *buf, size_t cap)
 {
-	char d[NAME_LEN];
-	int i;
-
-	for (i = 0; i < f->made; i++)
-		(void)unlink(name_of(f, i));
-	f->made = 0;
-	for (i = f->dirs - 1; i >= 0; i--) {
-		snprintf(d, sizeof(d), TOPDIR "/%d", i);
-		(void)rmdir(d);
-	}
-	f->dirs = 0;
+	if (f->depth == 0)
+		snprintf(buf, cap, "%s/%d", f->top, k);
+	else if (f->depth == 1)
+		snprintf(buf, cap, "%s/%d/%d", f->top, k / PER_DIR, k % PER_DIR);
+	else
+		snprintf(buf, cap, "%s/%d/%d/%d", f->top, k / (PER_DIR * PER_DIR),
+		    k / PER_DIR % PER_DIR, k % PER_DIR);
 }
 
-static int
-make_dirs(struct trial *t, struct fs *f, int nfiles)
+static void
+fail(struct fs *f, const char *op, const char *path)
 {
-	char d[NAME_LEN];
-	int want = (nfiles + PER_DIR - 1) / PER_DIR;
-
-	while (f->dirs < want) {
-		snprintf(d, sizeof(d), TOPDIR "/%d", f->dirs);
-		if (mkdir(d, 0700) != 0)
-			return trial_error(t, WIRE_ERR_BENCH, "mkdir %s: %s", d, strerror(errno));
-		f->dirs++;
+	if (f->err == 0) {
+		f->err = errno ? errno : EIO;
+		snprintf(f->what, sizeof(f->what), "%s %s", op, path);
 	}
-	return 0;
 }
 
-/* Create nfiles files; ns per file into *create.  0 or trial_error(). */
-static int
-create_files(struct trial *t, struct fs *f, int nfiles, double *create)
+/*
+ * The subdirectories of the tree for f->nfiles files, made (mk) or removed
+ * in reverse; directory d of level 1 holds files d*100.., (a, b) of level
+ * 2 holds (a*100+b)*100...
+ */
+static void
+walk_dirs(struct fs *f, int mk)
 {
+	char d[PATH_MAX + 32];
+	int n = f->nfiles, a, b, na, nb;
+
+	if (f->depth == 0)
+		return;
+	na = f->depth == 1 ? (n + PER_DIR - 1) / PER_DIR :
+	    (n + PER_DIR * PER_DIR - 1) / (PER_DIR * PER_DIR);
+	for (a = mk ? 0 : na - 1; mk ? a < na : a >= 0; a += mk ? 1 : -1) {
+		snprintf(d, sizeof(d), "%s/%d", f->top, a);
+		if (mk && mkdir(d, 0777) != 0) {
+			fail(f, "mkdir", d);
+			return;
+		}
+		if (f->depth == 2) {
+			nb = (n - a * PER_DIR * PER_DIR + PER_DIR - 1) / PER_DIR;
+			if (nb > PER_DIR)
+				nb = PER_DIR;
+			for (b = mk ? 0 : nb - 1; mk ? b < nb : b >= 0; b += mk ? 1 : -1) {
+				snprintf(d, sizeof(d), "%s/%d/%d", f->top, a, b);
+				if (mk && mkdir(d, 0777) != 0) {
+					fail(f, "mkdir", d);
+					return;
+				}
+				if (!mk)
+					(void)rmdir(d);
+			}
+		}
+		if (!mk) {
+			snprintf(d, sizeof(d), "%s/%d", f->top, a);
+			(void)rmdir(d);
+		}
+	}
+}
+
+/* A fresh directory and tree for n files; 0 or -1 with f->err set. */
+static int
+tree_make(struct fs *f, int n)
+{
+	f->nfiles = n;
+	f->created = f->deleted = 0;
+	f->depth = n <= PER_DIR ? 0 : n <= PER_DIR * PER_DIR ? 1 : 2;
+	if (snprintf(f->top, sizeof(f->top), "%s/lat_fs.XXXXXX", f->base) >=
+	    (int)sizeof(f->top)) {
+		errno = ENAMETOOLONG;
+		fail(f, "mkdtemp", f->base);
+		f->top[0] = '\0';
+		return -1;
+	}
+	if (mkdtemp(f->top) == NULL) {
+		fail(f, "mkdtemp", f->top);
+		f->top[0] = '\0';
+		return -1;
+	}
+	walk_dirs(f, 1);
+	return f->err ? -1 : 0;
+}
+
+/* Create the files, the last name first (lmbench's benchmark_mk()). */
+static void
+create_files(struct fs *f)
+{
+	char name[PATH_MAX + 32];
 	long long left;
-	const char *name;
-	double t0;
 	ssize_t w;
-	int fd, e;
+	size_t c;
+	int fd;
 
-	t0 = timing_now();
-	for (f->made = 0; f->made < nfiles; f->made++) {
-		name = name_of(f, f->made);
-		if ((fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0)
-			goto fail;
+	while (f->created < f->nfiles && f->err == 0) {
+		file_name(f, f->nfiles - 1 - f->created, name, sizeof(name));
+		if ((fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0) {
+			fail(f, "create", name);
+			return;
+		}
+		f->created++;
 		for (left = f->size; left > 0; left -= w) {
-			size_t c = left > (long long)f->chunk ? f->chunk : (size_t)left;
-
+			c = left > (long long)f->chunk ? f->chunk : (size_t)left;
 			if ((w = write(fd, f->buf, c)) <= 0) {
-				e = w == 0 ? EIO : errno;
-				f->made++;	/* it exists: clean() removes it */
-				close(fd);
-				errno = e;
-				goto fail;
+				if (w == 0)
+					errno = EIO;
+				fail(f, "write", name);
+				break;
 			}
 		}
 		close(fd);
 	}
-	*create = (timing_now() - t0 - timing_clock_overhead()) / nfiles;
+}
+
+/*
+ * Delete the files made, in the order they were made (benchmark_rm());
+ * when cleaning up, go on past a failure.
+ */
+static void
+delete_files(struct fs *f, int cleaning)
+{
+	char name[PATH_MAX + 32];
+
+	while (f->deleted < f->created) {
+		file_name(f, f->nfiles - 1 - f->deleted, name, sizeof(name));
+		f->deleted++;
+		if (unlink(name) != 0 && !cleaning) {
+			fail(f, "unlink", name);
+			return;
+		}
+	}
+}
+
+/* Remove whatever of the tree exists; safe at any point. */
+static void
+tree_clean(struct fs *f)
+{
+	int err = f->err;
+
+	if (f->top[0] == '\0')
+		return;
+	delete_files(f, 1);
+	walk_dirs(f, 0);
+	(void)rmdir(f->top);
+	f->top[0] = '\0';
+	f->err = err;	/* a failure while cleaning up after one is not news */
+}
+
+/*
+ * One sample of n files: ns per file to create them (del 0) or to delete
+ * them (del 1), the other operation untimed.  A create sample also times
+ * its untimed deletes, into *other (may be NULL): the delete count starts
+ * from them.  -1 on a failure (f->err).
+ */
+static double
+sample(struct fs *f, int n, int del, double *other)
+{
+	double t0, el = 0;
+
+	if (tree_make(f, n) != 0) {
+		tree_clean(f);
+		return -1;
+	}
+	if (del)
+		create_files(f);
+	if (f->err == 0) {
+		t0 = timing_now();
+		if (del)
+			delete_files(f, 0);
+		else
+			create_files(f);
+		el = timing_now() - t0 - timing_clock_overhead();
+	}
+	if (!del && other != NULL && f->err == 0) {
+		t0 = timing_now();
+		delete_files(f, 0);
+		*other = (timing_now() - t0 - timing_clock_overhead()) / n;
+	}
+	tree_clean(f);
+	return f->err ? -1 : el / n;
+}
+
+/*
+ * The number of files that makes a sample last `target` ns, found as
+ * lmbench's benchmp() finds its iterations: from `n` (1 for lmbench),
+ * times 8 while a sample is short (under 150 us), else scaled by 1.1 x
+ * target / time, until one lands within 0.95 to 1.2 of the target.  0 on
+ * a failure or at the deadline.
+ */
+static int
+calibrate(struct trial *t, struct fs *f, int del, double target, int n)
+{
+	double per, el;
+	int i;
+
+	for (i = 0; i < MAX_CALIBRATE; i++) {
+		if (trial_expired(t) || (per = sample(f, n, del, NULL)) < 0)
+			return 0;
+		el = per * n;
+		if (el >= 0.95 * target && el <= 1.2 * target)
+			break;
+		if (el > 150e3)
+			n = (int)((double)n * 1.1 * target / el) + 1;
+		else
+			n = n > MAX_FILES / 8 ? MAX_FILES : n * 8;
+		if (n > MAX_FILES)
+			n = MAX_FILES;
+		if (n < 1)
+			n = 1;
+	}
+	return n;
+}
+
+/*
+ * Samples of one operation into v (us per file) and, for creates, the
+ * untimed deletes' ns per file into other.  The delete count starts from
+ * those: a delete sample's files are made untimed first, and growing the
+ * count from one file, as lmbench does, costs more creates than all the
+ * samples.  *files is the count used.  Returns 0 or trial_error().
+ */
+static int
+measure(struct trial *t, struct fs *f, int del, double *v, double *other, int nsamples,
+    int *files)
+{
+	int n = 1, i;
+	double d;
+
+	if (del && other != NULL && (d = samples_median(other, nsamples)) > 0)
+		n = (int)(TIMING_TARGET_NS / d) + 1;
+	if (n > MAX_FILES)
+		n = MAX_FILES;
+	if ((n = calibrate(t, f, del, TIMING_TARGET_NS, n)) == 0)
+		goto fail;
+	for (i = 0; i < nsamples; i++) {
+		if (trial_expired(t) || (v[i] = sample(f, n, del, del ? NULL : &other[i])) < 0)
+			goto fail;
+		v[i] /= 1e3;
+	}
+	*files = n;
 	return 0;
 fail:
-	return trial_error(t, errno == ENOSPC || errno == EDQUOT ? WIRE_ERR_UNSUPPORTED :
-	    WIRE_ERR_BENCH, "create %s (%lld bytes): %s", name, f->size, strerror(errno));
-}
-
-/* Delete the files made; ns per file into *del.  0 or trial_error(). */
-static int
-delete_files(struct trial *t, struct fs *f, double *del)
-{
-	int i, n = f->made;
-	double t0;
-
-	t0 = timing_now();
-	for (i = 0; i < n; i++)
-		if (unlink(name_of(f, i)) != 0)
-			return trial_error(t, WIRE_ERR_BENCH, "unlink %s: %s", name_of(f, i),
-			    strerror(errno));
-	*del = (timing_now() - t0 - timing_clock_overhead()) / n;
-	f->made = 0;
-	return 0;
-}
-
-/* One sample: fresh directories, create, delete, directories removed. */
-static int
-one_round(struct trial *t, struct fs *f, int nfiles, double *create, double *del)
-{
-	int rc;
-
-	if ((rc = make_dirs(t, f, nfiles)) == 0 &&
-	    (rc = create_files(t, f, nfiles, create)) == 0)
-		rc = delete_files(t, f, del);
-	clean(f);
-	return rc;
+	if (f->err != 0)
+		return trial_error(t, f->err == ENOSPC || f->err == EDQUOT ?
+		    WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH, "%s (%lld-byte files): %s", f->what,
+		    f->size, strerror(f->err));
+	return trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached while measuring %s",
+	    del ? "deletes" : "creates");
 }
 
 static int
 run(struct trial *t)
 {
-	struct fs f;
-	int n = trial_samples(t), nfiles, i, rc;
-	double *cr = NULL, *de = NULL, c, d;
+	struct fs *f;
+	int n = trial_samples(t), i, rc, nc = 0, nd = 0;
+	double *cr = NULL, *de = NULL, *dx = NULL;
 
-	memset(&f, 0, sizeof(f));
-	f.size = trial_int(t, "size");
-	if (f.size < 0 || f.size > (1LL << 30))
-		return trial_error(t, WIRE_ERR_BENCH, "size must be 0 to 1G bytes");
-	f.chunk = f.size > MAX_CHUNK ? MAX_CHUNK : (size_t)(f.size ? f.size : 1);
+	if ((f = calloc(1, sizeof(*f))) == NULL)
+		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
+	f->size = trial_int(t, "size");
+	if (f->size < 0 || f->size > (1LL << 30)) {
+		rc = trial_error(t, WIRE_ERR_BENCH, "size must be 0 to 1G bytes");
+		goto out;
+	}
+	f->chunk = f->size > MAX_CHUNK ? MAX_CHUNK : (size_t)(f->size ? f->size : 1);
 	facts_note_scratch_fs(t);
-	f.buf = malloc(f.chunk);
-	f.names = malloc((size_t)MAX_FILES * NAME_LEN);
+	/* the scratch directory is the current one */
+	if (getcwd(f->base, sizeof(f->base)) == NULL) {
+		rc = trial_error(t, WIRE_ERR_BENCH, "getcwd: %s", strerror(errno));
+		goto out;
+	}
+	f->buf = malloc(f->chunk);
 	cr = calloc((size_t)n, sizeof(*cr));
 	de = calloc((size_t)n, sizeof(*de));
-	if (f.buf == NULL || f.names == NULL || cr == NULL || de == NULL) {
+	dx = calloc((size_t)n, sizeof(*dx));
+	if (f->buf == NULL || cr == NULL || de == NULL || dx == NULL) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "out of memory");
 		goto out;
 	}
 	/* Not zeros: a file system that compresses or dedups would cheat. */
-	for (i = 0; i < (int)f.chunk; i++)
-		f.buf[i] = (char)(i * 131 + 7);
-	for (i = 0; i < MAX_FILES; i++)
-		snprintf(f.names + (size_t)i * NAME_LEN, NAME_LEN, TOPDIR "/%d/%d",
-		    i / PER_DIR, i % PER_DIR);
-	if (mkdir(TOPDIR, 0700) != 0) {
-		rc = trial_error(t, WIRE_ERR_BENCH, "mkdir %s: %s", TOPDIR, strerror(errno));
-		goto out;
-	}
+	for (i = 0; i < (int)f->chunk; i++)
+		f->buf[i] = (char)(i * 131 + 7);
 
-	/* Warm up (directory caches, allocator) and size the sample. */
-	if ((rc = one_round(t, &f, MIN_FILES, &c, &d)) != 0)
+	if ((rc = measure(t, f, 0, cr, dx, n, &nc)) != 0 ||
+	    (rc = measure(t, f, 1, de, dx, n, &nd)) != 0)
 		goto out;
-	nfiles = c > 0 ? (int)(TIMING_TARGET_NS / c) : MAX_FILES;
-	nfiles = nfiles < MIN_FILES ? MIN_FILES : nfiles > MAX_FILES ? MAX_FILES : nfiles;
-
-	for (i = 0; i < n; i++) {
-		if (trial_expired(t)) {
-			rc = trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached after %d samples", i);
-			goto out;
-		}
-		if ((rc = one_round(t, &f, nfiles, &cr[i], &de[i])) != 0)
-			goto out;
-		cr[i] /= 1e3;
-		de[i] /= 1e3;
-	}
-	trial_metric(t, "create", cr, n, (uint64_t)nfiles);
-	trial_metric(t, "delete", de, n, (uint64_t)nfiles);
+	trial_metric(t, "create", cr, n, (uint64_t)nc);
+	trial_metric(t, "delete", de, n, (uint64_t)nd);
 	rc = 0;
 out:
-	if (f.names != NULL)
-		clean(&f);
-	(void)rmdir(TOPDIR);
-	free(f.buf);
-	free(f.names);
+	tree_clean(f);
+	free(f->buf);
+	free(f);
 	free(cr);
 	free(de);
+	free(dx);
 	return rc;
 }
 

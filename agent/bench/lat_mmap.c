@@ -6,8 +6,12 @@
  * file shared and writable, store one byte every 16 KB over the first
  * tenth of the mapping (the "sparse and full mappings" algorithm lmbench
  * credits to Linus), munmap().  The file is written in the trial's scratch
- * directory first, with real data (a hole would make the stores allocate
- * blocks), and is in the page cache, so the stores are minor write faults.
+ * directory first, as lmbench's scripts write their $FILE (lmdd: 8 KB
+ * writes and an fsync, see ipc.h; the write size decides how the page
+ * cache holds it, and the cost of the faults), with real data (a hole
+ * would make the stores allocate blocks), and is in the page cache, so the
+ * stores are minor write faults.  It is opened read-write, as lmbench
+ * opens it.
  *
  * lmbench runs it for sizes up to the size of its test file and its
  * summary reports the largest (it warns below 4 MB); the default here is
@@ -71,7 +75,7 @@ run(struct trial *t)
 	c.size = (size_t)size;
 	if ((v = calloc((size_t)n, sizeof(*v))) == NULL)
 		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
-	if ((c.fd = ipc_file_open_new(t, MMAP_FILE, c.size)) < 0) {
+	if ((c.fd = ipc_lmbench_file(t, MMAP_FILE, c.size, O_RDWR)) < 0) {
 		free(v);
 		return -1;
 	}

@@ -14,9 +14,10 @@
  * minor faults of cached pages, and with fault-around (since 3.15) one
  * fault maps up to 16 neighbouring cached pages, so not every page read
  * faults: the number is the average cost per page touched, as lmbench's
- * is.  The file is written in the scratch directory first (lmbench uses
- * the file its earlier tests wrote); the default size is 8 MB, lmbench's
- * default file size, and lmbench insists on at least 1 MB.
+ * is.  The file is written in the scratch directory first, as lmbench's
+ * scripts write the $FILE it uses (lmdd: 8 KB writes and an fsync; see
+ * ipc.h), and opened read-only, as lmbench opens it; the default size is
+ * 8 MB, lmbench's default file size, and lmbench insists on at least 1 MB.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +134,7 @@ run(struct trial *t)
 		goto out;
 	}
 	shuffle(c.offs, c.npages, (size_t)ps);
-	if ((c.fd = ipc_file_open_new(t, PAGEFAULT_FILE, c.size)) < 0) {
+	if ((c.fd = ipc_lmbench_file(t, PAGEFAULT_FILE, c.size, O_RDONLY)) < 0) {
 		rc = -1;
 		goto out;
 	}

@@ -2,19 +2,35 @@
  * lat_proc: process creation, lmbench's "fork proc", "exec proc" and
  * "sh proc" columns (Processor, Processes).
  *
- *   fork   fork(); the child _exit()s at once; the parent waits for it.
+ *   fork   fork(); the child exit()s at once, through the C library's
+ *          exit() as lmbench's does; the parent waits for it.
  *   exec   fork(); the child execve()s a tiny program which exits at once;
- *          the parent waits.  The program is this agent itself in its
- *          `__exit` mode (lmbench execs its own "hello"), or /bin/true
- *          when the agent cannot be exec'd (under qemu-user without
- *          binfmt_misc, say).  A note names the program: a static or a
- *          dynamic binary makes a large difference.
- *   shell  fork(); the child runs /bin/sh -c "PROGRAM" with that program;
+ *          the parent waits.
+ *   shell  fork(); the child runs /bin/sh -c PROGRAM with that program;
  *          the parent waits.
  *
+ * What is exec'd decides these numbers more than anything else.  lmbench
+ * execs /tmp/hello, its hello.c (write a line, return from main) built as a
+ * small dynamically linked program: the kernel maps it and the dynamic
+ * loader, which maps and relocates the C library before main runs.  With
+ * image=dynamic (the default) the agent execs the host's `true` (/bin/true
+ * or /usr/bin/true) when it is a dynamically linked ELF: the same work, a
+ * program of tens of KB with the C library as its only library.  A host
+ * without one (a board whose programs are all static, no dynamic loader)
+ * execs what there is, and a note says it is statically linked, unlike
+ * lmbench's hello.  image=agent execs this agent itself in its `__exit`
+ * mode instead (static where the agent is: the cost of exec alone, no
+ * loader), the agent's choice before it followed lmbench.  A note always
+ * names the program, its size and its linking.
+ *
+ * What is forked is this process.  lmbench forks its lat_proc, a small
+ * dynamically linked program (about 24 mappings); a statically linked
+ * agent has fewer mappings to copy and forks faster, which no parameter
+ * can change, so a note says so when the agent is static.
+ *
  * Each operation is a whole create-run-reap cycle, reported in
- * microseconds.  The children get an empty environment, so the cost does
- * not depend on how large the caller's environment happens to be, and a
+ * microseconds.  The exec'd children get an empty environment (lmbench
+ * passes none to execve(), and its shell gets its caller's), and a
  * standard output on /dev/null, so nothing they might print can reach the
  * wire (lmbench closes it).
  */
@@ -31,11 +47,14 @@
 
 #include "agent.h"
 #include "bench.h"
+#include "facts.h"
 #include "timing.h"
 #include "wire.h"
 
 #define SHELL		"/bin/sh"
-#define FALLBACK_PROG	"/bin/true"
+
+/* The host's small dynamically linked programs, in order of preference. */
+static const char *const true_progs[] = { "/bin/true", "/usr/bin/true", NULL };
 
 struct ctx {
 	char	*path;		/* what the child execs */
@@ -60,7 +79,7 @@ cycle(struct ctx *c, int exec)
 	}
 	if (pid == 0) {
 		if (!exec)
-			_exit(0);
+			exit(0);	/* as lmbench's child: the C library's exit */
 		(void)dup2(c->null_fd, 1);
 		execve(c->path, c->argv, no_env);
 		_exit(127);
@@ -119,6 +138,19 @@ sh_quote(char *buf, size_t cap, const char *s)
 	return 0;
 }
 
+/* A word sh takes as it is: lmbench's `sh -c /tmp/hello` quotes nothing. */
+static int
+sh_plain(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || strchr("/._-+", *s) != NULL))
+			return 0;
+	return 1;
+}
+
 /* Does the cycle work and the child exit 0?  One untimed cycle. */
 static int
 probe(struct ctx *c, int exec)
@@ -128,45 +160,128 @@ probe(struct ctx *c, int exec)
 	return c->err == 0 && c->bad_status == 0 ? 0 : -1;
 }
 
-/*
- * Find the tiny program: the agent itself (its `__exit` mode), else
- * /bin/true.  Fills prog (its path) and c->argv for a direct exec.
- */
+/* Point c at prog (argv: prog, then arg when not NULL) if it runs and exits 0. */
 static int
-find_program(struct trial *t, struct ctx *c, char *prog, size_t cap)
+try_program(struct ctx *c, char *prog, char *arg)
+{
+	c->path = c->argv[0] = prog;
+	c->argv[1] = arg;
+	c->argv[2] = NULL;
+	return access(prog, X_OK) == 0 && probe(c, 1) == 0 ? 0 : -1;
+}
+
+/* "dynamically linked, 35 KB" for the note on the program at path. */
+static void
+describe(const char *path, char *buf, size_t cap)
+{
+	long long size = -1;
+	int dyn = facts_elf_dynamic(path, &size);
+	const char *how = dyn == 1 ? "dynamically linked" : dyn == 0 ?
+	    "statically linked" : "not an ELF file";
+
+	if (size >= 0)
+		snprintf(buf, cap, "%s, %lld KB", how, (size + 1023) / 1024);
+	else
+		snprintf(buf, cap, "%s", how);
+}
+
+/* The agent itself (its `__exit` mode): 0, or -1 when it cannot be exec'd. */
+static int
+try_agent(struct ctx *c, char *prog, size_t cap)
 {
 	static char probe_arg[] = AGENT_EXEC_PROBE;
 	ssize_t l;
 
-	if ((l = readlink("/proc/self/exe", prog, cap - 1)) > 0) {
-		prog[l] = '\0';
-		c->path = c->argv[0] = prog;
-		c->argv[1] = probe_arg;
-		c->argv[2] = NULL;
-		if (access(prog, X_OK) == 0 && probe(c, 1) == 0)
-			return 0;
-	}
-	snprintf(prog, cap, "%s", FALLBACK_PROG);
-	c->path = c->argv[0] = prog;
-	c->argv[1] = NULL;
-	if (access(prog, X_OK) == 0 && probe(c, 1) == 0)
-		return 0;
+	if ((l = readlink("/proc/self/exe", prog, cap - 1)) <= 0)
+		return -1;
+	prog[l] = '\0';
+	return try_program(c, prog, probe_arg);
+}
+
+/*
+ * Find the program to exec and note it: for image=dynamic the first
+ * dynamically linked `true` that runs, else the first `true` that runs,
+ * else the agent; for image=agent the agent, else the first `true`.  Fills
+ * prog (its path) and c->argv.  Returns 0 or the value of trial_error().
+ */
+static int
+find_program(struct trial *t, struct ctx *c, char *prog, size_t cap, int agent)
+{
+	char what[64];
+	int i, pass;
+
+	if (agent && try_agent(c, prog, cap) == 0)
+		goto found;
+	/* pass 0: a dynamically linked true; pass 1: any true */
+	for (pass = agent ? 1 : 0; pass < 2; pass++)
+		for (i = 0; true_progs[i] != NULL; i++) {
+			if (pass == 0 && facts_elf_dynamic(true_progs[i], NULL) != 1)
+				continue;
+			snprintf(prog, cap, "%s", true_progs[i]);
+			if (try_program(c, prog, NULL) == 0)
+				goto found;
+		}
+	if (!agent && try_agent(c, prog, cap) == 0)
+		goto found;
 	if (c->err != 0)
 		return trial_error(t, WIRE_ERR_BENCH, "fork: %s", strerror(c->err));
 	return trial_error(t, WIRE_ERR_UNSUPPORTED,
-	    "no program to exec: neither this agent (/proc/self/exe) nor %s runs here",
-	    FALLBACK_PROG);
+	    "no program to exec: neither %s, %s nor this agent (/proc/self/exe) runs here",
+	    true_progs[0], true_progs[1]);
+found:
+	describe(prog, what, sizeof(what));
+	trial_note(t, "exec runs %s%s%s (%s)", prog, c->argv[1] ? " " : "",
+	    c->argv[1] ? c->argv[1] : "", what);
+	if (facts_elf_dynamic(prog, NULL) != 1)
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "%s: lmbench execs a dynamically "
+		    "linked hello, which also runs the dynamic loader", agent ?
+		    "image=agent execs the agent itself" : "no dynamically linked program to "
+		    "exec here");
+	else if (agent)
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "image=agent execs the agent itself, "
+		    "not a small program like lmbench's hello");
+	return 0;
+}
+
+/* Build c->argv for SHELL -c PROGRAM [ARG] around the program found. */
+static int
+to_shell(struct trial *t, struct ctx *c, char *cmd, size_t cap)
+{
+	static char sh_name[] = "sh", sh_c[] = "-c";
+	static char shell_path[] = SHELL;
+	size_t l;
+
+	if (access(SHELL, X_OK) != 0)
+		return trial_error(t, WIRE_ERR_UNSUPPORTED, "%s: %s", SHELL, strerror(errno));
+	if (sh_plain(c->path)) {
+		if (snprintf(cmd, cap, "%s", c->path) >= (int)cap)
+			return trial_error(t, WIRE_ERR_BENCH, "program path too long: %s", c->path);
+	} else if (sh_quote(cmd, cap, c->path) != 0)
+		return trial_error(t, WIRE_ERR_BENCH, "program path too long: %s", c->path);
+	if (c->argv[1] != NULL) {
+		l = strlen(cmd);
+		snprintf(cmd + l, cap - l, " %s", c->argv[1]);
+	}
+	c->path = shell_path;
+	c->argv[0] = sh_name;
+	c->argv[1] = sh_c;
+	c->argv[2] = cmd;
+	c->argv[3] = NULL;
+	if (probe(c, 1) != 0)
+		return trial_error(t, WIRE_ERR_UNSUPPORTED, "%s -c %s failed (wait status %d)",
+		    SHELL, cmd, c->bad_status);
+	trial_note(t, "shell runs %s -c %s", SHELL, cmd);
+	return 0;
 }
 
 static int
 run(struct trial *t)
 {
 	const char *op = trial_str(t, "op");
+	int agent = strcmp(trial_str(t, "image"), "agent") == 0;
 	struct timing_opts o = { 0, 0, 0 };
 	struct ctx c;
 	char prog[PATH_MAX], cmd[2 * PATH_MAX + 16];
-	static char sh_name[] = "sh", sh_c[] = "-c";
-	static char shell_path[] = SHELL;
 	int n = trial_samples(t), i, r = 0;
 	timing_fn fn = do_exec;
 	uint64_t iters;
@@ -176,6 +291,10 @@ run(struct trial *t)
 	if ((c.null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
 		return trial_error(t, WIRE_ERR_UNSUPPORTED, "open /dev/null: %s",
 		    strerror(errno));
+	if (facts_elf_dynamic("/proc/self/exe", NULL) == 0)
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "the agent is statically linked: it has "
+		    "fewer mappings to copy than lmbench's dynamically linked lat_proc, and "
+		    "forks faster");
 	/*
 	 * Cap the batch: on slow machines one exec costs tens of ms and a
 	 * sample of one operation is already long enough to trust.
@@ -190,39 +309,10 @@ run(struct trial *t)
 		}
 	} else {
 		o.max_iters = strcmp(op, "exec") == 0 ? 200 : 100;
-		if ((r = find_program(t, &c, prog, sizeof(prog))) != 0)
+		if ((r = find_program(t, &c, prog, sizeof(prog), agent)) != 0)
 			goto out;
-		if (strcmp(op, "exec") == 0)
-			trial_note(t, "exec runs %s%s%s", prog, c.argv[1] ? " " : "",
-			    c.argv[1] ? c.argv[1] : "");
-		else {
-			size_t l;
-
-			if (access(SHELL, X_OK) != 0) {
-				r = trial_error(t, WIRE_ERR_UNSUPPORTED, "%s: %s", SHELL,
-				    strerror(errno));
-				goto out;
-			}
-			if (sh_quote(cmd, sizeof(cmd), prog) != 0) {
-				r = trial_error(t, WIRE_ERR_BENCH, "program path too long: %s", prog);
-				goto out;
-			}
-			if (c.argv[1] != NULL) {
-				l = strlen(cmd);
-				snprintf(cmd + l, sizeof(cmd) - l, " %s", c.argv[1]);
-			}
-			c.path = shell_path;
-			c.argv[0] = sh_name;
-			c.argv[1] = sh_c;
-			c.argv[2] = cmd;
-			c.argv[3] = NULL;
-			if (probe(&c, 1) != 0) {
-				r = trial_error(t, WIRE_ERR_UNSUPPORTED, "%s -c %s failed (wait "
-				    "status %d)", SHELL, cmd, c.bad_status);
-				goto out;
-			}
-			trial_note(t, "shell runs %s -c %s", SHELL, cmd);
-		}
+		if (strcmp(op, "shell") == 0 && (r = to_shell(t, &c, cmd, sizeof(cmd))) != 0)
+			goto out;
 	}
 
 	if ((v = calloc((size_t)n, sizeof(*v))) == NULL) {
@@ -253,6 +343,9 @@ out:
 static const struct bench_param params[] = {
 	{ "op", PARAM_ENUM, "fork", "fork: fork+exit+wait; exec: fork+execve+wait; "
 	    "shell: fork+/bin/sh -c+wait", "fork|exec|shell" },
+	{ "image", PARAM_ENUM, "dynamic", "what exec and shell run: dynamic: the host's "
+	    "true, dynamically linked, as lmbench's hello; agent: this agent itself",
+	    "dynamic|agent" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

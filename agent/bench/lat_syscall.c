@@ -8,10 +8,15 @@
  *   stat   stat() of a file in the trial's scratch directory
  *   open   open() and close() of that file
  *
- * lmbench's "null I/O" column is the mean of read and write.
+ * lmbench's "null I/O" column is the mean of read and write.  The file is
+ * named by its absolute path, as lmbench's scripts name theirs
+ * ($FSDIR/lmbench, /var/tmp/lmbench by default): the lookup walks every
+ * component of it, and a relative name was a quarter cheaper.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +24,8 @@
 #include "bench.h"
 #include "timing.h"
 #include "wire.h"
+
+#define SYSCALL_FILE	"lat_syscall.file"
 
 struct ctx {
 	int		fd;
@@ -79,7 +86,8 @@ static int
 run(struct trial *t)
 {
 	const char *op = trial_str(t, "op");
-	struct ctx c = { -1, "lat_syscall.file" };
+	struct ctx c = { -1, NULL };
+	char path[PATH_MAX], dir[PATH_MAX];
 	timing_fn fn = do_null;
 	int fd, rc;
 
@@ -91,6 +99,12 @@ run(struct trial *t)
 			    strerror(errno));
 		fn = op[0] == 'r' ? do_read : do_write;
 	} else if (strcmp(op, "stat") == 0 || strcmp(op, "open") == 0) {
+		/* the scratch directory is the current one */
+		if (getcwd(dir, sizeof(dir)) == NULL)
+			return trial_error(t, WIRE_ERR_BENCH, "getcwd: %s", strerror(errno));
+		if (snprintf(path, sizeof(path), "%s/%s", dir, SYSCALL_FILE) >= (int)sizeof(path))
+			return trial_error(t, WIRE_ERR_BENCH, "the scratch directory's path is too long");
+		c.file = path;
 		if ((fd = open(c.file, O_CREAT | O_WRONLY | O_TRUNC, 0600)) < 0)
 			return trial_error(t, WIRE_ERR_BENCH, "create %s: %s", c.file,
 			    strerror(errno));

@@ -10,8 +10,8 @@
 # Pairs (same operation, same unit):
 #   null call     lat_syscall op=null            perf bench syscall basic (getppid)
 #   pipe rtt      lat_pipe                        perf bench sched pipe (a round trip per op)
-#   ctx switch    lat_ctx procs=2 size=0          perf bench sched pipe / 2 (two switches per op),
-#                 (pinned to one CPU: the agent's default pin=one; perf under taskset -c 0)
+#   ctx switch    lat_ctx procs=2 size=0 pin=one  perf bench sched pipe / 2 (two switches per op),
+#                 (pinned to one CPU: pin=one for the agent; perf under taskset -c 0)
 #   memcpy        bw_mem op=bcopy size=8M (MB/s)  perf bench mem memcpy -f default -s 8MB
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,7 +33,7 @@ for r in $(seq "$ROUNDS"); do
 	agent lat_pipe >>"$W/a.pipe"
 	perf_usecs sched pipe -l 20000 >"$W/p.sched.1"
 	cat "$W/p.sched.1" >>"$W/p.pipe"
-	agent lat_ctx procs=2 size=0 >>"$W/a.ctx"
+	agent lat_ctx procs=2 size=0 pin=one >>"$W/a.ctx"
 	taskset -c 0 perf bench sched pipe -l 20000 2>&1 | awk '/usecs\/op/ {print $1 / 2}' >>"$W/p.ctx"
 	agent bw_mem op=bcopy size=8M >>"$W/a.mem"
 	perf_mbps >>"$W/p.mem"

@@ -205,7 +205,14 @@ render_edges(void)
 		"\"params\":{},\"rep\":1,\"key\":\"-/lmbench/-/1\","
 		"\"metric\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\",\"value\":12345,"
 		"\"samples\":[12345],\"start\":978307202.0,\"duration\":1.0,\"status\":\"ok\","
-		"\"kind\":\"ok\",\"part\":2,\"parts\":2}\n") != 0;
+		"\"kind\":\"ok\",\"part\":2,\"parts\":2}\n"
+		"{\"format\":1,\"run\":\"20010101-000000-edge-0001\",\"host\":\"fast\","
+		"\"variant\":null,\"bench\":\"lat_proc\",\"suite\":\"lmbench\","
+		"\"params\":{\"op\":\"fork\"},\"rep\":1,\"key\":\"-/lmbench/-/1\","
+		"\"metric\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\",\"value\":120,"
+		"\"samples\":[120],\"start\":978307203.0,\"duration\":1.0,\"status\":\"ok\","
+		"\"kind\":\"ok\",\"notes\":[\"file on ext4\",\"unlike lmbench: the agent is "
+		"statically linked\"],\"part\":1,\"parts\":1}\n") != 0;
 	r = report_new();
 	if (!bad && report_add_run(r, dir, &err) == 0) {
 		report_opts_init(&o);
@@ -293,6 +300,10 @@ main(void)
 		ok(edges && strstr(edges, "\nfast      edge          12346 5e-4 ") != NULL,
 		    "Mhz 12346 printed whole (getsummary's %4.0f), null call 5e-4");
 		ok(edges && strstr(edges, " 12.K\n") != NULL, "TCP conn 12345 us: 12.K");
+		ok(edges && strstr(edges, "\nUnlike lmbench\n--------------\n"
+		    "fast/edge: lat_proc op=fork: the agent is statically linked\n") != NULL,
+		    "a note that says a trial differs from lmbench is listed under the tables");
+		ok(edges && strstr(edges, "file on ext4") == NULL, "other notes are not");
 		if (edges)
 			printf("# %s", edges);
 		free(edges);

@@ -1,0 +1,450 @@
+#!/usr/bin/env bash
+# tests/bench/vs-lmbench.sh: every metric of lmbench's five summary tables
+# measured by lmbench 3 itself and by fleetmark-agent, interleaved run by
+# run so that a shared, noisy machine affects both alike.  For each metric
+# it prints both medians over the rounds, their ratio (agent / lmbench)
+# and each side's spread (largest / smallest of its per-round values).
+#
+#   tests/bench/vs-lmbench.sh [-r ROUNDS] [-m METRIC,...] [-k] [LMBENCH_TARBALL]
+#   LMBENCH_SRC=/path/to/lmbench-3.tar.gz tests/bench/vs-lmbench.sh
+#
+#   -r ROUNDS   rounds (default 5); each runs every metric once per side,
+#               the side that goes first alternating from round to round
+#   -m LIST     only these metrics (comma-separated keys; -l lists them)
+#   -l          list the metrics and exit
+#   -k          keep the work directory (raw outputs) and print its path
+#
+# lmbench 3 is not packaged in Debian.  It comes from the intel/lmbench
+# repository on GitHub, commit 941a0dc; make the tarball with
+#   git clone https://github.com/intel/lmbench && cd lmbench &&
+#   git archive --prefix=lmbench/ -o lmbench-3-src.tar.gz 941a0dc
+# This script builds it from that tarball outside the repository (in
+# ${XDG_CACHE_HOME:-~/.cache}/fleetmark/, once per tarball), with the flags
+# that work on Debian 12 (needs gcc, make and libtirpc-dev), and never
+# copies any of it into the tree.
+#
+# lmbench runs with the command lines of its own scripts/lmbench (-P 1, the
+# sizes behind the summary with its default MB=8, lat_ctx's whole list of
+# ring sizes, lat_sig prot on its own binary, lat_proc with /tmp/hello, the
+# servers started with -s and stopped with -S) and with TIMING_O and LOOP_O
+# as its scripts/config-run sets them (from timing_o and loop_o).  ENOUGH
+# defaults to 5000 us, the agent's 5 ms sample and the shortest interval
+# lmbench's `enough` can choose; `enough` itself is run and reported, and
+# ENOUGH=N in the environment overrides (on a loaded machine `enough` falls
+# back to 1000000, a second per sample, and a round then takes an hour).
+# lmbench's FSDIR (lat_fs, stat, open) and FILE (lmdd's 8 MB file for
+# lat_mmap, lat_pagefault, bw_file_rd, bw_mmap_rd) and the agent's TMPDIR
+# (its scratch directories) are the same fresh directory, so both work on
+# the same file system at the same depth.
+#
+# The agent is $AGENT (default build/fleetmark-agent: make first).  Every
+# command runs under timeout(1) (TIMEOUT, default 300 s) and a round takes
+# about two minutes here (lmbench's bw_pipe, bw_unix, lat_pipe, lat_udp and
+# lat_tcp time one or two seconds per sample whatever ENOUGH says).
+# Needs bash, coreutils, awk, jq, gcc, make, libtirpc-dev.
+set -eu
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+AGENT=${AGENT:-$TOP/build/fleetmark-agent}
+TIMEOUT=${TIMEOUT:-300}
+ROUNDS=5
+ONLY=
+KEEP=0
+LIST=0
+
+# key|table|column|unit|direction (lower/higher is better)
+METRICS='
+null|Processor, Processes|null call|us|lower
+io_read|Processor, Processes|null I/O (read /dev/zero)|us|lower
+io_write|Processor, Processes|null I/O (write /dev/null)|us|lower
+stat|Processor, Processes|stat|us|lower
+open|Processor, Processes|open clos|us|lower
+slct_tcp|Processor, Processes|slct TCP|us|lower
+sig_inst|Processor, Processes|sig inst|us|lower
+sig_hndl|Processor, Processes|sig hndl|us|lower
+fork|Processor, Processes|fork proc|us|lower
+exec|Processor, Processes|exec proc|us|lower
+sh|Processor, Processes|sh proc|us|lower
+ctx_2p0k|Context switching|2p/0K|us|lower
+ctx_2p16k|Context switching|2p/16K|us|lower
+ctx_2p64k|Context switching|2p/64K|us|lower
+ctx_8p16k|Context switching|8p/16K|us|lower
+ctx_8p64k|Context switching|8p/64K|us|lower
+ctx_16p16k|Context switching|16p/16K|us|lower
+ctx_16p64k|Context switching|16p/64K|us|lower
+pipe|Local latencies|Pipe|us|lower
+unix|Local latencies|AF UNIX|us|lower
+udp|Local latencies|UDP|us|lower
+tcp|Local latencies|TCP|us|lower
+tcp_conn|Local latencies|TCP conn|us|lower
+fs0k_create|File & VM|0K File Create|us|lower
+fs0k_delete|File & VM|0K File Delete|us|lower
+fs10k_create|File & VM|10K File Create|us|lower
+fs10k_delete|File & VM|10K File Delete|us|lower
+mmap|File & VM|Mmap Latency|us|lower
+prot|File & VM|Prot Fault|us|lower
+pagefault|File & VM|Page Fault|us|lower
+slct_file|File & VM|100fd selct|us|lower
+bw_pipe|Local bandwidths|Pipe|MB/s|higher
+bw_unix|Local bandwidths|AF UNIX|MB/s|higher
+bw_tcp|Local bandwidths|TCP|MB/s|higher
+reread|Local bandwidths|File reread|MB/s|higher
+mmap_reread|Local bandwidths|Mmap reread|MB/s|higher
+bcopy_libc|Local bandwidths|Bcopy (libc)|MB/s|higher
+bcopy_hand|Local bandwidths|Bcopy (hand)|MB/s|higher
+mem_read|Local bandwidths|Mem read|MB/s|higher
+mem_write|Local bandwidths|Mem write|MB/s|higher
+'
+
+# The runs: each measures one or more metrics, on both sides.
+JOBS='null io_read io_write stat open slct_tcp sig_inst sig_hndl fork exec sh
+ctx0 ctx16 ctx64 pipe unix udp tcp tcp_conn fs mmap prot pagefault slct_file
+bw_pipe bw_unix bw_tcp reread mmap_reread bcopy_libc bcopy_hand mem_read mem_write'
+
+# Which metrics a run gives.
+job_metrics() {
+	case $1 in
+	ctx0) echo ctx_2p0k ;;
+	ctx16) echo ctx_2p16k ctx_8p16k ctx_16p16k ;;
+	ctx64) echo ctx_2p64k ctx_8p64k ctx_16p64k ;;
+	fs) echo fs0k_create fs0k_delete fs10k_create fs10k_delete ;;
+	*) echo "$1" ;;
+	esac
+}
+
+usage() {
+	sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while getopts 'r:m:klh' opt; do
+	case $opt in
+	r) ROUNDS=$OPTARG ;;
+	m) ONLY=$OPTARG ;;
+	k) KEEP=1 ;;
+	l) LIST=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+if [ "$LIST" = 1 ]; then
+	echo "$METRICS" | awk -F'|' 'NF { printf "%-13s %-22s %s\n", $1, $2, $3 }'
+	exit 0
+fi
+TARBALL=${1:-${LMBENCH_SRC:-}}
+[ -n "$TARBALL" ] || usage
+[ -f "$TARBALL" ] || { echo "vs-lmbench: no such tarball: $TARBALL" >&2; exit 2; }
+case $ROUNDS in '' | *[!0-9]* | 0) echo "vs-lmbench: -r wants a positive number" >&2; exit 2 ;; esac
+[ -x "$AGENT" ] || { echo "vs-lmbench: no agent at $AGENT (run make)" >&2; exit 2; }
+for tool in jq awk gcc make timeout sha256sum; do
+	command -v "$tool" >/dev/null || { echo "vs-lmbench: $tool not found" >&2; exit 2; }
+done
+[ -f /usr/include/tirpc/rpc/rpc.h ] || { echo "vs-lmbench: lmbench needs libtirpc-dev" >&2; exit 2; }
+
+# --- Build lmbench outside the tree ---------------------------------------------
+LMB_PROGS='lat_syscall lat_select lat_sig lat_proc hello lat_ctx lat_pipe lat_unix
+lat_udp lat_tcp lat_connect lat_fs lat_mmap lat_pagefault bw_pipe bw_unix bw_tcp
+bw_file_rd bw_mmap_rd bw_mem enough timing_o loop_o lmdd'
+LMB_CFLAGS='-O -DRUSAGE -DHAVE_uint=1 -DHAVE_int64_t=1 -DHAVE_DRAND48 -DHAVE_SCHED_SETAFFINITY=1 -I/usr/include/tirpc -fcommon'
+
+sum=$(sha256sum "$TARBALL" | cut -c1-16)
+CACHE=${LMBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fleetmark/lmbench-$sum}
+BIN=$CACHE/bin
+build_lmbench() {
+	local tmp src targets p
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/vs-lmbench-build.XXXXXX")
+	tar -xzf "$TARBALL" -C "$tmp"
+	src=$(find "$tmp" -name lib_timing.c -path '*/src/*' | head -1)
+	[ -n "$src" ] || { echo "vs-lmbench: $TARBALL holds no lmbench src/lib_timing.c" >&2; exit 2; }
+	src=$(dirname "$src")
+	mkdir -p "$src/../bin/fm"
+	targets=
+	for p in $LMB_PROGS; do targets="$targets ../bin/fm/$p"; done
+	echo "vs-lmbench: building lmbench in $CACHE" >&2
+	# shellcheck disable=SC2086 # the target list is meant to split
+	if ! (cd "$src" && make -s OS=fm CC=gcc O=../bin/fm CFLAGS="$LMB_CFLAGS" \
+	    LDLIBS='-lm -ltirpc' $targets) >"$tmp/build.log" 2>&1; then
+		tail -20 "$tmp/build.log" >&2
+		echo "vs-lmbench: building lmbench failed (log above)" >&2
+		exit 2
+	fi
+	mkdir -p "$CACHE"
+	rm -rf "$BIN"
+	mv "$src/../bin/fm" "$BIN"
+	rm -rf "$tmp"
+}
+[ -x "$BIN/lmdd" ] || build_lmbench
+
+# --- The work directory -------------------------------------------------------
+W=$(mktemp -d "${TMPDIR:-/tmp}/vs-lmbench.XXXXXX")
+SERVERS=
+HELLO=/tmp/hello		# lmbench's lat_proc execs exactly this path
+HELLO_OURS=0
+cleanup() {
+	local s
+	for s in $SERVERS; do stop_server "$s"; done
+	[ "$HELLO_OURS" = 1 ] && rm -f "$HELLO"
+	if [ "$KEEP" = 1 ]; then echo "vs-lmbench: raw outputs in $W" >&2; else rm -rf "$W"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mkdir -p "$W/raw" "$W/res" "$W/lat_fs"
+FSDIR=$W/lat_fs
+STAT=$FSDIR/lmbench
+FILE=$FSDIR/XXX
+touch "$STAT"
+
+if [ -e "$HELLO" ] && ! cmp -s "$HELLO" "$BIN/hello"; then
+	echo "vs-lmbench: $HELLO exists and is not lmbench's hello; move it away first" >&2
+	exit 2
+fi
+[ -e "$HELLO" ] || { cp "$BIN/hello" "$HELLO"; HELLO_OURS=1; }
+
+ENOUGH_FOUND=$("$BIN/enough")
+ENOUGH=${ENOUGH:-5000}
+export ENOUGH
+TIMING_O=$("$BIN/timing_o")
+export TIMING_O
+LOOP_O=$("$BIN/loop_o")
+export LOOP_O
+"$BIN/lmdd" label="File $FILE write bandwidth: " of="$FILE" move=8m fsync=1 print=3 \
+	2>"$W/raw/lmdd" || { echo "vs-lmbench: lmdd could not write $FILE" >&2; exit 2; }
+
+# --- Running one side ---------------------------------------------------------
+
+# lmbench's programs run in its bin directory, as its scripts run them
+# (lat_sig prot maps its own binary, named relative to it); they print
+# their results on stderr.
+lmb() {
+	local prog=$1
+	shift
+	(cd "$BIN" && timeout -k 5 "$TIMEOUT" "./$prog" "$@" 2>&1 >/dev/null </dev/null) || true
+}
+
+start_server() {	# lat_udp, lat_tcp, lat_connect, bw_tcp: "-s" forks a daemon
+	lmb "$1" -s >/dev/null
+	SERVERS="$SERVERS $1"
+	sleep 0.2
+}
+stop_server() {
+	case $1 in
+	lat_connect) lmb lat_connect -S localhost >/dev/null ;;
+	*) lmb "$1" -S localhost >/dev/null ;;
+	esac
+	SERVERS=${SERVERS// $1/}
+}
+
+# The number before "microseconds" (or "MB/sec") in lmbench's line.
+num_before() { awk -v w="$1" '{ for (i = 2; i <= NF; i++) if ($i == w) v = $(i - 1) } END { if (v != "") print v }'; }
+# The second field of the last line: lmbench's "size value" outputs.
+last_value() { awk 'NF >= 2 && $1 ~ /^[0-9.]+$/ { v = $2 } END { if (v != "") print v }'; }
+# lat_ctx: the value for N processes ("N value" lines after "size=").
+ctx_value() { awk -v n="$1" '$1 == n && NF == 2 { print $2; exit }'; }
+# lat_fs: "SIZEk files creates/s deletes/s" -> microseconds per file.
+fs_value() { awk -v s="$1" -v f="$2" '$1 == s && $f > 0 { printf "%.4f\n", 1e6 / $f; exit }'; }
+
+# Print "metric value" lines for one lmbench run.
+lm_job() {
+	local out
+	case $1 in
+	null | io_read | io_write | stat | open)
+		case $1 in
+		null) out=$(lmb lat_syscall -P 1 null) ;;
+		io_read) out=$(lmb lat_syscall -P 1 read) ;;
+		io_write) out=$(lmb lat_syscall -P 1 write) ;;
+		stat) out=$(lmb lat_syscall -P 1 stat "$STAT") ;;
+		open) out=$(lmb lat_syscall -P 1 open "$STAT") ;;
+		esac
+		echo "$1 $(echo "$out" | num_before microseconds)" ;;
+	slct_tcp) echo "slct_tcp $(lmb lat_select -n 100 -P 1 tcp | num_before microseconds)" ;;
+	slct_file) echo "slct_file $(lmb lat_select -n 100 -P 1 file | num_before microseconds)" ;;
+	sig_inst) echo "sig_inst $(lmb lat_sig -P 1 install | num_before microseconds)" ;;
+	sig_hndl) echo "sig_hndl $(lmb lat_sig -P 1 catch | num_before microseconds)" ;;
+	prot) echo "prot $(lmb lat_sig -P 1 prot lat_sig | num_before microseconds)" ;;
+	fork) echo "fork $(lmb lat_proc -P 1 fork | num_before microseconds)" ;;
+	exec) echo "exec $(lmb lat_proc -P 1 exec | num_before microseconds)" ;;
+	sh) echo "sh $(lmb lat_proc -P 1 shell | num_before microseconds)" ;;
+	ctx0 | ctx16 | ctx64)
+		out=$(lmb lat_ctx -P 1 -s "${1#ctx}" 2 4 8 16 24 32 64 96)
+		echo "$out" >>"$W/raw/lm.$1"
+		case $1 in
+		ctx0) echo "ctx_2p0k $(echo "$out" | ctx_value 2)" ;;
+		*)	local n
+			for n in 2 8 16; do
+				echo "ctx_${n}p${1#ctx}k $(echo "$out" | ctx_value $n)"
+			done ;;
+		esac ;;
+	pipe) echo "pipe $(lmb lat_pipe -P 1 | num_before microseconds)" ;;
+	unix) echo "unix $(lmb lat_unix -P 1 | num_before microseconds)" ;;
+	udp | tcp | tcp_conn)
+		local prog=lat_$1
+		[ "$1" = tcp_conn ] && prog=lat_connect
+		start_server "$prog"
+		if [ "$1" = tcp_conn ]; then
+			out=$(lmb lat_connect localhost)
+		else
+			out=$(lmb "$prog" -P 1 localhost)
+		fi
+		stop_server "$prog"
+		echo "$1 $(echo "$out" | num_before microseconds)" ;;
+	fs)
+		out=$(lmb lat_fs "$FSDIR")
+		echo "$out" >>"$W/raw/lm.fs"
+		echo "fs0k_create $(echo "$out" | fs_value 0k 3)"
+		echo "fs0k_delete $(echo "$out" | fs_value 0k 4)"
+		echo "fs10k_create $(echo "$out" | fs_value 10k 3)"
+		echo "fs10k_delete $(echo "$out" | fs_value 10k 4)" ;;
+	mmap) echo "mmap $(lmb lat_mmap -P 1 8m "$FILE" | last_value)" ;;
+	pagefault) echo "pagefault $(lmb lat_pagefault -P 1 "$FILE" | num_before microseconds)" ;;
+	bw_pipe) echo "bw_pipe $(lmb bw_pipe -P 1 | num_before MB/sec)" ;;
+	bw_unix) echo "bw_unix $(lmb bw_unix -P 1 | num_before MB/sec)" ;;
+	bw_tcp)
+		start_server bw_tcp
+		out=$(lmb bw_tcp -P 1 -m 10M localhost)
+		stop_server bw_tcp
+		echo "bw_tcp $(echo "$out" | last_value)" ;;
+	reread) echo "reread $(lmb bw_file_rd -P 1 8m io_only "$FILE" | last_value)" ;;
+	mmap_reread) echo "mmap_reread $(lmb bw_mmap_rd -P 1 8m mmap_only "$FILE" | last_value)" ;;
+	bcopy_libc) echo "bcopy_libc $(lmb bw_mem -P 1 4m bcopy | last_value)" ;;
+	bcopy_hand) echo "bcopy_hand $(lmb bw_mem -P 1 4m fcp | last_value)" ;;
+	mem_read) echo "mem_read $(lmb bw_mem -P 1 8m frd | last_value)" ;;
+	mem_write) echo "mem_write $(lmb bw_mem -P 1 8m fwr | last_value)" ;;
+	esac
+}
+
+# One agent trial: "name value" for each metric; its notes go to notes.
+agent() {
+	local out="$W/raw/agent.last"
+	TMPDIR=$W timeout -k 5 "$TIMEOUT" "$AGENT" run "$@" </dev/null >"$out" 2>&1 || true
+	jq -r --arg b "$*" 'select(.type == "note") | "\($b): \(.text)"' "$out" 2>/dev/null >>"$W/notes" || true
+	jq -r --arg b "$*" 'select(.type == "error") | "\($b): error: \(.message)"' "$out" 2>/dev/null >>"$W/notes" || true
+	jq -r 'select(.type == "metric") | "\(.name) \(.value)"' "$out" 2>/dev/null || true
+}
+# The value of metric $1 in agent()'s output on stdin.
+pick() { awk -v m="$1" '$1 == m { print $2; exit }'; }
+
+ag_job() {
+	local n
+	case $1 in
+	null) echo "null $(agent lat_syscall op=null | pick latency)" ;;
+	io_read) echo "io_read $(agent lat_syscall op=read | pick latency)" ;;
+	io_write) echo "io_write $(agent lat_syscall op=write | pick latency)" ;;
+	stat) echo "stat $(agent lat_syscall op=stat | pick latency)" ;;
+	open) echo "open $(agent lat_syscall op=open | pick latency)" ;;
+	slct_tcp) echo "slct_tcp $(agent lat_select type=tcp n=100 | pick latency)" ;;
+	slct_file) echo "slct_file $(agent lat_select type=file n=100 | pick latency)" ;;
+	sig_inst) echo "sig_inst $(agent lat_sig op=install | pick latency)" ;;
+	sig_hndl) echo "sig_hndl $(agent lat_sig op=catch | pick latency)" ;;
+	prot) echo "prot $(agent lat_sig op=prot | pick latency)" ;;
+	fork) echo "fork $(agent lat_proc op=fork | pick latency)" ;;
+	exec) echo "exec $(agent lat_proc op=exec | pick latency)" ;;
+	sh) echo "sh $(agent lat_proc op=shell | pick latency)" ;;
+	ctx0) echo "ctx_2p0k $(agent lat_ctx procs=2 size=0 | pick latency)" ;;
+	ctx16 | ctx64)
+		for n in 2 8 16; do
+			echo "ctx_${n}p${1#ctx}k $(agent lat_ctx procs=$n size="${1#ctx}" | pick latency)"
+		done ;;
+	pipe) echo "pipe $(agent lat_pipe | pick latency)" ;;
+	unix) echo "unix $(agent lat_unix | pick latency)" ;;
+	udp) echo "udp $(agent lat_udp | pick latency)" ;;
+	tcp) echo "tcp $(agent lat_tcp | pick latency)" ;;
+	tcp_conn) echo "tcp_conn $(agent lat_connect | pick latency)" ;;
+	fs)
+		agent lat_fs size=0 >"$W/raw/ag.fs"
+		echo "fs0k_create $(pick create <"$W/raw/ag.fs")"
+		echo "fs0k_delete $(pick delete <"$W/raw/ag.fs")"
+		agent lat_fs size=10240 >"$W/raw/ag.fs"
+		echo "fs10k_create $(pick create <"$W/raw/ag.fs")"
+		echo "fs10k_delete $(pick delete <"$W/raw/ag.fs")" ;;
+	mmap) echo "mmap $(agent lat_mmap | pick latency)" ;;
+	pagefault) echo "pagefault $(agent lat_pagefault | pick latency)" ;;
+	bw_pipe) echo "bw_pipe $(agent bw_pipe | pick bandwidth)" ;;
+	bw_unix) echo "bw_unix $(agent bw_unix | pick bandwidth)" ;;
+	bw_tcp) echo "bw_tcp $(agent bw_tcp | pick bandwidth)" ;;
+	reread) echo "reread $(agent bw_file_rd | pick bandwidth)" ;;
+	mmap_reread) echo "mmap_reread $(agent bw_mmap_rd | pick bandwidth)" ;;
+	bcopy_libc) echo "bcopy_libc $(agent bw_mem op=bcopy | pick bandwidth)" ;;
+	bcopy_hand) echo "bcopy_hand $(agent bw_mem op=fcp | pick bandwidth)" ;;
+	mem_read) echo "mem_read $(agent bw_mem op=frd | pick bandwidth)" ;;
+	mem_write) echo "mem_write $(agent bw_mem op=fwr | pick bandwidth)" ;;
+	esac
+}
+
+# Record "metric value" lines from stdin under side $1 (lm or ag).
+record() {
+	local m v
+	while read -r m v; do
+		if [ -n "${v:-}" ]; then
+			echo "$v" >>"$W/res/$1.$m"
+		else
+			echo "$m" >>"$W/res/$1.$m.missing"
+		fi
+	done
+}
+
+# --- Rounds -------------------------------------------------------------------
+selected() {	# is any metric of run $1 selected?
+	local m
+	[ -z "$ONLY" ] && return 0
+	for m in $(job_metrics "$1"); do
+		case ",$ONLY," in *",$m,"*) return 0 ;; esac
+	done
+	return 1
+}
+
+printf 'vs-lmbench: %s rounds; ENOUGH=%s (lmbench'"'"'s enough found %s) TIMING_O=%s LOOP_O=%s\n' \
+	"$ROUNDS" "$ENOUGH" "$ENOUGH_FOUND" "$TIMING_O" "$LOOP_O" >&2
+start=$(date +%s)
+for r in $(seq "$ROUNDS"); do
+	echo "vs-lmbench: round $r/$ROUNDS" >&2
+	for j in $JOBS; do
+		selected "$j" || continue
+		if [ $((r % 2)) = 1 ]; then
+			lm_job "$j" | record lm
+			ag_job "$j" | record ag
+		else
+			ag_job "$j" | record ag
+			lm_job "$j" | record lm
+		fi
+	done
+done
+elapsed=$(($(date +%s) - start))
+
+# --- The table ----------------------------------------------------------------
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR && lo > 0) printf "%.2f\n", hi / lo; else print "-" }'; }
+
+echo
+echo "lmbench 3 (ENOUGH=$ENOUGH, TIMING_O=$TIMING_O, LOOP_O=$LOOP_O) against $(basename "$AGENT"), $ROUNDS rounds, $(date -u +%Y-%m-%d), ${elapsed} s"
+echo
+echo '| table | column | unit | lmbench | agent | agent/lmbench | lmbench spread | agent spread |'
+echo '|---|---|---|---|---|---|---|---|'
+within10=0; within15=0; total=0; wider=0
+while IFS='|' read -r key table col unit _dir; do
+	[ -n "$key" ] || continue
+	if [ -n "$ONLY" ]; then case ",$ONLY," in *",$key,"*) ;; *) continue ;; esac; fi
+	if [ -s "$W/res/lm.$key" ] && [ -s "$W/res/ag.$key" ]; then
+		l=$(median "$W/res/lm.$key"); a=$(median "$W/res/ag.$key")
+		ls=$(spread "$W/res/lm.$key"); as=$(spread "$W/res/ag.$key")
+		ratio=$(awk -v a="$a" -v l="$l" 'BEGIN { if (l > 0) printf "%.2f", a / l; else print "-" }')
+		total=$((total + 1))
+		awk -v r="$ratio" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }' && within10=$((within10 + 1))
+		awk -v r="$ratio" 'BEGIN { exit !(r >= 0.85 && r <= 1.15) }' && within15=$((within15 + 1))
+		awk -v a="$as" -v l="$ls" 'BEGIN { exit !(a > l) }' && wider=$((wider + 1))
+		printf '| %s | %s | %s | %.4g | %.4g | %s | %s | %s |\n' "$table" "$col" "$unit" "$l" "$a" "$ratio" "$ls" "$as"
+	else
+		printf '| %s | %s | %s | %s | %s | - | - | - |\n' "$table" "$col" "$unit" \
+			"$( [ -s "$W/res/lm.$key" ] && median "$W/res/lm.$key" || echo none)" \
+			"$( [ -s "$W/res/ag.$key" ] && median "$W/res/ag.$key" || echo none)"
+	fi
+done <<EOF
+$METRICS
+EOF
+echo
+echo "$total metrics: $within10 within 10%, $within15 within 15%; the agent's spread is wider than lmbench's on $wider"
+if [ -s "$W/notes" ]; then
+	echo
+	echo "The agent's notes:"
+	sort -u "$W/notes" | sed 's/^/  /'
+fi
