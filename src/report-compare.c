@@ -159,6 +159,13 @@ counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
 	return in;
 }
 
+int
+report_regression_counts(const struct report *r, size_t s, size_t b,
+    const struct rcell *cell)
+{
+	return counts(r, s, b, cell);
+}
+
 /*
  * The "REGRESSION: exec.seconds[copies=50] +12.3% (p=0.001) host/label:
  * 1.20 -> 1.35 s" lines, as a grid of their own (a text rendering, and

@@ -1,26 +1,40 @@
 /*
- * report-html.c: `--format html` (docs/reports.md): one self-contained page with
- * the same tables as the text report and SVG charts drawn here, in C.
+ * report-html.c: `--format html` (docs/reports.md): one self-contained page
+ * for the engineer who has to say whether a change is good, drawn here, in
+ * C, as HTML tables and inline SVG.  From the top:
+ *
+ *   verdict	a box: how many points got worse, better, could not be
+ *		judged (noisy, too few trials, an interval too wide) or are
+ *		unchanged, and the regressions by name
+ *   changes	the compact compare table: point | base | new | change with
+ *		its 95% interval | p | q (Benjamini-Hochberg over the
+ *		table's p values) | mark; narrow enough for an 800 px window
+ *   forest	per compared series, each point's change and interval
+ *		against the threshold band
+ *   scaling	small multiples: per (bench, metric, P), P a numeric
+ *		parameter swept over at least SWEEP_MIN values, one panel per
+ *		combination of the other swept parameters (lines: series),
+ *		or one panel with a line per combination for one series
+ *   trials	per (bench, metric), a group per point and a box and strip
+ *		of the trial values per series; the axis starts at 0, and
+ *		outliers (robust.h) that would squash the others are drawn at
+ *		the top edge and named in the tooltip
+ *   tables	the grids the other formats print, as HTML tables; lmbench
+ *		cells as full numbers (not getsummary's `39.K`), matrix grids
+ *		heat-coloured with noisy cells hatched
+ *   env	the runs, then the hosts' facts per side (hosts/NAME.json)
+ *
+ * Every number shown is computed through the report's data (report-int.h)
+ * and verdict_judge(), the one rule, so the page and the text tables agree.
+ * A section with nothing to show is left out, heading and all.
  *
  * Self-contained means: inline CSS, inline SVG, no script, no request of
  * any kind (no fonts, no images, no links to other sites); a
- * Content-Security-Policy meta tag forbids them too, so a page that somehow
- * carried one would still not run or fetch it.  Every text that came from
- * a file (host names, labels, variants, params, units, table cells) goes
- * through html_text(), which escapes & < > " and '.
- *
- * Charts:
- *   scaling	one per (bench, metric, P) where P is a swept parameter: its
- *		values differ between the metric's points and are all
- *		numbers.  x is P (log scale when the values span more than
- *		20x), y the mean (or median) of the trials; one line per
- *		series and per combination of the other swept parameters.
- *   bars	one per (bench, metric) (split every BAR_GROUPS points):
- *		a group per point, a bar per series, mean ± sd of the
- *		trials as an error bar.
- * Lines are told apart by marker and dash and bars by hatching, not by
- * colour alone.  Each chart is an <svg data-chart="scaling|bars"> so tests
- * can count them.
+ * Content-Security-Policy meta tag forbids them too.  Every text that came
+ * from a file goes through html_text(), which escapes & < > " and '.
+ * Charts are <svg data-chart="KIND"> with a <title>, and each mark has a
+ * tooltip of its own; colours are Okabe-Ito, with markers, dashes and
+ * hatching so that nothing is told by colour alone.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,25 +42,39 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "fdr.h"
 #include "fsutil.h"
 #include "html.h"
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "robust.h"
 #include "rundir.h"
 #include "stats.h"
 #include "utf8.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
-#define SVG_W		760
-#define PLOT_L		84
-#define PLOT_R		20
-#define PLOT_T		54	/* the title, then the y axis label, above the plot */
-#define PLOT_H		260
-#define AXIS_B		56	/* below the plot: tick labels and the axis label */
-#define LEG_ROW		18
-#define BAR_GROUPS	12
+#define PANEL_W		460	/* a small multiple's viewBox width */
+#define PLOT_L		64
+#define PLOT_R		16
+#define PLOT_T		48	/* the title, then the y axis label, above the plot */
+#define PLOT_H		220
+#define AXIS_B		44	/* below the plot: tick labels and the axis label */
+#define LEG_ROW		17
+#define WIDE_W		960	/* the widest chart */
+#define SLOT_W		26	/* a series' box in a trials chart */
+#define MAX_GROUPS	12	/* points per trials chart */
+#define MAX_PANELS	12	/* panels per (bench, metric, P) before lines per combination */
+#define SWEEP_MIN	3	/* values of a numeric parameter drawn as a line */
 #define LOG_SPAN	20.0
+#define FOREST_W	900
+#define FOREST_LAB	340	/* the forest plot's label column */
+#define FOREST_CHARS	48	/* of a point's name there */
+#define FOREST_ROW	18
+#define LABEL_MAX	40	/* bytes of a label in a chart; the tooltip has all */
 
 /* Okabe-Ito, distinguishable with the common colour blindnesses. */
 static const char *const colours[] = {
@@ -84,6 +112,37 @@ params_of(const char *params, const struct strs *keys, const char *skip)
 		out = t;
 	}
 	return out;
+}
+
+/* A point's name: "bench params metric". */
+static char *
+point_name(const struct rcell *c)
+{
+	return xasprintf("%s%s%s %s", c->bench, *c->params ? " " : "", c->params, c->metric);
+}
+
+/* Text cut to max bytes (on a character boundary), with "..." when cut. */
+static void
+label_cut(FILE *out, const char *s, size_t max)
+{
+	size_t n = strlen(s), k;
+	char *t;
+
+	if (n <= max || max < 4) {
+		html_text(out, s);
+		return;
+	}
+	k = utf8_cut(s, max - 3);
+	t = xstrndup(s, k);
+	html_text(out, t);
+	fputs("...", out);
+	free(t);
+}
+
+static void
+label_text(FILE *out, const char *s)
+{
+	label_cut(out, s, LABEL_MAX);
 }
 
 /* --- SVG pieces --------------------------------------------------------------- */
@@ -127,7 +186,8 @@ marker(FILE *out, int kind, double x, double y, const char *colour)
 	}
 }
 
-/* Hatching pattern i for bars of colour c, id "h<chart>-<i>". */
+/* Hatching pattern i for boxes of colour c, id "h<chart>-<i>": a light
+ * tint of the colour with white stripes at the series' own angle. */
 static void
 hatch_def(FILE *out, int chart, size_t i, const char *c)
 {
@@ -135,7 +195,8 @@ hatch_def(FILE *out, int chart, size_t i, const char *c)
 
 	fprintf(out, "<pattern id=\"h%d-%zu\" width=\"6\" height=\"6\" "
 	    "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(%d)\">"
-	    "<rect width=\"6\" height=\"6\" fill=\"%s\"/>", chart, i, angle[i % NHATCH], c);
+	    "<rect width=\"6\" height=\"6\" fill=\"%s\" fill-opacity=\"0.45\"/>", chart, i,
+	    angle[i % NHATCH], c);
 	if (i % NHATCH != 0)
 		fputs("<path d=\"M0 3H6\" stroke=\"white\" stroke-width=\"1.6\"/>", out);
 	if (i % NHATCH == 5)
@@ -143,12 +204,31 @@ hatch_def(FILE *out, int chart, size_t i, const char *c)
 	fputs("</pattern>", out);
 }
 
-struct yaxis {
-	double	lo, hi, step;
+/* A chart's plot area and y axis. */
+struct frame {
+	int	w;		/* viewBox width */
+	int	l, r;		/* plot from x = l to w - r */
+	int	t, h;		/* plot from y = t to t + h */
+	double	lo, hi, step;	/* the y axis */
 };
 
 static void
-yaxis_fit(struct yaxis *a, double lo, double hi)
+frame_init(struct frame *f, int w)
+{
+	f->w = w;
+	f->l = PLOT_L;
+	f->r = PLOT_R;
+	f->t = PLOT_T;
+	f->h = PLOT_H;
+	f->lo = 0;
+	f->hi = 1;
+	f->step = 1;
+}
+
+/* The y axis over [lo, hi], with 0 in it (values here are times, rates
+ * and counts: an axis that starts elsewhere exaggerates). */
+static void
+frame_fit(struct frame *f, double lo, double hi)
 {
 	if (!(lo <= hi)) {
 		lo = 0;
@@ -160,64 +240,76 @@ yaxis_fit(struct yaxis *a, double lo, double hi)
 		hi = 0;
 	if (hi == lo)
 		hi = lo + 1;
-	a->step = html_nice_step(hi - lo, 5);
-	a->lo = floor(lo / a->step) * a->step;
-	a->hi = ceil(hi / a->step) * a->step;
+	f->step = html_nice_step(hi - lo, 5);
+	f->lo = floor(lo / f->step) * f->step;
+	f->hi = ceil(hi / f->step) * f->step;
 }
 
+/* y of value v, clamped to the frame: nothing is drawn outside it. */
 static double
-ymap(const struct yaxis *a, double v)
+fy(const struct frame *f, double v)
 {
-	return PLOT_T + PLOT_H - (v - a->lo) / (a->hi - a->lo) * PLOT_H;
+	if (v < f->lo)
+		v = f->lo;
+	if (v > f->hi)
+		v = f->hi;
+	return f->t + f->h - (v - f->lo) / (f->hi - f->lo) * f->h;
 }
 
-/* Grid lines, y ticks and the y label. */
+/* Grid lines, y ticks, the frame and the y label. */
 static void
-draw_yaxis(FILE *out, const struct yaxis *a, const char *label)
+draw_yaxis(FILE *out, const struct frame *f, const char *label)
 {
-	double n = round((a->hi - a->lo) / a->step), i;
-	char buf[64];
+	double n = round((f->hi - f->lo) / f->step), i;
+	char buf[NUMFMT_MAX];
 
 	fputs("<g class=\"axis\">", out);
 	for (i = 0; i <= n && i <= 50; i++) {
-		double v = a->lo + i * a->step, y = ymap(a, v);
+		double v = f->lo + i * f->step, y = fy(f, v);
 
-		numfmt_short(buf, sizeof(buf), fabs(v) < a->step / 1e6 ? 0 : v);
+		numfmt_short(buf, sizeof(buf), fabs(v) < f->step / 1e6 ? 0 : v);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", PLOT_L,
-		    SVG_W - PLOT_R, y, y, PLOT_L - 6, y + 4, buf);
+		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", f->l, f->w - f->r,
+		    y, y, f->l - 5, y + 4, buf);
 	}
-	fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>", PLOT_L,
-	    PLOT_L, PLOT_T, PLOT_T + PLOT_H);
-	fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>", PLOT_L,
-	    SVG_W - PLOT_R, PLOT_T + PLOT_H, PLOT_T + PLOT_H);
+	fprintf(out, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>",
+	    f->l, f->t, f->w - f->l - f->r, f->h);
 	/* above the axis, not along it: a long metric name would not fit there */
-	fprintf(out, "<text class=\"label\" x=\"8\" y=\"%d\">", PLOT_T - 16);
-	html_text(out, label);
+	fprintf(out, "<text class=\"label\" x=\"6\" y=\"%d\">", f->t - 10);
+	label_cut(out, label, (size_t)(f->w - 12) / 7);
 	fputs("</text></g>\n", out);
 }
 
-/* The y axis label: "metric (unit)". */
+/* The y axis label: "metric (unit), mean of trials". */
 static char *
-ylabel(const struct rcell *c, const struct report_opts *o)
+ylabel(const struct rcell *c, const char *what)
 {
-	return xasprintf("%s%s%s%s, %s of trials", c->metric, *c->unit ? " (" : "", c->unit,
-	    *c->unit ? ")" : "", o->aggregate == REPORT_AGG_MEDIAN ? "median" : "mean");
+	return xasprintf("%s%s%s%s, %s", c->metric, *c->unit ? " (" : "", c->unit,
+	    *c->unit ? ")" : "", what);
+}
+
+static const char *
+agg_name(const struct report_opts *o)
+{
+	return o->aggregate == REPORT_AGG_MEDIAN ? "median" : "mean";
 }
 
 /* Where a chart's legend goes: columns wide enough for the longest entry. */
 struct legend {
-	int	top;		/* y of the first row */
+	int	left, top;	/* of the first row */
 	int	colw;
 	size_t	cols;
 };
 
 static void
-legend_fit(struct legend *lg, int top, size_t maxlen)
+legend_fit(struct legend *lg, const struct frame *f, int top, size_t maxlen)
 {
+	if (maxlen > LABEL_MAX)
+		maxlen = LABEL_MAX;
+	lg->left = 8;
 	lg->top = top;
-	lg->colw = 52 + (int)(maxlen * 7);
-	lg->cols = (size_t)((SVG_W - PLOT_L) / lg->colw);
+	lg->colw = 46 + (int)(maxlen * 7);
+	lg->cols = (size_t)((f->w - 16) / lg->colw);
 	if (lg->cols == 0)
 		lg->cols = 1;
 }
@@ -225,59 +317,704 @@ legend_fit(struct legend *lg, int top, size_t maxlen)
 static int
 legend_height(const struct legend *lg, size_t n)
 {
-	return (int)((n + lg->cols - 1) / lg->cols) * LEG_ROW + 16;
+	return (int)((n + lg->cols - 1) / lg->cols) * LEG_ROW + 10;
 }
 
 /* Where legend entry i goes. */
 static void
-legend_start(const struct legend *lg, size_t i, double *x, double *y)
+legend_at(const struct legend *lg, size_t i, double *x, double *y)
 {
-	*x = PLOT_L + (double)(i % lg->cols) * lg->colw;
-	*y = lg->top + 10 + (double)(i / lg->cols) * LEG_ROW;
+	*x = lg->left + (double)(i % lg->cols) * lg->colw;
+	*y = lg->top + 8 + (double)(i / lg->cols) * LEG_ROW;
 }
 
+/*
+ * A chart: <figure class="CLS"><svg data-chart="KIND" ...> with a <title>
+ * (its accessible name, aria-labelledby) and the same text on top.
+ */
 static void
-svg_open(FILE *out, const char *kind, const struct rcell *c, const char *param, int h,
-    const char *title)
+svg_open(FILE *out, const char *cls, const char *kind, const struct rcell *c,
+    const char *param, const char *panel, int chart, int w, int h, const char *title)
 {
-	fprintf(out, "<figure><svg data-chart=\"%s\" data-bench=\"", kind);
-	html_text(out, c->bench);
-	fputs("\" data-metric=\"", out);
-	html_text(out, c->metric);
-	if (param) {
-		fputs("\" data-param=\"", out);
-		html_text(out, param);
+	/* a wide chart grows to its width and a quarter, no more: its text
+	 * keeps about the size of the small multiples' */
+	if (strstr(cls, "wide"))
+		fprintf(out, "<figure class=\"%s\" style=\"max-width:%dpx\">", cls,
+		    w + w / 4);
+	else
+		fprintf(out, "<figure class=\"%s\">", cls);
+	fprintf(out, "<svg data-chart=\"%s\"", kind);
+	if (c) {
+		fputs(" data-bench=\"", out);
+		html_text(out, c->bench);
+		fputs("\" data-metric=\"", out);
+		html_text(out, c->metric);
+		fputs("\"", out);
 	}
-	fprintf(out, "\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\">"
-	    "<title>", SVG_W, h, SVG_W);
+	if (param) {
+		fputs(" data-param=\"", out);
+		html_text(out, param);
+		fputs("\"", out);
+	}
+	if (panel) {
+		fputs(" data-panel=\"", out);
+		html_text(out, panel);
+		fputs("\"", out);
+	}
+	fprintf(out, " viewBox=\"0 0 %d %d\" role=\"img\" aria-labelledby=\"c%d\">"
+	    "<title id=\"c%d\">", w, h, chart, chart);
 	html_text(out, title);
-	fprintf(out, "</title><text class=\"ctitle\" x=\"%d\" y=\"20\">", PLOT_L);
-	html_text(out, title);
+	fputs("</title><text class=\"ctitle\" x=\"6\" y=\"18\">", out);
+	label_cut(out, title, (size_t)(w - 12) / 7);
 	fputs("</text>\n", out);
 }
 
-/* --- Scaling curves --------------------------------------------------------- */
+static void
+svg_close(FILE *out)
+{
+	fputs("</svg></figure>\n", out);
+}
+
+/* --- The comparison: every (point, compared series) judged once ------------------ */
+
+enum ckind {
+	CK_WORSE,
+	CK_BETTER,
+	CK_UNJUDGED,	/* noisy, too few trials, a side missing, or an interval too wide */
+	CK_SAME,	/* the interval shows no change as large as the threshold */
+};
+
+struct crow {
+	size_t		 cell, s, b;
+	const struct rvals *bv, *v;
+	int		 judged;	/* both sides have values, the base mean is not 0 */
+	struct verdict	 d;
+	int		 noisy;		/* a side is noisy (verdict_noisy()) */
+	enum ckind	 kind;
+	int		 regression;	/* worse, and the metric counts */
+	double		 q;		/* Benjamini-Hochberg over the rows' p, or NAN */
+};
+
+struct cmp {
+	struct crow	*row;
+	size_t		 n;
+	size_t		 ncompared;	/* series compared with a baseline */
+	double		 thr;
+	size_t		 count[4];	/* rows per enum ckind */
+	size_t		 regressions;
+};
+
+static void
+cmp_build(struct cmp *m, const struct report *r, const struct report_opts *o, size_t base)
+{
+	size_t *pairs = report_pairs(r, base, NULL), c, s, cap = 0, i, np = 0;
+	double *p;
+	char *err = NULL;
+
+	memset(m, 0, sizeof(*m));
+	m->thr = report_threshold(r, o, base);
+	for (s = 0; s < r->nseries; s++)
+		m->ncompared += pairs[s] != (size_t)-1;
+	for (c = 0; c < r->ncells; c++)
+		for (s = 0; s < r->nseries; s++) {
+			struct crow *w;
+			double bm;
+
+			if (pairs[s] == (size_t)-1)
+				continue;
+			if (report_vals(r, pairs[s], c) == NULL && report_vals(r, s, c) == NULL)
+				continue;
+			xgrow(&m->row, &cap, m->n + 1, sizeof(*m->row));
+			w = &m->row[m->n++];
+			memset(w, 0, sizeof(*w));
+			w->cell = c;
+			w->s = s;
+			w->b = pairs[s];
+			w->bv = report_vals(r, w->b, c);
+			w->v = report_vals(r, s, c);
+			w->q = NAN;
+			w->kind = CK_UNJUDGED;
+			w->noisy = w->bv == NULL || w->v == NULL ||
+			    verdict_noisy(verdict_rsd(w->bv->v, w->bv->n), w->bv->n, m->thr) ||
+			    verdict_noisy(verdict_rsd(w->v->v, w->v->n), w->v->n, m->thr);
+			bm = w->bv ? stats_mean(w->bv->v, w->bv->n) : NAN;
+			if (w->bv && w->v && !isnan(bm) && bm != 0) {
+				w->judged = 1;
+				verdict_judge(w->v->v, w->v->n, w->bv->v, w->bv->n, 0,
+				    r->cells[c].higher, m->thr, &w->d);
+				w->kind = w->d.kind == VERDICT_BAD ? CK_WORSE :
+				    w->d.kind == VERDICT_BETTER ? CK_BETTER :
+				    w->d.kind == VERDICT_GOOD ? CK_SAME : CK_UNJUDGED;
+				w->regression = w->kind == CK_WORSE &&
+				    report_regression_counts(r, s, w->b, &r->cells[c]);
+			}
+			m->count[w->kind]++;
+			m->regressions += w->regression;
+		}
+	/* q: the p values of the rows that were tested, adjusted together */
+	p = xcalloc(m->n + 1, sizeof(*p));
+	for (i = 0; i < m->n; i++)
+		if (m->row[i].judged && m->row[i].d.tested && isfinite(m->row[i].d.p))
+			p[np++] = m->row[i].d.p;
+	if (np > 0 && fdr_bh(p, np, p, &err) == 0) {
+		for (i = np = 0; i < m->n; i++)
+			if (m->row[i].judged && m->row[i].d.tested && isfinite(m->row[i].d.p))
+				m->row[i].q = p[np++];
+	}
+	free(err);
+	free(p);
+	free(pairs);
+}
+
+static void
+cmp_free(struct cmp *m)
+{
+	free(m->row);
+}
+
+static const char *
+ckind_class(const struct crow *w)
+{
+	return w->kind == CK_WORSE ? "worse" : w->kind == CK_BETTER ? "better" :
+	    w->kind == CK_SAME ? "same" : "unjudged";
+}
+
+/* Why a row was not judged, shortly. */
+static const char *
+unjudged_why(const struct crow *w)
+{
+	if (w->bv == NULL)
+		return "no baseline values";
+	if (w->v == NULL)
+		return "no values";
+	if (!w->judged)
+		return "baseline mean 0";
+	if (!w->d.tested)
+		return "too few trials";
+	if (w->d.kind == VERDICT_NOISY)
+		return "noisy";
+	return "interval too wide";
+}
+
+/* "+10.0%" or "" into buf. */
+static void
+pct(char *buf, size_t cap, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, cap, "%+.1f%%", fabs(v) < 0.05 ? 0 : v);	/* no "-0.0%" */
+	else
+		snprintf(buf, cap, "%s", isnan(v) ? "" : v > 0 ? "+inf" : "-inf");
+}
+
+/* Text that may break after each '/', ',' and '=' (series names, params). */
+static void
+wrap_text(FILE *out, const char *s)
+{
+	size_t len;
+	char *t;
+
+	while (*s) {
+		len = strcspn(s, "/,=");
+		if (s[len])
+			len++;
+		t = xstrndup(s, len);
+		html_text(out, t);
+		free(t);
+		s += len;
+		if (*s)
+			fputs("<wbr>", out);
+	}
+}
+
+/* The point, as a table cell: bench and params, then the metric and unit. */
+static void
+point_td(FILE *out, const struct rcell *c)
+{
+	fputs("<td class=\"pt\"><b>", out);
+	html_text(out, c->bench);
+	fputs("</b> ", out);
+	wrap_text(out, c->params);
+	fputs(" <span class=\"metric\">", out);
+	html_text(out, c->metric);
+	if (*c->unit) {
+		fputs(" (", out);
+		html_text(out, c->unit);
+		fputs(")", out);
+	}
+	fputs("</span></td>", out);
+}
+
+/* A side's mean, with n and rsd below it. */
+static void
+side_td(FILE *out, const struct rvals *v)
+{
+	char buf[NUMFMT_MAX];
+	double rsd;
+
+	if (v == NULL) {
+		fputs("<td class=\"n\">-</td>", out);
+		return;
+	}
+	numfmt_fixed(buf, sizeof(buf), stats_mean(v->v, v->n), 4);
+	rsd = verdict_rsd(v->v, v->n);
+	fprintf(out, "<td class=\"n\" title=\"mean of %zu trials\">%s<small>n=%zu", v->n,
+	    buf, v->n);
+	if (!isnan(rsd))
+		fprintf(out, " ±%.1f%%", rsd);
+	fputs("</small></td>", out);
+}
+
+/* --- The verdict box ------------------------------------------------------------- */
+
+static void
+verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
+{
+	static const char *const what[4] = {
+		[CK_WORSE] = "worse", [CK_BETTER] = "better",
+		[CK_UNJUDGED] = "noisy or cannot judge", [CK_SAME] = "unchanged",
+	};
+	static const char *const cls[4] = {
+		[CK_WORSE] = "worse", [CK_BETTER] = "better", [CK_UNJUDGED] = "unjudged",
+		[CK_SAME] = "same",
+	};
+	size_t i, k;
+	char a[32], lo[32], hi[32];
+
+	fputs("<section id=\"verdict\" class=\"verdict\" aria-labelledby=\"verdict-h\">"
+	    "<h2 id=\"verdict-h\">Verdict</h2>\n", out);
+	if (m->ncompared == 0 || m->n == 0) {
+		fprintf(out, "<p>Nothing compared: %s; %zu points.  Give a baseline run, or "
+		    "runs with another label, variant or host, to judge a change.</p>"
+		    "</section>\n", r->nseries == 1 ? "one series" :
+		    "no series shares a point with its baseline", r->ncells);
+		return;
+	}
+	fprintf(out, "<p>%zu points of %zu compared series against <b>", m->n, m->ncompared);
+	html_text(out, r->series[base].name);
+	fprintf(out, "</b>, threshold %g%%: Welch's t-test p &lt; %.2f and the 95%% interval "
+	    "reaching the threshold.</p>\n<ul class=\"counts\">", m->thr, VERDICT_ALPHA);
+	for (k = 0; k < 4; k++)
+		fprintf(out, "<li class=\"%s\" data-count=\"%s\"><b>%zu</b> %s</li>", cls[k],
+		    cls[k], m->count[k], what[k]);
+	fputs("</ul>\n", out);
+	if (m->regressions == 0) {
+		fprintf(out, "<p class=\"none\">No regression%s.</p></section>\n",
+		    m->count[CK_WORSE] ? " (the worse points' metrics are not the plan's "
+		    "regression.metrics)" : "");
+		return;
+	}
+	fprintf(out, "<table class=\"regs\" data-table=\"verdict-regressions\"><caption>"
+	    "%zu regression%s</caption><thead><tr><th>point</th><th>series</th>"
+	    "<th class=\"n\">change</th><th class=\"n\">95%% interval</th><th class=\"n\">p"
+	    "</th></tr></thead><tbody>\n", m->regressions, m->regressions == 1 ? "" : "s");
+	for (i = 0; i < m->n; i++) {
+		const struct crow *w = &m->row[i];
+
+		if (!w->regression)
+			continue;
+		fputs("<tr>", out);
+		point_td(out, &r->cells[w->cell]);
+		fputs("<td>", out);
+		html_text(out, r->series[w->s].name);
+		pct(a, sizeof(a), w->d.change);
+		pct(lo, sizeof(lo), w->d.lo);
+		pct(hi, sizeof(hi), w->d.hi);
+		fprintf(out, "</td><td class=\"n worse\">%s</td><td class=\"n\">%s%s%s</td>"
+		    "<td class=\"n\">%.2g</td></tr>\n", a, lo, *lo ? " to " : "", hi, w->d.p);
+	}
+	fputs("</tbody></table></section>\n", out);
+}
+
+/* --- The compact compare table ----------------------------------------------------- */
+
+static void
+changes_table(FILE *out, const struct report *r, size_t base, const struct cmp *m)
+{
+	size_t i;
+	int many = m->ncompared > 1;
+	char a[32], lo[32], hi[32];
+
+	if (m->n == 0)
+		return;
+	fputs("<section id=\"changes\"><h2>Changes against ", out);
+	html_text(out, r->series[base].name);
+	fprintf(out, "</h2>\n<p class=\"note\">base and new: the mean of the trials (n, rsd); "
+	    "change of the mean with its 95%% interval; p: Welch's t-test; q: p adjusted "
+	    "over the %zu rows (Benjamini-Hochberg); mark: the verdict at %g%%.</p>\n"
+	    "<table class=\"changes\" data-table=\"changes\"><thead><tr>"
+	    "<th data-col=\"point\">point</th>", m->n, m->thr);
+	if (many)
+		fputs("<th data-col=\"series\">series</th>", out);
+	fputs("<th class=\"n\" data-col=\"base\">base</th><th class=\"n\" data-col=\"new\">new"
+	    "</th><th class=\"n\" data-col=\"change\">change</th><th class=\"n\" "
+	    "data-col=\"p\">p</th><th class=\"n\" data-col=\"q\">q</th><th "
+	    "data-col=\"mark\">mark</th></tr></thead>\n<tbody>\n", out);
+	for (i = 0; i < m->n; i++) {
+		const struct crow *w = &m->row[i];
+
+		fprintf(out, "<tr class=\"%s\">", ckind_class(w));
+		point_td(out, &r->cells[w->cell]);
+		if (many) {
+			fputs("<td class=\"series\">", out);
+			wrap_text(out, r->series[w->s].name);
+			fputs("</td>", out);
+		}
+		side_td(out, w->bv);
+		side_td(out, w->v);
+		if (w->judged) {
+			pct(a, sizeof(a), w->d.change);
+			pct(lo, sizeof(lo), w->d.lo);
+			pct(hi, sizeof(hi), w->d.hi);
+			fprintf(out, "<td class=\"n\">%s", a);
+			if (*lo) {	/* "-2.4 to +1.5%": the first % is implied */
+				lo[strlen(lo) - 1] = '\0';
+				fprintf(out, "<small>%s to %s</small>", lo, hi);
+			}
+			fputs("</td>", out);
+		} else
+			fputs("<td class=\"n\">-</td>", out);
+		if (w->judged && w->d.tested)
+			fprintf(out, "<td class=\"n\">%.2g</td>", w->d.p);
+		else
+			fputs("<td class=\"n\">-</td>", out);
+		if (!isnan(w->q))
+			fprintf(out, "<td class=\"n\">%.2g</td>", w->q);
+		else
+			fputs("<td class=\"n\">-</td>", out);
+		switch (w->kind) {
+		case CK_WORSE:
+			fprintf(out, "<td class=\"worse\">worse%s</td>", w->regression ? "" :
+			    "<small>not a plan metric</small>");
+			break;
+		case CK_BETTER:
+			fputs("<td class=\"better\">better</td>", out);
+			break;
+		case CK_SAME:
+			fputs("<td class=\"same\">same</td>", out);
+			break;
+		case CK_UNJUDGED:
+			fprintf(out, "<td class=\"noisy\">%s</td>", unjudged_why(w));
+			break;
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table></section>\n", out);
+}
+
+/* --- The forest plot ------------------------------------------------------------- */
+
+/* x of a change v on the forest's axis from xlo (at pl) to xhi (at pr),
+ * clamped to it. */
+static double
+forest_x(double v, double xlo, double xhi, int pl, int pr)
+{
+	if (v < xlo)
+		v = xlo;
+	if (v > xhi)
+		v = xhi;
+	return pl + (v - xlo) / (xhi - xlo) * (pr - pl);
+}
+
+/* One forest plot: the rows of series s, change and interval against the
+ * threshold band. */
+static void
+chart_forest(FILE *out, const struct report *r, const struct cmp *m, size_t s, int chart)
+{
+	double xlo = -m->thr, xhi = m->thr, step, x0, x1;
+	size_t i, nrows = 0, k;
+	int h, top = 52, pl = FOREST_LAB, pr = FOREST_W - 16;
+	char *title, a[32], lo[32], hi[32];
+	size_t b = (size_t)-1;
+
+#define FX(v) forest_x(v, xlo, xhi, pl, pr)
+	for (i = 0; i < m->n; i++) {
+		const struct crow *w = &m->row[i];
+		const double e[3] = { w->d.change, w->d.lo, w->d.hi };
+
+		if (w->s != s)
+			continue;
+		nrows++;
+		b = w->b;
+		for (k = 0; k < 3 && w->judged; k++)
+			if (isfinite(e[k])) {
+				if (e[k] < xlo)
+					xlo = e[k];
+				if (e[k] > xhi)
+					xhi = e[k];
+			}
+	}
+	if (nrows == 0)
+		return;
+	/* an interval of +900% would squash the rest: cut at -100% and +200%,
+	 * with an arrow where a row goes on */
+	if (xlo < -100)
+		xlo = -100;
+	if (xhi > 200)
+		xhi = 200;
+	step = html_nice_step(xhi - xlo, 6);
+	xlo = floor(xlo / step) * step;
+	xhi = ceil(xhi / step) * step;
+	h = top + (int)nrows * FOREST_ROW + 40;
+	title = xasprintf("Change of each point with its 95%% interval: %s against %s",
+	    r->series[s].name, r->series[b].name);
+	svg_open(out, "forest wide", "forest", NULL, NULL, r->series[s].name, chart, FOREST_W, h,
+	    title);
+	free(title);
+	/* the threshold band, 0, ticks */
+	fprintf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%zu\">"
+	    "<title>within ±%g%%: no change the verdict calls significant</title></rect>",
+	    FX(-m->thr), top - 4, FX(m->thr) - FX(-m->thr), nrows * FOREST_ROW + 8, m->thr);
+	fputs("<g class=\"axis\">", out);
+	for (x0 = xlo; x0 <= xhi + step / 2; x0 += step) {
+		double x = FX(x0);
+
+		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%zu\"/>"
+		    "<text x=\"%.1f\" y=\"%zu\" text-anchor=\"middle\">%+g%%</text>", x, x,
+		    top - 4, top + nrows * FOREST_ROW + 4, x, top + nrows * FOREST_ROW + 18,
+		    fabs(x0) < step / 1e6 ? 0 : x0);
+	}
+	fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%zu\" stroke=\"#333\"/>",
+	    FX(0), FX(0), top - 4, top + nrows * FOREST_ROW + 4);
+	fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">change "
+	    "(%%; + the value grew), shaded: ±%g%%</text>", (pl + pr) / 2, h - 6, m->thr);
+	fprintf(out, "<text class=\"label\" x=\"6\" y=\"%d\">point</text></g>\n", top - 12);
+	for (i = 0, k = 0; i < m->n; i++) {
+		const struct crow *w = &m->row[i];
+		const struct rcell *c = &r->cells[w->cell];
+		double y = top + (double)k * FOREST_ROW + FOREST_ROW / 2.0;
+		const char *col = w->kind == CK_WORSE ? "#C0392B" : w->kind == CK_BETTER ?
+		    "#0072B2" : "#666";
+		char *name;
+
+		if (w->s != s)
+			continue;
+		k++;
+		name = point_name(c);
+		fprintf(out, "<g class=\"row %s\"><title>", ckind_class(w));
+		html_text(out, name);
+		if (w->judged) {
+			pct(a, sizeof(a), w->d.change);
+			pct(lo, sizeof(lo), w->d.lo);
+			pct(hi, sizeof(hi), w->d.hi);
+			fprintf(out, ": %s", a);
+			if (*lo)
+				fprintf(out, " (95%% interval %s to %s)", lo, hi);
+			if (w->d.tested)
+				fprintf(out, ", p=%.2g", w->d.p);
+		}
+		fprintf(out, ", %s</title>", w->kind == CK_UNJUDGED ? unjudged_why(w) :
+		    ckind_class(w));
+		fprintf(out, "<text x=\"6\" y=\"%.1f\">", y + 4);
+		label_cut(out, name, FOREST_CHARS);
+		fputs("</text>", out);
+		free(name);
+		if (!w->judged) {
+			fprintf(out, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
+			    (double)pl + 4, y + 4, unjudged_why(w));
+			continue;
+		}
+		if (isfinite(w->d.lo) && isfinite(w->d.hi)) {
+			x0 = FX(w->d.lo);
+			x1 = FX(w->d.hi);
+			fprintf(out, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" "
+			    "stroke=\"%s\" stroke-width=\"2\"/>", x0, y, x1, x0, y - 4, y + 4, x1,
+			    y - 4, y + 4, col);
+			if (w->d.lo < xlo)
+				fprintf(out, "<path d=\"M%.1f %.1fl6 -4v8Z\" fill=\"%s\"/>", x0 - 6, y,
+				    col);
+			if (w->d.hi > xhi)
+				fprintf(out, "<path d=\"M%.1f %.1fl-6 -4v8Z\" fill=\"%s\"/>", x1 + 6, y,
+				    col);
+		}
+		if (isfinite(w->d.change)) {
+			x0 = FX(w->d.change);
+			if (w->kind == CK_UNJUDGED)
+				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" "
+				    "stroke=\"%s\" stroke-width=\"2\"/>", x0, y, col);
+			else
+				fprintf(out, "<path d=\"M%.1f %.1fl5 5l-5 5l-5 -5Z\" fill=\"%s\"/>",
+				    x0, y - 5, col);
+		}
+		fputs("</g>\n", out);
+	}
+#undef FX
+	svg_close(out);
+}
+
+/* --- Scaling: small multiples ------------------------------------------------------- */
 
 struct line {
 	size_t	 series;
 	size_t	 combo;
 	double	*y, *sd;	/* per x value, NAN when missing */
+	size_t	*n;
 };
 
+/* Whether P is a numeric sweep among cells: a number in every cell, and at
+ * least SWEEP_MIN values (two sizes of lat_fs are two workloads, not a
+ * curve: their points are groups of the trials chart). */
+static int
+is_sweep(const struct report *r, const size_t *cells, size_t ncells, const char *P)
+{
+	struct strs xs = { 0 };
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; i < ncells && ok; i++) {
+		char *v = report_param(r->cells[cells[i]].params, P);
+
+		ok = v != NULL && strs_is_number(v);
+		if (ok)
+			strs_add(&xs, v);
+		free(v);
+	}
+	ok = ok && xs.n >= SWEEP_MIN;
+	strs_free(&xs);
+	return ok;
+}
+
+/* One panel: the lines whose (series or combination) is `which`. */
+static void
+scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
+    const struct rcell *c0, const char *P, const struct strs *xs, const struct strs *combos,
+    const struct line *lines, size_t nlines, int by_combo, size_t which, const char *pname,
+    const struct frame *fa, int chart)
+{
+	struct frame f = *fa;
+	struct legend lg;
+	size_t i, j, k, maxlen = 0, nin = 0;
+	double xmin = atof(xs->s[0]), xmax = atof(xs->s[xs->n - 1]);
+	int logx = xmin > 0 && xmax / xmin > LOG_SPAN, h;
+	char *title, *yl, buf[NUMFMT_MAX];
+
+	for (i = 0; i < nlines; i++) {
+		size_t len;
+
+		if ((by_combo ? lines[i].combo : lines[i].series) != which)
+			continue;
+		nin++;
+		len = by_combo ? utf8_width(r->series[lines[i].series].name) :
+		    utf8_width(combos->s[lines[i].combo]);
+		if (len > maxlen)
+			maxlen = len;
+	}
+	if (nin == 0)
+		return;
+	legend_fit(&lg, &f, f.t + f.h + AXIS_B, maxlen);
+	h = f.t + f.h + AXIS_B + legend_height(&lg, nin);
+	title = xasprintf("%s %s over %s%s%s", c0->bench, c0->metric, P, *pname ? ": " : "",
+	    pname);
+	svg_open(out, "panel", "scaling", c0, P, pname, chart, f.w, h, title);
+	free(title);
+	yl = ylabel(c0, o->aggregate == REPORT_AGG_MEDIAN ? "median ± sd" : "mean ± sd");
+	draw_yaxis(out, &f, yl);
+	free(yl);
+
+#define XMAP(v) (f.l + 12 + ((logx ? log(v) - log(xmin) : (v) - xmin) / \
+	(xmax > xmin ? (logx ? log(xmax) - log(xmin) : xmax - xmin) : 1)) * \
+	(f.w - f.l - f.r - 24))
+	fputs("<g class=\"axis\">", out);
+	for (j = 0; j < xs->n; j++) {
+		double x = XMAP(atof(xs->s[j]));
+
+		if (xs->n > 10 && j % ((xs->n + 9) / 10) != 0 && j != xs->n - 1)
+			continue;	/* crowded ticks: some labels */
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
+		    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, x, f.t + f.h,
+		    f.t + f.h + 5, x, f.t + f.h + 17);
+		html_text(out, xs->s[j]);
+		fputs("</text>", out);
+	}
+	fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+	    f.l + (f.w - f.l - f.r) / 2, f.t + f.h + 34);
+	html_text(out, P);
+	fputs(logx ? " (log scale)</text></g>\n" : "</text></g>\n", out);
+
+	for (i = 0, k = 0; i < nlines; i++) {
+		const struct line *l = &lines[i];
+		size_t style = by_combo ? l->series : l->combo;
+		const char *colour = colours[style % NCOLOURS], *dash = dashes[k % NDASHES];
+		const char *name = by_combo ? r->series[l->series].name : combos->s[l->combo];
+		int pen = 0;
+		double lx, ly;
+
+		if ((by_combo ? l->combo : l->series) != which)
+			continue;
+		fputs("<g class=\"line\"><title>", out);
+		html_text(out, r->series[l->series].name);
+		if (*combos->s[l->combo]) {
+			fputs(" ", out);
+			html_text(out, combos->s[l->combo]);
+		}
+		fprintf(out, "</title><path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
+		    "d=\"", colour, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+		for (j = 0; j < xs->n; j++) {
+			if (isnan(l->y[j]))
+				continue;	/* a missing point: the line goes on to the next */
+			fprintf(out, "%s%.1f %.1f", pen ? "L" : "M", XMAP(atof(xs->s[j])),
+			    fy(&f, l->y[j]));
+			pen = 1;
+		}
+		fputs("\"/>", out);
+		for (j = 0; j < xs->n; j++) {
+			double x = XMAP(atof(xs->s[j])), y;
+
+			if (isnan(l->y[j]))
+				continue;
+			y = fy(&f, l->y[j]);
+			if (!isnan(l->sd[j]) && l->sd[j] > 0)	/* clamped to the frame by fy() */
+				fprintf(out, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
+				    "stroke=\"%s\"/>", x, fy(&f, l->y[j] - l->sd[j]),
+				    fy(&f, l->y[j] + l->sd[j]), x - 3, fy(&f, l->y[j] - l->sd[j]),
+				    x + 3, x - 3, fy(&f, l->y[j] + l->sd[j]), x + 3, colour);
+			fputs("<g><title>", out);
+			html_text(out, name);
+			fputs(" ", out);
+			html_text(out, P);
+			fputs("=", out);
+			html_text(out, xs->s[j]);
+			numfmt_short(buf, sizeof(buf), l->y[j]);
+			fprintf(out, ": %s", buf);
+			if (!isnan(l->sd[j])) {
+				numfmt_short(buf, sizeof(buf), l->sd[j]);
+				fprintf(out, " ± %s", buf);
+			}
+			fprintf(out, " (n=%zu)</title>", l->n[j]);
+			marker(out, (int)style, x, y, colour);
+			fputs("</g>", out);
+		}
+		legend_at(&lg, k, &lx, &ly);
+		fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>",
+		    lx, ly, lx + 32, colour, *dash ? " stroke-dasharray=\"" : "", dash,
+		    *dash ? "\"" : "");
+		marker(out, (int)style, lx + 16, ly, colour);
+		fprintf(out, "<text class=\"leg\" x=\"%.1f\" y=\"%.1f\">", lx + 38, ly + 4);
+		label_text(out, name);
+		fputs("</text></g>\n", out);
+		k++;
+	}
+#undef XMAP
+	svg_close(out);
+}
+
+/*
+ * The panels of one (bench, metric, P): with several series and several
+ * combinations of the other swept parameters, one panel per combination
+ * and a line per series (what a change did at each workload); with one
+ * series, or too many combinations, a panel per series and a line per
+ * combination.  The panels share the y axis.
+ */
 static void
 chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
-    const size_t *cells, size_t ncells, const struct strs *swept, const char *P,
-    int chart)
+    const size_t *cells, size_t ncells, const struct strs *swept, const char *P, int *chart)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
-	struct strs xs = { 0 }, combos = { 0 };
+	struct strs xs = { 0 }, combos = { 0 }, used = { 0 };
 	struct line *lines = NULL;
 	size_t nlines = 0, cap = 0, i, j, s, k, *xi, *ci;
-	double xmin, xmax, ylo = INFINITY, yhi = -INFINITY;
-	int logx, h;
-	struct yaxis ya;
-	struct legend lg;
-	char *title, *yl, buf[64];
+	double ylo = INFINITY, yhi = -INFINITY;
+	int by_combo;
+	struct frame f;
 
 	xi = xcalloc(ncells, sizeof(*xi));
 	ci = xcalloc(ncells, sizeof(*ci));
@@ -316,28 +1053,28 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 			l->combo = k;
 			l->y = xcalloc(xs.n, sizeof(double));
 			l->sd = xcalloc(xs.n, sizeof(double));
+			l->n = xcalloc(xs.n, sizeof(size_t));
 			for (j = 0; j < xs.n; j++)
 				l->y[j] = l->sd[j] = NAN;
 			for (i = 0; i < ncells; i++) {
 				const struct rvals *v;
-
-				double m;
+				double mv, sd;
 
 				if (ci[i] != k || xi[i] == (size_t)-1 ||
 				    (v = report_vals(r, s, cells[i])) == NULL)
 					continue;
-				m = report_agg(v, o->aggregate == REPORT_AGG_MEDIAN ?
+				mv = report_agg(v, o->aggregate == REPORT_AGG_MEDIAN ?
 				    REPORT_AGG_MEDIAN : REPORT_AGG_MEAN);
-				if (!isfinite(m))
+				if (!isfinite(mv))
 					continue;	/* 1e999 in a line: not drawn */
-				l->y[xi[i]] = m;
-				l->sd[xi[i]] = stats_sd(v->v, v->n);
-				if (!isfinite(l->sd[xi[i]]))
-					l->sd[xi[i]] = NAN;
-				if (l->y[xi[i]] < ylo)
-					ylo = l->y[xi[i]];
-				if (l->y[xi[i]] > yhi)
-					yhi = l->y[xi[i]];
+				sd = stats_sd(v->v, v->n);
+				l->y[xi[i]] = mv;
+				l->sd[xi[i]] = isfinite(sd) ? sd : NAN;
+				l->n[xi[i]] = v->n;
+				if (mv < ylo)
+					ylo = mv;
+				if (mv + (isfinite(sd) ? sd : 0) > yhi)
+					yhi = mv + (isfinite(sd) ? sd : 0);
 				any = 1;
 			}
 			if (any)
@@ -345,191 +1082,151 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 			else {
 				free(l->y);
 				free(l->sd);
+				free(l->n);
 			}
 		}
 	if (nlines == 0)
 		goto out;
+	frame_init(&f, PANEL_W);
+	frame_fit(&f, ylo, yhi);
+	by_combo = r->nseries > 1 && combos.n > 1 && combos.n <= MAX_PANELS;
+	for (i = 0; i < nlines; i++)
+		strs_add(&used, by_combo ? combos.s[lines[i].combo] :
+		    r->series[lines[i].series].name);
+	for (k = 0; k < (by_combo ? combos.n : r->nseries); k++) {
+		const char *pname = by_combo ? combos.s[k] : r->nseries > 1 ?
+		    r->series[k].name : "";
 
-	xmin = atof(xs.s[0]);
-	xmax = atof(xs.s[xs.n - 1]);
-	logx = xmin > 0 && xmax / xmin > LOG_SPAN;
-	yaxis_fit(&ya, ylo, yhi);
-	{
-		size_t maxlen = 0, len;
-
-		for (i = 0; i < nlines; i++) {
-			len = utf8_width(r->series[lines[i].series].name) + 1 +
-			    utf8_width(combos.s[lines[i].combo]);
-			if (len > maxlen)
-				maxlen = len;
-		}
-		legend_fit(&lg, PLOT_T + PLOT_H + AXIS_B, maxlen);
-	}
-	h = PLOT_T + PLOT_H + AXIS_B + legend_height(&lg, nlines);
-	title = xasprintf("%s %s over %s", c0->bench, c0->metric, P);
-	svg_open(out, "scaling", c0, P, h, title);
-	free(title);
-	yl = ylabel(c0, o);
-	draw_yaxis(out, &ya, yl);
-	free(yl);
-
-	/* x: ticks at the measured values */
-#define XMAP(v) (PLOT_L + 14 + ((logx ? log(v) - log(xmin) : (v) - xmin) / \
-	(logx ? log(xmax) - log(xmin) : xmax - xmin)) * (SVG_W - PLOT_L - PLOT_R - 28))
-	fputs("<g class=\"axis\">", out);
-	for (j = 0; j < xs.n; j++) {
-		double x = XMAP(atof(xs.s[j]));
-
-		/* crowded ticks: every other label */
-		if (xs.n > 12 && j % ((xs.n + 11) / 12) != 0 && j != xs.n - 1)
+		if (strs_find(&used, by_combo ? combos.s[k] : r->series[k].name) ==
+		    (size_t)-1)
 			continue;
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
-		    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, x, PLOT_T + PLOT_H,
-		    PLOT_T + PLOT_H + 5, x, PLOT_T + PLOT_H + 18);
-		html_text(out, xs.s[j]);
-		fputs("</text>", out);
+		scaling_panel(out, r, o, c0, P, &xs, &combos, lines, nlines, by_combo, k, pname,
+		    &f, (*chart)++);
 	}
-	fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
-	    PLOT_L + (SVG_W - PLOT_L - PLOT_R) / 2, PLOT_T + PLOT_H + 40);
-	html_text(out, P);
-	fputs(logx ? " (log scale)</text></g>\n" : "</text></g>\n", out);
-
-	for (i = 0; i < nlines; i++) {
-		const struct line *l = &lines[i];
-		size_t style = r->nseries > 1 ? l->series : l->combo;
-		const char *colour = colours[style % NCOLOURS], *dash = dashes[l->combo % NDASHES];
-		int pen = 0;
-		double lx, ly;
-
-		fputs("<g class=\"line\"><title>", out);
-		html_text(out, r->series[l->series].name);
-		if (*combos.s[l->combo]) {
-			fputs(" ", out);
-			html_text(out, combos.s[l->combo]);
-		}
-		fprintf(out, "</title><path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
-		    "d=\"", colour, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
-		for (j = 0; j < xs.n; j++) {
-			if (isnan(l->y[j]))
-				continue;	/* a missing point: the line goes on to the next */
-			fprintf(out, "%s%.1f %.1f", pen ? "L" : "M", XMAP(atof(xs.s[j])),
-			    ymap(&ya, l->y[j]));
-			pen = 1;
-		}
-		fputs("\"/>", out);
-		for (j = 0; j < xs.n; j++) {
-			double x = XMAP(atof(xs.s[j])), y;
-
-			if (isnan(l->y[j]))
-				continue;
-			y = ymap(&ya, l->y[j]);
-			if (!isnan(l->sd[j]) && l->sd[j] > 0)
-				fprintf(out, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
-				    "stroke=\"%s\"/>", x, ymap(&ya, l->y[j] - l->sd[j]),
-				    ymap(&ya, l->y[j] + l->sd[j]), x - 3, ymap(&ya, l->y[j] -
-				    l->sd[j]), x + 3, x - 3, ymap(&ya, l->y[j] + l->sd[j]), x + 3,
-				    colour);
-			fputs("<g><title>", out);
-			html_text(out, P);
-			fputs("=", out);
-			html_text(out, xs.s[j]);
-			numfmt_short(buf, sizeof(buf), l->y[j]);
-			fprintf(out, ": %s", buf);
-			if (!isnan(l->sd[j])) {
-				numfmt_short(buf, sizeof(buf), l->sd[j]);
-				fprintf(out, " ± %s", buf);
-			}
-			fputs("</title>", out);
-			marker(out, (int)style, x, y, colour);
-			fputs("</g>", out);
-		}
-		/* legend */
-		legend_start(&lg, i, &lx, &ly);
-		fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>",
-		    lx, ly, lx + 36, colour, *dash ? " stroke-dasharray=\"" : "", dash,
-		    *dash ? "\"" : "");
-		marker(out, (int)style, lx + 18, ly, colour);
-		fprintf(out, "<text class=\"leg\" x=\"%.1f\" y=\"%.1f\">", lx + 42, ly + 4);
-		html_text(out, r->series[l->series].name);
-		if (*combos.s[l->combo]) {
-			fputs(" ", out);
-			html_text(out, combos.s[l->combo]);
-		}
-		fputs("</text></g>\n", out);
-	}
-#undef XMAP
-	fputs("</svg></figure>\n", out);
-	(void)chart;
 out:
 	for (i = 0; i < nlines; i++) {
 		free(lines[i].y);
 		free(lines[i].sd);
+		free(lines[i].n);
 	}
 	free(lines);
 	free(xi);
 	free(ci);
 	strs_free(&xs);
 	strs_free(&combos);
+	strs_free(&used);
 }
 
-/* --- Bars ---------------------------------------------------------------------- */
+/* --- Trials: box and strip per series and point -------------------------------------- */
 
-/*
- * The bar of series s at cell: its values in *vp, their mean (the median
- * with --aggregate median) in *m and sd in *sd, NaN when they have none.
- * -1 when there are no values or the aggregate is not finite (no bar).
- */
+/* The finite values of v, sorted, and which are outliers; a new array. */
+struct slot {
+	double		*x;		/* finite trial values, in the order taken */
+	unsigned char	*out;		/* outlier flags (robust_outliers()) */
+	size_t		 n, nout;
+	double		 lo, hi;	/* of the values that are not outliers */
+	double		 q1, med, q3;
+};
+
 static int
-bar_of(const struct report *r, const struct report_opts *o, size_t s, size_t cell,
-    const struct rvals **vp, double *m, double *sd)
+slot_of(const struct rvals *v, struct slot *sl)
 {
-	const struct rvals *v = report_vals(r, s, cell);
+	struct robust_outliers ro;
+	char *err = NULL;
+	size_t i, k = 0;
 
+	memset(sl, 0, sizeof(*sl));
 	if (v == NULL)
 		return -1;
-	*m = report_agg(v, o->aggregate == REPORT_AGG_MEDIAN ? REPORT_AGG_MEDIAN :
-	    REPORT_AGG_MEAN);
-	*sd = stats_sd(v->v, v->n);
-	if (!isfinite(*m))
+	sl->x = xcalloc(v->n + 1, sizeof(double));
+	sl->out = xcalloc(v->n + 1, 1);
+	for (i = 0; i < v->n; i++)
+		if (isfinite(v->v[i]))
+			sl->x[sl->n++] = v->v[i];
+	if (sl->n == 0)
 		return -1;
-	if (!isfinite(*sd))
-		*sd = NAN;
-	*vp = v;
+	if (robust_outliers(sl->x, sl->n, sl->out, &ro, &err) != 0) {
+		free(err);
+		memset(sl->out, 0, sl->n);
+	}
+	sl->lo = INFINITY;
+	sl->hi = -INFINITY;
+	for (i = 0; i < sl->n; i++) {
+		if (sl->out[i]) {
+			sl->nout++;
+			continue;
+		}
+		k++;
+		if (sl->x[i] < sl->lo)
+			sl->lo = sl->x[i];
+		if (sl->x[i] > sl->hi)
+			sl->hi = sl->x[i];
+	}
+	if (k == 0) {	/* cannot happen with the rules of robust.h; be safe */
+		memset(sl->out, 0, sl->n);
+		sl->nout = 0;
+		sl->lo = sl->hi = sl->x[0];
+	}
+	sl->q1 = robust_quantile(sl->x, sl->n, 0.25);
+	sl->med = robust_quantile(sl->x, sl->n, 0.5);
+	sl->q3 = robust_quantile(sl->x, sl->n, 0.75);
 	return 0;
 }
 
 static void
-chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
-    const size_t *cells, size_t ncells, const struct strs *swept, size_t part,
-    size_t nparts, int chart)
+slot_free(struct slot *sl)
+{
+	free(sl->x);
+	free(sl->out);
+}
+
+static void
+chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncells,
+    const struct strs *swept, size_t part, size_t nparts, int chart)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
-	double ylo = INFINITY, yhi = -INFINITY, gw, bw;
-	size_t i, s, nleg = 0;
-	struct yaxis ya;
+	double ylo = INFINITY, yhi = -INFINITY, gw;
+	size_t i, s, j, k, maxlen = 0, above = 0, *ord;
+	struct frame f;
 	struct legend lg;
-	char *title, *yl, buf[64];
-	int h, axis_b, nl = 1;
-	size_t maxlen = 0;
+	char *title, *yl, buf[NUMFMT_MAX];
+	int h, axis_b, nl = 1, w;
+
+	/* a host's series side by side: the pairs compared stand together */
+	ord = xcalloc(r->nseries, sizeof(*ord));
+	for (s = 0; s < r->nseries; s++) {
+		for (k = s; k > 0 && strcmp(r->series[ord[k - 1]].host, r->series[s].host) > 0;
+		    k--)
+			ord[k] = ord[k - 1];
+		ord[k] = s;
+	}
 
 	for (i = 0; i < ncells; i++)
 		for (s = 0; s < r->nseries; s++) {
-			const struct rvals *v;
-			double m, sd;
+			struct slot sl;
 
-			if (bar_of(r, o, s, cells[i], &v, &m, &sd) != 0)
-				continue;
-			if (isnan(sd))
-				sd = 0;
-			if (m - sd < ylo)
-				ylo = m - sd;
-			if (m + sd > yhi)
-				yhi = m + sd;
+			if (slot_of(report_vals(r, s, cells[i]), &sl) == 0) {
+				if (sl.lo < ylo)
+					ylo = sl.lo;
+				if (sl.hi > yhi)
+					yhi = sl.hi;
+				for (j = 0; j < sl.n; j++)	/* low outliers stay in view */
+					if (sl.out[j] && sl.x[j] < ylo)
+						ylo = sl.x[j];
+			}
+			slot_free(&sl);
 		}
-	if (ylo == INFINITY)
+	if (ylo == INFINITY) {
+		free(ord);
 		return;
-	yaxis_fit(&ya, ylo, yhi);
-	/* group labels: one line per parameter */
+	}
+	gw = (double)(r->nseries * SLOT_W + 18);
+	w = PLOT_L + PLOT_R + (int)(gw * (double)ncells);
+	if (w < PANEL_W)
+		w = PANEL_W;
+	frame_init(&f, w);
+	frame_fit(&f, ylo, yhi + (yhi - (ylo < 0 ? ylo : 0)) * 0.04);
+	gw = (double)(f.w - f.l - f.r) / (double)ncells;
 	for (i = 0; i < ncells; i++) {
 		char *gl = params_of(r->cells[cells[i]].params, swept, NULL);
 		int lines = 1;
@@ -544,102 +1241,141 @@ chart_bars(FILE *out, const struct report *r, const struct report_opts *o,
 	for (s = 0; s < r->nseries; s++)
 		if (utf8_width(r->series[s].name) > maxlen)
 			maxlen = utf8_width(r->series[s].name);
-	axis_b = 30 + 13 * nl + 10;
-	legend_fit(&lg, PLOT_T + PLOT_H + axis_b, maxlen);
-	h = PLOT_T + PLOT_H + axis_b + legend_height(&lg, r->nseries);
+	axis_b = 24 + 13 * nl;
+	legend_fit(&lg, &f, f.t + f.h + axis_b, maxlen);
+	h = f.t + f.h + axis_b + legend_height(&lg, r->nseries);
 	if (nparts > 1)
-		title = xasprintf("%s %s: mean ± sd per series (%zu of %zu)", c0->bench,
+		title = xasprintf("%s %s: the trials per series (%zu of %zu)", c0->bench,
 		    c0->metric, part + 1, nparts);
 	else
-		title = xasprintf("%s %s: mean ± sd per series", c0->bench, c0->metric);
-	svg_open(out, "bars", c0, NULL, h, title);
+		title = xasprintf("%s %s: the trials per series", c0->bench, c0->metric);
+	svg_open(out, w > PANEL_W ? "panel wide" : "panel", "trials", c0, NULL, NULL, chart, w,
+	    h, title);
 	free(title);
 	fputs("<defs>", out);
 	for (s = 0; s < r->nseries; s++)
 		hatch_def(out, chart, s, colours[s % NCOLOURS]);
 	fputs("</defs>\n", out);
-	yl = ylabel(c0, o);
-	draw_yaxis(out, &ya, yl);
+	yl = ylabel(c0, "trial values");
+	draw_yaxis(out, &f, yl);
 	free(yl);
 
-	gw = (double)(SVG_W - PLOT_L - PLOT_R) / (double)ncells;
-	bw = gw * 0.8 / (double)r->nseries;
 	for (i = 0; i < ncells; i++) {
 		const struct rcell *c = &r->cells[cells[i]];
 		char *gl = params_of(c->params, swept, NULL);
-		double gx = PLOT_L + gw * (double)i + gw * 0.1;
+		double gx = f.l + gw * (double)i, bw = (gw - 12) / (double)r->nseries;
+		double tx = gx + gw / 2;
+		const char *p;
+		int first = 1;
 
 		if (*gl == '\0') {
 			free(gl);
 			gl = xstrdup(*c->params ? c->params : c->bench);
 		}
-		{
-			double tx = PLOT_L + gw * ((double)i + 0.5);
-			const char *p = gl;
-			int first = 1;
+		if (i > 0)
+			fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
+			    "y2=\"%d\"/>", gx, gx, f.t, f.t + f.h);
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"glabel\">",
+		    tx, f.t + f.h + 15);
+		for (p = gl; *p || first;) {
+			size_t len = strcspn(p, ",");
+			char *item = xstrndup(p, len);
 
-			fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
-			    "class=\"glabel\">", tx, PLOT_T + PLOT_H + 16);
-			while (*p || first) {
-				size_t len = strcspn(p, ",");
-				char *item = xstrndup(p, len);
-
-				fprintf(out, "<tspan x=\"%.1f\" dy=\"%d\">", tx, first ? 0 : 13);
-				html_text(out, item);
-				fputs("</tspan>", out);
-				free(item);
-				first = 0;
-				p += len;
-				if (*p == ',')
-					p++;
-			}
-			fputs("</text>", out);
+			fprintf(out, "<tspan x=\"%.1f\" dy=\"%d\">", tx, first ? 0 : 13);
+			label_text(out, item);
+			fputs("</tspan>", out);
+			free(item);
+			first = 0;
+			p += len;
+			if (*p == ',')
+				p++;
 		}
-		for (s = 0; s < r->nseries; s++) {
-			const struct rvals *v;
-			double m, sd, x = gx + bw * (double)s, y0, y1;
+		fputs("</text>", out);
+		for (k = 0; k < r->nseries; k++) {
+			struct slot sl;
+			double cx = gx + 6 + bw * ((double)k + 0.5), hw = bw * 0.32, mean;
+			const char *col = colours[ord[k] % NCOLOURS];
+			size_t nabove = 0;
 
-			if (bar_of(r, o, s, cells[i], &v, &m, &sd) != 0)
+			s = ord[k];
+
+			if (slot_of(report_vals(r, s, cells[i]), &sl) != 0) {
+				slot_free(&sl);
 				continue;
-			y0 = ymap(&ya, 0 > ya.lo ? 0 : ya.lo);
-			y1 = ymap(&ya, m);
-			fputs("<g><title>", out);
+			}
+			if (hw > 9)
+				hw = 9;
+			mean = stats_mean(sl.x, sl.n);
+			fputs("<g class=\"slot\"><title>", out);
 			html_text(out, r->series[s].name);
 			fputs(" ", out);
 			html_text(out, gl);
-			numfmt_short(buf, sizeof(buf), m);
-			fprintf(out, ": %s", buf);
-			if (!isnan(sd)) {
-				numfmt_short(buf, sizeof(buf), sd);
+			numfmt_short(buf, sizeof(buf), sl.med);
+			fprintf(out, ": median %s", buf);
+			numfmt_short(buf, sizeof(buf), mean);
+			fprintf(out, ", mean %s", buf);
+			if (sl.n > 1) {
+				numfmt_short(buf, sizeof(buf), stats_sd(sl.x, sl.n));
 				fprintf(out, " ± %s", buf);
 			}
-			fprintf(out, " (n=%zu)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			    "height=\"%.1f\" fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", v->n, x,
-			    y1 < y0 ? y1 : y0, bw > 1.5 ? bw - 1 : bw, fabs(y0 - y1), chart, s,
-			    colours[s % NCOLOURS]);
-			if (!isnan(sd) && sd > 0)
-				fprintf(out, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
-				    "stroke=\"#000\" stroke-width=\"1.2\"/>", x + bw / 2,
-				    ymap(&ya, m - sd), ymap(&ya, m + sd), x + bw / 2 - bw / 4,
-				    ymap(&ya, m - sd), x + bw / 2 + bw / 4, x + bw / 2 - bw / 4,
-				    ymap(&ya, m + sd), x + bw / 2 + bw / 4);
+			fprintf(out, " (n=%zu)", sl.n);
+			for (j = 0; j < sl.n; j++)
+				if (sl.x[j] > f.hi)
+					nabove++;
+			if (nabove > 0) {
+				fprintf(out, "; above the axis:");
+				for (j = 0; j < sl.n; j++)
+					if (sl.x[j] > f.hi) {
+						numfmt_short(buf, sizeof(buf), sl.x[j]);
+						fprintf(out, " %s", buf);
+					}
+			}
+			fputs("</title>", out);
+			/* whiskers, box and median: fy() keeps them in the frame */
+			fprintf(out, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f "
+			    "%.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx, fy(&f, sl.hi),
+			    fy(&f, sl.q3), cx, fy(&f, sl.q1), fy(&f, sl.lo), cx - hw / 2,
+			    fy(&f, sl.hi), cx + hw / 2, cx - hw / 2, fy(&f, sl.lo), cx + hw / 2, col);
+			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			    "fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", cx - hw, fy(&f, sl.q3), 2 * hw,
+			    fy(&f, sl.q1) - fy(&f, sl.q3) < 1 ? 1 : fy(&f, sl.q1) - fy(&f, sl.q3),
+			    chart, s, col);
+			fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>",
+			    cx - hw, fy(&f, sl.med), cx + hw, col);
+			for (j = 0; j < sl.n; j++) {
+				double dx = cx + hw + 4 + (double)((j * 5) % 7) * 1.1;
+
+				if (sl.x[j] > f.hi)	/* an outlier past the top: a triangle there */
+					fprintf(out, "<path class=\"above\" d=\"M%.1f %.1fl4 7h-8Z\" "
+					    "fill=\"%s\"/>", dx, (double)f.t + 1, col);
+				else
+					fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.3\" %s=\"%s\"%s/>",
+					    dx, fy(&f, sl.x[j]), sl.out[j] ? "stroke" : "fill", col,
+					    sl.out[j] ? " fill=\"white\"" : "");
+			}
+			above += nabove;
 			fputs("</g>", out);
+			slot_free(&sl);
 		}
 		free(gl);
 	}
-	fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">point"
-	    "</text>\n", PLOT_L + (SVG_W - PLOT_L - PLOT_R) / 2, PLOT_T + PLOT_H + axis_b - 12);
-	for (s = 0; s < r->nseries; s++) {
+	if (above > 0)
+		fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%zu "
+		    "outlier%s above the axis (triangles)</text>", f.w - f.r - 4, f.t + 20, above,
+		    above == 1 ? "" : "s");
+	for (k = 0; k < r->nseries; k++) {
 		double lx, ly;
 
-		legend_start(&lg, nleg++, &lx, &ly);
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"28\" height=\"12\" "
+		s = ord[k];
+		legend_at(&lg, k, &lx, &ly);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"26\" height=\"12\" "
 		    "fill=\"url(#h%d-%zu)\" stroke=\"%s\"/><text class=\"leg\" x=\"%.1f\" "
-		    "y=\"%.1f\">", lx, ly - 6, chart, s, colours[s % NCOLOURS], lx + 34, ly + 4);
-		html_text(out, r->series[s].name);
+		    "y=\"%.1f\">", lx, ly - 6, chart, s, colours[s % NCOLOURS], lx + 32, ly + 4);
+		label_text(out, r->series[s].name);
 		fputs("</text>\n", out);
 	}
-	fputs("</svg></figure>\n", out);
+	svg_close(out);
+	free(ord);
 }
 
 /* --- Charts of every (bench, metric) ------------------------------------------- */
@@ -671,77 +1407,226 @@ cmp_cell_params(const void *a, const void *b, void *arg)
 	    r->cells[*(const size_t *)b].params);
 }
 
+/* A section (heading, intro, a grid of figures) when body holds any. */
 static void
-charts(FILE *out, const struct report *r, const struct report_opts *o)
+section(FILE *out, const char *id, const char *heading, const char *intro, char *body,
+    size_t len)
+{
+	if (len > 0)
+		fprintf(out, "<section id=\"%s\"><h2>%s</h2>\n<p class=\"note\">%s</p>\n"
+		    "<div class=\"grid\">\n%s</div></section>\n", id, heading, intro, body);
+	free(body);
+}
+
+static int
+charts(FILE *out, const struct report *r, const struct report_opts *o,
+    const struct cmp *m, int *chart)
 {
 	unsigned char *done = xcalloc(r->ncells + 1, 1);
 	size_t *cells = xcalloc(r->ncells + 1, sizeof(*cells)), ncells, nall, c, i, k, s;
-	int chart = 0, pass;
+	char *body[3] = { NULL, NULL, NULL };
+	size_t len[3] = { 0, 0, 0 };
+	FILE *f[3];
+	char *intro;
 
-	/* pass 0: scaling curves; pass 1: bars */
-	for (pass = 0; pass < 2; pass++) {
-		memset(done, 0, r->ncells + 1);
-		fprintf(out, "<section id=\"%s\"><h2>%s</h2>\n", pass ? "bars" : "scaling", pass ?
-		    "Per point: mean ± sd of the trials per series" :
-		    "Scaling: each swept parameter");
-		for (c = 0; c < r->ncells; c++) {
-			struct strs swept = { 0 };
-
-			if (done[c])
-				continue;
-			nall = report_metric_cells(r, c, done, cells);
-			/* only points with values */
-			for (i = ncells = 0; i < nall; i++) {
-				for (s = 0; s < r->nseries; s++)
-					if (report_vals(r, s, cells[i]) != NULL)
-						break;
-				if (s < r->nseries)
-					cells[ncells++] = cells[i];
+	for (k = 0; k < 3; k++)
+		if ((f[k] = open_memstream(&body[k], &len[k])) == NULL) {
+			while (k-- > 0) {
+				fclose(f[k]);
+				free(body[k]);
 			}
-			if (ncells == 0)
-				continue;
-			report_swept(r, cells, ncells, &swept);
-			if (pass == 0) {
-				for (k = 0; k < swept.n; k++) {
-					struct strs one = { &swept.s[k], 1, 1 };
-
-					if (all_numeric(r, cells, ncells, &one))
-						chart_scaling(out, r, o, cells, ncells, &swept,
-						    swept.s[k], chart++);
-				}
-			} else {
-				size_t nparts = (ncells + BAR_GROUPS - 1) / BAR_GROUPS, p, per;
-
-				/* a numeric sweep in numeric order; else the lines' order */
-				if (all_numeric(r, cells, ncells, &swept))
-					qsort_r(cells, ncells, sizeof(*cells), cmp_cell_params,
-					    (void *)r);
-				per = (ncells + nparts - 1) / nparts;
-				for (p = 0; p < nparts; p++) {
-					size_t n = ncells - p * per;
-
-					chart_bars(out, r, o, cells + p * per, n > per ? per : n,
-					    &swept, p, nparts, chart++);
-				}
-			}
-			strs_free(&swept);
+			free(done);
+			free(cells);
+			return -1;
 		}
-		fputs("</section>\n", out);
+	/* forest plots, a figure per compared series */
+	for (s = 0; s < r->nseries; s++)
+		chart_forest(f[0], r, m, s, (*chart)++);
+	for (c = 0; c < r->ncells; c++) {
+		struct strs swept = { 0 };
+		size_t nparts, p, per, maxg;
+
+		if (done[c])
+			continue;
+		nall = report_metric_cells(r, c, done, cells);
+		/* only points with values */
+		for (i = ncells = 0; i < nall; i++) {
+			for (s = 0; s < r->nseries; s++)
+				if (report_vals(r, s, cells[i]) != NULL)
+					break;
+			if (s < r->nseries)
+				cells[ncells++] = cells[i];
+		}
+		if (ncells == 0)
+			continue;
+		report_swept(r, cells, ncells, &swept);
+		for (k = 0; k < swept.n; k++)
+			if (is_sweep(r, cells, ncells, swept.s[k]))
+				chart_scaling(f[1], r, o, cells, ncells, &swept, swept.s[k], chart);
+		/* a numeric sweep in numeric order; else the lines' order */
+		if (all_numeric(r, cells, ncells, &swept))
+			qsort_r(cells, ncells, sizeof(*cells), cmp_cell_params, (void *)r);
+		maxg = (size_t)((WIDE_W - PLOT_L - PLOT_R) / (r->nseries * SLOT_W + 18));
+		if (maxg < 1)
+			maxg = 1;
+		if (maxg > MAX_GROUPS)
+			maxg = MAX_GROUPS;
+		nparts = (ncells + maxg - 1) / maxg;
+		per = (ncells + nparts - 1) / nparts;
+		for (p = 0; p < nparts; p++) {
+			size_t n = ncells - p * per;
+
+			chart_trials(f[2], r, cells + p * per, n > per ? per : n, &swept, p, nparts,
+			    (*chart)++);
+		}
+		strs_free(&swept);
 	}
+	for (k = 0; k < 3; k++)
+		fclose(f[k]);
+	intro = xasprintf("Each compared point's change of the mean (diamond; hollow when "
+	    "it cannot be judged) and its 95%% interval; the band is ±%g%%, the threshold.  "
+	    "Red: worse, blue: better.", m->thr);
+	section(out, "forest", "Changes and their intervals", intro, body[0], len[0]);
+	free(intro);
+	intro = xasprintf("For each numeric parameter swept over %d values or more: the %s "
+	    "of the trials ± sd, a panel per value of the other swept parameters, a line per "
+	    "series.  Panels of one parameter share their y axis.", SWEEP_MIN, agg_name(o));
+	section(out, "scaling", "Scaling", intro, body[1], len[1]);
+	free(intro);
+	section(out, "trials", "Trial values", "Per point, every trial value of each series: "
+	    "a box from the first to the third quartile with the median, whiskers to the "
+	    "furthest value that is not an outlier (modified z-score), the values as dots "
+	    "(outliers hollow, or triangles at the top when off the axis).  Axes start at 0.",
+	    body[2], len[2]);
 	free(done);
 	free(cells);
+	return 0;
 }
 
 /* --- Tables --------------------------------------------------------------------- */
 
+/* The index of column `name` among g's, or (size_t)-1. */
+static size_t
+col_of(const struct rgrid *g, const char *name)
+{
+	size_t j;
+
+	for (j = 0; j < g->ncols; j++)
+		if (strcmp(g->cols[j], name) == 0)
+			return j;
+	return (size_t)-1;
+}
+
+static size_t
+series_named(const struct report *r, const char *name)
+{
+	size_t s;
+
+	for (s = 0; s < r->nseries; s++)
+		if (strcmp(r->series[s].name, name) == 0)
+			return s;
+	return (size_t)-1;
+}
+
+/*
+ * The heat of a matrix cell: the background (a CSS colour) and whether its
+ * change is noisy (hatched).  A value grid shades from its smallest value
+ * to its largest; a change grid is red for worse and blue for better, the
+ * deeper the closer to twice the threshold.  The grid's hidden columns
+ * (series, baseline, bench, metric, params and the row parameter) name
+ * the cell, whose values give the noise.
+ */
+struct heat {
+	const struct report	*r;
+	double			 thr;
+	double			 lo, hi;	/* of a value grid's numbers */
+};
+
 static void
-table(FILE *out, const struct rgrid *g)
+heat_grid(struct heat *ht, const struct rgrid *g)
 {
 	size_t i, j;
 
+	ht->lo = INFINITY;
+	ht->hi = -INFINITY;
+	for (i = 0; i < g->nrows; i++)
+		for (j = g->nkeys; j < g->ncols; j++) {
+			double v = g->nums[i * g->ncols + j];
+
+			if (isfinite(v) && v < ht->lo)
+				ht->lo = v;
+			if (isfinite(v) && v > ht->hi)
+				ht->hi = v;
+		}
+}
+
+static void
+heat_cell(const struct heat *ht, const struct rgrid *g, size_t row, size_t col, FILE *out)
+{
+	const char *const *cells = (const char *const *)g->cells + row * g->ncols;
+	size_t qc = col_of(g, "quantity"), sc = col_of(g, "series"), bc = col_of(g, "baseline");
+	size_t mc = col_of(g, "bench"), tc = col_of(g, "metric"), pc = col_of(g, "params");
+	double v = g->nums[row * g->ncols + col], a;
+	const struct report *r = ht->r;
+	size_t s, b, c;
+	char *want;
+	int noisy = 0, higher = 0, found = 0;
+
+	if (!isfinite(v) || qc == (size_t)-1 || sc == (size_t)-1 || bc == (size_t)-1 ||
+	    mc == (size_t)-1 || tc == (size_t)-1 || pc == (size_t)-1)
+		return;
+	if (strcmp(cells[qc], "change%") != 0) {
+		a = ht->hi > ht->lo ? (v - ht->lo) / (ht->hi - ht->lo) : 0;
+		fprintf(out, " style=\"background:rgba(230,159,0,%.2f)\"", 0.06 + 0.5 * a);
+		return;
+	}
+	s = series_named(r, cells[sc]);
+	b = series_named(r, cells[bc]);
+	want = xasprintf("%s%s%s=%s,%s", cells[pc], *cells[pc] ? "," : "", g->cols[g->nhidden],
+	    cells[g->nhidden], g->cols[col]);
+	for (c = 0; c < r->ncells && s != (size_t)-1 && b != (size_t)-1; c++) {
+		const struct rcell *rc = &r->cells[c];
+		const struct rvals *sv, *bv;
+
+		if (strcmp(rc->bench, cells[mc]) != 0 || strcmp(rc->metric, cells[tc]) != 0 ||
+		    !report_params_match(rc->params, want))
+			continue;
+		sv = report_vals(r, s, c);
+		bv = report_vals(r, b, c);
+		higher = rc->higher;
+		found = 1;
+		noisy = sv == NULL || bv == NULL ||
+		    verdict_noisy(verdict_rsd(sv->v, sv->n), sv->n, ht->thr) ||
+		    verdict_noisy(verdict_rsd(bv->v, bv->n), bv->n, ht->thr);
+		break;
+	}
+	free(want);
+	if (!found)
+		return;
+	a = fabs(v) / (2 * ht->thr);
+	if (a > 1)
+		a = 1;
+	fprintf(out, " style=\"background:%s%.2f)\"%s title=\"%s%s\"",
+	    (v > 0) == !higher ? "rgba(213,94,0," : "rgba(0,114,178,", 0.08 + 0.55 * a,
+	    noisy ? " data-noisy=\"1\"" : "", v == 0 ? "no change" : (v > 0) == !higher ?
+	    "worse" : "better", noisy ? "; noisy: a side's rsd is above the threshold or it "
+	    "has fewer than 3 trials" : "");
+}
+
+static void
+table(FILE *out, const struct rgrid *g, const struct heat *ht)
+{
+	int lmbench = strcmp(g->table, "lmbench") == 0;
+	int matrix = strcmp(g->table, "matrix") == 0;
+	struct heat h = *ht;
+	size_t i, j;
+
+	if (matrix)
+		heat_grid(&h, g);
 	fputs("<h3>", out);
 	html_text(out, g->title);
-	fputs("</h3>\n<div class=\"scroll\"><table data-table=\"", out);
+	fprintf(out, "</h3>\n<div class=\"scroll\"><table class=\"grid-%s\" data-table=\"",
+	    matrix ? "matrix" : lmbench ? "lmbench" : "plain");
 	html_text(out, g->table);
 	fputs("\"><thead><tr>", out);
 	for (j = g->nhidden; j < g->ncols; j++) {
@@ -754,7 +1639,9 @@ table(FILE *out, const struct rgrid *g)
 		fputs("<tr>", out);
 		for (j = g->nhidden; j < g->ncols; j++) {
 			const char *s = g->cells[i * g->ncols + j];
+			double num = g->nums[i * g->ncols + j];
 			const char *cls = j < g->nkeys ? NULL : "n";
+			char buf[NUMFMT_MAX];
 
 			while (*s == ' ')
 				s++;
@@ -764,12 +1651,24 @@ table(FILE *out, const struct rgrid *g)
 				cls = "better";
 			else if (strcmp(g->cols[j], "noisy") == 0 && *s)
 				cls = "noisy";
-			else if (strchr(s, '*') && strcmp(g->table, "matrix") == 0)
+			else if (strchr(s, '*') && matrix)
 				cls = "n sig";
 			if (cls)
-				fprintf(out, "<td class=\"%s\">", cls);
+				fprintf(out, "<td class=\"%s\"", cls);
 			else
-				fputs("<td>", out);
+				fputs("<td", out);
+			if (matrix && j >= g->nkeys)
+				heat_cell(&h, g, i, j, out);
+			if (lmbench && j >= g->nkeys && isfinite(num)) {
+				/* a web page has the room for the whole number; the
+				 * mail's cell is the tooltip */
+				numfmt_fixed(buf, sizeof(buf), num, 4);
+				fputs(" title=\"lmbench: ", out);
+				html_text(out, s);
+				fprintf(out, "\">%s</td>", buf);
+				continue;
+			}
+			fputs(">", out);
 			html_text(out, s);
 			fputs("</td>", out);
 		}
@@ -778,21 +1677,240 @@ table(FILE *out, const struct rgrid *g)
 	fputs("</tbody></table></div>\n", out);
 }
 
+/* --- The runs and the hosts' environment ---------------------------------------------- */
+
+/* Facts shown first, in this order; the others follow as the files have them. */
+static const char *const env_first[] = {
+	"uname.release", "uname.version", "arch", "uname.machine", "cpu_model", "cpus",
+	"mhz", "numa_nodes", "mem_kb", "page_size", "thp", "governor", "compiler", "agent",
+};
+#define NENV_FIRST	(sizeof(env_first) / sizeof(env_first[0]))
+
+/* Flatten a hosts/NAME.json object into "a.b" keys (in keys) and the text
+ * of their scalar values (vals[side * cap + key], set as keys grow). */
+struct envtab {
+	struct strs	 keys;
+	char		**vals;		/* nsides * cap_keys */
+	size_t		 nsides, cap_keys;
+};
+
+static void
+env_set(struct envtab *e, size_t side, const char *key, const char *val)
+{
+	size_t k = strs_add(&e->keys, key), i, oldcap = e->cap_keys;
+
+	if (e->keys.n > e->cap_keys) {
+		char **nv;
+
+		e->cap_keys = e->keys.n * 2 + 16;
+		nv = xcalloc(e->nsides * e->cap_keys, sizeof(*nv));
+		for (i = 0; i < e->nsides * oldcap; i++)
+			nv[(i / oldcap) * e->cap_keys + i % oldcap] = e->vals[i];
+		free(e->vals);
+		e->vals = nv;
+	}
+	free(e->vals[side * e->cap_keys + k]);
+	e->vals[side * e->cap_keys + k] = xstrdup(val);
+}
+
+static void
+env_flatten(struct envtab *e, size_t side, const char *prefix, json_t *o)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(o, k, v) {
+		char *key = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
+		char buf[NUMFMT_MAX], *t;
+		size_t i;
+
+		if (strcmp(key, "type") == 0) {
+			free(key);
+			continue;
+		}
+		if (json_is_object(v))
+			env_flatten(e, side, key, v);
+		else if (json_is_string(v))
+			env_set(e, side, key, json_string_value(v));
+		else if (json_is_number(v)) {
+			numfmt_shortest(buf, sizeof(buf), json_number_value(v));
+			env_set(e, side, key, buf);
+		} else if (json_is_boolean(v))
+			env_set(e, side, key, json_is_true(v) ? "true" : "false");
+		else if (json_is_array(v)) {
+			t = xstrdup("");
+			for (i = 0; i < json_array_size(v); i++) {
+				json_t *x = json_array_get(v, i);
+				char *n;
+
+				if (json_is_number(x))
+					numfmt_shortest(buf, sizeof(buf), json_number_value(x));
+				else
+					snprintf(buf, sizeof(buf), "%s", json_is_string(x) ?
+					    json_string_value(x) : "?");
+				n = xasprintf("%s%s%s", t, *t ? " " : "", buf);
+				free(t);
+				t = n;
+			}
+			env_set(e, side, key, t);
+			free(t);
+		}
+		free(key);
+	}
+}
+
+static void
+env_section(FILE *out, const struct report *r)
+{
+	struct envtab e = { { 0 }, NULL, 0, 0 };
+	struct strs sides = { 0 };
+	size_t *side_series, i, k, s;
+	json_t *o;
+
+	/*
+	 * The environment diff between the sides belongs here, at the top of
+	 * the section, before the runs and the facts (what differs first).
+	 */
+	fputs("<section id=\"env\"><h2>Runs and environment</h2>\n", out);
+	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
+	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
+	    "<th>variant</th><th class=\"n\">MHz</th><th class=\"n\">lines not used</th>"
+	    "</tr></thead><tbody>\n", out);
+	for (i = 0; i < r->nseries; i++) {
+		const struct rseries *sr = &r->series[i];
+		const char *f[6] = { sr->name, sr->run, sr->dir, sr->label, sr->host,
+			sr->variant ? sr->variant : "" };
+		size_t j;
+
+		fputs("<tr>", out);
+		for (j = 0; j < 6; j++) {
+			fputs("<td>", out);
+			html_text(out, f[j]);
+			fputs("</td>", out);
+		}
+		if (sr->mhz > 0)
+			fprintf(out, "<td class=\"n\">%.0f</td>", sr->mhz);
+		else
+			fputs("<td></td>", out);
+		fprintf(out, "<td class=\"n\">%zu</td></tr>\n", sr->failed + sr->nometric);
+	}
+	fputs("</tbody></table></div>\n", out);
+
+	/* a side is a (run directory, host): the variants of a host share it */
+	side_series = xcalloc(r->nseries + 1, sizeof(*side_series));
+	for (s = 0; s < r->nseries; s++) {
+		char *key = xasprintf("%s\x1f%s", r->series[s].dir, r->series[s].host);
+		size_t n = sides.n;
+
+		k = strs_add(&sides, key);
+		if (k == n)
+			side_series[k] = s;
+		free(key);
+	}
+	e.nsides = sides.n;
+	for (k = 0; k < sides.n; k++) {
+		const struct rseries *sr = &r->series[side_series[k]];
+		char *path = rundir_env_path(sr->dir, sr->host);
+		json_error_t je;
+
+		env_set(&e, k, "run", sr->run);
+		if (sr->plan)
+			env_set(&e, k, "plan", sr->plan);
+		if ((o = json_load_file(path, 0, &je)) != NULL && json_is_object(o))
+			env_flatten(&e, k, "", o);
+		json_decref(o);
+		free(path);
+	}
+	fputs("<h3 class=\"env\">Hosts (hosts/NAME.json of each run)</h3>\n"
+	    "<div class=\"scroll\"><table class=\"env\" data-table=\"env\"><thead><tr>"
+	    "<th>fact</th>", out);
+	for (k = 0; k < sides.n; k++) {
+		const struct rseries *sr = &r->series[side_series[k]];
+
+		fputs("<th>", out);
+		html_text(out, sr->host);
+		fputs("<small>", out);
+		html_text(out, sr->run);
+		fputs("</small></th>", out);
+	}
+	fputs("</tr></thead><tbody>\n", out);
+	for (i = 0; i < NENV_FIRST + e.keys.n; i++) {
+		const char *key;
+
+		if (i < NENV_FIRST) {
+			key = env_first[i];
+			if (strs_find(&e.keys, key) == (size_t)-1)
+				continue;
+		} else {
+			size_t j;
+
+			key = e.keys.s[i - NENV_FIRST];
+			for (j = 0; j < NENV_FIRST && strcmp(env_first[j], key) != 0; j++)
+				;
+			if (j < NENV_FIRST)
+				continue;	/* shown first */
+		}
+		k = strs_find(&e.keys, key);
+		fputs("<tr><th>", out);
+		html_text(out, key);
+		fputs("</th>", out);
+		for (s = 0; s < sides.n; s++) {
+			const char *v = e.vals[s * e.cap_keys + k];
+
+			fputs("<td>", out);
+			html_text(out, v ? v : "");
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table></div></section>\n", out);
+	for (i = 0; i < e.nsides * e.cap_keys; i++)
+		free(e.vals[i]);
+	free(e.vals);
+	strs_free(&e.keys);
+	strs_free(&sides);
+	free(side_series);
+}
+
 static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}"
-	"h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.25em;margin-top:1.6em;"
-	"border-bottom:1px solid #ccc}h3{font-size:1em;font-weight:600;margin:1.2em 0 .4em}"
-	".scroll{overflow-x:auto}"
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1em 1.2em;color:#111;background:#fff}"
+	"h1{font-size:1.45em;margin:0 0 .3em}h2{font-size:1.2em;margin:1.4em 0 .4em;"
+	"border-bottom:1px solid #ccc}h3{font-size:1em;font-weight:600;margin:1.1em 0 .4em}"
+	".scroll{overflow-x:auto}p.note{color:#444;margin:.2em 0 .6em;max-width:60em}"
 	"table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin-bottom:1em}"
-	"th,td{border:1px solid #ccc;padding:2px 7px;text-align:left;white-space:nowrap}"
-	"th{background:#eee}td.n,th.n{text-align:right}"
+	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;white-space:nowrap;"
+	"vertical-align:top}"
+	"th{background:#eee}td.n,th.n{text-align:right}small{display:block;color:#555;"
+	"font-size:.8em}"
 	"td.worse{font-weight:700;color:#a00}td.worse::before{content:\"\\25BC \"}"
-	"td.better{font-weight:700;color:#060}td.better::before{content:\"\\25B2 \"}"
-	"td.noisy{font-style:italic;color:#555}td.sig{font-weight:700}"
+	"td.better{font-weight:700;color:#06c}td.better::before{content:\"\\25B2 \"}"
+	"td.noisy{font-style:italic;color:#555}td.sig{font-weight:700}td.same{color:#555}"
 	"tbody tr:nth-child(even){background:#f7f7f7}"
-	"figure{margin:1em 0}svg{max-width:100%;height:auto;font:12px system-ui,sans-serif}"
-	"svg .grid{stroke:#e3e3e3}svg .label{font-size:13px;font-weight:600}"
-	"svg .ctitle{font-size:14px;font-weight:600}svg .glabel{font-size:11px}"
+	".verdict{border:2px solid #888;border-radius:6px;padding:.2em 1em .6em;"
+	"margin:1em 0;background:#fafafa}.verdict h2{border:0;margin-top:.4em}"
+	".counts{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.6em}"
+	".counts li{border:1px solid #ccc;border-radius:4px;padding:.2em .7em;background:#fff}"
+	".counts b{font-size:1.4em;margin-right:.2em}.counts .worse{border-color:#a00;"
+	"color:#a00}.counts .better{border-color:#06c;color:#06c}"
+	".counts .unjudged{font-style:italic}caption{text-align:left;font-weight:600;"
+	"padding:.3em 0}"
+	"table.changes{width:100%}table.changes td.pt,table.regs td.pt{white-space:normal;"
+	"overflow-wrap:anywhere;min-width:8em}td.pt .metric{color:#333;white-space:nowrap}"
+	"table.changes td.series{white-space:normal;min-width:5em}"
+	"@media (max-width:900px){body{margin:.6em}th,td{padding:2px 4px}}"
+	"tr.worse td.pt{border-left:4px solid #a00}tr.better td.pt{border-left:4px solid #06c}"
+	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,360px),1fr));"
+	"gap:14px;align-items:start}.grid .wide{grid-column:1/-1;max-width:1100px}"
+	"figure{margin:0;border:1px solid #e5e5e5;border-radius:4px;padding:4px;min-width:0}"
+	"svg{display:block;width:100%;height:auto;font:12px system-ui,sans-serif}"
+	"svg .grid{stroke:#e6e6e6}svg .frame{fill:none;stroke:#555}"
+	"svg .label{font-size:12px;font-weight:600}svg .ctitle{font-size:13px;font-weight:600}"
+	"svg .glabel{font-size:11px}svg .note,svg .na{font-size:11px;fill:#666;"
+	"font-style:italic}svg .band{fill:#eee}svg .leg{font-size:12px}"
+	"table.grid-matrix td[data-noisy]{background-image:repeating-linear-gradient(45deg,"
+	"rgba(0,0,0,.22) 0 1.5px,transparent 1.5px 6px)}"
+	"table.env td{white-space:normal;max-width:36em;overflow-wrap:anywhere}"
+	"table.env th small{font-weight:400}"
 	".meta td:nth-child(3){white-space:normal}"
 	"p.partial{font-weight:700;color:#a00;white-space:pre-line}";
 
@@ -800,9 +1918,13 @@ int
 report_html(const struct report *r, const struct report_opts *o, size_t base,
     const struct rgrids *gs, FILE *out)
 {
-	size_t i;
 	const struct report_counts *n = &r->counts;
+	struct heat ht;
+	struct cmp m;
+	size_t i;
+	int chart = 0, any_matrix = 0;
 
+	cmp_build(&m, r, o, base);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	    "style-src 'unsafe-inline'\">\n"
@@ -820,43 +1942,42 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	html_text(out, r->series[base].name);
 	fprintf(out, "</b>.  Lines read: %zu, used %zu; not used: %zu failed (%zu of them "
 	    "infrastructure), %zu without a metric, %zu corrupt, %zu truncated, %zu of an "
-	    "unknown format.</p>\n", n->lines, n->used, n->failed, n->infra, n->nometric,
-	    n->corrupt, n->truncated, n->unknown_format);
+	    "unknown format.  The runs and hosts are at the <a href=\"#env\">end</a>.</p>\n",
+	    n->lines, n->used, n->failed, n->infra, n->nometric, n->corrupt, n->truncated,
+	    n->unknown_format);
 	for (i = 0; i < gs->n; i++)	/* the partial runs' lines, first */
 		if (strcmp(gs->g[i]->table, "partial") == 0 && gs->g[i]->text != NULL) {
 			fputs("<p class=\"partial\">", out);
 			html_text(out, gs->g[i]->text);
 			fputs("</p>\n", out);
 		}
-	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
-	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
-	    "<th>variant</th><th class=\"n\">MHz</th><th class=\"n\">lines not used</th>"
-	    "</tr></thead><tbody>\n", out);
-	for (i = 0; i < r->nseries; i++) {
-		const struct rseries *s = &r->series[i];
-		const char *f[6] = { s->name, s->run, s->dir, s->label, s->host,
-			s->variant ? s->variant : "" };
-		size_t j;
-
-		fputs("<tr>", out);
-		for (j = 0; j < 6; j++) {
-			fputs("<td>", out);
-			html_text(out, f[j]);
-			fputs("</td>", out);
-		}
-		if (s->mhz > 0)
-			fprintf(out, "<td class=\"n\">%.0f</td>", s->mhz);
-		else
-			fputs("<td></td>", out);
-		fprintf(out, "<td class=\"n\">%zu</td></tr>\n", s->failed + s->nometric);
+	fputs("</header>\n", out);
+	verdict_box(out, r, base, &m);
+	changes_table(out, r, base, &m);
+	if (charts(out, r, o, &m, &chart) != 0) {
+		cmp_free(&m);
+		return -1;
 	}
-	fputs("</tbody></table></div></header>\n<section id=\"tables\"><h2>Tables</h2>\n", out);
+	fputs("<section id=\"tables\"><h2>Tables</h2>\n", out);
 	for (i = 0; i < gs->n; i++)
-		table(out, gs->g[i]);
+		any_matrix |= strcmp(gs->g[i]->table, "matrix") == 0;
+	fputs("<p class=\"note\">The tables of the text report.", out);
+	if (any_matrix)
+		fprintf(out, "  Matrix grids are heat-coloured: values from light to deep as they "
+		    "grow; changes red when worse and blue when better, deepest at ±%g%% (twice "
+		    "the threshold) and beyond; hatched: noisy (a side's rsd above the "
+		    "threshold, or fewer than %d trials).", 2 * m.thr, VERDICT_MIN_TRIALS);
+	fputs("</p>\n", out);
+	ht.r = r;
+	ht.thr = m.thr;
+	ht.lo = ht.hi = NAN;
+	for (i = 0; i < gs->n; i++)
+		table(out, gs->g[i], &ht);
 	fputs("</section>\n", out);
-	charts(out, r, o);
+	env_section(out, r);
 	fputs("<footer><p>Written by fleetmark report; a self-contained page (no scripts, "
 	    "no external resources).</p></footer>\n</body></html>\n", out);
+	cmp_free(&m);
 	return ferror(out) ? -1 : 0;
 }
 

@@ -184,6 +184,11 @@ double	report_threshold(const struct report *r, const struct report_opts *o, siz
 /* Each series' mean and rsd per point, for a run with nothing to compare. */
 int	report_table_summary(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/* Whether a worse change of series s against b at cell counts as a
+ * regression: its metric is in the plan's regression.metrics (the
+ * compared run's plan's list, else the baseline's; none lists every). */
+int	report_regression_counts(const struct report *r, size_t s, size_t b,
+	    const struct rcell *cell);
 /* Returns the number of significant regressions, or -1. */
 int	report_table_compare(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
