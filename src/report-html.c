@@ -1625,10 +1625,9 @@ table(FILE *out, const struct rgrid *g, const struct heat *ht)
 		heat_grid(&h, g);
 	fputs("<h3>", out);
 	html_text(out, g->title);
-	fprintf(out, "</h3>\n<div class=\"scroll\"><table class=\"grid-%s\" data-table=\"",
-	    matrix ? "matrix" : lmbench ? "lmbench" : "plain");
+	fputs("</h3>\n<div class=\"scroll\"><table data-table=\"", out);
 	html_text(out, g->table);
-	fputs("\"><thead><tr>", out);
+	fputs(matrix ? "\" class=\"grid-matrix\"><thead><tr>" : "\"><thead><tr>", out);
 	for (j = g->nhidden; j < g->ncols; j++) {
 		fputs(j < g->nkeys ? "<th>" : "<th class=\"n\">", out);
 		html_text(out, g->cols[j]);

@@ -2,9 +2,10 @@
 # t510-report-html: `fleetmark report --format html` on the fixture runs of
 # tests/data/report/ (sweep, the munmap pair, the TX49 pair): one
 # self-contained page (no external reference of any kind, no script), the
-# same tables as the Markdown report, one scaling chart per swept numeric
-# parameter (counted against the fixtures with jq, independently of the C
-# code), one bar chart per (bench, metric), text from files escaped (a
+# same tables as the Markdown report, scaling panels for each numeric
+# parameter swept over 3 values or more (counted against the fixtures with
+# jq, independently of the C code), a trials chart per (bench, metric), text
+# from files escaped (a
 # label, host and unit carrying <script> and <img> stay text), then the page
 # in headless Chromium: it renders (the DOM holds the tables and charts),
 # logs no console message, and a screenshot lands in tests/out/report.png.
@@ -25,17 +26,23 @@ trials() {
 		jq -R -s '[split("\n")[] | (fromjson? // empty) |
 			select(.status == "ok" and .metric != null and .value != null)]'
 }
-# Swept numeric parameters per (bench, metric): keys with more than one
-# value, every value a number (a key missing from a point is not numeric).
+# Swept numeric parameters per (bench, metric): keys with 3 values or more,
+# every value a number (a key missing from a point is not numeric); two
+# values are two workloads, drawn as groups, not as a line.
 n_swept() {
 	trials "$@" | jq '[group_by([.bench, .metric])[] | . as $g |
 		[$g[].params | keys[]] | unique | map(. as $k |
 			[$g[] | .params[$k] | tostring] | unique |
-			select(length > 1 and all(.[]; test("^-?[0-9]+(\\.[0-9]+)?$"))))
+			select(length > 2 and all(.[]; test("^-?[0-9]+(\\.[0-9]+)?$"))))
 		| length] | add // 0'
 }
 n_groups() { trials "$@" | jq '[group_by([.bench, .metric])[]] | length'; }
 count() { grep -o -- "$1" "$2" | wc -l | tr -d ' '; }
+# charts NAME KIND: the distinct (bench, metric[, param]) of KIND's charts.
+charts() {
+	grep -o "<svg data-chart=\"$2\" data-bench=\"[^\"]*\" data-metric=\"[^\"]*\"\( data-param=\"[^\"]*\"\)\?" \
+		"$1.out" | sort -u | wc -l | tr -d ' '
+}
 
 # self_contained NAME DESC: no URL, no src=, no script, no external CSS.
 self_contained() {
@@ -62,11 +69,11 @@ for t in sweep:"$D/sweep" munmap:"$D/munmap-base $D/munmap-patch" \
 	like "$(cat "$name.out")" "Content-Security-Policy\" content=\"default-src 'none'" \
 		"$name: a CSP that forbids scripts and requests"
 	want=$(n_swept "$@")
-	is "$(count 'data-chart="scaling"' "$name.out")" "$want" \
-		"$name: one scaling chart per swept numeric parameter ($want)"
+	is "$(charts "$name" scaling)" "$want" \
+		"$name: scaling panels for each swept numeric parameter ($want)"
 	want=$(n_groups "$@")
-	is "$(count 'data-chart="bars"' "$name.out")" "$want" \
-		"$name: one bar chart per (bench, metric) ($want)"
+	is "$(charts "$name" trials)" "$want" \
+		"$name: a trials chart for each (bench, metric) ($want)"
 	# The same tables as the Markdown report, in the same order.
 	"$FLEETMARK" report "$@" --table all --format md 2>/dev/null |
 		sed -n 's/^### //p' >"$name.md-titles"
@@ -80,27 +87,32 @@ for t in sweep:"$D/sweep" munmap:"$D/munmap-base $D/munmap-patch" \
 done
 
 # What the charts and tables say.
-is "$(grep -o '<svg data-chart="scaling"[^>]*data-param="[^"]*"' sweep.out | sed 's/.*data-param=//' | tr '\n' ' ')" \
-	'"threads" "pages" ' "sweep: the scaling charts are over threads and over pages"
+is "$(grep -o '<svg data-chart="scaling"[^>]*data-param="[^"]*"' sweep.out | sed 's/.*data-param=//' | uniq | tr '\n' ' ')" \
+	'"threads" "pages" ' "sweep: the scaling panels are over threads, then over pages"
 like "$(cat sweep.out)" 'pages \(log scale\)' "sweep: pages (1..256) on a log axis, named"
-like "$(cat sweep.out)" 'ns_per_munmap \(ns\), mean of trials' "sweep: the y axis names the metric and unit"
-like "$(cat sweep.out)" '<text class="leg"[^>]*>lab-03/6.1.0-13-amd64/always pages=256</text>' \
-	"sweep: a legend entry per series and pages value"
-is "$(count 'stroke-dasharray' sweep.out)" 16 \
-	"sweep: dashed lines and legend samples tell pages values apart (2 of 3 per chart, 2 series, 2 charts, x2)"
-like "$(cat sweep.out)" '<table data-table="matrix">' "sweep: the matrix table"
-like "$(cat sweep.out)" '<td class="n sig">\+20.0% \*</td>' "sweep: significant matrix cells marked"
+like "$(cat sweep.out)" 'ns_per_munmap \(ns\), mean ± sd' "sweep: the y axis names the metric and unit"
+is "$(grep -o 'data-param="threads" data-panel="[^"]*"' sweep.out | sed 's/.*data-panel=//' | tr '\n' ' ')" \
+	'"pages=1" "pages=16" "pages=256" ' "sweep: a panel over threads per pages value"
+like "$(cat sweep.out)" 'data-panel="pages=256"[^<]*<title[^>]*>munmap ns_per_munmap over threads: pages=256</title>' \
+	"sweep: the panel's title names its pages value"
+like "$(cat sweep.out)" '<text class="leg"[^>]*>lab-03/6.1.0-13-amd64/always</text>' \
+	"sweep: a legend entry per series in each panel"
+is "$(count 'stroke-dasharray' sweep.out)" 12 \
+	"sweep: the second series is dashed, line and legend sample (6 panels, x2)"
+like "$(cat sweep.out)" '<table data-table="matrix"' "sweep: the matrix table"
+like "$(cat sweep.out)" '<td class="n sig"[^>]*>\+20.0% \*</td>' "sweep: significant matrix cells marked"
 like "$(cat munmap.out)" '<td class="worse">worse</td>' "munmap: the compare table's worse mark"
 like "$(cat munmap.out)" '<td class="better">better</td>' "munmap: the compare table's better mark"
 like "$(cat munmap.out)" '<td class="noisy">both</td>' "munmap: the noise flag"
 like "$(cat munmap.out)" 'Lines read: 44, used 40; not used: 2 failed \(1 of them infrastructure\), 1 without a metric, 1 corrupt, 1 truncated' \
 	"munmap: the header counts the lines not used"
-like "$(cat munmap.out)" '<title>lab-03/base threads=4: 5026 ± 21.78 \(n=5\)</title><rect' \
-	"munmap: a bar's tooltip gives mean ± sd and n"
-is "$(count 'stroke="#000" stroke-width="1.2"' munmap.out)" 8 \
-	"munmap: an error bar on every bar (2 series x 2 points x 2 metrics)"
+like "$(cat munmap.out)" '<g class="slot"><title>lab-03/base threads=4: median [0-9]+, mean 5026 ± 21.78 \(n=5\)</title>' \
+	"munmap: a box's tooltip gives the median, mean ± sd and n"
+is "$(count '<g class="slot">' munmap.out)" 8 \
+	"munmap: a box of trials per series and point (2 series x 2 points x 2 metrics)"
 like "$(cat tx49.out)" '<table data-table="lmbench">' "tx49: the lmbench tables"
-like "$(cat tx49.out)" '<td class="n">39.K</td>' "tx49: lmbench cells keep lmbench's formatting"
+like "$(cat tx49.out)" '<td class="n" title="lmbench: 39.K">3[89][0-9]{3}</td>' \
+	"tx49: lmbench cells as whole numbers, the mail's text in the tooltip"
 like "$(cat tx49.out)" '<tr><td>TX49-16K/without-patch</td><td>20061201-000000-lmbench-0001</td>' \
 	"tx49: the header names each series and its run"
 
