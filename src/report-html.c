@@ -963,8 +963,8 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 				continue;
 			y = fy(&f, l->y[j]);
 			if (!isnan(l->sd[j]) && l->sd[j] > 0)	/* clamped to the frame by fy() */
-				fprintf(out, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
-				    "stroke=\"%s\"/>", x, fy(&f, l->y[j] - l->sd[j]),
+				fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM"
+				    "%.1f %.1fH%.1f\" stroke=\"%s\"/>", x, fy(&f, l->y[j] - l->sd[j]),
 				    fy(&f, l->y[j] + l->sd[j]), x - 3, fy(&f, l->y[j] - l->sd[j]),
 				    x + 3, x - 3, fy(&f, l->y[j] + l->sd[j]), x + 3, colour);
 			fputs("<g><title>", out);
@@ -1293,7 +1293,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		fputs("</text>", out);
 		for (k = 0; k < r->nseries; k++) {
 			struct slot sl;
-			double cx = gx + 6 + bw * ((double)k + 0.5), hw = bw * 0.32, mean;
+			double cx = gx + 6 + bw * ((double)k + 0.5), hw = bw * 0.32, mean, by, bh;
 			const char *col = colours[ord[k] % NCOLOURS];
 			size_t nabove = 0;
 
@@ -1332,14 +1332,20 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 			}
 			fputs("</title>", out);
 			/* whiskers, box and median: fy() keeps them in the frame */
-			fprintf(out, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f "
-			    "%.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx, fy(&f, sl.hi),
+			fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1fM%.1f "
+			    "%.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx, fy(&f, sl.hi),
 			    fy(&f, sl.q3), cx, fy(&f, sl.q1), fy(&f, sl.lo), cx - hw / 2,
 			    fy(&f, sl.hi), cx + hw / 2, cx - hw / 2, fy(&f, sl.lo), cx + hw / 2, col);
-			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			    "fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", cx - hw, fy(&f, sl.q3), 2 * hw,
-			    fy(&f, sl.q1) - fy(&f, sl.q3) < 1 ? 1 : fy(&f, sl.q1) - fy(&f, sl.q3),
-			    chart, s, col);
+			by = fy(&f, sl.q3);
+			bh = fy(&f, sl.q1) - by;
+			if (bh < 1) {	/* a box of equal trials: a line, in the frame */
+				bh = 1;
+				if (by + bh > f.t + f.h)
+					by = f.t + f.h - bh;
+			}
+			fprintf(out, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\" fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", cx - hw, by,
+			    2 * hw, bh, chart, s, col);
 			fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>",
 			    cx - hw, fy(&f, sl.med), cx + hw, col);
 			for (j = 0; j < sl.n; j++) {
@@ -1349,7 +1355,8 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 					fprintf(out, "<path class=\"above\" d=\"M%.1f %.1fl4 7h-8Z\" "
 					    "fill=\"%s\"/>", dx, (double)f.t + 1, col);
 				else
-					fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.3\" %s=\"%s\"%s/>",
+					fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" "
+					    "r=\"2.3\" %s=\"%s\"%s/>",
 					    dx, fy(&f, sl.x[j]), sl.out[j] ? "stroke" : "fill", col,
 					    sl.out[j] ? " fill=\"white\"" : "");
 			}
