@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# t515-report-html-trials: the trials charts of the HTML report: per (bench,
+# metric) a group per point and, per series, a box (quartiles, median),
+# whiskers and the trial values as dots.  The y axis starts at 0 and never
+# goes below it for positive values (a bar chart of mean ± sd once ran to
+# -500000 ns); an outlier trial 100 times the others does not squash the
+# rest: it is drawn as a triangle at the top edge, named in the tooltip
+# and counted in a note; every whisker, box and dot stays in the frame.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+# shellcheck source=../lib-html.sh
+. "$TOP/tests/lib-html.sh"
+[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+command -v jq >/dev/null || skip_all "no jq (tools/deps)"
+command -v perl >/dev/null || skip_all "no perl"
+D=$HTML_DATA
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+ticks() { perl -ne 'print "$1 " while /<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([^<]*)<\/text>/g'; }
+
+# One trial of munmap threads=8 ns_per_munmap 100 times the others.
+mkdir -p outlier
+cp -r "$D/munmap-base" outlier/base
+jq -c 'if .metric == "ns_per_munmap" and .params.threads == "8" and .rep == 3 then .value = 490000 else . end' \
+	"$D/munmap-base/trials.jsonl" >outlier/base/trials.jsonl
+html outlier outlier/base "$D/munmap-patch"
+is "$rc" 0 "an outlier trial: exit 0"
+C=$(svgs outlier.html trials | grep 'data-metric="ns_per_munmap"')
+is "$(ticks <<<"$C" | awk '{ print $1 }')" 0 "outlier: the axis starts at 0"
+is "$(ticks <<<"$C" | tr ' ' '\n' | grep -c -- '^-')" 0 "outlier: no tick below 0 (mean - sd would be -190000)"
+top=$(ticks <<<"$C" | awk '{ print $NF }')
+check "outlier: the axis ends near the other trials (top tick $top < 10000), not at 490000" test "$top" -lt 10000
+is "$(grep -o '<path class="above"' <<<"$C" | wc -l | tr -d ' ')" 1 "outlier: one triangle at the top edge"
+like "$C" '<title>lab-03/base threads=8: median 5600, mean 102350 ± 216703 \(n=5\); above the axis: 490000</title>' \
+	"outlier: the tooltip gives median, mean ± sd, n and the value off the axis"
+like "$C" '1 outlier above the axis \(triangles\)' "outlier: a note counts it"
+like "$C" '<circle class="dot" [^>]*fill="#0072B2"' "outlier: the other trials are dots"
+
+for t in munmap:"$D/munmap-base $D/munmap-patch" sweep:"$D/sweep" tx49:"$D/tx49-without $D/tx49-with" \
+	pf:"$D/pagefault" outlier:"outlier/base $D/munmap-patch"; do
+	name=${t%%:*}
+	# shellcheck disable=SC2086 # the run list splits on purpose
+	set -- ${t#*:}
+	html "$name" "$@"
+	is "$(outside_frame "$name.html" trials)" "" "$name: every whisker, box and dot of the trials charts inside the frame"
+	is "$(svgs "$name.html" trials | ticks | tr ' ' '\n' | grep -c -- '^-')" 0 "$name: no axis below 0"
+	is "$(svgs "$name.html" trials | grep -vc '<g class="slot"><title>')" 0 "$name: every box has a tooltip"
+done
+is "$(svgs munmap.html trials | head -1 | grep -o '<g class="slot">' | wc -l | tr -d ' ')" 4 \
+	"munmap ns_per_munmap: a box per series and point (2 x 2)"
+is "$(svgs tx49.html trials | grep 'data-bench="lat_syscall"' | grep -o 'class="glabel"><tspan[^>]*>[^<]*' | sed 's/.*>//' | tr '\n' ' ')" \
+	"op=null op=read op=write op=stat op=open " "tx49: lat_syscall's points in lmbench's order"
+like "$(svgs tx49.html trials | grep 'data-bench="lat_syscall"' | grep -o '<g class="slot"><title>[^ ]*' | head -2 | tr '\n' ' ')" \
+	'TX49-16K/without-patch .*TX49-16K/with-patch ' "tx49: a board's two series side by side"
+done_testing
