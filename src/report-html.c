@@ -1668,7 +1668,7 @@ table(FILE *out, const struct rgrid *g, const struct heat *ht)
 			if (lmbench && j >= g->nkeys && isfinite(num)) {
 				/* a web page has the room for the whole number; the
 				 * mail's cell is the tooltip */
-				numfmt_fixed(buf, sizeof(buf), num, 4);
+				numfmt_short(buf, sizeof(buf), num);
 				fputs(" title=\"lmbench: ", out);
 				html_text(out, s);
 				fprintf(out, "\">%s</td>", buf);
