@@ -275,7 +275,7 @@ draw_yaxis(FILE *out, const struct frame *f, const char *label)
 	fprintf(out, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>",
 	    f->l, f->t, f->w - f->l - f->r, f->h);
 	/* above the axis, not along it: a long metric name would not fit there */
-	fprintf(out, "<text class=\"label\" x=\"6\" y=\"%d\">", f->t - 10);
+	fprintf(out, "<text class=\"label\" x=\"6\" y=\"%d\">", f->t - 14);
 	label_cut(out, label, (size_t)(f->w - 12) / 7);
 	fputs("</text></g>\n", out);
 }
@@ -1900,7 +1900,7 @@ static const char css[] =
 	"color:#a00}.counts .better{border-color:#06c;color:#06c}"
 	".counts .unjudged{font-style:italic}caption{text-align:left;font-weight:600;"
 	"padding:.3em 0}"
-	"table.changes{width:100%}table.changes td.pt,table.regs td.pt{white-space:normal;"
+	"table.changes{width:100%;max-width:1100px}table.changes td.pt,table.regs td.pt{white-space:normal;"
 	"overflow-wrap:anywhere;min-width:8em}td.pt .metric{color:#333;white-space:nowrap}"
 	"table.changes td.series{white-space:normal;min-width:5em}"
 	"@media (max-width:900px){body{margin:.6em}th,td{padding:2px 4px}}"
