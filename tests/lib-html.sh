@@ -2,6 +2,7 @@
 # of tests/lib.sh.  Source lib.sh first.
 # shellcheck shell=bash
 
+# shellcheck disable=SC2034 # used by the scripts that source this
 HTML_DATA=$TOP/tests/data/report
 
 # html NAME ARGS...: `fleetmark report ARGS --format html` into NAME.html
