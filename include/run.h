@@ -47,6 +47,8 @@ struct progress;
 #define RUN_MARGIN_MS		30000	/* over the plan's timeout, per trial */
 #define RUN_HELLO_MS		30000	/* for the agent's hello and env */
 #define RUN_BYE_MS		10000	/* for bye after exit */
+#define RUN_FDS_PER_HOST	4	/* a socket, a log, a proxy's two pipes */
+#define RUN_FDS_SPARE		64	/* the run directory, the terminal, libraries */
 
 struct run_config {
 	const struct plan		*plan;

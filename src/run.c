@@ -3,6 +3,8 @@
  * agent's serve mode and the host's variants, and writes every finished
  * trial to the journal.  See run.h.
  */
+#include <sys/resource.h>
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -988,6 +990,27 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Every host holds a few descriptors at once (its socket, its log, a
+ * proxy's pipes, the agent's upload): the default soft limit of 1,024
+ * open files is too few for a big fleet.  Raise the soft limit towards
+ * the hard one, and say so when even that is short.
+ */
+static void
+raise_fd_limit(size_t nhosts)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)nhosts * RUN_FDS_PER_HOST + RUN_FDS_SPARE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < need)
+		log_warn("%zu hosts may need %llu open files, and the limit is %llu: hosts may "
+		    "fail to connect (raise the hard limit: ulimit -Hn, or LimitNOFILE=)",
+		    nhosts, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
 int
 run_execute(const struct run_config *c, struct run_summary *out, char **err)
 {
@@ -1006,6 +1029,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		*err = xstrdup("no host to run on");
 		return -1;
 	}
+	raise_fd_limit(n);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.c = c;
 	pthread_mutex_init(&ctx.mu, NULL);
