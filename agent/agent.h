@@ -180,6 +180,21 @@ const char *kmsg_kind_name(int kind);
 /* 0 when the kernel log can be read, else -1 with why. */
 int	kmsg_probe(char *why, size_t size);
 
+/* --- lease.c: which run has the host ------------------------------------- */
+
+/* The lease file (FLEETMARK_LEASE_FILE overrides it, for tests). */
+#define LEASE_PATH	"/tmp/.fleetmark-lease"
+
+/*
+ * Answer a lease request: take the host's lease for (owner, run) and keep
+ * it while this process lives, or say who holds it.  Sends one lease line.
+ */
+void	lease_request(int out_fd, const char *id, const char *owner, const char *run);
+/* Give the lease back (serve is ending well). */
+void	lease_release(void);
+/* In a trial process: close the inherited descriptor, which is not its. */
+void	lease_close_inherited(void);
+
 /* --- env.c ---------------------------------------------------------------- */
 
 /* Write the env line (host facts) to fd; human text when json is 0. */

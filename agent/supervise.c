@@ -213,6 +213,7 @@ void
 supervise_child_init(void)
 {
 	setpgid(0, 0);
+	lease_close_inherited();
 #ifdef PR_SET_PDEATHSIG
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 #endif

@@ -39,6 +39,7 @@ static const char *const status_names[AP_ST_COUNT] = {
 	[AP_ST_DEPLOY]		= "deploy",
 	[AP_ST_SETUP]		= "setup",
 	[AP_ST_AGENT_LOST]	= "agent-lost",
+	[AP_ST_LOCKED]		= "locked",
 };
 
 const char *
@@ -93,6 +94,7 @@ ap_status_kind(enum ap_status st)
 	case AP_ST_DEPLOY:
 	case AP_ST_SETUP:
 	case AP_ST_AGENT_LOST:
+	case AP_ST_LOCKED:
 		break;
 	}
 	return AP_KIND_INFRA;
