@@ -67,6 +67,8 @@
 #define WIDE_W		960	/* the widest chart */
 #define SLOT_W		26	/* a series' box in a trials chart */
 #define MAX_GROUPS	12	/* points per trials chart */
+#define STRIP_MAX	60	/* trials drawn as dots; beyond, only the outliers */
+#define ABOVE_NAMED	8	/* values off the axis a tooltip names */
 #define MAX_PANELS	12	/* panels per (bench, metric, P) before lines per combination */
 #define SWEEP_MIN	3	/* values of a numeric parameter drawn as a line */
 #define LOG_SPAN	20.0
@@ -1295,7 +1297,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 			struct slot sl;
 			double cx = gx + 6 + bw * ((double)k + 0.5), hw = bw * 0.32, mean, by, bh;
 			const char *col = colours[ord[k] % NCOLOURS];
-			size_t nabove = 0;
+			size_t nabove = 0, ndots;
 
 			s = ord[k];
 
@@ -1323,12 +1325,17 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 				if (sl.x[j] > f.hi)
 					nabove++;
 			if (nabove > 0) {
+				size_t shown = 0;
+
 				fprintf(out, "; above the axis:");
-				for (j = 0; j < sl.n; j++)
+				for (j = 0; j < sl.n && shown < ABOVE_NAMED; j++)
 					if (sl.x[j] > f.hi) {
 						numfmt_short(buf, sizeof(buf), sl.x[j]);
 						fprintf(out, " %s", buf);
+						shown++;
 					}
+				if (nabove > shown)
+					fprintf(out, " and %zu more", nabove - shown);
 			}
 			fputs("</title>", out);
 			/* whiskers, box and median: fy() keeps them in the frame */
@@ -1348,9 +1355,14 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 			    2 * hw, bh, chart, s, col);
 			fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>",
 			    cx - hw, fy(&f, sl.med), cx + hw, col);
-			for (j = 0; j < sl.n; j++) {
+			for (j = 0, ndots = 0; j < sl.n && ndots < STRIP_MAX; j++) {
 				double dx = cx + hw + 4 + (double)((j * 5) % 7) * 1.1;
 
+				/* many trials: the box says it, and only the outliers
+				 * are dots (a million circles is no chart) */
+				if (sl.n > STRIP_MAX && !sl.out[j])
+					continue;
+				ndots++;
 				if (sl.x[j] > f.hi)	/* an outlier past the top: a triangle there */
 					fprintf(out, "<path class=\"above\" d=\"M%.1f %.1fl4 7h-8Z\" "
 					    "fill=\"%s\"/>", dx, (double)f.t + 1, col);
@@ -1500,11 +1512,13 @@ charts(FILE *out, const struct report *r, const struct report_opts *o,
 	    "series.  Panels of one parameter share their y axis.", SWEEP_MIN, agg_name(o));
 	section(out, "scaling", "Scaling", intro, body[1], len[1]);
 	free(intro);
-	section(out, "trials", "Trial values", "Per point, every trial value of each series: "
-	    "a box from the first to the third quartile with the median, whiskers to the "
-	    "furthest value that is not an outlier (modified z-score), the values as dots "
-	    "(outliers hollow, or triangles at the top when off the axis).  Axes start at 0.",
-	    body[2], len[2]);
+	intro = xasprintf("Per point, every trial value of each series: a box from the first "
+	    "to the third quartile with the median, whiskers to the furthest value that is not "
+	    "an outlier (modified z-score), the values as dots (outliers hollow, or triangles "
+	    "at the top when off the axis; past %d trials, only the outliers).  Axes start "
+	    "at 0.", STRIP_MAX);
+	section(out, "trials", "Trial values", intro, body[2], len[2]);
+	free(intro);
 	free(done);
 	free(cells);
 	return 0;

@@ -5,7 +5,8 @@
 # goes below it for positive values (a bar chart of mean ± sd once ran to
 # -500000 ns); an outlier trial 100 times the others does not squash the
 # rest: it is drawn as a triangle at the top edge, named in the tooltip
-# and counted in a note; every whisker, box and dot stays in the frame.
+# and counted in a note; every whisker, box and dot stays in the frame;
+# past 60 trials a box draws only its outliers as dots.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
@@ -37,6 +38,22 @@ like "$C" '<title>lab-03/base threads=8: median 5600, mean 102350 ± 216703 \(n=
 	"outlier: the tooltip gives median, mean ± sd, n and the value off the axis"
 like "$C" '1 outlier above the axis \(triangles\)' "outlier: a note counts it"
 like "$C" '<circle class="dot" [^>]*fill="#0072B2"' "outlier: the other trials are dots"
+
+# 200 trials a point: the boxes, and only the outliers as dots (at most 60).
+mkdir -p many
+cp -r "$D/munmap-base" many/base
+jq -c 'select(.status == "ok" and .metric == "ns_per_munmap") | . as $l |
+	range(40) | . as $i | $l | .rep = ($l.rep - 1) * 40 + $i + 1 |
+	.value = ($l.value + (($i * 37) % 11) - 5 + (if $i == 7 and $l.rep == 1 then 3000 else 0 end))' \
+	"$D/munmap-base/trials.jsonl" >many/base/trials.jsonl 2>/dev/null
+html many many/base
+is "$rc" 0 "200 trials a point: exit 0"
+C=$(svgs many.html trials)
+is "$(grep -o '<g class="slot"><title>[^<]*(n=200)' <<<"$C" | wc -l | tr -d ' ')" 2 "200 trials: a box per point, each of n=200"
+n=$(grep -Eo '<circle class="dot"|<path class="above"' <<<"$C" | wc -l | tr -d ' ')
+check "200 trials: only the outliers are marks ($n, at most 2 x 60, not 400)" test "$n" -ge 1 -a "$n" -le 120
+is "$(grep -o '<path class="above"' <<<"$C" | wc -l | tr -d ' ')" 2 "200 trials: the far outlier of each point a triangle at the top"
+like "$(section many.html trials)" 'past 60 trials, only the outliers' "200 trials: the page says so"
 
 for t in munmap:"$D/munmap-base $D/munmap-patch" sweep:"$D/sweep" tx49:"$D/tx49-without $D/tx49-with" \
 	pf:"$D/pagefault" outlier:"outlier/base $D/munmap-patch"; do
