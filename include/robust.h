@@ -73,6 +73,7 @@ struct robust_outliers {
 	double	median;
 	double	mad;		/* median absolute deviation (unscaled) */
 	double	lo, hi;		/* trials below lo or above hi are flagged */
+	double	q1, q3;		/* the first and third quartiles (type 7) */
 };
 
 /*

@@ -1060,7 +1060,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 				l->y[j] = l->sd[j] = NAN;
 			for (i = 0; i < ncells; i++) {
 				const struct rvals *v;
-				double mv, sd;
+				double mv, sd, w;
 
 				if (ci[i] != k || xi[i] == (size_t)-1 ||
 				    (v = report_vals(r, s, cells[i])) == NULL)
@@ -1075,8 +1075,11 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 				l->n[xi[i]] = v->n;
 				if (mv < ylo)
 					ylo = mv;
-				if (mv + (isfinite(sd) ? sd : 0) > yhi)
-					yhi = mv + (isfinite(sd) ? sd : 0);
+				/* a whisker may reach twice the value, no more: an
+				 * outlier's sd would squash the lines (fy() clips it) */
+				w = isfinite(sd) ? fmin(sd, fabs(mv)) : 0;
+				if (mv + w > yhi)
+					yhi = mv + w;
 				any = 1;
 			}
 			if (any)
@@ -1150,6 +1153,9 @@ slot_of(const struct rvals *v, struct slot *sl)
 	if (robust_outliers(sl->x, sl->n, sl->out, &ro, &err) != 0) {
 		free(err);
 		memset(sl->out, 0, sl->n);
+		ro.median = robust_quantile(sl->x, sl->n, 0.5);
+		ro.q1 = robust_quantile(sl->x, sl->n, 0.25);
+		ro.q3 = robust_quantile(sl->x, sl->n, 0.75);
 	}
 	sl->lo = INFINITY;
 	sl->hi = -INFINITY;
@@ -1169,9 +1175,9 @@ slot_of(const struct rvals *v, struct slot *sl)
 		sl->nout = 0;
 		sl->lo = sl->hi = sl->x[0];
 	}
-	sl->q1 = robust_quantile(sl->x, sl->n, 0.25);
-	sl->med = robust_quantile(sl->x, sl->n, 0.5);
-	sl->q3 = robust_quantile(sl->x, sl->n, 0.75);
+	sl->q1 = ro.q1;	/* robust_outliers() sorted the trials once for all three */
+	sl->med = ro.median;
+	sl->q3 = ro.q3;
 	return 0;
 }
 
@@ -1189,6 +1195,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 	const struct rcell *c0 = &r->cells[cells[0]];
 	double ylo = INFINITY, yhi = -INFINITY, gw;
 	size_t i, s, j, k, maxlen = 0, above = 0, *ord;
+	struct slot *slots;
 	struct frame f;
 	struct legend lg;
 	char *title, *yl, buf[NUMFMT_MAX];
@@ -1203,25 +1210,25 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		ord[k] = s;
 	}
 
+	/* each box's statistics once: they take sorts of every trial */
+	slots = xcalloc(ncells * r->nseries, sizeof(*slots));
 	for (i = 0; i < ncells; i++)
 		for (s = 0; s < r->nseries; s++) {
-			struct slot sl;
+			struct slot *sl = &slots[i * r->nseries + s];
 
-			if (slot_of(report_vals(r, s, cells[i]), &sl) == 0) {
-				if (sl.lo < ylo)
-					ylo = sl.lo;
-				if (sl.hi > yhi)
-					yhi = sl.hi;
-				for (j = 0; j < sl.n; j++)	/* low outliers stay in view */
-					if (sl.out[j] && sl.x[j] < ylo)
-						ylo = sl.x[j];
-			}
-			slot_free(&sl);
+			if (slot_of(report_vals(r, s, cells[i]), sl) == 0) {
+				if (sl->lo < ylo)
+					ylo = sl->lo;
+				if (sl->hi > yhi)
+					yhi = sl->hi;
+				for (j = 0; j < sl->n; j++)	/* low outliers stay in view */
+					if (sl->out[j] && sl->x[j] < ylo)
+						ylo = sl->x[j];
+			} else
+				sl->n = 0;
 		}
-	if (ylo == INFINITY) {
-		free(ord);
-		return;
-	}
+	if (ylo == INFINITY)
+		goto out;
 	gw = (double)(r->nseries * SLOT_W + 18);
 	w = PLOT_L + PLOT_R + (int)(gw * (double)ncells);
 	if (w < PANEL_W)
@@ -1294,17 +1301,14 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		}
 		fputs("</text>", out);
 		for (k = 0; k < r->nseries; k++) {
-			struct slot sl;
+			struct slot sl = slots[i * r->nseries + ord[k]];
 			double cx = gx + 6 + bw * ((double)k + 0.5), hw = bw * 0.32, mean, by, bh;
 			const char *col = colours[ord[k] % NCOLOURS];
 			size_t nabove = 0, ndots;
 
 			s = ord[k];
-
-			if (slot_of(report_vals(r, s, cells[i]), &sl) != 0) {
-				slot_free(&sl);
+			if (sl.n == 0)
 				continue;
-			}
 			if (hw > 9)
 				hw = 9;
 			mean = stats_mean(sl.x, sl.n);
@@ -1374,7 +1378,6 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 			}
 			above += nabove;
 			fputs("</g>", out);
-			slot_free(&sl);
 		}
 		free(gl);
 	}
@@ -1394,6 +1397,10 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		fputs("</text>\n", out);
 	}
 	svg_close(out);
+out:
+	for (i = 0; i < ncells * r->nseries; i++)
+		slot_free(&slots[i]);
+	free(slots);
 	free(ord);
 }
 

@@ -102,11 +102,13 @@ robust_outliers(const double *x, size_t n, unsigned char *flag,
 	memset(out, 0, sizeof(*out));
 	if (n == 0) {
 		out->rule = ROBUST_NONE;
-		out->median = out->mad = out->lo = out->hi = NAN;
+		out->median = out->mad = out->lo = out->hi = out->q1 = out->q3 = NAN;
 		return 0;
 	}
 	s = sorted_copy(x, n);
 	out->median = quantile_sorted(s, n, 0.5);
+	out->q1 = quantile_sorted(s, n, 0.25);
+	out->q3 = quantile_sorted(s, n, 0.75);
 	for (i = 0; i < n; i++)
 		s[i] = fabs(x[i] - out->median);
 	qsort(s, n, sizeof(*s), cmp_double);
@@ -123,10 +125,8 @@ robust_outliers(const double *x, size_t n, unsigned char *flag,
 			out->count += (size_t)f;
 		}
 	} else {
-		memcpy(s, x, n * sizeof(*s));
-		qsort(s, n, sizeof(*s), cmp_double);
-		q1 = quantile_sorted(s, n, 0.25);
-		q3 = quantile_sorted(s, n, 0.75);
+		q1 = out->q1;
+		q3 = out->q3;
 		iqr = q3 - q1;
 		out->rule = ROBUST_IQR;
 		out->lo = q1 - ROBUST_IQR_FENCE * iqr;

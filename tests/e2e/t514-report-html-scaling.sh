@@ -3,7 +3,9 @@
 # multiples: per (bench, metric, P), P a numeric parameter swept over 3
 # values or more, a panel per value of the other swept parameters with a
 # line per series (one series: one panel, a line per value); the panels of
-# one P share their y axis, which starts at 0.  Two values (lat_fs's 0 and
+# one P share their y axis, which starts at 0 and ends where the means
+# and their ± sd whiskers do, a whisker counting at most twice its mean
+# (an outlier's sd would squash the lines).  Two values (lat_fs's 0 and
 # 10240 byte files) are two workloads: no line joins them, they are groups
 # of the trials chart; nor are categorical parameters (lat_syscall op).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -46,6 +48,18 @@ is "$(svgs never.html scaling | wc -l | tr -d ' ')" 2 "one series: one panel ove
 is "$(svgs never.html scaling | awk '{ print gsub(/<g class="line">/, "") }' | tr '\n' ' ')" "3 3 " \
 	"one series: a line per value of the other parameter"
 like "$(svgs never.html scaling | head -1)" '<text class="leg"[^>]*>pages=256</text>' "one series: the legend names the values"
+
+# One trial 100 times the others: the mean moves, its sd (58315) would
+# take the axis past mean + sd = 92988; a whisker is cut at twice the mean.
+mkdir -p out1
+cp -r "$D/sweep" out1/run
+jq -c 'if .variant == "never" and .params.threads == "1" and .params.pages == "1" and .rep == 2 then .value *= 100 else . end' \
+	"$D/sweep/trials.jsonl" >out1/run/trials.jsonl
+html out1 out1/run
+like "$(cat out1.html)" 'never threads=1: 34673 ± 58315 \(n=3\)' "an outlier trial: the point's mean and sd in the tooltip"
+is "$(svgs out1.html scaling | head -1 | ticks)" "0 20000 40000 60000 80000 " \
+	"an outlier trial: the axis ends at 80000 (twice the mean), not 100000 (mean + sd)"
+is "$(outside_frame out1.html scaling)" "" "an outlier trial: its whisker stays in the frame"
 
 html tx49 "$D/tx49-without" "$D/tx49-with"
 is "$(svgs tx49.html scaling | grep -o 'data-bench="[a-z_]*" data-metric="[a-z]*" data-param="[a-z]*"' | sort -u | tr '\n' ' ')" \

@@ -74,6 +74,8 @@ test_outliers(void)
 	is_num(o.median, 10.0, 1e-12, "outliers: median 10.0");
 	is_num(o.mad, 0.1, 1e-12, "outliers: MAD 0.1");
 	is_num(o.hi, 10.0 + 3.5 * 0.1 / 0.6745, 1e-12, "outliers: upper fence median + 3.5 MAD / 0.6745");
+	is_num(o.q1, robust_quantile(one, 7, 0.25), 1e-12, "outliers: Q1 as robust_quantile()");
+	is_num(o.q3, robust_quantile(one, 7, 0.75), 1e-12, "outliers: Q3 as robust_quantile()");
 
 	edge[7] = 5.04;
 	ok(robust_outliers(edge, 8, f, &o, &err) == 0 && o.count == 0 && o.mad == 1,
@@ -91,6 +93,7 @@ test_outliers(void)
 	ok(o.count == 1 && f[1] == 1 && f[4] == 0, "outliers: IQR rule flags 20, not 6");
 	is_num(o.hi, 6.25, 1e-12, "outliers: Q3 + 1.5 IQR = 6.25");
 	is_num(o.lo, 4.25, 1e-12, "outliers: Q1 - 1.5 IQR = 4.25");
+	ok(o.q1 == 5 && o.q3 == 5.5, "outliers: the quartiles come with the fences (5, 5.5)");
 
 	ok(robust_outliers(same, 4, NULL, &o, &err) == 0 && o.count == 0,
 	    "outliers: identical trials have none (flag may be NULL)");
@@ -98,6 +101,7 @@ test_outliers(void)
 	    "outliers: two trials cannot have one");
 	ok(robust_outliers(one, 0, f, &o, &err) == 0 && o.count == 0 && o.rule == ROBUST_NONE,
 	    "outliers: no trials, no rule");
+	ok(isnan(o.q1) && isnan(o.q3), "outliers: no trials, no quartiles");
 	ok(robust_outliers(bad, 3, f, &o, &err) == -1 && err != NULL, "outliers: NaN refused");
 	if (err)
 		printf("# %s\n", err);
