@@ -69,6 +69,7 @@
 #define MAX_GROUPS	12	/* points per trials chart */
 #define STRIP_MAX	60	/* trials drawn as dots; beyond, only the outliers */
 #define ABOVE_NAMED	8	/* values off the axis a tooltip names */
+#define REGS_LISTED	12	/* regressions the verdict box names */
 #define MAX_PANELS	12	/* panels per (bench, metric, P) before lines per combination */
 #define SWEEP_MIN	3	/* values of a numeric parameter drawn as a line */
 #define LOG_SPAN	20.0
@@ -579,11 +580,14 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
 		[CK_WORSE] = "worse", [CK_BETTER] = "better", [CK_UNJUDGED] = "unjudged",
 		[CK_SAME] = "same",
 	};
-	size_t i, k;
+	size_t i, k, *regs, nregs = 0;
 	char a[32], lo[32], hi[32];
 
-	fputs("<section id=\"verdict\" class=\"verdict\" aria-labelledby=\"verdict-h\">"
-	    "<h2 id=\"verdict-h\">Verdict</h2>\n", out);
+	/* the box's border says it at a glance: red with a regression, green
+	 * when every point was judged and none got worse */
+	fprintf(out, "<section id=\"verdict\" class=\"verdict%s\" aria-labelledby=\"verdict-h\">"
+	    "<h2 id=\"verdict-h\">Verdict</h2>\n", m->regressions ? " bad" : m->n > 0 &&
+	    m->count[CK_WORSE] == 0 && m->count[CK_UNJUDGED] == 0 ? " good" : "");
 	if (m->ncompared == 0 || m->n == 0) {
 		fprintf(out, "<p>Nothing compared: %s; %zu points.  Give a baseline run, or "
 		    "runs with another label, variant or host, to judge a change.</p>"
@@ -605,15 +609,25 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
 		    "regression.metrics)" : "");
 		return;
 	}
+	/* the worst first, REGS_LISTED of them: a night of 157 is read in
+	 * the changes table */
+	regs = xcalloc(m->regressions, sizeof(*regs));
+	for (i = 0; i < m->n; i++)
+		if (m->row[i].regression) {
+			for (k = nregs; k > 0 && m->row[regs[k - 1]].d.worse < m->row[i].d.worse;
+			    k--)
+				regs[k] = regs[k - 1];
+			regs[k] = i;
+			nregs++;
+		}
 	fprintf(out, "<table class=\"regs\" data-table=\"verdict-regressions\"><caption>"
-	    "%zu regression%s</caption><thead><tr><th>point</th><th>series</th>"
+	    "%zu regression%s%s</caption><thead><tr><th>point</th><th>series</th>"
 	    "<th class=\"n\">change</th><th class=\"n\">95%% interval</th><th class=\"n\">p"
-	    "</th></tr></thead><tbody>\n", m->regressions, m->regressions == 1 ? "" : "s");
-	for (i = 0; i < m->n; i++) {
-		const struct crow *w = &m->row[i];
+	    "</th></tr></thead><tbody>\n", m->regressions, m->regressions == 1 ? "" : "s",
+	    m->regressions > REGS_LISTED ? ", the worst first" : "");
+	for (k = 0; k < nregs && k < REGS_LISTED; k++) {
+		const struct crow *w = &m->row[regs[k]];
 
-		if (!w->regression)
-			continue;
 		fputs("<tr>", out);
 		point_td(out, &r->cells[w->cell]);
 		fputs("<td>", out);
@@ -624,7 +638,11 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
 		fprintf(out, "</td><td class=\"n worse\">%s</td><td class=\"n\">%s%s%s</td>"
 		    "<td class=\"n\">%.2g</td></tr>\n", a, lo, *lo ? " to " : "", hi, w->d.p);
 	}
+	if (nregs > REGS_LISTED)
+		fprintf(out, "<tr><td colspan=\"5\">and %zu more, marked worse in the "
+		    "<a href=\"#changes\">changes</a></td></tr>\n", nregs - REGS_LISTED);
 	fputs("</tbody></table></section>\n", out);
+	free(regs);
 }
 
 /* --- The compact compare table ----------------------------------------------------- */
@@ -1915,6 +1933,7 @@ static const char css[] =
 	"tbody tr:nth-child(even){background:#f7f7f7}"
 	".verdict{border:2px solid #888;border-radius:6px;padding:.2em 1em .6em;"
 	"margin:1em 0;background:#fafafa}.verdict h2{border:0;margin-top:.4em}"
+	".verdict.bad{border-color:#a00}.verdict.good{border-color:#2a7}"
 	".counts{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.6em}"
 	".counts li{border:1px solid #ccc;border-radius:4px;padding:.2em .7em;background:#fff}"
 	".counts b{font-size:1.4em;margin-right:.2em}.counts .worse{border-color:#a00;"
@@ -1923,7 +1942,7 @@ static const char css[] =
 	"padding:.3em 0}"
 	"table.changes{width:100%;max-width:1100px}table.changes td.pt,table.regs td.pt{white-space:normal;"
 	"overflow-wrap:anywhere;min-width:8em}td.pt .metric{color:#333;white-space:nowrap}"
-	"table.changes td.series{white-space:normal;min-width:5em}"
+	"table.changes td.series{white-space:normal;min-width:8em}"
 	"@media (max-width:900px){body{margin:.6em}th,td{padding:2px 4px}}"
 	"tr.worse td.pt{border-left:4px solid #a00}tr.better td.pt{border-left:4px solid #06c}"
 	".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,360px),1fr));"

@@ -4,7 +4,8 @@
 # worse and better counts checked against the compare table's marks in
 # JSON), the regressions by name; a worse point whose metric is not in the
 # plan's regression.metrics is counted worse but not listed; a run with
-# nothing to compare says so instead of counting.
+# nothing to compare says so instead of counting; past 12 regressions the
+# box names the worst 12 and counts the rest.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
@@ -65,6 +66,27 @@ like "$(section nl.html changes)" '<td class="worse">worse<small>not a plan metr
 	"... and the changes table says it is not a plan metric"
 html nlb notlisted/patch --baseline "$D/munmap-base"
 is "$rc" 0 "... and --baseline exits 0, as the text report"
+
+# 20 regressions: the box names the 12 worst, worst first, and counts the rest.
+mkdir -p many/base many/patch
+for side in base patch; do
+	cp "$D/munmap-$side/run.json" "many/$side/run.json"
+	jq -c 'select(.status == "ok" and .metric == "ns_per_munmap" and .params.threads == "4") | . as $l |
+		range(20) | . as $i | $l | .params.threads = ($i + 1 | tostring) |
+		.key = "munmap/threads=\($i + 1)/\($l.rep)" |
+		.value = $l.value * (if "'"$side"'" == "patch" then 1.1 + $i / 100 else 1 end)' \
+		"$D/munmap-base/trials.jsonl" >"many/$side/trials.jsonl" 2>/dev/null
+done
+html many many/base many/patch
+V=$(section many.html verdict)
+is "$(count_of many.html worse)" 20 "20 points 10% to 29% slower: 20 worse"
+like "$V" '<caption>20 regressions, the worst first</caption>' "... the box says it lists the worst first"
+is "$(grep -o '<td class="n worse">[^<]*' <<<"$V" | sed 's/.*>//' | tr '\n' ' ')" \
+	"+29.0% +28.0% +27.0% +26.0% +25.0% +24.0% +23.0% +22.0% +21.0% +20.0% +19.0% +18.0% " \
+	"... the 12 worst, worst first"
+like "$V" 'and 8 more, marked worse in the <a href="#changes">changes</a>' "... and counts the other 8"
+like "$(grep -o '<section id="verdict" class="[^"]*"' many.html)" 'class="verdict bad"' "... in a box with a red border"
+like "$(grep -o '<section id="verdict" class="[^"]*"' munmap.html)" 'class="verdict bad"' "munmap: red too (a regression)"
 
 # Nothing to compare: one series.
 html one "$D/pagefault"
