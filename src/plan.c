@@ -239,6 +239,29 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 	pt->label = strbuf_detach(&label, NULL);
 }
 
+/*
+ * The catalogue's limits on products of parameters, at one point of a
+ * matrix (idx: the value of each axis of params pn); the message points at
+ * the value that broke it, else at the benchmark entry.
+ */
+static int
+check_point_limits(const struct catalog_bench *b, const struct plan_point *pt,
+    const struct ydoc_node *pn, const size_t *idx, char **err)
+{
+	const struct ydoc_node *at = pt->where;
+	size_t which, i;
+	char *why;
+
+	if (catalog_check_limits(b, pt->keys, pt->vals, pt->nparams, &which, &why) == 0)
+		return 0;
+	for (i = 0; pn != NULL && i < pn->n; i++)
+		if (strcmp(pn->keys[i]->value, pt->keys[which]) == 0)
+			at = ydoc_list_at(pn->items[i], idx[i]);
+	ydoc_error(err, at, "%s %s: %s", b->name, pt->label, why);
+	free(why);
+	return -1;
+}
+
 /* One `benchmarks:` entry: a suite, or a benchmark and its matrix. */
 static int
 load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
@@ -375,6 +398,8 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 		for (i = 0; i < naxes; i++)
 			gv[i] = ydoc_list_at(pn->items[i], idx[i])->value;
 		add_point(p, cap, b, NULL, gk, gv, naxes, profile, e);
+		if (check_point_limits(b, &p->points[p->npoints - 1], pn, idx, err) != 0)
+			goto out;
 		for (i = naxes; i > 0; i--) {
 			if (++idx[i - 1] < len[i - 1])
 				break;
