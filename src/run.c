@@ -391,6 +391,24 @@ scratch_dir(const char *agent)
 	return p;
 }
 
+/* Points that run more tasks at once than the host has CPUs (env's cpus). */
+static void
+warn_cpus(struct worker *w, const json_t *cpus)
+{
+	char **msgs;
+	size_t i, n;
+
+	if (!json_is_integer(cpus))
+		return;
+	n = plan_cpu_warnings(w->ctx->c->plan, w->h->name, (long)json_integer_value(cpus),
+	    &msgs);
+	for (i = 0; i < n; i++) {
+		wlog(w, "warning: %s", msgs[i]);
+		say(w, "%s", msgs[i]);
+	}
+	strv_free(msgs, n);
+}
+
 /*
  * Start the agent's serve mode, read its hello and its env.  Returns 0, or
  * -1 with *st and a new *why.
@@ -468,6 +486,7 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	}
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
 		journal_failed(w->ctx, e);
+	warn_cpus(w, json_object_get(ev.u.env.obj, "cpus"));
 	return 0;
 }
 

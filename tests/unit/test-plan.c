@@ -12,6 +12,7 @@
 #include "yamldoc.h"
 #include "fleet.h"
 #include "plan.h"
+#include "strv.h"
 #include "tap.h"
 #include "xmalloc.h"
 
@@ -447,6 +448,41 @@ test_hosts(void)
 	fleet_free(f);
 }
 
+static void
+test_cpu_warnings(void)
+{
+	char *err, **w;
+	struct plan *p = load("benchmarks:\n"
+	    "  - bench: munmap\n    params: {threads: [1, 4, 50%, 8, 200%], pages: [8, 16]}\n"
+	    "  - bench: exec\n    params: {copies: 2}\n"
+	    "  - bench: lat_syscall\n", &err);
+	size_t n;
+
+	ok(p != NULL, "a plan with thread counts loads");
+	if (p == NULL)
+		return;
+	n = plan_cpu_warnings(p, "h1", 2, &w);
+	is_int(n, 1, "one warning for the entry that asks for more tasks than 2 CPUs");
+	if (n == 1)
+		is_str(w[0], "p.yaml:2:5: munmap threads 4, 8, 200% are more than the 2 CPUs of "
+		    "host h1: the tasks share CPUs, so the numbers measure oversubscription too",
+		    "it names each value once, N% resolved, at the entry's position");
+	strv_free(w, n);
+	n = plan_cpu_warnings(p, "h1", 8, &w);
+	is_int(n, 1, "on 8 CPUs only 200% is too many");
+	if (n == 1)
+		ok(strstr(w[0], "threads 200% is more than the 8 CPUs of host h1") != NULL,
+		    "one value: is");
+	strv_free(w, n);
+	n = plan_cpu_warnings(p, "h1", 0, &w);
+	ok(n == 0 && w == NULL, "none when the CPU count is not known");
+	plan_free(p);
+	p = load("benchmarks:\n  - bench: munmap\n    params: {threads: [1, 100%]}\n", &err);
+	n = p ? plan_cpu_warnings(p, "h1", 3, &w) : 1;
+	ok(n == 0 && w == NULL, "none when every count fits");
+	plan_free(p);
+}
+
 int
 main(void)
 {
@@ -455,6 +491,7 @@ main(void)
 	test_errors();
 	test_order();
 	test_hosts();
+	test_cpu_warnings();
 	catalog_free(cat);
 	return tap_done();
 }
