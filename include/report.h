@@ -51,6 +51,8 @@ enum report_table {
 	REPORT_TABLE_SUMMARY,	/* mean ±rsd% per series and point */
 	REPORT_TABLE_PROFILE,	/* perf profiles side by side, change per function;
 				 * AUTO and ALL add it when trials have profiles */
+	REPORT_TABLE_FAILURES,	/* the trials not ok, per host, point and class;
+				 * AUTO and ALL add it when some failed */
 };
 
 enum report_aggregate {
