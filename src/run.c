@@ -94,8 +94,8 @@ struct worker {
 	struct ap_event		 held;		/* read ahead by crash_probe() */
 	int			 have_held;
 	double			 prev_end;	/* when the previous trial ended */
-	unsigned char		*point_failed;	/* plan->npoints flags: a trial of
-						 * the point failed on this host */
+	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
+						 * of the point failed on this host */
 	size_t			 points_failed;
 	char			*first_failure;	/* the first one's "class: point:
 						 * message", or NULL */
@@ -592,10 +592,13 @@ crash_probe(struct worker *w, int *code)
  * host's first failure is kept for its reason.  A new string.
  */
 static char *
-point_failure(struct worker *w, const struct plan_point *pt, enum ap_status st,
+point_failure(struct worker *w, const struct plan_trial *tr, enum ap_status st,
     const char *message)
 {
-	size_t idx = (size_t)(pt - w->ctx->c->plan->points), len;
+	const struct plan *p = w->ctx->c->plan;
+	const struct plan_point *pt = tr->point;
+	size_t idx = (size_t)(tr->variant - p->variants) * p->npoints +
+	    (size_t)(pt - p->points), len;
 	const char *nl;
 	char *text;
 
@@ -607,11 +610,13 @@ point_failure(struct worker *w, const struct plan_point *pt, enum ap_status st,
 		return xstrdup(ap_status_name(st));
 	nl = strchr(message, '\n');
 	len = nl ? (size_t)(nl - message) : strlen(message);
-	text = xasprintf("%s: %.*s%s", ap_status_name(st), (int)(len > 200 ? 200 : len),
-	    message, len > 200 ? "..." : "");
+	text = xasprintf("%s: %.*s%s", ap_status_name(st), (int)(len > 1000 ? 1000 : len),
+	    message, len > 1000 ? "..." : "");
 	if (w->first_failure == NULL)
-		w->first_failure = xasprintf("%s: %s%s%s: %s", ap_status_name(st), pt->bench,
-		    *pt->label ? " " : "", pt->label, text + strlen(ap_status_name(st)) + 2);
+		w->first_failure = xasprintf("%s: %s%s%s%s%s: %s", ap_status_name(st),
+		    tr->variant->name ? tr->variant->name : "", tr->variant->name ? ": " : "",
+		    pt->bench, *pt->label ? " " : "", pt->label,
+		    text + strlen(ap_status_name(st)) + 2);
 	return text;
 }
 
@@ -720,7 +725,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 	/* A result the journal could not take is lost: not run, for --resume. */
 	if (record(w, pt, start, res->status, res->message, res) == 0) {
 		char *failure = res->status == AP_ST_OK ? NULL :
-		    point_failure(w, pt->point, res->status, res->message);
+		    point_failure(w, pt, res->status, res->message);
 
 		w->todo[i] = 0;
 		if (w->ctx->c->progress != NULL)
@@ -859,6 +864,8 @@ run_groups(struct worker *w)
 				    NULL) != 0)
 					continue;
 				w->todo[i] = 0;
+				/* the variant's reason was said once, above */
+				free(point_failure(w, &s->trials[i], AP_ST_SETUP, err));
 				if (w->ctx->c->progress != NULL)
 					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 			}
@@ -1097,7 +1104,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		w->rh->status = JOURNAL_HOST_PENDING;
 		w->s = plan_expand(c->plan, w->h->name, c->seed);
 		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
-		w->point_failed = xcalloc(c->plan->npoints + 1, 1);
+		w->point_failed = xcalloc(c->plan->nvariants * c->plan->npoints + 1, 1);
 		w->rh->ntrials = w->s->ntrials;
 		for (k = 0; k < w->s->ntrials; k++) {
 			if (c->done != NULL && trial_done_has(c->done, w->h->name,
