@@ -137,7 +137,7 @@ is "$("$FLEETMARK" report "$D" --table failures --format csv 2>/dev/null)" \
 	"table,host,variant,bench,point,class,first message,count
 failures,local,-,munmap,\"threads=300%,pages=8,accesses=4M,write=0,huge=0,region=16M\",bad-request,\"$msg\",2" \
 	"report --table failures: the same row in CSV"
-"$FLEETMARK" report "$D" --table failures --format csv -o /dev/null 2>/dev/null
+"$FLEETMARK" report "$D" --table failures --format csv -o "$WORK/failures.csv" 2>/dev/null
 is "$?" 0 "report --table failures exits 0"
 # Two points failing: the host's reason counts the others.
 cat >plans/two.yaml <<'EOF'
