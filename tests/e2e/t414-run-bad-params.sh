@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t411-run-bad-params: parameters a benchmark does not accept, and what a
+# t414-run-bad-params: parameters a benchmark does not accept, and what a
 # user sees when trials fail (docs/plans-and-fleets.md, docs/guide.md,
 # docs/reports.md).  On this machine, no lab:
 #  - `fleetmark plan` refuses a value out of the catalogue's range
@@ -19,7 +19,7 @@ set -u
 [ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
 [ -x "$AGENT" ] || skip_all "no native agent at $AGENT (run make)"
 command -v jq >/dev/null || skip_all "needs jq"
-WORK=$(mktemp -d /tmp/t411.XXXXXX)
+WORK=$(mktemp -d /tmp/t414.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 mkdir plans
