@@ -57,7 +57,7 @@ in_ns() {
 }
 
 # --- not mounted --------------------------------------------------------------------
-in_ns no "$FLEETMARK" run plans/ceiling.yaml -o r1 >out 2>err
+in_ns no "$FLEETMARK" run plans/ceiling.yaml -o r1 --wait-lock 5m >out 2>err
 is "$?" 3 "debugfs not mounted: the run finishes, its trials failed (exit 3)"
 D=$(echo r1/*)
 is "$(jq -r '.status' "$D/trials.jsonl" | sort | uniq -c | xargs)" "2 setup" "both trials: status setup"
@@ -72,7 +72,7 @@ like "$(grep -E '^local +flushall +munmap' out | head -1)" "setup +local: varian
 
 # --- mounted, no such file ---------------------------------------------------------------
 if in_ns yes test -d /sys/kernel/debug/x86; then
-	in_ns yes "$FLEETMARK" run plans/shift.yaml -o r2 >out 2>err
+	in_ns yes "$FLEETMARK" run plans/shift.yaml -o r2 --wait-lock 5m >out 2>err
 	is "$?" 3 "tlb_flushall_shift on this kernel: the run finishes, its trial failed"
 	like "$(jq -r .message r2/*/trials.jsonl)" \
 		"cannot read /sys/kernel/debug/x86/tlb_flushall_shift: .*No such file or directory: debugfs is mounted, and this kernel has no such file there" \
@@ -81,7 +81,7 @@ if in_ns yes test -d /sys/kernel/debug/x86; then
 	if in_ns yes cat "$CEIL" >/dev/null 2>"$WORK/cat.err"; then
 		skip "debugfs refusing access" "this kernel lets $CEIL be read"
 	else
-		in_ns yes "$FLEETMARK" run plans/ceiling.yaml -o r3 >out 2>err
+		in_ns yes "$FLEETMARK" run plans/ceiling.yaml -o r3 --wait-lock 5m >out 2>err
 		like "$(jq -r .message r3/*/trials.jsonl | head -1)" \
 			"cannot read $CEIL: exit status 1: .*Operation not permitted: the kernel refuses access to debugfs .*: the variant cannot be applied on this host\$" \
 			"debugfs refusing access: the reason says the kernel refuses"
@@ -95,7 +95,7 @@ fi
 sed -e 's/^repeat: .*/repeat: 1/' -e 's/^samples: .*/samples: 2/' \
 	-e 's/threads: \[4, 8, 16\]/threads: [1]/' -e 's/pages: \[8, 16, 32\]/pages: [8]/' \
 	"$TOP/plans/tlb-flush.yaml" >plans/tlb.yaml
-in_ns no "$FLEETMARK" run plans/tlb.yaml -o r4 >out 2>err
+in_ns no "$FLEETMARK" run plans/tlb.yaml -o r4 --wait-lock 5m >out 2>err
 is "$(jq -r '.variant + " " + .status' r4/*/trials.jsonl | sort | uniq -c | xargs)" \
 	"3 default ok 1 flushall setup" \
 	"plans/tlb-flush.yaml without debugfs: default measures (3 metrics), flushall fails setup"

@@ -28,7 +28,7 @@ for plan in "$TOP"/plans/*.yaml; do
 	grep -q '^repeat: 1$' "$WORK/$name" || printf 'repeat: 1\n' >>"$WORK/$name"
 	grep -q '^samples: 2$' "$WORK/$name" || printf 'samples: 2\n' >>"$WORK/$name"
 	t0=$(date +%s)
-	"$FLEETMARK" run "$WORK/$name" -f "$LABDIR/fleet-bench.yaml" -H "$H" -o "$WORK/r-$n" \
+	"$FLEETMARK" run "$WORK/$name" -f "$LABDIR/fleet-bench.yaml" -H "$H" -o "$WORK/r-$n" --wait-lock 5m \
 		>"$WORK/out-$n" 2>"$WORK/err-$n"
 	rc=$?
 	secs=$(($(date +%s) - t0))

@@ -117,7 +117,7 @@ benchmarks:
       threads: 300%
       accesses: 4M
 EOF
-"$FLEETMARK" run plans/ring.yaml -o r >out 2>err
+"$FLEETMARK" run plans/ring.yaml -o r --wait-lock 5m >out 2>err
 is "$?" 3 "the run finishes with failed trials: exit 3"
 D=$(echo r/*)
 is "$(jq -r 'select(.bench == "munmap") | .status + " " + .kind' "$D/trials.jsonl" | sort | uniq -c | xargs)" \
@@ -151,7 +151,7 @@ benchmarks:
       threads: [300%, 400%]
       accesses: 4M
 EOF
-"$FLEETMARK" run plans/two.yaml -o r2 >out 2>err
+"$FLEETMARK" run plans/two.yaml -o r2 --wait-lock 5m >out 2>err
 like "$(grep -E '^local ' out | head -1)" "bad-request: munmap threads=300% accesses=4M: .* \(and 1 more point failed\)\$" \
 	"host table: how many more points failed"
 like "$(grep -c 'failed: bad-request: threads x accesses' err)" '^2$' "live: each point's first failure has its message"
