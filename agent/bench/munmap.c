@@ -55,7 +55,7 @@
 #include "wire.h"
 
 #define TARGET_NS	30e6		/* length of one sample */
-#define MAX_ROUND_NS	1e9		/* ... unless the threads made no progress */
+#define MAX_ROUND_NS	10e9		/* ... unless the threads made no progress */
 #define BATCH_BYTES	(8 << 20)	/* mapped at once, at most */
 #define MAX_BATCH	1024
 #define MAX_THREADS	1024
@@ -218,10 +218,11 @@ one_batch(struct trial *t, struct state *s, int n, struct round *r)
 
 /*
  * Batches of bsize mappings until the round has lasted min_ns, and (up to
- * MAX_ROUND_NS) until the threads have finished a round of accesses inside
- * the unmap windows: starved threads (many more than CPUs, or an emulator
- * that stops them while the mm changes) otherwise leave the access rate
- * undefined.
+ * MAX_ROUND_NS, within the trial's deadline) until the threads have
+ * finished a round of accesses inside the unmap windows: starved threads
+ * (many more than CPUs, or an emulator that stops them while the mm
+ * changes) otherwise leave the access rate undefined.  16 threads on a
+ * loaded 2-CPU host took more than a second for one.
  */
 static int
 one_round(struct trial *t, struct state *s, int bsize, double min_ns, struct round *r)
@@ -235,7 +236,8 @@ one_round(struct trial *t, struct state *s, int bsize, double min_ns, struct rou
 			return rc;
 		r->wall_ns = timing_now() - w0;
 	} while (r->wall_ns < min_ns ||
-	    (min_ns > 0 && s->threads > 0 && r->accesses == 0 && r->wall_ns < MAX_ROUND_NS));
+	    (min_ns > 0 && s->threads > 0 && r->accesses == 0 && r->wall_ns < MAX_ROUND_NS &&
+	    !trial_expired(t)));
 	return 0;
 }
 
