@@ -420,6 +420,32 @@ warn_cpus(struct worker *w, const json_t *cpus)
 	strv_free(msgs, n);
 }
 
+/*
+ * Read the agent's answer of type `want` to a request, skipping anything
+ * else, until deadline.  0, or -1 with *st and *why ("no env from the
+ * agent: ...").
+ */
+static int
+answer(struct worker *w, enum ap_type want, long long deadline, const char *what,
+    struct ap_event *ev, enum ap_status *st, char **why)
+{
+	char *e;
+	int r;
+
+	for (;;) {
+		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+			e = event_error(w, r);
+			*st = r == RUN_ESTOP ? AP_ST_CANCELLED : AP_ST_AGENT_LOST;
+			*why = xasprintf("no %s from the agent: %s", what, e);
+			free(e);
+			return -1;
+		}
+		if (ev->type == want)
+			return 0;
+		wlog(w, "ignored a %s line before %s", ap_type_name(ev->type), what);
+	}
+}
+
 /* "locked by ann@laptop (run 20011130-020000-smoke-1a2b, since 2001-11-30T02:00:00Z)" */
 static char *
 lease_holder(const struct ap_event *ev)
@@ -448,7 +474,7 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 	long long until = clock_mono_ms() + (c->wait_lock_ms > 0 ? c->wait_lock_ms : 0);
 	long long own_until = clock_mono_ms() + LEASE_SELF_MS, deadline;
 	struct ap_event ev;
-	char *e, *holder;
+	char *holder;
 	int r, said = 0;
 
 	if (w->proto < 3)
@@ -460,19 +486,8 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			*why = xasprintf("cannot ask for the lease: %s", transport_error(w->t));
 			return -1;
 		}
-		deadline = clock_mono_ms() + RUN_HELLO_MS;
-		for (;;) {
-			if ((r = next_event(w, &ev, deadline, 0)) != 1) {
-				e = event_error(w, r);
-				*st = r == RUN_ESTOP ? AP_ST_CANCELLED : AP_ST_AGENT_LOST;
-				*why = xasprintf("no answer to the lease request: %s", e);
-				free(e);
-				return -1;
-			}
-			if (ev.type == AP_LEASE)
-				break;
-			wlog(w, "ignored a %s line before the lease", ap_type_name(ev.type));
-		}
+		if (answer(w, AP_LEASE, clock_mono_ms() + RUN_HELLO_MS, "lease", &ev, st, why) != 0)
+			return -1;
 		if (strcmp(ev.u.lease.status, "ok") == 0) {
 			wlog(w, "lease taken for %s (run %s)", w->ctx->owner, run ? run : "-");
 			return 0;
@@ -558,19 +573,8 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
 		return -1;
 	}
-	for (;;) {
-		r = next_event(w, &ev, deadline, 0);
-		if (r != 1) {
-			e = event_error(w, r);
-			*st = AP_ST_AGENT_LOST;
-			*why = xasprintf("no env from the agent: %s", e);
-			free(e);
-			return -1;
-		}
-		if (ev.type == AP_ENV)
-			break;
-		wlog(w, "ignored a %s line before env", ap_type_name(ev.type));
-	}
+	if (answer(w, AP_ENV, deadline, "env", &ev, st, why) != 0)
+		return -1;
 	{
 		const json_t *arch = json_object_get(ev.u.env.obj, "arch");
 
