@@ -742,7 +742,7 @@ chart_forest(FILE *out, const struct report *r, const struct cmp *m, size_t s, i
 {
 	double xlo = -m->thr, xhi = m->thr, step, x0, x1;
 	size_t i, nrows = 0, k;
-	int h, top = 52, pl = FOREST_LAB, pr = FOREST_W - 16;
+	int h, top = 52, pl = FOREST_LAB, pr = FOREST_W - 28;
 	char *title, a[32], lo[32], hi[32];
 	size_t b = (size_t)-1;
 
@@ -780,6 +780,10 @@ chart_forest(FILE *out, const struct report *r, const struct cmp *m, size_t s, i
 	svg_open(out, "forest wide", "forest", NULL, NULL, r->series[s].name, chart, FOREST_W, h,
 	    title);
 	free(title);
+	/* every other row shaded, to follow a label to its interval */
+	for (k = 0; k < nrows; k += 2)
+		fprintf(out, "<rect class=\"zebra\" x=\"0\" y=\"%zu\" width=\"%d\" "
+		    "height=\"%d\"/>", top + k * FOREST_ROW, FOREST_W, FOREST_ROW);
 	/* the threshold band, 0, ticks */
 	fprintf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%zu\">"
 	    "<title>within ±%g%%: no change the verdict calls significant</title></rect>",
@@ -1952,7 +1956,8 @@ static const char css[] =
 	"svg .grid{stroke:#e6e6e6}svg .frame{fill:none;stroke:#555}"
 	"svg .label{font-size:12px;font-weight:600}svg .ctitle{font-size:13px;font-weight:600}"
 	"svg .glabel{font-size:11px}svg .note,svg .na{font-size:11px;fill:#666;"
-	"font-style:italic}svg .band{fill:#eee}svg .leg{font-size:12px}"
+	"font-style:italic}svg .band{fill:#e4e4e4;fill-opacity:.7}svg .zebra{fill:#f5f5f5}"
+	"svg .leg{font-size:12px}"
 	"table.grid-matrix td[data-noisy]{background-image:repeating-linear-gradient(45deg,"
 	"rgba(0,0,0,.22) 0 1.5px,transparent 1.5px 6px)}"
 	"table.env td{white-space:normal;max-width:36em;overflow-wrap:anywhere}"
