@@ -1627,7 +1627,7 @@ heat_cell(const struct heat *ht, const struct rgrid *g, size_t row, size_t col, 
 		return;
 	if (strcmp(cells[qc], "change%") != 0) {
 		a = ht->hi > ht->lo ? (v - ht->lo) / (ht->hi - ht->lo) : 0;
-		fprintf(out, " style=\"background:rgba(230,159,0,%.2f)\"", 0.06 + 0.5 * a);
+		fprintf(out, " style=\"background-color:rgba(230,159,0,%.2f)\"", 0.06 + 0.5 * a);
 		return;
 	}
 	s = series_named(r, cells[sc]);
@@ -1656,7 +1656,7 @@ heat_cell(const struct heat *ht, const struct rgrid *g, size_t row, size_t col, 
 	a = fabs(v) / (2 * ht->thr);
 	if (a > 1)
 		a = 1;
-	fprintf(out, " style=\"background:%s%.2f)\"%s title=\"%s%s\"",
+	fprintf(out, " style=\"background-color:%s%.2f)\"%s title=\"%s%s\"",
 	    (v > 0) == !higher ? "rgba(213,94,0," : "rgba(0,114,178,", 0.08 + 0.55 * a,
 	    noisy ? " data-noisy=\"1\"" : "", v == 0 ? "no change" : (v > 0) == !higher ?
 	    "worse" : "better", noisy ? "; noisy: a side's rsd is above the threshold or it "

@@ -67,9 +67,11 @@ chrome() {
 
 # measure DIR NAME WIDTH: load DIR/NAME.html at WIDTH px in Chromium and
 # print what its layout measured: "vw=W sw=S point=L-R ... mark=L-R
-# svg=MAXRIGHT", the viewport's and the document's width, the left and
+# svg=MAXRIGHT hatch=H", the viewport's and the document's width, the left and
 # right edge of each column of the compact compare table, and the right
-# edge of the widest chart.  The page forbids scripts (its CSP), so a copy
+# edge of the widest chart, and whether a noisy matrix cell is hatched as
+# Chromium computes its style ("yes", "no", "none": no noisy cell).  The
+# page forbids scripts (its CSP), so a copy
 # without the CSP and with a measuring script at the end is what loads.
 measure() {
 	local dir=$1 name=$2 w=$3
@@ -83,10 +85,12 @@ document.querySelectorAll("table.changes th[data-col]").forEach(function (e) {
 document.querySelectorAll("svg").forEach(function (e) {
 	m = Math.max(m, Math.round(e.getBoundingClientRect().right));
 });
+var h = document.querySelector("td[data-noisy]");
+var hatch = h ? (getComputedStyle(h).backgroundImage.indexOf("repeating-linear-gradient") >= 0 ? "yes" : "no") : "none";
 var p = document.createElement("pre");
 p.id = "measured";
 p.textContent = "vw=" + window.innerWidth + " sw=" + document.documentElement.scrollWidth +
-	" " + o.join(" ") + " svg=" + m;
+	" " + o.join(" ") + " svg=" + m + " hatch=" + hatch;
 document.body.appendChild(p);
 </script>
 EOF2

@@ -22,7 +22,7 @@ grid() {
 	perl -0777 -ne 'my @t = /<table data-table="matrix".*?<\/table>/sg; $_ = $t['"$2"' - 1];
 		while (/<tr>(.*?)<\/tr>/sg) { my $r = $1; next if $r =~ /<th/;
 			my @c; while ($r =~ /<td([^>]*)>([^<]*)<\/td>/g) { my ($a, $x) = ($1, $2);
-				my ($s) = $a =~ /background:([^)"]*\))/; my $n = $a =~ /data-noisy/ ? " noisy" : "";
+				my ($s) = $a =~ /background-color:([^)"]*\))/; my $n = $a =~ /data-noisy/ ? " noisy" : "";
 				push @c, ($s // "") . "$n|$x" } print join("  ", @c), "\n" }' "$1"
 }
 

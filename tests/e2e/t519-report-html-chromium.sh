@@ -2,7 +2,8 @@
 # t519-report-html-chromium: the HTML report as headless Chromium lays it
 # out at 1400 and 800 px: the compact compare table's verdict columns
 # (change, p, mark) lie inside the viewport, the page has no horizontal
-# scroll, no chart reaches past the right edge; measured by Chromium
+# scroll, no chart reaches past the right edge, a noisy matrix cell is
+# hatched; measured by Chromium
 # itself (a copy of the page without its CSP and with a script that reads
 # getBoundingClientRect(), through --dump-dom).  Screenshots of the TX49
 # report at both widths go to tests/out/report-1400.png and
@@ -13,6 +14,7 @@
 . "$TOP/tests/lib-html.sh"
 [ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
 command -v perl >/dev/null || skip_all "no perl"
+command -v jq >/dev/null || skip_all "no jq (tools/deps)"
 [ -n "$CHROMIUM" ] || skip_all "chromium is not installed (tools/deps installs it)"
 D=$HTML_DATA
 W=$(mktemp -d)
@@ -46,6 +48,15 @@ for name in munmap tx49 sweep; do
 			test "$(field "$m" svg)" -le "$vw"
 	done
 done
+
+# A noisy matrix cell: its hatching survives its heat colour (an inline
+# `background:` would reset the stylesheet's background-image).
+mkdir -p noisy
+cp -r "$D/sweep" noisy/run
+jq -c 'if .variant == "always" and .params.threads == "1" and .params.pages == "1" and .rep == 2 then .value *= 1.6 else . end' \
+	"$D/sweep/trials.jsonl" >noisy/run/trials.jsonl
+html noisy noisy/run --table matrix
+is "$(field "$(measure "$W" noisy 800)" hatch)" yes "a noisy matrix cell is hatched as Chromium draws it"
 
 mkdir -p "$TOP/tests/out"
 for w in 1400 800; do
