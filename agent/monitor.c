@@ -288,33 +288,35 @@ perf_open(const char *name, int user_only)
 }
 #endif
 
-/* Why perf_event_open failed with errno e, into why. */
+/* Why perf_event_open failed with errno e, into why (after the event names). */
 static void
-perf_why(char *why, size_t cap, const char *name, int e)
+perf_why(char *why, size_t cap, int e)
 {
 	char buf[32] = "?";
 
 	read_text("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
 	if (e == EACCES || e == EPERM)
-		snprintf(why, cap, "%s: not permitted (perf_event_paranoid=%s: counting a "
+		snprintf(why, cap, "not permitted (perf_event_paranoid=%s: counting a "
 		    "process needs it at 2 or below, its kernel side at 1 or below, or root)",
-		    name, buf);
+		    buf);
 	else if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL)
-		snprintf(why, cap, "%s: not counted on this host (no such hardware event: "
-		    "no PMU, or a virtual machine without one)", name);
+		snprintf(why, cap, "not counted on this host (no such hardware event: "
+		    "no PMU, or a virtual machine without one)");
 	else if (e == ENOSYS)
 		snprintf(why, cap, "no perf events in this kernel (perf_event_open: %s)",
 		    strerror(e));
 	else
-		snprintf(why, cap, "%s: perf_event_open: %s", name, strerror(e));
+		snprintf(why, cap, "perf_event_open: %s", strerror(e));
 }
 
+/* Open the perf-stat events; why the ones that failed did, events with the
+ * same reason named together ("cycles, instructions: not permitted ..."). */
 static void
 perf_setup(struct monitor *m)
 {
-	char *why = m->absent[mon_index(MON_PERF_STAT)], one[256];
-	size_t i, n = 0, cap = WIRE_MAX_ABSENT;
-	int e;
+	char *why = m->absent[mon_index(MON_PERF_STAT)], one[NCOUNTERS][256];
+	size_t i, k, n = 0, cap = WIRE_MAX_ABSENT;
+	int e, failed[NCOUNTERS] = { 0 };
 
 	for (i = 0; i < NCOUNTERS; i++) {
 		if (counters[i].src != SRC_PERF)
@@ -333,9 +335,20 @@ perf_setup(struct monitor *m)
 #endif
 		if (m->perf_fd[i] >= 0)
 			continue;
-		perf_why(one, sizeof(one), counters[i].key, e);
+		perf_why(one[i], sizeof(one[i]), e);
+		failed[i] = 1;
+	}
+	for (i = 0; i < NCOUNTERS && n < cap; i++) {
+		if (failed[i] != 1)
+			continue;
+		n += (size_t)snprintf(why + n, cap - n, "%s%s", n ? "; " : "", counters[i].key);
+		for (k = i + 1; k < NCOUNTERS && n < cap; k++)
+			if (failed[k] == 1 && strcmp(one[k], one[i]) == 0) {
+				n += (size_t)snprintf(why + n, cap - n, ", %s", counters[k].key);
+				failed[k] = 2;
+			}
 		if (n < cap)
-			n += (size_t)snprintf(why + n, cap - n, "%s%s", n ? "; " : "", one);
+			n += (size_t)snprintf(why + n, cap - n, ": %s", one[i]);
 	}
 }
 

@@ -302,6 +302,13 @@ trial_metric(struct trial *t, const char *metric, const double *v, int n,
 		return;
 	memcpy(s, v, sizeof(*s) * (size_t)n);
 	samples_sort(s, n);
+	/* a median of 0: a subtraction took all (lmbench prints a blank) */
+	if (((n % 2) ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) == 0 && !m->higher_better) {
+		for (i = 0; i < n && s[i] == 0; i++)
+			;
+		trial_note(t, "the overhead is larger than the operation: subtraction leaves "
+		    "nothing (%s: %d of %d samples 0)", m->name, i, n);
+	}
 
 	jl_begin(&j, WIRE_METRIC, t->id);
 	jl_str(&j, "bench", t->bench->name);

@@ -1,0 +1,328 @@
+/*
+ * notes.c: the agent's notes in every table (docs/reports.md, "Notes").
+ *
+ * A trial's notes ("16 accessing threads and the unmapping thread share 2
+ * CPUs", "THP madvise", a monitor that could not count) are kept per
+ * (series, cell) as runs are read.  A table marks a cell (or a row) with
+ * a note through rgrid_note(); identical texts are one note, numbered in
+ * the order a grid first uses them.  The writers then show them: a mark
+ * after the cell and the texts under the table in text and Markdown, a
+ * `notes` column in CSV, a `notes` member in JSON, marks with tooltips
+ * and a list under the table in HTML.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "html.h"
+#include "report-int.h"
+#include "strbuf.h"
+#include "xmalloc.h"
+
+/* Slot of (row, col) in g->marks; col == g->ncols is the row's own. */
+static size_t
+slot(const struct rgrid *g, size_t row, size_t col)
+{
+	return row * (g->ncols + 1) + col;
+}
+
+void
+rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text)
+{
+	size_t n = strs_add(&g->notes, text) + 1, k, old = g->marks_cap;
+	char num[24], *m;
+
+	if (row >= g->nrows || col > g->ncols)
+		return;
+	k = slot(g, row, col);
+	if (k >= g->marks_cap) {
+		xgrow(&g->marks, &g->marks_cap, k + 1, sizeof(*g->marks));
+		memset(g->marks + old, 0, (g->marks_cap - old) * sizeof(*g->marks));
+	}
+	if ((m = g->marks[k]) != NULL) {
+		/* "1,3": the numbers of the cell's notes, each once, in order */
+		struct strbuf sb;
+		const char *p = m;
+		int put = 0;
+
+		strbuf_init(&sb, 0);
+		while (*p) {
+			size_t v = strtoul(p, NULL, 10), l = strcspn(p, ",");
+
+			if (v == n) {
+				strbuf_release(&sb);
+				return;
+			}
+			if (v > n && !put) {
+				strbuf_addf(&sb, "%s%zu", sb.len ? "," : "", n);
+				put = 1;
+			}
+			strbuf_addf(&sb, "%s%zu", sb.len ? "," : "", v);
+			p += l + (p[l] == ',');
+		}
+		if (!put)
+			strbuf_addf(&sb, ",%zu", n);
+		free(m);
+		g->marks[k] = strbuf_detach(&sb, NULL);
+	} else {
+		snprintf(num, sizeof(num), "%zu", n);
+		g->marks[k] = xstrdup(num);
+	}
+}
+
+const char *
+rgrid_marks(const struct rgrid *g, size_t row, size_t col)
+{
+	size_t k = slot(g, row, col);
+
+	return k < g->marks_cap ? g->marks[k] : NULL;
+}
+
+void
+rgrid_notes_drop_row(struct rgrid *g, size_t row)
+{
+	size_t j, k;
+
+	for (j = 0; j <= g->ncols; j++)
+		if ((k = slot(g, row, j)) < g->marks_cap) {
+			free(g->marks[k]);
+			g->marks[k] = NULL;
+		}
+}
+
+void
+rgrid_notes_free(struct rgrid *g)
+{
+	size_t k;
+
+	for (k = 0; k < g->marks_cap; k++)
+		free(g->marks[k]);
+	free(g->marks);
+	strs_free(&g->notes);
+}
+
+/* Call fn with each note number of the row (its cells' and its own), once
+ * each, in order of number. */
+static void
+row_numbers(const struct rgrid *g, size_t row, unsigned char *seen)
+{
+	size_t j;
+	const char *p;
+
+	memset(seen, 0, g->notes.n + 1);
+	for (j = 0; j <= g->ncols; j++)
+		for (p = rgrid_marks(g, row, j); p != NULL && *p; p += strcspn(p, ",") +
+		    (p[strcspn(p, ",")] == ',')) {
+			size_t n = strtoul(p, NULL, 10);
+
+			if (n >= 1 && n <= g->notes.n)
+				seen[n] = 1;
+		}
+}
+
+char *
+rgrid_row_marks(const struct rgrid *g, size_t row)
+{
+	unsigned char *seen;
+	struct strbuf sb;
+	size_t n;
+
+	if (g->notes.n == 0)
+		return NULL;
+	seen = xcalloc(g->notes.n + 1, 1);
+	row_numbers(g, row, seen);
+	strbuf_init(&sb, 0);
+	for (n = 1; n <= g->notes.n; n++)
+		if (seen[n])
+			strbuf_addf(&sb, "%s%zu", sb.len ? "," : "[", n);
+	free(seen);
+	if (sb.len == 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	strbuf_addch(&sb, ']');
+	return strbuf_detach(&sb, NULL);
+}
+
+char *
+rgrid_row_notes_text(const struct rgrid *g, size_t row)
+{
+	unsigned char *seen;
+	struct strbuf sb;
+	size_t n;
+
+	if (g->notes.n == 0)
+		return xstrdup("");
+	seen = xcalloc(g->notes.n + 1, 1);
+	row_numbers(g, row, seen);
+	strbuf_init(&sb, 0);
+	for (n = 1; n <= g->notes.n; n++)
+		if (seen[n])
+			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", g->notes.s[n - 1]);
+	free(seen);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The notes of marks m into a (each text once). */
+static void
+marks_into(const struct rgrid *g, const char *m, json_t *a)
+{
+	const char *p;
+	size_t i, n;
+
+	for (p = m; p != NULL && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		n = strtoul(p, NULL, 10);
+		if (n < 1 || n > g->notes.n)
+			continue;
+		for (i = 0; i < json_array_size(a); i++)
+			if (strcmp(json_string_value(json_array_get(a, i)), g->notes.s[n - 1]) == 0)
+				break;
+		if (i == json_array_size(a))
+			json_array_append_new(a, json_string(g->notes.s[n - 1]));
+	}
+}
+
+json_t *
+rgrid_cell_notes_json(const struct rgrid *g, size_t row, size_t col)
+{
+	json_t *a;
+
+	if (g->notes.n == 0)
+		return NULL;
+	a = json_array();
+	marks_into(g, rgrid_marks(g, row, col), a);
+	marks_into(g, rgrid_marks(g, row, g->ncols), a);
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+void
+rgrid_notes_print(const struct rgrid *g, FILE *out, int md, size_t base)
+{
+	size_t i;
+
+	if (g->notes.n == 0)
+		return;
+	if (md)
+		fputc('\n', out);
+	for (i = 0; i < g->notes.n; i++) {
+		if (md)
+			fprintf(out, "[^%zu]: ", base + i + 1);
+		else
+			fprintf(out, "[%zu] ", i + 1);
+		fprintf(out, "%s\n", g->notes.s[i]);
+	}
+}
+
+void
+rgrid_notes_md_marks(const struct rgrid *g, FILE *out, size_t row, size_t col, size_t base)
+{
+	const char *p = rgrid_marks(g, row, col);
+
+	for (; p != NULL && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		fprintf(out, "[^%lu]", (unsigned long)(base + strtoul(p, NULL, 10)));
+}
+
+void
+rgrid_notes_html_marks(FILE *out, const struct rgrid *g, size_t row, size_t col)
+{
+	const char *p = rgrid_marks(g, row, col);
+	size_t n;
+
+	for (; p != NULL && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if ((n = strtoul(p, NULL, 10)) < 1 || n > g->notes.n)
+			continue;
+		fputs("<sup class=\"note\" title=\"", out);
+		html_text(out, g->notes.s[n - 1]);
+		fprintf(out, "\">%zu</sup>", n);
+	}
+}
+
+void
+rgrid_notes_html_list(FILE *out, const struct rgrid *g)
+{
+	size_t i;
+
+	if (g->notes.n == 0)
+		return;
+	fputs("<ol class=\"notes\">", out);
+	for (i = 0; i < g->notes.n; i++) {
+		fputs("<li>", out);
+		html_text(out, g->notes.s[i]);
+		fputs("</li>", out);
+	}
+	fputs("</ol>\n", out);
+}
+
+/* --- Notes read from runs ------------------------------------------------------ */
+
+void
+report_notes_put(struct rvals *v, const char *const *notes, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return;
+	if (v->notes == NULL)
+		v->notes = xcalloc(1, sizeof(*v->notes));
+	for (i = 0; i < n; i++)
+		if (notes[i] != NULL && v->notes->n < REPORT_MAX_CELL_NOTES)
+			strs_add(v->notes, notes[i]);
+}
+
+void
+report_cell_notes(const struct report *r, size_t s, size_t c, struct rgrid *g, size_t row,
+    size_t col)
+{
+	const struct rvals *v = report_vals(r, s, c);
+	size_t i;
+
+	for (i = 0; v != NULL && v->notes != NULL && i < v->notes->n; i++)
+		rgrid_note(g, row, col, v->notes->s[i]);
+}
+
+void
+report_fail_put(struct report *r, size_t s, const char *bench, const char *params,
+    const char *status, const char *message)
+{
+	char *line = xasprintf("%zu\x1f%s\x1f%s\x1f%s%s%s", s, bench ? bench : "",
+	    params ? params : "", status, message ? ": " : "", message ? message : "");
+
+	if (r->fails.n < REPORT_MAX_FAILS)
+		strs_add(&r->fails, line);
+	free(line);
+}
+
+/* The params of a fails entry ("s\x1fbench\x1fparams\x1fwhy") at p, cut. */
+const char *
+report_fail_find(const struct report *r, size_t s, const char *bench, const char *want)
+{
+	char pre[64];
+	size_t i, pl, bl = strlen(bench);
+	const char *p, *e;
+	char *params;
+
+	pl = (size_t)snprintf(pre, sizeof(pre), "%zu\x1f", s);
+	for (i = r->fails.n; i-- > 0;) {
+		p = r->fails.s[i];
+		if (strncmp(p, pre, pl) != 0 || strncmp(p + pl, bench, bl) != 0 ||
+		    p[pl + bl] != '\x1f')
+			continue;
+		p += pl + bl + 1;
+		if ((e = strchr(p, '\x1f')) == NULL)
+			continue;
+		params = xstrndup(p, (size_t)(e - p));
+		if (report_params_match(params, want)) {
+			free(params);
+			return e + 1;
+		}
+		free(params);
+	}
+	return NULL;
+}
