@@ -29,14 +29,28 @@ slot(const struct rgrid *g, size_t row, size_t col)
 	return row * (g->ncols + 1) + col;
 }
 
+/* The next number of a mark list "1,3" at *p into *n, moving *p on; 0 at its end. */
+static int
+next_mark(const char **p, size_t *n)
+{
+	char *end;
+
+	if (*p == NULL || **p == '\0')
+		return 0;
+	*n = strtoul(*p, &end, 10);
+	*p = end + (*end == ',');
+	return 1;
+}
+
 void
 rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text)
 {
-	size_t n = strs_add(&g->notes, text) + 1, k, old = g->marks_cap;
+	size_t n, k, old = g->marks_cap;
 	char num[24], *m;
 
 	if (row >= g->nrows || col > g->ncols)
 		return;
+	n = strs_add(&g->notes, text) + 1;
 	k = slot(g, row, col);
 	if (k >= g->marks_cap) {
 		xgrow(&g->marks, &g->marks_cap, k + 1, sizeof(*g->marks));
@@ -47,11 +61,10 @@ rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text)
 		struct strbuf sb;
 		const char *p = m;
 		int put = 0;
+		size_t v;
 
 		strbuf_init(&sb, 0);
-		while (*p) {
-			size_t v = strtoul(p, NULL, 10), l = strcspn(p, ",");
-
+		while (next_mark(&p, &v)) {
 			if (v == n) {
 				strbuf_release(&sb);
 				return;
@@ -61,7 +74,6 @@ rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text)
 				put = 1;
 			}
 			strbuf_addf(&sb, "%s%zu", sb.len ? "," : "", v);
-			p += l + (p[l] == ',');
 		}
 		if (!put)
 			strbuf_addf(&sb, ",%zu", n);
@@ -104,77 +116,64 @@ rgrid_notes_free(struct rgrid *g)
 	strs_free(&g->notes);
 }
 
-/* Call fn with each note number of the row (its cells' and its own), once
- * each, in order of number. */
-static void
-row_numbers(const struct rgrid *g, size_t row, unsigned char *seen)
+/*
+ * The notes of a row (its cells' and its own), each once, in order of
+ * number: their numbers as "[1,3]" (texts 0), or their texts joined by
+ * "; " (texts 1), into a new string; "" when it has none.
+ */
+static char *
+row_join(const struct rgrid *g, size_t row, int texts)
 {
-	size_t j;
+	unsigned char *seen = xcalloc(g->notes.n + 1, 1);
+	struct strbuf sb;
 	const char *p;
+	size_t j, n;
 
-	memset(seen, 0, g->notes.n + 1);
 	for (j = 0; j <= g->ncols; j++)
-		for (p = rgrid_marks(g, row, j); p != NULL && *p; p += strcspn(p, ",") +
-		    (p[strcspn(p, ",")] == ',')) {
-			size_t n = strtoul(p, NULL, 10);
-
+		for (p = rgrid_marks(g, row, j); next_mark(&p, &n);)
 			if (n >= 1 && n <= g->notes.n)
 				seen[n] = 1;
-		}
+	strbuf_init(&sb, 0);
+	for (n = 1; n <= g->notes.n; n++) {
+		if (!seen[n])
+			continue;
+		if (texts)
+			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", g->notes.s[n - 1]);
+		else
+			strbuf_addf(&sb, "%s%zu", sb.len ? "," : "[", n);
+	}
+	if (!texts && sb.len > 0)
+		strbuf_addch(&sb, ']');
+	free(seen);
+	return strbuf_detach(&sb, NULL);
 }
 
 char *
 rgrid_row_marks(const struct rgrid *g, size_t row)
 {
-	unsigned char *seen;
-	struct strbuf sb;
-	size_t n;
+	char *m = row_join(g, row, 0);
 
-	if (g->notes.n == 0)
-		return NULL;
-	seen = xcalloc(g->notes.n + 1, 1);
-	row_numbers(g, row, seen);
-	strbuf_init(&sb, 0);
-	for (n = 1; n <= g->notes.n; n++)
-		if (seen[n])
-			strbuf_addf(&sb, "%s%zu", sb.len ? "," : "[", n);
-	free(seen);
-	if (sb.len == 0) {
-		strbuf_release(&sb);
+	if (*m == '\0') {
+		free(m);
 		return NULL;
 	}
-	strbuf_addch(&sb, ']');
-	return strbuf_detach(&sb, NULL);
+	return m;
 }
 
 char *
 rgrid_row_notes_text(const struct rgrid *g, size_t row)
 {
-	unsigned char *seen;
-	struct strbuf sb;
-	size_t n;
-
-	if (g->notes.n == 0)
-		return xstrdup("");
-	seen = xcalloc(g->notes.n + 1, 1);
-	row_numbers(g, row, seen);
-	strbuf_init(&sb, 0);
-	for (n = 1; n <= g->notes.n; n++)
-		if (seen[n])
-			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", g->notes.s[n - 1]);
-	free(seen);
-	return strbuf_detach(&sb, NULL);
+	return row_join(g, row, 1);
 }
 
 /* The notes of marks m into a (each text once). */
 static void
 marks_into(const struct rgrid *g, const char *m, json_t *a)
 {
-	const char *p;
+	const char *p = m;
 	size_t i, n;
 
-	for (p = m; p != NULL && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		n = strtoul(p, NULL, 10);
+	while (next_mark(&p, &n)) {
 		if (n < 1 || n > g->notes.n)
 			continue;
 		for (i = 0; i < json_array_size(a); i++)
@@ -224,9 +223,10 @@ void
 rgrid_notes_md_marks(const struct rgrid *g, FILE *out, size_t row, size_t col, size_t base)
 {
 	const char *p = rgrid_marks(g, row, col);
+	size_t n;
 
-	for (; p != NULL && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
-		fprintf(out, "[^%lu]", (unsigned long)(base + strtoul(p, NULL, 10)));
+	while (next_mark(&p, &n))
+		fprintf(out, "[^%zu]", base + n);
 }
 
 void
@@ -235,8 +235,8 @@ rgrid_notes_html_marks(FILE *out, const struct rgrid *g, size_t row, size_t col)
 	const char *p = rgrid_marks(g, row, col);
 	size_t n;
 
-	for (; p != NULL && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		if ((n = strtoul(p, NULL, 10)) < 1 || n > g->notes.n)
+	while (next_mark(&p, &n)) {
+		if (n < 1 || n > g->notes.n)
 			continue;
 		fputs("<sup class=\"note\" title=\"", out);
 		html_text(out, g->notes.s[n - 1]);
