@@ -473,7 +473,7 @@ notes_json(const struct journal_trial *t, enum ap_status st)
 		if (a == NULL)
 			a = json_array();
 		n = xasprintf("monitor %s: the agent sent none (an agent older than "
-		    "protocol 3 has no monitors)", plan_monitor_name(k));
+		    "protocol 4 has no monitors)", plan_monitor_name(k));
 		json_array_append_new(a, rundir_json_str(n));
 		free(n);
 	}
@@ -601,6 +601,8 @@ add_line(struct strbuf *sb, const struct journal *j,
 		rundir_json_set(o, "message", rundir_json_str(msg));
 	if ((a = notes_json(t, st)) != NULL)
 		rundir_json_set(o, "notes", a);
+	if (r != NULL && r->kernel != NULL)
+		rundir_json_set(o, "kernel", json_deep_copy(r->kernel));
 	if (m != NULL && m->monitor != NULL)
 		rundir_json_set(o, "monitor", monitor_json(m));
 	if (part == 1 && (a = profile_json(t, st)) != NULL)
