@@ -173,6 +173,13 @@ void	monitor_open(struct trial *t);
  * is 0, and free the counters.
  */
 void	monitor_close(struct trial *t, int rc);
+/*
+ * The interrupts monitor's reading of a file in /proc/interrupts' format
+ * (for tests): TLB shootdowns, function call and rescheduling IPIs, every
+ * CPU's column summed, into v (have: whether the row was there).  Returns
+ * the rows matched, or -1 when the file cannot be read.
+ */
+int	monitor_read_interrupts(const char *path, unsigned long long v[3], int have[3]);
 
 /* --- kmsg.c: what the kernel logged during a trial ----------------------- */
 

@@ -404,6 +404,26 @@ snap(struct monitor *m, struct mon_snap *s)
 	}
 }
 
+int
+monitor_read_interrupts(const char *path, unsigned long long v[3], int have[3])
+{
+	struct mon_snap s;
+	struct irq_scan ix;
+	size_t i, k = 0;
+
+	memset(&s, 0, sizeof(s));
+	memset(&ix, 0, sizeof(ix));
+	ix.s = &s;
+	if (read_pieces(path, irq_piece, &ix) != 0)
+		return -1;
+	for (i = 0; i < NCOUNTERS && k < 3; i++)
+		if (counters[i].src == SRC_INTERRUPTS) {
+			v[k] = s.v[i];
+			have[k++] = s.have[i];
+		}
+	return ix.rows;
+}
+
 void
 monitor_open(struct trial *t)
 {
