@@ -102,6 +102,8 @@ struct rprof {
 	size_t			 nabsent;	/* trials without a profile */
 };
 
+struct rfails;
+
 struct report {
 	struct rseries	*series;
 	size_t		 nseries, cap_series;
@@ -120,9 +122,8 @@ struct report {
 	size_t		 nruns, cap_runs;
 	int		 keep_samples;	/* report_keep_samples() */
 	struct strs	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
-	struct strs	 fails;		/* "series\x1fbench\x1fparams\x1fstatus: message"
-					 * of failed trials (notes.c) */
 	struct report_counts counts;
+	struct rfails	*fails;		/* lines not ok (report-failures.c), or NULL */
 };
 
 /* The values of cell c for series s (NULL when none). */
@@ -246,6 +247,21 @@ int	report_html(const struct report *r, const struct report_opts *o, size_t base
  * differs from lmbench are kept for the lmbench tables (report-lmbench.c). */
 void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
 	    const char *params, const char *const *notes, size_t nnotes);
+/*
+ * A line of series s that is not ok: counted per (series, bench, params,
+ * status), the first message kept (report-failures.c).
+ */
+void	report_failure_add(struct report *r, size_t s, const char *bench,
+	    const char *params, const char *status, const char *message);
+void	report_failures_free(struct report *r);
+/* Why the last failed trial of series s at bench, with every "k=v" of
+ * want, failed: "timeout: its message's first line" (a new string), or NULL. */
+char	*report_failure_why(const struct report *r, size_t s, const char *bench,
+	    const char *want);
+int	report_has_failures(const struct report *r);
+/* The failures table: host, variant, bench, point, class, first message,
+ * count; -1 when every line was ok. */
+int	report_table_failures(const struct report *r, struct rgrids *gs);
 /* Whether any series has an lmbench point. */
 int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */
@@ -255,7 +271,6 @@ const char *report_lmbench_name(const struct rcell *c);
 /* --- Notes (notes.c) -------------------------------------------------------- */
 
 #define REPORT_MAX_CELL_NOTES	16	/* distinct notes kept per (series, cell) */
-#define REPORT_MAX_FAILS	100000	/* failed trials remembered for blank cells */
 
 /*
  * Note text on cell (row, col) of g, or on the row as a whole (col ==
@@ -289,13 +304,6 @@ void	report_notes_put(struct rvals *v, const char *const *notes, size_t n);
 /* Every note of (series s, cell c) on (row, col) of g. */
 void	report_cell_notes(const struct report *r, size_t s, size_t c, struct rgrid *g,
 	    size_t row, size_t col);
-/* Remember a failed trial of series s at (bench, params), and why. */
-void	report_fail_put(struct report *r, size_t s, const char *bench, const char *params,
-	    const char *status, const char *message);
-/* Why the last failed trial of series s at bench, with every "k=v" of
- * want, failed ("timeout: ..."), or NULL (owned by r). */
-const char *report_fail_find(const struct report *r, size_t s, const char *bench,
-	    const char *want);
 
 /* Add s unless present; its index either way. */
 size_t	strs_add(struct strs *l, const char *s);

@@ -67,7 +67,7 @@ int
 report_table_parse(const char *s, enum report_table *out)
 {
 	static const char *const names[] = { "auto", "lmbench", "delta", "compare", "all",
-		"matrix", "summary", "profile", "kernel" };
+		"matrix", "summary", "profile", "kernel", "failures" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -146,8 +146,8 @@ report_free(struct report *r)
 	free(r->runs);
 	report_profile_free(r);
 	report_kernel_free(r);
+	report_failures_free(r);
 	strs_free(&r->unlike);
-	strs_free(&r->fails);
 	free(r->series);
 	free(r->cells);
 	free(r->vals);
@@ -563,7 +563,7 @@ add_line(const struct trial_line *l, void *arg)
 		r->counts.failed++;
 		r->series[s].infra += infra;
 		r->counts.infra += infra;
-		report_fail_put(r, s, l->bench, l->params_text, l->status, l->message);
+		report_failure_add(r, s, l->bench, l->params_text, l->status, l->message);
 		return 0;
 	}
 	if (l->profile != NULL) {
@@ -1250,8 +1250,11 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL))
 			t = REPORT_TABLE_COMPARE;
 		else {
-			if (report_table_summary(r, o, base, &gs, err) != 0 ||
-			    report_table_matrix(r, o, base, &gs, err) < 0)
+			/* nothing measured (every trial failed): the failures say why */
+			if ((r->ncells > 0 || !report_has_failures(r)) &&
+			    report_table_summary(r, o, base, &gs, err) != 0)
+				goto out;
+			if (report_table_matrix(r, o, base, &gs, err) < 0)
 				goto out;
 			t = REPORT_TABLE_AUTO;
 		}
@@ -1293,6 +1296,13 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 	if (t == REPORT_TABLE_KERNEL || (report_has_kernel(r) && t != REPORT_TABLE_PROFILE)) {
 		if (report_table_kernel(r, o, base, &gs, err) != 0)
 			goto out;
+	}
+	if (t == REPORT_TABLE_FAILURES || (report_has_failures(r) && (t == REPORT_TABLE_ALL ||
+	    o->table == REPORT_TABLE_AUTO))) {
+		if (report_table_failures(r, &gs) != 0 && t == REPORT_TABLE_FAILURES) {
+			*err = xstrdup("no trial failed in the runs given");
+			goto out;
+		}
 	}
 	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
