@@ -49,7 +49,8 @@ benchmarks:
       op: null
     monitor: [vmstat]
 P
-run_fm run run plan.yaml -o r
+# another run on this machine holds its lease for a while: wait for it
+run_fm run run plan.yaml -o r --wait-lock 10m
 is "$rc" 0 "a run with monitors exits 0"
 [ "$rc" = 0 ] || tail -5 run.err | sed 's/^/#   /'
 D=$(run_dir r)
