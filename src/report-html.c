@@ -1708,17 +1708,17 @@ table(FILE *out, const struct rgrid *g, const struct heat *ht)
 				fputs("<td", out);
 			if (matrix && j >= g->nkeys)
 				heat_cell(&h, g, i, j, out);
-			if (lmbench && j >= g->nkeys && isfinite(num)) {
+			if (lmbench && j >= g->nkeys && *s && isfinite(num)) {
 				/* a web page has the room for the whole number; the
 				 * mail's cell is the tooltip */
 				numfmt_short(buf, sizeof(buf), num);
 				fputs(" title=\"lmbench: ", out);
 				html_text(out, s);
-				fprintf(out, "\">%s</td>", buf);
-				continue;
+				fprintf(out, "\">%s", buf);
+			} else {
+				fputs(">", out);
+				html_text(out, s);
 			}
-			fputs(">", out);
-			html_text(out, s);
 			rgrid_notes_html_marks(out, g, i, j);
 			if (j + 1 == g->ncols)
 				rgrid_notes_html_marks(out, g, i, g->ncols);

@@ -3,7 +3,8 @@
 # numbers, not getsummary's mail cells: every cell is the JSON report's
 # full value at four significant figures or as a whole number (39000
 # where the mail says 39.K), with the mail's cell as its tooltip; no cell
-# of the page's lmbench tables ends in K or M.  The text and Markdown
+# of the page's lmbench tables ends in K or M; a cell the mail leaves
+# blank (a value of 0) stays blank, with its note.  The text and Markdown
 # tables keep the mail's cells (t500).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -50,4 +51,14 @@ done
 like "$(cells tx49.html)" '39.K\|39[0-9]{3}' "tx49: sh proc 39.K is a number of 5 digits"
 like "$("$FLEETMARK" report "$D/tx49-without" "$D/tx49-with" --table lmbench 2>/dev/null)" ' 39\.K' \
 	"tx49: the text table keeps the mail's 39.K"
+# A value of 0 is blank in the mail, and stays blank on the page, with the
+# note that says why (and a note on a number keeps its mark too).
+mkdir -p zero
+cp -r "$D/tx49-with" zero/with
+jq -c 'if .bench == "lat_proc" and .params.op == "fork" and .rep == 1 and .host == "TX49-16K" then .value = 0 | .samples = [0] else . end' \
+	"$D/tx49-with/trials.jsonl" >zero/with/trials.jsonl
+html zero "$D/tx49-without" zero/with --table lmbench
+like "$(cat zero.html)" '<td class="n"><sup class="note" title="fork: the value is 0, which lmbench prints blank">1</sup></td>' \
+	"a fork of 0: a blank cell with the note, as in the text table"
+is "$(cells zero.html | grep -c '|0$')" 0 "... not a 0"
 done_testing
