@@ -10,13 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
-command -v perl >/dev/null || skip_all "no perl"
-D=$HTML_DATA
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
+html_setup
 
 # count FILE KIND: the number in the box's <li data-count="KIND">.
 count_of() { sed -n 's/.*<li class="[a-z]*" data-count="'"$2"'"><b>\([0-9]*\)<\/b>.*/\1/p' "$1"; }

@@ -9,13 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
-command -v perl >/dev/null || skip_all "no perl"
-D=$HTML_DATA
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
+html_setup
 
 # rows NAME: the compact table's rows as tab-separated text cells
 # (small lines after a tab).

@@ -12,13 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
-command -v perl >/dev/null || skip_all "no perl"
-D=$HTML_DATA
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
+html_setup
 
 # ticks SVG-LINE: the y axis's tick labels, in order.
 ticks() { perl -ne 'print "$1 " while /<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([^<]*)<\/text>/g'; }

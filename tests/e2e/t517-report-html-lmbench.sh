@@ -10,13 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
-command -v perl >/dev/null || skip_all "no perl"
-D=$HTML_DATA
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
+html_setup
 
 # cells FILE: each lmbench table cell of the page as "TOOLTIP|TEXT".
 cells() {

@@ -10,14 +10,8 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+html_setup
 [ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
-command -v perl >/dev/null || skip_all "no perl"
-D=$HTML_DATA
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
 
 # fact FILE KEY: the env table's row KEY, cells joined by "|".
 fact() {

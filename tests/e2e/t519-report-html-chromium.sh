@@ -12,14 +12,8 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v perl >/dev/null || skip_all "no perl"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
+html_setup
 [ -n "$CHROMIUM" ] || skip_all "chromium is not installed (tools/deps installs it)"
-D=$HTML_DATA
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
 
 # field LINE KEY: "L-R" or a number after KEY= in measure's line.
 field() { sed -n 's/.* '"$2"'=\([^ ]*\).*/\1/p' <<<" $1"; }
