@@ -28,8 +28,12 @@ struct param_value {
 	long long	 num;		/* PARAM_INT, PARAM_CPUS */
 };
 
+struct program;
+
 struct trial {
 	const struct bench	*bench;
+	struct program		*program;	/* bench: program only (bench/program.c);
+						 * freed by trial_release() */
 	int			 profile;	/* a perf profile was asked for */
 	char			*id;		/* request id, or NULL */
 	int			 samples;
@@ -174,6 +178,20 @@ struct jv;
  */
 int	serve_trial_init(const struct jv *req, const char *id, struct trial *t,
 	    char *err, size_t errlen);
+
+/* --- bench/program.c: the user's own programs (protocol 3) ------------- */
+
+/*
+ * The "program" member of trial request req, with its "params": the
+ * program, its argv templates and compiled parse rules, and a benchmark
+ * (program_bench()) whose name, parameters and metrics are the program's.
+ * Returns 0 and a new program in *out (program_free() it after the trial),
+ * or -1 with the bad-request message in err.
+ */
+int	program_from_request(const struct jv *req, struct program **out,
+	    char *err, size_t errlen);
+const struct bench *program_bench(const struct program *p);
+void	program_free(struct program *p);
 
 /* --- util.c --------------------------------------------------------------- */
 

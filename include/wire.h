@@ -10,7 +10,7 @@
 #ifndef FLEETMARK_WIRE_H
 #define FLEETMARK_WIRE_H
 
-#define WIRE_PROTO		2		/* protocol version */
+#define WIRE_PROTO		3		/* protocol version */
 #define WIRE_PROTO_MIN		1		/* oldest one the controller still speaks */
 #define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
 #define WIRE_MAX_SAMPLES	1000		/* samples per metric line */
@@ -36,6 +36,10 @@
  * does (a static image forked, a pinned ring): the lmbench report lists them. */
 #define WIRE_NOTE_UNLIKE_LMBENCH	"unlike lmbench: "
 
+/* The bench of a trial request that runs the user's own program, described
+ * by the request's "program" member (proto 3). */
+#define WIRE_BENCH_PROGRAM	"program"
+
 #define WIRE_REQ_TRIAL	"trial"		/* controller: run one trial */
 #define WIRE_REQ_ENV	"env"		/* controller: send host facts */
 #define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */
@@ -53,6 +57,7 @@
 #define WIRE_ERR_CRASH		"agent-crash"	/* trial process died by a signal */
 #define WIRE_ERR_REQUEST	"bad-request"	/* malformed request or parameter */
 #define WIRE_ERR_CANCELLED	"cancelled"	/* standard input closed */
+#define WIRE_ERR_BAD_OUTPUT	"bad-output"	/* a program's output did not parse (proto 3) */
 
 /* Metric directions. */
 #define WIRE_LOWER_BETTER	"lower"
@@ -65,5 +70,6 @@
 #define WIRE_EXIT_TIMEOUT	3	/* deadline reached */
 #define WIRE_EXIT_CANCELLED	4	/* standard input closed */
 #define WIRE_EXIT_UNSUPPORTED	5	/* cannot run on this host */
+#define WIRE_EXIT_BAD_OUTPUT	6	/* a program's output did not parse (proto 3) */
 
 #endif /* FLEETMARK_WIRE_H */
