@@ -184,14 +184,14 @@ int	serve_trial_init(const struct jv *req, const char *id, struct trial *t,
 /*
  * The "program" member of trial request req, with its "params": the
  * program, its argv templates and compiled parse rules, and a benchmark
- * (program_bench()) whose name, parameters and metrics are the program's.
- * Returns 0 and a new program in *out (program_free() it after the trial),
+ * (own_program_bench()) whose name, parameters and metrics are the program's.
+ * Returns 0 and a new program in *out (own_program_free() it after the trial),
  * or -1 with the bad-request message in err.
  */
-int	program_from_request(const struct jv *req, struct program **out,
+int	own_program_from_request(const struct jv *req, struct program **out,
 	    char *err, size_t errlen);
-const struct bench *program_bench(const struct program *p);
-void	program_free(struct program *p);
+const struct bench *own_program_bench(const struct program *p);
+void	own_program_free(struct program *p);
 
 /* --- util.c --------------------------------------------------------------- */
 

@@ -102,9 +102,9 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		n++;
 	}
 	if (strcmp(name, WIRE_BENCH_PROGRAM) == 0) {
-		if (program_from_request(req, &prog, err, errlen) != 0)
+		if (own_program_from_request(req, &prog, err, errlen) != 0)
 			goto out;
-		b = program_bench(prog);
+		b = own_program_bench(prog);
 	}
 	rc = trial_init(t, b, id, n, keys, vals, samples, deadline, err, errlen);
 	if (rc == 0) {
@@ -113,7 +113,7 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		prog = NULL;
 	}
 out:
-	program_free(prog);
+	own_program_free(prog);
 	while (n > 0)
 		free(vals[--n]);
 	return rc;

@@ -191,7 +191,7 @@ trial_release(struct trial *t)
 	for (i = 0; i < t->nparams; i++)
 		free(t->params[i].str);
 	t->nparams = 0;
-	program_free(t->program);
+	own_program_free(t->program);
 	t->program = NULL;
 	free(t->id);
 	t->id = NULL;

@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 struct catalog;
+struct program;
 struct ydoc;
 struct ydoc_node;
 struct fleet;
@@ -87,6 +88,7 @@ struct plan_point {
 	char			*label;		/* the given params, for people:
 						 * threads=4 command="a b" */
 	const struct ydoc_node	*where;		/* the benchmark entry */
+	const struct program	*program;	/* bench: program (the plan's), or NULL */
 };
 
 struct plan {
@@ -107,6 +109,8 @@ struct plan {
 	double			 threshold;	/* percent */
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
+	struct program		**programs;	/* the `bench: program` entries */
+	size_t			 nprograms;
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */

@@ -91,7 +91,7 @@ keep(struct program *p, const char *s)
 }
 
 void
-program_free(struct program *p)
+own_program_free(struct program *p)
 {
 	int i;
 
@@ -245,7 +245,7 @@ load_rule(struct program *p, const struct jv *r, int ri, char *err, size_t errle
 }
 
 int
-program_from_request(const struct jv *req, struct program **out, char *err, size_t errlen)
+own_program_from_request(const struct jv *req, struct program **out, char *err, size_t errlen)
 {
 	const struct jv *spec = jv_get(req, "program"), *params = jv_get(req, "params");
 	const struct jv *args, *rules;
@@ -324,12 +324,12 @@ program_from_request(const struct jv *req, struct program **out, char *err, size
 nomem:
 	snprintf(err, errlen, "out of memory");
 fail:
-	program_free(p);
+	own_program_free(p);
 	return -1;
 }
 
 const struct bench *
-program_bench(const struct program *p)
+own_program_bench(const struct program *p)
 {
 	return &p->bench;
 }
