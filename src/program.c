@@ -527,7 +527,11 @@ out:
 	return rc;
 }
 
-/* Every {name} of an argument template names a parameter (or samples). */
+/*
+ * Every {name} of an argument template (name: letters, digits and _, not
+ * starting with a digit) names a parameter or samples; other braces are
+ * kept as written.
+ */
 static int
 check_template(const struct ydoc_node *a, const struct ydoc_node *pn, char **err)
 {
@@ -537,6 +541,14 @@ check_template(const struct ydoc_node *a, const struct ydoc_node *pn, char **err
 	while ((open = strchr(s, '{')) != NULL && (close = strchr(open + 1, '}')) != NULL) {
 		size_t n = (size_t)(close - open - 1);
 		int found = n == 7 && strncmp(open + 1, "samples", 7) == 0;
+
+		for (i = 0; i < n; i++)
+			if (!(isalnum((unsigned char)open[1 + i]) || open[1 + i] == '_'))
+				break;
+		if (i < n || isdigit((unsigned char)open[1])) {
+			s = open + 1;	/* not a {name}: kept as written (${#1}) */
+			continue;
+		}
 
 		for (i = 0; !found && pn != NULL && pn->type == YDOC_MAPPING && i < pn->n; i++)
 			if (strlen(pn->keys[i]->value) == n &&

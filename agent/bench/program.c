@@ -336,6 +336,21 @@ own_program_bench(const struct program *p)
 
 /* --- running it ------------------------------------------------------------ */
 
+/* Letters, digits and _, not starting with a digit: a {name} of a template. */
+static int
+is_ident(const char *s, size_t n)
+{
+	size_t i;
+
+	if (s[0] >= '0' && s[0] <= '9')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
 /* argv element from a template: {name} is the parameter's value. */
 static char *
 substitute(const struct trial *t, const char *tpl, char *err, size_t errlen)
@@ -350,7 +365,8 @@ substitute(const struct trial *t, const char *tpl, char *err, size_t errlen)
 	while (*p) {
 		val = NULL;
 		if (*p == '{' && (close = strchr(p + 1, '}')) != NULL &&
-		    (size_t)(close - p - 1) < sizeof(name) && close > p + 1) {
+		    (size_t)(close - p - 1) < sizeof(name) && close > p + 1 &&
+		    is_ident(p + 1, (size_t)(close - p - 1))) {
 			memcpy(name, p + 1, (size_t)(close - p - 1));
 			name[close - p - 1] = '\0';
 			for (i = 0; i < t->nparams; i++)

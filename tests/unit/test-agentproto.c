@@ -629,12 +629,15 @@ static void
 test_proto(void)
 {
 	size_t len;
-	char *data = slurp("tests/data/agentproto/proto3.jsonl", &len);
+	char *data = slurp("tests/data/agentproto/proto4.jsonl", &len);
 	const struct ap_event *ev;
 	struct seen s;
 
 	read_all(data, len, 7, &s);
-	is_str(s.sig, "unknown-proto:3:0.9.0:riscv64;", "a hello of protocol 3 is refused, not bad output");
+	is_str(s.sig, "unknown-proto:4:0.9.0:riscv64;", "a hello of protocol 4 is refused, not bad output");
+	ev = one("{\"type\":\"hello\",\"proto\":2,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
+	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 2,
+	    "protocol 2 (no programs) is still spoken");
 	ev = one("{\"type\":\"hello\",\"proto\":1,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
 	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 1,
 	    "protocol 1 (no profiles) is still spoken");
