@@ -4,8 +4,10 @@
  *
  *   munmap [-t THREADS] [-n PAGES] [-l LOOPS] [-b BATCHES]
  *
- * THREADS threads keep reading and writing a shared region, counting
- * their accesses; the main thread maps PAGES pages, touches them, and
+ * THREADS threads keep writing a shared 16 MB region at 512 random
+ * offsets each (drawn once and repeated, as in the mail, so that what a
+ * flush costs them is their TLB entries), counting their accesses; the
+ * main thread maps PAGES pages, touches them, and
  * unmaps them, LOOPS times a batch, timing the munmap() calls alone.
  * Every munmap of a mapping the other threads' CPUs may cache makes the
  * kernel flush their TLBs, which is what slows their accesses.  Each batch
@@ -27,7 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REGION_PAGES	64
+#define REGION_BYTES	(16 << 20)
+#define OFFSETS		512
 
 static volatile int stop;
 static char *region;
@@ -36,6 +39,7 @@ static long pagesz;
 struct worker {
 	pthread_t		tid;
 	unsigned long long	accesses;
+	unsigned int		off[OFFSETS];
 	char			pad[64];
 };
 
@@ -53,12 +57,12 @@ toucher(void *arg)
 {
 	struct worker *w = arg;
 	unsigned long long n = 0;
-	unsigned int i = 0;
+	int i;
 
 	while (!stop) {
-		region[(i % REGION_PAGES) * pagesz + (i * 64) % pagesz]++;
-		i += 7;
-		n++;
+		for (i = 0; i < OFFSETS; i++)
+			region[w->off[i]]++;
+		n += OFFSETS;
 	}
 	w->accesses = n;
 	return NULL;
@@ -89,13 +93,17 @@ main(int argc, char **argv)
 	if (threads < 1 || pages < 1 || loops < 1 || batches < 1 || optind != argc)
 		usage();
 	pagesz = sysconf(_SC_PAGESIZE);
-	region = mmap(NULL, REGION_PAGES * pagesz, PROT_READ | PROT_WRITE,
+	region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED || (w = calloc(threads, sizeof(*w))) == NULL) {
 		perror("munmap: mmap");
 		return 1;
 	}
-	memset(region, 1, REGION_PAGES * pagesz);
+	memset(region, 1, REGION_BYTES);
+	srand(1);
+	for (i = 0; i < threads; i++)
+		for (l = 0; l < OFFSETS; l++)
+			w[i].off[l] = (unsigned int)(rand() % REGION_BYTES);
 	for (b = 0; b < batches; b++) {
 		double t0, t1, start, spent = 0, ms;
 		unsigned long long total = 0;
