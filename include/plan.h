@@ -178,6 +178,14 @@ unsigned long long plan_seed(const struct plan *p);
 char	*plan_trial_key(const struct plan_variant *v, const struct plan_point *pt,
 	    int rep);
 
+/*
+ * The catalogue entry (params, metrics) of the plan's `bench: program`
+ * called name, or NULL when the plan has none: a program's metrics are
+ * looked up here before the agent's catalogue.  Owned by the plan.
+ */
+struct catalog_bench;
+const struct catalog_bench *plan_program_bench(const struct plan *p, const char *name);
+
 const char	*plan_order_name(enum plan_order o);
 
 #endif /* FLEETMARK_PLAN_H */

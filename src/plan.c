@@ -584,8 +584,7 @@ plan_runs(const struct plan *p, const char *bench)
 	return 0;
 }
 
-/* The catalogue entry of the plan's program called name, or NULL. */
-static const struct catalog_bench *
+const struct catalog_bench *
 plan_program_bench(const struct plan *p, const char *name)
 {
 	size_t i;
