@@ -1,7 +1,7 @@
 /*
  * program: a benchmark of the user's own, a program deployed next to the
  * agent (or one already on the host), run under the agent's supervision
- * and its output parsed into metrics (protocol 3, docs/own-benchmarks.md).
+ * and its output parsed into metrics (protocol 4, docs/own-benchmarks.md).
  *
  * The trial request carries a "program" member: the program's name (used
  * in tables), its path, its argv templates with {param} substituted here
