@@ -48,7 +48,7 @@ P
 # Exit 3 (some trials failed: the built-in benchmark refuses a sample in
 # which oversubscribed threads finish no round) still leaves the others.
 rc=0
-"$FLEETMARK" run -q -o "$W/r" "$W/plans/side-by-side.yaml" >/dev/null || rc=$?
+"$FLEETMARK" run -q --wait-lock 5m -o "$W/r" "$W/plans/side-by-side.yaml" >/dev/null || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || exit "$rc"
 D=$(find "$W/r" -mindepth 1 -maxdepth 1 -type d | head -1)
 printf '| threads | pages | metric | built-in | program | program / built-in |\n|---|---|---|---|---|---|\n'

@@ -131,7 +131,7 @@ trial() {	# NAME: "status message" of its one trial
 	jq -r '.status + " " + (.message // "") | gsub("\n"; " ")' "$(run_dir "$WORK/r-$1")/trials.jsonl" | head -1
 }
 run_one() {	# NAME: run it into r-NAME
-	run_fm "$1" run -q -o "$WORK/r-$1" "$1.yaml"
+	run_fm "$1" run -q --wait-lock 5m -o "$WORK/r-$1" "$1.yaml"
 }
 
 sh_plan nomatch 10s 'echo first line; echo second line; echo "value: none"'

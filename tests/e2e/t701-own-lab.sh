@@ -32,7 +32,7 @@ done
 run_lab() {	# NAME PLAN [ENV...]: run PLAN on $SEL into $WORK/NAME
 	local name=$1 plan=$2
 	shift 2
-	env "$@" "$FLEETMARK" run "$WORK/plans/$plan.yaml" -f "$L/fleet.yaml" -H "$SEL" \
+	env "$@" "$FLEETMARK" run "$WORK/plans/$plan.yaml" -f "$L/fleet.yaml" -H "$SEL" --wait-lock 5m \
 		-o "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err"
 	rc=$?
 	D=$(run_dir "$WORK/$name")

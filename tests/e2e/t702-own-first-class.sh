@@ -35,12 +35,12 @@ regression:
   metrics: [slowprog.ns]
 Y
 echo 100 >value
-run_fm a run own.yaml -q -o results --label good
+run_fm a run own.yaml -q --wait-lock 5m -o results --label good
 is "$rc" 0 "run A (100 us a sample) exits 0"
 A=$(ls -d results/*-own-first-* | head -1)
 is "$(jq -r '.value' "$A/trials.jsonl" | sort -u | xargs)" "100000" "scale: 1000 turns the program's us into ns (median of 100000, 101000, 100000)"
 echo 130 >value
-run_fm b run own.yaml -q -o results --label bad
+run_fm b run own.yaml -q --wait-lock 5m -o results --label bad
 B=$(ls -d results/*-own-first-* | grep -v "^$A$" | head -1)
 
 run_fm cmp compare "$A" "$B"
@@ -53,15 +53,15 @@ for f in csv json md html; do
 done
 run_fm delta report "$A" "$B" --table delta
 like "$(cat delta.out)" 'slowprog\.ns\[size=small\]: 100000 -> 130000 -30%' "the delta table has it"
-run_fm night run own.yaml -q -o results --baseline "$A"
+run_fm night run own.yaml -q --wait-lock 5m -o results --baseline "$A"
 is "$rc" 4 "run --baseline (the nightly check): exit 4 on the program's regression"
 run_fm hist history results --plan own-first --metric slowprog.ns --nights
 is "$(grep -cE '^local +slowprog +size=big' hist.out)" 3 "history shows slowprog's three nights"
 
-run_fm bis1 bisect-run own.yaml -H local --metric 'slowprog.ns[size=big]' --baseline "$A" -o bisect -q
+run_fm bis1 bisect-run own.yaml -H local --metric 'slowprog.ns[size=big]' --baseline "$A" -o bisect -q --tries 5
 is "$rc" 1 "bisect-run: 130 us against the 100 us baseline is bad (1)"
 echo 100 >value
-run_fm bis0 bisect-run own.yaml -H local --metric 'slowprog.ns[size=big]' --baseline "$A" -o bisect -q
+run_fm bis0 bisect-run own.yaml -H local --metric 'slowprog.ns[size=big]' --baseline "$A" -o bisect -q --tries 5
 is "$rc" 0 "bisect-run: 100 us again is good (0)"
 [ "$rc" = 0 ] || sed 's/^/#   /' bis0.err | head -5
 
