@@ -122,11 +122,13 @@ int	program_build_local(const struct program *p, const char *arch, char **path,
  * a `command:` needs nothing; else the cross-built binary is uploaded
  * (skipped when the host holds it intact), or, when no cross compiler
  * fits, the sources are sent and built there with its cc.  Returns 0 with
- * the path or command the agent runs in *path (a new string), or a
+ * the path or command the agent runs in *path (a new string) and in *how
+ * what it took ("a command", "uploaded", "already there", "built there":
+ * a static string), or a
  * negative TRANSPORT_E* code with a new message naming the host in *err
  * (TRANSPORT_EREMOTE: the build failed, its first error lines said).
  */
 int	program_deploy(struct transport *t, const struct program *p, const char *arch,
-	    const char *dir, char **path, char **err);
+	    const char *dir, char **path, const char **how, char **err);
 
 #endif /* FLEETMARK_PROGRAM_H */

@@ -351,7 +351,7 @@ out:
 
 int
 program_deploy(struct transport *t, const struct program *p, const char *arch,
-    const char *dir, char **path, char **err)
+    const char *dir, char **path, const char **how, char **err)
 {
 	struct transport_result r;
 	char *local = NULL, *data = NULL, *remote = NULL, *hostdir = NULL, sha[65], *base;
@@ -360,6 +360,7 @@ program_deploy(struct transport *t, const struct program *p, const char *arch,
 
 	if (p->command != NULL) {
 		*path = xstrdup(p->command);
+		*how = "a command";
 		return 0;
 	}
 	rc = program_build_local(p, arch, &local, err);
@@ -374,6 +375,7 @@ program_deploy(struct transport *t, const struct program *p, const char *arch,
 		hostdir = xasprintf("%s/programs/%.16s-src", dir, p->hash);
 		rc = build_on_host(t, p, hostdir, path, err);
 		free(hostdir);
+		*how = "built there";
 		return rc;
 	}
 	if (fs_read_file(local, BINARY_MAX, &data, &len, err) != 0) {
@@ -388,6 +390,7 @@ program_deploy(struct transport *t, const struct program *p, const char *arch,
 		goto out;
 	transport_result_release(&r);
 	*path = remote;
+	*how = up ? "uploaded" : "already there";
 	remote = NULL;
 out:
 	free(local);

@@ -665,6 +665,7 @@ static void
 deploy_programs(struct worker *w, const struct deploy_result *dr)
 {
 	const struct plan *p = w->ctx->c->plan;
+	const char *how = NULL;
 	char *err = NULL;
 	size_t i, k, n;
 	int r;
@@ -683,9 +684,9 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 			    "no programs (4 or later does)", w->h->name, w->proto);
 		else
 			r = program_deploy(w->t, p->programs[k], dr->arch, dr->dir,
-			    &w->prog_path[k], &err);
+			    &w->prog_path[k], &how, &err);
 		if (r == 0) {
-			wlog(w, "program %s at %s", p->programs[k]->name, w->prog_path[k]);
+			wlog(w, "program %s at %s (%s)", p->programs[k]->name, w->prog_path[k], how);
 			continue;
 		}
 		wlog(w, "%s", err);

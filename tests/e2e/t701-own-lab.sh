@@ -52,7 +52,7 @@ is "$(ls "$XDG_CACHE_HOME/fleetmark/programs" | sed 's/^[0-9a-f]*-//' | sort | x
 	"one cross build per architecture, in the controller's cache"
 bad=
 for h in board-armhf board-s390x; do
-	grep -q "program munmap-range at .*/programs/[0-9a-f]*/munmap$" "$M1/logs/$h.log" || bad="$bad $h"
+	grep -q "program munmap-range at .*/programs/[0-9a-f]*/munmap (uploaded)$" "$M1/logs/$h.log" || bad="$bad $h"
 done
 is "${bad# }" "" "the boards got the cross-built binary (WORKDIR/programs/SUM/munmap)"
 run_fm "$WORK/matrix" report "$M1" --table matrix
@@ -67,6 +67,8 @@ stamp=$(stat -c %Y "$XDG_CACHE_HOME"/fleetmark/programs/*-armhf/.name)
 run_lab m2 own-munmap
 is "$rc" 0 "a second own-munmap run exits 0"
 is "$(stat -c %Y "$XDG_CACHE_HOME"/fleetmark/programs/*-armhf/.name)" "$stamp" "it builds nothing (cached)"
+is "$(grep -h 'program munmap-range at' "$D"/logs/*.log | sed 's/.*(//' | sort | uniq -c | xargs)" "3 already there)" \
+	"and uploads nothing: every host already has it"
 run_fm "$WORK/cmp" compare "$M1" "$D"
 is "$rc" 0 "compare of the two runs"
 is "$(grep -cE '^munmap-range +threads=[0-9]+,pages=[0-9]+ +ns_per_access ' "$WORK/cmp.out")" 27 \
@@ -87,7 +89,7 @@ grep -q 'pagefault-mail' "$WORK/pfm.out" || sed 's/^/#   /' "$WORK/pfm.out" | he
 rm -rf "$XDG_CACHE_HOME"
 run_lab nc own-pagefault FLEETMARK_NO_CROSS=1
 is "$rc" 3 "no cross compiler: exit 3 (the boards' trials failed)"
-grep -q 'program pagefault-mail at .*/programs/[0-9a-f]*-src/pagefault$' "$D/logs/lab-01.log"
+grep -q 'program pagefault-mail at .*/programs/[0-9a-f]*-src/pagefault (built there)$' "$D/logs/lab-01.log"
 tap_result $? "lab-01 built it with its own cc"
 is "$(jq -r 'select(.host == "lab-01") | .status' "$D/trials.jsonl" | sort -u)" ok "and ran it"
 is "$(jq -r 'select(.host != "lab-01") | .status' "$D/trials.jsonl" | sort -u)" deploy "the boards' trials: deploy"
