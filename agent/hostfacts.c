@@ -139,11 +139,11 @@ put_cpuidle(struct out *o)
 			break;
 		any = 1;
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-		    *names ? " " : "", buf);
+		    *names ? "," : "", buf);
 		snprintf(path, sizeof(path), CPU_DIR "/cpu0/cpuidle/state%d/disable", i);
 		if (read_text(path, dis, sizeof(dis)) == 0 && strcmp(dis, "0") != 0)
 			snprintf(off + strlen(off), sizeof(off) - strlen(off), "%s%s",
-			    *off ? " " : "", buf);
+			    *off ? "," : "", buf);
 		else
 			snprintf(limit, sizeof(limit), "%s", buf);
 	}
