@@ -71,6 +71,17 @@ int	variant_write_back(struct transport *t, const char *path, const char *old,
 	    char **err);
 
 /*
+ * One write of a variant, for callers that keep their own list (tune.c):
+ * read path's old content as root, hand it to save (may be NULL), write
+ * value and check it took, as variant_apply() does.  *old gets a new copy
+ * of the old content once it is saved, also when the write then failed
+ * (undo it with variant_write_back()); NULL when nothing was written.  0,
+ * or -1 / VARIANT_ELOST with a new *err naming the host and the path.
+ */
+int	variant_write(struct transport *t, const char *path, const char *value,
+	    variant_save_fn save, void *arg, char **old, char **err);
+
+/*
  * Undo: teardown commands, then old contents back in reverse order.
  * Carries on after a failed step and reports the first failure.  Frees
  * st (NULL is fine: nothing to do).  timeout_ms bounds each step (0:
