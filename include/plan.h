@@ -33,6 +33,7 @@ struct catalog;
 struct ydoc;
 struct ydoc_node;
 struct fleet;
+struct tune_spec;
 
 #define PLAN_MAX_REPEAT		10000
 #define PLAN_MAX_VARIANTS	256
@@ -107,6 +108,8 @@ struct plan {
 	double			 threshold;	/* percent */
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
+
+	struct tune_spec	*tune;		/* `tune:`, or NULL (tune.h) */
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */

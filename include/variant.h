@@ -31,6 +31,7 @@
 
 struct plan_variant;
 struct transport;
+struct transport_result;
 struct variant_state;
 
 #define VARIANT_CMD_TIMEOUT_MS	60000	/* per step */
@@ -80,6 +81,17 @@ int	variant_write_back(struct transport *t, const char *path, const char *old,
  */
 int	variant_write(struct transport *t, const char *path, const char *value,
 	    variant_save_fn save, void *arg, char **old, char **err);
+
+/*
+ * Run the command line inner as root on t (as is for root, else through
+ * `sudo -n sh -c`), its output capped at VARIANT_MAX_OLD: transport_run()'s
+ * result.  variant_step_error() says why such a step failed (a new
+ * string: the transport's error, or the exit status and the first line
+ * the command printed).
+ */
+int	variant_run_root(struct transport *t, const char *inner, int timeout_ms,
+	    struct transport_result *res);
+char	*variant_step_error(struct transport *t, int r, const struct transport_result *res);
 
 /*
  * Undo: teardown commands, then old contents back in reverse order.

@@ -44,6 +44,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
+#include "tune.h"
 #include "xmalloc.h"
 
 #define DEFAULT_RESULTS		"results"
@@ -525,12 +526,13 @@ run_main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "push", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "tune", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
 	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
-	const char *results;
+	const char *results, *tune = NULL;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
@@ -587,6 +589,9 @@ run_main(int argc, char **argv)
 		case 'B':
 			baseline = optarg;
 			break;
+		case 'T':
+			tune = optarg;
+			break;
 		default:
 			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
 				return c;
@@ -627,6 +632,14 @@ run_main(int argc, char **argv)
 			free(e);
 		}
 		goto fail;
+	}
+	if (tune != NULL) {
+		struct tune_spec *ts;
+
+		if (tune_spec_profile(tune, &ts, &err) != 0)
+			goto fail;
+		tune_spec_free(p->tune);
+		p->tune = ts;
 	}
 	if (dry) {
 		code = dry_resume(p, rdir, hosts_spec);
@@ -814,6 +827,11 @@ static const struct cmd_option run_options[] = {
 	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
 	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
 	    NULL },
+	{ 0, "tune", "PROFILE", "set the hosts up with a tuning profile before the first trial "
+	    "and put them back after the last (performance: governor, boost off, ASLR off, NUMA "
+	    "balancing off, irqbalance stopped, C-states limited; none: no tuning); it replaces "
+	    "the plan's tune: (docs/environment.md); give it again with --resume", "the plan's "
+	    "tune:, else none" },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
@@ -863,7 +881,7 @@ static const struct cmd_help run_help = {
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
-	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
+	"[--push URL] [--baseline REF] [--tune PROFILE] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };

@@ -115,6 +115,21 @@ step_error(struct transport *t, int r, const struct transport_result *res)
 	return msg;
 }
 
+int
+variant_run_root(struct transport *t, const char *inner, int timeout_ms,
+    struct transport_result *res)
+{
+	const struct transport_info *info = transport_get_info(t);
+
+	return run_as_root(t, strcmp(info->user, "root") != 0, inner, timeout_ms, res);
+}
+
+char *
+variant_step_error(struct transport *t, int r, const struct transport_result *res)
+{
+	return step_error(t, r, res);
+}
+
 /* s without one trailing newline: a new string. */
 static char *
 chomp(const char *s, size_t len)
