@@ -100,6 +100,8 @@ report_env_grid(const struct report *r, size_t base)
 						first = &pp[j].d.facts[k];
 					nfacts++;
 				}
+		if (first == NULL)
+			continue;	/* (every key came from a pair) */
 		strbuf_addstr(&sb, "  ");
 		fact_line(&sb, first);
 		strbuf_addf(&sb, " (%zu of %zu host pair%s)\n", nfacts, np, np == 1 ? "" : "s");

@@ -30,9 +30,10 @@ L=$LABDIR
 H=lab-01
 
 # What the host reads: every setting the profile may touch, one line each.
+# shellcheck disable=SC2016 # expanded by the host's shell
 SETTINGS_CMD='for f in /proc/sys/kernel/randomize_va_space /proc/sys/kernel/numa_balancing /sys/kernel/mm/transparent_hugepage/enabled /sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*/disable /sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor /sys/devices/system/cpu/cpufreq/boost /sys/devices/system/cpu/intel_pstate/no_turbo; do [ -e "$f" ] && echo "$f=$(cat "$f")"; done'
 settings() { on_host "$H" "$SETTINGS_CMD"; }
-BEFORE=$(settings)
+SETTINGS_BEFORE=$(settings)
 # This machine's own copies, put back at exit (the lab shares the kernel).
 SAVED_ASLR=$(cat /proc/sys/kernel/randomize_va_space)
 SAVED_THP=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
@@ -47,9 +48,9 @@ put_back() {
 	on_host "$H" 'rm -f /tmp/fm-tune-seen-*'
 }
 trap 'put_back; _lab_cleanup' EXIT
-diag "before: $(echo "$BEFORE" | tr '\n' ' ')"
+diag "before: $(echo "$SETTINGS_BEFORE" | tr '\n' ' ')"
 has_cpuidle=0
-echo "$BEFORE" | grep -q 'cpuidle/state1/disable' && has_cpuidle=1
+echo "$SETTINGS_BEFORE" | grep -q 'cpuidle/state1/disable' && has_cpuidle=1
 
 cat >"$WORK/tune.yaml" <<'P'
 name: tuned
@@ -97,7 +98,7 @@ for fleet in fleet fleet-bench; do
 		"as $user: the trials ran with ASLR off and THP never"
 	is "$(jq -r '.sysctl["kernel.randomize_va_space"]' "$D/hosts/$H.json")" 0 \
 		"as $user: hosts/$H.json holds the facts the trials ran under"
-	is "$(settings)" "$BEFORE" "as $user: every setting reads as before the run"
+	is "$(settings)" "$SETTINGS_BEFORE" "as $user: every setting reads as before the run"
 	like "$(grep -c 'tune performance: restored' "$D/logs/$H.log")" '^[1-9]' "as $user: the log says what was restored"
 	[ -e "$D/restore-tune" ]
 	tap_result $((!$?)) "as $user: nothing left in restore-tune/"
@@ -128,7 +129,7 @@ like "$(grep 'randomize_va_space, left changed by an earlier attempt' "$D/logs/$
 is "$(items "$D" "$H" | tr ' ' '\n' | grep -c '=applied$')" $((5 + has_cpuidle)) "... then applied the profile again for the rest"
 is "$(on_host "$H" "cat /tmp/fm-tune-seen-\$(id -u bench)" | sort -u | xargs)" "0 never" \
 	"every trial, before and after the kill, ran tuned"
-is "$(settings)" "$BEFORE" "after the resume every setting reads as before"
+is "$(settings)" "$SETTINGS_BEFORE" "after the resume every setting reads as before"
 
 # --- sudo refusing: denied, with sudo's reason --------------------------------------
 
@@ -141,7 +142,7 @@ is "$rc $(items "$D" "$H" | tr ' ' '\n' | grep -E '^(aslr|thp)=' | xargs)" "0 as
 	"without sudo: ASLR and THP denied, the trials run (exit 0)"
 like "$(jq -r --arg h "$H" '.hosts[$h].tune.items[] | select(.item == "aslr") | .detail' "$D/run.json")" \
 	"cannot read|cannot write.*(sudo|password)" "... with sudo's reason"
-is "$(settings)" "$BEFORE" "... and nothing changed"
+is "$(settings)" "$SETTINGS_BEFORE" "... and nothing changed"
 
 # --- no profile: one warning line -------------------------------------------------
 

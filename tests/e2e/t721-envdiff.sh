@@ -9,7 +9,6 @@
 # One run on this machine (the default fleet, no lab); the other sides
 # are copies of it under new run ids with hosts/local.json edited, so
 # nothing on this machine is changed.
-TNAME=t721
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
