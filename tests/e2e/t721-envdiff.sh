@@ -8,7 +8,8 @@
 #
 # One run on this machine (the default fleet, no lab); the other sides
 # are copies of it under new run ids with hosts/local.json edited, so
-# nothing on this machine is changed.
+# nothing on this machine is changed.  The runs wait for the local host's
+# lease (--wait-lock): other runs on this machine may hold it.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -25,7 +26,7 @@ samples: 3
 benchmarks:
   - bench: lat_syscall
 P
-"$FLEETMARK" run "$WORK/plan.yaml" -o "$WORK/all" >"$WORK/a.out" 2>"$WORK/a.err"
+"$FLEETMARK" run "$WORK/plan.yaml" --wait-lock 10m -o "$WORK/all" >"$WORK/a.out" 2>"$WORK/a.err"
 is "$?" 0 "a run on this machine"
 A=$(run_dir "$WORK/all")
 check "... with its env facts" test -s "$A/hosts/local.json"
@@ -82,7 +83,7 @@ like "$("$FLEETMARK" history "$WORK/all" --format html | grep -c 'data-table="en
 
 # nightly: run --baseline against a night whose THP was another.
 setfact "$C" '.thp = "t721-other"'
-"$FLEETMARK" run "$WORK/plan.yaml" -o "$WORK/n" --baseline "$C" >"$WORK/n.out" 2>"$WORK/n.err"
+"$FLEETMARK" run "$WORK/plan.yaml" --wait-lock 10m -o "$WORK/n" --baseline "$C" >"$WORK/n.out" 2>"$WORK/n.err"
 N=$(run_dir "$WORK/n")
 like "$(head -2 "$N/report.txt" | xargs)" "^ENVIRONMENT DIFFERS: [0-9]+ facts? .* thp t721-other -> " \
 	"run --baseline: the report begins with the environment's difference"
