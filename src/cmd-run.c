@@ -463,6 +463,33 @@ recorded_plan(const char *dir, char **path, char **err)
 }
 
 /*
+ * --resume of a run given --tune PROFILE, without --tune now, of a plan
+ * without tune:: that profile again (its hosts' run.json entries name it),
+ * so that the rest of the run is measured as its start was.  *spec stays
+ * NULL when no host recorded one.  0, or -1 with *err.
+ */
+static int
+recorded_tune(const char *dir, struct tune_spec **spec, char **err)
+{
+	const char *host, *name = NULL;
+	json_t *run, *h;
+	int r = 0;
+
+	*spec = NULL;
+	if (rundir_load_json(dir, &run, err) != 0)
+		return -1;
+	json_object_foreach(json_object_get(run, "hosts"), host, h) {
+		name = json_string_value(json_object_get(json_object_get(h, "tune"), "profile"));
+		if (name != NULL)
+			break;
+	}
+	if (name != NULL && strcmp(name, "none") != 0)
+		r = tune_spec_profile(name, spec, err);
+	json_decref(run);
+	return r;
+}
+
+/*
  * --dry-run --resume: the trials a resume would run, per host of the run,
  * read without touching the run directory (no lock, nothing rewritten).
  */
@@ -650,6 +677,9 @@ run_main(int argc, char **argv)
 			goto fail;
 		tune_spec_free(p->tune);
 		p->tune = ts;
+	} else if (resume != NULL && p->tune == NULL && recorded_tune(rdir, &p->tune, &err) != 0) {
+		code = CMD_EXIT_ERROR;
+		goto fail;
 	}
 	if (dry) {
 		code = dry_resume(p, rdir, hosts_spec);
@@ -840,8 +870,8 @@ static const struct cmd_option run_options[] = {
 	{ 0, "tune", "PROFILE", "set the hosts up with a tuning profile before the first trial "
 	    "and put them back after the last (performance: governor, boost off, ASLR off, NUMA "
 	    "balancing off, irqbalance stopped, C-states limited; none: no tuning); it replaces "
-	    "the plan's tune: (docs/environment.md); give it again with --resume", "the plan's "
-	    "tune:, else none" },
+	    "the plan's tune: (docs/environment.md); --resume takes the profile the run was "
+	    "given again", "the plan's tune:, else none" },
 	{ 0, "wait-lock", "DURATION", "when another run holds a host's lease, wait up to DURATION "
 	    "(90s, 10m, 2h) for it; a dead holder's lease is taken at once", "fail that host "
 	    "at once with the holder's name (class locked)" },

@@ -131,6 +131,28 @@ is "$(on_host "$H" "cat /tmp/fm-tune-seen-\$(id -u bench)" | sort -u | xargs)" "
 	"every trial, before and after the kill, ran tuned"
 is "$(settings)" "$SETTINGS_BEFORE" "after the resume every setting reads as before"
 
+# --tune given to the run: a --resume without it takes the profile again.
+sed -e '/^tune:/,/^benchmarks:/{/^benchmarks:/!d}' "$WORK/long.yaml" >"$WORK/long-plain.yaml"
+on_host "$H" 'rm -f /tmp/fm-tune-seen-*'
+"$FLEETMARK" run "$WORK/long-plain.yaml" --tune performance -f "$L/fleet.yaml" -H "$H" -o "$WORK/kt" \
+	>"$WORK/kt1.out" 2>"$WORK/kt1.err" &
+pid=$!
+for _ in $(seq 300); do
+	T=$(run_dir "$WORK/kt")/trials.jsonl
+	[ -s "$T" ] && [ "$(jq -r 'select(.status == "ok") | .key' "$T" | wc -l)" -ge 3 ] && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+D=$(run_dir "$WORK/kt")
+on_host "$H" 'rm -f /tmp/fm-tune-seen-*'
+"$FLEETMARK" run --resume "$D" >"$WORK/kt2.out" 2>"$WORK/kt2.err"
+is "$? $(jq -r --arg h "$H" '.hosts[$h].tune.profile' "$D/run.json")" "0 performance" \
+	"--resume without --tune of a run given --tune performance: the profile again"
+is "$(on_host "$H" 'cat /tmp/fm-tune-seen-0' | cut -d' ' -f1 | sort -u | xargs)" 0 \
+	"... the trials after the resume ran with ASLR off"
+is "$(settings)" "$SETTINGS_BEFORE" "... and every setting reads as before"
+
 # --- sudo refusing: denied, with sudo's reason --------------------------------------
 
 mv /etc/sudoers.d/fleetmark-lab /etc/sudoers.d/.fm-t720-off
