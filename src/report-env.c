@@ -24,7 +24,7 @@ struct side_pair {
 	struct envdiff	 d;
 };
 
-/* Whether series a and b are the same host of the same run (same facts). */
+/* Whether series a and b are the same host of the same run. */
 static int
 same_side(const struct rseries *a, const struct rseries *b)
 {
@@ -61,7 +61,8 @@ report_env_grid(const struct report *r, size_t base)
 			continue;
 		a = &r->series[pairs[i]];
 		b = &r->series[i];
-		if (same_side(a, b))
+		/* hosts of one run differ as they are meant to: sides are runs */
+		if (strcmp(a->dir, b->dir) == 0)
 			continue;
 		for (j = 0; j < np; j++)
 			if (same_side(&r->series[pp[j].a], a) && same_side(&r->series[pp[j].b], b))

@@ -137,7 +137,7 @@ size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
 
 /*
  * report-env.c, for the top of a report: the env facts that differ between
- * the hosts of each pair (report_pairs()) of different runs or hosts
+ * the hosts of each pair (report_pairs()) of different runs
  * ("environment"), and the tuning profiles run.json recorded ("tuning");
  * NULL when there is nothing to say.
  */

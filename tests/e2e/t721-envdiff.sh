@@ -72,6 +72,17 @@ C=$(copy 20010103-000000-envdiff-c001 2001-01-03T00:00:00Z)
 setfact "$C" '.thp = "never"'
 is "$("$FLEETMARK" compare "$B" "$C" | grep -c ENVIRONMENT)" 0 "two runs with the same facts: no environment lines"
 
+# Two hosts of one run differ as they are meant to: not a difference of sides.
+M=$WORK/one/20010104-000000-envdiff-m001
+mkdir -p "$WORK/one"
+cp -a "$A" "$M"
+jq -c '.host = "other"' "$A/trials.jsonl" >>"$M/trials.jsonl"
+jq '.thp = "always"' "$A/hosts/local.json" >"$M/hosts/other.json"
+jq '.run = "20010104-000000-envdiff-m001" | .hosts.other = .hosts.local' "$A/run.json" >"$M/run.json"
+out=$("$FLEETMARK" report "$M" --table compare 2>&1)
+like "$out" "other" "a report of one run of two hosts compares them"
+is "$(printf '%s\n' "$out" | grep -c ENVIRONMENT)" 0 "... without environment lines: the sides are runs"
+
 # history: the night THP changed.
 hist=$("$FLEETMARK" history "$WORK/all" 2>"$WORK/h.err")
 is "$(printf '%s\n' "$hist" | head -2)" "ENVIRONMENT CHANGES: the hosts' facts (hosts/NAME.json) that changed from one night to the next
