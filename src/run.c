@@ -1087,6 +1087,32 @@ untune_host(struct worker *w)
 	}
 }
 
+/* Whether an earlier attempt left something to put back on this host. */
+static int
+restore_due(struct worker *w)
+{
+	static const enum journal_restore_set sets[] = { JOURNAL_RESTORE_VARIANT,
+		JOURNAL_RESTORE_TUNE };
+	char **paths, **olds, *err = NULL;
+	size_t n, i;
+	int due = 0;
+
+	for (i = 0; i < 2 && !due; i++) {
+		/* an unreadable file says so once the host is reached */
+		if (journal_restore_list_in(w->ctx->c->journal, sets[i], w->h->name, &paths,
+		    &olds, &n, &err) != 0) {
+			free(err);
+			err = NULL;
+			due = 1;
+			continue;
+		}
+		due = n > 0;
+		strv_free(paths, n);
+		strv_free(olds, n);
+	}
+	return due;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -1100,7 +1126,7 @@ worker_main(void *arg)
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
-	if (count_todo(w, 0) == 0) {
+	if (count_todo(w, 0) == 0 && !restore_due(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);
 		pstate(w, PROGRESS_DONE, "nothing left to run");
@@ -1127,6 +1153,13 @@ worker_main(void *arg)
 	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
 	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
 		goto out;
+	if (count_todo(w, 0) == 0) {
+		/* killed after its last trial, before it undid the host */
+		w->rh->status = JOURNAL_HOST_DONE;
+		set_host_status(w, JOURNAL_HOST_DONE, NULL);
+		pstate(w, PROGRESS_DONE, "restored, nothing left to run");
+		goto out;
+	}
 
 	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);

@@ -131,6 +131,29 @@ is "$(on_host "$H" "cat /tmp/fm-tune-seen-\$(id -u bench)" | sort -u | xargs)" "
 	"every trial, before and after the kill, ran tuned"
 is "$(settings)" "$SETTINGS_BEFORE" "after the resume every setting reads as before"
 
+# Killed after its last trial, before it undid the host: nothing is left to
+# run, and --resume still puts the host back.  The trials of a complete run
+# of the same plan stand in for those the killed run would have finished.
+"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet-bench.yaml" -H "$H" -o "$WORK/full" >/dev/null 2>&1
+F=$(run_dir "$WORK/full")
+"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet-bench.yaml" -H "$H" -o "$WORK/late" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 300); do
+	T=$(run_dir "$WORK/late")/trials.jsonl
+	[ -s "$T" ] && [ "$(jq -r 'select(.status == "ok") | .key' "$T" | wc -l)" -ge 2 ] && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+D=$(run_dir "$WORK/late")
+jq -c --arg id "$(jq -r .run "$D/run.json")" '.run = $id' "$F/trials.jsonl" >"$D/trials.jsonl"
+n=$(wc -l <"$D/trials.jsonl")
+is "$(on_host "$H" 'cat /proc/sys/kernel/randomize_va_space')" 0 "killed with every trial done: ASLR still off"
+"$FLEETMARK" run --resume "$D" >"$WORK/late2.out" 2>"$WORK/late2.err"
+is "$? $(jq -r .status "$D/run.json") $(wc -l <"$D/trials.jsonl")" "0 finished $n" \
+	"--resume with nothing left to run: finished, no trial run"
+is "$(settings)" "$SETTINGS_BEFORE" "... and the host is put back all the same"
+
 # --tune given to the run: a --resume without it takes the profile again.
 sed -e '/^tune:/,/^benchmarks:/{/^benchmarks:/!d}' "$WORK/long.yaml" >"$WORK/long-plain.yaml"
 on_host "$H" 'rm -f /tmp/fm-tune-seen-*'
