@@ -7,7 +7,9 @@
 # the run every setting reads on the host as it did before.  A controller
 # SIGKILLed while the profile is applied leaves it applied, and --resume
 # puts it back before anything else, runs the rest tuned, and puts it
-# back again.  Without sudo the writes are denied with sudo's reason and
+# back again; also when it was killed after the last trial (nothing left
+# to run), and a --resume without --tune of a run given --tune takes the
+# profile again.  Without sudo the writes are denied with sudo's reason and
 # the trials still run.  Without a profile an untuned host (ASLR on) gets
 # one warning line.
 #
