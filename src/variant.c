@@ -115,6 +115,39 @@ step_error(struct transport *t, int r, const struct transport_result *res)
 	return msg;
 }
 
+/*
+ * Why a file under debugfs cannot be read, when the reason is debugfs
+ * itself (why: the failed read's message): not mounted, no such file in
+ * this kernel, or the kernel refusing access.  A new string, or NULL.
+ */
+static char *
+debugfs_hint(struct transport *t, const char *path, const char *why)
+{
+	struct transport_result res;
+	int r, mounted;
+
+	if (strncmp(path, VARIANT_DEBUGFS "/", strlen(VARIANT_DEBUGFS) + 1) != 0)
+		return NULL;
+	if (strstr(why, "Operation not permitted") != NULL ||
+	    strstr(why, "Permission denied") != NULL)
+		return xstrdup("the kernel refuses access to debugfs (kernel lockdown, "
+		    "debugfs=off or no-mount on its command line, or a virtual machine that "
+		    "forbids it): the variant cannot be applied on this host");
+	if (strstr(why, "No such file or directory") == NULL)
+		return NULL;
+	r = transport_run(t, "grep -q '^[^ ]* " VARIANT_DEBUGFS " debugfs ' /proc/mounts",
+	    NULL, 0, 0, VARIANT_CMD_TIMEOUT_MS, &res);
+	mounted = r == 0 && res.exit.status == 0;
+	transport_result_release(&res);
+	if (r != 0)
+		return NULL;
+	if (!mounted)
+		return xstrdup("debugfs is not mounted at " VARIANT_DEBUGFS " (as root: mount "
+		    "-t debugfs none " VARIANT_DEBUGFS ")");
+	return xstrdup("debugfs is mounted, and this kernel has no such file there (an "
+	    "older or newer kernel, or another architecture, has other knobs)");
+}
+
 int
 variant_run_root(struct transport *t, const char *inner, int timeout_ms,
     struct transport_result *res)
@@ -217,7 +250,7 @@ write_saving(struct transport *t, int sudo, const char *path, const char *value,
     variant_save_fn save, void *arg, char **old, char **why)
 {
 	struct transport_result res;
-	char *inner, *e = NULL, *back = NULL, *shown, *o;
+	char *inner, *e = NULL, *back = NULL, *shown, *o, *hint;
 	int r;
 
 	*old = NULL;
@@ -227,7 +260,10 @@ write_saving(struct transport *t, int sudo, const char *path, const char *value,
 	if (r != 0 || res.exit.status != 0) {
 		e = step_error(t, r, &res);
 		transport_result_release(&res);
-		*why = xasprintf("cannot read %s: %s", path, e);
+		hint = r == 0 ? debugfs_hint(t, path, e) : NULL;
+		*why = xasprintf("cannot read %s: %s%s%s", path, e, hint ? ": " : "",
+		    hint ? hint : "");
+		free(hint);
 		free(e);
 		return r != 0 ? r : 1;
 	}
@@ -248,7 +284,10 @@ write_saving(struct transport *t, int sudo, const char *path, const char *value,
 	*old = o;
 	r = write_value(t, sudo, path, value, VARIANT_CMD_TIMEOUT_MS, &back, &e);
 	if (r != 0) {
-		*why = xasprintf("cannot write %s: %s", path, e);
+		hint = r > 0 ? debugfs_hint(t, path, e) : NULL;
+		*why = xasprintf("cannot write %s: %s%s%s", path, e, hint ? ": " : "",
+		    hint ? hint : "");
+		free(hint);
 		free(e);
 		return r;
 	}
