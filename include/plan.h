@@ -34,6 +34,7 @@ struct program;
 struct ydoc;
 struct ydoc_node;
 struct fleet;
+struct tune_spec;
 
 #define PLAN_MAX_REPEAT		10000
 #define PLAN_MAX_VARIANTS	256
@@ -126,6 +127,8 @@ struct plan {
 	size_t			 nmetrics;
 	struct program		**programs;	/* the `bench: program` entries */
 	size_t			 nprograms;
+
+	struct tune_spec	*tune;		/* `tune:`, or NULL (tune.h) */
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */

@@ -21,12 +21,13 @@
 #include "program.h"
 #include "strbuf.h"
 #include "strv.h"
+#include "tune.h"
 #include "wire.h"
 #include "xmalloc.h"
 
 static const char *const plan_keys[] = {
 	"name", "description", "hosts", "repeat", "samples", "order", "timeout",
-	"seed", "variants", "benchmarks", "regression", NULL
+	"seed", "variants", "benchmarks", "regression", "tune", NULL
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
 static const char *const bench_keys[] = { "bench", "params", "profile", "monitor", NULL };
@@ -140,6 +141,7 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->nprograms; i++)
 		program_free(p->programs[i]);
 	free(p->programs);
+	tune_spec_free(p->tune);
 	free(p->file);
 	free(p->name);
 	free(p->description);
@@ -931,6 +933,9 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 	}
 	if ((n = ydoc_get(root, "regression")) != NULL && !ydoc_is_null(n) &&
 	    load_regression(p, n, cat, err) != 0)
+		goto out;
+	if ((n = ydoc_get(root, "tune")) != NULL && !ydoc_is_null(n) &&
+	    tune_spec_load(n, &p->tune, err) != 0)
 		goto out;
 	*out = p;
 	p = NULL;

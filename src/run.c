@@ -36,6 +36,7 @@
 #include "strv.h"
 #include "transport.h"
 #include "trialread.h"
+#include "tune.h"
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -102,6 +103,8 @@ struct worker {
 	double			 prev_end;	/* when the previous trial ended */
 	char			**prog_path;	/* [plan->nprograms]: what the agent
 						 * runs for each program, or NULL */
+	json_t			*env;		/* the agent's env facts */
+	struct tune_state	*tune;		/* the profile applied, or NULL */
 	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
 						 * of the point failed on this host */
 	size_t			 points_failed;
@@ -181,6 +184,16 @@ variant_saver(void *arg, const char *path, const char *old, char **why)
 	struct worker *w = arg;
 
 	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
+}
+
+/* variant_save_fn of a tuning profile: restore-tune/HOST. */
+static int
+tune_saver(void *arg, const char *path, const char *old, char **why)
+{
+	struct worker *w = arg;
+
+	return journal_restore_save_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
+	    path, old, why);
 }
 
 /* Tell the person something (a live progress frame takes log messages
@@ -405,6 +418,8 @@ scratch_dir(const char *agent)
 	return p;
 }
 
+static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
+static void untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
 warn_cpus(struct worker *w, const json_t *cpus)
@@ -571,6 +586,23 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
 	w->proto = ev.u.hello.proto;
+	if (ask_env(w, deadline, st, why) != 0)
+		return -1;
+	warn_cpus(w, json_object_get(w->env, "cpus"));
+	return take_lease(w, st, why);
+}
+
+/*
+ * Ask the agent for its env facts, keep them (w->env) and write them to
+ * the journal.  0, or -1 with *st and a new *why.
+ */
+static int
+ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
+{
+	struct ap_event ev;
+	char *e = NULL;
+	int r;
+
 	if ((r = send_json(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
 		*st = AP_ST_AGENT_LOST;
 		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
@@ -581,13 +613,14 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	{
 		const json_t *arch = json_object_get(ev.u.env.obj, "arch");
 
-		if (json_is_string(arch))
+		if (json_is_string(arch) && w->rh->arch == NULL)
 			w->rh->arch = xstrdup(json_string_value(arch));
 	}
+	json_decref(w->env);
+	w->env = json_deep_copy(ev.u.env.obj);
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
 		journal_failed(w->ctx, e);
-	warn_cpus(w, json_object_get(ev.u.env.obj, "cpus"));
-	return take_lease(w, st, why);
+	return 0;
 }
 
 /* What progress shows for a trial. */
@@ -847,6 +880,10 @@ run_trial(struct worker *w, size_t i, size_t next)
 		start = w->prev_end;
 		r = 0;
 	} else {
+		if (tune_before_trial(w->t, w->tune, &why) != 0) {
+			wlog(w, "%s", why);
+			free(why);
+		}
 		start = clock_wall();
 		r = send_trial(w, i, params);
 	}
@@ -871,6 +908,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 			 * agent's own 2 ms between trials.
 			 */
 			if (ev.type == AP_HEADER && next != SIZE_MAX && w->ahead == 0 &&
+			    !tune_per_trial(w->tune) &&
 			    !stopping && !run_stop_requested() && !ap_trial_done(tr)) {
 				if (send_trial(w, next, trial_params(&w->s->trials[next])) == 0)
 					w->ahead = next + 1;
@@ -1105,20 +1143,22 @@ run_groups(struct worker *w)
  * anything is measured.  0, or -1 with the host given up.
  */
 static int
-restore_left(struct worker *w)
+restore_left(struct worker *w, enum journal_restore_set set)
 {
 	struct journal *j = w->ctx->c->journal;
 	char **paths, **olds, *err = NULL;
 	size_t n, i;
 	int r = 0;
 
-	if (journal_restore_list(j, w->h->name, &paths, &olds, &n, &err) != 0) {
+	if (journal_restore_list_in(j, set, w->h->name, &paths, &olds, &n, &err) != 0) {
 		host_failed(w, AP_ST_SETUP, err);
 		free(err);
 		return -1;
 	}
 	for (i = n; i-- > 0; ) {
-		if ((r = variant_write_back(w->t, paths[i], olds[i], &err)) != 0) {
+		r = set == JOURNAL_RESTORE_TUNE ? tune_write_back(w->t, paths[i], olds[i], &err) :
+		    variant_write_back(w->t, paths[i], olds[i], &err);
+		if (r != 0) {
 			host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP, err);
 			free(err);
 			err = NULL;
@@ -1126,13 +1166,118 @@ restore_left(struct worker *w)
 		}
 		wlog(w, "restored %s, left changed by an earlier attempt at this run", paths[i]);
 	}
-	if (r == 0 && n > 0 && journal_restore_clear(j, w->h->name, &err) != 0) {
+	if (r == 0 && n > 0 && journal_restore_clear_in(j, set, w->h->name, &err) != 0) {
 		wlog(w, "%s", err);
 		free(err);
 	}
 	strv_free(paths, n);
 	strv_free(olds, n);
 	return r == 0 ? 0 : -1;
+}
+
+/*
+ * The plan's tuning profile, before the first trial: each item's outcome
+ * to the host's log, run.json and the person, and the env facts read
+ * again when it changed the host.  Without a profile, a host that is not
+ * tuned gets one warning line.  0, or -1 with the host given up (lost
+ * while it was applied: what was changed is put back by --resume).
+ */
+static int
+tune_host(struct worker *w)
+{
+	const struct tune_spec *spec = w->ctx->c->plan->tune;
+	enum ap_status st;
+	char *err = NULL, *e = NULL, *sum;
+	json_t *j;
+	int r;
+
+	if (spec == NULL) {
+		if ((sum = tune_untuned(w->env)) != NULL) {
+			wlog(w, "not tuned for benchmarking: %s", sum);
+			say(w, "%s: not tuned for benchmarking: %s (tune: performance in the "
+			    "plan, or run --tune performance)", w->h->name, sum);
+			free(sum);
+		}
+		return 0;
+	}
+	pstate(w, PROGRESS_RUNNING, "tune");
+	wlog(w, "applying tuning profile %s", spec->profile);
+	r = tune_apply(w->t, spec, tune_saver, variant_logger, w, &w->tune, &err);
+	sum = tune_summary(w->tune);
+	log_info("%s: tune %s: %s", w->h->name, spec->profile, sum);
+	free(sum);
+	j = tune_state_json(w->tune);
+	if (journal_host_tune(w->ctx->c->journal, w->h->name, j, &e) != 0)
+		journal_failed(w->ctx, e);
+	json_decref(j);
+	if (r != 0) {
+		tune_state_free(w->tune);
+		w->tune = NULL;
+		host_failed(w, AP_ST_CONNECT, err);
+		free(err);
+		return -1;
+	}
+	/* The facts the trials are measured under. */
+	if (tune_changed(w->tune) &&
+	    ask_env(w, clock_mono_ms() + RUN_HELLO_MS, &st, &err) != 0) {
+		untune_host(w);
+		host_failed(w, st, err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Undo the tuning profile after the last trial (or when stopping). */
+static void
+untune_host(struct worker *w)
+{
+	char *err = NULL;
+	int r;
+
+	if (w->tune == NULL)
+		return;
+	r = tune_undo(w->t, w->tune, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
+	    &err);
+	w->tune = NULL;
+	/* Undone: nothing left to restore if this process dies. */
+	if (r == 0 && journal_restore_clear_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE,
+	    w->h->name, &err) != 0)
+		r = -1;
+	if (r != 0) {
+		wlog(w, "%s", err);
+		say(w, "%s: %s", w->h->name, err);
+		if (w->rh->reason == NULL)
+			w->rh->reason = err;
+		else
+			free(err);
+	}
+}
+
+/* Whether an earlier attempt left something to put back on this host. */
+static int
+restore_due(struct worker *w)
+{
+	static const enum journal_restore_set sets[] = { JOURNAL_RESTORE_VARIANT,
+		JOURNAL_RESTORE_TUNE };
+	char **paths, **olds, *err = NULL;
+	size_t n, i;
+	int due = 0;
+
+	for (i = 0; i < 2 && !due; i++) {
+		/* an unreadable file says so once the host is reached */
+		if (journal_restore_list_in(w->ctx->c->journal, sets[i], w->h->name, &paths,
+		    &olds, &n, &err) != 0) {
+			free(err);
+			err = NULL;
+			due = 1;
+			continue;
+		}
+		due = n > 0;
+		strv_free(paths, n);
+		strv_free(olds, n);
+	}
+	return due;
 }
 
 static void *
@@ -1148,7 +1293,7 @@ worker_main(void *arg)
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
-	if (count_todo(w, 0) == 0) {
+	if (count_todo(w, 0) == 0 && !restore_due(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);
 		pstate(w, PROGRESS_DONE, "nothing left to run");
@@ -1172,8 +1317,16 @@ worker_main(void *arg)
 	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
 	if (run_stop_requested())
 		goto interrupted;
-	if (restore_left(w) != 0)
+	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
+	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
 		goto out;
+	if (count_todo(w, 0) == 0) {
+		/* killed after its last trial, before it undid the host */
+		w->rh->status = JOURNAL_HOST_DONE;
+		set_host_status(w, JOURNAL_HOST_DONE, NULL);
+		pstate(w, PROGRESS_DONE, "restored, nothing left to run");
+		goto out;
+	}
 
 	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
@@ -1202,7 +1355,10 @@ worker_main(void *arg)
 	pstate(w, PROGRESS_RUNNING, msg);
 	free(msg);
 	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	if (tune_host(w) != 0)
+		goto out;
 	run_groups(w);
+	untune_host(w);
 
 	if (w->lost != NULL) {
 		/* The trials the host did not get to. */
@@ -1257,6 +1413,8 @@ worker_main(void *arg)
 	if (w->prog_path != NULL)
 		strv_free(w->prog_path, w->ctx->c->plan->nprograms);
 	w->prog_path = NULL;
+	json_decref(w->env);
+	w->env = NULL;
 	if (slot)
 		give_slot(w->ctx);
 	return NULL;
