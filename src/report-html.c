@@ -569,8 +569,27 @@ side_td(FILE *out, const struct rvals *v)
 
 /* --- The verdict box ------------------------------------------------------------- */
 
+struct heat;
+static void table(FILE *out, const struct rgrid *g, const struct heat *ht);
+
+/*
+ * The environment's differences between the sides compared (report-env.c's
+ * grid "environment"): in the verdict box, since a change of THP or ASLR
+ * between the sides is a verdict's first suspect.  Not among the tables.
+ */
 static void
-verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
+env_diff(FILE *out, const struct rgrids *gs, const struct heat *ht)
+{
+	size_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (strcmp(gs->g[i]->table, "environment") == 0)
+			table(out, gs->g[i], ht);
+}
+
+static void
+verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m,
+    const struct rgrids *gs, const struct heat *ht)
 {
 	static const char *const what[4] = {
 		[CK_WORSE] = "worse", [CK_BETTER] = "better",
@@ -590,9 +609,11 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
 	    m->count[CK_WORSE] == 0 && m->count[CK_UNJUDGED] == 0 ? " good" : "");
 	if (m->ncompared == 0 || m->n == 0) {
 		fprintf(out, "<p>Nothing compared: %s; %zu points.  Give a baseline run, or "
-		    "runs with another label, variant or host, to judge a change.</p>"
-		    "</section>\n", r->nseries == 1 ? "one series" :
-		    "no series shares a point with its baseline", r->ncells);
+		    "runs with another label, variant or host, to judge a change.</p>\n",
+		    r->nseries == 1 ? "one series" : "no series shares a point with its baseline",
+		    r->ncells);
+		env_diff(out, gs, ht);
+		fputs("</section>\n", out);
 		return;
 	}
 	fprintf(out, "<p>%zu points of %zu compared series against <b>", m->n, m->ncompared);
@@ -603,6 +624,7 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m)
 		fprintf(out, "<li class=\"%s\" data-count=\"%s\"><b>%zu</b> %s</li>", cls[k],
 		    cls[k], m->count[k], what[k]);
 	fputs("</ul>\n", out);
+	env_diff(out, gs, ht);
 	if (m->regressions == 0) {
 		fprintf(out, "<p class=\"none\">No regression%s.</p></section>\n",
 		    m->count[CK_WORSE] ? " (the worse points' metrics are not the plan's "
@@ -1820,10 +1842,7 @@ env_section(FILE *out, const struct report *r)
 	size_t *side_series, i, k, s;
 	json_t *o;
 
-	/*
-	 * The environment diff between the sides belongs here, at the top of
-	 * the section, before the runs and the facts (what differs first).
-	 */
+	/* what differs between the sides is in the verdict box (env_diff()) */
 	fputs("<section id=\"env\"><h2>Runs and environment</h2>\n", out);
 	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
 	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
@@ -2007,7 +2026,10 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 			fputs("</p>\n", out);
 		}
 	fputs("</header>\n", out);
-	verdict_box(out, r, base, &m);
+	ht.r = r;
+	ht.thr = m.thr;
+	ht.lo = ht.hi = NAN;
+	verdict_box(out, r, base, &m, gs, &ht);
 	changes_table(out, r, base, &m);
 	if (charts(out, r, o, &m, &chart) != 0) {
 		cmp_free(&m);
@@ -2023,11 +2045,9 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 		    "the threshold) and beyond; hatched: noisy (a side's rsd above the "
 		    "threshold, or fewer than %d trials).", 2 * m.thr, VERDICT_MIN_TRIALS);
 	fputs("</p>\n", out);
-	ht.r = r;
-	ht.thr = m.thr;
-	ht.lo = ht.hi = NAN;
 	for (i = 0; i < gs->n; i++)
-		table(out, gs->g[i], &ht);
+		if (strcmp(gs->g[i]->table, "environment") != 0)	/* in the verdict box */
+			table(out, gs->g[i], &ht);
 	fputs("</section>\n", out);
 	env_section(out, r);
 	fputs("<footer><p>Written by fleetmark report; a self-contained page (no scripts, "

@@ -138,6 +138,15 @@ const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
  * A new array of nseries.
  */
 size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
+
+/*
+ * report-env.c, for the top of a report: the env facts that differ between
+ * the hosts of each pair (report_pairs()) of different runs
+ * ("environment"), and the tuning profiles run.json recorded ("tuning");
+ * NULL when there is nothing to say.
+ */
+struct rgrid	*report_env_grid(const struct report *r, size_t base);
+struct rgrid	*report_tune_grid(const struct report *r);
 /* Whether every "k=v" of want (space or comma separated) is in have. */
 int	report_params_match(const char *have, const char *want);
 /* The value of key k in params "k=v,k=v" (a new string), or NULL. */

@@ -1219,8 +1219,8 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
-	struct rgrid *pg = NULL;
-	size_t base = 0, i, notes = 0;
+	struct rgrid *pg = NULL, *eg = NULL, *tg = NULL;
+	size_t base = 0, i, ntop, notes = 0;
 	int regressions = 0, n, first = 1, ret = -1;
 
 	if (r->nseries == 0) {
@@ -1236,8 +1236,12 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 	}
 	if (t == REPORT_TABLE_COMPARE && !common_points(r, base, err))
 		return -1;
+	if (partial && (eg = report_env_grid(r, base)) != NULL)
+		rgrids_add(&gs, eg);	/* the environment's differences, first */
 	if (partial && (pg = partial_grid(r)) != NULL)
 		rgrids_add(&gs, pg);	/* first: the top of the report */
+	if (partial && (tg = report_tune_grid(r)) != NULL)
+		rgrids_add(&gs, tg);
 	if (t == REPORT_TABLE_AUTO) {
 		int fallback;
 
@@ -1304,7 +1308,8 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 			goto out;
 		}
 	}
-	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
+	ntop = (eg != NULL) + (pg != NULL) + (tg != NULL);	/* not tables of data */
+	if (gs.n == ntop) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");
 		goto out;
@@ -1329,7 +1334,7 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 			if (i > 0)
 				fputc('\n', out);
 			/* delta lines are bare, as in mail; among other tables, titled */
-			if (g->text && gs.n - (pg != NULL) > 1 && strcmp(g->table, "delta") == 0)
+			if (g->text && gs.n - ntop > 1 && strcmp(g->table, "delta") == 0)
 				fprintf(out, "%s\n", g->title);
 			if (g->text) {
 				fputs(g->text, out);

@@ -21,6 +21,7 @@
 #include "agentproto.h"
 #include "clock.h"
 #include "deploy.h"
+#include "program.h"
 #include "fleet.h"
 #include "hostconn.h"
 #include "journal.h"
@@ -35,6 +36,7 @@
 #include "strv.h"
 #include "transport.h"
 #include "trialread.h"
+#include "tune.h"
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -99,6 +101,10 @@ struct worker {
 	struct ap_event		 held;		/* read ahead by crash_probe() */
 	int			 have_held;
 	double			 prev_end;	/* when the previous trial ended */
+	char			**prog_path;	/* [plan->nprograms]: what the agent
+						 * runs for each program, or NULL */
+	json_t			*env;		/* the agent's env facts */
+	struct tune_state	*tune;		/* the profile applied, or NULL */
 	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
 						 * of the point failed on this host */
 	size_t			 points_failed;
@@ -178,6 +184,16 @@ variant_saver(void *arg, const char *path, const char *old, char **why)
 	struct worker *w = arg;
 
 	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
+}
+
+/* variant_save_fn of a tuning profile: restore-tune/HOST. */
+static int
+tune_saver(void *arg, const char *path, const char *old, char **why)
+{
+	struct worker *w = arg;
+
+	return journal_restore_save_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
+	    path, old, why);
 }
 
 /* Tell the person something (a live progress frame takes log messages
@@ -402,6 +418,8 @@ scratch_dir(const char *agent)
 	return p;
 }
 
+static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
+static void untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
 warn_cpus(struct worker *w, const json_t *cpus)
@@ -568,6 +586,23 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
 	w->proto = ev.u.hello.proto;
+	if (ask_env(w, deadline, st, why) != 0)
+		return -1;
+	warn_cpus(w, json_object_get(w->env, "cpus"));
+	return take_lease(w, st, why);
+}
+
+/*
+ * Ask the agent for its env facts, keep them (w->env) and write them to
+ * the journal.  0, or -1 with *st and a new *why.
+ */
+static int
+ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
+{
+	struct ap_event ev;
+	char *e = NULL;
+	int r;
+
 	if ((r = send_json(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
 		*st = AP_ST_AGENT_LOST;
 		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
@@ -578,13 +613,14 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	{
 		const json_t *arch = json_object_get(ev.u.env.obj, "arch");
 
-		if (json_is_string(arch))
+		if (json_is_string(arch) && w->rh->arch == NULL)
 			w->rh->arch = xstrdup(json_string_value(arch));
 	}
+	json_decref(w->env);
+	w->env = json_deep_copy(ev.u.env.obj);
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
 		journal_failed(w->ctx, e);
-	warn_cpus(w, json_object_get(ev.u.env.obj, "cpus"));
-	return take_lease(w, st, why);
+	return 0;
 }
 
 /* What progress shows for a trial. */
@@ -639,6 +675,94 @@ trial_params(const struct plan_trial *pt)
 	return params;
 }
 
+/* A program's place in the plan's list. */
+static size_t
+program_index(const struct plan *p, const struct program *prog)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprograms && p->programs[i] != prog; i++)
+		;
+	return i;
+}
+
+/* The "program" member of a trial request (protocol 4): a new object. */
+static json_t *
+program_request(const struct worker *w, const struct program *prog)
+{
+	json_t *args = json_array(), *rules = json_array(), *ms;
+	size_t i, j, k = program_index(w->ctx->c->plan, prog);
+
+	for (i = 0; i < prog->nargs; i++)
+		json_array_append_new(args, json_string(prog->args[i]));
+	for (i = 0; i < prog->nrules; i++) {
+		ms = json_array();
+		for (j = 0; j < prog->rules[i].nmetrics; j++) {
+			const struct program_metric *m = &prog->rules[i].metrics[j];
+
+			json_array_append_new(ms, json_pack("{s:s, s:i, s:s, s:s, s:f}", "name",
+			    m->name, "group", m->group, "unit", m->unit, "direction",
+			    m->higher_better ? WIRE_HIGHER_BETTER : WIRE_LOWER_BETTER,
+			    "scale", m->scale));
+		}
+		json_array_append_new(rules, json_pack("{s:s, s:o}", "match", prog->rules[i].ere,
+		    "metrics", ms));
+	}
+	return json_pack("{s:s, s:s, s:o, s:o}", "name", prog->name, "path",
+	    w->prog_path != NULL && w->prog_path[k] != NULL ? w->prog_path[k] : "",
+	    "args", args, "rules", rules);
+}
+
+/*
+ * Put the plan's programs that this host's trials still need on it.  A
+ * program that cannot be built or deployed fails its trials (deploy, with
+ * the compiler's first lines); the others run.
+ */
+static void
+deploy_programs(struct worker *w, const struct deploy_result *dr)
+{
+	const struct plan *p = w->ctx->c->plan;
+	const char *how = NULL;
+	char *err = NULL;
+	size_t i, k, n;
+	int r;
+
+	if (p->nprograms == 0)
+		return;
+	w->prog_path = xcalloc(p->nprograms, sizeof(*w->prog_path));
+	for (k = 0; k < p->nprograms; k++) {
+		for (i = 0, n = 0; i < w->s->ntrials; i++)
+			n += w->todo[i] && w->s->trials[i].point->program == p->programs[k];
+		if (n == 0)
+			continue;
+		pstate(w, PROGRESS_DEPLOYING, p->programs[k]->name);
+		if (w->proto < 4)
+			r = err_set(&err, -1, "%s: the agent there speaks protocol %lld, which runs "
+			    "no programs (4 or later does)", w->h->name, w->proto);
+		else
+			r = program_deploy(w->t, p->programs[k], dr->arch, dr->dir,
+			    &w->prog_path[k], &how, &err);
+		if (r == 0) {
+			wlog(w, "program %s at %s (%s)", p->programs[k]->name, w->prog_path[k], how);
+			continue;
+		}
+		wlog(w, "%s", err);
+		say(w, "%s", err);
+		for (i = 0, n = 0; i < w->s->ntrials; i++) {
+			if (!w->todo[i] || w->s->trials[i].point->program != p->programs[k])
+				continue;
+			if (record(w, &w->s->trials[i], clock_wall(), AP_ST_DEPLOY, err, NULL) == 0) {
+				w->todo[i] = 0;
+				n++;
+			}
+		}
+		if (n > 0 && w->ctx->c->progress != NULL)
+			progress_trials_failed(w->ctx->c->progress, w->pidx, n);
+		free(err);
+		err = NULL;
+	}
+}
+
 /* Send the request of trial i (its id is "t" and i + 1); takes params. */
 static int
 send_trial(struct worker *w, size_t i, json_t *params)
@@ -649,8 +773,12 @@ send_trial(struct worker *w, size_t i, json_t *params)
 
 	snprintf(id, sizeof(id), "t%zu", i + 1);
 	req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
-	    "id", id, "bench", w->s->trials[i].point->bench, "params", params, "samples",
+	    "id", id, "bench", w->s->trials[i].point->program != NULL ? WIRE_BENCH_PROGRAM :
+	    w->s->trials[i].point->bench, "params", params, "samples",
 	    p->samples, "deadline", (double)p->timeout_ms / 1000.0);
+	if (req != NULL && w->s->trials[i].point->program != NULL)
+		json_object_set_new(req, "program", program_request(w,
+		    w->s->trials[i].point->program));
 	if (req != NULL && w->s->trials[i].point->profile == PLAN_PROFILE_PERF)
 		json_object_set_new(req, "profile", json_string(WIRE_PROFILE_PERF));
 	if (req != NULL && w->s->trials[i].point->monitors != 0) {
@@ -752,6 +880,10 @@ run_trial(struct worker *w, size_t i, size_t next)
 		start = w->prev_end;
 		r = 0;
 	} else {
+		if (tune_before_trial(w->t, w->tune, &why) != 0) {
+			wlog(w, "%s", why);
+			free(why);
+		}
 		start = clock_wall();
 		r = send_trial(w, i, params);
 	}
@@ -776,6 +908,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 			 * agent's own 2 ms between trials.
 			 */
 			if (ev.type == AP_HEADER && next != SIZE_MAX && w->ahead == 0 &&
+			    !tune_per_trial(w->tune) &&
 			    !stopping && !run_stop_requested() && !ap_trial_done(tr)) {
 				if (send_trial(w, next, trial_params(&w->s->trials[next])) == 0)
 					w->ahead = next + 1;
@@ -1010,20 +1143,22 @@ run_groups(struct worker *w)
  * anything is measured.  0, or -1 with the host given up.
  */
 static int
-restore_left(struct worker *w)
+restore_left(struct worker *w, enum journal_restore_set set)
 {
 	struct journal *j = w->ctx->c->journal;
 	char **paths, **olds, *err = NULL;
 	size_t n, i;
 	int r = 0;
 
-	if (journal_restore_list(j, w->h->name, &paths, &olds, &n, &err) != 0) {
+	if (journal_restore_list_in(j, set, w->h->name, &paths, &olds, &n, &err) != 0) {
 		host_failed(w, AP_ST_SETUP, err);
 		free(err);
 		return -1;
 	}
 	for (i = n; i-- > 0; ) {
-		if ((r = variant_write_back(w->t, paths[i], olds[i], &err)) != 0) {
+		r = set == JOURNAL_RESTORE_TUNE ? tune_write_back(w->t, paths[i], olds[i], &err) :
+		    variant_write_back(w->t, paths[i], olds[i], &err);
+		if (r != 0) {
 			host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP, err);
 			free(err);
 			err = NULL;
@@ -1031,13 +1166,118 @@ restore_left(struct worker *w)
 		}
 		wlog(w, "restored %s, left changed by an earlier attempt at this run", paths[i]);
 	}
-	if (r == 0 && n > 0 && journal_restore_clear(j, w->h->name, &err) != 0) {
+	if (r == 0 && n > 0 && journal_restore_clear_in(j, set, w->h->name, &err) != 0) {
 		wlog(w, "%s", err);
 		free(err);
 	}
 	strv_free(paths, n);
 	strv_free(olds, n);
 	return r == 0 ? 0 : -1;
+}
+
+/*
+ * The plan's tuning profile, before the first trial: each item's outcome
+ * to the host's log, run.json and the person, and the env facts read
+ * again when it changed the host.  Without a profile, a host that is not
+ * tuned gets one warning line.  0, or -1 with the host given up (lost
+ * while it was applied: what was changed is put back by --resume).
+ */
+static int
+tune_host(struct worker *w)
+{
+	const struct tune_spec *spec = w->ctx->c->plan->tune;
+	enum ap_status st;
+	char *err = NULL, *e = NULL, *sum;
+	json_t *j;
+	int r;
+
+	if (spec == NULL) {
+		if ((sum = tune_untuned(w->env)) != NULL) {
+			wlog(w, "not tuned for benchmarking: %s", sum);
+			say(w, "%s: not tuned for benchmarking: %s (tune: performance in the "
+			    "plan, or run --tune performance)", w->h->name, sum);
+			free(sum);
+		}
+		return 0;
+	}
+	pstate(w, PROGRESS_RUNNING, "tune");
+	wlog(w, "applying tuning profile %s", spec->profile);
+	r = tune_apply(w->t, spec, tune_saver, variant_logger, w, &w->tune, &err);
+	sum = tune_summary(w->tune);
+	log_info("%s: tune %s: %s", w->h->name, spec->profile, sum);
+	free(sum);
+	j = tune_state_json(w->tune);
+	if (journal_host_tune(w->ctx->c->journal, w->h->name, j, &e) != 0)
+		journal_failed(w->ctx, e);
+	json_decref(j);
+	if (r != 0) {
+		tune_state_free(w->tune);
+		w->tune = NULL;
+		host_failed(w, AP_ST_CONNECT, err);
+		free(err);
+		return -1;
+	}
+	/* The facts the trials are measured under. */
+	if (tune_changed(w->tune) &&
+	    ask_env(w, clock_mono_ms() + RUN_HELLO_MS, &st, &err) != 0) {
+		untune_host(w);
+		host_failed(w, st, err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Undo the tuning profile after the last trial (or when stopping). */
+static void
+untune_host(struct worker *w)
+{
+	char *err = NULL;
+	int r;
+
+	if (w->tune == NULL)
+		return;
+	r = tune_undo(w->t, w->tune, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
+	    &err);
+	w->tune = NULL;
+	/* Undone: nothing left to restore if this process dies. */
+	if (r == 0 && journal_restore_clear_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE,
+	    w->h->name, &err) != 0)
+		r = -1;
+	if (r != 0) {
+		wlog(w, "%s", err);
+		say(w, "%s: %s", w->h->name, err);
+		if (w->rh->reason == NULL)
+			w->rh->reason = err;
+		else
+			free(err);
+	}
+}
+
+/* Whether an earlier attempt left something to put back on this host. */
+static int
+restore_due(struct worker *w)
+{
+	static const enum journal_restore_set sets[] = { JOURNAL_RESTORE_VARIANT,
+		JOURNAL_RESTORE_TUNE };
+	char **paths, **olds, *err = NULL;
+	size_t n, i;
+	int due = 0;
+
+	for (i = 0; i < 2 && !due; i++) {
+		/* an unreadable file says so once the host is reached */
+		if (journal_restore_list_in(w->ctx->c->journal, sets[i], w->h->name, &paths,
+		    &olds, &n, &err) != 0) {
+			free(err);
+			err = NULL;
+			due = 1;
+			continue;
+		}
+		due = n > 0;
+		strv_free(paths, n);
+		strv_free(olds, n);
+	}
+	return due;
 }
 
 static void *
@@ -1053,7 +1293,7 @@ worker_main(void *arg)
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
-	if (count_todo(w, 0) == 0) {
+	if (count_todo(w, 0) == 0 && !restore_due(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);
 		pstate(w, PROGRESS_DONE, "nothing left to run");
@@ -1077,8 +1317,16 @@ worker_main(void *arg)
 	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
 	if (run_stop_requested())
 		goto interrupted;
-	if (restore_left(w) != 0)
+	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
+	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
 		goto out;
+	if (count_todo(w, 0) == 0) {
+		/* killed after its last trial, before it undid the host */
+		w->rh->status = JOURNAL_HOST_DONE;
+		set_host_status(w, JOURNAL_HOST_DONE, NULL);
+		pstate(w, PROGRESS_DONE, "restored, nothing left to run");
+		goto out;
+	}
 
 	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
@@ -1094,18 +1342,23 @@ worker_main(void *arg)
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
 	r = start_agent(w, dr.path, &st, &err);
-	deploy_result_release(&dr);
 	if (r != 0) {
+		deploy_result_release(&dr);
 		host_failed(w, st, err);
 		free(err);
 		goto out;
 	}
+	deploy_programs(w, &dr);
+	deploy_result_release(&dr);
 
 	msg = xasprintf("%s", w->rh->arch ? w->rh->arch : "");
 	pstate(w, PROGRESS_RUNNING, msg);
 	free(msg);
 	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	if (tune_host(w) != 0)
+		goto out;
 	run_groups(w);
+	untune_host(w);
 
 	if (w->lost != NULL) {
 		/* The trials the host did not get to. */
@@ -1157,6 +1410,11 @@ worker_main(void *arg)
 	w->t = NULL;
 	free(w->lost);
 	w->lost = NULL;
+	if (w->prog_path != NULL)
+		strv_free(w->prog_path, w->ctx->c->plan->nprograms);
+	w->prog_path = NULL;
+	json_decref(w->env);
+	w->env = NULL;
 	if (slot)
 		give_slot(w->ctx);
 	return NULL;
