@@ -1984,6 +1984,7 @@ static const char css[] =
 	"table.grid-matrix td[data-noisy]{background-image:repeating-linear-gradient(45deg,"
 	"rgba(0,0,0,.22) 0 1.5px,transparent 1.5px 6px)}"
 	"table.env td{white-space:normal;max-width:36em;overflow-wrap:anywhere}"
+	"table[data-table=environment] td{white-space:normal;overflow-wrap:anywhere}"
 	"table.env th small{font-weight:400}"
 	".meta td:nth-child(3){white-space:normal}"
 	"p.partial{font-weight:700;color:#a00;white-space:pre-line}";
