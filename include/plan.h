@@ -46,6 +46,7 @@ struct fleet;
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
 #define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
+#define PLAN_DEFAULT_FDR	0.05	/* regression.fdr: Benjamini-Hochberg level */
 
 enum plan_order {
 	PLAN_ORDER_INTERLEAVE,
@@ -105,6 +106,7 @@ struct plan {
 	size_t			 npoints;
 	int			 has_regression;
 	double			 threshold;	/* percent */
+	double			 fdr;		/* regression.fdr, 0 < fdr < 1 */
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
 

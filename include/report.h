@@ -40,9 +40,10 @@ enum report_format {
 };
 
 enum report_table {
-	REPORT_TABLE_AUTO,	/* lmbench when the runs have lmbench points; else compare
-				 * when there are variants, labels or runs to compare;
-				 * else summary and matrix */
+	REPORT_TABLE_AUTO,	/* lmbench when the runs have lmbench points; else, when
+				 * there are variants, labels or runs to compare, the
+				 * matrix of a two-axis sweep and the compact compare
+				 * of the other points; else summary and matrix */
 	REPORT_TABLE_LMBENCH,	/* the five lmbench 3 summary tables */
 	REPORT_TABLE_DELTA,	/* "fork: 166 -> 187 -13%" lines */
 	REPORT_TABLE_COMPARE,	/* mean ±rsd% per series, %change, significance */
@@ -51,6 +52,7 @@ enum report_table {
 	REPORT_TABLE_SUMMARY,	/* mean ±rsd% per series and point */
 	REPORT_TABLE_PROFILE,	/* perf profiles side by side, change per function;
 				 * AUTO and ALL add it when trials have profiles */
+	REPORT_TABLE_COMPACT,	/* the compact compare: a table per compared pair */
 };
 
 enum report_aggregate {

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ static const char *const plan_keys[] = {
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
 static const char *const bench_keys[] = { "bench", "params", "profile", NULL };
-static const char *const regression_keys[] = { "threshold", "metrics", NULL };
+static const char *const regression_keys[] = { "threshold", "metrics", "fdr", NULL };
 static const char *const order_names[] = { "interleave", "sequential", "shuffle", NULL };
 static const char *const profile_names[] = { "none", "perf", NULL };
 
@@ -540,6 +541,33 @@ plan_runs(const struct plan *p, const char *bench)
 	return 0;
 }
 
+/* regression.fdr: a level strictly between 0 and 1 (0.05), or a percent (5%). */
+static int
+load_fdr(const struct ydoc_node *n, double *out, char **err)
+{
+	const char *s;
+	char *end;
+	double v;
+
+	if (ydoc_string(n, &s, err) != 0)
+		return -1;
+	if (strchr(s, '%') != NULL) {
+		if (ydoc_parse_percent(s, &v) != 0)
+			v = NAN;
+		else
+			v /= 100;
+	} else {
+		v = strtod(s, &end);
+		if (end == s || *end != '\0')
+			v = NAN;
+	}
+	if (!(v > 0 && v < 1))
+		return ydoc_error(err, n, "regression.fdr '%.64s': expected a false discovery "
+		    "rate between 0 and 1, like 0.05 (or 5%%)", s);
+	*out = v;
+	return 0;
+}
+
 static int
 load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog *cat,
     char **err)
@@ -552,6 +580,8 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 	p->has_regression = 1;
 	p->threshold = PLAN_DEFAULT_THRESHOLD;
 	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
+		return -1;
+	if ((t = ydoc_get(rn, "fdr")) != NULL && load_fdr(t, &p->fdr, err) != 0)
 		return -1;
 	if ((m = ydoc_get(rn, "metrics")) == NULL)
 		return 0;	/* every metric the plan measures */
@@ -635,6 +665,7 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 	p->samples = PLAN_DEFAULT_SAMPLES;
 	p->order = PLAN_ORDER_INTERLEAVE;
 	p->timeout_ms = PLAN_DEFAULT_TIMEOUT;
+	p->fdr = PLAN_DEFAULT_FDR;
 
 	if ((n = ydoc_get(root, "name")) != NULL) {
 		const char *s;
