@@ -43,6 +43,13 @@ struct fleet;
  * 5, in 95% (tests/bench/verdicts.sh, docs/performance.md).
  */
 #define PLAN_DEFAULT_REPEAT	5
+/*
+ * `repeat: auto`: PLAN_AUTO_MIN_REPEAT interleaved rounds, then a round
+ * more of the points whose 95% interval is still too wide to decide a
+ * change of the threshold's size, up to `repeat_max` trials a point.
+ */
+#define PLAN_AUTO_MIN_REPEAT	3
+#define PLAN_DEFAULT_REPEAT_MAX	20
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
 #define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
@@ -94,7 +101,9 @@ struct plan {
 	char			*file;
 	char			*name;
 	char			*description;	/* or NULL */
-	int			 repeat;
+	int			 repeat;	/* with repeat_auto: the first rounds */
+	int			 repeat_auto;	/* `repeat: auto` */
+	int			 repeat_max;	/* with repeat_auto: the most trials a point */
 	int			 samples;
 	enum plan_order		 order;
 	long long		 timeout_ms;

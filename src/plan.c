@@ -25,7 +25,7 @@
 #include "xmalloc.h"
 
 static const char *const plan_keys[] = {
-	"name", "description", "hosts", "repeat", "samples", "order", "timeout",
+	"name", "description", "hosts", "repeat", "repeat_max", "samples", "order", "timeout",
 	"seed", "variants", "benchmarks", "regression", NULL
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
@@ -710,9 +710,28 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 		p->hosts = n;
 	}
 	if ((n = ydoc_get(root, "repeat")) != NULL) {
-		if (ydoc_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0)
+		if (n->type == YDOC_SCALAR && strcmp(n->value, "auto") == 0) {
+			p->repeat_auto = 1;
+			p->repeat = PLAN_AUTO_MIN_REPEAT;
+			p->repeat_max = PLAN_DEFAULT_REPEAT_MAX;
+		} else if (ydoc_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0) {
+			free(*err);
+			*err = NULL;
+			ydoc_error(err, n, "bad repeat '%.64s': expected a number of trials from 1 "
+			    "to %d, or auto", n->type == YDOC_SCALAR ? n->value : "", PLAN_MAX_REPEAT);
 			goto out;
-		p->repeat = (int)v;
+		} else
+			p->repeat = (int)v;
+	}
+	if ((n = ydoc_get(root, "repeat_max")) != NULL) {
+		if (!p->repeat_auto) {
+			ydoc_error(err, n, "repeat_max is the most trials of `repeat: auto`; this "
+			    "plan's repeat is fixed");
+			goto out;
+		}
+		if (ydoc_int(n, PLAN_AUTO_MIN_REPEAT, PLAN_MAX_REPEAT, &v, err) != 0)
+			goto out;
+		p->repeat_max = (int)v;
 	}
 	if ((n = ydoc_get(root, "samples")) != NULL) {
 		if (ydoc_int(n, 1, WIRE_MAX_SAMPLES, &v, err) != 0)
@@ -782,9 +801,11 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 			goto out;
 	if (check_unique_points(p, err) != 0)
 		goto out;
-	if ((double)p->npoints * (double)p->nvariants * (double)p->repeat > PLAN_MAX_TRIALS) {
-		ydoc_error(err, bl, "%zu variants x %zu points x repeat %d is more than %d trials "
-		    "per host", p->nvariants, p->npoints, p->repeat, PLAN_MAX_TRIALS);
+	if ((double)p->npoints * (double)p->nvariants * (double)(p->repeat_auto ?
+	    p->repeat_max : p->repeat) > PLAN_MAX_TRIALS) {
+		ydoc_error(err, bl, "%zu variants x %zu points x repeat %s%d is more than %d "
+		    "trials per host", p->nvariants, p->npoints, p->repeat_auto ? "up to " : "",
+		    p->repeat_auto ? p->repeat_max : p->repeat, PLAN_MAX_TRIALS);
 		goto out;
 	}
 	if ((n = ydoc_get(root, "regression")) != NULL && !ydoc_is_null(n) &&

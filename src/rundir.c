@@ -491,6 +491,10 @@ plan_json(const struct plan *p, unsigned long long seed)
 	rundir_json_set(o, "file", rundir_json_str(p->file));
 	rundir_json_set(o, "description", rundir_json_str(p->description));
 	rundir_json_set(o, "repeat", json_integer(p->repeat));
+	if (p->repeat_auto) {
+		rundir_json_set(o, "repeat_auto", json_true());
+		rundir_json_set(o, "repeat_max", json_integer(p->repeat_max));
+	}
 	rundir_json_set(o, "samples", json_integer(p->samples));
 	rundir_json_set(o, "order", rundir_json_str(plan_order_name(p->order)));
 	snprintf(num, sizeof(num), "%llu", seed);
