@@ -715,10 +715,13 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 			p->repeat = PLAN_AUTO_MIN_REPEAT;
 			p->repeat_max = PLAN_DEFAULT_REPEAT_MAX;
 		} else if (ydoc_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0) {
-			free(*err);
-			*err = NULL;
-			ydoc_error(err, n, "bad repeat '%.64s': expected a number of trials from 1 "
-			    "to %d, or auto", n->type == YDOC_SCALAR ? n->value : "", PLAN_MAX_REPEAT);
+			/* a number out of range keeps ydoc_int()'s message */
+			if (n->type == YDOC_SCALAR && ydoc_parse_int(n->value, &v) != 0) {
+				free(*err);
+				*err = NULL;
+				ydoc_error(err, n, "bad repeat '%.64s': expected a number of trials "
+				    "from 1 to %d, or auto", n->value, PLAN_MAX_REPEAT);
+			}
 			goto out;
 		} else
 			p->repeat = (int)v;
