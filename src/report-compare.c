@@ -316,7 +316,7 @@ cannot_text(char *buf, size_t cap, const struct rjudge *j)
 		snprintf(buf, cap, "cannot judge: %zu trial%s, %zu needed", n, n == 1 ? "" :
 		    "s", j->needed ? j->needed : (size_t)VERDICT_MIN_TRIALS);
 	else if (j->needed)
-		snprintf(buf, cap, "cannot judge: noisy, ~%zu trials needed", j->needed);
+		snprintf(buf, cap, "cannot judge: noisy, ~%zu trials", j->needed);
 	else
 		snprintf(buf, cap, "cannot judge: noisy");
 }
@@ -713,8 +713,8 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 			rgrid_set(g, row, KC_PARAMS, "geomean", NAN);
 			rgrid_set(g, row, KC_METRIC, cell->metric, NAN);
 			rgrid_set(g, row, KC_UNIT, cell->unit, NAN);
-			point = xasprintf("%s%s%s (%s) geomean of %zu", multi ? cell->bench : "",
-			    multi ? "." : "", cell->metric, cell->unit, gm[i].ch.used);
+			point = xasprintf("%s%s%s (%s) geomean", multi ? cell->bench : "",
+			    multi ? "." : "", cell->metric, cell->unit);
 			rgrid_set(g, row, KC_POINT, point, NAN);
 			free(point);
 			fmt_mean(buf, sizeof(buf), gm[i].bmean);

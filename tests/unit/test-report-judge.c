@@ -221,7 +221,7 @@ main(void)
 	    "... p 1, q 1, not marked and not noisy");
 	free(out);
 	out = render(r, REPORT_TABLE_COMPACT, REPORT_TEXT, &rc);
-	ok(out && strstr(out, "trials needed !\n") != NULL,
+	ok(out && strstr(out, "trials !\n") != NULL,
 	    "compact: the wild trial makes its row noisy, and the row has !");
 	ok(out && strstr(out, "faults (ns)") && !strstr(out, "faults (ns)  0 ±0.0%  0 ±0.0%  "
 	    "+0.0%  -  -  cannot"), "compact: the zero metric is not 'cannot judge'");
@@ -304,7 +304,7 @@ main(void)
 		strstr(out, "\n\n")[1] = '\0';	/* the table, not the REGRESSION lines */
 	ok(out && strstr(out, "ns_per_munmap (ns) threads=2 ") && !strstr(out, "accesses"),
 	    "the point without the parameters every point shares");
-	ok(out && strstr(out, "ns_per_munmap (ns) geomean of 4") != NULL, "a geomean row");
+	ok(out && strstr(out, "ns_per_munmap (ns) geomean ") != NULL, "a geomean row");
 	ok(out && widest(out + strcspn(out, "\n") + 1) < 120, "rows under 120 columns");
 	ok(out && !strstr(out, "Lines not used"), "no 'Lines not used' when every line was");
 	free(out);
