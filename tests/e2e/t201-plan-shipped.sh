@@ -74,7 +74,7 @@ like "$(cat "$W/tlb")" 'variant shift-1: write /sys/kernel/debug/x86/tlb_flushal
 	"variant shift-1 writes -1"
 like "$(cat "$W/tlb")" 'variant shift5: write /sys/kernel/debug/x86/tlb_flushall_shift="5"' \
 	"variant shift5 writes 5"
-like "$(cat "$W/tlb")" "regression: threshold 5%, metrics: munmap.ns_per_access" \
+like "$(cat "$W/tlb")" "regression: threshold 5%, fdr 0.05, metrics: munmap.ns_per_access" \
 	"regression metric munmap.ns_per_access"
 
 # -v adds the stable trial keys; they are unique.

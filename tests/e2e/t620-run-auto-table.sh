@@ -42,6 +42,14 @@ runit() {
 	D=$(run_dir "$W/r-$1")
 }
 
+# --- fleetmark plan says so ------------------------------------------------------
+plan shown "repeat: auto
+repeat_max: 5" "5%" "[0, 5]"
+"$FLEETMARK" plan "$W/shown.yaml" >"$W/shown.out" 2>&1
+like "$(cat "$W/shown.out")" 'repeat auto \(3 to 5\)' "fleetmark plan: repeat auto (3 to 5)"
+like "$(cat "$W/shown.out")" 'x repeat 3 = 24, up to 40 with repeat_max 5' "... and the trials it may take"
+like "$(cat "$W/shown.out")" 'regression: threshold 5%, fdr 0.05, metrics: all' "... and the fdr"
+
 # --- repeat: auto, every point undecidable: rounds up to repeat_max --------------
 plan wide "repeat: auto
 repeat_max: 5" "0.001%" "[0, 5]"
