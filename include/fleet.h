@@ -91,17 +91,35 @@ const struct fleet_host *fleet_find(const struct fleet *f, const char *name);
 int	fleet_host_has_label(const struct fleet_host *h, const char *label);
 
 /*
- * Mark in sel[0..nhosts-1] the hosts that `word` names: "all", a host
- * name, or "@label".  Returns the number of hosts matched (at least 1), or
- * -1 with a message without position in *err ("unknown host 'nhm' (did
- * you mean 'nhm-ep'?)", "no host has label 'arm'").
+ * Host patterns.  A word is one or more terms joined by '&' (the hosts in
+ * all of them); a term is "all", a host name, a glob over host names
+ * ("srv*", fnmatch(3)), "@label" or "@glob" over labels, and a term led by
+ * '!' means the hosts it does not name ("@x86&!@numa").
+ *
+ * fleet_match() marks in sel[0..nhosts-1] the hosts `word` selects (sel is
+ * not cleared: words add up).  Returns how many (at least 1), or -1 with a
+ * message without position in *err ("unknown host 'nhm' in FILE (did you
+ * mean 'nhm-ep'?)", "no host has label 'arm' in FILE", "'@x86&@numa'
+ * selects no host of FILE").  A term that names nothing is an error even
+ * inside an intersection: a typo never selects nothing in silence.
  */
 int	fleet_match(const struct fleet *f, const char *word, unsigned char *sel,
 	    char **err);
 
 /*
- * Select hosts for `-H SPEC`: comma-separated words as for fleet_match();
- * sel must have f->nhosts entries and is cleared first.  An empty spec or
+ * A list of words, as -H's commas and a plan's `hosts:` give them: sel
+ * (cleared first) gets the union of the words, less the hosts of every
+ * word that starts with '!' and has no '&' ("srv*,!srv3"); exclusions
+ * alone start from every host ("!srv3").  Returns the number selected, or
+ * -1 with *bad set to the index of the word at fault and a message in
+ * *err (also when the exclusions leave nothing).
+ */
+int	fleet_match_words(const struct fleet *f, const char *const *words,
+	    size_t nwords, unsigned char *sel, size_t *bad, char **err);
+
+/*
+ * Select hosts for `-H SPEC`: comma-separated words as for
+ * fleet_match_words(); sel must have f->nhosts entries.  An empty spec or
  * word is an error.  Messages start with "-H: ".
  */
 int	fleet_select(const struct fleet *f, const char *spec, unsigned char *sel,

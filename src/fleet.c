@@ -3,6 +3,7 @@
  * inherits from `defaults`, and select hosts by name and @label.
  */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -513,24 +514,54 @@ fleet_host_has_label(const struct fleet_host *h, const char *label)
 	return strv_find(h->labels, h->nlabels, label) != STRV_NONE;
 }
 
-int
-fleet_match(const struct fleet *f, const char *word, unsigned char *sel, char **err)
+/* Whether s holds a character that makes it an fnmatch(3) pattern. */
+static int
+is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Why nothing matched `atom`, with a suggestion from `names` when any. */
+static int
+atom_unknown(const char *what, const char *atom, const char **names, size_t nnames,
+    const char *file, char **err)
+{
+	char *hint = ydoc_did_you_mean(atom, names, nnames);
+
+	*err = xasprintf("%s '%s' in %s%s", what, atom, file, hint);
+	free(hint);
+	return -1;
+}
+
+/*
+ * Set m[i] for the hosts that one atom names: "all", "@label", "@glob", a
+ * host name or a glob over host names.  Returns how many, or -1 when none
+ * does (a typo must not select nothing in silence).
+ */
+static int
+match_atom(const struct fleet *f, const char *atom, unsigned char *m, char **err)
 {
 	size_t i, j, n = 0, nnames = 0;
 	const char **names;
-	char *hint;
+	const char *label;
+	int r;
 
-	if (strcmp(word, "all") == 0) {
-		for (i = 0; i < f->nhosts; i++)
-			sel[i] = 1;
+	memset(m, 0, f->nhosts);
+	if (*atom == '\0')
+		return err_set(err, -1, "an empty host name");
+	if (strcmp(atom, "all") == 0) {
+		memset(m, 1, f->nhosts);
 		return (int)f->nhosts;
 	}
-	if (word[0] == '@') {
+	if (atom[0] == '@') {
+		label = atom + 1;
 		for (i = 0; i < f->nhosts; i++)
-			if (fleet_host_has_label(&f->hosts[i], word + 1)) {
-				sel[i] = 1;
-				n++;
-			}
+			for (j = 0; j < f->hosts[i].nlabels && !m[i]; j++)
+				if (is_glob(label) ? fnmatch(label, f->hosts[i].labels[j], 0) == 0 :
+				    strcmp(label, f->hosts[i].labels[j]) == 0) {
+					m[i] = 1;
+					n++;
+				}
 		if (n > 0)
 			return (int)n;
 		/* Suggest among the labels that exist. */
@@ -541,52 +572,134 @@ fleet_match(const struct fleet *f, const char *word, unsigned char *sel, char **
 		for (i = 0; i < f->nhosts; i++)
 			for (j = 0; j < f->hosts[i].nlabels; j++)
 				names[nnames++] = f->hosts[i].labels[j];
-		hint = ydoc_did_you_mean(word + 1, names, nnames);
-		*err = xasprintf("no host has label '%s' in %s%s", word + 1, f->file, hint);
-		free(hint);
+		r = atom_unknown("no host has label", label, names, nnames, f->file, err);
 		free(names);
-		return -1;
+		return r;
 	}
 	for (i = 0; i < f->nhosts; i++)
-		if (strcmp(f->hosts[i].name, word) == 0) {
-			sel[i] = 1;
-			return 1;
+		if (is_glob(atom) ? fnmatch(atom, f->hosts[i].name, 0) == 0 :
+		    strcmp(f->hosts[i].name, atom) == 0) {
+			m[i] = 1;
+			n++;
 		}
+	if (n > 0)
+		return (int)n;
 	names = xcalloc(f->nhosts + 1, sizeof(*names));
 	for (i = 0; i < f->nhosts; i++)
 		names[i] = f->hosts[i].name;
-	hint = ydoc_did_you_mean(word, names, f->nhosts);
-	*err = xasprintf("unknown host '%s' in %s%s", word, f->file, hint);
-	free(hint);
+	r = atom_unknown(is_glob(atom) ? "no host name matches" : "unknown host", atom,
+	    names, f->nhosts, f->file, err);
 	free(names);
-	return -1;
+	return r;
+}
+
+int
+fleet_match(const struct fleet *f, const char *word, unsigned char *sel, char **err)
+{
+	unsigned char *m, *t;
+	char *copy, *term, *amp;
+	size_t i, n = 0;
+	int neg, r = -1;
+
+	m = xmalloc(f->nhosts + 1);
+	t = xmalloc(f->nhosts + 1);
+	memset(m, 1, f->nhosts);
+	copy = xstrdup(word);
+	for (term = copy; term != NULL; term = amp) {
+		if ((amp = strchr(term, '&')) != NULL)
+			*amp++ = '\0';
+		neg = term[0] == '!';
+		if (match_atom(f, term + neg, t, err) < 0)
+			goto out;
+		for (i = 0; i < f->nhosts; i++)
+			m[i] &= neg ? !t[i] : t[i];
+	}
+	for (i = 0; i < f->nhosts; i++)
+		if (m[i]) {
+			sel[i] = 1;
+			n++;
+		}
+	if (n == 0) {
+		*err = xasprintf("'%s' selects no host of %s", word, f->file);
+		goto out;
+	}
+	r = (int)n;
+out:
+	free(copy);
+	free(m);
+	free(t);
+	return r;
+}
+
+int
+fleet_match_words(const struct fleet *f, const char *const *words, size_t nwords,
+    unsigned char *sel, size_t *bad, char **err)
+{
+	unsigned char *ex;
+	size_t i, k, n = 0, nin = 0;
+	int r = -1;
+
+	ex = xcalloc(f->nhosts + 1, 1);
+	memset(sel, 0, f->nhosts);
+	for (k = 0; k < nwords; k++) {
+		*bad = k;
+		if (words[k][0] == '!' && strchr(words[k], '&') == NULL) {
+			/* An exclusion: applied after every inclusion. */
+			if (fleet_match(f, words[k] + 1, ex, err) < 0)
+				goto out;
+			continue;
+		}
+		if (fleet_match(f, words[k], sel, err) < 0)
+			goto out;
+		nin++;
+	}
+	if (nin == 0)
+		memset(sel, 1, f->nhosts);
+	for (i = 0; i < f->nhosts; i++) {
+		sel[i] &= !ex[i];
+		n += sel[i];
+	}
+	if (n == 0) {
+		*bad = nwords - 1;
+		*err = xstrdup("every host selected is excluded");
+		goto out;
+	}
+	r = (int)n;
+out:
+	free(ex);
+	return r;
 }
 
 int
 fleet_select(const struct fleet *f, const char *spec, unsigned char *sel, char **err)
 {
 	char *copy, *p, *comma, *e = NULL;
+	const char **words;
+	size_t nwords = 0, bad;
 	int r = 0;
 
 	memset(sel, 0, f->nhosts);
 	if (*spec == '\0')
 		return err_set(err, -1, "-H: no host named");
 	copy = xstrdup(spec);
+	words = xcalloc(strlen(spec) / 2 + 2, sizeof(*words));
 	for (p = copy; p != NULL; p = comma) {
 		if ((comma = strchr(p, ',')) != NULL)
 			*comma++ = '\0';
 		if (*p == '\0') {
 			*err = xasprintf("-H '%s': an empty host name", spec);
 			r = -1;
-			break;
+			goto out;
 		}
-		if (fleet_match(f, p, sel, &e) < 0) {
-			*err = xasprintf("-H: %s", e);
-			free(e);
-			r = -1;
-			break;
-		}
+		words[nwords++] = p;
 	}
+	if (fleet_match_words(f, words, nwords, sel, &bad, &e) < 0) {
+		*err = xasprintf("-H: %s", e);
+		free(e);
+		r = -1;
+	}
+out:
+	free(words);
 	free(copy);
 	return r;
 }

@@ -106,6 +106,32 @@ valid_word(const char *s, size_t max)
 	return 1;
 }
 
+/*
+ * A host pattern as fleet_match() reads it: terms joined by '&', each an
+ * optional '!', an optional '@', then a name or an fnmatch(3) glob.
+ */
+static int
+valid_host_pattern(const char *s)
+{
+	size_t n = 0;
+
+	for (;; s++) {
+		if (*s == '!')
+			s++;
+		if (*s == '@')
+			s++;
+		for (n = 0; isalnum((unsigned char)*s) || (*s != '\0' && strchr("-_.*?[]", *s));
+		    s++)
+			n++;
+		if (n == 0 || n > FLEET_NAME_MAX)
+			return 0;
+		if (*s == '\0')
+			return 1;
+		if (*s != '&')
+			return 0;
+	}
+}
+
 /* Bytes kept as they are in trial ids and keys; the others become %XX. */
 #define ID_KEEP		"._:@+-"
 
@@ -699,11 +725,11 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 		}
 		for (i = 0; i < count; i++) {
 			const struct ydoc_node *h = ydoc_list_at(n, i);
-			const char *w = h->value[0] == '@' ? h->value + 1 : h->value;
 
-			if (!valid_word(w, FLEET_NAME_MAX)) {
-				ydoc_error(err, h, "bad host '%.64s': expected all, a host name or "
-				    "@label", h->value);
+			if (!valid_host_pattern(h->value)) {
+				ydoc_error(err, h, "bad host '%.64s': expected all, a host name, a "
+				    "glob or @label, joined by '&', '!' before one to exclude it",
+				    h->value);
 				goto out;
 			}
 		}
@@ -872,23 +898,24 @@ int
 plan_hosts(const struct plan *p, const struct fleet *f, const unsigned char *only,
     unsigned char *sel, char **err)
 {
-	size_t i, count, nsel = 0;
+	const char **words;
+	size_t i, count, bad, nsel = 0;
 	char *e = NULL;
 
 	if (p->hosts == NULL)
 		memset(sel, 1, f->nhosts);
 	else {
-		memset(sel, 0, f->nhosts);
 		(void)ydoc_scalar_list(p->hosts, &count, &e);	/* checked at load */
-		for (i = 0; i < count; i++) {
-			const struct ydoc_node *h = ydoc_list_at(p->hosts, i);
-
-			if (fleet_match(f, h->value, sel, &e) < 0) {
-				ydoc_error(err, h, "%s", e);
-				free(e);
-				return -1;
-			}
+		words = xcalloc(count + 1, sizeof(*words));
+		for (i = 0; i < count; i++)
+			words[i] = ydoc_list_at(p->hosts, i)->value;
+		if (fleet_match_words(f, words, count, sel, &bad, &e) < 0) {
+			ydoc_error(err, ydoc_list_at(p->hosts, bad), "%s", e);
+			free(e);
+			free(words);
+			return -1;
 		}
+		free(words);
 	}
 	for (i = 0; i < f->nhosts; i++) {
 		if (only != NULL && !only[i])

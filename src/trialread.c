@@ -806,6 +806,15 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 			return get_str(l, &tl->key, 0);
 		if (IS("kind", TRIAL_KIND))
 			return get_str(l, &tl->kind, 0);
+		if (IS("kernel", TRIAL_KERNEL)) {
+			ws(l);
+			v = l->p;
+			if (skip(l, 1) != 0)
+				return -1;
+			tl->kernel = v;
+			tl->kernel_len = (size_t)(l->p - v);
+			return 0;
+		}
 		break;
 	case 'm':
 		if (IS("metric", TRIAL_METRIC))

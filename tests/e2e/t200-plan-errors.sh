@@ -91,6 +91,10 @@ fleet-reserved-name.yaml   fleet bad/fleet-reserved-name.yaml:2:3: 'all' is rese
 -                          -H=@armm   -H: no host has label 'armm' in data/fleet-ok.yaml (did you mean 'arm'?)
 -                          -H=alpha,  -H 'alpha,': an empty host name
 -                          -H=        -H: no host named
+-                          -H=gam*    -H: no host name matches 'gam*' in data/fleet-ok.yaml
+-                          -H=@x86_64&@arm -H: '@x86_64&@arm' selects no host of data/fleet-ok.yaml
+-                          -H=!alpah  -H: unknown host 'alpah' in data/fleet-ok.yaml (did you mean 'alpha'?)
+-                          -H=alpha,!@x86* -H: every host selected is excluded
 EOF
 )
 
@@ -131,6 +135,15 @@ for f in "$TOP"/tests/data/bad/*; do
 	grep -q "^$b " <<<"$cases"
 	tap_result $? "fixture $b has a row in the table"
 done
+
+# Patterns that select: the plan's summary names the hosts.
+(cd "$W/run" && "$FLEETMARK" plan data/plan-ok.yaml -f data/fleet-ok.yaml -H '*,!@x86_64' -s \
+	>"$O/out" 2>"$O/err")
+is "$?" 0 "a glob less a label is accepted"
+like "$(cat "$O/out")" "1 of 2 hosts selected: beta\$" "and selects the host that is left"
+(cd "$W/run" && "$FLEETMARK" plan data/plan-ok.yaml -f data/fleet-ok.yaml -H '@*&!beta' -s \
+	>"$O/out" 2>"$O/err")
+like "$(cat "$O/out")" "1 of 2 hosts selected: alpha\$" "a label glob with a complement"
 
 # A missing plan file is bad input too.
 (cd "$W/run" && "$FLEETMARK" plan no-such-plan.yaml >/dev/null 2>"$O/err")

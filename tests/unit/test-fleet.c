@@ -255,6 +255,43 @@ test_select(void)
 	err = NULL;
 	ok(fleet_select(f, "", sel, &err) != 0, "empty selection");
 	free(err);
+	err = NULL;
+
+	/* Patterns: globs, intersections, exclusions. */
+	ok(fleet_select(f, "*-*", sel, &err) == 0 && !sel[0] && sel[1] && sel[2] && !sel[3],
+	    "a glob over names");
+	ok(fleet_select(f, "@x86*", sel, &err) == 0 && !sel[0] && sel[1] && !sel[2] && sel[3],
+	    "a glob over labels");
+	ok(fleet_select(f, "@x86_64&@numa", sel, &err) == 0 && !sel[0] && sel[1] && !sel[2] &&
+	    !sel[3], "an intersection");
+	ok(fleet_select(f, "@x86_64&!@numa", sel, &err) == 0 && !sel[0] && !sel[1] && !sel[2] &&
+	    sel[3], "an intersection with a complement");
+	ok(fleet_select(f, "!laptop", sel, &err) == 0 && sel[0] && sel[1] && sel[2] && !sel[3],
+	    "an exclusion alone starts from every host");
+	ok(fleet_select(f, "!laptop,@x86_64", sel, &err) == 0 && !sel[0] && sel[1] && !sel[2] &&
+	    !sel[3], "exclusions apply after inclusions, in any order");
+	ok(fleet_select(f, "@x86_64,p690,!@numa", sel, &err) == 0 && sel[0] && !sel[1] &&
+	    !sel[2] && sel[3], "a label excluded");
+	ok(fleet_select(f, "q*", sel, &err) != 0, "a glob that matches nothing");
+	is_str(err, "-H: no host name matches 'q*' in lab.yaml", "its message");
+	free(err);
+	err = NULL;
+	ok(fleet_select(f, "@x86_64&@smp24", sel, &err) != 0, "an empty intersection");
+	is_str(err, "-H: '@x86_64&@smp24' selects no host of lab.yaml", "its message");
+	free(err);
+	err = NULL;
+	ok(fleet_select(f, "@x86_64&!@nuam", sel, &err) != 0 && strstr(err,
+	    "no host has label 'nuam' in lab.yaml (did you mean 'numa'?)"),
+	    "a typo inside an intersection is an error, not an empty term");
+	free(err);
+	err = NULL;
+	ok(fleet_select(f, "!lapotp", sel, &err) != 0 && strstr(err, "did you mean 'laptop'?"),
+	    "a typo in an exclusion is an error");
+	free(err);
+	err = NULL;
+	ok(fleet_select(f, "laptop,!@x86_64", sel, &err) != 0, "everything excluded");
+	is_str(err, "-H: every host selected is excluded", "its message");
+	free(err);
 	fleet_free(f);
 }
 

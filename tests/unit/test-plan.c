@@ -453,7 +453,31 @@ test_hosts(void)
 	    strstr(err, "p.yaml:1:8: no host has label 'arn' in f.yaml (did you mean 'arm'?)"),
 	    "unknown label in the plan");
 	free(err);
+	err = NULL;
 	plan_free(p);
+	p = load("hosts: [\"@x86\", \"!c\"]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) == 0 && !sel[0] && sel[1] && !sel[2],
+	    "an exclusion in the plan's hosts");
+	plan_free(p);
+	p = load("hosts: [\"*\", \"!@x86&!b\"]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) == 0 && sel[0] && sel[1] && sel[2],
+	    "a word with '&' is an inclusion even when it starts with '!'");
+	plan_free(p);
+	p = load("hosts: [a, \"!a\"]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(plan_hosts(p, f, NULL, sel, &err) != 0, "the plan excludes all it names");
+	is_str(err, "p.yaml:1:12: every host selected is excluded", "at the last word");
+	free(err);
+	err = NULL;
+	plan_free(p);
+	p = load("hosts: [a, \"b&&c\"]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(p == NULL && err != NULL && strstr(err, "p.yaml:1:12: bad host 'b&&c': expected all, "
+	    "a host name, a glob or @label"), "a pattern with an empty term");
+	free(err);
+	err = NULL;
+	p = load("hosts: [\"a;reboot\"]\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(p == NULL && err != NULL && strstr(err, "p.yaml:1:9: bad host 'a;reboot'"),
+	    "a pattern with a character no name has");
+	free(err);
 	fleet_free(f);
 }
 
