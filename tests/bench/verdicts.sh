@@ -8,6 +8,9 @@
 #   REPEAT=5 tests/bench/verdicts.sh ...                (spin trials per run; default: the plans' default)
 #   REPEAT=auto REPEAT_MAX=20 tests/bench/verdicts.sh   (spin runs with `repeat: auto`)
 #
+# Two at once (REPEAT=5 and REPEAT=auto) take turns run by run on the
+# host's lease, so that both see the same load on the machine.
+#
 # Two experiments, each through the real `fleetmark run` on the embedded
 # local fleet and `fleetmark compare A B --format json`:
 #
@@ -59,7 +62,8 @@ run() {
 	local d
 	mkdir -p "$W/results"
 	d=$(mktemp -d "$W/results/run.XXXXXX")
-	"$FLEETMARK" -q run "$1" -o "$d" --label "$2" >"$W/run.out" 2>&1 || {
+	# --wait-lock: another run on this machine (a second verdicts.sh) takes turns
+	"$FLEETMARK" -q run "$1" -o "$d" --label "$2" --wait-lock 30m >"$W/run.out" 2>&1 || {
 		echo "run of $1 failed:" >&2
 		cat "$W/run.out" >&2
 		exit 2
