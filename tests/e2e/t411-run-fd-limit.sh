@@ -37,7 +37,7 @@ rc=$?
 is "$rc" 0 "$NH hosts under a soft limit of $soft open files: exit 0"
 [ "$rc" = 0 ] || tail -20 "$WORK/r1.err" | sed 's/^/#   /'
 D=$(run_dir "$WORK/r1")
-is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" done "every host done"
+is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" "done" "every host done"
 check_fail "no warning when the hard limit allows the raise" grep -q 'open files' "$WORK/r1.err"
 
 # A hard limit that cannot be raised: said before the run, with the figure.

@@ -37,7 +37,8 @@ EOT
 # runit NAME: run the plan; the run directory in $D.
 runit() {
 	rm -rf "$W/r-$1"
-	"$FLEETMARK" run "$W/$1.yaml" -o "$W/r-$1" >"$W/$1.out" 2>"$W/$1.err"
+	# --wait-lock: another run on this machine holds the local host a while
+	"$FLEETMARK" run "$W/$1.yaml" -o "$W/r-$1" --wait-lock 10m >"$W/$1.out" 2>"$W/$1.err"
 	rc=$?
 	D=$(run_dir "$W/r-$1")
 }

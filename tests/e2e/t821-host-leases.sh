@@ -5,6 +5,7 @@
 # waits and then runs; hosts --check shows the lease; when the holder's
 # controller is SIGKILLed, the next run takes the lease without waiting.
 # Root and the bench user see each other's leases.
+# shellcheck disable=SC2317 # functions called through check
 TNAME=t821
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -14,7 +15,7 @@ command -v jq >/dev/null || skip_all "needs jq"
 
 use_lab "$TNAME"
 L=$LABDIR
-has_host lab-01 && has_host lab-02 || { echo "Bail out! the lab has no lab-01, lab-02"; exit 1; }
+if ! has_host lab-01 || ! has_host lab-02; then echo "Bail out! the lab has no lab-01, lab-02"; exit 1; fi
 
 cat >"$WORK/long.yaml" <<'P'
 name: holder
@@ -64,7 +65,7 @@ S=$(run_dir "$WORK/s")
 is "$(jq -r '.hosts["lab-01"].status' "$S/run.json")" failed "lab-01 failed"
 like "$(jq -r '.hosts["lab-01"].reason' "$S/run.json")" \
 	"^locked: locked by [^ ]+ \\(run $HR, since " "with the holder's name, run and time"
-is "$(jq -r '.hosts["lab-02"].status' "$S/run.json")" done "lab-02 ran"
+is "$(jq -r '.hosts["lab-02"].status' "$S/run.json")" "done" "lab-02 ran"
 is "$(jq -rs '[.[] | select(.host == "lab-01") | .status] | unique | join(",")' "$S/trials.jsonl")" \
 	locked "lab-01's trials are recorded locked (infrastructure)"
 
