@@ -178,7 +178,7 @@ counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
 	int in;
 
 	if (list == NULL)
-		return 1;
+		return strchr(cell->metric, ':') == NULL;	/* a monitor's: secondary */
 	name = xasprintf(" %s.%s ", cell->bench, cell->metric);
 	in = strstr(list, name) != NULL;
 	free(name);
@@ -282,6 +282,7 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 			row = rgrid_add_row(g);
 			point_cells(g, row, &r->cells[c]);
 			rgrid_set(g, row, SU_SERIES, r->series[s].name, NAN);
+			report_cell_notes(r, s, c, g, row, summary_series.mean);
 			rgrid_set(g, row, SU_NOISY, series_cells(g, row, &summary_series, v, thr,
 			    &m) ? "noisy" : "", NAN);
 		}
@@ -461,6 +462,8 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		point_cells(g, row, cell);
 		rgrid_set(g, row, CC_BASELINE, r->series[j->base].name, NAN);
 		rgrid_set(g, row, CC_SERIES, r->series[j->series].name, NAN);
+		report_cell_notes(r, j->base, j->cell, g, row, compare_base.mean);
+		report_cell_notes(r, j->series, j->cell, g, row, compare_series.mean);
 		series_cells(g, row, &compare_base, j->bv, jd.threshold, &bm);
 		series_cells(g, row, &compare_series, j->v, jd.threshold, &m);
 		rgrid_set(g, row, CC_NOISY, j->base_noisy && j->noisy ? "both" : j->base_noisy ?
@@ -667,6 +670,8 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 			rgrid_set(g, row, KC_POINT, point, NAN);
 			free(point);
 			free(vp);
+			report_cell_notes(r, j->base, j->cell, g, row, KC_BASE);
+			report_cell_notes(r, s, j->cell, g, row, KC_NEW);
 			side_text(buf, sizeof(buf), j->bv, jd.threshold, usual);
 			rgrid_set(g, row, KC_BASE, buf, j->bv ? stats_mean(j->bv->v, j->bv->n) : NAN);
 			side_text(buf, sizeof(buf), j->v, jd.threshold, usual);
