@@ -168,6 +168,7 @@ struct rundir_run {
 	size_t		 nvariants;	/* of plan.variants */
 	int		 has_variants;	/* plan.variants is an array */
 	double		 threshold;	/* plan.regression.threshold; < 0: none */
+	double		 fdr;		/* plan.regression.fdr; < 0: none */
 	char		**metrics;	/* plan.regression.metrics (the strings) */
 	size_t		 nmetrics;
 	char		*fleet;		/* fleet.file */

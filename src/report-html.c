@@ -44,7 +44,6 @@
 
 #include <jansson.h>
 
-#include "fdr.h"
 #include "fsutil.h"
 #include "html.h"
 #include "numfmt.h"
@@ -396,6 +395,7 @@ struct crow {
 	enum ckind	 kind;
 	int		 regression;	/* worse, and the metric counts */
 	double		 q;		/* Benjamini-Hochberg over the rows' p, or NAN */
+	enum rjudge_state state;	/* report_judge()'s */
 };
 
 struct cmp {
@@ -403,6 +403,8 @@ struct cmp {
 	size_t		 n;
 	size_t		 ncompared;	/* series compared with a baseline */
 	double		 thr;
+	double		 fdr;		/* the level q is held against */
+	size_t		 judged;	/* rows in the Benjamini-Hochberg step */
 	size_t		 count[4];	/* rows per enum ckind */
 	size_t		 regressions;
 };
@@ -410,63 +412,49 @@ struct cmp {
 static void
 cmp_build(struct cmp *m, const struct report *r, const struct report_opts *o, size_t base)
 {
-	size_t *pairs = report_pairs(r, base, NULL), c, s, cap = 0, i, np = 0;
-	double *p;
+	size_t *pairs = report_pairs(r, base, NULL), s, i;
+	struct rjudged j;
 	char *err = NULL;
 
 	memset(m, 0, sizeof(*m));
 	m->thr = report_threshold(r, o, base);
 	for (s = 0; s < r->nseries; s++)
 		m->ncompared += pairs[s] != (size_t)-1;
-	for (c = 0; c < r->ncells; c++)
-		for (s = 0; s < r->nseries; s++) {
-			struct crow *w;
-			double bm;
-
-			if (pairs[s] == (size_t)-1)
-				continue;
-			if (report_vals(r, pairs[s], c) == NULL && report_vals(r, s, c) == NULL)
-				continue;
-			xgrow(&m->row, &cap, m->n + 1, sizeof(*m->row));
-			w = &m->row[m->n++];
-			memset(w, 0, sizeof(*w));
-			w->cell = c;
-			w->s = s;
-			w->b = pairs[s];
-			w->bv = report_vals(r, w->b, c);
-			w->v = report_vals(r, s, c);
-			w->q = NAN;
-			w->kind = CK_UNJUDGED;
-			w->noisy = w->bv == NULL || w->v == NULL ||
-			    verdict_noisy(verdict_rsd(w->bv->v, w->bv->n), w->bv->n, m->thr) ||
-			    verdict_noisy(verdict_rsd(w->v->v, w->v->n), w->v->n, m->thr);
-			bm = w->bv ? stats_mean(w->bv->v, w->bv->n) : NAN;
-			if (w->bv && w->v && !isnan(bm) && bm != 0) {
-				w->judged = 1;
-				verdict_judge(w->v->v, w->v->n, w->bv->v, w->bv->n, 0,
-				    r->cells[c].higher, m->thr, &w->d);
-				w->kind = w->d.kind == VERDICT_BAD ? CK_WORSE :
-				    w->d.kind == VERDICT_BETTER ? CK_BETTER :
-				    w->d.kind == VERDICT_GOOD ? CK_SAME : CK_UNJUDGED;
-				w->regression = w->kind == CK_WORSE &&
-				    report_regression_counts(r, s, w->b, &r->cells[c]);
-			}
-			m->count[w->kind]++;
-			m->regressions += w->regression;
-		}
-	/* q: the p values of the rows that were tested, adjusted together */
-	p = xcalloc(m->n + 1, sizeof(*p));
-	for (i = 0; i < m->n; i++)
-		if (m->row[i].judged && m->row[i].d.tested && isfinite(m->row[i].d.p))
-			p[np++] = m->row[i].d.p;
-	if (np > 0 && fdr_bh(p, np, p, &err) == 0) {
-		for (i = np = 0; i < m->n; i++)
-			if (m->row[i].judged && m->row[i].d.tested && isfinite(m->row[i].d.p))
-				m->row[i].q = p[np++];
-	}
-	free(err);
-	free(p);
 	free(pairs);
+	/* the rows as the compare table judges them (report-judge.c): the
+	 * same marks, the same q */
+	if (report_judge(r, o, base, &j, &err) != 0) {
+		free(err);
+		return;
+	}
+	m->thr = j.threshold;
+	m->fdr = j.fdr;
+	m->judged = j.judged;
+	m->row = xcalloc(j.n + 1, sizeof(*m->row));
+	for (i = 0; i < j.n; i++) {
+		const struct rjudge *x = &j.rows[i];
+		struct crow *w = &m->row[m->n++];
+
+		w->cell = x->cell;
+		w->s = x->series;
+		w->b = x->base;
+		w->bv = x->bv;
+		w->v = x->v;
+		w->state = x->state;
+		w->judged = x->state != RJUDGE_NONE;
+		w->d = x->d;
+		w->q = x->q;
+		w->noisy = x->noisy || x->base_noisy;
+		w->kind = x->state == RJUDGE_JUDGED && x->mark == RJUDGE_WORSE ? CK_WORSE :
+		    x->state == RJUDGE_JUDGED && x->mark == RJUDGE_BETTER ? CK_BETTER :
+		    x->state == RJUDGE_JUDGED && x->d.kind == VERDICT_GOOD ? CK_SAME :
+		    CK_UNJUDGED;
+		w->regression = w->kind == CK_WORSE &&
+		    report_regression_counts(r, w->s, w->b, &r->cells[w->cell]);
+		m->count[w->kind]++;
+		m->regressions += w->regression;
+	}
+	report_judged_release(&j);
 }
 
 static void
@@ -492,10 +480,12 @@ unjudged_why(const struct crow *w)
 		return "no values";
 	if (!w->judged)
 		return "baseline mean 0";
-	if (!w->d.tested)
+	if (w->state == RJUDGE_FEW || !w->d.tested)
 		return "too few trials";
-	if (w->d.kind == VERDICT_NOISY)
+	if (w->state == RJUDGE_NOISY || w->d.kind == VERDICT_NOISY)
 		return "noisy";
+	if (verdict_significant(w->d.kind))
+		return "q above the fdr";
 	return "interval too wide";
 }
 
@@ -619,7 +609,8 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m,
 	fprintf(out, "<p>%zu points of %zu compared series against <b>", m->n, m->ncompared);
 	html_text(out, r->series[base].name);
 	fprintf(out, "</b>, threshold %g%%: Welch's t-test p &lt; %.2f and the 95%% interval "
-	    "reaching the threshold.</p>\n<ul class=\"counts\">", m->thr, VERDICT_ALPHA);
+	    "reaching the threshold, q at most %g (Benjamini-Hochberg over the %zu rows "
+	    "judged).</p>\n<ul class=\"counts\">", m->thr, VERDICT_ALPHA, m->fdr, m->judged);
 	for (k = 0; k < 4; k++)
 		fprintf(out, "<li class=\"%s\" data-count=\"%s\"><b>%zu</b> %s</li>", cls[k],
 		    cls[k], m->count[k], what[k]);
@@ -682,9 +673,9 @@ changes_table(FILE *out, const struct report *r, size_t base, const struct cmp *
 	html_text(out, r->series[base].name);
 	fprintf(out, "</h2>\n<p class=\"note\">base and new: the mean of the trials (n, rsd); "
 	    "change of the mean with its 95%% interval; p: Welch's t-test; q: p adjusted "
-	    "over the %zu rows (Benjamini-Hochberg); mark: the verdict at %g%%.</p>\n"
+	    "over the %zu rows judged (Benjamini-Hochberg); mark: the verdict at %g%%.</p>\n"
 	    "<table class=\"changes\" data-table=\"changes\"><thead><tr>"
-	    "<th data-col=\"point\">point</th>", m->n, m->thr);
+	    "<th data-col=\"point\">point</th>", m->judged, m->thr);
 	if (many)
 		fputs("<th data-col=\"series\">series</th>", out);
 	fputs("<th class=\"n\" data-col=\"base\">base</th><th class=\"n\" data-col=\"new\">new"

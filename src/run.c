@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "autorep.h"
 #include "clock.h"
 #include "deploy.h"
 #include "program.h"
@@ -85,6 +86,7 @@ struct worker {
 	size_t			 pidx;		/* progress index */
 	struct plan_schedule	*s;
 	unsigned char		*todo;		/* s->ntrials flags: to run now */
+	struct autorep		*ar;		/* repeat: auto, or NULL */
 	size_t			 k;		/* trials started, for progress */
 
 	struct transport	*t;
@@ -957,6 +959,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 	w->prev_end = clock_wall();
 	if (stopping)
 		w->stopped = 1;
+	autorep_add(w->ar, pt->point, res);
 	/* A result the journal could not take is lost: not run, for --resume. */
 	if (record(w, pt, start, res->status, res->message, res) == 0) {
 		char *failure = res->status == AP_ST_OK ? NULL :
@@ -1107,17 +1110,29 @@ run_groups(struct worker *w)
 			free(err);
 			err = NULL;
 		} else {
-			for (i = s->variant_start[v]; i < end; i++) {
-				if (!w->todo[i])
-					continue;
-				if (run_stop_requested() && !w->stopped) {
-					w->stopped = 1;
-					break;
+			/* with repeat: auto, rounds more while points cannot decide */
+			autorep_reset(w->ar);
+			for (i = s->variant_start[v]; ; end = s->variant_start[v + 1]) {
+				for (; i < end; i++) {
+					if (!w->todo[i])
+						continue;
+					if (run_stop_requested() && !w->stopped) {
+						w->stopped = 1;
+						break;
+					}
+					for (nx = i + 1; nx < end && !w->todo[nx]; nx++)
+						;
+					if (run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
+						break;
 				}
-				for (nx = i + 1; nx < end && !w->todo[nx]; nx++)
-					;
-				if (run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
+				if (i < end || w->stopped || (nx = autorep_round(w->ar, w->s, v,
+				    &w->todo)) == 0)
 					break;
+				w->rh->ntrials += nx;
+				if (w->ctx->c->progress != NULL)
+					progress_add_trials(w->ctx->c->progress, w->pidx, nx);
+				wlog(w, "repeat auto: a round more of %zu point%s", nx, nx == 1 ? "" :
+				    "s");
 			}
 		}
 		r = variant_undo(w->t, vs, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
@@ -1499,6 +1514,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		w->rh->name = xstrdup(w->h->name);
 		w->rh->status = JOURNAL_HOST_PENDING;
 		w->s = plan_expand(c->plan, w->h->name, c->seed);
+		w->ar = autorep_new(c->plan);
 		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
 		w->point_failed = xcalloc(c->plan->nvariants * c->plan->npoints + 1, 1);
 		w->rh->ntrials = w->s->ntrials;
@@ -1536,6 +1552,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		out->not_run += rh->not_run;
 		plan_schedule_free(ws[i].s);
 		free(ws[i].todo);
+		autorep_free(ws[i].ar);
 		free(ws[i].point_failed);
 		free(ws[i].first_failure);
 	}

@@ -17,7 +17,7 @@ count_of() { sed -n 's/.*<li class="[a-z]*" data-count="'"$2"'"><b>\([0-9]*\)<\/
 # marks A B MARK: compare rows with that mark, from the JSON compare table.
 marks() {
 	"$FLEETMARK" compare "$1" "$2" --format json 2>/dev/null |
-		jq --arg m "$3" '[.[] | select(.table == "compare" and .column == "mark" and .text == $m)] | length'
+		jq --arg m "$3" '[.[] | select(.table == "compare" and .params != "geomean" and .column == "mark" and .text == $m)] | length'
 }
 
 for t in munmap:"$D/munmap-base $D/munmap-patch" sweep:"$D/sweep" tx49:"$D/tx49-without $D/tx49-with"; do

@@ -3,8 +3,9 @@
 # the columns point | [series |] base | new | change with its 95% interval
 # | p | q | mark, a row per row of the compare table, the means and p as
 # the compare table's (JSON), the change inside its interval, and q the
-# Benjamini-Hochberg adjustment of the rows' p values, recomputed here
-# with awk from the JSON p values (R's p.adjust(p, "BH")).
+# compare table's: the Benjamini-Hochberg adjustment of the judged rows' p
+# values, recomputed here with awk from the JSON p values (R's
+# p.adjust(p, "BH")).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh
@@ -42,14 +43,14 @@ is "$(cols munmap)" "point base new change p q mark " "munmap: the columns (one 
 is "$(cols tx49)" "point series base new change p q mark " "tx49: a series column, two boards compared"
 
 for name in munmap tx49; do
-	n=$(jq '[.[] | select(.table == "compare" and .column == "base mean")] | length' "$name.json")
+	n=$(jq '[.[] | select(.table == "compare" and .params != "geomean" and .column == "base mean")] | length' "$name.json")
 	is "$(rows "$name" | wc -l | tr -d ' ')" "$n" "$name: a row per row of the compare table ($n)"
 	# base and new: the compare table's means (its text, 4 figures)
-	want=$(jq -r '.[] | select(.table == "compare" and (.column == "base mean" or .column == "mean")) | .text' "$name.json" | paste - - | tr '\t' ' ')
+	want=$(jq -r '.[] | select(.table == "compare" and .params != "geomean" and (.column == "base mean" or .column == "mean")) | .text' "$name.json" | paste - - | tr '\t' ' ')
 	got=$(rows "$name" | awk -F'|' '{ split($(NF-5), b, "\t"); split($(NF-4), m, "\t"); print b[1], m[1] }')
 	is "$got" "$want" "$name: base and new are the compare table's means"
 	# p: the compare table's, at 2 figures ("-" for a row without)
-	want=$(jq -r '[.[] | select(.table == "compare")] as $a | $a[] | select(.column == "base mean") | . as $r |
+	want=$(jq -r '[.[] | select(.table == "compare" and .params != "geomean")] as $a | $a[] | select(.column == "base mean") | . as $r |
 		[$a[] | select(.bench == $r.bench and .params == $r.params and .metric == $r.metric and
 			.series == $r.series and .column == "p")] | if length > 0 then .[0].value else "-" end' "$name.json" |
 		awk '$1 == "-" { print; next } { printf "%.2g\n", $1 }')
@@ -57,15 +58,22 @@ for name in munmap tx49; do
 	is "$got" "$want" "$name: p is the compare table's Welch p"
 	# q: Benjamini-Hochberg over the rows with a p, from the exact p values
 	got=$(rows "$name" | awk -F'|' '$(NF-1) != "-" { print $(NF-1) }')
-	pexact=$(jq -r '.[] | select(.table == "compare" and .column == "p") | .value' "$name.json" | bh)
-	is "$got" "$pexact" "$name: q is Benjamini-Hochberg over the rows' p values"
+	# (the rows judged: those with a q in the compare table; noisy rows
+	# and rows of too few trials are not in the step)
+	pexact=$(jq -r '[.[] | select(.table == "compare" and .params != "geomean")] as $a | $a[] | select(.column == "q") | . as $r |
+		[$a[] | select(.bench == $r.bench and .params == $r.params and .metric == $r.metric and
+			.series == $r.series and .column == "p")][0].value' "$name.json" | bh)
+	is "$got" "$pexact" "$name: q is Benjamini-Hochberg over the judged rows' p values"
+	want=$(jq -r '.[] | select(.table == "compare" and .params != "geomean" and .column == "q") | .value' "$name.json" |
+		awk '{ printf "%.2g\n", $1 }')
+	is "$got" "$want" "$name: ... the compare table's q"
 	# the change lies in its interval
 	bad=$(rows "$name" | awk -F'|' '{ split($(NF-3), c, "\t"); if (c[2] == "") next
 		ch = c[1]; sub(/%/, "", ch); split(c[2], iv, " to "); lo = iv[1]; hi = iv[2]; sub(/%/, "", hi)
 		if (ch + 0 < lo - 0.05 || ch + 0 > hi + 0.05) print }')
 	is "$bad" "" "$name: each change lies inside its 95% interval"
 done
-like "$(rows munmap | head -1)" '^munmap threads=4,pages=16 ns_per_munmap \(ns\)\|5026	n=5 ±0.4%\|5529	n=5 ±0.4%\|\+10.0%	\+9.[0-9] to \+10.[0-9]%\|5.5e-10\|1.1e-09\|worse$' \
+like "$(rows munmap | head -1)" '^munmap threads=4,pages=16 ns_per_munmap \(ns\)\|5026	n=5 ±0.4%\|5529	n=5 ±0.4%\|\+10.0%	\+9.[0-9] to \+10.[0-9]%\|5.5e-10\|8.3e-10\|worse$' \
 	"munmap: the worse row, whole"
 like "$(rows munmap | sed -n 3p)" '\|noisy$' "munmap: the noisy row says noisy"
 like "$(rows munmap | sed -n 4p)" '\|same$' "munmap: a row shown unchanged within the threshold says same"
