@@ -46,6 +46,11 @@ struct fleet;
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
 #define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
+#define PLAN_DEFAULT_NIGHTS	7	/* regression.nights: of the history's segment */
+#define PLAN_DEFAULT_CONFIRM	1	/* regression.confirm: rounds of repeat trials */
+#define PLAN_DEFAULT_FDR	0.05	/* regression.fdr: Benjamini-Hochberg level */
+#define PLAN_MAX_NIGHTS		365
+#define PLAN_MAX_CONFIRM	10
 
 enum plan_order {
 	PLAN_ORDER_INTERLEAVE,
@@ -107,6 +112,14 @@ struct plan {
 	double			 threshold;	/* percent */
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
+	int			 nights;	/* regression.nights: at most this many nights
+						 * of the history's current segment */
+	int			 confirm;	/* regression.confirm: rounds of repeat trials
+						 * that measure a failing point again (0: none) */
+	double			 fdr;		/* regression.fdr, in (0, 1] */
+	int			 rep_base;	/* plan_expand() numbers repetitions from
+						 * rep_base + 1 (0; a confirmation round's
+						 * are after the night's) */
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */

@@ -3,8 +3,10 @@
  * benchmark catalogue, expand matrices and suites into points, and order
  * the trials of a host.
  */
+#include <errno.h>
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,8 @@ static const char *const plan_keys[] = {
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
 static const char *const bench_keys[] = { "bench", "params", "profile", NULL };
-static const char *const regression_keys[] = { "threshold", "metrics", NULL };
+static const char *const regression_keys[] = { "threshold", "metrics", "nights", "confirm",
+	"fdr", NULL };
 static const char *const order_names[] = { "interleave", "sequential", "shuffle", NULL };
 static const char *const profile_names[] = { "none", "perf", NULL };
 
@@ -566,11 +569,37 @@ plan_runs(const struct plan *p, const char *bench)
 	return 0;
 }
 
+/* regression.fdr: a level in (0, 1], as a number (0.05) or a percentage (5%). */
+static int
+load_fdr(const struct ydoc_node *t, double *out, char **err)
+{
+	const char *s = NULL;
+	char *end;
+	double v;
+
+	if (ydoc_string(t, &s, err) != 0)
+		return -1;
+	if (ydoc_parse_percent(s, &v) == 0)
+		v /= 100;
+	else {
+		errno = 0;
+		v = strtod(s, &end);
+		if (errno != 0 || end == s || *end != '\0')
+			v = NAN;
+	}
+	if (!(v > 0 && v <= 1))
+		return ydoc_error(err, t, "regression fdr '%.64s': expected a level above 0 and "
+		    "at most 1, such as 0.05 or 5%%", s);
+	*out = v;
+	return 0;
+}
+
 static int
 load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog *cat,
     char **err)
 {
 	const struct ydoc_node *t, *m;
+	long long v;
 	size_t i, n;
 
 	if (ydoc_check_keys(rn, "regression", regression_keys, err) != 0)
@@ -578,6 +607,18 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 	p->has_regression = 1;
 	p->threshold = PLAN_DEFAULT_THRESHOLD;
 	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
+		return -1;
+	if ((t = ydoc_get(rn, "nights")) != NULL) {
+		if (ydoc_int(t, 2, PLAN_MAX_NIGHTS, &v, err) != 0)
+			return -1;
+		p->nights = (int)v;
+	}
+	if ((t = ydoc_get(rn, "confirm")) != NULL) {
+		if (ydoc_int(t, 0, PLAN_MAX_CONFIRM, &v, err) != 0)
+			return -1;
+		p->confirm = (int)v;
+	}
+	if ((t = ydoc_get(rn, "fdr")) != NULL && load_fdr(t, &p->fdr, err) != 0)
 		return -1;
 	if ((m = ydoc_get(rn, "metrics")) == NULL)
 		return 0;	/* every metric the plan measures */
@@ -658,6 +699,9 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 	p->doc = doc;
 	p->file = xstrdup(ydoc_file(doc));
 	p->repeat = PLAN_DEFAULT_REPEAT;
+	p->nights = PLAN_DEFAULT_NIGHTS;
+	p->confirm = PLAN_DEFAULT_CONFIRM;
+	p->fdr = PLAN_DEFAULT_FDR;
 	p->samples = PLAN_DEFAULT_SAMPLES;
 	p->order = PLAN_ORDER_INTERLEAVE;
 	p->timeout_ms = PLAN_DEFAULT_TIMEOUT;
@@ -952,6 +996,7 @@ plan_expand(const struct plan *p, const char *host, unsigned long long seed)
 				t[i].rep = ++seen[t[i].point - p->points];
 		}
 		for (i = 0; i < per; i++) {
+			t[i].rep += p->rep_base;
 			t[i].variant = &p->variants[v];
 			t[i].key = plan_trial_key(t[i].variant, t[i].point, t[i].rep);
 		}
