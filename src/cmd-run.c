@@ -16,6 +16,9 @@
  * SIGTERM: the run directory says "interrupted" and --resume carries on;
  * 1 the run failed), and 4 a significant regression against --baseline;
  * 1 an error; 2 bad usage or invalid input.
+ *
+ * `--baseline history` judges the run against the plan's history
+ * (nightly.h), with a confirmation round in the same run directory.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,12 +38,14 @@
 #include "fleet.h"
 #include "journal.h"
 #include "log.h"
+#include "nightly.h"
 #include "plan.h"
 #include "report.h"
 #include "run.h"
 #include "rundir.h"
 #include "runref.h"
 #include "session.h"
+#include "fsutil.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
@@ -346,6 +351,186 @@ print_baseline(const char *ref, const char *push, const char *basedir)
 	free(d);
 }
 
+/* --- --baseline history ------------------------------------------------------ */
+
+static int
+is_history(const char *ref)
+{
+	return strcmp(ref, "history") == 0;
+}
+
+/* Whether s is a commit id: 4 to 64 hex digits, as git prints them. */
+static int
+commit_valid(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdefABCDEF");
+
+	return s[n] == '\0' && n >= 4 && n <= 64;
+}
+
+/*
+ * The confirmation round of the rows of n to confirm: the plan's points
+ * and variants those rows have, on their hosts, `confirm` rounds of
+ * `repeat` trials, numbered after the night's, interleaved.  *cp is a
+ * shallow copy of p (free cp->points and cp->variants only); csel the
+ * hosts (f->nhosts flags).
+ */
+static void
+confirm_plan(const struct plan *p, const struct nightly *n, const struct fleet *f,
+    const unsigned char *sel, struct plan *cp, unsigned char *csel)
+{
+	size_t i, k, v;
+
+	*cp = *p;
+	cp->points = xcalloc(p->npoints + 1, sizeof(*cp->points));
+	cp->variants = xcalloc(p->nvariants + 1, sizeof(*cp->variants));
+	cp->npoints = cp->nvariants = 0;
+	for (i = 0; i < p->npoints; i++)
+		for (k = 0; k < n->n; k++)
+			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].point, p->points[i].id) == 0) {
+				cp->points[cp->npoints++] = p->points[i];
+				break;
+			}
+	for (v = 0; v < p->nvariants; v++)
+		for (k = 0; k < n->n; k++)
+			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].variant ? n->rows[k].variant : "",
+			    p->variants[v].name ? p->variants[v].name : "") == 0) {
+				cp->variants[cp->nvariants++] = p->variants[v];
+				break;
+			}
+	for (i = 0; i < f->nhosts; i++) {
+		csel[i] = 0;
+		for (k = 0; k < n->n && sel[i] && !csel[i]; k++)
+			csel[i] = n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].host, f->hosts[i].name) == 0;
+	}
+	cp->rep_base = p->repeat;
+	cp->repeat = p->repeat * p->confirm;
+	if (cp->order == PLAN_ORDER_SEQUENTIAL)
+		cp->order = PLAN_ORDER_INTERLEAVE;
+}
+
+/*
+ * --baseline history for a finished run: judge it against the plan's
+ * history in source (nightly.h) and run the confirmation round; *out the
+ * verdict, or NULL with a note on stdout when there is no history yet (a
+ * first night).  -1 on an error.
+ */
+static int
+history_verdict(const struct plan *p, struct session *s, const struct session_config *cfg,
+    const char *source, struct nightly **out)
+{
+	struct nightly_opts o;
+	struct session_config cc = *cfg;
+	struct plan cp;
+	unsigned char *csel;
+	char *err = NULL, *d;
+	size_t k;
+	int r;
+
+	*out = NULL;
+	nightly_opts_init(&o, p);
+	o.source = source;
+	d = archive_url_display(source);
+	if ((r = nightly_judge(session_dir(s), &o, out, &err)) == NIGHTLY_ENOHISTORY) {
+		printf("baseline: none: %s; nothing to compare with (a first night?)\n", err);
+		log_info("no history: %s", err);
+		free(err);
+		free(d);
+		return 0;
+	}
+	if (r != 0) {
+		log_error("baseline history in %s: %s", d, err);
+		free(err);
+		free(d);
+		return -1;
+	}
+	free(d);
+	if ((k = nightly_to_confirm(*out)) == 0)
+		return 0;
+	log_info("%zu change%s would fail the night: measuring %s again (%d round%s of %d "
+	    "trials)", k, k == 1 ? "" : "s", k == 1 ? "it" : "them", p->confirm,
+	    p->confirm == 1 ? "" : "s", p->repeat);
+	csel = xcalloc(cfg->fleet->nhosts + 1, 1);
+	confirm_plan(p, *out, cfg->fleet, cfg->sel, &cp, csel);
+	cc.plan = &cp;
+	cc.sel = csel;
+	r = session_confirm(s, &cc, &err);
+	free(cp.points);
+	free(cp.variants);
+	free(csel);
+	if (r != 0 || nightly_confirm(*out, session_dir(s), &err) != 0) {
+		log_error("confirmation round: %s", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The verdict into the run directory: report.txt (appended), verdict.json,
+ * verdict.md, and a line in report.html; and the text on stdout. */
+static void
+history_write(const struct nightly *n, const char *dir)
+{
+	static const enum report_format fmts[] = { REPORT_JSON, REPORT_MD };
+	static const char *const names[] = { "verdict.json", "verdict.md" };
+	char *path, *err = NULL, *buf = NULL, *html = NULL, *at;
+	size_t len, i, hlen;
+	FILE *f;
+
+	printf("\n");
+	if (nightly_render(n, REPORT_TEXT, stdout, &err) != 0)
+		goto fail;
+	fflush(stdout);
+	path = rundir_path(dir, "report.txt");
+	if ((f = fopen(path, "a")) != NULL) {
+		fputc('\n', f);
+		if (nightly_render(n, REPORT_TEXT, f, &err) != 0 || fclose(f) != 0)
+			log_warn("%s: cannot append the verdict", path);
+	} else
+		log_warn("%s: cannot append the verdict", path);
+	free(path);
+	free(err);
+	err = NULL;
+	for (i = 0; i < 2; i++) {
+		if ((f = open_memstream(&buf, &len)) == NULL)
+			continue;
+		if (nightly_render(n, fmts[i], f, &err) == 0 && fclose(f) == 0) {
+			path = rundir_path(dir, names[i]);
+			if (fs_write_atomic(path, buf, len, 0644, FS_NOSYNC, &err) != 0)
+				log_warn("%s", err);
+			free(path);
+		} else
+			log_warn("%s: cannot write", names[i]);
+		free(buf);
+		buf = NULL;
+		free(err);
+		err = NULL;
+	}
+	/* a line of it at the top of report.html's body */
+	path = rundir_path(dir, "report.html");
+	if (fs_read_file(path, 0, &html, &hlen, &err) == 0 &&
+	    (at = strstr(html, "<body")) != NULL && (at = strchr(at, '>')) != NULL &&
+	    (f = open_memstream(&buf, &len)) != NULL) {
+		fwrite(html, 1, (size_t)(at + 1 - html), f);
+		fputc('\n', f);
+		nightly_render(n, REPORT_HTML, f, NULL);
+		fputs(at + 1, f);
+		if (fclose(f) == 0 && fs_write_atomic(path, buf, len, 0644, FS_NOSYNC, &err) != 0)
+			log_warn("%s", err);
+		free(buf);
+	}
+	free(html);
+	free(path);
+	free(err);
+	return;
+ fail:
+	log_warn("the verdict: %s", err);
+	free(err);
+}
+
 /* --- the command -------------------------------------------------------------- */
 
 static int
@@ -525,12 +710,14 @@ run_main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "push", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "commit", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
 	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
-	const char *results;
+	const char *results, *commit = NULL;
+	struct nightly *verdict = NULL;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
@@ -587,6 +774,14 @@ run_main(int argc, char **argv)
 		case 'B':
 			baseline = optarg;
 			break;
+		case 'C':
+			if (!commit_valid(optarg)) {
+				log_error("--commit: expected a commit id (4 to 64 hex digits), "
+				    "not '%.80s'", optarg);
+				return CMD_EXIT_USAGE;
+			}
+			commit = optarg;
+			break;
 		default:
 			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
 				return c;
@@ -632,8 +827,12 @@ run_main(int argc, char **argv)
 		code = dry_resume(p, rdir, hosts_spec);
 		goto out;
 	}
+	/* bisect-run's install hook runs us with the commit it installed */
+	if (commit == NULL && getenv("FLEETMARK_COMMIT") != NULL &&
+	    commit_valid(getenv("FLEETMARK_COMMIT")))
+		commit = getenv("FLEETMARK_COMMIT");
 	/* A baseline that is not `latest` is checked before the hours of a run. */
-	if (baseline != NULL && !is_latest(baseline)) {
+	if (baseline != NULL && !is_latest(baseline) && !is_history(baseline)) {
 		struct runref_ctx bctx;
 
 		memset(&bctx, 0, sizeof(bctx));
@@ -650,6 +849,7 @@ run_main(int argc, char **argv)
 
 	cfg.plan = p;
 	cfg.label = label;
+	cfg.commit = commit;
 	cfg.jobs = jobs;
 	cfg.quiet = quiet;
 	if (resume != NULL) {
@@ -740,17 +940,25 @@ run_main(int argc, char **argv)
 	}
 	st = session_status(s);
 
+	/* the history before this run is pushed, which it leaves out anyway */
+	if (baseline != NULL && is_history(baseline) && st == JOURNAL_FINISHED &&
+	    history_verdict(p, s, &cfg, push ? push : results, &verdict) != 0)
+		base_failed = 1;
 	/* `latest` before this run is pushed, so it is never this run */
-	if (baseline != NULL && basedir == NULL && st == JOURNAL_FINISHED &&
-	    find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
+	if (baseline != NULL && !is_history(baseline) && basedir == NULL &&
+	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
 	    &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);
 	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? basedir : NULL);
+	if (verdict != NULL) {
+		history_write(verdict, session_dir(s));
+		regressions = nightly_regressions(verdict);
+	}
 	if (regressions > 0)
 		log_warn("%d significant regression%s against %s", regressions,
-		    regressions == 1 ? "" : "s", basedir);
+		    regressions == 1 ? "" : "s", verdict != NULL ? "the history" : basedir);
 	if (push != NULL) {
 		/* the URL in messages without a user:password */
 		char *d = archive_url_display(push);
@@ -780,6 +988,7 @@ run_main(int argc, char **argv)
  fail:
 	log_error("%s", err);
  out:
+	nightly_free(verdict);
 	session_free(s);
 	free(err);
 	free(agent);
@@ -812,8 +1021,14 @@ static const struct cmd_option run_options[] = {
 	    "file://, http(s):// (WebDAV), s3://", NULL },
 	{ 0, "baseline", "REF", "when the run has finished, compare it with REF (a run directory, a "
 	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
-	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
+	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4; "
+	    "history: judge each series against its nights since the last change point (the "
+	    "--push archive, else -o), measure what would fail the night again "
+	    "(regression.confirm), Benjamini-Hochberg over the night's rows (regression.fdr)",
 	    NULL },
+	{ 0, "commit", "SHA", "the commit this run measures, recorded in run.json: the nightly "
+	    "verdict and history print the git bisect lines between two nights' commits",
+	    "FLEETMARK_COMMIT when set (bisect-run's install hook), else none" },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
@@ -863,7 +1078,7 @@ static const struct cmd_help run_help = {
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
-	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
+	"[--push URL] [--baseline REF] [--commit SHA] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };
