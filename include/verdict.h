@@ -116,14 +116,17 @@ struct verdict_row {
 /*
  * Whether a verdict can be judged at all: at least VERDICT_MIN_TRIALS
  * values (n) and, when ng is not 0, as many good values, and neither
- * side noisy (verdict_noisy() at the threshold).  When not, *needed (when
+ * side noisy (verdict_noisy() at the threshold).  With nights set the
+ * good side is a segment's nights (verdict_nights()): then only their
+ * night-to-night rsd can make the row noisy, as tonight's spread is part
+ * of what the nights' spread already holds.  When not, *needed (when
  * not NULL) gets robust_trials_needed()'s estimate of the trials a side
  * that would decide a change of the threshold's size, with the spreads sd
  * (the values') and good_sd (the good side's; NAN: as sd), at least
  * VERDICT_MIN_TRIALS; 0 when it cannot be told.
  */
-int	verdict_judgeable(const struct verdict *d, size_t n, size_t ng, double sd,
-	    double good_sd, double threshold, size_t *needed);
+int	verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights,
+	    double sd, double good_sd, double threshold, size_t *needed);
 
 /*
  * The false-discovery step over every row a night judges (every host,

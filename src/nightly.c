@@ -385,8 +385,8 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	} else
 		gsd = stats_sd(w->good, w->ngood);
 	w->vr.judgeable = verdict_judgeable(&w->vr.v, w->nnow,
-	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1, sd, gsd,
-	    w->threshold, &w->vr.needed);
+	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1,
+	    w->base == NIGHTLY_HISTORY, sd, gsd, w->threshold, &w->vr.needed);
 	w->state = w->vr.judgeable ? NIGHTLY_PASS : NIGHTLY_CANNOT;
 }
 
@@ -718,7 +718,15 @@ text_lines(const struct nightly *n, FILE *out)
 		fmt_num(bb, sizeof(bb), d->good);
 		fmt_num(nb, sizeof(nb), d->now);
 		fmt_pct(cb, sizeof(cb), d->change, 1);
-		if (w->state == NIGHTLY_CANNOT) {
+		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
+		    w->nnow >= VERDICT_MIN_TRIALS) {
+			fprintf(out, "CANNOT JUDGE: %s %s: its %zu nights vary by ±%.1f%% from one to "
+			    "the next, more than the threshold %g%%", name, series, w->ngood,
+			    d->good_rsd, w->threshold);
+			if (w->vr.needed > 0)
+				fprintf(out, "; about %zu trials a night would be needed", w->vr.needed);
+			fputc('\n', out);
+		} else if (w->state == NIGHTLY_CANNOT) {
 			if (w->vr.needed > 0)
 				fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials against "
 				    "%g%%: about %zu trials a side would be needed\n", name, series,
@@ -812,9 +820,10 @@ render_text(const struct nightly *n, FILE *out, int md)
 
 		if (md)
 			fprintf(out, "| %s ", h);
+		else if (k == NCOLS)
+			fprintf(out, "%s\n", h);
 		else
-			fprintf(out, k >= 6 && k < NCOLS ? "%*s%s" : "%-*s%s", (int)w[k], h,
-			    k < NCOLS ? "  " : "\n");
+			fprintf(out, k >= 6 ? "%*s  " : "%-*s  ", (int)w[k], h);
 	}
 	if (md) {
 		fputs("|\n", out);

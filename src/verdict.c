@@ -153,15 +153,15 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 }
 
 int
-verdict_judgeable(const struct verdict *d, size_t n, size_t ng, double sd, double good_sd,
-    double threshold, size_t *needed)
+verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights, double sd,
+    double good_sd, double threshold, size_t *needed)
 {
 	size_t k;
 
 	if (needed != NULL)
 		*needed = 0;
 	if (n >= VERDICT_MIN_TRIALS && (ng == 0 || ng >= VERDICT_MIN_TRIALS) &&
-	    !verdict_noisy(d->rsd, n, threshold) &&
+	    (nights || !verdict_noisy(d->rsd, n, threshold)) &&
 	    (ng == 0 || !verdict_noisy(d->good_rsd, ng, threshold)))
 		return 1;
 	if (isnan(good_sd))

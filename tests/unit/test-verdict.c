@@ -221,6 +221,13 @@ test_nights(void)
 	is_int(d.kind, VERDICT_NOISY, "and not judged");
 	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, &d);
 	ok(d.good_rsd > 5, "nights 7.9% apart");
+	ok(!verdict_judgeable(&d, N(up10), N(wide), 1, 0.01, 0.1, 5, NULL),
+	    "nights 7.9% apart against 5%: cannot judge");
+	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, &d);
+	ok(verdict_judgeable(&d, N(wide), N(nights), 1, 0.79, 0.1, 5, NULL),
+	    "tonight's trials 7.9% apart against steady nights: judgeable (the nights hold it)");
+	ok(!verdict_judgeable(&d, N(wide), N(nights), 0, 0.79, 0.1, 5, NULL),
+	    "but not as two samples of trials");
 }
 
 static void
@@ -234,17 +241,17 @@ test_rows(void)
 	size_t i, k, need;
 
 	verdict_judge(few, N(few), base, N(base), 0, 0, 5, &d);
-	ok(!verdict_judgeable(&d, N(few), N(base), 0.5, 0.5, 5, &need),
+	ok(!verdict_judgeable(&d, N(few), N(base), 0, 0.5, 0.5, 5, &need),
 	    "two trials: cannot judge");
 	ok(robust_trials_needed(10, 0.5, 0.5, 5, &k) == 0 && need == k && need >= 3,
 	    "the trials needed: robust_trials_needed()'s");
 	verdict_judge(noisy, N(noisy), base, N(base), 0, 0, 5, &d);
-	ok(!verdict_judgeable(&d, N(noisy), N(base), 2.2, 0.08, 5, NULL),
+	ok(!verdict_judgeable(&d, N(noisy), N(base), 0, 2.2, 0.08, 5, NULL),
 	    "rsd 22% against 5%: cannot judge");
 	verdict_judge(base, N(base), base, N(base), 0, 0, 5, &d);
-	ok(verdict_judgeable(&d, N(base), N(base), 0.08, 0.08, 5, &need) && need == 0,
+	ok(verdict_judgeable(&d, N(base), N(base), 0, 0.08, 0.08, 5, &need) && need == 0,
 	    "five steady trials a side: judgeable");
-	ok(verdict_judgeable(&d, N(base), 0, 0.08, NAN, 5, NULL),
+	ok(verdict_judgeable(&d, N(base), 0, 0, 0.08, NAN, 5, NULL),
 	    "against a single good value (ng 0): judgeable");
 
 	/* Benjamini-Hochberg: q of 0.01 0.04 0.03 0.5 (m = 4) is 0.04 0.0533 0.0533 0.5 */
