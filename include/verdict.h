@@ -122,7 +122,8 @@ struct verdict_row {
  * of what the nights' spread already holds.  When not, *needed (when
  * not NULL) gets robust_trials_needed()'s estimate of the trials a side
  * that would decide a change of the threshold's size, with the spreads sd
- * (the values') and good_sd (the good side's; NAN: as sd), at least
+ * (the values') and good_sd (the good side's; NAN: as sd; 0 against a
+ * single good value), at least
  * VERDICT_MIN_TRIALS; 0 when it cannot be told.
  */
 int	verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights,

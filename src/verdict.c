@@ -164,7 +164,9 @@ verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights, doub
 	    (nights || !verdict_noisy(d->rsd, n, threshold)) &&
 	    (ng == 0 || !verdict_noisy(d->good_rsd, ng, threshold)))
 		return 1;
-	if (isnan(good_sd))
+	if (ng == 0 && !nights)
+		good_sd = 0;	/* a single good value */
+	else if (isnan(good_sd))
 		good_sd = sd;
 	if (needed != NULL && robust_trials_needed(d->good, good_sd, sd, threshold, &k) == 0)
 		*needed = k < VERDICT_MIN_TRIALS ? VERDICT_MIN_TRIALS : k;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# t612-bisect-cannot-judge: `fleetmark bisect-run` on this machine (local
+# transport, no lab) uses the nightly verdict's "cannot judge" rule: a
+# metric too noisy for its threshold is a skip (exit 125) that says so and
+# how many trials a side would be needed, never bad, even when its mean is
+# far worse; a steady one is judged (bad: exit 1).  The commit bisect-run
+# measures (git rev-parse HEAD, FLEETMARK_COMMIT) is recorded in run.json.
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+command -v jq >/dev/null || skip_all "needs jq"
+command -v git >/dev/null || skip_all "needs git"
+WORK=$(mktemp -d /tmp/t612.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+git init -q . && git -c user.email=t612@example.org -c user.name=t612 commit -q --allow-empty -m one ||
+	{ echo "Bail out! git init failed"; exit 1; }
+HEAD=$(git rev-parse HEAD)
+
+plan() {
+	cat >"$1" <<EOF
+name: t612
+repeat: 4
+samples: 1
+timeout: 30s
+benchmarks:
+  - bench: exec
+    params:
+      command: "sh $WORK/$2"
+      copies: 1
+EOF
+}
+# 0 to 0.255 s, at random: an rsd far above 10%
+echo 'sleep 0.$(od -An -N1 -tu1 /dev/urandom | tr -d " ")' >noisy.sh
+echo 'sleep 0.1' >steady.sh
+plan noisy.yaml noisy.sh
+plan steady.yaml steady.sh
+
+"$FLEETMARK" bisect-run noisy.yaml -H local --metric "exec.seconds[command=sh $WORK/noisy.sh,copies=1]" \
+	--good 0.001 --threshold 10% --tries 1 -o r1 >n.out 2>n.err
+is "$?" 125 "a noisy metric far worse than good: skip (125), not bad"
+like "$(cat n.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd [0-9.]+% \(n=4\) against 10%: about [0-9]+ trials a side would be needed; run " \
+	"the verdict line says it cannot judge, and how many trials would be needed"
+is "$(jq -r .commit r1/*/run.json)" "$HEAD" "run.json records the commit measured"
+
+"$FLEETMARK" bisect-run steady.yaml -H local --metric "exec.seconds[command=sh $WORK/steady.sh,copies=1]" \
+	--good 0.05 --threshold 10% -o r2 >s.out 2>s.err
+is "$?" 1 "a steady metric twice as slow as good: bad (1)"
+like "$(cat s.out)" "^bisect-run ${HEAD:0:12} bad: " "... on a bad line"
+
+done_testing
