@@ -109,6 +109,7 @@ struct history_run {
 	char	*start;		/* run.json "start": "2026-11-30T04:15:00Z" */
 	char	*label;		/* run.json "label", or NULL */
 	char	*commit;	/* run.json "commit", or NULL */
+	char	*plan_file;	/* run.json "plan"."file", or NULL */
 	char	**hosts;	/* run.json "hosts", names */
 	char	**labels;	/* each host's night label (see Series above) */
 	size_t	 nhosts;
@@ -210,7 +211,9 @@ struct history_render_opts {
  *			mean and night-to-night rsd, and on the segments after
  *			a change point the change, its p, worse or better, and
  *			the labels of the nights around it); with o->nights a
- *			row per night instead
+ *			row per night instead; then, for each worse change
+ *			whose night and the night before carry commits, the
+ *			`git bisect start` and `git bisect run` lines
  *	csv		a row per (series, night)
  *	json		an array with an object per (series, night): host,
  *			variant, bench, metric, unit, direction, params, run,

@@ -355,7 +355,7 @@ struct meta {
 	char	*key;		/* the cache key */
 	char	*valid;		/* what a cache file must have been made from */
 	char	*cpath;		/* the cache file; NULL: no cache */
-	char	*id, *plan, *status, *start, *label, *commit;
+	char	*id, *plan, *status, *start, *label, *commit, *plan_file;
 	double	 threshold;
 	char	**hosts, **kernels;	/* kernels[i] may be NULL */
 	size_t	 nhosts;
@@ -378,6 +378,7 @@ meta_release(struct meta *m)
 	free(m->start);
 	free(m->label);
 	free(m->commit);
+	free(m->plan_file);
 	strv_free(m->hosts, m->nhosts);
 	strv_free(m->kernels, m->nhosts);
 	memset(m, 0, sizeof(*m));
@@ -395,6 +396,7 @@ meta_from_run(struct meta *m, const struct rundir_run *r)
 	m->start = xstrdup_null(r->start);
 	m->label = xstrdup_null(r->label);
 	m->commit = xstrdup_null(r->commit);
+	m->plan_file = xstrdup_null(r->plan_file);
 	m->threshold = r->threshold;
 	m->nhosts = r->nhosts;
 	m->hosts = xcalloc(r->nhosts + 1, sizeof(*m->hosts));
@@ -438,6 +440,7 @@ meta_json(const struct meta *m, long long nrows)
 	rundir_json_set(o, "start", rundir_json_str(m->start));
 	rundir_json_set(o, "label", rundir_json_str(m->label));
 	rundir_json_set(o, "commit", rundir_json_str(m->commit));
+	rundir_json_set(o, "plan_file", rundir_json_str(m->plan_file));
 	json_object_set_new(o, "threshold", m->threshold >= 0 ? json_real(m->threshold) :
 	    json_null());
 	for (i = 0; i < m->nhosts; i++)
@@ -724,6 +727,7 @@ meta_from_json(struct meta *m, const json_t *o)
 	m->start = jdup(o, "start");
 	m->label = jdup(o, "label");
 	m->commit = jdup(o, "commit");
+	m->plan_file = jdup(o, "plan_file");
 	m->threshold = json_is_number(json_object_get(o, "threshold")) ?
 	    json_number_value(json_object_get(o, "threshold")) : -1;
 	m->nhosts = json_object_size(h);
@@ -1513,6 +1517,7 @@ run_from_meta(struct history_run *r, const struct meta *m)
 	r->start = xstrdup(m->start != NULL ? m->start : "");
 	r->label = xstrdup_null(m->label);
 	r->commit = xstrdup_null(m->commit);
+	r->plan_file = xstrdup_null(m->plan_file);
 	r->nhosts = m->nhosts;
 	r->hosts = strv_dup((const char *const *)m->hosts, m->nhosts);
 	r->labels = xcalloc(m->nhosts + 1, sizeof(*r->labels));
@@ -1693,6 +1698,7 @@ history_free(struct history *h)
 		free(r->start);
 		free(r->label);
 		free(r->commit);
+		free(r->plan_file);
 		strv_free(r->hosts, r->nhosts);
 		strv_free(r->labels, r->nhosts);
 	}

