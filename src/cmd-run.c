@@ -1052,7 +1052,8 @@ static const struct cmd_example run_examples[] = {
 	{ "fleetmark run plans/lmbench.yaml -f lab.yaml -H @x86_64 --label with-patch",
 	    "the lmbench tables of every x86_64 host, labelled for a compare" },
 	{ "fleetmark run plans/lmbench.yaml -f lab.yaml --push file:///srv/fleetmark "
-	    "--baseline latest -q", "a nightly check: exit 4 on a regression" },
+	    "--baseline history -q", "a nightly check against the history: exit 4 on a "
+	    "regression that holds" },
 	{ "fleetmark run --resume 20261130-064816-lmbench-264e", "carry on with a stopped run, "
 	    "named by its run id: its plan and inventory are the ones it recorded" },
 	{ NULL, NULL }
