@@ -12,7 +12,7 @@
  *	    tests/bench/nightly-sim.c $(find build/src -name '*.o' ! -name main.o) \
  *	    $(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) \
  *	    -lpthread -lm
- *	/tmp/nightly-sim DIR [HISTORIES [FDR]]
+ *	[NIGHTLY_THRESHOLD=PCT] /tmp/nightly-sim DIR [HISTORIES [FDR]]
  *
  * DIR holds the A/A nights (finished runs of one plan, as --nightly makes
  * them); every series with a value on every night is used.  A history is
@@ -51,7 +51,7 @@
 #include "xmalloc.h"
 
 #define MAX_NIGHTS	7
-#define THRESHOLD	5.0
+static double THRESHOLD = 5.0;	/* NIGHTLY_THRESHOLD in the environment */
 static double FDR = 0.05;	/* the third argument; 1: no false-discovery step */
 
 static uint64_t rng = 0x853c49e6748fea9bULL;
@@ -87,6 +87,14 @@ struct ser {
 	size_t	 trials;	/* a night's */
 	int	 higher;
 };
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 /* The worse factor of night t for a change of kind k from night c. */
 static double
@@ -183,6 +191,8 @@ main(int argc, char **argv)
 	}
 	if (argc > 3)
 		FDR = strtod(argv[3], NULL);
+	if (getenv("NIGHTLY_THRESHOLD") != NULL)
+		THRESHOLD = strtod(getenv("NIGHTLY_THRESHOLD"), NULL);
 	history_opts_init(&ho);
 	ho.cache = "";
 	if (history_load(argv[1], &ho, &h, &err) != 0) {
@@ -215,6 +225,21 @@ main(int argc, char **argv)
 	printf("injected changes: %zu histories each, %zu series of %zu real A/A nights from %s, "
 	    "the change from night %zu (1-based %zu), threshold %g%%, fdr %g, segments of at "
 	    "most %d nights\n", sims, S, L, argv[1], C, C + 1, THRESHOLD, FDR, MAX_NIGHTS);
+	{
+		/* how much the series' nights vary, for reading the rates */
+		double *r = xcalloc(S, sizeof(double));
+		size_t below = 0;
+
+		for (i = 0; i < S; i++) {
+			r[i] = verdict_rsd(ss[i].v, L);
+			below += r[i] <= THRESHOLD;
+		}
+		qsort(r, S, sizeof(double), cmp_double);
+		printf("night-to-night rsd of the series: median %.1f%%, quartiles %.1f%% and "
+		    "%.1f%%; %zu of %zu at most the threshold\n", r[S / 2], r[S / 4], r[3 * S / 4],
+		    below, S);
+		free(r);
+	}
 	x = xcalloc(S, sizeof(*x));
 	for (i = 0; i < S; i++)
 		x[i] = xcalloc(L, sizeof(double));

@@ -7,7 +7,7 @@
 #   DETAILS=FILE tests/bench/verdicts.sh ...            (each slowdown pair's change and p)
 #   REPEAT=5 tests/bench/verdicts.sh ...                (spin trials per run; default: the plans' default)
 #   tests/bench/verdicts.sh --nightly [NIGHTS [DIR]]    (A/A nights; default 20, a temporary DIR)
-#   tests/bench/verdicts.sh --inject DIR                (injected changes over DIR's nights)
+#   [THRESHOLDS="5 25"] tests/bench/verdicts.sh --inject DIR   (injected changes over DIR's nights)
 #
 # Two experiments, each through the real `fleetmark run` on the embedded
 # local fleet and `fleetmark compare A B --format json`:
@@ -172,11 +172,14 @@ if [ "${1:-}" = "--inject" ]; then
 	cc -O2 -std=c11 -D_GNU_SOURCE -I"$TOP/include" -o "$SIM" "$TOP/tests/bench/nightly-sim.c" \
 		$(find "$TOP/build/src" -name '*.o' ! -name main.o) \
 		$(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) -lpthread -lm
-	XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" || exit $?
-	echo
-	echo "the same without the false-discovery step (each row at p < 0.05):"
-	XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" 1
-	exit $?
+	for thr in ${THRESHOLDS:-5}; do
+		NIGHTLY_THRESHOLD=$thr XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" || exit $?
+		echo
+		echo "the same without the false-discovery step (each row at p < 0.05):"
+		NIGHTLY_THRESHOLD=$thr XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" 1 || exit $?
+		echo
+	done
+	exit 0
 fi
 
 echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, spin repeat ${REPEAT:-default}, threshold 5%"

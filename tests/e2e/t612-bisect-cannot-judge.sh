@@ -14,8 +14,10 @@ command -v git >/dev/null || skip_all "needs git"
 WORK=$(mktemp -d /tmp/t612.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
-git init -q . && git -c user.email=t612@example.org -c user.name=t612 commit -q --allow-empty -m one ||
-	{ echo "Bail out! git init failed"; exit 1; }
+if ! git init -q . || ! git -c user.email=t612@example.org -c user.name=t612 commit -q --allow-empty -m one; then
+	echo "Bail out! git init failed"
+	exit 1
+fi
 HEAD=$(git rev-parse HEAD)
 
 plan() {
@@ -32,6 +34,7 @@ benchmarks:
 EOF
 }
 # 0 to 0.255 s, at random: an rsd far above 10%
+# shellcheck disable=SC2016 # for the workload's shell
 echo 'sleep 0.$(od -An -N1 -tu1 /dev/urandom | tr -d " ")' >noisy.sh
 echo 'sleep 0.1' >steady.sh
 plan noisy.yaml noisy.sh
