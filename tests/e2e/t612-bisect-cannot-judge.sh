@@ -40,16 +40,30 @@ echo 'sleep 0.1' >steady.sh
 plan noisy.yaml noisy.sh
 plan steady.yaml steady.sh
 
-"$FLEETMARK" bisect-run noisy.yaml -H local --metric "exec.seconds[command=sh $WORK/noisy.sh,copies=1]" \
-	--good 0.001 --threshold 10% --tries 1 -o r1 >n.out 2>n.err
-is "$?" 125 "a noisy metric far worse than good: skip (125), not bad"
-like "$(cat n.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd [0-9.]+% \(n=4\) against 10%: about [0-9]+ trials a side would be needed; run " \
+# step NAME PLAN GOOD [ARGS...]: one bisect-run step; again while another run
+# on this machine holds local's lease (bisect-run has no --wait-lock).
+step() {
+	local name=$1 plan=$2 good=$3 i
+	shift 3
+	for i in $(seq 60); do
+		rm -rf "$name"
+		"$FLEETMARK" bisect-run "$plan" -H local --metric "exec.seconds[command=sh $WORK/${plan%.yaml}.sh,copies=1]" \
+			--good "$good" --threshold 10% -o "$name" "$@" >"$name.out" 2>"$name.err"
+		rc=$?
+		grep -q 'first: locked' "$name.out" || return 0
+		[ "$i" = 1 ] && diag "local is locked by another run: waiting"
+		sleep 10
+	done
+}
+
+step r1 noisy.yaml 0.001 --tries 1
+is "$rc" 125 "a noisy metric far worse than good: skip (125), not bad"
+like "$(cat r1.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd [0-9.]+% \(n=4\) against 10%: about [0-9]+ trials a side would be needed; run " \
 	"the verdict line says it cannot judge, and how many trials would be needed"
 is "$(jq -r .commit r1/*/run.json)" "$HEAD" "run.json records the commit measured"
 
-"$FLEETMARK" bisect-run steady.yaml -H local --metric "exec.seconds[command=sh $WORK/steady.sh,copies=1]" \
-	--good 0.05 --threshold 10% -o r2 >s.out 2>s.err
-is "$?" 1 "a steady metric twice as slow as good: bad (1)"
-like "$(cat s.out)" "^bisect-run ${HEAD:0:12} bad: " "... on a bad line"
+step r2 steady.yaml 0.05
+is "$rc" 1 "a steady metric twice as slow as good: bad (1)"
+like "$(cat r2.out)" "^bisect-run ${HEAD:0:12} bad: " "... on a bad line"
 
 done_testing
