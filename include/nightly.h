@@ -12,7 +12,8 @@
  *	o.source = "results";			(or the --push archive)
  *	if ((r = nightly_judge(rundir, &o, &n, &err)) != 0) ...
  *	if (nightly_to_confirm(n) > 0) {
- *		... run the points of nightly_confirm_plan() again ...
+ *		... run the rows' points again (NIGHTLY_TO_CONFIRM: host,
+ *		    variant, point), repetitions after the plan's repeat ...
  *		nightly_confirm(n, rundir, &err);
  *	}
  *	nightly_render(n, REPORT_TEXT, stdout, &err);
@@ -142,13 +143,6 @@ int	nightly_judge(const char *rundir, const struct nightly_opts *o, struct night
 size_t	nightly_to_confirm(const struct nightly *n);
 
 /*
- * Whether host, variant (NULL: none) and the point id are to be measured
- * again: the selection of a confirmation round.
- */
-int	nightly_wants(const struct nightly *n, const char *host, const char *variant,
-	    const char *point);
-
-/*
  * Read rundir's confirmation trials (repetitions after o.repeat) and
  * judge each row to confirm by them (see above).  Rows without any are
  * "vanished" only when the round ran: a row whose round has no trial at
@@ -163,8 +157,8 @@ int	nightly_regressions(const struct nightly *n);
  * Write the verdict: text (a header line, a row per series, then a line
  * per regression, vanished change and row that cannot be judged, and the
  * bisect lines), md (the same as a table), json (an object with the
- * settings and an array of rows), or html (one <p> line).  csv is md's
- * table as CSV.  0, or -1 with *err when out cannot be written.
+ * settings and an array of rows), or html (one <p> line); csv is refused.
+ * 0, or -1 with *err when out cannot be written.
  */
 int	nightly_render(const struct nightly *n, enum report_format f, FILE *out, char **err);
 

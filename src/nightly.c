@@ -363,11 +363,15 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 		w->threshold = o->threshold * VERDICT_FALLBACK_MARGIN;
 		free(w->from);
 		w->from = xstrdup(last->id);
-		if (lt != NULL && lt->n > 0) {
-			w->good = xreallocarray(NULL, lt->n, sizeof(*w->good));
-			memcpy(w->good, lt->v, lt->n * sizeof(*w->good));
-			w->ngood = lt->n;
+		if (lt == NULL || lt->n == 0) {
+			/* its run directory is gone or unreadable: nothing to judge with */
+			w->base = NIGHTLY_NEW;
+			w->state = NIGHTLY_UNJUDGED;
+			return;
 		}
+		w->good = xreallocarray(NULL, lt->n, sizeof(*w->good));
+		memcpy(w->good, lt->v, lt->n * sizeof(*w->good));
+		w->ngood = lt->n;
 	}
 	judge_values(w, w->now, w->nnow, &w->vr.v);
 	sd = stats_sd(w->now, w->nnow);
@@ -526,23 +530,6 @@ nightly_to_confirm(const struct nightly *n)
 }
 
 int
-nightly_wants(const struct nightly *n, const char *host, const char *variant,
-    const char *point)
-{
-	size_t i;
-
-	for (i = 0; i < n->n; i++) {
-		const struct nightly_row *w = &n->rows[i];
-
-		if (w->state == NIGHTLY_TO_CONFIRM && strcmp(w->host, host) == 0 &&
-		    strcmp(w->point, point) == 0 &&
-		    strcmp(w->variant ? w->variant : "", variant ? variant : "") == 0)
-			return 1;
-	}
-	return 0;
-}
-
-int
 nightly_confirm(struct nightly *n, const char *rundir, char **err)
 {
 	struct tcoll c;
@@ -694,6 +681,30 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 	c[NCOLS] = state_name(w);
 }
 
+/* Whether row w is a regression between two nights with commits. */
+static int
+has_bisect(const struct nightly *n, const struct nightly_row *w)
+{
+	return (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_FAILED) &&
+	    n->commit != NULL && w->good_commit != NULL;
+}
+
+/* "git bisect start BAD GOOD" (which 0), or the git bisect run line (1). */
+static char *
+bisect_line(const struct nightly *n, const struct nightly_row *w, int which)
+{
+	char *name, *s;
+
+	if (which == 0)
+		return xasprintf("git bisect start %s %s", n->commit, w->good_commit);
+	name = row_name(w);
+	s = xasprintf("git bisect run fleetmark bisect-run %s -H %s --metric '%s' --baseline %s "
+	    "--threshold %g%%", n->o.plan_file ? n->o.plan_file : n->plan, w->host, name,
+	    w->good_ref, n->o.threshold);
+	free(name);
+	return s;
+}
+
 /* The lines after the table: regressions, vanished changes, cannot judge, bisect. */
 static void
 text_lines(const struct nightly *n, FILE *out)
@@ -759,21 +770,19 @@ text_lines(const struct nightly *n, FILE *out)
 	first = 1;
 	for (i = 0; i < n->n; i++) {
 		const struct nightly_row *w = &n->rows[i];
-		char *name;
+		char *a, *b;
 
-		if ((w->state != NIGHTLY_CONFIRMED && w->state != NIGHTLY_FAILED) ||
-		    n->commit == NULL || w->good_commit == NULL)
+		if (!has_bisect(n, w))
 			continue;
 		if (first)
 			fprintf(out, "\nTo find the commit (%s good, %s bad):\n", w->good_commit,
 			    n->commit);
 		first = 0;
-		name = row_name(w);
-		fprintf(out, "  git bisect start %s %s\n", n->commit, w->good_commit);
-		fprintf(out, "  git bisect run fleetmark bisect-run %s -H %s --metric '%s' "
-		    "--baseline %s --threshold %g%%\n", n->o.plan_file ? n->o.plan_file : n->plan,
-		    w->host, name, w->good_ref, n->o.threshold);
-		free(name);
+		a = bisect_line(n, w, 0);
+		b = bisect_line(n, w, 1);
+		fprintf(out, "  %s\n  %s\n", a, b);
+		free(a);
+		free(b);
 	}
 }
 
@@ -927,19 +936,16 @@ render_json(const struct nightly *n, FILE *out, char **err)
 			json_object_set_new(jr, "confirmation", c);
 		} else
 			json_object_set_new(jr, "confirmation", json_null());
-		if ((w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_FAILED) &&
-		    n->commit != NULL && w->good_commit != NULL) {
-			char *name = row_name(w);
+		if (has_bisect(n, w)) {
+			json_t *b = json_array();
 
-			json_object_set_new(jr, "bisect", json_pack("[s, s]", s = xasprintf(
-			    "git bisect start %s %s", n->commit, w->good_commit), "") );
+			s = bisect_line(n, w, 0);
+			json_array_append_new(b, json_string(s));
 			free(s);
-			s = xasprintf("git bisect run fleetmark bisect-run %s -H %s --metric '%s' "
-			    "--baseline %s --threshold %g%%", n->o.plan_file ? n->o.plan_file :
-			    n->plan, w->host, name, w->good_ref, n->o.threshold);
-			json_array_set_new(json_object_get(jr, "bisect"), 1, json_string(s));
+			s = bisect_line(n, w, 1);
+			json_array_append_new(b, json_string(s));
 			free(s);
-			free(name);
+			json_object_set_new(jr, "bisect", b);
 		} else
 			json_object_set_new(jr, "bisect", json_null());
 		json_array_append_new(rows, jr);
