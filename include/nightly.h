@@ -64,6 +64,7 @@
 #include "report.h"
 #include "verdict.h"
 
+struct fleet;
 struct plan;
 
 #define NIGHTLY_ENOHISTORY	(-2)
@@ -161,6 +162,26 @@ int	nightly_regressions(const struct nightly *n);
  * 0, or -1 with *err when out cannot be written.
  */
 int	nightly_render(const struct nightly *n, enum report_format f, FILE *out, char **err);
+
+/*
+ * The plan of the confirmation round: *cp a shallow copy of p with the
+ * points and variants of the rows to confirm, `confirm` rounds of
+ * `repeat` trials numbered after the night's (plan.h's rep_base),
+ * interleaved; csel (f->nhosts flags) the hosts of those rows among sel
+ * (NULL: all).  cp borrows from p: free only cp->points and
+ * cp->variants.
+ */
+void	nightly_round_plan(const struct nightly *n, const struct plan *p,
+	    const struct fleet *f, const unsigned char *sel, struct plan *cp,
+	    unsigned char *csel);
+
+/*
+ * The verdict into the run directory dir: the text appended to
+ * report.txt, verdict.json and verdict.md (replaced atomically, without
+ * fsync: they can be made again), and the html line at the top of
+ * report.html's body.  0, or -1 with *err.
+ */
+int	nightly_write(const struct nightly *n, const char *dir, char **err);
 
 void	nightly_free(struct nightly *n);	/* accepts NULL */
 

@@ -45,7 +45,6 @@
 #include "rundir.h"
 #include "runref.h"
 #include "session.h"
-#include "fsutil.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
@@ -370,50 +369,6 @@ commit_valid(const char *s)
 }
 
 /*
- * The confirmation round of the rows of n to confirm: the plan's points
- * and variants those rows have, on their hosts, `confirm` rounds of
- * `repeat` trials, numbered after the night's, interleaved.  *cp is a
- * shallow copy of p (free cp->points and cp->variants only); csel the
- * hosts (f->nhosts flags).
- */
-static void
-confirm_plan(const struct plan *p, const struct nightly *n, const struct fleet *f,
-    const unsigned char *sel, struct plan *cp, unsigned char *csel)
-{
-	size_t i, k, v;
-
-	*cp = *p;
-	cp->points = xcalloc(p->npoints + 1, sizeof(*cp->points));
-	cp->variants = xcalloc(p->nvariants + 1, sizeof(*cp->variants));
-	cp->npoints = cp->nvariants = 0;
-	for (i = 0; i < p->npoints; i++)
-		for (k = 0; k < n->n; k++)
-			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
-			    strcmp(n->rows[k].point, p->points[i].id) == 0) {
-				cp->points[cp->npoints++] = p->points[i];
-				break;
-			}
-	for (v = 0; v < p->nvariants; v++)
-		for (k = 0; k < n->n; k++)
-			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
-			    strcmp(n->rows[k].variant ? n->rows[k].variant : "",
-			    p->variants[v].name ? p->variants[v].name : "") == 0) {
-				cp->variants[cp->nvariants++] = p->variants[v];
-				break;
-			}
-	for (i = 0; i < f->nhosts; i++) {
-		csel[i] = 0;
-		for (k = 0; k < n->n && sel[i] && !csel[i]; k++)
-			csel[i] = n->rows[k].state == NIGHTLY_TO_CONFIRM &&
-			    strcmp(n->rows[k].host, f->hosts[i].name) == 0;
-	}
-	cp->rep_base = p->repeat;
-	cp->repeat = p->repeat * p->confirm;
-	if (cp->order == PLAN_ORDER_SEQUENTIAL)
-		cp->order = PLAN_ORDER_INTERLEAVE;
-}
-
-/*
  * --baseline history for a finished run: judge it against the plan's
  * history in source (nightly.h) and run the confirmation round; *out the
  * verdict, or NULL with a note on stdout when there is no history yet (a
@@ -455,7 +410,7 @@ history_verdict(const struct plan *p, struct session *s, const struct session_co
 	    "trials)", k, k == 1 ? "" : "s", k == 1 ? "it" : "them", p->confirm,
 	    p->confirm == 1 ? "" : "s", p->repeat);
 	csel = xcalloc(cfg->fleet->nhosts + 1, 1);
-	confirm_plan(p, *out, cfg->fleet, cfg->sel, &cp, csel);
+	nightly_round_plan(*out, p, cfg->fleet, cfg->sel, &cp, csel);
 	cc.plan = &cp;
 	cc.sel = csel;
 	r = session_confirm(s, &cc, &err);
@@ -470,66 +425,22 @@ history_verdict(const struct plan *p, struct session *s, const struct session_co
 	return 0;
 }
 
-/* The verdict into the run directory: report.txt (appended), verdict.json,
- * verdict.md, and a line in report.html; and the text on stdout. */
+/* The verdict on stdout and into the run directory (nightly_write()). */
 static void
 history_write(const struct nightly *n, const char *dir)
 {
-	static const enum report_format fmts[] = { REPORT_JSON, REPORT_MD };
-	static const char *const names[] = { "verdict.json", "verdict.md" };
-	char *path, *err = NULL, *buf = NULL, *html = NULL, *at;
-	size_t len, i, hlen;
-	FILE *f;
+	char *err = NULL;
 
 	printf("\n");
-	if (nightly_render(n, REPORT_TEXT, stdout, &err) != 0)
-		goto fail;
-	fflush(stdout);
-	path = rundir_path(dir, "report.txt");
-	if ((f = fopen(path, "a")) != NULL) {
-		fputc('\n', f);
-		if (nightly_render(n, REPORT_TEXT, f, &err) != 0 || fclose(f) != 0)
-			log_warn("%s: cannot append the verdict", path);
-	} else
-		log_warn("%s: cannot append the verdict", path);
-	free(path);
-	free(err);
-	err = NULL;
-	for (i = 0; i < 2; i++) {
-		if ((f = open_memstream(&buf, &len)) == NULL)
-			continue;
-		if (nightly_render(n, fmts[i], f, &err) == 0 && fclose(f) == 0) {
-			path = rundir_path(dir, names[i]);
-			if (fs_write_atomic(path, buf, len, 0644, FS_NOSYNC, &err) != 0)
-				log_warn("%s", err);
-			free(path);
-		} else
-			log_warn("%s: cannot write", names[i]);
-		free(buf);
-		buf = NULL;
+	if (nightly_render(n, REPORT_TEXT, stdout, &err) != 0 || fflush(stdout) != 0) {
+		log_warn("the verdict: %s", err ? err : "cannot write it");
 		free(err);
 		err = NULL;
 	}
-	/* a line of it at the top of report.html's body */
-	path = rundir_path(dir, "report.html");
-	if (fs_read_file(path, 0, &html, &hlen, &err) == 0 &&
-	    (at = strstr(html, "<body")) != NULL && (at = strchr(at, '>')) != NULL &&
-	    (f = open_memstream(&buf, &len)) != NULL) {
-		fwrite(html, 1, (size_t)(at + 1 - html), f);
-		fputc('\n', f);
-		nightly_render(n, REPORT_HTML, f, NULL);
-		fputs(at + 1, f);
-		if (fclose(f) == 0 && fs_write_atomic(path, buf, len, 0644, FS_NOSYNC, &err) != 0)
-			log_warn("%s", err);
-		free(buf);
+	if (nightly_write(n, dir, &err) != 0) {
+		log_warn("%s", err);
+		free(err);
 	}
-	free(html);
-	free(path);
-	free(err);
-	return;
- fail:
-	log_warn("the verdict: %s", err);
-	free(err);
 }
 
 /* --- the command -------------------------------------------------------------- */

@@ -10,6 +10,8 @@
 #include <jansson.h>
 
 #include "archive.h"
+#include "fleet.h"
+#include "fsutil.h"
 #include "history.h"
 #include "log.h"
 #include "nightly.h"
@@ -1000,6 +1002,115 @@ nightly_render(const struct nightly *n, enum report_format f, FILE *out, char **
 	if (r != 0 || ferror(out))
 		return err_set(err, -1, "cannot write the verdict");
 	return 0;
+}
+
+/* --- The confirmation round and the files ----------------------------------------- */
+
+void
+nightly_round_plan(const struct nightly *n, const struct plan *p, const struct fleet *f,
+    const unsigned char *sel, struct plan *cp, unsigned char *csel)
+{
+	size_t i, k, v;
+
+	*cp = *p;
+	cp->points = xcalloc(p->npoints + 1, sizeof(*cp->points));
+	cp->variants = xcalloc(p->nvariants + 1, sizeof(*cp->variants));
+	cp->npoints = cp->nvariants = 0;
+	for (i = 0; i < p->npoints; i++)
+		for (k = 0; k < n->n; k++)
+			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].point, p->points[i].id) == 0) {
+				cp->points[cp->npoints++] = p->points[i];
+				break;
+			}
+	for (v = 0; v < p->nvariants; v++)
+		for (k = 0; k < n->n; k++)
+			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].variant ? n->rows[k].variant : "",
+			    p->variants[v].name ? p->variants[v].name : "") == 0) {
+				cp->variants[cp->nvariants++] = p->variants[v];
+				break;
+			}
+	for (i = 0; i < f->nhosts; i++) {
+		csel[i] = 0;
+		for (k = 0; k < n->n && (sel == NULL || sel[i]) && !csel[i]; k++)
+			csel[i] = n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].host, f->hosts[i].name) == 0;
+	}
+	cp->rep_base = p->repeat;
+	cp->repeat = p->repeat * p->confirm;
+	if (cp->order == PLAN_ORDER_SEQUENTIAL)
+		cp->order = PLAN_ORDER_INTERLEAVE;
+}
+
+/* n rendered as f into a new string (*len its length); NULL on an error. */
+static char *
+rendered(const struct nightly *n, enum report_format f, size_t *len)
+{
+	char *buf = NULL, *err = NULL;
+	FILE *out = open_memstream(&buf, len);
+	int r;
+
+	if (out == NULL)
+		return NULL;
+	r = nightly_render(n, f, out, &err);
+	if (fclose(out) != 0)
+		r = -1;
+	free(err);
+	if (r != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int
+nightly_write(const struct nightly *n, const char *dir, char **err)
+{
+	static const enum report_format fmts[] = { REPORT_TEXT, REPORT_JSON, REPORT_MD };
+	static const char *const names[] = { "report.txt", "verdict.json", "verdict.md" };
+	char *path, *buf, *html = NULL, *at, *line;
+	size_t len, hlen, llen, i;
+	FILE *f;
+	int r = 0;
+
+	for (i = 0; i < 3 && r == 0; i++) {
+		path = rundir_path(dir, names[i]);
+		if ((buf = rendered(n, fmts[i], &len)) == NULL)
+			r = err_set(err, -1, "%s: cannot render the verdict", path);
+		else if (i == 0) {
+			/* after the run's own tables */
+			if ((f = fopen(path, "a")) == NULL || fputc('\n', f) == EOF ||
+			    fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+				r = err_set(err, -1, "%s: cannot append the verdict", path);
+		} else
+			r = fs_write_atomic(path, buf, len, 0644, FS_NOSYNC, err);
+		free(buf);
+		free(path);
+	}
+	if (r != 0)
+		return r;
+	/* a line of it at the top of report.html's body */
+	path = rundir_path(dir, "report.html");
+	if (fs_read_file(path, 0, &html, &hlen, err) != 0) {
+		free(path);
+		return -1;
+	}
+	if ((at = strstr(html, "<body")) != NULL && (at = strchr(at, '>')) != NULL &&
+	    (line = rendered(n, REPORT_HTML, &llen)) != NULL) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_add(&sb, html, (size_t)(at + 1 - html));
+		strbuf_addch(&sb, '\n');
+		strbuf_add(&sb, line, llen);
+		strbuf_addstr(&sb, at + 1);
+		r = fs_write_atomic(path, sb.buf, sb.len, 0644, FS_NOSYNC, err);
+		strbuf_release(&sb);
+		free(line);
+	}
+	free(html);
+	free(path);
+	return r;
 }
 
 void
