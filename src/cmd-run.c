@@ -417,6 +417,11 @@ history_verdict(const struct plan *p, struct session *s, const struct session_co
 	free(cp.points);
 	free(cp.variants);
 	free(csel);
+	if (r == 0 && run_stop_requested()) {
+		/* what was not measured again is not confirmed, nor a regression */
+		log_warn("confirmation round interrupted: the changes stay unconfirmed");
+		return 0;
+	}
 	if (r != 0 || nightly_confirm(*out, session_dir(s), &err) != 0) {
 		log_error("confirmation round: %s", err);
 		free(err);

@@ -591,7 +591,7 @@ state_name(const struct nightly_row *w)
 	case NIGHTLY_UNJUDGED:
 		return "new";
 	case NIGHTLY_TO_CONFIRM:
-		return "to confirm";
+		return "unconfirmed";	/* the round did not run (interrupted) */
 	case NIGHTLY_CONFIRMED:
 		return "confirmed";
 	case NIGHTLY_VANISHED:

@@ -137,7 +137,7 @@ if [ "${1:-}" = "--nightly" ]; then
 		[ -n "$d" ] || { cat "$W/night.err" >&2; exit 2; }
 		if [ -f "$d/verdict.json" ]; then
 			read -r rows tested held conf gone cannot < <(jq -r '[(.rows | length), .tested,
-				([.rows[] | select(.verdict == "to confirm" or .verdict == "confirmed" or
+				([.rows[] | select(.verdict == "unconfirmed" or .verdict == "confirmed" or
 				  .verdict == "vanished" or .verdict == "regression")] | length),
 				([.rows[] | select(.verdict == "confirmed" or .verdict == "regression")] | length),
 				([.rows[] | select(.verdict == "vanished")] | length),
