@@ -85,15 +85,19 @@ enum ap_status {
 	AP_ST_DEPLOY,		/* "deploy": no agent could be installed */
 	AP_ST_SETUP,		/* "setup": the variant could not be applied */
 	AP_ST_AGENT_LOST,	/* "agent-lost": the agent went away mid-trial */
+	AP_ST_HANG,		/* "hang": the host stopped answering and was
+				 * power-cycled (docs/boards.md) */
+	AP_ST_BOOT,		/* "boot": the host did not boot, or not the
+				 * kernel asked for */
 };
-#define AP_ST_COUNT	(AP_ST_AGENT_LOST + 1)
+#define AP_ST_COUNT	(AP_ST_BOOT + 1)
 
 /*
  * Failures are of two kinds, kept apart in every table: the benchmark's
  * (the host ran it and it failed: bench, unsupported, timeout,
  * agent-crash, bad-request, bad-output) and the infrastructure's (the
  * host, the login, the agent or the controller stood in the way: connect,
- * auth, hostkey, deploy, setup, agent-lost, cancelled).
+ * auth, hostkey, deploy, setup, agent-lost, hang, boot, cancelled).
  */
 enum ap_kind {
 	AP_KIND_OK,		/* "ok" */

@@ -64,6 +64,7 @@ struct session_config {
 	const char		*label;		/* session_create(): --label, or NULL */
 	int			 jobs;		/* hosts at once; <= 0: all */
 	int			 quiet;		/* no progress display */
+	const char		*expect_kernel;	/* the boot check (board.h), or NULL */
 };
 
 struct session;

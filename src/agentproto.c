@@ -39,6 +39,8 @@ static const char *const status_names[AP_ST_COUNT] = {
 	[AP_ST_DEPLOY]		= "deploy",
 	[AP_ST_SETUP]		= "setup",
 	[AP_ST_AGENT_LOST]	= "agent-lost",
+	[AP_ST_HANG]		= "hang",
+	[AP_ST_BOOT]		= "boot",
 };
 
 const char *
@@ -93,6 +95,8 @@ ap_status_kind(enum ap_status st)
 	case AP_ST_DEPLOY:
 	case AP_ST_SETUP:
 	case AP_ST_AGENT_LOST:
+	case AP_ST_HANG:
+	case AP_ST_BOOT:
 		break;
 	}
 	return AP_KIND_INFRA;
