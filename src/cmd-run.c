@@ -525,6 +525,7 @@ run_main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "push", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "expect-kernel", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -586,6 +587,13 @@ run_main(int argc, char **argv)
 			break;
 		case 'B':
 			baseline = optarg;
+			break;
+		case 'K':
+			if (*optarg == '\0') {
+				log_error("--expect-kernel: an empty string matches every kernel");
+				return CMD_EXIT_USAGE;
+			}
+			cfg.expect_kernel = optarg;
 			break;
 		default:
 			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
@@ -814,6 +822,10 @@ static const struct cmd_option run_options[] = {
 	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
 	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
 	    NULL },
+	{ 0, "expect-kernel", "STRING", "the boot check: on each host, and again after every "
+	    "power cycle, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
+	    "STRING, else the host's trials fail with class boot and nothing is measured "
+	    "(docs/boards.md)", NULL },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
@@ -863,7 +875,7 @@ static const struct cmd_help run_help = {
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
-	"[--push URL] [--baseline REF] [--dry-run] [-q] [-v]",
+	"[--push URL] [--baseline REF] [--expect-kernel STRING] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };

@@ -511,7 +511,7 @@ found:
  */
 #define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
 			 TRIAL_VALUE | TRIAL_KIND | TRIAL_NOTES | TRIAL_PROFILE | \
-			 TRIAL_LENIENT | TRIAL_REJECTS)
+			 TRIAL_LENIENT | TRIAL_REJECTS | TRIAL_MESSAGE)
 
 /* The same, and each line's samples when report_keep_samples() asked. */
 static unsigned int
@@ -553,6 +553,11 @@ add_line(const struct trial_line *l, void *arg)
 		r->counts.failed++;
 		r->series[s].infra += infra;
 		r->counts.infra += infra;
+		/* A board that hung or did not boot: what its console said. */
+		if ((same_str(l->status, "hang") || same_str(l->status, "boot")) &&
+		    l->message != NULL)
+			log_info("%s: %s %s: %s", r->series[s].name, l->bench ? l->bench : "-",
+			    l->status, l->message);
 		return 0;
 	}
 	if (l->profile != NULL) {

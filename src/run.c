@@ -612,6 +612,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 	const struct ap_result *res;
 	json_t *params;
 	char id[32], *what, *why;
+	enum ap_status st = AP_ST_AGENT_LOST;
 	long long deadline;
 	double start;
 	int r, stopping = 0, lost = 0;
@@ -639,7 +640,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 	w->ahead = 0;
 	if (r != 0) {
 		why = xasprintf("cannot send the trial: %s", transport_error(w->t));
-		ap_trial_fail(tr, lost_in_trial(w, id, AP_ST_AGENT_LOST, &why), why);
+		st = lost_in_trial(w, id, AP_ST_AGENT_LOST, &why);
+		ap_trial_fail(tr, st, why);
 		w->lost = why;
 		w->lost_status = AP_ST_AGENT_LOST;
 		lost = 1;
@@ -681,7 +683,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 		} else if (stopping)
 			ap_trial_fail(tr, AP_ST_CANCELLED, why);
 		else
-			ap_trial_fail(tr, lost_in_trial(w, id, AP_ST_AGENT_LOST, &why), why);
+			st = lost_in_trial(w, id, AP_ST_AGENT_LOST, &why);
+		ap_trial_fail(tr, st, why);
 		if (!stopping) {
 			w->lost = why;
 			w->lost_status = AP_ST_AGENT_LOST;
@@ -698,7 +701,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 		free(e);
 		ap_trial_free(tr);
 		tr = ap_trial_new(id);
-		ap_trial_fail(tr, lost_in_trial(w, id, AP_ST_AGENT_LOST, &why), why);
+		st = lost_in_trial(w, id, AP_ST_AGENT_LOST, &why);
+		ap_trial_fail(tr, st, why);
 		w->lost = why;
 		w->lost_status = AP_ST_AGENT_LOST;
 		lost = 1;
