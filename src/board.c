@@ -242,6 +242,19 @@ console_main(void *arg)
 	return NULL;
 }
 
+/* What c holds, and c (its command and thread already ended). */
+static void
+console_free(struct board_console *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	close(c->file);
+	strbuf_release(&c->tail);
+	pthread_mutex_destroy(&c->mu);
+	free(c->host);
+	free(c);
+}
+
 int
 board_console_start(const struct fleet_host *h, const char *path,
     struct board_console **out, char **err)
@@ -270,13 +283,7 @@ board_console_start(const struct fleet_host *h, const char *path,
 	*out = c;
 	return 0;
 fail:
-	if (c->fd >= 0)
-		close(c->fd);
-	close(c->file);
-	strbuf_release(&c->tail);
-	pthread_mutex_destroy(&c->mu);
-	free(c->host);
-	free(c);
+	console_free(c);
 	return -1;
 }
 
@@ -327,12 +334,7 @@ board_console_stop(struct board_console *c)
 	c->stop = 1;
 	reap(c->pid, 1);
 	pthread_join(c->th, NULL);
-	close(c->fd);
-	close(c->file);
-	strbuf_release(&c->tail);
-	pthread_mutex_destroy(&c->mu);
-	free(c->host);
-	free(c);
+	console_free(c);
 }
 
 /* --- what explains a lost host --------------------------------------------------- */

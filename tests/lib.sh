@@ -304,6 +304,7 @@ use_board() {
 	trap _board_cleanup EXIT
 	"$QB" start "$BOARD" "$@" || { echo "Bail out! the board did not start"; exit 1; }
 	BDIR=$FLEETMARK_QEMU_DIR/$BOARD
+	# shellcheck disable=SC2034 # for the tests that source this
 	BFLEET=$BDIR/fleet.yaml
 	"$QB" wait "$BOARD" 300 || { echo "Bail out! the board did not boot"; exit 1; }
 	diag "board $BOARD up ($(cat "$BDIR/accel"))"

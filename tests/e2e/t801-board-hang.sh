@@ -5,7 +5,7 @@
 # cont), waited for and deployed to again; the trial in flight is hang,
 # the next one runs ok.  Then the same with recover: 0: the host fails as
 # it always did (agent-lost, the rest connect), and is not cycled.
-TNAME=t801
+
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -24,18 +24,19 @@ benchmarks:
   - bench: lat_syscall
 PLAN
 SILENCE=6
-# The board freezes 2 s into the first trial; fleetmark logs each trial start.
+# The board freezes 2 s into the first trial (RES's run marks each trial's
+# start in its console log).
 freeze() {
 	local i
-	for i in $(seq 600); do
-		grep -q 'trial t1' "$BDIR/console.log" 2>/dev/null && break
+	for i in $(seq 1200); do
+		grep -qs '^=== fleetmark .*: trial t1 ' "$1"/*/logs/"$BOARD".console && break
 		sleep 0.1
 	done
 	sleep 2
 	date +%s.%N >"$WORK/frozen"
 	"$QB" stop "$BOARD"
 }
-freeze &
+freeze "$WORK/res" &
 fpid=$!
 FLEETMARK_SILENCE_MS=$((SILENCE * 1000)) timeout 600 "$FLEETMARK" run -f "$BFLEET" \
 	-o "$WORK/res" "$WORK/plan.yaml" >"$WORK/out" 2>"$WORK/err"
@@ -60,7 +61,7 @@ check "the board runs again" "$QB" ssh "$BOARD" true
 
 # recover: 0 -- the host fails as it always did.
 sed 's/recover: 2/recover: 0/' "$BFLEET" >"$WORK/fleet0.yaml"
-freeze &
+freeze "$WORK/res0" &
 fpid=$!
 FLEETMARK_SILENCE_MS=$((SILENCE * 1000)) timeout 600 "$FLEETMARK" run -f "$WORK/fleet0.yaml" \
 	-o "$WORK/res0" "$WORK/plan.yaml" >"$WORK/out0" 2>"$WORK/err0"

@@ -6,7 +6,7 @@
 # reboot hook the board runs another kernel than the one the install
 # hook's FLEETMARK_EXPECT_KERNEL= line asks for, and when the board did not
 # reboot at all (boot id unchanged); with the kernel asked for it measures.
-TNAME=t802
+
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -9,7 +9,7 @@
 # prints FLEETMARK_EXPECT_KERNEL= for it; the reboot hook power-cycles the
 # board.  git must name commit 4, and each step must have booted the
 # command line of its commit.
-TNAME=t803
+
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
