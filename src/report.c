@@ -553,9 +553,8 @@ add_line(const struct trial_line *l, void *arg)
 		r->counts.failed++;
 		r->series[s].infra += infra;
 		r->counts.infra += infra;
-		/* A board that hung or did not boot: what its console said. */
-		if ((same_str(l->status, "hang") || same_str(l->status, "boot")) &&
-		    l->message != NULL)
+		/* A board that hung: what its console said (docs/boards.md). */
+		if (same_str(l->status, "hang") && l->message != NULL)
 			log_info("%s: %s %s: %s", r->series[s].name, l->bench ? l->bench : "-",
 			    l->status, l->message);
 		return 0;
