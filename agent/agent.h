@@ -149,6 +149,52 @@ int	profile_stop(struct profile *p);
 void	profile_emit(struct profile *p, int out_fd, const char *id,
 	    const char *bench, double start);
 
+/* --- kmsg.c: what the kernel logged during a trial ----------------------- */
+
+enum {
+	KMSG_OOPS, KMSG_BUG, KMSG_WARNING, KMSG_SOFT_LOCKUP, KMSG_HARD_LOCKUP,
+	KMSG_RCU_STALL, KMSG_HUNG_TASK, KMSG_NKINDS
+};
+#define KMSG_MAX_LINES	WIRE_KERNEL_LINES	/* first lines kept */
+#define KMSG_LINE_MAX	WIRE_KERNEL_LINE_MAX	/* bytes of one, cut */
+
+struct kmsg {
+	int		fd;		/* /dev/kmsg at its end, or -1 */
+	int		any;		/* something was counted */
+	int		lost;		/* records overwritten before they were read */
+	long long	counts[KMSG_NKINDS];
+	char		lines[KMSG_MAX_LINES][KMSG_LINE_MAX];
+	int		nlines;
+};
+
+/* Open the kernel log at its end (k->fd -1 when it cannot be read). */
+void	kmsg_begin(struct kmsg *k);
+/* Count one record ("PRIO,SEQ,USEC,FLAGS;TEXT\n..."): kmsg_end() uses it. */
+void	kmsg_record(struct kmsg *k, const char *rec, size_t len);
+/* Read what was logged since kmsg_begin(), close, and send a "kernel" line
+ * to out_fd when anything was counted. */
+void	kmsg_end(struct kmsg *k, int out_fd, const char *id, const char *bench);
+/* The KMSG_* kind a log text is, or -1; and a kind's wire name ("warning"). */
+int	kmsg_classify(const char *text);
+const char *kmsg_kind_name(int kind);
+/* 0 when the kernel log can be read, else -1 with why. */
+int	kmsg_probe(char *why, size_t size);
+
+/* --- lease.c: which run has the host ------------------------------------- */
+
+/* The lease file (FLEETMARK_LEASE_FILE overrides it, for tests). */
+#define LEASE_PATH	"/tmp/.fleetmark-lease"
+
+/*
+ * Answer a lease request: take the host's lease for (owner, run) and keep
+ * it while this process lives, or say who holds it.  Sends one lease line.
+ */
+void	lease_request(int out_fd, const char *id, const char *owner, const char *run);
+/* Give the lease back (serve is ending well). */
+void	lease_release(void);
+/* In a trial process: close the inherited descriptor, which is not its. */
+void	lease_close_inherited(void);
+
 /* --- env.c ---------------------------------------------------------------- */
 
 /* Write the env line (host facts) to fd; human text when json is 0. */

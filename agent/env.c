@@ -271,5 +271,14 @@ env_emit(int fd, const char *id, int json)
 	jl_close(&j);
 	put_vulnerabilities(&j, fd, 1);
 	put_opt(&j, "compiler", f.cc);
+	{
+		char why[128];
+
+		/* null: trials get their kernel log counted (kmsg.c) */
+		if (kmsg_probe(why, sizeof(why)) == 0)
+			jl_null(&j, "kernel_log");
+		else
+			jl_str(&j, "kernel_log", why);
+	}
 	jl_emit(&j, fd);
 }

@@ -169,6 +169,8 @@ handle(const char *line, size_t len, struct input *in, int out_fd)
 	} else if (strcmp(type, WIRE_REQ_LIST) == 0) {
 		list_emit(out_fd, id, 1);
 		emit_simple(out_fd, WIRE_END, id);
+	} else if (strcmp(type, WIRE_REQ_LEASE) == 0) {
+		lease_request(out_fd, id, jv_get_str(req, "owner"), jv_get_str(req, "run"));
 	} else if (strcmp(type, WIRE_REQ_EXIT) == 0) {
 		stop = 1;
 	} else {
@@ -212,6 +214,7 @@ serve(int in_fd, int out_fd)
 			input_fill(&in);
 	}
 bye:
+	lease_release();
 	emit_simple(out_fd, WIRE_BYE, NULL);
 	return 0;
 }

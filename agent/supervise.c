@@ -213,6 +213,7 @@ void
 supervise_child_init(void)
 {
 	setpgid(0, 0);
+	lease_close_inherited();
 #ifdef PR_SET_PDEATHSIG
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 #endif
@@ -284,6 +285,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 	char msg[256];
 	struct pollfd pfd[3];
 	struct profile prof;
+	static struct kmsg km;
 	struct jline j;
 	pid_t pid;
 	ssize_t n;
@@ -297,6 +299,8 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		emit_end(out_fd, t, WIRE_ERR_BENCH, start);
 		return WIRE_EXIT_FAILED;
 	}
+	/* the kernel log from here on is the trial's */
+	kmsg_begin(&km);
 	/* perf starts recording just before the trial; a failure is only noted */
 	profile_init(&prof, t->profile);
 	profile_start(&prof, t->tmpdir);
@@ -304,6 +308,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		snprintf(msg, sizeof(msg), "cannot start the trial process: %s", strerror(errno));
 		profile_kill(&prof);
 		profile_stop(&prof);
+		kmsg_end(&km, -1, NULL, NULL);
 		trial_emit_error(out_fd, t->id, WIRE_ERR_BENCH, msg);
 		remove_tree(t->tmpdir);
 		free(t->tmpdir);
@@ -397,6 +402,9 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		profile_kill(&prof);
 	profile_stop(&prof);		/* perf is reaped before the orphans */
 	reap_orphans(pid);
+	/* What the kernel said, for a trial that failed as much as for one
+	 * that did not: before the profile, the error and "end". */
+	kmsg_end(&km, out_fd, t->id, t->bench->name);
 	/* A profile goes with a trial that succeeded: it comes before "end". */
 	if (verdict == RUNNING && !stopping && WIFEXITED(status) &&
 	    WEXITSTATUS(status) == WIRE_EXIT_OK)

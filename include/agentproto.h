@@ -89,15 +89,16 @@ enum ap_status {
 				 * power-cycled (docs/boards.md) */
 	AP_ST_BOOT,		/* "boot": the host did not boot, or not the
 				 * kernel asked for */
+	AP_ST_LOCKED,		/* "locked": another run holds the host's lease */
 };
-#define AP_ST_COUNT	(AP_ST_BOOT + 1)
+#define AP_ST_COUNT	(AP_ST_LOCKED + 1)
 
 /*
  * Failures are of two kinds, kept apart in every table: the benchmark's
  * (the host ran it and it failed: bench, unsupported, timeout,
  * agent-crash, bad-request, bad-output) and the infrastructure's (the
  * host, the login, the agent or the controller stood in the way: connect,
- * auth, hostkey, deploy, setup, agent-lost, hang, boot, cancelled).
+ * auth, hostkey, deploy, setup, agent-lost, hang, boot, locked, cancelled).
  */
 enum ap_kind {
 	AP_KIND_OK,		/* "ok" */
@@ -136,6 +137,8 @@ enum ap_type {
 	AP_BYE,
 	AP_BAD_OUTPUT,		/* a line that could not be understood */
 	AP_PROFILE,		/* a trial's profile, or why it has none (proto 2) */
+	AP_KERNEL,		/* kernel log trouble during a trial (proto 3) */
+	AP_LEASE,		/* the answer to a lease request (proto 3) */
 };
 
 /* Why a line was bad output. */
@@ -224,6 +227,22 @@ struct ap_event {
 			 * most samples, names of 1 .. WIRE_MAX_SYMBOL bytes */
 			const json_t	*top;
 		} profile;
+		struct {
+			const char	*bench;		/* NULL if absent */
+			/* checked: an object of 1 .. 16 kinds ("warning",
+			 * "soft_lockup": 1 .. 32 bytes of [a-z_]) to counts
+			 * >= 1; an array of 0 .. WIRE_KERNEL_LINES strings of
+			 * at most WIRE_KERNEL_LINE_MAX bytes */
+			const json_t	*counts;
+			const json_t	*lines;
+		} kernel;
+		struct {
+			const char	*status;	/* "ok" (taken) or "held" */
+			const char	*owner;		/* the holder's, "" if absent */
+			const char	*run;		/* "" if absent */
+			double		 since;		/* epoch seconds, 0 if absent */
+			long long	 pid;		/* holding agent, 0 if absent */
+		} lease;
 		struct {
 			enum ap_bad	 reason;
 			/* "line 7: metric: 'unit' is missing: {...": with an
@@ -333,6 +352,8 @@ struct ap_result {
 	double		 elapsed;	/* the last heartbeat's, seconds */
 	size_t		 bad_lines;	/* AP_BAD_OUTPUT events taken */
 	struct ap_profile *profile;	/* the profile line's, or NULL */
+	json_t		*kernel;	/* {"counts":{...},"lines":[...]} of the
+					 * kernel line, or NULL: nothing logged */
 };
 
 struct ap_trial;

@@ -24,6 +24,9 @@
 /* Milliseconds of CLOCK_MONOTONIC: for timeouts and durations. */
 long long clock_mono_ms(void);
 
+/* Sleep ms milliseconds (restarted after a signal; at most a little more). */
+void	clock_sleep_ms(long ms);
+
 /* The wall clock in seconds since the epoch, to the microsecond. */
 double	clock_wall(void);
 

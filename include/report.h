@@ -51,6 +51,8 @@ enum report_table {
 	REPORT_TABLE_SUMMARY,	/* mean ±rsd% per series and point */
 	REPORT_TABLE_PROFILE,	/* perf profiles side by side, change per function;
 				 * AUTO and ALL add it when trials have profiles */
+	REPORT_TABLE_KERNEL,	/* trials during which the kernel logged trouble;
+				 * every table but profile adds it when any did */
 };
 
 enum report_aggregate {
@@ -129,6 +131,7 @@ struct report_counts {
 	size_t	truncated;	/* truncated last lines skipped */
 	size_t	unknown_format;	/* lines of a format this fleetmark does not know */
 	size_t	bad_profiles;	/* ok lines whose "profile" is malformed (not used) */
+	size_t	bad_kernel;	/* lines whose "kernel" is malformed (not used) */
 };
 void	report_counts(const struct report *r, struct report_counts *c);
 

@@ -59,6 +59,10 @@ struct progress;
 #define RUN_MARGIN_MS		30000	/* over the plan's timeout, per trial */
 #define RUN_HELLO_MS		30000	/* for the agent's hello and env */
 #define RUN_BYE_MS		10000	/* for bye after exit */
+#define LEASE_RETRY_MS		2000	/* between lease requests while waiting */
+#define LEASE_SELF_MS		15000	/* for this run's own earlier agent to go */
+#define RUN_FDS_PER_HOST	4	/* a socket, a log, a proxy's two pipes */
+#define RUN_FDS_SPARE		64	/* the run directory, the terminal, libraries */
 
 struct run_config {
 	const struct plan		*plan;
@@ -72,6 +76,8 @@ struct run_config {
 	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */
 	long long			 margin_ms;	/* 0: RUN_MARGIN_MS */
 	const char			*expect_kernel;	/* the boot check, or NULL */
+	long long			 wait_lock_ms;	/* how long to wait for a host
+							 * another run holds; 0: not */
 };
 
 /* What happened on one host. */

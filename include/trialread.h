@@ -73,7 +73,8 @@ enum trial_field {
 	TRIAL_NOTES		= 1 << 15,	/* notes, nnotes */
 	TRIAL_PARTS		= 1 << 16,	/* part, parts, which must then be right */
 	TRIAL_PROFILE		= 1 << 17,	/* profile, profile_len */
-	TRIAL_ALL		= (1 << 18) - 1,
+	TRIAL_KERNEL		= 1 << 18,	/* kernel, kernel_len */
+	TRIAL_ALL		= (1 << 19) - 1,
 
 	/* How lines are read, not what of them. */
 	TRIAL_LENIENT		= 1 << 20,	/* a member of the wrong type is absent */
@@ -138,6 +139,10 @@ struct trial_line {
 	const char	*profile;	/* the "profile" member's JSON text, as in
 					 * the file (not NUL-terminated), or NULL */
 	size_t		 profile_len;
+	const char	*kernel;	/* the "kernel" member's JSON text (what the
+					 * kernel logged: counts, first lines), as
+					 * profile, or NULL */
+	size_t		 kernel_len;
 };
 
 /* Called for each trial line; a non-zero return stops the reading and is

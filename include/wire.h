@@ -10,7 +10,7 @@
 #ifndef FLEETMARK_WIRE_H
 #define FLEETMARK_WIRE_H
 
-#define WIRE_PROTO		2		/* protocol version */
+#define WIRE_PROTO		3		/* protocol version */
 #define WIRE_PROTO_MIN		1		/* oldest one the controller still speaks */
 #define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
 #define WIRE_MAX_SAMPLES	1000		/* samples per metric line */
@@ -18,6 +18,8 @@
 #define WIRE_PROFILE_TOP	30		/* functions in a profile line */
 #define WIRE_MAX_SYMBOL		256		/* bytes of a function name in a profile */
 #define WIRE_MAX_ABSENT		512		/* bytes of a profile's absence reason */
+#define WIRE_KERNEL_LINES	8		/* first kernel log lines of a trial */
+#define WIRE_KERNEL_LINE_MAX	240		/* bytes of one of them */
 
 /* Line types, the value of the "type" member of every line. */
 #define WIRE_HELLO	"hello"		/* agent: first line of serve mode */
@@ -31,6 +33,8 @@
 #define WIRE_BENCH	"bench"		/* agent: one benchmark of `list` */
 #define WIRE_BYE	"bye"		/* agent: serve mode is exiting */
 #define WIRE_PROFILE	"profile"	/* agent: the trial's profile (proto 2), before "end" */
+#define WIRE_KERNEL	"kernel"	/* agent: kernel log trouble during a trial (proto 3) */
+#define WIRE_LEASE	"lease"		/* agent: the answer to a lease request (proto 3) */
 
 /* How a note starts that says a trial does not measure what lmbench 3
  * does (a static image forked, a pinned ring): the lmbench report lists them. */
@@ -40,6 +44,7 @@
 #define WIRE_REQ_ENV	"env"		/* controller: send host facts */
 #define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */
 #define WIRE_REQ_EXIT	"exit"		/* controller: stop serving */
+#define WIRE_REQ_LEASE	"lease"		/* controller: take the host's lease (proto 3) */
 
 /* Profilers a trial request may ask for in its "profile" member (proto 2). */
 #define WIRE_PROFILE_PERF	"perf"		/* perf record -a during the trial */

@@ -41,6 +41,7 @@ static const char *const status_names[AP_ST_COUNT] = {
 	[AP_ST_AGENT_LOST]	= "agent-lost",
 	[AP_ST_HANG]		= "hang",
 	[AP_ST_BOOT]		= "boot",
+	[AP_ST_LOCKED]		= "locked",
 };
 
 const char *
@@ -97,6 +98,7 @@ ap_status_kind(enum ap_status st)
 	case AP_ST_AGENT_LOST:
 	case AP_ST_HANG:
 	case AP_ST_BOOT:
+	case AP_ST_LOCKED:
 		break;
 	}
 	return AP_KIND_INFRA;
@@ -127,6 +129,8 @@ ap_type_name(enum ap_type t)
 	case AP_NOTE:		return WIRE_NOTE;
 	case AP_HEARTBEAT:	return WIRE_HEARTBEAT;
 	case AP_PROFILE:	return WIRE_PROFILE;
+	case AP_KERNEL:		return WIRE_KERNEL;
+	case AP_LEASE:		return WIRE_LEASE;
 	case AP_ERROR:		return WIRE_ERROR;
 	case AP_END:		return WIRE_END;
 	case AP_ENV:		return WIRE_ENV;
@@ -566,6 +570,64 @@ parse_profile(struct line *l, json_t *o)
 	return 0;
 }
 
+/* A kernel line: counts by kind and the first lines, bounded. */
+static int
+parse_kernel(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+	json_t *counts, *lines, *v;
+	const char *k;
+	size_t i;
+
+	if (get_str(l, o, "bench", 0, &ev->u.kernel.bench) != 0)
+		return -1;
+	counts = json_object_get(o, "counts");
+	if (!json_is_object(counts) || json_object_size(counts) == 0 ||
+	    json_object_size(counts) > 16)
+		return bad(l, AP_BAD_MEMBER, "'counts' is not an object of 1 to 16 kinds");
+	json_object_foreach(counts, k, v) {
+		if (*k == '\0' || strlen(k) > 32 || strspn(k, "abcdefghijklmnopqrstuvwxyz_") !=
+		    strlen(k))
+			return bad(l, AP_BAD_MEMBER, "'counts' has a bad kind");
+		if (!json_is_integer(v) || json_integer_value(v) < 1)
+			return bad(l, AP_BAD_MEMBER, "'counts' has a count below 1");
+	}
+	lines = json_object_get(o, "lines");
+	if (!json_is_array(lines) || json_array_size(lines) > WIRE_KERNEL_LINES)
+		return bad(l, AP_BAD_MEMBER, "'lines' is not an array of at most %d",
+		    WIRE_KERNEL_LINES);
+	json_array_foreach(lines, i, v)
+		if (!json_is_string(v) || json_string_length(v) > WIRE_KERNEL_LINE_MAX)
+			return bad(l, AP_BAD_MEMBER, "kernel line %zu is not a string of at "
+			    "most %d bytes", i + 1, WIRE_KERNEL_LINE_MAX);
+	ev->u.kernel.counts = counts;
+	ev->u.kernel.lines = lines;
+	return 0;
+}
+
+/* A lease line: taken, or held by someone else. */
+static int
+parse_lease(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+
+	if (get_str(l, o, "status", 1, &ev->u.lease.status) != 0 ||
+	    get_str(l, o, "owner", 0, &ev->u.lease.owner) != 0 ||
+	    get_str(l, o, "run", 0, &ev->u.lease.run) != 0 ||
+	    get_num(l, o, "since", 0, &ev->u.lease.since) != 0 ||
+	    get_int(l, o, "pid", 0, 0, &ev->u.lease.pid) != 0)
+		return -1;
+	if (strcmp(ev->u.lease.status, "ok") != 0 && strcmp(ev->u.lease.status, "held") != 0)
+		return bad(l, AP_BAD_MEMBER, "lease status is neither ok nor held");
+	if (ev->u.lease.owner == NULL)
+		ev->u.lease.owner = "";
+	if (ev->u.lease.run == NULL)
+		ev->u.lease.run = "";
+	if (strlen(ev->u.lease.owner) > 256 || strlen(ev->u.lease.run) > 256)
+		return bad(l, AP_BAD_MEMBER, "lease owner or run longer than 256 bytes");
+	return 0;
+}
+
 static int
 parse_end(struct line *l, json_t *o)
 {
@@ -647,6 +709,8 @@ static const struct line_type {
 	{ WIRE_HEARTBEAT, AP_HEARTBEAT, parse_heartbeat },
 	{ WIRE_ERROR, AP_ERROR, parse_error },
 	{ WIRE_PROFILE, AP_PROFILE, parse_profile },
+	{ WIRE_KERNEL, AP_KERNEL, parse_kernel },
+	{ WIRE_LEASE, AP_LEASE, parse_lease },
 	{ WIRE_END, AP_END, parse_end },
 	{ WIRE_ENV, AP_ENV, parse_env },
 	{ WIRE_BENCH, AP_BENCH, parse_bench },
@@ -790,6 +854,7 @@ ap_trial_free(struct ap_trial *t)
 	}
 	free(t->r.points);
 	profile_free(t->r.profile);
+	json_decref(t->r.kernel);
 	strv_free(t->r.notes, t->r.nnotes);
 	for (i = 0; i < AP_ST_COUNT; i++)
 		free(t->last_error[i]);
@@ -979,6 +1044,7 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 	case AP_NOTE:
 	case AP_HEARTBEAT:
 	case AP_PROFILE:
+	case AP_KERNEL:
 	case AP_ERROR:
 	case AP_END:
 		if (t->r.id != NULL && ev->id != NULL && strcmp(t->r.id, ev->id) != 0)
@@ -990,6 +1056,7 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 	case AP_UNKNOWN_PROTO:
 	case AP_ENV:
 	case AP_BENCH:
+	case AP_LEASE:
 	case AP_BYE:
 	default:
 		return AP_TRIAL_FOREIGN;
@@ -1014,6 +1081,14 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 		break;
 	case AP_PROFILE:
 		add_profile(t, ev);
+		break;
+	case AP_KERNEL:
+		if (t->r.kernel != NULL) {
+			mark_bad(t, "a second kernel line");
+			break;
+		}
+		t->r.kernel = json_pack("{s:O, s:O}", "counts", ev->u.kernel.counts, "lines",
+		    ev->u.kernel.lines);
 		break;
 	case AP_ERROR:
 		add_error(t, ev);

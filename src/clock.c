@@ -2,6 +2,7 @@
  * clock.c: monotonic milliseconds, the wall clock and ISO 8601 UTC
  * timestamps (clock.h).
  */
+#include <errno.h>
 #include <sys/time.h>
 
 #include <stdio.h>
@@ -62,4 +63,13 @@ clock_deadline(struct timespec *ts, long ms)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
+}
+
+void
+clock_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }

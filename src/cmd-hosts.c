@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "agents.h"
 #include "clock.h"
 #include "cmd.h"
@@ -34,7 +36,14 @@ static const char probe_cmd[] =
 	"grep -c '^processor' /proc/cpuinfo 2>/dev/null); "
 	"printf 'fm-cpus=%s\\n' \"$n\"; "
 	"c=$(command -v cc || command -v gcc || command -v clang); "
-	"printf 'fm-cc=%s\\n' \"${c##*/}\"";
+	"printf 'fm-cc=%s\\n' \"${c##*/}\"; "
+	/* the host's lease (agent/lease.c): its holder, and whether it is
+	 * held still (flock(1) where there is one) */
+	"l=/tmp/.fleetmark-lease; if [ -s $l ]; then "
+	"printf 'fm-lease=%s\\n' \"$(head -c 600 $l | head -n 1)\"; "
+	"if command -v flock >/dev/null 2>&1; then "
+	"if flock -n $l true 2>/dev/null; then echo fm-lease-state=stale; "
+	"else echo fm-lease-state=held; fi; fi; fi";
 
 #define PROBE_TIMEOUT_MS	30000
 #define FIELD_MAX		64
@@ -49,8 +58,52 @@ struct check {
 	char			 arch[FIELD_MAX], kernel[FIELD_MAX], cpus[FIELD_MAX];
 	char			 cc[FIELD_MAX];		/* the C compiler there, or "?" */
 	char			 agent[FIELD_MAX];	/* agent_column() */
+	char			*lease;		/* "held by OWNER (run RUN, since T)", or NULL */
 	long long		 ms;		/* open and probe, slot waits excluded */
 };
+
+/*
+ * The lease line of the probe's output as people read it, or NULL when
+ * the host has none: "held by ann@laptop (run R, since T)", "left by ...
+ * (its agent is gone: the next run takes it)", or "... (held?)" where
+ * the host has no flock(1) to tell.
+ */
+static char *
+lease_text(const char *out)
+{
+	const char *p = strstr(out, "fm-lease="), *state = strstr(out, "fm-lease-state=");
+	char since[CLOCK_ISO8601_MAX] = "", *line, *r = NULL;
+	const char *owner, *run;
+	json_t *o, *v;
+
+	if (p == NULL || (p != out && p[-1] != '\n'))
+		return NULL;
+	p += strlen("fm-lease=");
+	line = xstrndup(p, strcspn(p, "\n"));
+	o = json_loads(line, 0, NULL);
+	free(line);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	owner = json_string_value(json_object_get(o, "owner"));
+	run = json_string_value(json_object_get(o, "run"));
+	v = json_object_get(o, "since");
+	if (json_is_number(v) && json_number_value(v) > 0)
+		clock_iso8601(since, sizeof(since), (time_t)json_number_value(v), -1);
+	if (state != NULL)
+		state += strlen("fm-lease-state=");
+	r = xasprintf("%s %.64s (run %.64s%s%s)%s", state != NULL &&
+	    strncmp(state, "stale", 5) == 0 ? "left by" : "held by", owner ? owner : "?",
+	    run ? run : "?", *since ? ", since " : "", since, state == NULL ? " (held?)" :
+	    strncmp(state, "stale", 5) == 0 ? ": its agent is gone, the next run takes it" : "");
+	json_decref(o);
+	/* printable ASCII only: it came from the host */
+	for (line = r; *line; line++)
+		if ((unsigned char)*line < 0x20 || (unsigned char)*line >= 0x7f)
+			*line = '?';
+	return r;
+}
 
 /* Copy value (up to the end of its line) keeping printable ASCII only. */
 static void
@@ -126,6 +179,7 @@ check_host(void *arg)
 	field(res.out, "fm-kernel", c->kernel);
 	field(res.out, "fm-cpus", c->cpus);
 	field(res.out, "fm-cc", c->cc);
+	c->lease = lease_text(res.out);
 	transport_result_release(&res);
 	transport_close(t);
 	if (strcmp(c->arch, "?") != 0) {
@@ -237,7 +291,7 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 	struct pace *pace;
 	struct pace_stats st;
 	struct agent_set *agents;
-	size_t i, n = 0, failed = 0, wn = 4, wa = 7, wk = 6;
+	size_t i, k, n = 0, failed = 0, wn = 4, wa = 7, wk = 6;
 	long long t0 = clock_mono_ms();
 	char time[16];
 
@@ -300,6 +354,12 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 			failed++;
 	}
 	agent_notes(cs, n);
+	for (i = 0, k = 0; i < n; i++)
+		if (cs[i].lease != NULL) {
+			if (k++ == 0)
+				printf("\nleases:\n");
+			printf("  %s: %s\n", cs[i].h->name, cs[i].lease);
+		}
 	if (failed > 0) {
 		printf("\n%zu of %zu hosts failed:\n", failed, n);
 		for (i = 0; i < n; i++)
@@ -313,8 +373,10 @@ check_hosts(const struct fleet *f, const unsigned char *sel)
 	    "at once, %u quick and %u slow, %u transient failures, %u retries", n,
 	    (double)(clock_mono_ms() - t0) / 1000, st.window, st.peak, st.ok, st.slow,
 	    st.transient, st.retries);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(cs[i].why);
+		free(cs[i].lease);
+	}
 	free(cs);
 	free(th);
 	free(started);

@@ -45,6 +45,7 @@
 #include "strbuf.h"
 #include "trialread.h"
 #include "xmalloc.h"
+#include "yamldoc.h"
 
 #define DEFAULT_RESULTS		"results"
 
@@ -526,6 +527,7 @@ run_main(int argc, char **argv)
 		{ "push", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "expect-kernel", required_argument, NULL, 'K' },
+		{ "wait-lock", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -594,6 +596,14 @@ run_main(int argc, char **argv)
 				return CMD_EXIT_USAGE;
 			}
 			cfg.expect_kernel = optarg;
+			break;
+		case 'W':
+			if (ydoc_parse_duration(optarg, &cfg.wait_lock_ms) != 0 ||
+			    cfg.wait_lock_ms < 0) {
+				log_error("--wait-lock: expected a duration such as 10m or 90s, "
+				    "not '%s'", optarg);
+				return CMD_EXIT_USAGE;
+			}
 			break;
 		default:
 			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
@@ -805,8 +815,8 @@ run_main(int argc, char **argv)
 static const struct cmd_option run_options[] = {
 	{ 'f', NULL, "FLEET", "the inventory (fleetmark-fleet(5)); with --resume, the one the run "
 	    "recorded", "the embedded fleet: one host, local, this machine, without SSH" },
-	{ 'H', NULL, "HOSTS", "only these hosts: names and @labels, comma separated (narrows the "
-	    "plan's hosts:)", "every host the plan names" },
+	{ 'H', NULL, "HOSTS", "only these hosts: names, globs, @labels, @a&@b, !excluded, comma "
+	    "separated (narrows the plan's hosts:)", "every host the plan names" },
 	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
 	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
 	    "release" },
@@ -826,6 +836,9 @@ static const struct cmd_option run_options[] = {
 	    "power cycle, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
 	    "STRING, else the host's trials fail with class boot and nothing is measured "
 	    "(docs/boards.md)", NULL },
+	{ 0, "wait-lock", "DURATION", "when another run holds a host's lease, wait up to DURATION "
+	    "(90s, 10m, 2h) for it; a dead holder's lease is taken at once", "fail that host "
+	    "at once with the holder's name (class locked)" },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }

@@ -591,6 +591,8 @@ add_line(struct strbuf *sb, const struct journal *j,
 		rundir_json_set(o, "message", rundir_json_str(msg));
 	if (r != NULL && r->nnotes > 0)
 		rundir_json_set(o, "notes", rundir_json_strv(r->notes, r->nnotes));
+	if (r != NULL && r->kernel != NULL)
+		rundir_json_set(o, "kernel", json_deep_copy(r->kernel));
 	if (part == 1 && (a = profile_json(t, st)) != NULL)
 		rundir_json_set(o, "profile", a);
 	rundir_json_set(o, "part", json_integer((json_int_t)part));

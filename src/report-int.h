@@ -67,6 +67,17 @@ struct strs {
 	size_t	 n, cap;
 };
 
+/* A trial during which the kernel reported trouble (report-kernel.c). */
+struct rkernel {
+	size_t		 series;
+	char		*bench;		/* the suite's name for a suite trial */
+	char		*params;	/* "" for a suite trial */
+	long long	 rep;
+	char		*counts;	/* "warning 2, soft_lockup 1" */
+	struct strs	 kinds;		/* "warning", "soft_lockup" */
+	char		*first;		/* the first line logged, or "" */
+};
+
 /* A profile: one function's samples. */
 struct rprof_fn {
 	char			*sym;
@@ -102,6 +113,8 @@ struct report {
 	size_t		 ctab_size;
 	struct rprof	*profs;		/* per (series, point) with profile lines */
 	size_t		 nprofs, cap_profs;
+	struct rkernel	*kernel;	/* trials with kernel log trouble */
+	size_t		 nkernel, cap_kernel;
 	struct rrun	*runs;
 	size_t		 nruns, cap_runs;
 	int		 keep_samples;	/* report_keep_samples() */
@@ -207,6 +220,18 @@ int	report_has_profile(const struct report *r);
 /* Listing, change and absence grids for every point with profile lines;
  * -1 when no line has a profile. */
 int	report_table_profile(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
+/*
+ * A trial line's "kernel" member (its JSON text) for series s: the trial
+ * is listed once, however many lines carry it.  -1 when it is malformed.
+ */
+int	report_kernel_add(struct report *r, size_t s, const char *bench,
+	    const char *suite, const char *params, long long rep, const char *text,
+	    size_t len);
+void	report_kernel_free(struct report *r);
+int	report_has_kernel(const struct report *r);
+/* The kernel log grid: one row per trial, kinds new against the baseline. */
+int	report_table_kernel(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
 /* The HTML page (report-html.c): header, the grids as tables, SVG charts. */
 int	report_html(const struct report *r, const struct report_opts *o, size_t base,

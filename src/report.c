@@ -67,7 +67,7 @@ int
 report_table_parse(const char *s, enum report_table *out)
 {
 	static const char *const names[] = { "auto", "lmbench", "delta", "compare", "all",
-		"matrix", "summary", "profile" };
+		"matrix", "summary", "profile", "kernel" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -142,6 +142,7 @@ report_free(struct report *r)
 	}
 	free(r->runs);
 	report_profile_free(r);
+	report_kernel_free(r);
 	strs_free(&r->unlike);
 	free(r->series);
 	free(r->cells);
@@ -511,7 +512,8 @@ found:
  */
 #define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
 			 TRIAL_VALUE | TRIAL_KIND | TRIAL_NOTES | TRIAL_PROFILE | \
-			 TRIAL_LENIENT | TRIAL_REJECTS | TRIAL_MESSAGE)
+			 TRIAL_KERNEL | TRIAL_SUITE | TRIAL_MESSAGE | \
+			 TRIAL_LENIENT | TRIAL_REJECTS)
 
 /* The same, and each line's samples when report_keep_samples() asked. */
 static unsigned int
@@ -546,6 +548,10 @@ add_line(const struct trial_line *l, void *arg)
 		return 0;
 	}
 	s = series_get(x, l->host, l->variant);
+	if (l->kernel != NULL && report_kernel_add(r, s, l->bench, l->suite, l->params_text,
+	    l->rep, l->kernel, l->kernel_len) != 0 && r->counts.bad_kernel++ == 0)
+		log_warn("%s/%s:%zu: a malformed kernel member, not used", x->dir,
+		    RUNDIR_TRIALS, l->lineno);
 	if (strcmp(l->status, "ok") != 0) {
 		int infra = same_str(l->kind, "infrastructure");
 
@@ -1244,6 +1250,10 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 	if (t == REPORT_TABLE_PROFILE || (report_has_profile(r) && (t == REPORT_TABLE_ALL ||
 	    o->table == REPORT_TABLE_AUTO))) {
 		if (report_table_profile(r, o, base, &gs, err) != 0)
+			goto out;
+	}
+	if (t == REPORT_TABLE_KERNEL || (report_has_kernel(r) && t != REPORT_TABLE_PROFILE)) {
+		if (report_table_kernel(r, o, base, &gs, err) != 0)
 			goto out;
 	}
 	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {

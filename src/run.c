@@ -3,7 +3,10 @@
  * agent's serve mode and the host's variants, and writes every finished
  * trial to the journal.  See run.h.
  */
+#include <sys/resource.h>
+
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -73,6 +77,7 @@ struct run_ctx {
 	pthread_cond_t		 cv;
 	int			 slots;		/* hosts that may still start (-j) */
 	char			*journal_error;
+	char			*owner;		/* "user@controller" for host leases */
 };
 
 struct worker {
@@ -103,6 +108,7 @@ struct worker {
 	char			*boot_id;	/* when first reached, or NULL */
 	int			 cycles;	/* power cycles spent */
 	char			*cycled_in;	/* the trial that hung, for run.json */
+	long long		 proto;		/* the agent's protocol (hello) */
 };
 
 static long long
@@ -401,6 +407,102 @@ scratch_dir(const char *agent)
 }
 
 /*
+ * Read the agent's answer of type `want` to a request, skipping anything
+ * else, until deadline.  0, or -1 with *st and *why ("no env from the
+ * agent: ...").
+ */
+static int
+answer(struct worker *w, enum ap_type want, long long deadline, const char *what,
+    struct ap_event *ev, enum ap_status *st, char **why)
+{
+	char *e;
+	int r;
+
+	for (;;) {
+		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+			e = event_error(w, r);
+			*st = r == RUN_ESTOP ? AP_ST_CANCELLED : AP_ST_AGENT_LOST;
+			*why = xasprintf("no %s from the agent: %s", what, e);
+			free(e);
+			return -1;
+		}
+		if (ev->type == want)
+			return 0;
+		wlog(w, "ignored a %s line before %s", ap_type_name(ev->type), what);
+	}
+}
+
+/* "locked by ann@laptop (run 20011130-020000-smoke-1a2b, since 2001-11-30T02:00:00Z)" */
+static char *
+lease_holder(const struct ap_event *ev)
+{
+	char since[CLOCK_ISO8601_MAX] = "";
+
+	if (ev->u.lease.since > 0)
+		clock_iso8601(since, sizeof(since), (time_t)ev->u.lease.since, -1);
+	return xasprintf("locked by %s (run %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
+	    "another run", *ev->u.lease.run ? ev->u.lease.run : "unknown", *since ?
+	    ", since " : "", since);
+}
+
+/*
+ * Take the host's lease through the agent (protocol 3: older agents keep
+ * none).  Held by another run: wait up to --wait-lock, asking again every
+ * LEASE_RETRY_MS; held by this very run (a resume whose earlier agent has
+ * not yet seen its controller go), wait a little for it to go.  0, or -1
+ * with *st and *why (class locked).
+ */
+static int
+take_lease(struct worker *w, enum ap_status *st, char **why)
+{
+	const struct run_config *c = w->ctx->c;
+	const char *run = journal_run_id(c->journal);
+	long long until = clock_mono_ms() + (c->wait_lock_ms > 0 ? c->wait_lock_ms : 0);
+	long long own_until = clock_mono_ms() + LEASE_SELF_MS, deadline;
+	struct ap_event ev;
+	char *holder;
+	int r, said = 0;
+
+	if (w->proto < 3)
+		return 0;
+	for (;;) {
+		if ((r = send_json(w, json_pack("{s:s, s:s, s:s, s:s}", "type", WIRE_REQ_LEASE,
+		    "id", "lease", "owner", w->ctx->owner, "run", run ? run : ""))) != 0) {
+			*st = AP_ST_AGENT_LOST;
+			*why = xasprintf("cannot ask for the lease: %s", transport_error(w->t));
+			return -1;
+		}
+		if (answer(w, AP_LEASE, clock_mono_ms() + RUN_HELLO_MS, "lease", &ev, st, why) != 0)
+			return -1;
+		if (strcmp(ev.u.lease.status, "ok") == 0) {
+			wlog(w, "lease taken for %s (run %s)", w->ctx->owner, run ? run : "-");
+			return 0;
+		}
+		holder = lease_holder(&ev);
+		if (!(clock_mono_ms() < until || (run != NULL &&
+		    strcmp(ev.u.lease.run, run) == 0 && clock_mono_ms() < own_until))) {
+			*st = AP_ST_LOCKED;
+			*why = holder;
+			return -1;
+		}
+		if (!said++) {
+			wlog(w, "%s: waiting", holder);
+			pstate(w, PROGRESS_CONNECTING, holder);
+		}
+		free(holder);
+		deadline = clock_mono_ms() + LEASE_RETRY_MS;
+		while (clock_mono_ms() < deadline) {
+			if (run_stop_requested()) {
+				*st = AP_ST_CANCELLED;
+				*why = xstrdup("interrupted while waiting for the host's lease");
+				return -1;
+			}
+			clock_sleep_ms(POLL_MS);
+		}
+	}
+}
+
+/*
  * Start the agent's serve mode, read its hello and its env.  Returns 0, or
  * -1 with *st and a new *why.
  */
@@ -451,33 +553,25 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	}
 	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
+	w->proto = ev.u.hello.proto;
 	if ((r = send_json(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
 		*st = AP_ST_AGENT_LOST;
 		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
 		return -1;
 	}
-	for (;;) {
-		r = next_event(w, &ev, deadline, 0);
-		if (r != 1) {
-			e = event_error(w, r);
-			*st = AP_ST_AGENT_LOST;
-			*why = xasprintf("no env from the agent: %s", e);
-			free(e);
-			return -1;
-		}
-		if (ev.type == AP_ENV)
-			break;
-		wlog(w, "ignored a %s line before env", ap_type_name(ev.type));
-	}
+	if (answer(w, AP_ENV, deadline, "env", &ev, st, why) != 0)
+		return -1;
 	{
 		const json_t *arch = json_object_get(ev.u.env.obj, "arch");
 
-		if (json_is_string(arch))
+		if (json_is_string(arch)) {
+			free(w->rh->arch);	/* again after a power cycle */
 			w->rh->arch = xstrdup(json_string_value(arch));
+		}
 	}
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
 		journal_failed(w->ctx, e);
-	return 0;
+	return take_lease(w, st, why);
 }
 
 /* What progress shows for a trial. */
@@ -1206,6 +1300,40 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/* Who this run is, on the hosts' leases: "user@controller". */
+static char *
+lease_owner(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char host[256] = "";
+
+	if (gethostname(host, sizeof(host) - 1) != 0 || *host == '\0')
+		snprintf(host, sizeof(host), "unknown");
+	return xasprintf("%s@%s", pw != NULL && pw->pw_name != NULL ? pw->pw_name : "unknown",
+	    host);
+}
+
+/*
+ * Every host holds a few descriptors at once (its socket, its log, a
+ * proxy's pipes, the agent's upload): the default soft limit of 1,024
+ * open files is too few for a big fleet.  Raise the soft limit towards
+ * the hard one, and say so when even that is short.
+ */
+static void
+raise_fd_limit(size_t nhosts)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)nhosts * RUN_FDS_PER_HOST + RUN_FDS_SPARE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < need)
+		log_warn("%zu hosts may need %llu open files, and the limit is %llu: hosts may "
+		    "fail to connect (raise the hard limit: ulimit -Hn, or LimitNOFILE=)",
+		    nhosts, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+}
+
 int
 run_execute(const struct run_config *c, struct run_summary *out, char **err)
 {
@@ -1224,8 +1352,10 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		*err = xstrdup("no host to run on");
 		return -1;
 	}
+	raise_fd_limit(n);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.c = c;
+	ctx.owner = lease_owner();
 	pthread_mutex_init(&ctx.mu, NULL);
 	pthread_cond_init(&ctx.cv, NULL);
 	ctx.slots = c->jobs > 0 ? c->jobs : -1;
@@ -1289,6 +1419,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	out->interrupted = run_stop_requested();
 	out->journal_error = ctx.journal_error;
 	pace_free(ctx.pace);
+	free(ctx.owner);
 	pthread_mutex_destroy(&ctx.mu);
 	pthread_cond_destroy(&ctx.cv);
 	free(ws);

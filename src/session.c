@@ -185,6 +185,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	log_info("run %s", journal_dir(s->j));
 	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
 	    PROGRESS_AUTO);
+	rc.wait_lock_ms = c->wait_lock_ms;
 	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
 		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
 	if (progress_mode(prog) == PROGRESS_TERMINAL)

@@ -757,12 +757,26 @@ note(struct lp *l, size_t i)
 	return 0;
 }
 
+/* Any value, checked, handed out as the text it is (not NUL-terminated). */
+static int
+raw(struct lp *l, const char **text, size_t *len)
+{
+	const char *v;
+
+	ws(l);
+	v = l->p;
+	if (skip(l, 1) != 0)
+		return -1;
+	*text = v;
+	*len = (size_t)(l->p - v);
+	return 0;
+}
+
 /* The value of member k (klen bytes), into tl when it is asked for. */
 static int
 member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has_format)
 {
 	unsigned int f = l->fields;
-	char *v;
 	int r;
 
 #define NAMED(name)	(klen == sizeof(name) - 1 && memcmp(k, name, sizeof(name) - 1) == 0)
@@ -806,6 +820,8 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 			return get_str(l, &tl->key, 0);
 		if (IS("kind", TRIAL_KIND))
 			return get_str(l, &tl->kind, 0);
+		if (IS("kernel", TRIAL_KERNEL))
+			return raw(l, &tl->kernel, &tl->kernel_len);
 		break;
 	case 'm':
 		if (IS("metric", TRIAL_METRIC))
@@ -828,15 +844,8 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
 			return get_int(l, &tl->part, 1);
 		if (IS("parts", TRIAL_PARTS))
 			return get_int(l, &tl->parts, 1);
-		if (IS("profile", TRIAL_PROFILE)) {
-			ws(l);
-			v = l->p;
-			if (skip(l, 1) != 0)
-				return -1;
-			tl->profile = v;
-			tl->profile_len = (size_t)(l->p - v);
-			return 0;
-		}
+		if (IS("profile", TRIAL_PROFILE))
+			return raw(l, &tl->profile, &tl->profile_len);
 		break;
 	case 'r':
 		if (IS("run", TRIAL_RUN))

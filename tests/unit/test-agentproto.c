@@ -629,12 +629,12 @@ static void
 test_proto(void)
 {
 	size_t len;
-	char *data = slurp("tests/data/agentproto/proto3.jsonl", &len);
+	char *data = slurp("tests/data/agentproto/proto4.jsonl", &len);
 	const struct ap_event *ev;
 	struct seen s;
 
 	read_all(data, len, 7, &s);
-	is_str(s.sig, "unknown-proto:3:0.9.0:riscv64;", "a hello of protocol 3 is refused, not bad output");
+	is_str(s.sig, "unknown-proto:4:0.9.0:riscv64;", "a hello of protocol 4 is refused, not bad output");
 	ev = one("{\"type\":\"hello\",\"proto\":1,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
 	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 1,
 	    "protocol 1 (no profiles) is still spoken");
@@ -985,10 +985,58 @@ test_profiles(void)
 	    json_array_size(ev->u.profile.top) == 0, "an empty profile is a profile");
 }
 
+static void
+test_kernel_and_lease(void)
+{
+	const struct ap_event *ev;
+	struct ap_trial *t;
+	const struct ap_result *r;
+
+	ev = one("{\"type\":\"kernel\",\"id\":\"t1\",\"bench\":\"exec\",\"counts\":"
+	    "{\"warning\":2,\"soft_lockup\":1},\"lines\":[\"WARNING: x\",\"BUG: soft lockup\"]}");
+	ok(ev && ev->type == AP_KERNEL && json_object_size(ev->u.kernel.counts) == 2 &&
+	    json_array_size(ev->u.kernel.lines) == 2, "a kernel line");
+	ok(bad_as("{\"type\":\"kernel\",\"counts\":{},\"lines\":[]}", AP_BAD_MEMBER, "counts"),
+	    "no kinds: bad");
+	ok(bad_as("{\"type\":\"kernel\",\"counts\":{\"warning\":0},\"lines\":[]}",
+	    AP_BAD_MEMBER, "below 1"), "a zero count: bad");
+	ok(bad_as("{\"type\":\"kernel\",\"counts\":{\"Warn ing\":1},\"lines\":[]}",
+	    AP_BAD_MEMBER, "bad kind"), "a kind that is not a name: bad");
+	ok(bad_as("{\"type\":\"kernel\",\"counts\":{\"warning\":1},\"lines\":"
+	    "[\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\"]}", AP_BAD_MEMBER, "lines"),
+	    "more lines than WIRE_KERNEL_LINES: bad");
+	ok(bad_as("{\"type\":\"kernel\",\"counts\":{\"warning\":1}}", AP_BAD_MEMBER, "lines"),
+	    "no lines: bad");
+
+	/* The trial keeps it. */
+	t = ap_trial_new("t1");
+	ev = one("{\"type\":\"kernel\",\"id\":\"t1\",\"counts\":{\"oops\":1},\"lines\":[\"Oops\"]}");
+	ok(ev && ap_trial_add(t, ev) == AP_TRIAL_MORE, "a trial takes its kernel line");
+	ev = one("{\"type\":\"kernel\",\"id\":\"t2\",\"counts\":{\"oops\":1},\"lines\":[]}");
+	ok(ev && ap_trial_add(t, ev) == AP_TRIAL_FOREIGN, "not another trial's");
+	ev = one("{\"type\":\"end\",\"id\":\"t1\",\"status\":\"bench\"}");
+	ok(ev && ap_trial_add(t, ev) == AP_TRIAL_DONE, "the trial ends");
+	r = ap_trial_result(t);
+	ok(r->kernel != NULL && json_integer_value(json_object_get(json_object_get(r->kernel,
+	    "counts"), "oops")) == 1, "the result has the counts, failed trial or not");
+	ap_trial_free(t);
+
+	ev = one("{\"type\":\"lease\",\"id\":\"k\",\"status\":\"held\",\"owner\":\"ann@lap\","
+	    "\"run\":\"20011130-020000-smoke-0001\",\"since\":1007085600.5,\"pid\":42}");
+	ok(ev && ev->type == AP_LEASE && strcmp(ev->u.lease.status, "held") == 0 &&
+	    strcmp(ev->u.lease.owner, "ann@lap") == 0 && ev->u.lease.pid == 42 &&
+	    ev->u.lease.since > 1e9, "a lease held by another run");
+	ev = one("{\"type\":\"lease\",\"id\":\"k\",\"status\":\"ok\"}");
+	ok(ev && ev->type == AP_LEASE && strcmp(ev->u.lease.owner, "") == 0, "a lease taken");
+	ok(bad_as("{\"type\":\"lease\",\"status\":\"maybe\"}", AP_BAD_MEMBER, "status"),
+	    "a lease status that is neither: bad");
+}
+
 int
 main(void)
 {
 	test_session();
+	test_kernel_and_lease();
 	test_types();
 	test_malformed();
 	test_long_lines();

@@ -67,7 +67,10 @@ collect(const struct trial_line *l, void *arg)
 	if (l->params_text[0] != '\0' && len < cap - 100)
 		len += (size_t)snprintf(d + len, cap - len, "|p:%.80s", l->params_text);
 	if (l->profile != NULL && len < cap - 100)
-		snprintf(d + len, cap - len, "|prof:%.*s", (int)l->profile_len, l->profile);
+		len += (size_t)snprintf(d + len, cap - len, "|prof:%.*s", (int)l->profile_len,
+		    l->profile);
+	if (l->kernel != NULL && len < cap - 100)
+		snprintf(d + len, cap - len, "|kern:%.*s", (int)l->kernel_len, l->kernel);
 	return 0;
 }
 
@@ -286,6 +289,13 @@ test_fields(void)
 	    TRIAL_PROFILE);
 	ok(strstr(d, "|prof:{\"top\":[{\"sym\":\"a\\u00e9\",\"pct\":4.5}], \"n\":null}") != NULL,
 	    "the profile as written, escapes and all");
+	d = one(TL(",\"kernel\":{\"counts\":{\"warning\":1},\"lines\":[\"W\"]}"), TRIAL_KERNEL);
+	ok(strstr(d, "|kern:{\"counts\":{\"warning\":1},\"lines\":[\"W\"]}") != NULL,
+	    "the kernel member as written");
+	d = one(TL(",\"kernel\":{\"counts\":{\"warning\":1}}"), TRIAL_PROFILE);
+	ok(d != NULL && strstr(d, "|kern:") == NULL, "and not when it is not asked for");
+	d = one(TL(",\"kernel\":{\"counts\":[1,}"), TRIAL_KERNEL);
+	ok(d != NULL && strstr(d, "|kern:") == NULL, "a malformed kernel member makes no kernel");
 }
 
 /* What reports ask for: wrong types read as absent, every line seen. */

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# t411-run-fd-limit: a fleet bigger than the open-file limit.  Every host
+# holds a few descriptors at once; the controller raises its soft limit
+# towards the hard one before it connects, so a soft limit far too small
+# for the fleet (as 1,024 is for a thousand hosts) still runs every host,
+# and a hard limit too small is said, once, before anything fails.
+TNAME=t411
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+need_root
+command -v prlimit >/dev/null || skip_all "needs prlimit (util-linux)"
+command -v jq >/dev/null || skip_all "needs jq"
+
+use_lab "$TNAME"
+L=$LABDIR
+
+cat >"$WORK/plan.yaml" <<'P'
+name: fd-limit
+repeat: 1
+samples: 3
+timeout: 60s
+benchmarks:
+  - bench: lat_syscall
+    params:
+      op: null
+P
+NH=$(printf '%s\n' "${HOSTS[@]}" | grep -c '^lab-[0-9]')
+hosts='lab-[0-9]*'
+# Far too few for NH hosts (the run directory and libraries alone take
+# about a dozen), hard limit high enough.
+soft=$((NH + 8))
+
+prlimit --nofile="$soft:4096" "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H "$hosts" \
+	-o "$WORK/r1" >"$WORK/r1.out" 2>"$WORK/r1.err"
+rc=$?
+is "$rc" 0 "$NH hosts under a soft limit of $soft open files: exit 0"
+[ "$rc" = 0 ] || tail -20 "$WORK/r1.err" | sed 's/^/#   /'
+D=$(run_dir "$WORK/r1")
+is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" "done" "every host done"
+check_fail "no warning when the hard limit allows the raise" grep -q 'open files' "$WORK/r1.err"
+
+# A hard limit that cannot be raised: said before the run, with the figure.
+prlimit --nofile="$soft:$soft" "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H "$hosts" \
+	-o "$WORK/r2" >"$WORK/r2.out" 2>"$WORK/r2.err"
+like "$(cat "$WORK/r2.err")" "$NH hosts may need [0-9]+ open files, and the limit is $soft" \
+	"a hard limit too small is said"
+is "$(grep -c "may need" "$WORK/r2.err")" 1 "once"; grep "open files" "$WORK/r2.err" | sed "s/^/# /"
+
+done_testing

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# t821-host-leases: a run holds a lease on each of its hosts.  While one run
+# is on lab-01, a second run there fails that host at once with class
+# locked and the holder's name (its other host runs), or with --wait-lock
+# waits and then runs; hosts --check shows the lease; when the holder's
+# controller is SIGKILLed, the next run takes the lease without waiting.
+# Root and the bench user see each other's leases.
+# shellcheck disable=SC2317 # functions called through check
+TNAME=t821
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+need_root
+command -v jq >/dev/null || skip_all "needs jq"
+
+use_lab "$TNAME"
+L=$LABDIR
+if ! has_host lab-01 || ! has_host lab-02; then echo "Bail out! the lab has no lab-01, lab-02"; exit 1; fi
+
+cat >"$WORK/long.yaml" <<'P'
+name: holder
+repeat: 1
+samples: 1
+timeout: 60s
+benchmarks:
+  - bench: exec
+    params:
+      command: "sleep 6"
+P
+cat >"$WORK/short.yaml" <<'P'
+name: second
+repeat: 1
+samples: 3
+timeout: 60s
+benchmarks:
+  - bench: lat_syscall
+    params:
+      op: null
+P
+
+# wait_lease HOST: until the host's lease file names the holder (10 s at most).
+wait_lease() {
+	local i
+	for i in $(seq 1 100); do
+		on_host "$1" cat /tmp/.fleetmark-lease | grep -q '"run"' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/h" -q >"$WORK/h.out" 2>&1 &
+holder=$!
+check "the first run holds lab-01's lease" wait_lease lab-01
+HR=$(basename "$(run_dir "$WORK/h")")
+
+"$FLEETMARK" hosts -f "$L/fleet.yaml" -H lab-01,lab-02 --check >"$WORK/check.out" 2>&1
+like "$(cat "$WORK/check.out")" "lab-01: held by [^ ]+@[^ ]+ \\(run $HR, since 20[0-9-]+T" \
+	"hosts --check shows the lease and its holder"
+check_fail "and no lease on lab-02" grep -q 'lab-02: held' "$WORK/check.out"
+
+"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet-bench.yaml" -H lab-01,lab-02 -o "$WORK/s" \
+	>"$WORK/s.out" 2>&1
+is "$?" 3 "a second run (as bench) on the held host exits 3"
+S=$(run_dir "$WORK/s")
+is "$(jq -r '.hosts["lab-01"].status' "$S/run.json")" failed "lab-01 failed"
+like "$(jq -r '.hosts["lab-01"].reason' "$S/run.json")" \
+	"^locked: locked by [^ ]+ \\(run $HR, since " "with the holder's name, run and time"
+is "$(jq -r '.hosts["lab-02"].status' "$S/run.json")" "done" "lab-02 ran"
+is "$(jq -rs '[.[] | select(.host == "lab-01") | .status] | unique | join(",")' "$S/trials.jsonl")" \
+	locked "lab-01's trials are recorded locked (infrastructure)"
+
+t0=$(date +%s)
+"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/w" --wait-lock 60s \
+	>"$WORK/w.out" 2>&1
+rc=$?
+t1=$(date +%s)
+is "$rc" 0 "--wait-lock: the second run waits for the holder and runs"
+wait "$holder"
+is "$?" 0 "the holder finished well"
+W=$(run_dir "$WORK/w")
+h_end=$(jq -r '.end' "$(run_dir "$WORK/h")/run.json")
+w_start=$(jq -r '[.[] | .start] | min' <(jq -s . "$W/trials.jsonl"))
+check "its trials started after the holder ended ($w_start >= $h_end - 1, waited $((t1 - t0)) s)" \
+	awk -v a="$w_start" -v b="$h_end" 'BEGIN { exit !(a >= b - 1) }'
+
+# A holder killed with SIGKILL: its agent sees its input end and goes; the
+# next run takes the lease without --wait-lock.
+"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/k" -q >"$WORK/k.out" 2>&1 &
+holder=$!
+check "a new holder" wait_lease lab-01
+kill -KILL "$holder"
+wait "$holder" 2>/dev/null
+ok_after=''
+for i in 1 2 3 4 5; do
+	"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/t$i" >"$WORK/t.out" 2>&1 &&
+		{ ok_after=$i; break; }
+	sleep 1
+done
+check "after a SIGKILLed holder the lease is taken (attempt ${ok_after:-none})" test -n "$ok_after"
+"$FLEETMARK" hosts -f "$L/fleet.yaml" -H lab-01 --check >"$WORK/check2.out" 2>&1
+check_fail "and no lease is held after the runs" grep -q 'lab-01: held' "$WORK/check2.out"
+
+done_testing
