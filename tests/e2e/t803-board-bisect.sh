@@ -57,12 +57,13 @@ base=$(run_dir "$WORK/res")
 start=$SECONDS
 (
 	cd "$R" || exit 1
-	git bisect start -q HEAD "$first" >/dev/null &&
+	git bisect start HEAD "$first" >/dev/null &&
 	timeout 900 git bisect run "$FLEETMARK" bisect-run "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" \
 		-o "$WORK/res" --metric lat_syscall.latency --baseline "$base" --threshold 150% \
 		--install "$WORK/install" --reboot "$QB cycle $BOARD" --wait 300s --tries 1
 ) >"$WORK/bisect.out" 2>&1
 diag "git bisect run took $((SECONDS - start)) s"
+sed 's/^/#   /' "$WORK/bisect.out" | grep -E 'bisect-run|first bad|error' | head -20
 found=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$WORK/bisect.out")
 is "$found" "$culprit" "git bisect names commit $CULPRIT"
 steps=$(grep -c '^bisect-run [0-9a-f]* ' "$WORK/bisect.out")
