@@ -33,6 +33,7 @@ FLEETMARK_SILENCE_MS=8000 timeout 600 "$FLEETMARK" run -f "$BFLEET" -o "$WORK/re
 	"$WORK/plan.yaml" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 diag "run took $((SECONDS - start)) s"
+diag "$(grep -o 'lost (nothing from the agent for [0-9]* s\|back after [0-9.]* s' "$WORK/err" | tr '\n' ' ')"
 is "$rc" 3 "the run exits 3 (a trial failed)"
 D=$(run_dir "$WORK/res")
 T=$D/trials.jsonl

@@ -43,6 +43,7 @@ FLEETMARK_SILENCE_MS=$((SILENCE * 1000)) timeout 600 "$FLEETMARK" run -f "$BFLEE
 rc=$?
 wait "$fpid"
 is "$rc" 3 "the run exits 3"
+diag "$(grep -o 'lost (nothing from the agent for [0-9]* s\|back after [0-9.]* s' "$WORK/err" | tr '\n' ' ')"
 D=$(run_dir "$WORK/res")
 T=$D/trials.jsonl
 is "$(jq -r '[.bench, .status] | join(" ")' "$T" | tr '\n' ',')" "exec hang,lat_syscall ok," \
