@@ -50,6 +50,21 @@ int	trial_init(struct trial *t, const struct bench *b, const char *id,
 	    double deadline_s, char *err, size_t errlen);
 void	trial_release(struct trial *t);
 
+/* An integer parameter's range (bench_param.choices "MIN..MAX"). */
+struct param_range {
+	int		has_min, has_max;
+	long long	min, max;
+};
+
+/*
+ * The range of d (both ends absent for an enum, a string or an integer
+ * without one); -1 when the catalogue's text is malformed.
+ */
+int	param_range(const struct bench_param *d, struct param_range *r);
+
+/* The range for people: "2 to 1024", "at least 1M", "at most 64", "any". */
+void	param_range_text(const struct bench_param *d, char *buf, size_t size);
+
 /* Emit the header line of t (bench, resolved parameters, samples, time). */
 void	trial_header(struct trial *t);
 

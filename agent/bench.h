@@ -17,7 +17,8 @@
 
 enum param_type {
 	PARAM_INT,	/* integer, with an optional K/M/G suffix (powers of 1024) */
-	PARAM_CPUS,	/* integer, or N% of the host's online CPUs (at least 1) */
+	PARAM_CPUS,	/* integer, or N% of the host's online CPUs (at least 1):
+			 * tasks (threads, processes) that run at once */
 	PARAM_STR,	/* any string */
 	PARAM_ENUM,	/* one of the '|'-separated words in `choices` */
 };
@@ -27,7 +28,24 @@ struct bench_param {
 	enum param_type	 type;
 	const char	*def;		/* default, in the same syntax as a value */
 	const char	*help;
-	const char	*choices;	/* PARAM_ENUM only: "a|b|c" */
+	/*
+	 * The values accepted.  PARAM_ENUM: "a|b|c".  PARAM_INT and
+	 * PARAM_CPUS: NULL (any), or a range "MIN..MAX" in the syntax of a
+	 * value ("2..1024", "1K..64M"; an end may be left out: "1.."),
+	 * checked before the trial starts and published by `list` (for
+	 * PARAM_CPUS, of the count N% resolves to).
+	 */
+	const char	*choices;
+};
+
+/*
+ * A limit on the product of two integer parameters, each taken as at
+ * least 1 (threads=0 counts as one): a x b <= max.  Checked before the
+ * trial starts and published by `list`, so that plans are checked too.
+ */
+struct bench_limit {
+	const char	*a, *b;
+	long long	 max;
 };
 
 struct bench_metric {
@@ -54,6 +72,7 @@ struct bench {
 	/* Run one trial; return 0, or the value of trial_error(). */
 	int				(*run)(struct trial *);
 	const struct suite_member	*suite;		/* suites only: ends with NULL bench */
+	const struct bench_limit	*limits;	/* or NULL; ends with a NULL a */
 };
 
 /*
@@ -67,8 +86,12 @@ struct bench {
  * The name is the identifier's, so the two cannot disagree.
  */
 #define BENCH(NAME, summary, from, params, metrics, run)			\
+	BENCH_LIMITS(NAME, summary, from, params, metrics, run, NULL)
+
+/* The same, with limits on products of parameters (struct bench_limit). */
+#define BENCH_LIMITS(NAME, summary, from, params, metrics, run, limits)		\
 	const struct bench bench_##NAME = {					\
-		#NAME, summary, from, params, metrics, run, NULL		\
+		#NAME, summary, from, params, metrics, run, NULL, limits	\
 	}
 
 /* The registry (benches.c). */

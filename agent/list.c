@@ -25,6 +25,8 @@ emit_json(int fd, const char *id, const struct bench *b)
 	const struct bench_param *p;
 	const struct bench_metric *m;
 	const struct suite_member *s;
+	const struct bench_limit *l;
+	struct param_range r;
 	struct jline j;
 
 	jl_begin(&j, WIRE_BENCH, id);
@@ -37,8 +39,12 @@ emit_json(int fd, const char *id, const struct bench *b)
 		jl_str(&j, "name", p->name);
 		jl_str(&j, "type", type_name(p->type));
 		jl_str(&j, "default", p->def);
-		if (p->choices)
+		if (p->type == PARAM_ENUM && p->choices)
 			jl_str(&j, "choices", p->choices);
+		if (param_range(p, &r) == 0 && r.has_min)
+			jl_int(&j, "min", r.min);
+		if (param_range(p, &r) == 0 && r.has_max)
+			jl_int(&j, "max", r.max);
 		jl_str(&j, "help", p->help);
 		jl_close(&j);
 	}
@@ -53,6 +59,19 @@ emit_json(int fd, const char *id, const struct bench *b)
 		jl_close(&j);
 	}
 	jl_close(&j);
+	if (b->limits) {
+		jl_arr(&j, "limits");
+		for (l = b->limits; l->a; l++) {
+			jl_obj(&j, NULL);
+			jl_arr(&j, "product");
+			jl_str(&j, NULL, l->a);
+			jl_str(&j, NULL, l->b);
+			jl_close(&j);
+			jl_int(&j, "max", l->max);
+			jl_close(&j);
+		}
+		jl_close(&j);
+	}
 	if (b->suite) {
 		jl_arr(&j, "suite");
 		for (s = b->suite; s->bench; s++) {
@@ -72,13 +91,20 @@ emit_text(int fd, const struct bench *b)
 	const struct bench_param *p;
 	const struct bench_metric *m;
 	const struct suite_member *s;
+	const struct bench_limit *l;
+	char range[96];
 
 	dprintf(fd, "%s - %s\n", b->name, b->summary);
 	dprintf(fd, "    from: %s\n", b->from);
-	for (p = b->params; p && p->name; p++)
+	for (p = b->params; p && p->name; p++) {
+		param_range_text(p, range, sizeof(range));
 		dprintf(fd, "    param  %-10s %-6s default %-8s %s%s%s\n", p->name,
-		    type_name(p->type), p->def, p->help, p->choices ? "; one of " : "",
-		    p->choices ? p->choices : "");
+		    type_name(p->type), p->def, p->help,
+		    p->choices ? (p->type == PARAM_ENUM ? "; one of " : "; ") : "",
+		    p->choices ? (p->type == PARAM_ENUM ? p->choices : range) : "");
+	}
+	for (l = b->limits; l && l->a; l++)
+		dprintf(fd, "    limit  %s x %s at most %lld\n", l->a, l->b, l->max);
 	for (m = b->metrics; m && m->name; m++)
 		dprintf(fd, "    metric %-16s %-6s %s is better; %s\n", m->name, m->unit,
 		    m->higher_better ? "higher" : "lower", m->help);

@@ -59,6 +59,112 @@ in_choices(const char *choices, const char *v)
 	return 0;
 }
 
+int
+param_range(const struct bench_param *d, struct param_range *r)
+{
+	const char *dots;
+	char buf[32];
+	size_t n;
+
+	memset(r, 0, sizeof(*r));
+	if ((d->type != PARAM_INT && d->type != PARAM_CPUS) || d->choices == NULL)
+		return 0;
+	if ((dots = strstr(d->choices, "..")) == NULL)
+		return -1;
+	n = (size_t)(dots - d->choices);
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, d->choices, n);
+	buf[n] = '\0';
+	if (n > 0) {
+		if (parse_int(buf, &r->min) != 0)
+			return -1;
+		r->has_min = 1;
+	}
+	if (dots[2] != '\0') {
+		if (parse_int(dots + 2, &r->max) != 0)
+			return -1;
+		r->has_max = 1;
+	}
+	return 0;
+}
+
+/* "2 to 1024", "at least 1M", "at most 64", from the range as written. */
+void
+param_range_text(const struct bench_param *d, char *buf, size_t size)
+{
+	const char *dots = d->choices ? strstr(d->choices, "..") : NULL;
+	int lo, hi;
+
+	if (dots == NULL) {
+		snprintf(buf, size, "any");
+		return;
+	}
+	lo = dots > d->choices;
+	hi = dots[2] != '\0';
+	if (lo && hi)
+		snprintf(buf, size, "%.*s to %s", (int)(dots - d->choices), d->choices, dots + 2);
+	else if (lo)
+		snprintf(buf, size, "at least %.*s", (int)(dots - d->choices), d->choices);
+	else
+		snprintf(buf, size, "at most %s", hi ? dots + 2 : "any");
+}
+
+static int
+check_range(const struct param_value *pv, const char *given, char *err, size_t errlen)
+{
+	struct param_range r;
+	char text[96];
+
+	if (param_range(pv->def, &r) != 0) {
+		snprintf(err, errlen, "parameter %s: bad range '%s' in the catalogue",
+		    pv->def->name, pv->def->choices);
+		return -1;
+	}
+	if ((r.has_min && pv->num < r.min) || (r.has_max && pv->num > r.max)) {
+		param_range_text(pv->def, text, sizeof(text));
+		if (strcmp(given, pv->str) != 0)
+			snprintf(err, errlen, "parameter %s: %s (%lld here) is out of range (%s)",
+			    pv->def->name, given, pv->num, text);
+		else
+			snprintf(err, errlen, "parameter %s: %s is out of range (%s)",
+			    pv->def->name, given, text);
+		return -1;
+	}
+	return 0;
+}
+
+/* The benchmark's limits on products of parameters (struct bench_limit). */
+static int
+check_limits(const struct trial *t, char *err, size_t errlen)
+{
+	const struct bench_limit *l;
+	const struct param_value *a, *b;
+	int i;
+
+	for (l = t->bench->limits; l != NULL && l->a != NULL; l++) {
+		long long x, y;
+
+		a = b = NULL;
+		for (i = 0; i < t->nparams; i++) {
+			if (strcmp(t->params[i].def->name, l->a) == 0)
+				a = &t->params[i];
+			if (strcmp(t->params[i].def->name, l->b) == 0)
+				b = &t->params[i];
+		}
+		if (a == NULL || b == NULL)
+			continue;
+		x = a->num > 1 ? a->num : 1;
+		y = b->num > 1 ? b->num : 1;
+		if (x > l->max / y) {
+			snprintf(err, errlen, "%s x %s is %lld x %lld, more than %lld", l->a, l->b,
+			    x, y, l->max);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 resolve(struct param_value *pv, const char *given, char *err, size_t errlen)
 {
@@ -82,8 +188,9 @@ resolve(struct param_value *pv, const char *given, char *err, size_t errlen)
 			if (pv->num < 1)
 				pv->num = 1;
 			snprintf(buf, sizeof(buf), "%lld", pv->num);
-			pv->str = strdup(buf);
-			return pv->str ? 0 : -1;
+			if ((pv->str = strdup(buf)) == NULL)
+				return -1;
+			return check_range(pv, given, err, errlen);
 		}
 		/* FALLTHROUGH */
 	case PARAM_INT:
@@ -102,6 +209,8 @@ resolve(struct param_value *pv, const char *given, char *err, size_t errlen)
 	}
 	if (strlen(given) != n || (pv->str = strdup(given)) == NULL)
 		return -1;
+	if (d->type == PARAM_INT || d->type == PARAM_CPUS)
+		return check_range(pv, given, err, errlen);
 	return 0;
 bad:
 	snprintf(err, errlen, "parameter %s: '%s' is not %s", d->name, given,
@@ -175,6 +284,8 @@ trial_init(struct trial *t, const struct bench *b, const char *id, int nkv,
 		}
 		t->nparams++;
 	}
+	if (check_limits(t, err, errlen) != 0)
+		goto fail;
 	return 0;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -361,6 +472,8 @@ trial_exit_code(int rc)
 		return WIRE_EXIT_UNSUPPORTED;
 	if (last_class != NULL && strcmp(last_class, WIRE_ERR_TIMEOUT) == 0)
 		return WIRE_EXIT_TIMEOUT;
+	if (last_class != NULL && strcmp(last_class, WIRE_ERR_REQUEST) == 0)
+		return WIRE_EXIT_USAGE;
 	return WIRE_EXIT_FAILED;
 }
 

@@ -325,7 +325,7 @@ check_size(struct trial *t, const struct wis_test *test, long long size, long lo
 	double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)pagesize;
 
 	if (size <= 0)
-		return trial_error(t, WIRE_ERR_BENCH, "size must be positive");
+		return trial_error(t, WIRE_ERR_REQUEST, "size must be positive");
 	if ((unsigned long long)size > max)
 		return trial_error(t, WIRE_ERR_UNSUPPORTED, "size %lld is more than this host's limit of %llu",
 		    size, max);
@@ -369,9 +369,9 @@ wis_run(struct trial *t, const struct wis_test *test)
 	pid_t self = getpid();
 
 	if (ntasks < 1 || ntasks > MAX_TASKS)
-		return trial_error(t, WIRE_ERR_BENCH, "tasks must be 1 to %d", MAX_TASKS);
+		return trial_error(t, WIRE_ERR_REQUEST, "tasks must be 1 to %d", MAX_TASKS);
 	if (interval < 1 || interval > 60000)
-		return trial_error(t, WIRE_ERR_BENCH, "interval_ms must be 1 to 60000");
+		return trial_error(t, WIRE_ERR_REQUEST, "interval_ms must be 1 to 60000");
 	if ((rc = check_size(t, test, size, ntasks, threads, pagesize)) != 0)
 		return rc;
 	sz = ((size_t)size + pagesize - 1) / pagesize * pagesize;

@@ -105,9 +105,9 @@ int	wis_flush_pages(struct wis_task *w);
 	{ "mode", PARAM_ENUM, "processes",					\
 	  "tasks are processes (own mm) or threads of one process (shared mm)",	\
 	  "threads|processes" },						\
-	{ "tasks", PARAM_CPUS, "1", "number of tasks running the testcase", NULL }, \
-	{ "interval_ms", PARAM_INT, "100", "length of one sample", NULL },	\
-	{ "size", PARAM_INT, size_default, size_help, NULL },			\
+	{ "tasks", PARAM_CPUS, "1", "number of tasks running the testcase", "1..4096" }, \
+	{ "interval_ms", PARAM_INT, "100", "length of one sample", "1..60000" },	\
+	{ "size", PARAM_INT, size_default, size_help, "1.." },			\
 	{ NULL, 0, NULL, NULL, NULL }
 
 extern const struct bench_metric wis_metrics[];

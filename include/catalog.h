@@ -31,6 +31,14 @@ struct catalog_param {
 	char			*def;		/* default, as text */
 	char			*choices;	/* CATALOG_ENUM: "a|b|c" */
 	char			*help;		/* what it means, for people; may be "" */
+	int			 has_min, has_max;	/* CATALOG_INT, CATALOG_CPUS: */
+	long long		 min, max;		/* the values accepted */
+};
+
+/* A limit on the product of two parameters, each counted as at least 1. */
+struct catalog_limit {
+	char		*a, *b;
+	long long	 max;
 };
 
 struct catalog_metric {
@@ -59,6 +67,8 @@ struct catalog_bench {
 	size_t			 nmetrics;
 	struct catalog_member	*members;	/* suites only */
 	size_t			 nmembers;	/* 0: not a suite */
+	struct catalog_limit	*limits;
+	size_t			 nlimits;
 };
 
 struct catalog {
@@ -97,10 +107,34 @@ const struct catalog_metric	*catalog_find_metric(const struct catalog_bench *b,
 
 /*
  * Check a value for parameter p as the agent will: integers (with K/M/G),
- * CPU counts (an integer or N%), enum choices.  Returns 0, or -1 with the
- * reason (without position: "'x' is not an integer") in *why.
+ * CPU counts (an integer or N%), enum choices, and the range the
+ * catalogue gives (an N% count only when its host is known, so not here).
+ * Returns 0, or -1 with the reason (without position: "'x' is not an
+ * integer", "5000 is out of range (2 to 1024)") in *why.
  */
 int	catalog_check_value(const struct catalog_param *p, const char *value, char **why);
+
+/*
+ * p's range for people, "2 to 1024", "at least 1M", "at most 64" (a new
+ * string), or NULL when it has none.
+ */
+char	*catalog_range_text(const struct catalog_param *p);
+
+/*
+ * An integer value as the agent reads it (K, M, G: powers of 1024) into
+ * *out; -1 when it is not one (an N% count is not).
+ */
+int	catalog_int_value(const char *value, long long *out);
+
+/*
+ * Check the limits of b against one point's values (keys[i] = vals[i],
+ * every parameter; a value that is no integer, such as N%, is not
+ * checked).  Returns 0, or -1 with the reason ("threads x accesses is 1024
+ * x 8192, more than 4194304") in *why and the index of the limit's second
+ * parameter in keys in *which (for the message's position).
+ */
+int	catalog_check_limits(const struct catalog_bench *b, char *const *keys,
+	    char *const *vals, size_t n, size_t *which, char **why);
 
 /* Names, for suggestions: a new array of n borrowed pointers. */
 const char	**catalog_bench_names(const struct catalog *cat, size_t *n);

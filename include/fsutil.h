@@ -15,6 +15,10 @@
  * from others (reports, rendered from trials.jsonl): they still never
  * appear half-written, but a power cut may lose the last version.
  *
+ * A destination that exists and is neither a regular file nor a
+ * directory (a device or a pipe: `-o /dev/null`, `-o /dev/stdout`) is
+ * written to directly instead, never replaced (a->tmp is then NULL).
+ *
  * One writer at a time per destination: two processes writing the same
  * path at once share DIR/.NAME.tmp.  FS_UNIQUE gives each write its own
  * temporary (DIR/.NAME.XXXXXX, mkstemp), for destinations that several

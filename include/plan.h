@@ -82,6 +82,8 @@ struct plan_point {
 	char			**keys;		/* in catalogue order, */
 	char			**vals;		/* given or defaulted, as text */
 	unsigned char		*given;		/* 1 where the plan (or suite) set it */
+	unsigned char		*tasks;		/* 1 where it counts tasks run at once
+						 * (the catalogue's type cpus) */
 	enum plan_profile	 profile;
 	char			*id;		/* "BENCH/k=v,k=v" (escaped), unique */
 	char			*label;		/* the given params, for people:
@@ -175,5 +177,15 @@ char	*plan_trial_key(const struct plan_variant *v, const struct plan_point *pt,
 	    int rep);
 
 const char	*plan_order_name(enum plan_order o);
+
+/*
+ * Warnings for host `host` with `cpus` online CPUs: for each benchmark
+ * entry and parameter that counts tasks run at once (plan_point.tasks:
+ * threads, tasks, copies), when some of its values (N% resolved as the
+ * agent does) are more than cpus, one "FILE:LINE:COL: warning: ..."
+ * naming them.  Returns how many; *out is a new vector of new strings
+ * (strv_free() it), NULL when there are none.
+ */
+size_t	plan_cpu_warnings(const struct plan *p, const char *host, long cpus, char ***out);
 
 #endif /* FLEETMARK_PLAN_H */

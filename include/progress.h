@@ -100,7 +100,13 @@ void	progress_trials_failed(struct progress *p, size_t host, size_t n);
  */
 void	progress_trial(struct progress *p, size_t host, size_t k, const char *what);
 
-/* The host's current trial finished: failure NULL when ok, else why. */
+/*
+ * The host's current trial finished: failure NULL when ok, else why: its
+ * class ("bench", "setup, as before") or "class: message" (copied; from a
+ * host, so sanitized when shown).  Off a terminal every failure is a
+ * line; on one, a failure with a message (": ") also stays as a line
+ * above the frame, "lab-03 trial 2/6 failed: bad-request: ...".
+ */
 void	progress_trial_done(struct progress *p, size_t host, const char *failure);
 
 /*

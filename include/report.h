@@ -53,6 +53,8 @@ enum report_table {
 				 * AUTO and ALL add it when trials have profiles */
 	REPORT_TABLE_KERNEL,	/* trials during which the kernel logged trouble;
 				 * every table but profile adds it when any did */
+	REPORT_TABLE_FAILURES,	/* the trials not ok, per host, point and class;
+				 * AUTO and ALL add it when some failed */
 };
 
 enum report_aggregate {

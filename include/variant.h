@@ -36,6 +36,9 @@ struct variant_state;
 #define VARIANT_CMD_TIMEOUT_MS	60000	/* per step */
 #define VARIANT_ELOST		(-2)	/* variant_apply(): the connection failed */
 #define VARIANT_MAX_OLD		65536	/* bytes of an old content kept */
+/* Where debugfs is mounted: a file under it that cannot be read or written
+ * gets the reason when it is debugfs's (not mounted, refused, no such knob). */
+#define VARIANT_DEBUGFS		"/sys/kernel/debug"
 
 /* A line for the host's log ("write /tmp/x: 5 -> 7"). */
 typedef void (*variant_log_fn)(void *arg, const char *line);

@@ -44,6 +44,11 @@ bench_release(struct catalog_bench *b)
 		strv_free(b->members[i].vals, b->members[i].nparams);
 	}
 	free(b->members);
+	for (i = 0; i < b->nlimits; i++) {
+		free(b->limits[i].a);
+		free(b->limits[i].b);
+	}
+	free(b->limits);
 }
 
 void
@@ -140,6 +145,32 @@ parse_bench(json_t *o, struct catalog_bench *b, const char *where, char **err)
 			p->help = jstr(e, "help", "");
 			if (p->type == CATALOG_ENUM && p->choices == NULL)
 				p->type = CATALOG_STRING;
+			if (p->type == CATALOG_INT || p->type == CATALOG_CPUS) {
+				json_t *lo = json_object_get(e, "min"), *hi = json_object_get(e, "max");
+
+				if ((p->has_min = json_is_integer(lo)))
+					p->min = json_integer_value(lo);
+				if ((p->has_max = json_is_integer(hi)))
+					p->max = json_integer_value(hi);
+			}
+		}
+	}
+	arr = json_object_get(o, "limits");
+	if (json_is_array(arr) && json_array_size(arr) > 0) {
+		b->limits = xcalloc(json_array_size(arr), sizeof(*b->limits));
+		json_array_foreach(arr, i, e) {
+			json_t *prod = json_object_get(e, "product"), *max = json_object_get(e, "max");
+			struct catalog_limit *l = &b->limits[b->nlimits];
+
+			/* A limit of a form this controller does not know: the agent checks it. */
+			if (!json_is_array(prod) || json_array_size(prod) != 2 ||
+			    !json_is_string(json_array_get(prod, 0)) ||
+			    !json_is_string(json_array_get(prod, 1)) || !json_is_integer(max))
+				continue;
+			l->a = xstrdup(json_string_value(json_array_get(prod, 0)));
+			l->b = xstrdup(json_string_value(json_array_get(prod, 1)));
+			l->max = json_integer_value(max);
+			b->nlimits++;
 		}
 	}
 	arr = json_object_get(o, "metrics");
@@ -358,6 +389,115 @@ check_int(const char *s)
 	return 0;
 }
 
+int
+catalog_int_value(const char *value, long long *out)
+{
+	long long v = 0, mul = 1;
+	const char *p = value;
+	int neg = 0;
+
+	if (check_int(value) != 0)
+		return -1;
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	for (; isdigit((unsigned char)*p); p++)
+		v = v * 10 + (*p - '0');	/* at most 18 digits: no overflow */
+	switch (*p) {
+	case 'k': case 'K': mul = 1024; break;
+	case 'm': case 'M': mul = 1024 * 1024; break;
+	case 'g': case 'G': mul = 1024LL * 1024 * 1024; break;
+	default: break;
+	}
+	if (v > (1LL << 62) / mul)
+		return -1;
+	*out = (neg ? -v : v) * mul;
+	return 0;
+}
+
+/* A bound as a person writes it: 1024G, 64M from a mebibyte on, else decimal. */
+static void
+bound_text(char *buf, size_t size, long long v)
+{
+	static const struct { long long mul; const char *suffix; } units[] = {
+		{ 1024LL * 1024 * 1024, "G" }, { 1024 * 1024, "M" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (v != 0 && v % units[i].mul == 0 && v / units[i].mul < 1024 * 1024) {
+			snprintf(buf, size, "%lld%s", v / units[i].mul, units[i].suffix);
+			return;
+		}
+	snprintf(buf, size, "%lld", v);
+}
+
+char *
+catalog_range_text(const struct catalog_param *p)
+{
+	char lo[32], hi[32];
+
+	if (!p->has_min && !p->has_max)
+		return NULL;
+	bound_text(lo, sizeof(lo), p->min);
+	bound_text(hi, sizeof(hi), p->max);
+	if (p->has_min && p->has_max)
+		return xasprintf("%s to %s", lo, hi);
+	if (p->has_min)
+		return xasprintf("at least %s", lo);
+	return xasprintf("at most %s", hi);
+}
+
+static int
+check_range(const struct catalog_param *p, const char *value, char **why)
+{
+	long long v;
+	char *range;
+
+	if ((!p->has_min && !p->has_max) || catalog_int_value(value, &v) != 0)
+		return 0;
+	if ((p->has_min && v < p->min) || (p->has_max && v > p->max)) {
+		range = catalog_range_text(p);
+		*why = xasprintf("%s is out of range (%s)", value, range);
+		free(range);
+		return -1;
+	}
+	return 0;
+}
+
+int
+catalog_check_limits(const struct catalog_bench *b, char *const *keys,
+    char *const *vals, size_t n, size_t *which, char **why)
+{
+	size_t i, j, ia, ib;
+
+	for (i = 0; i < b->nlimits; i++) {
+		const struct catalog_limit *l = &b->limits[i];
+		long long x, y;
+
+		ia = ib = n;
+		for (j = 0; j < n; j++) {
+			if (strcmp(keys[j], l->a) == 0)
+				ia = j;
+			if (strcmp(keys[j], l->b) == 0)
+				ib = j;
+		}
+		if (ia == n || ib == n || catalog_int_value(vals[ia], &x) != 0 ||
+		    catalog_int_value(vals[ib], &y) != 0)
+			continue;
+		x = x > 1 ? x : 1;
+		y = y > 1 ? y : 1;
+		if (x > l->max / y) {
+			*which = ib > ia ? ib : ia;
+			*why = xasprintf("%s x %s is %lld x %lld, more than %lld", l->a, l->b,
+			    x, y, l->max);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int
 in_choices(const char *choices, const char *v)
 {
@@ -400,14 +540,14 @@ catalog_check_value(const struct catalog_param *p, const char *value, char **why
 			    "(like 4 or 50%%)", value);
 			return -1;
 		}
-		return 0;
+		return check_range(p, value, why);
 	case CATALOG_INT:
 		if (check_int(value) != 0) {
 			*why = xasprintf("'%s' is not an integer (a K, M or G suffix is allowed)",
 			    value);
 			return -1;
 		}
-		return 0;
+		return check_range(p, value, why);
 	case CATALOG_ENUM:
 		if (!in_choices(p->choices, value)) {
 			char *copy = xstrdup(p->choices), *s, *save = NULL;

@@ -103,6 +103,7 @@ print_long(const struct catalog_bench *b)
 	struct strbuf s = STRBUF_INIT;
 	size_t i, wn = 9, wd = 7, wu = 4;
 	int col, ints = 0, cpus = 0;
+	char *range;
 
 	printf("%s: %s\n", b->name, b->summary);
 	if (*b->from)
@@ -127,6 +128,9 @@ print_long(const struct catalog_bench *b)
 			strbuf_addstr(&s, *p->help ? p->help : "-");
 			if (p->type == CATALOG_ENUM)
 				strbuf_addf(&s, "; one of %s", p->choices);
+			if ((range = catalog_range_text(p)) != NULL)
+				strbuf_addf(&s, "; %s", range);
+			free(range);
 			ints |= p->type == CATALOG_INT;
 			cpus |= p->type == CATALOG_CPUS;
 			col = 2 + (int)wn + 2 + 6 + 2 + (int)wd + 2;
@@ -142,6 +146,9 @@ print_long(const struct catalog_bench *b)
 			printf("  (%s%s%s)\n", ints ? "int: K, M and G suffixes allowed" : "",
 			    ints && cpus ? "; " : "", cpus ? "cpus: a number, or N% of the host's "
 			    "online CPUs" : "");
+		for (i = 0; i < b->nlimits; i++)
+			printf("  (%s x %s: at most %lld, each counted as at least 1)\n",
+			    b->limits[i].a, b->limits[i].b, b->limits[i].max);
 	}
 	if (b->nmetrics > 0) {
 		printf("\n  %-*s  %-*s  %-6s  %s\n", (int)wn, "metric", (int)wu, "unit", "better",

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "cmd.h"
@@ -25,6 +26,7 @@
 #include "log.h"
 #include "numfmt.h"
 #include "plan.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /* The model of a trial's duration (see the top of this file). */
@@ -276,6 +278,18 @@ print_schedule(const struct plan *p, const struct plan_schedule *s, int verbose)
  * with brief, only their number) and estimate, and the total.  Returns a
  * CMD_EXIT_* status; errors are logged.
  */
+/* More tasks at once than a host of known CPUs has (a local host's). */
+static void
+warn_cpus(const struct plan *p, const char *host, long cpus)
+{
+	char **msgs;
+	size_t i, n = plan_cpu_warnings(p, host, cpus, &msgs);
+
+	for (i = 0; i < n; i++)
+		log_warn("%s", msgs[i]);
+	strv_free(msgs, n);
+}
+
 static int
 show_plan(const char *file, const struct catalog *cat, const struct fleet *f,
     const char *hosts_spec, int brief)
@@ -302,6 +316,8 @@ show_plan(const char *file, const struct catalog *cat, const struct fleet *f,
 
 		if (!sel[i])
 			continue;
+		if (f->hosts[i].transport == FLEET_TRANSPORT_LOCAL)
+			warn_cpus(p, f->hosts[i].name, sysconf(_SC_NPROCESSORS_ONLN));
 		s = plan_expand(p, f->hosts[i].name, seed);
 		estimate_schedule(cat, p, s, &e);
 		printf("%shost %s: %zu trials, ", brief ? "" : "\n", s->host, s->ntrials);

@@ -84,9 +84,21 @@ fs_atomic_open(struct fs_atomic *a, const char *path, mode_t mode, int flags,
 {
 	const char *slash = strrchr(path, '/');
 	int dl = slash != NULL ? (int)(slash - path + 1) : 0;
+	struct stat st;
 
 	a->path = xstrdup(path);
 	a->flags = flags;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* a device or a pipe (-o /dev/null): written to, never replaced */
+		a->tmp = NULL;
+		if ((a->fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+			fail(err, "cannot open", path);
+			free(a->path);
+			a->path = NULL;
+			return -1;
+		}
+		return 0;
+	}
 	if (flags & FS_UNIQUE) {
 		a->tmp = xasprintf("%.*s.%s.XXXXXX", dl, path, path + dl);
 		if ((a->fd = mkostemp(a->tmp, O_CLOEXEC)) >= 0 &&
@@ -147,6 +159,14 @@ fs_atomic_commit(struct fs_atomic *a, char **err)
 	char *dir = NULL;
 	int r = -1;
 
+	if (a->tmp == NULL) {	/* not a file: nothing to sync or rename */
+		r = close(a->fd);
+		a->fd = -1;
+		if (r != 0)
+			fail(err, "cannot write", a->path);
+		fs_atomic_abort(a);
+		return r != 0 ? -1 : 0;
+	}
 	if (!(a->flags & FS_NOSYNC) && fsync(a->fd) != 0) {
 		fail(err, "cannot write", a->tmp);
 		goto out;
@@ -187,7 +207,7 @@ fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 	if (fs_atomic_open(&a, path, mode, flags, err) != 0)
 		return -1;
 	if (fs_full_write(a.fd, data, len) != 0) {
-		fail(err, "cannot write", a.tmp);
+		fail(err, "cannot write", a.tmp ? a.tmp : a.path);
 		fs_atomic_abort(&a);
 		return -1;
 	}

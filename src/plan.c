@@ -49,6 +49,7 @@ point_release(struct plan_point *pt)
 	strv_free(pt->keys, pt->nparams);
 	strv_free(pt->vals, pt->nparams);
 	free(pt->given);
+	free(pt->tasks);
 	free(pt->id);
 	free(pt->label);
 }
@@ -225,8 +226,11 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 	pt->keys = xcalloc(total + 1, sizeof(*pt->keys));
 	pt->vals = xcalloc(total + 1, sizeof(*pt->vals));
 	pt->given = xcalloc(total + 1, 1);
+	pt->tasks = xcalloc(total + 1, 1);
 	for (i = 0; i < b->nparams; i++) {
 		const char *val = b->params[i].def;
+
+		pt->tasks[i] = b->params[i].type == CATALOG_CPUS;
 
 		for (j = 0; j < ng; j++)
 			if (strcmp(gk[j], b->params[i].name) == 0) {
@@ -263,6 +267,29 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 		append_display(&label, gv[j]);
 	}
 	pt->label = strbuf_detach(&label, NULL);
+}
+
+/*
+ * The catalogue's limits on products of parameters, at one point of a
+ * matrix (idx: the value of each axis of params pn); the message points at
+ * the value that broke it, else at the benchmark entry.
+ */
+static int
+check_point_limits(const struct catalog_bench *b, const struct plan_point *pt,
+    const struct ydoc_node *pn, const size_t *idx, char **err)
+{
+	const struct ydoc_node *at = pt->where;
+	size_t which, i;
+	char *why;
+
+	if (catalog_check_limits(b, pt->keys, pt->vals, pt->nparams, &which, &why) == 0)
+		return 0;
+	for (i = 0; pn != NULL && i < pn->n; i++)
+		if (strcmp(pn->keys[i]->value, pt->keys[which]) == 0)
+			at = ydoc_list_at(pn->items[i], idx[i]);
+	ydoc_error(err, at, "%s %s: %s", b->name, pt->label, why);
+	free(why);
+	return -1;
 }
 
 /* One `benchmarks:` entry: a suite, or a benchmark and its matrix. */
@@ -401,6 +428,8 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 		for (i = 0; i < naxes; i++)
 			gv[i] = ydoc_list_at(pn->items[i], idx[i])->value;
 		add_point(p, cap, b, NULL, gk, gv, naxes, profile, e);
+		if (check_point_limits(b, &p->points[p->npoints - 1], pn, idx, err) != 0)
+			goto out;
 		for (i = naxes; i > 0; i--) {
 			if (++idx[i - 1] < len[i - 1])
 				break;
@@ -974,4 +1003,78 @@ plan_schedule_free(struct plan_schedule *s)
 	free(s->variant_start);
 	free(s->host);
 	free(s);
+}
+
+/* The tasks a CPU-count value runs on a host of `cpus` CPUs (as the agent
+ * resolves N%), or 0 when it is no count. */
+static long long
+tasks_at(const char *v, long cpus)
+{
+	size_t n = strlen(v);
+	long long x;
+
+	if (n > 1 && v[n - 1] == '%') {
+		char *num = xstrndup(v, n - 1);
+		int bad = ydoc_parse_int(num, &x) != 0 || x <= 0;
+
+		free(num);
+		if (bad)
+			return 0;
+		x = ((long long)cpus * x + 50) / 100;
+		return x < 1 ? 1 : x;
+	}
+	return catalog_int_value(v, &x) == 0 ? x : 0;
+}
+
+size_t
+plan_cpu_warnings(const struct plan *p, const char *host, long cpus, char ***out)
+{
+	char **msgs = NULL, *err = NULL;
+	size_t nmsgs = 0, cap = 0, i, j, k;
+
+	for (i = 0; cpus > 0 && i < p->npoints; i++) {
+		const struct plan_point *pt = &p->points[i];
+
+		for (j = 0; j < pt->nparams; j++) {
+			struct strbuf vals = STRBUF_INIT;
+			size_t nvals = 0;
+
+			if (!pt->tasks[j] || tasks_at(pt->vals[j], cpus) <= cpus)
+				continue;
+			/* once per entry and parameter: at its first point */
+			for (k = 0; k < i; k++)
+				if (p->points[k].where == pt->where &&
+				    strcmp(p->points[k].bench, pt->bench) == 0 &&
+				    tasks_at(p->points[k].vals[j], cpus) > cpus)
+					break;
+			if (k < i)
+				continue;
+			for (k = i; k < p->npoints; k++) {
+				const struct plan_point *q = &p->points[k];
+				size_t m;
+
+				if (q->where != pt->where || strcmp(q->bench, pt->bench) != 0 ||
+				    tasks_at(q->vals[j], cpus) <= cpus)
+					continue;
+				for (m = i; m < k; m++)
+					if (p->points[m].where == pt->where &&
+					    strcmp(p->points[m].vals[j], q->vals[j]) == 0)
+						break;
+				if (m < k)
+					continue;	/* that value is listed already */
+				strbuf_addf(&vals, "%s%s", nvals ? ", " : "", q->vals[j]);
+				nvals++;
+			}
+			ydoc_error(&err, pt->where, "%s %s %s %s more than the %ld CPU%s "
+			    "of host %s: the tasks share CPUs, so the numbers measure "
+			    "oversubscription too", pt->bench, pt->keys[j], vals.buf,
+			    nvals == 1 ? "is" : "are", cpus, cpus == 1 ? "" : "s", host);
+			strbuf_release(&vals);
+			xgrow(&msgs, &cap, nmsgs + 1, sizeof(*msgs));
+			msgs[nmsgs++] = err;
+			err = NULL;
+		}
+	}
+	*out = msgs;
+	return nmsgs;
 }

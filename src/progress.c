@@ -719,10 +719,37 @@ progress_trials_failed(struct progress *p, size_t host, size_t n)
 	pthread_mutex_unlock(&p->mu);
 }
 
+/*
+ * mu held: "NAME trial k/N " and text as a line that stays, above the
+ * frame on a terminal (what comes from a host sanitized, cut).
+ */
+static void
+trial_line(struct progress *p, const struct phost *h, const char *text)
+{
+	struct strbuf s = STRBUF_INIT;
+	struct line l = { &s, 0, PLAIN_MAX, 0 };
+	char k[64];
+
+	if (p->mode != PROGRESS_TERMINAL || p->ended)
+		return;
+	snprintf(k, sizeof(k), " trial %zu/%zu ", h->k, h->ntrials);
+	put(&l, h->name);
+	put(&l, k);
+	put(&l, text);
+	if (p->drawn > 0)
+		draw(p, s.buf);
+	else {
+		strbuf_addstr(&s, "\n");
+		out(p, s.buf, s.len);
+	}
+	strbuf_release(&s);
+}
+
 void
 progress_trial_done(struct progress *p, size_t host, const char *failure)
 {
 	struct phost *h;
+	char *text;
 
 	if ((h = lock_host(p, host)) == NULL)
 		return;
@@ -730,6 +757,11 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 	if (failure != NULL) {
 		h->failed++;
 		plain(p, h, "trial %zu/%zu failed: %s", h->k, h->ntrials, failure);
+		if (strstr(failure, ": ") != NULL) {
+			text = xasprintf("failed: %s", failure);
+			trial_line(p, h, text);
+			free(text);
+		}
 	}
 	changed(p);
 	pthread_mutex_unlock(&p->mu);
@@ -738,28 +770,14 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 void
 progress_trial_values(struct progress *p, size_t host, const char *values)
 {
-	struct strbuf s = STRBUF_INIT;
-	struct line l = { &s, 0, PLAIN_MAX, 0 };
 	struct phost *h;
-	char k[64];
 
 	if ((h = lock_host(p, host)) == NULL)
 		return;
-	snprintf(k, sizeof(k), " trial %zu/%zu ", h->k, h->ntrials);
 	if (p->mode == PROGRESS_PLAIN)
 		plain(p, h, "trial %zu/%zu %s", h->k, h->ntrials, values);
-	else if (p->mode == PROGRESS_TERMINAL && !p->ended) {
-		put(&l, h->name);
-		put(&l, k);
-		put(&l, values);
-		if (p->drawn > 0)
-			draw(p, s.buf);
-		else {
-			strbuf_addstr(&s, "\n");
-			out(p, s.buf, s.len);
-		}
-	}
-	strbuf_release(&s);
+	else
+		trial_line(p, h, values);
 	pthread_mutex_unlock(&p->mu);
 }
 

@@ -101,6 +101,8 @@ struct rprof {
 	size_t			 nabsent;	/* trials without a profile */
 };
 
+struct rfails;
+
 struct report {
 	struct rseries	*series;
 	size_t		 nseries, cap_series;
@@ -120,6 +122,7 @@ struct report {
 	int		 keep_samples;	/* report_keep_samples() */
 	struct strs	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
 	struct report_counts counts;
+	struct rfails	*fails;		/* lines not ok (report-failures.c), or NULL */
 };
 
 /* The values of cell c for series s (NULL when none). */
@@ -240,6 +243,17 @@ int	report_html(const struct report *r, const struct report_opts *o, size_t base
  * differs from lmbench are kept for the lmbench tables (report-lmbench.c). */
 void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
 	    const char *params, const char *const *notes, size_t nnotes);
+/*
+ * A line of series s that is not ok: counted per (series, bench, params,
+ * status), the first message kept (report-failures.c).
+ */
+void	report_failure_add(struct report *r, size_t s, const char *bench,
+	    const char *params, const char *status, const char *message);
+void	report_failures_free(struct report *r);
+int	report_has_failures(const struct report *r);
+/* The failures table: host, variant, bench, point, class, first message,
+ * count; -1 when every line was ok. */
+int	report_table_failures(const struct report *r, struct rgrids *gs);
 /* Whether any series has an lmbench point. */
 int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */

@@ -399,6 +399,46 @@ cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* The rows of one table as printed: their series and Host and OS text. */
+struct lrows {
+	size_t	*series;
+	char	(*key)[24];	/* "%-9.9s %-13.13s" */
+	size_t	 n, cap;
+};
+
+/*
+ * Under a table whose rows of two series print alike (Host and OS cut to
+ * getsummary's widths), which rows are which series.
+ */
+static void
+print_legend(FILE *mem, const struct report *r, const struct lrows *lr)
+{
+	size_t i, j, first;
+	int any = 0;
+
+	for (i = 0; i < lr->n; i = j) {
+		int alike = 0;
+		size_t k;
+
+		for (j = i; j < lr->n && lr->series[j] == lr->series[i]; j++)
+			;
+		for (k = 0; k < lr->n && !alike; k++)
+			alike = lr->series[k] != lr->series[i] &&
+			    strcmp(lr->key[k], lr->key[i]) == 0;
+		if (!alike)
+			continue;
+		if (!any)
+			fprintf(mem, "Rows that print alike (Host and OS cut to 9 and 13 "
+			    "characters; `--label NAME` names a run in the OS column):\n");
+		any = 1;
+		first = i + 1;
+		if (j - i == 1)
+			fprintf(mem, "  row %zu: %s\n", first, r->series[lr->series[i]].name);
+		else
+			fprintf(mem, "  rows %zu-%zu: %s\n", first, j, r->series[lr->series[i]].name);
+	}
+}
+
 /* Rows are grouped by host, as the mail tables are; series order within. */
 static const struct report *sort_r;
 
@@ -419,6 +459,7 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 	long cells[NTABLES][12], io[2];
 	int *reps = NULL;
 	size_t nreps, cap = 0, ntables = 0;
+	struct lrows lr = { NULL, NULL, 0, 0 };
 
 	for (k = 0; k < 2; k++)
 		io[k] = find_cell(r, &nullio[k]);
@@ -458,6 +499,7 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 			    strcmp(lt->cols[k].bench, "lat_ctx") == 0 ? "2p/0K ctxsw" : "null I/O";
 		g = rgrid_new("lmbench", lt->title, 4, i, colnames);
 		fprintf(mem, "%s\n%s", lt->title, lt->header);
+		lr.n = 0;
 
 		for (si = 0; si < r->nseries; si++) {
 			s = order[si];
@@ -542,8 +584,16 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 					continue;
 				}
 				fprintf(mem, "%s\n", line);
+				if (lr.n == lr.cap) {
+					lr.cap = lr.cap ? lr.cap * 2 : 16;
+					lr.series = xreallocarray(lr.series, lr.cap, sizeof(*lr.series));
+					lr.key = xreallocarray(lr.key, lr.cap, sizeof(*lr.key));
+				}
+				lr.series[lr.n] = s;
+				snprintf(lr.key[lr.n++], sizeof(lr.key[0]), "%s", line);
 			}
 		}
+		print_legend(mem, r, &lr);
 		fclose(mem);
 		if (g->nrows == 0) {
 			rgrid_free(g);
@@ -556,6 +606,8 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 	}
 	free(reps);
 	free(order);
+	free(lr.series);
+	free(lr.key);
 	if (ntables == 0) {
 		*err = xstrdup("no lmbench points in the runs given (try --table compare)");
 		return -1;

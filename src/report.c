@@ -67,7 +67,7 @@ int
 report_table_parse(const char *s, enum report_table *out)
 {
 	static const char *const names[] = { "auto", "lmbench", "delta", "compare", "all",
-		"matrix", "summary", "profile", "kernel" };
+		"matrix", "summary", "profile", "kernel", "failures" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -143,6 +143,7 @@ report_free(struct report *r)
 	free(r->runs);
 	report_profile_free(r);
 	report_kernel_free(r);
+	report_failures_free(r);
 	strs_free(&r->unlike);
 	free(r->series);
 	free(r->cells);
@@ -511,8 +512,8 @@ found:
  * add_line(), which counts those that are not trial lines.
  */
 #define REPORT_FIELDS	(TRIAL_VARIANT | TRIAL_PARAMS_TEXT | TRIAL_REP | TRIAL_METRIC | \
-			 TRIAL_VALUE | TRIAL_KIND | TRIAL_NOTES | TRIAL_PROFILE | \
-			 TRIAL_KERNEL | TRIAL_SUITE | TRIAL_MESSAGE | \
+			 TRIAL_VALUE | TRIAL_KIND | TRIAL_NOTES | TRIAL_PROFILE | TRIAL_MESSAGE | \
+			 TRIAL_KERNEL | TRIAL_SUITE | \
 			 TRIAL_LENIENT | TRIAL_REJECTS)
 
 /* The same, and each line's samples when report_keep_samples() asked. */
@@ -559,10 +560,7 @@ add_line(const struct trial_line *l, void *arg)
 		r->counts.failed++;
 		r->series[s].infra += infra;
 		r->counts.infra += infra;
-		/* A board that hung: what its console said (docs/boards.md). */
-		if (same_str(l->status, "hang") && l->message != NULL)
-			log_info("%s: %s %s: %s", r->series[s].name, l->bench ? l->bench : "-",
-			    l->status, l->message);
+		report_failure_add(r, s, l->bench, l->params_text, l->status, l->message);
 		return 0;
 	}
 	if (l->profile != NULL) {
@@ -1212,8 +1210,11 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL))
 			t = REPORT_TABLE_COMPARE;
 		else {
-			if (report_table_summary(r, o, base, &gs, err) != 0 ||
-			    report_table_matrix(r, o, base, &gs, err) < 0)
+			/* nothing measured (every trial failed): the failures say why */
+			if ((r->ncells > 0 || !report_has_failures(r)) &&
+			    report_table_summary(r, o, base, &gs, err) != 0)
+				goto out;
+			if (report_table_matrix(r, o, base, &gs, err) < 0)
 				goto out;
 			t = REPORT_TABLE_AUTO;
 		}
@@ -1255,6 +1256,13 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 	if (t == REPORT_TABLE_KERNEL || (report_has_kernel(r) && t != REPORT_TABLE_PROFILE)) {
 		if (report_table_kernel(r, o, base, &gs, err) != 0)
 			goto out;
+	}
+	if (t == REPORT_TABLE_FAILURES || (report_has_failures(r) && (t == REPORT_TABLE_ALL ||
+	    o->table == REPORT_TABLE_AUTO))) {
+		if (report_table_failures(r, &gs) != 0 && t == REPORT_TABLE_FAILURES) {
+			*err = xstrdup("no trial failed in the runs given");
+			goto out;
+		}
 	}
 	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "

@@ -108,6 +108,11 @@ struct worker {
 	char			*boot_id;	/* when first reached, or NULL */
 	int			 cycles;	/* power cycles spent */
 	char			*cycled_in;	/* the trial that hung, for run.json */
+	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
+						 * of the point failed on this host */
+	size_t			 points_failed;
+	char			*first_failure;	/* the first one's "class: point:
+						 * message", or NULL */
 	long long		 proto;		/* the agent's protocol (hello) */
 };
 
@@ -406,6 +411,24 @@ scratch_dir(const char *agent)
 	return p;
 }
 
+/* Points that run more tasks at once than the host has CPUs (env's cpus). */
+static void
+warn_cpus(struct worker *w, const json_t *cpus)
+{
+	char **msgs;
+	size_t i, n;
+
+	if (!json_is_integer(cpus))
+		return;
+	n = plan_cpu_warnings(w->ctx->c->plan, w->h->name, (long)json_integer_value(cpus),
+	    &msgs);
+	for (i = 0; i < n; i++) {
+		wlog(w, "warning: %s", msgs[i]);
+		say(w, "%s", msgs[i]);
+	}
+	strv_free(msgs, n);
+}
+
 /*
  * Read the agent's answer of type `want` to a request, skipping anything
  * else, until deadline.  0, or -1 with *st and *why ("no env from the
@@ -571,6 +594,7 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	}
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
 		journal_failed(w->ctx, e);
+	warn_cpus(w, json_object_get(ev.u.env.obj, "cpus"));
 	return take_lease(w, st, why);
 }
 
@@ -696,6 +720,40 @@ lost_in_trial(struct worker *w, const char *id, enum ap_status st, char **why)
 	return AP_ST_HANG;
 }
 
+/*
+ * What progress shows for a failed trial: the first failure of a point on
+ * this host with its message (first line, cut), later ones by class; the
+ * host's first failure is kept for its reason.  A new string.
+ */
+static char *
+point_failure(struct worker *w, const struct plan_trial *tr, enum ap_status st,
+    const char *message)
+{
+	const struct plan *p = w->ctx->c->plan;
+	const struct plan_point *pt = tr->point;
+	size_t idx = (size_t)(tr->variant - p->variants) * p->npoints +
+	    (size_t)(pt - p->points), len;
+	const char *nl;
+	char *text;
+
+	if (w->point_failed[idx])
+		return xasprintf("%s, as before", ap_status_name(st));
+	w->point_failed[idx] = 1;
+	w->points_failed++;
+	if (message == NULL || *message == '\0')
+		return xstrdup(ap_status_name(st));
+	nl = strchr(message, '\n');
+	len = nl ? (size_t)(nl - message) : strlen(message);
+	text = xasprintf("%s: %.*s%s", ap_status_name(st), (int)(len > 1000 ? 1000 : len),
+	    message, len > 1000 ? "..." : "");
+	if (w->first_failure == NULL)
+		w->first_failure = xasprintf("%s: %s%s%s%s%s: %s", ap_status_name(st),
+		    tr->variant->name ? tr->variant->name : "", tr->variant->name ? ": " : "",
+		    pt->bench, *pt->label ? " " : "", pt->label,
+		    text + strlen(ap_status_name(st)) + 2);
+	return text;
+}
+
 static int
 run_trial(struct worker *w, size_t i, size_t next)
 {
@@ -807,10 +865,13 @@ run_trial(struct worker *w, size_t i, size_t next)
 		w->stopped = 1;
 	/* A result the journal could not take is lost: not run, for --resume. */
 	if (record(w, pt, start, res->status, res->message, res) == 0) {
+		char *failure = res->status == AP_ST_OK ? NULL :
+		    point_failure(w, pt, res->status, res->message);
+
 		w->todo[i] = 0;
 		if (w->ctx->c->progress != NULL)
-			progress_trial_done(w->ctx->c->progress, w->pidx,
-			    res->status == AP_ST_OK ? NULL : ap_status_name(res->status));
+			progress_trial_done(w->ctx->c->progress, w->pidx, failure);
+		free(failure);
 		if (w->ctx->c->progress != NULL && res->status == AP_ST_OK &&
 		    log_get_level() >= LOG_LEVEL_VERBOSE) {
 			char *v = trial_values(pt, res);
@@ -944,6 +1005,8 @@ run_groups(struct worker *w)
 				    NULL) != 0)
 					continue;
 				w->todo[i] = 0;
+				/* the variant's reason was said once, above */
+				free(point_failure(w, &s->trials[i], AP_ST_SETUP, err));
 				if (w->ctx->c->progress != NULL)
 					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 			}
@@ -1269,6 +1332,15 @@ worker_main(void *arg)
 		w->rh->reason = xasprintf("recovered by %d power cycle%s", w->cycles,
 		    w->cycles == 1 ? "" : "s");
 	w->rh->status = JOURNAL_HOST_DONE;
+	if (w->rh->reason == NULL && w->first_failure != NULL) {
+		/* done, but some points failed: the first one says why */
+		if (w->points_failed > 1)
+			w->rh->reason = xasprintf("%s (and %zu more point%s failed)",
+			    w->first_failure, w->points_failed - 1,
+			    w->points_failed == 2 ? "" : "s");
+		else
+			w->rh->reason = xstrdup(w->first_failure);
+	}
 	set_host_status(w, JOURNAL_HOST_DONE, w->rh->reason);
 	wlog(w, "done: %zu ok, %zu failed", w->rh->ok, w->rh->failed);
 	pstate(w, PROGRESS_DONE, NULL);
@@ -1380,6 +1452,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		w->rh->status = JOURNAL_HOST_PENDING;
 		w->s = plan_expand(c->plan, w->h->name, c->seed);
 		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
+		w->point_failed = xcalloc(c->plan->nvariants * c->plan->npoints + 1, 1);
 		w->rh->ntrials = w->s->ntrials;
 		for (k = 0; k < w->s->ntrials; k++) {
 			if (c->done != NULL && trial_done_has(c->done, w->h->name,
@@ -1415,6 +1488,8 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		out->not_run += rh->not_run;
 		plan_schedule_free(ws[i].s);
 		free(ws[i].todo);
+		free(ws[i].point_failed);
+		free(ws[i].first_failure);
 	}
 	out->interrupted = run_stop_requested();
 	out->journal_error = ctx.journal_error;

@@ -115,6 +115,39 @@ step_error(struct transport *t, int r, const struct transport_result *res)
 	return msg;
 }
 
+/*
+ * Why a file under debugfs cannot be read, when the reason is debugfs
+ * itself (why: the failed read's message): not mounted, no such file in
+ * this kernel, or the kernel refusing access.  A new string, or NULL.
+ */
+static char *
+debugfs_hint(struct transport *t, const char *path, const char *why)
+{
+	struct transport_result res;
+	int r, mounted;
+
+	if (strncmp(path, VARIANT_DEBUGFS "/", strlen(VARIANT_DEBUGFS) + 1) != 0)
+		return NULL;
+	if (strstr(why, "Operation not permitted") != NULL ||
+	    strstr(why, "Permission denied") != NULL)
+		return xstrdup("the kernel refuses access to debugfs (kernel lockdown, "
+		    "debugfs=off or no-mount on its command line, or a virtual machine that "
+		    "forbids it): the variant cannot be applied on this host");
+	if (strstr(why, "No such file or directory") == NULL)
+		return NULL;
+	r = transport_run(t, "grep -q '^[^ ]* " VARIANT_DEBUGFS " debugfs ' /proc/mounts",
+	    NULL, 0, 0, VARIANT_CMD_TIMEOUT_MS, &res);
+	mounted = r == 0 && res.exit.status == 0;
+	transport_result_release(&res);
+	if (r != 0)
+		return NULL;
+	if (!mounted)
+		return xstrdup("debugfs is not mounted at " VARIANT_DEBUGFS " (as root: mount "
+		    "-t debugfs none " VARIANT_DEBUGFS ")");
+	return xstrdup("debugfs is mounted, and this kernel has no such file there (an "
+	    "older or newer kernel, or another architecture, has other knobs)");
+}
+
 /* s without one trailing newline: a new string. */
 static char *
 chomp(const char *s, size_t len)
@@ -223,10 +256,15 @@ variant_apply_saving(struct transport *t, const struct plan_variant *v,
 		r = run_as_root(t, st->sudo, inner, VARIANT_CMD_TIMEOUT_MS, &res);
 		free(inner);
 		if (r != 0 || res.exit.status != 0) {
+			char *hint;
+
 			why = step_error(t, r, &res);
 			transport_result_release(&res);
-			*err = xasprintf("%s: variant %s: cannot read %s: %s", transport_name(t),
-			    v->name ? v->name : "-", w->path, why);
+			hint = r == 0 ? debugfs_hint(t, w->path, why) : NULL;
+			*err = xasprintf("%s: variant %s: cannot read %s: %s%s%s", transport_name(t),
+			    v->name ? v->name : "-", w->path, why, hint ? ": " : "",
+			    hint ? hint : "");
+			free(hint);
 			free(why);
 			return failed(r);
 		}
@@ -254,8 +292,12 @@ variant_apply_saving(struct transport *t, const struct plan_variant *v,
 		r = write_value(t, st->sudo, w->path, w->value, VARIANT_CMD_TIMEOUT_MS, &back,
 		    &why);
 		if (r != 0) {
-			*err = xasprintf("%s: variant %s: cannot write %s: %s", transport_name(t),
-			    v->name ? v->name : "-", w->path, why);
+			char *hint = r > 0 ? debugfs_hint(t, w->path, why) : NULL;
+
+			*err = xasprintf("%s: variant %s: cannot write %s: %s%s%s", transport_name(t),
+			    v->name ? v->name : "-", w->path, why, hint ? ": " : "",
+			    hint ? hint : "");
+			free(hint);
 			free(why);
 			return r > 0 ? -1 : failed(r);
 		}

@@ -119,8 +119,8 @@ out:
 }
 
 static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "8M", "bytes in the file, all read per operation (lmbench summary: 8M)", NULL },
-	{ "block", PARAM_INT, "64K", "bytes per read() (lmbench: 64K)", NULL },
+	{ "size", PARAM_INT, "8M", "bytes in the file, all read per operation (lmbench summary: 8M)", "512..16G" },
+	{ "block", PARAM_INT, "64K", "bytes per read() (lmbench: 64K)", "4..64M" },
 	{ "mode", PARAM_ENUM, "io_only", "io_only: open once (the summary's); open2close: open and close per operation",
 	  "io_only|open2close" },
 	{ NULL, 0, NULL, NULL, NULL }

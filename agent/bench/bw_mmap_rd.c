@@ -116,7 +116,7 @@ out:
 }
 
 static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "8M", "bytes in the file, all summed per operation (lmbench summary: 8M)", NULL },
+	{ "size", PARAM_INT, "8M", "bytes in the file, all summed per operation (lmbench summary: 8M)", "512..16G" },
 	{ "mode", PARAM_ENUM, "mmap_only", "mmap_only: map once (the summary's); open2close: open, map, unmap, close per operation",
 	  "mmap_only|open2close" },
 	{ NULL, 0, NULL, NULL, NULL }

@@ -52,9 +52,9 @@ run(struct trial *t)
 }
 
 static const struct bench_param params[] = {
-	{ "msg", PARAM_INT, "10M", "bytes per write and largest read (lmbench summary: 10M)", NULL },
-	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench summary: 10M)", NULL },
-	{ "sockbuf", PARAM_INT, "1M", "SO_SNDBUF and SO_RCVBUF of both ends; 0: kernel default", NULL },
+	{ "msg", PARAM_INT, "10M", "bytes per write and largest read (lmbench summary: 10M)", "1..64M" },
+	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench summary: 10M)", "1..1024G" },
+	{ "sockbuf", PARAM_INT, "1M", "SO_SNDBUF and SO_RCVBUF of both ends; 0: kernel default", "0.." },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -26,8 +26,8 @@ run(struct trial *t)
 }
 
 static const struct bench_param params[] = {
-	{ "msg", PARAM_INT, "64K", "bytes per write and largest read (lmbench: 64K)", NULL },
-	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench: 10M)", NULL },
+	{ "msg", PARAM_INT, "64K", "bytes per write and largest read (lmbench: 64K)", "1..64M" },
+	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench: 10M)", "1..1024G" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -177,7 +177,7 @@ run(struct trial *t)
 	pid_t *pid = NULL;
 
 	if (copies < 1 || copies > MAX_COPIES)
-		return trial_error(t, WIRE_ERR_BENCH, "copies must be 1 to %d", MAX_COPIES);
+		return trial_error(t, WIRE_ERR_REQUEST, "copies must be 1 to %d", MAX_COPIES);
 	if (command[0] == '\0')
 		return trial_error(t, WIRE_ERR_BENCH, "command is empty");
 	if (access(SHELL, X_OK) != 0)
@@ -220,7 +220,7 @@ static const struct bench_param params[] = {
 	{ "command", PARAM_STR,
 	  "find /usr/include -name '*.h' | xargs cat > /dev/null; ps ax > /dev/null",
 	  "shell command each copy runs with /bin/sh -c, in the scratch directory", NULL },
-	{ "copies", PARAM_CPUS, "1", "copies run at once", NULL },
+	{ "copies", PARAM_CPUS, "1", "copies run at once", "1..10000" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

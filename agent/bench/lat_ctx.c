@@ -360,9 +360,9 @@ run(struct trial *t)
 	uint64_t iters = 0;
 
 	if (procs < 2 || procs > MAX_PROCS)
-		return trial_error(t, WIRE_ERR_BENCH, "procs must be 2 to %d", MAX_PROCS);
+		return trial_error(t, WIRE_ERR_REQUEST, "procs must be 2 to %d", MAX_PROCS);
 	if (kb < 0 || kb > MAX_SIZE_KB)
-		return trial_error(t, WIRE_ERR_BENCH, "size must be 0 to %d KB", MAX_SIZE_KB);
+		return trial_error(t, WIRE_ERR_REQUEST, "size must be 0 to %d KB", MAX_SIZE_KB);
 	if (strcmp(trial_str(t, "pin"), "one") == 0) {
 		if ((cpu = pin_one_cpu()) < 0)
 			return trial_error(t, WIRE_ERR_UNSUPPORTED, "cannot pin to one CPU: %s "
@@ -434,9 +434,9 @@ out:
 }
 
 static const struct bench_param params[] = {
-	{ "procs", PARAM_INT, "2", "processes in the ring (2 to 1024)", NULL },
+	{ "procs", PARAM_INT, "2", "processes in the ring", "2..1024" },
 	{ "size", PARAM_INT, "0", "KB of private working set each process sums per "
-	    "hand-off", NULL },
+	    "hand-off", "0..65536" },
 	{ "pin", PARAM_ENUM, "none", "none: where the scheduler puts the ring, as "
 	    "lmbench; one: the whole ring on one CPU", "none|one" },
 	{ NULL, 0, NULL, NULL, NULL }

@@ -325,7 +325,7 @@ run(struct trial *t)
 		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
 	f->size = trial_int(t, "size");
 	if (f->size < 0 || f->size > (1LL << 30)) {
-		rc = trial_error(t, WIRE_ERR_BENCH, "size must be 0 to 1G bytes");
+		rc = trial_error(t, WIRE_ERR_REQUEST, "size must be 0 to 1G bytes");
 		goto out;
 	}
 	f->chunk = f->size > MAX_CHUNK ? MAX_CHUNK : (size_t)(f->size ? f->size : 1);
@@ -365,7 +365,7 @@ out:
 
 static const struct bench_param params[] = {
 	{ "size", PARAM_INT, "0", "bytes written into each file (lmbench's summary "
-	    "uses 0 and 10240)", NULL },
+	    "uses 0 and 10240)", "0..1G" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -70,7 +70,7 @@ run(struct trial *t)
 	double *v;
 
 	if (size < MIN_SIZE || (uint64_t)size > (uint64_t)SIZE_MAX / 2)
-		return trial_error(t, WIRE_ERR_BENCH, "size must be at least %d bytes (and "
+		return trial_error(t, WIRE_ERR_REQUEST, "size must be at least %d bytes (and "
 		    "fit the address space)", MIN_SIZE);
 	c.size = (size_t)size;
 	if ((v = calloc((size_t)n, sizeof(*v))) == NULL)
@@ -96,7 +96,7 @@ run(struct trial *t)
 }
 
 static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "8M", "bytes mapped (at least 320K, as lmbench)", NULL },
+	{ "size", PARAM_INT, "8M", "bytes mapped (at least 320K, as lmbench)", "320K.." },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

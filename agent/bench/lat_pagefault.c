@@ -119,7 +119,7 @@ run(struct trial *t)
 	if (ps <= 0)
 		ps = 4096;
 	if (size < MIN_SIZE || (uint64_t)size > (uint64_t)SIZE_MAX / 2)
-		return trial_error(t, WIRE_ERR_BENCH, "size must be at least 1M (and fit the "
+		return trial_error(t, WIRE_ERR_REQUEST, "size must be at least 1M (and fit the "
 		    "address space)");
 	memset(&c, 0, sizeof(c));
 	c.fd = -1;
@@ -167,7 +167,7 @@ out:
 
 static const struct bench_param params[] = {
 	{ "size", PARAM_INT, "8M", "bytes of the file mapped (at least 1M, as lmbench)",
-	    NULL },
+	    "1M.." },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

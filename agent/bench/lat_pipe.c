@@ -37,7 +37,7 @@ run(struct trial *t)
 }
 
 static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", NULL },
+	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

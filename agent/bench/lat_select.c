@@ -127,7 +127,7 @@ run(struct trial *t)
 	struct ctx c;
 
 	if (want < 1 || want > FD_SETSIZE - 16)
-		return trial_error(t, WIRE_ERR_BENCH, "n must be 1 to %d (FD_SETSIZE)",
+		return trial_error(t, WIRE_ERR_REQUEST, "n must be 1 to %d (FD_SETSIZE)",
 		    FD_SETSIZE - 16);
 	if ((copies = calloc((size_t)want, sizeof(*copies))) == NULL)
 		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
@@ -190,7 +190,7 @@ out:
 static const struct bench_param params[] = {
 	{ "type", PARAM_ENUM, "file", "what the descriptors are: a regular file, "
 	    "or a connected loopback TCP socket", "file|tcp" },
-	{ "n", PARAM_INT, "100", "descriptors in the set", NULL },
+	{ "n", PARAM_INT, "100", "descriptors in the set", "1..1024" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -31,7 +31,7 @@ run(struct trial *t)
 }
 
 static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "4", "bytes per datagram (lmbench: 4)", NULL },
+	{ "size", PARAM_INT, "4", "bytes per datagram (lmbench: 4)", "4..65507" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

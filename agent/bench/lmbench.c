@@ -63,5 +63,5 @@ static const struct suite_member members[] = {
 const struct bench bench_lmbench = {
 	"lmbench", "every measurement of lmbench's five summary tables",
 	"lmbench 3 summary (scripts/getsummary)",
-	NULL, NULL, NULL, members
+	NULL, NULL, NULL, members, NULL
 };

@@ -55,7 +55,7 @@
 #include "wire.h"
 
 #define TARGET_NS	30e6		/* length of one sample */
-#define MAX_ROUND_NS	1e9		/* ... unless the threads made no progress */
+#define MAX_ROUND_NS	10e9		/* ... unless the threads made no progress */
 #define BATCH_BYTES	(8 << 20)	/* mapped at once, at most */
 #define MAX_BATCH	1024
 #define MAX_THREADS	1024
@@ -218,10 +218,11 @@ one_batch(struct trial *t, struct state *s, int n, struct round *r)
 
 /*
  * Batches of bsize mappings until the round has lasted min_ns, and (up to
- * MAX_ROUND_NS) until the threads have finished a round of accesses inside
- * the unmap windows: starved threads (many more than CPUs, or an emulator
- * that stops them while the mm changes) otherwise leave the access rate
- * undefined.
+ * MAX_ROUND_NS, within the trial's deadline) until the threads have
+ * finished a round of accesses inside the unmap windows: starved threads
+ * (many more than CPUs, or an emulator that stops them while the mm
+ * changes) otherwise leave the access rate undefined.  16 threads on a
+ * loaded 2-CPU host took more than a second for one.
  */
 static int
 one_round(struct trial *t, struct state *s, int bsize, double min_ns, struct round *r)
@@ -235,7 +236,8 @@ one_round(struct trial *t, struct state *s, int bsize, double min_ns, struct rou
 			return rc;
 		r->wall_ns = timing_now() - w0;
 	} while (r->wall_ns < min_ns ||
-	    (min_ns > 0 && s->threads > 0 && r->accesses == 0 && r->wall_ns < MAX_ROUND_NS));
+	    (min_ns > 0 && s->threads > 0 && r->accesses == 0 && r->wall_ns < MAX_ROUND_NS &&
+	    !trial_expired(t)));
 	return 0;
 }
 
@@ -377,14 +379,14 @@ check_params(struct trial *t, long long threads, long long pages, long long acce
 	double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)pagesize;
 
 	if (threads < 0 || threads > MAX_THREADS)
-		return trial_error(t, WIRE_ERR_BENCH, "threads must be 0 to %d", MAX_THREADS);
+		return trial_error(t, WIRE_ERR_REQUEST, "threads must be 0 to %d", MAX_THREADS);
 	if (pages < 1 || pages > (long long)((1UL << 30) / pagesize))
-		return trial_error(t, WIRE_ERR_BENCH, "pages must be 1 to %zu", (size_t)(1UL << 30) / pagesize);
+		return trial_error(t, WIRE_ERR_REQUEST, "pages must be 1 to %zu", (size_t)(1UL << 30) / pagesize);
 	if (accesses < 1 || accesses > MAX_OFFSETS || accesses * (threads > 0 ? threads : 1) > MAX_OFFSETS)
-		return trial_error(t, WIRE_ERR_BENCH, "accesses must be positive and threads x accesses at most %d",
+		return trial_error(t, WIRE_ERR_REQUEST, "accesses must be positive and threads x accesses at most %d",
 		    MAX_OFFSETS);
 	if (region < (long long)pagesize || (unsigned long long)region > max)
-		return trial_error(t, WIRE_ERR_BENCH, "region must be %zu to %llu bytes", pagesize, max);
+		return trial_error(t, WIRE_ERR_REQUEST, "region must be %zu to %llu bytes", pagesize, max);
 	if (ram > 0 && (double)region > ram / 2)
 		return trial_error(t, WIRE_ERR_UNSUPPORTED, "region %lld is more than half of the memory",
 		    region);
@@ -408,7 +410,7 @@ run(struct trial *t)
 	if ((rc = check_params(t, threads, pages, accesses, region, pagesize)) != 0)
 		return rc;
 	if ((trial_int(t, "write") | trial_int(t, "huge")) & ~1LL)
-		return trial_error(t, WIRE_ERR_BENCH, "write and huge must be 0 or 1");
+		return trial_error(t, WIRE_ERR_REQUEST, "write and huge must be 0 or 1");
 	memset(&s, 0, sizeof(s));
 	s.threads = (int)threads;
 	s.pagesize = pagesize;
@@ -500,12 +502,12 @@ out:
 }
 
 static const struct bench_param params[] = {
-	{ "threads", PARAM_CPUS, "4", "threads accessing memory while the main thread unmaps (0: none)", NULL },
-	{ "pages", PARAM_INT, "8", "pages per munmap", NULL },
-	{ "accesses", PARAM_INT, "512", "random accesses per round per thread", NULL },
-	{ "write", PARAM_INT, "0", "1: the accesses write, 0: they read", NULL },
-	{ "huge", PARAM_INT, "0", "1: MADV_HUGEPAGE on the accessed region, 0: MADV_NOHUGEPAGE", NULL },
-	{ "region", PARAM_INT, "16M", "bytes of the accessed region", NULL },
+	{ "threads", PARAM_CPUS, "4", "threads accessing memory while the main thread unmaps (0: none)", "0..1024" },
+	{ "pages", PARAM_INT, "8", "pages per munmap", "1..262144" },
+	{ "accesses", PARAM_INT, "512", "random accesses per round per thread", "1..4194304" },
+	{ "write", PARAM_INT, "0", "1: the accesses write, 0: they read", "0..1" },
+	{ "huge", PARAM_INT, "0", "1: MADV_HUGEPAGE on the accessed region, 0: MADV_NOHUGEPAGE", "0..1" },
+	{ "region", PARAM_INT, "16M", "bytes of the accessed region", "4K..64G" },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 
@@ -516,5 +518,12 @@ static const struct bench_metric metrics[] = {
 	{ NULL, NULL, 0, NULL }
 };
 
-BENCH(munmap, "munmap cost and memory access rate under TLB shootdowns",
-    "the 2012 x86 tlb flush range mail (Alex Shi's munmap macrobenchmark)", params, metrics, run);
+/* the offsets every thread draws from, allocated once */
+static const struct bench_limit limits[] = {
+	{ "threads", "accesses", MAX_OFFSETS },
+	{ NULL, NULL, 0 }
+};
+
+BENCH_LIMITS(munmap, "munmap cost and memory access rate under TLB shootdowns",
+    "the 2012 x86 tlb flush range mail (Alex Shi's munmap macrobenchmark)", params, metrics, run,
+    limits);

@@ -214,11 +214,11 @@ run(struct trial *t)
 	struct pf p;
 
 	if (runs < 1 || runs > MAX_RUNS)
-		return trial_error(t, WIRE_ERR_BENCH, "runs must be 1 to %d", MAX_RUNS);
+		return trial_error(t, WIRE_ERR_REQUEST, "runs must be 1 to %d", MAX_RUNS);
 	if (ps <= 0)
 		ps = 4096;
 	if (size < ps || (uint64_t)size > (uint64_t)SIZE_MAX / 2)
-		return trial_error(t, WIRE_ERR_BENCH, "size must be at least one page (%ld bytes)",
+		return trial_error(t, WIRE_ERR_REQUEST, "size must be at least one page (%ld bytes)",
 		    ps);
 	memset(&p, 0, sizeof(p));
 	p.fd = -1;
@@ -276,7 +276,7 @@ out:
 
 static const struct bench_param params[] = {
 	{ "runs", PARAM_INT, "100", "first touches of each kind averaged in one sample",
-	    NULL },
+	    "1..100000" },
 	{ "size", PARAM_INT, "1M", "bytes mapped for each run (the file's size too); "
 	    "from 4M on THP may serve the anonymous touch", NULL },
 	{ NULL, 0, NULL, NULL, NULL }

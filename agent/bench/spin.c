@@ -35,7 +35,7 @@ run(struct trial *t)
 	double v[1000], t0;
 
 	if (trial_int(t, "work") <= 0 || trial_int(t, "extra") < 0)
-		return trial_error(t, WIRE_ERR_BENCH, "work must be positive and extra not negative");
+		return trial_error(t, WIRE_ERR_REQUEST, "work must be positive and extra not negative");
 	iters += iters * (uint64_t)trial_int(t, "extra") / 100;
 	burn(iters / 10);	/* warm up */
 	for (i = 0; i < n && i < 1000; i++) {
@@ -50,8 +50,8 @@ run(struct trial *t)
 }
 
 static const struct bench_param params[] = {
-	{ "work", PARAM_INT, "20", "million iterations per sample", NULL },
-	{ "extra", PARAM_INT, "0", "percent more work, a known slowdown", NULL },
+	{ "work", PARAM_INT, "20", "million iterations per sample", "1.." },
+	{ "extra", PARAM_INT, "0", "percent more work, a known slowdown", "0.." },
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

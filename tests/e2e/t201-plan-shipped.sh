@@ -53,7 +53,7 @@ awk '$1 ~ /^[0-9]+$/ && $3 == "munmap" { print $1, $2, $4, $5, $7 }' "$W/tlb" >"
 is "$(wc -l <"$W/rows")" 90 "90 trial rows"
 expected=$(
 	n=0
-	for v in shift-1 shift5; do
+	for v in default flushall; do
 		for r in 1 2 3 4 5; do
 			for t in 4 8 16; do
 				for p in 8 16 32; do
@@ -65,15 +65,15 @@ expected=$(
 	done
 )
 if [ "$(cat "$W/rows")" = "$expected" ]; then
-	tap_result 0 "every point's repetition 1, then 2, ... in matrix order, shift-1 then shift5"
+	tap_result 0 "every point's repetition 1, then 2, ... in matrix order, default then flushall"
 else
-	tap_result 1 "every point's repetition 1, then 2, ... in matrix order, shift-1 then shift5"
+	tap_result 1 "every point's repetition 1, then 2, ... in matrix order, default then flushall"
 	diff <(echo "$expected") "$W/rows" | head -10 | sed 's/^/# /'
 fi
-like "$(cat "$W/tlb")" 'variant shift-1: write /sys/kernel/debug/x86/tlb_flushall_shift="-1"' \
-	"variant shift-1 writes -1"
-like "$(cat "$W/tlb")" 'variant shift5: write /sys/kernel/debug/x86/tlb_flushall_shift="5"' \
-	"variant shift5 writes 5"
+like "$(cat "$W/tlb")" 'variant default: no change \(baseline\)' \
+	"variant default changes nothing"
+like "$(cat "$W/tlb")" 'variant flushall: write /sys/kernel/debug/x86/tlb_single_page_flush_ceiling="0"' \
+	"variant flushall writes today's knob (since 3.15), not tlb_flushall_shift"
 like "$(cat "$W/tlb")" "regression: threshold 5%, metrics: munmap.ns_per_access" \
 	"regression metric munmap.ns_per_access"
 
@@ -81,7 +81,7 @@ like "$(cat "$W/tlb")" "regression: threshold 5%, metrics: munmap.ns_per_access"
 "$FLEETMARK" plan plans/tlb-flush.yaml -v 2>/dev/null |
 	awk '$1 ~ /^[0-9]+$/ { print $NF }' >"$W/keys"
 is "$(sort -u "$W/keys" | wc -l)" 90 "90 distinct trial keys"
-is "$(head -1 "$W/keys")" "shift-1/munmap/threads=4,pages=8,accesses=512,write=0,huge=0,region=16M/1" \
+is "$(head -1 "$W/keys")" "default/munmap/threads=4,pages=8,accesses=512,write=0,huge=0,region=16M/1" \
 	"a key names variant, benchmark, full parameter set and repetition"
 
 # lmbench expands into its suite's points; the other plans as described.

@@ -54,8 +54,9 @@ is "$(jq -r --arg h "$BOARD" '.hosts[$h].board[0].trial' "$D/run.json")" t2 "run
 like "$(cat "$WORK/err")" "$BOARD: lost .*power-cycling it \\(1 of 2\\)" "the progress says it power-cycles"
 like "$(cat "$WORK/err")" "$BOARD: back after [0-9.]+ s, running its remaining 1 trial" "and that it is back"
 like "$(cat "$WORK/out")" "$BOARD +done +2 +1 .*recovered by 1 power cycle" "the host table says recovered"
-rep=$("$FLEETMARK" report "$D" 2>&1 >/dev/null)
-like "$rep" "exec hang: .*Kernel panic" "the report quotes the console too"
+rep=$("$FLEETMARK" report "$D" 2>/dev/null)
+like "$rep" "exec +command=echo c > /proc/sysrq-trigger,copies=1 +hang +nothing from the agent .*Kernel panic" \
+	"the report's failures table quotes the console too"
 "$QB" ssh "$BOARD" true
 check "the board answers after the run" test $? -eq 0
 left=$(procs_with_mark FLEETMARK_BOARD_MARK | tr ' ' '\n' | while read -r p; do

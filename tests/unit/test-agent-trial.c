@@ -2,8 +2,10 @@
  * test-agent-trial.c: parameter resolution of trial requests, and the
  * small statistics helpers of the timing harness.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "jparse.h"
@@ -26,7 +28,24 @@ static const struct bench_param params[] = {
 };
 
 static const struct bench test_bench = {
-	"testbench", "for the unit test", "", params, NULL, run_nothing, NULL
+	"testbench", "for the unit test", "", params, NULL, run_nothing, NULL, NULL
+};
+
+static const struct bench_param ranged_params[] = {
+	{ "procs", PARAM_INT, "2", "ring", "2..1024" },
+	{ "tasks", PARAM_CPUS, "1", "at once", "1..64" },
+	{ "size", PARAM_INT, "1M", "bytes", "1M.." },
+	{ "accesses", PARAM_INT, "512", "per thread", "..4096" },
+	{ NULL, 0, NULL, NULL, NULL }
+};
+
+static const struct bench_limit ranged_limits[] = {
+	{ "tasks", "accesses", 8192 },
+	{ NULL, NULL, 0 }
+};
+
+static const struct bench ranged_bench = {
+	"ranged", "for the unit test", "", ranged_params, NULL, run_nothing, NULL, ranged_limits
 };
 
 static int
@@ -80,6 +99,65 @@ test_params(void)
 	    "zero samples are refused");
 	ok(trial_init(&t, &test_bench, NULL, 0, k, v, 5, 0, err, sizeof(err)) != 0,
 	    "a zero deadline is refused");
+}
+
+static int
+init_ranged(struct trial *t, const char *key, const char *val, char *err)
+{
+	char *k[1], *v[1];
+
+	k[0] = (char *)key;
+	v[0] = (char *)val;
+	return trial_init(t, &ranged_bench, "id", key ? 1 : 0, k, v, 3, 10, err, 256);
+}
+
+static void
+test_ranges(void)
+{
+	struct param_range r;
+	char err[256], text[96];
+	struct trial t;
+
+	ok(param_range(&ranged_params[0], &r) == 0 && r.has_min && r.min == 2 && r.has_max &&
+	    r.max == 1024, "a range MIN..MAX");
+	ok(param_range(&ranged_params[2], &r) == 0 && r.has_min && r.min == 1048576 && !r.has_max,
+	    "a range with a suffix and no upper end");
+	ok(param_range(&ranged_params[3], &r) == 0 && !r.has_min && r.max == 4096,
+	    "a range with no lower end");
+	ok(param_range(&params[2], &r) == 0 && !r.has_min && !r.has_max, "an enum has no range");
+	param_range_text(&ranged_params[0], text, sizeof(text));
+	is_str(text, "2 to 1024", "the range for people");
+	param_range_text(&ranged_params[2], text, sizeof(text));
+	is_str(text, "at least 1M", "an open range for people");
+
+	ok(init_ranged(&t, NULL, NULL, err) == 0, "defaults inside their ranges resolve");
+	trial_release(&t);
+	ok(init_ranged(&t, "procs", "1024", err) == 0, "the upper end is accepted");
+	trial_release(&t);
+	ok(init_ranged(&t, "procs", "5000", err) != 0 &&
+	    strcmp(err, "parameter procs: 5000 is out of range (2 to 1024)") == 0,
+	    "a value above the range is refused, naming it");
+	ok(init_ranged(&t, "procs", "1", err) != 0 && strstr(err, "out of range") != NULL,
+	    "a value below the range is refused");
+	ok(init_ranged(&t, "size", "512K", err) != 0 && strstr(err, "at least 1M") != NULL,
+	    "a suffixed value below an open range is refused");
+	ok(init_ranged(&t, "tasks", "6400%", err) != 0 && strstr(err, "6400%") != NULL &&
+	    strstr(err, "here) is out of range (1 to 64)") != NULL,
+	    "an N% count is checked once resolved, naming both");
+	ok(init_ranged(&t, "accesses", "4096", err) == 0, "a product inside its limit passes");
+	trial_release(&t);
+	ok(init_ranged(&t, "tasks", "4", err) == 0, "tasks 4 x accesses 512 is inside the limit");
+	trial_release(&t);
+	ok(init_ranged(&t, "tasks", "64", err) != 0 &&
+	    strcmp(err, "tasks x accesses is 64 x 512, more than 8192") == 0,
+	    "a product over its limit is refused");
+	t.out_fd = open("/dev/null", O_WRONLY);
+	t.id = NULL;
+	is_int(trial_exit_code(trial_error(&t, WIRE_ERR_REQUEST, "x")), WIRE_EXIT_USAGE,
+	    "a bad-request error exits as a usage error (status bad-request)");
+	is_int(trial_exit_code(trial_error(&t, WIRE_ERR_BENCH, "x")), WIRE_EXIT_FAILED,
+	    "a bench error exits as a failure");
+	close(t.out_fd);
 }
 
 static void
@@ -154,6 +232,7 @@ int
 main(void)
 {
 	test_params();
+	test_ranges();
 	test_stats();
 	test_registry();
 	test_profile_request();

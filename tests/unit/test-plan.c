@@ -12,6 +12,7 @@
 #include "yamldoc.h"
 #include "fleet.h"
 #include "plan.h"
+#include "strv.h"
 #include "tap.h"
 #include "xmalloc.h"
 
@@ -21,11 +22,13 @@ static const char catalog_json[] =
 	"{\"name\":\"op\",\"type\":\"enum\",\"default\":\"null\",\"choices\":\"null|read|write\"}],"
 	"\"metrics\":[{\"name\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\"}]}\n"
 	"{\"type\":\"bench\",\"name\":\"munmap\",\"summary\":\"m\",\"params\":["
-	"{\"name\":\"threads\",\"type\":\"cpus\",\"default\":\"4\"},"
-	"{\"name\":\"pages\",\"type\":\"int\",\"default\":\"8\"},"
-	"{\"name\":\"accesses\",\"type\":\"int\",\"default\":\"512\"}],"
+	"{\"name\":\"threads\",\"type\":\"cpus\",\"default\":\"4\",\"min\":0,\"max\":1024},"
+	"{\"name\":\"pages\",\"type\":\"int\",\"default\":\"8\",\"min\":1,\"max\":262144},"
+	"{\"name\":\"accesses\",\"type\":\"int\",\"default\":\"512\",\"min\":1}],"
 	"\"metrics\":[{\"name\":\"ns_per_munmap\",\"unit\":\"ns\",\"direction\":\"lower\"},"
-	"{\"name\":\"ns_per_access\",\"unit\":\"ns\",\"direction\":\"lower\"}]}\n"
+	"{\"name\":\"ns_per_access\",\"unit\":\"ns\",\"direction\":\"lower\"}],"
+	"\"limits\":[{\"product\":[\"threads\",\"accesses\"],\"max\":4194304},"
+	"{\"product\":[\"threads\"],\"max\":1},{\"sum\":[\"a\",\"b\"],\"max\":1}]}\n"
 	"{\"type\":\"bench\",\"name\":\"exec\",\"summary\":\"e\",\"params\":["
 	"{\"name\":\"command\",\"type\":\"string\",\"default\":\"true\"},"
 	"{\"name\":\"copies\",\"type\":\"cpus\",\"default\":\"1\"}],"
@@ -91,6 +94,27 @@ test_catalog(void)
 	ok(catalog_check_value(&b->params[1], "1.5", &why) != 0, "int: not a decimal");
 	free(why);
 	ok(catalog_check_value(&b->params[1], " 8", &why) != 0, "int: no leading blank");
+	free(why);
+	why = NULL;
+	ok(b && b->params[1].has_min && b->params[1].min == 1 && b->params[1].has_max &&
+	    b->params[1].max == 262144 && b->params[2].has_min && !b->params[2].has_max,
+	    "ranges: min and max, either may be absent");
+	ok(b && b->nlimits == 1 && strcmp(b->limits[0].a, "threads") == 0 &&
+	    b->limits[0].max == 4194304, "limits of a form not known are left to the agent");
+	ok(catalog_check_value(&b->params[1], "0", &why) != 0 && why &&
+	    strcmp(why, "0 is out of range (1 to 262144)") == 0, "int: below its range");
+	free(why);
+	why = NULL;
+	ok(catalog_check_value(&b->params[1], "1M", &why) != 0 && why &&
+	    strcmp(why, "1M is out of range (1 to 262144)") == 0, "int: a suffixed value above");
+	free(why);
+	why = NULL;
+	ok(catalog_check_value(&b->params[1], "256K", &why) == 0, "int: the upper end with a suffix");
+	ok(catalog_check_value(&b->params[0], "2000", &why) != 0, "cpus: a count above its range");
+	free(why);
+	why = NULL;
+	ok(catalog_check_value(&b->params[0], "400%", &why) == 0,
+	    "cpus: N% is left to the agent, which knows the host");
 	free(why);
 	ok(catalog_parse("bad", "{\"type\":\"bench\"", 15, &c, &err) != 0 &&
 	    strstr(err, "bad: line 1: not JSON"), "malformed catalogue line");
@@ -174,6 +198,16 @@ test_errors(void)
 {
 	ok(fails_with("hots: [all]\nbenchmarks:\n  - bench: munmap\n",
 	    "p.yaml:1:1: unknown key 'hots' in plan (did you mean 'hosts'?)"), "unknown top key");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n      pages: [8, 0]\n",
+	    "p.yaml:4:18: parameter pages of munmap: 0 is out of range (1 to 262144)"),
+	    "a value out of the catalogue's range, at its position");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n      threads: [4, 1024]\n"
+	    "      accesses: 8192\n",
+	    "p.yaml:5:17: munmap threads=1024 accesses=8192: threads x accesses is 1024 x 8192, "
+	    "more than 4194304"), "a product over the catalogue's limit, at the later value");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n      accesses: 2000000\n",
+	    "p.yaml:4:17: munmap accesses=2000000: threads x accesses is 4 x 2000000"),
+	    "a limit broken with a default");
 	ok(fails_with("benchmarks:\n  - bench: munmapp\n",
 	    "p.yaml:2:12: unknown benchmark 'munmapp' (did you mean 'munmap'?)"), "unknown bench");
 	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n      thread: 4\n",
@@ -438,6 +472,41 @@ test_hosts(void)
 	fleet_free(f);
 }
 
+static void
+test_cpu_warnings(void)
+{
+	char *err, **w;
+	struct plan *p = load("benchmarks:\n"
+	    "  - bench: munmap\n    params: {threads: [1, 4, 50%, 8, 200%], pages: [8, 16]}\n"
+	    "  - bench: exec\n    params: {copies: 2}\n"
+	    "  - bench: lat_syscall\n", &err);
+	size_t n;
+
+	ok(p != NULL, "a plan with thread counts loads");
+	if (p == NULL)
+		return;
+	n = plan_cpu_warnings(p, "h1", 2, &w);
+	is_int(n, 1, "one warning for the entry that asks for more tasks than 2 CPUs");
+	if (n == 1)
+		is_str(w[0], "p.yaml:2:5: munmap threads 4, 8, 200% are more than the 2 CPUs of "
+		    "host h1: the tasks share CPUs, so the numbers measure oversubscription too",
+		    "it names each value once, N% resolved, at the entry's position");
+	strv_free(w, n);
+	n = plan_cpu_warnings(p, "h1", 8, &w);
+	is_int(n, 1, "on 8 CPUs only 200% is too many");
+	if (n == 1)
+		ok(strstr(w[0], "threads 200% is more than the 8 CPUs of host h1") != NULL,
+		    "one value: is");
+	strv_free(w, n);
+	n = plan_cpu_warnings(p, "h1", 0, &w);
+	ok(n == 0 && w == NULL, "none when the CPU count is not known");
+	plan_free(p);
+	p = load("benchmarks:\n  - bench: munmap\n    params: {threads: [1, 100%]}\n", &err);
+	n = p ? plan_cpu_warnings(p, "h1", 3, &w) : 1;
+	ok(n == 0 && w == NULL, "none when every count fits");
+	plan_free(p);
+}
+
 int
 main(void)
 {
@@ -446,6 +515,7 @@ main(void)
 	test_errors();
 	test_order();
 	test_hosts();
+	test_cpu_warnings();
 	catalog_free(cat);
 	return tap_done();
 }

@@ -318,6 +318,45 @@ test_trial_values(void)
 	fclose(f);
 }
 
+/* A failed trial: its message stays as a line on a terminal too. */
+static void
+test_trial_failure(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_TERMINAL, &f);
+	char *out;
+
+	progress_set_color(p, 0);
+	progress_add_host(p, "lab-01", 6);
+	progress_trial(p, 0, 2, "lat_ctx procs=5000 rep 1");
+	progress_tick(p);
+	progress_trial_done(p, 0, "bad-request: parameter procs: 5000 is out of range\033[2J");
+	out = written(f);
+	ok(strstr(out, "\033[Jlab-01 trial 2/6 failed: bad-request: parameter procs: 5000 is "
+	    "out of range?[2J\n") != NULL, "terminal: a failure with its message stays above "
+	    "the frame, controls replaced");
+	free(out);
+	progress_trial(p, 0, 5, "lat_ctx procs=5000 rep 2");
+	progress_tick(p);
+	progress_trial_done(p, 0, "bad-request, as before");
+	out = written(f);
+	ok(strstr(out, "as before") == NULL, "terminal: a failure by class alone makes no line");
+	free(out);
+	progress_free(p);
+	fclose(f);
+
+	p = new_progress(PROGRESS_PLAIN, &f);
+	progress_add_host(p, "lab-01", 6);
+	progress_trial(p, 0, 5, "lat_ctx procs=5000 rep 2");
+	progress_trial_done(p, 0, "bad-request, as before");
+	out = written(f);
+	ok(strstr(out, "lab-01 trial 5/6 failed: bad-request, as before\n") != NULL,
+	    "plain: every failure is a line");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
 static void
 test_many_hosts(void)
 {
@@ -729,6 +768,7 @@ main(void)
 	test_color();
 	test_hostile_text();
 	test_trial_values();
+	test_trial_failure();
 	test_many_hosts();
 	test_redraw();
 	test_plain();

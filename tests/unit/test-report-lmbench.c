@@ -28,6 +28,7 @@
 
 #include "report.h"
 #include "tap.h"
+#include "xmalloc.h"
 
 #define DATA	"tests/data/report/"
 
@@ -238,6 +239,68 @@ render_edges(void)
 	return out;
 }
 
+/* Two kernels whose releases differ after the OS column's 13 characters. */
+static void
+test_legend(void)
+{
+	char tmpl[] = "/tmp/test-lmbench-legend.XXXXXX", *dir = mkdtemp(tmpl), *cmd;
+	char *out = NULL, *err = NULL, a[256], b[256];
+	struct report_opts o;
+	struct report *r;
+	size_t len = 0;
+	FILE *mem;
+	int bad;
+
+	if (dir == NULL) {
+		ok(0, "a directory for the legend's runs");
+		return;
+	}
+	snprintf(a, sizeof(a), "%s/v1045", dir);
+	snprintf(b, sizeof(b), "%s/v1046", dir);
+	cmd = xasprintf("cp -r " DATA "tx49-without %s && cp -r " DATA "tx49-without %s && "
+	    "sed -i 's/\"without-patch\"/\"6.18.44-fc-v1045\"/' %s/run.json && "
+	    "sed -i 's/\"without-patch\"/\"6.18.44-fc-v1046\"/' %s/run.json", a, b, a, b);
+	bad = system(cmd) != 0;
+	free(cmd);
+	r = report_new();
+	ok(!bad && report_add_run(r, a, &err) == 0 && report_add_run(r, b, &err) == 0,
+	    "read two runs labelled 6.18.44-fc-v1045 and -v1046");
+	report_opts_init(&o);
+	o.table = REPORT_TABLE_LMBENCH;
+	mem = open_memstream(&out, &len);
+	ok(report_render(r, &o, mem, &err) == 0, "render their lmbench tables");
+	fclose(mem);
+	ok(strstr(out, "TX49-16K  6.18.44-fc-v1  197 0.72 2.40 17.7 34.3 82.9 2.84 26.2 2500 "
+	    "9364 39.K\n") != NULL, "the rows keep getsummary's layout, OS cut to 13");
+	ok(strstr(out, "--------- ------------- ---- ---- ---- ---- ---- ---- ---- ---- ---- "
+	    "---- ----\nTX49-16K  6.18.44-fc-v1") != NULL, "... under the header as before");
+	ok(strstr(out, "TX49-32K  6.18.44-fc-v1  396 0.36 1.19 6.79 11.3 41.0 1.41 8.15 1250 "
+	    "4682 19.K\n"
+	    "Rows that print alike (Host and OS cut to 9 and 13 characters; `--label NAME` "
+	    "names a run in the OS column):\n"
+	    "  rows 1-3: TX49-16K/6.18.44-fc-v1045\n"
+	    "  rows 4-6: TX49-16K/6.18.44-fc-v1046\n"
+	    "  rows 7-9: TX49-32K/6.18.44-fc-v1045\n"
+	    "  rows 10-12: TX49-32K/6.18.44-fc-v1046\n\n"
+	    "Context switching") != NULL,
+	    "a legend under the table says which rows are which series, by row");
+	{
+		size_t n = 0;
+		const char *p;
+
+		for (p = out; (p = strstr(p, "Rows that print alike")) != NULL; p++)
+			n++;
+		is_int((int)n, 3, "one legend under each of the three tables");
+	}
+	free(out);
+	report_free(r);
+	free(err);
+	cmd = xasprintf("rm -rf %s", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+	free(cmd);
+}
+
 int
 main(void)
 {
@@ -350,5 +413,7 @@ main(void)
 	free(out);
 	report_free(r);
 	free(err);
+	err = NULL;
+	test_legend();
 	return tap_done();
 }

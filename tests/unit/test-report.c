@@ -307,6 +307,58 @@ main(void)
 	err = NULL;
 	report_free(r);
 
+	/* The failures table: per host, point and class, the first message */
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
+	    "\"hosts\":{\"h1\":{},\"h2\":{}}}");
+	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
+#define FAIL(host, params, rep, status, kind, msg) \
+	"{\"format\":1,\"run\":\"r\",\"host\":\"" host "\",\"variant\":null," \
+	"\"bench\":\"lat_ctx\",\"params\":" params ",\"rep\":" #rep ",\"key\":\"k\"," \
+	"\"metric\":null,\"value\":null,\"samples\":[],\"status\":\"" status "\"," \
+	"\"kind\":\"" kind "\",\"message\":" msg "}\n"
+	write_file(path,
+	    FAIL("h1", "{\"procs\":\"5000\"}", 1, "bad-request", "benchmark",
+		"\"parameter procs: 5000 is out of range (2 to 1024)\"")
+	    FAIL("h1", "{\"procs\":\"5000\"}", 2, "bad-request", "benchmark",
+		"\"another message\"")
+	    FAIL("h1", "{\"procs\":\"2\"}", 1, "bench", "benchmark", "\"line one\\nline two\"")
+	    FAIL("h2", "{\"procs\":\"5000\"}", 1, "connect", "infrastructure", "null")
+	    FAIL("h1", "{\"procs\":\"5000\"}", 3, "timeout", "benchmark", "\"slow\""));
+#undef FAIL
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read a run whose every trial failed");
+	out = render(r, REPORT_TABLE_AUTO, REPORT_CSV, NULL, &rc);
+	is_int(rc, 0, "its default report renders");
+	is_str(out, "table,host,variant,bench,point,class,first message,count\n"
+	    "failures,h1,-,lat_ctx,procs=5000,bad-request,"
+	    "parameter procs: 5000 is out of range (2 to 1024),2\n"
+	    "failures,h1,-,lat_ctx,procs=2,bench,line one,1\n"
+	    "failures,h2,-,lat_ctx,procs=5000,connect,-,1\n"
+	    "failures,h1,-,lat_ctx,procs=5000,timeout,slow,1\n",
+	    "nothing measured: only the failures table, a row per host, point and class "
+	    "with the first message (its first line) and the count");
+	free(out);
+	out = render(r, REPORT_TABLE_FAILURES, REPORT_TEXT, NULL, &rc);
+	ok(rc == 0 && out && strncmp(out, "Failures: 5 trials not ok,", 26) == 0,
+	    "--table failures: titled with the trials not ok");
+	free(out);
+	report_free(r);
+	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
+	write_file(path, LINE("h1", "{}", 1, 1));
+	r = report_new();
+	ok(report_add_run(r, dir, &err) == 0, "read a run without failures");
+	out = render(r, REPORT_TABLE_AUTO, REPORT_TEXT, NULL, &rc);
+	ok(rc == 0 && out && strstr(out, "Failures") == NULL, "no failures table when all is ok");
+	free(out);
+	out = render_opts(r, REPORT_TABLE_FAILURES, REPORT_TEXT, NULL, 0, &rc, &err);
+	ok(rc == -1 && err && strcmp(err, "no trial failed in the runs given") == 0,
+	    "--table failures when nothing failed is an error");
+	free(err);
+	err = NULL;
+	free(out);
+	report_free(r);
+
 	/* --samples: each trial's samples, in the spellings a line may have */
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","

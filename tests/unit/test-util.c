@@ -179,6 +179,16 @@ test_fsutil(void)
 	    "a unique temporary, with the mode set exactly");
 	umask(old);
 
+	/* A device is written to, never replaced: the link to /dev/null stays. */
+	q = xasprintf("%s/m/n/devnull", tmpdir);
+	ok(symlink("/dev/null", q) == 0 && fs_write_atomic(q, "x", 1, 0644, 0, &err) == 0 &&
+	    lstat(q, &st) == 0 && S_ISLNK(st.st_mode) && stat(q, &st) == 0 &&
+	    S_ISCHR(st.st_mode), "a device (through a link) is written to, not replaced");
+	free(q);
+	q = xasprintf("%s/m/n/.devnull.tmp", tmpdir);
+	ok(access(q, F_OK) != 0, "... and no temporary is made for it");
+	free(q);
+
 	ok(fs_mkdir_p(p, 0755, &err) != 0 && strstr(err, "is not a directory") != NULL,
 	    "mkdir_p of a file: not a directory");
 	free(err);
