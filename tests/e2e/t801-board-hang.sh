@@ -36,12 +36,18 @@ freeze() {
 	date +%s.%N >"$WORK/frozen"
 	"$QB" stop "$BOARD"
 }
-freeze "$WORK/res" &
-fpid=$!
-FLEETMARK_SILENCE_MS=$((SILENCE * 1000)) timeout 600 "$FLEETMARK" run -f "$BFLEET" \
-	-o "$WORK/res" "$WORK/plan.yaml" >"$WORK/out" 2>"$WORK/err"
-rc=$?
-wait "$fpid"
+# frozen_run FLEET SUFFIX: the plan on FLEET into $WORK/resSUFFIX (output
+# into outSUFFIX, errSUFFIX), the board frozen in its first trial; sets rc.
+frozen_run() {
+	local fpid
+	freeze "$WORK/res$2" &
+	fpid=$!
+	FLEETMARK_SILENCE_MS=$((SILENCE * 1000)) timeout 600 "$FLEETMARK" run -f "$1" \
+		-o "$WORK/res$2" "$WORK/plan.yaml" >"$WORK/out$2" 2>"$WORK/err$2"
+	rc=$?
+	wait "$fpid"
+}
+frozen_run "$BFLEET" ""
 is "$rc" 3 "the run exits 3"
 diag "$(grep -o 'lost (nothing from the agent for [0-9]* s\|back after [0-9.]* s' "$WORK/err" | tr '\n' ' ')"
 D=$(run_dir "$WORK/res")
@@ -62,12 +68,7 @@ check "the board runs again" "$QB" ssh "$BOARD" true
 
 # recover: 0 -- the host fails as it always did.
 sed 's/recover: 2/recover: 0/' "$BFLEET" >"$WORK/fleet0.yaml"
-freeze "$WORK/res0" &
-fpid=$!
-FLEETMARK_SILENCE_MS=$((SILENCE * 1000)) timeout 600 "$FLEETMARK" run -f "$WORK/fleet0.yaml" \
-	-o "$WORK/res0" "$WORK/plan.yaml" >"$WORK/out0" 2>"$WORK/err0"
-rc=$?
-wait "$fpid"
+frozen_run "$WORK/fleet0.yaml" 0
 is "$rc" 3 "recover: 0: the run exits 3"
 D0=$(run_dir "$WORK/res0")
 is "$(jq -r '.status' "$D0/trials.jsonl" | tr '\n' ',')" "agent-lost,connect," \
