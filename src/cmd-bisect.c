@@ -21,10 +21,10 @@
  *   125  skip: too noisy or not significant, fewer than 3 values, the host
  *        unreachable, trials failed, or a hook failed with an exit status
  *        below 128; never "bad" for any of these.  Also when the boot
- *        check fails (board.h): after the reboot hook the host's boot id
- *        must have changed, and its kernel must contain --expect-kernel,
+ *        check fails (board.h): with a kernel to expect (--expect-kernel,
  *        or the FLEETMARK_EXPECT_KERNEL=STRING line the install hook
- *        printed.  --tries N measures
+ *        printed), the host's boot id must have changed across the reboot
+ *        hook and its kernel must contain the string.  --tries N measures
  *        (waits for the host and runs the plan) up to N times before
  *        giving 125.
  *   128  abort the bisection: bad usage, a plan or fleet that does not
@@ -664,7 +664,9 @@ bisect_main(int argc, char **argv)
 	if (expect != NULL)
 		log_info("the kernel must contain '%s'", expect);
 	memset(&bb, 0, sizeof(bb));
-	if (reboot != NULL) {
+	/* The boot check is asked for by a kernel to expect: a reboot hook
+	 * may also only restart a service, which changes no boot id. */
+	if (reboot != NULL && expect != NULL) {
 		/* The boot id before, to tell that the host did reboot. */
 		if (wait_for_host(h, h->connect_timeout_ms, &bb, &err) == 0) {
 			old_id = xstrdup(bb.boot_id);
@@ -683,7 +685,7 @@ bisect_main(int argc, char **argv)
 		why = NULL;
 		if (try > 1)
 			log_info("try %d of %lld", try, tries);
-		if (wait_for_host(h, wait_ms, &bb, &err) != 0) {
+		if (wait_for_host(h, wait_ms, expect != NULL ? &bb : NULL, &err) != 0) {
 			why = xasprintf("skip: %s did not answer SSH within %.0f s: %s", h->name,
 			    (double)wait_ms / 1000, err ? err : "?");
 			free(err);
@@ -694,7 +696,7 @@ bisect_main(int argc, char **argv)
 			continue;
 		}
 		/* Nothing is measured on a kernel other than the one asked for. */
-		if (board_boot_check(&bb, old_id, expect, &err) != 0) {
+		if (expect != NULL && board_boot_check(&bb, old_id, expect, &err) != 0) {
 			why = xasprintf("skip: boot: %s: %s", h->name, err);
 			free(err);
 			err = NULL;
@@ -702,7 +704,8 @@ bisect_main(int argc, char **argv)
 			log_error("%s", why);
 			break;
 		}
-		log_info("%s: boot id %s, kernel %s", h->name, bb.boot_id, bb.release);
+		if (expect != NULL)
+			log_info("%s: boot id %s, kernel %s", h->name, bb.boot_id, bb.release);
 		board_boot_release(&bb);
 		free(dir);
 		dir = NULL;
@@ -786,10 +789,10 @@ static const struct cmd_option bisect_options[] = {
 	    "is going down", NULL },
 	{ 0, "wait", "DURATION", "how long to wait for the host to answer SSH again", "300s" },
 	{ 0, "tries", "N", "measure up to N times before giving up with 125", "2" },
-	{ 0, "expect-kernel", "STRING", "the boot check: after the reboot the host's boot id "
-	    "must have changed and its kernel (uname -r, uname -v or /proc/cmdline) contain "
-	    "STRING, else 125 and nothing is measured; the install hook may print "
-	    "FLEETMARK_EXPECT_KERNEL=STRING instead (docs/boards.md)", NULL },
+	{ 0, "expect-kernel", "STRING", "the boot check: the host's kernel (uname -r, uname -v "
+	    "or /proc/cmdline) must contain STRING and, with --reboot, its boot id must have "
+	    "changed, else 125 and nothing is measured; the install hook may print "
+	    "FLEETMARK_EXPECT_KERNEL=STRING instead (docs/boards.md)", "no boot check" },
 	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
 	{ 'o', NULL, "DIR", "where the step's run directory is made", "results" },
 	{ 0, NULL, NULL, NULL, NULL }
