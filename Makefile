@@ -95,6 +95,11 @@ AGENT_CC_ppc64   = powerpc64-linux-gnu-gcc
 AGENT_CC_ppc64el = powerpc64le-linux-gnu-gcc
 AGENT_CC_s390x   = s390x-linux-gnu-gcc
 AGENT_BINS     = $(AGENT_ARCHES:%=$(BUILD)/agents/%/fleetmark-agent)
+# musl's include directory has no kernel headers (linux/perf_event.h for
+# the perf-stat monitor): the host's, linked into a directory of their own
+# so that no glibc header comes along.
+KHEADERS       = $(BUILD)/musl-kheaders
+AGENT_INC_x86_64 = -isystem $(KHEADERS)
 STATIC_FLAGS   = -O2 -static -s -ffunction-sections -fdata-sections -Wl,--gc-sections
 
 PROGRAMS = $(BUILD)/fleetmark-agent $(if $(CTL_SRCS),$(BUILD)/fleetmark)
@@ -151,11 +156,18 @@ $(FUZZ)/fuzz-%: $(FUZZ)/tests/fuzz/fuzz-%.o $(FUZZ_LIB_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(CTL_LIBS) $(AGENT_LIBS)
 
 # One static, stripped binary per architecture, compiled in one step.
-$(BUILD)/agents/%/fleetmark-agent: $(AGENT_SRCS) $(wildcard agent/*.h include/wire.h)
+$(BUILD)/agents/%/fleetmark-agent: $(AGENT_SRCS) $(wildcard agent/*.h include/wire.h) | $(KHEADERS)
 	$(call msg,STATIC,$@)
 	@command -v $(AGENT_CC_$*) >/dev/null || { echo "make agents: $(AGENT_CC_$*) not found (run tools/deps)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(Q)$(AGENT_CC_$*) $(AGENT_CFLAGS) $(STATIC_FLAGS) -o $@.tmp $(AGENT_SRCS) $(AGENT_LIBS) && mv $@.tmp $@
+	$(Q)$(AGENT_CC_$*) $(AGENT_CFLAGS) $(AGENT_INC_$*) $(STATIC_FLAGS) -o $@.tmp $(AGENT_SRCS) $(AGENT_LIBS) && mv $@.tmp $@
+
+$(KHEADERS):
+	@mkdir -p $@.tmp
+	@ln -sfn /usr/include/linux $@.tmp/linux
+	@ln -sfn /usr/include/asm-generic $@.tmp/asm-generic
+	@ln -sfn /usr/include/$$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/asm $@.tmp/asm
+	@rm -rf $@ && mv $@.tmp $@
 
 agents: $(AGENT_BINS)
 

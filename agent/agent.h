@@ -31,6 +31,10 @@ struct param_value {
 struct trial {
 	const struct bench	*bench;
 	int			 profile;	/* a perf profile was asked for */
+	unsigned		 monitors;	/* MON_* bits asked for */
+	struct monitor		*mon;		/* in the trial process: its counters */
+	unsigned long long	 ops;		/* operations behind the first metric
+						 * with iterations (x samples) */
 	char			*id;		/* request id, or NULL */
 	int			 samples;
 	double			 deadline;	/* timing_now() value */
@@ -163,6 +167,34 @@ int	profile_stop(struct profile *p);
  */
 void	profile_emit(struct profile *p, int out_fd, const char *id,
 	    const char *bench, double start);
+
+/* --- monitor.c: counter deltas over a trial's measured window ---------- */
+
+#define MON_INTERRUPTS	1u	/* WIRE_MON_INTERRUPTS */
+#define MON_VMSTAT	2u	/* WIRE_MON_VMSTAT */
+#define MON_PERF_STAT	4u	/* WIRE_MON_PERF_STAT */
+
+/* The MON_* bit of a monitor's wire name into *bit; 0, or -1 for none. */
+int	monitor_parse(const char *name, unsigned *bit);
+/*
+ * In the trial process, before the benchmark runs: set up t->monitors'
+ * counters (perf-stat opens its events here, inherited by the threads and
+ * children the benchmark makes).  Nothing when none was asked for.
+ */
+void	monitor_open(struct trial *t);
+/*
+ * After the benchmark ran (rc: its result): end the window if the
+ * benchmark did not, send one monitor line per monitor asked for when rc
+ * is 0, and free the counters.
+ */
+void	monitor_close(struct trial *t, int rc);
+/*
+ * The interrupts monitor's reading of a file in /proc/interrupts' format
+ * (for tests): TLB shootdowns, function call and rescheduling IPIs, every
+ * CPU's column summed, into v (have: whether the row was there).  Returns
+ * the rows matched, or -1 when the file cannot be read.
+ */
+int	monitor_read_interrupts(const char *path, unsigned long long v[3], int have[3]);
 
 /* --- kmsg.c: what the kernel logged during a trial ----------------------- */
 

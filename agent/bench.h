@@ -124,6 +124,24 @@ double		 trial_remaining(const struct trial *t);
 void		 trial_metric(struct trial *t, const char *metric,
 		     const double *samples, int n, uint64_t iters);
 
+/*
+ * The measured part of a trial begins and ends: the monitors (monitor.c)
+ * read their counters here.  timing.c calls both around its samples; a
+ * benchmark that times itself calls them around its sample loop.  Only
+ * the first begin and the last end count; without them the monitors cover
+ * the whole run.  No-ops when the trial has no monitors.
+ */
+void		 trial_measure_begin(struct trial *t);
+void		 trial_measure_end(struct trial *t);
+
+/*
+ * The operations in the measured window (iterations x samples), for the
+ * monitors' per-operation figures; trial_metric() sets it from the first
+ * metric with iterations, so only a benchmark whose metrics say none
+ * needs to.  The first value given stays.
+ */
+void		 trial_ops(struct trial *t, unsigned long long ops);
+
 /* A qualifying fact ("THP always", "fault-around 64 KB"). */
 void		 trial_note(struct trial *t, const char *fmt, ...)
 		     __attribute__((format(printf, 2, 3)));

@@ -4,7 +4,7 @@
  *   fleetmark-agent list [--json]     benchmarks, parameters, metrics
  *   fleetmark-agent env [--json]      facts about this host
  *   fleetmark-agent run BENCH [key=value]... [--samples N] [--deadline S]
- *                                     [--profile perf]
+ *                                     [--profile perf] [--monitor M,M...]
  *   fleetmark-agent serve             JSON-lines requests on stdin
  *   fleetmark-agent version
  *
@@ -27,7 +27,7 @@ usage(FILE *f)
 	    "usage: fleetmark-agent list [--json]\n"
 	    "       fleetmark-agent env [--json]\n"
 	    "       fleetmark-agent run BENCH [key=value]... [--samples N] [--deadline SECONDS]\n"
-	    "                           [--profile perf]\n"
+	    "                           [--profile perf] [--monitor interrupts,vmstat,perf-stat]\n"
 	    "       fleetmark-agent serve\n"
 	    "       fleetmark-agent version\n");
 }
@@ -51,6 +51,8 @@ cmd_run(int argc, char **argv)
 	struct trial t;
 	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc, profile = 0;
 	double deadline = AGENT_DEFAULT_DEADLINE;
+	unsigned monitors = 0, bit;
+	char *tok, *save;
 
 	if (argc < 1) {
 		usage(stderr);
@@ -83,6 +85,17 @@ cmd_run(int argc, char **argv)
 				return WIRE_EXIT_USAGE;
 			}
 			profile = 1;
+		} else if (strcmp(argv[i], "--monitor") == 0 && i + 1 < argc) {
+			for (tok = strtok_r(argv[++i], ",", &save); tok != NULL;
+			    tok = strtok_r(NULL, ",", &save)) {
+				if (monitor_parse(tok, &bit) != 0) {
+					fprintf(stderr, "fleetmark-agent: --monitor: '%s' is not one "
+					    "of %s, %s, %s\n", tok, WIRE_MON_INTERRUPTS,
+					    WIRE_MON_VMSTAT, WIRE_MON_PERF_STAT);
+					return WIRE_EXIT_USAGE;
+				}
+				monitors |= bit;
+			}
 		} else if ((eq = strchr(argv[i], '=')) != NULL && eq != argv[i] &&
 		    n < WIRE_MAX_PARAMS) {
 			*eq = '\0';
@@ -99,6 +112,7 @@ cmd_run(int argc, char **argv)
 		return WIRE_EXIT_USAGE;
 	}
 	t.profile = profile;
+	t.monitors = monitors;
 	input_init(&in, 0);
 	rc = supervise(&t, is_stream(0) ? &in : NULL, 1);
 	trial_release(&t);

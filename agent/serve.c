@@ -53,6 +53,7 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 	const char *name = jv_get_str(req, "bench");
 	const struct bench *b;
 	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc = -1, profile = 0;
+	unsigned monitors = 0, bit;
 	double deadline = AGENT_DEFAULT_DEADLINE;
 
 	if (name == NULL || (b = bench_find(name)) == NULL) {
@@ -82,6 +83,22 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		}
 		profile = 1;
 	}
+	if ((v = jv_get(req, "monitor")) != NULL && v->type != JV_NULL) {
+		if (v->type != JV_ARR) {
+			snprintf(err, errlen, "monitor must be an array of monitor names");
+			return -1;
+		}
+		for (i = 0; (size_t)i < v->len; i++) {
+			const struct jv *e = v->vals[i];
+
+			if (e->type != JV_STR || monitor_parse(e->str, &bit) != 0) {
+				snprintf(err, errlen, "monitor %d: not one of %s, %s, %s", i + 1,
+				    WIRE_MON_INTERRUPTS, WIRE_MON_VMSTAT, WIRE_MON_PERF_STAT);
+				return -1;
+			}
+			monitors |= bit;
+		}
+	}
 	if (params != NULL && params->type != JV_OBJ) {
 		snprintf(err, errlen, "params must be an object");
 		return -1;
@@ -100,8 +117,10 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		n++;
 	}
 	rc = trial_init(t, b, id, n, keys, vals, samples, deadline, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
 		t->profile = profile;
+		t->monitors = monitors;
+	}
 out:
 	while (n > 0)
 		free(vals[--n]);

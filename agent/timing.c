@@ -202,11 +202,13 @@ timing_measure(struct trial *t, timing_fn fn, void *arg,
 	timing_init();
 	if ((n = calibrate(t, fn, arg, o)) == 0)
 		return 0;
+	trial_measure_begin(t);
 	for (i = 0; i < nsamples; i++) {
 		if (trial_expired(t))
 			return 0;
 		samples[i] = sample(fn, arg, n, o);
 	}
+	trial_measure_end(t);
 	return n;
 }
 
@@ -221,12 +223,14 @@ timing_measure_interleaved(struct trial *t, int k, const timing_fn *fn,
 	for (j = 0; j < k; j++)
 		if ((iters[j] = calibrate(t, fn[j], arg[j], o)) == 0)
 			return -1;
+	trial_measure_begin(t);
 	for (i = 0; i < nsamples; i++)
 		for (j = 0; j < k; j++) {
 			if (trial_expired(t))
 				return -1;
 			samples[j][i] = sample(fn[j], arg[j], iters[j], o);
 		}
+	trial_measure_end(t);
 	return 0;
 }
 

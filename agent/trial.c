@@ -413,6 +413,13 @@ trial_metric(struct trial *t, const char *metric, const double *v, int n,
 		return;
 	memcpy(s, v, sizeof(*s) * (size_t)n);
 	samples_sort(s, n);
+	/* a median of 0: a subtraction took all (lmbench prints a blank) */
+	if (((n % 2) ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) == 0 && !m->higher_better) {
+		for (i = 0; i < n && s[i] == 0; i++)
+			;
+		trial_note(t, "the overhead is larger than the operation: subtraction leaves "
+		    "nothing (%s: %d of %d samples 0)", m->name, i, n);
+	}
 
 	jl_begin(&j, WIRE_METRIC, t->id);
 	jl_str(&j, "bench", t->bench->name);
@@ -423,8 +430,10 @@ trial_metric(struct trial *t, const char *metric, const double *v, int n,
 	jl_num(&j, "min", s[0]);
 	jl_num(&j, "max", s[n - 1]);
 	jl_int(&j, "count", n);
-	if (iters > 0)
+	if (iters > 0) {
 		jl_int(&j, "iterations", (long long)iters);
+		trial_ops(t, (unsigned long long)iters * (unsigned long long)n);
+	}
 	jl_arr(&j, "samples");
 	for (i = 0; i < n; i++)
 		jl_num(&j, NULL, v[i]);
@@ -508,6 +517,18 @@ split_params(char *buf, char **keys, char **vals, int max)
 	return n;
 }
 
+/* A benchmark's run, with the monitors asked for around it. */
+static int
+run_monitored(struct trial *t)
+{
+	int rc;
+
+	monitor_open(t);
+	rc = t->bench->run(t);
+	monitor_close(t, rc);
+	return rc;
+}
+
 /* Run one member of a suite in its own child; 0 when it reported metrics. */
 static int
 run_member(struct trial *suite, const struct suite_member *m)
@@ -532,6 +553,7 @@ run_member(struct trial *suite, const struct suite_member *m)
 	t.tmpdir = suite->tmpdir;
 	t.out_fd = suite->out_fd;
 	t.deadline = suite->deadline;
+	t.monitors = suite->monitors;
 	trial_header(&t);
 	if ((pid = fork()) < 0) {
 		trial_error(&t, WIRE_ERR_BENCH, "fork: %s", strerror(errno));
@@ -539,7 +561,7 @@ run_member(struct trial *suite, const struct suite_member *m)
 		return -1;
 	}
 	if (pid == 0)
-		_exit(trial_exit_code(t.bench->run(&t)));
+		_exit(trial_exit_code(run_monitored(&t)));
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (WIFSIGNALED(status))
@@ -558,7 +580,7 @@ trial_run(struct trial *t)
 
 	if (t->bench->suite == NULL) {
 		trial_header(t);
-		return t->bench->run(t);
+		return run_monitored(t);
 	}
 	for (m = t->bench->suite; m->bench; m++) {
 		if (trial_expired(t))

@@ -137,6 +137,7 @@ enum ap_type {
 	AP_BYE,
 	AP_BAD_OUTPUT,		/* a line that could not be understood */
 	AP_PROFILE,		/* a trial's profile, or why it has none (proto 2) */
+	AP_MONITOR,		/* a point's counter deltas, or why none (proto 4) */
 	AP_KERNEL,		/* kernel log trouble during a trial (proto 3) */
 	AP_LEASE,		/* the answer to a lease request (proto 3) */
 };
@@ -229,6 +230,17 @@ struct ap_event {
 		} profile;
 		struct {
 			const char	*bench;		/* NULL if absent */
+			const char	*monitor;	/* "interrupts", ... (1 to 64 bytes) */
+			double		 seconds;	/* the window; -1 if absent */
+			long long	 ops;		/* operations in it; 0 if absent */
+			/* NULL, or an object of at most WIRE_MAX_COUNTERS
+			 * counter names (1 to 64 bytes) to integers >= 0 */
+			const json_t	*counters;
+			const char	*absent;	/* why counters are missing, or NULL;
+						 * one of the two is there */
+		} monitor;
+		struct {
+			const char	*bench;		/* NULL if absent */
 			/* checked: an object of 1 .. 16 kinds ("warning",
 			 * "soft_lockup": 1 .. 32 bytes of [a-z_]) to counts
 			 * >= 1; an array of 0 .. WIRE_KERNEL_LINES strings of
@@ -306,6 +318,12 @@ struct ap_metric {
 	long long	 iterations;	/* 0 when the agent did not say */
 	double		*samples;	/* every raw sample, in the order taken */
 	size_t		 nsamples;
+	/* A monitor's counter (a secondary metric, named "MONITOR:COUNTER",
+	 * unit "/op", or "/s" without an operation count): NULL otherwise. */
+	char		*monitor;
+	long long	 delta;		/* the counter's change over the window */
+	long long	 ops;		/* operations in the window, 0: unknown */
+	double		 seconds;	/* the window's length, -1: unknown */
 };
 
 /* One benchmark point of a trial: one header and what followed it. */
@@ -352,6 +370,8 @@ struct ap_result {
 	double		 elapsed;	/* the last heartbeat's, seconds */
 	size_t		 bad_lines;	/* AP_BAD_OUTPUT events taken */
 	struct ap_profile *profile;	/* the profile line's, or NULL */
+	unsigned	 monitors;	/* bit i: a line of monitor i came
+					 * (plan_monitor_name(i) order) */
 	json_t		*kernel;	/* {"counts":{...},"lines":[...]} of the
 					 * kernel line, or NULL: nothing logged */
 };

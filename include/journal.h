@@ -214,6 +214,8 @@ struct journal_trial {
 	const struct ap_result	*result;	/* NULL: the trial never ran */
 	int			 profile;	/* the plan asked for a profile: an ok
 						 * trial without one says it is absent */
+	unsigned		 monitors;	/* PLAN_MON_* the plan asked for: an ok
+						 * trial without their lines notes it */
 };
 
 /* Fill host, variant, bench, params, rep, key and profile from a scheduled

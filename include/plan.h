@@ -58,6 +58,18 @@ enum plan_profile {
 	PLAN_PROFILE_PERF,	/* a system-wide perf profile during the trial */
 };
 
+/* Monitors a point may ask for (`monitor:`), as bits of plan_point.monitors. */
+#define PLAN_MON_INTERRUPTS	1u	/* /proc/interrupts: TLB shootdowns, IPIs */
+#define PLAN_MON_VMSTAT		2u	/* /proc/vmstat and /proc/stat counters */
+#define PLAN_MON_PERF_STAT	4u	/* cycles, instructions, dTLB load misses */
+#define PLAN_MON_COUNT		3
+
+/* The wire name of monitor i (0 .. PLAN_MON_COUNT - 1, bit 1 << i). */
+const char	*plan_monitor_name(size_t i);
+/* The names of the monitors in bits, in order, into names (room for
+ * PLAN_MON_COUNT; static strings); their number. */
+size_t		 plan_monitor_names(unsigned bits, char **names);
+
 /* A file written when a variant is applied (old value restored after). */
 struct plan_write {
 	char	*path;
@@ -85,6 +97,7 @@ struct plan_point {
 	unsigned char		*tasks;		/* 1 where it counts tasks run at once
 						 * (the catalogue's type cpus) */
 	enum plan_profile	 profile;
+	unsigned		 monitors;	/* PLAN_MON_* bits: `monitor:` */
 	char			*id;		/* "BENCH/k=v,k=v" (escaped), unique */
 	char			*label;		/* the given params, for people:
 						 * threads=4 command="a b" */

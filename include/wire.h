@@ -10,7 +10,7 @@
 #ifndef FLEETMARK_WIRE_H
 #define FLEETMARK_WIRE_H
 
-#define WIRE_PROTO		3		/* protocol version */
+#define WIRE_PROTO		4		/* protocol version */
 #define WIRE_PROTO_MIN		1		/* oldest one the controller still speaks */
 #define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
 #define WIRE_MAX_SAMPLES	1000		/* samples per metric line */
@@ -33,6 +33,7 @@
 #define WIRE_BENCH	"bench"		/* agent: one benchmark of `list` */
 #define WIRE_BYE	"bye"		/* agent: serve mode is exiting */
 #define WIRE_PROFILE	"profile"	/* agent: the trial's profile (proto 2), before "end" */
+#define WIRE_MONITOR	"monitor"	/* agent: a point's counter deltas (proto 4) */
 #define WIRE_KERNEL	"kernel"	/* agent: kernel log trouble during a trial (proto 3) */
 #define WIRE_LEASE	"lease"		/* agent: the answer to a lease request (proto 3) */
 
@@ -48,6 +49,12 @@
 
 /* Profilers a trial request may ask for in its "profile" member (proto 2). */
 #define WIRE_PROFILE_PERF	"perf"		/* perf record -a during the trial */
+
+/* Monitors a trial request may ask for in its "monitor" array (proto 4). */
+#define WIRE_MON_INTERRUPTS	"interrupts"	/* /proc/interrupts IPI rows */
+#define WIRE_MON_VMSTAT		"vmstat"	/* /proc/vmstat and /proc/stat counters */
+#define WIRE_MON_PERF_STAT	"perf-stat"	/* cycles, instructions, dTLB misses */
+#define WIRE_MAX_COUNTERS	32		/* counters in one monitor line */
 
 /* Error classes in "error" and "end" lines (status of an end line is
  * WIRE_STATUS_OK or one of these). */

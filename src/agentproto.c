@@ -129,6 +129,7 @@ ap_type_name(enum ap_type t)
 	case AP_NOTE:		return WIRE_NOTE;
 	case AP_HEARTBEAT:	return WIRE_HEARTBEAT;
 	case AP_PROFILE:	return WIRE_PROFILE;
+	case AP_MONITOR:	return WIRE_MONITOR;
 	case AP_KERNEL:		return WIRE_KERNEL;
 	case AP_LEASE:		return WIRE_LEASE;
 	case AP_ERROR:		return WIRE_ERROR;
@@ -570,6 +571,71 @@ parse_profile(struct line *l, json_t *o)
 	return 0;
 }
 
+/* The index of a monitor's wire name (the bit plan.h gives it), or -1. */
+static int
+monitor_index(const char *name)
+{
+	static const char *const names[] = { WIRE_MON_INTERRUPTS, WIRE_MON_VMSTAT,
+		WIRE_MON_PERF_STAT };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* A name of 1 to 64 bytes of letters, digits, '_' and '-'. */
+static int
+counter_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 64 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
+}
+
+/* A monitor line: counters by name, or why there are none. */
+static int
+parse_monitor(struct line *l, json_t *o)
+{
+	struct ap_event *ev = l->ev;
+	const char *k;
+	json_t *c, *v;
+
+	ev->u.monitor.seconds = -1;
+	ev->u.monitor.ops = 0;
+	if (get_str(l, o, "bench", 0, &ev->u.monitor.bench) != 0 ||
+	    get_str(l, o, "monitor", 1, &ev->u.monitor.monitor) != 0 ||
+	    get_str(l, o, "absent", 0, &ev->u.monitor.absent) != 0 ||
+	    get_num(l, o, "seconds", 0, &ev->u.monitor.seconds) != 0 ||
+	    get_int(l, o, "ops", 0, 0, &ev->u.monitor.ops) != 0 ||
+	    member(l, o, "counters", 0, JSON_OBJECT, &c) != 0)
+		return -1;
+	if (monitor_index(ev->u.monitor.monitor) < 0)
+		return bad(l, AP_BAD_MEMBER, "unknown monitor '%.32s'", ev->u.monitor.monitor);
+	if (json_object_get(o, "seconds") != NULL && ev->u.monitor.seconds < 0)
+		return bad(l, AP_BAD_MEMBER, "'seconds' is negative");
+	v = json_object_get(o, "absent");
+	if (v != NULL && (json_string_length(v) == 0 ||
+	    json_string_length(v) > WIRE_MAX_ABSENT))
+		return bad(l, AP_BAD_MEMBER, "'absent' is empty or longer than %d bytes",
+		    WIRE_MAX_ABSENT);
+	if (c == NULL && v == NULL)
+		return bad(l, AP_BAD_MEMBER, "neither 'counters' nor 'absent'");
+	if (c != NULL && json_object_size(c) > WIRE_MAX_COUNTERS)
+		return bad(l, AP_BAD_MEMBER, "more than %d counters", WIRE_MAX_COUNTERS);
+	json_object_foreach(c, k, v) {
+		if (!counter_name(k))
+			return bad(l, AP_BAD_MEMBER, "a counter name is not 1 to 64 letters, "
+			    "digits, '_' or '-'");
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return bad(l, AP_BAD_MEMBER, "counter %.64s is not an integer >= 0", k);
+	}
+	ev->u.monitor.counters = c;
+	return 0;
+}
+
 /* A kernel line: counts by kind and the first lines, bounded. */
 static int
 parse_kernel(struct line *l, json_t *o)
@@ -709,6 +775,7 @@ static const struct line_type {
 	{ WIRE_HEARTBEAT, AP_HEARTBEAT, parse_heartbeat },
 	{ WIRE_ERROR, AP_ERROR, parse_error },
 	{ WIRE_PROFILE, AP_PROFILE, parse_profile },
+	{ WIRE_MONITOR, AP_MONITOR, parse_monitor },
 	{ WIRE_KERNEL, AP_KERNEL, parse_kernel },
 	{ WIRE_LEASE, AP_LEASE, parse_lease },
 	{ WIRE_END, AP_END, parse_end },
@@ -848,6 +915,7 @@ ap_trial_free(struct ap_trial *t)
 			free(p->metrics[j].name);
 			free(p->metrics[j].unit);
 			free(p->metrics[j].samples);
+			free(p->metrics[j].monitor);
 		}
 		free(p->metrics);
 		free(p->message);
@@ -939,6 +1007,8 @@ add_metric(struct ap_trial *t, const struct ap_event *ev)
 	/* Points grow one metric at a time: a few metrics each. */
 	p->metrics = xreallocarray(p->metrics, p->nmetrics + 1, sizeof(*p->metrics));
 	m = &p->metrics[p->nmetrics++];
+	memset(m, 0, sizeof(*m));
+	m->seconds = -1;
 	m->name = xstrdup(ev->u.metric.name);
 	m->unit = xstrdup(ev->u.metric.unit);
 	m->higher_better = ev->u.metric.higher_better;
@@ -978,6 +1048,68 @@ add_profile(struct ap_trial *t, const struct ap_event *ev)
 		p->top[i].sym = xstrdup(json_string_value(json_object_get(f, "sym")));
 		p->top[i].hits = (long long)json_integer_value(json_object_get(f, "hits"));
 		p->top[i].pct = json_number_value(json_object_get(f, "pct"));
+	}
+}
+
+static void
+add_note(struct ap_trial *t, const char *text)
+{
+	if (t->r.nnotes < AP_TRIAL_MAX_NOTES) {
+		xgrow(&t->r.notes, &t->ncap, t->r.nnotes + 1, sizeof(*t->r.notes));
+		t->r.notes[t->r.nnotes++] = text_copy(text);
+	}
+}
+
+/*
+ * A monitor line: each counter becomes a secondary metric of the point,
+ * "MONITOR:COUNTER", per operation of the window (per second when the
+ * agent knows no operation count); why counters are missing, a note.
+ */
+static void
+add_monitor(struct ap_trial *t, const struct ap_event *ev)
+{
+	const char *mon = ev->u.monitor.monitor, *k;
+	double ops = (double)ev->u.monitor.ops, secs = ev->u.monitor.seconds;
+	struct ap_event mev;
+	double value;
+	json_t *v;
+	char *name, *note;
+
+	t->r.monitors |= 1u << monitor_index(mon);
+	if (ev->u.monitor.absent != NULL) {
+		note = xasprintf("monitor %s: %s", mon, ev->u.monitor.absent);
+		add_note(t, note);
+		free(note);
+	}
+	json_object_foreach((json_t *)ev->u.monitor.counters, k, v) {
+		struct ap_point *p;
+
+		if (ops <= 0 && !(secs > 0))
+			break;	/* nothing to divide by: the note-less counters go */
+		value = (double)json_integer_value(v) / (ops > 0 ? ops : secs);
+		name = xasprintf("%s:%s", mon, k);
+		memset(&mev, 0, sizeof(mev));
+		mev.type = AP_METRIC;
+		mev.u.metric.bench = ev->u.monitor.bench ? ev->u.monitor.bench :
+		    t->r.npoints ? t->r.points[t->r.npoints - 1].bench : "";
+		mev.u.metric.name = name;
+		mev.u.metric.unit = ops > 0 ? "/op" : "/s";
+		mev.u.metric.value = mev.u.metric.min = mev.u.metric.max = value;
+		mev.u.metric.count = 1;
+		mev.u.metric.samples = &value;
+		mev.u.metric.nsamples = 1;
+		p = t->r.npoints ? &t->r.points[t->r.npoints - 1] : NULL;
+		add_metric(t, &mev);
+		if (p != NULL && p->nmetrics > 0 && strcmp(p->metrics[p->nmetrics - 1].name,
+		    name) == 0) {
+			struct ap_metric *m = &p->metrics[p->nmetrics - 1];
+
+			m->monitor = xstrdup(mon);
+			m->delta = (long long)json_integer_value(v);
+			m->ops = ev->u.monitor.ops;
+			m->seconds = secs;
+		}
+		free(name);
 	}
 }
 
@@ -1044,6 +1176,7 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 	case AP_NOTE:
 	case AP_HEARTBEAT:
 	case AP_PROFILE:
+	case AP_MONITOR:
 	case AP_KERNEL:
 	case AP_ERROR:
 	case AP_END:
@@ -1070,10 +1203,10 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 		add_metric(t, ev);
 		break;
 	case AP_NOTE:
-		if (t->r.nnotes < AP_TRIAL_MAX_NOTES) {
-			xgrow(&t->r.notes, &t->ncap, t->r.nnotes + 1, sizeof(*t->r.notes));
-			t->r.notes[t->r.nnotes++] = text_copy(ev->u.note.text);
-		}
+		add_note(t, ev->u.note.text);
+		break;
+	case AP_MONITOR:
+		add_monitor(t, ev);
 		break;
 	case AP_HEARTBEAT:
 		t->r.heartbeats++;

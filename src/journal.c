@@ -483,6 +483,49 @@ journal_trial_init(struct journal_trial *jt, const char *host, const struct plan
 	jt->key = pt->key;
 	jt->duration = -1;
 	jt->profile = pt->point->profile == PLAN_PROFILE_PERF;
+	jt->monitors = pt->point->monitors;
+}
+
+/*
+ * The trial's notes, and for an ok trial one for each monitor asked for
+ * that sent no line (an agent of protocol 2 or older); NULL for none.
+ */
+static json_t *
+notes_json(const struct journal_trial *t, enum ap_status st)
+{
+	const struct ap_result *r = t->result;
+	json_t *a = NULL;
+	size_t k;
+	char *n;
+
+	if (r != NULL && r->nnotes > 0)
+		a = rundir_json_strv(r->notes, r->nnotes);
+	for (k = 0; r != NULL && st == AP_ST_OK && k < PLAN_MON_COUNT; k++) {
+		if (!(t->monitors & (1u << k)) || (r->monitors & (1u << k)))
+			continue;
+		if (a == NULL)
+			a = json_array();
+		n = xasprintf("monitor %s: the agent sent none (an agent older than "
+		    "protocol 4 has no monitors)", plan_monitor_name(k));
+		json_array_append_new(a, rundir_json_str(n));
+		free(n);
+	}
+	return a;
+}
+
+/* A monitor's counter behind a secondary metric (docs/results.md). */
+static json_t *
+monitor_json(const struct ap_metric *m)
+{
+	const char *counter = strchr(m->name, ':');
+	json_t *o = json_object();
+
+	rundir_json_set(o, "name", rundir_json_str(m->monitor));
+	rundir_json_set(o, "counter", rundir_json_str(counter ? counter + 1 : m->name));
+	rundir_json_set(o, "delta", json_integer(m->delta));
+	rundir_json_set(o, "ops", m->ops > 0 ? json_integer(m->ops) : json_null());
+	rundir_json_set(o, "seconds", m->seconds >= 0 ? json_real(m->seconds) : json_null());
+	return o;
 }
 
 /* A trial's profile as its first line carries it (docs/results.md). */
@@ -589,10 +632,12 @@ add_line(struct strbuf *sb, const struct journal *j,
 		msg = pt->message;
 	if (msg != NULL)
 		rundir_json_set(o, "message", rundir_json_str(msg));
-	if (r != NULL && r->nnotes > 0)
-		rundir_json_set(o, "notes", rundir_json_strv(r->notes, r->nnotes));
+	if ((a = notes_json(t, st)) != NULL)
+		rundir_json_set(o, "notes", a);
 	if (r != NULL && r->kernel != NULL)
 		rundir_json_set(o, "kernel", json_deep_copy(r->kernel));
+	if (m != NULL && m->monitor != NULL)
+		rundir_json_set(o, "monitor", monitor_json(m));
 	if (part == 1 && (a = profile_json(t, st)) != NULL)
 		rundir_json_set(o, "profile", a);
 	rundir_json_set(o, "part", json_integer((json_int_t)part));

@@ -28,10 +28,63 @@ static const char *const plan_keys[] = {
 	"seed", "variants", "benchmarks", "regression", NULL
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
-static const char *const bench_keys[] = { "bench", "params", "profile", NULL };
+static const char *const bench_keys[] = { "bench", "params", "profile", "monitor", NULL };
 static const char *const regression_keys[] = { "threshold", "metrics", NULL };
 static const char *const order_names[] = { "interleave", "sequential", "shuffle", NULL };
 static const char *const profile_names[] = { "none", "perf", NULL };
+static const char *const monitor_names[] = { WIRE_MON_INTERRUPTS, WIRE_MON_VMSTAT,
+	WIRE_MON_PERF_STAT, NULL };
+
+const char *
+plan_monitor_name(size_t i)
+{
+	return i < PLAN_MON_COUNT ? monitor_names[i] : "?";
+}
+
+size_t
+plan_monitor_names(unsigned bits, char **names)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < PLAN_MON_COUNT; k++)
+		if (bits & (1u << k))
+			names[n++] = (char *)monitor_names[k];
+	return n;
+}
+
+/* `monitor:` of a benchmark entry: a list of monitor names, into *bits. */
+static int
+load_monitors(const struct ydoc_node *n, unsigned *bits, char **err)
+{
+	const struct ydoc_node *v;
+	size_t i, k;
+	char *hint;
+
+	*bits = 0;
+	if (n->type != YDOC_SEQUENCE && n->type != YDOC_SCALAR)
+		return ydoc_error(err, n, "monitor must be a list of monitors (interrupts, "
+		    "vmstat, perf-stat), found %s", ydoc_type_name(n));
+	for (i = 0; i < (n->type == YDOC_SEQUENCE ? n->n : 1); i++) {
+		v = ydoc_list_at(n, i);
+		if (v->type != YDOC_SCALAR)
+			return ydoc_error(err, v, "monitor: expected a monitor name, found %s",
+			    ydoc_type_name(v));
+		for (k = 0; monitor_names[k] != NULL; k++)
+			if (strcmp(v->value, monitor_names[k]) == 0)
+				break;
+		if (monitor_names[k] == NULL) {
+			hint = ydoc_did_you_mean(v->value, monitor_names, PLAN_MON_COUNT);
+			ydoc_error(err, v, "unknown monitor '%.64s': expected interrupts, vmstat "
+			    "or perf-stat%s", v->value, hint);
+			free(hint);
+			return -1;
+		}
+		if (*bits & (1u << k))
+			return ydoc_error(err, v, "monitor %s is listed twice", v->value);
+		*bits |= 1u << k;
+	}
+	return 0;
+}
 
 const char *
 plan_order_name(enum plan_order o)
@@ -297,9 +350,11 @@ static int
 load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
     const struct catalog *cat, char **err)
 {
-	const struct ydoc_node *bn, *pn, *prn;
+	const struct ydoc_node *bn, *pn, *prn, *mn;
 	const struct catalog_bench *b;
 	enum plan_profile profile = PLAN_PROFILE_NONE;
+	unsigned monitors = 0;
+	size_t first = p->npoints;
 	const char *name, **names;
 	char *hint, **gk = NULL, **gv = NULL;
 	size_t i, j, n, naxes = 0, *idx = NULL, *len = NULL, npoints = 1;
@@ -336,6 +391,9 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 		}
 		profile = (enum plan_profile)v;
 	}
+	if ((mn = ydoc_get(e, "monitor")) != NULL && !ydoc_is_null(mn) &&
+	    load_monitors(mn, &monitors, err) != 0)
+		return -1;
 	pn = ydoc_get(e, "params");
 	if (pn != NULL && ydoc_is_null(pn))
 		pn = NULL;
@@ -351,6 +409,8 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 			add_point(p, cap, catalog_find(cat, m->bench), b->name, m->keys, m->vals,
 			    m->nparams, profile, e);
 		}
+		for (i = first; i < p->npoints; i++)
+			p->points[i].monitors = monitors;
 		return 0;
 	}
 
@@ -438,6 +498,8 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 		if (i == 0)
 			break;
 	}
+	for (i = first; i < p->npoints; i++)
+		p->points[i].monitors = monitors;
 	r = 0;
 out:
 	free(idx);

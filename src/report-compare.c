@@ -152,7 +152,7 @@ counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
 	int in;
 
 	if (list == NULL)
-		return 1;
+		return strchr(cell->metric, ':') == NULL;	/* a monitor's: secondary */
 	name = xasprintf(" %s.%s ", cell->bench, cell->metric);
 	in = strstr(list, name) != NULL;
 	free(name);
@@ -241,6 +241,7 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 			row = rgrid_add_row(g);
 			point_cells(g, row, &r->cells[c]);
 			rgrid_set(g, row, SU_SERIES, r->series[s].name, NAN);
+			report_cell_notes(r, s, c, g, row, summary_series.mean);
 			rgrid_set(g, row, SU_NOISY, series_cells(g, row, &summary_series, v, thr,
 			    &m) ? "noisy" : "", NAN);
 		}
@@ -309,6 +310,8 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 			point_cells(g, row, cell);
 			rgrid_set(g, row, CC_BASELINE, r->series[b].name, NAN);
 			rgrid_set(g, row, CC_SERIES, r->series[s].name, NAN);
+			report_cell_notes(r, b, c, g, row, compare_base.mean);
+			report_cell_notes(r, s, c, g, row, compare_series.mean);
 			nb = series_cells(g, row, &compare_base, bv, thr, &bm);
 			ns = series_cells(g, row, &compare_series, v, thr, &m);
 			rgrid_set(g, row, CC_NOISY, nb && ns ? "both" : nb ? "base" : ns ? "series" :

@@ -104,6 +104,26 @@ first_line(const char *m)
 	return xstrndup(m, n);
 }
 
+char *
+report_failure_why(const struct report *r, size_t s, const char *bench, const char *want)
+{
+	const struct rfail *f;
+	char *m, *why;
+	size_t i;
+
+	for (i = r->fails ? r->fails->n : 0; i-- > 0;) {
+		f = &r->fails->f[i];
+		if (f->series != s || strcmp(f->bench, bench) != 0 ||
+		    !report_params_match(f->params, want))
+			continue;
+		m = first_line(f->message);
+		why = *m ? xasprintf("%s: %s", f->status, m) : xstrdup(f->status);
+		free(m);
+		return why;
+	}
+	return NULL;
+}
+
 enum { F_HOST, F_VARIANT, F_BENCH, F_POINT, F_CLASS, F_MESSAGE, F_COUNT, F_NCOLS };
 
 int

@@ -771,11 +771,15 @@ table(FILE *out, const struct rgrid *g)
 			else
 				fputs("<td>", out);
 			html_text(out, s);
+			rgrid_notes_html_marks(out, g, i, j);
+			if (j + 1 == g->ncols)
+				rgrid_notes_html_marks(out, g, i, g->ncols);
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);
 	}
 	fputs("</tbody></table></div>\n", out);
+	rgrid_notes_html_list(out, g);
 }
 
 static const char css[] =

@@ -51,6 +51,7 @@ struct rvals {
 	int		*rep;
 	double		*v;
 	struct rsamples	*smp;	/* per value, when report_keep_samples(); else NULL */
+	struct strs	*notes;	/* the agent's notes of these trials (distinct), or NULL */
 };
 
 /* A run read (report_add_run()), in the order given. */
@@ -171,6 +172,9 @@ struct rgrid {
 	size_t	 nrows, cap;
 	char	**cells;	/* nrows * ncols, owned, never NULL ("" blank) */
 	double	*nums;		/* the number behind each cell, or NAN */
+	struct strs notes;	/* the notes' texts, numbered from 1 (notes.c) */
+	char	**marks;	/* per (row, col), and per row at col ncols: "1,3" or NULL */
+	size_t	 marks_cap;
 };
 
 struct rgrid	*rgrid_new(const char *table, const char *title, size_t nkeys,
@@ -250,6 +254,10 @@ void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
 void	report_failure_add(struct report *r, size_t s, const char *bench,
 	    const char *params, const char *status, const char *message);
 void	report_failures_free(struct report *r);
+/* Why the last failed trial of series s at bench, with every "k=v" of
+ * want, failed: "timeout: its message's first line" (a new string), or NULL. */
+char	*report_failure_why(const struct report *r, size_t s, const char *bench,
+	    const char *want);
 int	report_has_failures(const struct report *r);
 /* The failures table: host, variant, bench, point, class, first message,
  * count; -1 when every line was ok. */
@@ -259,6 +267,43 @@ int	report_has_lmbench(const struct report *r);
 /* The lmbench name of a cell ("fork"), or NULL. */
 const char *report_lmbench_name(const struct rcell *c);
 
+
+/* --- Notes (notes.c) -------------------------------------------------------- */
+
+#define REPORT_MAX_CELL_NOTES	16	/* distinct notes kept per (series, cell) */
+
+/*
+ * Note text on cell (row, col) of g, or on the row as a whole (col ==
+ * g->ncols).  Identical texts are one note; notes are numbered from 1 in
+ * the order the grid first uses them.
+ */
+void	rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text);
+/* The numbers of the notes on (row, col) as "1,3", or NULL (owned by g). */
+const char *rgrid_marks(const struct rgrid *g, size_t row, size_t col);
+/* The row's note numbers, its cells' and its own, as "[1,3]" (a new
+ * string), or NULL when it has none. */
+char	*rgrid_row_marks(const struct rgrid *g, size_t row);
+/* The row's notes' texts joined by "; " (a new string, "" for none): CSV. */
+char	*rgrid_row_notes_text(const struct rgrid *g, size_t row);
+/* The texts of the notes on a cell and on its row (a new array), or NULL: JSON. */
+json_t	*rgrid_cell_notes_json(const struct rgrid *g, size_t row, size_t col);
+/* The notes under a table: "[1] text" lines, or Markdown footnotes
+ * "[^N]: text" numbered from base + 1 (labels unique in a document). */
+void	rgrid_notes_print(const struct rgrid *g, FILE *out, int md, size_t base);
+/* A cell's Markdown footnote references "[^N]", numbered from base + 1. */
+void	rgrid_notes_md_marks(const struct rgrid *g, FILE *out, size_t row, size_t col,
+	    size_t base);
+/* HTML: a cell's marks with the texts as tooltips; the list under a table. */
+void	rgrid_notes_html_marks(FILE *out, const struct rgrid *g, size_t row, size_t col);
+void	rgrid_notes_html_list(FILE *out, const struct rgrid *g);
+/* Forget the marks of a row (rgrid_free_row()); free them all (rgrid_free()). */
+void	rgrid_notes_drop_row(struct rgrid *g, size_t row);
+void	rgrid_notes_free(struct rgrid *g);
+/* Keep a trial's notes with the values of one (series, cell). */
+void	report_notes_put(struct rvals *v, const char *const *notes, size_t n);
+/* Every note of (series s, cell c) on (row, col) of g. */
+void	report_cell_notes(const struct report *r, size_t s, size_t c, struct rgrid *g,
+	    size_t row, size_t col);
 
 /* Add s unless present; its index either way. */
 size_t	strs_add(struct strs *l, const char *s);

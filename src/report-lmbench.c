@@ -17,6 +17,7 @@
 
 #include "report-int.h"
 #include "report.h"
+#include "strbuf.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -353,6 +354,85 @@ unlike_grid(const struct report *r, struct rgrids *gs)
 	rgrids_add(gs, g);
 }
 
+static double value_of(const struct report *r, size_t s, long c, int rep,
+    enum report_aggregate agg);
+
+/* A column's name for people: the mail header's two words ("2p/64K ctxsw"). */
+static const char *
+col_title(const struct rgrid *g, size_t col)
+{
+	return g->cols[col];
+}
+
+/*
+ * Say why each blank cell of row `row` (series s, repetition rep) is
+ * blank: a failed trial (its reason), a value of 0 (the agent's notes on
+ * it), a column fleetmark does not measure, or a point the run did not
+ * measure (those named together, one note for the row).
+ */
+static void
+blank_notes(const struct report *r, const struct ltable *lt, const long *cells,
+    const long *io, size_t s, int rep, enum report_aggregate agg, struct rgrid *g,
+    size_t row, size_t col0)
+{
+	struct strbuf missing;
+	size_t k, col, nmissing = 0;
+	char *text, *why;
+
+	strbuf_init(&missing, 0);
+	for (k = 0; k < lt->ncols; k++) {
+		const struct lcol *l = &lt->cols[k];
+		double v = NAN;
+		long c = -1;
+
+		col = col0 + k;
+		if (l->bench == NULL) {
+			rgrid_note(g, row, col, "RPC/UDP and RPC/TCP: not measured (fleetmark has "
+			    "no Sun RPC benchmark, lmbench's lat_rpc)");
+			continue;
+		}
+		if (strcmp(l->bench, "null-io") == 0) {
+			v = value_of(r, s, io[0], rep, agg);
+			if (isnan(v))
+				v = value_of(r, s, io[1], rep, agg);
+			c = io[0] >= 0 ? io[0] : io[1];
+		} else {
+			c = cells[k];
+			v = value_of(r, s, c, rep, agg);
+		}
+		if (!isnan(v) && v > 0)
+			continue;
+		if (!isnan(v)) {
+			text = xasprintf("%s: the value is 0, which lmbench prints blank",
+			    col_title(g, col));
+			rgrid_note(g, row, col, text);
+			free(text);
+			report_cell_notes(r, s, (size_t)c, g, row, col);
+			continue;
+		}
+		why = report_failure_why(r, s, strcmp(l->bench, "null-io") == 0 ? "lat_syscall" :
+		    l->bench, strcmp(l->bench, "null-io") == 0 ? "" : l->params);
+		if (why != NULL) {
+			text = xasprintf("%s: the trial failed: %s", col_title(g, col), why);
+			rgrid_note(g, row, col, text);
+			free(text);
+			free(why);
+			continue;
+		}
+		strbuf_addf(&missing, "%s%s", nmissing++ ? ", " : "", col_title(g, col));
+	}
+	if (nmissing > 0) {
+		text = xasprintf("not measured in this run: %s", missing.buf);
+		for (k = 0; k < lt->ncols; k++) {
+			col = col0 + k;
+			if (strstr(missing.buf, col_title(g, col)) != NULL)
+				rgrid_note(g, row, col, text);
+		}
+		free(text);
+	}
+	strbuf_release(&missing);
+}
+
 int
 report_has_lmbench(const struct report *r)
 {
@@ -583,7 +663,15 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 					rgrid_free_row(g);
 					continue;
 				}
-				fprintf(mem, "%s\n", line);
+				blank_notes(r, lt, cells[t], io, s, rep, o->aggregate, g, row,
+				    col - lt->ncols);
+				{
+					char *marks = rgrid_row_marks(g, row);
+
+					fprintf(mem, "%s%s%s\n", line, marks ? "  " : "",
+					    marks ? marks : "");
+					free(marks);
+				}
 				if (lr.n == lr.cap) {
 					lr.cap = lr.cap ? lr.cap * 2 : 16;
 					lr.series = xreallocarray(lr.series, lr.cap, sizeof(*lr.series));

@@ -280,6 +280,8 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					if (!change) {
 						numfmt_fixed(buf, sizeof(buf), m, 4);
 						rgrid_set(g, row, MC_VALUES + y, buf, m);
+						report_cell_notes(r, si, (size_t)ci, g, row,
+						    MC_VALUES + y);
 						any = 1;
 						continue;
 					}

@@ -126,6 +126,9 @@ report_free(struct report *r)
 			free(r->vals[i][j].rep);
 			free(r->vals[i][j].v);
 			rvals_free_samples(&r->vals[i][j]);
+			if (r->vals[i][j].notes != NULL)
+				strs_free(r->vals[i][j].notes);
+			free(r->vals[i][j].notes);
 		}
 		free(r->vals[i]);
 	}
@@ -582,6 +585,7 @@ add_line(const struct trial_line *l, void *arg)
 	c = cell_get(r, l->bench, l->params_text, l->metric, l->unit,
 	    same_str(l->direction, "higher"));
 	vals_put(r, s, c, (int)l->rep, l->value, l->samples, l->nsamples);
+	report_notes_put(&r->vals[s][c], l->notes, l->nnotes);
 	r->counts.used++;
 	return 0;
 }
@@ -744,6 +748,7 @@ rgrid_free_row(struct rgrid *g)
 	g->nrows--;
 	for (i = 0; i < g->ncols; i++)
 		free(g->cells[g->nrows * g->ncols + i]);
+	rgrid_notes_drop_row(g, g->nrows);
 }
 
 void
@@ -767,6 +772,7 @@ rgrid_free(struct rgrid *g)
 	free(g->table);
 	free(g->title);
 	free(g->text);
+	rgrid_notes_free(g);
 	free(g);
 }
 
@@ -796,12 +802,25 @@ pad(FILE *out, size_t n)
 		fputc(' ', out);
 }
 
+/* A cell as text shows it: with its notes' marks ("0.53 [1,2]"); a new string. */
+static char *
+text_cell(const struct rgrid *g, size_t row, size_t col)
+{
+	const char *m = rgrid_marks(g, row, col), *s = g->cells[row * g->ncols + col];
+
+	return m ? xasprintf("%s [%s]", s, m) : xstrdup(s);
+}
+
 /* Generic aligned text: keys left-aligned, values right-aligned. */
 static void
 print_text(const struct rgrid *g, FILE *out)
 {
 	size_t *w = xcalloc(g->ncols, sizeof(*w)), i, j;
+	char **shown = xcalloc(g->nrows * g->ncols + 1, sizeof(*shown));
 
+	for (i = 0; i < g->nrows; i++)
+		for (j = 0; j < g->ncols; j++)
+			shown[i * g->ncols + j] = text_cell(g, i, j);
 	fprintf(out, "%s\n", g->title);
 	for (j = 0; j < g->ncols; j++)
 		w[j] = dwidth(g->cols[j]);
@@ -809,15 +828,16 @@ print_text(const struct rgrid *g, FILE *out)
 		w[j] = 0;
 	for (i = 0; i < g->nrows; i++)
 		for (j = 0; j < g->ncols; j++) {
-			size_t l = dwidth(g->cells[i * g->ncols + j]);
+			size_t l = dwidth(shown[i * g->ncols + j]);
 
 			if (l > w[j])
 				w[j] = l;
 		}
 	for (i = 0; i <= g->nrows; i++) {
 		const char *const *row = i == 0 ? (const char *const *)g->cols :
-		    (const char *const *)&g->cells[(i - 1) * g->ncols];
+		    (const char *const *)&shown[(i - 1) * g->ncols];
 		size_t end = g->ncols;
+		char *rm = i > 0 ? (char *)rgrid_marks(g, i - 1, g->ncols) : NULL;
 
 		while (end > 1 && row[end - 1][0] == '\0')
 			end--;
@@ -835,8 +855,12 @@ print_text(const struct rgrid *g, FILE *out)
 				fputs(row[j], out);
 			}
 		}
+		if (rm != NULL)
+			fprintf(out, "  [%s]", rm);
 		fputc('\n', out);
 	}
+	rgrid_notes_print(g, out, 0, 0);
+	strv_free(shown, g->nrows * g->ncols);
 	free(w);
 }
 
@@ -851,7 +875,7 @@ md_cell(FILE *out, const char *s)
 }
 
 static void
-print_md(const struct rgrid *g, FILE *out)
+print_md(const struct rgrid *g, FILE *out, size_t *base)
 {
 	size_t i, j;
 
@@ -870,10 +894,15 @@ print_md(const struct rgrid *g, FILE *out)
 		for (j = g->nhidden; j < g->ncols; j++) {
 			fputc(' ', out);
 			md_cell(out, g->cells[i * g->ncols + j]);
+			rgrid_notes_md_marks(g, out, i, j, *base);
+			if (j + 1 == g->ncols)
+				rgrid_notes_md_marks(g, out, i, g->ncols, *base);
 			fputs(" |", out);
 		}
 		fputc('\n', out);
 	}
+	rgrid_notes_print(g, out, 1, *base);
+	*base += g->notes.n;
 }
 
 static void
@@ -886,6 +915,8 @@ print_csv(const struct rgrid *g, FILE *out)
 		fputc(',', out);
 		csv_field(out, g->cols[j]);
 	}
+	if (g->notes.n > 0)
+		fputs(",notes", out);
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
 		csv_field(out, g->table);
@@ -906,6 +937,13 @@ print_csv(const struct rgrid *g, FILE *out)
 				csv_field(out, s);
 			}
 		}
+		if (g->notes.n > 0) {
+			char *nt = rgrid_row_notes_text(g, i);
+
+			fputc(',', out);
+			csv_field(out, nt);
+			free(nt);
+		}
 		fputc('\n', out);
 	}
 }
@@ -920,12 +958,12 @@ print_json(const struct rgrid *g, FILE *out, int *first)
 		for (j = g->nkeys; j < g->ncols; j++) {
 			const char *txt = g->cells[i * g->ncols + j];
 			double num = g->nums[i * g->ncols + j];
-			json_t *o;
+			json_t *o, *notes;
 			char *s;
 
 			while (*txt == ' ')
 				txt++;
-			if (*txt == '\0' && isnan(num))
+			if (*txt == '\0' && isnan(num) && rgrid_marks(g, i, j) == NULL)
 				continue;
 			o = json_object();
 			json_object_set_new(o, "table", json_string(g->table));
@@ -936,6 +974,8 @@ print_json(const struct rgrid *g, FILE *out, int *first)
 			json_object_set_new(o, "value", isnan(num) || isinf(num) ? json_null() :
 			    json_real(num));
 			json_object_set_new(o, "text", json_string(txt));
+			if ((notes = rgrid_cell_notes_json(g, i, j)) != NULL)
+				json_object_set_new(o, "notes", notes);
 			s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(15));
 			fprintf(out, "%s%s", *first ? "[\n" : ",\n", s);
 			*first = 0;
@@ -1180,7 +1220,7 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
 	struct rgrid *pg = NULL;
-	size_t base = 0, i;
+	size_t base = 0, i, notes = 0;
 	int regressions = 0, n, first = 1, ret = -1;
 
 	if (r->nseries == 0) {
@@ -1291,15 +1331,16 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 			/* delta lines are bare, as in mail; among other tables, titled */
 			if (g->text && gs.n - (pg != NULL) > 1 && strcmp(g->table, "delta") == 0)
 				fprintf(out, "%s\n", g->title);
-			if (g->text)
+			if (g->text) {
 				fputs(g->text, out);
-			else
+				rgrid_notes_print(g, out, 0, 0);
+			} else
 				print_text(g, out);
 			break;
 		case REPORT_MD:
 			if (i > 0)
 				fputc('\n', out);
-			print_md(g, out);
+			print_md(g, out, &notes);
 			break;
 		case REPORT_CSV:
 			if (i > 0)

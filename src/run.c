@@ -664,6 +664,16 @@ send_trial(struct worker *w, size_t i, json_t *params)
 	    p->samples, "deadline", (double)p->timeout_ms / 1000.0);
 	if (req != NULL && w->s->trials[i].point->profile == PLAN_PROFILE_PERF)
 		json_object_set_new(req, "profile", json_string(WIRE_PROFILE_PERF));
+	if (req != NULL && w->s->trials[i].point->monitors != 0) {
+		/* an agent older than protocol 4 ignores it (the journal says so) */
+		char *mon[PLAN_MON_COUNT];
+		size_t k, n = plan_monitor_names(w->s->trials[i].point->monitors, mon);
+		json_t *a = json_array();
+
+		for (k = 0; k < n; k++)
+			json_array_append_new(a, json_string(mon[k]));
+		json_object_set_new(req, "monitor", a);
+	}
 	return send_json(w, req);
 }
 

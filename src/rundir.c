@@ -532,6 +532,12 @@ plan_json(const struct plan *p, unsigned long long seed)
 		rundir_json_set(v, "label", rundir_json_str(pt->label));
 		rundir_json_set(v, "profile", pt->profile == PLAN_PROFILE_PERF ?
 		    json_string("perf") : json_null());
+		if (pt->monitors != 0) {
+			char *mon[PLAN_MON_COUNT];
+
+			rundir_json_set(v, "monitor", rundir_json_strv(mon,
+			    plan_monitor_names(pt->monitors, mon)));
+		}
 		json_array_append_new(a, v);
 	}
 	rundir_json_set(o, "points", a);

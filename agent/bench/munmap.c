@@ -457,6 +457,7 @@ run(struct trial *t)
 	want = TARGET_NS / 8 / (r.wall_ns / bsize);
 	bsize = want < 1 ? 1 : want > bmax ? bmax : (int)want;
 
+	trial_measure_begin(t);
 	for (i = 0; i < n; i++) {
 		if (trial_expired(t)) {
 			rc = trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached after %d samples", i);
@@ -479,6 +480,7 @@ run(struct trial *t)
 			goto out;
 		}
 	}
+	trial_measure_end(t);
 	rc = 0;
 out:
 	stop_workers(&s);

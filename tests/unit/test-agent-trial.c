@@ -3,6 +3,7 @@
  * small statistics helpers of the timing harness.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -189,6 +190,8 @@ test_registry(void)
 	    edit_distance("kitten", "sitting") == 3, "edit distance");
 }
 
+static unsigned req_monitors;	/* the last request's t->monitors */
+
 /* serve_trial_init() on a request line: 0 and t->profile, or -1. */
 static int
 request(const char *line, int *profile, char *err)
@@ -202,6 +205,7 @@ request(const char *line, int *profile, char *err)
 	r = serve_trial_init(req, "t1", &t, err, 256);
 	if (r == 0) {
 		*profile = t.profile;
+		req_monitors = t.monitors;
 		trial_release(&t);
 	}
 	jv_free(req);
@@ -228,6 +232,126 @@ test_profile_request(void)
 	    err) == -1, "a profile that is not a string: refused");
 }
 
+/* serve_trial_init() on a request line: 0 and t->monitors, or -1. */
+static int
+monitors_of(const char *line, unsigned *mon, char *err)
+{
+	int profile, r = request(line, &profile, err);
+
+	if (r == 0)
+		*mon = req_monitors;
+	return r;
+}
+
+static void
+test_monitor_request(void)
+{
+	char err[256];
+	unsigned m = 99;
+
+	ok(monitors_of("{\"type\":\"trial\",\"bench\":\"munmap\",\"monitor\":[\"interrupts\","
+	    "\"perf-stat\"]}", &m, err) == 0 && m == (MON_INTERRUPTS | MON_PERF_STAT),
+	    "a request for two monitors");
+	ok(monitors_of("{\"type\":\"trial\",\"bench\":\"munmap\"}", &m, err) == 0 && m == 0,
+	    "no monitor member: none");
+	ok(monitors_of("{\"type\":\"trial\",\"bench\":\"munmap\",\"monitor\":[\"iostat\"]}",
+	    &m, err) == -1 && strstr(err, "monitor 1: not one of interrupts, vmstat, perf-stat") !=
+	    NULL, "an unknown monitor: refused, saying which are known");
+	ok(monitors_of("{\"type\":\"trial\",\"bench\":\"munmap\",\"monitor\":\"vmstat\"}",
+	    &m, err) == -1, "a monitor member that is not an array: refused");
+}
+
+static const struct bench_metric zmetrics[] = {
+	{ "latency", "us", 0, "" },
+	{ "rate", "ops/s", 1, "" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static const struct bench zero_bench = {
+	"zerobench", "for the unit test", "", NULL, zmetrics, run_nothing, NULL, NULL
+};
+
+/* The lines trial_metric() writes for samples v[0..n), into buf. */
+static void
+metric_lines(const char *metric, const double *v, int n, char *buf, size_t cap)
+{
+	char err[256];
+	struct trial t;
+	int p[2];
+	ssize_t r;
+
+	buf[0] = '\0';
+	if (pipe(p) != 0 || trial_init(&t, &zero_bench, "z", 0, NULL, NULL, n, 10, err,
+	    sizeof(err)) != 0)
+		return;
+	t.out_fd = p[1];
+	trial_metric(&t, metric, v, n, 0);
+	close(p[1]);
+	r = read(p[0], buf, cap - 1);
+	buf[r > 0 ? r : 0] = '\0';
+	close(p[0]);
+	trial_release(&t);
+}
+
+static void
+test_zero_note(void)
+{
+	static const double zeros[] = { 0, 0, 0, 1.5, 2 }, some[] = { 0, 1, 2 };
+	char buf[8192];
+
+	metric_lines("latency", zeros, 5, buf, sizeof(buf));
+	ok(strstr(buf, "\"type\":\"note\"") != NULL && strstr(buf, "the overhead is larger "
+	    "than the operation: subtraction leaves nothing (latency: 3 of 5 samples 0)") != NULL,
+	    "a median of 0: a note says the subtraction left nothing");
+	metric_lines("latency", some, 3, buf, sizeof(buf));
+	ok(strstr(buf, "\"type\":\"note\"") == NULL, "a median above 0: no note");
+	metric_lines("rate", zeros, 5, buf, sizeof(buf));
+	ok(strstr(buf, "\"type\":\"note\"") == NULL, "a rate of 0 (higher is better): no note");
+}
+
+static void
+test_interrupts(void)
+{
+	char path[] = "/tmp/test-agent-interrupts.XXXXXX";
+	unsigned long long v[3] = { 0, 0, 0 };
+	int have[3] = { 0, 0, 0 }, fd = mkstemp(path), i;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (f == NULL) {
+		ok(0, "a temporary file");
+		return;
+	}
+	/* x86, 4096 CPUs: each row some 45 KB, far past the 8 KB buffer */
+	fputs("           CPU0       CPU1\n", f);
+	fputs("  0:         30          0   IO-APIC   2-edge      timer\n", f);
+	fputs("RES:", f);
+	for (i = 0; i < 4096; i++)
+		fprintf(f, " %10d", i % 3);
+	fputs("   Rescheduling interrupts\nCAL:", f);
+	for (i = 0; i < 4096; i++)
+		fprintf(f, " %10d", 7);
+	fputs("   Function call interrupts\nTLB:", f);
+	for (i = 0; i < 4096; i++)
+		fprintf(f, " %10d", 1000000);
+	fputs("   TLB shootdowns\nERR:          0\n", f);
+	fclose(f);
+	is_int(monitor_read_interrupts(path, v, have), 3, "x86 with 4096 CPUs: the three rows");
+	ok(have[0] && have[1] && have[2] && v[0] == 4096ULL * 1000000 && v[1] == 4096ULL * 7 &&
+	    v[2] == 4095, "every CPU's column summed, whatever the length of a row");
+
+	f = fopen(path, "w");
+	fputs("           CPU0       CPU1\nIPI0:        12         30       Rescheduling interrupts\n"
+	    "IPI1:         5          6       Function call interrupts\n"
+	    "IPI2:         0          0       CPU stop interrupts\n", f);
+	fclose(f);
+	v[0] = v[1] = v[2] = 0;
+	have[0] = have[1] = have[2] = 0;
+	is_int(monitor_read_interrupts(path, v, have), 2, "arm64: no TLB shootdown row");
+	ok(!have[0] && v[1] == 11 && v[2] == 42, "... function calls and reschedules from its IPI rows");
+	unlink(path);
+	is_int(monitor_read_interrupts(path, v, have), -1, "a file that is not there: -1");
+}
+
 int
 main(void)
 {
@@ -236,5 +360,8 @@ main(void)
 	test_stats();
 	test_registry();
 	test_profile_request();
+	test_monitor_request();
+	test_zero_note();
+	test_interrupts();
 	return tap_done();
 }

@@ -629,12 +629,12 @@ static void
 test_proto(void)
 {
 	size_t len;
-	char *data = slurp("tests/data/agentproto/proto4.jsonl", &len);
+	char *data = slurp("tests/data/agentproto/proto5.jsonl", &len);
 	const struct ap_event *ev;
 	struct seen s;
 
 	read_all(data, len, 7, &s);
-	is_str(s.sig, "unknown-proto:4:0.9.0:riscv64;", "a hello of protocol 4 is refused, not bad output");
+	is_str(s.sig, "unknown-proto:5:0.9.0:riscv64;", "a hello of protocol 5 is refused, not bad output");
 	ev = one("{\"type\":\"hello\",\"proto\":1,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
 	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 1,
 	    "protocol 1 (no profiles) is still spoken");
@@ -985,6 +985,49 @@ test_profiles(void)
 	    json_array_size(ev->u.profile.top) == 0, "an empty profile is a profile");
 }
 
+#define MON(id, rest)	"{\"type\":\"monitor\",\"id\":\"" id "\",\"bench\":\"b\"," rest "}\n"
+
+static void
+test_monitors(void)
+{
+	struct ap_trial *t;
+	const struct ap_result *r;
+	const struct ap_metric *m;
+	size_t i;
+
+	t = trial_over(HDR("t1", "b") MET("t1", "b", "m")
+	    MON("t1", "\"monitor\":\"interrupts\",\"seconds\":0.5,\"ops\":200,"
+	    "\"counters\":{\"tlb_shootdowns\":50,\"call_ipis\":0}")
+	    MON("t1", "\"monitor\":\"vmstat\",\"seconds\":0.5,\"counters\":{\"pgfault\":100}")
+	    MON("t1", "\"monitor\":\"perf-stat\",\"seconds\":0.5,\"absent\":\"cycles: not "
+	    "permitted\"") END("t1", "ok"), "t1", NULL);
+	r = ap_trial_result(t);
+	m = r->npoints == 1 && r->points[0].nmetrics == 4 ? r->points[0].metrics : NULL;
+	ok(r->status == AP_ST_OK && m != NULL && m[0].monitor == NULL &&
+	    strcmp(m[1].name, "interrupts:tlb_shootdowns") == 0 && strcmp(m[1].unit, "/op") == 0 &&
+	    m[1].value == 0.25 && m[1].delta == 50 && m[1].ops == 200 && m[1].seconds == 0.5 &&
+	    strcmp(m[1].monitor, "interrupts") == 0 && m[2].value == 0,
+	    "a monitor's counters become the point's metrics, per operation, the delta kept");
+	ok(m != NULL && strcmp(m[3].name, "vmstat:pgfault") == 0 && strcmp(m[3].unit, "/s") == 0 &&
+	    m[3].value == 200, "without an operation count: per second");
+	for (i = 0; i < r->nnotes; i++)
+		if (strcmp(r->notes[i], "monitor perf-stat: cycles: not permitted") == 0)
+			break;
+	ok(i < r->nnotes && r->monitors == 7, "an absent monitor is a note; every monitor "
+	    "that sent a line is known");
+	ap_trial_free(t);
+	ok(bad_as(MON("t1", "\"monitor\":\"iostat\",\"counters\":{}"), AP_BAD_MEMBER,
+	    "unknown monitor"), "an unknown monitor: bad");
+	ok(bad_as(MON("t1", "\"monitor\":\"vmstat\""), AP_BAD_MEMBER, "neither"),
+	    "neither counters nor absent: bad");
+	ok(bad_as(MON("t1", "\"monitor\":\"vmstat\",\"counters\":{\"pgfault\":-1}"),
+	    AP_BAD_MEMBER, "pgfault"), "a negative counter: bad");
+	ok(bad_as(MON("t1", "\"monitor\":\"vmstat\",\"counters\":{\"a b\":1}"),
+	    AP_BAD_MEMBER, "counter name"), "a counter name with a space: bad");
+	ok(bad_as(MON("t1", "\"monitor\":\"vmstat\",\"counters\":{\"x\":1.5}"),
+	    AP_BAD_MEMBER, "x"), "a counter that is not an integer: bad");
+}
+
 static void
 test_kernel_and_lease(void)
 {
@@ -1045,6 +1088,7 @@ main(void)
 	test_feed_contract();
 	test_trials();
 	test_profiles();
+	test_monitors();
 	test_statuses();
 	agentproto_free(one_ap);
 	free(one_buf);

@@ -287,6 +287,64 @@ test_profile(void)
 	plan_schedule_free(s);
 }
 
+/* A monitor's counters are lines of their own, with the raw delta; a
+ * monitor asked for that an older agent never sent is a note. */
+static void
+test_monitor(void)
+{
+	struct plan_schedule *s = plan_expand(plan, "lab-01", 1);
+	struct journal *j = create(tmpdir, NULL, "run-monitor");
+	struct journal_trial jt;
+	struct ap_trial *t;
+	char *err = NULL, *p, *text, *lines, *l;
+	json_t *o, *mon, *notes;
+	size_t len, nmon = 0, nold = 0;
+
+	lines = xasprintf("%.*s%s%s", (int)(strstr(ok_lines, "{\"type\":\"end\"") - ok_lines),
+	    ok_lines, "{\"type\":\"monitor\",\"id\":\"t1\",\"bench\":\"munmap\","
+	    "\"monitor\":\"interrupts\",\"seconds\":0.25,\"ops\":6000,\"counters\":"
+	    "{\"tlb_shootdowns\":3000}}\n",
+	    "{\"type\":\"end\",\"id\":\"t1\",\"bench\":\"munmap\",\"status\":\"ok\"}\n");
+	t = result_of(lines, "t1");
+	journal_trial_init(&jt, "lab-01", &s->trials[0]);
+	jt.monitors = PLAN_MON_INTERRUPTS;
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "append a trial with a monitor line");
+	ap_trial_free(t);
+	t = result_of(ok_lines, "t1");
+	journal_trial_init(&jt, "lab-01", &s->trials[1]);
+	jt.monitors = PLAN_MON_INTERRUPTS | PLAN_MON_VMSTAT;
+	jt.result = ap_trial_result(t);
+	ok(journal_append(j, &jt, &err) == 0, "append a trial whose agent sent no monitor line");
+
+	p = xasprintf("%s/trials.jsonl", journal_dir(j));
+	text = slurp(p, &len);
+	for (l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		o = json_loadb(l, (size_t)(strchr(l, '\n') - l), 0, NULL);
+		mon = json_object_get(o, "monitor");
+		notes = json_object_get(o, "notes");
+		if (mon != NULL && strcmp(json_string_value(json_object_get(o, "metric")),
+		    "interrupts:tlb_shootdowns") == 0 && json_real_value(json_object_get(o,
+		    "value")) == 0.5 && json_integer_value(json_object_get(mon, "delta")) ==
+		    3000 && json_integer_value(json_object_get(mon, "ops")) == 6000 &&
+		    strcmp(json_string_value(json_object_get(mon, "counter")),
+		    "tlb_shootdowns") == 0)
+			nmon++;
+		if (json_array_size(notes) == 3 && strstr(json_string_value(json_array_get(notes,
+		    2)), "monitor vmstat: the agent sent none") != NULL)
+			nold++;
+		json_decref(o);
+	}
+	is_int((int)nmon, 1, "the counter's line: per operation, with delta, ops and counter");
+	is_int((int)nold, 2, "no monitor line from the agent: a note per monitor on each line");
+	free(text);
+	free(p);
+	free(lines);
+	ap_trial_free(t);
+	journal_free(j);
+	plan_schedule_free(s);
+}
+
 static void
 test_run_id(void)
 {
@@ -1291,6 +1349,7 @@ main(void)
 	test_create();
 	test_lines();
 	test_profile();
+	test_monitor();
 	test_threads();
 	test_run_json();
 	test_resume();

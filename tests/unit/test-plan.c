@@ -227,6 +227,29 @@ test_errors(void)
 	    "p.yaml:3:5: minisuite is a suite of 3 points: it takes no params"), "suite with params");
 	ok(fails_with("benchmarks:\n  - bench: munmap\n    profile: oprofile\n",
 	    "p.yaml:3:14: bad profile 'oprofile'"), "bad profile");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    monitor: [interrupts, vmstats]\n",
+	    "p.yaml:3:27: unknown monitor 'vmstats': expected interrupts, vmstat or perf-stat "
+	    "(did you mean 'vmstat'?)"), "a misspelt monitor, with a suggestion");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    monitor: [vmstat, vmstat]\n",
+	    "p.yaml:3:23: monitor vmstat is listed twice"), "a monitor twice");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    monitor: {interrupts: 1}\n",
+	    "p.yaml:3:14: monitor must be a list of monitors"), "monitor as a mapping");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    monitors: [vmstat]\n",
+	    "did you mean 'monitor'"), "the key misspelt");
+	{
+		char *err = NULL;
+		struct plan *p = load("benchmarks:\n  - bench: munmap\n    params: {pages: [4, 8]}\n"
+		    "    monitor: [perf-stat, interrupts]\n  - bench: minisuite\n"
+		    "    monitor: vmstat\n", &err);
+
+		ok(p != NULL && p->npoints == 5 && p->points[0].monitors ==
+		    (PLAN_MON_INTERRUPTS | PLAN_MON_PERF_STAT) && p->points[1].monitors ==
+		    p->points[0].monitors && p->points[2].monitors == PLAN_MON_VMSTAT &&
+		    p->points[4].monitors == PLAN_MON_VMSTAT, "monitors on every point of a "
+		    "matrix and of a suite; one name alone is a list of one");
+		plan_free(p);
+		free(err);
+	}
 	ok(fails_with("benchmarks:\n  - params: {}\n", "p.yaml:2:5: a benchmark entry needs `bench:`"),
 	    "entry without bench");
 	ok(fails_with("benchmarks:\n  - bench: munmap\n  - bench: munmap\n",

@@ -175,7 +175,7 @@ put_file(const char *dir, const char *name, const char *text)
  * rendered as lmbench tables into a new string (NULL on failure).
  */
 static char *
-render_edges(void)
+render_edges(enum report_format fmt)
 {
 	char dir[] = "/tmp/test-report-lmbench.XXXXXX", hosts[64], *err = NULL;
 	char *out = NULL;
@@ -213,11 +213,30 @@ render_edges(void)
 		"\"metric\":\"latency\",\"unit\":\"us\",\"direction\":\"lower\",\"value\":120,"
 		"\"samples\":[120],\"start\":978307203.0,\"duration\":1.0,\"status\":\"ok\","
 		"\"kind\":\"ok\",\"notes\":[\"file on ext4\",\"unlike lmbench: the agent is "
-		"statically linked\"],\"part\":1,\"parts\":1}\n") != 0;
+		"statically linked\"],\"part\":1,\"parts\":1}\n"
+		/* context switching: a number, a 0 the agent explains, a failure */
+		"{\"format\":1,\"run\":\"20010101-000000-edge-0001\",\"host\":\"fast\","
+		"\"variant\":null,\"bench\":\"lat_ctx\",\"params\":{\"procs\":\"2\","
+		"\"size\":\"0\"},\"rep\":1,\"key\":\"k1\",\"metric\":\"latency\",\"unit\":\"us\","
+		"\"direction\":\"lower\",\"value\":5.5,\"samples\":[5.5],\"status\":\"ok\","
+		"\"kind\":\"ok\",\"part\":1,\"parts\":1}\n"
+		"{\"format\":1,\"run\":\"20010101-000000-edge-0001\",\"host\":\"fast\","
+		"\"variant\":null,\"bench\":\"lat_ctx\",\"params\":{\"procs\":\"2\","
+		"\"size\":\"64\"},\"rep\":1,\"key\":\"k2\",\"metric\":\"latency\",\"unit\":\"us\","
+		"\"direction\":\"lower\",\"value\":0,\"samples\":[0],\"status\":\"ok\","
+		"\"kind\":\"ok\",\"notes\":[\"the overhead is larger than the operation: "
+		"subtraction leaves nothing (latency: 6 of 11 samples 0)\"],\"part\":1,\"parts\":1}\n"
+		"{\"format\":1,\"run\":\"20010101-000000-edge-0001\",\"host\":\"fast\","
+		"\"variant\":null,\"bench\":\"lat_ctx\",\"params\":{\"procs\":\"2\","
+		"\"size\":\"16\"},\"rep\":1,\"key\":\"k3\",\"metric\":null,\"unit\":null,"
+		"\"direction\":null,\"value\":null,\"samples\":[],\"status\":\"timeout\","
+		"\"kind\":\"benchmark\",\"message\":\"lat_ctx did not finish within its "
+		"deadline\",\"part\":1,\"parts\":1}\n") != 0;
 	r = report_new();
 	if (!bad && report_add_run(r, dir, &err) == 0) {
 		report_opts_init(&o);
 		o.table = REPORT_TABLE_LMBENCH;
+		o.format = fmt;
 		if ((mem = open_memstream(&out, &len)) != NULL) {
 			if (report_render(r, &o, mem, &err) != 0) {
 				fclose(mem);
@@ -357,19 +376,46 @@ main(void)
 	is_str(buf, "0.01", "digits cut after the point stay getsummary's");
 
 	{
-		char *edges = render_edges();
+		char *edges = render_edges(REPORT_TEXT), *md, *csv, *json;
 
 		ok(edges != NULL, "render a run with a 12346 Mhz host");
 		ok(edges && strstr(edges, "\nfast      edge          12346 5e-4 ") != NULL,
 		    "Mhz 12346 printed whole (getsummary's %4.0f), null call 5e-4");
-		ok(edges && strstr(edges, " 12.K\n") != NULL, "TCP conn 12345 us: 12.K");
+		ok(edges && strstr(edges, " 12.K  [1,2]\n") != NULL,
+		    "TCP conn 12345 us: 12.K, the row's blank cells marked");
+		ok(edges && strstr(edges, "\n[1] RPC/UDP and RPC/TCP: not measured (fleetmark has "
+		    "no Sun RPC benchmark, lmbench's lat_rpc)\n[2] not measured in this run: "
+		    "pipe, AF UNIX, UDP, TCP\n") != NULL,
+		    "... and explained under the table, the columns not measured together");
 		ok(edges && strstr(edges, "\nUnlike lmbench\n--------------\n"
 		    "fast/edge: lat_proc op=fork: the agent is statically linked\n") != NULL,
 		    "a note that says a trial differs from lmbench is listed under the tables");
 		ok(edges && strstr(edges, "file on ext4") == NULL, "other notes are not");
+		ok(edges && strstr(edges, "\nfast      edge          5.5000                      "
+		    "                        [1,2,3,4]\n[1] ctxsw 2p/16K: the trial failed: timeout: "
+		    "lat_ctx did not finish within its deadline\n[2] ctxsw 2p/64K: the value is 0, "
+		    "which lmbench prints blank\n[3] the overhead is larger than the operation: "
+		    "subtraction leaves nothing (latency: 6 of 11 samples 0)\n[4] not measured in "
+		    "this run: ctxsw 8p/16K, ctxsw 8p/64K, ctxsw 16p/16K, ctxsw 16p/64K\n") != NULL, "context switching: a failed trial's blank cell and a 0 are explained, "
+		    "with the agent's note");
 		if (edges)
 			printf("# %s", edges);
 		free(edges);
+		md = render_edges(REPORT_MD);
+		ok(md && strstr(md, "       [^3][^4] |") != NULL && strstr(md, "]: ctxsw 2p/64K: the value is "
+		    "0, which lmbench prints blank\n") != NULL, "Markdown: blank cells carry "
+		    "footnote marks, the footnotes under the table");
+		free(md);
+		csv = render_edges(REPORT_CSV);
+		ok(csv && strstr(csv, ",ctxsw 16p/64K,notes\n") != NULL && strstr(csv,
+		    "ctxsw 2p/64K: the value is 0, which lmbench prints blank; the overhead is "
+		    "larger") != NULL, "CSV: a notes column with the row's notes");
+		free(csv);
+		json = render_edges(REPORT_JSON);
+		ok(json && strstr(json, "\"column\":\"ctxsw 2p/16K\",\"value\":null,\"text\":\"\","
+		    "\"notes\":[\"ctxsw 2p/16K: the trial failed: timeout: lat_ctx did not finish "
+		    "within its deadline\"]") != NULL, "JSON: a blank cell with its notes");
+		free(json);
 	}
 
 	check_file(DATA "example-lmbench-tx49.txt", 13);

@@ -104,6 +104,89 @@ write_file(const char *path, const char *text)
 	"\"status\":\"ok\",\"kind\":\"ok\"}\n"
 #define LINE(host, params, rep, value) LINE_S(host, params, rep, value, "[1,2]")
 
+/* One line of the oversubscribed sweep below. */
+static void
+sweep_line(FILE *f, int threads, int pages, int rep, const char *metric, const char *unit,
+    double v)
+{
+	fprintf(f, "{\"format\":1,\"run\":\"20011130-061500-over-0001\",\"host\":\"lab-01\","
+	    "\"variant\":null,\"bench\":\"munmap\",\"params\":{\"threads\":\"%d\","
+	    "\"pages\":\"%d\"},\"rep\":%d,\"key\":\"-/munmap/threads=%d,pages=%d/%d\","
+	    "\"metric\":\"%s\",\"unit\":\"%s\",\"direction\":\"lower\",\"value\":%g,"
+	    "\"samples\":[%g],\"status\":\"ok\",\"kind\":\"ok\",\"notes\":[\"THP never\"%s],"
+	    "\"part\":1,\"parts\":1}\n", threads, pages, rep, threads, pages, rep, metric, unit,
+	    v, v, threads > 1 ? ",\"16 accessing threads and the unmapping thread share 2 "
+	    "CPUs\"" : "");
+}
+
+/*
+ * An oversubscribed sweep: the agent's notes reach the matrix, the
+ * summary and every format, identical notes merged, and only the cells
+ * they qualify are marked.
+ */
+static void
+test_notes(void)
+{
+	char tmpl[] = "/tmp/test-report-notes.XXXXXX", *dir = mkdtemp(tmpl), path[512], *out;
+	struct report *r = report_new();
+	int rc, t, p, rep;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	write_file(path, "{\"format\":1,\"run\":\"20011130-061500-over-0001\",\"label\":"
+	    "\"k\",\"status\":\"finished\",\"plan\":{\"name\":\"over\",\"repeat\":2,"
+	    "\"regression\":null},\"hosts\":{}}\n");
+	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
+	f = fopen(path, "w");
+	for (t = 1; t <= 16; t *= 16)
+		for (p = 1; p <= 16; p *= 16)
+			for (rep = 1; rep <= 2; rep++) {
+				sweep_line(f, t, p, rep, "ns_per_munmap", "ns", 1000.0 * t + p);
+				sweep_line(f, t, p, rep, "interrupts:tlb_shootdowns", "/op",
+				    t > 1 ? 1.0 : 0.0);
+			}
+	fclose(f);
+	ok(report_add_run(r, dir, NULL) == 0, "read the oversubscribed sweep");
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_TEXT, NULL, &rc);
+	ok(out && strstr(out, "munmap ns_per_munmap (ns, mean of trials): lab-01/k\n"
+	    "threads  pages=1      pages=16\n1           1001 [1]     1016 [1]\n"
+	    "16       16001 [1,2]  16016 [1,2]\n[1] THP never\n[2] 16 accessing threads and "
+	    "the unmapping thread share 2 CPUs\n") != NULL,
+	    "matrix: the oversubscribed row's cells marked, the notes under the grid");
+	ok(out && strstr(out, "munmap interrupts:tlb_shootdowns (/op, mean of trials)") != NULL,
+	    "a monitor's metric is a grid of its own");
+	free(out);
+	out = render(r, REPORT_TABLE_SUMMARY, REPORT_TEXT, NULL, &rc);
+	ok(out && count_of(out, "16 accessing threads and the unmapping thread share 2 CPUs") ==
+	    1 && strstr(out, "16016 [1,2]") != NULL, "summary: marks, one footnote per note");
+	free(out);
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_MD, NULL, &rc);
+	ok(out && strstr(out, "| 16001[^1][^2] |") != NULL && strstr(out, "[^2]: 16 accessing "
+	    "threads") != NULL && strstr(out, "[^3]: THP never") != NULL,
+	    "Markdown: footnote labels unique over the document");
+	free(out);
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_CSV, NULL, &rc);
+	ok(out && strstr(out, ",pages=16,notes\n") != NULL && strstr(out, ",16,16001,16016,"
+	    "THP never; 16 accessing threads and the unmapping thread share 2 CPUs\n") != NULL,
+	    "CSV: the row's notes in a notes column");
+	free(out);
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_JSON, NULL, &rc);
+	ok(out && strstr(out, "\"value\":1001.0,\"text\":\"1001\",\"notes\":[\"THP never\"]}")
+	    != NULL, "JSON: a cell's notes");
+	free(out);
+	out = render(r, REPORT_TABLE_MATRIX, REPORT_HTML, NULL, &rc);
+	ok(out && strstr(out, "16001<sup class=\"note\" title=\"THP never\">1</sup><sup "
+	    "class=\"note\" title=\"16 accessing threads and the unmapping thread share 2 "
+	    "CPUs\">2</sup>") != NULL && strstr(out, "<ol class=\"notes\"><li>THP never</li>")
+	    != NULL, "HTML: marks with the note as a tooltip, the notes listed under the table");
+	free(out);
+	report_free(r);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -113,6 +196,7 @@ main(void)
 	int rc;
 
 	log_set_level(LOG_LEVEL_QUIET);
+	test_notes();
 
 	/* Delta lines: the mail's, then the sign rules. */
 	out = report_delta_line("fork", 166, 187, 0);
