@@ -28,8 +28,12 @@ struct param_value {
 	long long	 num;		/* PARAM_INT, PARAM_CPUS */
 };
 
+struct program;
+
 struct trial {
 	const struct bench	*bench;
+	struct program		*program;	/* bench: program only (bench/program.c);
+						 * freed by trial_release() */
 	int			 profile;	/* a perf profile was asked for */
 	unsigned		 monitors;	/* MON_* bits asked for */
 	struct monitor		*mon;		/* in the trial process: its counters */
@@ -267,6 +271,20 @@ struct jv;
  */
 int	serve_trial_init(const struct jv *req, const char *id, struct trial *t,
 	    char *err, size_t errlen);
+
+/* --- bench/program.c: the user's own programs (protocol 4) ------------- */
+
+/*
+ * The "program" member of trial request req, with its "params": the
+ * program, its argv templates and compiled parse rules, and a benchmark
+ * (own_program_bench()) whose name, parameters and metrics are the program's.
+ * Returns 0 and a new program in *out (own_program_free() it after the trial),
+ * or -1 with the bad-request message in err.
+ */
+int	own_program_from_request(const struct jv *req, struct program **out,
+	    char *err, size_t errlen);
+const struct bench *own_program_bench(const struct program *p);
+void	own_program_free(struct program *p);
 
 /* --- util.c --------------------------------------------------------------- */
 

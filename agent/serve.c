@@ -51,12 +51,14 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 	char *keys[WIRE_MAX_PARAMS], *vals[WIRE_MAX_PARAMS];
 	const struct jv *params = jv_get(req, "params"), *v;
 	const char *name = jv_get_str(req, "bench");
-	const struct bench *b;
+	const struct bench *b = NULL;
+	struct program *prog = NULL;
 	int samples = AGENT_DEFAULT_SAMPLES, n = 0, i, rc = -1, profile = 0;
 	unsigned monitors = 0, bit;
 	double deadline = AGENT_DEFAULT_DEADLINE;
 
-	if (name == NULL || (b = bench_find(name)) == NULL) {
+	if (name == NULL || (strcmp(name, WIRE_BENCH_PROGRAM) != 0 &&
+	    (b = bench_find(name)) == NULL)) {
 		snprintf(err, errlen, "unknown benchmark '%s'", name ? name : "");
 		return -1;
 	}
@@ -116,12 +118,20 @@ serve_trial_init(const struct jv *req, const char *id, struct trial *t, char *er
 		}
 		n++;
 	}
+	if (strcmp(name, WIRE_BENCH_PROGRAM) == 0) {
+		if (own_program_from_request(req, &prog, err, errlen) != 0)
+			goto out;
+		b = own_program_bench(prog);
+	}
 	rc = trial_init(t, b, id, n, keys, vals, samples, deadline, err, errlen);
 	if (rc == 0) {
 		t->profile = profile;
 		t->monitors = monitors;
+		t->program = prog;
+		prog = NULL;
 	}
 out:
+	own_program_free(prog);
 	while (n > 0)
 		free(vals[--n]);
 	return rc;

@@ -442,6 +442,9 @@ supervise(struct trial *t, struct input *in, int out_fd)
 	case WIRE_EXIT_TIMEOUT:
 		emit_end(out_fd, t, WIRE_ERR_TIMEOUT, start);
 		return WIRE_EXIT_TIMEOUT;
+	case WIRE_EXIT_BAD_OUTPUT:
+		emit_end(out_fd, t, WIRE_ERR_BAD_OUTPUT, start);
+		return WIRE_EXIT_BAD_OUTPUT;
 	case WIRE_EXIT_USAGE:
 		emit_end(out_fd, t, WIRE_ERR_REQUEST, start);
 		return WIRE_EXIT_USAGE;

@@ -302,6 +302,8 @@ trial_release(struct trial *t)
 	for (i = 0; i < t->nparams; i++)
 		free(t->params[i].str);
 	t->nparams = 0;
+	own_program_free(t->program);
+	t->program = NULL;
 	free(t->id);
 	t->id = NULL;
 }
@@ -481,6 +483,8 @@ trial_exit_code(int rc)
 		return WIRE_EXIT_UNSUPPORTED;
 	if (last_class != NULL && strcmp(last_class, WIRE_ERR_TIMEOUT) == 0)
 		return WIRE_EXIT_TIMEOUT;
+	if (last_class != NULL && strcmp(last_class, WIRE_ERR_BAD_OUTPUT) == 0)
+		return WIRE_EXIT_BAD_OUTPUT;
 	if (last_class != NULL && strcmp(last_class, WIRE_ERR_REQUEST) == 0)
 		return WIRE_EXIT_USAGE;
 	return WIRE_EXIT_FAILED;

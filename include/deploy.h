@@ -35,6 +35,7 @@ struct deploy_result {
 	char	*version;	/* what `fleetmark-agent version` said */
 	int	uploaded;	/* bytes had to be sent (not already cached) */
 	int	built;		/* compiled on the host from source */
+	char	*dir;		/* the work directory there, "~/" expanded */
 };
 
 /*
@@ -49,6 +50,21 @@ int	deploy_agent(struct transport *t, const char *workdir,
 
 void	deploy_result_release(struct deploy_result *res);
 
+struct transport_result;
+
+/*
+ * Put the executable data (len bytes) at path on t, unless the file there
+ * already has its SHA-256 (or, without sha256sum, its POSIX cksum), then
+ * run the shell command `then` there with $p set to the path.  One exec
+ * channel when cached; else the upload (verified) and one more.  `what`
+ * names the file in messages.  Returns 0 with what `then` printed in *out
+ * (release it) and *uploaded set, or a negative TRANSPORT_E* code with a
+ * new message naming the host in *err.
+ */
+int	deploy_put(struct transport *t, const char *what, const void *data, size_t len,
+	    const char *path, const char *then, struct transport_result *out,
+	    int *uploaded, char **err);
+
 /* dir with a leading "~/" (or a lone "~") replaced by home; a new string. */
 char	*deploy_expand_dir(const char *dir, const char *home);
 
@@ -60,5 +76,14 @@ char	*deploy_expand_dir(const char *dir, const char *home);
  */
 int	deploy_source_archive(unsigned char **tar, size_t *len,
 	    char sha256[65], char **err);
+
+struct strbuf;
+
+/*
+ * Append one regular file (mode 0644, a fixed time stamp, name under 100
+ * bytes) to the ustar archive in t; the archive ends with 1024 zero bytes
+ * the caller adds.  0, or -1 for a name too long.
+ */
+int	deploy_tar_add(struct strbuf *t, const char *name, const void *data, size_t len);
 
 #endif /* FLEETMARK_DEPLOY_H */

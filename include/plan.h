@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 struct catalog;
+struct program;
 struct ydoc;
 struct ydoc_node;
 struct fleet;
@@ -102,6 +103,7 @@ struct plan_point {
 	char			*label;		/* the given params, for people:
 						 * threads=4 command="a b" */
 	const struct ydoc_node	*where;		/* the benchmark entry */
+	const struct program	*program;	/* bench: program (the plan's), or NULL */
 };
 
 struct plan {
@@ -122,6 +124,8 @@ struct plan {
 	double			 threshold;	/* percent */
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
+	struct program		**programs;	/* the `bench: program` entries */
+	size_t			 nprograms;
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */
@@ -188,6 +192,14 @@ unsigned long long plan_seed(const struct plan *p);
  */
 char	*plan_trial_key(const struct plan_variant *v, const struct plan_point *pt,
 	    int rep);
+
+/*
+ * The catalogue entry (params, metrics) of the plan's `bench: program`
+ * called name, or NULL when the plan has none: a program's metrics are
+ * looked up here before the agent's catalogue.  Owned by the plan.
+ */
+struct catalog_bench;
+const struct catalog_bench *plan_program_bench(const struct plan *p, const char *name);
 
 const char	*plan_order_name(enum plan_order o);
 

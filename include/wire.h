@@ -41,6 +41,10 @@
  * does (a static image forked, a pinned ring): the lmbench report lists them. */
 #define WIRE_NOTE_UNLIKE_LMBENCH	"unlike lmbench: "
 
+/* The bench of a trial request that runs the user's own program, described
+ * by the request's "program" member (proto 4). */
+#define WIRE_BENCH_PROGRAM	"program"
+
 #define WIRE_REQ_TRIAL	"trial"		/* controller: run one trial */
 #define WIRE_REQ_ENV	"env"		/* controller: send host facts */
 #define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */
@@ -65,6 +69,7 @@
 #define WIRE_ERR_CRASH		"agent-crash"	/* trial process died by a signal */
 #define WIRE_ERR_REQUEST	"bad-request"	/* malformed request or parameter */
 #define WIRE_ERR_CANCELLED	"cancelled"	/* standard input closed */
+#define WIRE_ERR_BAD_OUTPUT	"bad-output"	/* a program's output did not parse (proto 4) */
 
 /* Metric directions. */
 #define WIRE_LOWER_BETTER	"lower"
@@ -77,5 +82,6 @@
 #define WIRE_EXIT_TIMEOUT	3	/* deadline reached */
 #define WIRE_EXIT_CANCELLED	4	/* standard input closed */
 #define WIRE_EXIT_UNSUPPORTED	5	/* cannot run on this host */
+#define WIRE_EXIT_BAD_OUTPUT	6	/* a program's output did not parse (proto 4) */
 
 #endif /* FLEETMARK_WIRE_H */

@@ -70,8 +70,9 @@ ap_status_from_wire(const char *cls)
 {
 	int st = ap_status_parse(cls);
 
-	/* Only the agent's own classes: it cannot claim a connect failure. */
-	if (st < 0 || st > AP_ST_BAD_REQUEST)
+	/* Only the agent's own classes: it cannot claim a connect failure
+	 * (bad-output: a program's output that did not parse, protocol 4). */
+	if (st < 0 || (st > AP_ST_BAD_REQUEST && st != AP_ST_BAD_OUTPUT))
 		return AP_ST_BENCH;
 	return (enum ap_status)st;
 }

@@ -167,9 +167,12 @@ params_match(const struct want *w, size_t n, char *const *keys, char *const *val
 static int
 want_check(struct want *w, const struct catalog *cat, const struct plan *p, char **err)
 {
-	const struct catalog_bench *b = catalog_find(cat, w->bench);
+	const struct catalog_bench *b = plan_program_bench(p, w->bench);
 	const struct catalog_metric *m;
 	size_t i, n = 0;
+
+	if (b == NULL)
+		b = catalog_find(cat, w->bench);
 
 	if (b == NULL) {
 		*err = xasprintf("--metric %s: unknown benchmark '%s'", w->spec, w->bench);

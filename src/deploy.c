@@ -33,6 +33,7 @@ deploy_result_release(struct deploy_result *res)
 		return;
 	free(res->path);
 	free(res->version);
+	free(res->dir);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -80,6 +81,12 @@ tar_add(struct strbuf *t, const char *name, const char *data, size_t len)
 	if (len % 512)
 		strbuf_add(t, h, 512 - len % 512);
 	return 0;
+}
+
+int
+deploy_tar_add(struct strbuf *t, const char *name, const void *data, size_t len)
+{
+	return tar_add(t, name, data, len);
 }
 
 /* Whether the file name of directory sub is one of the agent's sources. */
@@ -237,21 +244,19 @@ check_version(struct transport *t, const char *out, struct deploy_result *res,
 	return 0;
 }
 
-static int
-deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bin,
-    struct deploy_result *res, char **err)
+int
+deploy_put(struct transport *t, const char *what, const void *data, size_t len,
+    const char *path, const char *then, struct transport_result *out, int *uploaded,
+    char **err)
 {
 	struct transport_result r;
-	char *data = NULL, *sub = NULL, *cmd = NULL, *want = NULL, *path = NULL;
-	size_t len;
+	char sha[65], *cmd = NULL, *want = NULL, *dir = NULL;
 	int rc;
 
-	if (fs_read_file(bin->path, 256 << 20, &data, &len, err) != 0)
-		return TRANSPORT_ELOCAL;
-	digest_sha256_hex(data, len, res->sha256);
-	sub = xasprintf("agents/%.16s", res->sha256);
-	path = xasprintf("%s/%s/" AGENTS_BINARY, dir, sub);
+	*uploaded = 0;
+	digest_sha256_hex(data, len, sha);
 	want = xasprintf("%u %zu", transport_cksum(data, len), len);
+	dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
 	/*
 	 * Cached when the file is there and its sum matches: sha256sum where
 	 * the host has it (the busybox of small boards has no cksum), else the
@@ -262,45 +267,63 @@ deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bi
 	    "[ \"${s%%%% *}\" = %q ] && ok=1; "
 	    "elif command -v cksum >/dev/null 2>&1; then "
 	    "[ \"$(cksum < \"$p\")\" = %q ] && ok=1; fi; fi; "
-	    "if [ -n \"$ok\" ]; then \"$p\" version; else mkdir -p \"${p%%/*}\" && echo upload; fi",
-	    path, res->sha256, want);
-	if ((rc = step(t, "checking the agent cache", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
+	    "if [ -n \"$ok\" ]; then %s; else mkdir -p \"${p%%/*}\" && echo upload; fi",
+	    path, sha, want, then);
+	if ((rc = step(t, "checking the cache", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
 		goto out;
 	if (r.exit.status == 0 && strncmp(r.out, "upload", 6) != 0) {
-		rc = check_version(t, r.out, res, err);
-		transport_result_release(&r);
-		goto done;
+		*out = r;
+		goto out;
 	}
 	if (r.exit.status != 0) {
-		*err = xasprintf("%s: cannot create %s/%s: %.200s", transport_name(t), dir, sub, r.err);
+		*err = xasprintf("%s: cannot create %s: %.200s", transport_name(t), dir, r.err);
 		transport_result_release(&r);
 		rc = TRANSPORT_EREMOTE;
 		goto out;
 	}
 	transport_result_release(&r);
-	free(cmd);
-	cmd = NULL;
 	if ((rc = transport_upload(t, data, len, path, 0755, UPLOAD_TIMEOUT_MS)) != 0) {
-		*err = xasprintf("%s: uploading the %s agent: %s", transport_name(t),
-		    bin->arch, transport_error(t));
+		*err = xasprintf("%s: uploading %s: %s", transport_name(t), what,
+		    transport_error(t));
 		goto out;
 	}
-	res->uploaded = 1;
-	cmd = sh_format("%q version", path);
-	if ((rc = step(t, "running the agent", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
+	*uploaded = 1;
+	free(cmd);
+	cmd = sh_format("p=%q; %s", path, then);
+	rc = step(t, "running it", cmd, NULL, 0, STEP_TIMEOUT_MS, out, err);
+out:
+	free(cmd);
+	free(want);
+	free(dir);
+	return rc;
+}
+
+static int
+deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bin,
+    struct deploy_result *res, char **err)
+{
+	struct transport_result r;
+	char *data = NULL, *path = NULL, *what = NULL;
+	size_t len;
+	int rc;
+
+	if (fs_read_file(bin->path, 256 << 20, &data, &len, err) != 0)
+		return TRANSPORT_ELOCAL;
+	digest_sha256_hex(data, len, res->sha256);
+	path = xasprintf("%s/agents/%.16s/" AGENTS_BINARY, dir, res->sha256);
+	what = xasprintf("the %s agent", bin->arch);
+	rc = deploy_put(t, what, data, len, path, "\"$p\" version", &r, &res->uploaded, err);
+	if (rc != 0)
 		goto out;
 	rc = check_version(t, r.out, res, err);
 	transport_result_release(&r);
-done:
 	if (rc == 0) {
 		res->path = path;
 		path = NULL;
 	}
 out:
 	free(data);
-	free(sub);
-	free(cmd);
-	free(want);
+	free(what);
 	free(path);
 	return rc;
 }
@@ -388,6 +411,7 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 		    "%s: the agent runs on Linux only, this host runs %s",
 		    transport_name(t), res->os);
 	dir = deploy_expand_dir(workdir, home);
+	res->dir = xstrdup(dir);
 	if (mode != FLEET_AGENT_SOURCE) {
 		set = agents_find();
 		bin = agents_lookup(set, res->arch);

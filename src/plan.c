@@ -18,6 +18,7 @@
 #include "fleet.h"
 #include "pctenc.h"
 #include "plan.h"
+#include "program.h"
 #include "strbuf.h"
 #include "strv.h"
 #include "wire.h"
@@ -136,6 +137,9 @@ plan_free(struct plan *p)
 		point_release(&p->points[i]);
 	free(p->points);
 	strv_free(p->metrics, p->nmetrics);
+	for (i = 0; i < p->nprograms; i++)
+		program_free(p->programs[i]);
+	free(p->programs);
 	free(p->file);
 	free(p->name);
 	free(p->description);
@@ -323,6 +327,35 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 }
 
 /*
+ * A `bench: program` entry: the program, kept by the plan.  Its name must
+ * not be a built-in benchmark's or another program's.
+ */
+static int
+load_program(struct plan *p, const struct ydoc_node *e, const struct catalog *cat,
+    struct program **out, char **err)
+{
+	struct program *prog;
+	size_t i;
+
+	if (program_load(e, p->file, &prog, err) != 0)
+		return -1;
+	for (i = 0; i < p->nprograms; i++)
+		if (strcmp(p->programs[i]->name, prog->name) == 0)
+			break;
+	if (catalog_find(cat, prog->name) != NULL || i < p->nprograms) {
+		ydoc_error(err, ydoc_get(e, "name"), "program name '%s' is taken by %s",
+		    prog->name, i < p->nprograms ? "another program of the plan" :
+		    "a built-in benchmark");
+		program_free(prog);
+		return -1;
+	}
+	p->programs = xreallocarray(p->programs, p->nprograms + 1, sizeof(*p->programs));
+	p->programs[p->nprograms++] = prog;
+	*out = prog;
+	return 0;
+}
+
+/*
  * The catalogue's limits on products of parameters, at one point of a
  * matrix (idx: the value of each axis of params pn); the message points at
  * the value that broke it, else at the benchmark entry.
@@ -358,21 +391,29 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 	const char *name, **names;
 	char *hint, **gk = NULL, **gv = NULL;
 	size_t i, j, n, naxes = 0, *idx = NULL, *len = NULL, npoints = 1;
+	struct program *prog = NULL;
 	int r = -1;
 
-	if (ydoc_check_keys(e, "benchmark entry", bench_keys, err) != 0)
-		return -1;
-	if ((bn = ydoc_get(e, "bench")) == NULL)
-		return ydoc_error(err, e, "a benchmark entry needs `bench:` (a benchmark name)");
-	if (ydoc_string(bn, &name, err) != 0)
-		return -1;
-	if ((b = catalog_find(cat, name)) == NULL) {
-		names = catalog_bench_names(cat, &n);
-		hint = ydoc_did_you_mean(name, names, n);
-		ydoc_error(err, bn, "unknown benchmark '%.64s'%s", name, hint);
-		free(hint);
-		free(names);
-		return -1;
+	bn = ydoc_get(e, "bench");
+	if (bn != NULL && bn->type == YDOC_SCALAR && strcmp(bn->value, WIRE_BENCH_PROGRAM) == 0) {
+		if (load_program(p, e, cat, &prog, err) != 0)
+			return -1;
+		b = &prog->bench;
+	} else {
+		if (ydoc_check_keys(e, "benchmark entry", bench_keys, err) != 0)
+			return -1;
+		if (bn == NULL)
+			return ydoc_error(err, e, "a benchmark entry needs `bench:` (a benchmark name)");
+		if (ydoc_string(bn, &name, err) != 0)
+			return -1;
+		if ((b = catalog_find(cat, name)) == NULL) {
+			names = catalog_bench_names(cat, &n);
+			hint = ydoc_did_you_mean(name, names, n);
+			ydoc_error(err, bn, "unknown benchmark '%.64s'%s", name, hint);
+			free(hint);
+			free(names);
+			return -1;
+		}
 	}
 	if ((prn = ydoc_get(e, "profile")) != NULL) {
 		int v = -1;
@@ -498,8 +539,11 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 		if (i == 0)
 			break;
 	}
-	for (i = first; i < p->npoints; i++)
+	for (i = first; i < p->npoints; i++) {
 		p->points[i].monitors = monitors;
+		if (prog != NULL)
+			p->points[i].program = prog;
+	}
 	r = 0;
 out:
 	free(idx);
@@ -657,6 +701,17 @@ plan_runs(const struct plan *p, const char *bench)
 	return 0;
 }
 
+const struct catalog_bench *
+plan_program_bench(const struct plan *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprograms; i++)
+		if (strcmp(p->programs[i]->name, name) == 0)
+			return &p->programs[i]->bench;
+	return NULL;
+}
+
 static int
 load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog *cat,
     char **err)
@@ -686,7 +741,8 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 			return ydoc_error(err, e, "regression metric '%.64s': expected BENCH.METRIC "
 			    "(like munmap.ns_per_access)", e->value);
 		bench = xstrndup(e->value, (size_t)(dot - e->value));
-		if ((b = catalog_find(cat, bench)) == NULL) {
+		if ((b = plan_program_bench(p, bench)) == NULL &&
+		    (b = catalog_find(cat, bench)) == NULL) {
 			names = catalog_bench_names(cat, &nn);
 			hint = ydoc_did_you_mean(bench, names, nn);
 			ydoc_error(err, e, "regression metric '%.64s': unknown benchmark '%s'%s",

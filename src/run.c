@@ -22,6 +22,7 @@
 #include "board.h"
 #include "clock.h"
 #include "deploy.h"
+#include "program.h"
 #include "fleet.h"
 #include "hostconn.h"
 #include "journal.h"
@@ -108,6 +109,8 @@ struct worker {
 	char			*boot_id;	/* when first reached, or NULL */
 	int			 cycles;	/* power cycles spent */
 	char			*cycled_in;	/* the trial that hung, for run.json */
+	char			**prog_path;	/* [plan->nprograms]: what the agent
+						 * runs for each program, or NULL */
 	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
 						 * of the point failed on this host */
 	size_t			 points_failed;
@@ -650,6 +653,96 @@ trial_params(const struct plan_trial *pt)
 	return params;
 }
 
+/* A program's place in the plan's list. */
+static size_t
+program_index(const struct plan *p, const struct program *prog)
+{
+	size_t i;
+
+	for (i = 0; i < p->nprograms && p->programs[i] != prog; i++)
+		;
+	return i;
+}
+
+/* The "program" member of a trial request (protocol 4): a new object. */
+static json_t *
+program_request(const struct worker *w, const struct program *prog)
+{
+	json_t *args = json_array(), *rules = json_array(), *ms;
+	size_t i, j, k = program_index(w->ctx->c->plan, prog);
+
+	for (i = 0; i < prog->nargs; i++)
+		json_array_append_new(args, json_string(prog->args[i]));
+	for (i = 0; i < prog->nrules; i++) {
+		ms = json_array();
+		for (j = 0; j < prog->rules[i].nmetrics; j++) {
+			const struct program_metric *m = &prog->rules[i].metrics[j];
+
+			json_array_append_new(ms, json_pack("{s:s, s:i, s:s, s:s, s:f}", "name",
+			    m->name, "group", m->group, "unit", m->unit, "direction",
+			    m->higher_better ? WIRE_HIGHER_BETTER : WIRE_LOWER_BETTER,
+			    "scale", m->scale));
+		}
+		json_array_append_new(rules, json_pack("{s:s, s:o}", "match", prog->rules[i].ere,
+		    "metrics", ms));
+	}
+	return json_pack("{s:s, s:s, s:o, s:o}", "name", prog->name, "path",
+	    w->prog_path != NULL && w->prog_path[k] != NULL ? w->prog_path[k] : "",
+	    "args", args, "rules", rules);
+}
+
+/*
+ * Put the plan's programs that this host's trials still need on it.  A
+ * program that cannot be built or deployed fails its trials (deploy, with
+ * the compiler's first lines); the others run.
+ */
+static void
+deploy_programs(struct worker *w, const struct deploy_result *dr)
+{
+	const struct plan *p = w->ctx->c->plan;
+	const char *how = NULL;
+	char *err = NULL;
+	size_t i, k, n;
+	int r;
+
+	if (p->nprograms == 0)
+		return;
+	if (w->prog_path != NULL)	/* again after a power cycle */
+		strv_free(w->prog_path, p->nprograms);
+	w->prog_path = xcalloc(p->nprograms, sizeof(*w->prog_path));
+	for (k = 0; k < p->nprograms; k++) {
+		for (i = 0, n = 0; i < w->s->ntrials; i++)
+			n += w->todo[i] && w->s->trials[i].point->program == p->programs[k];
+		if (n == 0)
+			continue;
+		pstate(w, PROGRESS_DEPLOYING, p->programs[k]->name);
+		if (w->proto < 4)
+			r = err_set(&err, -1, "%s: the agent there speaks protocol %lld, which runs "
+			    "no programs (4 or later does)", w->h->name, w->proto);
+		else
+			r = program_deploy(w->t, p->programs[k], dr->arch, dr->dir,
+			    &w->prog_path[k], &how, &err);
+		if (r == 0) {
+			wlog(w, "program %s at %s (%s)", p->programs[k]->name, w->prog_path[k], how);
+			continue;
+		}
+		wlog(w, "%s", err);
+		say(w, "%s", err);
+		for (i = 0, n = 0; i < w->s->ntrials; i++) {
+			if (!w->todo[i] || w->s->trials[i].point->program != p->programs[k])
+				continue;
+			if (record(w, &w->s->trials[i], clock_wall(), AP_ST_DEPLOY, err, NULL) == 0) {
+				w->todo[i] = 0;
+				n++;
+			}
+		}
+		if (n > 0 && w->ctx->c->progress != NULL)
+			progress_trials_failed(w->ctx->c->progress, w->pidx, n);
+		free(err);
+		err = NULL;
+	}
+}
+
 /* Send the request of trial i (its id is "t" and i + 1); takes params. */
 static int
 send_trial(struct worker *w, size_t i, json_t *params)
@@ -660,8 +753,12 @@ send_trial(struct worker *w, size_t i, json_t *params)
 
 	snprintf(id, sizeof(id), "t%zu", i + 1);
 	req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:f}", "type", WIRE_REQ_TRIAL,
-	    "id", id, "bench", w->s->trials[i].point->bench, "params", params, "samples",
+	    "id", id, "bench", w->s->trials[i].point->program != NULL ? WIRE_BENCH_PROGRAM :
+	    w->s->trials[i].point->bench, "params", params, "samples",
 	    p->samples, "deadline", (double)p->timeout_ms / 1000.0);
+	if (req != NULL && w->s->trials[i].point->program != NULL)
+		json_object_set_new(req, "program", program_request(w,
+		    w->s->trials[i].point->program));
 	if (req != NULL && w->s->trials[i].point->profile == PLAN_PROFILE_PERF)
 		json_object_set_new(req, "profile", json_string(WIRE_PROFILE_PERF));
 	if (req != NULL && w->s->trials[i].point->monitors != 0) {
@@ -1189,12 +1286,14 @@ bring_up(struct worker *w, int after_boot)
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
 	r = start_agent(w, dr.path, &st, &err);
-	deploy_result_release(&dr);
 	if (r != 0) {
+		deploy_result_release(&dr);
 		host_failed(w, st, err);
 		free(err);
 		return -1;
 	}
+	deploy_programs(w, &dr);
+	deploy_result_release(&dr);
 	return 0;
 }
 
@@ -1377,6 +1476,9 @@ worker_main(void *arg)
 	w->boot_id = NULL;
 	free(w->cycled_in);
 	w->cycled_in = NULL;
+	if (w->prog_path != NULL)
+		strv_free(w->prog_path, w->ctx->c->plan->nprograms);
+	w->prog_path = NULL;
 	if (slot)
 		give_slot(w->ctx);
 	return NULL;

@@ -65,7 +65,8 @@ if command -v groff >/dev/null; then
 	groff -man -Tascii -P-cbou "$MAN/fleetmark-plan.5" 2>/dev/null >"$W/plan5"
 	missing=
 	for k in name description hosts repeat samples order seed timeout variants benchmarks \
-		regression write setup teardown bench params profile threshold metrics; do
+		regression write setup teardown bench params profile threshold metrics \
+		source command build program args parse; do
 		grep -q "^ *$k:" "$W/plan5" || missing="$missing $k"
 	done
 	is "${missing:-none}" none "fleetmark-plan(5) describes every plan key"

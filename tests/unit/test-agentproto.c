@@ -635,6 +635,9 @@ test_proto(void)
 
 	read_all(data, len, 7, &s);
 	is_str(s.sig, "unknown-proto:5:0.9.0:riscv64;", "a hello of protocol 5 is refused, not bad output");
+	ev = one("{\"type\":\"hello\",\"proto\":3,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
+	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 3,
+	    "protocol 3 (no programs, no monitors) is still spoken");
 	ev = one("{\"type\":\"hello\",\"proto\":1,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
 	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 1,
 	    "protocol 1 (no profiles) is still spoken");

@@ -1,0 +1,1 @@
+^avg: (?P<fault_ns>\d+)$

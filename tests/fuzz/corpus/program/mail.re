@@ -1,0 +1,1 @@
+munmap use (?P<total_ms>\d+)ms (?P<ns_per_munmap>\d+)ns/time, .* cost (?P<ns_per_access>\d+)ns/time
