@@ -13,6 +13,7 @@
 
 #include "agent.h"
 #include "facts.h"
+#include "hostfacts.h"
 #include "jline.h"
 
 const char *
@@ -235,6 +236,7 @@ env_emit(int fd, const char *id, int json)
 		dprintf(fd, "governor: %s\nloadavg: %.2f %.2f %.2f\ncompiler: %s\n",
 		    f.gov[0] ? f.gov : "unavailable", l1, l5, l15, f.cc ? f.cc : "none");
 		put_vulnerabilities(NULL, fd, 0);
+		hostfacts_emit(NULL, fd, 0);
 		return;
 	}
 	jl_begin(&j, WIRE_ENV, id);
@@ -271,6 +273,7 @@ env_emit(int fd, const char *id, int json)
 	jl_close(&j);
 	put_vulnerabilities(&j, fd, 1);
 	put_opt(&j, "compiler", f.cc);
+	hostfacts_emit(&j, fd, 1);
 	{
 		char why[128];
 

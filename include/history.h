@@ -223,4 +223,12 @@ struct history_render_opts {
 int	history_render(const struct history *h, const struct history_render_opts *o,
 	    FILE *out, char **err);
 
+/*
+ * history-env.c: the env facts (hosts/NAME.json) that changed on a host
+ * from one night to its next, written to out first: lines for text
+ * ("ENVIRONMENT CHANGES: ...") and Markdown, a small table for HTML;
+ * nothing when none changed (or a night kept no facts).
+ */
+void	history_env_render(const struct history *h, enum report_format f, FILE *out);
+
 #endif /* FLEETMARK_HISTORY_H */

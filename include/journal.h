@@ -181,6 +181,13 @@ int	journal_host_env(struct journal *j, const char *host, const json_t *env,
 	    char **err);
 
 /*
+ * Note a host's tuning profile and each item's outcome (tune_state_json(),
+ * copied) in run.json's entry for the host, as "tune".
+ */
+int	journal_host_tune(struct journal *j, const char *host, const json_t *tune,
+	    char **err);
+
+/*
  * The run ends: status and end time into run.json.  The run.json that
  * says a run ended (st not JOURNAL_RUNNING) is written into the space
  * journal_create() or journal_resume_start() kept for it (RUNDIR_SPARE,

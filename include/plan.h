@@ -34,6 +34,7 @@ struct program;
 struct ydoc;
 struct ydoc_node;
 struct fleet;
+struct tune_spec;
 
 #define PLAN_MAX_REPEAT		10000
 #define PLAN_MAX_VARIANTS	256
@@ -44,9 +45,17 @@ struct fleet;
  * 5, in 95% (tests/bench/verdicts.sh, docs/performance.md).
  */
 #define PLAN_DEFAULT_REPEAT	5
+/*
+ * `repeat: auto`: PLAN_AUTO_MIN_REPEAT interleaved rounds, then a round
+ * more of the points whose 95% interval is still too wide to decide a
+ * change of the threshold's size, up to `repeat_max` trials a point.
+ */
+#define PLAN_AUTO_MIN_REPEAT	3
+#define PLAN_DEFAULT_REPEAT_MAX	20
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
 #define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
+#define PLAN_DEFAULT_FDR	0.05	/* regression.fdr: Benjamini-Hochberg level */
 
 enum plan_order {
 	PLAN_ORDER_INTERLEAVE,
@@ -110,7 +119,9 @@ struct plan {
 	char			*file;
 	char			*name;
 	char			*description;	/* or NULL */
-	int			 repeat;
+	int			 repeat;	/* with repeat_auto: the first rounds */
+	int			 repeat_auto;	/* `repeat: auto` */
+	int			 repeat_max;	/* with repeat_auto: the most trials a point */
 	int			 samples;
 	enum plan_order		 order;
 	long long		 timeout_ms;
@@ -122,10 +133,13 @@ struct plan {
 	size_t			 npoints;
 	int			 has_regression;
 	double			 threshold;	/* percent */
+	double			 fdr;		/* regression.fdr, 0 < fdr < 1 */
 	char			**metrics;	/* "BENCH.METRIC" */
 	size_t			 nmetrics;
 	struct program		**programs;	/* the `bench: program` entries */
 	size_t			 nprograms;
+
+	struct tune_spec	*tune;		/* `tune:`, or NULL (tune.h) */
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */

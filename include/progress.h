@@ -94,6 +94,9 @@ void	progress_state(struct progress *p, size_t host, enum progress_state st,
  */
 void	progress_trials_failed(struct progress *p, size_t host, size_t n);
 
+/* n trials more for the host than it had (`repeat: auto` added a round). */
+void	progress_add_trials(struct progress *p, size_t host, size_t n);
+
 /*
  * Trial k (1-based) of the host's N starts; `what` (copied) says what it
  * measures: "munmap threads=8 pages=16 rep 2".  The host is RUNNING.

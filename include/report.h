@@ -40,9 +40,10 @@ enum report_format {
 };
 
 enum report_table {
-	REPORT_TABLE_AUTO,	/* lmbench when the runs have lmbench points; else compare
-				 * when there are variants, labels or runs to compare;
-				 * else summary and matrix */
+	REPORT_TABLE_AUTO,	/* lmbench when the runs have lmbench points; else, when
+				 * there are variants, labels or runs to compare, the
+				 * matrix of a two-axis sweep and the compact compare
+				 * of the other points; else summary and matrix */
 	REPORT_TABLE_LMBENCH,	/* the five lmbench 3 summary tables */
 	REPORT_TABLE_DELTA,	/* "fork: 166 -> 187 -13%" lines */
 	REPORT_TABLE_COMPARE,	/* mean ±rsd% per series, %change, significance */
@@ -55,6 +56,7 @@ enum report_table {
 				 * every table but profile adds it when any did */
 	REPORT_TABLE_FAILURES,	/* the trials not ok, per host, point and class;
 				 * AUTO and ALL add it when some failed */
+	REPORT_TABLE_COMPACT,	/* the compact compare: a table per compared pair */
 };
 
 enum report_aggregate {

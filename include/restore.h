@@ -12,6 +12,10 @@
  * while it was written is never acted on.  The file exists only while a
  * variant is applied on the host, restore/ only while some host has one.
  *
+ * A tuning profile (tune.h), applied under every variant for the whole
+ * run, keeps its entries apart, in restore-tune/HOST, so that undoing a
+ * variant does not forget them: the *_in() functions take the set.
+ *
  * Threads: any thread; a host's file is only touched by its own worker.
  *
  * Errors: 0, or -1 with a newly allocated message in *err.
@@ -22,6 +26,11 @@
 #include <stddef.h>
 
 struct journal;
+
+enum journal_restore_set {
+	JOURNAL_RESTORE_VARIANT,	/* restore/HOST */
+	JOURNAL_RESTORE_TUNE,		/* restore-tune/HOST */
+};
 
 /*
  * Append and sync one entry for host: path and its old content (copied).
@@ -42,5 +51,13 @@ int	journal_restore_list(struct journal *j, const char *host, char ***paths,
 /* Remove the host's file (and restore/ when it was the last): the variant
  * is undone. */
 int	journal_restore_clear(struct journal *j, const char *host, char **err);
+
+/* The same three for the entries of set. */
+int	journal_restore_save_in(struct journal *j, enum journal_restore_set set,
+	    const char *host, const char *path, const char *old, char **err);
+int	journal_restore_list_in(struct journal *j, enum journal_restore_set set,
+	    const char *host, char ***paths, char ***olds, size_t *n, char **err);
+int	journal_restore_clear_in(struct journal *j, enum journal_restore_set set,
+	    const char *host, char **err);
 
 #endif /* FLEETMARK_RESTORE_H */

@@ -12,6 +12,7 @@
  *			events for it (hostlog.h)
  *	  restore/NAME	while a variant is applied on NAME: the old contents
  *			to put back (restore.h)
+ *	  restore-tune/NAME	the same for a tuning profile (tune.h)
  *	  report.txt	the tables, written when the run ends (report.h)
  *	  report.html	the same with charts
  *
@@ -59,6 +60,7 @@ struct plan;
 #define RUNDIR_HOSTS		"hosts"		/* hosts/NAME.json */
 #define RUNDIR_LOGS		"logs"		/* logs/NAME.log */
 #define RUNDIR_RESTORE		"restore"	/* restore/NAME */
+#define RUNDIR_RESTORE_TUNE	"restore-tune"	/* restore-tune/NAME */
 #define RUNDIR_REPORT_TXT	"report.txt"
 #define RUNDIR_REPORT_HTML	"report.html"
 #define RUNDIR_SPARE		".run.json.spare"	/* space kept for the last
@@ -167,6 +169,7 @@ struct rundir_run {
 	size_t		 nvariants;	/* of plan.variants */
 	int		 has_variants;	/* plan.variants is an array */
 	double		 threshold;	/* plan.regression.threshold; < 0: none */
+	double		 fdr;		/* plan.regression.fdr; < 0: none */
 	char		**metrics;	/* plan.regression.metrics (the strings) */
 	size_t		 nmetrics;
 	char		*fleet;		/* fleet.file */

@@ -31,6 +31,7 @@
 
 struct plan_variant;
 struct transport;
+struct transport_result;
 struct variant_state;
 
 #define VARIANT_CMD_TIMEOUT_MS	60000	/* per step */
@@ -72,6 +73,28 @@ int	variant_apply_saving(struct transport *t, const struct plan_variant *v,
  */
 int	variant_write_back(struct transport *t, const char *path, const char *old,
 	    char **err);
+
+/*
+ * One write of a variant, for callers that keep their own list (tune.c):
+ * read path's old content as root, hand it to save (may be NULL), write
+ * value and check it took, as variant_apply() does.  *old gets a new copy
+ * of the old content once it is saved, also when the write then failed
+ * (undo it with variant_write_back()); NULL when nothing was written.  0,
+ * or -1 / VARIANT_ELOST with a new *err naming the host and the path.
+ */
+int	variant_write(struct transport *t, const char *path, const char *value,
+	    variant_save_fn save, void *arg, char **old, char **err);
+
+/*
+ * Run the command line inner as root on t (as is for root, else through
+ * `sudo -n sh -c`), its output capped at VARIANT_MAX_OLD: transport_run()'s
+ * result.  variant_step_error() says why such a step failed (a new
+ * string: the transport's error, or the exit status and the first line
+ * the command printed).
+ */
+int	variant_run_root(struct transport *t, const char *inner, int timeout_ms,
+	    struct transport_result *res);
+char	*variant_step_error(struct transport *t, int r, const struct transport_result *res);
 
 /*
  * Undo: teardown commands, then old contents back in reverse order.

@@ -76,8 +76,11 @@ print_header(const struct plan *p, const struct fleet *f, const unsigned char *s
 	if (p->order == PLAN_ORDER_SHUFFLE)
 		printf(" (seed %llu%s)", seed, p->has_seed ? "" :
 		    "; put this `seed:` in the plan to repeat the order");
-	printf(", repeat %d, samples %d, timeout %s per trial\n", p->repeat, p->samples,
-	    timeout);
+	if (p->repeat_auto)
+		printf(", repeat auto (%d to %d)", p->repeat, p->repeat_max);
+	else
+		printf(", repeat %d", p->repeat);
+	printf(", samples %d, timeout %s per trial\n", p->samples, timeout);
 	for (i = 0; i < p->nvariants; i++) {
 		const struct plan_variant *v = &p->variants[i];
 
@@ -101,17 +104,21 @@ print_header(const struct plan *p, const struct fleet *f, const unsigned char *s
 		printf("\n");
 	}
 	if (p->has_regression) {
-		printf("regression: threshold %g%%, metrics:", p->threshold);
+		printf("regression: threshold %g%%, fdr %g, metrics:", p->threshold, p->fdr);
 		if (p->nmetrics == 0)
 			printf(" all");
 		for (i = 0; i < p->nmetrics; i++)
 			printf(" %s", p->metrics[i]);
 		printf("\n");
 	}
-	printf("trials per host: %zu variant%s x %zu point%s x repeat %d = %zu\n",
+	printf("trials per host: %zu variant%s x %zu point%s x repeat %d = %zu",
 	    p->nvariants, p->nvariants == 1 ? "" : "s", p->npoints,
 	    p->npoints == 1 ? "" : "s", p->repeat,
 	    p->nvariants * p->npoints * (size_t)p->repeat);
+	if (p->repeat_auto)
+		printf(", up to %zu with repeat_max %d", p->nvariants * p->npoints *
+		    (size_t)p->repeat_max, p->repeat_max);
+	printf("\n");
 }
 
 /* A host's trials in time: modelled, and those of benchmarks without a model. */

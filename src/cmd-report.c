@@ -112,7 +112,7 @@ report_main(int argc, char **argv)
 			break;
 		case 't':
 			if (report_table_parse(optarg, &o.table) != 0) {
-				log_error("unknown table '%s' (lmbench, delta, compare, matrix, summary, profile, kernel, failures, all)",
+				log_error("unknown table '%s' (lmbench, delta, compare, compact, matrix, summary, profile, kernel, failures, all)",
 				    optarg);
 				return CMD_EXIT_USAGE;
 			}
@@ -269,11 +269,13 @@ static const struct cmd_option report_own_options[] = {
 
 /* Shared with compare (cmd-compare.c), which gives the baseline itself. */
 const struct cmd_option cmd_report_options[] = {
-	{ 't', "table", "TABLE", "lmbench, delta, compare, matrix, summary, profile, kernel, "
-	    "failures, or all (every table that has data)", "lmbench when the runs have lmbench "
-	    "points, else compare when there is something to compare, else summary and the matrix "
-	    "of a sweep; profile tables besides when trials have profiles, the kernel log table "
-	    "whenever a trial saw kernel trouble, and the failures table when some trials failed" },
+	{ 't', "table", "TABLE", "lmbench, delta, compare, compact (the compare in a table "
+	    "per pair, narrow), matrix, summary, profile, kernel, failures, or all (every table "
+	    "that has data)", "lmbench when the runs have lmbench points, else, when there is "
+	    "something to compare, the matrix of a two-axis sweep and the compact compare of "
+	    "the other points, else summary and the matrix of a sweep; profile tables besides "
+	    "when trials have profiles, the kernel log table whenever a trial saw kernel "
+	    "trouble, and the failures table when some trials failed" },
 	{ 'F', "format", "FORMAT", "text, md, csv, json (one object per cell) or html (one "
 	    "self-contained page with charts)", "text" },
 	{ 'a', "aggregate", "HOW", "how a series' trials make one value: none (lmbench tables: "

@@ -44,6 +44,7 @@
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
+#include "tune.h"
 #include "xmalloc.h"
 #include "yamldoc.h"
 
@@ -462,6 +463,33 @@ recorded_plan(const char *dir, char **path, char **err)
 }
 
 /*
+ * --resume of a run given --tune PROFILE, without --tune now, of a plan
+ * without tune:: that profile again (its hosts' run.json entries name it),
+ * so that the rest of the run is measured as its start was.  *spec stays
+ * NULL when no host recorded one.  0, or -1 with *err.
+ */
+static int
+recorded_tune(const char *dir, struct tune_spec **spec, char **err)
+{
+	const char *host, *name = NULL;
+	json_t *run, *h;
+	int r = 0;
+
+	*spec = NULL;
+	if (rundir_load_json(dir, &run, err) != 0)
+		return -1;
+	json_object_foreach(json_object_get(run, "hosts"), host, h) {
+		name = json_string_value(json_object_get(json_object_get(h, "tune"), "profile"));
+		if (name != NULL)
+			break;
+	}
+	if (name != NULL && strcmp(name, "none") != 0)
+		r = tune_spec_profile(name, spec, err);
+	json_decref(run);
+	return r;
+}
+
+/*
  * --dry-run --resume: the trials a resume would run, per host of the run,
  * read without touching the run directory (no lock, nothing rewritten).
  */
@@ -527,13 +555,14 @@ run_main(int argc, char **argv)
 		{ "push", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "expect-kernel", required_argument, NULL, 'K' },
+		{ "tune", required_argument, NULL, 'T' },
 		{ "wait-lock", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
 	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
-	const char *results;
+	const char *results, *tune = NULL;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
@@ -597,6 +626,9 @@ run_main(int argc, char **argv)
 			}
 			cfg.expect_kernel = optarg;
 			break;
+		case 'T':
+			tune = optarg;
+			break;
 		case 'W':
 			if (ydoc_parse_duration(optarg, &cfg.wait_lock_ms) != 0 ||
 			    cfg.wait_lock_ms < 0) {
@@ -644,6 +676,17 @@ run_main(int argc, char **argv)
 			    "run PLAN --resume %s`)", e, rdir, RUNDIR_RUN_JSON, resume);
 			free(e);
 		}
+		goto fail;
+	}
+	if (tune != NULL) {
+		struct tune_spec *ts;
+
+		if (tune_spec_profile(tune, &ts, &err) != 0)
+			goto fail;
+		tune_spec_free(p->tune);
+		p->tune = ts;
+	} else if (resume != NULL && p->tune == NULL && recorded_tune(rdir, &p->tune, &err) != 0) {
+		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
 	if (dry) {
@@ -836,6 +879,11 @@ static const struct cmd_option run_options[] = {
 	    "power cycle, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
 	    "STRING, else the host's trials fail with class boot and nothing is measured "
 	    "(docs/boards.md)", NULL },
+	{ 0, "tune", "PROFILE", "set the hosts up with a tuning profile before the first trial "
+	    "and put them back after the last (performance: governor, boost off, ASLR off, NUMA "
+	    "balancing off, irqbalance stopped, C-states limited; none: no tuning); it replaces "
+	    "the plan's tune: (docs/environment.md); --resume takes the profile the run was "
+	    "given again", "the plan's tune:, else none" },
 	{ 0, "wait-lock", "DURATION", "when another run holds a host's lease, wait up to DURATION "
 	    "(90s, 10m, 2h) for it; a dead holder's lease is taken at once", "fail that host "
 	    "at once with the holder's name (class locked)" },
@@ -888,7 +936,8 @@ static const struct cmd_help run_help = {
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
-	"[--push URL] [--baseline REF] [--expect-kernel STRING] [--dry-run] [-q] [-v]",
+	"[--push URL] [--baseline REF] [--tune PROFILE] [--expect-kernel STRING] [--dry-run] "
+	"[-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };

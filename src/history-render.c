@@ -487,6 +487,7 @@ render_table(const struct history *h, const struct history_render_opts *o, FILE 
 	if (o->format == REPORT_CSV)
 		grid_csv(&g, out);
 	else {
+		history_env_render(h, o->format, out);
 		heading(h, o, out);
 		fputc('\n', out);
 		if (o->format == REPORT_MD)
@@ -965,6 +966,7 @@ render_html(const struct history *h, FILE *out)
 	    h->nruns == 1 ? "" : "s", first, last, h->nseries, nhosts(h),
 	    nhosts(h) == 1 ? "" : "s", h->threshold, h->nchanges, h->nworse,
 	    h->nchanges - h->nworse);
+	history_env_render(h, REPORT_HTML, out);
 	changes_table(out, h);
 	fputs("<h2>Series</h2>\n<section class=\"grid\">\n", out);
 	for (i = 0; i < h->nseries; i++)

@@ -456,6 +456,24 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 }
 
 int
+journal_host_tune(struct journal *j, const char *host, const json_t *tune, char **err)
+{
+	struct jhost *h;
+	int r;
+
+	pthread_mutex_lock(&j->run_mu);
+	if ((h = journal_host_get(j, host)) == NULL) {
+		pthread_mutex_unlock(&j->run_mu);
+		*err = xasprintf("bad host name '%.64s'", host);
+		return -1;
+	}
+	rundir_json_set(host_entry(j, h), "tune", json_deep_copy(tune));
+	r = run_write(j, 0, err);
+	pthread_mutex_unlock(&j->run_mu);
+	return r;
+}
+
+int
 journal_finish(struct journal *j, enum journal_status st, char **err)
 {
 	int r;

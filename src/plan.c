@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +22,17 @@
 #include "program.h"
 #include "strbuf.h"
 #include "strv.h"
+#include "tune.h"
 #include "wire.h"
 #include "xmalloc.h"
 
 static const char *const plan_keys[] = {
-	"name", "description", "hosts", "repeat", "samples", "order", "timeout",
-	"seed", "variants", "benchmarks", "regression", NULL
+	"name", "description", "hosts", "repeat", "repeat_max", "samples", "order", "timeout",
+	"seed", "variants", "benchmarks", "regression", "tune", NULL
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
 static const char *const bench_keys[] = { "bench", "params", "profile", "monitor", NULL };
-static const char *const regression_keys[] = { "threshold", "metrics", NULL };
+static const char *const regression_keys[] = { "threshold", "metrics", "fdr", NULL };
 static const char *const order_names[] = { "interleave", "sequential", "shuffle", NULL };
 static const char *const profile_names[] = { "none", "perf", NULL };
 static const char *const monitor_names[] = { WIRE_MON_INTERRUPTS, WIRE_MON_VMSTAT,
@@ -140,6 +142,7 @@ plan_free(struct plan *p)
 	for (i = 0; i < p->nprograms; i++)
 		program_free(p->programs[i]);
 	free(p->programs);
+	tune_spec_free(p->tune);
 	free(p->file);
 	free(p->name);
 	free(p->description);
@@ -712,6 +715,33 @@ plan_program_bench(const struct plan *p, const char *name)
 	return NULL;
 }
 
+/* regression.fdr: a level strictly between 0 and 1 (0.05), or a percent (5%). */
+static int
+load_fdr(const struct ydoc_node *n, double *out, char **err)
+{
+	const char *s;
+	char *end;
+	double v;
+
+	if (ydoc_string(n, &s, err) != 0)
+		return -1;
+	if (strchr(s, '%') != NULL) {
+		if (ydoc_parse_percent(s, &v) != 0)
+			v = NAN;
+		else
+			v /= 100;
+	} else {
+		v = strtod(s, &end);
+		if (end == s || *end != '\0')
+			v = NAN;
+	}
+	if (!(v > 0 && v < 1))
+		return ydoc_error(err, n, "regression.fdr '%.64s': expected a false discovery "
+		    "rate between 0 and 1, like 0.05 (or 5%%)", s);
+	*out = v;
+	return 0;
+}
+
 static int
 load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog *cat,
     char **err)
@@ -724,6 +754,8 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 	p->has_regression = 1;
 	p->threshold = PLAN_DEFAULT_THRESHOLD;
 	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
+		return -1;
+	if ((t = ydoc_get(rn, "fdr")) != NULL && load_fdr(t, &p->fdr, err) != 0)
 		return -1;
 	if ((m = ydoc_get(rn, "metrics")) == NULL)
 		return 0;	/* every metric the plan measures */
@@ -808,6 +840,7 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 	p->samples = PLAN_DEFAULT_SAMPLES;
 	p->order = PLAN_ORDER_INTERLEAVE;
 	p->timeout_ms = PLAN_DEFAULT_TIMEOUT;
+	p->fdr = PLAN_DEFAULT_FDR;
 
 	if ((n = ydoc_get(root, "name")) != NULL) {
 		const char *s;
@@ -852,9 +885,31 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 		p->hosts = n;
 	}
 	if ((n = ydoc_get(root, "repeat")) != NULL) {
-		if (ydoc_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0)
+		if (n->type == YDOC_SCALAR && strcmp(n->value, "auto") == 0) {
+			p->repeat_auto = 1;
+			p->repeat = PLAN_AUTO_MIN_REPEAT;
+			p->repeat_max = PLAN_DEFAULT_REPEAT_MAX;
+		} else if (ydoc_int(n, 1, PLAN_MAX_REPEAT, &v, err) != 0) {
+			/* a number out of range keeps ydoc_int()'s message */
+			if (n->type == YDOC_SCALAR && ydoc_parse_int(n->value, &v) != 0) {
+				free(*err);
+				*err = NULL;
+				ydoc_error(err, n, "bad repeat '%.64s': expected a number of trials "
+				    "from 1 to %d, or auto", n->value, PLAN_MAX_REPEAT);
+			}
 			goto out;
-		p->repeat = (int)v;
+		} else
+			p->repeat = (int)v;
+	}
+	if ((n = ydoc_get(root, "repeat_max")) != NULL) {
+		if (!p->repeat_auto) {
+			ydoc_error(err, n, "repeat_max is the most trials of `repeat: auto`; this "
+			    "plan's repeat is fixed");
+			goto out;
+		}
+		if (ydoc_int(n, PLAN_AUTO_MIN_REPEAT, PLAN_MAX_REPEAT, &v, err) != 0)
+			goto out;
+		p->repeat_max = (int)v;
 	}
 	if ((n = ydoc_get(root, "samples")) != NULL) {
 		if (ydoc_int(n, 1, WIRE_MAX_SAMPLES, &v, err) != 0)
@@ -924,13 +979,18 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 			goto out;
 	if (check_unique_points(p, err) != 0)
 		goto out;
-	if ((double)p->npoints * (double)p->nvariants * (double)p->repeat > PLAN_MAX_TRIALS) {
-		ydoc_error(err, bl, "%zu variants x %zu points x repeat %d is more than %d trials "
-		    "per host", p->nvariants, p->npoints, p->repeat, PLAN_MAX_TRIALS);
+	if ((double)p->npoints * (double)p->nvariants * (double)(p->repeat_auto ?
+	    p->repeat_max : p->repeat) > PLAN_MAX_TRIALS) {
+		ydoc_error(err, bl, "%zu variants x %zu points x repeat %s%d is more than %d "
+		    "trials per host", p->nvariants, p->npoints, p->repeat_auto ? "up to " : "",
+		    p->repeat_auto ? p->repeat_max : p->repeat, PLAN_MAX_TRIALS);
 		goto out;
 	}
 	if ((n = ydoc_get(root, "regression")) != NULL && !ydoc_is_null(n) &&
 	    load_regression(p, n, cat, err) != 0)
+		goto out;
+	if ((n = ydoc_get(root, "tune")) != NULL && !ydoc_is_null(n) &&
+	    tune_spec_load(n, &p->tune, err) != 0)
 		goto out;
 	*out = p;
 	p = NULL;

@@ -746,6 +746,18 @@ trial_line(struct progress *p, const struct phost *h, const char *text)
 }
 
 void
+progress_add_trials(struct progress *p, size_t host, size_t n)
+{
+	struct phost *h;
+
+	if ((h = lock_host(p, host)) == NULL)
+		return;
+	h->ntrials += n;
+	changed(p);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
 progress_trial_done(struct progress *p, size_t host, const char *failure)
 {
 	struct phost *h;

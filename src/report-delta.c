@@ -49,9 +49,34 @@ report_delta_line(const char *name, double a, double b, int higher_better)
 	return xasprintf("%s: %s -> %s %s", name, sa, sb, sp);
 }
 
+/* Percent grown (+) or shrunk (-); NAN when a is 0. */
+static double
+grew_pct(double a, double b)
+{
+	if (a == 0 || isnan(a) || isnan(b))
+		return NAN;
+	return (b - a) / fabs(a) * 100;
+}
+
+/* "NAME: A -> B +x% worse": the sign of the compare table, then the word. */
+static char *
+grew_line(const char *name, double a, double b, int higher_better)
+{
+	char sa[64], sb[64], sp[64];
+	double p = grew_pct(a, b);
+
+	numfmt_fixed(sa, sizeof(sa), a, 3);
+	numfmt_fixed(sb, sizeof(sb), b, 3);
+	if (isnan(p))
+		return xasprintf("%s: %s -> %s n/a", name, sa, sb);
+	fmt_pct(sp, sizeof(sp), p);
+	return xasprintf("%s: %s -> %s %s%s", name, sa, sb, sp, p == 0 ? "" :
+	    (p > 0) == (higher_better != 0) ? " better" : " worse");
+}
+
 int
 report_table_delta(const struct report *r, const struct report_opts *o, size_t base,
-    struct rgrids *gs, char **err)
+    int grew, struct rgrids *gs, char **err)
 {
 	/* the columns by name: the enum indexes the names */
 	enum { DC_BASELINE, DC_SERIES, DC_METRIC, DC_BASE, DC_VALUE, DC_CHANGE, DC_NCOLS };
@@ -83,7 +108,9 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 		free(text);
 		return -1;
 	}
-	title = xasprintf("Delta against %s (+ better, - worse)", r->series[base].name);
+	title = xasprintf(grew ? "Delta against %s (+ the value grew, as in the compare "
+	    "table; then worse or better)" : "Delta against %s (+ better, - worse)",
+	    r->series[base].name);
 	g = rgrid_new("delta", title, DC_BASE, DC_NCOLS, cols);
 	free(title);
 	for (s = 0; s < r->nseries; s++) {
@@ -109,7 +136,8 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 				    cell->params);
 			else
 				name = xasprintf("%s.%s", cell->bench, cell->metric);
-			line = report_delta_line(name, a, v, cell->higher);
+			line = grew ? grew_line(name, a, v, cell->higher) :
+			    report_delta_line(name, a, v, cell->higher);
 			fprintf(mem, "%s\n", line);
 			row = rgrid_add_row(g);
 			rgrid_set(g, row, DC_BASELINE, r->series[b].name, NAN);
@@ -120,7 +148,7 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 			numfmt_fixed(num, sizeof(num), v, 3);
 			rgrid_set(g, row, DC_VALUE, num, v);
 			{
-				double p = better_pct(a, v, cell->higher);
+				double p = grew ? grew_pct(a, v) : better_pct(a, v, cell->higher);
 
 				if (isnan(p))
 					snprintf(num, sizeof(num), "n/a");

@@ -782,6 +782,17 @@ table(FILE *out, const struct rgrid *g)
 	rgrid_notes_html_list(out, g);
 }
 
+/* The environment's differences (report-env.c), at the top of the page. */
+static void
+env_table(FILE *out, const struct rgrids *gs)
+{
+	size_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (strcmp(gs->g[i]->table, "environment") == 0)
+			table(out, gs->g[i]);
+}
+
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#111;background:#fff}"
 	"h1{font-size:1.5em;margin:0 0 .3em}h2{font-size:1.25em;margin-top:1.6em;"
@@ -832,6 +843,7 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 			html_text(out, gs->g[i]->text);
 			fputs("</p>\n", out);
 		}
+	env_table(out, gs);
 	fputs("<div class=\"scroll\"><table class=\"meta\" data-table=\"series\"><thead><tr>"
 	    "<th>series</th><th>run</th><th>directory</th><th>label</th><th>host</th>"
 	    "<th>variant</th><th class=\"n\">MHz</th><th class=\"n\">lines not used</th>"
@@ -856,7 +868,8 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	}
 	fputs("</tbody></table></div></header>\n<section id=\"tables\"><h2>Tables</h2>\n", out);
 	for (i = 0; i < gs->n; i++)
-		table(out, gs->g[i]);
+		if (strcmp(gs->g[i]->table, "environment") != 0)	/* at the top */
+			table(out, gs->g[i]);
 	fputs("</section>\n", out);
 	charts(out, r, o);
 	fputs("<footer><p>Written by fleetmark report; a self-contained page (no scripts, "

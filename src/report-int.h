@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "verdict.h"
 
 struct rseries {
 	char	*run;		/* run id */
@@ -24,6 +25,7 @@ struct rseries {
 	char	*os;		/* lmbench OS column: variant or label, with #n */
 	double	 mhz;		/* hosts/NAME.json "mhz", or 0 */
 	double	 threshold;	/* the run plan's regression threshold (percent), or -1 */
+	double	 fdr;		/* the run plan's regression.fdr, or -1 */
 	char	*regmetrics;	/* the run plan's regression.metrics as " a.b c.d ",
 				 * or NULL when it lists none (every metric counts) */
 	char	*plan;		/* run.json's plan name, or NULL */
@@ -138,6 +140,15 @@ const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
  * A new array of nseries.
  */
 size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
+
+/*
+ * report-env.c, for the top of a report: the env facts that differ between
+ * the hosts of each pair (report_pairs()) of different runs
+ * ("environment"), and the tuning profiles run.json recorded ("tuning");
+ * NULL when there is nothing to say.
+ */
+struct rgrid	*report_env_grid(const struct report *r, size_t base);
+struct rgrid	*report_tune_grid(const struct report *r);
 /* Whether every "k=v" of want (space or comma separated) is in have. */
 int	report_params_match(const char *have, const char *want);
 /* The value of key k in params "k=v,k=v" (a new string), or NULL. */
@@ -168,6 +179,7 @@ struct rgrid {
 	size_t	 ncols, nkeys;	/* the first nkeys columns identify a row */
 	size_t	 nhidden;	/* the first nhidden of them are in CSV and JSON
 				 * only (the text and Markdown titles say them) */
+	int	 left_last;	/* the last column is words: left-aligned in text */
 	char	**cols;
 	size_t	 nrows, cap;
 	char	**cells;	/* nrows * ncols, owned, never NULL ("" blank) */
@@ -194,19 +206,113 @@ void	rgrids_add(struct rgrids *gs, struct rgrid *g);
 
 int	report_table_lmbench(const struct report *r, const struct report_opts *o,
 	    struct rgrids *gs, char **err);
+/* grew: the compare table's sign (+ the value grew, then "worse" or
+ * "better") instead of the mail's (+ better). */
 int	report_table_delta(const struct report *r, const struct report_opts *o,
-	    size_t base, struct rgrids *gs, char **err);
+	    size_t base, int grew, struct rgrids *gs, char **err);
 /* Returns 0, 1 when no (bench, metric) has a two-parameter sweep, or -1. */
 int	report_table_matrix(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/* Flag in in[] (r->ncells) the cells the matrix grids show (a (bench,
+ * metric) over two or more swept parameters); how many. */
+size_t	report_matrix_cells(const struct report *r, unsigned char *in);
 /* The threshold in percent: --threshold, the plan's, or 5. */
 double	report_threshold(const struct report *r, const struct report_opts *o, size_t base);
+
+/* --- Judging (report-judge.c) ----------------------------------------------- */
+
+/* The false discovery rate when no plan gives regression.fdr. */
+#define REPORT_DEFAULT_FDR	0.05
+
+enum rjudge_state {
+	RJUDGE_NONE,		/* not judged: a side has no values, or the baseline's
+				 * mean is 0 or not a number (no change to show) */
+	RJUDGE_JUDGED,		/* in the FDR step; d, q and mark hold */
+	RJUDGE_FEW,		/* cannot judge: fewer than VERDICT_MIN_TRIALS a side */
+	RJUDGE_NOISY,		/* cannot judge: a side's rsd is above the threshold */
+};
+
+enum rjudge_mark {
+	RJUDGE_UNMARKED,
+	RJUDGE_WORSE,		/* significant, worse for the metric */
+	RJUDGE_BETTER,		/* significant, better */
+};
+
+/*
+ * One row a compare or matrix judges: point (cell) for series against its
+ * pair (report_pairs()).  d is verdict_judge()'s, filled unless the state
+ * is RJUDGE_NONE (its own kind uses the raw p; mark is the tables' word);
+ * q is the Benjamini-Hochberg q over every row judged (NAN for the others).
+ */
+struct rjudge {
+	size_t			 cell, series, base;
+	const struct rvals	*bv, *v;	/* the baseline's and the series' values,
+						 * or NULL (owned by the report) */
+	enum rjudge_state	 state;
+	struct verdict		 d;
+	double			 q;
+	enum rjudge_mark	 mark;		/* only for RJUDGE_JUDGED rows */
+	size_t			 needed;	/* cannot judge: about that many trials a
+						 * side would decide it; 0 unknown */
+	int			 base_noisy, noisy;	/* report_side_noisy() */
+	size_t			 base_outliers, outliers;	/* trials flagged (robust.h) */
+};
+
+/* Every row of a report, judged once; rows in cell order, then series. */
+struct rjudged {
+	struct rjudge	*rows;
+	size_t		 n;
+	size_t		 judged;	/* rows in the FDR step */
+	double		 threshold;	/* percent */
+	double		 fdr;		/* the level q is held against */
+	size_t		*index;		/* [series * ncells + cell]: row + 1, or 0 */
+	size_t		 ncells, nseries;
+};
+
+/* The regression.fdr of the baseline's run plan, else REPORT_DEFAULT_FDR. */
+double	report_fdr(const struct report *r, size_t base);
+/*
+ * Whether a side is too noisy to judge: no values, fewer than
+ * VERDICT_MIN_TRIALS, or an rsd above the threshold (values that never
+ * vary, a count that is always 0, are not noisy).
+ */
+int	report_side_noisy(const struct rvals *v, double threshold);
+/*
+ * Judge every (point, compared pair) of r against base's pairs into *out
+ * (report_judged_release() frees it).  0, or -1 with *err.
+ */
+int	report_judge(const struct report *r, const struct report_opts *o, size_t base,
+	    struct rjudged *out, char **err);
+/* The row of series at cell, or NULL (no values on either side, or a
+ * series of the baseline group). */
+const struct rjudge *report_judged_row(const struct rjudged *j, size_t series, size_t cell);
+void	report_judged_release(struct rjudged *j);
+
 /* Each series' mean and rsd per point, for a run with nothing to compare. */
 int	report_table_summary(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
-/* Returns the number of significant regressions, or -1. */
+/*
+ * The compare table (one row per point and compared pair, with a geomean
+ * row per pair and (bench, metric)), then the regressions grid when there
+ * is one.  Returns the number of significant regressions, or -1.
+ */
 int	report_table_compare(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
+/*
+ * The compact compare tables (grid "compact"): one per compared pair, the
+ * series named in its title; columns point, base, new, change, 95%
+ * interval, p, q, mark (hidden: baseline, series, bench, params, metric,
+ * unit).  cells (r->ncells flags, or NULL for all) limits the rows; the
+ * regressions are report_table_regressions()'s.  0, or -1.
+ */
+int	report_table_compact(const struct report *r, const struct report_opts *o,
+	    size_t base, const unsigned char *cells, struct rgrids *gs, char **err);
+/* Only the regressions grid of the compare table, for the cells flagged
+ * (NULL: all); the number of regressions, or -1. */
+int	report_table_regressions(const struct report *r, const struct report_opts *o,
+	    size_t base, const unsigned char *cells, struct rgrids *gs, char **err);
+/* "  Lines not used: ..." for a title, or "" when every line was used (new). */
+char	*report_unused_text(const struct report *r);
 /* Samples shown one by one in the samples table when a trial has at most these. */
 #define REPORT_SAMPLES_SHOWN	10
 /* Each trial's samples: n, min, median, max, spread and (for a handful) the

@@ -22,6 +22,7 @@
 #include "numfmt.h"
 #include "report-int.h"
 #include "report.h"
+#include "robust.h"
 #include "strv.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -198,10 +199,32 @@ new_grid(const char *title, const char *rowk, const struct strs *cols, const cha
 	return g;
 }
 
+/* A value cell: "1010 ±0.4%", and " !" when a trial is an outlier. */
+static void
+value_cell(char *buf, size_t cap, const struct rvals *v, double m, double thr)
+{
+	struct robust_outliers out;
+	double rsd = verdict_rsd(v->v, v->n);
+	char *err = NULL;
+	size_t len;
+
+	numfmt_fixed(buf, cap, m, 4);
+	if (v->n > 1 && isnan(rsd) && !report_side_noisy(v, thr))
+		rsd = 0;
+	len = strlen(buf);
+	if (!isnan(rsd))
+		snprintf(buf + len, cap - len, " ±%.1f%%", rsd);
+	if (robust_outliers(v->v, v->n, NULL, &out, &err) == 0 && out.count > 0) {
+		len = strlen(buf);
+		snprintf(buf + len, cap - len, " !");
+	}
+	free(err);
+}
+
 /* The grids of one (bench, metric). */
 static void
 grids_for(const struct report *r, const struct report_opts *o, const size_t *pairs,
-    double thr, const size_t *cells, size_t ncells, const char *rowk, const char *colk,
+    const struct rjudged *jd, const size_t *cells, size_t ncells, const char *rowk, const char *colk,
     const struct strs *swept, struct rgrids *gs)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
@@ -243,16 +266,19 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 			if (change && b == (size_t)-1)
 				continue;
 			if (change)
-				title = xasprintf("%s %s (%% change of the %s, * significant)%s%s: "
-				    "%s against %s", c0->bench, c0->metric,
-				    o->aggregate == REPORT_AGG_MEDIAN ? "median" : "mean",
-				    *fixed ? ", " : "", fixed, r->series[si].name,
+				title = xasprintf("%s %s (%% change of the %s, + the value grew; "
+				    "* significant: q <= %g and the 95%% interval reaches %g%%; ? "
+				    "cannot judge: fewer than %d trials a side or rsd > %g%%; ! "
+				    "outliers among the trials)%s%s: %s against %s", c0->bench,
+				    c0->metric, o->aggregate == REPORT_AGG_MEDIAN ? "median" :
+				    "mean", jd->fdr, jd->threshold, VERDICT_MIN_TRIALS,
+				    jd->threshold, *fixed ? ", " : "", fixed, r->series[si].name,
 				    r->series[b].name);
 			else
-				title = xasprintf("%s %s (%s, %s of %s)%s%s: %s", c0->bench,
-				    c0->metric, c0->unit, o->aggregate == REPORT_AGG_MEDIAN ?
-				    "median" : "mean", "trials", *fixed ? ", " : "", fixed,
-				    r->series[si].name);
+				title = xasprintf("%s %s (%s, %s of %s ±rsd; ! outliers among the "
+				    "trials)%s%s: %s", c0->bench, c0->metric, c0->unit,
+				    o->aggregate == REPORT_AGG_MEDIAN ? "median" : "mean", "trials",
+				    *fixed ? ", " : "", fixed, r->series[si].name);
 			g = new_grid(title, rowk, &cols, colk);
 			free(title);
 			for (x = 0; x < rows.n; x++) {
@@ -272,13 +298,13 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					    report_vals(r, si, (size_t)ci) : NULL;
 					double m = report_agg(v, o->aggregate), bm, ch;
 					const struct rvals *bv;
-					struct verdict d;
+					const struct rjudge *j;
 					char buf[64];
 
 					if (isnan(m))
 						continue;
 					if (!change) {
-						numfmt_fixed(buf, sizeof(buf), m, 4);
+						value_cell(buf, sizeof(buf), v, m, jd->threshold);
 						rgrid_set(g, row, MC_VALUES + y, buf, m);
 						report_cell_notes(r, si, (size_t)ci, g, row,
 						    MC_VALUES + y);
@@ -290,9 +316,12 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 					if (isnan(bm) || bm == 0)
 						continue;
 					ch = (m - bm) / fabs(bm) * 100;
-					verdict_judge(v->v, v->n, bv->v, bv->n, 0, c0->higher, thr, &d);
-					snprintf(buf, sizeof(buf), "%+.1f%%%s", ch,
-					    verdict_significant(d.kind) ? " *" : "");
+					j = report_judged_row(jd, si, (size_t)ci);
+					snprintf(buf, sizeof(buf), "%+.1f%%%s%s", ch, j == NULL ? "" :
+					    j->mark != RJUDGE_UNMARKED ? " *" :
+					    j->state == RJUDGE_FEW || j->state == RJUDGE_NOISY ? " ?" :
+					    "", j != NULL && j->base_outliers + j->outliers > 0 ? " !" :
+					    "");
 					rgrid_set(g, row, MC_VALUES + y, buf, ch);
 					any = 1;
 				}
@@ -310,45 +339,90 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 	strs_free(&rests);
 }
 
-int
-report_table_matrix(const struct report *r, const struct report_opts *o, size_t base,
-    struct rgrids *gs, char **err)
+/*
+ * The row and column parameters of a (bench, metric) whose cells sweep two
+ * or more parameters (swept: report_swept()); 0, or -1 when it sweeps fewer.
+ */
+static int
+axes(const struct strs *swept, const char **rowk, const char **colk)
 {
-	size_t *pairs = report_pairs(r, base, NULL), *cells, ncells, c, k, before = gs->n;
-	unsigned char *done = xcalloc(r->ncells + 1, 1);
-	double thr = report_threshold(r, o, base);
+	size_t k;
 
-	(void)err;
-	cells = xcalloc(r->ncells + 1, sizeof(*cells));
+	*rowk = *colk = NULL;
+	if (swept->n < 2)
+		return -1;
+	for (k = 0; k < swept->n; k++)
+		if (strcmp(swept->s[k], "threads") == 0)
+			*rowk = swept->s[k];
+	for (k = 0; k < swept->n; k++)
+		if (strcmp(swept->s[k], "pages") == 0 && swept->s[k] != *rowk)
+			*colk = swept->s[k];
+	for (k = 0; k < swept->n && (*rowk == NULL || *colk == NULL); k++) {
+		if (swept->s[k] == *rowk || swept->s[k] == *colk)
+			continue;
+		if (*rowk == NULL)
+			*rowk = swept->s[k];
+		else
+			*colk = swept->s[k];
+	}
+	return 0;
+}
+
+size_t
+report_matrix_cells(const struct report *r, unsigned char *in)
+{
+	size_t *cells = xcalloc(r->ncells + 1, sizeof(*cells)), ncells, c, k, n = 0;
+	unsigned char *done = xcalloc(r->ncells + 1, 1);
+	const char *rowk, *colk;
+
+	memset(in, 0, r->ncells);
 	for (c = 0; c < r->ncells; c++) {
 		struct strs swept = { 0 };
-		const char *rowk = NULL, *colk = NULL;
 
 		if (done[c])
 			continue;
 		ncells = report_metric_cells(r, c, done, cells);
 		report_swept(r, cells, ncells, &swept);
-		if (swept.n >= 2) {
-			for (k = 0; k < swept.n; k++)
-				if (strcmp(swept.s[k], "threads") == 0)
-					rowk = swept.s[k];
-			for (k = 0; k < swept.n; k++)
-				if (strcmp(swept.s[k], "pages") == 0 && swept.s[k] != rowk)
-					colk = swept.s[k];
-			for (k = 0; k < swept.n && (rowk == NULL || colk == NULL); k++) {
-				if (swept.s[k] == rowk || swept.s[k] == colk)
-					continue;
-				if (rowk == NULL)
-					rowk = swept.s[k];
-				else
-					colk = swept.s[k];
+		if (axes(&swept, &rowk, &colk) == 0)
+			for (k = 0; k < ncells; k++) {
+				in[cells[k]] = 1;
+				n++;
 			}
-			grids_for(r, o, pairs, thr, cells, ncells, rowk, colk, &swept, gs);
-		}
+		strs_free(&swept);
+	}
+	free(cells);
+	free(done);
+	return n;
+}
+
+int
+report_table_matrix(const struct report *r, const struct report_opts *o, size_t base,
+    struct rgrids *gs, char **err)
+{
+	size_t *pairs, *cells, ncells, c, before = gs->n;
+	unsigned char *done;
+	struct rjudged jd;
+
+	if (report_judge(r, o, base, &jd, err) != 0)
+		return -1;
+	pairs = report_pairs(r, base, NULL);
+	done = xcalloc(r->ncells + 1, 1);
+	cells = xcalloc(r->ncells + 1, sizeof(*cells));
+	for (c = 0; c < r->ncells; c++) {
+		struct strs swept = { 0 };
+		const char *rowk, *colk;
+
+		if (done[c])
+			continue;
+		ncells = report_metric_cells(r, c, done, cells);
+		report_swept(r, cells, ncells, &swept);
+		if (axes(&swept, &rowk, &colk) == 0)
+			grids_for(r, o, pairs, &jd, cells, ncells, rowk, colk, &swept, gs);
 		strs_free(&swept);
 	}
 	free(cells);
 	free(done);
 	free(pairs);
+	report_judged_release(&jd);
 	return gs->n > before ? 0 : 1;
 }

@@ -67,7 +67,7 @@ int
 report_table_parse(const char *s, enum report_table *out)
 {
 	static const char *const names[] = { "auto", "lmbench", "delta", "compare", "all",
-		"matrix", "summary", "profile", "kernel", "failures" };
+		"matrix", "summary", "profile", "kernel", "failures", "compact" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -421,6 +421,7 @@ struct runctx {
 	const char	*run_id;
 	const char	*label;		/* run.json "label" or NULL */
 	double		 threshold;
+	double		 fdr;
 	char		*regmetrics;	/* see struct rseries */
 	size_t		 first;		/* first series of this run */
 	/* last looked-up series, lines come in runs of the same host */
@@ -468,6 +469,7 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s->host = xstrdup(host);
 	s->variant = variant ? xstrdup(variant) : NULL;
 	s->threshold = x->threshold;
+	s->fdr = x->fdr;
 	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
 	s->plan = x->run->plan ? xstrdup(x->run->plan) : NULL;
 
@@ -660,6 +662,7 @@ add_run(struct report *r, const char *dir, const void *lines, size_t len, char *
 		    journal_status_name(JOURNAL_FINISHED)) != 0;
 	}
 	x.threshold = x.run->threshold;
+	x.fdr = x.run->fdr;
 	for (i = 0; i < x.run->nmetrics; i++) {
 		const char *m = x.run->metrics[i];
 		char *t;
@@ -846,7 +849,7 @@ print_text(const struct rgrid *g, FILE *out)
 
 			if (j > g->nhidden)
 				fputs("  ", out);
-			if (j < g->nkeys || i == 0) {
+			if (j < g->nkeys || i == 0 || (g->left_last && j == g->ncols - 1)) {
 				fputs(row[j], out);
 				if (j + 1 < end)
 					pad(out, w[j] - l);
@@ -1212,6 +1215,33 @@ common_points(const struct report *r, size_t base, char **err)
 	return 0;
 }
 
+/*
+ * The default tables of runs to compare: the matrix grids of the metrics
+ * swept over two parameters, the compact compare of the other points, then
+ * the regressions of both.  The number of regressions, or -1.
+ */
+static int
+default_compare(const struct report *r, const struct report_opts *o, size_t base,
+    struct rgrids *gs, char **err)
+{
+	unsigned char *in = xcalloc(r->ncells + 1, 1);
+	size_t c, nin = report_matrix_cells(r, in);
+	int n = -1;
+
+	if (nin > 0 && report_table_matrix(r, o, base, gs, err) < 0)
+		goto out;
+	if (nin < r->ncells) {
+		for (c = 0; c < r->ncells; c++)
+			in[c] = !in[c];
+		if (report_table_compact(r, o, base, in, gs, err) < 0)
+			goto out;
+	}
+	n = report_table_regressions(r, o, base, NULL, gs, err);
+out:
+	free(in);
+	return n;
+}
+
 /* report_render(); partial: whether the partial runs' lines come first. */
 static int
 render(const struct report *r, const struct report_opts *o, int partial, FILE *out,
@@ -1219,8 +1249,8 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
-	struct rgrid *pg = NULL;
-	size_t base = 0, i, notes = 0;
+	struct rgrid *pg = NULL, *eg = NULL, *tg = NULL;
+	size_t base = 0, i, ntop, notes = 0;
 	int regressions = 0, n, first = 1, ret = -1;
 
 	if (r->nseries == 0) {
@@ -1234,41 +1264,49 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 		    "(report_keep_samples())");
 		return -1;
 	}
-	if (t == REPORT_TABLE_COMPARE && !common_points(r, base, err))
+	if ((t == REPORT_TABLE_COMPARE || t == REPORT_TABLE_COMPACT) &&
+	    !common_points(r, base, err))
 		return -1;
+	if (partial && (eg = report_env_grid(r, base)) != NULL)
+		rgrids_add(&gs, eg);	/* the environment's differences, first */
 	if (partial && (pg = partial_grid(r)) != NULL)
 		rgrids_add(&gs, pg);	/* first: the top of the report */
+	if (partial && (tg = report_tune_grid(r)) != NULL)
+		rgrids_add(&gs, tg);
 	if (t == REPORT_TABLE_AUTO) {
 		int fallback;
 
 		free(report_pairs(r, base, &fallback));
 		/* lmbench's tables; else variants or runs compared (when they
-		 * share a point); else a summary of each series, and the
-		 * matrix of a sweep */
+		 * share a point): the matrix of a two-axis sweep, the compact
+		 * compare of the other points; else a summary of each series,
+		 * and the matrix of a sweep */
 		if (report_has_lmbench(r))
 			t = REPORT_TABLE_LMBENCH;
-		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL))
-			t = REPORT_TABLE_COMPARE;
-		else {
+		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL)) {
+			if ((n = default_compare(r, o, base, &gs, err)) < 0)
+				goto out;
+			regressions += n;
+		} else {
 			/* nothing measured (every trial failed): the failures say why */
 			if ((r->ncells > 0 || !report_has_failures(r)) &&
 			    report_table_summary(r, o, base, &gs, err) != 0)
 				goto out;
 			if (report_table_matrix(r, o, base, &gs, err) < 0)
 				goto out;
-			t = REPORT_TABLE_AUTO;
 		}
 	}
 	if (t == REPORT_TABLE_LMBENCH || (t == REPORT_TABLE_ALL && report_has_lmbench(r))) {
 		if (report_table_lmbench(r, o, &gs, err) != 0)
 			goto out;
 	}
-	if (t == REPORT_TABLE_DELTA || (t == REPORT_TABLE_ALL && r->nseries > 1)) {
-		if (report_table_delta(r, o, base, &gs, err) != 0)
+	if (t == REPORT_TABLE_SUMMARY || t == REPORT_TABLE_ALL) {
+		if (report_table_summary(r, o, base, &gs, err) != 0)
 			goto out;
 	}
-	if (t == REPORT_TABLE_SUMMARY) {
-		if (report_table_summary(r, o, base, &gs, err) != 0)
+	if (t == REPORT_TABLE_DELTA || (t == REPORT_TABLE_ALL && r->nseries > 1)) {
+		/* among the compare and matrix tables, their sign: + the value grew */
+		if (report_table_delta(r, o, base, t == REPORT_TABLE_ALL, &gs, err) != 0)
 			goto out;
 	}
 	if (t == REPORT_TABLE_MATRIX || t == REPORT_TABLE_ALL) {
@@ -1283,6 +1321,12 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1 &&
 	    common_points(r, base, NULL))) {
 		if ((n = report_table_compare(r, o, base, &gs, err)) < 0)
+			goto out;
+		regressions += n;
+	}
+	if (t == REPORT_TABLE_COMPACT) {
+		if (report_table_compact(r, o, base, NULL, &gs, err) < 0 ||
+		    (n = report_table_regressions(r, o, base, NULL, &gs, err)) < 0)
 			goto out;
 		regressions += n;
 	}
@@ -1304,7 +1348,8 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 			goto out;
 		}
 	}
-	if (gs.n == 0 || (gs.n == 1 && strcmp(gs.g[0]->table, "partial") == 0)) {
+	ntop = (eg != NULL) + (pg != NULL) + (tg != NULL);	/* not tables of data */
+	if (gs.n == ntop) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");
 		goto out;
@@ -1329,7 +1374,7 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 			if (i > 0)
 				fputc('\n', out);
 			/* delta lines are bare, as in mail; among other tables, titled */
-			if (g->text && gs.n - (pg != NULL) > 1 && strcmp(g->table, "delta") == 0)
+			if (g->text && gs.n - ntop > 1 && strcmp(g->table, "delta") == 0)
 				fprintf(out, "%s\n", g->title);
 			if (g->text) {
 				fputs(g->text, out);

@@ -50,11 +50,31 @@ hex_decode(const char *h, size_t len)
 	return s;
 }
 
+/* The directory of a set of entries (RUNDIR_RESTORE...). */
+static const char *
+set_dir(enum journal_restore_set set)
+{
+	return set == JOURNAL_RESTORE_TUNE ? RUNDIR_RESTORE_TUNE : RUNDIR_RESTORE;
+}
+
+static char *
+set_file(struct journal *j, enum journal_restore_set set, const char *host)
+{
+	return xasprintf("%s/%s/%s", j->dir, set_dir(set), host);
+}
+
 int
 journal_restore_list(struct journal *j, const char *host, char ***paths, char ***olds,
     size_t *n, char **err)
 {
-	char *file = rundir_restore_path(j->dir, host);
+	return journal_restore_list_in(j, JOURNAL_RESTORE_VARIANT, host, paths, olds, n, err);
+}
+
+int
+journal_restore_list_in(struct journal *j, enum journal_restore_set set, const char *host,
+    char ***paths, char ***olds, size_t *n, char **err)
+{
+	char *file = set_file(j, set, host);
 	char *line = NULL, *sp, *p, *o;
 	size_t cap = 0;
 	ssize_t len;
@@ -120,8 +140,15 @@ int
 journal_restore_save(struct journal *j, const char *host, const char *path,
     const char *old, char **err)
 {
-	char *dir = rundir_path(j->dir, RUNDIR_RESTORE);
-	char *file = rundir_restore_path(j->dir, host), *hp, *ho, *line = NULL;
+	return journal_restore_save_in(j, JOURNAL_RESTORE_VARIANT, host, path, old, err);
+}
+
+int
+journal_restore_save_in(struct journal *j, enum journal_restore_set set, const char *host,
+    const char *path, const char *old, char **err)
+{
+	char *dir = rundir_path(j->dir, set_dir(set));
+	char *file = set_file(j, set, host), *hp, *ho, *line = NULL;
 	int fd = -1, r = -1, created = 0, tries;
 
 	if (!journal_valid_host(host)) {
@@ -169,8 +196,15 @@ out:
 int
 journal_restore_clear(struct journal *j, const char *host, char **err)
 {
-	char *dir = rundir_path(j->dir, RUNDIR_RESTORE);
-	char *file = rundir_restore_path(j->dir, host);
+	return journal_restore_clear_in(j, JOURNAL_RESTORE_VARIANT, host, err);
+}
+
+int
+journal_restore_clear_in(struct journal *j, enum journal_restore_set set, const char *host,
+    char **err)
+{
+	char *dir = rundir_path(j->dir, set_dir(set));
+	char *file = set_file(j, set, host);
 	int r = 0;
 
 	if (!journal_valid_host(host)) {

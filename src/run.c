@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "autorep.h"
 #include "board.h"
 #include "clock.h"
 #include "deploy.h"
@@ -38,6 +39,7 @@
 #include "strv.h"
 #include "transport.h"
 #include "trialread.h"
+#include "tune.h"
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
@@ -47,6 +49,7 @@
 #define RUN_ESTOP	(-100)	/* run_request_stop() was called */
 #define RUN_ESILENT	(-101)	/* nothing from the agent for silence_ms */
 #define RUN_EDEADLINE	(-102)	/* the caller's deadline passed */
+#define RUN_RESTORED	(-103)	/* bring_up(): restored, nothing left to run */
 
 #define CHAN_OPEN_MS	30000
 #define WRITE_MS	30000
@@ -88,6 +91,7 @@ struct worker {
 	size_t			 pidx;		/* progress index */
 	struct plan_schedule	*s;
 	unsigned char		*todo;		/* s->ntrials flags: to run now */
+	struct autorep		*ar;		/* repeat: auto, or NULL */
 	size_t			 k;		/* trials started, for progress */
 
 	struct transport	*t;
@@ -111,6 +115,8 @@ struct worker {
 	char			*cycled_in;	/* the trial that hung, for run.json */
 	char			**prog_path;	/* [plan->nprograms]: what the agent
 						 * runs for each program, or NULL */
+	json_t			*env;		/* the agent's env facts */
+	struct tune_state	*tune;		/* the profile applied, or NULL */
 	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
 						 * of the point failed on this host */
 	size_t			 points_failed;
@@ -190,6 +196,16 @@ variant_saver(void *arg, const char *path, const char *old, char **why)
 	struct worker *w = arg;
 
 	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
+}
+
+/* variant_save_fn of a tuning profile: restore-tune/HOST. */
+static int
+tune_saver(void *arg, const char *path, const char *old, char **why)
+{
+	struct worker *w = arg;
+
+	return journal_restore_save_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
+	    path, old, why);
 }
 
 /* Tell the person something (a live progress frame takes log messages
@@ -414,6 +430,8 @@ scratch_dir(const char *agent)
 	return p;
 }
 
+static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
+static void untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
 warn_cpus(struct worker *w, const json_t *cpus)
@@ -580,6 +598,23 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
 	w->proto = ev.u.hello.proto;
+	if (ask_env(w, deadline, st, why) != 0)
+		return -1;
+	warn_cpus(w, json_object_get(w->env, "cpus"));
+	return take_lease(w, st, why);
+}
+
+/*
+ * Ask the agent for its env facts, keep them (w->env) and write them to
+ * the journal.  0, or -1 with *st and a new *why.
+ */
+static int
+ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
+{
+	struct ap_event ev;
+	char *e = NULL;
+	int r;
+
 	if ((r = send_json(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
 		*st = AP_ST_AGENT_LOST;
 		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
@@ -595,10 +630,11 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 			w->rh->arch = xstrdup(json_string_value(arch));
 		}
 	}
+	json_decref(w->env);
+	w->env = json_deep_copy(ev.u.env.obj);
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
 		journal_failed(w->ctx, e);
-	warn_cpus(w, json_object_get(ev.u.env.obj, "cpus"));
-	return take_lease(w, st, why);
+	return 0;
 }
 
 /* What progress shows for a trial. */
@@ -893,6 +929,10 @@ run_trial(struct worker *w, size_t i, size_t next)
 		start = w->prev_end;
 		r = 0;
 	} else {
+		if (tune_before_trial(w->t, w->tune, &why) != 0) {
+			wlog(w, "%s", why);
+			free(why);
+		}
 		start = clock_wall();
 		r = send_trial(w, i, params);
 	}
@@ -918,6 +958,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 			 * agent's own 2 ms between trials.
 			 */
 			if (ev.type == AP_HEADER && next != SIZE_MAX && w->ahead == 0 &&
+			    !tune_per_trial(w->tune) &&
 			    !stopping && !run_stop_requested() && !ap_trial_done(tr)) {
 				if (send_trial(w, next, trial_params(&w->s->trials[next])) == 0)
 					w->ahead = next + 1;
@@ -970,6 +1011,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 	w->prev_end = clock_wall();
 	if (stopping)
 		w->stopped = 1;
+	autorep_add(w->ar, pt->point, res);
 	/* A result the journal could not take is lost: not run, for --resume. */
 	if (record(w, pt, start, res->status, res->message, res) == 0) {
 		char *failure = res->status == AP_ST_OK ? NULL :
@@ -1120,17 +1162,29 @@ run_groups(struct worker *w)
 			free(err);
 			err = NULL;
 		} else {
-			for (i = s->variant_start[v]; i < end; i++) {
-				if (!w->todo[i])
-					continue;
-				if (run_stop_requested() && !w->stopped) {
-					w->stopped = 1;
-					break;
+			/* with repeat: auto, rounds more while points cannot decide */
+			autorep_reset(w->ar);
+			for (i = s->variant_start[v]; ; end = s->variant_start[v + 1]) {
+				for (; i < end; i++) {
+					if (!w->todo[i])
+						continue;
+					if (run_stop_requested() && !w->stopped) {
+						w->stopped = 1;
+						break;
+					}
+					for (nx = i + 1; nx < end && !w->todo[nx]; nx++)
+						;
+					if (run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
+						break;
 				}
-				for (nx = i + 1; nx < end && !w->todo[nx]; nx++)
-					;
-				if (run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
+				if (i < end || w->stopped || (nx = autorep_round(w->ar, w->s, v,
+				    &w->todo)) == 0)
 					break;
+				w->rh->ntrials += nx;
+				if (w->ctx->c->progress != NULL)
+					progress_add_trials(w->ctx->c->progress, w->pidx, nx);
+				wlog(w, "repeat auto: a round more of %zu point%s", nx, nx == 1 ? "" :
+				    "s");
 			}
 		}
 		r = variant_undo(w->t, vs, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
@@ -1156,20 +1210,22 @@ run_groups(struct worker *w)
  * anything is measured.  0, or -1 with the host given up.
  */
 static int
-restore_left(struct worker *w)
+restore_left(struct worker *w, enum journal_restore_set set)
 {
 	struct journal *j = w->ctx->c->journal;
 	char **paths, **olds, *err = NULL;
 	size_t n, i;
 	int r = 0;
 
-	if (journal_restore_list(j, w->h->name, &paths, &olds, &n, &err) != 0) {
+	if (journal_restore_list_in(j, set, w->h->name, &paths, &olds, &n, &err) != 0) {
 		host_failed(w, AP_ST_SETUP, err);
 		free(err);
 		return -1;
 	}
 	for (i = n; i-- > 0; ) {
-		if ((r = variant_write_back(w->t, paths[i], olds[i], &err)) != 0) {
+		r = set == JOURNAL_RESTORE_TUNE ? tune_write_back(w->t, paths[i], olds[i], &err) :
+		    variant_write_back(w->t, paths[i], olds[i], &err);
+		if (r != 0) {
 			host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP, err);
 			free(err);
 			err = NULL;
@@ -1177,7 +1233,7 @@ restore_left(struct worker *w)
 		}
 		wlog(w, "restored %s, left changed by an earlier attempt at this run", paths[i]);
 	}
-	if (r == 0 && n > 0 && journal_restore_clear(j, w->h->name, &err) != 0) {
+	if (r == 0 && n > 0 && journal_restore_clear_in(j, set, w->h->name, &err) != 0) {
 		wlog(w, "%s", err);
 		free(err);
 	}
@@ -1221,9 +1277,10 @@ connect_host(struct worker *w, int after_boot, struct transport_info *info, char
 }
 
 /*
- * Connect, put back what an earlier attempt left, check the boot (after a
- * power cycle, or with expect_kernel), deploy and start the agent.
- * Returns 0, RUN_ESTOP, or -1 with the host given up (host_failed()).
+ * Connect, check the boot (after a power cycle, or with expect_kernel),
+ * put back what an earlier attempt left, deploy and start the agent.
+ * Returns 0, RUN_ESTOP, RUN_RESTORED (put back, and nothing left to run),
+ * or -1 with the host given up (host_failed()).
  */
 static int
 bring_up(struct worker *w, int after_boot)
@@ -1269,8 +1326,11 @@ bring_up(struct worker *w, int after_boot)
 			return -1;
 		}
 	}
-	if (restore_left(w) != 0)
+	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
+	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
 		return -1;
+	if (count_todo(w, 0) == 0)
+		return RUN_RESTORED;
 
 	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
@@ -1348,7 +1408,9 @@ recover(struct worker *w)
 	}
 	free(w->lost);
 	w->lost = NULL;
-	if ((r = bring_up(w, 1)) != 0) {
+	if ((r = bring_up(w, 1)) == RUN_RESTORED)
+		r = 0;		/* the trial that hung was the last */
+	else if (r != 0) {
 		if (journal_host_board(j, w->h->name, "boot-failed", NULL, w->rh->reason,
 		    &err) != 0)
 			journal_failed(w->ctx, err);
@@ -1366,6 +1428,111 @@ recover(struct worker *w)
 	return 0;
 }
 
+/*
+ * The plan's tuning profile, before the first trial: each item's outcome
+ * to the host's log, run.json and the person, and the env facts read
+ * again when it changed the host.  Without a profile, a host that is not
+ * tuned gets one warning line.  0, or -1 with the host given up (lost
+ * while it was applied: what was changed is put back by --resume).
+ */
+static int
+tune_host(struct worker *w)
+{
+	const struct tune_spec *spec = w->ctx->c->plan->tune;
+	enum ap_status st;
+	char *err = NULL, *e = NULL, *sum;
+	json_t *j;
+	int r;
+
+	if (spec == NULL) {
+		if ((sum = tune_untuned(w->env)) != NULL) {
+			wlog(w, "not tuned for benchmarking: %s", sum);
+			say(w, "%s: not tuned for benchmarking: %s (tune: performance in the "
+			    "plan, or run --tune performance)", w->h->name, sum);
+			free(sum);
+		}
+		return 0;
+	}
+	pstate(w, PROGRESS_RUNNING, "tune");
+	wlog(w, "applying tuning profile %s", spec->profile);
+	r = tune_apply(w->t, spec, tune_saver, variant_logger, w, &w->tune, &err);
+	sum = tune_summary(w->tune);
+	log_info("%s: tune %s: %s", w->h->name, spec->profile, sum);
+	free(sum);
+	j = tune_state_json(w->tune);
+	if (journal_host_tune(w->ctx->c->journal, w->h->name, j, &e) != 0)
+		journal_failed(w->ctx, e);
+	json_decref(j);
+	if (r != 0) {
+		tune_state_free(w->tune);
+		w->tune = NULL;
+		host_failed(w, AP_ST_CONNECT, err);
+		free(err);
+		return -1;
+	}
+	/* The facts the trials are measured under. */
+	if (tune_changed(w->tune) &&
+	    ask_env(w, clock_mono_ms() + RUN_HELLO_MS, &st, &err) != 0) {
+		untune_host(w);
+		host_failed(w, st, err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Undo the tuning profile after the last trial (or when stopping). */
+static void
+untune_host(struct worker *w)
+{
+	char *err = NULL;
+	int r;
+
+	if (w->tune == NULL)
+		return;
+	r = tune_undo(w->t, w->tune, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
+	    &err);
+	w->tune = NULL;
+	/* Undone: nothing left to restore if this process dies. */
+	if (r == 0 && journal_restore_clear_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE,
+	    w->h->name, &err) != 0)
+		r = -1;
+	if (r != 0) {
+		wlog(w, "%s", err);
+		say(w, "%s: %s", w->h->name, err);
+		if (w->rh->reason == NULL)
+			w->rh->reason = err;
+		else
+			free(err);
+	}
+}
+
+/* Whether an earlier attempt left something to put back on this host. */
+static int
+restore_due(struct worker *w)
+{
+	static const enum journal_restore_set sets[] = { JOURNAL_RESTORE_VARIANT,
+		JOURNAL_RESTORE_TUNE };
+	char **paths, **olds, *err = NULL;
+	size_t n, i;
+	int due = 0;
+
+	for (i = 0; i < 2 && !due; i++) {
+		/* an unreadable file says so once the host is reached */
+		if (journal_restore_list_in(w->ctx->c->journal, sets[i], w->h->name, &paths,
+		    &olds, &n, &err) != 0) {
+			free(err);
+			err = NULL;
+			due = 1;
+			continue;
+		}
+		due = n > 0;
+		strv_free(paths, n);
+		strv_free(olds, n);
+	}
+	return due;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -1375,7 +1542,7 @@ worker_main(void *arg)
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
-	if (count_todo(w, 0) == 0) {
+	if (count_todo(w, 0) == 0 && !restore_due(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);
 		pstate(w, PROGRESS_DONE, "nothing left to run");
@@ -1400,22 +1567,35 @@ worker_main(void *arg)
 	if ((r = bring_up(w, 0)) != 0) {
 		if (r == RUN_ESTOP)
 			goto interrupted;
+		if (r == RUN_RESTORED) {
+			/* killed after its last trial, before it undid the host */
+			w->rh->status = JOURNAL_HOST_DONE;
+			set_host_status(w, JOURNAL_HOST_DONE, NULL);
+			pstate(w, PROGRESS_DONE, "restored, nothing left to run");
+		}
 		goto out;
 	}
 	msg = xasprintf("%s", w->rh->arch ? w->rh->arch : "");
 	pstate(w, PROGRESS_RUNNING, msg);
 	free(msg);
 	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	if (tune_host(w) != 0)
+		goto out;
 	run_groups(w);
 	while (w->lost != NULL && may_recover(w)) {
 		if ((r = recover(w)) == RUN_ESTOP)
 			goto interrupted;
 		if (r > 0)
 			break;		/* not cycled: given up below */
-		if (r != 0)
+		if (r != 0) {
+			/* not back: what the profile changed is put back by --resume */
+			tune_state_free(w->tune);
+			w->tune = NULL;
 			goto out;
+		}
 		run_groups(w);
 	}
+	untune_host(w);
 
 	if (w->lost != NULL) {
 		/* The trials the host did not get to. */
@@ -1479,6 +1659,8 @@ worker_main(void *arg)
 	if (w->prog_path != NULL)
 		strv_free(w->prog_path, w->ctx->c->plan->nprograms);
 	w->prog_path = NULL;
+	json_decref(w->env);
+	w->env = NULL;
 	if (slot)
 		give_slot(w->ctx);
 	return NULL;
@@ -1563,6 +1745,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		w->rh->name = xstrdup(w->h->name);
 		w->rh->status = JOURNAL_HOST_PENDING;
 		w->s = plan_expand(c->plan, w->h->name, c->seed);
+		w->ar = autorep_new(c->plan);
 		w->todo = xcalloc(w->s->ntrials ? w->s->ntrials : 1, 1);
 		w->point_failed = xcalloc(c->plan->nvariants * c->plan->npoints + 1, 1);
 		w->rh->ntrials = w->s->ntrials;
@@ -1600,6 +1783,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		out->not_run += rh->not_run;
 		plan_schedule_free(ws[i].s);
 		free(ws[i].todo);
+		autorep_free(ws[i].ar);
 		free(ws[i].point_failed);
 		free(ws[i].first_failure);
 	}

@@ -292,6 +292,8 @@ rundir_run_new(const json_t *run)
 	reg = json_object_get(plan, "regression");
 	v = json_object_get(reg, "threshold");
 	r->threshold = json_is_number(v) ? json_number_value(v) : -1;
+	v = json_object_get(reg, "fdr");
+	r->fdr = json_is_number(v) ? json_number_value(v) : -1;
 	a = json_object_get(reg, "metrics");
 	r->metrics = xcalloc(json_array_size(a) + 1, sizeof(*r->metrics));
 	json_array_foreach(a, i, v)
@@ -495,6 +497,10 @@ plan_json(const struct plan *p, unsigned long long seed)
 	rundir_json_set(o, "file", rundir_json_str(p->file));
 	rundir_json_set(o, "description", rundir_json_str(p->description));
 	rundir_json_set(o, "repeat", json_integer(p->repeat));
+	if (p->repeat_auto) {
+		rundir_json_set(o, "repeat_auto", json_true());
+		rundir_json_set(o, "repeat_max", json_integer(p->repeat_max));
+	}
 	rundir_json_set(o, "samples", json_integer(p->samples));
 	rundir_json_set(o, "order", rundir_json_str(plan_order_name(p->order)));
 	snprintf(num, sizeof(num), "%llu", seed);
@@ -544,6 +550,7 @@ plan_json(const struct plan *p, unsigned long long seed)
 	if (p->has_regression) {
 		v = json_object();
 		rundir_json_set(v, "threshold", json_real(p->threshold));
+		rundir_json_set(v, "fdr", json_real(p->fdr));
 		rundir_json_set(v, "metrics", rundir_json_strv(p->metrics, p->nmetrics));
 		rundir_json_set(o, "regression", v);
 	} else

@@ -148,6 +148,21 @@ debugfs_hint(struct transport *t, const char *path, const char *why)
 	    "older or newer kernel, or another architecture, has other knobs)");
 }
 
+int
+variant_run_root(struct transport *t, const char *inner, int timeout_ms,
+    struct transport_result *res)
+{
+	const struct transport_info *info = transport_get_info(t);
+
+	return run_as_root(t, strcmp(info->user, "root") != 0, inner, timeout_ms, res);
+}
+
+char *
+variant_step_error(struct transport *t, int r, const struct transport_result *res)
+{
+	return step_error(t, r, res);
+}
+
 /* s without one trailing newline: a new string. */
 static char *
 chomp(const char *s, size_t len)
@@ -223,6 +238,88 @@ failed(int r)
 	return r != 0 && lost(r) ? VARIANT_ELOST : -1;
 }
 
+/*
+ * One write of variant_write(): read path's old content (as root), hand it
+ * to save, write value and check that it took.  *old gets the old content
+ * once it is saved (the write may then have happened, in part).  0, 1
+ * (the step failed there, *why says which and why) or a negative
+ * TRANSPORT_E* code (with *why).
+ */
+static int
+write_saving(struct transport *t, int sudo, const char *path, const char *value,
+    variant_save_fn save, void *arg, char **old, char **why)
+{
+	struct transport_result res;
+	char *inner, *e = NULL, *back = NULL, *shown, *o, *hint;
+	int r;
+
+	*old = NULL;
+	inner = sh_format("cat %q", path);
+	r = run_as_root(t, sudo, inner, VARIANT_CMD_TIMEOUT_MS, &res);
+	free(inner);
+	if (r != 0 || res.exit.status != 0) {
+		e = step_error(t, r, &res);
+		transport_result_release(&res);
+		hint = r == 0 ? debugfs_hint(t, path, e) : NULL;
+		*why = xasprintf("cannot read %s: %s%s%s", path, e, hint ? ": " : "",
+		    hint ? hint : "");
+		free(hint);
+		free(e);
+		return r != 0 ? r : 1;
+	}
+	if (res.out_dropped > 0) {
+		transport_result_release(&res);
+		*why = xasprintf("%s holds more than %d bytes: not saved, not written", path,
+		    VARIANT_MAX_OLD);
+		return 1;
+	}
+	o = xstrndup(res.out, res.outlen);
+	transport_result_release(&res);
+	if (save != NULL && save(arg, path, o, &e) != 0) {
+		*why = xasprintf("%s not written: cannot keep its old content: %s", path, e);
+		free(e);
+		free(o);
+		return 1;
+	}
+	*old = o;
+	r = write_value(t, sudo, path, value, VARIANT_CMD_TIMEOUT_MS, &back, &e);
+	if (r != 0) {
+		hint = r > 0 ? debugfs_hint(t, path, e) : NULL;
+		*why = xasprintf("cannot write %s: %s%s%s", path, e, hint ? ": " : "",
+		    hint ? hint : "");
+		free(hint);
+		free(e);
+		return r;
+	}
+	if (!took(value, back)) {
+		shown = first_line(back);
+		*why = xasprintf("%s did not take the value: it reads \"%s\" after writing",
+		    path, shown);
+		free(shown);
+		free(back);
+		return 1;
+	}
+	free(back);
+	return 0;
+}
+
+int
+variant_write(struct transport *t, const char *path, const char *value,
+    variant_save_fn save, void *arg, char **old, char **err)
+{
+	const struct transport_info *info = transport_get_info(t);
+	char *why = NULL;
+	int r;
+
+	r = write_saving(t, strcmp(info->user, "root") != 0, path, value, save, arg, old,
+	    &why);
+	if (r == 0)
+		return 0;
+	*err = xasprintf("%s: %s", transport_name(t), why);
+	free(why);
+	return r > 0 ? -1 : failed(r);
+}
+
 int
 variant_apply(struct transport *t, const struct plan_variant *v, variant_log_fn log,
     void *arg, struct variant_state **out, char **err)
@@ -238,7 +335,7 @@ variant_apply_saving(struct transport *t, const struct plan_variant *v,
 	const struct transport_info *info = transport_get_info(t);
 	struct variant_state *st;
 	struct transport_result res;
-	char *inner, *why = NULL, *back = NULL, *shown;
+	char *why = NULL, *shown;
 	size_t i;
 	int r;
 
@@ -251,71 +348,26 @@ variant_apply_saving(struct transport *t, const struct plan_variant *v,
 	*out = st;
 	for (i = 0; i < v->nwrites; i++) {
 		const struct plan_write *w = &v->writes[i];
+		char *old = NULL;
 
-		inner = sh_format("cat %q", w->path);
-		r = run_as_root(t, st->sudo, inner, VARIANT_CMD_TIMEOUT_MS, &res);
-		free(inner);
-		if (r != 0 || res.exit.status != 0) {
-			char *hint;
-
-			why = step_error(t, r, &res);
-			transport_result_release(&res);
-			hint = r == 0 ? debugfs_hint(t, w->path, why) : NULL;
-			*err = xasprintf("%s: variant %s: cannot read %s: %s%s%s", transport_name(t),
-			    v->name ? v->name : "-", w->path, why, hint ? ": " : "",
-			    hint ? hint : "");
-			free(hint);
-			free(why);
-			return failed(r);
+		r = write_saving(t, st->sudo, w->path, w->value, save, arg, &old, &why);
+		if (old != NULL) {
+			/* Saved before writing: a write that fails half-way is undone too. */
+			st->saved = xreallocarray(st->saved, st->nsaved + 1, sizeof(*st->saved));
+			st->saved[st->nsaved].path = xstrdup(w->path);
+			st->saved[st->nsaved].old = old;
+			st->nsaved++;
 		}
-		if (res.out_dropped > 0) {
-			transport_result_release(&res);
-			*err = xasprintf("%s: variant %s: %s holds more than %d bytes: not "
-			    "saved, not written", transport_name(t), v->name ? v->name : "-",
-			    w->path, VARIANT_MAX_OLD);
-			return -1;
-		}
-		st->saved = xreallocarray(st->saved, st->nsaved + 1, sizeof(*st->saved));
-		st->saved[st->nsaved].path = xstrdup(w->path);
-		st->saved[st->nsaved].old = xstrndup(res.out, res.outlen);
-		transport_result_release(&res);
-		if (save != NULL && save(arg, w->path, st->saved[st->nsaved].old, &why) != 0) {
-			*err = xasprintf("%s: variant %s: %s not written: cannot keep its old "
-			    "content: %s", transport_name(t), v->name ? v->name : "-", w->path, why);
-			free(why);
-			free(st->saved[st->nsaved].path);
-			free(st->saved[st->nsaved].old);
-			return -1;
-		}
-		/* Saved before writing: a write that fails half-way is undone too. */
-		st->nsaved++;
-		r = write_value(t, st->sudo, w->path, w->value, VARIANT_CMD_TIMEOUT_MS, &back,
-		    &why);
 		if (r != 0) {
-			char *hint = r > 0 ? debugfs_hint(t, w->path, why) : NULL;
-
-			*err = xasprintf("%s: variant %s: cannot write %s: %s%s%s", transport_name(t),
-			    v->name ? v->name : "-", w->path, why, hint ? ": " : "",
-			    hint ? hint : "");
-			free(hint);
+			*err = xasprintf("%s: variant %s: %s", transport_name(t),
+			    v->name ? v->name : "-", why);
 			free(why);
 			return r > 0 ? -1 : failed(r);
-		}
-		if (!took(w->value, back)) {
-			shown = first_line(back);
-			*err = xasprintf("%s: variant %s: %s did not take the value: it reads "
-			    "\"%s\" after writing", transport_name(t), v->name ? v->name : "-",
-			    w->path, shown);
-			free(shown);
-			free(back);
-			return -1;
 		}
 		shown = first_line(st->saved[st->nsaved - 1].old);
 		vlog(log, arg, "variant %s: wrote %s (was \"%s\")", v->name ? v->name : "-",
 		    w->path, shown);
 		free(shown);
-		free(back);
-		back = NULL;
 	}
 	if (v->nsetup + v->nteardown > 0)
 		st->setup_started = 1;

@@ -134,7 +134,7 @@ _fleetmark()
 	DIR)		compopt -o filenames 2>/dev/null
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return 0 ;;
 	FILE)		_fleetmark_files '*'; return 0 ;;
-	TABLE)		_fleetmark_words lmbench delta compare matrix summary profile kernel failures all; return 0 ;;
+	TABLE)		_fleetmark_words lmbench delta compare compact matrix summary profile kernel failures all; return 0 ;;
 	FORMAT)		_fleetmark_words text md csv json html; return 0 ;;
 	HOW)		_fleetmark_words none median mean; return 0 ;;
 	?*)		COMPREPLY=(); return 0 ;;	# a name, a number, a URL: nothing to offer

@@ -6,6 +6,10 @@
 #   tests/bench/verdicts.sh [PAIRS [LMBENCH_PAIRS]]     (default 20 and 3)
 #   DETAILS=FILE tests/bench/verdicts.sh ...            (each slowdown pair's change and p)
 #   REPEAT=5 tests/bench/verdicts.sh ...                (spin trials per run; default: the plans' default)
+#   REPEAT=auto REPEAT_MAX=20 tests/bench/verdicts.sh   (spin runs with `repeat: auto`)
+#
+# Two at once (REPEAT=5 and REPEAT=auto) take turns run by run on the
+# host's lease, so that both see the same load on the machine.
 #
 # Two experiments, each through the real `fleetmark run` on the embedded
 # local fleet and `fleetmark compare A B --format json`:
@@ -45,6 +49,7 @@ for x in 0 2 5 10; do
 name: verdict-spin
 description: spin with $x% more work per sample
 ${REPEAT:+repeat: $REPEAT}
+${REPEAT_MAX:+repeat_max: $REPEAT_MAX}
 benchmarks:
   - bench: spin
     params:
@@ -57,13 +62,16 @@ run() {
 	local d
 	mkdir -p "$W/results"
 	d=$(mktemp -d "$W/results/run.XXXXXX")
-	"$FLEETMARK" -q run "$1" -o "$d" --label "$2" >"$W/run.out" 2>&1 || {
+	# --wait-lock: another run on this machine (a second verdicts.sh) takes turns
+	"$FLEETMARK" -q run "$1" -o "$d" --label "$2" --wait-lock 30m >"$W/run.out" 2>&1 || {
 		echo "run of $1 failed:" >&2
 		cat "$W/run.out" >&2
 		exit 2
 	}
 	set -- "$d"/*/run.json
 	[ -f "$1" ] || { echo "no run directory in $d" >&2; exit 2; }
+	# the trials it took (spin: one line a trial), for `repeat: auto`
+	wc -l <"$(dirname "$1")/trials.jsonl" >>"$W/trials.count"
 	dirname "$1"
 }
 
@@ -98,7 +106,7 @@ marks() {
 		"$W/cmp.json"
 }
 
-echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, spin repeat ${REPEAT:-default}, threshold 5%"
+echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, spin repeat ${REPEAT:-default}${REPEAT_MAX:+ (at most $REPEAT_MAX)}, threshold 5%"
 echo "controller: $FLEETMARK ($("$FLEETMARK" --version 2>&1 | head -1))"
 start=$SECONDS
 
@@ -130,6 +138,9 @@ for ((p = 0; p < PAIRS; p++)); do
 	printf '  pair %d/%d done (%ds)\n' $((p + 1)) "$PAIRS" $((SECONDS - start)) >&2
 done
 
+spin_runs=$(wc -l <"$W/trials.count")
+spin_trials=$(awk '{ s += $1 } END { print s + 0 }' "$W/trials.count")
+
 aa_lm=0 aa_lm_metrics=0 aa_lm_noisy=0 aa_lm_pt=0
 for ((p = 0; p < LMPAIRS; p++)); do
 	a=$(run "$TOP/plans/lmbench.yaml" a)
@@ -159,6 +170,7 @@ for x in 2 5 10; do
 done
 echo "marked: the compare table's rule (p < 0.05, 95% interval of the change reaches 5%);"
 echo "point: p < 0.05 and the measured change >= 5% (for comparison)"
+echo "spin trials: $spin_trials in $spin_runs runs ($(awk -v t="$spin_trials" -v r="$spin_runs" 'BEGIN { printf "%.2f", r ? t / r : 0 }') a run)"
 echo "wall time: $((SECONDS - start)) s"
 
 fail=0

@@ -36,7 +36,7 @@ cp "$TOP/tests/data/plan-ok.yaml" "$TOP/tests/data/fleet-ok.yaml" "$W/run/data/"
 
 cases=$(cat <<'EOF'
 plan-unknown-key.yaml      plan  bad/plan-unknown-key.yaml:2:1: unknown key 'hots' in plan (did you mean 'hosts'?)
-plan-repeat-type.yaml      plan  bad/plan-repeat-type.yaml:2:9: 'five' is not an integer
+plan-repeat-type.yaml      plan  bad/plan-repeat-type.yaml:2:9: bad repeat 'five': expected a number of trials from 1 to 10000, or auto
 plan-repeat-negative.yaml  plan  bad/plan-repeat-negative.yaml:2:9: -1 is out of range (1 to 10000)
 plan-duplicate-key.yaml    plan  bad/plan-duplicate-key.yaml:4:1: duplicate key 'repeat' (first at line 2)
 plan-anchor.yaml           plan  bad/plan-anchor.yaml:3:5: YAML anchors are not allowed (&one)

@@ -74,7 +74,7 @@ like "$(cat "$W/tlb")" 'variant default: no change \(baseline\)' \
 	"variant default changes nothing"
 like "$(cat "$W/tlb")" 'variant flushall: write /sys/kernel/debug/x86/tlb_single_page_flush_ceiling="0"' \
 	"variant flushall writes today's knob (since 3.15), not tlb_flushall_shift"
-like "$(cat "$W/tlb")" "regression: threshold 5%, metrics: munmap.ns_per_access" \
+like "$(cat "$W/tlb")" "regression: threshold 5%, fdr 0.05, metrics: munmap.ns_per_access" \
 	"regression metric munmap.ns_per_access"
 
 # -v adds the stable trial keys; they are unique.

@@ -87,7 +87,7 @@ night n3
 is "$rc" 4 "night 3 with a slowdown: exit 4"
 [ "$rc" = 4 ] || grep -E '^exec ' n1.out n2.out n3.out | sed 's/^/#   /'
 like "$(head -1 n3.out)" "^baseline: $A/${R2##*/} " "night 3: the baseline is night 2 (the newest earlier one)"
-like "$(cat n3.out)" "^REGRESSION: exec\.seconds\[command=sh /tmp/fm-t602/work\.sh,copies=1\] \+[0-9.]+% \(p=[0-9.e-]+\) $H/[^ ]+: [0-9.]+ -> [0-9.]+ s \(baseline $H/" \
+like "$(cat n3.out)" "^REGRESSION: exec\.seconds\[command=sh /tmp/fm-t602/work\.sh,copies=1\] \+[0-9.]+% \(p=[0-9.e-]+, q=[0-9.e-]+\) $H/[^ ]+: [0-9.]+ -> [0-9.]+ s \(baseline $H/" \
 	"stdout names the regressed metric with its change and p"
 R3=$(rundir_of n3)
 like "$(cat "$R3/report.txt")" "REGRESSION: exec\.seconds\[" "report.txt names it too"

@@ -4,6 +4,7 @@
  * position, host selection, and the order of trials (interleave,
  * sequential, shuffle with a seed) grouped by variant.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,48 @@ test_errors(void)
 	    "is more than 100000 trials per host"), "too many trials");
 }
 
+/* repeat: auto, repeat_max and regression.fdr: read and refused as documented. */
+static void
+test_auto(void)
+{
+	struct plan *p;
+	char *err = NULL;
+
+	p = load("repeat: auto\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(p && p->repeat_auto && p->repeat == PLAN_AUTO_MIN_REPEAT &&
+	    p->repeat_max == PLAN_DEFAULT_REPEAT_MAX, "repeat: auto: 3 rounds first, at most 20");
+	ok(p && p->fdr == PLAN_DEFAULT_FDR, "regression.fdr: 0.05 by default");
+	plan_free(p);
+	p = load("repeat: auto\nrepeat_max: 8\nbenchmarks:\n  - bench: munmap\n"
+	    "regression:\n  fdr: 0.1\n", &err);
+	ok(p && p->repeat_max == 8 && p->fdr == 0.1, "repeat_max: 8, fdr: 0.1");
+	plan_free(p);
+	p = load("benchmarks:\n  - bench: munmap\nregression:\n  fdr: 1%\n", &err);
+	ok(p && fabs(p->fdr - 0.01) < 1e-12, "fdr: a percentage too");
+	plan_free(p);
+	p = load("repeat: 4\nbenchmarks:\n  - bench: munmap\n", &err);
+	ok(p && !p->repeat_auto && p->repeat == 4, "a fixed repeat is as before");
+	plan_free(p);
+	ok(fails_with("repeat: 5\nrepeat_max: 8\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:2:13: repeat_max is the most trials of `repeat: auto`; this plan's repeat is "
+	    "fixed"), "repeat_max without repeat: auto");
+	ok(fails_with("repeat: auto\nrepeat_max: 2\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:2:13:"), "repeat_max below the 3 first rounds");
+	ok(fails_with("repeat: often\nbenchmarks:\n  - bench: munmap\n",
+	    "p.yaml:1:9: bad repeat 'often': expected a number of trials from 1 to 10000, or "
+	    "auto"), "repeat: a number or auto");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  fdr: 2\n",
+	    "p.yaml:4:8: regression.fdr '2': expected a false discovery rate between 0 and 1"),
+	    "fdr above 1");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  fdr: 0\n",
+	    "regression.fdr '0'"), "fdr of 0");
+	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n"
+	    "      threads: [1,2,3,4,5,6,7,8,9,10]\n      pages: [1,2,3,4,5,6,7,8,9,10]\n"
+	    "repeat: auto\nrepeat_max: 1001\n",
+	    "repeat up to 1001 is more than 100000 trials per host"),
+	    "too many trials at repeat_max");
+}
+
 static struct plan *
 order_plan(const char *order)
 {
@@ -538,6 +581,7 @@ main(void)
 	test_errors();
 	test_order();
 	test_hosts();
+	test_auto();
 	test_cpu_warnings();
 	catalog_free(cat);
 	return tap_done();

@@ -148,12 +148,13 @@ test_notes(void)
 	fclose(f);
 	ok(report_add_run(r, dir, NULL) == 0, "read the oversubscribed sweep");
 	out = render(r, REPORT_TABLE_MATRIX, REPORT_TEXT, NULL, &rc);
-	ok(out && strstr(out, "munmap ns_per_munmap (ns, mean of trials): lab-01/k\n"
-	    "threads  pages=1      pages=16\n1           1001 [1]     1016 [1]\n"
-	    "16       16001 [1,2]  16016 [1,2]\n[1] THP never\n[2] 16 accessing threads and "
-	    "the unmapping thread share 2 CPUs\n") != NULL,
+	ok(out && strstr(out, "munmap ns_per_munmap (ns, mean of trials ±rsd; ! outliers among "
+	    "the trials): lab-01/k\nthreads  pages=1            pages=16\n"
+	    "1           1001 ±0.0% [1]     1016 ±0.0% [1]\n"
+	    "16       16001 ±0.0% [1,2]  16016 ±0.0% [1,2]\n[1] THP never\n[2] 16 accessing "
+	    "threads and the unmapping thread share 2 CPUs\n") != NULL,
 	    "matrix: the oversubscribed row's cells marked, the notes under the grid");
-	ok(out && strstr(out, "munmap interrupts:tlb_shootdowns (/op, mean of trials)") != NULL,
+	ok(out && strstr(out, "munmap interrupts:tlb_shootdowns (/op, mean of trials ±rsd") != NULL,
 	    "a monitor's metric is a grid of its own");
 	free(out);
 	out = render(r, REPORT_TABLE_SUMMARY, REPORT_TEXT, NULL, &rc);
@@ -161,7 +162,7 @@ test_notes(void)
 	    1 && strstr(out, "16016 [1,2]") != NULL, "summary: marks, one footnote per note");
 	free(out);
 	out = render(r, REPORT_TABLE_MATRIX, REPORT_MD, NULL, &rc);
-	ok(out && strstr(out, "| 16001[^1][^2] |") != NULL && strstr(out, "[^2]: 16 accessing "
+	ok(out && strstr(out, "| 16001 ±0.0%[^1][^2] |") != NULL && strstr(out, "[^2]: 16 accessing "
 	    "threads") != NULL && strstr(out, "[^3]: THP never") != NULL,
 	    "Markdown: footnote labels unique over the document");
 	free(out);
@@ -171,11 +172,11 @@ test_notes(void)
 	    "CSV: the row's notes in a notes column");
 	free(out);
 	out = render(r, REPORT_TABLE_MATRIX, REPORT_JSON, NULL, &rc);
-	ok(out && strstr(out, "\"value\":1001.0,\"text\":\"1001\",\"notes\":[\"THP never\"]}")
+	ok(out && strstr(out, "\"value\":1001.0,\"text\":\"1001 ±0.0%\",\"notes\":[\"THP never\"]}")
 	    != NULL, "JSON: a cell's notes");
 	free(out);
 	out = render(r, REPORT_TABLE_MATRIX, REPORT_HTML, NULL, &rc);
-	ok(out && strstr(out, "16001<sup class=\"note\" title=\"THP never\">1</sup><sup "
+	ok(out && strstr(out, "16001 ±0.0%<sup class=\"note\" title=\"THP never\">1</sup><sup "
 	    "class=\"note\" title=\"16 accessing threads and the unmapping thread share 2 "
 	    "CPUs\">2</sup>") != NULL && strstr(out, "<ol class=\"notes\"><li>THP never</li>")
 	    != NULL, "HTML: marks with the note as a tooltip, the notes listed under the table");
@@ -236,11 +237,18 @@ main(void)
 	    "lab-03/patched,5026.2,0.43325") != NULL, "compare: baseline mean and rsd");
 	ok(strstr(out, ",5528.6,0.42795") != NULL, "compare: patched mean and rsd");
 	ok(strstr(out, ",9.99562293581633") != NULL, "compare: change +10.0%");
-	ok(strstr(out, ",worse,\n") != NULL, "compare: ns_per_munmap marked worse");
-	ok(strstr(out, ",better,\n") != NULL, "compare: accesses marked better");
+	ok(strstr(out, ",5.52088172399337e-10,8.281322585990055e-10,worse,,,0,0\n") != NULL,
+	    "compare: ns_per_munmap marked worse, with p and its Benjamini-Hochberg q");
+	ok(strstr(out, ",better,,,0,0\n") != NULL, "compare: accesses marked better");
 	ok(strstr(out, "\"threads=8,pages=16\",ns_per_munmap,ns,lab-03/base,lab-03/patched,"
-	    "5330.2") != NULL && strstr(out, ",,both\n") != NULL,
-	    "compare: the noisy point is flagged, not marked");
+	    "5330.2") != NULL && strstr(out, ",0.2929474745281735,,cannot judge,both,68,0,0\n")
+	    != NULL, "compare: the noisy point cannot be judged (no q, not marked), 68 trials "
+	    "a side needed");
+	ok(strstr(out, ",9.995622935816334,9.335060456990746,10.656185414641921,") != NULL,
+	    "compare: the change and its 95% interval");
+	ok(strstr(out, "compare,munmap,geomean,ns_per_munmap,ns,lab-03/base,lab-03/patched,"
+	    "5175.968628189321,,,5568.357050333608,,2,7.580966005227863,") != NULL,
+	    "compare: a geomean row per pair and (bench, metric)");
 	free(out);
 
 	out = render(r, REPORT_TABLE_COMPARE, REPORT_JSON, NULL, &rc);
@@ -248,8 +256,8 @@ main(void)
 		json_error_t je;
 		json_t *a = json_loads(out, 0, &je);
 
-		ok(json_is_array(a) && json_array_size(a) == 35,
-		    "compare json: an array of 35 cells (blank ones left out)");
+		ok(json_is_array(a) && json_array_size(a) == 64,
+		    "compare json: an array of 64 cells (blank ones left out)");
 		ok(json_is_real(json_object_get(json_array_get(a, 0), "value")) &&
 		    strcmp(json_string_value(json_object_get(json_array_get(a, 0), "column")),
 		    "base mean") == 0, "compare json: the first cell is the base mean, a number");
@@ -313,7 +321,9 @@ main(void)
 	is_int(rc, -1, "matrix without a two-parameter sweep is an error");
 	free(out);
 	out = render(r, REPORT_TABLE_ALL, REPORT_TEXT, NULL, &rc);
-	is_int(rc, -1, "all tables of one series without lmbench or sweep: nothing, an error");
+	ok(rc == 0 && strncmp(out, "Summary: ", 9) == 0 && count_of(out, "\n\n") == 0,
+	    "all tables of one series without lmbench or sweep: the summary alone");
+	ok(strstr(out, "Lines not used") == NULL, "no 'Lines not used' when every line was");
 	free(out);
 	report_free(r);
 
@@ -580,7 +590,7 @@ main(void)
 		out = baseline_text(path, cmd, &rc);
 		is_int(rc, 1, "report_write_baseline counts the listed metric's regression");
 		ok(out && strstr(out, "\nREGRESSION: munmap.ns_per_munmap[threads=4,pages=16] "
-		    "+10.0% (p=5.5e-10) lab-03/patched: 5026 -> 5529 ns (baseline "
+		    "+10.0% (p=5.5e-10, q=8.3e-10) lab-03/patched: 5026 -> 5529 ns (baseline "
 		    "lab-03/base)\n"), "the REGRESSION line names metric, params, change, p");
 		free(out);
 		snprintf(path, sizeof(path), "%s/patch/report.html", dir);

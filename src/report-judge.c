@@ -1,0 +1,199 @@
+/*
+ * report-judge.c: every row the compare and matrix tables judge, judged
+ * once (report-int.h, docs/reports.md "The verdict"): each (point,
+ * compared pair) gets verdict_judge() on the trial values; a row with
+ * fewer than 3 trials on a side, or a side too noisy for the threshold,
+ * cannot be judged (with the trials a side that would decide it,
+ * robust.h) and is never marked; the p-values of the rows judged are
+ * Benjamini-Hochberg adjusted together (fdr.h) at the plan's
+ * regression.fdr, and a row is marked better or worse when its q is at
+ * most that level and the far end of its 95% interval reaches the
+ * threshold.  Outliers among each side's trials are counted (robust.h),
+ * never dropped.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdr.h"
+#include "report-int.h"
+#include "report.h"
+#include "robust.h"
+#include "stats.h"
+#include "verdict.h"
+#include "xmalloc.h"
+
+double
+report_fdr(const struct report *r, size_t base)
+{
+	double f = r->series[base].fdr;
+
+	return f > 0 && f < 1 ? f : REPORT_DEFAULT_FDR;
+}
+
+int
+report_side_noisy(const struct rvals *v, double threshold)
+{
+	size_t i;
+
+	if (v == NULL || v->n < VERDICT_MIN_TRIALS)
+		return 1;
+	/* values that never vary are steady, whatever their mean (a count of 0) */
+	for (i = 1; i < v->n && v->v[i] == v->v[0]; i++)
+		;
+	if (i == v->n)
+		return 0;
+	return verdict_noisy(verdict_rsd(v->v, v->n), v->n, threshold);
+}
+
+/* Outliers among v's trials (0 when a value is not finite). */
+static size_t
+outliers(const struct rvals *v)
+{
+	struct robust_outliers o;
+	char *err = NULL;
+
+	if (v == NULL || robust_outliers(v->v, v->n, NULL, &o, &err) != 0) {
+		free(err);
+		return 0;
+	}
+	return o.count;
+}
+
+/* Whether the judged row d is significant with the adjusted q. */
+static int
+significant(const struct verdict *d, double q, double level, double threshold)
+{
+	int pct = d->good != 0 && isfinite(d->good);
+
+	if (!d->tested || isnan(q) || q > level)
+		return 0;
+	return pct ? fmax(fabs(d->lo), fabs(d->hi)) >= threshold :
+	    fabs(d->change) >= threshold;
+}
+
+/* The trials a side that would decide row j at the threshold, or 0. */
+static size_t
+needed(const struct rjudge *j, double threshold)
+{
+	double sb = j->bv->n > 1 ? stats_sd(j->bv->v, j->bv->n) : NAN;
+	double ss = j->v->n > 1 ? stats_sd(j->v->v, j->v->n) : NAN;
+	size_t n;
+
+	if (isnan(sb) && isnan(ss))
+		return VERDICT_MIN_TRIALS;
+	/* one side with a single trial: take the other side's spread for it */
+	if (isnan(sb))
+		sb = ss;
+	if (isnan(ss))
+		ss = sb;
+	if (robust_trials_needed(j->d.good, sb, ss, threshold, &n) != 0)
+		return 0;
+	return n < VERDICT_MIN_TRIALS ? VERDICT_MIN_TRIALS : n;
+}
+
+int
+report_judge(const struct report *r, const struct report_opts *o, size_t base,
+    struct rjudged *out, char **err)
+{
+	size_t *pairs = report_pairs(r, base, NULL), s, c, i, np = 0, cap = 0;
+	double *p = NULL, *q = NULL;
+	size_t *pr = NULL;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->threshold = report_threshold(r, o, base);
+	out->fdr = report_fdr(r, base);
+	out->ncells = r->ncells;
+	out->nseries = r->nseries;
+	out->index = xcalloc(r->ncells * r->nseries + 1, sizeof(*out->index));
+	for (c = 0; c < r->ncells; c++)
+		for (s = 0; s < r->nseries; s++) {
+			struct rjudge *j;
+			double bm, m;
+
+			if (pairs[s] == (size_t)-1)
+				continue;
+			xgrow(&out->rows, &cap, out->n + 1, sizeof(*out->rows));
+			j = &out->rows[out->n];
+			memset(j, 0, sizeof(*j));
+			j->cell = c;
+			j->series = s;
+			j->base = pairs[s];
+			j->bv = report_vals(r, j->base, c);
+			j->v = report_vals(r, s, c);
+			j->q = NAN;
+			if (j->bv == NULL && j->v == NULL)
+				continue;
+			out->index[s * r->ncells + c] = ++out->n;
+			j->base_outliers = outliers(j->bv);
+			j->outliers = outliers(j->v);
+			j->base_noisy = report_side_noisy(j->bv, out->threshold);
+			j->noisy = report_side_noisy(j->v, out->threshold);
+			if (j->bv == NULL || j->v == NULL)
+				continue;
+			bm = stats_mean(j->bv->v, j->bv->n);
+			m = stats_mean(j->v->v, j->v->n);
+			if (isnan(bm) || isnan(m) || (bm == 0 && m != 0))
+				continue;
+			verdict_judge(j->v->v, j->v->n, j->bv->v, j->bv->n, 0, r->cells[c].higher,
+			    out->threshold, &j->d);
+			j->state = RJUDGE_JUDGED;
+			if (j->bv->n < VERDICT_MIN_TRIALS || j->v->n < VERDICT_MIN_TRIALS)
+				j->state = RJUDGE_FEW;
+			else if (j->base_noisy || j->noisy)
+				j->state = RJUDGE_NOISY;
+			if (j->state != RJUDGE_JUDGED)
+				j->needed = needed(j, out->threshold);
+		}
+	/* Benjamini-Hochberg over every row judged */
+	for (i = 0; i < out->n; i++)
+		if (out->rows[i].state == RJUDGE_JUDGED && out->rows[i].d.tested)
+			np++;
+	p = xcalloc(np + 1, sizeof(*p));
+	q = xcalloc(np + 1, sizeof(*q));
+	pr = xcalloc(np + 1, sizeof(*pr));
+	for (i = 0, np = 0; i < out->n; i++)
+		if (out->rows[i].state == RJUDGE_JUDGED && out->rows[i].d.tested) {
+			p[np] = out->rows[i].d.p;
+			pr[np++] = i;
+		}
+	if (fdr_bh(p, np, q, err) != 0)
+		goto out;
+	for (i = 0; i < np; i++) {
+		struct rjudge *j = &out->rows[pr[i]];
+
+		j->q = q[i];
+		if (significant(&j->d, j->q, out->fdr, out->threshold))
+			j->mark = j->d.worse < 0 ? RJUDGE_BETTER : RJUDGE_WORSE;
+	}
+	out->judged = np;
+	ret = 0;
+out:
+	if (ret != 0)
+		report_judged_release(out);
+	free(p);
+	free(q);
+	free(pr);
+	free(pairs);
+	return ret;
+}
+
+const struct rjudge *
+report_judged_row(const struct rjudged *j, size_t series, size_t cell)
+{
+	size_t k;
+
+	if (j->index == NULL || series >= j->nseries || cell >= j->ncells)
+		return NULL;
+	k = j->index[series * j->ncells + cell];
+	return k ? &j->rows[k - 1] : NULL;
+}
+
+void
+report_judged_release(struct rjudged *j)
+{
+	free(j->rows);
+	free(j->index);
+	memset(j, 0, sizeof(*j));
+}
