@@ -68,7 +68,7 @@
 #define HISTORY_EINPUT		(-2)
 #define HISTORY_THRESHOLD	5.0		/* percent, when nothing says */
 #define HISTORY_NONE		((size_t)-1)	/* no change: see struct history_segment */
-#define HISTORY_CACHE_FORMAT	1		/* "format" of a cache file */
+#define HISTORY_CACHE_FORMAT	2		/* "format" of a cache file */
 #define HISTORY_CACHE_MAX	(256 * 1024 * 1024)	/* bytes of a cache file read */
 
 struct history_opts {
@@ -82,9 +82,11 @@ struct history_opts {
 	double		 threshold;	/* percent; < 0: the plan's, else 5 */
 	const char	*cache;		/* the cache directory; NULL:
 					 * history_cache_dir(); "": no cache */
+	const char	*exclude;	/* a run id left out (tonight's, for the
+					 * nightly verdict); NULL: none */
 };
 
-/* No plan, hosts, metric or since; threshold -1; the default cache. */
+/* No plan, hosts, metric, since or exclude; threshold -1; the default cache. */
 void	history_opts_init(struct history_opts *o);
 
 /*
@@ -106,6 +108,8 @@ struct history_run {
 				 * copy in the archive cache) */
 	char	*start;		/* run.json "start": "2026-11-30T04:15:00Z" */
 	char	*label;		/* run.json "label", or NULL */
+	char	*commit;	/* run.json "commit", or NULL */
+	char	*plan_file;	/* run.json "plan"."file", or NULL */
 	char	**hosts;	/* run.json "hosts", names */
 	char	**labels;	/* each host's night label (see Series above) */
 	size_t	 nhosts;
@@ -207,7 +211,9 @@ struct history_render_opts {
  *			mean and night-to-night rsd, and on the segments after
  *			a change point the change, its p, worse or better, and
  *			the labels of the nights around it); with o->nights a
- *			row per night instead
+ *			row per night instead; then, for each worse change
+ *			whose night and the night before carry commits, the
+ *			`git bisect start` and `git bisect run` lines
  *	csv		a row per (series, night)
  *	json		an array with an object per (series, night): host,
  *			variant, bench, metric, unit, direction, params, run,

@@ -55,7 +55,11 @@ struct tune_spec;
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
 #define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
+#define PLAN_DEFAULT_NIGHTS	7	/* regression.nights: of the history's segment */
+#define PLAN_DEFAULT_CONFIRM	1	/* regression.confirm: rounds of repeat trials */
 #define PLAN_DEFAULT_FDR	0.05	/* regression.fdr: Benjamini-Hochberg level */
+#define PLAN_MAX_NIGHTS		365
+#define PLAN_MAX_CONFIRM	10
 
 enum plan_order {
 	PLAN_ORDER_INTERLEAVE,
@@ -140,6 +144,13 @@ struct plan {
 	size_t			 nprograms;
 
 	struct tune_spec	*tune;		/* `tune:`, or NULL (tune.h) */
+	int			 nights;	/* regression.nights: at most this many nights
+						 * of the history's current segment */
+	int			 confirm;	/* regression.confirm: rounds of repeat trials
+						 * that measure a failing point again (0: none) */
+	int			 rep_base;	/* plan_expand() numbers repetitions from
+						 * rep_base + 1 (0; a confirmation round's
+						 * are after the night's) */
 
 	const struct ydoc_node	*hosts;		/* the `hosts:` value, or NULL (all) */
 	struct ydoc		*doc;		/* keeps positions alive */

@@ -157,6 +157,8 @@ struct rundir_run {
 	char		*status;	/* a journal_status_name(): "running",
 					 * "finished", "interrupted", "failed" */
 	char		*label;		/* --label, or NULL */
+	char		*commit;	/* the commit measured (--commit, FLEETMARK_COMMIT),
+					 * or NULL */
 	char		*start, *end;	/* "2026-11-30T04:15:00Z"; end NULL while
 					 * running */
 	char		*controller;	/* the controller's version */

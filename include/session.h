@@ -62,6 +62,7 @@ struct session_config {
 	const unsigned char	*sel;		/* fleet->nhosts flags: the hosts to run on */
 	unsigned long long	 seed;		/* for plan_expand() */
 	const char		*label;		/* session_create(): --label, or NULL */
+	const char		*commit;	/* session_create(): the commit, or NULL */
 	int			 jobs;		/* hosts at once; <= 0: all */
 	int			 quiet;		/* no progress display */
 	const char		*expect_kernel;	/* the boot check (board.h), or NULL */
@@ -108,6 +109,17 @@ const char	*session_id(const struct session *s);	/* the run id */
  * "running": never "finished".  At most once per session.
  */
 int	session_run(struct session *s, const struct session_config *c, char **err);
+
+/*
+ * After a finished session_run(): run c (a confirmation round: some
+ * points of the plan again, with repetitions after the night's, see
+ * plan.h's rep_base) in the same run directory, appending to its trials.
+ * The hosts' counts of ok and failed trials in session_summary() grow by
+ * the round's; run.json stays finished, its end time that of the round.
+ * 0, or -1 with *err when the round could not start or the run had not
+ * finished.
+ */
+int	session_confirm(struct session *s, const struct session_config *c, char **err);
 
 /* After session_run(): the final status, and what happened on each host
  * (borrowed). */

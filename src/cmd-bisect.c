@@ -56,6 +56,7 @@
 #include "run.h"
 #include "runref.h"
 #include "session.h"
+#include "stats.h"
 #include "strv.h"
 #include "transport.h"
 #include "trialread.h"
@@ -402,6 +403,9 @@ run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
 	cfg.sel = sel;
 	cfg.seed = plan_seed(p);
 	cfg.label = label;
+	/* the commit the install hook installed, recorded in run.json */
+	if (getenv("FLEETMARK_COMMIT") != NULL && *getenv("FLEETMARK_COMMIT") != '\0')
+		cfg.commit = getenv("FLEETMARK_COMMIT");
 	cfg.quiet = quiet;
 	cfg.expect_kernel = expect;
 	if (session_create(results, &cfg, &s, err) != 0 || session_run(s, &cfg, err) != 0)
@@ -436,17 +440,28 @@ decide(const struct want *w, const struct good *g, const struct values *v, doubl
     char **line)
 {
 	struct verdict d;
-	char ptxt[32], *why = NULL;
-	int code;
+	char ptxt[32], btxt[64] = "", *why = NULL;
+	size_t need;
+	int code, judgeable;
 
 	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
-	code = d.kind == VERDICT_GOOD || d.kind == VERDICT_BETTER ? BISECT_GOOD :
-	    d.kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
+	judgeable = verdict_judgeable(&d, v->n, g->v ? g->n : 0, 0, stats_sd(v->v, v->n),
+	    g->v ? stats_sd(g->v, g->n) : NAN, thr, &need);
+	code = !judgeable ? BISECT_SKIP : d.kind == VERDICT_GOOD || d.kind == VERDICT_BETTER ?
+	    BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
 	if (isnan(d.p))
 		snprintf(ptxt, sizeof(ptxt), "-");
 	else
 		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
-	if (d.kind == VERDICT_NOT_SIGNIFICANT)
+	if (g->v != NULL)
+		snprintf(btxt, sizeof(btxt), ", the baseline's %.1f%% (n=%zu)", d.good_rsd, g->n);
+	if (!judgeable && need > 0)
+		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s against %g%%: about %zu "
+		    "trials a side would be needed", d.rsd, v->n, btxt, thr, need);
+	else if (!judgeable)
+		why = xasprintf(": cannot judge: fewer than %d values a side, or too noisy",
+		    VERDICT_MIN_TRIALS);
+	else if (d.kind == VERDICT_NOT_SIGNIFICANT)
 		why = xasprintf(": not significant, and its 95%% interval reaches worse by "
 		    "%.1f%%", w->higher ? -d.lo : d.hi);
 	else if (d.kind == VERDICT_NOISY && g->v != NULL && verdict_noisy(d.good_rsd, g->n, thr))

@@ -16,6 +16,9 @@
  * SIGTERM: the run directory says "interrupted" and --resume carries on;
  * 1 the run failed), and 4 a significant regression against --baseline;
  * 1 an error; 2 bad usage or invalid input.
+ *
+ * `--baseline history` judges the run against the plan's history
+ * (nightly.h), with a confirmation round in the same run directory.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +38,7 @@
 #include "fleet.h"
 #include "journal.h"
 #include "log.h"
+#include "nightly.h"
 #include "plan.h"
 #include "report.h"
 #include "run.h"
@@ -348,6 +352,103 @@ print_baseline(const char *ref, const char *push, const char *basedir)
 	free(d);
 }
 
+/* --- --baseline history ------------------------------------------------------ */
+
+static int
+is_history(const char *ref)
+{
+	return strcmp(ref, "history") == 0;
+}
+
+/* Whether s is a commit id: 4 to 64 hex digits, as git prints them. */
+static int
+commit_valid(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdefABCDEF");
+
+	return s[n] == '\0' && n >= 4 && n <= 64;
+}
+
+/*
+ * --baseline history for a finished run: judge it against the plan's
+ * history in source (nightly.h) and run the confirmation round; *out the
+ * verdict, or NULL with a note on stdout when there is no history yet (a
+ * first night).  -1 on an error.
+ */
+static int
+history_verdict(const struct plan *p, struct session *s, const struct session_config *cfg,
+    const char *source, struct nightly **out)
+{
+	struct nightly_opts o;
+	struct session_config cc = *cfg;
+	struct plan cp;
+	unsigned char *csel;
+	char *err = NULL, *d;
+	size_t k;
+	int r;
+
+	*out = NULL;
+	nightly_opts_init(&o, p);
+	o.source = source;
+	d = archive_url_display(source);
+	if ((r = nightly_judge(session_dir(s), &o, out, &err)) == NIGHTLY_ENOHISTORY) {
+		printf("baseline: none: %s; nothing to compare with (a first night?)\n", err);
+		log_info("no history: %s", err);
+		free(err);
+		free(d);
+		return 0;
+	}
+	if (r != 0) {
+		log_error("baseline history in %s: %s", d, err);
+		free(err);
+		free(d);
+		return -1;
+	}
+	free(d);
+	if ((k = nightly_to_confirm(*out)) == 0)
+		return 0;
+	log_info("%zu change%s would fail the night: measuring %s again (%d round%s of %d "
+	    "trials)", k, k == 1 ? "" : "s", k == 1 ? "it" : "them", p->confirm,
+	    p->confirm == 1 ? "" : "s", p->repeat);
+	csel = xcalloc(cfg->fleet->nhosts + 1, 1);
+	nightly_round_plan(*out, p, cfg->fleet, cfg->sel, &cp, csel);
+	cc.plan = &cp;
+	cc.sel = csel;
+	r = session_confirm(s, &cc, &err);
+	free(cp.points);
+	free(cp.variants);
+	free(csel);
+	if (r == 0 && run_stop_requested()) {
+		/* what was not measured again is not confirmed, nor a regression */
+		log_warn("confirmation round interrupted: the changes stay unconfirmed");
+		return 0;
+	}
+	if (r != 0 || nightly_confirm(*out, session_dir(s), &err) != 0) {
+		log_error("confirmation round: %s", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The verdict on stdout and into the run directory (nightly_write()). */
+static void
+history_write(const struct nightly *n, const char *dir)
+{
+	char *err = NULL;
+
+	printf("\n");
+	if (nightly_render(n, REPORT_TEXT, stdout, &err) != 0 || fflush(stdout) != 0) {
+		log_warn("the verdict: %s", err ? err : "cannot write it");
+		free(err);
+		err = NULL;
+	}
+	if (nightly_write(n, dir, &err) != 0) {
+		log_warn("%s", err);
+		free(err);
+	}
+}
+
 /* --- the command -------------------------------------------------------------- */
 
 static int
@@ -556,13 +657,15 @@ run_main(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "expect-kernel", required_argument, NULL, 'K' },
 		{ "tune", required_argument, NULL, 'T' },
+		{ "commit", required_argument, NULL, 'C' },
 		{ "wait-lock", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
 	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
-	const char *results, *tune = NULL;
+	const char *results, *tune = NULL, *commit = NULL;
+	struct nightly *verdict = NULL;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
 	struct plan *p = NULL;
@@ -629,6 +732,14 @@ run_main(int argc, char **argv)
 		case 'T':
 			tune = optarg;
 			break;
+		case 'C':
+			if (!commit_valid(optarg)) {
+				log_error("--commit: expected a commit id (4 to 64 hex digits), "
+				    "not '%.80s'", optarg);
+				return CMD_EXIT_USAGE;
+			}
+			commit = optarg;
+			break;
 		case 'W':
 			if (ydoc_parse_duration(optarg, &cfg.wait_lock_ms) != 0 ||
 			    cfg.wait_lock_ms < 0) {
@@ -693,8 +804,12 @@ run_main(int argc, char **argv)
 		code = dry_resume(p, rdir, hosts_spec);
 		goto out;
 	}
+	/* bisect-run's install hook runs us with the commit it installed */
+	if (commit == NULL && getenv("FLEETMARK_COMMIT") != NULL &&
+	    commit_valid(getenv("FLEETMARK_COMMIT")))
+		commit = getenv("FLEETMARK_COMMIT");
 	/* A baseline that is not `latest` is checked before the hours of a run. */
-	if (baseline != NULL && !is_latest(baseline)) {
+	if (baseline != NULL && !is_latest(baseline) && !is_history(baseline)) {
 		struct runref_ctx bctx;
 
 		memset(&bctx, 0, sizeof(bctx));
@@ -711,6 +826,7 @@ run_main(int argc, char **argv)
 
 	cfg.plan = p;
 	cfg.label = label;
+	cfg.commit = commit;
 	cfg.jobs = jobs;
 	cfg.quiet = quiet;
 	if (resume != NULL) {
@@ -801,17 +917,25 @@ run_main(int argc, char **argv)
 	}
 	st = session_status(s);
 
+	/* the history before this run is pushed, which it leaves out anyway */
+	if (baseline != NULL && is_history(baseline) && st == JOURNAL_FINISHED &&
+	    history_verdict(p, s, &cfg, push ? push : results, &verdict) != 0)
+		base_failed = 1;
 	/* `latest` before this run is pushed, so it is never this run */
-	if (baseline != NULL && basedir == NULL && st == JOURNAL_FINISHED &&
-	    find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
+	if (baseline != NULL && !is_history(baseline) && basedir == NULL &&
+	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
 	    &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);
 	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? basedir : NULL);
+	if (verdict != NULL) {
+		history_write(verdict, session_dir(s));
+		regressions = nightly_regressions(verdict);
+	}
 	if (regressions > 0)
 		log_warn("%d significant regression%s against %s", regressions,
-		    regressions == 1 ? "" : "s", basedir);
+		    regressions == 1 ? "" : "s", verdict != NULL ? "the history" : basedir);
 	if (push != NULL) {
 		/* the URL in messages without a user:password */
 		char *d = archive_url_display(push);
@@ -841,6 +965,7 @@ run_main(int argc, char **argv)
  fail:
 	log_error("%s", err);
  out:
+	nightly_free(verdict);
 	session_free(s);
 	free(err);
 	free(agent);
@@ -873,7 +998,10 @@ static const struct cmd_option run_options[] = {
 	    "file://, http(s):// (WebDAV), s3://", NULL },
 	{ 0, "baseline", "REF", "when the run has finished, compare it with REF (a run directory, a "
 	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
-	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4",
+	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4; "
+	    "history: judge each series against its nights since the last change point (the "
+	    "--push archive, else -o), measure what would fail the night again "
+	    "(regression.confirm), Benjamini-Hochberg over the night's rows (regression.fdr)",
 	    NULL },
 	{ 0, "expect-kernel", "STRING", "the boot check: on each host, and again after every "
 	    "power cycle, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
@@ -884,6 +1012,9 @@ static const struct cmd_option run_options[] = {
 	    "balancing off, irqbalance stopped, C-states limited; none: no tuning); it replaces "
 	    "the plan's tune: (docs/environment.md); --resume takes the profile the run was "
 	    "given again", "the plan's tune:, else none" },
+	{ 0, "commit", "SHA", "the commit this run measures, recorded in run.json: the nightly "
+	    "verdict and history print the git bisect lines between two nights' commits",
+	    "FLEETMARK_COMMIT when set (bisect-run's install hook), else none" },
 	{ 0, "wait-lock", "DURATION", "when another run holds a host's lease, wait up to DURATION "
 	    "(90s, 10m, 2h) for it; a dead holder's lease is taken at once", "fail that host "
 	    "at once with the holder's name (class locked)" },
@@ -910,7 +1041,8 @@ static const struct cmd_example run_examples[] = {
 	{ "fleetmark run plans/lmbench.yaml -f lab.yaml -H @x86_64 --label with-patch",
 	    "the lmbench tables of every x86_64 host, labelled for a compare" },
 	{ "fleetmark run plans/lmbench.yaml -f lab.yaml --push file:///srv/fleetmark "
-	    "--baseline latest -q", "a nightly check: exit 4 on a regression" },
+	    "--baseline history -q", "a nightly check against the history: exit 4 on a "
+	    "regression that holds" },
 	{ "fleetmark run --resume 20261130-064816-lmbench-264e", "carry on with a stopped run, "
 	    "named by its run id: its plan and inventory are the ones it recorded" },
 	{ NULL, NULL }
@@ -936,8 +1068,8 @@ static const struct cmd_help run_help = {
 const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
-	"[--push URL] [--baseline REF] [--tune PROFILE] [--expect-kernel STRING] [--dry-run] "
-	"[-q] [-v]",
+	"[--push URL] [--baseline REF] [--tune PROFILE] [--commit SHA] [--wait-lock DURATION] "
+	"[--expect-kernel STRING] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "archive.h"
 #include "csv.h"
 #include "history.h"
 #include "html.h"
@@ -463,6 +464,48 @@ heading(const struct history *h, const struct history_render_opts *o, FILE *out)
 		    "p and mark where a change point starts it (every night: --nights).\n", out);
 }
 
+/*
+ * The git bisect lines of each worse change whose night and the night
+ * before carry commits (run.json "commit").
+ */
+static void
+bisect_lines(const struct history *h, FILE *out)
+{
+	size_t i, k;
+	int first = 1;
+
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+
+		for (k = 0; k < s->nchanges; k++) {
+			const struct history_change *c = &s->changes[k];
+			const struct history_run *bad, *good;
+			char *ref;
+
+			if (!c->worse || c->night == 0)
+				continue;
+			bad = night_run(h, s, c->night);
+			good = night_run(h, s, c->night - 1);
+			if (bad->commit == NULL || good->commit == NULL)
+				continue;
+			if (first)
+				fprintf(out, "\nTo find the commit of a worse change (the night before it "
+				    "good, its night bad):\n");
+			first = 0;
+			ref = archive_is_url(h->source) ? xasprintf("%s/%s", h->source, good->id) :
+			    xstrdup(good->dir);
+			fprintf(out, "  %s.%s%s%s%s on %s, %s:\n", s->bench, s->metric,
+			    *s->params ? "[" : "", s->params, *s->params ? "]" : "", s->host, bad->id);
+			fprintf(out, "    git bisect start %s %s\n", bad->commit, good->commit);
+			fprintf(out, "    git bisect run fleetmark bisect-run %s -H %s --metric "
+			    "'%s.%s%s%s%s' --baseline %s --threshold %g%%\n", bad->plan_file ?
+			    bad->plan_file : h->plan, s->host, s->bench, s->metric,
+			    *s->params ? "[" : "", s->params, *s->params ? "]" : "", ref, h->threshold);
+			free(ref);
+		}
+	}
+}
+
 static void
 render_table(const struct history *h, const struct history_render_opts *o, FILE *out)
 {
@@ -494,6 +537,7 @@ render_table(const struct history *h, const struct history_render_opts *o, FILE 
 			grid_md(&g, out);
 		else
 			grid_text(&g, out);
+		bisect_lines(h, out);
 	}
 	grid_release(&g);
 	free(cols);

@@ -355,7 +355,7 @@ struct meta {
 	char	*key;		/* the cache key */
 	char	*valid;		/* what a cache file must have been made from */
 	char	*cpath;		/* the cache file; NULL: no cache */
-	char	*id, *plan, *status, *start, *label;
+	char	*id, *plan, *status, *start, *label, *commit, *plan_file;
 	double	 threshold;
 	char	**hosts, **kernels;	/* kernels[i] may be NULL */
 	size_t	 nhosts;
@@ -377,6 +377,8 @@ meta_release(struct meta *m)
 	free(m->status);
 	free(m->start);
 	free(m->label);
+	free(m->commit);
+	free(m->plan_file);
 	strv_free(m->hosts, m->nhosts);
 	strv_free(m->kernels, m->nhosts);
 	memset(m, 0, sizeof(*m));
@@ -393,6 +395,8 @@ meta_from_run(struct meta *m, const struct rundir_run *r)
 	m->status = xstrdup_null(r->status);
 	m->start = xstrdup_null(r->start);
 	m->label = xstrdup_null(r->label);
+	m->commit = xstrdup_null(r->commit);
+	m->plan_file = xstrdup_null(r->plan_file);
 	m->threshold = r->threshold;
 	m->nhosts = r->nhosts;
 	m->hosts = xcalloc(r->nhosts + 1, sizeof(*m->hosts));
@@ -435,6 +439,8 @@ meta_json(const struct meta *m, long long nrows)
 	rundir_json_set(o, "status", rundir_json_str(m->status));
 	rundir_json_set(o, "start", rundir_json_str(m->start));
 	rundir_json_set(o, "label", rundir_json_str(m->label));
+	rundir_json_set(o, "commit", rundir_json_str(m->commit));
+	rundir_json_set(o, "plan_file", rundir_json_str(m->plan_file));
 	json_object_set_new(o, "threshold", m->threshold >= 0 ? json_real(m->threshold) :
 	    json_null());
 	for (i = 0; i < m->nhosts; i++)
@@ -720,6 +726,8 @@ meta_from_json(struct meta *m, const json_t *o)
 	m->status = jdup(o, "status");
 	m->start = jdup(o, "start");
 	m->label = jdup(o, "label");
+	m->commit = jdup(o, "commit");
+	m->plan_file = jdup(o, "plan_file");
 	m->threshold = json_is_number(json_object_get(o, "threshold")) ?
 	    json_number_value(json_object_get(o, "threshold")) : -1;
 	m->nhosts = json_object_size(h);
@@ -1388,6 +1396,7 @@ finished(const struct meta *m, const struct history_opts *o)
 {
 	return m->status != NULL && m->plan != NULL &&
 	    strcmp(m->status, journal_status_name(JOURNAL_FINISHED)) == 0 &&
+	    (o->exclude == NULL || m->id == NULL || strcmp(m->id, o->exclude) != 0) &&
 	    (o->since == NULL || (m->start != NULL &&
 	    strncmp(m->start, o->since, strlen(o->since)) >= 0));
 }
@@ -1507,6 +1516,8 @@ run_from_meta(struct history_run *r, const struct meta *m)
 	r->dir = xstrdup(m->dir);
 	r->start = xstrdup(m->start != NULL ? m->start : "");
 	r->label = xstrdup_null(m->label);
+	r->commit = xstrdup_null(m->commit);
+	r->plan_file = xstrdup_null(m->plan_file);
 	r->nhosts = m->nhosts;
 	r->hosts = strv_dup((const char *const *)m->hosts, m->nhosts);
 	r->labels = xcalloc(m->nhosts + 1, sizeof(*r->labels));
@@ -1686,6 +1697,8 @@ history_free(struct history *h)
 		free(r->dir);
 		free(r->start);
 		free(r->label);
+		free(r->commit);
+		free(r->plan_file);
 		strv_free(r->hosts, r->nhosts);
 		strv_free(r->labels, r->nhosts);
 	}

@@ -3,6 +3,7 @@
  * benchmark catalogue, expand matrices and suites into points, and order
  * the trials of a host.
  */
+#include <errno.h>
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -32,7 +33,8 @@ static const char *const plan_keys[] = {
 };
 static const char *const variant_keys[] = { "write", "setup", "teardown", NULL };
 static const char *const bench_keys[] = { "bench", "params", "profile", "monitor", NULL };
-static const char *const regression_keys[] = { "threshold", "metrics", "fdr", NULL };
+static const char *const regression_keys[] = { "threshold", "metrics", "nights", "confirm",
+	"fdr", NULL };
 static const char *const order_names[] = { "interleave", "sequential", "shuffle", NULL };
 static const char *const profile_names[] = { "none", "perf", NULL };
 static const char *const monitor_names[] = { WIRE_MON_INTERRUPTS, WIRE_MON_VMSTAT,
@@ -747,6 +749,7 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
     char **err)
 {
 	const struct ydoc_node *t, *m;
+	long long v;
 	size_t i, n;
 
 	if (ydoc_check_keys(rn, "regression", regression_keys, err) != 0)
@@ -755,6 +758,16 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 	p->threshold = PLAN_DEFAULT_THRESHOLD;
 	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
 		return -1;
+	if ((t = ydoc_get(rn, "nights")) != NULL) {
+		if (ydoc_int(t, 2, PLAN_MAX_NIGHTS, &v, err) != 0)
+			return -1;
+		p->nights = (int)v;
+	}
+	if ((t = ydoc_get(rn, "confirm")) != NULL) {
+		if (ydoc_int(t, 0, PLAN_MAX_CONFIRM, &v, err) != 0)
+			return -1;
+		p->confirm = (int)v;
+	}
 	if ((t = ydoc_get(rn, "fdr")) != NULL && load_fdr(t, &p->fdr, err) != 0)
 		return -1;
 	if ((m = ydoc_get(rn, "metrics")) == NULL)
@@ -837,10 +850,12 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 	p->doc = doc;
 	p->file = xstrdup(ydoc_file(doc));
 	p->repeat = PLAN_DEFAULT_REPEAT;
+	p->nights = PLAN_DEFAULT_NIGHTS;
+	p->confirm = PLAN_DEFAULT_CONFIRM;
+	p->fdr = PLAN_DEFAULT_FDR;
 	p->samples = PLAN_DEFAULT_SAMPLES;
 	p->order = PLAN_ORDER_INTERLEAVE;
 	p->timeout_ms = PLAN_DEFAULT_TIMEOUT;
-	p->fdr = PLAN_DEFAULT_FDR;
 
 	if ((n = ydoc_get(root, "name")) != NULL) {
 		const char *s;
@@ -1159,6 +1174,7 @@ plan_expand(const struct plan *p, const char *host, unsigned long long seed)
 				t[i].rep = ++seen[t[i].point - p->points];
 		}
 		for (i = 0; i < per; i++) {
+			t[i].rep += p->rep_base;
 			t[i].variant = &p->variants[v];
 			t[i].key = plan_trial_key(t[i].variant, t[i].point, t[i].rep);
 		}

@@ -37,6 +37,7 @@ session_create(const char *results, const struct session_config *c,
 {
 	const struct journal_info info = { .results = results, .plan = c->plan,
 	    .seed = c->seed, .fleet = c->fleet, .sel = c->sel, .label = c->label,
+	    .commit = c->commit,
 	    .controller = FLEETMARK_VERSION };
 	struct session *s = xcalloc(1, sizeof(*s));
 
@@ -221,6 +222,59 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	}
 	if (journal_log_error(s->j) != NULL)
 		log_warn("host logs: %s", journal_log_error(s->j));
+	return 0;
+}
+
+int
+session_confirm(struct session *s, const struct session_config *c, char **err)
+{
+	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
+	    .seed = c->seed, .journal = s->j, .jobs = c->jobs };
+	struct run_summary sum;
+	struct progress *prog;
+	char *ferr = NULL;
+	size_t i, k;
+	int r;
+
+	if (!s->ran || s->status != JOURNAL_FINISHED) {
+		*err = xstrdup("session_confirm: the run has not finished");
+		return -1;
+	}
+	memset(&sum, 0, sizeof(sum));
+	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
+	    PROGRESS_AUTO);
+	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
+		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
+	if (progress_mode(prog) == PROGRESS_TERMINAL)
+		log_set_sink(log_to_progress, prog);
+	progress_start_ticker(prog);
+	r = run_execute(&rc, &sum, err);
+	progress_end(prog);
+	log_set_sink(NULL, NULL);
+	progress_free(prog);
+	if (r != 0)
+		return -1;
+	for (k = 0; k < sum.nhosts; k++)
+		for (i = 0; i < s->sum.nhosts; i++)
+			if (strcmp(s->sum.hosts[i].name, sum.hosts[k].name) == 0) {
+				s->sum.hosts[i].ok += sum.hosts[k].ok;
+				s->sum.hosts[i].failed += sum.hosts[k].failed;
+				s->sum.hosts[i].ntrials += sum.hosts[k].ntrials;
+			}
+	s->sum.ok += sum.ok;
+	s->sum.failed += sum.failed;
+	if (sum.journal_error != NULL) {
+		log_error("%s", sum.journal_error);
+		if (s->error == NULL)
+			s->error = xstrdup(sum.journal_error);
+	}
+	if (sum.interrupted)
+		s->sum.interrupted = 1;
+	run_summary_release(&sum);
+	if (journal_finish(s->j, s->status, &ferr) != 0) {
+		log_error("%s", ferr);
+		free(ferr);
+	}
 	return 0;
 }
 

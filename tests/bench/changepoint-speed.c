@@ -6,7 +6,7 @@
  *
  *	cc -O2 -D_GNU_SOURCE -Iinclude -o /tmp/changepoint-speed \
  *	    tests/bench/changepoint-speed.c src/changepoint.c src/robust.c \
- *	    src/stats.c src/verdict.c src/xmalloc.c -lm
+ *	    src/stats.c src/verdict.c src/fdr.c src/xmalloc.c -lm
  *	/tmp/changepoint-speed [NIGHTS [SERIES [PERMUTATIONS]]]
  *
  * Three kinds of history, 2% noise around 100 from a fixed generator:

@@ -10,6 +10,8 @@
 #
 # Two at once (REPEAT=5 and REPEAT=auto) take turns run by run on the
 # host's lease, so that both see the same load on the machine.
+#   tests/bench/verdicts.sh --nightly [NIGHTS [DIR]]    (A/A nights; default 20, a temporary DIR)
+#   [THRESHOLDS="5 25"] tests/bench/verdicts.sh --inject DIR   (injected changes over DIR's nights)
 #
 # Two experiments, each through the real `fleetmark run` on the embedded
 # local fleet and `fleetmark compare A B --format json`:
@@ -28,6 +30,21 @@
 # the slow run's points are called extra=0 in a copy of its trials.jsonl
 # before comparing (the values are untouched); otherwise compare would not
 # pair them.
+#
+# --nightly: NIGHTS A/A nights of plans/lmbench.yaml on this machine, each
+# a `fleetmark run --baseline history` into DIR (kept, for --inject) with
+# every metric judged (the plan's regression: without metrics), and the
+# same night judged as `--baseline latest` judges it (compare with the
+# night before: a night that latest would fail has a row marked worse).
+# One table: per night, the rows, what history tested, held and confirmed,
+# and both exit statuses; then the false nights of each (aim: history at
+# most 1 of 20).
+#
+# --inject DIR: histories built from DIR's real A/A nights (each series'
+# nights in shuffled orders) with a known step of 3%, 5% and 10% or a
+# drift of 1% a night from a known night on, judged by the nightly rule
+# with the night's Benjamini-Hochberg step over every series (only one
+# series changed), and by history's change points (tests/bench/nightly-sim).
 #
 # Prints the counts and rates and the aims (A/A marks at most 5% of
 # metrics; a 5% slowdown flagged in at least 95% of pairs); exit 1 when an
@@ -105,6 +122,73 @@ marks() {
 		"\($r[0].p.value // "-")"' \
 		"$W/cmp.json"
 }
+
+if [ "${1:-}" = "--nightly" ]; then
+	NIGHTS=${2:-20}
+	R=${3:-$W/nights}
+	mkdir -p "$R"
+	export XDG_CACHE_HOME=$W/cache
+	# every metric judged: the plan's regression: without metrics
+	sed '/^regression:/,$d' "$TOP/plans/lmbench.yaml" >"$W/lmbench-aa.yaml"
+	printf 'regression:\n  threshold: 5%%\n' >>"$W/lmbench-aa.yaml"
+	echo "nightly A/A: $NIGHTS nights of plans/lmbench.yaml (every metric judged, threshold 5%) in $R"
+	echo "controller: $FLEETMARK ($("$FLEETMARK" --version 2>&1 | head -1))"
+	printf '%5s %5s %7s %5s %5s %9s %9s %8s %8s %7s\n' night rows tested held conf vanished cannot \
+		history latest worse
+	start=$SECONDS
+	fh=0 fl=0 judged=0 prev=
+	for ((i = 1; i <= NIGHTS; i++)); do
+		rc=0
+		"$FLEETMARK" -q run "$W/lmbench-aa.yaml" -o "$R" --baseline history >"$W/night.out" \
+			2>"$W/night.err" || rc=$?
+		d=$(sed -n 's/^run directory: //p' "$W/night.out")
+		[ -n "$d" ] || { cat "$W/night.err" >&2; exit 2; }
+		if [ -f "$d/verdict.json" ]; then
+			read -r rows tested held conf gone cannot < <(jq -r '[(.rows | length), .tested,
+				([.rows[] | select(.verdict == "unconfirmed" or .verdict == "confirmed" or
+				  .verdict == "vanished" or .verdict == "regression")] | length),
+				([.rows[] | select(.verdict == "confirmed" or .verdict == "regression")] | length),
+				([.rows[] | select(.verdict == "vanished")] | length),
+				([.rows[] | select(.verdict == "cannot judge")] | length)] | map(tostring) | join(" ")' \
+				"$d/verdict.json")
+		else
+			rows=- tested=- held=- conf=- gone=- cannot=-
+		fi
+		lrc=- worse=-
+		if [ -n "$prev" ]; then
+			worse=$("$FLEETMARK" -q compare "$prev" "$d" --format json 2>/dev/null |
+				jq '[.[] | select(.table == "compare" and .column == "mark" and .text == "worse")] | length')
+			lrc=0
+			[ "$worse" -gt 0 ] && lrc=4
+			[ "$rc" = 4 ] && fh=$((fh + 1))
+			[ "$lrc" = 4 ] && fl=$((fl + 1))
+			judged=$((judged + 1))
+		fi
+		printf '%5d %5s %7s %5s %5s %9s %9s %8s %8s %7s\n' "$i" "$rows" "$tested" "$held" "$conf" \
+			"$gone" "$cannot" "exit $rc" "exit $lrc" "$worse"
+		prev=$d
+	done
+	echo "false nights (exit 4) of the $judged nights with an earlier one: history $fh, latest $fl"
+	echo "wall time: $((SECONDS - start)) s"
+	[ $((fh * 20)) -le "$judged" ] || { echo "aim missed: history failed $fh of $judged A/A nights (aim: at most 1 of 20)"; exit 1; }
+	exit 0
+fi
+if [ "${1:-}" = "--inject" ]; then
+	[ -d "${2:-}" ] || { echo "usage: $0 --inject DIR (the nights of --nightly)" >&2; exit 2; }
+	SIM=$W/nightly-sim
+	# shellcheck disable=SC2046 # the objects and libraries are words
+	cc -O2 -std=c11 -D_GNU_SOURCE -I"$TOP/include" -o "$SIM" "$TOP/tests/bench/nightly-sim.c" \
+		$(find "$TOP/build/src" -name '*.o' ! -name main.o) \
+		$(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) -lpthread -lm
+	for thr in ${THRESHOLDS:-5}; do
+		NIGHTLY_THRESHOLD=$thr XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" || exit $?
+		echo
+		echo "the same without the false-discovery step (each row at p < 0.05):"
+		NIGHTLY_THRESHOLD=$thr XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" 1 || exit $?
+		echo
+	done
+	exit 0
+fi
 
 echo "verdicts: $PAIRS spin pairs, $LMPAIRS lmbench pairs, spin repeat ${REPEAT:-default}${REPEAT_MAX:+ (at most $REPEAT_MAX)}, threshold 5%"
 echo "controller: $FLEETMARK ($("$FLEETMARK" --version 2>&1 | head -1))"

@@ -296,6 +296,13 @@ test_errors(void)
 	    "the plan does not run lat_syscall"), "metric of a bench the plan does not run");
 	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  threshold: 5\n",
 	    "p.yaml:4:14: '5' is not a percentage"), "threshold without %");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  nights: 1\n",
+	    "p.yaml:4:11: 1 is out of range (2 to 365)"), "regression.nights below 2");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  confirm: -1\n",
+	    "p.yaml:4:12: -1 is out of range (0 to 10)"), "regression.confirm below 0");
+	ok(fails_with("benchmarks:\n  - bench: munmap\nregression:\n  fdr: 0%\n",
+	    "regression.fdr '0%': expected a false discovery rate between 0 and 1"),
+	    "regression.fdr of 0%");
 	ok(fails_with("benchmarks:\n  - bench: munmap\n    params:\n"
 	    "      threads: [1,2,3,4,5,6,7,8,9,10]\n      pages: [1,2,3,4,5,6,7,8,9,10]\n"
 	    "      accesses: [1,2,3,4,5,6,7,8,9,10]\nrepeat: 200\n",
@@ -342,6 +349,36 @@ test_auto(void)
 	    "repeat: auto\nrepeat_max: 1001\n",
 	    "repeat up to 1001 is more than 100000 trials per host"),
 	    "too many trials at repeat_max");
+}
+
+/* regression.nights, confirm and fdr, and the repetitions of a confirmation round */
+static void
+test_regression_keys(void)
+{
+	char *err = NULL;
+	struct plan *p = load("repeat: 2\nbenchmarks:\n  - bench: lat_syscall\n", &err);
+	struct plan_schedule *s;
+
+	ok(p != NULL && p->nights == 7 && p->confirm == 1 && fabs(p->fdr - 0.05) < 1e-12,
+	    "defaults: 7 nights, 1 confirmation round, fdr 0.05");
+	if (p != NULL) {
+		p->rep_base = 2;
+		s = plan_expand(p, "h", 1);
+		ok(s->ntrials == 2 && s->trials[0].rep == 3 && s->trials[1].rep == 4 &&
+		    strstr(s->trials[1].key, "/4") != NULL,
+		    "rep_base 2: the round's repetitions are 3 and 4, keys apart from the night's");
+		plan_schedule_free(s);
+	}
+	plan_free(p);
+	p = load("benchmarks:\n  - bench: munmap\nregression:\n  nights: 14\n  confirm: 0\n"
+	    "  fdr: 10%\n", &err);
+	ok(p != NULL && p->nights == 14 && p->confirm == 0 && fabs(p->fdr - 0.1) < 1e-12,
+	    "nights 14, confirm 0, fdr 10%");
+	plan_free(p);
+	p = load("benchmarks:\n  - bench: munmap\nregression:\n  fdr: 0.01\n", &err);
+	ok(p != NULL && fabs(p->fdr - 0.01) < 1e-12, "fdr 0.01");
+	plan_free(p);
+	free(err);
 }
 
 static struct plan *
@@ -582,6 +619,7 @@ main(void)
 	test_order();
 	test_hosts();
 	test_auto();
+	test_regression_keys();
 	test_cpu_warnings();
 	catalog_free(cat);
 	return tap_done();

@@ -14,8 +14,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tap.h"
+#include "robust.h"
 #include "verdict.h"
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
@@ -174,9 +176,111 @@ test_one_value(void)
 	ok(isnan(d.lo) && isnan(d.hi), "and no interval in percent of 0");
 }
 
+/*
+ * The nightly rule: tonight's mean against the nights' means with the t
+ * prediction interval over nights.  Nights 10, 10.2, 9.8, 10.1, 9.9: mean
+ * 10, sd sqrt(0.025), se of a prediction sqrt(0.025 * 1.2) = 0.173205;
+ * t(0.975; 4) = 2.776445, so the interval is the change +- 4.80894%.
+ * The p's come from integrating the t density (df 4) numerically.
+ */
+static void
+test_nights(void)
+{
+	static const double nights[] = { 10.0, 10.2, 9.8, 10.1, 9.9 };
+	static const double up10[] = { 11.0, 10.99, 11.01, 11.0, 11.0 };
+	static const double up3[] = { 10.3, 10.29, 10.31, 10.3, 10.3 };
+	static const double wide[] = { 10.0, 11.0, 9.0, 10.5, 9.5 };	/* sd 0.79 */
+	static const double tight[] = { 10.6, 10.61, 10.59 };
+	static const double last[] = { 9.5, 9.51, 9.49 };
+	struct verdict d;
+
+	verdict_nights(up10, N(up10), nights, N(nights), 0, 5, &d);
+	ok(d.tested, "five nights: tested");
+	is_num(d.change, 10.0, 1e-9, "+10% of the nights' mean");
+	is_num(d.p, 0.0044686, 1e-6, "p of t = 5.7735 on 4 df");
+	is_num(d.lo, 10.0 - 4.80894, 1e-4, "the prediction interval's low end");
+	is_num(d.hi, 10.0 + 4.80894, 1e-4, "and its high end");
+	is_num(d.good_rsd, sqrt(0.025) / 10 * 100, 1e-9, "good_rsd: night to night");
+	is_int(d.kind, VERDICT_BAD, "+10% against nights 1.6% apart: bad");
+
+	verdict_nights(up3, N(up3), nights, N(nights), 0, 5, &d);
+	is_num(d.p, 0.1583024, 1e-6, "+3%: p of t = 1.7321 on 4 df");
+	is_int(d.kind, VERDICT_NOT_SIGNIFICANT, "+3%: not significant, the interval reaching 7.8%");
+	verdict_nights(up3, N(up3), nights, N(nights), 1, 5, &d);
+	ok(d.worse < 0, "+3% of a higher-is-better metric is towards better");
+
+	/* steady trials tonight, but the nights vary by 8%: the trials alone would fail it */
+	verdict_nights(tight, N(tight), wide, N(wide), 0, 5, &d);
+	ok(d.p > 0.05, "+6% within how the nights vary: not significant");
+	ok(!verdict_significant(d.kind), "and not marked");
+	verdict_judge(tight, N(tight), last, N(last), 0, 0, 5, &d);
+	is_int(d.kind, VERDICT_BAD, "the same trials against one night's: bad (what the nights avoid)");
+
+	verdict_nights(up10, N(up10), nights, 1, 0, 5, &d);
+	ok(!d.tested && isnan(d.p), "one night: not tested");
+	is_int(d.kind, VERDICT_NOISY, "and not judged");
+	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, &d);
+	ok(d.good_rsd > 5, "nights 7.9% apart");
+	ok(!verdict_judgeable(&d, N(up10), N(wide), 1, 0.01, 0.1, 5, NULL),
+	    "nights 7.9% apart against 5%: cannot judge");
+	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, &d);
+	ok(verdict_judgeable(&d, N(wide), N(nights), 1, 0.79, 0.1, 5, NULL),
+	    "tonight's trials 7.9% apart against steady nights: judgeable (the nights hold it)");
+	ok(!verdict_judgeable(&d, N(wide), N(nights), 0, 0.79, 0.1, 5, NULL),
+	    "but not as two samples of trials");
+}
+
+static void
+test_rows(void)
+{
+	static const double few[] = { 10.0, 10.5 };
+	static const double noisy[] = { 10.0, 13.0, 7.0, 11.0, 9.0 };
+	static const double ps[] = { 0.01, 0.04, 0.03, 0.5, 0.001 };
+	struct verdict_row rows[5];
+	struct verdict d;
+	size_t i, k, need;
+
+	verdict_judge(few, N(few), base, N(base), 0, 0, 5, &d);
+	ok(!verdict_judgeable(&d, N(few), N(base), 0, 0.5, 0.5, 5, &need),
+	    "two trials: cannot judge");
+	ok(robust_trials_needed(10, 0.5, 0.5, 5, &k) == 0 && need == k && need >= 3,
+	    "the trials needed: robust_trials_needed()'s");
+	verdict_judge(noisy, N(noisy), base, N(base), 0, 0, 5, &d);
+	ok(!verdict_judgeable(&d, N(noisy), N(base), 0, 2.2, 0.08, 5, NULL),
+	    "rsd 22% against 5%: cannot judge");
+	verdict_judge(base, N(base), base, N(base), 0, 0, 5, &d);
+	ok(verdict_judgeable(&d, N(base), N(base), 0, 0.08, 0.08, 5, &need) && need == 0,
+	    "five steady trials a side: judgeable");
+	ok(verdict_judgeable(&d, N(base), 0, 0, 0.08, NAN, 5, NULL),
+	    "against a single good value (ng 0): judgeable");
+
+	/* Benjamini-Hochberg: q of 0.01 0.04 0.03 0.5 (m = 4) is 0.04 0.0533 0.0533 0.5 */
+	for (i = 0; i < 5; i++) {
+		memset(&rows[i], 0, sizeof(rows[i]));
+		rows[i].v.kind = i < 3 ? VERDICT_BAD : VERDICT_GOOD;
+		rows[i].v.tested = 1;
+		rows[i].v.p = ps[i];
+		rows[i].judgeable = i < 4;
+	}
+	rows[4].v.kind = VERDICT_BAD;
+	is_int((int)verdict_adjust(rows, 5, 0.05), 1, "fdr 0.05: one row held");
+	is_num(rows[0].q, 0.04, 1e-12, "q of 0.01: 4 x 0.01");
+	is_num(rows[1].q, 0.04 * 4 / 3, 1e-12, "q of 0.04: 0.04 x 4 / 3");
+	is_num(rows[2].q, 0.04 * 4 / 3, 1e-12, "q of 0.03: the running minimum");
+	is_num(rows[3].q, 0.5, 1e-12, "q of 0.5");
+	ok(isnan(rows[4].q) && !rows[4].held, "a row that cannot be judged: no q, never held");
+	ok(rows[0].held && !rows[1].held && !rows[2].held, "only q <= 0.05 is held");
+	is_int((int)verdict_adjust(rows, 5, 0.06), 3, "fdr 0.06: the three bad rows");
+	ok(!rows[3].held, "a good row is never held");
+	is_int((int)verdict_adjust(rows, 5, 0), 3, "fdr 0: no step");
+	is_int((int)verdict_adjust(rows, 0, 0.05), 0, "no rows");
+}
+
 int
 main(void)
 {
+	test_nights();
+	test_rows();
 	test_two_samples();
 	test_noise();
 	test_one_value();

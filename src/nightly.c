@@ -1,0 +1,1126 @@
+/*
+ * nightly.c: the nightly verdict against history (nightly.h,
+ * docs/nightly.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "archive.h"
+#include "fleet.h"
+#include "fsutil.h"
+#include "history.h"
+#include "log.h"
+#include "nightly.h"
+#include "numfmt.h"
+#include "plan.h"
+#include "rundir.h"
+#include "stats.h"
+#include "strbuf.h"
+#include "strv.h"
+#include "trialread.h"
+#include "verdict.h"
+#include "xmalloc.h"
+
+#define US	"\x1f"
+
+void
+nightly_opts_init(struct nightly_opts *o, const struct plan *p)
+{
+	memset(o, 0, sizeof(*o));
+	o->plan = p->name;
+	o->plan_file = p->file;
+	o->threshold = p->has_regression ? p->threshold : PLAN_DEFAULT_THRESHOLD;
+	o->nights = p->nights > 0 ? (size_t)p->nights : PLAN_DEFAULT_NIGHTS;
+	o->confirm = p->confirm;
+	o->fdr = p->fdr > 0 ? p->fdr : PLAN_DEFAULT_FDR;
+	o->repeat = p->repeat;
+	o->metrics = p->metrics;
+	o->nmetrics = p->nmetrics;
+}
+
+/* --- A run directory's trial values per series ------------------------------- */
+
+struct tser {
+	char	*key;		/* host US variant US bench US params US metric */
+	char	*host, *variant, *bench, *params, *metric, *unit, *point;
+	int	 higher;
+	double	*v, *c;		/* the night's repetitions; later ones (a round) */
+	size_t	 n, nc;
+	size_t	 order;		/* first seen */
+};
+
+/* One ok trial value as read: grouped into series once all are read. */
+struct tval {
+	char	*key;
+	size_t	 seq;		/* line order */
+	double	 value;
+	int	 again;		/* a repetition after the plan's repeat */
+	struct tser *meta;	/* the series' names, on the first line of each key */
+};
+
+struct tcoll {
+	struct tser	**v;		/* sorted by key */
+	size_t		 n;
+	struct tval	*t;		/* while reading */
+	size_t		 nt, tcap;
+	long long	 repeat;	/* repetitions above it are a round; 0: none */
+	struct strbuf	 key, params;
+};
+
+static void
+make_key(struct strbuf *sb, const char *host, const char *variant, const char *bench,
+    const char *params, const char *metric)
+{
+	strbuf_reset(sb);
+	strbuf_addf(sb, "%s" US "%s" US "%s" US "%s" US "%s", host, variant ? variant : "",
+	    bench, params, metric);
+}
+
+/* The point id of a trial key "VARIANT/POINT-ID/REP". */
+static char *
+key_point(const char *key)
+{
+	const char *a = key ? strchr(key, '/') : NULL, *b = key ? strrchr(key, '/') : NULL;
+
+	if (a == NULL || b == NULL || b <= a)
+		return xstrdup("");
+	return xstrndup(a + 1, (size_t)(b - a - 1));
+}
+
+static int
+coll_line(const struct trial_line *l, void *arg)
+{
+	struct tcoll *c = arg;
+	struct tval *t;
+	struct tser *s;
+	size_t i;
+
+	if (strcmp(l->status, "ok") != 0 || l->metric == NULL || !l->has_value ||
+	    !isfinite(l->value))
+		return 0;
+	strbuf_reset(&c->params);
+	for (i = 0; i < l->nparams; i++)
+		strbuf_addf(&c->params, "%s%s=%s", i ? "," : "", l->keys[i],
+		    l->vals[i] != NULL ? l->vals[i] : "");
+	make_key(&c->key, l->host, l->variant, l->bench, c->params.buf, l->metric);
+	xgrow(&c->t, &c->tcap, c->nt + 1, sizeof(*c->t));
+	t = &c->t[c->nt];
+	t->key = xstrdup(c->key.buf);
+	t->seq = c->nt++;
+	t->value = l->value;
+	t->again = c->repeat > 0 && l->rep > c->repeat;
+	t->meta = s = xcalloc(1, sizeof(*s));
+	s->host = xstrdup(l->host);
+	s->variant = l->variant ? xstrdup(l->variant) : NULL;
+	s->bench = xstrdup(l->bench);
+	s->params = xstrdup(c->params.buf);
+	s->metric = xstrdup(l->metric);
+	s->unit = xstrdup(l->unit ? l->unit : "");
+	s->point = key_point(l->key);
+	s->higher = l->higher_better;
+	return 0;
+}
+
+static void
+tser_free(struct tser *s)
+{
+	if (s == NULL)
+		return;
+	free(s->key);
+	free(s->host);
+	free(s->variant);
+	free(s->bench);
+	free(s->params);
+	free(s->metric);
+	free(s->unit);
+	free(s->point);
+	free(s->v);
+	free(s->c);
+	free(s);
+}
+
+static void
+coll_release(struct tcoll *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		tser_free(c->v[i]);
+	for (i = 0; i < c->nt; i++) {
+		free(c->t[i].key);
+		tser_free(c->t[i].meta);
+	}
+	free(c->v);
+	free(c->t);
+	strbuf_release(&c->key);
+	strbuf_release(&c->params);
+	memset(c, 0, sizeof(*c));
+}
+
+static int
+cmp_tval(const void *a, const void *b)
+{
+	const struct tval *x = a, *y = b;
+	int r = strcmp(x->key, y->key);
+
+	return r != 0 ? r : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
+cmp_tser_key(const void *a, const void *b)
+{
+	return strcmp((*(struct tser *const *)a)->key, (*(struct tser *const *)b)->key);
+}
+
+/* The lines read, grouped into series (by key; in order of first sight). */
+static void
+coll_group(struct tcoll *c)
+{
+	size_t i, j, k;
+
+	qsort(c->t, c->nt, sizeof(*c->t), cmp_tval);
+	c->v = xcalloc(c->nt + 1, sizeof(*c->v));
+	for (i = 0; i < c->nt; i = j) {
+		struct tser *s = c->t[i].meta;
+
+		for (j = i; j < c->nt && strcmp(c->t[j].key, c->t[i].key) == 0; j++)
+			;
+		c->t[i].meta = NULL;
+		s->key = c->t[i].key;
+		c->t[i].key = NULL;
+		s->order = c->t[i].seq;
+		s->v = xcalloc(j - i + 1, sizeof(*s->v));
+		s->c = xcalloc(j - i + 1, sizeof(*s->c));
+		for (k = i; k < j; k++) {
+			if (c->t[k].again)
+				s->c[s->nc++] = c->t[k].value;
+			else
+				s->v[s->n++] = c->t[k].value;
+			if (k > i) {
+				free(c->t[k].key);
+				tser_free(c->t[k].meta);
+			}
+		}
+		c->v[c->n++] = s;
+	}
+	free(c->t);
+	c->t = NULL;
+	c->nt = c->tcap = 0;
+}
+
+static int
+coll_read(const char *dir, long long repeat, struct tcoll *c, char **err)
+{
+	char *path = rundir_path(dir, RUNDIR_TRIALS);
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	strbuf_init(&c->key, 0);
+	strbuf_init(&c->params, 0);
+	c->repeat = repeat;
+	r = trialread_file(path, TRIAL_VARIANT | TRIAL_PARAMS | TRIAL_REP | TRIAL_KEY |
+	    TRIAL_METRIC | TRIAL_VALUE | TRIAL_LENIENT, coll_line, c, NULL, err);
+	free(path);
+	coll_group(c);	/* what was read, also after an error */
+	return r;
+}
+
+/* The series of key in c (sorted by key), or NULL. */
+static struct tser *
+coll_find(const struct tcoll *c, const char *key)
+{
+	struct tser k, *kp = &k, **found;
+
+	k.key = (char *)key;
+	found = bsearch(&kp, c->v, c->n, sizeof(*c->v), cmp_tser_key);
+	return found ? *found : NULL;
+}
+
+/* --- Judging ------------------------------------------------------------------- */
+
+static int
+counts(const struct nightly_opts *o, const char *bench, const char *metric)
+{
+	size_t i, bl = strlen(bench);
+
+	if (o->nmetrics == 0)
+		return 1;
+	for (i = 0; i < o->nmetrics; i++)
+		if (strncmp(o->metrics[i], bench, bl) == 0 && o->metrics[i][bl] == '.' &&
+		    strcmp(o->metrics[i] + bl + 1, metric) == 0)
+			return 1;
+	return 0;
+}
+
+/* A bisect-run --baseline REF for run id in the source. */
+static char *
+run_ref(const char *source, const char *id, const char *dir)
+{
+	if (archive_is_url(source))
+		return xasprintf("%s/%s", source, id);
+	return xstrdup(dir);
+}
+
+/* The values a row is judged with against its baseline; fills *d. */
+static void
+judge_values(const struct nightly_row *w, const double *v, size_t n, struct verdict *d)
+{
+	if (w->base == NIGHTLY_HISTORY)
+		verdict_nights(v, n, w->good, w->ngood, w->higher, w->threshold, d);
+	else
+		verdict_judge(v, n, w->good, w->ngood, 0, w->higher, w->threshold, d);
+}
+
+static int
+cmp_rows(const void *a, const void *b)
+{
+	const struct nightly_row *x = a, *y = b;
+	int c;
+
+	if ((c = strcmp(x->bench, y->bench)) != 0)
+		return c;
+	if ((c = strverscmp(x->params, y->params)) != 0)
+		return c;
+	if ((c = strcmp(x->metric, y->metric)) != 0)
+		return c;
+	if ((c = strcmp(x->host, y->host)) != 0)
+		return c;
+	return strcmp(x->variant ? x->variant : "", y->variant ? y->variant : "");
+}
+
+/* The newest night's trials of each series, read once per run directory. */
+struct lastnights {
+	struct tcoll	*c;		/* by run index, read on demand */
+	unsigned char	*read;
+	size_t		 n;
+};
+
+static const struct tser *
+last_trials(struct lastnights *ln, const struct history *h, size_t run, const char *key)
+{
+	char *err = NULL;
+
+	if (!ln->read[run]) {
+		ln->read[run] = 1;
+		if (coll_read(h->runs[run].dir, 0, &ln->c[run], &err) != 0) {
+			log_warn("%s: %s", h->runs[run].dir, err);
+			free(err);
+		}
+	}
+	return coll_find(&ln->c[run], key);
+}
+
+/* The row of tonight's series s, against the history series hs (or NULL). */
+static void
+row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
+    const struct history_series *hs, struct lastnights *ln, const struct nightly_opts *o)
+{
+	const struct history_segment *seg;
+	const struct history_run *last;
+	size_t i, k, first;
+	double sd, gsd;
+
+	memset(w, 0, sizeof(*w));
+	w->host = xstrdup(s->host);
+	w->variant = s->variant ? xstrdup(s->variant) : NULL;
+	w->bench = xstrdup(s->bench);
+	w->params = xstrdup(s->params);
+	w->metric = xstrdup(s->metric);
+	w->unit = xstrdup(s->unit);
+	w->point = xstrdup(s->point);
+	w->higher = s->higher;
+	w->counts = counts(o, s->bench, s->metric);
+	w->now = xreallocarray(NULL, s->n + 1, sizeof(*w->now));
+	memcpy(w->now, s->v, s->n * sizeof(*w->now));
+	w->nnow = s->n;
+	w->threshold = o->threshold;
+	w->vr.q = NAN;
+	if (hs == NULL || hs->n == 0) {
+		w->base = NIGHTLY_NEW;
+		w->state = NIGHTLY_UNJUDGED;
+		return;
+	}
+	seg = &hs->segments[hs->nsegments - 1];
+	k = seg->n < o->nights ? seg->n : o->nights;
+	first = seg->start + seg->n - k;
+	last = &h->runs[hs->nights[hs->n - 1].run];
+	w->from = xstrdup(h->runs[hs->nights[first].run].id);
+	w->to = xstrdup(last->id);
+	w->good_ref = run_ref(h->source, last->id, last->dir);
+	w->good_commit = last->commit ? xstrdup(last->commit) : NULL;
+	if (k >= VERDICT_MIN_NIGHTS) {
+		w->base = NIGHTLY_HISTORY;
+		w->good = xreallocarray(NULL, k, sizeof(*w->good));
+		for (i = 0; i < k; i++)
+			w->good[i] = hs->nights[first + i].value;
+		w->ngood = k;
+	} else {
+		const struct tser *lt = last_trials(ln, h, hs->nights[hs->n - 1].run, s->key);
+
+		w->base = NIGHTLY_FALLBACK;
+		w->threshold = o->threshold * VERDICT_FALLBACK_MARGIN;
+		free(w->from);
+		w->from = xstrdup(last->id);
+		if (lt == NULL || lt->n == 0) {
+			/* its run directory is gone or unreadable: nothing to judge with */
+			w->base = NIGHTLY_NEW;
+			w->state = NIGHTLY_UNJUDGED;
+			return;
+		}
+		w->good = xreallocarray(NULL, lt->n, sizeof(*w->good));
+		memcpy(w->good, lt->v, lt->n * sizeof(*w->good));
+		w->ngood = lt->n;
+	}
+	judge_values(w, w->now, w->nnow, &w->vr.v);
+	sd = stats_sd(w->now, w->nnow);
+	if (w->base == NIGHTLY_HISTORY) {
+		/* a night's spread, pooled over the segment's nights */
+		double ss = 0;
+		size_t m = 0;
+
+		for (i = first; i < seg->start + seg->n; i++)
+			if (!isnan(hs->nights[i].sd)) {
+				ss += hs->nights[i].sd * hs->nights[i].sd;
+				m++;
+			}
+		gsd = m > 0 ? sqrt(ss / (double)m) : NAN;
+	} else
+		gsd = stats_sd(w->good, w->ngood);
+	w->vr.judgeable = verdict_judgeable(&w->vr.v, w->nnow,
+	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1,
+	    w->base == NIGHTLY_HISTORY, sd, gsd, w->threshold, &w->vr.needed);
+	w->state = w->vr.judgeable ? NIGHTLY_PASS : NIGHTLY_CANNOT;
+}
+
+static void
+rows_free(struct nightly_row *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct nightly_row *w = &v[i];
+
+		free(w->host);
+		free(w->variant);
+		free(w->bench);
+		free(w->params);
+		free(w->metric);
+		free(w->unit);
+		free(w->point);
+		free(w->good);
+		free(w->from);
+		free(w->to);
+		free(w->good_ref);
+		free(w->good_commit);
+		free(w->now);
+		free(w->again);
+	}
+	free(v);
+}
+
+int
+nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly **out,
+    char **err)
+{
+	struct history_opts ho;
+	struct history *h = NULL;
+	struct rundir_run *run = NULL;
+	struct nightly *n = NULL;
+	struct tcoll tonight;
+	struct lastnights ln = { NULL, NULL, 0 };
+	struct strbuf key = STRBUF_INIT;
+	struct verdict_row *vr = NULL;
+	struct tcoll hk;
+	size_t i;
+	int r;
+
+	*out = NULL;
+	memset(&tonight, 0, sizeof(tonight));
+	memset(&hk, 0, sizeof(hk));
+	if ((r = rundir_load(rundir, &run, err)) != 0) {
+		r = -1;
+		goto out;
+	}
+	if ((r = coll_read(rundir, o->repeat, &tonight, err)) != 0)
+		goto out;
+	history_opts_init(&ho);
+	ho.plan = o->plan;
+	ho.threshold = o->threshold;
+	ho.cache = o->cache;
+	ho.exclude = run->id;
+	if ((r = history_load(o->source, &ho, &h, err)) != 0) {
+		if (r == HISTORY_EINPUT)
+			r = NIGHTLY_ENOHISTORY;
+		goto out;
+	}
+	n = xcalloc(1, sizeof(*n));
+	n->source = archive_url_display(o->source);
+	n->plan = xstrdup(o->plan);
+	n->commit = run->commit ? xstrdup(run->commit) : NULL;
+	n->o = *o;
+	n->nruns = h->nruns;
+	ln.n = h->nruns;
+	ln.c = xcalloc(h->nruns + 1, sizeof(*ln.c));
+	ln.read = xcalloc(h->nruns + 1, 1);
+	/* the history's series by key */
+	hk.v = xcalloc(h->nseries + 1, sizeof(*hk.v));
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *hs = &h->series[i];
+		struct tser *k = xcalloc(1, sizeof(*k));
+
+		make_key(&key, hs->host, hs->variant, hs->bench, hs->params, hs->metric);
+		k->key = xstrdup(key.buf);
+		k->order = i;
+		hk.v[hk.n++] = k;
+	}
+	qsort(hk.v, hk.n, sizeof(*hk.v), cmp_tser_key);
+	n->rows = xcalloc(tonight.n + 1, sizeof(*n->rows));
+	for (i = 0; i < tonight.n; i++) {
+		struct tser *s = tonight.v[i], *f = coll_find(&hk, s->key);
+
+		row_init(&n->rows[n->n++], s, h, f ? &h->series[f->order] : NULL, &ln, o);
+	}
+	qsort(n->rows, n->n, sizeof(*n->rows), cmp_rows);
+	/* one BH step over every row of the night */
+	vr = xcalloc(n->n + 1, sizeof(*vr));
+	for (i = 0; i < n->n; i++) {
+		vr[i] = n->rows[i].vr;
+		if (n->rows[i].base == NIGHTLY_NEW)
+			vr[i].judgeable = 0;
+		n->tested += vr[i].judgeable && vr[i].v.tested;
+	}
+	verdict_adjust(vr, n->n, o->fdr);
+	for (i = 0; i < n->n; i++) {
+		struct nightly_row *w = &n->rows[i];
+
+		w->vr = vr[i];
+		if (w->state == NIGHTLY_PASS && w->vr.held && w->vr.v.kind == VERDICT_BAD &&
+		    w->counts)
+			w->state = o->confirm > 0 ? NIGHTLY_TO_CONFIRM : NIGHTLY_FAILED;
+	}
+	*out = n;
+	n = NULL;
+	r = 0;
+ out:
+	coll_release(&hk);
+	for (i = 0; i < ln.n; i++)
+		if (ln.read[i])
+			coll_release(&ln.c[i]);
+	free(ln.c);
+	free(ln.read);
+	free(vr);
+	strbuf_release(&key);
+	coll_release(&tonight);
+	history_free(h);
+	rundir_run_free(run);
+	nightly_free(n);
+	return r;
+}
+
+size_t
+nightly_to_confirm(const struct nightly *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n->n; i++)
+		k += n->rows[i].state == NIGHTLY_TO_CONFIRM;
+	return k;
+}
+
+int
+nightly_confirm(struct nightly *n, const char *rundir, char **err)
+{
+	struct tcoll c;
+	struct strbuf key = STRBUF_INIT;
+	size_t i;
+
+	if (coll_read(rundir, n->o.repeat, &c, err) != 0)
+		return -1;
+	for (i = 0; i < n->n; i++) {
+		struct nightly_row *w = &n->rows[i];
+		const struct tser *s;
+
+		if (w->state != NIGHTLY_TO_CONFIRM)
+			continue;
+		make_key(&key, w->host, w->variant, w->bench, w->params, w->metric);
+		s = coll_find(&c, key.buf);
+		if (s == NULL || s->nc == 0) {
+			/* the round did not measure it: the night's verdict stands */
+			w->state = NIGHTLY_FAILED;
+			continue;
+		}
+		w->again = xreallocarray(NULL, s->nc, sizeof(*w->again));
+		memcpy(w->again, s->c, s->nc * sizeof(*w->again));
+		w->nagain = s->nc;
+		judge_values(w, w->again, w->nagain, &w->cv);
+		w->state = w->cv.kind == VERDICT_BAD ? NIGHTLY_CONFIRMED : NIGHTLY_VANISHED;
+	}
+	n->confirmed = 1;
+	strbuf_release(&key);
+	coll_release(&c);
+	return 0;
+}
+
+int
+nightly_regressions(const struct nightly *n)
+{
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < n->n; i++)
+		k += n->rows[i].state == NIGHTLY_CONFIRMED || n->rows[i].state == NIGHTLY_FAILED;
+	return k;
+}
+
+/* --- Rendering ------------------------------------------------------------------ */
+
+static const char *
+state_name(const struct nightly_row *w)
+{
+	switch (w->state) {
+	case NIGHTLY_PASS:
+		return verdict_significant(w->vr.v.kind) && !w->vr.held ? "not held (fdr)" :
+		    w->vr.v.kind == VERDICT_BAD && !w->counts ? "worse, not counted" :
+		    verdict_name(w->vr.v.kind);
+	case NIGHTLY_CANNOT:
+		return "cannot judge";
+	case NIGHTLY_UNJUDGED:
+		return "new";
+	case NIGHTLY_TO_CONFIRM:
+		return "unconfirmed";	/* the round did not run (interrupted) */
+	case NIGHTLY_CONFIRMED:
+		return "confirmed";
+	case NIGHTLY_VANISHED:
+		return "vanished";
+	case NIGHTLY_FAILED:
+		return "regression";
+	}
+	return "?";
+}
+
+static const char *
+base_name(enum nightly_base b)
+{
+	return b == NIGHTLY_HISTORY ? "nights" : b == NIGHTLY_FALLBACK ? "last night" : "none";
+}
+
+static void
+fmt_num(char *buf, size_t cap, double v)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else
+		numfmt_fixed(buf, cap, v, 4);
+}
+
+static void
+fmt_pct(char *buf, size_t cap, double v, int sign)
+{
+	if (isnan(v) || isinf(v))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, sign ? "%+.1f%%" : "±%.1f%%", v);
+}
+
+static void
+fmt_p(char *buf, size_t cap, double v)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.2g", v);
+}
+
+/* "bench.metric[params]" */
+static char *
+row_name(const struct nightly_row *w)
+{
+	return xasprintf("%s.%s%s%s%s", w->bench, w->metric, *w->params ? "[" : "", w->params,
+	    *w->params ? "]" : "");
+}
+
+static char *
+row_series(const struct nightly_row *w)
+{
+	return w->variant ? xasprintf("%s/%s", w->host, w->variant) : xstrdup(w->host);
+}
+
+#define NCOLS	15
+
+static const char *const cols[NCOLS] = {
+	"bench", "params", "metric", "unit", "host", "base", "nights", "base mean", "base rsd",
+	"mean", "rsd", "n", "change", "p", "q",
+};
+
+/* The cells of row w into c[] (NCOLS + 1: the verdict last); buffers in b. */
+static void
+row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const char **c)
+{
+	const struct verdict *d = &w->vr.v;
+
+	c[0] = w->bench;
+	c[1] = *w->params ? w->params : "-";
+	c[2] = w->metric;
+	c[3] = *w->unit ? w->unit : "-";
+	c[4] = w->host;
+	c[5] = base_name(w->base);
+	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ? w->ngood :
+	    w->base == NIGHTLY_FALLBACK ? (size_t)1 : (size_t)0);
+	fmt_num(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
+	fmt_pct(b[8], sizeof(b[8]), w->base == NIGHTLY_NEW ? NAN : d->good_rsd, 0);
+	fmt_num(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
+	fmt_pct(b[10], sizeof(b[10]), verdict_rsd(w->now, w->nnow), 0);
+	snprintf(b[11], sizeof(b[11]), "%zu", w->nnow);
+	fmt_pct(b[12], sizeof(b[12]), w->base == NIGHTLY_NEW ? NAN : d->change, 1);
+	fmt_p(b[13], sizeof(b[13]), w->base == NIGHTLY_NEW ? NAN : d->p);
+	fmt_p(b[14], sizeof(b[14]), w->vr.q);
+	for (size_t i = 6; i < NCOLS; i++)
+		c[i] = b[i];
+	c[NCOLS] = state_name(w);
+}
+
+/* Whether row w is a regression between two nights with commits. */
+static int
+has_bisect(const struct nightly *n, const struct nightly_row *w)
+{
+	return (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_FAILED) &&
+	    n->commit != NULL && w->good_commit != NULL;
+}
+
+/* "git bisect start BAD GOOD" (which 0), or the git bisect run line (1). */
+static char *
+bisect_line(const struct nightly *n, const struct nightly_row *w, int which)
+{
+	char *name, *s;
+
+	if (which == 0)
+		return xasprintf("git bisect start %s %s", n->commit, w->good_commit);
+	name = row_name(w);
+	s = xasprintf("git bisect run fleetmark bisect-run %s -H %s --metric '%s' --baseline %s "
+	    "--threshold %g%%", n->o.plan_file ? n->o.plan_file : n->plan, w->host, name,
+	    w->good_ref, n->o.threshold);
+	free(name);
+	return s;
+}
+
+/* The lines after the table: regressions, vanished changes, cannot judge, bisect. */
+static void
+text_lines(const struct nightly *n, FILE *out)
+{
+	char bb[NUMFMT_MAX], nb[NUMFMT_MAX], cb[NUMFMT_MAX], ab[NUMFMT_MAX];
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < n->n; i++) {
+		const struct nightly_row *w = &n->rows[i];
+		const struct verdict *d = &w->vr.v;
+		char *name, *series;
+
+		if (w->state != NIGHTLY_CONFIRMED && w->state != NIGHTLY_FAILED &&
+		    w->state != NIGHTLY_VANISHED && w->state != NIGHTLY_CANNOT)
+			continue;
+		if (first)
+			fputc('\n', out);
+		first = 0;
+		name = row_name(w);
+		series = row_series(w);
+		fmt_num(bb, sizeof(bb), d->good);
+		fmt_num(nb, sizeof(nb), d->now);
+		fmt_pct(cb, sizeof(cb), d->change, 1);
+		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
+		    w->nnow >= VERDICT_MIN_TRIALS) {
+			fprintf(out, "CANNOT JUDGE: %s %s: its %zu nights vary by ±%.1f%% from one to "
+			    "the next, more than the threshold %g%%", name, series, w->ngood,
+			    d->good_rsd, w->threshold);
+			if (w->vr.needed > 0)
+				fprintf(out, "; about %zu trials a night would be needed", w->vr.needed);
+			fputc('\n', out);
+		} else if (w->state == NIGHTLY_CANNOT) {
+			if (w->vr.needed > 0)
+				fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials against "
+				    "%g%%: about %zu trials a side would be needed\n", name, series,
+				    d->rsd, w->nnow, w->threshold, w->vr.needed);
+			else
+				fprintf(out, "CANNOT JUDGE: %s %s: %zu trials, rsd %.1f%% against "
+				    "%g%%\n", name, series, w->nnow, d->rsd, w->threshold);
+		} else {
+			const char *what = w->state == NIGHTLY_VANISHED ? "VANISHED" : "REGRESSION";
+
+			fprintf(out, "%s: %s %s (p=%.2g, q=%.2g) %s: %s -> %s %s (against %s: %s "
+			    "to %s)", what, name, cb, d->p, w->vr.q, series, bb, nb, w->unit,
+			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
+			    w->from, w->to);
+			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
+				fmt_num(ab, sizeof(ab), w->cv.now);
+				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
+				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%.2g): %s",
+				    ab, w->unit, cb, w->nagain, w->cv.p,
+				    w->state == NIGHTLY_CONFIRMED ? "confirmed" : "gone");
+			} else if (n->o.confirm == 0)
+				fputs("; not measured again (regression.confirm: 0)", out);
+			else
+				fputs("; not measured again (the round has no trial of it)", out);
+			fputc('\n', out);
+		}
+		free(name);
+		free(series);
+	}
+	first = 1;
+	for (i = 0; i < n->n; i++) {
+		const struct nightly_row *w = &n->rows[i];
+		char *a, *b;
+
+		if (!has_bisect(n, w))
+			continue;
+		if (first)
+			fprintf(out, "\nTo find the commit (%s good, %s bad):\n", w->good_commit,
+			    n->commit);
+		first = 0;
+		a = bisect_line(n, w, 0);
+		b = bisect_line(n, w, 1);
+		fprintf(out, "  %s\n  %s\n", a, b);
+		free(a);
+		free(b);
+	}
+}
+
+static void
+header(const struct nightly *n, FILE *out)
+{
+	fprintf(out, "Nightly verdict against the history of plan '%s' in %s (%zu night%s "
+	    "before tonight): each series against its nights since the last change point "
+	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval, at "
+	    "the threshold %g%%; with fewer than %d nights, Welch against the last night at "
+	    "%g%%; Benjamini-Hochberg over the %zu rows tested at fdr %g; ", n->plan,
+	    n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights, n->o.threshold,
+	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested, n->o.fdr);
+	if (n->o.confirm > 0)
+		fprintf(out, "what would fail the night measured again (%d round%s of %d "
+		    "trials)", n->o.confirm, n->o.confirm == 1 ? "" : "s", n->o.repeat);
+	else
+		fprintf(out, "no confirmation round");
+	fprintf(out, ".\n");
+}
+
+static int
+render_text(const struct nightly *n, FILE *out, int md)
+{
+	char b[NCOLS + 1][NUMFMT_MAX + 8];
+	const char *c[NCOLS + 1];
+	size_t *w = xcalloc(NCOLS + 1, sizeof(*w)), i, k;
+
+	if (md)
+		fprintf(out, "### Nightly verdict\n\n");
+	header(n, out);
+	fputc('\n', out);
+	for (k = 0; k < NCOLS; k++)
+		w[k] = strlen(cols[k]);
+	w[NCOLS] = strlen("verdict");
+	for (i = 0; i < n->n; i++) {
+		row_cells(&n->rows[i], b, c);
+		for (k = 0; k <= NCOLS; k++)
+			if (strlen(c[k]) > w[k])
+				w[k] = strlen(c[k]);
+	}
+	for (k = 0; k <= NCOLS; k++) {
+		const char *h = k < NCOLS ? cols[k] : "verdict";
+
+		if (md)
+			fprintf(out, "| %s ", h);
+		else if (k == NCOLS)
+			fprintf(out, "%s\n", h);
+		else
+			fprintf(out, k >= 6 ? "%*s  " : "%-*s  ", (int)w[k], h);
+	}
+	if (md) {
+		fputs("|\n", out);
+		for (k = 0; k <= NCOLS; k++)
+			fputs(k >= 6 && k < NCOLS ? "|---:" : "|---", out);
+		fputs("|\n", out);
+	}
+	for (i = 0; i < n->n; i++) {
+		row_cells(&n->rows[i], b, c);
+		for (k = 0; k <= NCOLS; k++) {
+			if (md)
+				fprintf(out, "| %s ", c[k]);
+			else if (k == NCOLS)
+				fprintf(out, "%s\n", c[k]);
+			else
+				fprintf(out, k >= 6 ? "%*s  " : "%-*s  ", (int)w[k], c[k]);
+		}
+		if (md)
+			fputs("|\n", out);
+	}
+	free(w);
+	text_lines(n, out);
+	return 0;
+}
+
+static json_t *
+jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+jvalues(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, jnum(v[i]));
+	return a;
+}
+
+static int
+render_json(const struct nightly *n, FILE *out, char **err)
+{
+	json_t *o = json_object(), *rows = json_array();
+	size_t i;
+	char *s;
+	int r;
+
+	json_object_set_new(o, "plan", json_string(n->plan));
+	json_object_set_new(o, "source", json_string(n->source));
+	json_object_set_new(o, "nights_before", json_integer((json_int_t)n->nruns));
+	json_object_set_new(o, "threshold", json_real(n->o.threshold));
+	json_object_set_new(o, "nights", json_integer((json_int_t)n->o.nights));
+	json_object_set_new(o, "fdr", json_real(n->o.fdr));
+	json_object_set_new(o, "confirm", json_integer(n->o.confirm));
+	json_object_set_new(o, "tested", json_integer((json_int_t)n->tested));
+	json_object_set_new(o, "commit", n->commit ? json_string(n->commit) : json_null());
+	json_object_set_new(o, "regressions", json_integer(nightly_regressions(n)));
+	for (i = 0; i < n->n; i++) {
+		const struct nightly_row *w = &n->rows[i];
+		const struct verdict *d = &w->vr.v;
+		json_t *jr = json_object();
+
+		json_object_set_new(jr, "host", json_string(w->host));
+		json_object_set_new(jr, "variant", w->variant ? json_string(w->variant) :
+		    json_null());
+		json_object_set_new(jr, "bench", json_string(w->bench));
+		json_object_set_new(jr, "params", json_string(w->params));
+		json_object_set_new(jr, "metric", json_string(w->metric));
+		json_object_set_new(jr, "unit", json_string(w->unit));
+		json_object_set_new(jr, "direction", json_string(w->higher ? "higher" : "lower"));
+		json_object_set_new(jr, "counts", json_boolean(w->counts));
+		json_object_set_new(jr, "baseline", json_string(w->base == NIGHTLY_HISTORY ?
+		    "history" : w->base == NIGHTLY_FALLBACK ? "last night" : "none"));
+		json_object_set_new(jr, "from", w->from ? json_string(w->from) : json_null());
+		json_object_set_new(jr, "to", w->to ? json_string(w->to) : json_null());
+		json_object_set_new(jr, "good", jvalues(w->good, w->ngood));
+		json_object_set_new(jr, "values", jvalues(w->now, w->nnow));
+		json_object_set_new(jr, "threshold", json_real(w->threshold));
+		json_object_set_new(jr, "base_mean", jnum(w->base == NIGHTLY_NEW ? NAN : d->good));
+		json_object_set_new(jr, "mean", jnum(stats_mean(w->now, w->nnow)));
+		json_object_set_new(jr, "change", jnum(w->base == NIGHTLY_NEW ? NAN : d->change));
+		json_object_set_new(jr, "lo", jnum(d->lo));
+		json_object_set_new(jr, "hi", jnum(d->hi));
+		json_object_set_new(jr, "p", jnum(d->p));
+		json_object_set_new(jr, "q", jnum(w->vr.q));
+		json_object_set_new(jr, "kind", json_string(verdict_name(d->kind)));
+		json_object_set_new(jr, "verdict", json_string(state_name(w)));
+		json_object_set_new(jr, "trials_needed", w->state == NIGHTLY_CANNOT &&
+		    w->vr.needed > 0 ? json_integer((json_int_t)w->vr.needed) : json_null());
+		if (w->nagain > 0) {
+			json_t *c = json_object();
+
+			json_object_set_new(c, "values", jvalues(w->again, w->nagain));
+			json_object_set_new(c, "mean", jnum(w->cv.now));
+			json_object_set_new(c, "change", jnum(w->cv.change));
+			json_object_set_new(c, "p", jnum(w->cv.p));
+			json_object_set_new(c, "held", json_boolean(w->state == NIGHTLY_CONFIRMED));
+			json_object_set_new(jr, "confirmation", c);
+		} else
+			json_object_set_new(jr, "confirmation", json_null());
+		if (has_bisect(n, w)) {
+			json_t *b = json_array();
+
+			s = bisect_line(n, w, 0);
+			json_array_append_new(b, json_string(s));
+			free(s);
+			s = bisect_line(n, w, 1);
+			json_array_append_new(b, json_string(s));
+			free(s);
+			json_object_set_new(jr, "bisect", b);
+		} else
+			json_object_set_new(jr, "bisect", json_null());
+		json_array_append_new(rows, jr);
+	}
+	json_object_set_new(o, "rows", rows);
+	r = json_dumpf(o, out, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
+	json_decref(o);
+	if (r != 0 || fputc('\n', out) == EOF)
+		return err_set(err, -1, "cannot write the verdict");
+	return 0;
+}
+
+static int
+render_html(const struct nightly *n, FILE *out)
+{
+	size_t i, conf = 0, gone = 0, cannot = 0, fail = 0;
+
+	for (i = 0; i < n->n; i++) {
+		conf += n->rows[i].state == NIGHTLY_CONFIRMED;
+		fail += n->rows[i].state == NIGHTLY_FAILED;
+		gone += n->rows[i].state == NIGHTLY_VANISHED;
+		cannot += n->rows[i].state == NIGHTLY_CANNOT;
+	}
+	fprintf(out, "<p class=\"verdict\">Nightly verdict against %zu night%s of history: "
+	    "%zu row%s, %zu tested (fdr %g); %zu regression%s (%zu confirmed), %zu vanished "
+	    "when measured again, %zu that cannot be judged (report.txt has every row).</p>\n",
+	    n->nruns, n->nruns == 1 ? "" : "s", n->n, n->n == 1 ? "" : "s", n->tested,
+	    n->o.fdr, conf + fail, conf + fail == 1 ? "" : "s", conf, gone, cannot);
+	return 0;
+}
+
+int
+nightly_render(const struct nightly *n, enum report_format f, FILE *out, char **err)
+{
+	int r = 0;
+
+	switch (f) {
+	case REPORT_TEXT:
+		r = render_text(n, out, 0);
+		break;
+	case REPORT_MD:
+		r = render_text(n, out, 1);
+		break;
+	case REPORT_JSON:
+		return render_json(n, out, err);
+	case REPORT_HTML:
+		r = render_html(n, out);
+		break;
+	case REPORT_CSV:
+		return err_set(err, -1, "the nightly verdict has no csv form");
+	}
+	if (r != 0 || ferror(out))
+		return err_set(err, -1, "cannot write the verdict");
+	return 0;
+}
+
+/* --- The confirmation round and the files ----------------------------------------- */
+
+void
+nightly_round_plan(const struct nightly *n, const struct plan *p, const struct fleet *f,
+    const unsigned char *sel, struct plan *cp, unsigned char *csel)
+{
+	size_t i, k, v;
+
+	*cp = *p;
+	cp->points = xcalloc(p->npoints + 1, sizeof(*cp->points));
+	cp->variants = xcalloc(p->nvariants + 1, sizeof(*cp->variants));
+	cp->npoints = cp->nvariants = 0;
+	for (i = 0; i < p->npoints; i++)
+		for (k = 0; k < n->n; k++)
+			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].point, p->points[i].id) == 0) {
+				cp->points[cp->npoints++] = p->points[i];
+				break;
+			}
+	for (v = 0; v < p->nvariants; v++)
+		for (k = 0; k < n->n; k++)
+			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].variant ? n->rows[k].variant : "",
+			    p->variants[v].name ? p->variants[v].name : "") == 0) {
+				cp->variants[cp->nvariants++] = p->variants[v];
+				break;
+			}
+	for (i = 0; i < f->nhosts; i++) {
+		csel[i] = 0;
+		for (k = 0; k < n->n && (sel == NULL || sel[i]) && !csel[i]; k++)
+			csel[i] = n->rows[k].state == NIGHTLY_TO_CONFIRM &&
+			    strcmp(n->rows[k].host, f->hosts[i].name) == 0;
+	}
+	cp->rep_base = p->repeat;
+	cp->repeat = p->repeat * p->confirm;
+	if (cp->order == PLAN_ORDER_SEQUENTIAL)
+		cp->order = PLAN_ORDER_INTERLEAVE;
+}
+
+/* n rendered as f into a new string (*len its length); NULL on an error. */
+static char *
+rendered(const struct nightly *n, enum report_format f, size_t *len)
+{
+	char *buf = NULL, *err = NULL;
+	FILE *out = open_memstream(&buf, len);
+	int r;
+
+	if (out == NULL)
+		return NULL;
+	r = nightly_render(n, f, out, &err);
+	if (fclose(out) != 0)
+		r = -1;
+	free(err);
+	if (r != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int
+nightly_write(const struct nightly *n, const char *dir, char **err)
+{
+	static const enum report_format fmts[] = { REPORT_TEXT, REPORT_JSON, REPORT_MD };
+	static const char *const names[] = { "report.txt", "verdict.json", "verdict.md" };
+	char *path, *buf, *html = NULL, *at, *line;
+	size_t len, hlen, llen, i;
+	FILE *f;
+	int r = 0;
+
+	for (i = 0; i < 3 && r == 0; i++) {
+		path = rundir_path(dir, names[i]);
+		if ((buf = rendered(n, fmts[i], &len)) == NULL)
+			r = err_set(err, -1, "%s: cannot render the verdict", path);
+		else if (i == 0) {
+			/* after the run's own tables */
+			if ((f = fopen(path, "a")) == NULL || fputc('\n', f) == EOF ||
+			    fwrite(buf, 1, len, f) != len || fclose(f) != 0)
+				r = err_set(err, -1, "%s: cannot append the verdict", path);
+		} else
+			r = fs_write_atomic(path, buf, len, 0644, FS_NOSYNC, err);
+		free(buf);
+		free(path);
+	}
+	if (r != 0)
+		return r;
+	/* a line of it at the top of report.html's body */
+	path = rundir_path(dir, "report.html");
+	if (fs_read_file(path, 0, &html, &hlen, err) != 0) {
+		free(path);
+		return -1;
+	}
+	if ((at = strstr(html, "<body")) != NULL && (at = strchr(at, '>')) != NULL &&
+	    (line = rendered(n, REPORT_HTML, &llen)) != NULL) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_add(&sb, html, (size_t)(at + 1 - html));
+		strbuf_addch(&sb, '\n');
+		strbuf_add(&sb, line, llen);
+		strbuf_addstr(&sb, at + 1);
+		r = fs_write_atomic(path, sb.buf, sb.len, 0644, FS_NOSYNC, err);
+		strbuf_release(&sb);
+		free(line);
+	}
+	free(html);
+	free(path);
+	return r;
+}
+
+void
+nightly_free(struct nightly *n)
+{
+	if (n == NULL)
+		return;
+	free(n->source);
+	free(n->plan);
+	free(n->commit);
+	rows_free(n->rows, n->n);
+	free(n);
+}

@@ -1,0 +1,372 @@
+/*
+ * nightly-sim.c: injected changes over real A/A nights, for
+ * docs/performance.md ("The nightly verdict"): how often, and how many
+ * nights late, the nightly verdict (`run --baseline history`: verdict.h's
+ * verdict_nights() against the current segment, the night's
+ * Benjamini-Hochberg step over every series, a confirmation round) and
+ * `fleetmark history`'s change points catch a step of 3%, 5% and 10% and
+ * a drift of 1% a night, and how many false change points A/A histories
+ * have.  Built and run by tests/bench/verdicts.sh --inject DIR:
+ *
+ *	cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -o /tmp/nightly-sim \
+ *	    tests/bench/nightly-sim.c $(find build/src -name '*.o' ! -name main.o) \
+ *	    $(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) \
+ *	    -lpthread -lm
+ *	[NIGHTLY_THRESHOLD=PCT] /tmp/nightly-sim DIR [HISTORIES [FDR]]
+ *
+ * DIR holds the A/A nights (finished runs of one plan, as --nightly makes
+ * them); every series with a value on every night is used.  A history is
+ * each series' real nights in an order of its own (a seeded shuffle), one
+ * series, the target, changed from night C = L / 2 on (L nights in DIR):
+ * its values made worse for the metric by the step, or by 1% more each
+ * night for the drift.  Then, for each night t from C on:
+ *
+ *  - nightly: every series' nights before t give its change points and
+ *    current segment (changepoint_detect() at 5%, at most 7 nights, as
+ *    history.c and nightly.c do), tonight's value is judged with
+ *    verdict_nights() and verdict_judgeable() (the night's trial count),
+ *    and verdict_adjust() runs over all series at fdr 0.05.  The target
+ *    is caught on t when it is held worse and a confirmation draw (another
+ *    of its real nights, changed as night t is) is worse too.  The other
+ *    series held and confirmed are false alarms.
+ *  - history: the target's nights up to t hold a change point at C - 1 to
+ *    C + 1, worse for the metric (the change-point method needs 3 nights
+ *    on the new level, so t >= C + 2 at best).
+ *
+ * The drift is caught when either flags it within 7 nights.  False
+ * change points: every series' shuffled A/A history, per 100 nights.
+ * The histories are shuffles of the same L real nights, so they are not
+ * independent draws; the rates are those of this machine's nights.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "changepoint.h"
+#include "history.h"
+#include "stats.h"
+#include "verdict.h"
+#include "xmalloc.h"
+
+#define MAX_NIGHTS	7
+static double THRESHOLD = 5.0;	/* NIGHTLY_THRESHOLD in the environment */
+static double FDR = 0.05;	/* the third argument; 1: no false-discovery step */
+
+static uint64_t rng = 0x853c49e6748fea9bULL;
+
+static uint32_t
+next(void)
+{
+	uint64_t old = rng;
+	uint32_t x, r;
+
+	rng = old * 6364136223846793005ULL + 1442695040888963407ULL;
+	x = (uint32_t)(((old >> 18) ^ old) >> 27);
+	r = (uint32_t)(old >> 59);
+	return (x >> r) | (x << ((-r) & 31));
+}
+
+static void
+shuffle(double *v, size_t n)
+{
+	size_t i, j;
+	double t;
+
+	for (i = n; i > 1; i--) {
+		j = next() % i;
+		t = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+struct ser {
+	double	*v;		/* the real nights */
+	size_t	 trials;	/* a night's */
+	int	 higher;
+};
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The worse factor of night t for a change of kind k from night c. */
+static double
+factor(int kind, double step, size_t t, size_t c, int higher)
+{
+	double f;
+
+	if (t < c)
+		return 1;
+	f = kind == 0 ? step / 100 : 0.01 * (double)(t - c + 1);
+	return higher ? 1 - f : 1 + f;
+}
+
+/* The segment of x[0..n) before tonight, as history.c and nightly.c take it. */
+static size_t
+segment(const double *x, size_t n, const double **seg)
+{
+	struct changepoint_opts o;
+	struct changepoint_result cr;
+	struct changepoint_segment cs;
+	char *err = NULL;
+
+	changepoint_opts_init(&o);
+	o.threshold = THRESHOLD;
+	if (changepoint_detect(x, n, &o, &cr, &err) != 0) {
+		free(err);
+		*seg = x;
+		return n;
+	}
+	changepoint_current(x, NULL, n, &cr, MAX_NIGHTS, &cs);
+	changepoint_result_release(&cr);
+	*seg = x + cs.start;
+	return cs.n;
+}
+
+/* Whether x[0..n) holds a change point at c - 1 .. c + 1, worse. */
+static int
+history_flags(const double *x, size_t n, size_t c, int higher)
+{
+	struct changepoint_opts o;
+	struct changepoint_result cr;
+	char *err = NULL;
+	size_t i;
+	int hit = 0;
+
+	changepoint_opts_init(&o);
+	o.threshold = THRESHOLD;
+	if (changepoint_detect(x, n, &o, &cr, &err) != 0) {
+		free(err);
+		return 0;
+	}
+	for (i = 0; i < cr.n; i++)
+		if (cr.v[i].index + 1 >= c && cr.v[i].index <= c + 1 &&
+		    (higher ? cr.v[i].pct < 0 : cr.v[i].pct > 0))
+			hit = 1;
+	changepoint_result_release(&cr);
+	return hit;
+}
+
+/* A row's verdict for tonight's value v (a night of `trials` trials). */
+static void
+judge(const double *seg, size_t k, double v, size_t trials, int higher, struct verdict_row *r)
+{
+	double vals[64];
+	size_t i, n = trials < 64 ? trials : 64;
+
+	/* verdict_nights() uses tonight's mean; the rsd only for a noise flag
+	 * that the nights' rule does not apply */
+	for (i = 0; i < n; i++)
+		vals[i] = v;
+	memset(r, 0, sizeof(*r));
+	verdict_nights(vals, n, seg, k, higher, THRESHOLD, &r->v);
+	r->judgeable = k >= VERDICT_MIN_NIGHTS &&
+	    verdict_judgeable(&r->v, n, k, 1, 0, 0, THRESHOLD, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const names[] = { "step 3%", "step 5%", "step 10%", "drift 1%/night" };
+	static const double steps[] = { 3, 5, 10, 0 };
+	struct history_opts ho;
+	struct history *h = NULL;
+	struct ser *ss;
+	char *err = NULL;
+	size_t S = 0, L = 0, C, i, j, t, e, sim, sims = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
+	double **x;
+	struct verdict_row *rows;
+	size_t fcp = 0, fcp_nights = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: nightly-sim DIR [HISTORIES [FDR]]\n");
+		return 2;
+	}
+	if (argc > 3)
+		FDR = strtod(argv[3], NULL);
+	if (getenv("NIGHTLY_THRESHOLD") != NULL)
+		THRESHOLD = strtod(getenv("NIGHTLY_THRESHOLD"), NULL);
+	history_opts_init(&ho);
+	ho.cache = "";
+	if (history_load(argv[1], &ho, &h, &err) != 0) {
+		fprintf(stderr, "%s: %s\n", argv[1], err);
+		return 1;
+	}
+	L = h->nruns;
+	ss = xcalloc(h->nseries + 1, sizeof(*ss));
+	for (i = 0; i < h->nseries; i++) {
+		const struct history_series *hs = &h->series[i];
+		int okv = hs->n == L;
+
+		for (j = 0; j < hs->n && okv; j++)
+			okv = isfinite(hs->nights[j].value) && hs->nights[j].value != 0;
+		if (!okv)
+			continue;
+		ss[S].v = xcalloc(L, sizeof(double));
+		for (j = 0; j < L; j++)
+			ss[S].v[j] = hs->nights[j].value;
+		ss[S].trials = hs->nights[L - 1].n;
+		ss[S].higher = hs->higher;
+		S++;
+	}
+	if (L < 12 || S == 0) {
+		fprintf(stderr, "%s: %zu nights, %zu series with a value every night: too few\n",
+		    argv[1], L, S);
+		return 1;
+	}
+	C = L / 2;
+	printf("injected changes: %zu histories each, %zu series of %zu real A/A nights from %s, "
+	    "the change from night %zu (1-based %zu), threshold %g%%, fdr %g, segments of at "
+	    "most %d nights\n", sims, S, L, argv[1], C, C + 1, THRESHOLD, FDR, MAX_NIGHTS);
+	{
+		/* how much the series' nights vary, for reading the rates */
+		double *r = xcalloc(S, sizeof(double));
+		size_t below = 0;
+
+		for (i = 0; i < S; i++) {
+			r[i] = verdict_rsd(ss[i].v, L);
+			below += r[i] <= THRESHOLD;
+		}
+		qsort(r, S, sizeof(double), cmp_double);
+		printf("night-to-night rsd of the series: median %.1f%%, quartiles %.1f%% and "
+		    "%.1f%%; %zu of %zu at most the threshold\n", r[S / 2], r[S / 4], r[3 * S / 4],
+		    below, S);
+		free(r);
+	}
+	x = xcalloc(S, sizeof(*x));
+	for (i = 0; i < S; i++)
+		x[i] = xcalloc(L, sizeof(double));
+	rows = xcalloc(S, sizeof(*rows));
+
+	/* false change points: every series' shuffled A/A history */
+	for (sim = 0; sim < sims / 10 + 1; sim++)
+		for (i = 0; i < S; i++) {
+			struct changepoint_opts o;
+			struct changepoint_result cr;
+
+			memcpy(x[i], ss[i].v, L * sizeof(double));
+			shuffle(x[i], L);
+			changepoint_opts_init(&o);
+			o.threshold = THRESHOLD;
+			if (changepoint_detect(x[i], L, &o, &cr, &err) == 0)
+				fcp += cr.n;
+			changepoint_result_release(&cr);
+			fcp_nights += L;
+		}
+
+	printf("%-16s %9s %9s %9s %9s %10s %10s %9s\n", "change", "night 1", "<= 3",
+	    "<= 7", "history", "h <= 3", "h <= 7", "false/100");
+	for (e = 0; e < 4; e++) {
+		size_t lat_n[64] = { 0 }, lat_h[64] = { 0 }, caught = 0, hcaught = 0;
+		size_t falarm = 0, fnights = 0, *lats = xcalloc(sims + 1, sizeof(*lats));
+		size_t nl = 0;
+
+		for (sim = 0; sim < sims; sim++) {
+			size_t tgt = next() % S, first = SIZE_MAX, hfirst = SIZE_MAX;
+
+			for (i = 0; i < S; i++) {
+				memcpy(x[i], ss[i].v, L * sizeof(double));
+				shuffle(x[i], L);
+			}
+			for (t = C; t < L; t++)
+				x[tgt][t] *= factor(e == 3, steps[e], t, C, ss[tgt].higher);
+			for (t = C; t < L; t++) {
+				int any = 0;
+
+				for (i = 0; i < S; i++) {
+					const double *seg;
+					size_t k = segment(x[i], t, &seg);
+
+					judge(seg, k, x[i][t], ss[i].trials, ss[i].higher, &rows[i]);
+				}
+				verdict_adjust(rows, S, FDR >= 1 ? 0 : FDR);
+				for (i = 0; i < S; i++) {
+					const double *seg;
+					size_t k;
+					struct verdict_row again;
+					double v;
+
+					if (!rows[i].held || rows[i].v.kind != VERDICT_BAD)
+						continue;
+					/* the confirmation round: another real night, changed alike */
+					v = ss[i].v[next() % L] * (i == tgt ?
+					    factor(e == 3, steps[e], t, C, ss[i].higher) : 1);
+					k = segment(x[i], t, &seg);
+					judge(seg, k, v, ss[i].trials, ss[i].higher, &again);
+					if (again.v.kind != VERDICT_BAD)
+						continue;
+					if (i == tgt) {
+						if (first == SIZE_MAX)
+							first = t - C;
+					} else
+						any = 1;
+				}
+				falarm += any;
+				fnights++;
+				if (hfirst == SIZE_MAX && history_flags(x[tgt], t + 1, C,
+				    ss[tgt].higher))
+					hfirst = t - C;
+			}
+			if (first != SIZE_MAX) {
+				caught++;
+				lat_n[first < 63 ? first : 63]++;
+				lats[nl++] = first;
+			}
+			if (hfirst != SIZE_MAX) {
+				hcaught++;
+				lat_h[hfirst < 63 ? hfirst : 63]++;
+			}
+		}
+		{
+			size_t n1 = lat_n[0], n3 = 0, n7 = 0, h3 = 0, h7 = 0, med;
+
+			for (t = 0; t < 64; t++) {
+				if (t < 3) {
+					n3 += lat_n[t];
+					h3 += lat_h[t];
+				}
+				if (t < 7) {
+					n7 += lat_n[t];
+					h7 += lat_h[t];
+				}
+			}
+			for (i = 1; i < nl; i++)	/* insertion sort of the latencies */
+				for (j = i; j > 0 && lats[j - 1] > lats[j]; j--) {
+					med = lats[j];
+					lats[j] = lats[j - 1];
+					lats[j - 1] = med;
+				}
+			printf("%-16s %8.1f%% %8.1f%% %8.1f%% %8.1f%% %9.1f%% %9.1f%% %9.2f\n",
+			    names[e], 100.0 * (double)n1 / (double)sims, 100.0 * (double)n3 / (double)sims,
+			    100.0 * (double)n7 / (double)sims, 100.0 * (double)hcaught / (double)sims, 100.0 * (double)h3 / (double)sims,
+			    100.0 * (double)h7 / (double)sims,
+			    100.0 * (double)falarm / (double)(fnights ? fnights : 1));
+			if (nl)
+				printf("%-16s median nights late (nightly): %zu; caught at all %.1f%%\n", "",
+				    lats[nl / 2], 100.0 * (double)caught / (double)sims);
+		}
+		free(lats);
+	}
+	printf("false change points in A/A histories: %zu in %zu series-nights = %.2f per 100 nights\n",
+	    fcp, fcp_nights, 100.0 * (double)fcp / (double)fcp_nights);
+	printf("columns: night 1, <= 3, <= 7: caught by the nightly verdict on the change's first "
+	    "night, within 3 nights, within 7 (confirmed); history: a change point at the night "
+	    "(+-1) by the last night, h <= 3 / 7: within 3 / 7 nights; false/100: nights (of 100) "
+	    "on which another, unchanged series was held and confirmed\n");
+	for (i = 0; i < S; i++) {
+		free(x[i]);
+		free(ss[i].v);
+	}
+	free(x);
+	free(ss);
+	free(rows);
+	history_free(h);
+	return 0;
+}

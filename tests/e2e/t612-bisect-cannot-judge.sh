@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# t612-bisect-cannot-judge: `fleetmark bisect-run` on this machine (local
+# transport, no lab) uses the nightly verdict's "cannot judge" rule: a
+# metric too noisy for its threshold is a skip (exit 125) that says so and
+# how many trials a side would be needed, never bad, even when its mean is
+# far worse; a steady one is judged (bad: exit 1).  The commit bisect-run
+# measures (git rev-parse HEAD, FLEETMARK_COMMIT) is recorded in run.json.
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+command -v jq >/dev/null || skip_all "needs jq"
+command -v git >/dev/null || skip_all "needs git"
+WORK=$(mktemp -d /tmp/t612.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+if ! git init -q . || ! git -c user.email=t612@example.org -c user.name=t612 commit -q --allow-empty -m one; then
+	echo "Bail out! git init failed"
+	exit 1
+fi
+HEAD=$(git rev-parse HEAD)
+
+plan() {
+	cat >"$1" <<EOF
+name: t612
+repeat: 4
+samples: 1
+timeout: 30s
+benchmarks:
+  - bench: exec
+    params:
+      command: "sh $WORK/$2"
+      copies: 1
+EOF
+}
+# 0 to 0.255 s, at random: an rsd far above 10%
+# shellcheck disable=SC2016 # for the workload's shell
+echo 'sleep 0.$(od -An -N1 -tu1 /dev/urandom | tr -d " ")' >noisy.sh
+echo 'sleep 0.1' >steady.sh
+plan noisy.yaml noisy.sh
+plan steady.yaml steady.sh
+
+# step NAME PLAN GOOD [ARGS...]: one bisect-run step; again while another run
+# on this machine holds local's lease (bisect-run has no --wait-lock).
+step() {
+	local name=$1 plan=$2 good=$3 i
+	shift 3
+	for i in $(seq 60); do
+		rm -rf "$name"
+		"$FLEETMARK" bisect-run "$plan" -H local --metric "exec.seconds[command=sh $WORK/${plan%.yaml}.sh,copies=1]" \
+			--good "$good" --threshold 10% -o "$name" "$@" >"$name.out" 2>"$name.err"
+		rc=$?
+		grep -q 'first: locked' "$name.out" || return 0
+		[ "$i" = 1 ] && diag "local is locked by another run: waiting"
+		sleep 10
+	done
+}
+
+step r1 noisy.yaml 0.001 --tries 1
+is "$rc" 125 "a noisy metric far worse than good: skip (125), not bad"
+like "$(cat r1.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd [0-9.]+% \(n=4\) against 10%: about [0-9]+ trials a side would be needed; run " \
+	"the verdict line says it cannot judge, and how many trials would be needed"
+is "$(jq -r .commit r1/*/run.json)" "$HEAD" "run.json records the commit measured"
+
+step r2 steady.yaml 0.05
+is "$rc" 1 "a steady metric twice as slow as good: bad (1)"
+like "$(cat r2.out)" "^bisect-run ${HEAD:0:12} bad: " "... on a bad line"
+
+done_testing

@@ -1,0 +1,239 @@
+/*
+ * test-nightly: the nightly verdict against history (nightly.h) on run
+ * directories written here: five nights of host "a" whose series "spin"
+ * has the night means 10, 10.2, 9.8, 10.1 and 9.9 (three equal trials a
+ * night), and tonight's run in the same results directory.  Tonight at
+ * 11 is the known answer of test-verdict's verdict_nights() case (p =
+ * 0.0044686 on 4 df), to confirm; a confirmation round at 11 holds and
+ * one at 10 vanishes.  A steady series passes, a series with two nights
+ * falls back to the last night at twice the threshold, a series tonight
+ * alone is new, tonight's own run is left out of the history, and the
+ * commits of tonight and the night before give the bisect lines.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nightly.h"
+#include "plan.h"
+#include "tap.h"
+#include "xmalloc.h"
+
+static char tmpdir[] = "/tmp/test-nightly.XXXXXX";
+
+static void
+put(const char *path, const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+		printf("Bail out! cannot write %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+/* The run directory of night `day` (tonight: 9) of plan "nt" on host "a". */
+static char *
+night(const char *root, int day, const char *commit)
+{
+	char *id = xasprintf("200101%02d-023000-nt-%04x", day, day);
+	char *dir = xasprintf("%s/%s", root, id), *p, *t;
+
+	mkdir(root, 0755);
+	mkdir(dir, 0755);
+	p = xasprintf("%s/run.json", dir);
+	t = xasprintf("{\"format\": 1, \"run\": \"%s\", \"status\": \"finished\", \"label\": null, "
+	    "%s%s%s\"start\": \"2001-01-%02dT02:30:00Z\", \"end\": null, \"plan\": {\"name\": "
+	    "\"nt\", \"file\": \"nt.yaml\", \"regression\": {\"threshold\": 5, \"metrics\": []}}, "
+	    "\"hosts\": {\"a\": {\"status\": \"done\", \"kernel\": \"k\"}}}\n", id,
+	    commit ? "\"commit\": \"" : "", commit ? commit : "", commit ? "\", " : "", day);
+	put(p, "w", t);
+	free(p);
+	free(t);
+	p = xasprintf("%s/trials.jsonl", dir);
+	put(p, "a", "");
+	free(p);
+	free(id);
+	return dir;
+}
+
+/* Trials rep first .. first + n - 1 of bench in dir, all of value v. */
+static void
+trials(const char *dir, const char *bench, int first, int n, double v)
+{
+	char *p = xasprintf("%s/trials.jsonl", dir), *t;
+	int r;
+
+	for (r = first; r < first + n; r++) {
+		t = xasprintf("{\"format\":1,\"run\":\"x\",\"host\":\"a\",\"variant\":null,\"bench\":"
+		    "\"%s\",\"params\":{},\"rep\":%d,\"key\":\"-/%s/%d\",\"metric\":\"ns\",\"unit\":"
+		    "\"ns\",\"direction\":\"lower\",\"value\":%.17g,\"samples\":[%.17g],\"start\":"
+		    "978316200.0,\"duration\":1.0,\"status\":\"ok\",\"kind\":\"ok\",\"part\":1,"
+		    "\"parts\":1}\n", bench, r, bench, r, v, v);
+		put(p, "a", t);
+		free(t);
+	}
+	free(p);
+}
+
+static const struct nightly_row *
+row(const struct nightly *n, const char *bench)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		if (strcmp(n->rows[i].bench, bench) == 0)
+			return &n->rows[i];
+	return NULL;
+}
+
+static char *
+render(const struct nightly *n, enum report_format f)
+{
+	char *buf = NULL, *err = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (nightly_render(n, f, out, &err) != 0)
+		printf("# %s\n", err);
+	fclose(out);
+	free(err);
+	return buf;
+}
+
+int
+main(void)
+{
+	static const double means[] = { 10.0, 10.2, 9.8, 10.1, 9.9 };
+	struct nightly_opts o;
+	struct nightly *n = NULL;
+	const struct nightly_row *w;
+	char *root, *dir, *tonight, *err = NULL, *text, *cache;
+	char *ms[] = { (char *)"spin.ns", (char *)"pipe.ns", (char *)"late.ns", (char *)"new.ns" };
+	int i;
+
+	if (mkdtemp(tmpdir) == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	root = xasprintf("%s/results", tmpdir);
+	cache = xasprintf("%s/cache", tmpdir);
+	for (i = 0; i < 5; i++) {
+		dir = night(root, i + 1, i == 4 ? "aaaa1111" : NULL);
+		trials(dir, "spin", 1, 3, means[i]);
+		trials(dir, "pipe", 1, 3, 20.0 + (i % 2) * 0.1);
+		if (i >= 3)
+			trials(dir, "late", 1, 3, 30.0 + i * 0.01);
+		free(dir);
+	}
+	tonight = night(root, 9, "bbbb2222");
+	trials(tonight, "spin", 1, 3, 11.0);
+	trials(tonight, "pipe", 1, 3, 20.05);
+	trials(tonight, "late", 1, 3, 30.02);
+	trials(tonight, "new", 1, 3, 1.0);
+
+	memset(&o, 0, sizeof(o));
+	o.source = root;
+	o.cache = cache;
+	o.plan = "nt";
+	o.plan_file = "nt.yaml";
+	o.threshold = 5;
+	o.nights = 7;
+	o.confirm = 1;
+	o.fdr = 0.05;
+	o.repeat = 3;
+	o.metrics = ms;
+	o.nmetrics = 4;
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged");
+	if (n == NULL) {
+		printf("# %s\nBail out! no verdict\n", err);
+		return 1;
+	}
+	is_int((int)n->nruns, 5, "five nights of history: tonight's run is left out");
+	is_int((int)n->n, 4, "four rows");
+	w = row(n, "spin");
+	ok(w != NULL && w->base == NIGHTLY_HISTORY && w->ngood == 5, "spin: against its 5 nights");
+	is_num(w->vr.v.p, 0.0044686, 1e-6, "spin: p of the prediction test (4 df)");
+	is_num(w->vr.v.change, 10.0, 1e-9, "spin: +10%");
+	ok(w->vr.judgeable && w->vr.held, "spin: judgeable, held after the BH step");
+	is_int(w->state, NIGHTLY_TO_CONFIRM, "spin: to confirm");
+	is_int((int)nightly_to_confirm(n), 1, "one row to confirm");
+	w = row(n, "pipe");
+	ok(w != NULL && w->state == NIGHTLY_PASS && !w->vr.held, "pipe: within its nights, passes");
+	w = row(n, "late");
+	ok(w != NULL && w->base == NIGHTLY_FALLBACK && w->ngood == 3 && w->threshold == 10,
+	    "late: two nights, against the last night's 3 trials at twice the threshold");
+	w = row(n, "new");
+	ok(w != NULL && w->base == NIGHTLY_NEW && w->state == NIGHTLY_UNJUDGED,
+	    "new: no earlier night, not judged");
+	is_int(n->tested < 4 ? 1 : 0, 1, "the new row is not among the rows tested");
+
+	/* the confirmation round holds */
+	trials(tonight, "spin", 4, 3, 11.0);
+	is_int(nightly_confirm(n, tonight, &err), 0, "confirmation read");
+	w = row(n, "spin");
+	ok(w->state == NIGHTLY_CONFIRMED && w->nagain == 3, "spin: confirmed by its 3 new trials");
+	is_int(nightly_regressions(n), 1, "one regression");
+	text = render(n, REPORT_TEXT);
+	ok(text != NULL && strstr(text, "REGRESSION: spin.ns +10.0% (p=0.0045") != NULL &&
+	    strstr(text, "): confirmed\n") != NULL, "text: the REGRESSION line, confirmed");
+	ok(text != NULL && strstr(text, "  git bisect start bbbb2222 aaaa1111\n") != NULL,
+	    "text: git bisect start BAD GOOD from the two nights' commits");
+	ok(text != NULL && strstr(text, "  git bisect run fleetmark bisect-run nt.yaml -H a "
+	    "--metric 'spin.ns' --baseline ") != NULL, "text: the git bisect run line");
+	free(text);
+	text = render(n, REPORT_JSON);
+	ok(text != NULL && strstr(text, "\"verdict\": \"confirmed\"") != NULL &&
+	    strstr(text, "\"held\": true") != NULL, "json: confirmed, held");
+	free(text);
+	nightly_free(n);
+	n = NULL;
+
+	/* a round that does not hold: the change vanishes */
+	dir = xasprintf("%s/trials.jsonl", tonight);
+	put(dir, "w", "");
+	free(dir);
+	trials(tonight, "spin", 1, 3, 11.0);
+	trials(tonight, "pipe", 1, 3, 20.05);
+	trials(tonight, "spin", 4, 3, 10.0);
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged again");
+	is_int(nightly_confirm(n, tonight, &err), 0, "and confirmed");
+	w = row(n, "spin");
+	ok(w != NULL && w->state == NIGHTLY_VANISHED, "spin: vanished when measured again at 10");
+	is_int(nightly_regressions(n), 0, "no regression");
+	text = render(n, REPORT_HTML);
+	ok(text != NULL && strstr(text, "0 regressions (0 confirmed), 1 vanished") != NULL,
+	    "html: the line says so");
+	free(text);
+	nightly_free(n);
+	n = NULL;
+
+	/* confirm 0: held is a regression at once */
+	o.confirm = 0;
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged without confirmation");
+	w = row(n, "spin");
+	ok(w != NULL && w->state == NIGHTLY_FAILED, "confirm 0: a regression without a round");
+	nightly_free(n);
+	n = NULL;
+
+	/* no history at all */
+	dir = xasprintf("%s/empty", tmpdir);
+	mkdir(dir, 0755);
+	o.source = dir;
+	is_int(nightly_judge(tonight, &o, &n, &err), NIGHTLY_ENOHISTORY, "an empty source: no history");
+	ok(err != NULL && n == NULL, "... with a message");
+	free(err);
+	free(dir);
+	free(tonight);
+	free(root);
+	free(cache);
+	dir = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(dir) != 0)
+		printf("# could not remove %s\n", tmpdir);
+	free(dir);
+	return tap_done();
+}
