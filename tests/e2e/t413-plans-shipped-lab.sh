@@ -21,6 +21,8 @@ has_host "$H" || { echo "Bail out! the lab has no $H"; exit 1; }
 DEBUGFS_REASONS='debugfs is not mounted at /sys/kernel/debug|this kernel has no such file there|the kernel refuses access to debugfs'
 
 n=0
+# A plan's own programs are next to it (bench: program, source:).
+[ -d "$TOP/plans/bench" ] && cp -r "$TOP/plans/bench" "$WORK/bench"
 for plan in "$TOP"/plans/*.yaml; do
 	name=${plan##*/}
 	n=$((n + 1))
