@@ -85,6 +85,10 @@ enum ap_status {
 	AP_ST_DEPLOY,		/* "deploy": no agent could be installed */
 	AP_ST_SETUP,		/* "setup": the variant could not be applied */
 	AP_ST_AGENT_LOST,	/* "agent-lost": the agent went away mid-trial */
+	AP_ST_HANG,		/* "hang": the host stopped answering and was
+				 * power-cycled (docs/boards.md) */
+	AP_ST_BOOT,		/* "boot": the host did not boot, or not the
+				 * kernel asked for */
 	AP_ST_LOCKED,		/* "locked": another run holds the host's lease */
 };
 #define AP_ST_COUNT	(AP_ST_LOCKED + 1)
@@ -94,7 +98,7 @@ enum ap_status {
  * (the host ran it and it failed: bench, unsupported, timeout,
  * agent-crash, bad-request, bad-output) and the infrastructure's (the
  * host, the login, the agent or the controller stood in the way: connect,
- * auth, hostkey, deploy, setup, agent-lost, locked, cancelled).
+ * auth, hostkey, deploy, setup, agent-lost, hang, boot, locked, cancelled).
  */
 enum ap_kind {
 	AP_KIND_OK,		/* "ok" */

@@ -56,6 +56,18 @@ struct fleet_host {
 	char			**labels;
 	size_t			 nlabels;
 
+	/*
+	 * Boards (docs/boards.md): shell commands run on the controller with
+	 * FLEETMARK_HOST set, each NULL when not given.  power_cycle is set
+	 * whenever `power:` is; power_off and power_on are optional.
+	 */
+	char			*power_cycle;
+	char			*power_off;
+	char			*power_on;
+	char			*console;	/* its output is the serial console */
+	long long		 boot_timeout_ms; /* a reboot takes at most this */
+	int			 recover;	/* power cycles allowed per run */
+
 	/* Where the host is defined, for messages. */
 	const char		*file;
 	int			 line, col;
@@ -73,6 +85,9 @@ struct fleet {
 #define FLEET_DEFAULT_SSH_CONFIG	"~/.ssh/config"
 #define FLEET_DEFAULT_CONNECT_TIMEOUT	10000	/* ms */
 #define FLEET_DEFAULT_WORKDIR		"/tmp/fleetmark"
+#define FLEET_DEFAULT_BOOT_TIMEOUT	300000	/* ms */
+#define FLEET_DEFAULT_RECOVER		1	/* with power:, else 0 */
+#define FLEET_MAX_RECOVER		100
 
 /* The embedded default fleet, as YAML (configs/local.yaml says the same). */
 extern const char fleet_default_yaml[];

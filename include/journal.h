@@ -162,6 +162,14 @@ const json_t	*journal_run_json(const struct journal *j);
  * and reason (copied; NULL for none: give one with JOURNAL_HOST_FAILED).
  * The host's counts of ok and failed trials are brought up to date too.
  */
+/*
+ * Add what happened to a board (docs/boards.md) to run.json's entry for
+ * host, under "board": {time, event, trial, reason}; event is "power-cycle",
+ * "recovered" or "boot-failed", trial and reason may be NULL.  Rewrites
+ * run.json; 0 or -1 with *err.  Thread-safe.
+ */
+int	journal_host_board(struct journal *j, const char *host, const char *what,
+	    const char *trial, const char *reason, char **err);
 int	journal_host_status(struct journal *j, const char *host,
 	    enum journal_host_status st, const char *reason, char **err);
 

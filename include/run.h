@@ -25,6 +25,18 @@
  * be applied records its trials as setup, and nothing is measured under
  * the wrong setting.
  *
+ * Boards (board.h, docs/boards.md): a host with `console:` has its console
+ * recorded into logs/NAME.console for the whole run, each trial's start
+ * marked, and a lost host's reason quotes the console lines that explain
+ * it.  A host with `power:` that is lost in a trial is power-cycled (at
+ * most `recover:` times a run) instead of given up: the trial in flight
+ * is recorded as hang, the host waited for up to `boot_timeout:`, checked
+ * (its boot id changed, and its kernel is expect_kernel when that is
+ * set), deployed to again, and its remaining trials run.  A host that
+ * does not come back, or with another kernel, fails its remaining trials
+ * with class boot.  With expect_kernel, every host's kernel is checked
+ * when it is first reached too, and nothing is measured on another.
+ *
  * Interruption: run_request_stop() (async-signal-safe; for SIGINT and
  * SIGTERM handlers) makes every worker stop sending trials, close the
  * agent's input (the agent cancels the trial in flight), undo its
@@ -63,6 +75,7 @@ struct run_config {
 	int				 jobs;		/* hosts at once; <= 0: all */
 	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */
 	long long			 margin_ms;	/* 0: RUN_MARGIN_MS */
+	const char			*expect_kernel;	/* the boot check, or NULL */
 	long long			 wait_lock_ms;	/* how long to wait for a host
 							 * another run holds; 0: not */
 };

@@ -77,6 +77,7 @@ char	*rundir_path(const char *dir, const char *name);
 
 char	*rundir_env_path(const char *dir, const char *host);	/* DIR/hosts/HOST.json */
 char	*rundir_log_path(const char *dir, const char *host);	/* DIR/logs/HOST.log */
+char	*rundir_console_path(const char *dir, const char *host); /* DIR/logs/HOST.console */
 char	*rundir_restore_path(const char *dir, const char *host);	/* DIR/restore/HOST */
 
 /* Whether dir is a run directory: it has a run.json. */

@@ -65,6 +65,7 @@ struct session_config {
 	const char		*commit;	/* session_create(): the commit, or NULL */
 	int			 jobs;		/* hosts at once; <= 0: all */
 	int			 quiet;		/* no progress display */
+	const char		*expect_kernel;	/* the boot check (board.h), or NULL */
 	long long		 wait_lock_ms;	/* --wait-lock: for a host another
 						 * run holds; 0: fail it at once */
 };

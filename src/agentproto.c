@@ -39,6 +39,8 @@ static const char *const status_names[AP_ST_COUNT] = {
 	[AP_ST_DEPLOY]		= "deploy",
 	[AP_ST_SETUP]		= "setup",
 	[AP_ST_AGENT_LOST]	= "agent-lost",
+	[AP_ST_HANG]		= "hang",
+	[AP_ST_BOOT]		= "boot",
 	[AP_ST_LOCKED]		= "locked",
 };
 
@@ -95,6 +97,8 @@ ap_status_kind(enum ap_status st)
 	case AP_ST_DEPLOY:
 	case AP_ST_SETUP:
 	case AP_ST_AGENT_LOST:
+	case AP_ST_HANG:
+	case AP_ST_BOOT:
 	case AP_ST_LOCKED:
 		break;
 	}

@@ -20,7 +20,11 @@
  *        interval reaches the threshold)
  *   125  skip: too noisy or not significant, fewer than 3 values, the host
  *        unreachable, trials failed, or a hook failed with an exit status
- *        below 128; never "bad" for any of these.  --tries N measures
+ *        below 128; never "bad" for any of these.  Also when the boot
+ *        check fails (board.h): with a kernel to expect (--expect-kernel,
+ *        or the FLEETMARK_EXPECT_KERNEL=STRING line the install hook
+ *        printed), the host's boot id must have changed across the reboot
+ *        hook and its kernel must contain the string.  --tries N measures
  *        (waits for the host and runs the plan) up to N times before
  *        giving 125.
  *   128  abort the bisection: bad usage, a plan or fleet that does not
@@ -34,9 +38,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agentproto.h"
+#include "board.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "yamldoc.h"
@@ -243,6 +249,20 @@ collect(const char *dir, const char *host, const struct want *w, struct values *
 
 /* --- hooks and the host --------------------------------------------------- */
 
+/* A hook's exit status as the step's exit. */
+static int
+hook_verdict(const char *what, int st)
+{
+	if (st == 0)
+		return BISECT_GOOD;
+	if (st >= 128) {
+		log_error("%s hook exited %d: aborting the bisection", what, st);
+		return BISECT_ABORT;
+	}
+	log_error("%s hook exited %d: this commit is skipped", what, st);
+	return BISECT_SKIP;
+}
+
 /* Run a hook; BISECT_GOOD (0) when it succeeded, else the step's exit. */
 static int
 hook(const char *what, const char *cmd)
@@ -258,22 +278,70 @@ hook(const char *what, const char *cmd)
 		free(err);
 		return BISECT_ABORT;
 	}
-	if (st == 0)
-		return BISECT_GOOD;
-	if (st >= 128) {
-		log_error("%s hook exited %d: aborting the bisection", what, st);
+	return hook_verdict(what, st);
+}
+
+#define EXPECT_LINE	"FLEETMARK_EXPECT_KERNEL="
+
+/*
+ * The install hook: as hook(), its output passed on to stdout line by
+ * line, and the last FLEETMARK_EXPECT_KERNEL=STRING line it printed in
+ * *expect (replacing what was there).
+ */
+static int
+hook_install(const char *cmd, char **expect)
+{
+	char *line = NULL;
+	size_t cap = 0, n;
+	ssize_t len;
+	FILE *in;
+	pid_t pid;
+	int p[2], st;
+
+	log_info("install hook: %s", cmd);
+	fflush(stdout);
+	if (pipe(p) != 0 || (pid = fork()) < 0) {
+		log_error("install hook: cannot start it: %s", strerror(errno));
 		return BISECT_ABORT;
 	}
-	log_error("%s hook exited %d: this commit is skipped", what, st);
-	return BISECT_SKIP;
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	if ((in = fdopen(p[0], "r")) == NULL) {
+		close(p[0]);
+		waitpid(pid, &st, 0);
+		return BISECT_ABORT;
+	}
+	while ((len = getline(&line, &cap, in)) > 0) {
+		fwrite(line, 1, (size_t)len, stdout);
+		if (strncmp(line, EXPECT_LINE, strlen(EXPECT_LINE)) == 0) {
+			n = strcspn(line + strlen(EXPECT_LINE), "\r\n");
+			free(*expect);
+			*expect = n > 0 ? xstrndup(line + strlen(EXPECT_LINE), n) : NULL;
+		}
+	}
+	fflush(stdout);
+	fclose(in);
+	free(line);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return hook_verdict("install", WIFEXITED(st) ? WEXITSTATUS(st) :
+	    128 + WTERMSIG(st));
 }
 
 /*
- * Wait until h answers SSH (connect and log in) or the deadline passes.
- * 0, or -1 with the last failure in *why.
+ * Wait until h answers SSH (connect and log in) or the deadline passes,
+ * and read its boot id and kernel into *bb when bb is not NULL.  0, or -1
+ * with the last failure in *why.
  */
 static int
-wait_for_host(const struct fleet_host *h, long long wait_ms, char **why)
+wait_for_host(const struct fleet_host *h, long long wait_ms, struct board_boot *bb,
+    char **why)
 {
 	long long deadline = pace_now_ms() + wait_ms, left;
 	struct transport_opts o;
@@ -289,7 +357,11 @@ wait_for_host(const struct fleet_host *h, long long wait_ms, char **why)
 			o.connect_timeout_ms = left > 100 ? left : 100;
 		attempts++;
 		if (transport_open(&o, &t, NULL, &err) == 0) {
+			int r = bb != NULL ? board_boot_read(t, bb, why) : 0;
+
 			transport_close(t);
+			if (r != 0)
+				return -1;
 			free(*why);
 			*why = NULL;
 			log_info("%s answers SSH (attempt %d)", h->name, attempts);
@@ -318,7 +390,8 @@ on_signal(int sig)
  */
 static int
 run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
-    const char *results, const char *label, int quiet, char **dir, char **err)
+    const char *results, const char *label, const char *expect, int quiet, char **dir,
+    char **err)
 {
 	struct session_config cfg;
 	struct session *s = NULL;
@@ -334,6 +407,7 @@ run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
 	if (getenv("FLEETMARK_COMMIT") != NULL && *getenv("FLEETMARK_COMMIT") != '\0')
 		cfg.commit = getenv("FLEETMARK_COMMIT");
 	cfg.quiet = quiet;
+	cfg.expect_kernel = expect;
 	if (session_create(results, &cfg, &s, err) != 0 || session_run(s, &cfg, err) != 0)
 		goto out;
 	if (session_status(s) == JOURNAL_FAILED) {
@@ -450,6 +524,7 @@ bisect_main(int argc, char **argv)
 		{ "reboot", required_argument, NULL, 'r' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "tries", required_argument, NULL, 't' },
+		{ "expect-kernel", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -465,6 +540,8 @@ bisect_main(int argc, char **argv)
 	unsigned char *sel = NULL;
 	char *err = NULL, *agent = NULL, *basedir = NULL, *commit = NULL, *label = NULL;
 	char *dir = NULL, *line = NULL, *why = NULL, *end, shortc[SHORT_COMMIT + 1];
+	char *expect = NULL, *old_id = NULL;
+	struct board_boot bb;
 	double thr = DEFAULT_THRESHOLD, goodv = 0;
 	long long wait_ms = DEFAULT_WAIT_MS, tries = DEFAULT_TRIES;
 	int c, quiet = 0, code = BISECT_ABORT, try;
@@ -523,6 +600,10 @@ bisect_main(int argc, char **argv)
 				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
+			break;
+		case 'K':
+			free(expect);
+			expect = *optarg ? xstrdup(optarg) : NULL;
 			break;
 		default:
 			/* a usage error aborts the bisection */
@@ -596,8 +677,24 @@ bisect_main(int argc, char **argv)
 	}
 	cmd_catch_signals(on_signal);
 
-	if (install != NULL && (code = hook("install", install)) != BISECT_GOOD)
+	if (install != NULL && (code = hook_install(install, &expect)) != BISECT_GOOD)
 		goto verdict_hook;
+	if (expect != NULL)
+		log_info("the kernel must contain '%s'", expect);
+	memset(&bb, 0, sizeof(bb));
+	/* The boot check is asked for by a kernel to expect: a reboot hook
+	 * may also only restart a service, which changes no boot id. */
+	if (reboot != NULL && expect != NULL) {
+		/* The boot id before, to tell that the host did reboot. */
+		if (wait_for_host(h, h->connect_timeout_ms, &bb, &err) == 0) {
+			old_id = xstrdup(bb.boot_id);
+			log_info("%s: boot id %s before the reboot", h->name, old_id);
+		} else
+			log_warn("%s: no boot id before the reboot: %s", h->name, err ? err : "?");
+		board_boot_release(&bb);
+		free(err);
+		err = NULL;
+	}
 	if (reboot != NULL && (code = hook("reboot", reboot)) != BISECT_GOOD)
 		goto verdict_hook;
 	code = BISECT_SKIP;
@@ -606,7 +703,7 @@ bisect_main(int argc, char **argv)
 		why = NULL;
 		if (try > 1)
 			log_info("try %d of %lld", try, tries);
-		if (wait_for_host(h, wait_ms, &err) != 0) {
+		if (wait_for_host(h, wait_ms, expect != NULL ? &bb : NULL, &err) != 0) {
 			why = xasprintf("skip: %s did not answer SSH within %.0f s: %s", h->name,
 			    (double)wait_ms / 1000, err ? err : "?");
 			free(err);
@@ -616,9 +713,21 @@ bisect_main(int argc, char **argv)
 			log_warn("%s", why);
 			continue;
 		}
+		/* Nothing is measured on a kernel other than the one asked for. */
+		if (expect != NULL && board_boot_check(&bb, old_id, expect, &err) != 0) {
+			why = xasprintf("skip: boot: %s: %s", h->name, err);
+			free(err);
+			err = NULL;
+			board_boot_release(&bb);
+			log_error("%s", why);
+			break;
+		}
+		if (expect != NULL)
+			log_info("%s: boot id %s, kernel %s", h->name, bb.boot_id, bb.release);
+		board_boot_release(&bb);
 		free(dir);
 		dir = NULL;
-		if (run_plan(p, f, sel, outdir, label, quiet, &dir, &err) != 0) {
+		if (run_plan(p, f, sel, outdir, label, expect, quiet, &dir, &err) != 0) {
 			why = xasprintf("skip: the run failed: %s", err);
 			free(err);
 			err = NULL;
@@ -669,6 +778,8 @@ bisect_main(int argc, char **argv)
 	free(dir);
 	free(line);
 	free(why);
+	free(expect);
+	free(old_id);
 	free(base.v);
 	free(v.v);
 	free(sel);
@@ -696,6 +807,10 @@ static const struct cmd_option bisect_options[] = {
 	    "is going down", NULL },
 	{ 0, "wait", "DURATION", "how long to wait for the host to answer SSH again", "300s" },
 	{ 0, "tries", "N", "measure up to N times before giving up with 125", "2" },
+	{ 0, "expect-kernel", "STRING", "the boot check: the host's kernel (uname -r, uname -v "
+	    "or /proc/cmdline) must contain STRING and, with --reboot, its boot id must have "
+	    "changed, else 125 and nothing is measured; the install hook may print "
+	    "FLEETMARK_EXPECT_KERNEL=STRING instead (docs/boards.md)", "no boot check" },
 	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
 	{ 'o', NULL, "DIR", "where the step's run directory is made", "results" },
 	{ 0, NULL, NULL, NULL, NULL }
@@ -705,7 +820,8 @@ static const struct cmd_exit bisect_exits[] = {
 	{ 0, "good: not significantly worse by the threshold, or better" },
 	{ 1, "bad: significantly worse (p < 0.05, the 95% interval reaching the threshold)" },
 	{ 125, "skip: noisy or not significant, too few values, trials failed, the host did "
-	    "not come back, a hook exited 1 to 127" },
+	    "not come back, did not reboot or runs another kernel than the one asked for, a "
+	    "hook exited 1 to 127" },
 	{ 128, "abort the bisection: bad usage, a plan or fleet that does not load, a metric "
 	    "or point the plan lacks, a baseline without values, a hook that exited 128 or "
 	    "more" },
@@ -734,7 +850,7 @@ const struct cmd_entry cmd_bisect = {
 	"bisect-run",
 	"PLAN -H HOST --metric BENCH.METRIC[params] (--baseline REF | --good VALUE) "
 	"[--threshold 5%] [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] "
-	"[-f FLEET] [-o DIR] [-q] [-v]",
+	"[--expect-kernel STRING] [-f FLEET] [-o DIR] [-q] [-v]",
 	"one step of `git bisect run`: install, reboot, measure (0 good, 1 bad, 125 skip)",
 	bisect_main,
 	&bisect_help,

@@ -655,6 +655,7 @@ run_main(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "push", required_argument, NULL, 'P' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "expect-kernel", required_argument, NULL, 'K' },
 		{ "tune", required_argument, NULL, 'T' },
 		{ "commit", required_argument, NULL, 'C' },
 		{ "wait-lock", required_argument, NULL, 'W' },
@@ -720,6 +721,13 @@ run_main(int argc, char **argv)
 			break;
 		case 'B':
 			baseline = optarg;
+			break;
+		case 'K':
+			if (*optarg == '\0') {
+				log_error("--expect-kernel: an empty string matches every kernel");
+				return CMD_EXIT_USAGE;
+			}
+			cfg.expect_kernel = optarg;
 			break;
 		case 'T':
 			tune = optarg;
@@ -995,6 +1003,10 @@ static const struct cmd_option run_options[] = {
 	    "--push archive, else -o), measure what would fail the night again "
 	    "(regression.confirm), Benjamini-Hochberg over the night's rows (regression.fdr)",
 	    NULL },
+	{ 0, "expect-kernel", "STRING", "the boot check: on each host, and again after every "
+	    "power cycle, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
+	    "STRING, else the host's trials fail with class boot and nothing is measured "
+	    "(docs/boards.md)", NULL },
 	{ 0, "tune", "PROFILE", "set the hosts up with a tuning profile before the first trial "
 	    "and put them back after the last (performance: governor, boost off, ASLR off, NUMA "
 	    "balancing off, irqbalance stopped, C-states limited; none: no tuning); it replaces "
@@ -1057,7 +1069,7 @@ const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
 	"[--push URL] [--baseline REF] [--tune PROFILE] [--commit SHA] [--wait-lock DURATION] "
-	"[--dry-run] [-q] [-v]",
+	"[--expect-kernel STRING] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };

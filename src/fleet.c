@@ -36,13 +36,14 @@ static const char *const top_keys[] = { "defaults", "hosts", NULL };
 static const char *const host_keys[] = {
 	"address", "user", "port", "identity", "known_hosts", "host_key_check",
 	"connect_timeout", "workdir", "ssh_config", "proxy_jump", "agent",
-	"labels", "transport", NULL
+	"labels", "transport", "power", "console", "boot_timeout", "recover", NULL
 };
 static const char *const default_keys[] = {
 	"user", "port", "identity", "known_hosts", "host_key_check",
 	"connect_timeout", "workdir", "ssh_config", "proxy_jump", "agent",
-	"transport", NULL
+	"transport", "power", "console", "boot_timeout", "recover", NULL
 };
+static const char *const power_keys[] = { "cycle", "off", "on", NULL };
 
 const char *
 fleet_hostkey_name(enum fleet_hostkey k)
@@ -84,6 +85,10 @@ host_release(struct fleet_host *h)
 	free(h->ssh_config_path);
 	free(h->proxy_jump);
 	strv_free(h->labels, h->nlabels);
+	free(h->power_cycle);
+	free(h->power_off);
+	free(h->power_on);
+	free(h->console);
 }
 
 void
@@ -235,6 +240,69 @@ setting_enum(const struct ydoc_node *h, const struct ydoc_node *d, const char *k
 	return v != NULL ? get_enum(v, key, names, e, err) : 0;
 }
 
+/* A command run on the controller: a non-empty string on one line. */
+static int
+get_command(const struct ydoc_node *n, const char *what, char **out, char **err)
+{
+	const char *s;
+
+	if (ydoc_string(n, &s, err) != 0)
+		return -1;
+	if (strspn(s, " \t") == strlen(s))
+		return ydoc_error(err, n, "%s: an empty command", what);
+	if (strpbrk(s, "\n\r") != NULL)
+		return ydoc_error(err, n, "%s: the command must be one line", what);
+	*out = xstrdup(s);
+	return 0;
+}
+
+/* power:, console:, boot_timeout: and recover: (docs/boards.md). */
+static int
+load_board(struct fleet_host *h, const struct ydoc_node *hn,
+    const struct ydoc_node *defs, char **err)
+{
+	const struct ydoc_node *v, *c;
+	long long num;
+
+	if ((v = setting(hn, defs, "power")) != NULL) {
+		if (v->type != YDOC_MAPPING)
+			return ydoc_error(err, v, "power: expected a mapping with cycle: "
+			    "(and optional off: and on:), not %s", ydoc_type_name(v));
+		if (ydoc_check_keys(v, "power", power_keys, err) != 0)
+			return -1;
+		if ((c = ydoc_get(v, "cycle")) == NULL)
+			return ydoc_error(err, v, "power: has no cycle: (the command that "
+			    "power-cycles host '%s')", h->name);
+		if (get_command(c, "power.cycle", &h->power_cycle, err) != 0)
+			return -1;
+		if ((c = ydoc_get(v, "off")) != NULL &&
+		    get_command(c, "power.off", &h->power_off, err) != 0)
+			return -1;
+		if ((c = ydoc_get(v, "on")) != NULL &&
+		    get_command(c, "power.on", &h->power_on, err) != 0)
+			return -1;
+		if ((h->power_off == NULL) != (h->power_on == NULL))
+			return ydoc_error(err, v, "power: give both off: and on:, or neither");
+	}
+	if ((v = setting(hn, defs, "console")) != NULL &&
+	    get_command(v, "console", &h->console, err) != 0)
+		return -1;
+	h->boot_timeout_ms = FLEET_DEFAULT_BOOT_TIMEOUT;
+	if ((v = setting(hn, defs, "boot_timeout")) != NULL &&
+	    ydoc_duration(v, 1000, 24 * 3600000LL, &h->boot_timeout_ms, err) != 0)
+		return -1;
+	h->recover = h->power_cycle != NULL ? FLEET_DEFAULT_RECOVER : 0;
+	if ((v = setting(hn, defs, "recover")) != NULL) {
+		if (ydoc_int(v, 0, FLEET_MAX_RECOVER, &num, err) != 0)
+			return -1;
+		if (num > 0 && h->power_cycle == NULL)
+			return ydoc_error(err, v, "recover: %lld needs power: (how to "
+			    "power-cycle host '%s')", num, h->name);
+		h->recover = (int)num;
+	}
+	return 0;
+}
+
 static int
 load_host(struct fleet_host *h, const struct ydoc_node *key,
     const struct ydoc_node *hn, const struct ydoc_node *defs, char **err)
@@ -384,6 +452,8 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 				h->labels[h->nlabels++] = xstrdup(l->value);
 		}
 	}
+	if (load_board(h, hn, defs, err) != 0)
+		goto out;
 	r = 0;
 out:
 	free(what);

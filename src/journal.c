@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "agentproto.h"
+#include "clock.h"
 #include "fleet.h"
 #include "fsutil.h"
 #include "journal-int.h"
@@ -367,6 +368,38 @@ const json_t *
 journal_run_json(const struct journal *j)
 {
 	return j->run;
+}
+
+int
+journal_host_board(struct journal *j, const char *host, const char *what,
+    const char *trial, const char *reason, char **err)
+{
+	struct jhost *h;
+	json_t *e, *a, *ev;
+	char when[64];
+	int r;
+
+	pthread_mutex_lock(&j->run_mu);
+	if ((h = journal_host_get(j, host)) == NULL) {
+		pthread_mutex_unlock(&j->run_mu);
+		*err = xasprintf("bad host name '%.64s'", host);
+		return -1;
+	}
+	e = host_entry(j, h);
+	if ((a = json_object_get(e, "board")) == NULL || !json_is_array(a)) {
+		a = json_array();
+		json_object_set_new(e, "board", a);
+	}
+	clock_iso8601_now(when, sizeof(when), 0);
+	ev = json_pack("{s:s, s:s}", "time", when, "event", what);
+	if (trial != NULL)
+		json_object_set_new(ev, "trial", json_string(trial));
+	if (reason != NULL)
+		json_object_set_new(ev, "reason", rundir_json_str(reason));
+	json_array_append_new(a, ev);
+	r = run_write(j, 0, err);
+	pthread_mutex_unlock(&j->run_mu);
+	return r;
 }
 
 int

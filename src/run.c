@@ -20,6 +20,7 @@
 
 #include "agentproto.h"
 #include "autorep.h"
+#include "board.h"
 #include "clock.h"
 #include "deploy.h"
 #include "program.h"
@@ -32,6 +33,7 @@
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
+#include "rundir.h"
 #include "shquote.h"
 #include "strbuf.h"
 #include "strv.h"
@@ -47,6 +49,7 @@
 #define RUN_ESTOP	(-100)	/* run_request_stop() was called */
 #define RUN_ESILENT	(-101)	/* nothing from the agent for silence_ms */
 #define RUN_EDEADLINE	(-102)	/* the caller's deadline passed */
+#define RUN_RESTORED	(-103)	/* bring_up(): restored, nothing left to run */
 
 #define CHAN_OPEN_MS	30000
 #define WRITE_MS	30000
@@ -54,6 +57,8 @@
 #define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
 #define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
 #define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
+#define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
+#define BOOT_POLL_MS	1000	/* between logins while a host boots */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -103,6 +108,11 @@ struct worker {
 	struct ap_event		 held;		/* read ahead by crash_probe() */
 	int			 have_held;
 	double			 prev_end;	/* when the previous trial ended */
+
+	struct board_console	*console;	/* `console:`, or NULL */
+	char			*boot_id;	/* when first reached, or NULL */
+	int			 cycles;	/* power cycles spent */
+	char			*cycled_in;	/* the trial that hung, for run.json */
 	char			**prog_path;	/* [plan->nprograms]: what the agent
 						 * runs for each program, or NULL */
 	json_t			*env;		/* the agent's env facts */
@@ -615,8 +625,10 @@ ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
 	{
 		const json_t *arch = json_object_get(ev.u.env.obj, "arch");
 
-		if (json_is_string(arch) && w->rh->arch == NULL)
+		if (json_is_string(arch)) {
+			free(w->rh->arch);	/* again after a power cycle */
 			w->rh->arch = xstrdup(json_string_value(arch));
+		}
 	}
 	json_decref(w->env);
 	w->env = json_deep_copy(ev.u.env.obj);
@@ -731,6 +743,8 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 
 	if (p->nprograms == 0)
 		return;
+	if (w->prog_path != NULL)	/* again after a power cycle */
+		strv_free(w->prog_path, p->nprograms);
 	w->prog_path = xcalloc(p->nprograms, sizeof(*w->prog_path));
 	for (k = 0; k < p->nprograms; k++) {
 		for (i = 0, n = 0; i < w->s->ntrials; i++)
@@ -818,6 +832,37 @@ crash_probe(struct worker *w, int *code)
 	return 1;
 }
 
+/* Whether a lost host is power-cycled rather than given up. */
+static int
+may_recover(const struct worker *w)
+{
+	return w->h->power_cycle != NULL && w->cycles < w->h->recover &&
+	    !run_stop_requested();
+}
+
+/*
+ * The host was lost in trial `id` with *why: quote the console lines that
+ * explain it into *why, and say which class the trial gets (hang when the
+ * host is to be power-cycled, else st).
+ */
+static enum ap_status
+lost_in_trial(struct worker *w, const char *id, enum ap_status st, char **why)
+{
+	char *ex, *s;
+
+	if ((ex = board_console_excerpt(w->console, CONSOLE_WAIT_MS)) != NULL) {
+		s = xasprintf("%s; console: %s", *why, ex);
+		free(*why);
+		free(ex);
+		*why = s;
+	}
+	if (!may_recover(w))
+		return st;
+	free(w->cycled_in);
+	w->cycled_in = xstrdup(id);
+	return AP_ST_HANG;
+}
+
 /*
  * What progress shows for a failed trial: the first failure of a point on
  * this host with its message (first line, cut), later ones by class; the
@@ -862,6 +907,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 	const struct ap_result *res;
 	json_t *params;
 	char id[32], *what, *why;
+	enum ap_status st = AP_ST_AGENT_LOST;
 	long long deadline;
 	double start;
 	int r, stopping = 0, lost = 0;
@@ -870,8 +916,9 @@ run_trial(struct worker *w, size_t i, size_t next)
 	what = trial_what(pt);
 	if (w->ctx->c->progress != NULL)
 		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
-	free(what);
 	snprintf(id, sizeof(id), "t%zu", i + 1);
+	board_console_mark(w->console, "trial %s %s", id, what);
+	free(what);
 	params = trial_params(pt);
 	tr = ap_trial_new(id);
 	deadline = clock_mono_ms() + p->timeout_ms + margin_ms(w->ctx->c);
@@ -892,7 +939,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 	w->ahead = 0;
 	if (r != 0) {
 		why = xasprintf("cannot send the trial: %s", transport_error(w->t));
-		ap_trial_fail(tr, AP_ST_AGENT_LOST, why);
+		st = lost_in_trial(w, id, AP_ST_AGENT_LOST, &why);
+		ap_trial_fail(tr, st, why);
 		w->lost = why;
 		w->lost_status = AP_ST_AGENT_LOST;
 		lost = 1;
@@ -932,8 +980,11 @@ run_trial(struct worker *w, size_t i, size_t next)
 			why = xasprintf("no end within the plan's timeout plus %lld s",
 			    margin_ms(w->ctx->c) / 1000);
 			ap_trial_fail(tr, AP_ST_TIMEOUT, why);
-		} else
-			ap_trial_fail(tr, stopping ? AP_ST_CANCELLED : AP_ST_AGENT_LOST, why);
+		} else if (stopping)
+			ap_trial_fail(tr, AP_ST_CANCELLED, why);
+		else
+			st = lost_in_trial(w, id, AP_ST_AGENT_LOST, &why);
+		ap_trial_fail(tr, st, why);
 		if (!stopping) {
 			w->lost = why;
 			w->lost_status = AP_ST_AGENT_LOST;
@@ -950,7 +1001,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 		free(e);
 		ap_trial_free(tr);
 		tr = ap_trial_new(id);
-		ap_trial_fail(tr, AP_ST_AGENT_LOST, why);
+		st = lost_in_trial(w, id, AP_ST_AGENT_LOST, &why);
+		ap_trial_fail(tr, st, why);
 		w->lost = why;
 		w->lost_status = AP_ST_AGENT_LOST;
 		lost = 1;
@@ -1191,6 +1243,192 @@ restore_left(struct worker *w, enum journal_restore_set set)
 }
 
 /*
+ * Log in, within the connect timeout, or (after_boot) again and again until
+ * the host's boot_timeout has passed.  0, or a transport code with *err.
+ */
+static int
+connect_host(struct worker *w, int after_boot, struct transport_info *info, char **err)
+{
+	long long deadline = clock_mono_ms() + w->h->boot_timeout_ms, left;
+	struct transport_opts o;
+	int r;
+
+	for (;;) {
+		hostconn_opts(w->h, w->ctx->pace, &o);
+		left = deadline - clock_mono_ms();
+		if (after_boot && o.connect_timeout_ms > left)
+			o.connect_timeout_ms = left > 100 ? left : 100;
+		memset(info, 0, sizeof(*info));
+		if ((r = transport_open(&o, &w->t, info, err)) == 0 || !after_boot)
+			return r;
+		if (run_stop_requested() || clock_mono_ms() + BOOT_POLL_MS >= deadline) {
+			char *e = xasprintf("no login within boot_timeout (%lld s) after the "
+			    "power cycle: %s", w->h->boot_timeout_ms / 1000,
+			    *err ? *err : "cannot connect");
+
+			free(*err);
+			*err = e;
+			return r;
+		}
+		free(*err);
+		*err = NULL;
+		usleep(BOOT_POLL_MS * 1000);
+	}
+}
+
+/*
+ * Connect, check the boot (after a power cycle, or with expect_kernel),
+ * put back what an earlier attempt left, deploy and start the agent.
+ * Returns 0, RUN_ESTOP, RUN_RESTORED (put back, and nothing left to run),
+ * or -1 with the host given up (host_failed()).
+ */
+static int
+bring_up(struct worker *w, int after_boot)
+{
+	const struct run_config *c = w->ctx->c;
+	struct transport_info info;
+	struct deploy_result dr;
+	struct board_boot bb;
+	enum ap_status st;
+	char *err = NULL;
+	int r;
+
+	pstate(w, PROGRESS_CONNECTING, after_boot ? "waiting for the boot" : w->h->address);
+	set_host_status(w, JOURNAL_HOST_CONNECTING, NULL);
+	if ((r = connect_host(w, after_boot, &info, &err)) != 0) {
+		host_failed(w, after_boot ? AP_ST_BOOT : infra_status(r, AP_ST_CONNECT),
+		    err ? err : "cannot connect");
+		free(err);
+		return -1;
+	}
+	wlog(w, "connected as %s@%s%s%s (host key %s, %d attempt%s, %lld ms)", info.user,
+	    info.host, info.via[0] ? " via " : "", info.via, info.hostkey[0] ? info.hostkey : "-",
+	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
+	if (run_stop_requested())
+		return RUN_ESTOP;
+	if (after_boot || c->expect_kernel != NULL || w->h->power_cycle != NULL) {
+		if (board_boot_read(w->t, &bb, &err) != 0) {
+			host_failed(w, AP_ST_BOOT, err);
+			free(err);
+			return -1;
+		}
+		wlog(w, "boot id %s, kernel %s %s, command line %s", bb.boot_id, bb.release,
+		    bb.version, bb.cmdline);
+		r = board_boot_check(&bb, after_boot ? w->boot_id : NULL, c->expect_kernel,
+		    &err);
+		free(w->boot_id);
+		w->boot_id = xstrdup(bb.boot_id);
+		board_boot_release(&bb);
+		if (r != 0) {
+			say(w, "%s: %s", w->h->name, err);
+			host_failed(w, AP_ST_BOOT, err);
+			free(err);
+			return -1;
+		}
+	}
+	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
+	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
+		return -1;
+	if (count_todo(w, 0) == 0)
+		return RUN_RESTORED;
+
+	pstate(w, PROGRESS_DEPLOYING, NULL);
+	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
+	memset(&dr, 0, sizeof(dr));
+	if ((r = deploy_agent(w->t, w->h->workdir, w->h->agent, &dr, &err)) != 0) {
+		st = r == TRANSPORT_EVERIFY || r == TRANSPORT_EREMOTE ? AP_ST_DEPLOY :
+		    infra_status(r, AP_ST_DEPLOY);
+		host_failed(w, st, err ? err : "cannot deploy");
+		free(err);
+		deploy_result_release(&dr);
+		return -1;
+	}
+	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
+	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
+	r = start_agent(w, dr.path, &st, &err);
+	if (r != 0) {
+		deploy_result_release(&dr);
+		host_failed(w, st, err);
+		free(err);
+		return -1;
+	}
+	deploy_programs(w, &dr);
+	deploy_result_release(&dr);
+	return 0;
+}
+
+/*
+ * The host was lost (w->lost): power-cycle it, wait for it and bring it
+ * up again.  Returns 0 (its remaining trials can run), RUN_ESTOP, -1
+ * with the host given up, or 1 when the power cycle failed (w->lost says
+ * why, and no further cycle is tried).
+ */
+static int
+recover(struct worker *w)
+{
+	struct journal *j = w->ctx->c->journal;
+	long long t0;
+	char *err = NULL, *msg;
+	int r;
+
+	w->cycles++;
+	say(w, "%s: lost (%s): power-cycling it (%d of %d)", w->h->name, w->lost, w->cycles,
+	    w->h->recover);
+	wlog(w, "power cycle %d of %d: %s", w->cycles, w->h->recover, w->lost);
+	if (journal_host_board(j, w->h->name, "power-cycle", w->cycled_in, w->lost, &err) != 0)
+		journal_failed(w->ctx, err);
+	err = NULL;
+	msg = xasprintf("power cycle %d of %d (%s)", w->cycles, w->h->recover,
+	    w->cycled_in ? w->cycled_in : "lost");
+	pstate(w, PROGRESS_CONNECTING, msg);
+	free(msg);
+	board_console_mark(w->console, "power cycle %d of %d", w->cycles, w->h->recover);
+
+	/* What was left of the old boot. */
+	stop_agent(w, 0);
+	agentproto_free(w->ap);
+	w->ap = NULL;
+	transport_close(w->t);
+	w->t = NULL;
+	w->off = w->len = 0;
+	w->eof = 0;
+	w->have_held = 0;
+	w->ahead = 0;
+
+	t0 = clock_mono_ms();
+	if (board_power(w->h, "cycle", &err) != 0) {
+		wlog(w, "%s", err);
+		msg = xasprintf("%s; the power cycle failed: %s", w->lost, err);
+		free(err);
+		free(w->lost);
+		w->lost = msg;
+		w->lost_status = AP_ST_BOOT;
+		w->cycles = w->h->recover;	/* no second try: the worker gives up */
+		return 1;
+	}
+	free(w->lost);
+	w->lost = NULL;
+	if ((r = bring_up(w, 1)) == RUN_RESTORED)
+		r = 0;		/* the trial that hung was the last */
+	else if (r != 0) {
+		if (journal_host_board(j, w->h->name, "boot-failed", NULL, w->rh->reason,
+		    &err) != 0)
+			journal_failed(w->ctx, err);
+		return r;
+	}
+	msg = xasprintf("back after %.1f s", (double)(clock_mono_ms() - t0) / 1000.0);
+	wlog(w, "%s", msg);
+	say(w, "%s: %s, running its remaining %zu trial%s", w->h->name, msg, count_todo(w, 0),
+	    count_todo(w, 0) == 1 ? "" : "s");
+	if (journal_host_board(j, w->h->name, "recovered", NULL, msg, &err) != 0)
+		journal_failed(w->ctx, err);
+	free(msg);
+	pstate(w, PROGRESS_RUNNING, "recovered");
+	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	return 0;
+}
+
+/*
  * The plan's tuning profile, before the first trial: each item's outcome
  * to the host's log, run.json and the person, and the env facts read
  * again when it changed the host.  Without a profile, a host that is not
@@ -1300,10 +1538,6 @@ worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct run_config *c = w->ctx->c;
-	struct transport_opts o;
-	struct transport_info info;
-	struct deploy_result dr;
-	enum ap_status st;
 	char *err = NULL, *msg;
 	int r, slot = 0;
 
@@ -1318,54 +1552,29 @@ worker_main(void *arg)
 		goto interrupted;
 	slot = 1;
 
-	pstate(w, PROGRESS_CONNECTING, w->h->address);
-	set_host_status(w, JOURNAL_HOST_CONNECTING, NULL);
-	hostconn_opts(w->h, w->ctx->pace, &o);
-	memset(&info, 0, sizeof(info));
-	if ((r = transport_open(&o, &w->t, &info, &err)) != 0) {
-		host_failed(w, infra_status(r, AP_ST_CONNECT), err ? err : "cannot connect");
-		free(err);
-		goto out;
-	}
-	wlog(w, "connected as %s@%s%s%s (host key %s, %d attempt%s, %lld ms)", info.user,
-	    info.host, info.via[0] ? " via " : "", info.via, info.hostkey[0] ? info.hostkey : "-",
-	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
-	if (run_stop_requested())
-		goto interrupted;
-	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
-	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
-		goto out;
-	if (count_todo(w, 0) == 0) {
-		/* killed after its last trial, before it undid the host */
-		w->rh->status = JOURNAL_HOST_DONE;
-		set_host_status(w, JOURNAL_HOST_DONE, NULL);
-		pstate(w, PROGRESS_DONE, "restored, nothing left to run");
-		goto out;
-	}
+	if (w->h->console != NULL) {
+		char *path = rundir_console_path(journal_dir(c->journal), w->h->name);
 
-	pstate(w, PROGRESS_DEPLOYING, NULL);
-	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
-	memset(&dr, 0, sizeof(dr));
-	if ((r = deploy_agent(w->t, w->h->workdir, w->h->agent, &dr, &err)) != 0) {
-		st = r == TRANSPORT_EVERIFY || r == TRANSPORT_EREMOTE ? AP_ST_DEPLOY :
-		    infra_status(r, AP_ST_DEPLOY);
-		host_failed(w, st, err ? err : "cannot deploy");
-		free(err);
-		deploy_result_release(&dr);
+		if (board_console_start(w->h, path, &w->console, &err) != 0) {
+			wlog(w, "%s", err);
+			say(w, "%s: the console is not recorded: %s", w->h->name, err);
+			free(err);
+			err = NULL;
+		} else
+			wlog(w, "console recorded into %s", path);
+		free(path);
+	}
+	if ((r = bring_up(w, 0)) != 0) {
+		if (r == RUN_ESTOP)
+			goto interrupted;
+		if (r == RUN_RESTORED) {
+			/* killed after its last trial, before it undid the host */
+			w->rh->status = JOURNAL_HOST_DONE;
+			set_host_status(w, JOURNAL_HOST_DONE, NULL);
+			pstate(w, PROGRESS_DONE, "restored, nothing left to run");
+		}
 		goto out;
 	}
-	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
-	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
-	r = start_agent(w, dr.path, &st, &err);
-	if (r != 0) {
-		deploy_result_release(&dr);
-		host_failed(w, st, err);
-		free(err);
-		goto out;
-	}
-	deploy_programs(w, &dr);
-	deploy_result_release(&dr);
-
 	msg = xasprintf("%s", w->rh->arch ? w->rh->arch : "");
 	pstate(w, PROGRESS_RUNNING, msg);
 	free(msg);
@@ -1373,6 +1582,19 @@ worker_main(void *arg)
 	if (tune_host(w) != 0)
 		goto out;
 	run_groups(w);
+	while (w->lost != NULL && may_recover(w)) {
+		if ((r = recover(w)) == RUN_ESTOP)
+			goto interrupted;
+		if (r > 0)
+			break;		/* not cycled: given up below */
+		if (r != 0) {
+			/* not back: what the profile changed is put back by --resume */
+			tune_state_free(w->tune);
+			w->tune = NULL;
+			goto out;
+		}
+		run_groups(w);
+	}
 	untune_host(w);
 
 	if (w->lost != NULL) {
@@ -1395,6 +1617,9 @@ worker_main(void *arg)
 		goto interrupted;
 	}
 	stop_agent(w, 1);
+	if (w->cycles > 0 && w->rh->reason == NULL)
+		w->rh->reason = xasprintf("recovered by %d power cycle%s", w->cycles,
+		    w->cycles == 1 ? "" : "s");
 	w->rh->status = JOURNAL_HOST_DONE;
 	if (w->rh->reason == NULL && w->first_failure != NULL) {
 		/* done, but some points failed: the first one says why */
@@ -1425,6 +1650,12 @@ worker_main(void *arg)
 	w->t = NULL;
 	free(w->lost);
 	w->lost = NULL;
+	board_console_stop(w->console);
+	w->console = NULL;
+	free(w->boot_id);
+	w->boot_id = NULL;
+	free(w->cycled_in);
+	w->cycled_in = NULL;
 	if (w->prog_path != NULL)
 		strv_free(w->prog_path, w->ctx->c->plan->nprograms);
 	w->prog_path = NULL;

@@ -46,6 +46,12 @@ rundir_log_path(const char *dir, const char *host)
 }
 
 char *
+rundir_console_path(const char *dir, const char *host)
+{
+	return xasprintf("%s/" RUNDIR_LOGS "/%s.console", dir, host);
+}
+
+char *
 rundir_restore_path(const char *dir, const char *host)
 {
 	return xasprintf("%s/" RUNDIR_RESTORE "/%s", dir, host);

@@ -162,7 +162,8 @@ int
 session_run(struct session *s, const struct session_config *c, char **err)
 {
 	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
-	    .seed = c->seed, .journal = s->j, .done = s->done, .jobs = c->jobs };
+	    .seed = c->seed, .journal = s->j, .done = s->done, .jobs = c->jobs,
+	    .expect_kernel = c->expect_kernel };
 	struct progress *prog;
 	char *ferr = NULL;
 	int r;

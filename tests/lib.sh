@@ -280,3 +280,37 @@ no_secrets() {
 	printf '# secret found in: %s\n' "${hits[@]}"
 	return 1
 }
+
+# use_board NAME [--append ARGS]: a qemu board of this test's own
+# (tests/lab/qemu-board: Debian's kernel, SSH on 127.0.0.1, no lab), booted
+# and answering SSH.  Sets QB (the command), BOARD (NAME), BDIR (its
+# directory), BFLEET (its inventory, power: and console: set) and WORK (a
+# scratch directory); FLEETMARK_BOARD_MARK=1 is in the environment of all
+# it starts (procs_with_mark).  At exit the board is powered off by its pid
+# and WORK removed.  Skips without root, qemu or the kernel package.
+use_board() {
+	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+	command -v qemu-system-x86_64 >/dev/null || skip_all "needs qemu-system-x86 (tools/deps)"
+	QB=$TOP/tests/lab/qemu-board
+	"$QB" build >/dev/null 2>&1 || skip_all "cannot build the qemu board (the kernel package?)"
+	make -s -C "$TOP" build/agents/x86_64/fleetmark-agent >/dev/null 2>&1 ||
+		skip_all "no static x86_64 agent (make agents)"
+	export FLEETMARK_AGENTS=$TOP/build/agents
+	BOARD=$1
+	shift
+	WORK=$(mktemp -d "/tmp/$BOARD.XXXXXX")
+	export FLEETMARK_QEMU_DIR=$WORK/qemu
+	export FLEETMARK_BOARD_MARK=1
+	trap _board_cleanup EXIT
+	"$QB" start "$BOARD" "$@" || { echo "Bail out! the board did not start"; exit 1; }
+	BDIR=$FLEETMARK_QEMU_DIR/$BOARD
+	# shellcheck disable=SC2034 # for the tests that source this
+	BFLEET=$BDIR/fleet.yaml
+	"$QB" wait "$BOARD" 300 || { echo "Bail out! the board did not boot"; exit 1; }
+	diag "board $BOARD up ($(cat "$BDIR/accel"))"
+}
+
+_board_cleanup() {
+	"$QB" kill "$BOARD" 2>/dev/null
+	rm -rf "$WORK"
+}

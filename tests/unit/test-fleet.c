@@ -295,10 +295,82 @@ test_select(void)
 	fleet_free(f);
 }
 
+static const char boards[] =
+	"defaults:\n"
+	"  boot_timeout: 90s\n"
+	"hosts:\n"
+	"  tx49-16k:\n"
+	"    address: 192.0.2.31\n"
+	"    power:\n"
+	"      cycle: \"pdu-ctl --outlet 7 cycle\"\n"
+	"      off: \"pdu-ctl --outlet 7 off\"\n"
+	"      on: \"pdu-ctl --outlet 7 on\"\n"
+	"    console: \"conserver-console tx49-16k\"\n"
+	"    boot_timeout: 300s\n"
+	"    recover: 2\n"
+	"  p690:\n"
+	"    address: 192.0.2.32\n"
+	"    power: { cycle: \"ipmitool -H p690-bmc chassis power cycle\" }\n"
+	"  plain:\n"
+	"    address: 192.0.2.33\n";
+
+static void
+test_boards(void)
+{
+	const struct fleet_host *h;
+	struct fleet *f;
+	char *err;
+
+	f = load(boards, &err);
+	ok(f != NULL, "an inventory with boards loads");
+	if (f == NULL) {
+		printf("# %s\n", err);
+		free(err);
+		return;
+	}
+	h = fleet_find(f, "tx49-16k");
+	is_str(h->power_cycle, "pdu-ctl --outlet 7 cycle", "power.cycle");
+	is_str(h->power_off, "pdu-ctl --outlet 7 off", "power.off");
+	is_str(h->power_on, "pdu-ctl --outlet 7 on", "power.on");
+	is_str(h->console, "conserver-console tx49-16k", "console");
+	is_int(h->boot_timeout_ms, 300000, "a host's own boot_timeout wins");
+	is_int(h->recover, 2, "recover");
+	h = fleet_find(f, "p690");
+	ok(h->power_off == NULL && h->power_on == NULL, "off and on are optional");
+	is_int(h->recover, FLEET_DEFAULT_RECOVER, "recover defaults to 1 with power:");
+	is_int(h->boot_timeout_ms, 90000, "boot_timeout inherited");
+	ok(h->console == NULL, "no console");
+	h = fleet_find(f, "plain");
+	ok(h->power_cycle == NULL && h->recover == 0, "recover is 0 without power:");
+	fleet_free(f);
+
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    power:\n      cylce: x\n",
+	    "lab.yaml:5:7: unknown key 'cylce' in power (did you mean 'cycle'?)"),
+	    "misspelt power key");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    power: { off: x, on: y }\n",
+	    "lab.yaml:4:12: power: has no cycle:"), "power without cycle");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    power: { cycle: x, off: y }\n",
+	    "give both off: and on:, or neither"), "off without on");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    power: pdu-ctl 7\n",
+	    "lab.yaml:4:12: power: expected a mapping"), "power as a string");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    console: \"  \"\n",
+	    "lab.yaml:4:14: console: an empty command"), "empty console");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    recover: 2\n",
+	    "lab.yaml:4:14: recover: 2 needs power:"), "recover without power");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    power: { cycle: x }\n"
+	    "    recover: -1\n", "lab.yaml:5:14:"), "negative recover");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    boot_timeout: soon\n",
+	    "lab.yaml:4:19:"), "bad boot_timeout");
+	ok(fails_with("hosts:\n  a:\n    address: 192.0.2.1\n    boot_timout: 10s\n",
+	    "unknown key 'boot_timout' in host 'a' (did you mean 'boot_timeout'?)"),
+	    "misspelt boot_timeout");
+}
+
 int
 main(void)
 {
 	test_inheritance();
+	test_boards();
 	test_errors();
 	test_defaults_only();
 	test_default_fleet();
