@@ -933,7 +933,7 @@ cmp_cref(const void *a, const void *b)
 static void
 changes_table(FILE *out, const struct history *h)
 {
-	struct cref *v = xcalloc(h->nchanges + 1, sizeof(*v));
+	struct cref *v;
 	char buf[64], date[16];
 	size_t i, k, n = 0, j;
 
@@ -942,6 +942,7 @@ changes_table(FILE *out, const struct history *h)
 		fputs("<p>None.</p>\n", out);
 		return;
 	}
+	v = xcalloc(h->nchanges + 1, sizeof(*v));
 	fputs("<div class=\"scroll\"><table data-table=\"changes\"><thead><tr><th>date</th>"
 	    "<th>host</th><th>bench</th><th>params</th><th>metric</th><th>unit</th>"
 	    "<th>before</th><th>after</th><th>change</th><th>p</th><th>mark</th>"
