@@ -60,7 +60,7 @@ struct progress;
 #define RUN_HELLO_MS		30000	/* for the agent's hello and env */
 #define RUN_BYE_MS		10000	/* for bye after exit */
 #define LEASE_RETRY_MS		2000	/* between lease requests while waiting */
-#define LEASE_SELF_MS		15000	/* for this run's own earlier agent to go */
+#define LEASE_SELF_MS		15000	/* for an agent of our own user to go */
 #define RUN_FDS_PER_HOST	4	/* a socket, a log, a proxy's two pipes */
 #define RUN_FDS_SPARE		64	/* the run directory, the terminal, libraries */
 

@@ -492,9 +492,10 @@ lease_holder(const struct ap_event *ev)
 /*
  * Take the host's lease through the agent (protocol 3: older agents keep
  * none).  Held by another run: wait up to --wait-lock, asking again every
- * LEASE_RETRY_MS; held by this very run (a resume whose earlier agent has
- * not yet seen its controller go), wait a little for it to go.  0, or -1
- * with *st and *why (class locked).
+ * LEASE_RETRY_MS.  Held by this very run (a resume) or by this controller's
+ * own user (an agent left by an earlier run that lost the host, say to a
+ * partition, and has not yet seen its input close), wait LEASE_SELF_MS for
+ * it to go.  0, or -1 with *st and *why (class locked).
  */
 static int
 take_lease(struct worker *w, enum ap_status *st, char **why)
@@ -523,8 +524,8 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			return 0;
 		}
 		holder = lease_holder(&ev);
-		if (!(clock_mono_ms() < until || (run != NULL &&
-		    strcmp(ev.u.lease.run, run) == 0 && clock_mono_ms() < own_until))) {
+		if (!(clock_mono_ms() < until || (((run != NULL && strcmp(ev.u.lease.run, run) == 0) ||
+		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && clock_mono_ms() < own_until))) {
 			*st = AP_ST_LOCKED;
 			*why = holder;
 			return -1;
