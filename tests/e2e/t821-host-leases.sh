@@ -2,7 +2,9 @@
 # t821-host-leases: a run holds a lease on each of its hosts.  While one run
 # is on lab-01, a second run there fails that host at once with class
 # locked and the holder's name (its other host runs), or with --wait-lock
-# waits and then runs; hosts --check shows the lease; when the holder's
+# waits and then runs (a holder of the same user@controller is given 15 s
+# first, so the holder here lasts longer); hosts --check shows the lease;
+# when the holder's
 # controller is SIGKILLed, the next run takes the lease without waiting.
 # Root and the bench user see each other's leases.
 # shellcheck disable=SC2317 # functions called through check
@@ -25,7 +27,7 @@ timeout: 60s
 benchmarks:
   - bench: exec
     params:
-      command: "sleep 6"
+      command: "sleep 24"
 P
 cat >"$WORK/short.yaml" <<'P'
 name: second
