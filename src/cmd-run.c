@@ -1017,7 +1017,8 @@ static const struct cmd_option run_options[] = {
 	    "FLEETMARK_COMMIT when set (bisect-run's install hook), else none" },
 	{ 0, "wait-lock", "DURATION", "when another run holds a host's lease, wait up to DURATION "
 	    "(90s, 10m, 2h) for it; a dead holder's lease is taken at once", "fail that host "
-	    "at once with the holder's name (class locked)" },
+	    "with the holder's name (class locked): at once, or after 15 s when the holder is "
+	    "this user@controller" },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
