@@ -97,6 +97,7 @@ struct journal_info {
 	const unsigned char	*sel;		/* fleet->nhosts flags: the hosts of this
 						 * run; NULL: all */
 	const char		*label;		/* --label, or NULL */
+	const char		*group;		/* --group (runref_group_valid()), or NULL */
 	const char		*commit;	/* --commit or FLEETMARK_COMMIT, or NULL */
 	const char		*controller;	/* the controller's version */
 	time_t			 start;		/* 0: now */

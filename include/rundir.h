@@ -157,11 +157,13 @@ struct rundir_run {
 	char		*status;	/* a journal_status_name(): "running",
 					 * "finished", "interrupted", "failed" */
 	char		*label;		/* --label, or NULL */
+	char		*group;		/* --group, the run group (runref.h), or NULL */
 	char		*commit;	/* the commit measured (--commit, FLEETMARK_COMMIT),
 					 * or NULL */
 	char		*start, *end;	/* "2026-11-30T04:15:00Z"; end NULL while
 					 * running */
 	char		*controller;	/* the controller's version */
+	char		*controller_host;	/* the host it ran on, or NULL */
 	char		*plan;		/* plan.name */
 	char		*plan_file;	/* plan.file */
 	unsigned long long seed;	/* plan.seed (0 when missing) */

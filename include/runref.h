@@ -27,6 +27,16 @@
  * --push URL), else in the local results directory.  `URL/latest` is the
  * same search in the archive at URL.
  *
+ * Run groups.  `run --group ID` records a group id in run.json ("group"):
+ * several controllers, each on its own part of the fleet, one id.  A ref
+ * `group:ID` names every run of that group in the results directory, and
+ * `URL/group:ID` every run of it in the archive at URL (each run.json is
+ * read, so every run of the archive is fetched into the cache once).
+ * runref_resolve_all() takes those (and any other ref, as one run); the
+ * runs of a group must be of one plan and have no host in common
+ * (RUNREF_EGROUP otherwise).  `latest` in a context with a group never
+ * names a run of that group (tonight's other controllers).
+ *
  * Errors: 0, or RUNREF_ENOTFOUND when `latest` matched no run (a first
  * night: a note for the caller, not a failure), RUNREF_EAMBIGUOUS for a
  * label on runs of several plans (bad input), or -1 for anything else;
@@ -40,6 +50,10 @@
 
 #define RUNREF_ENOTFOUND	(-2)
 #define RUNREF_EAMBIGUOUS	(-3)
+#define RUNREF_EGROUP		(-4)	/* a group that cannot be merged: bad input */
+
+#define RUNREF_GROUP_PREFIX	"group:"
+#define RUNREF_GROUP_MAX	64	/* bytes of a group id */
 
 /* What `latest` is relative to.  Every field may be NULL / 0. */
 struct runref_ctx {
@@ -54,6 +68,8 @@ struct runref_ctx {
 	int			 any_status;	/* with plan: `latest` may be a run of
 						 * any status, not only "finished" */
 	int			 no_labels;	/* a ref is never a label (step 5) */
+	const char		*group;		/* a run group `latest` never names a
+						 * run of; NULL: none */
 };
 
 /*
@@ -73,5 +89,37 @@ int	runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir,
  * plan or before: that part is not checked.
  */
 int	runref_id_matches(const char *id, const char *plan, const char *before);
+
+/*
+ * Whether id is a valid group id: 1 to RUNREF_GROUP_MAX bytes of
+ * [A-Za-z0-9._-], starting with a letter or digit.
+ */
+int	runref_group_valid(const char *id);
+
+/*
+ * Whether ref names a group: "group:ID" (*url set to NULL) or
+ * "URL/group:ID" (*url the archive URL); 1 with *url and *id new strings,
+ * 0 when it is not a group ref (nothing set), -1 with *err when it is one
+ * with an id that is not valid.
+ */
+int	runref_group_split(const char *ref, char **url, char **id, char **err);
+
+/*
+ * The runs ref names, as local run directories in a new *dirs (*n new
+ * strings, strv_free()): for a group ref, every run of the group, by run
+ * id (-1 when there is none; RUNREF_EGROUP when they are of several plans
+ * or share a host, see runref_group_check()); else the one run
+ * runref_resolve() gives, with its errors.
+ */
+int	runref_resolve_all(const char *ref, const struct runref_ctx *ctx, char ***dirs,
+	    size_t *n, char **err);
+
+/*
+ * Whether the runs in dirs[0..n) can be one group: 0, or RUNREF_EGROUP
+ * when two are of different plans or have a host in common, or -1 when
+ * one cannot be read; with *err naming the runs ("group 'rack': host
+ * lab-01 is in two runs (A, B)").  group is the id for messages.
+ */
+int	runref_group_check(const char *group, char *const *dirs, size_t n, char **err);
 
 #endif /* FLEETMARK_RUNREF_H */

@@ -62,6 +62,7 @@ struct session_config {
 	const unsigned char	*sel;		/* fleet->nhosts flags: the hosts to run on */
 	unsigned long long	 seed;		/* for plan_expand() */
 	const char		*label;		/* session_create(): --label, or NULL */
+	const char		*group;		/* session_create(): --group, or NULL */
 	const char		*commit;	/* session_create(): the commit, or NULL */
 	int			 jobs;		/* hosts at once; <= 0: all */
 	int			 quiet;		/* no progress display */

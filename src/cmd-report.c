@@ -29,49 +29,58 @@
 #include "report.h"
 #include "rundir.h"
 #include "runref.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /*
- * Read the baseline run basedir (may be NULL) and then the runs refs into
- * a new *rp.  A ref `latest` (or a label) is then resolved in the
- * baseline's context: the newest other run of its plan.  Returns 0, or a
+ * Read the baseline runs basedirs[0..nbase) (a run, or the runs of a
+ * group) and then the runs refs into a new *rp.  A ref `latest` (or a
+ * label) is then resolved in the baseline's context: the newest other run
+ * of its plan.  A ref group:ID is every run of the group.  Returns 0, or a
  * CMD_EXIT_* status with *err.
  */
 static int
-read_runs(const char *basedir, char *const *refs, int nrefs, const struct runref_ctx *ctx0,
-    int samples, struct report **rp, char **err)
+read_runs(char *const *basedirs, size_t nbase, char *const *refs, int nrefs,
+    const struct runref_ctx *ctx0, int samples, struct report **rp, char **err)
 {
 	struct report *r = report_new();
 	struct rundir_run *base = NULL;
 	struct runref_ctx ctx = *ctx0;
-	char *path = NULL;
+	char **paths = NULL;
+	size_t npaths = 0, k;
 	int i, c, rc = CMD_EXIT_ERROR;
 
 	if (samples)
 		report_keep_samples(r);
-	if (basedir != NULL) {
-		if (rundir_load(basedir, &base, err) != 0 ||
-		    report_add_run(r, basedir, err) != 0)
+	if (nbase > 0) {
+		if (rundir_load(basedirs[0], &base, err) != 0)
 			goto out;
+		for (k = 0; k < nbase; k++)
+			if (report_add_run(r, basedirs[k], err) != 0)
+				goto out;
 		ctx.plan = base->plan;
 		ctx.except = base->id;
+		ctx.group = base->group;
 		ctx.any_status = 1;
 	}
 	for (i = 0; i < nrefs; i++) {
-		if ((c = runref_resolve(refs[i], &ctx, &path, err)) != 0) {
-			rc = c == RUNREF_EAMBIGUOUS ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+		if ((c = runref_resolve_all(refs[i], &ctx, &paths, &npaths, err)) != 0) {
+			rc = c == RUNREF_EAMBIGUOUS || c == RUNREF_EGROUP ? CMD_EXIT_USAGE :
+			    CMD_EXIT_ERROR;
 			goto out;
 		}
-		if (report_add_run(r, path, err) != 0)
-			goto out;
-		free(path);
-		path = NULL;
+		for (k = 0; k < npaths; k++)
+			if (report_add_run(r, paths[k], err) != 0)
+				goto out;
+		strv_free(paths, npaths);
+		paths = NULL;
+		npaths = 0;
 	}
 	*rp = r;
 	r = NULL;
 	rc = 0;
 out:
-	free(path);
+	strv_free(paths, npaths);
 	rundir_run_free(base);
 	report_free(r);
 	return rc;
@@ -96,7 +105,8 @@ report_main(int argc, char **argv)
 	const char *outfile = NULL, *baseline = NULL;
 	struct runref_ctx ctx;
 	struct fs_atomic a = { NULL, NULL, -1, 0 };
-	char *err = NULL, *path = NULL, *end;
+	char *err = NULL, **bpaths = NULL, *end;
+	size_t nb = 0;
 	FILE *out = stdout;
 	int c, n, rc = CMD_EXIT_USAGE, samples = 0;
 	int compare = strcmp(argv[0], cmd_compare.name) == 0;
@@ -171,22 +181,25 @@ report_main(int argc, char **argv)
 	 */
 	if (baseline != NULL) {
 		ctx.no_labels = !compare;
-		c = runref_resolve(baseline, &ctx, &path, &err);
+		c = runref_resolve_all(baseline, &ctx, &bpaths, &nb, &err);
 		ctx.no_labels = 0;
-		if (c == RUNREF_EAMBIGUOUS || (c != 0 && c != RUNREF_ENOTFOUND &&
-		    archive_is_url(baseline))) {
-			rc = c == RUNREF_EAMBIGUOUS ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+		if (c == RUNREF_EAMBIGUOUS || c == RUNREF_EGROUP || (c != 0 &&
+		    c != RUNREF_ENOTFOUND && (archive_is_url(baseline) ||
+		    runref_group_split(baseline, NULL, NULL, NULL)))) {
+			rc = c == RUNREF_EAMBIGUOUS || c == RUNREF_EGROUP ? CMD_EXIT_USAGE :
+			    CMD_EXIT_ERROR;
 			goto fail;
 		}
 		free(err);
 		err = NULL;
 	}
-	if ((rc = read_runs(path, argv + optind, argc - optind, &ctx, samples, &r,
+	if ((rc = read_runs(bpaths, nb, argv + optind, argc - optind, &ctx, samples, &r,
 	    &err)) != 0)
 		goto fail;
-	if (baseline != NULL && path == NULL && !compare && !report_has_series(r, baseline)) {
+	if (baseline != NULL && nb == 0 && !compare && !report_has_series(r, baseline)) {
 		/* not a series of the runs given: the label of a run? */
-		if ((c = runref_resolve(baseline, &ctx, &path, &err)) == RUNREF_EAMBIGUOUS) {
+		if ((c = runref_resolve_all(baseline, &ctx, &bpaths, &nb, &err)) ==
+		    RUNREF_EAMBIGUOUS) {
 			rc = CMD_EXIT_USAGE;
 			goto fail;
 		}
@@ -195,12 +208,12 @@ report_main(int argc, char **argv)
 		if (c == 0) {
 			report_free(r);
 			r = NULL;
-			if ((rc = read_runs(path, argv + optind, argc - optind, &ctx, samples,
-			    &r, &err)) != 0)
+			if ((rc = read_runs(bpaths, nb, argv + optind, argc - optind, &ctx,
+			    samples, &r, &err)) != 0)
 				goto fail;
 		}
 	}
-	if (path != NULL)
+	if (nb > 0)
 		o.baseline = report_series_name(r, 0);
 	else
 		o.baseline = baseline;
@@ -242,7 +255,7 @@ report_main(int argc, char **argv)
 		goto fail;
 	}
 	report_free(r);
-	free(path);
+	strv_free(bpaths, nb);
 	if (n > 0 && baseline != NULL) {
 		log_warn("%d significant regression%s against %s", n, n == 1 ? "" : "s",
 		    baseline);
@@ -255,7 +268,7 @@ fail:
 		fclose(out);
 	fs_atomic_abort(&a);
 	free(err);
-	free(path);
+	strv_free(bpaths, nb);
 	report_free(r);
 	return rc;
 }

@@ -298,7 +298,8 @@ is_latest(const char *ref)
  */
 static int
 find_baseline(const char *ref, const struct plan *p, const struct run_summary *sum,
-    const char *run_id, const char *results, const char *push, char **basedir)
+    const char *run_id, const char *group, const char *results, const char *push,
+    char **basedir)
 {
 	struct runref_ctx ctx;
 	const char **hosts = xcalloc(sum->nhosts + 1, sizeof(*hosts));
@@ -315,6 +316,7 @@ find_baseline(const char *ref, const struct plan *p, const struct run_summary *s
 	ctx.hosts = hosts;
 	ctx.nhosts = sum->nhosts;
 	ctx.before = run_id;
+	ctx.group = group;
 	*basedir = NULL;
 	r = runref_resolve(ref, &ctx, basedir, &err);
 	free(hosts);
@@ -651,6 +653,7 @@ run_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "label", required_argument, NULL, 'L' },
+		{ "group", required_argument, NULL, 'G' },
 		{ "resume", required_argument, NULL, 'R' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "push", required_argument, NULL, 'P' },
@@ -664,7 +667,7 @@ run_main(int argc, char **argv)
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
 	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
-	const char *results, *tune = NULL, *commit = NULL;
+	const char *results, *tune = NULL, *commit = NULL, *group = NULL;
 	struct nightly *verdict = NULL;
 	struct catalog *cat = NULL;
 	struct fleet *f = NULL;
@@ -692,6 +695,15 @@ run_main(int argc, char **argv)
 			break;
 		case 'L':
 			label = optarg;
+			break;
+		case 'G':
+			if (!runref_group_valid(optarg)) {
+				log_error("--group: expected a group id (1 to %d letters, digits, "
+				    "'.', '_' or '-', starting with a letter or digit), not '%.80s'",
+				    RUNREF_GROUP_MAX, optarg);
+				return CMD_EXIT_USAGE;
+			}
+			group = optarg;
 			break;
 		case 'R':
 			resume = optarg;
@@ -826,6 +838,7 @@ run_main(int argc, char **argv)
 
 	cfg.plan = p;
 	cfg.label = label;
+	cfg.group = group;
 	cfg.commit = commit;
 	cfg.jobs = jobs;
 	cfg.quiet = quiet;
@@ -842,6 +855,12 @@ run_main(int argc, char **argv)
 		run = session_rundir(s);
 		if (rundir_check_plan(run, p, &err) != 0)
 			goto fail;
+		if (group != NULL && (run->group == NULL || strcmp(run->group, group) != 0)) {
+			err = xasprintf("--group %s: the run %s is of %s%s (a resumed run keeps "
+			    "its group)", group, rdir, run->group ? "group " : "no group",
+			    run->group ? run->group : "");
+			goto fail;
+		}
 		/* The fleet the run used, unless -f says otherwise. */
 		if (fleet_file == NULL && run->fleet != NULL &&
 		    strcmp(run->fleet, FLEET_DEFAULT_NAME) != 0)
@@ -923,8 +942,9 @@ run_main(int argc, char **argv)
 		base_failed = 1;
 	/* `latest` before this run is pushed, so it is never this run */
 	if (baseline != NULL && !is_history(baseline) && basedir == NULL &&
-	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s), session_id(s), results, push,
-	    &basedir) != 0)
+	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s), session_id(s),
+	    group != NULL ? group : session_rundir(s) != NULL ? session_rundir(s)->group :
+	    NULL, results, push, &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);
@@ -988,6 +1008,9 @@ static const struct cmd_option run_options[] = {
 	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
 	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
 	    "release" },
+	{ 0, "group", "ID", "the run group (letters, digits, . _ -): controllers that "
+	    "share a fleet run the same plan on their own hosts with one ID, and report, "
+	    "compare and history merge the group's runs (group:ID, URL/group:ID)", NULL },
 	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
 	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
 	    "under -o): run the trials that have no ok result yet, in the original order, on the "
@@ -1068,7 +1091,7 @@ static const struct cmd_help run_help = {
 
 const struct cmd_entry cmd_run = {
 	"run",
-	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [-j N] [--resume RUN] "
+	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [--group ID] [-j N] [--resume RUN] "
 	"[--push URL] [--baseline REF] [--tune PROFILE] [--commit SHA] [--wait-lock DURATION] "
 	"[--expect-kernel STRING] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,

@@ -16,6 +16,8 @@
 
 struct rseries {
 	char	*run;		/* run id */
+	char	*group;		/* run.json "group" (runs of one group are one run
+				 * to report_pairs()), or NULL */
 	char	*dir;		/* run directory as given */
 	char	*label;		/* run label or kernel release */
 	char	*host;
@@ -62,6 +64,10 @@ struct rrun {
 	char	*dir;		/* run directory as given */
 	char	*status;	/* run.json status, or NULL */
 	int	 partial;	/* status "interrupted", "running" or "failed" */
+	char	*group;		/* run.json "group", or NULL */
+	char	*start;		/* run.json "start", or NULL */
+	char	*controller;	/* run.json "controller"."host", or NULL */
+	char	*hosts;		/* run.json's hosts, "a, b" */
 };
 
 /* A list of distinct strings, in order of appearance (report.c). */
@@ -132,8 +138,8 @@ struct report {
 const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
 /*
  * For each series, the series it is compared with: the baseline group is
- * the baseline series and those of the same run, label and variant (other
- * hosts); each other series is paired with the group's series of its own
+ * the baseline series and those of the same run (or run group,
+ * report_same_run()), label and variant (other hosts); each other series is paired with the group's series of its own
  * host, else with the baseline.  (size_t)-1 for the group's own members.
  * When that pairs nothing (one run of several hosts), every series is
  * paired with the baseline and *fallback (may be NULL) is set to 1.
@@ -149,6 +155,19 @@ size_t	*report_pairs(const struct report *r, size_t base, int *fallback);
  */
 struct rgrid	*report_env_grid(const struct report *r, size_t base);
 struct rgrid	*report_tune_grid(const struct report *r);
+
+/*
+ * report-group.c, run groups (runref.h): report_group_run() fills rr's
+ * group facts from run.json; report_same_run() is whether two series are
+ * of one run, or of runs of one group (report_pairs() takes those as one
+ * run); report_group_grid(), for the top of a report, a row per run of a
+ * group ("group": group, run, hosts, controller, start), NULL when no run
+ * has a group.
+ */
+struct rundir_run;
+void		 report_group_run(struct rrun *rr, const struct rundir_run *run);
+int		 report_same_run(const struct rseries *a, const struct rseries *b);
+struct rgrid	*report_group_grid(const struct report *r);
 /* Whether every "k=v" of want (space or comma separated) is in have. */
 int	report_params_match(const char *have, const char *want);
 /* The value of key k in params "k=v,k=v" (a new string), or NULL. */

@@ -114,6 +114,7 @@ report_free(struct report *r)
 		struct rseries *s = &r->series[i];
 
 		free(s->run);
+		free(s->group);
 		free(s->dir);
 		free(s->label);
 		free(s->host);
@@ -142,6 +143,10 @@ report_free(struct report *r)
 		free(r->runs[i].id);
 		free(r->runs[i].dir);
 		free(r->runs[i].status);
+		free(r->runs[i].group);
+		free(r->runs[i].start);
+		free(r->runs[i].controller);
+		free(r->runs[i].hosts);
 	}
 	free(r->runs);
 	report_profile_free(r);
@@ -465,6 +470,7 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s = &r->series[r->nseries];
 	memset(s, 0, sizeof(*s));
 	s->run = xstrdup(x->run_id);
+	s->group = x->run->group ? xstrdup(x->run->group) : NULL;
 	s->dir = xstrdup(x->dir);
 	s->host = xstrdup(host);
 	s->variant = variant ? xstrdup(variant) : NULL;
@@ -660,6 +666,7 @@ add_run(struct report *r, const char *dir, const void *lines, size_t len, char *
 		rr->status = x.run->status ? xstrdup(x.run->status) : NULL;
 		rr->partial = x.run->status != NULL && strcmp(x.run->status,
 		    journal_status_name(JOURNAL_FINISHED)) != 0;
+		report_group_run(rr, x.run);
 	}
 	x.threshold = x.run->threshold;
 	x.fdr = x.run->fdr;
@@ -996,8 +1003,9 @@ report_pairs(const struct report *r, size_t base, int *fallback)
 	for (s = 0; s < r->nseries; s++) {
 		const struct rseries *x = &r->series[s];
 
-		/* in the baseline group: same run, label and variant as the baseline */
-		if (s == base || (strcmp(x->run, b->run) == 0 && x->dup == b->dup &&
+		/* in the baseline group: same run (or run group), label and
+		 * variant as the baseline */
+		if (s == base || (report_same_run(x, b) && x->dup == b->dup &&
 		    strcmp(x->label, b->label) == 0 && same_str(x->variant, b->variant))) {
 			pairs[s] = (size_t)-1;
 			continue;
@@ -1006,7 +1014,7 @@ report_pairs(const struct report *r, size_t base, int *fallback)
 		for (t = 0; t < r->nseries; t++) {
 			const struct rseries *y = &r->series[t];
 
-			if (strcmp(y->host, x->host) == 0 && strcmp(y->run, b->run) == 0 &&
+			if (strcmp(y->host, x->host) == 0 && report_same_run(y, b) &&
 			    y->dup == b->dup && strcmp(y->label, b->label) == 0 &&
 			    same_str(y->variant, b->variant)) {
 				pairs[s] = t;
@@ -1249,7 +1257,7 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	enum report_table t = o->table;
-	struct rgrid *pg = NULL, *eg = NULL, *tg = NULL;
+	struct rgrid *pg = NULL, *eg = NULL, *tg = NULL, *gg = NULL;
 	size_t base = 0, i, ntop, notes = 0;
 	int regressions = 0, n, first = 1, ret = -1;
 
@@ -1269,6 +1277,8 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 		return -1;
 	if (partial && (eg = report_env_grid(r, base)) != NULL)
 		rgrids_add(&gs, eg);	/* the environment's differences, first */
+	if (partial && (gg = report_group_grid(r)) != NULL)
+		rgrids_add(&gs, gg);	/* the run groups: each run's facts */
 	if (partial && (pg = partial_grid(r)) != NULL)
 		rgrids_add(&gs, pg);	/* first: the top of the report */
 	if (partial && (tg = report_tune_grid(r)) != NULL)
@@ -1348,7 +1358,7 @@ render(const struct report *r, const struct report_opts *o, int partial, FILE *o
 			goto out;
 		}
 	}
-	ntop = (eg != NULL) + (pg != NULL) + (tg != NULL);	/* not tables of data */
+	ntop = (eg != NULL) + (pg != NULL) + (tg != NULL) + (gg != NULL);	/* not data */
 	if (gs.n == ntop) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");

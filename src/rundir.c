@@ -272,10 +272,12 @@ rundir_run_new(const json_t *run)
 	r->id = dup_member(run, "run");
 	r->status = dup_member(run, "status");
 	r->label = dup_member(run, "label");
+	r->group = dup_member(run, "group");
 	r->commit = dup_member(run, "commit");
 	r->start = dup_member(run, "start");
 	r->end = dup_member(run, "end");
 	r->controller = dup_member(json_object_get(run, "controller"), "version");
+	r->controller_host = dup_member(json_object_get(run, "controller"), "host");
 	r->plan = dup_member(plan, "name");
 	r->plan_file = dup_member(plan, "file");
 	seed = json_string_value(json_object_get(plan, "seed"));
@@ -353,10 +355,12 @@ rundir_run_free(struct rundir_run *r)
 	free(r->id);
 	free(r->status);
 	free(r->label);
+	free(r->group);
 	free(r->commit);
 	free(r->start);
 	free(r->end);
 	free(r->controller);
+	free(r->controller_host);
 	free(r->plan);
 	free(r->plan_file);
 	free(r->fleet);
@@ -623,6 +627,8 @@ rundir_json_new(const struct journal_info *s, const char *id)
 	rundir_json_set(run, "run", rundir_json_str(id));
 	rundir_json_set(run, "status", json_string(journal_status_name(JOURNAL_RUNNING)));
 	rundir_json_set(run, "label", rundir_json_str(s->label));
+	if (s->group != NULL)
+		rundir_json_set(run, "group", rundir_json_str(s->group));
 	if (s->commit != NULL)
 		rundir_json_set(run, "commit", json_string(s->commit));
 	clock_iso8601(buf, sizeof(buf), s->start ? s->start : time(NULL), -1);

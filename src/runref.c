@@ -3,6 +3,7 @@
  * Reports, `run --baseline` and `bisect-run --baseline` all go through
  * here, so `latest` and archive URLs mean the same thing everywhere.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -97,6 +98,10 @@ run_fits(const char *dir, const struct runref_ctx *ctx)
 	}
 	if (ctx->except != NULL && run->id != NULL && strcmp(run->id, ctx->except) == 0) {
 		log_verbose("%s: the run compared with", dir);
+		goto out;
+	}
+	if (ctx->group != NULL && run->group != NULL && strcmp(run->group, ctx->group) == 0) {
+		log_verbose("%s: a run of the same group (%s)", dir, ctx->group);
 		goto out;
 	}
 	if (!ctx->any_status && (run->status == NULL || strcmp(run->status, finished) != 0)) {
@@ -367,6 +372,10 @@ runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir, char *
 		}
 		free(p);
 	}
+	if (runref_group_split(ref, NULL, NULL, NULL) != 0) {
+		*err = xasprintf("%s names a run group, and one run is needed here", ref);
+		return -1;
+	}
 	if (strcmp(ref, "latest") == 0)
 		return ctx->archive != NULL ? latest_archive(ctx, ctx->archive, dir, err) :
 		    latest_local(ctx, results, dir, err);
@@ -378,4 +387,233 @@ runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir, char *
 	*err = xasprintf("%s: not a run (no %s there, nor a run id%s under %s/)", ref,
 	    RUNDIR_RUN_JSON, ctx->no_labels ? "" : " or a run's label", results);
 	return -1;
+}
+
+/* --- Run groups ------------------------------------------------------------- */
+
+int
+runref_group_valid(const char *id)
+{
+	size_t i, n = strlen(id);
+
+	if (n == 0 || n > RUNREF_GROUP_MAX || !isalnum((unsigned char)id[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)id[i]) && strchr("._-", id[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+int
+runref_group_split(const char *ref, char **url, char **id, char **err)
+{
+	const size_t plen = strlen(RUNREF_GROUP_PREFIX);
+	const char *name = ref, *slash;
+	size_t n = strlen(ref);
+
+	/* a trailing slash, as URL/RUNID/ may have */
+	while (n > 1 && ref[n - 1] == '/')
+		n--;
+	if (archive_is_url(ref)) {
+		for (slash = ref + n; slash > ref && slash[-1] != '/'; slash--)
+			;
+		name = slash;
+	}
+	if ((size_t)(ref + n - name) < plen || strncmp(name, RUNREF_GROUP_PREFIX, plen) != 0)
+		return 0;
+	if (url == NULL)
+		return 1;
+	*id = xstrndup(name + plen, (size_t)(ref + n - name) - plen);
+	if (!runref_group_valid(*id)) {
+		*err = xasprintf("%.*s: not a valid group id (1 to %d letters, digits, '.', "
+		    "'_' or '-', starting with a letter or digit)", (int)(ref + n - name), name,
+		    RUNREF_GROUP_MAX);
+		free(*id);
+		*id = NULL;
+		return -1;
+	}
+	*url = name > ref ? xstrndup(ref, (size_t)(name - ref) - 1) : NULL;
+	return 1;
+}
+
+/* A run of a group, for runref_group_check(). */
+struct member {
+	char			*dir;
+	struct rundir_run	*run;
+};
+
+static int
+member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	return strcmp(x->run->id ? x->run->id : x->dir, y->run->id ? y->run->id : y->dir);
+}
+
+static void
+members_free(struct member *m, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(m[i].dir);
+		rundir_run_free(m[i].run);
+	}
+	free(m);
+}
+
+/* The check of runref_group_check() over loaded runs. */
+static int
+members_check(const char *group, const struct member *m, size_t n, char **err)
+{
+	size_t i, j, h;
+
+	for (i = 1; i < n; i++)
+		if (!same_plan(m[0].run->plan, m[i].run->plan))
+			return err_set(err, RUNREF_EGROUP, "group '%s': runs of two plans (%s: "
+			    "plan %s, %s: plan %s); a group is one plan", group,
+			    m[0].run->id ? m[0].run->id : m[0].dir,
+			    m[0].run->plan ? m[0].run->plan : "none",
+			    m[i].run->id ? m[i].run->id : m[i].dir,
+			    m[i].run->plan ? m[i].run->plan : "none");
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			for (h = 0; h < m[i].run->nhosts; h++)
+				if (rundir_run_host(m[j].run, m[i].run->hosts[h].name) != NULL)
+					return err_set(err, RUNREF_EGROUP, "group '%s': host %s is in "
+					    "two runs (%s, %s); the runs of a group share no host",
+					    group, m[i].run->hosts[h].name,
+					    m[i].run->id ? m[i].run->id : m[i].dir,
+					    m[j].run->id ? m[j].run->id : m[j].dir);
+	return 0;
+}
+
+int
+runref_group_check(const char *group, char *const *dirs, size_t n, char **err)
+{
+	struct member *m = xcalloc(n + 1, sizeof(*m));
+	size_t i;
+	int ret = -1;
+
+	for (i = 0; i < n; i++) {
+		m[i].dir = xstrdup(dirs[i]);
+		if (rundir_load(dirs[i], &m[i].run, err) != 0) {
+			members_free(m, i + 1);
+			return -1;
+		}
+	}
+	ret = members_check(group, m, n, err);
+	members_free(m, n);
+	return ret;
+}
+
+/* Add the run in dir (a new string, taken) to *m when it is of group. */
+static void
+member_add(struct member **m, size_t *n, size_t *cap, char *dir, const char *group)
+{
+	struct rundir_run *run = NULL;
+	char *e = NULL;
+
+	if (rundir_load(dir, &run, &e) != 0 || run->group == NULL ||
+	    strcmp(run->group, group) != 0) {
+		if (e != NULL)
+			log_verbose("%s", e);
+		free(e);
+		free(dir);
+		rundir_run_free(run);
+		return;
+	}
+	xgrow(m, cap, *n + 1, sizeof(**m));
+	(*m)[*n].dir = dir;
+	(*m)[(*n)++].run = run;
+}
+
+/* The runs of group in the results directory, or in the archive at url. */
+static int
+group_members(const char *group, const char *url, const char *results, struct member **mp,
+    size_t *np, char **err)
+{
+	struct member *m = NULL;
+	char **names = NULL, *dir, *e = NULL;
+	size_t n = 0, cap = 0, nnames = 0, i;
+	int level, r;
+
+	if (url == NULL) {
+		if (fs_list_dir(results, &names, &nnames, err) != 0)
+			return -1;
+		for (i = 0; i < nnames; i++)
+			member_add(&m, &n, &cap, xasprintf("%s/%s", results, names[i]), group);
+	} else {
+		if (archive_list(url, &names, &nnames, err) != 0)
+			return -1;
+		for (i = 0; i < nnames; i++) {
+			/* a line a run fetched: with -v only */
+			level = log_get_level();
+			if (level == LOG_LEVEL_INFO)
+				log_set_level(LOG_LEVEL_QUIET);
+			r = archive_fetch(url, names[i], &dir, &e);
+			log_set_level(level);
+			if (r != 0) {
+				char *d = archive_url_display(url);
+
+				*err = xasprintf("%s/%s: %s", d, names[i], e);
+				free(d);
+				free(e);
+				strv_free(names, nnames);
+				members_free(m, n);
+				return -1;
+			}
+			member_add(&m, &n, &cap, dir, group);
+		}
+	}
+	strv_free(names, nnames);
+	if (n == 0) {
+		char *d = url != NULL ? archive_url_display(url) : xstrdup(results);
+
+		*err = xasprintf("no run of group '%s' in %s", group, d);
+		free(d);
+		free(m);
+		return -1;
+	}
+	qsort(m, n, sizeof(*m), member_cmp);
+	*mp = m;
+	*np = n;
+	return 0;
+}
+
+int
+runref_resolve_all(const char *ref, const struct runref_ctx *ctx, char ***dirs, size_t *np,
+    char **err)
+{
+	struct member *m = NULL;
+	char *url = NULL, *group = NULL, *dir = NULL, **v;
+	size_t n = 0, i;
+	int r;
+
+	if (rundir_exists(ref) || (r = runref_group_split(ref, &url, &group, err)) == 0) {
+		if ((r = runref_resolve(ref, ctx, &dir, err)) != 0)
+			return r;
+		v = xcalloc(2, sizeof(*v));
+		v[0] = dir;
+		*dirs = v;
+		*np = 1;
+		return 0;
+	}
+	if (r < 0)
+		return RUNREF_EGROUP;
+	r = group_members(group, url, ctx != NULL && ctx->results ? ctx->results : "results",
+	    &m, &n, err);
+	if (r == 0 && (r = members_check(group, m, n, err)) == 0) {
+		v = xcalloc(n + 1, sizeof(*v));
+		for (i = 0; i < n; i++) {
+			v[i] = m[i].dir;
+			m[i].dir = NULL;
+		}
+		*dirs = v;
+		*np = n;
+	}
+	members_free(m, n);
+	free(url);
+	free(group);
+	return r;
 }

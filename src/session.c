@@ -37,7 +37,7 @@ session_create(const char *results, const struct session_config *c,
 {
 	const struct journal_info info = { .results = results, .plan = c->plan,
 	    .seed = c->seed, .fleet = c->fleet, .sel = c->sel, .label = c->label,
-	    .commit = c->commit,
+	    .group = c->group, .commit = c->commit,
 	    .controller = FLEETMARK_VERSION };
 	struct session *s = xcalloc(1, sizeof(*s));
 

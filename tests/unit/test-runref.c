@@ -5,7 +5,9 @@
  * with a host in common; compare's newest other run of a plan, of any
  * status), labels (the newest run with the label; ambiguous across plans
  * unless the context's plan decides) and the order in which a ref is
- * tried, over the fixtures in tests/data/runref/ (see its README).  Archive URLs are tested end to end (tests/e2e/t602-nightly.sh).
+ * tried, and run groups (group:ID, the group id, what may be one group,
+ * `latest` that never names a run of the current group), over the
+ * fixtures in tests/data/runref/ (see its README).  Archive URLs are tested end to end (tests/e2e/t602-nightly.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +15,12 @@
 
 #include "log.h"
 #include "runref.h"
+#include "strv.h"
 #include "tap.h"
 
 #define RES	"tests/data/runref/results"
 #define CUR	"20011130-023000-nightly-eeee"
+#define GRP	"tests/data/runref/groups"
 
 static const char *
 resolve(const char *ref, const struct runref_ctx *ctx, int *rc)
@@ -29,6 +33,109 @@ resolve(const char *ref, const struct runref_ctx *ctx, int *rc)
 	free(dir);
 	free(err);
 	return buf;
+}
+
+/* runref_resolve_all(): the directories' last components, or the message. */
+static const char *
+resolve_all(const char *ref, const struct runref_ctx *ctx, int *rc)
+{
+	static char buf[1024];
+	char **dirs = NULL, *err = NULL;
+	size_t n = 0, i, len = 0;
+	const char *p;
+
+	*rc = runref_resolve_all(ref, ctx, &dirs, &n, &err);
+	buf[0] = '\0';
+	if (*rc != 0)
+		snprintf(buf, sizeof(buf), "%s", err ? err : "(no message)");
+	for (i = 0; i < n && len < sizeof(buf); i++) {
+		p = strrchr(dirs[i], '/');
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? " " : "",
+		    p ? p + 1 : dirs[i]);
+	}
+	strv_free(dirs, n);
+	free(err);
+	return buf;
+}
+
+static void
+test_groups(void)
+{
+	static const char *const lab01[] = { "lab-01" };
+	struct runref_ctx ctx;
+	char *url = NULL, *id = NULL, *err = NULL;
+	const char *got;
+	int rc;
+
+	ok(runref_group_valid("rack1") && runref_group_valid("night-2026-12-01_a.b"),
+	    "group ids: letters, digits, . _ -");
+	ok(!runref_group_valid("") && !runref_group_valid("-x") && !runref_group_valid(".x") &&
+	    !runref_group_valid("a/b") && !runref_group_valid("a b") &&
+	    !runref_group_valid("a:b"), "not empty, no leading - or ., no / space or :");
+	ok(runref_group_valid("0123456789012345678901234567890123456789012345678901234567890123") &&
+	    !runref_group_valid("01234567890123456789012345678901234567890123456789012345678901234"),
+	    "at most 64 bytes");
+
+	is_int(runref_group_split("group:rack1", &url, &id, &err), 1, "group:ID is a group");
+	ok(url == NULL && id != NULL && strcmp(id, "rack1") == 0, "local, its id");
+	free(id);
+	id = NULL;
+	is_int(runref_group_split("https://dav.example.org/runs/group:rack1/", &url, &id, &err),
+	    1, "URL/group:ID is a group");
+	ok(url != NULL && strcmp(url, "https://dav.example.org/runs") == 0 && id != NULL &&
+	    strcmp(id, "rack1") == 0, "the archive URL and the id");
+	free(url);
+	free(id);
+	url = id = NULL;
+	is_int(runref_group_split("latest", &url, &id, &err), 0, "latest is not a group");
+	is_int(runref_group_split("results/group:x", &url, &id, &err), 0,
+	    "a path is not a group ref");
+	is_int(runref_group_split("https://dav.example.org/group:x/20011201-023000-a-aaaa",
+	    &url, &id, &err), 0, "URL/RUNID under a group-like folder is a run");
+	is_int(runref_group_split("group:a/b", &url, &id, &err), -1, "a bad id: an error");
+	ok(err != NULL && strstr(err, "not a valid group id") != NULL, "that says so");
+	free(err);
+	err = NULL;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.results = GRP;
+	got = resolve_all("group:night-2", &ctx, &rc);
+	is_int(rc, 0, "group:night-2: found");
+	is_str(got, "20011202-023000-nightly-bbbb 20011202-023001-nightly-cccc",
+	    "every run of the group, by run id, and no other");
+	got = resolve_all("20011201-023000-nightly-aaaa", &ctx, &rc);
+	is_str(got, "20011201-023000-nightly-aaaa", "another ref: one run");
+	got = resolve_all("group:nosuch", &ctx, &rc);
+	is_int(rc, -1, "a group with no run: an error");
+	is_str(got, "no run of group 'nosuch' in " GRP, "that says where it looked");
+	got = resolve_all("group:mixed", &ctx, &rc);
+	is_int(rc, RUNREF_EGROUP, "a group of two plans: refused");
+	is_str(got, "group 'mixed': runs of two plans (20011203-023000-nightly-dddd: plan "
+	    "nightly, 20011203-023000-other-eeee: plan other); a group is one plan",
+	    "naming the runs and their plans");
+	got = resolve_all("group:twice", &ctx, &rc);
+	is_int(rc, RUNREF_EGROUP, "a host in two runs of a group: refused");
+	is_str(got, "group 'twice': host lab-03 is in two runs (20011204-023000-nightly-ffff, "
+	    "20011204-023001-nightly-9999); the runs of a group share no host",
+	    "naming the host and the runs");
+	got = resolve_all("group:bad/id", &ctx, &rc);
+	is_int(rc, RUNREF_EGROUP, "a bad group id: bad input");
+	got = resolve("group:night-2", &ctx, &rc);
+	is_int(rc, -1, "runref_resolve(): a group is not one run");
+	is_str(got, "group:night-2 names a run group, and one run is needed here",
+	    "and says so");
+
+	/* latest from a run of a group: never another run of its own group */
+	ctx.plan = "nightly";
+	ctx.hosts = lab01;
+	ctx.nhosts = 1;
+	ctx.before = "20011202-023001-nightly-cccc";
+	got = resolve("latest", &ctx, &rc);
+	is_str(got, GRP "/20011202-023000-nightly-bbbb", "latest without a group: the newest");
+	ctx.group = "night-2";
+	got = resolve("latest", &ctx, &rc);
+	is_str(got, GRP "/20011201-023000-nightly-aaaa",
+	    "latest of a group's run: not a run of the same group");
 }
 
 int
@@ -162,5 +269,6 @@ main(void)
 	ok(!runref_id_matches("20011130-023000-nightly-ffff", "nightly", CUR),
 	    "the same second, sorting after: not earlier");
 	ok(!runref_id_matches(CUR, "nightly", CUR), "never the run itself");
+	test_groups();
 	return tap_done();
 }
