@@ -14,10 +14,14 @@
  *	history_free(h);
  *
  * Nights.  A night is one finished run of the plan (run.json "status"
- * finished; running, interrupted and failed runs are left out), in the
- * order of their start.  The plan is the one asked for, else the only
+ * finished; running, interrupted and failed runs are left out), or the
+ * finished runs of one run group (run.json "group", `run --group`:
+ * several controllers, each on its own hosts), in the order of their
+ * start (a group's, its first run's).  The plan is the one asked for, else the only
  * plan the finished runs have (more than one is HISTORY_EINPUT, with the
- * list of plans).  A run id seen twice (a copy of a run) counts once.
+ * list of plans).  A run id seen twice (a copy of a run) counts once.  A
+ * host in two runs of one group (which report refuses) has the later
+ * run's values on that night, with a warning.
  *
  * Series.  A series is (host, variant, bench, params, metric): one value a
  * night, the mean of that night's ok trials with a value (report.c counts
@@ -68,7 +72,7 @@
 #define HISTORY_EINPUT		(-2)
 #define HISTORY_THRESHOLD	5.0		/* percent, when nothing says */
 #define HISTORY_NONE		((size_t)-1)	/* no change: see struct history_segment */
-#define HISTORY_CACHE_FORMAT	2		/* "format" of a cache file */
+#define HISTORY_CACHE_FORMAT	3		/* "format" of a cache file */
 #define HISTORY_CACHE_MAX	(256 * 1024 * 1024)	/* bytes of a cache file read */
 
 struct history_opts {
@@ -84,9 +88,14 @@ struct history_opts {
 					 * history_cache_dir(); "": no cache */
 	const char	*exclude;	/* a run id left out (tonight's, for the
 					 * nightly verdict); NULL: none */
+	const char	*exclude_group;	/* the runs of this group left out
+					 * (tonight's); NULL: none */
+	const char	*group;		/* only the runs of groups matching this
+					 * glob (fnmatch(3)); NULL: every run */
 };
 
-/* No plan, hosts, metric, since or exclude; threshold -1; the default cache. */
+/* No plan, hosts, metric, since, exclude or group; threshold -1; the default
+ * cache. */
 void	history_opts_init(struct history_opts *o);
 
 /*
@@ -101,9 +110,12 @@ int	history_since_valid(const char *s);
  */
 char	*history_cache_dir(void);
 
-/* A night: one finished run of the plan. */
+/* A finished run of the plan: a night, or a part of one (a run group's). */
 struct history_run {
 	char	*id;
+	char	*group;		/* run.json "group", or NULL */
+	size_t	 night;		/* its night: runs of one group share one, in
+				 * 0..history.nnights */
 	char	*dir;		/* the run directory read (of an archive run, its
 				 * copy in the archive cache) */
 	char	*start;		/* run.json "start": "2026-11-30T04:15:00Z" */
@@ -118,7 +130,8 @@ struct history_run {
 
 /* One series on one night. */
 struct history_night {
-	size_t		 run;		/* index into history.runs */
+	size_t		 run;		/* index into history.runs (the run that
+					 * measured the series that night) */
 	const char	*label;		/* borrowed from the run */
 	double		 value;		/* the mean of the night's trials */
 	double		 sd;		/* of the trials; NAN with a single trial */
@@ -166,7 +179,8 @@ struct history_series {
 /* What a load found, for -v and the tests. */
 struct history_counts {
 	size_t	listed;		/* run directories or archive runs looked at */
-	size_t	runs;		/* nights: finished runs of the plan kept */
+	size_t	runs;		/* finished runs of the plan kept (a group's
+				 * each) */
 	size_t	read;		/* of them, read from trials.jsonl */
 	size_t	cached;		/* of them, from the cache */
 	size_t	others;		/* other plans, not finished, before --since, twice */
@@ -176,8 +190,10 @@ struct history {
 	char	*source;	/* as given (an archive URL without credentials) */
 	char	*plan;
 	double	 threshold;	/* percent, as used */
-	struct history_run *runs;	/* the nights, oldest first */
+	struct history_run *runs;	/* the nights' runs, oldest first; a
+					 * group's runs one after another */
 	size_t	 nruns;
+	size_t	 nnights;	/* nights: runs, with a group's counted once */
 	struct history_series *series;
 	size_t	 nseries;
 	size_t	 nchanges;	/* over every series */

@@ -52,6 +52,8 @@ static const struct cmd_exit compare_exits[] = {
 static const struct cmd_example compare_examples[] = {
 	{ "fleetmark compare results/RUN-A results/RUN-B", "each host of B against itself in A" },
 	{ "fleetmark compare RUN-A latest --format md", "against the newest run, for mail" },
+	{ "fleetmark compare group:night-1 group:night-2", "two nights of a fleet split "
+	    "between controllers" },
 	{ NULL, NULL }
 };
 
@@ -63,7 +65,8 @@ static const struct cmd_help compare_help = {
 	"the change is significant by the verdict (p < 0.05 and its 95% interval "
 	"reaching the threshold); noisy names a side too noisy to judge.  A and B are "
 	"runs as report takes them: directories, run ids, latest (for B: the newest other "
-	"run of A's plan), archive URL/RUNID, or a label (its newest run).",
+	"run of A's plan), archive URL/RUNID, a label (its newest run), or a run group "
+	"group:ID or URL/group:ID (its runs as one run).",
 	NULL, cmd_report_options, compare_exits, compare_examples,
 	"docs/reports.md (the compare table and the verdict), fleetmark report --help", 0
 };

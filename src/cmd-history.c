@@ -1,6 +1,7 @@
 /*
  * cmd-history.c: `fleetmark history SOURCE [--plan NAME] [-H HOSTS]
- * [--metric BENCH.METRIC] [--since DATE] [--format text|md|csv|json|html]
+ * [--metric BENCH.METRIC] [--since DATE] [--group GLOB]
+ * [--format text|md|csv|json|html]
  * [--nights] [--threshold PCT] [-o FILE]`: a plan's nights in a results
  * directory or an archive, per series, with their change points
  * (history.h, docs/history.md).
@@ -50,6 +51,7 @@ history_main(int argc, char **argv)
 		{ "plan", required_argument, NULL, 'p' },
 		{ "metric", required_argument, NULL, 'm' },
 		{ "since", required_argument, NULL, 's' },
+		{ "group", required_argument, NULL, 'g' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "nights", no_argument, NULL, 'n' },
@@ -90,6 +92,9 @@ history_main(int argc, char **argv)
 				goto done;
 			}
 			o.since = optarg;
+			break;
+		case 'g':
+			o.group = optarg;
 			break;
 		case 'F':
 			if (report_format_parse(optarg, &ro.format) != 0) {
@@ -186,6 +191,9 @@ static const struct cmd_option history_options[] = {
 	    "of its metrics)", "every metric" },
 	{ 0, "since", "DATE", "only runs started on or after DATE: YYYY-MM-DD, or "
 	    "YYYY-MM-DDTHH:MM:SSZ (UTC)", NULL },
+	{ 0, "group", "GLOB", "only the runs of run groups matching GLOB (run --group), e.g. "
+	    "'nightly-*'; a group's runs are one night whether or not it is given",
+	    "every run" },
 	{ 0, "format", "FORMAT", "text or md (a row per segment of each series), csv or json "
 	    "(a row, an object, per series and night), html (a page with a trend chart per "
 	    "series)", "text" },
@@ -220,7 +228,8 @@ static const struct cmd_help history_help = {
 	"archive URL (its runs fetched into the local cache and verified first), and "
 	"shows per series (host, variant, bench, point, metric) the nights in order: "
 	"each night's value is the mean of its trials, labelled with the run's label or "
-	"the host's kernel.\n\n"
+	"the host's kernel.  The runs of one run group (run --group: several "
+	"controllers, each on its own hosts) are one night.\n\n"
 	"Change points are the nights a series moved to a new level and stayed: "
 	"E-divisive means with a permutation test (p <= 0.05), segments of at least 3 "
 	"nights, changes of at least the threshold.  Each is shown with its size, p, "
@@ -235,7 +244,7 @@ static const struct cmd_help history_help = {
 const struct cmd_entry cmd_history = {
 	"history",
 	"SOURCE [--plan NAME] [-H HOSTS] [--metric BENCH.METRIC] [--since DATE] "
-	"[--format text|md|csv|json|html] [--nights] [--threshold PCT] [-o FILE]",
+	"[--group GLOB] [--format text|md|csv|json|html] [--nights] [--threshold PCT] [-o FILE]",
 	"a plan's nights per series, with their change points (offline)",
 	history_main,
 	&history_help,

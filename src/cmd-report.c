@@ -4,7 +4,8 @@
  * [--results DIR] [-o FILE]`: the tables of docs/reports.md, rebuilt
  * offline from run directories.  A RUN or REF is a run directory, a run id under the
  * results directory, `latest` (the newest run there), an archive run
- * URL/RUNID or URL/latest, or a label (runref.h).  `compare A B` comes
+ * URL/RUNID or URL/latest, a label, or a run group group:ID or
+ * URL/group:ID (every run of the group; runref.h).  `compare A B` comes
  * here too (argv[0] "compare"): A is then a run first (a label too), and
  * `report --baseline REF` tries the series of its runs before a label.
  * When the baseline is a run, a RUN `latest` is the newest other run of
@@ -274,8 +275,8 @@ fail:
 }
 
 static const struct cmd_option report_own_options[] = {
-	{ 'b', "baseline", "REF", "compare with REF: a run (read first; its first series is the "
-	    "baseline) or a series of the runs given (its name, label, variant, host or run "
+	{ 'b', "baseline", "REF", "compare with REF: a run or run group (read first; its first "
+	    "series is the baseline) or a series of the runs given (its name, label, variant, host or run "
 	    "id); a significant regression exits 4", "the first series" },
 	{ 0, NULL, NULL, NULL, NULL }
 };
@@ -309,7 +310,8 @@ static const struct cmd_exit report_exits[] = {
 	{ 1, "a run could not be read (missing, unreadable or unknown run.json) or the "
 	    "output could not be written" },
 	{ 2, "bad usage: an unknown table, format or aggregate, nothing to compare, lmbench "
-	    "tables without lmbench points, an unknown --baseline series" },
+	    "tables without lmbench points, an unknown --baseline series, a run group of "
+	    "several plans or with a host in two runs" },
 	{ 4, "with --baseline: a significant regression in the compare table" },
 	{ -1, NULL }
 };
@@ -326,7 +328,10 @@ static const struct cmd_help report_help = {
 	"Reads run directories (never a host, never the network) and prints their "
 	"tables.  A RUN or REF is a run directory, a run id under the results "
 	"directory, latest (the newest run there), or an archive run URL/RUNID or "
-	"URL/latest (fetched into the local cache and verified first).\n\n"
+	"URL/latest (fetched into the local cache and verified first).  group:ID (or "
+	"URL/group:ID in an archive) is every run of a run group (run --group), read as "
+	"one run over all their hosts; a table at the top gives each run's hosts, "
+	"controller and start.\n\n"
 	"A series is (run label, host, variant); the label is the run's --label, "
 	"else the host's kernel release.  Each other series is compared with the "
 	"baseline series of its own host.  Lines that are not used (failed trials, "

@@ -441,18 +441,31 @@ csv_rows(const struct history *h, struct grid *g)
 	}
 }
 
+/* " (5 runs: a run group's are one night)" when groups made nights of
+ * several runs, else "": in buf. */
+static const char *
+group_runs(const struct history *h, char *buf, size_t size)
+{
+	*buf = '\0';
+	if (h->nruns != h->nnights)
+		snprintf(buf, size, " (%zu runs: a run group's are one night)", h->nruns);
+	return buf;
+}
+
 /* The lines above a text or Markdown table. */
 static void
 heading(const struct history *h, const struct history_render_opts *o, FILE *out)
 {
 	const char *first = h->nruns ? h->runs[0].start : "", *last = h->nruns ?
 	    h->runs[h->nruns - 1].start : "";
+	char buf[96];
 
 	if (o->format == REPORT_MD)
 		fprintf(out, "### History of plan %s\n\n", h->plan);
-	fprintf(out, "History of plan '%s' in %s: %zu night%s from %.10s to %.10s, %zu "
-	    "series on %zu host%s.\n", h->plan, h->source, h->nruns, h->nruns == 1 ? "" : "s",
-	    first, last, h->nseries, nhosts(h), nhosts(h) == 1 ? "" : "s");
+	fprintf(out, "History of plan '%s' in %s: %zu night%s%s from %.10s to %.10s, %zu "
+	    "series on %zu host%s.\n", h->plan, h->source, h->nnights,
+	    h->nnights == 1 ? "" : "s", group_runs(h, buf, sizeof(buf)), first, last,
+	    h->nseries, nhosts(h), nhosts(h) == 1 ? "" : "s");
 	fprintf(out, "Change points (E-divisive means, permutation test p <= 0.05, segments of "
 	    "at least 3 nights, changes of at least %g%%): %zu, %zu worse, %zu better.\n",
 	    h->threshold, h->nchanges, h->nworse, h->nchanges - h->nworse);
@@ -603,7 +616,7 @@ static void
 render_json(const struct history *h, FILE *out)
 {
 	char **jid = xcalloc(h->nruns + 1, sizeof(*jid)), **jstart = xcalloc(h->nruns + 1,
-	    sizeof(*jstart)), *prefix, *label, *l0, a[NUMFMT_MAX], b[NUMFMT_MAX],
+	    sizeof(*jstart)), **jgroup = xcalloc(h->nruns + 1, sizeof(*jgroup)), *prefix, *label, *l0, a[NUMFMT_MAX], b[NUMFMT_MAX],
 	    c[NUMFMT_MAX], d[NUMFMT_MAX];
 	size_t i, k;
 	int first = 1;
@@ -611,6 +624,7 @@ render_json(const struct history *h, FILE *out)
 	for (i = 0; i < h->nruns; i++) {
 		jid[i] = jstr(h->runs[i].id);
 		jstart[i] = jstr(h->runs[i].start);
+		jgroup[i] = jstr(h->runs[i].group);
 	}
 	for (i = 0; i < h->nseries; i++) {
 		const struct history_series *s = &h->series[i];
@@ -621,10 +635,10 @@ render_json(const struct history *h, FILE *out)
 			const struct history_segment *sg = &s->segments[nt->segment];
 
 			label = jstr(nt->label);
-			fprintf(out, "%s%s,\"run\":%s,\"start\":%s,\"label\":%s,\"value\":%s,"
-			    "\"sd\":%s,\"rsd\":%s,\"n\":%zu,\"segment\":%zu,\"segment_mean\":%s,"
-			    "\"change\":", first ? "[\n" : ",\n", prefix, jid[nt->run],
-			    jstart[nt->run], label, jnum(a, nt->value), jnum(b, nt->sd),
+			fprintf(out, "%s%s,\"run\":%s,\"group\":%s,\"start\":%s,\"label\":%s,"
+			    "\"value\":%s,\"sd\":%s,\"rsd\":%s,\"n\":%zu,\"segment\":%zu,"
+			    "\"segment_mean\":%s,\"change\":", first ? "[\n" : ",\n", prefix,
+			    jid[nt->run], jgroup[nt->run], jstart[nt->run], label, jnum(a, nt->value), jnum(b, nt->sd),
 			    jnum(c, rsd(nt->value, nt->sd)), nt->n, nt->segment, jnum(d, sg->mean));
 			first = 0;
 			if (sg->change != HISTORY_NONE && sg->start == k) {
@@ -648,9 +662,11 @@ render_json(const struct history *h, FILE *out)
 	for (i = 0; i < h->nruns; i++) {
 		free(jid[i]);
 		free(jstart[i]);
+		free(jgroup[i]);
 	}
 	free(jid);
 	free(jstart);
+	free(jgroup);
 }
 
 /* --- HTML ---------------------------------------------------------------------- */
@@ -989,6 +1005,7 @@ render_html(const struct history *h, FILE *out)
 {
 	const char *first = h->nruns ? h->runs[0].start : "", *last = h->nruns ?
 	    h->runs[h->nruns - 1].start : "";
+	char buf[96];
 	size_t i;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -1002,13 +1019,13 @@ render_html(const struct history *h, FILE *out)
 	html_text(out, h->plan);
 	fputs("</h1>\n<p>", out);
 	html_text(out, h->source);
-	fprintf(out, ": %zu night%s from %.10s to %.10s, %zu series on %zu host%s.  Change "
+	fprintf(out, ": %zu night%s%s from %.10s to %.10s, %zu series on %zu host%s.  Change "
 	    "points: E-divisive means with a permutation test (p &lt;= 0.05), segments of at "
 	    "least 3 nights, changes of at least %g%%: <b>%zu</b> (%zu worse, %zu better).  "
 	    "Each chart: the nights' means (hover for the date, label and value), the "
 	    "segments' means as blue levels, a change point as a dashed line with its "
-	    "size (&#9660; worse, &#9650; better).</p></header>\n", h->nruns,
-	    h->nruns == 1 ? "" : "s", first, last, h->nseries, nhosts(h),
+	    "size (&#9660; worse, &#9650; better).</p></header>\n", h->nnights,
+	    h->nnights == 1 ? "" : "s", group_runs(h, buf, sizeof(buf)), first, last, h->nseries, nhosts(h),
 	    nhosts(h) == 1 ? "" : "s", h->threshold, h->nchanges, h->nworse,
 	    h->nchanges - h->nworse);
 	history_env_render(h, REPORT_HTML, out);

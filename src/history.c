@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -355,7 +356,8 @@ struct meta {
 	char	*key;		/* the cache key */
 	char	*valid;		/* what a cache file must have been made from */
 	char	*cpath;		/* the cache file; NULL: no cache */
-	char	*id, *plan, *status, *start, *label, *commit, *plan_file;
+	char	*id, *plan, *status, *start, *label, *commit, *plan_file, *group;
+	const char *night_start;	/* its night's start (select_nights()) */
 	double	 threshold;
 	char	**hosts, **kernels;	/* kernels[i] may be NULL */
 	size_t	 nhosts;
@@ -379,6 +381,7 @@ meta_release(struct meta *m)
 	free(m->label);
 	free(m->commit);
 	free(m->plan_file);
+	free(m->group);
 	strv_free(m->hosts, m->nhosts);
 	strv_free(m->kernels, m->nhosts);
 	memset(m, 0, sizeof(*m));
@@ -397,6 +400,7 @@ meta_from_run(struct meta *m, const struct rundir_run *r)
 	m->label = xstrdup_null(r->label);
 	m->commit = xstrdup_null(r->commit);
 	m->plan_file = xstrdup_null(r->plan_file);
+	m->group = xstrdup_null(r->group);
 	m->threshold = r->threshold;
 	m->nhosts = r->nhosts;
 	m->hosts = xcalloc(r->nhosts + 1, sizeof(*m->hosts));
@@ -441,6 +445,7 @@ meta_json(const struct meta *m, long long nrows)
 	rundir_json_set(o, "label", rundir_json_str(m->label));
 	rundir_json_set(o, "commit", rundir_json_str(m->commit));
 	rundir_json_set(o, "plan_file", rundir_json_str(m->plan_file));
+	rundir_json_set(o, "group", rundir_json_str(m->group));
 	json_object_set_new(o, "threshold", m->threshold >= 0 ? json_real(m->threshold) :
 	    json_null());
 	for (i = 0; i < m->nhosts; i++)
@@ -728,6 +733,7 @@ meta_from_json(struct meta *m, const json_t *o)
 	m->label = jdup(o, "label");
 	m->commit = jdup(o, "commit");
 	m->plan_file = jdup(o, "plan_file");
+	m->group = jdup(o, "group");
 	m->threshold = json_is_number(json_object_get(o, "threshold")) ?
 	    json_number_value(json_object_get(o, "threshold")) : -1;
 	m->nhosts = json_object_size(h);
@@ -1167,6 +1173,7 @@ struct build {
 	struct smap	 hosts, metrics;	/* seen in the plan's nights (all of them) */
 	size_t		*idx;		/* scratch: the series of each row */
 	size_t		 idx_cap;
+	int		 warned;	/* a host in two runs of a group, said */
 };
 
 static const char *
@@ -1223,6 +1230,15 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 		if (b->idx[i] == SKIPPED)
 			continue;
 		sp = &h->series[b->idx[i]];
+		if (sp->n > 0 && h->runs[sp->nights[sp->n - 1].run].night == h->runs[run].night) {
+			/* a host in two runs of a group: the later one's values */
+			if (!b->warned++)
+				log_warn("group %s: host %s is in two runs (%s, %s); that night has "
+				    "the values of %s", h->runs[run].group, sp->host,
+				    h->runs[sp->nights[sp->n - 1].run].id, h->runs[run].id,
+				    h->runs[run].id);
+			sp->n--;
+		}
 		xgrow(&sp->nights, &sp->cap, sp->n + 1, sizeof(*sp->nights));
 		nt = &sp->nights[sp->n++];
 		nt->run = run;
@@ -1383,10 +1399,18 @@ meta_order(const struct meta *x, const struct meta *y)
 	return c != 0 ? c : strcmp(x->id != NULL ? x->id : "", y->id != NULL ? y->id : "");
 }
 
+/* Nights in the order of their start, a group's runs together, then runs
+ * as meta_order(). */
 static int
 cmp_meta(const void *a, const void *b)
 {
-	return meta_order(*(const struct meta *const *)a, *(const struct meta *const *)b);
+	const struct meta *x = *(const struct meta *const *)a;
+	const struct meta *y = *(const struct meta *const *)b;
+	int c = strcmp(x->night_start, y->night_start);
+
+	if (c == 0 && (x->group != NULL || y->group != NULL))
+		c = x->group == NULL ? -1 : y->group == NULL ? 1 : strcmp(x->group, y->group);
+	return c != 0 ? c : meta_order(x, y);
 }
 
 /* --- Choosing the plan ------------------------------------------------------------ */
@@ -1397,6 +1421,9 @@ finished(const struct meta *m, const struct history_opts *o)
 	return m->status != NULL && m->plan != NULL &&
 	    strcmp(m->status, journal_status_name(JOURNAL_FINISHED)) == 0 &&
 	    (o->exclude == NULL || m->id == NULL || strcmp(m->id, o->exclude) != 0) &&
+	    (o->exclude_group == NULL || m->group == NULL ||
+	    strcmp(m->group, o->exclude_group) != 0) &&
+	    (o->group == NULL || (m->group != NULL && fnmatch(o->group, m->group, 0) == 0)) &&
 	    (o->since == NULL || (m->start != NULL &&
 	    strncmp(m->start, o->since, strlen(o->since)) >= 0));
 }
@@ -1478,13 +1505,14 @@ choose_plan(struct load *ld, struct history *h, char **err)
 
 /* --- Loading ---------------------------------------------------------------------- */
 
-/* The nights: the plan's finished runs, each id once, oldest first. */
+/* The nights: the plan's finished runs, each id once, oldest first, the
+ * runs of a group together where the first of them started. */
 static struct meta **
 select_nights(struct load *ld, struct history *h, size_t *np)
 {
-	struct smap ids = { NULL, NULL, 0, 0 };
+	struct smap ids = { NULL, NULL, 0, 0 }, groups = { NULL, NULL, 0, 0 };
 	struct meta **v = xcalloc(ld->n + 1, sizeof(*v));
-	size_t i, n = 0;
+	size_t i, n = 0, k;
 
 	for (i = 0; i < ld->n; i++) {
 		struct meta *m = &ld->m[i];
@@ -1502,6 +1530,21 @@ select_nights(struct load *ld, struct history *h, size_t *np)
 		v[n++] = m;
 	}
 	smap_free(&ids);
+	/* a night starts with its first run */
+	for (i = 0; i < n; i++) {
+		v[i]->night_start = v[i]->start != NULL ? v[i]->start : "";
+		if (v[i]->group == NULL)
+			continue;
+		if ((k = smap_get(&groups, v[i]->group)) == HISTORY_NONE ||
+		    meta_order(v[i], v[k]) < 0)
+			smap_put(&groups, v[i]->group, i);
+	}
+	for (i = 0; i < n; i++)
+		if (v[i]->group != NULL) {
+			k = smap_get(&groups, v[i]->group);
+			v[i]->night_start = v[k]->start != NULL ? v[k]->start : "";
+		}
+	smap_free(&groups);
 	qsort(v, n, sizeof(*v), cmp_meta);
 	*np = n;
 	return v;
@@ -1513,6 +1556,7 @@ run_from_meta(struct history_run *r, const struct meta *m)
 	size_t i;
 
 	r->id = xstrdup(m->id != NULL ? m->id : m->where);
+	r->group = xstrdup_null(m->group);
 	r->dir = xstrdup(m->dir);
 	r->start = xstrdup(m->start != NULL ? m->start : "");
 	r->label = xstrdup_null(m->label);
@@ -1572,6 +1616,11 @@ load_nights(struct load *ld, struct history *h, char **err)
 		size_t run = h->nruns++;
 
 		run_from_meta(&h->runs[run], m);
+		/* a night of its own, unless it is the next run of the last one's group */
+		if (run == 0 || m->group == NULL || h->runs[run - 1].group == NULL ||
+		    strcmp(m->group, h->runs[run - 1].group) != 0)
+			h->nnights++;
+		h->runs[run].night = h->nnights - 1;
 		if (m->cache == CACHE_ROWS && cache_rows(m, &buf, &v, &nv) == 0) {
 			ret = add_nights(&b, ld->o, run, v, nv);
 			free(v);
@@ -1694,6 +1743,7 @@ history_free(struct history *h)
 		struct history_run *r = &h->runs[i];
 
 		free(r->id);
+		free(r->group);
 		free(r->dir);
 		free(r->start);
 		free(r->label);

@@ -452,6 +452,7 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	ho.threshold = o->threshold;
 	ho.cache = o->cache;
 	ho.exclude = run->id;
+	ho.exclude_group = run->group;	/* tonight's other controllers */
 	if ((r = history_load(o->source, &ho, &h, err)) != 0) {
 		if (r == HISTORY_EINPUT)
 			r = NIGHTLY_ENOHISTORY;
