@@ -53,7 +53,7 @@ report_group_grid(const struct report *r)
 			;
 		ngroups += j == i;
 		if (g == NULL)
-			g = rgrid_new("group", "", 2, 5, cols);
+			g = rgrid_new("group", "", 4, 5, cols);
 		row = rgrid_add_row(g);
 		rgrid_set(g, row, 0, rr->group, NAN);
 		rgrid_set(g, row, 1, rr->id, NAN);

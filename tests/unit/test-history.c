@@ -7,7 +7,9 @@
  * refused, the filters, --since, the threshold, the change points found
  * in a step and not in an A/A series, the cache (a second load reads no
  * trials.jsonl; a changed or new run is read again; a corrupt cache file
- * is read past), and the json and csv renderings.
+ * is read past), run groups (a group's runs are one night, together
+ * where its first run started; --group; a group left out; a host in two
+ * runs of a group), and the json and csv renderings.
  */
 #include <sys/stat.h>
 
@@ -124,6 +126,39 @@ find(const struct history *h, const char *host, const char *variant, const char 
 			return s;
 	}
 	return NULL;
+}
+
+/*
+ * A run ROOT/ID of plan "g" on the one host `host`, started on day `day`
+ * of January 2001 at 02:30:SEC, of run group `group` (NULL: none), with one
+ * trial of lat (op=null) at value.
+ */
+static void
+mkgrun(const char *root, int day, int sec, const char *host, const char *group, double value)
+{
+	char *id, *dir, *p, *t;
+
+	id = xasprintf("200101%02d-0230%02d-g-%s%03d", day, sec, host, sec);
+	dir = xasprintf("%s/%s", root, id);
+	if ((mkdir(root, 0755) != 0 && errno != EEXIST) || mkdir(dir, 0755) != 0) {
+		printf("Bail out! mkdir %s\n", dir);
+		exit(1);
+	}
+	p = xasprintf("%s/run.json", dir);
+	t = xasprintf("{\"format\": 1, \"run\": \"%s\", \"status\": \"finished\", "
+	    "\"label\": null, \"group\": %s%s%s, \"start\": \"2001-01-%02dT02:30:%02dZ\", "
+	    "\"plan\": {\"name\": \"g\"}, \"hosts\": {\"%s\": {\"status\": \"done\", "
+	    "\"kernel\": \"k\"}}}\n", id, group ? "\"" : "", group ? group : "null",
+	    group ? "\"" : "", day, sec, host);
+	put(p, "w", t);
+	free(p);
+	p = xasprintf("%s/trials.jsonl", dir);
+	put(p, "w", "");
+	free(p);
+	trial(dir, host, NULL, "lat", "\"op\":\"null\"", "us", "lower", value, "ok");
+	free(t);
+	free(dir);
+	free(id);
 }
 
 static int
@@ -690,6 +725,82 @@ test_cache_dir(void)
 	free(home);
 }
 
+static void
+test_groups(void)
+{
+	char *root = xasprintf("%s/groups", tmpdir), *err, *text;
+	const struct history_series *s;
+	struct history_opts o;
+	struct history *h;
+	int r;
+
+	mkgrun(root, 1, 0, "a", NULL, 10);	/* a night of its own */
+	mkgrun(root, 1, 0, "b", NULL, 20);	/* and so is this one */
+	mkgrun(root, 2, 0, "a", "n2", 11);	/* two controllers, one night */
+	mkgrun(root, 2, 20, "b", "n2", 21);
+	mkgrun(root, 2, 10, "c", NULL, 30);	/* between n2's starts */
+	mkgrun(root, 3, 30, "b", "n3", 22);
+	mkgrun(root, 3, 5, "a", "n3", 12);	/* n3 starts here */
+	mkgrun(root, 4, 0, "a", "tw", 13);	/* a host in two runs of a group */
+	mkgrun(root, 4, 1, "a", "tw", 14);
+
+	history_opts_init(&o);
+	o.cache = "";
+	log_set_level(LOG_LEVEL_QUIET);
+	r = load(root, &o, &h, &err);
+	log_set_level(LOG_LEVEL_INFO);
+	is_int(r, 0, "runs of groups: loaded");
+	if (r != 0) {
+		printf("# %s\n", err);
+		free(err);
+		free(root);
+		return;
+	}
+	is_int(h->nruns, 9, "nine runs");
+	is_int(h->nnights, 6, "six nights: each group's runs are one");
+	ok(h->nruns == 9 && h->runs[2].group && strcmp(h->runs[2].group, "n2") == 0 &&
+	    h->runs[3].group && strcmp(h->runs[3].group, "n2") == 0 &&
+	    h->runs[2].night == h->runs[3].night && h->runs[4].group == NULL &&
+	    h->runs[4].night == h->runs[3].night + 1,
+	    "a group's runs together, where its first started, before a run that started "
+	    "between them");
+	ok(h->nruns == 9 && strcmp(h->runs[5].id, "20010103-023005-g-a005") == 0 &&
+	    h->runs[5].night == h->runs[6].night, "n3: its first run first");
+	s = find(h, "a", NULL, "lat", "op=null", "us");
+	ok(s != NULL && s->n == 4, "host a: four nights (1, n2, n3, tw)");
+	if (s != NULL && s->n == 4)
+		ok(s->nights[3].value == 14 && strcmp(h->runs[s->nights[3].run].id,
+		    "20010104-023001-g-a001") == 0, "a host twice in a group: the later run's value");
+	s = find(h, "b", NULL, "lat", "op=null", "us");
+	ok(s != NULL && s->n == 3 && s->nights[1].value == 21 && s->nights[2].value == 22,
+	    "host b: its nights, n2 and n3 from the group's other runs");
+	text = render(h, REPORT_TEXT, 0);
+	ok(text != NULL && strstr(text, ": 6 nights (9 runs: a run group's are one night) "
+	    "from 2001-01-01 to ") != NULL, "the heading counts nights, and says the runs");
+	free(text);
+	text = render(h, REPORT_JSON, 0);
+	ok(text != NULL && strstr(text, "\"run\":\"20010102-023020-g-b020\",\"group\":\"n2\"") &&
+	    strstr(text, "\"run\":\"20010101-023000-g-a000\",\"group\":null"),
+	    "json: each night's group, or null");
+	free(text);
+	history_free(h);
+
+	o.group = "n*";
+	r = load(root, &o, &h, &err);
+	ok(r == 0 && h->nruns == 4 && h->nnights == 2, "--group 'n*': the runs of n2 and n3");
+	history_free(h);
+	o.group = "nosuch";
+	r = load(root, &o, &h, &err);
+	is_int(r, HISTORY_EINPUT, "--group matching none: no finished runs (bad input)");
+	free(err);
+	o.group = NULL;
+	o.exclude_group = "tw";
+	r = load(root, &o, &h, &err);
+	ok(r == 0 && h->nruns == 7 && h->nnights == 5, "exclude_group: that group left out");
+	history_free(h);
+	free(root);
+}
+
 int
 main(void)
 {
@@ -706,6 +817,7 @@ main(void)
 	test_cache();
 	test_render();
 	test_cache_dir();
+	test_groups();
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);

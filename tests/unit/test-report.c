@@ -4,7 +4,8 @@
  * against jansson), the delta lines of linux-kernel mail, the compare
  * rows of the munmap fixtures (tests/data/report/munmap-*, written by
  * gen-fixtures.py), runs with no point in common, partial runs flagged,
- * and the samples table (kept samples, spellings, a trial run again).
+ * the samples table (kept samples, spellings, a trial run again), and
+ * run groups (the runs of one group read as one run over their hosts).
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "log.h"
 #include "report.h"
 #include "tap.h"
+#include "xmalloc.h"
 
 #define DATA	"tests/data/report/"
 
@@ -188,6 +190,114 @@ test_notes(void)
 	rmdir(dir);
 }
 
+/*
+ * A run dir/ID on the hosts of "h1,h2" (each with two trials), of run
+ * group `group` (NULL: none), its controller on `ctl`.
+ */
+static void
+group_run(const char *dir, const char *id, const char *group, const char *ctl,
+    const char *hosts)
+{
+	char path[512], json[1024], h[2][8] = { "", "" };
+	FILE *f;
+	int i, n;
+
+	n = sscanf(hosts, "%7[^,],%7s", h[0], h[1]);
+	snprintf(path, sizeof(path), "%s/%s", dir, id);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/run.json", dir, id);
+	snprintf(json, sizeof(json), "{\"format\":1,\"run\":\"%s\",\"status\":\"finished\","
+	    "\"label\":null,\"group\":%s%s%s,\"start\":\"2001-11-30T06:15:0%zuZ\","
+	    "\"controller\":{\"version\":\"0\",\"host\":\"%s\"},\"plan\":{\"name\":\"p\"},"
+	    "\"hosts\":{\"%s\":{\"kernel\":\"k\"}%s%s%s}}\n", id, group ? "\"" : "",
+	    group ? group : "null", group ? "\"" : "", strlen(ctl) % 10, ctl, h[0],
+	    n > 1 ? ",\"" : "", n > 1 ? h[1] : "", n > 1 ? "\":{\"kernel\":\"k\"}" : "");
+	write_file(path, json);
+	snprintf(path, sizeof(path), "%s/%s/trials.jsonl", dir, id);
+	if ((f = fopen(path, "w")) == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		fprintf(f, "{\"format\":1,\"run\":\"%s\",\"host\":\"%s\",\"variant\":null,"
+		    "\"bench\":\"munmap\",\"params\":{},\"rep\":1,\"key\":\"k\",\"metric\":"
+		    "\"ns\",\"unit\":\"ns\",\"direction\":\"lower\",\"value\":%d,\"status\":"
+		    "\"ok\",\"kind\":\"ok\"}\n{\"format\":1,\"run\":\"%s\",\"host\":\"%s\","
+		    "\"variant\":null,\"bench\":\"munmap\",\"params\":{},\"rep\":2,\"key\":"
+		    "\"k\",\"metric\":\"ns\",\"unit\":\"ns\",\"direction\":\"lower\",\"value\":"
+		    "%d,\"status\":\"ok\",\"kind\":\"ok\"}\n", id, h[i], 100 + h[i][1], id,
+		    h[i], 102 + h[i][1]);
+	fclose(f);
+}
+
+/* The report of the runs ids under dir, AUTO tables in text. */
+static char *
+group_report(const char *dir, const char *const *ids, int *rc)
+{
+	struct report *r = report_new();
+	char path[512], *err = NULL, *out;
+
+	for (; *ids != NULL; ids++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *ids);
+		if (report_add_run(r, path, &err) != 0) {
+			printf("# %s\n", err);
+			free(err);
+			err = NULL;
+		}
+	}
+	out = render(r, REPORT_TABLE_AUTO, REPORT_TEXT, NULL, rc);
+	report_free(r);
+	return out;
+}
+
+/*
+ * Two runs of one group on h1 and h2 read as one run over both: the
+ * tables of a single run (a summary, not a compare of h2 against h1), and
+ * a table of the runs at the top; the same runs without a group compare.
+ */
+static void
+test_groups(void)
+{
+	static const char *const single[] = { "20011130-061500-p-0001", NULL };
+	static const char *const group[] = { "20011130-061501-p-0002",
+		"20011130-061502-p-0003", NULL };
+	static const char *const nogroup[] = { "20011130-061503-p-0004",
+		"20011130-061504-p-0005", NULL };
+	char tmpl[] = "/tmp/test-report-groups.XXXXXX", *dir = mkdtemp(tmpl), *a, *b, *c, *p;
+	int rc;
+
+	if (dir == NULL) {
+		printf("Bail out! mkdtemp\n");
+		exit(1);
+	}
+	group_run(dir, single[0], NULL, "ctl", "h1,h2");
+	group_run(dir, group[0], "rack", "ctl-a", "h1");
+	group_run(dir, group[1], "rack", "ctl-bb", "h2");
+	group_run(dir, nogroup[0], NULL, "ctl-a", "h1");
+	group_run(dir, nogroup[1], NULL, "ctl-bb", "h2");
+	a = group_report(dir, single, &rc);
+	b = group_report(dir, group, &rc);
+	is_int(rc, 0, "a group's runs: rendered");
+	c = group_report(dir, nogroup, &rc);
+	ok(a != NULL && strncmp(a, "Summary", 7) == 0, "one run over h1 and h2: a summary");
+	p = b != NULL ? strstr(b, "\n\nSummary") : NULL;
+	ok(p != NULL && strcmp(p + 2, a) == 0,
+	    "the group's runs: the same tables, after the table of the runs");
+	ok(b != NULL && strncmp(b, "Run group: ", 11) == 0 &&
+	    strstr(b, "rack   20011130-061501-p-0002  h1     ctl-a       2001-11-30T06:15:05Z") &&
+	    strstr(b, "rack   20011130-061502-p-0003  h2     ctl-bb      2001-11-30T06:15:06Z"),
+	    "that table: each run's group, id, hosts, controller and start");
+	if (getenv("TEST_REPORT_SHOW") != NULL)
+		printf("%s----\n%s----\n%s", a, b, c);
+	ok(c != NULL && strstr(c, "Summary") == NULL && strstr(c, "h2/k") != NULL &&
+	    strstr(c, "Run group") == NULL, "the same runs without a group: compared");
+	free(a);
+	free(b);
+	free(c);
+	p = xasprintf("rm -rf '%s'", dir);
+	if (system(p) != 0)
+		printf("# could not remove %s\n", dir);
+	free(p);
+}
+
 int
 main(void)
 {
@@ -198,6 +308,7 @@ main(void)
 
 	log_set_level(LOG_LEVEL_QUIET);
 	test_notes();
+	test_groups();
 
 	/* Delta lines: the mail's, then the sign rules. */
 	out = report_delta_line("fork", 166, 187, 0);
