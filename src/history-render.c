@@ -861,6 +861,10 @@ chart(FILE *out, const struct history *h, size_t si)
 		}
 		fprintf(out, " %s (n=%zu), run ", rbuf, nt->n);
 		html_text(out, night_run(h, s, i)->id);
+		if (night_run(h, s, i)->group != NULL) {
+			fputs(" of group ", out);
+			html_text(out, night_run(h, s, i)->group);
+		}
 		fprintf(out, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"#333\"/></g>",
 		    fx(&f, (double)i), fy(&f, nt->value));
 	}
