@@ -1010,7 +1010,8 @@ static const struct cmd_option run_options[] = {
 	    "release" },
 	{ 0, "group", "ID", "the run group (letters, digits, . _ -): controllers that "
 	    "share a fleet run the same plan on their own hosts with one ID, and report, "
-	    "compare and history merge the group's runs (group:ID, URL/group:ID)", NULL },
+	    "compare and history merge the group's runs (group:ID, URL/group:ID); --baseline "
+	    "latest never takes a run of the same group", NULL },
 	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
 	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
 	    "under -o): run the trials that have no ok result yet, in the original order, on the "
