@@ -432,7 +432,14 @@ runref_group_split(const char *ref, char **url, char **id, char **err)
 		*id = NULL;
 		return -1;
 	}
-	*url = name > ref ? xstrndup(ref, (size_t)(name - ref) - 1) : NULL;
+	*url = NULL;
+	if (name > ref) {
+		n = (size_t)(name - ref) - 1;
+		/* keep "file:///" for a group directly under the root */
+		if (n >= 2 && ref[n - 1] == '/' && ref[n - 2] == '/')
+			n++;
+		*url = xstrndup(ref, n);
+	}
 	return 1;
 }
 

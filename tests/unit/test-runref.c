@@ -87,6 +87,12 @@ test_groups(void)
 	free(url);
 	free(id);
 	url = id = NULL;
+	is_int(runref_group_split("file:///group:rack1", &url, &id, &err), 1,
+	    "file:///group:ID: a group at the root");
+	ok(url != NULL && strcmp(url, "file:///") == 0, "whose archive is file:///");
+	free(url);
+	free(id);
+	url = id = NULL;
 	is_int(runref_group_split("latest", &url, &id, &err), 0, "latest is not a group");
 	is_int(runref_group_split("results/group:x", &url, &id, &err), 0,
 	    "a path is not a group ref");
