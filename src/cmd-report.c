@@ -276,8 +276,8 @@ fail:
 
 static const struct cmd_option report_own_options[] = {
 	{ 'b', "baseline", "REF", "compare with REF: a run or run group (read first; its first "
-	    "series is the baseline) or a series of the runs given (its name, label, variant, host or run "
-	    "id); a significant regression exits 4", "the first series" },
+	    "series is the baseline) or a series of the runs given (its name, label, variant, "
+	    "host or run id); a significant regression exits 4", "the first series" },
 	{ 0, NULL, NULL, NULL, NULL }
 };
 

@@ -942,9 +942,9 @@ run_main(int argc, char **argv)
 		base_failed = 1;
 	/* `latest` before this run is pushed, so it is never this run */
 	if (baseline != NULL && !is_history(baseline) && basedir == NULL &&
-	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s), session_id(s),
-	    group != NULL ? group : session_rundir(s) != NULL ? session_rundir(s)->group :
-	    NULL, results, push, &basedir) != 0)
+	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s),
+	    session_id(s), group != NULL ? group : session_rundir(s) != NULL ?
+	    session_rundir(s)->group : NULL, results, push, &basedir) != 0)
 		base_failed = 1;
 	if (basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(baseline, push, basedir);

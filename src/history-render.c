@@ -616,8 +616,8 @@ static void
 render_json(const struct history *h, FILE *out)
 {
 	char **jid = xcalloc(h->nruns + 1, sizeof(*jid)), **jstart = xcalloc(h->nruns + 1,
-	    sizeof(*jstart)), **jgroup = xcalloc(h->nruns + 1, sizeof(*jgroup)), *prefix, *label, *l0, a[NUMFMT_MAX], b[NUMFMT_MAX],
-	    c[NUMFMT_MAX], d[NUMFMT_MAX];
+	    sizeof(*jstart)), **jgroup = xcalloc(h->nruns + 1, sizeof(*jgroup)), *prefix,
+	    *label, *l0, a[NUMFMT_MAX], b[NUMFMT_MAX], c[NUMFMT_MAX], d[NUMFMT_MAX];
 	size_t i, k;
 	int first = 1;
 
@@ -1029,8 +1029,8 @@ render_html(const struct history *h, FILE *out)
 	    "Each chart: the nights' means (hover for the date, label and value), the "
 	    "segments' means as blue levels, a change point as a dashed line with its "
 	    "size (&#9660; worse, &#9650; better).</p></header>\n", h->nnights,
-	    h->nnights == 1 ? "" : "s", group_runs(h, buf, sizeof(buf)), first, last, h->nseries, nhosts(h),
-	    nhosts(h) == 1 ? "" : "s", h->threshold, h->nchanges, h->nworse,
+	    h->nnights == 1 ? "" : "s", group_runs(h, buf, sizeof(buf)), first, last,
+	    h->nseries, nhosts(h), nhosts(h) == 1 ? "" : "s", h->threshold, h->nchanges, h->nworse,
 	    h->nchanges - h->nworse);
 	history_env_render(h, REPORT_HTML, out);
 	changes_table(out, h);
