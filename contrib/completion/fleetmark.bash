@@ -8,8 +8,9 @@
 # help --complete [COMMAND]`), so they are never out of date; option
 # arguments by their name there: PLAN and FLEET are YAML files, HOSTS the
 # hosts and @labels of the inventory given with -f (`fleetmark hosts`), RUN
-# and REF the run ids of the results directory (-o, --results) and latest,
-# TABLE, FORMAT and HOW their words.
+# and REF the run ids of the results directory (-o, --results) and latest
+# (for report and compare, its run groups too: group:ID), TABLE, FORMAT and
+# HOW their words.
 # shellcheck shell=bash
 
 # _fleetmark_words WORDS...: COMPREPLY from WORDS that start with $cur.
@@ -80,10 +81,12 @@ _fleetmark_hosts()
 	[ ${#COMPREPLY[@]} -eq 1 ] && compopt +o nospace 2>/dev/null
 }
 
-# Run ids of the results directory, and latest; a path completes as one.
+# Run ids of the results directory, and latest; for report and compare the
+# run groups of its runs (group:ID) too; a path completes as one.
 _fleetmark_runs()
 {
-	local dir d ids=(latest)
+	local dir d g ids=(latest)
+	local -A groups=()
 	if [[ $cur == */* || $cur == .* ]]; then
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
@@ -92,10 +95,15 @@ _fleetmark_runs()
 	dir=$(_fleetmark_opt -o -R --results)
 	for d in "${dir:-results}"/*/; do
 		[ -f "$d/run.json" ] || continue
+		if [[ $cmd == report || $cmd == compare ]]; then
+			g=$(grep -o -m 1 '"group": *"[A-Za-z0-9._-]*"' "$d/run.json" 2>/dev/null)
+			g=${g%\"}
+			[ -n "$g" ] && groups[group:${g##*\"}]=1
+		fi
 		d=${d%/}
 		ids+=("${d##*/}")
 	done
-	_fleetmark_words "${ids[@]}"
+	_fleetmark_words "${ids[@]}" "${!groups[@]}"
 }
 
 _fleetmark()

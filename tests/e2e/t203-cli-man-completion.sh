@@ -163,6 +163,16 @@ is "$(complete_words report '')" "20011130-041500-smoke-3f2a latest" \
 is "$(complete_words report --results out '')" "20011201-010203-lmbench-0a1b latest" \
 	"of --results DIR"
 is "$(complete_words run plans/p.yaml --resume 2001)" "20011130-041500-smoke-3f2a" "--resume: run ids"
+mkdir -p "$W/c/grp/20011202-020000-p-0001" "$W/c/grp/20011202-020001-p-0002"
+printf '{\n  "run": "20011202-020000-p-0001",\n  "group": "night-1",\n  "plan": {}\n}\n' \
+	>"$W/c/grp/20011202-020000-p-0001/run.json"
+printf '{"run":"20011202-020001-p-0002","group":"night-1"}\n' >"$W/c/grp/20011202-020001-p-0002/run.json"
+is "$(complete_words report --results grp '')" \
+	"20011202-020000-p-0001 20011202-020001-p-0002 group:night-1 latest" \
+	"report: the run groups of the results directory too, once each"
+is "$(complete_words report --results grp --baseline gr)" "group:night-1" "--baseline REF: run groups"
+is "$(complete_words run plans/p.yaml -o grp --resume '')" \
+	"20011202-020000-p-0001 20011202-020001-p-0002 latest" "--resume: no run group (a run is needed)"
 is "$(complete_words report latest --table m)" "matrix" "table names"
 is "$(complete_words compare a b -F j)" "json" "formats"
 is "$(complete_words agent '')" "build list path" "agent's subcommands"
