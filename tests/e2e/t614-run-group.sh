@@ -46,6 +46,12 @@ run_fm run -q run plan.yaml -o local --group night-1
 is "$rc" 0 "run --group night-1: exit 0"
 SRC=$(find local -mindepth 1 -maxdepth 1 -type d | head -1)
 is "$(jq -r .group "$SRC/run.json")" "night-1" "run.json records the group"
+run_fm res1 run plan.yaml -o local --resume "$SRC" --group night-2
+is "$rc" 2 "--resume with another --group: exit 2"
+like "$(cat res1.err)" "--group night-2: the run $SRC is of group night-1 \(a resumed run keeps its group\)" \
+	"... saying the run keeps its group"
+run_fm res2 run plan.yaml -o local --resume "$SRC" --group night-1
+is "$rc" 0 "--resume with the run's own --group: taken (nothing left to run)"
 
 # mk DST ID PLAN GROUP HOST...: SRC's trials (host local) as run ID of plan
 # PLAN on each HOST, of GROUP ("" for none), into DST/ID.
