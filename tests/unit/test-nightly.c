@@ -7,8 +7,9 @@
  * 0.0044686 on 4 df), to confirm; a confirmation round at 11 holds and
  * one at 10 vanishes.  A steady series passes, a series with two nights
  * falls back to the last night at twice the threshold, a series tonight
- * alone is new, tonight's own run is left out of the history, and the
- * commits of tonight and the night before give the bisect lines.
+ * alone is new, tonight's own run is left out of the history (and with
+ * a run group, the group's other runs: tonight's other controllers), and
+ * the commits of tonight and the night before give the bisect lines.
  */
 #include <errno.h>
 #include <math.h>
@@ -217,6 +218,40 @@ main(void)
 	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged without confirmation");
 	w = row(n, "spin");
 	ok(w != NULL && w->state == NIGHTLY_FAILED, "confirm 0: a regression without a round");
+	nightly_free(n);
+	n = NULL;
+
+	/* tonight of a run group: its other controller's run is tonight too */
+	o.confirm = 1;
+	dir = xasprintf("%s/20010109-022900-nt-b009", root);
+	mkdir(dir, 0755);
+	text = xasprintf("%s/run.json", dir);
+	put(text, "w", "{\"format\": 1, \"run\": \"20010109-022900-nt-b009\", \"status\": "
+	    "\"finished\", \"label\": null, \"group\": \"g9\", \"start\": "
+	    "\"2001-01-09T02:29:00Z\", \"end\": null, \"plan\": {\"name\": \"nt\"}, "
+	    "\"hosts\": {\"b\": {\"status\": \"done\", \"kernel\": \"k\"}}}\n");
+	free(text);
+	text = xasprintf("%s/trials.jsonl", dir);
+	put(text, "w", "{\"format\":1,\"run\":\"x\",\"host\":\"b\",\"variant\":null,"
+	    "\"bench\":\"spin\",\"params\":{},\"rep\":1,\"key\":\"-/spin/1\",\"metric\":"
+	    "\"ns\",\"unit\":\"ns\",\"direction\":\"lower\",\"value\":10,\"status\":\"ok\","
+	    "\"kind\":\"ok\"}\n");
+	free(text);
+	free(dir);
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged beside another run");
+	is_int(n != NULL ? (int)n->nruns : -1, 6, "tonight of no group: that run is a night of the history");
+	nightly_free(n);
+	n = NULL;
+	text = xasprintf("%s/run.json", tonight);
+	put(text, "w", "{\"format\": 1, \"run\": \"20010109-023000-nt-0009\", \"status\": "
+	    "\"finished\", \"label\": null, \"group\": \"g9\", \"commit\": \"bbbb2222\", "
+	    "\"start\": \"2001-01-09T02:30:00Z\", \"end\": null, \"plan\": {\"name\": \"nt\", "
+	    "\"file\": \"nt.yaml\", \"regression\": {\"threshold\": 5, \"metrics\": []}}, "
+	    "\"hosts\": {\"a\": {\"status\": \"done\", \"kernel\": \"k\"}}}\n");
+	free(text);
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged as a run of group g9");
+	is_int(n != NULL ? (int)n->nruns : -1, 5,
+	    "the group's other run (tonight's other controller) is left out too");
 	nightly_free(n);
 	n = NULL;
 
