@@ -33,8 +33,8 @@
  * `URL/group:ID` every run of it in the archive at URL (each run.json is
  * read, so every run of the archive is fetched into the cache once).
  * runref_resolve_all() takes those (and any other ref, as one run); the
- * runs of a group must be of one plan and have no host in common
- * (RUNREF_EGROUP otherwise).  `latest` in a context with a group never
+ * runs of a group must be of one plan and one label (or none) and have no
+ * host in common (RUNREF_EGROUP otherwise).  `latest` in a context with a group never
  * names a run of that group (tonight's other controllers).
  *
  * Errors: 0, or RUNREF_ENOTFOUND when `latest` matched no run (a first
@@ -108,7 +108,7 @@ int	runref_group_split(const char *ref, char **url, char **id, char **err);
  * The runs ref names, as local run directories in a new *dirs (*n new
  * strings, strv_free()): for a group ref, every run of the group, by run
  * id (-1 when there is none; RUNREF_EGROUP when they are of several plans
- * or share a host, see runref_group_check()); else the one run
+ * or labels or share a host, see runref_group_check()); else the one run
  * runref_resolve() gives, with its errors.
  */
 int	runref_resolve_all(const char *ref, const struct runref_ctx *ctx, char ***dirs,
@@ -116,7 +116,7 @@ int	runref_resolve_all(const char *ref, const struct runref_ctx *ctx, char ***di
 
 /*
  * Whether the runs in dirs[0..n) can be one group: 0, or RUNREF_EGROUP
- * when two are of different plans or have a host in common, or -1 when
+ * when two are of different plans or labels or have a host in common, or -1 when
  * one cannot be read; with *err naming the runs ("group 'rack': host
  * lab-01 is in two runs (A, B)").  group is the id for messages.
  */

@@ -311,7 +311,7 @@ static const struct cmd_exit report_exits[] = {
 	    "output could not be written" },
 	{ 2, "bad usage: an unknown table, format or aggregate, nothing to compare, lmbench "
 	    "tables without lmbench points, an unknown --baseline series, a run group of "
-	    "several plans or with a host in two runs" },
+	    "several plans or labels or with a host in two runs" },
 	{ 4, "with --baseline: a significant regression in the compare table" },
 	{ -1, NULL }
 };

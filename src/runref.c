@@ -483,6 +483,14 @@ members_check(const char *group, const struct member *m, size_t n, char **err)
 			    m[0].run->plan ? m[0].run->plan : "none",
 			    m[i].run->id ? m[i].run->id : m[i].dir,
 			    m[i].run->plan ? m[i].run->plan : "none");
+	for (i = 1; i < n; i++)
+		if (!same_plan(m[0].run->label, m[i].run->label))
+			return err_set(err, RUNREF_EGROUP, "group '%s': runs of two labels (%s: "
+			    "%s, %s: %s); the runs of a group have one --label, or none", group,
+			    m[0].run->id ? m[0].run->id : m[0].dir,
+			    m[0].run->label ? m[0].run->label : "none",
+			    m[i].run->id ? m[i].run->id : m[i].dir,
+			    m[i].run->label ? m[i].run->label : "none");
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			for (h = 0; h < m[i].run->nhosts; h++)

@@ -124,6 +124,11 @@ test_groups(void)
 	is_str(got, "group 'twice': host lab-03 is in two runs (20011204-023000-nightly-ffff, "
 	    "20011204-023001-nightly-9999); the runs of a group share no host",
 	    "naming the host and the runs");
+	got = resolve_all("group:labels", &ctx, &rc);
+	is_int(rc, RUNREF_EGROUP, "a group of two labels: refused");
+	is_str(got, "group 'labels': runs of two labels (20011206-023000-nightly-1111: patched, "
+	    "20011206-023001-nightly-2222: none); the runs of a group have one --label, or none",
+	    "naming the runs and their labels");
 	got = resolve_all("group:bad/id", &ctx, &rc);
 	is_int(rc, RUNREF_EGROUP, "a bad group id: bad input");
 	got = resolve("group:night-2", &ctx, &rc);
