@@ -469,37 +469,64 @@ members_free(struct member *m, size_t n)
 	free(m);
 }
 
+/* A run of a group as messages name it. */
+static const char *
+member_name(const struct member *m)
+{
+	return m->run->id ? m->run->id : m->dir;
+}
+
+static const char *
+member_plan(const struct rundir_run *r)
+{
+	return r->plan;
+}
+
+static const char *
+member_label(const struct rundir_run *r)
+{
+	return r->label;
+}
+
+/*
+ * RUNREF_EGROUP with *err when two of the n runs at m differ in get()
+ * ("group 'g': runs of two WHAT (A: PREFIX a, B: PREFIX b); RULE"), else 0.
+ */
+static int
+members_same(const char *group, const struct member *m, size_t n,
+    const char *(*get)(const struct rundir_run *), const char *what, const char *prefix,
+    const char *rule, char **err)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (!same_plan(get(m[0].run), get(m[i].run)))
+			return err_set(err, RUNREF_EGROUP, "group '%s': runs of two %s (%s: %s%s, "
+			    "%s: %s%s); %s", group, what, member_name(&m[0]), prefix,
+			    get(m[0].run) ? get(m[0].run) : "none", member_name(&m[i]), prefix,
+			    get(m[i].run) ? get(m[i].run) : "none", rule);
+	return 0;
+}
+
 /* The check of runref_group_check() over loaded runs. */
 static int
 members_check(const char *group, const struct member *m, size_t n, char **err)
 {
 	size_t i, j, h;
+	int r;
 
-	for (i = 1; i < n; i++)
-		if (!same_plan(m[0].run->plan, m[i].run->plan))
-			return err_set(err, RUNREF_EGROUP, "group '%s': runs of two plans (%s: "
-			    "plan %s, %s: plan %s); a group is one plan", group,
-			    m[0].run->id ? m[0].run->id : m[0].dir,
-			    m[0].run->plan ? m[0].run->plan : "none",
-			    m[i].run->id ? m[i].run->id : m[i].dir,
-			    m[i].run->plan ? m[i].run->plan : "none");
-	for (i = 1; i < n; i++)
-		if (!same_plan(m[0].run->label, m[i].run->label))
-			return err_set(err, RUNREF_EGROUP, "group '%s': runs of two labels (%s: "
-			    "%s, %s: %s); the runs of a group have one --label, or none", group,
-			    m[0].run->id ? m[0].run->id : m[0].dir,
-			    m[0].run->label ? m[0].run->label : "none",
-			    m[i].run->id ? m[i].run->id : m[i].dir,
-			    m[i].run->label ? m[i].run->label : "none");
+	if ((r = members_same(group, m, n, member_plan, "plans", "plan ", "a group is one plan",
+	    err)) != 0 || (r = members_same(group, m, n, member_label, "labels", "",
+	    "the runs of a group have one --label, or none", err)) != 0)
+		return r;
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
 			for (h = 0; h < m[i].run->nhosts; h++)
 				if (rundir_run_host(m[j].run, m[i].run->hosts[h].name) != NULL)
 					return err_set(err, RUNREF_EGROUP, "group '%s': host %s is in "
 					    "two runs (%s, %s); the runs of a group share no host",
-					    group, m[i].run->hosts[h].name,
-					    m[i].run->id ? m[i].run->id : m[i].dir,
-					    m[j].run->id ? m[j].run->id : m[j].dir);
+					    group, m[i].run->hosts[h].name, member_name(&m[i]),
+					    member_name(&m[j]));
 	return 0;
 }
 
