@@ -301,24 +301,11 @@ load_string(const struct ydoc_node *e, const char *key, char **out, char **err)
 	return 0;
 }
 
-/* The directory part of path ("." when none), a new string. */
-static char *
-dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
 static int
 load_sources(struct program *p, const struct ydoc_node *sn, const char *plan_file,
     struct strbuf *hashed, char **err)
 {
-	char *dir = dir_of(plan_file), *data = NULL;
+	char *dir = fs_dirname(plan_file), *data = NULL;
 	size_t i, j, n, len, total = 0;
 	int r = -1;
 

@@ -239,6 +239,16 @@ test_fsutil(void)
 	ok(fs_fsync_dir(tmpdir) == 0, "fsync_dir");
 	ok(fs_fsync_dir("/nonexistent-dir") == -1 && errno == ENOENT,
 	    "fsync_dir of a missing directory fails");
+
+	p = fs_dirname("plans/a/smoke.yaml");
+	is_str(p, "plans/a", "fs_dirname: up to the last slash");
+	free(p);
+	p = fs_dirname("smoke.yaml");
+	is_str(p, ".", "fs_dirname: a bare name is in .");
+	free(p);
+	p = fs_dirname("/smoke.yaml");
+	is_str(p, "/", "fs_dirname: a name in the root");
+	free(p);
 }
 
 /* --- digest ------------------------------------------------------------------ */
