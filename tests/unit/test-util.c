@@ -442,6 +442,10 @@ test_numfmt(void)
 	ok(strstr(b, "nan") != NULL, "fixed NaN as printf writes it");
 	numfmt_fixed(b, sizeof(b), INFINITY, 3);
 	is_str(b, "inf", "fixed infinity");
+	numfmt_mean(b, sizeof(b), 123.456);
+	is_str(b, "123.5", "a mean: four figures");
+	numfmt_mean(b, sizeof(b), NAN);
+	is_str(b, "-", "no mean: -");
 	for (i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
 		char what[64];
 
