@@ -270,7 +270,7 @@ static void
 judge_values(const struct nightly_row *w, const double *v, size_t n, struct verdict *d)
 {
 	if (w->base == NIGHTLY_HISTORY)
-		verdict_nights(v, n, w->good, w->ngood, w->higher, w->threshold, d);
+		verdict_nights(v, n, w->good, w->ngood, w->higher, w->threshold, &w->prior, d);
 	else
 		verdict_judge(v, n, w->good, w->ngood, 0, w->higher, w->threshold, d);
 }
@@ -322,7 +322,6 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	const struct history_segment *seg;
 	const struct history_run *last;
 	size_t i, k, first;
-	double sd, gsd;
 
 	memset(w, 0, sizeof(*w));
 	w->host = xstrdup(s->host);
@@ -375,8 +374,6 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 		memcpy(w->good, lt->v, lt->n * sizeof(*w->good));
 		w->ngood = lt->n;
 	}
-	judge_values(w, w->now, w->nnow, &w->vr.v);
-	sd = stats_sd(w->now, w->nnow);
 	if (w->base == NIGHTLY_HISTORY) {
 		/* a night's spread, pooled over the segment's nights */
 		double ss = 0;
@@ -387,13 +384,64 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 				ss += hs->nights[i].sd * hs->nights[i].sd;
 				m++;
 			}
-		gsd = m > 0 ? sqrt(ss / (double)m) : NAN;
+		w->gsd = m > 0 ? sqrt(ss / (double)m) : NAN;
 	} else
-		gsd = stats_sd(w->good, w->ngood);
+		w->gsd = stats_sd(w->good, w->ngood);
+	w->state = NIGHTLY_PASS;	/* judged by row_judge() */
+}
+
+/* Judge row w (set up by row_init(), w->prior set). */
+static void
+row_judge(struct nightly_row *w)
+{
+	if (w->state == NIGHTLY_UNJUDGED)
+		return;
+	judge_values(w, w->now, w->nnow, &w->vr.v);
 	w->vr.judgeable = verdict_judgeable(&w->vr.v, w->nnow,
 	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1,
-	    w->base == NIGHTLY_HISTORY, sd, gsd, w->threshold, &w->vr.needed);
+	    w->base == NIGHTLY_HISTORY, stats_sd(w->now, w->nnow), w->gsd, w->threshold,
+	    &w->vr.needed);
 	w->state = w->vr.judgeable ? NIGHTLY_PASS : NIGHTLY_CANNOT;
+}
+
+static int
+cmp_host(const void *a, const void *b)
+{
+	const struct nightly_row *const *x = a, *const *y = b;
+
+	return strcmp((*x)->host, (*y)->host);
+}
+
+/*
+ * The prior of each host's rows: verdict_prior_fit() over the log
+ * variances of the segments of its history rows; then every row judged.
+ */
+static void
+rows_judge(struct nightly_row *rows, size_t n)
+{
+	struct nightly_row **by = xcalloc(n + 1, sizeof(*by));
+	double *s2 = xcalloc(n + 1, sizeof(*s2)), *df = xcalloc(n + 1, sizeof(*df));
+	struct verdict_prior pr;
+	size_t i, j, k, m;
+
+	for (i = 0; i < n; i++)
+		by[i] = &rows[i];
+	qsort(by, n, sizeof(*by), cmp_host);
+	for (i = 0; i < n; i = j) {
+		for (j = i, m = 0; j < n && strcmp(by[j]->host, by[i]->host) == 0; j++)
+			if (by[j]->base == NIGHTLY_HISTORY && verdict_log_spread(by[j]->good,
+			    by[j]->ngood, &s2[m], &df[m]) == 0)
+				m++;
+		verdict_prior_fit(s2, df, m, &pr);
+		pr.trend = 1;
+		for (k = i; k < j; k++) {
+			by[k]->prior = pr;
+			row_judge(by[k]);
+		}
+	}
+	free(by);
+	free(s2);
+	free(df);
 }
 
 static void
@@ -485,6 +533,7 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 		row_init(&n->rows[n->n++], s, h, f ? &h->series[f->order] : NULL, &ln, o);
 	}
 	qsort(n->rows, n->n, sizeof(*n->rows), cmp_rows);
+	rows_judge(n->rows, n->n);
 	/* one BH step over every row of the night */
 	vr = xcalloc(n->n + 1, sizeof(*vr));
 	for (i = 0; i < n->n; i++) {

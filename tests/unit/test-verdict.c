@@ -194,7 +194,7 @@ test_nights(void)
 	static const double last[] = { 9.5, 9.51, 9.49 };
 	struct verdict d;
 
-	verdict_nights(up10, N(up10), nights, N(nights), 0, 5, &d);
+	verdict_nights(up10, N(up10), nights, N(nights), 0, 5, NULL, &d);
 	ok(d.tested, "five nights: tested");
 	is_num(d.change, 10.0, 1e-9, "+10% of the nights' mean");
 	is_num(d.p, 0.0044686, 1e-6, "p of t = 5.7735 on 4 df");
@@ -203,27 +203,27 @@ test_nights(void)
 	is_num(d.good_rsd, sqrt(0.025) / 10 * 100, 1e-9, "good_rsd: night to night");
 	is_int(d.kind, VERDICT_BAD, "+10% against nights 1.6% apart: bad");
 
-	verdict_nights(up3, N(up3), nights, N(nights), 0, 5, &d);
+	verdict_nights(up3, N(up3), nights, N(nights), 0, 5, NULL, &d);
 	is_num(d.p, 0.1583024, 1e-6, "+3%: p of t = 1.7321 on 4 df");
 	is_int(d.kind, VERDICT_NOT_SIGNIFICANT, "+3%: not significant, the interval reaching 7.8%");
-	verdict_nights(up3, N(up3), nights, N(nights), 1, 5, &d);
+	verdict_nights(up3, N(up3), nights, N(nights), 1, 5, NULL, &d);
 	ok(d.worse < 0, "+3% of a higher-is-better metric is towards better");
 
 	/* steady trials tonight, but the nights vary by 8%: the trials alone would fail it */
-	verdict_nights(tight, N(tight), wide, N(wide), 0, 5, &d);
+	verdict_nights(tight, N(tight), wide, N(wide), 0, 5, NULL, &d);
 	ok(d.p > 0.05, "+6% within how the nights vary: not significant");
 	ok(!verdict_significant(d.kind), "and not marked");
 	verdict_judge(tight, N(tight), last, N(last), 0, 0, 5, &d);
 	is_int(d.kind, VERDICT_BAD, "the same trials against one night's: bad (what the nights avoid)");
 
-	verdict_nights(up10, N(up10), nights, 1, 0, 5, &d);
+	verdict_nights(up10, N(up10), nights, 1, 0, 5, NULL, &d);
 	ok(!d.tested && isnan(d.p), "one night: not tested");
 	is_int(d.kind, VERDICT_NOISY, "and not judged");
-	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, &d);
+	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, NULL, &d);
 	ok(d.good_rsd > 5, "nights 7.9% apart");
 	ok(!verdict_judgeable(&d, N(up10), N(wide), 1, 0.01, 0.1, 5, NULL),
 	    "nights 7.9% apart against 5%: cannot judge");
-	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, &d);
+	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, NULL, &d);
 	ok(verdict_judgeable(&d, N(wide), N(nights), 1, 0.79, 0.1, 5, NULL),
 	    "tonight's trials 7.9% apart against steady nights: judgeable (the nights hold it)");
 	ok(!verdict_judgeable(&d, N(wide), N(nights), 0, 0.79, 0.1, 5, NULL),
