@@ -803,6 +803,11 @@ text_lines(const struct nightly *n, FILE *out)
 			    "to %s)", what, name, cb, d->p, w->vr.q, series, bb, nb, w->unit,
 			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
 			    w->from, w->to);
+			if (d->by_trend) {
+				fmt_pct(cb, sizeof(cb), d->trend, 1);
+				fprintf(out, "; a trend: %s over its %zu nights and tonight (p=%.2g)",
+				    cb, w->ngood, d->trend_p);
+			}
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
 				fmt_num(ab, sizeof(ab), w->cv.now);
 				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
@@ -842,10 +847,12 @@ header(const struct nightly *n, FILE *out)
 {
 	fprintf(out, "Nightly verdict against the history of plan '%s' in %s (%zu night%s "
 	    "before tonight): each series against its nights since the last change point "
-	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval, at "
-	    "the threshold %g%%; with fewer than %d nights, Welch against the last night at "
-	    "%g%%; Benjamini-Hochberg over the %zu rows tested at fdr %g; ", n->plan,
-	    n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights, n->o.threshold,
+	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval (the "
+	    "variance pooled over a host's series when it has %d or more), and the trend of "
+	    "%d or more nights and tonight, at the threshold %g%%; with fewer than %d nights, "
+	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows tested at fdr %g; ", n->plan,
+	    n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
+	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
 	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested, n->o.fdr);
 	if (n->o.confirm > 0)
 		fprintf(out, "what would fail the night measured again (%d round%s of %d "
@@ -971,6 +978,11 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "lo", jnum(d->lo));
 		json_object_set_new(jr, "hi", jnum(d->hi));
 		json_object_set_new(jr, "p", jnum(d->p));
+		json_object_set_new(jr, "pooled", json_boolean(d->pooled));
+		json_object_set_new(jr, "df", jnum(d->df));
+		json_object_set_new(jr, "trend", jnum(d->trend_tested ? d->trend : NAN));
+		json_object_set_new(jr, "trend_p", jnum(d->trend_tested ? d->trend_p : NAN));
+		json_object_set_new(jr, "by_trend", json_boolean(d->by_trend));
 		json_object_set_new(jr, "q", jnum(w->vr.q));
 		json_object_set_new(jr, "kind", json_string(verdict_name(d->kind)));
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));
