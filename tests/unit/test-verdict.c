@@ -338,6 +338,7 @@ test_noisy_among_quiet(void)
 {
 	static const double noisy[] = { 100, 104, 96, 102, 98 };
 	static const double wide[] = { 100, 108, 92, 104, 96 };
+	static const double nights_quiet[] = { 100, 101, 99, 100.5, 99.5 };
 	static const double now[] = { 108, 108, 108 };
 	struct verdict_prior pr = { 20, 1e-4, 1 };
 	struct verdict d, own;
@@ -351,6 +352,22 @@ test_noisy_among_quiet(void)
 	verdict_nights(now, N(now), wide, N(wide), 0, 5, &pr, &d);
 	ok(!verdict_judgeable(&d, N(now), N(wide), 1, 0, NAN, 5, NULL),
 	    "nights 6.3% apart against 5%: cannot judge, prior or not");
+
+	/* the prior fitted from nine quiet series and the noisy one itself */
+	{
+		double s2[10] = { 1e-4, 0.8e-4, 1.2e-4, 0.9e-4, 1.1e-4, 1e-4, 0.7e-4, 1.3e-4, 1e-4 };
+		double df[10] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
+
+		ok(verdict_log_spread(noisy, N(noisy), &s2[9], &df[9]) == 0, "the noisy one's spread");
+		ok(verdict_prior_fit(s2, df, 10, &pr) == 0, "ten series fit a prior");
+		printf("# fitted d0 %g, s0 %g%%\n", pr.df, sqrt(pr.s2) * 100);
+		ok(pr.s2 < 2e-4, "the prior stays near the quiet series' 1%");
+		pr.trend = 1;
+		verdict_nights(now, N(now), noisy, N(noisy), 0, 5, &pr, &d);
+		ok(!d.pooled && d.p == own.p, "the noisy one, with the prior it is part of: its own spread");
+		verdict_nights(now, N(now), nights_quiet, N(nights_quiet), 0, 5, &pr, &d);
+		ok(d.pooled, "a quiet one, with the same prior: pooled");
+	}
 }
 
 static void
