@@ -850,8 +850,8 @@ header(const struct nightly *n, FILE *out)
 	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval (the "
 	    "variance pooled over a host's series when it has %d or more), and the trend of "
 	    "%d or more nights and tonight, at the threshold %g%%; with fewer than %d nights, "
-	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows tested at fdr %g; ", n->plan,
-	    n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
+	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows "
+	    "tested at fdr %g; ", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
 	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
 	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested, n->o.fdr);
 	if (n->o.confirm > 0)
