@@ -182,8 +182,9 @@ void	verdict_nights(const double *v, size_t n, const double *nights, size_t k,
 /*
  * The p a row brings to the false-discovery step: p, or with a trend
  * rule the weighted Bonferroni min(1, p / (1 - w), trend_p / w), w =
- * VERDICT_TREND_WEIGHT (valid for the row whatever the two tests'
- * dependence); NAN when not tested.
+ * VERDICT_TREND_WEIGHT (Rosenthal & Rubin 1983, "Ensemble-adjusted p
+ * values", Psychol. Bull. 94(3); valid for the row whatever the two
+ * tests' dependence); NAN when not tested.
  */
 double	verdict_row_p(const struct verdict *d);
 
