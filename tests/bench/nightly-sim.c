@@ -260,7 +260,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	C = L / 2;
-	printf("injected changes: %zu histories each, %zu series of %zu real A/A nights from %s, "
+	printf("injected changes: %zu histories each, %zu series of %zu A/A nights from %s, "
 	    "the change from night %zu (1-based %zu), threshold %g%%, fdr %g, segments of at "
 	    "most %d nights\n", sims, S, L, argv[1], C, C + 1, THRESHOLD, FDR, MAX_NIGHTS);
 	{
