@@ -1344,6 +1344,12 @@ bring_up(struct worker *w, int after_boot)
 		deploy_result_release(&dr);
 		return -1;
 	}
+	if (dr.own_dir != NULL) {
+		wlog(w, "the work directory %s is another user's: using %s", w->h->workdir,
+		    dr.own_dir);
+		log_info("%s: the work directory %s is another user's: using %s", w->h->name,
+		    w->h->workdir, dr.own_dir);
+	}
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
 	r = start_agent(w, dr.path, &st, &err);
