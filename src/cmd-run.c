@@ -893,6 +893,10 @@ run_main(int argc, char **argv)
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = run->seed;
+		if (run_check_limits(f, sel, jobs, &err) != 0) {
+			code = CMD_EXIT_ERROR;
+			goto fail;
+		}
 		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
 		    trial_done_count(session_done(s), NULL), todo);
 	} else {
@@ -903,6 +907,10 @@ run_main(int argc, char **argv)
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = plan_seed(p);
+		if (run_check_limits(f, sel, jobs, &err) != 0) {
+			code = CMD_EXIT_ERROR;
+			goto fail;
+		}
 		if (session_create(results, &cfg, &s, &err) != 0) {
 			code = CMD_EXIT_ERROR;
 			goto fail;

@@ -77,11 +77,14 @@ run_stop_requested(void)
 struct run_ctx {
 	const struct run_config	*c;
 	struct pace		*pace;
+	struct pace		*starts;	/* agent starts: deploy to env */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
 	int			 slots;		/* hosts that may still start (-j) */
 	char			*journal_error;
 	char			*owner;		/* "user@controller" for host leases */
+	struct worker		*ws;		/* the hosts, for the pool's threads */
+	size_t			 nws, next;	/* how many; the next to start */
 };
 
 struct worker {
@@ -123,6 +126,10 @@ struct worker {
 	char			*first_failure;	/* the first one's "class: point:
 						 * message", or NULL */
 	long long		 proto;		/* the agent's protocol (hello) */
+	struct pace_ticket	 start_tk;	/* the start slot, while held */
+	int			 start_held;
+	int			 start_silent;	/* the last start went silent */
+	int			 answer_code;	/* answer()'s last failed next_event() */
 };
 
 static long long
@@ -431,6 +438,33 @@ scratch_dir(const char *agent)
 }
 
 static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
+
+/*
+ * The agent-start pacer's slot (run.h, RUN_START_*): taken before the
+ * deploy, given back once the agent sent its env (or the start failed).
+ * Waiting for it is the controller holding the host back: shown as
+ * "deploying: waiting to start", and no silence is counted meanwhile.
+ */
+static void
+start_acquire(struct worker *w)
+{
+	if (w->start_held)
+		return;
+	if (pace_try_acquire(w->ctx->starts, &w->start_tk) != 0) {
+		pstate(w, PROGRESS_DEPLOYING, "waiting to start");
+		pace_acquire(w->ctx->starts, &w->start_tk);
+	}
+	w->start_held = 1;
+}
+
+static void
+start_release(struct worker *w, enum pace_outcome outcome)
+{
+	if (!w->start_held)
+		return;
+	w->start_held = 0;
+	pace_release(w->ctx->starts, &w->start_tk, outcome, -1);
+}
 static void untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
@@ -464,6 +498,7 @@ answer(struct worker *w, enum ap_type want, long long deadline, const char *what
 
 	for (;;) {
 		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+			w->answer_code = r;
 			e = event_error(w, r);
 			*st = r == RUN_ESTOP ? AP_ST_CANCELLED : AP_ST_AGENT_LOST;
 			*why = xasprintf("no %s from the agent: %s", what, e);
@@ -565,19 +600,23 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	cmd = sh_format("d=%q-$(id -u); mkdir -p \"$d\" 2>/dev/null && test -w \"$d\" && "
 	    "TMPDIR=$d && export TMPDIR; exec %q serve", scratch, agent);
 	wlog(w, "starting %s", cmd);
+	w->start_silent = 0;
 	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
 	free(cmd);
 	free(scratch);
 	if (r != 0) {
+		w->start_silent = r == TRANSPORT_ETIMEOUT;
 		*st = infra_status(r, AP_ST_DEPLOY);
 		*why = xasprintf("cannot start the agent: %s", transport_error(w->t));
 		return -1;
 	}
 	w->ap = agentproto_new();
+	/* silence counts from here, the start let through, not from the login */
 	w->last_rx = clock_mono_ms();
 	deadline = clock_mono_ms() + RUN_HELLO_MS;
 	r = next_event(w, &ev, deadline, 0);
 	if (r != 1) {
+		w->start_silent = r == RUN_ESILENT || r == RUN_EDEADLINE;
 		e = event_error(w, r);
 		*st = AP_ST_DEPLOY;
 		*why = xasprintf("the agent did not start: %s", e);
@@ -599,8 +638,14 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
 	w->proto = ev.u.hello.proto;
-	if (ask_env(w, deadline, st, why) != 0)
+	/* env within RUN_HELLO_MS of the hello, as the hello of the start */
+	if (ask_env(w, clock_mono_ms() + RUN_HELLO_MS, st, why) != 0) {
+		w->start_silent = w->answer_code == RUN_ESILENT ||
+		    w->answer_code == RUN_EDEADLINE;
 		return -1;
+	}
+	/* started: the slot is free before any wait for the lease */
+	start_release(w, PACE_OK);
 	warn_cpus(w, json_object_get(w->env, "cpus"));
 	return take_lease(w, st, why);
 }
@@ -1292,7 +1337,8 @@ bring_up(struct worker *w, int after_boot)
 	struct board_boot bb;
 	enum ap_status st;
 	char *err = NULL;
-	int r;
+	long long t0, wait;
+	int r, attempt;
 
 	pstate(w, PROGRESS_CONNECTING, after_boot ? "waiting for the boot" : w->h->address);
 	set_host_status(w, JOURNAL_HOST_CONNECTING, NULL);
@@ -1333,10 +1379,13 @@ bring_up(struct worker *w, int after_boot)
 	if (count_todo(w, 0) == 0)
 		return RUN_RESTORED;
 
-	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
+	start_acquire(w);
+	pstate(w, PROGRESS_DEPLOYING, NULL);
+	t0 = clock_mono_ms();
 	memset(&dr, 0, sizeof(dr));
 	if ((r = deploy_agent(w->t, w->h->workdir, w->h->agent, &dr, &err)) != 0) {
+		start_release(w, r == TRANSPORT_ETIMEOUT ? PACE_TRANSIENT : PACE_NEUTRAL);
 		st = r == TRANSPORT_EVERIFY || r == TRANSPORT_EREMOTE ? AP_ST_DEPLOY :
 		    infra_status(r, AP_ST_DEPLOY);
 		host_failed(w, st, err ? err : "cannot deploy");
@@ -1346,7 +1395,30 @@ bring_up(struct worker *w, int after_boot)
 	}
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
-	r = start_agent(w, dr.path, &st, &err);
+	for (attempt = 1; (r = start_agent(w, dr.path, &st, &err)) != 0; attempt++) {
+		/*
+		 * A start that went silent is a slow host (its CPUs taken by
+		 * the other starts) until a new channel says otherwise: the
+		 * window halves, and it is tried again after a backoff.
+		 */
+		start_release(w, w->start_silent ? PACE_TRANSIENT : PACE_NEUTRAL);
+		if (!w->start_silent || run_stop_requested() || !pace_retry(w->ctx->starts,
+		    PACE_TRANSIENT, attempt, clock_mono_ms() - t0, RUN_START_BUDGET_MS, &wait))
+			break;
+		wlog(w, "slow to start (%s): again in %lld ms", err, wait);
+		free(err);
+		err = NULL;
+		if (w->chan != NULL)
+			stop_agent(w, 0);
+		agentproto_free(w->ap);
+		w->ap = NULL;
+		w->off = w->len = 0;
+		w->eof = 0;
+		w->have_held = 0;
+		clock_sleep_ms(wait);
+		start_acquire(w);
+		pstate(w, PROGRESS_DEPLOYING, "starting again");
+	}
 	if (r != 0) {
 		deploy_result_release(&dr);
 		host_failed(w, st, err);
@@ -1643,6 +1715,7 @@ worker_main(void *arg)
 	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
 	pstate(w, PROGRESS_INTERRUPTED, NULL);
  out:
+	start_release(w, PACE_NEUTRAL);
 	if (w->chan != NULL)
 		stop_agent(w, 0);
 	agentproto_free(w->ap);
@@ -1667,6 +1740,26 @@ worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A pool thread: the hosts one after another, in fleet order, until none
+ * is left (at most -j, or RUN_MAX_WORKERS, of these run at once).
+ */
+static void *
+pool_main(void *arg)
+{
+	struct run_ctx *ctx = arg;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&ctx->mu);
+		i = ctx->next < ctx->nws ? ctx->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&ctx->mu);
+		if (i == SIZE_MAX)
+			return NULL;
+		worker_main(&ctx->ws[i]);
+	}
+}
+
 /* Who this run is, on the hosts' leases: "user@controller". */
 static char *
 lease_owner(void)
@@ -1680,25 +1773,58 @@ lease_owner(void)
 	    host);
 }
 
+/* Worker threads for nhosts hosts at -j jobs: the hosts at once. */
+static size_t
+run_threads(size_t nhosts, int jobs)
+{
+	size_t t = jobs > 0 ? (size_t)jobs : RUN_MAX_WORKERS;
+
+	return t < nhosts ? t : nhosts;
+}
+
 /*
  * Every host holds a few descriptors at once (its socket, its log, a
- * proxy's pipes, the agent's upload): the default soft limit of 1,024
- * open files is too few for a big fleet.  Raise the soft limit towards
- * the hard one, and say so when even that is short.
+ * proxy's pipes, the agent's upload), and its log stays open once it is
+ * done: the default soft limit of 1,024 open files is too few for a big
+ * fleet.  Raise the soft limit towards the hard one; -1 with *need when
+ * even that is short.
  */
-static void
-raise_fd_limit(size_t nhosts)
+static int
+raise_fd_limit(size_t nhosts, int jobs, unsigned long long *need, unsigned long long *have)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)nhosts * RUN_FDS_PER_HOST + RUN_FDS_SPARE;
+	size_t busy = run_threads(nhosts, jobs);
+	rlim_t want = (rlim_t)busy * RUN_FDS_PER_HOST + (rlim_t)(nhosts - busy) +
+	    RUN_FDS_SPARE;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
-		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < need)
-		log_warn("%zu hosts may need %llu open files, and the limit is %llu: hosts may "
-		    "fail to connect (raise the hard limit: ulimit -Hn, or LimitNOFILE=)",
-		    nhosts, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+	*need = (unsigned long long)want;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	*have = (unsigned long long)rl.rlim_cur;
+	if (rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		*have = (unsigned long long)rl.rlim_cur;
+	return *have >= want ? 0 : -1;
+}
+
+int
+run_check_limits(const struct fleet *f, const unsigned char *sel, int jobs, char **err)
+{
+	unsigned long long need = 0, have = 0;
+	char at[48] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nhosts; i++)
+		n += sel == NULL || sel[i];
+	if (n == 0 || raise_fd_limit(n, jobs, &need, &have) == 0)
+		return 0;
+	if (jobs > 0 && (size_t)jobs < n)
+		snprintf(at, sizeof(at), ", %d at once,", jobs);
+	return err_set(err, -1, "%zu host%s%s need %llu open files, and the limit is %llu: "
+	    "raise the hard limit (ulimit -Hn, or LimitNOFILE=), run fewer at once (-j), or "
+	    "split the fleet between runs (-H)", n, n == 1 ? "" : "s", at, need, have);
 }
 
 int
@@ -1709,7 +1835,9 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	pthread_t *th;
 	unsigned char *started;
 	pthread_attr_t attr;
-	size_t i, n = 0, k;
+	size_t i, n = 0, k, nth;
+	unsigned long long need, have;
+	struct pace_stats ps;
 	int max;
 
 	memset(out, 0, sizeof(*out));
@@ -1719,7 +1847,10 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		*err = xstrdup("no host to run on");
 		return -1;
 	}
-	raise_fd_limit(n);
+	if (raise_fd_limit(n, c->jobs, &need, &have) != 0)
+		log_warn("%zu hosts may need %llu open files, and the limit is %llu: hosts may "
+		    "fail to connect (raise the hard limit: ulimit -Hn, or LimitNOFILE=)",
+		    n, need, have);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.c = c;
 	ctx.owner = lease_owner();
@@ -1728,13 +1859,17 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	ctx.slots = c->jobs > 0 ? c->jobs : -1;
 	max = n < PACE_DEFAULT_MAX ? (int)n : PACE_DEFAULT_MAX;
 	ctx.pace = pace_new(PACE_INITIAL, max, 0);
+	max = n < RUN_START_MAX ? (int)n : RUN_START_MAX;
+	ctx.starts = pace_new(RUN_START_INITIAL, max, 0);
+	pace_set_slow_start(ctx.starts, 1);
 	transport_global_init();
 
 	out->hosts = xcalloc(n, sizeof(*out->hosts));
 	out->nhosts = n;
 	ws = xcalloc(n, sizeof(*ws));
-	th = xcalloc(n, sizeof(*th));
-	started = xcalloc(n, 1);
+	nth = run_threads(n, c->jobs);
+	th = xcalloc(nth, sizeof(*th));
+	started = xcalloc(nth, 1);
 	for (i = 0, n = 0; i < c->fleet->nhosts; i++) {
 		struct worker *w = &ws[n];
 
@@ -1762,18 +1897,25 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 			    w->s->ntrials - w->rh->skipped);
 		n++;
 	}
+	ctx.ws = ws;
+	ctx.nws = n;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 2 << 20);
-	for (i = 0; i < n; i++) {
-		if (pthread_create(&th[i], &attr, worker_main, &ws[i]) == 0)
+	pthread_attr_setstacksize(&attr, RUN_STACK_SIZE);
+	for (i = 0, k = 0; i < nth; i++)
+		if (pthread_create(&th[i], &attr, pool_main, &ctx) == 0) {
 			started[i] = 1;
-		else
-			worker_main(&ws[i]);	/* out of threads: run this one here */
-	}
+			k++;
+		}
 	pthread_attr_destroy(&attr);
-	for (i = 0; i < n; i++)
+	if (k == 0)
+		pool_main(&ctx);	/* out of threads: run the hosts here */
+	for (i = 0; i < nth; i++)
 		if (started[i])
 			pthread_join(th[i], NULL);
+	pace_stats(ctx.starts, &ps);
+	log_verbose("agent starts: %u quick, %u slow, %u silent (%u retried), at most %d at "
+	    "once, %.1f s waited for a start slot in all", ps.ok, ps.slow, ps.transient,
+	    ps.retries, ps.peak, (double)ps.waited_ms / 1000.0);
 
 	for (i = 0; i < n; i++) {
 		struct run_host *rh = &out->hosts[i];
@@ -1791,6 +1933,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	out->interrupted = run_stop_requested();
 	out->journal_error = ctx.journal_error;
 	pace_free(ctx.pace);
+	pace_free(ctx.starts);
 	free(ctx.owner);
 	pthread_mutex_destroy(&ctx.mu);
 	pthread_cond_destroy(&ctx.cv);
