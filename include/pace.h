@@ -32,7 +32,8 @@
  * held from the deploy to the agent's env, a start that comes back quickly
  * grows the window, a slow one leaves it, and one that went silent
  * (hello or env not within the silence rule: the hosts' CPUs are
- * overloaded) halves it and is retried after a backoff.  A fleet of
+ * overloaded) halves it; "quickly" there also means well within the
+ * silence rule (pace_set_quick()), and is retried after a backoff.  A fleet of
  * hundreds needs the window far above its start, so that pacer begins in
  * slow start (pace_set_slow_start()): each quick success adds a whole slot,
  * doubling the window every window's worth of them, until the first slow
@@ -126,6 +127,15 @@ void	pace_stats(struct pace *p, struct pace_stats *st);
  * for good at the first slow success or counted transient failure.
  */
 void	pace_set_slow_start(struct pace *p, int on);
+
+/*
+ * Count a success as quick also when it took at most ms (0: only the rule
+ * above).  An agent start is quick by the fastest one's measure or well
+ * within the silence rule: its upload and env do not shrink by running
+ * fewer at once, so only a start that nears the silence limit is a sign
+ * of too many.
+ */
+void	pace_set_quick(struct pace *p, long long ms);
 
 /* The current number of slots (floor of the window, at least 1). */
 int	pace_slots(struct pace *p);

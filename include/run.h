@@ -74,8 +74,8 @@ struct progress;
 #define RUN_FDS_SPARE		64	/* the run directory, the terminal, libraries */
 #define RUN_MAX_WORKERS		1024	/* hosts at once (threads) without -j */
 #define RUN_STACK_SIZE		(512 << 10)	/* bytes of a worker thread's stack */
-#define RUN_START_INITIAL	4	/* agent starts at once, at first */
-#define RUN_START_MAX		64	/* agent starts at once, at most */
+#define RUN_START_INITIAL	8	/* agent starts at once, at first */
+#define RUN_START_MAX		128	/* agent starts at once, at most */
 #define RUN_START_BUDGET_MS	120000	/* a slow host's start, retries included */
 
 struct run_config {

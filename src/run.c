@@ -1862,6 +1862,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	max = n < RUN_START_MAX ? (int)n : RUN_START_MAX;
 	ctx.starts = pace_new(RUN_START_INITIAL, max, 0);
 	pace_set_slow_start(ctx.starts, 1);
+	pace_set_quick(ctx.starts, (c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS) / 4);
 	transport_global_init();
 
 	out->hosts = xcalloc(n, sizeof(*out->hosts));
