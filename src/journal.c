@@ -141,6 +141,29 @@ run_write(struct journal *j, int last, char **err)
 }
 
 /*
+ * run.json after a host's state, env or profile changed: at once in a
+ * small fleet; in one of more than JOURNAL_BIG_FLEET hosts at most every
+ * JOURNAL_BIG_MS, the news left for the next change, the next trial or
+ * the end (journal_finish()).  A big fleet's run.json holds every host's
+ * facts, and rewriting it (with two fsyncs) on each of its hosts' four or
+ * five changes grew with the square of the fleet: a thousand hosts waited
+ * on each other's rewrites for most of a run.  run_mu held.
+ */
+static int
+run_write_soon(struct journal *j, char **err)
+{
+	long long now = clock_mono_ms();
+
+	if (j->nhosts > JOURNAL_BIG_FLEET && now - j->run_written < JOURNAL_BIG_MS) {
+		j->run_dirty = 1;
+		return 0;
+	}
+	j->run_dirty = 0;
+	j->run_written = now;
+	return run_write(j, 0, err);
+}
+
+/*
  * Keep room for the last run.json (rundir_spare_make()): twice what it
  * holds now and 8 KiB, for the hosts' states, reasons and counts it will
  * gain.  Without the room the run goes on, as runs did before.
@@ -417,7 +440,7 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
 	}
 	h->status = st;
 	rundir_json_host_status(host_entry(j, h), journal_host_status_name(st), reason);
-	r = run_write(j, 0, err);
+	r = run_write_soon(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -448,7 +471,7 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 	free(path);
 	if (r == 0) {
 		rundir_json_host_env(host_entry(j, h), copy);
-		r = run_write(j, 0, err);
+		r = run_write_soon(j, err);
 	}
 	json_decref(copy);
 	pthread_mutex_unlock(&j->run_mu);
@@ -468,7 +491,7 @@ journal_host_tune(struct journal *j, const char *host, const json_t *tune, char 
 		return -1;
 	}
 	rundir_json_set(host_entry(j, h), "tune", json_deep_copy(tune));
-	r = run_write(j, 0, err);
+	r = run_write_soon(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -678,6 +701,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	size_t parts = 0, part = 0, i, k;
 	enum ap_status st = r ? r->status : t->status;
 	struct jhost *h;
+	char *e = NULL;
 	int saved, ret = -1;
 
 	if (t->host == NULL || t->bench == NULL || t->key == NULL) {
@@ -746,6 +770,11 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 			h->ok++;
 		else
 			h->failed++;
+	}
+	/* a big fleet's states held back (run_write_soon()); the next change says it */
+	if (j->run_dirty && run_write_soon(j, &e) != 0) {
+		log_debug("%s", e);
+		free(e);
 	}
 	pthread_mutex_unlock(&j->run_mu);
 	ret = 0;
