@@ -77,6 +77,7 @@ struct progress;
 #define RUN_START_INITIAL	8	/* agent starts at once, at first */
 #define RUN_START_MAX		128	/* agent starts at once, at most */
 #define RUN_START_BUDGET_MS	120000	/* a slow host's start, retries included */
+#define RUN_SAY_SAME		5	/* hosts that each say the same warning */
 
 struct run_config {
 	const struct plan		*plan;

@@ -85,6 +85,7 @@ struct run_ctx {
 	char			*owner;		/* "user@controller" for host leases */
 	struct worker		*ws;		/* the hosts, for the pool's threads */
 	size_t			 nws, next;	/* how many; the next to start */
+	size_t			 untuned;	/* hosts found not tuned */
 };
 
 struct worker {
@@ -1519,9 +1520,16 @@ tune_host(struct worker *w)
 
 	if (spec == NULL) {
 		if ((sum = tune_untuned(w->env)) != NULL) {
+			size_t k;
+
 			wlog(w, "not tuned for benchmarking: %s", sum);
-			say(w, "%s: not tuned for benchmarking: %s (tune: performance in the "
-			    "plan, or run --tune performance)", w->h->name, sum);
+			pthread_mutex_lock(&w->ctx->mu);
+			k = w->ctx->untuned++;
+			pthread_mutex_unlock(&w->ctx->mu);
+			/* a big fleet: the first few, the rest counted at the end */
+			if (k < RUN_SAY_SAME)
+				say(w, "%s: not tuned for benchmarking: %s (tune: performance in "
+				    "the plan, or run --tune performance)", w->h->name, sum);
 			free(sum);
 		}
 		return 0;
@@ -1913,6 +1921,9 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	for (i = 0; i < nth; i++)
 		if (started[i])
 			pthread_join(th[i], NULL);
+	if (ctx.untuned > RUN_SAY_SAME)
+		log_warn("and %zu more hosts not tuned for benchmarking (each one's log says "
+		    "how)", ctx.untuned - RUN_SAY_SAME);
 	pace_stats(ctx.starts, &ps);
 	log_verbose("agent starts: %u quick, %u slow, %u silent (%u retried), at most %d at "
 	    "once, %.1f s waited for a start slot in all", ps.ok, ps.slow, ps.transient,
