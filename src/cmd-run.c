@@ -996,7 +996,8 @@ static const struct cmd_option run_options[] = {
 	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
 	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
 	    "release" },
-	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
+	{ 'j', NULL, "N", "at most N hosts at once; logins and agent starts are paced anyway",
+	    "all, at most 1024" },
 	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
 	    "under -o): run the trials that have no ok result yet, in the original order, on the "
 	    "run's hosts (or -H, some of them); PLAN may be left out (the plan run.json records "
