@@ -531,6 +531,16 @@ behind(const struct phost *a, const struct phost *b)
 	return fa < fb || (fa == fb && a->since < b->since);
 }
 
+/* A line of the frame that is not a host's: text cut to the width. */
+static void
+text_line(const struct progress *p, struct strbuf *s, int cols, const char *text)
+{
+	struct line l = { s, 0, cols - 1, p->color };
+
+	put(&l, text);
+	strbuf_addstr(s, "\n");
+}
+
 /*
  * The frame of a big fleet: the hosts by state, the slowest busy hosts,
  * the failed ones (as many as fit), the bar.  Returns its lines.
@@ -540,15 +550,13 @@ render_summary(const struct progress *p, struct strbuf *s, int namew, int cols, 
     double t)
 {
 	struct strbuf c = STRBUF_INIT;
-	struct line l = { s, 0, cols - 1, p->color };
 	size_t i, k, pick[SUMMARY_SLOWEST], nslow = 0, nbusy = 0, nfail = 0, nlines = 0;
 	size_t room, most, shown;
 	unsigned char *taken = xcalloc(p->n ? p->n : 1, 1);
 	char num[96];
 
 	state_counts(p, &c);
-	put(&l, c.buf);
-	strbuf_addstr(s, "\n");
+	text_line(p, s, cols, c.buf);
 	nlines++;
 	strbuf_release(&c);
 	for (i = 0; i < p->n; i++) {
@@ -574,10 +582,8 @@ render_summary(const struct progress *p, struct strbuf *s, int namew, int cols, 
 		pick[nslow++] = best;
 	}
 	if (nslow > 0) {
-		l.col = 0;
 		snprintf(num, sizeof(num), "slowest of %zu busy:", nbusy);
-		put(&l, num);
-		strbuf_addstr(s, "\n");
+		text_line(p, s, cols, num);
 		nlines++;
 		room -= nslow + 1;
 		for (k = 0; k < nslow; k++)
@@ -585,10 +591,8 @@ render_summary(const struct progress *p, struct strbuf *s, int namew, int cols, 
 		nlines += nslow;
 	}
 	if (nfail > 0 && room >= 2) {
-		l.col = 0;
 		snprintf(num, sizeof(num), "failed (%zu):", nfail);
-		put(&l, num);
-		strbuf_addstr(s, "\n");
+		text_line(p, s, cols, num);
 		nlines++;
 		room--;
 		/* the last row says how many more when they do not all fit */
@@ -603,10 +607,8 @@ render_summary(const struct progress *p, struct strbuf *s, int namew, int cols, 
 				break;
 		}
 		if (shown < nfail) {
-			l.col = 0;
 			snprintf(num, sizeof(num), "+%zu more failed", nfail - shown);
-			put(&l, num);
-			strbuf_addstr(s, "\n");
+			text_line(p, s, cols, num);
 			nlines++;
 		}
 	}
