@@ -458,23 +458,29 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 		return -1;
 	}
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = journal_host_get(j, host)) == NULL) {
-		pthread_mutex_unlock(&j->run_mu);
+	h = journal_host_get(j, host);
+	pthread_mutex_unlock(&j->run_mu);
+	if (h == NULL) {
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
 	}
 	copy = json_deep_copy(env);
 	json_object_del(copy, "type");
 	json_object_del(copy, "id");
+	/*
+	 * The host's own file outside the lock: a big fleet's hosts sync
+	 * theirs at the same time instead of one after another.
+	 */
 	path = rundir_env_path(j->dir, h->name);
 	r = rundir_write_json(path, copy, err);
 	free(path);
 	if (r == 0) {
+		pthread_mutex_lock(&j->run_mu);
 		rundir_json_host_env(host_entry(j, h), copy);
 		r = run_write_soon(j, err);
+		pthread_mutex_unlock(&j->run_mu);
 	}
 	json_decref(copy);
-	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
 
