@@ -137,8 +137,8 @@ out:
 	return rc;
 }
 
-static int
-do_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
+int
+serve_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
 {
 	struct trial t;
 	char err[512];
@@ -192,7 +192,7 @@ handle(const char *line, size_t len, struct input *in, int out_fd)
 	} else if (type == NULL) {
 		reply_error(out_fd, id, "request has no type");
 	} else if (strcmp(type, WIRE_REQ_TRIAL) == 0) {
-		do_trial(req, id, in, out_fd);
+		serve_trial(req, id, in, out_fd);
 	} else if (strcmp(type, WIRE_REQ_ENV) == 0) {
 		env_emit(out_fd, id, 1);
 	} else if (strcmp(type, WIRE_REQ_LIST) == 0) {
@@ -200,6 +200,12 @@ handle(const char *line, size_t len, struct input *in, int out_fd)
 		emit_simple(out_fd, WIRE_END, id);
 	} else if (strcmp(type, WIRE_REQ_LEASE) == 0) {
 		lease_request(out_fd, id, jv_get_str(req, "owner"), jv_get_str(req, "run"));
+	} else if (strcmp(type, WIRE_REQ_DETACH) == 0) {
+		detach_request(req, id, in, out_fd);
+	} else if (strcmp(type, WIRE_REQ_COLLECT) == 0) {
+		detach_collect(req, id, out_fd);
+	} else if (strcmp(type, WIRE_REQ_FORGET) == 0) {
+		detach_forget(req, id, out_fd);
 	} else if (strcmp(type, WIRE_REQ_EXIT) == 0) {
 		stop = 1;
 	} else {
