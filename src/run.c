@@ -488,9 +488,9 @@ lease_holder(const struct ap_event *ev)
 
 	if (ev->u.lease.since > 0)
 		clock_iso8601(since, sizeof(since), (time_t)ev->u.lease.since, -1);
-	return xasprintf("locked by %s (run %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
-	    "another run", *ev->u.lease.run ? ev->u.lease.run : "unknown", *since ?
-	    ", since " : "", since);
+	return xasprintf("locked by %s (%srun %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
+	    "another run", ev->u.lease.detached ? "detached " : "", *ev->u.lease.run ?
+	    ev->u.lease.run : "unknown", *since ? ", since " : "", since);
 }
 
 /*
@@ -535,8 +535,10 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			return 0;
 		}
 		holder = lease_holder(&ev);
+		/* a detached agent of our own does not go in seconds */
 		if (!(clock_mono_ms() < until || (((run != NULL && strcmp(ev.u.lease.run, run) == 0) ||
-		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && clock_mono_ms() < own_until))) {
+		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && !ev.u.lease.detached &&
+		    clock_mono_ms() < own_until))) {
 			*st = AP_ST_LOCKED;
 			*why = holder;
 			return -1;
