@@ -13,7 +13,8 @@
  *			last line, which collect does not send
  *	lock		flock'ed by the daemon while it runs
  *	done		written (atomically) when the list is run through
- *	agent.log	what the trials printed on stderr
+ *	agent.log	what the trials printed on stderr (emptied between
+ *			trials once past DETACH_MAX_LOG)
  *
  * Three serve requests: `detach` (the list follows the request on the
  * control stream; the daemon is started and its pid answered), `collect`
@@ -49,6 +50,7 @@
 #define DETACH_LOG	"agent.log"
 #define DETACH_TRIAL	"trial.out"
 #define DETACH_LIST_MS	60000		/* for the list to arrive after the request */
+#define DETACH_MAX_LOG	(1024 * 1024)	/* agent.log is emptied between trials past it */
 
 static void
 reply_error(int fd, const char *id, const char *msg)
@@ -267,6 +269,7 @@ daemon_main(struct daemon *d)
 	static struct input in;
 	static char line[WIRE_MAX_LINE + 1];
 	const char *state = "done";
+	struct stat st;
 	struct jv *req;
 	long n;
 	int fd, r;
@@ -286,6 +289,8 @@ daemon_main(struct daemon *d)
 			continue;
 		if (jv_parse(line, (size_t)n, &req, msg, sizeof(msg)) != 0)
 			continue;	/* the controller wrote it: cannot happen */
+		if (fstat(2, &st) == 0 && st.st_size > DETACH_MAX_LOG)
+			(void)!ftruncate(2, 0);		/* O_APPEND: writes go on at 0 */
 		if (ftruncate(d->trial_fd, 0) != 0 || lseek(d->trial_fd, 0, SEEK_SET) != 0) {
 			jv_free(req);
 			state = "failed";

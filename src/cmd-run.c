@@ -919,8 +919,12 @@ run_main(int argc, char **argv)
 		if (run->detached && (run->status == NULL || strcmp(run->status,
 		    journal_status_name(JOURNAL_FINISHED)) != 0))
 			cfg.mode = RUN_COLLECT;
-		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
-		    trial_done_count(session_done(s), NULL), todo);
+		if (cfg.mode == RUN_COLLECT)
+			log_info("collecting %s: %zu trials already ok, the hosts' journals "
+			    "next", session_dir(s), trial_done_count(session_done(s), NULL));
+		else
+			log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
+			    trial_done_count(session_done(s), NULL), todo);
 	} else {
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;

@@ -160,6 +160,30 @@ log_to_progress(const char *line, void *arg)
 	progress_message(arg, line);
 }
 
+/*
+ * A detached run goes on while one of its hosts is not done: one of this
+ * session's, or (collect -H) one it left out that was not done before.
+ */
+static int
+detach_pending(const struct session *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->sum.nhosts; i++)
+		if (s->sum.hosts[i].status != JOURNAL_HOST_DONE)
+			return 1;
+	for (k = 0; s->run != NULL && k < s->run->nhosts; k++) {
+		for (i = 0; i < s->sum.nhosts; i++)
+			if (strcmp(s->sum.hosts[i].name, s->run->hosts[k].name) == 0)
+				break;
+		if (i == s->sum.nhosts && (s->run->hosts[k].status == NULL ||
+		    strcmp(s->run->hosts[k].status, journal_host_status_name(
+		    JOURNAL_HOST_DONE)) != 0))
+			return 1;
+	}
+	return 0;
+}
+
 int
 session_run(struct session *s, const struct session_config *c, char **err)
 {
@@ -169,7 +193,6 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	struct trial_done *finished = NULL;
 	struct progress *prog;
 	char *ferr = NULL, *path;
-	size_t i;
 	int r;
 
 	if (s->ran) {
@@ -222,10 +245,8 @@ session_run(struct session *s, const struct session_config *c, char **err)
 		s->error = xstrdup(s->sum.journal_error);
 	}
 	s->status = session_final_status(&s->sum, 0);
-	for (i = 0; c->mode != RUN_ATTACHED && s->status == JOURNAL_FINISHED &&
-	    i < s->sum.nhosts; i++)
-		if (s->sum.hosts[i].status != JOURNAL_HOST_DONE)
-			s->status = JOURNAL_DETACHED;
+	if (c->mode != RUN_ATTACHED && s->status == JOURNAL_FINISHED && detach_pending(s))
+		s->status = JOURNAL_DETACHED;
 	if (journal_finish(s->j, s->status, &ferr) != 0) {
 		/* What run.json last said stays: "running", never "finished". */
 		log_error("%s", ferr);
