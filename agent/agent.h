@@ -265,6 +265,8 @@ void	list_emit(int fd, const char *id, int json);
 /* --- serve.c -------------------------------------------------------------- */
 
 int	serve(int in_fd, int out_fd);
+/* Answer request id with an error line of class bad-request and its end. */
+void	serve_reply_error(int fd, const char *id, const char *msg);
 
 struct jv;
 /*

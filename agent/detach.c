@@ -52,17 +52,6 @@
 #define DETACH_LIST_MS	60000		/* for the list to arrive after the request */
 #define DETACH_MAX_LOG	(1024 * 1024)	/* agent.log is emptied between trials past it */
 
-static void
-reply_error(int fd, const char *id, const char *msg)
-{
-	struct jline j;
-
-	trial_emit_error(fd, id, WIRE_ERR_REQUEST, msg);
-	jl_begin(&j, WIRE_END, id);
-	jl_str(&j, "status", WIRE_ERR_REQUEST);
-	jl_emit(&j, fd);
-}
-
 int
 detach_dir_valid(const char *dir)
 {
@@ -364,7 +353,7 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 	if (!detach_dir_valid(dir) || run == NULL || *run == '\0' || strlen(run) > 256 ||
 	    v == NULL || v->type != JV_NUM || v->num < 0 || v->num > 10000000 ||
 	    v->num != (double)(long long)v->num) {
-		reply_error(out_fd, id, "detach needs dir (WORKDIR/runs/RUNID), run and trials");
+		serve_reply_error(out_fd, id, "detach needs dir (WORKDIR/runs/RUNID), run and trials");
 		return;
 	}
 	ntrials = (long long)v->num;
@@ -376,14 +365,14 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 		if ((n = next_line(in, line, sizeof(line))) <= 0) {
 			snprintf(msg, sizeof(msg), "the trial list ended after %lld of %lld lines",
 			    i, ntrials);
-			reply_error(out_fd, id, msg);
+			serve_reply_error(out_fd, id, msg);
 			goto out;
 		}
 		while (len + (size_t)n + 1 > cap) {
 			char *nl = realloc(list, cap ? cap * 2 : 65536);
 
 			if (nl == NULL) {
-				reply_error(out_fd, id, "out of memory for the trial list");
+				serve_reply_error(out_fd, id, "out of memory for the trial list");
 				goto out;
 			}
 			list = nl;
@@ -395,7 +384,7 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 	}
 	if (mkdirs(dir) != 0) {
 		snprintf(msg, sizeof(msg), "cannot create %s: %s", dir, strerror(errno));
-		reply_error(out_fd, id, msg);
+		serve_reply_error(out_fd, id, msg);
 		goto out;
 	}
 	if (path_in(path, sizeof(path), dir, DETACH_LOCK) != 0 ||
@@ -403,7 +392,7 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 	    flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
 		snprintf(msg, sizeof(msg), "%s: %s", dir, lock_fd >= 0 && errno == EWOULDBLOCK ?
 		    "a detached agent runs there already" : strerror(errno));
-		reply_error(out_fd, id, msg);
+		serve_reply_error(out_fd, id, msg);
 		goto out;
 	}
 	/* a fresh start: what an earlier attempt left is not this list's */
@@ -415,13 +404,13 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 	    0600)) < 0 || path_in(path, sizeof(path), dir, DETACH_TRIAL) != 0 ||
 	    (d.trial_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
 		snprintf(msg, sizeof(msg), "cannot write in %s: %s", dir, strerror(errno));
-		reply_error(out_fd, id, msg);
+		serve_reply_error(out_fd, id, msg);
 		goto out;
 	}
 	d.trials = ntrials;
 	if (pipe(pfd) != 0 || (child = fork()) < 0) {
 		snprintf(msg, sizeof(msg), "cannot start the detached agent: %s", strerror(errno));
-		reply_error(out_fd, id, msg);
+		serve_reply_error(out_fd, id, msg);
 		goto out;
 	}
 	if (child == 0) {
@@ -444,7 +433,7 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 		;
 	if (read(pfd[0], &pid, sizeof(pid)) != (ssize_t)sizeof(pid)) {
-		reply_error(out_fd, id, "the detached agent did not start");
+		serve_reply_error(out_fd, id, "the detached agent did not start");
 		goto out;
 	}
 	/* The daemon holds the lease and the lock now; this process lets go
@@ -537,7 +526,7 @@ detach_collect(const struct jv *req, const char *id, int out_fd)
 	int fd;
 
 	if (!detach_dir_valid(dir)) {
-		reply_error(out_fd, id, "collect needs dir (WORKDIR/runs/RUNID)");
+		serve_reply_error(out_fd, id, "collect needs dir (WORKDIR/runs/RUNID)");
 		return;
 	}
 	/* the state first: what it says is in the journal by the time it is read */
@@ -580,14 +569,14 @@ detach_forget(const struct jv *req, const char *id, int out_fd)
 	struct jline j;
 
 	if (!detach_dir_valid(dir)) {
-		reply_error(out_fd, id, "forget needs dir (WORKDIR/runs/RUNID)");
+		serve_reply_error(out_fd, id, "forget needs dir (WORKDIR/runs/RUNID)");
 		return;
 	}
 	if (strcmp(dir_state(dir, state, sizeof(state)), "running") != 0 &&
 	    strcmp(state, "missing") != 0) {
 		if (remove_tree(dir) != 0) {
 			snprintf(msg, sizeof(msg), "cannot remove %s: %s", dir, strerror(errno));
-			reply_error(out_fd, id, msg);
+			serve_reply_error(out_fd, id, msg);
 			return;
 		}
 		snprintf(state, sizeof(state), "forgotten");
