@@ -390,8 +390,8 @@ on_signal(int sig)
  */
 static int
 run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
-    const char *results, const char *label, const char *expect, int quiet, char **dir,
-    char **err)
+    const char *results, const char *label, const char *expect, long long wait_lock_ms,
+    int quiet, char **dir, char **err)
 {
 	struct session_config cfg;
 	struct session *s = NULL;
@@ -408,6 +408,7 @@ run_plan(const struct plan *p, const struct fleet *f, const unsigned char *sel,
 		cfg.commit = getenv("FLEETMARK_COMMIT");
 	cfg.quiet = quiet;
 	cfg.expect_kernel = expect;
+	cfg.wait_lock_ms = wait_lock_ms;
 	if (session_create(results, &cfg, &s, err) != 0 || session_run(s, &cfg, err) != 0)
 		goto out;
 	if (session_status(s) == JOURNAL_FAILED) {
@@ -525,6 +526,7 @@ bisect_main(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "tries", required_argument, NULL, 't' },
 		{ "expect-kernel", required_argument, NULL, 'K' },
+		{ "wait-lock", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -543,7 +545,7 @@ bisect_main(int argc, char **argv)
 	char *expect = NULL, *old_id = NULL;
 	struct board_boot bb;
 	double thr = DEFAULT_THRESHOLD, goodv = 0;
-	long long wait_ms = DEFAULT_WAIT_MS, tries = DEFAULT_TRIES;
+	long long wait_ms = DEFAULT_WAIT_MS, tries = DEFAULT_TRIES, wait_lock_ms = 0;
 	int c, quiet = 0, code = BISECT_ABORT, try;
 	size_t i, nsel = 0;
 
@@ -598,6 +600,12 @@ bisect_main(int argc, char **argv)
 		case 't':
 			if (ydoc_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
 				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
+				return BISECT_ABORT;
+			}
+			break;
+		case 'L':
+			if (ydoc_parse_duration(optarg, &wait_lock_ms) != 0 || wait_lock_ms < 0) {
+				log_error("--wait-lock: expected a duration like 10m, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
@@ -727,7 +735,7 @@ bisect_main(int argc, char **argv)
 		board_boot_release(&bb);
 		free(dir);
 		dir = NULL;
-		if (run_plan(p, f, sel, outdir, label, expect, quiet, &dir, &err) != 0) {
+		if (run_plan(p, f, sel, outdir, label, expect, wait_lock_ms, quiet, &dir, &err) != 0) {
 			why = xasprintf("skip: the run failed: %s", err);
 			free(err);
 			err = NULL;
@@ -811,6 +819,9 @@ static const struct cmd_option bisect_options[] = {
 	    "or /proc/cmdline) must contain STRING and, with --reboot, its boot id must have "
 	    "changed, else 125 and nothing is measured; the install hook may print "
 	    "FLEETMARK_EXPECT_KERNEL=STRING instead (docs/boards.md)", "no boot check" },
+	{ 0, "wait-lock", "DURATION", "when another run holds the host's lease, wait up to "
+	    "DURATION for it before measuring (as run --wait-lock)", "a locked host is a "
+	    "failed trial: 125" },
 	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
 	{ 'o', NULL, "DIR", "where the step's run directory is made", "results" },
 	{ 0, NULL, NULL, NULL, NULL }
@@ -850,7 +861,7 @@ const struct cmd_entry cmd_bisect = {
 	"bisect-run",
 	"PLAN -H HOST --metric BENCH.METRIC[params] (--baseline REF | --good VALUE) "
 	"[--threshold 5%] [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] "
-	"[--expect-kernel STRING] [-f FLEET] [-o DIR] [-q] [-v]",
+	"[--expect-kernel STRING] [--wait-lock DURATION] [-f FLEET] [-o DIR] [-q] [-v]",
 	"one step of `git bisect run`: install, reboot, measure (0 good, 1 bad, 125 skip)",
 	bisect_main,
 	&bisect_help,

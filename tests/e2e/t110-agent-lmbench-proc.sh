@@ -246,13 +246,13 @@ is "$?" 3 "lat_proc shell at its deadline: exit status 3 (timeout)"
 clean_after "lat_proc shell at its deadline"
 
 # --- the time budget at the default 11 samples -----------------------------------
-# Each point well under 3 s here; 10 s is the alarm (a cap or calibration
+# Each point well under 3 s here; 30 s is the alarm (a cap or calibration
 # gone wrong costs minutes, not seconds).
 while read -r b params; do
 	# shellcheck disable=SC2086 # params is a list of k=v words
 	agent run "$b" $params
 	d=$(tail -n 1 "$W/out" | jq -r 'select(.status == "ok") | .duration' 2>/dev/null)
-	within "$b $params at 11 samples: seconds" "$d" 0 10
+	within "$b $params at 11 samples: seconds" "$d" 0 30
 done < <(cat "$W/mine"; echo "pagefault")
 clean_after "the default-sample runs"
 

@@ -6,7 +6,8 @@
 # first, so the holder here lasts longer); hosts --check shows the lease;
 # when the holder's
 # controller is SIGKILLed, the next run takes the lease without waiting.
-# Root and the bench user see each other's leases.
+# Root and the bench user see each other's leases.  bisect-run on a held
+# host skips (125), and with --wait-lock waits and measures.
 # shellcheck disable=SC2317 # functions called through check
 TNAME=t821
 set -u
@@ -40,6 +41,8 @@ benchmarks:
       op: null
 P
 
+sed 's/^repeat: 1$/repeat: 3/; s/^name: second$/name: step/' "$WORK/short.yaml" >"$WORK/step.yaml"
+
 # wait_lease HOST: until the host's lease file names the holder (10 s at most).
 wait_lease() {
 	local i
@@ -71,6 +74,16 @@ is "$(jq -r '.hosts["lab-02"].status' "$S/run.json")" "done" "lab-02 ran"
 is "$(jq -rs '[.[] | select(.host == "lab-01") | .status] | unique | join(",")' "$S/trials.jsonl")" \
 	locked "lab-01's trials are recorded locked (infrastructure)"
 
+# bisect-run on a held host: skip (125), never bad; with --wait-lock it
+# waits its turn (beside the run below) and measures.
+"$FLEETMARK" bisect-run "$WORK/step.yaml" -f "$L/fleet-bench.yaml" -H lab-01 \
+	--metric lat_syscall.latency --good 1e9 --tries 1 -o "$WORK/b1" >"$WORK/b1.out" 2>&1
+is "$?" 125 "bisect-run on the held host exits 125 (skip)"
+like "$(cat "$WORK/b1.out")" "locked" "... and says the host is locked"
+"$FLEETMARK" bisect-run "$WORK/step.yaml" -f "$L/fleet.yaml" -H lab-01 --wait-lock 60s \
+	--metric lat_syscall.latency --good 1e9 --threshold 50% -o "$WORK/b2" >"$WORK/b2.out" 2>&1 &
+bisect=$!
+
 t0=$(date +%s)
 "$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/w" --wait-lock 60s \
 	>"$WORK/w.out" 2>&1
@@ -79,8 +92,11 @@ t1=$(date +%s)
 is "$rc" 0 "--wait-lock: the second run waits for the holder and runs"
 wait "$holder"
 is "$?" 0 "the holder finished well"
+wait "$bisect"
+is "$?" 0 "bisect-run --wait-lock waited for the lease and measured: good (0)"
+grep '^bisect-run ' "$WORK/b2.out" | sed 's/^/# /'
 W=$(run_dir "$WORK/w")
-h_end=$(jq -r '.end' "$(run_dir "$WORK/h")/run.json")
+h_end=$(date -d "$(jq -r '.end' "$(run_dir "$WORK/h")/run.json")" +%s)
 w_start=$(jq -r '[.[] | .start] | min' <(jq -s . "$W/trials.jsonl"))
 check "its trials started after the holder ended ($w_start >= $h_end - 1, waited $((t1 - t0)) s)" \
 	awk -v a="$w_start" -v b="$h_end" 'BEGIN { exit !(a >= b - 1) }'
