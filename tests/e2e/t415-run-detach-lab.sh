@@ -35,7 +35,7 @@ benchmarks:
       op: null
   - bench: exec
     params:
-      command: "sleep 2"
+      command: "sleep 3"
 P
 cat >"$WORK/other.yaml" <<'P'
 name: other

@@ -120,6 +120,29 @@ like "$(grep 'no agent finished' "$K/logs/local.log")" "[1-9] trials? no agent f
 sleep 0.3
 is "$(procs_with_mark T416_MARK)" "" "no agent or child left running"
 
+# --- a host that lost its whole journal (a wiped /tmp), and a list cut short ------
+
+"$FLEETMARK" run "$WORK/slow.yaml" -f "$WORK/fleet.yaml" -o "$WORK/m" --detach -q >/dev/null 2>&1
+M=$(run_dir "$WORK/m")
+pid=$(jq -r '.hosts.local.detached.pid' "$M/run.json")
+echo "$pid" >>"$WORK/pids"
+kill -KILL "$pid"
+sleep 0.3
+rm -rf "$WORK/wd/runs/${M##*/}"
+"$FLEETMARK" collect "$M" -q >"$WORK/m.out" 2>&1
+is "$?" 0 "collect of a host whose journal is gone: exit 0"
+is "$(jq -r '.hosts.local.detached.state' "$M/run.json") $(jq -r 'select(.part == 1) | .key' \
+	"$M/trials.jsonl" | sort -u | wc -l) $(per_key "$M/trials.jsonl")" "missing 6 1" \
+	"its agent's journal is missing: every trial run by collect, once"
+D2=$WORK/wd/runs/cut
+{
+	printf '{"type":"detach","id":"d","run":"cut","dir":"%s","trials":3}\n' "$D2"
+	printf '{"type":"trial","id":"t1","bench":"lat_syscall","params":{"op":"null"},"samples":1}\n'
+} | "$AGENT" serve >"$WORK/cut.out" 2>&1
+like "$(grep '"id":"d"' "$WORK/cut.out")" '"type":"end".*"status":"bad-request"' \
+	"a list cut short (the controller killed while sending it) is refused"
+check_fail "... and leaves no journal directory, nor an agent" test -e "$D2"
+
 # --- refusals ------------------------------------------------------------------------
 
 "$FLEETMARK" run plans/tlb-flush.yaml -f "$WORK/fleet.yaml" -o "$WORK/v" --detach >"$WORK/v.out" 2>&1

@@ -7,8 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "agent.h"
 #include "agentproto.h"
+#include "cmd.h"
+#include "journal.h"
+#include "run.h"
+#include "rundir.h"
+#include "session.h"
 #include "detach.h"
 #include "tap.h"
 #include "trialread.h"
@@ -168,9 +175,40 @@ test_finished(void)
 	free(err);
 }
 
+static void
+test_status(void)
+{
+	struct run_host h[2];
+	struct run_summary sum;
+	struct rundir_run *r;
+	json_t *o;
+
+	memset(h, 0, sizeof(h));
+	memset(&sum, 0, sizeof(sum));
+	h[0].status = JOURNAL_HOST_DONE;
+	h[1].status = JOURNAL_HOST_RUNNING;
+	sum.hosts = h;
+	sum.nhosts = 2;
+	is_str(journal_status_name(JOURNAL_DETACHED), "detached", "the run status detached");
+	is_int(session_exit_status(JOURNAL_DETACHED, &sum), CMD_EXIT_RUNNING,
+	    "a detached run not finished exits 5");
+	o = json_pack("{s:i, s:s, s:s, s:b}", "format", 1, "run", "r1", "status", "detached",
+	    "detached", 1);
+	r = rundir_run_new(o);
+	ok(r->detached && strcmp(r->status, "detached") == 0, "run.json's detached is read");
+	rundir_run_free(r);
+	json_decref(o);
+	o = json_pack("{s:i, s:s}", "format", 1, "run", "r2");
+	r = rundir_run_new(o);
+	ok(!r->detached, "and is false without it");
+	rundir_run_free(r);
+	json_decref(o);
+}
+
 int
 main(void)
 {
+	test_status();
 	test_dir();
 	test_index();
 	test_gather();
