@@ -6,7 +6,9 @@
 # runs gathers what it journaled and exits 5; collect --wait finishes the
 # run with every trial exactly once and the host's journal removed.  An
 # agent SIGKILLed mid-run (a torn journal line after it) has its unfinished
-# trials run again by collect, and each trial is still there once.  Plans
+# trials run again by collect, and each trial is still there once; so has
+# a host whose journal is gone (a wiped /tmp) all its trials.  A list cut
+# short (the controller killed while sending it) starts nothing.  Plans
 # that need the controller, and collect of a run that is not detached,
 # are refused.
 set -u
