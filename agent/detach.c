@@ -360,27 +360,36 @@ detach_request(const struct jv *req, const char *id, struct input *in, int out_f
 	d.dir = dir;
 	d.max_bytes = mb != NULL && mb->type == JV_NUM && mb->num >= 4096 ? (long long)mb->num :
 	    DETACH_MAX_JOURNAL;
-	/* the list first, whatever happens, so the stream stays in step */
+	/* the list first, whatever happens, so the stream stays in step: a
+	 * line too long, or no memory, fails the list but is read all the same */
+	*msg = '\0';
 	for (i = 0; i < ntrials; i++) {
-		if ((n = next_line(in, line, sizeof(line))) <= 0) {
+		if ((n = next_line(in, line, sizeof(line))) == 0) {
 			snprintf(msg, sizeof(msg), "the trial list ended after %lld of %lld lines",
 			    i, ntrials);
-			serve_reply_error(out_fd, id, msg);
-			goto out;
+			break;
 		}
-		while (len + (size_t)n + 1 > cap) {
+		if (n < 0 && *msg == '\0')
+			snprintf(msg, sizeof(msg), "trial list line %lld is too long", i + 1);
+		while (n > 0 && *msg == '\0' && len + (size_t)n + 1 > cap) {
 			char *nl = realloc(list, cap ? cap * 2 : 65536);
 
 			if (nl == NULL) {
-				serve_reply_error(out_fd, id, "out of memory for the trial list");
-				goto out;
+				snprintf(msg, sizeof(msg), "out of memory for the trial list");
+				break;
 			}
 			list = nl;
 			cap = cap ? cap * 2 : 65536;
 		}
+		if (n < 0 || *msg != '\0')
+			continue;
 		memcpy(list + len, line, (size_t)n);
 		len += (size_t)n;
 		list[len++] = '\n';
+	}
+	if (*msg != '\0') {
+		serve_reply_error(out_fd, id, msg);
+		goto out;
 	}
 	if (mkdirs(dir) != 0) {
 		snprintf(msg, sizeof(msg), "cannot create %s: %s", dir, strerror(errno));
