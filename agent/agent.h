@@ -80,8 +80,15 @@ void	trial_header(struct trial *t);
 void	trial_emit_error(int fd, const char *id, const char *class,
 	    const char *message);
 
-/* Exit code for a trial process whose run returned rc (WIRE_EXIT_*). */
+/*
+ * Exit code for a trial process whose run returned rc (WIRE_EXIT_*): the
+ * one that carries the class of the last error it reported.
+ * trial_exit_class() reads it back, for the end line: WIRE_STATUS_OK for
+ * WIRE_EXIT_OK, the error class for the others trial_exit_code() returns,
+ * NULL for any other code.
+ */
 int	trial_exit_code(int rc);
+const char *trial_exit_class(int code);
 
 /* Run t's benchmark (or, for a suite, each member in its own child). */
 int	trial_run(struct trial *t);

@@ -360,6 +360,16 @@ ipc_pingpong_size(struct trial *t)
 	return (size_t)size;
 }
 
+const struct bench_param ipc_pingpong_params[] = {
+	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" },
+	{ NULL, 0, NULL, NULL, NULL }
+};
+
+const struct bench_metric ipc_pingpong_metrics[] = {
+	{ "latency", "us", 0, "round trip of one message between two processes" },
+	{ NULL, NULL, 0, NULL }
+};
+
 int
 ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total)
 {
@@ -373,6 +383,12 @@ ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total)
 	*total = (uint64_t)n;
 	return 0;
 }
+
+const struct bench_param ipc_stream_params[] = {
+	{ "msg", PARAM_INT, "64K", "bytes per write and largest read (lmbench: 64K)", "1..64M" },
+	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench: 10M)", "1..1024G" },
+	{ NULL, 0, NULL, NULL, NULL }
+};
 
 /* How long the untimed round trips before measuring last, in ns. */
 #define PRIME_NS	20e6

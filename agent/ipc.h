@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bench.h"
 #include "timing.h"
 
 struct trial;
@@ -107,11 +108,25 @@ int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
 size_t	ipc_pingpong_size(struct trial *t);
 
 /*
+ * The parameters and metrics of those stream ping-pongs (lat_pipe,
+ * lat_unix, lat_tcp: `size`, 1 byte by default as lmbench's, and the
+ * round trip's latency), one table for the three benchmarks.
+ */
+extern const struct bench_param ipc_pingpong_params[];
+extern const struct bench_metric ipc_pingpong_metrics[];
+
+/*
  * The `msg` and `total` parameters of a stream benchmark (bw_pipe,
  * bw_unix, bw_tcp), checked to be 1 byte to 64M and 1 byte to 1T.  Returns 0, or the value
  * of trial_error().
  */
 int	ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total);
+
+/*
+ * Those two parameters with lmbench's defaults (64K, 10M), for bw_pipe and
+ * bw_unix (bw_tcp's defaults differ, and it has one more).
+ */
+extern const struct bench_param ipc_stream_params[];
 
 /*
  * Measure fn(n, arg) as timing_measure() does (o may be NULL) and report

@@ -285,7 +285,8 @@ supervise(struct trial *t, struct input *in, int out_fd)
 	static struct relay r;
 	double start = timing_now(), next_beat = start + AGENT_HEARTBEAT * 1e9, now;
 	enum { RUNNING, TIMED_OUT, CANCELLED } verdict = RUNNING;
-	int rfd = -1, status = 0, reaped = 0, rc, timeout_ms, nfds, in_idx;
+	int rfd = -1, status = 0, reaped = 0, rc, timeout_ms, nfds, in_idx, code;
+	const char *class;
 	char msg[256];
 	struct pollfd pfd[3];
 	struct profile prof;
@@ -436,24 +437,12 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		emit_end(out_fd, t, WIRE_ERR_CRASH, start);
 		return WIRE_EXIT_FAILED;
 	}
-	switch (WIFEXITED(status) ? WEXITSTATUS(status) : WIRE_EXIT_FAILED) {
-	case WIRE_EXIT_OK:
-		emit_end(out_fd, t, WIRE_STATUS_OK, start);
-		return WIRE_EXIT_OK;
-	case WIRE_EXIT_UNSUPPORTED:
-		emit_end(out_fd, t, WIRE_ERR_UNSUPPORTED, start);
-		return WIRE_EXIT_UNSUPPORTED;
-	case WIRE_EXIT_TIMEOUT:
-		emit_end(out_fd, t, WIRE_ERR_TIMEOUT, start);
-		return WIRE_EXIT_TIMEOUT;
-	case WIRE_EXIT_BAD_OUTPUT:
-		emit_end(out_fd, t, WIRE_ERR_BAD_OUTPUT, start);
-		return WIRE_EXIT_BAD_OUTPUT;
-	case WIRE_EXIT_USAGE:
-		emit_end(out_fd, t, WIRE_ERR_REQUEST, start);
-		return WIRE_EXIT_USAGE;
-	default:
-		emit_end(out_fd, t, WIRE_ERR_BENCH, start);
-		return WIRE_EXIT_FAILED;
+	/* the class the trial process's exit code carries (trial_exit_code()) */
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : WIRE_EXIT_FAILED;
+	if ((class = trial_exit_class(code)) == NULL) {
+		class = WIRE_ERR_BENCH;
+		code = WIRE_EXIT_FAILED;
 	}
+	emit_end(out_fd, t, class, start);
+	return code;
 }

@@ -474,20 +474,43 @@ trial_note(struct trial *t, const char *fmt, ...)
 /* Class of the last error this process reported, for its exit code. */
 static const char *last_class;
 
+/* The error classes a trial process's exit code carries, and back. */
+static const struct exit_class {
+	int		 code;
+	const char	*class;
+} exit_classes[] = {
+	{ WIRE_EXIT_FAILED, WIRE_ERR_BENCH },
+	{ WIRE_EXIT_UNSUPPORTED, WIRE_ERR_UNSUPPORTED },
+	{ WIRE_EXIT_TIMEOUT, WIRE_ERR_TIMEOUT },
+	{ WIRE_EXIT_BAD_OUTPUT, WIRE_ERR_BAD_OUTPUT },
+	{ WIRE_EXIT_USAGE, WIRE_ERR_REQUEST },
+};
+#define NEXIT_CLASSES	(sizeof(exit_classes) / sizeof(exit_classes[0]))
+
 int
 trial_exit_code(int rc)
 {
+	size_t i;
+
 	if (rc == 0)
 		return WIRE_EXIT_OK;
-	if (last_class != NULL && strcmp(last_class, WIRE_ERR_UNSUPPORTED) == 0)
-		return WIRE_EXIT_UNSUPPORTED;
-	if (last_class != NULL && strcmp(last_class, WIRE_ERR_TIMEOUT) == 0)
-		return WIRE_EXIT_TIMEOUT;
-	if (last_class != NULL && strcmp(last_class, WIRE_ERR_BAD_OUTPUT) == 0)
-		return WIRE_EXIT_BAD_OUTPUT;
-	if (last_class != NULL && strcmp(last_class, WIRE_ERR_REQUEST) == 0)
-		return WIRE_EXIT_USAGE;
+	for (i = 0; last_class != NULL && i < NEXIT_CLASSES; i++)
+		if (strcmp(last_class, exit_classes[i].class) == 0)
+			return exit_classes[i].code;
 	return WIRE_EXIT_FAILED;
+}
+
+const char *
+trial_exit_class(int code)
+{
+	size_t i;
+
+	if (code == WIRE_EXIT_OK)
+		return WIRE_STATUS_OK;
+	for (i = 0; i < NEXIT_CLASSES; i++)
+		if (exit_classes[i].code == code)
+			return exit_classes[i].class;
+	return NULL;
 }
 
 int

@@ -36,10 +36,15 @@ struct deploy_result {
 	int	uploaded;	/* bytes had to be sent (not already cached) */
 	int	built;		/* compiled on the host from source */
 	char	*dir;		/* the work directory there, "~/" expanded */
+	char	*own_dir;	/* set when the inventory's work directory is
+				 * another user's: dir is then this user's own
+				 * WORKDIR-UID (the same string) */
 };
 
 /*
- * Deploy on t into workdir following mode.  Returns 0 and fills *res
+ * Deploy on t into workdir following mode; when workdir (or its agents/
+ * or programs/) exists there and the login user cannot write it, into
+ * WORKDIR-UID instead (res->own_dir).  Returns 0 and fills *res
  * (release with deploy_result_release()), or a negative TRANSPORT_E* code
  * (TRANSPORT_EREMOTE for "cannot deploy here": unknown OS, no binary and
  * no compiler, a build that failed, a wrong protocol) with a new message

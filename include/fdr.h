@@ -47,4 +47,13 @@ int	fdr_bh(const double *p, size_t m, double *q, char **err);
 long	fdr_reject(const double *p, size_t m, double level, unsigned char *reject,
 	    double *q, char **err);
 
+/*
+ * The one Benjamini-Hochberg step over a table's or a night's rows (the
+ * compare and matrix tables, report-judge.c; the nightly verdict,
+ * verdict_adjust()): q[i] gets the q of p[i] among the rows with use[i]
+ * set and a p that is not NaN (p clamped to [0, 1]); every other row gets
+ * NaN and does not count in m.  q may be p itself.  Returns m.
+ */
+size_t	fdr_bh_rows(const double *p, const unsigned char *use, size_t n, double *q);
+
 #endif /* FLEETMARK_FDR_H */

@@ -93,6 +93,12 @@ int	fs_mkdir_p(const char *path, mode_t mode, char **err);
 int	fs_mkparents(const char *path, mode_t mode, char **err);
 
 /*
+ * The directory part of path, up to its last '/': "." for a bare name,
+ * "/" for a name in the root.  A new string, which the caller frees.
+ */
+char	*fs_dirname(const char *path);
+
+/*
  * Read the whole file at path into a new NUL-terminated buffer (*data,
  * which the caller frees; *len its length without the NUL).  max (0: no
  * limit) bounds the size: a larger file fails with errno EFBIG ("PATH:

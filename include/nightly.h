@@ -27,7 +27,11 @@
  *			since its last change point, at most o->nights of
  *			them) has at least VERDICT_MIN_NIGHTS nights:
  *			verdict_nights(), tonight's mean against the nights'
- *			means with a prediction interval over nights
+ *			means with a prediction interval over nights, the
+ *			variance moderated by the prior that the history
+ *			rows of the same host give (verdict_prior_fit(),
+ *			when there are VERDICT_PRIOR_MIN_SERIES of them),
+ *			and the trend rule
  *	fallback	fewer nights (a new plan, host or point): "today's
  *			rule", verdict_judge() of tonight's trials against
  *			the newest night's, at VERDICT_FALLBACK_MARGIN times
@@ -118,6 +122,8 @@ struct nightly_row {
 	double	*now;		/* tonight's trials (the plan's repetitions) */
 	size_t	 nnow;
 	struct verdict_row vr;
+	struct verdict_prior prior;	/* its host's pooled variance (df 0: none) */
+	double	 gsd;		/* the good side's spread, for the trials needed */
 	double	*again;		/* the confirmation round's trials */
 	size_t	 nagain;
 	struct verdict cv;	/* their verdict (NIGHTLY_CONFIRMED, _VANISHED) */

@@ -6,6 +6,7 @@
  *	numfmt_fixed()		benchmark values in tables: fixed notation
  *				with a few significant figures, never an
  *				exponent from 1 up
+ *	numfmt_mean()		a mean in a table: numfmt_fixed(), or "-"
  *	numfmt_short()		chart ticks and tooltips: about four
  *				significant figures, an exponent where large
  *				or small
@@ -33,6 +34,9 @@ void	numfmt_shortest(char *buf, size_t size, double v);
  * magnitude, three significant figures as %.3g does ("0.123", "1.5e-05").
  */
 void	numfmt_fixed(char *buf, size_t size, double v, int sig);
+
+/* A mean as the tables show it: numfmt_fixed() with sig 4, "-" for NaN (none). */
+void	numfmt_mean(char *buf, size_t size, double v);
 
 /*
  * About four significant figures: %.4g from 0.001 to 1000, %.0f from

@@ -32,6 +32,7 @@
 struct ydoc_node;
 struct transport;
 
+#define PROGRAM_NAME_MAX	64	/* bytes of a program's or a source's name */
 #define PROGRAM_MAX_RULES	16	/* as the agent allows */
 #define PROGRAM_MAX_METRICS	32
 #define PROGRAM_MAX_GROUPS	32

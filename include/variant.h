@@ -29,6 +29,8 @@
 #ifndef FLEETMARK_VARIANT_H
 #define FLEETMARK_VARIANT_H
 
+#include <stddef.h>
+
 struct plan_variant;
 struct transport;
 struct transport_result;
@@ -75,9 +77,10 @@ int	variant_write_back(struct transport *t, const char *path, const char *old,
 	    char **err);
 
 /*
- * One write of a variant, for callers that keep their own list (tune.c):
- * read path's old content as root, hand it to save (may be NULL), write
- * value and check it took, as variant_apply() does.  *old gets a new copy
+ * One write of a variant, for callers that keep their own list (tune.c,
+ * in a struct variant_saves below): read path's old content as root, hand
+ * it to save (may be NULL), write value and check it took, as
+ * variant_apply() does.  *old gets a new copy
  * of the old content once it is saved, also when the write then failed
  * (undo it with variant_write_back()); NULL when nothing was written.  0,
  * or -1 / VARIANT_ELOST with a new *err naming the host and the path.
@@ -108,6 +111,26 @@ int	variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
 
 /* Free without undoing (NULL is fine). */
 void	variant_state_free(struct variant_state *st);
+
+/*
+ * The writes done on a host, in the order done: each path with its raw
+ * old content, to be written back in reverse (a variant's, and a tuning
+ * profile's in tune.c).  Starts zeroed.  variant_saves_add() copies path
+ * and takes old (a malloc'd string); variant_saves_release() frees every
+ * entry and leaves the list empty.
+ */
+struct variant_saved {
+	char	*path;
+	char	*old;
+};
+
+struct variant_saves {
+	struct variant_saved	*v;
+	size_t			 n;
+};
+
+void	variant_saves_add(struct variant_saves *s, const char *path, char *old);
+void	variant_saves_release(struct variant_saves *s);
 
 /* Whether v changes anything on a host. */
 int	variant_is_empty(const struct plan_variant *v);

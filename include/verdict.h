@@ -37,6 +37,11 @@
 #define VERDICT_MIN_TRIALS	3	/* fewer values are noisy */
 #define VERDICT_MIN_NIGHTS	3	/* fewer nights: verdict_nights() cannot say */
 #define VERDICT_FALLBACK_MARGIN	2	/* with fewer nights, the threshold times this */
+#define VERDICT_PRIOR_MIN_SERIES 8	/* fewer series: no pooled variance */
+#define VERDICT_PRIOR_MAX_DF	50	/* d0 at most (and for an infinite one) */
+#define VERDICT_PRIOR_OUTLIER	0.01	/* F-test p below it: the series' own variance */
+#define VERDICT_TREND_MIN_NIGHTS 5	/* fewer segment nights: no trend rule */
+#define VERDICT_TREND_WEIGHT	0.2	/* the trend's share of a row's alpha */
 
 enum verdict_kind {
 	VERDICT_GOOD,
@@ -61,7 +66,57 @@ struct verdict {
 				 * not finite */
 	double	rsd;		/* of the values, percent (verdict_rsd()) */
 	double	good_rsd;	/* of the good values, percent (0 for a good value) */
+	/* verdict_nights() with a prior only (else 0 and NAN): */
+	int	pooled;		/* the moderated variance was used */
+	double	df;		/* the prediction test's degrees of freedom */
+	int	trend_tested;	/* the trend rule was applied */
+	double	trend;		/* the trend's change over the segment's nights and
+				 * tonight, percent (NAN: no trend rule) */
+	double	trend_lo, trend_hi;	/* its 95% interval, percent */
+	double	trend_p;	/* the slope's two-sided p (NAN: none) */
+	int	by_trend;	/* the kind (bad, better) is the trend rule's */
 };
+
+/*
+ * The pooled night-to-night variance of a night's series, for
+ * verdict_nights(): the prior of an empirical-Bayes moderated variance
+ * (Smyth 2004, "Linear models and empirical Bayes methods for assessing
+ * differential expression in microarray experiments", Stat. Appl. Genet.
+ * Mol. Biol. 3(1), section 6: limma's fitFDist).  On the log scale, so
+ * that series of any size pool: a series' variance is that of the logs of
+ * its segment's nights.
+ */
+struct verdict_prior {
+	double	df;		/* d0; 0: no prior (each series' own variance) */
+	double	s2;		/* s0^2, of log values */
+	int	trend;		/* apply the trend rule too */
+};
+
+/*
+ * The variance of log x[0..k) into *s2 and its degrees of freedom k - 1
+ * into *df.  Returns 0, or -1 when k < 2 or a value is not finite and
+ * positive (*s2 and *df are then not written).
+ */
+int	verdict_log_spread(const double *x, size_t k, double *s2, double *df);
+
+/*
+ * Fit the prior to the variances s2[0..n) with degrees of freedom
+ * df[0..n) (verdict_log_spread() of each series' segment) by Smyth's
+ * moments of log variances: with e_g = log s2_g - digamma(d_g/2) +
+ * log(d_g/2), mean e and sample variance v of the e_g,
+ *
+ *	trigamma(d0/2) = v - mean trigamma(d_g/2),
+ *	s0^2 = exp(mean e + digamma(d0/2) - log(d0/2)),
+ *
+ * d0 infinite (then VERDICT_PRIOR_MAX_DF, as is any larger d0) when the
+ * right side is not positive: the series vary no more than sampling
+ * alone would make them.  Values of s2 that are not finite and positive
+ * are left out.  Sets out->df and out->s2 (not out->trend) and returns 0;
+ * with fewer than VERDICT_PRIOR_MIN_SERIES usable values, out->df = 0
+ * and -1.
+ */
+int	verdict_prior_fit(const double *s2, const double *df, size_t n,
+	    struct verdict_prior *out);
 
 /*
  * Judge v[0..n) against the good values g[0..ng) or, when g is NULL, the
@@ -73,9 +128,9 @@ void	verdict_judge(const double *v, size_t n, const double *g, size_t ng, double
 
 /*
  * Judge tonight's values v[0..n) against the nights of a history's
- * current segment, the nights' means nights[0..k) (oldest first, any
- * order will do): the nightly rule, which counts how the nights vary
- * from one to the next and not only the spread of one night's trials.
+ * current segment, the nights' means nights[0..k) (oldest first): the
+ * nightly rule, which counts how the nights vary from one to the next and
+ * not only the spread of one night's trials.
  *
  * Tonight's mean is one more draw from the nights' distribution when
  * nothing changed, so it is tested against the nights' mean m and sd s
@@ -84,19 +139,54 @@ void	verdict_judge(const double *v, size_t n, const double *g, size_t ng, double
  *	t = (mean v - m) / (s sqrt(1 + 1/k)),   p = 2 P(T > |t|)
  *	interval: (mean v - m) +- t(0.975; k - 1) s sqrt(1 + 1/k)
  *
- * as percentages of m.  The kinds are then verdict_judge()'s, the same
- * threshold rule over this interval: significant when p < 0.05 and its
- * far end reaches the threshold; good when its worse end stays below it;
- * noisy when tonight's values are (verdict_noisy()) or the nights' rsd
- * is above the threshold.  good_rsd is the nights' rsd (night to night).
- * This assumes tonight has as many trials as each night had (a plan's
- * repeat), as its nights' spread is that of such means.  tested needs at
- * least 2 nights and 1 value; with fewer than VERDICT_MIN_NIGHTS nights
- * the caller should fall back to verdict_judge() against the last night's
- * trials at a wider threshold (docs/nightly.md).  Always fills *out.
+ * as percentages of m.  With a prior (verdict_prior_fit(), df > 0) and
+ * nights and tonight's mean all positive, the test is on the log scale
+ * with the moderated variance (Smyth 2004)
+ *
+ *	s~^2 = (d0 s0^2 + d s^2) / (d0 + d),   d = k - 1,  df = d0 + d
+ *
+ * (s^2 of the logs), the interval exp(+-t(0.975; df) s~ sqrt(1 + 1/k))
+ * times tonight's ratio to the nights' geometric mean; unless the
+ * series' own variance is far above the prior's (s^2 / s0^2 above
+ * F(d, d0)'s 1 - VERDICT_PRIOR_OUTLIER quantile): then the rule without
+ * a prior, against its own spread.  pooled says which, df the t's.
+ *
+ * With prior->trend and at least VERDICT_TREND_MIN_NIGHTS nights, the
+ * trend rule too: the least-squares slope b of the logs of the nights and
+ * tonight (k + 1 values, a night apart) with its residual variance (on
+ * k - 1 df, moderated by the same prior when pooled), trend = exp(b k) -
+ * 1 in percent (the fitted change from the segment's first night to
+ * tonight), trend_p the slope's two-sided t-test p.  The row's p for the
+ * false-discovery step is then a weighted Bonferroni of the two tests,
+ * verdict_row_p(); a trend whose p / VERDICT_TREND_WEIGHT is below 0.05
+ * and whose fitted change reaches the threshold makes the row bad (or
+ * better) when the step rule did not (by_trend).
+ *
+ * The kinds are then verdict_judge()'s, the same threshold rule over the
+ * interval: significant when p < 0.05 (p / (1 - VERDICT_TREND_WEIGHT)
+ * with a trend rule) and its far end reaches the threshold; good when its
+ * worse end stays below it; noisy when tonight's values are
+ * (verdict_noisy()) or the nights' rsd is above the threshold.  good_rsd
+ * is the nights' rsd (night to night), the series' own.  This assumes
+ * tonight has as many trials as each night had (a plan's repeat).
+ * tested needs at least 2 nights and 1 value; with fewer than
+ * VERDICT_MIN_NIGHTS nights the caller should fall back to
+ * verdict_judge() against the last night's trials at a wider threshold
+ * (docs/nightly.md).  prior NULL: the plain rule, no trend.  Always fills
+ * *out.
  */
 void	verdict_nights(const double *v, size_t n, const double *nights, size_t k,
-	    int higher, double threshold, struct verdict *out);
+	    int higher, double threshold, const struct verdict_prior *prior,
+	    struct verdict *out);
+
+/*
+ * The p a row brings to the false-discovery step: p, or with a trend
+ * rule the weighted Bonferroni min(1, p / (1 - w), trend_p / w), w =
+ * VERDICT_TREND_WEIGHT (Rosenthal & Rubin 1983, "Ensemble-adjusted p
+ * values", Psychol. Bull. 94(3); valid for the row whatever the two
+ * tests' dependence); NAN when not tested.
+ */
+double	verdict_row_p(const struct verdict *d);
 
 /*
  * One row of a night's (or a table's) verdicts, for the false-discovery
@@ -131,8 +221,8 @@ int	verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights,
 
 /*
  * The false-discovery step over every row a night judges (every host,
- * metric and point): Benjamini-Hochberg (fdr.h) over the p of the rows
- * that are judgeable and tested (the others are left out of m and get a
+ * metric and point): Benjamini-Hochberg (fdr_bh_rows()) over the
+ * verdict_row_p() of the rows that are judgeable and tested (the others are left out of m and get a
  * NAN q), then held = significant (verdict_significant()) and q <= fdr.
  * A significant row that is not held is no regression and no mark.
  * fdr outside (0, 1] keeps every significant judgeable row (no step).

@@ -125,6 +125,13 @@ int	ydoc_parse_duration(const char *s, long long *out_ms);
 int	ydoc_parse_percent(const char *s, double *out);
 int	ydoc_parse_int(const char *s, long long *out);
 
+/*
+ * Whether s is a name as plans, inventories and programs spell them (a
+ * host, a label, a variant, a program): 1 to max bytes of letters, digits,
+ * '-', '_' and '.', starting with a letter or digit.
+ */
+int	ydoc_name_ok(const char *s, size_t max);
+
 /* --- Strict mappings ------------------------------------------------------ */
 
 /*

@@ -134,12 +134,9 @@ struct estimate {
 static const char *
 point_value(const struct plan_point *pt, const char *name)
 {
-	size_t i;
+	size_t i = strv_find(pt->keys, pt->nparams, name);
 
-	for (i = 0; i < pt->nparams; i++)
-		if (strcmp(pt->keys[i], name) == 0)
-			return pt->vals[i];
-	return NULL;
+	return i == STRV_NONE ? NULL : pt->vals[i];
 }
 
 /* Seconds one trial of pt takes by the model, or -1 when there is none. */

@@ -34,6 +34,7 @@ deploy_result_release(struct deploy_result *res)
 	free(res->path);
 	free(res->version);
 	free(res->dir);
+	free(res->own_dir);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -390,13 +391,31 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 	struct agent_set *set = NULL;
 	const struct agent_bin *bin = NULL;
 	struct transport_result r;
-	char *dir = NULL, home[1024];
+	char *dir = NULL, *cmd, *wd, *nl, home[1024];
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	*err = NULL;
-	if ((rc = step(t, "finding its architecture", "uname -s; uname -m; "
-	    "printf '%s\\n' \"$HOME\"", NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
+	/*
+	 * The work directory, "~" expanded there: when it (or its agents/ or
+	 * programs/) exists but this login user cannot write it -- root and
+	 * a bench user sharing /tmp/fleetmark, whoever came second -- the
+	 * user's own WORKDIR-UID instead, said on a fourth line.
+	 */
+	if (strcmp(workdir, "~") == 0)
+		wd = xstrdup("d=\"$HOME\"");
+	else if (strncmp(workdir, "~/", 2) == 0)
+		wd = sh_format("d=\"$HOME\"/%q", workdir + 2);
+	else
+		wd = sh_format("d=%q", workdir);
+	cmd = xasprintf("uname -s; uname -m; printf '%%s\\n' \"$HOME\"; %s; w=; "
+	    "for x in \"$d\" \"$d/agents\" \"$d/programs\"; do "
+	    "[ ! -e \"$x\" ] || { [ -w \"$x\" ] && [ -x \"$x\" ]; } || w=1; done; "
+	    "[ -z \"$w\" ] || printf 'other %%s-%%s\\n' \"$d\" \"$(id -u)\"", wd);
+	free(wd);
+	rc = step(t, "finding its architecture", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err);
+	free(cmd);
+	if (rc != 0)
 		return rc;
 	if (r.exit.status != 0 || sscanf(r.out, "%31s %31s %1023s", res->os,
 	    res->machine, home) != 3 || home[0] != '/') {
@@ -404,13 +423,19 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 		transport_result_release(&r);
 		return TRANSPORT_EREMOTE;
 	}
+	if ((wd = strstr(r.out, "\nother /")) != NULL) {
+		wd += strlen("\nother ");
+		if ((nl = strchr(wd, '\n')) != NULL)
+			*nl = '\0';
+		res->own_dir = xstrdup(wd);
+	}
 	transport_result_release(&r);
 	snprintf(res->arch, sizeof(res->arch), "%s", agents_arch_for_machine(res->machine));
 	if (strcmp(res->os, "Linux") != 0)
 		return err_set(err, TRANSPORT_EREMOTE,
 		    "%s: the agent runs on Linux only, this host runs %s",
 		    transport_name(t), res->os);
-	dir = deploy_expand_dir(workdir, home);
+	dir = res->own_dir != NULL ? xstrdup(res->own_dir) : deploy_expand_dir(workdir, home);
 	res->dir = xstrdup(dir);
 	if (mode != FLEET_AGENT_SOURCE) {
 		set = agents_find();

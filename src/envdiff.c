@@ -8,6 +8,7 @@
 
 #include "envdiff.h"
 #include "rundir.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 #define MAX_FACTS	4096	/* flattened facts of one side looked at */
@@ -87,12 +88,9 @@ flat_release(struct flat *f)
 static const char *
 flat_get(const struct flat *f, const char *key)
 {
-	size_t i;
+	size_t i = strv_find(f->keys, f->n, key);
 
-	for (i = 0; i < f->n; i++)
-		if (strcmp(f->keys[i], key) == 0)
-			return f->vals[i];
-	return NULL;
+	return i == STRV_NONE ? NULL : f->vals[i];
 }
 
 static void

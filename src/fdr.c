@@ -71,3 +71,23 @@ fdr_reject(const double *p, size_t m, double level, unsigned char *reject,
 		free(qq);
 	return n;
 }
+
+size_t
+fdr_bh_rows(const double *p, const unsigned char *use, size_t n, double *q)
+{
+	double *pv = xreallocarray(NULL, n ? n : 1, sizeof(*pv));
+	char *err = NULL;
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		pv[i] = use[i] && !isnan(p[i]) ? fmin(fmax(p[i], 0), 1) : NAN;
+		m += !isnan(pv[i]);
+	}
+	if (fdr_bh(pv, n, q, &err) != 0) {
+		free(err);	/* cannot be: every p is in [0, 1] or NaN */
+		for (i = 0; i < n; i++)
+			q[i] = NAN;
+	}
+	free(pv);
+	return m;
+}

@@ -137,20 +137,6 @@ fleet_expand_tilde(const char *path)
 	return xasprintf("%s%s", home, rest);
 }
 
-/* Letters, digits, '-', '_', '.', starting with a letter or digit. */
-static int
-valid_name(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > FLEET_NAME_MAX || !isalnum((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
-			return 0;
-	return 1;
-}
-
 /*
  * A host name, address or jump spec that goes to SSH: no blanks, no
  * control characters, no quotes or shell metacharacters, not starting
@@ -352,7 +338,7 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 	if ((v = setting(hn, defs, "user")) != NULL) {
 		if (ydoc_string(v, &s, err) != 0)
 			goto out;
-		if (!valid_name(s) || strlen(s) > 32) {
+		if (!ydoc_name_ok(s, 32)) {
 			ydoc_error(err, v, "bad user name '%.64s'", s);
 			goto out;
 		}
@@ -440,7 +426,7 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 		for (i = 0; i < n; i++) {
 			const struct ydoc_node *l = ydoc_list_at(v, i);
 
-			if (!valid_name(l->value)) {
+			if (!ydoc_name_ok(l->value, FLEET_NAME_MAX)) {
 				ydoc_error(err, l, "bad label '%.64s': use letters, digits, '-', "
 				    "'_' and '.'", l->value);
 				goto out;
@@ -498,7 +484,7 @@ load_doc(const struct ydoc *doc, struct fleet **out, char **err)
 	for (i = 0; i < hosts->n; i++) {
 		const struct ydoc_node *key = hosts->keys[i];
 
-		if (!valid_name(key->value)) {
+		if (!ydoc_name_ok(key->value, FLEET_NAME_MAX)) {
 			ydoc_error(err, key, "bad host name '%.64s': use letters, digits, '-', '_' "
 			    "and '.', starting with a letter or digit, at most %d bytes",
 			    key->value, FLEET_NAME_MAX);

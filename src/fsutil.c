@@ -54,9 +54,8 @@ fs_fsync_dir(const char *path)
 	return r;
 }
 
-/* The directory of path ("." for a bare name), a new string. */
-static char *
-dir_of(const char *path)
+char *
+fs_dirname(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -186,7 +185,7 @@ fs_atomic_commit(struct fs_atomic *a, char **err)
 	}
 	free(a->tmp);
 	a->tmp = NULL;
-	dir = dir_of(a->path);
+	dir = fs_dirname(a->path);
 	if (!(a->flags & FS_NOSYNC) && fs_fsync_dir(dir) != 0) {
 		fail(err, "cannot sync", dir);
 		goto out;

@@ -32,6 +32,7 @@
 #include "trialread.h"
 #include "utf8.h"
 #include "xmalloc.h"
+#include "yamldoc.h"
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
 
@@ -65,17 +66,7 @@ journal_host_status_name(enum journal_host_status st)
 int
 journal_valid_host(const char *s)
 {
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > FLEET_NAME_MAX ||
-	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
-	    (s[0] >= '0' && s[0] <= '9')))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || strchr("-_.", s[i])))
-			return 0;
-	return 1;
+	return ydoc_name_ok(s, FLEET_NAME_MAX);
 }
 
 /* The host named name (added when new); NULL for a name unfit for a file. */

@@ -270,7 +270,7 @@ static void
 judge_values(const struct nightly_row *w, const double *v, size_t n, struct verdict *d)
 {
 	if (w->base == NIGHTLY_HISTORY)
-		verdict_nights(v, n, w->good, w->ngood, w->higher, w->threshold, d);
+		verdict_nights(v, n, w->good, w->ngood, w->higher, w->threshold, &w->prior, d);
 	else
 		verdict_judge(v, n, w->good, w->ngood, 0, w->higher, w->threshold, d);
 }
@@ -322,7 +322,6 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	const struct history_segment *seg;
 	const struct history_run *last;
 	size_t i, k, first;
-	double sd, gsd;
 
 	memset(w, 0, sizeof(*w));
 	w->host = xstrdup(s->host);
@@ -375,8 +374,6 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 		memcpy(w->good, lt->v, lt->n * sizeof(*w->good));
 		w->ngood = lt->n;
 	}
-	judge_values(w, w->now, w->nnow, &w->vr.v);
-	sd = stats_sd(w->now, w->nnow);
 	if (w->base == NIGHTLY_HISTORY) {
 		/* a night's spread, pooled over the segment's nights */
 		double ss = 0;
@@ -387,13 +384,64 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 				ss += hs->nights[i].sd * hs->nights[i].sd;
 				m++;
 			}
-		gsd = m > 0 ? sqrt(ss / (double)m) : NAN;
+		w->gsd = m > 0 ? sqrt(ss / (double)m) : NAN;
 	} else
-		gsd = stats_sd(w->good, w->ngood);
+		w->gsd = stats_sd(w->good, w->ngood);
+	w->state = NIGHTLY_PASS;	/* judged by row_judge() */
+}
+
+/* Judge row w (set up by row_init(), w->prior set). */
+static void
+row_judge(struct nightly_row *w)
+{
+	if (w->state == NIGHTLY_UNJUDGED)
+		return;
+	judge_values(w, w->now, w->nnow, &w->vr.v);
 	w->vr.judgeable = verdict_judgeable(&w->vr.v, w->nnow,
 	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1,
-	    w->base == NIGHTLY_HISTORY, sd, gsd, w->threshold, &w->vr.needed);
+	    w->base == NIGHTLY_HISTORY, stats_sd(w->now, w->nnow), w->gsd, w->threshold,
+	    &w->vr.needed);
 	w->state = w->vr.judgeable ? NIGHTLY_PASS : NIGHTLY_CANNOT;
+}
+
+static int
+cmp_host(const void *a, const void *b)
+{
+	const struct nightly_row *const *x = a, *const *y = b;
+
+	return strcmp((*x)->host, (*y)->host);
+}
+
+/*
+ * The prior of each host's rows: verdict_prior_fit() over the log
+ * variances of the segments of its history rows; then every row judged.
+ */
+static void
+rows_judge(struct nightly_row *rows, size_t n)
+{
+	struct nightly_row **by = xcalloc(n + 1, sizeof(*by));
+	double *s2 = xcalloc(n + 1, sizeof(*s2)), *df = xcalloc(n + 1, sizeof(*df));
+	struct verdict_prior pr;
+	size_t i, j, k, m;
+
+	for (i = 0; i < n; i++)
+		by[i] = &rows[i];
+	qsort(by, n, sizeof(*by), cmp_host);
+	for (i = 0; i < n; i = j) {
+		for (j = i, m = 0; j < n && strcmp(by[j]->host, by[i]->host) == 0; j++)
+			if (by[j]->base == NIGHTLY_HISTORY && verdict_log_spread(by[j]->good,
+			    by[j]->ngood, &s2[m], &df[m]) == 0)
+				m++;
+		verdict_prior_fit(s2, df, m, &pr);
+		pr.trend = 1;
+		for (k = i; k < j; k++) {
+			by[k]->prior = pr;
+			row_judge(by[k]);
+		}
+	}
+	free(by);
+	free(s2);
+	free(df);
 }
 
 static void
@@ -485,6 +533,7 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 		row_init(&n->rows[n->n++], s, h, f ? &h->series[f->order] : NULL, &ln, o);
 	}
 	qsort(n->rows, n->n, sizeof(*n->rows), cmp_rows);
+	rows_judge(n->rows, n->n);
 	/* one BH step over every row of the night */
 	vr = xcalloc(n->n + 1, sizeof(*vr));
 	for (i = 0; i < n->n; i++) {
@@ -609,15 +658,6 @@ base_name(enum nightly_base b)
 }
 
 static void
-fmt_num(char *buf, size_t cap, double v)
-{
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		numfmt_fixed(buf, cap, v, 4);
-}
-
-static void
 fmt_pct(char *buf, size_t cap, double v, int sign)
 {
 	if (isnan(v) || isinf(v))
@@ -670,9 +710,9 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 	c[5] = base_name(w->base);
 	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ? w->ngood :
 	    w->base == NIGHTLY_FALLBACK ? (size_t)1 : (size_t)0);
-	fmt_num(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
+	numfmt_mean(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
 	fmt_pct(b[8], sizeof(b[8]), w->base == NIGHTLY_NEW ? NAN : d->good_rsd, 0);
-	fmt_num(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
+	numfmt_mean(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
 	fmt_pct(b[10], sizeof(b[10]), verdict_rsd(w->now, w->nnow), 0);
 	snprintf(b[11], sizeof(b[11]), "%zu", w->nnow);
 	fmt_pct(b[12], sizeof(b[12]), w->base == NIGHTLY_NEW ? NAN : d->change, 1);
@@ -728,8 +768,8 @@ text_lines(const struct nightly *n, FILE *out)
 		first = 0;
 		name = row_name(w);
 		series = row_series(w);
-		fmt_num(bb, sizeof(bb), d->good);
-		fmt_num(nb, sizeof(nb), d->now);
+		numfmt_mean(bb, sizeof(bb), d->good);
+		numfmt_mean(nb, sizeof(nb), d->now);
 		fmt_pct(cb, sizeof(cb), d->change, 1);
 		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
 		    w->nnow >= VERDICT_MIN_TRIALS) {
@@ -754,8 +794,13 @@ text_lines(const struct nightly *n, FILE *out)
 			    "to %s)", what, name, cb, d->p, w->vr.q, series, bb, nb, w->unit,
 			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
 			    w->from, w->to);
+			if (d->by_trend) {
+				fmt_pct(cb, sizeof(cb), d->trend, 1);
+				fprintf(out, "; a trend: %s over its %zu nights and tonight (p=%.2g)",
+				    cb, w->ngood, d->trend_p);
+			}
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
-				fmt_num(ab, sizeof(ab), w->cv.now);
+				numfmt_mean(ab, sizeof(ab), w->cv.now);
 				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
 				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%.2g): %s",
 				    ab, w->unit, cb, w->nagain, w->cv.p,
@@ -793,10 +838,12 @@ header(const struct nightly *n, FILE *out)
 {
 	fprintf(out, "Nightly verdict against the history of plan '%s' in %s (%zu night%s "
 	    "before tonight): each series against its nights since the last change point "
-	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval, at "
-	    "the threshold %g%%; with fewer than %d nights, Welch against the last night at "
-	    "%g%%; Benjamini-Hochberg over the %zu rows tested at fdr %g; ", n->plan,
-	    n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights, n->o.threshold,
+	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval (the "
+	    "variance pooled over a host's series when it has %d or more), and the trend of "
+	    "%d or more nights and tonight, at the threshold %g%%; with fewer than %d nights, "
+	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows "
+	    "tested at fdr %g; ", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
+	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
 	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested, n->o.fdr);
 	if (n->o.confirm > 0)
 		fprintf(out, "what would fail the night measured again (%d round%s of %d "
@@ -922,6 +969,11 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "lo", jnum(d->lo));
 		json_object_set_new(jr, "hi", jnum(d->hi));
 		json_object_set_new(jr, "p", jnum(d->p));
+		json_object_set_new(jr, "pooled", json_boolean(d->pooled));
+		json_object_set_new(jr, "df", jnum(d->df));
+		json_object_set_new(jr, "trend", jnum(d->trend_tested ? d->trend : NAN));
+		json_object_set_new(jr, "trend_p", jnum(d->trend_tested ? d->trend_p : NAN));
+		json_object_set_new(jr, "by_trend", json_boolean(d->by_trend));
 		json_object_set_new(jr, "q", jnum(w->vr.q));
 		json_object_set_new(jr, "kind", json_string(verdict_name(d->kind)));
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));

@@ -43,6 +43,15 @@ numfmt_fixed(char *buf, size_t size, double v, int sig)
 }
 
 void
+numfmt_mean(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else
+		numfmt_fixed(buf, size, v, 4);
+}
+
+void
 numfmt_short(char *buf, size_t size, double v)
 {
 	double a = fabs(v);

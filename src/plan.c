@@ -154,20 +154,6 @@ plan_free(struct plan *p)
 
 /* --- Small helpers ----------------------------------------------------------- */
 
-/* Letters, digits, '-', '_', '.', starting with a letter or digit. */
-static int
-valid_word(const char *s, size_t max)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > max || !isalnum((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
-			return 0;
-	return 1;
-}
-
 /*
  * A host pattern as fleet_match() reads it: terms joined by '&', each an
  * optional '!', an optional '@', then a name or an fnmatch(3) glob.
@@ -642,7 +628,7 @@ load_variant(struct plan_variant *v, const struct ydoc_node *key,
 	size_t i;
 	int r = -1;
 
-	if (!valid_word(key->value, 64))
+	if (!ydoc_name_ok(key->value, 64))
 		return ydoc_error(err, key, "bad variant name '%.64s': use letters, digits, "
 		    "'-', '_' and '.', starting with a letter or digit", key->value);
 	v->name = xstrdup(key->value);
@@ -862,7 +848,7 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 
 		if (ydoc_string(n, &s, err) != 0)
 			goto out;
-		if (!valid_word(s, 64)) {
+		if (!ydoc_name_ok(s, 64)) {
 			ydoc_error(err, n, "bad plan name '%.64s': use letters, digits, '-', '_' "
 			    "and '.', starting with a letter or digit", s);
 			goto out;

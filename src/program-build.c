@@ -179,11 +179,12 @@ find_binary(const struct program *p, const char *dir, char **err)
 int
 program_build_local(const struct program *p, const char *arch, char **path, char **err)
 {
+	static const char *const cc_names[] = { "cc", "gcc", "c99" };
 	const char *cc = program_cross_cc(arch);
 	char *cache = NULL, *dir = NULL, *tmp = NULL, *bin = NULL, *f = NULL, *name = NULL;
 	char *out = NULL, *script = NULL, *lines;
 	char *argv[4];
-	size_t len;
+	size_t i, len;
 	int rc = -1, status;
 
 	if (cc == NULL)
@@ -214,18 +215,13 @@ program_build_local(const struct program *p, const char *arch, char **path, char
 		goto out;
 	free(script);
 	script = sh_format("#!/bin/sh\nexec %q -static \"$@\"\n", cc);
-	free(f);
-	f = xasprintf("%s/cc", bin);
-	if (write_file(f, script, 0755, err) != 0)
-		goto out;
-	free(f);
-	f = xasprintf("%s/gcc", bin);
-	if (write_file(f, script, 0755, err) != 0)
-		goto out;
-	free(f);
-	f = xasprintf("%s/c99", bin);
-	if (write_file(f, script, 0755, err) != 0)
-		goto out;
+	/* the names a build line calls the compiler by, each the cross compiler */
+	for (i = 0; i < sizeof(cc_names) / sizeof(cc_names[0]); i++) {
+		free(f);
+		f = xasprintf("%s/%s", bin, cc_names[i]);
+		if (write_file(f, script, 0755, err) != 0)
+			goto out;
+	}
 	free(script);
 	script = sh_format("cd %q && PATH=%q:\"$PATH\" && CC=cc && export PATH CC && "
 	    "exec /bin/sh -c %q 2>&1", tmp, bin, p->build);

@@ -285,19 +285,6 @@ program_free(struct program *p)
 }
 
 static int
-valid_name(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > 64 || !isalnum((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
-			return 0;
-	return 1;
-}
-
-static int
 load_string(const struct ydoc_node *e, const char *key, char **out, char **err)
 {
 	const struct ydoc_node *n = ydoc_get(e, key);
@@ -314,24 +301,11 @@ load_string(const struct ydoc_node *e, const char *key, char **out, char **err)
 	return 0;
 }
 
-/* The directory part of path ("." when none), a new string. */
-static char *
-dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return xstrdup(".");
-	if (slash == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(slash - path));
-}
-
 static int
 load_sources(struct program *p, const struct ydoc_node *sn, const char *plan_file,
     struct strbuf *hashed, char **err)
 {
-	char *dir = dir_of(plan_file), *data = NULL;
+	char *dir = fs_dirname(plan_file), *data = NULL;
 	size_t i, j, n, len, total = 0;
 	int r = -1;
 
@@ -355,7 +329,7 @@ load_sources(struct program *p, const struct ydoc_node *sn, const char *plan_fil
 			    "path without ..)", f->value);
 			goto out;
 		}
-		if (!valid_name(base)) {
+		if (!ydoc_name_ok(base, PROGRAM_NAME_MAX)) {
 			ydoc_error(err, f, "source '%.100s': its name must be letters, digits, "
 			    "'-', '_', '.'", f->value);
 			goto out;
@@ -412,7 +386,7 @@ load_metric(struct program_rule *r, const struct ydoc_node *k, const struct ydoc
 	const struct ydoc_node *u, *d, *s;
 	const char *unit, *dir;
 
-	if (!valid_name(k->value))
+	if (!ydoc_name_ok(k->value, PROGRAM_NAME_MAX))
 		return ydoc_error(err, k, "bad metric name '%.64s': use letters, digits, '-', "
 		    "'_', '.'", k->value);
 	if (v->type != YDOC_MAPPING)
@@ -617,7 +591,7 @@ program_load(const struct ydoc_node *e, const char *plan_file, struct program **
 	}
 	if (load_string(e, "name", &p->name, err) != 0)
 		goto out;
-	if (!valid_name(p->name) || strcmp(p->name, WIRE_BENCH_PROGRAM) == 0) {
+	if (!ydoc_name_ok(p->name, PROGRAM_NAME_MAX) || strcmp(p->name, WIRE_BENCH_PROGRAM) == 0) {
 		ydoc_error(err, nn, "bad program name '%.64s': use letters, digits, '-', '_', "
 		    "'.' (and not 'program')", p->name);
 		goto out;

@@ -43,16 +43,6 @@
 
 #define DEFAULT_THRESHOLD	5.0
 
-/* A mean as the tables show it (numfmt.h), "-" for none. */
-static void
-fmt_mean(char *buf, size_t cap, double v)
-{
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		numfmt_fixed(buf, cap, v, 4);
-}
-
 double
 report_threshold(const struct report *r, const struct report_opts *o, size_t base)
 {
@@ -204,8 +194,8 @@ regression_add(struct rgrid *g, struct strbuf *text, const struct rcell *cell, c
 	char bbuf[32], mbuf[32], cbuf[32], pbuf[32], qbuf[32], params[96];
 	size_t row = rgrid_add_row(g);
 
-	fmt_mean(bbuf, sizeof(bbuf), d->good);
-	fmt_mean(mbuf, sizeof(mbuf), d->now);
+	numfmt_mean(bbuf, sizeof(bbuf), d->good);
+	numfmt_mean(mbuf, sizeof(mbuf), d->now);
 	snprintf(cbuf, sizeof(cbuf), "%+.1f%%", d->change);
 	snprintf(pbuf, sizeof(pbuf), "%.2g", d->p);
 	snprintf(qbuf, sizeof(qbuf), "%.2g", q);
@@ -240,7 +230,7 @@ series_cells(struct rgrid *g, size_t row, const struct series_cols *c,
 	if (v != NULL && v->n > 1 && m == 0 && !report_side_noisy(v, thr))
 		rsd = 0;
 	*mean = m;
-	fmt_mean(buf, sizeof(buf), m);
+	numfmt_mean(buf, sizeof(buf), m);
 	rgrid_set(g, row, c->mean, buf, m);
 	if (isnan(rsd))
 		snprintf(buf, sizeof(buf), "-");
@@ -524,9 +514,9 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		rgrid_set(g, row, COL_UNIT, cell->unit, NAN);
 		rgrid_set(g, row, CC_BASELINE, r->series[gm[i].base].name, NAN);
 		rgrid_set(g, row, CC_SERIES, r->series[gm[i].series].name, NAN);
-		fmt_mean(buf, sizeof(buf), gm[i].bmean);
+		numfmt_mean(buf, sizeof(buf), gm[i].bmean);
 		rgrid_set(g, row, CC_BASE_MEAN, buf, gm[i].bmean);
-		fmt_mean(buf, sizeof(buf), gm[i].mean);
+		numfmt_mean(buf, sizeof(buf), gm[i].mean);
 		rgrid_set(g, row, CC_MEAN, buf, gm[i].mean);
 		snprintf(buf, sizeof(buf), "%zu", gm[i].ch.used);
 		rgrid_set(g, row, CC_N, buf, (double)gm[i].ch.used);
@@ -588,7 +578,7 @@ side_text(char *buf, size_t cap, const struct rvals *v, double thr, size_t usual
 		snprintf(buf, cap, "-");
 		return;
 	}
-	fmt_mean(m, sizeof(m), stats_mean(v->v, v->n));
+	numfmt_mean(m, sizeof(m), stats_mean(v->v, v->n));
 	rsd = verdict_rsd(v->v, v->n);
 	/* values that never vary have no spread, even at 0 */
 	if (v->n > 1 && isnan(rsd) && !report_side_noisy(v, thr))
@@ -729,9 +719,9 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 			    multi ? "." : "", cell->metric, cell->unit);
 			rgrid_set(g, row, KC_POINT, point, NAN);
 			free(point);
-			fmt_mean(buf, sizeof(buf), gm[i].bmean);
+			numfmt_mean(buf, sizeof(buf), gm[i].bmean);
 			rgrid_set(g, row, KC_BASE, buf, gm[i].bmean);
-			fmt_mean(buf, sizeof(buf), gm[i].mean);
+			numfmt_mean(buf, sizeof(buf), gm[i].mean);
 			rgrid_set(g, row, KC_NEW, buf, gm[i].mean);
 			fmt_pct(buf, sizeof(buf), gm[i].ch.pct);
 			rgrid_set(g, row, KC_CHANGE, buf, gm[i].ch.pct);
@@ -781,11 +771,11 @@ samples_row(struct rgrid *g, const struct rcell *cell, const char *series, int r
 			hi = sm->v[i];
 	}
 	med = stats_median(sm->v, sm->n);
-	fmt_mean(buf, sizeof(buf), lo);
+	numfmt_mean(buf, sizeof(buf), lo);
 	rgrid_set(g, row, SA_MIN, buf, lo);
-	fmt_mean(buf, sizeof(buf), med);
+	numfmt_mean(buf, sizeof(buf), med);
 	rgrid_set(g, row, SA_MEDIAN, buf, med);
-	fmt_mean(buf, sizeof(buf), hi);
+	numfmt_mean(buf, sizeof(buf), hi);
 	rgrid_set(g, row, SA_MAX, buf, hi);
 	if (med != 0 && isfinite(med) && isfinite(hi - lo)) {
 		spread = (hi - lo) / fabs(med) * 100;
@@ -793,7 +783,7 @@ samples_row(struct rgrid *g, const struct rcell *cell, const char *series, int r
 		rgrid_set(g, row, SA_SPREAD, buf, spread);
 	}
 	for (i = 0; i < sm->n && sm->n <= REPORT_SAMPLES_SHOWN; i++) {
-		fmt_mean(buf, sizeof(buf), sm->v[i]);
+		numfmt_mean(buf, sizeof(buf), sm->v[i]);
 		rgrid_set(g, row, SA_NCOLS + i, buf, sm->v[i]);
 	}
 }

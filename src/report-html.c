@@ -52,6 +52,7 @@
 #include "robust.h"
 #include "rundir.h"
 #include "stats.h"
+#include "strv.h"
 #include "utf8.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -1568,27 +1569,11 @@ charts(FILE *out, const struct report *r, const struct report_opts *o,
 
 /* --- Tables --------------------------------------------------------------------- */
 
-/* The index of column `name` among g's, or (size_t)-1. */
+/* The index of column `name` among g's, or (size_t)-1 (STRV_NONE). */
 static size_t
 col_of(const struct rgrid *g, const char *name)
 {
-	size_t j;
-
-	for (j = 0; j < g->ncols; j++)
-		if (strcmp(g->cols[j], name) == 0)
-			return j;
-	return (size_t)-1;
-}
-
-static size_t
-series_named(const struct report *r, const char *name)
-{
-	size_t s;
-
-	for (s = 0; s < r->nseries; s++)
-		if (strcmp(r->series[s].name, name) == 0)
-			return s;
-	return (size_t)-1;
+	return strv_find(g->cols, g->ncols, name);
 }
 
 /*
@@ -1643,8 +1628,8 @@ heat_cell(const struct heat *ht, const struct rgrid *g, size_t row, size_t col, 
 		fprintf(out, " style=\"background-color:rgba(230,159,0,%.2f)\"", 0.06 + 0.5 * a);
 		return;
 	}
-	s = series_named(r, cells[sc]);
-	b = series_named(r, cells[bc]);
+	s = report_series_index(r, cells[sc]);
+	b = report_series_index(r, cells[bc]);
 	want = xasprintf("%s%s%s=%s,%s", cells[pc], *cells[pc] ? "," : "", g->cols[g->nhidden],
 	    cells[g->nhidden], g->cols[col]);
 	for (c = 0; c < r->ncells && s != (size_t)-1 && b != (size_t)-1; c++) {

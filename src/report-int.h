@@ -130,6 +130,9 @@ struct report {
 
 /* The values of cell c for series s (NULL when none). */
 const struct rvals *report_vals(const struct report *r, size_t s, size_t c);
+
+/* The index of the series whose name is name exactly, or (size_t)-1. */
+size_t	report_series_index(const struct report *r, const char *name);
 /*
  * For each series, the series it is compared with: the baseline group is
  * the baseline series and those of the same run, label and variant (other

@@ -97,10 +97,10 @@ report_judge(const struct report *r, const struct report_opts *o, size_t base,
     struct rjudged *out, char **err)
 {
 	size_t *pairs = report_pairs(r, base, NULL), s, c, i, np = 0, cap = 0;
-	double *p = NULL, *q = NULL;
-	size_t *pr = NULL;
-	int ret = -1;
+	double *p = NULL;
+	unsigned char *use = NULL;
 
+	(void)err;	/* the step cannot fail; callers keep the error path */
 	memset(out, 0, sizeof(*out));
 	out->threshold = report_threshold(r, o, base);
 	out->fdr = report_fdr(r, base);
@@ -147,36 +147,27 @@ report_judge(const struct report *r, const struct report_opts *o, size_t base,
 				j->needed = needed(j, out->threshold);
 		}
 	/* Benjamini-Hochberg over every row judged */
-	for (i = 0; i < out->n; i++)
-		if (out->rows[i].state == RJUDGE_JUDGED && out->rows[i].d.tested)
-			np++;
-	p = xcalloc(np + 1, sizeof(*p));
-	q = xcalloc(np + 1, sizeof(*q));
-	pr = xcalloc(np + 1, sizeof(*pr));
-	for (i = 0, np = 0; i < out->n; i++)
-		if (out->rows[i].state == RJUDGE_JUDGED && out->rows[i].d.tested) {
-			p[np] = out->rows[i].d.p;
-			pr[np++] = i;
-		}
-	if (fdr_bh(p, np, q, err) != 0)
-		goto out;
-	for (i = 0; i < np; i++) {
-		struct rjudge *j = &out->rows[pr[i]];
+	p = xcalloc(out->n + 1, sizeof(*p));
+	use = xcalloc(out->n + 1, 1);
+	for (i = 0; i < out->n; i++) {
+		p[i] = out->rows[i].d.p;
+		use[i] = out->rows[i].state == RJUDGE_JUDGED && out->rows[i].d.tested;
+	}
+	np = fdr_bh_rows(p, use, out->n, p);
+	for (i = 0; i < out->n; i++) {
+		struct rjudge *j = &out->rows[i];
 
-		j->q = q[i];
+		if (!use[i])
+			continue;
+		j->q = p[i];
 		if (significant(&j->d, j->q, out->fdr, out->threshold))
 			j->mark = j->d.worse < 0 ? RJUDGE_BETTER : RJUDGE_WORSE;
 	}
 	out->judged = np;
-	ret = 0;
-out:
-	if (ret != 0)
-		report_judged_release(out);
 	free(p);
-	free(q);
-	free(pr);
+	free(use);
 	free(pairs);
-	return ret;
+	return 0;
 }
 
 const struct rjudge *

@@ -1027,15 +1027,25 @@ report_pairs(const struct report *r, size_t base, int *fallback)
 	return pairs;
 }
 
+size_t
+report_series_index(const struct report *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nseries; i++)
+		if (strcmp(r->series[i].name, name) == 0)
+			return i;
+	return (size_t)-1;
+}
+
 /* The series want names (report_has_series()), or (size_t)-1. */
 static size_t
 series_named(const struct report *r, const char *want)
 {
 	size_t i;
 
-	for (i = 0; i < r->nseries; i++)
-		if (strcmp(r->series[i].name, want) == 0)
-			return i;
+	if ((i = report_series_index(r, want)) != (size_t)-1)
+		return i;
 	for (i = 0; i < r->nseries; i++)
 		if (strcmp(r->series[i].label, want) == 0 || same_str(r->series[i].variant,
 		    want) || strcmp(r->series[i].host, want) == 0 ||

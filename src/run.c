@@ -1366,6 +1366,12 @@ bring_up(struct worker *w, int after_boot)
 		deploy_result_release(&dr);
 		return -1;
 	}
+	if (dr.own_dir != NULL) {
+		wlog(w, "the work directory %s is another user's: using %s", w->h->workdir,
+		    dr.own_dir);
+		log_info("%s: the work directory %s is another user's: using %s", w->h->name,
+		    w->h->workdir, dr.own_dir);
+	}
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
 	free(w->workdir);
@@ -1504,6 +1510,30 @@ tune_host(struct worker *w)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * After a power cycle the host runs with the settings it boots with: the
+ * profile is applied again before its remaining trials, so that none of
+ * them is measured untuned.  What the reboot put back needs no undoing,
+ * so the old saved values are dropped and the new ones (read again by
+ * tune_apply) are what the end of the run restores.  0, or -1 with the
+ * host given up.
+ */
+static int
+retune_host(struct worker *w)
+{
+	char *err = NULL;
+
+	tune_state_free(w->tune);
+	w->tune = NULL;
+	if (journal_restore_clear_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
+	    &err) != 0) {
+		journal_failed(w->ctx, err);
+		err = NULL;
+	}
+	wlog(w, "power-cycled: the tuning profile again");
+	return tune_host(w);
 }
 
 /* Undo the tuning profile after the last trial (or when stopping). */
@@ -1851,6 +1881,8 @@ worker_main(void *arg)
 			w->tune = NULL;
 			goto out;
 		}
+		if (w->tune != NULL && retune_host(w) != 0)
+			goto out;
 		run_groups(w);
 	}
 	untune_host(w);

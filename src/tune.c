@@ -53,17 +53,11 @@ static const char *const *const item_values[TUNE_NITEMS] = {
 	NULL, on_off, on_off, aslr_values, thp_values, on_off, off_only, NULL, on_only
 };
 
-struct saved {
-	char	*path;
-	char	*old;
-};
-
 struct tune_state {
 	char			*profile;
 	struct tune_result	 res[TUNE_NITEMS];
 	size_t			 nres;
-	struct saved		*saved;		/* in the order written */
-	size_t			 nsaved;
+	struct variant_saves	 saved;		/* in the order written */
 	int			 changed;
 	int			 drop;		/* drop caches before each trial */
 	char			*root;
@@ -356,15 +350,6 @@ result(struct applying *a, enum tune_item it, enum tune_outcome o, const char *v
 	}
 }
 
-static void
-keep_saved(struct tune_state *st, const char *path, char *old)
-{
-	st->saved = xreallocarray(st->saved, st->nsaved + 1, sizeof(*st->saved));
-	st->saved[st->nsaved].path = xstrdup(path);
-	st->saved[st->nsaved].old = old;
-	st->nsaved++;
-}
-
 /* err without its leading "HOST: " (the reason of a denied item). */
 static char *
 reason(struct transport *t, char *err)
@@ -400,7 +385,7 @@ write_all(struct applying *a, enum tune_item it, const char *shown, const char *
 		old = NULL;
 		r = variant_write(a->t, f[i].path, value, a->save, a->arg, &old, &err);
 		if (old != NULL)
-			keep_saved(a->st, f[i].path, old);
+			variant_saves_add(&a->st->saved, f[i].path, old);
 		if (r != 0) {
 			free(was);
 			if (r == VARIANT_ELOST) {
@@ -597,7 +582,7 @@ do_irqbalance(struct applying *a, const char *v)
 		free(e);
 		return 0;
 	}
-	keep_saved(a->st, SERVICE_PFX "irqbalance", xstrdup("running"));
+	variant_saves_add(&a->st->saved, SERVICE_PFX "irqbalance", xstrdup("running"));
 	cmd = service_cmd("irqbalance", "stop");
 	r = root_step(a->t, cmd, VARIANT_CMD_TIMEOUT_MS, &why);
 	free(cmd);
@@ -830,11 +815,7 @@ tune_state_free(struct tune_state *st)
 		free(st->res[i].value);
 		free(st->res[i].detail);
 	}
-	for (i = 0; i < st->nsaved; i++) {
-		free(st->saved[i].path);
-		free(st->saved[i].old);
-	}
-	free(st->saved);
+	variant_saves_release(&st->saved);
 	free(st->profile);
 	free(st->root);
 	free(st);
@@ -852,8 +833,8 @@ tune_undo(struct transport *t, struct tune_state *st, int timeout_ms, variant_lo
 		return 0;
 	if (timeout_ms <= 0)
 		timeout_ms = VARIANT_CMD_TIMEOUT_MS;
-	for (i = st->nsaved; i-- > 0 && !gone; ) {
-		r = write_back(t, st->saved[i].path, st->saved[i].old, timeout_ms, &e);
+	for (i = st->saved.n; i-- > 0 && !gone; ) {
+		r = write_back(t, st->saved.v[i].path, st->saved.v[i].old, timeout_ms, &e);
 		if (r != 0) {
 			if (first == NULL)
 				first = xasprintf("tune %s: %s", st->profile, e);
@@ -861,7 +842,7 @@ tune_undo(struct transport *t, struct tune_state *st, int timeout_ms, variant_lo
 			e = NULL;
 			gone = r == VARIANT_ELOST;
 		} else if (log != NULL) {
-			line = xasprintf("tune %s: restored %s", st->profile, st->saved[i].path);
+			line = xasprintf("tune %s: restored %s", st->profile, st->saved.v[i].path);
 			log(arg, line);
 			free(line);
 		}

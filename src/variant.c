@@ -14,16 +14,10 @@
 #include "variant.h"
 #include "xmalloc.h"
 
-struct saved {
-	char	*path;
-	char	*old;		/* the raw old content */
-};
-
 struct variant_state {
 	const struct plan_variant *v;
 	int		 sudo;		/* login user is not root */
-	struct saved	*saved;		/* writes done, in order */
-	size_t		 nsaved;
+	struct variant_saves saved;	/* writes done, in order */
 	int		 setup_started;	/* teardown is due */
 };
 
@@ -36,16 +30,33 @@ variant_is_empty(const struct plan_variant *v)
 void
 variant_state_free(struct variant_state *st)
 {
-	size_t i;
-
 	if (st == NULL)
 		return;
-	for (i = 0; i < st->nsaved; i++) {
-		free(st->saved[i].path);
-		free(st->saved[i].old);
-	}
-	free(st->saved);
+	variant_saves_release(&st->saved);
 	free(st);
+}
+
+void
+variant_saves_add(struct variant_saves *s, const char *path, char *old)
+{
+	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
+	s->v[s->n].path = xstrdup(path);
+	s->v[s->n].old = old;
+	s->n++;
+}
+
+void
+variant_saves_release(struct variant_saves *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].path);
+		free(s->v[i].old);
+	}
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
 }
 
 static void
@@ -353,10 +364,7 @@ variant_apply_saving(struct transport *t, const struct plan_variant *v,
 		r = write_saving(t, st->sudo, w->path, w->value, save, arg, &old, &why);
 		if (old != NULL) {
 			/* Saved before writing: a write that fails half-way is undone too. */
-			st->saved = xreallocarray(st->saved, st->nsaved + 1, sizeof(*st->saved));
-			st->saved[st->nsaved].path = xstrdup(w->path);
-			st->saved[st->nsaved].old = old;
-			st->nsaved++;
+			variant_saves_add(&st->saved, w->path, old);
 		}
 		if (r != 0) {
 			*err = xasprintf("%s: variant %s: %s", transport_name(t),
@@ -364,7 +372,7 @@ variant_apply_saving(struct transport *t, const struct plan_variant *v,
 			free(why);
 			return r > 0 ? -1 : failed(r);
 		}
-		shown = first_line(st->saved[st->nsaved - 1].old);
+		shown = first_line(st->saved.v[st->saved.n - 1].old);
 		vlog(log, arg, "variant %s: wrote %s (was \"%s\")", v->name ? v->name : "-",
 		    w->path, shown);
 		free(shown);
@@ -454,8 +462,8 @@ variant_undo(struct transport *t, struct variant_state *st, int timeout_ms,
 			vlog(log, arg, "variant %s: teardown command %zu done", name, i + 1);
 		transport_result_release(&res);
 	}
-	for (i = st->nsaved; i-- > 0 && !gone; ) {
-		const struct saved *s = &st->saved[i];
+	for (i = st->saved.n; i-- > 0 && !gone; ) {
+		const struct variant_saved *s = &st->saved.v[i];
 
 		r = restore_one(t, st->sudo, s->path, s->old, timeout_ms, &why);
 		if (why != NULL) {

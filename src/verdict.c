@@ -95,7 +95,8 @@ verdict_judge(const double *v, size_t n, const double *g, size_t ng, double gv, 
 	out->worse = higher ? -out->change : out->change;
 	out->rsd = verdict_rsd(v, n);
 	out->good_rsd = g != NULL ? verdict_rsd(g, ng) : 0;
-	out->p = out->lo = out->hi = NAN;
+	out->p = out->lo = out->hi = out->df = NAN;
+	out->trend = out->trend_lo = out->trend_hi = out->trend_p = NAN;
 	out->tested = test(v, n, g, ng, gv, &t) == 0;
 	/* a percentage of the good mean needs one */
 	pct = out->good != 0 && isfinite(out->good);
@@ -111,12 +112,176 @@ verdict_judge(const double *v, size_t n, const double *g, size_t ng, double gv, 
 	classify(out, pct, n, g != NULL ? ng : 0, threshold, higher);
 }
 
+/*
+ * digamma and trigamma for x > 0: the recurrence up to 6, then the
+ * asymptotic series (Abramowitz & Stegun 6.3.18 and 6.4.12).
+ */
+static double
+digamma(double x)
+{
+	double r = 0, f;
+
+	for (; x < 6; x++)
+		r -= 1 / x;
+	f = 1 / (x * x);
+	return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 -
+	    f * (1.0 / 240 - f / 132))));
+}
+
+static double
+trigamma(double x)
+{
+	double r = 0, f;
+
+	for (; x < 6; x++)
+		r += 1 / (x * x);
+	f = 1 / (x * x);
+	return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 -
+	    f / 30)));
+}
+
+/* The y with trigamma(y) = t (t > 0): bisection, trigamma falls from +inf to 0. */
+static double
+trigamma_inverse(double t)
+{
+	double lo = 1e-8, hi = 1e8, mid;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		mid = sqrt(lo * hi);
+		if (trigamma(mid) > t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
+}
+
+int
+verdict_log_spread(const double *x, size_t k, double *s2, double *df)
+{
+	double m = 0, ss = 0;
+	size_t i;
+
+	if (k < 2)
+		return -1;
+	for (i = 0; i < k; i++) {
+		if (!isfinite(x[i]) || x[i] <= 0)
+			return -1;
+		m += log(x[i]);
+	}
+	m /= (double)k;
+	for (i = 0; i < k; i++)
+		ss += (log(x[i]) - m) * (log(x[i]) - m);
+	*s2 = ss / (double)(k - 1);
+	*df = (double)(k - 1);
+	return 0;
+}
+
+int
+verdict_prior_fit(const double *s2, const double *df, size_t n, struct verdict_prior *out)
+{
+	double *e = xreallocarray(NULL, n ? n : 1, sizeof(*e));
+	double em = 0, ev = 0, tri = 0, d0;
+	size_t i, g = 0;
+
+	out->df = 0;
+	out->s2 = NAN;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(s2[i]) || s2[i] <= 0 || !(df[i] > 0))
+			continue;
+		e[g] = log(s2[i]) - digamma(df[i] / 2) + log(df[i] / 2);
+		em += e[g];
+		tri += trigamma(df[i] / 2);
+		g++;
+	}
+	if (g < VERDICT_PRIOR_MIN_SERIES || g < 2) {
+		free(e);
+		return -1;
+	}
+	em /= (double)g;
+	tri /= (double)g;
+	for (i = 0; i < g; i++)
+		ev += (e[i] - em) * (e[i] - em);
+	ev = ev / (double)(g - 1) - tri;
+	free(e);
+	d0 = ev > 0 ? 2 * trigamma_inverse(ev) : INFINITY;
+	if (d0 > VERDICT_PRIOR_MAX_DF)
+		d0 = VERDICT_PRIOR_MAX_DF;
+	out->df = d0;
+	out->s2 = exp(em + digamma(d0 / 2) - log(d0 / 2));
+	return 0;
+}
+
+double
+verdict_row_p(const struct verdict *d)
+{
+	if (!d->tested)
+		return NAN;
+	if (!d->trend_tested)
+		return d->p;
+	return fmin(1, fmin(d->p / (1 - VERDICT_TREND_WEIGHT), d->trend_p / VERDICT_TREND_WEIGHT));
+}
+
+/* Two-sided p of t on df degrees of freedom; se 0: 1 for a zero diff, else 0. */
+static double
+two_sided(double diff, double se, double df)
+{
+	double p;
+
+	if (!(se > 0))
+		return diff == 0 ? 1 : 0;
+	p = 2 * (1 - stats_t_cdf(fabs(diff) / se, df));
+	return p < 0 ? 0 : p;
+}
+
+/*
+ * The trend rule into *out: the least-squares line through the logs of
+ * nights[0..k) and now (k + 1 values, a night apart); s2 and df0 the
+ * prior when pooled (df0 0: the residuals' own variance).
+ */
+static void
+trend(const double *nights, size_t k, double now, double df0, double s2, struct verdict *out)
+{
+	double tb = (double)k / 2, yb = 0, sxx = 0, sxy = 0, rss = 0, y, b, a, var, se, tq, df;
+	size_t i;
+
+	for (i = 0; i <= k; i++)
+		yb += log(i < k ? nights[i] : now);
+	yb /= (double)(k + 1);
+	for (i = 0; i <= k; i++) {
+		y = log(i < k ? nights[i] : now);
+		sxx += ((double)i - tb) * ((double)i - tb);
+		sxy += ((double)i - tb) * (y - yb);
+	}
+	b = sxy / sxx;
+	a = yb - b * tb;
+	for (i = 0; i <= k; i++) {
+		y = log(i < k ? nights[i] : now) - (a + b * (double)i);
+		rss += y * y;
+	}
+	df = (double)(k - 1);
+	var = rss / df;
+	if (df0 > 0) {
+		var = (df0 * s2 + df * var) / (df0 + df);
+		df += df0;
+	}
+	se = sqrt(var / sxx);
+	tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, df);
+	out->trend_tested = 1;
+	out->trend_p = two_sided(b, se, df);
+	out->trend = expm1(b * (double)k) * 100;
+	out->trend_lo = expm1((b - tq * se) * (double)k) * 100;
+	out->trend_hi = expm1((b + tq * se) * (double)k) * 100;
+}
+
 void
 verdict_nights(const double *v, size_t n, const double *nights, size_t k, int higher,
-    double threshold, struct verdict *out)
+    double threshold, const struct verdict_prior *prior, struct verdict *out)
 {
-	double m, s, se, tq, diff;
-	int pct;
+	double m, s, se, tq, diff, s2 = NAN, d = NAN, p;
+	int pct, logs;
+	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->now = stats_mean(v, n);
@@ -128,28 +293,58 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	out->worse = higher ? -out->change : out->change;
 	out->rsd = verdict_rsd(v, n);
 	out->good_rsd = verdict_rsd(nights, k);
-	out->p = out->lo = out->hi = NAN;
+	out->p = out->lo = out->hi = out->df = NAN;
+	out->trend = out->trend_lo = out->trend_hi = out->trend_p = NAN;
 	out->tested = n >= 1 && k >= 2;
 	pct = m != 0 && isfinite(m);
-	if (out->tested) {
+	logs = out->tested && prior != NULL && isfinite(out->now) && out->now > 0 &&
+	    verdict_log_spread(nights, k, &s2, &d) == 0;
+	/* pooled unless its own variance is far above the prior's: F(d, d0) */
+	out->pooled = logs && prior->df > 0 && isfinite(prior->s2) && prior->s2 > 0 &&
+	    (s2 <= 0 || stats_betai(prior->df / 2, d / 2, prior->df / (prior->df + d * s2 /
+	    prior->s2)) >= VERDICT_PRIOR_OUTLIER);
+	if (out->pooled) {
+		double lm = 0;
+
+		for (i = 0; i < k; i++)
+			lm += log(nights[i]);
+		lm /= (double)k;
+		out->df = prior->df + d;
+		se = sqrt((prior->df * prior->s2 + d * s2) / out->df * (1 + 1 / (double)k));
+		diff = log(out->now) - lm;
+		out->p = two_sided(diff, se, out->df);
+		tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, out->df);
+		out->lo = (out->now / m * exp(-tq * se) - 1) * 100;
+		out->hi = (out->now / m * exp(tq * se) - 1) * 100;
+	} else if (out->tested) {
 		s = stats_sd(nights, k);
 		se = s * sqrt(1 + 1 / (double)k);
 		diff = out->now - m;
-		if (se > 0) {
-			out->p = 2 * (1 - stats_t_cdf(fabs(diff) / se, (double)(k - 1)));
-			if (out->p < 0)
-				out->p = 0;
-		} else
-			out->p = diff == 0 ? 1 : 0;
-		tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, (double)(k - 1));
+		out->df = (double)(k - 1);
+		out->p = two_sided(diff, se, out->df);
+		tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, out->df);
 		if (pct) {
 			out->lo = (diff - tq * se) / fabs(m) * 100;
 			out->hi = (diff + tq * se) / fabs(m) * 100;
 		}
 	}
-	/* the nights' own n is not known here: they are noisy by their rsd alone */
+	if (logs && prior->trend && k >= VERDICT_TREND_MIN_NIGHTS)
+		trend(nights, k, out->now, out->pooled ? prior->df : 0, prior->s2, out);
+	/*
+	 * The step's share of the row's alpha; the nights' own n is not known
+	 * here: they are noisy by their rsd alone.
+	 */
+	p = out->p;
+	if (out->trend_tested)
+		out->p = fmin(1, p / (1 - VERDICT_TREND_WEIGHT));
 	classify(out, pct, n, k >= VERDICT_MIN_TRIALS ? k : VERDICT_MIN_TRIALS, threshold,
 	    higher);
+	out->p = p;
+	if (!verdict_significant(out->kind) && out->trend_tested &&
+	    out->trend_p / VERDICT_TREND_WEIGHT < VERDICT_ALPHA && fabs(out->trend) >= threshold) {
+		out->kind = (higher ? -out->trend : out->trend) < 0 ? VERDICT_BETTER : VERDICT_BAD;
+		out->by_trend = 1;
+	}
 }
 
 int
@@ -177,23 +372,21 @@ size_t
 verdict_adjust(struct verdict_row *rows, size_t n, double fdr)
 {
 	double *p = xreallocarray(NULL, n ? n : 1, sizeof(*p));
-	char *err = NULL;
+	unsigned char *use = xcalloc(n + 1, 1);
 	size_t i, held = 0;
 
-	for (i = 0; i < n; i++)
-		p[i] = rows[i].judgeable && rows[i].v.tested && !isnan(rows[i].v.p) ?
-		    fmin(fmax(rows[i].v.p, 0), 1) : NAN;
-	if (fdr_bh(p, n, p, &err) != 0) {
-		free(err);	/* cannot be: every p is in [0, 1] or NaN */
-		for (i = 0; i < n; i++)
-			p[i] = NAN;
+	for (i = 0; i < n; i++) {
+		p[i] = verdict_row_p(&rows[i].v);
+		use[i] = rows[i].judgeable && rows[i].v.tested;
 	}
+	fdr_bh_rows(p, use, n, p);
 	for (i = 0; i < n; i++) {
 		rows[i].q = p[i];
 		rows[i].held = rows[i].judgeable && verdict_significant(rows[i].v.kind) &&
 		    (fdr <= 0 || fdr > 1 || p[i] <= fdr);
 		held += rows[i].held;
 	}
+	free(use);
 	free(p);
 	return held;
 }

@@ -503,6 +503,19 @@ ydoc_string(const struct ydoc_node *n, const char **out, char **err)
 }
 
 int
+ydoc_name_ok(const char *s, size_t max)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > max || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
+			return 0;
+	return 1;
+}
+
+int
 ydoc_parse_int(const char *s, long long *out)
 {
 	const char *p = s;

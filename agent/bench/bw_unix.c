@@ -25,16 +25,11 @@ run(struct trial *t)
 	    "reading from the AF_UNIX socket");
 }
 
-static const struct bench_param params[] = {
-	{ "msg", PARAM_INT, "64K", "bytes per write and largest read (lmbench: 64K)", "1..64M" },
-	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench: 10M)", "1..1024G" },
-	{ NULL, 0, NULL, NULL, NULL }
-};
-
 static const struct bench_metric metrics[] = {
 	{ "bandwidth", "MB/s", 1, "bytes through the socket per second, 10^6" },
 	{ NULL, NULL, 0, NULL }
 };
 
 BENCH(bw_unix, "bandwidth of an AF_UNIX stream socket pair",
-    "lmbench bw_unix (*Local* Communication bandwidths: AF UNIX)", params, metrics, run);
+    "lmbench bw_unix (*Local* Communication bandwidths: AF UNIX)", ipc_stream_params, metrics,
+    run);

@@ -36,15 +36,6 @@ run(struct trial *t)
 	    "round trip over a pair of pipes");
 }
 
-static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" },
-	{ NULL, 0, NULL, NULL, NULL }
-};
-
-static const struct bench_metric metrics[] = {
-	{ "latency", "us", 0, "round trip of one message between two processes" },
-	{ NULL, NULL, 0, NULL }
-};
-
 BENCH(lat_pipe, "round-trip latency over a pair of pipes",
-    "lmbench lat_pipe (*Local* Communication latencies: Pipe)", params, metrics, run);
+    "lmbench lat_pipe (*Local* Communication latencies: Pipe)", ipc_pingpong_params,
+    ipc_pingpong_metrics, run);

@@ -27,15 +27,6 @@ run(struct trial *t)
 	    "round trip over loopback TCP");
 }
 
-static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" },
-	{ NULL, 0, NULL, NULL, NULL }
-};
-
-static const struct bench_metric metrics[] = {
-	{ "latency", "us", 0, "round trip of one message between two processes" },
-	{ NULL, NULL, 0, NULL }
-};
-
 BENCH(lat_tcp, "round-trip latency over a loopback TCP connection",
-    "lmbench lat_tcp (*Local* Communication latencies: TCP)", params, metrics, run);
+    "lmbench lat_tcp (*Local* Communication latencies: TCP)", ipc_pingpong_params,
+    ipc_pingpong_metrics, run);

@@ -23,15 +23,6 @@ run(struct trial *t)
 	    "round trip over an AF_UNIX socket pair");
 }
 
-static const struct bench_param params[] = {
-	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" },
-	{ NULL, 0, NULL, NULL, NULL }
-};
-
-static const struct bench_metric metrics[] = {
-	{ "latency", "us", 0, "round trip of one message between two processes" },
-	{ NULL, NULL, 0, NULL }
-};
-
 BENCH(lat_unix, "round-trip latency over an AF_UNIX stream socket pair",
-    "lmbench lat_unix (*Local* Communication latencies: AF UNIX)", params, metrics, run);
+    "lmbench lat_unix (*Local* Communication latencies: AF UNIX)", ipc_pingpong_params,
+    ipc_pingpong_metrics, run);

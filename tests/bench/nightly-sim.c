@@ -22,13 +22,18 @@
  * night for the drift.  Then, for each night t from C on:
  *
  *  - nightly: every series' nights before t give its change points and
- *    current segment (changepoint_detect() at 5%, at most 7 nights, as
- *    history.c and nightly.c do), tonight's value is judged with
- *    verdict_nights() and verdict_judgeable() (the night's trial count),
- *    and verdict_adjust() runs over all series at fdr 0.05.  The target
- *    is caught on t when it is held worse and a confirmation draw (another
- *    of its real nights, changed as night t is) is worse too.  The other
- *    series held and confirmed are false alarms.
+ *    current segment (changepoint_detect() at the threshold, at most 7
+ *    nights, as history.c and nightly.c do), tonight's value is judged
+ *    with verdict_nights() and verdict_judgeable() (the night's trial
+ *    count), and verdict_adjust() runs over all series at fdr 0.05.  Two
+ *    rules side by side on the same histories, nights and confirmation
+ *    draws: "before", each series against its own segment alone (no
+ *    prior, no trend: the rule up to this change), and "after", as
+ *    nightly.c judges now (the prior of each host's segments,
+ *    verdict_prior_fit(), the moderated variance and the trend rule).
+ *    The target is caught on t when it is held worse and a confirmation
+ *    draw (another of its real nights, changed as night t is) is worse
+ *    too.  The other series held and confirmed are false alarms.
  *  - history: the target's nights up to t hold a change point at C - 1 to
  *    C + 1, worse for the metric (the change-point method needs 3 nights
  *    on the new level, so t >= C + 2 at best).
@@ -86,6 +91,7 @@ struct ser {
 	double	*v;		/* the real nights */
 	size_t	 trials;	/* a night's */
 	int	 higher;
+	size_t	 host;		/* index among the hosts, for the pooled variance */
 };
 
 static int
@@ -156,7 +162,8 @@ history_flags(const double *x, size_t n, size_t c, int higher)
 
 /* A row's verdict for tonight's value v (a night of `trials` trials). */
 static void
-judge(const double *seg, size_t k, double v, size_t trials, int higher, struct verdict_row *r)
+judge(const double *seg, size_t k, double v, size_t trials, int higher,
+    const struct verdict_prior *pr, struct verdict_row *r)
 {
 	double vals[64];
 	size_t i, n = trials < 64 ? trials : 64;
@@ -166,9 +173,32 @@ judge(const double *seg, size_t k, double v, size_t trials, int higher, struct v
 	for (i = 0; i < n; i++)
 		vals[i] = v;
 	memset(r, 0, sizeof(*r));
-	verdict_nights(vals, n, seg, k, higher, THRESHOLD, &r->v);
+	verdict_nights(vals, n, seg, k, higher, THRESHOLD, pr, &r->v);
 	r->judgeable = k >= VERDICT_MIN_NIGHTS &&
 	    verdict_judgeable(&r->v, n, k, 1, 0, 0, THRESHOLD, NULL);
+}
+
+/*
+ * The prior of each host (pr[0..nhosts)) from the segments seg[i], k[i]
+ * of the S series, as nightly.c fits it; trend rule on.
+ */
+static void
+priors(const struct ser *ss, size_t S, const double *const *seg, const size_t *k,
+    size_t nhosts, struct verdict_prior *pr)
+{
+	double *s2 = xcalloc(S + 1, sizeof(double)), *df = xcalloc(S + 1, sizeof(double));
+	size_t h, i, m;
+
+	for (h = 0; h < nhosts; h++) {
+		for (i = 0, m = 0; i < S; i++)
+			if (ss[i].host == h && k[i] >= VERDICT_MIN_NIGHTS &&
+			    verdict_log_spread(seg[i], k[i], &s2[m], &df[m]) == 0)
+				m++;
+		verdict_prior_fit(s2, df, m, &pr[h]);
+		pr[h].trend = 1;
+	}
+	free(s2);
+	free(df);
 }
 
 int
@@ -183,7 +213,10 @@ main(int argc, char **argv)
 	size_t S = 0, L = 0, C, i, j, t, e, sim, sims = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
 	double **x;
 	struct verdict_row *rows;
-	size_t fcp = 0, fcp_nights = 0;
+	size_t fcp = 0, fcp_nights = 0, nhosts = 0, *hidx, *segk;
+	const double **segp;
+	double *conf;
+	struct verdict_prior *pr;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: nightly-sim DIR [HISTORIES [FDR]]\n");
@@ -201,6 +234,7 @@ main(int argc, char **argv)
 	}
 	L = h->nruns;
 	ss = xcalloc(h->nseries + 1, sizeof(*ss));
+	hidx = xcalloc(h->nseries + 1, sizeof(*hidx));
 	for (i = 0; i < h->nseries; i++) {
 		const struct history_series *hs = &h->series[i];
 		int okv = hs->n == L;
@@ -214,6 +248,10 @@ main(int argc, char **argv)
 			ss[S].v[j] = hs->nights[j].value;
 		ss[S].trials = hs->nights[L - 1].n;
 		ss[S].higher = hs->higher;
+		for (j = 0; j < S && strcmp(h->series[hidx[j]].host, hs->host) != 0; j++)
+			;
+		ss[S].host = j < S ? ss[j].host : nhosts++;
+		hidx[S] = i;
 		S++;
 	}
 	if (L < 12 || S == 0) {
@@ -222,7 +260,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	C = L / 2;
-	printf("injected changes: %zu histories each, %zu series of %zu real A/A nights from %s, "
+	printf("injected changes: %zu histories each, %zu series of %zu A/A nights from %s, "
 	    "the change from night %zu (1-based %zu), threshold %g%%, fdr %g, segments of at "
 	    "most %d nights\n", sims, S, L, argv[1], C, C + 1, THRESHOLD, FDR, MAX_NIGHTS);
 	{
@@ -261,15 +299,20 @@ main(int argc, char **argv)
 			fcp_nights += L;
 		}
 
-	printf("%-16s %9s %9s %9s %9s %10s %10s %9s\n", "change", "night 1", "<= 3",
-	    "<= 7", "history", "h <= 3", "h <= 7", "false/100");
+	segp = xcalloc(S, sizeof(*segp));
+	segk = xcalloc(S, sizeof(*segk));
+	conf = xcalloc(S, sizeof(*conf));
+	pr = xcalloc(nhosts + 1, sizeof(*pr));
+	printf("%-16s %-7s %9s %9s %9s %9s %10s %10s %10s %10s %9s\n", "change", "rule",
+	    "night 1", "<= 3", "<= 7", "history", "h <= 3", "h <= 7", "e <= 3", "e <= 7",
+	    "false/100");
 	for (e = 0; e < 4; e++) {
-		size_t lat_n[64] = { 0 }, lat_h[64] = { 0 }, caught = 0, hcaught = 0;
-		size_t falarm = 0, fnights = 0, *lats = xcalloc(sims + 1, sizeof(*lats));
-		size_t nl = 0;
+		size_t lat_n[2][64] = { { 0 } }, lat_h[64] = { 0 }, caught[2] = { 0 }, hcaught = 0;
+		size_t either[2] = { 0 }, either3[2] = { 0 };
+		size_t falarm[2] = { 0 }, fnights = 0, r;
 
 		for (sim = 0; sim < sims; sim++) {
-			size_t tgt = next() % S, first = SIZE_MAX, hfirst = SIZE_MAX;
+			size_t tgt = next() % S, first[2] = { SIZE_MAX, SIZE_MAX }, hfirst = SIZE_MAX;
 
 			for (i = 0; i < S; i++) {
 				memcpy(x[i], ss[i].v, L * sizeof(double));
@@ -278,87 +321,85 @@ main(int argc, char **argv)
 			for (t = C; t < L; t++)
 				x[tgt][t] *= factor(e == 3, steps[e], t, C, ss[tgt].higher);
 			for (t = C; t < L; t++) {
-				int any = 0;
-
 				for (i = 0; i < S; i++) {
-					const double *seg;
-					size_t k = segment(x[i], t, &seg);
-
-					judge(seg, k, x[i][t], ss[i].trials, ss[i].higher, &rows[i]);
-				}
-				verdict_adjust(rows, S, FDR >= 1 ? 0 : FDR);
-				for (i = 0; i < S; i++) {
-					const double *seg;
-					size_t k;
-					struct verdict_row again;
-					double v;
-
-					if (!rows[i].held || rows[i].v.kind != VERDICT_BAD)
-						continue;
+					segk[i] = segment(x[i], t, &segp[i]);
 					/* the confirmation round: another real night, changed alike */
-					v = ss[i].v[next() % L] * (i == tgt ?
+					conf[i] = ss[i].v[next() % L] * (i == tgt ?
 					    factor(e == 3, steps[e], t, C, ss[i].higher) : 1);
-					k = segment(x[i], t, &seg);
-					judge(seg, k, v, ss[i].trials, ss[i].higher, &again);
-					if (again.v.kind != VERDICT_BAD)
-						continue;
-					if (i == tgt) {
-						if (first == SIZE_MAX)
-							first = t - C;
-					} else
-						any = 1;
 				}
-				falarm += any;
+				priors(ss, S, segp, segk, nhosts, pr);
+				/* rule 0: before (each series' own variance, no trend); 1: after */
+				for (r = 0; r < 2; r++) {
+					int any = 0;
+
+					for (i = 0; i < S; i++)
+						judge(segp[i], segk[i], x[i][t], ss[i].trials, ss[i].higher,
+						    r ? &pr[ss[i].host] : NULL, &rows[i]);
+					verdict_adjust(rows, S, FDR >= 1 ? 0 : FDR);
+					for (i = 0; i < S; i++) {
+						struct verdict_row again;
+
+						if (!rows[i].held || rows[i].v.kind != VERDICT_BAD)
+							continue;
+						judge(segp[i], segk[i], conf[i], ss[i].trials, ss[i].higher,
+						    r ? &pr[ss[i].host] : NULL, &again);
+						if (again.v.kind != VERDICT_BAD)
+							continue;
+						if (i == tgt) {
+							if (first[r] == SIZE_MAX)
+								first[r] = t - C;
+						} else
+							any = 1;
+					}
+					falarm[r] += any;
+				}
 				fnights++;
 				if (hfirst == SIZE_MAX && history_flags(x[tgt], t + 1, C,
 				    ss[tgt].higher))
 					hfirst = t - C;
 			}
-			if (first != SIZE_MAX) {
-				caught++;
-				lat_n[first < 63 ? first : 63]++;
-				lats[nl++] = first;
-			}
+			for (r = 0; r < 2; r++)
+				either[r] += (first[r] < 7 || hfirst < 7),
+				either3[r] += (first[r] < 3 || hfirst < 3);
+			for (r = 0; r < 2; r++)
+				if (first[r] != SIZE_MAX) {
+					caught[r]++;
+					lat_n[r][first[r] < 63 ? first[r] : 63]++;
+				}
 			if (hfirst != SIZE_MAX) {
 				hcaught++;
 				lat_h[hfirst < 63 ? hfirst : 63]++;
 			}
 		}
-		{
-			size_t n1 = lat_n[0], n3 = 0, n7 = 0, h3 = 0, h7 = 0, med;
+		for (r = 0; r < 2; r++) {
+			size_t n1 = lat_n[r][0], n3 = 0, n7 = 0, h3 = 0, h7 = 0;
 
 			for (t = 0; t < 64; t++) {
 				if (t < 3) {
-					n3 += lat_n[t];
+					n3 += lat_n[r][t];
 					h3 += lat_h[t];
 				}
 				if (t < 7) {
-					n7 += lat_n[t];
+					n7 += lat_n[r][t];
 					h7 += lat_h[t];
 				}
 			}
-			for (i = 1; i < nl; i++)	/* insertion sort of the latencies */
-				for (j = i; j > 0 && lats[j - 1] > lats[j]; j--) {
-					med = lats[j];
-					lats[j] = lats[j - 1];
-					lats[j - 1] = med;
-				}
-			printf("%-16s %8.1f%% %8.1f%% %8.1f%% %8.1f%% %9.1f%% %9.1f%% %9.2f\n",
-			    names[e], 100.0 * (double)n1 / (double)sims, 100.0 * (double)n3 / (double)sims,
-			    100.0 * (double)n7 / (double)sims, 100.0 * (double)hcaught / (double)sims, 100.0 * (double)h3 / (double)sims,
-			    100.0 * (double)h7 / (double)sims,
-			    100.0 * (double)falarm / (double)(fnights ? fnights : 1));
-			if (nl)
-				printf("%-16s median nights late (nightly): %zu; caught at all %.1f%%\n", "",
-				    lats[nl / 2], 100.0 * (double)caught / (double)sims);
+			printf("%-16s %-7s %8.1f%% %8.1f%% %8.1f%% %8.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.2f\n",
+			    r ? "" : names[e], r ? "after" : "before",
+			    100.0 * (double)n1 / (double)sims, 100.0 * (double)n3 / (double)sims,
+			    100.0 * (double)n7 / (double)sims, 100.0 * (double)hcaught / (double)sims,
+			    100.0 * (double)h3 / (double)sims, 100.0 * (double)h7 / (double)sims,
+			    100.0 * (double)either3[r] / (double)sims, 100.0 * (double)either[r] / (double)sims,
+			    100.0 * (double)falarm[r] / (double)(fnights ? fnights : 1));
 		}
-		free(lats);
+		(void)caught;
 	}
 	printf("false change points in A/A histories: %zu in %zu series-nights = %.2f per 100 nights\n",
 	    fcp, fcp_nights, 100.0 * (double)fcp / (double)fcp_nights);
 	printf("columns: night 1, <= 3, <= 7: caught by the nightly verdict on the change's first "
 	    "night, within 3 nights, within 7 (confirmed); history: a change point at the night "
-	    "(+-1) by the last night, h <= 3 / 7: within 3 / 7 nights; false/100: nights (of 100) "
+	    "(+-1) by the last night, h <= 3 / 7: within 3 / 7 nights; e <= 3 / 7: the nightly "
+	    "verdict or history within 3 / 7 nights; false/100: nights (of 100) "
 	    "on which another, unchanged series was held and confirmed\n");
 	for (i = 0; i < S; i++) {
 		free(x[i]);
@@ -366,7 +407,12 @@ main(int argc, char **argv)
 	}
 	free(x);
 	free(ss);
+	free(hidx);
 	free(rows);
+	free(segp);
+	free(segk);
+	free(conf);
+	free(pr);
 	history_free(h);
 	return 0;
 }

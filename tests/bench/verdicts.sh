@@ -45,6 +45,10 @@
 # drift of 1% a night from a known night on, judged by the nightly rule
 # with the night's Benjamini-Hochberg step over every series (only one
 # series changed), and by history's change points (tests/bench/nightly-sim).
+# Each table has the rule before the pooled variance and the trend
+# ("before": each series' own segment alone) and as it is now ("after"),
+# on the same histories.  DIR may also be synthetic nights
+# (tests/bench/history-gen).
 #
 # Prints the counts and rates and the aims (A/A marks at most 5% of
 # metrics; a 5% slowdown flagged in at least 95% of pairs); exit 1 when an

@@ -5,7 +5,8 @@
 # or failed with a reason docs/plans-and-fleets.md documents: a variant
 # under debugfs that this kernel does not let be applied (not mounted, no
 # such file, access refused).  No trial may fail as bench, bad-request,
-# timeout or anything else, and every plan's report is written.
+# timeout or anything else, and every plan's report is written.  The work
+# directory is root's: the bench user's runs use their own.
 TNAME=t413
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -20,6 +21,10 @@ has_host "$H" || { echo "Bail out! the lab has no $H"; exit 1; }
 # The reasons a variant under debugfs may give (src/variant.c, documented).
 DEBUGFS_REASONS='debugfs is not mounted at /sys/kernel/debug|this kernel has no such file there|the kernel refuses access to debugfs'
 
+# The work directory is root's (root's runs made it, as earlier in the
+# suite): the bench user's runs go to its own /tmp/fleetmark-UID, and the
+# own plans' programs are uploaded there (docs/own-benchmarks.md).
+on_host "$H" 'mkdir -p /tmp/fleetmark/agents /tmp/fleetmark/programs && chmod 755 /tmp/fleetmark /tmp/fleetmark/agents /tmp/fleetmark/programs'
 n=0
 # A plan's own programs are next to it (bench: program, source:).
 [ -d "$TOP/plans/bench" ] && cp -r "$TOP/plans/bench" "$WORK/bench"
@@ -29,11 +34,7 @@ for plan in "$TOP"/plans/*.yaml; do
 	sed -e 's/^repeat: .*/repeat: 1/' -e 's/^samples: .*/samples: 2/' "$plan" >"$WORK/$name"
 	grep -q '^repeat: 1$' "$WORK/$name" || printf 'repeat: 1\n' >>"$WORK/$name"
 	grep -q '^samples: 2$' "$WORK/$name" || printf 'samples: 2\n' >>"$WORK/$name"
-	# A program is uploaded under the work directory, which root's runs
-	# earlier in the suite made and the bench user cannot write: the own
-	# plans run as root (docs/own-benchmarks.md, "Work directories").
 	F=$LABDIR/fleet-bench.yaml
-	case $name in own-*) F=$LABDIR/fleet.yaml ;; esac
 	t0=$(date +%s)
 	"$FLEETMARK" run "$WORK/$name" -f "$F" -H "$H" -o "$WORK/r-$n" --wait-lock 5m \
 		>"$WORK/out-$n" 2>"$WORK/err-$n"
@@ -59,6 +60,10 @@ for plan in "$TOP"/plans/*.yaml; do
 		like "$(cat "$WORK/out-$n")" "Failures: $setup trials? not ok" "$name: the failures table is printed"
 	fi
 	check "$name: report.txt written" test -s "$D/report.txt"
+	case $name in own-*)
+		like "$(cat "$D/logs/$H.log")" "the work directory /tmp/fleetmark is another user's: using /tmp/fleetmark-[0-9]+" \
+			"$name: as bench, in its own work directory" ;;
+	esac
 done
 like "$n" '^[1-9][0-9]*$' "every shipped plan was run ($n)"
 

@@ -158,7 +158,17 @@ test_ranges(void)
 	    "a bad-request error exits as a usage error (status bad-request)");
 	is_int(trial_exit_code(trial_error(&t, WIRE_ERR_BENCH, "x")), WIRE_EXIT_FAILED,
 	    "a bench error exits as a failure");
+	is_int(trial_exit_code(trial_error(&t, WIRE_ERR_BAD_OUTPUT, "x")), WIRE_EXIT_BAD_OUTPUT,
+	    "a bad-output error has its own exit code");
 	close(t.out_fd);
+	is_str(trial_exit_class(WIRE_EXIT_OK), WIRE_STATUS_OK, "exit code 0 ends ok");
+	is_str(trial_exit_class(WIRE_EXIT_USAGE), WIRE_ERR_REQUEST,
+	    "the usage exit code ends bad-request");
+	is_str(trial_exit_class(WIRE_EXIT_UNSUPPORTED), WIRE_ERR_UNSUPPORTED,
+	    "the unsupported exit code ends unsupported");
+	is_str(trial_exit_class(WIRE_EXIT_FAILED), WIRE_ERR_BENCH, "a failure ends bench");
+	ok(trial_exit_class(WIRE_EXIT_CANCELLED) == NULL && trial_exit_class(77) == NULL,
+	    "other exit codes carry no class");
 }
 
 static void

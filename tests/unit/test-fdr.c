@@ -189,10 +189,34 @@ test_rate(void)
 	ok(false_raw / 200 > 30, "unadjusted p < 0.05 would have marked about 40 nulls a family");
 }
 
+/*
+ * The rows' step (fdr_bh_rows(), what report-judge.c and verdict_adjust()
+ * share): rows without use, or with a NaN p, are left out of m and get a
+ * NaN q; the others are BH over them alone, p clamped to [0, 1].  Of
+ * 0.01, 0.04, 0.03 (m = 3) the q's are 0.03, 0.04, 0.04.
+ */
+static void
+test_rows(void)
+{
+	static const double p[] = { 0.01, 0.001, 0.04, NAN, 0.03, 1.5 };
+	static const unsigned char use[] = { 1, 0, 1, 1, 1, 0 };
+	double q[6], pq[] = { 0.02, -0.1 };
+
+	is_int((int)fdr_bh_rows(p, use, 6, q), 3, "rows: three used");
+	ok(fabs(q[0] - 0.03) <= 1e-12 && fabs(q[2] - 0.04) <= 1e-12 && fabs(q[4] - 0.04) <= 1e-12,
+	    "rows: BH over the used rows alone");
+	ok(isnan(q[1]) && isnan(q[3]) && isnan(q[5]), "rows: unused and NaN rows have no q");
+	is_int((int)fdr_bh_rows(pq, (const unsigned char[]){ 1, 1 }, 2, pq), 2,
+	    "rows: q may be p, p out of range clamped");
+	ok(fabs(pq[0] - 0.02) <= 1e-12 && pq[1] == 0, "rows: -0.1 counts as 0");
+	is_int((int)fdr_bh_rows(NULL, NULL, 0, NULL), 0, "rows: none");
+}
+
 int
 main(void)
 {
 	test_published();
+	test_rows();
 	test_edges();
 	test_rate();
 	return tap_done();

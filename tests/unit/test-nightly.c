@@ -220,6 +220,53 @@ main(void)
 	nightly_free(n);
 	n = NULL;
 
+	/*
+	 * Nine series on host a (q0 .. q8, nights 100 x (1 + 1% of 0, 1, -1,
+	 * 0.5, -0.5 in a rotation of their own): one host's series pool (d0
+	 * at its cap, the log variances all alike); tonight q0 is +5%.
+	 */
+	free(root);
+	free(tonight);
+	root = xasprintf("%s/pooled", tmpdir);
+	for (i = 0; i < 5; i++) {
+		static const double z[] = { 0, 1, -1, 0.5, -0.5 };
+		int j;
+
+		dir = night(root, i + 1, NULL);
+		for (j = 0; j < 9; j++) {
+			char b[8];
+
+			snprintf(b, sizeof(b), "q%d", j);
+			trials(dir, b, 1, 3, 100 * (1 + 0.01 * z[(i + j) % 5]));
+		}
+		free(dir);
+	}
+	tonight = night(root, 9, NULL);
+	for (i = 0; i < 9; i++) {
+		char b[8];
+
+		snprintf(b, sizeof(b), "q%d", i);
+		trials(tonight, b, 1, 3, i == 0 ? 105 : 100);
+	}
+	o.source = root;
+	o.metrics = NULL;
+	o.nmetrics = 0;
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "nine series judged");
+	w = row(n, "q0");
+	ok(w != NULL && w->prior.df == VERDICT_PRIOR_MAX_DF && w->vr.v.pooled,
+	    "q0: pooled with its host's nine series");
+	is_num(w->vr.v.df, VERDICT_PRIOR_MAX_DF + 4, 1e-12, "q0: on d0 + 4 df");
+	ok(w->vr.v.trend_tested, "q0: five nights: the trend rule too");
+	ok(w->state == NIGHTLY_FAILED && w->vr.q < 0.001, "q0: +5% against nights 0.8% apart fails");
+	w = row(n, "q1");
+	ok(w != NULL && w->vr.v.pooled && w->state == NIGHTLY_PASS, "q1: pooled, passes");
+	text = render(n, REPORT_JSON);
+	ok(text != NULL && strstr(text, "\"pooled\": true") != NULL &&
+	    strstr(text, "\"trend_p\": ") != NULL, "json: pooled, trend_p");
+	free(text);
+	nightly_free(n);
+	n = NULL;
+
 	/* no history at all */
 	dir = xasprintf("%s/empty", tmpdir);
 	mkdir(dir, 0755);

@@ -239,6 +239,16 @@ test_fsutil(void)
 	ok(fs_fsync_dir(tmpdir) == 0, "fsync_dir");
 	ok(fs_fsync_dir("/nonexistent-dir") == -1 && errno == ENOENT,
 	    "fsync_dir of a missing directory fails");
+
+	p = fs_dirname("plans/a/smoke.yaml");
+	is_str(p, "plans/a", "fs_dirname: up to the last slash");
+	free(p);
+	p = fs_dirname("smoke.yaml");
+	is_str(p, ".", "fs_dirname: a bare name is in .");
+	free(p);
+	p = fs_dirname("/smoke.yaml");
+	is_str(p, "/", "fs_dirname: a name in the root");
+	free(p);
 }
 
 /* --- digest ------------------------------------------------------------------ */
@@ -432,6 +442,10 @@ test_numfmt(void)
 	ok(strstr(b, "nan") != NULL, "fixed NaN as printf writes it");
 	numfmt_fixed(b, sizeof(b), INFINITY, 3);
 	is_str(b, "inf", "fixed infinity");
+	numfmt_mean(b, sizeof(b), 123.456);
+	is_str(b, "123.5", "a mean: four figures");
+	numfmt_mean(b, sizeof(b), NAN);
+	is_str(b, "-", "no mean: -");
 	for (i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
 		char what[64];
 

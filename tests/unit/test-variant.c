@@ -90,6 +90,26 @@ check_str(char *got, const char *want, const char *what)
 	free(got);
 }
 
+/* The list of saved writes variants and tuning profiles keep. */
+static void
+test_saves(void)
+{
+	struct variant_saves s;
+	char path[] = "/sys/x";
+
+	memset(&s, 0, sizeof(s));
+	variant_saves_add(&s, path, xstrdup("1\n"));
+	path[5] = 'y';
+	variant_saves_add(&s, path, xstrdup("always [never]"));
+	ok(s.n == 2 && strcmp(s.v[0].path, "/sys/x") == 0 && strcmp(s.v[0].old, "1\n") == 0 &&
+	    strcmp(s.v[1].path, "/sys/y") == 0 && strcmp(s.v[1].old, "always [never]") == 0,
+	    "saves: kept in order, the path copied, the old content taken");
+	variant_saves_release(&s);
+	ok(s.n == 0 && s.v == NULL, "saves: released, the list is empty again");
+	variant_saves_release(&s);
+	ok(s.n == 0, "saves: releasing an empty list is fine");
+}
+
 int
 main(void)
 {
@@ -103,6 +123,7 @@ main(void)
 
 	if (mkdtemp(dir) == NULL)
 		return 1;
+	test_saves();
 	memset(&o, 0, sizeof(o));
 	o.name = "local";
 	o.local = 1;

@@ -194,7 +194,7 @@ test_nights(void)
 	static const double last[] = { 9.5, 9.51, 9.49 };
 	struct verdict d;
 
-	verdict_nights(up10, N(up10), nights, N(nights), 0, 5, &d);
+	verdict_nights(up10, N(up10), nights, N(nights), 0, 5, NULL, &d);
 	ok(d.tested, "five nights: tested");
 	is_num(d.change, 10.0, 1e-9, "+10% of the nights' mean");
 	is_num(d.p, 0.0044686, 1e-6, "p of t = 5.7735 on 4 df");
@@ -203,31 +203,171 @@ test_nights(void)
 	is_num(d.good_rsd, sqrt(0.025) / 10 * 100, 1e-9, "good_rsd: night to night");
 	is_int(d.kind, VERDICT_BAD, "+10% against nights 1.6% apart: bad");
 
-	verdict_nights(up3, N(up3), nights, N(nights), 0, 5, &d);
+	verdict_nights(up3, N(up3), nights, N(nights), 0, 5, NULL, &d);
 	is_num(d.p, 0.1583024, 1e-6, "+3%: p of t = 1.7321 on 4 df");
 	is_int(d.kind, VERDICT_NOT_SIGNIFICANT, "+3%: not significant, the interval reaching 7.8%");
-	verdict_nights(up3, N(up3), nights, N(nights), 1, 5, &d);
+	verdict_nights(up3, N(up3), nights, N(nights), 1, 5, NULL, &d);
 	ok(d.worse < 0, "+3% of a higher-is-better metric is towards better");
 
 	/* steady trials tonight, but the nights vary by 8%: the trials alone would fail it */
-	verdict_nights(tight, N(tight), wide, N(wide), 0, 5, &d);
+	verdict_nights(tight, N(tight), wide, N(wide), 0, 5, NULL, &d);
 	ok(d.p > 0.05, "+6% within how the nights vary: not significant");
 	ok(!verdict_significant(d.kind), "and not marked");
 	verdict_judge(tight, N(tight), last, N(last), 0, 0, 5, &d);
 	is_int(d.kind, VERDICT_BAD, "the same trials against one night's: bad (what the nights avoid)");
 
-	verdict_nights(up10, N(up10), nights, 1, 0, 5, &d);
+	verdict_nights(up10, N(up10), nights, 1, 0, 5, NULL, &d);
 	ok(!d.tested && isnan(d.p), "one night: not tested");
 	is_int(d.kind, VERDICT_NOISY, "and not judged");
-	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, &d);
+	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, NULL, &d);
 	ok(d.good_rsd > 5, "nights 7.9% apart");
 	ok(!verdict_judgeable(&d, N(up10), N(wide), 1, 0.01, 0.1, 5, NULL),
 	    "nights 7.9% apart against 5%: cannot judge");
-	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, &d);
+	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, NULL, &d);
 	ok(verdict_judgeable(&d, N(wide), N(nights), 1, 0.79, 0.1, 5, NULL),
 	    "tonight's trials 7.9% apart against steady nights: judgeable (the nights hold it)");
 	ok(!verdict_judgeable(&d, N(wide), N(nights), 0, 0.79, 0.1, 5, NULL),
 	    "but not as two samples of trials");
+}
+
+
+/*
+ * The moderated variance (Smyth 2004), hand-computed with mpmath: eight
+ * series on 4 df with the log variances 1e-4 x { 1, 0.2, 4, 1.5, 0.3,
+ * 2.5, 0.6, 6 }: e_g = log s2 - digamma(2) + log(2), their variance less
+ * trigamma(2) is 0.821386, trigamma(d0 / 2) = that gives d0 = 3.309880
+ * and s0^2 = exp(mean e + digamma(d0 / 2) - log(d0 / 2)) = 1.089504e-4.
+ * Nights 100, 101, 99, 100.5, 99.5 (log variance 6.250409e-5, F 0.57:
+ * pooled) and tonight 105: t on d0 + 4 = 7.309880 df, p 0.001593772,
+ * the interval +2.564051% to +7.493804%; the trend of the six logs has
+ * its fitted change +3.105827% with p 0.158557 (moderated too), so the
+ * row's p is min(p / 0.8, 0.158557 / 0.2) = 0.001992215.
+ */
+static void
+test_prior(void)
+{
+	static const double s2[] = { 1e-4, 0.2e-4, 4e-4, 1.5e-4, 0.3e-4, 2.5e-4, 0.6e-4, 6e-4 };
+	static const double df[] = { 4, 4, 4, 4, 4, 4, 4, 4 };
+	static const double nights[] = { 100, 101, 99, 100.5, 99.5 };
+	static const double now[] = { 105, 105, 105 };
+	static const double same[] = { 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4, 1e-4 };
+	struct verdict_prior pr;
+	struct verdict d;
+	double v, k;
+
+	ok(verdict_log_spread(nights, N(nights), &v, &k) == 0, "log spread of five nights");
+	is_num(v, 6.250408886e-5, 1e-13, "the variance of their logs");
+	is_num(k, 4, 0, "on 4 df");
+	ok(verdict_log_spread((const double[]){ 1, 0, 2 }, 3, &v, &k) == -1,
+	    "a zero night has no log spread");
+
+	ok(verdict_prior_fit(s2, df, N(s2), &pr) == 0, "eight series fit a prior");
+	is_num(pr.df, 3.309880162, 1e-6, "d0 from the spread of the log variances");
+	is_num(pr.s2, 1.089503846e-4, 1e-11, "s0^2");
+	ok(verdict_prior_fit(s2, df, 7, &pr) == -1 && pr.df == 0, "seven series: no prior");
+	ok(verdict_prior_fit(same, df, N(same), &pr) == 0 && pr.df == VERDICT_PRIOR_MAX_DF,
+	    "variances no more spread than sampling makes them: d0 at its cap");
+	ok(fabs(pr.s2 - 1e-4) < 1e-4, "and s0^2 near the common variance");
+
+	verdict_prior_fit(s2, df, N(s2), &pr);
+	pr.trend = 1;
+	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &d);
+	ok(d.pooled, "a quiet series is pooled");
+	is_num(d.df, 3.309880162 + 4, 1e-6, "on d0 + k - 1 df");
+	is_num(d.p, 0.001593772, 1e-8, "p of the moderated t");
+	is_num(d.lo, 2.564050679, 1e-5, "the interval's low end");
+	is_num(d.hi, 7.493804379, 1e-5, "and its high end");
+	ok(d.trend_tested, "five nights: the trend rule too");
+	is_num(d.trend, 3.105827449, 1e-6, "the trend's fitted change");
+	is_num(d.trend_p, 0.158556521, 1e-6, "the slope's p, moderated");
+	is_num(verdict_row_p(&d), 0.001992215, 1e-8, "the row's p: the weighted Bonferroni");
+	is_int(d.kind, VERDICT_BAD, "+5% against nights 0.8% apart, pooled: bad");
+	ok(!d.by_trend, "by the step rule");
+	verdict_nights(now, N(now), nights, N(nights), 0, 5, NULL, &d);
+	ok(!d.pooled && !d.trend_tested && d.df == 4 && d.p > 0.004, "without a prior: its own 4 df, p 0.0045");
+	is_num(verdict_row_p(&d), d.p, 0, "and the row's p is the step's");
+}
+
+/*
+ * The trend rule on a series with a known slope: the logs of the nights
+ * rise by 0.02 a night (log 100 + 0.02 i plus residuals 0.002, -0.002,
+ * 0.001, -0.001, 0, 0 on nights 0 to 5, tonight exactly on the line):
+ * least squares gives b = 0.0198928571 (mpmath), the fitted change over
+ * six nights exp(6 b) - 1 = +12.67723%, p 7.642115e-9 on 5 df.  Against
+ * the nights' mean tonight is only +7.2% with p 0.1331 (the segment
+ * holds the drift): the trend makes it bad.
+ */
+static void
+test_trend(void)
+{
+	static const double r[] = { 0.002, -0.002, 0.001, -0.001, 0, 0 };
+	struct verdict_prior pr = { 0, NAN, 1 };
+	double nights[6], now[3];
+	struct verdict d;
+	size_t i;
+
+	for (i = 0; i < 6; i++)
+		nights[i] = 100 * exp(0.02 * (double)i + r[i]);
+	now[0] = now[1] = now[2] = 100 * exp(0.02 * 6);
+	verdict_nights(now, 3, nights, 6, 0, 5, &pr, &d);
+	ok(!d.pooled, "no prior: not pooled");
+	is_num(d.p, 0.133093791, 1e-7, "the step: p 0.133 on 5 df");
+	ok(d.trend_tested, "six nights: trend tested");
+	is_num(d.trend, 12.67722651, 1e-6, "the fitted change over the segment and tonight");
+	is_num(d.trend_p, 7.642114619e-9, 1e-12, "the slope's p on 5 df");
+	ok(d.trend_lo > 5 && d.trend_hi > d.trend, "its interval above the threshold");
+	is_int(d.kind, VERDICT_BAD, "a drift of 2% a night: bad");
+	ok(d.by_trend, "by the trend rule");
+	verdict_nights(now, 3, nights, 6, 1, 5, &pr, &d);
+	is_int(d.kind, VERDICT_BETTER, "the same rise of a higher-is-better metric: better");
+	verdict_nights(now, 3, nights, 6, 0, 15, &pr, &d);
+	ok(!verdict_significant(d.kind), "at 15% the trend's +12.7% does not count");
+	verdict_nights(now, 3, nights, 4, 0, 5, &pr, &d);
+	ok(!d.trend_tested, "four nights: no trend rule");
+}
+
+/*
+ * A noisy series among quiet ones: the prior says 1% (s0^2 1e-4 on 20
+ * df).  Nights 3.2% apart (below the 5% threshold) are far above it
+ * (F = 10 on 4 and 20 df): the series is judged against its own spread,
+ * exactly as without a prior, not rescued by the quiet ones; nights 8%
+ * apart stay cannot judge.
+ */
+static void
+test_noisy_among_quiet(void)
+{
+	static const double noisy[] = { 100, 104, 96, 102, 98 };
+	static const double wide[] = { 100, 108, 92, 104, 96 };
+	static const double nights_quiet[] = { 100, 101, 99, 100.5, 99.5 };
+	static const double now[] = { 108, 108, 108 };
+	struct verdict_prior pr = { 20, 1e-4, 1 };
+	struct verdict d, own;
+
+	verdict_nights(now, N(now), noisy, N(noisy), 0, 5, &pr, &d);
+	verdict_nights(now, N(now), noisy, N(noisy), 0, 5, NULL, &own);
+	ok(!d.pooled, "nights 3.2% apart among 1% ones: not pooled");
+	is_num(d.p, own.p, 0, "the step's p is its own");
+	is_num(d.df, 4, 0, "on its own 4 df");
+	ok(!verdict_significant(d.kind), "+8% within its own spread: not flagged");
+	verdict_nights(now, N(now), wide, N(wide), 0, 5, &pr, &d);
+	ok(!verdict_judgeable(&d, N(now), N(wide), 1, 0, NAN, 5, NULL),
+	    "nights 6.3% apart against 5%: cannot judge, prior or not");
+
+	/* the prior fitted from nine quiet series and the noisy one itself */
+	{
+		double s2[10] = { 1e-4, 0.8e-4, 1.2e-4, 0.9e-4, 1.1e-4, 1e-4, 0.7e-4, 1.3e-4, 1e-4 };
+		double df[10] = { 4, 4, 4, 4, 4, 4, 4, 4, 4, 4 };
+
+		ok(verdict_log_spread(noisy, N(noisy), &s2[9], &df[9]) == 0, "the noisy one's spread");
+		ok(verdict_prior_fit(s2, df, 10, &pr) == 0, "ten series fit a prior");
+		printf("# fitted d0 %g, s0 %g%%\n", pr.df, sqrt(pr.s2) * 100);
+		ok(pr.s2 < 2e-4, "the prior stays near the quiet series' 1%");
+		pr.trend = 1;
+		verdict_nights(now, N(now), noisy, N(noisy), 0, 5, &pr, &d);
+		ok(!d.pooled && d.p == own.p, "the noisy one, with the prior it is part of: its own spread");
+		verdict_nights(now, N(now), nights_quiet, N(nights_quiet), 0, 5, &pr, &d);
+		ok(d.pooled, "a quiet one, with the same prior: pooled");
+	}
 }
 
 static void
@@ -280,6 +420,9 @@ int
 main(void)
 {
 	test_nights();
+	test_prior();
+	test_trend();
+	test_noisy_among_quiet();
 	test_rows();
 	test_two_samples();
 	test_noise();

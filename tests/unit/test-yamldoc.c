@@ -347,6 +347,19 @@ test_keys(void)
 	free(s);
 }
 
+static void
+test_names(void)
+{
+	ok(ydoc_name_ok("p690-a_1.lab", 64), "a name of letters, digits, '-', '_', '.'");
+	ok(ydoc_name_ok("9lives", 64), "a name may start with a digit");
+	ok(!ydoc_name_ok("", 64), "an empty name is refused");
+	ok(!ydoc_name_ok("-x", 64) && !ydoc_name_ok(".x", 64) && !ydoc_name_ok("_x", 64),
+	    "a name starting with '-', '.' or '_' is refused");
+	ok(!ydoc_name_ok("a b", 64) && !ydoc_name_ok("a/b", 64) && !ydoc_name_ok("a\303\251", 64),
+	    "blanks, slashes and non-ASCII bytes are refused");
+	ok(ydoc_name_ok("abcd", 4) && !ydoc_name_ok("abcde", 4), "at most max bytes");
+}
+
 int
 main(void)
 {
@@ -354,6 +367,7 @@ main(void)
 	test_rejections();
 	test_getters();
 	test_keys();
+	test_names();
 	free(last_err);
 	return tap_done();
 }
