@@ -70,6 +70,8 @@ enum journal_status {
 	JOURNAL_FINISHED,	/* "finished": every host done or failed */
 	JOURNAL_INTERRUPTED,	/* "interrupted": stopped by the user (^C, SIGTERM) */
 	JOURNAL_FAILED,		/* "failed": the controller gave up */
+	JOURNAL_DETACHED,	/* "detached": the hosts run it, the controller is
+				 * away (run --detach; collect gathers it) */
 };
 
 enum journal_host_status {
@@ -102,6 +104,7 @@ struct journal_info {
 	const char		*commit;	/* --commit or FLEETMARK_COMMIT, or NULL */
 	const char		*controller;	/* the controller's version */
 	time_t			 start;		/* 0: now */
+	int			 detached;	/* run --detach: "detached": true */
 };
 
 /*
@@ -194,6 +197,14 @@ int	journal_host_env(struct journal *j, const char *host, const json_t *env,
  * copied) in run.json's entry for the host, as "tune".
  */
 int	journal_host_tune(struct journal *j, const char *host, const json_t *tune,
+	    char **err);
+
+/*
+ * Note a detached run's state on host (detach.h: {"state", "pid", "dir",
+ * "since", "trials", "collected"}, copied) in run.json's entry for the
+ * host, as "detached".
+ */
+int	journal_host_detached(struct journal *j, const char *host, const json_t *state,
 	    char **err);
 
 /*

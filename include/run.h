@@ -79,6 +79,15 @@ struct progress;
 #define RUN_START_BUDGET_MS	120000	/* a slow host's start, retries included */
 #define RUN_SAY_SAME		5	/* hosts that each say the same warning */
 
+/* How the hosts run their trials (detach.h, docs/detached.md). */
+enum run_mode {
+	RUN_ATTACHED,	/* the controller sends each trial and waits for it */
+	RUN_DETACH,	/* each host gets its list and runs it detached */
+	RUN_COLLECT,	/* each host's detached journal is gathered, and when
+			 * its agent is done or gone the rest run attached; a
+			 * host not reached records nothing */
+};
+
 struct run_config {
 	const struct plan		*plan;
 	const struct fleet		*fleet;
@@ -93,6 +102,7 @@ struct run_config {
 	const char			*expect_kernel;	/* the boot check, or NULL */
 	long long			 wait_lock_ms;	/* how long to wait for a host
 							 * another run holds; 0: not */
+	enum run_mode			 mode;
 };
 
 /* What happened on one host. */
@@ -106,6 +116,8 @@ struct run_host {
 	size_t			 ok, failed;	/* recorded this time */
 	size_t			 not_run;	/* not recorded: interrupted, or the
 						 * journal could not take them */
+	size_t			 collected;	/* RUN_COLLECT: taken from the host's
+						 * detached journal (of ok, failed) */
 };
 
 struct run_summary {

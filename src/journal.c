@@ -37,7 +37,7 @@
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 static const char *const status_names[] = {
-	"running", "finished", "interrupted", "failed",
+	"running", "finished", "interrupted", "failed", "detached",
 };
 
 static const char *const host_status_names[] = {
@@ -475,8 +475,10 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 	return r;
 }
 
-int
-journal_host_tune(struct journal *j, const char *host, const json_t *tune, char **err)
+/* A member of the host's run.json entry (a copy of v), and rewrite run.json. */
+static int
+host_member(struct journal *j, const char *host, const char *key, const json_t *v,
+    char **err)
 {
 	struct jhost *h;
 	int r;
@@ -487,10 +489,23 @@ journal_host_tune(struct journal *j, const char *host, const json_t *tune, char 
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
 	}
-	rundir_json_set(host_entry(j, h), "tune", json_deep_copy(tune));
+	rundir_json_set(host_entry(j, h), key, json_deep_copy(v));
 	r = run_write_soon(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
+}
+
+int
+journal_host_tune(struct journal *j, const char *host, const json_t *tune, char **err)
+{
+	return host_member(j, host, "tune", tune, err);
+}
+
+int
+journal_host_detached(struct journal *j, const char *host, const json_t *state,
+    char **err)
+{
+	return host_member(j, host, "detached", state, err);
 }
 
 int
@@ -499,7 +514,8 @@ journal_finish(struct journal *j, enum journal_status st, char **err)
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
-	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING);
+	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING &&
+	    st != JOURNAL_DETACHED);
 	r = run_write(j, st != JOURNAL_RUNNING, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;

@@ -23,6 +23,7 @@
 #include "board.h"
 #include "clock.h"
 #include "deploy.h"
+#include "detach.h"
 #include "program.h"
 #include "fleet.h"
 #include "hostconn.h"
@@ -127,6 +128,9 @@ struct worker {
 	char			*first_failure;	/* the first one's "class: point:
 						 * message", or NULL */
 	long long		 proto;		/* the agent's protocol (hello) */
+	char			*workdir;	/* the work directory there (deploy) */
+	long long		 daemon_runs;	/* RUN_COLLECT: the lease is held by this
+						 * run's detached agent (its pid, or -1) */
 	struct pace_ticket	 start_tk;	/* the start slot, while held */
 	int			 start_held;
 	int			 start_silent;	/* the last start went silent */
@@ -520,9 +524,9 @@ lease_holder(const struct ap_event *ev)
 
 	if (ev->u.lease.since > 0)
 		clock_iso8601(since, sizeof(since), (time_t)ev->u.lease.since, -1);
-	return xasprintf("locked by %s (run %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
-	    "another run", *ev->u.lease.run ? ev->u.lease.run : "unknown", *since ?
-	    ", since " : "", since);
+	return xasprintf("locked by %s (%srun %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
+	    "another run", ev->u.lease.detached ? "detached " : "", *ev->u.lease.run ?
+	    ev->u.lease.run : "unknown", *since ? ", since " : "", since);
 }
 
 /*
@@ -559,9 +563,18 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			wlog(w, "lease taken for %s (run %s)", w->ctx->owner, run ? run : "-");
 			return 0;
 		}
+		if (c->mode == RUN_COLLECT && ev.u.lease.detached && run != NULL &&
+		    strcmp(ev.u.lease.run, run) == 0) {
+			wlog(w, "lease held by this run's detached agent, pid %lld",
+			    ev.u.lease.pid);
+			w->daemon_runs = ev.u.lease.pid > 0 ? ev.u.lease.pid : -1;
+			return 0;
+		}
 		holder = lease_holder(&ev);
+		/* a detached agent of our own does not go in seconds */
 		if (!(clock_mono_ms() < until || (((run != NULL && strcmp(ev.u.lease.run, run) == 0) ||
-		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && clock_mono_ms() < own_until))) {
+		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && !ev.u.lease.detached &&
+		    clock_mono_ms() < own_until))) {
 			*st = AP_ST_LOCKED;
 			*why = holder;
 			return -1;
@@ -826,9 +839,9 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 	}
 }
 
-/* Send the request of trial i (its id is "t" and i + 1); takes params. */
-static int
-send_trial(struct worker *w, size_t i, json_t *params)
+/* The request of trial i (its id is "t" and i + 1); takes params. */
+static json_t *
+trial_request(struct worker *w, size_t i, json_t *params)
 {
 	const struct plan *p = w->ctx->c->plan;
 	json_t *req;
@@ -854,7 +867,14 @@ send_trial(struct worker *w, size_t i, json_t *params)
 			json_array_append_new(a, json_string(mon[k]));
 		json_object_set_new(req, "monitor", a);
 	}
-	return send_json(w, req);
+	return req;
+}
+
+/* Send the request of trial i; takes params. */
+static int
+send_trial(struct worker *w, size_t i, json_t *params)
+{
+	return send_json(w, trial_request(w, i, params));
 }
 
 /*
@@ -1145,7 +1165,9 @@ host_failed(struct worker *w, enum ap_status st, const char *why)
 	char *reason = xasprintf("%s: %s", ap_status_name(st), why);
 
 	wlog(w, "failed: %s", reason);
-	fail_rest(w, 0, st, why);
+	/* detached: the trials are not lost, collect runs or gathers them */
+	if (w->ctx->c->mode == RUN_ATTACHED)
+		fail_rest(w, 0, st, why);
 	w->rh->not_run = count_todo(w, 0);	/* what the journal could not take */
 	w->rh->status = JOURNAL_HOST_FAILED;
 	w->rh->reason = reason;
@@ -1402,6 +1424,8 @@ bring_up(struct worker *w, int after_boot)
 	}
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
+	free(w->workdir);
+	w->workdir = xstrdup(dr.dir);
 	for (attempt = 1; (r = start_agent(w, dr.path, &st, &err)) != 0; attempt++) {
 		/*
 		 * A start that went silent is a slow host (its CPUs taken by
@@ -1644,6 +1668,233 @@ restore_due(struct worker *w)
 	return due;
 }
 
+/* --- detached runs (detach.h) ---------------------------------------------- */
+
+/*
+ * Wait for the agent's "detached" answer to the request `id`, skipping
+ * other lines; a bad-request answer (error, end) fails.  0, or -1 with *why.
+ */
+static int
+detached_answer(struct worker *w, const char *id, long long deadline, struct ap_event *ev,
+    char **why)
+{
+	char *e, *msg = NULL;
+	int r;
+
+	for (;;) {
+		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+			e = event_error(w, r);
+			*why = xasprintf("no answer to %s from the agent: %s", id, e);
+			free(e);
+			free(msg);
+			return -1;
+		}
+		if (ev->type == AP_DETACHED && ev->id != NULL && strcmp(ev->id, id) == 0)
+			break;
+		if (ev->type == AP_ERROR && ev->id != NULL && strcmp(ev->id, id) == 0) {
+			free(msg);
+			msg = xstrdup(ev->u.error.message);
+		} else if (ev->type == AP_END && ev->id != NULL && strcmp(ev->id, id) == 0) {
+			*why = xasprintf("the agent refused %s: %s", id, msg ? msg : "bad request");
+			free(msg);
+			return -1;
+		}
+	}
+	free(msg);
+	return 0;
+}
+
+/* The host's "detached" entry of run.json. */
+static void
+detach_note(struct worker *w, const char *state, long long pid, const char *dir,
+    size_t trials)
+{
+	json_t *o = detach_state_json(state, pid, dir, trials, w->rh->collected);
+	char *err = NULL;
+
+	if (journal_host_detached(w->ctx->c->journal, w->h->name, o, &err) != 0)
+		journal_failed(w->ctx, err);
+	json_decref(o);
+}
+
+/* RUN_DETACH: hand the host every trial it has to run, leave its agent. */
+static void
+detach_host(struct worker *w)
+{
+	const char *run = journal_run_id(w->ctx->c->journal);
+	size_t i, n = count_todo(w, 0);
+	struct ap_event ev;
+	char *dir = detach_host_dir(w->workdir, run), *why = NULL;
+	long long pid;
+	int r;
+
+	if (w->proto < 5) {
+		why = xasprintf("the agent there speaks protocol %lld, which runs nothing "
+		    "detached (5 or later does)", w->proto);
+		host_failed(w, AP_ST_DEPLOY, why);
+		goto out;
+	}
+	pstate(w, PROGRESS_RUNNING, "detaching");
+	r = send_json(w, json_pack("{s:s, s:s, s:s, s:s, s:I}", "type", WIRE_REQ_DETACH, "id",
+	    "detach", "run", run, "dir", dir, "trials", (json_int_t)n));
+	for (i = 0; r == 0 && i < w->s->ntrials; i++)
+		if (w->todo[i])
+			r = send_json(w, trial_request(w, i, trial_params(&w->s->trials[i])));
+	if (r != 0) {
+		why = xasprintf("cannot send the trial list: %s", transport_error(w->t));
+		host_failed(w, AP_ST_AGENT_LOST, why);
+		goto out;
+	}
+	if (detached_answer(w, "detach", clock_mono_ms() + RUN_HELLO_MS, &ev, &why) != 0) {
+		host_failed(w, AP_ST_DEPLOY, why);
+		goto out;
+	}
+	pid = ev.u.detached.pid;
+	wlog(w, "detached: agent pid %lld runs %zu trials, journal in %s", pid, n, dir);
+	detach_note(w, "running", pid, dir, n);
+	stop_agent(w, 1);
+	w->rh->status = JOURNAL_HOST_RUNNING;
+	w->rh->not_run = n;
+	w->rh->reason = xasprintf("detached: agent pid %lld runs %zu trial%s", pid, n,
+	    n == 1 ? "" : "s");
+	set_host_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
+	pstate(w, PROGRESS_DONE, w->rh->reason);
+ out:
+	free(why);
+	free(dir);
+}
+
+/* One trial of the host's detached journal into the run directory. */
+static void
+collect_trial(struct worker *w, size_t i, struct ap_trial *tr, double start)
+{
+	const struct plan_trial *pt = &w->s->trials[i];
+	const struct ap_result *res = ap_trial_result(tr);
+	char *what, *failure;
+
+	if (!w->todo[i])
+		return;		/* collected before, or finished otherwise */
+	w->k++;
+	what = trial_what(pt);
+	if (w->ctx->c->progress != NULL)
+		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
+	free(what);
+	if (record(w, pt, start > 0 ? start : clock_wall(), res->status, res->message,
+	    res) != 0)
+		return;
+	w->todo[i] = 0;
+	w->rh->collected++;
+	failure = res->status == AP_ST_OK ? NULL : point_failure(w, pt, res->status,
+	    res->message);
+	if (w->ctx->c->progress != NULL)
+		progress_trial_done(w->ctx->c->progress, w->pidx, failure);
+	free(failure);
+}
+
+/*
+ * RUN_COLLECT: gather the host's detached journal.  Returns 1 when the
+ * host is left (its agent runs still, or it was lost), or 0 when the
+ * trials not finished are to run here now.
+ */
+static int
+collect_host(struct worker *w)
+{
+	const char *run = journal_run_id(w->ctx->c->journal);
+	struct detach_gather *g = NULL;
+	struct ap_trial *tr;
+	struct ap_event ev;
+	enum ap_status st;
+	char *dir = detach_host_dir(w->workdir, run), *why = NULL, *state = NULL;
+	size_t idx, foreign = 0;
+	long long pid = 0, trials = 0;
+	double start;
+	int r, left = 1;
+
+	if (w->proto < 5) {
+		left = 0;	/* no agent of this kind ran there: run the rest */
+		goto out;
+	}
+	pstate(w, PROGRESS_RUNNING, "collecting");
+	if (send_json(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_COLLECT, "id",
+	    "collect", "dir", dir)) != 0) {
+		why = xasprintf("cannot ask for the journal: %s", transport_error(w->t));
+		goto lost;
+	}
+	g = detach_gather_new(w->s->ntrials);
+	for (;;) {
+		/* no deadline but silence: a journal takes as long as it takes */
+		if ((r = next_event(w, &ev, clock_mono_ms() + 86400000LL, 0)) != 1) {
+			char *e = event_error(w, r);
+
+			why = xasprintf("the journal did not come whole: %s", e);
+			free(e);
+			goto lost;
+		}
+		if (ev.type == AP_DETACHED && ev.id != NULL && strcmp(ev.id, "collect") == 0)
+			break;
+		if (detach_gather_add(g, &ev, &idx, &foreign) == 1 &&
+		    (tr = detach_gather_take(g, idx, &start)) != NULL) {
+			collect_trial(w, idx, tr, start);
+			ap_trial_free(tr);
+		}
+	}
+	state = xstrdup(ev.u.detached.state);
+	pid = ev.u.detached.pid > 0 ? ev.u.detached.pid : w->daemon_runs;
+	trials = ev.u.detached.trials;
+	if (foreign > 0)
+		wlog(w, "%zu journal line%s of no trial of this run ignored", foreign,
+		    foreign == 1 ? "" : "s");
+	wlog(w, "collected %zu trial%s from %s (its agent: %s)", w->rh->collected,
+	    w->rh->collected == 1 ? "" : "s", dir, state);
+	if (strcmp(state, "running") == 0) {
+		detach_note(w, state, pid, dir, trials > 0 ? (size_t)trials : 0);
+		stop_agent(w, 1);
+		w->rh->status = JOURNAL_HOST_RUNNING;
+		w->rh->not_run = count_todo(w, 0);
+		w->rh->reason = xasprintf("detached: still running, %zu trial%s to go",
+		    w->rh->not_run, w->rh->not_run == 1 ? "" : "s");
+		set_host_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
+		pstate(w, PROGRESS_DONE, w->rh->reason);
+		goto out;
+	}
+	/* Done or gone: what it journaled is here now; the rest runs attached. */
+	if (strcmp(state, "missing") != 0) {
+		if (send_json(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_FORGET, "id",
+		    "forget", "dir", dir)) != 0 ||
+		    detached_answer(w, "forget", clock_mono_ms() + RUN_HELLO_MS, &ev, &why) != 0) {
+			if (why == NULL)
+				why = xasprintf("cannot ask to forget: %s", transport_error(w->t));
+			goto lost;
+		}
+	}
+	detach_note(w, state, 0, dir, trials > 0 ? (size_t)trials : 0);
+	if (count_todo(w, 0) > 0) {
+		wlog(w, "%zu trial%s no agent finished: running %s here", count_todo(w, 0),
+		    count_todo(w, 0) == 1 ? "" : "s", count_todo(w, 0) == 1 ? "it" : "them");
+		say(w, "%s: its detached agent is %s: running the %zu trial%s it did not "
+		    "finish", w->h->name, state, count_todo(w, 0), count_todo(w, 0) == 1 ? "" :
+		    "s");
+	}
+	if (w->daemon_runs && count_todo(w, 0) > 0) {
+		/* it finished meanwhile: the lease is free now */
+		w->daemon_runs = 0;
+		if (take_lease(w, &st, &why) != 0) {
+			host_failed(w, st, why);
+			goto out;
+		}
+	}
+	left = 0;
+	goto out;
+ lost:
+	host_failed(w, AP_ST_CONNECT, why);
+ out:
+	detach_gather_free(g);
+	free(state);
+	free(why);
+	free(dir);
+	return left;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -1690,6 +1941,12 @@ worker_main(void *arg)
 	pstate(w, PROGRESS_RUNNING, msg);
 	free(msg);
 	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	if (c->mode == RUN_DETACH) {
+		detach_host(w);
+		goto out;
+	}
+	if (c->mode == RUN_COLLECT && collect_host(w) != 0)
+		goto out;
 	if (tune_host(w) != 0)
 		goto out;
 	run_groups(w);
@@ -1775,6 +2032,8 @@ worker_main(void *arg)
 	w->prog_path = NULL;
 	json_decref(w->env);
 	w->env = NULL;
+	free(w->workdir);
+	w->workdir = NULL;
 	if (slot)
 		give_slot(w->ctx);
 	return NULL;
