@@ -42,7 +42,7 @@ is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" "done" "
 check_fail "no warning when the hard limit allows the raise" grep -q 'open files' "$WORK/r1.err"
 
 # A hard limit that cannot be raised: the run is refused before it starts,
-# with the figure (t415 tests the same at 300 local hosts).
+# with the figure (t417 tests the same at 300 local hosts).
 prlimit --nofile="$soft:$soft" "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H "$hosts" \
 	-o "$WORK/r2" >"$WORK/r2.out" 2>"$WORK/r2.err"
 is "$?" 1 "a hard limit too small: exit 1"

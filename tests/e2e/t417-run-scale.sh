@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t415-run-scale: what a big fleet needs, at a size any machine can run,
+# t417-run-scale: what a big fleet needs, at a size any machine can run,
 # without the lab (local hosts, one at a time, since they share this
 # machine's host lease): a fleet the open-file limit cannot hold is refused
 # before anything is written (exit 1, the figure and the way out said,
@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 command -v jq >/dev/null || skip_all "needs jq"
-WORK=$(mktemp -d /tmp/t415.XXXXXX)
+WORK=$(mktemp -d /tmp/t417.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
 # The hosts' lease (agent/lease.c) of this test's own: other tests' local
