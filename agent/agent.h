@@ -252,6 +252,9 @@ void	lease_request(int out_fd, const char *id, const char *owner, const char *ru
 void	lease_release(void);
 /* In a trial process: close the inherited descriptor, which is not its. */
 void	lease_close_inherited(void);
+/* In a detached agent (detach.c): the lease, inherited, is its own now;
+ * its holder line gets this process's pid and "detached": true. */
+void	lease_detached(void);
 
 /* --- env.c ---------------------------------------------------------------- */
 
@@ -269,6 +272,8 @@ void	list_emit(int fd, const char *id, int json);
 /* --- serve.c -------------------------------------------------------------- */
 
 int	serve(int in_fd, int out_fd);
+/* Answer request id with an error line of class bad-request and its end. */
+void	serve_reply_error(int fd, const char *id, const char *msg);
 
 struct jv;
 /*
@@ -278,6 +283,31 @@ struct jv;
  */
 int	serve_trial_init(const struct jv *req, const char *id, struct trial *t,
 	    char *err, size_t errlen);
+/*
+ * Run the trial request req (id: its id) under supervision, its lines to
+ * out_fd; a request that cannot be run is answered bad-request.  Returns
+ * supervise()'s code, or -1 for a bad request.
+ */
+int	serve_trial(const struct jv *req, const char *id, struct input *in, int out_fd);
+
+/* --- detach.c: detached runs (docs/detached.md) ------------------------- */
+
+#define DETACH_MAX_JOURNAL	(256LL * 1024 * 1024)	/* bytes of a host's journal */
+
+/*
+ * The serve requests of protocol 5.  detach: read the request's "trials"
+ * lines that follow it on in, keep them in "dir" (WORKDIR/runs/RUNID),
+ * and start a daemon that runs them, journals them there and holds the
+ * lease; answers a "detached" line (state running, its pid).  collect:
+ * the journal's complete lines, then a "detached" line with the state
+ * (running, done, full, failed, gone, missing).  forget: remove the
+ * directory unless its daemon runs.  A bad request is answered bad-request.
+ */
+void	detach_request(const struct jv *req, const char *id, struct input *in, int out_fd);
+void	detach_collect(const struct jv *req, const char *id, int out_fd);
+void	detach_forget(const struct jv *req, const char *id, int out_fd);
+/* Whether dir is an absolute, plain path ending in /runs/RUNID. */
+int	detach_dir_valid(const char *dir);
 
 /* --- bench/program.c: the user's own programs (protocol 4) ------------- */
 

@@ -82,6 +82,8 @@ put_holder(struct jline *j, const char *line)
 		jl_num(j, "since", m->num);
 	if ((m = jv_get(v, "pid")) != NULL && m->type == JV_NUM && m->num >= 0)
 		jl_int(j, "pid", (long long)m->num);
+	if ((m = jv_get(v, "detached")) != NULL && m->type == JV_BOOL)
+		jl_bool(j, "detached", m->num != 0);
 	jv_free(v);
 }
 
@@ -139,6 +141,34 @@ lease_release(void)
 	(void)ftruncate(lease_fd, 0);	/* nobody's now */
 	close(lease_fd);
 	lease_fd = -1;
+}
+
+void
+lease_detached(void)
+{
+	static struct jline h;
+	char holder[1024];
+	struct jv *v = NULL;
+	const struct jv *m;
+	char err[64];
+
+	if (lease_fd < 0)
+		return;
+	read_holder(lease_fd, holder, sizeof(holder));
+	jl_begin(&h, "lease", NULL);
+	if (*holder != '\0' && jv_parse(holder, strlen(holder), &v, err, sizeof(err)) == 0) {
+		if ((m = jv_get(v, "owner")) != NULL && m->type == JV_STR)
+			jl_strn(&h, "owner", m->str, m->len > 256 ? 256 : m->len);
+		if ((m = jv_get(v, "run")) != NULL && m->type == JV_STR)
+			jl_strn(&h, "run", m->str, m->len > 256 ? 256 : m->len);
+		if ((m = jv_get(v, "since")) != NULL && m->type == JV_NUM)
+			jl_num(&h, "since", m->num);
+	}
+	jv_free(v);
+	jl_int(&h, "pid", (long long)getpid());
+	jl_bool(&h, "detached", 1);
+	if (ftruncate(lease_fd, 0) == 0 && lseek(lease_fd, 0, SEEK_SET) == 0)
+		(void)jl_emit(&h, lease_fd);
 }
 
 void

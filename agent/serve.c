@@ -17,8 +17,8 @@
 #include "jline.h"
 #include "jparse.h"
 
-static void
-reply_error(int fd, const char *id, const char *msg)
+void
+serve_reply_error(int fd, const char *id, const char *msg)
 {
 	struct jline j;
 
@@ -137,15 +137,15 @@ out:
 	return rc;
 }
 
-static int
-do_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
+int
+serve_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
 {
 	struct trial t;
 	char err[512];
 	int rc;
 
 	if (serve_trial_init(req, id, &t, err, sizeof(err)) != 0) {
-		reply_error(out_fd, id, err);
+		serve_reply_error(out_fd, id, err);
 		return -1;
 	}
 	t.out_fd = out_fd;
@@ -182,17 +182,17 @@ handle(const char *line, size_t len, struct input *in, int out_fd)
 
 	if (jv_parse(line, len, &req, err, sizeof(err)) != 0) {
 		snprintf(msg, sizeof(msg), "request is not JSON: %s", err);
-		reply_error(out_fd, NULL, msg);
+		serve_reply_error(out_fd, NULL, msg);
 		return 0;
 	}
 	type = jv_get_str(req, "type");
 	id = jv_get_str(req, "id");
 	if (id != NULL && strlen(id) > AGENT_MAX_ID) {
-		reply_error(out_fd, NULL, "request id too long");
+		serve_reply_error(out_fd, NULL, "request id too long");
 	} else if (type == NULL) {
-		reply_error(out_fd, id, "request has no type");
+		serve_reply_error(out_fd, id, "request has no type");
 	} else if (strcmp(type, WIRE_REQ_TRIAL) == 0) {
-		do_trial(req, id, in, out_fd);
+		serve_trial(req, id, in, out_fd);
 	} else if (strcmp(type, WIRE_REQ_ENV) == 0) {
 		env_emit(out_fd, id, 1);
 	} else if (strcmp(type, WIRE_REQ_LIST) == 0) {
@@ -200,11 +200,17 @@ handle(const char *line, size_t len, struct input *in, int out_fd)
 		emit_simple(out_fd, WIRE_END, id);
 	} else if (strcmp(type, WIRE_REQ_LEASE) == 0) {
 		lease_request(out_fd, id, jv_get_str(req, "owner"), jv_get_str(req, "run"));
+	} else if (strcmp(type, WIRE_REQ_DETACH) == 0) {
+		detach_request(req, id, in, out_fd);
+	} else if (strcmp(type, WIRE_REQ_COLLECT) == 0) {
+		detach_collect(req, id, out_fd);
+	} else if (strcmp(type, WIRE_REQ_FORGET) == 0) {
+		detach_forget(req, id, out_fd);
 	} else if (strcmp(type, WIRE_REQ_EXIT) == 0) {
 		stop = 1;
 	} else {
 		snprintf(msg, sizeof(msg), "unknown request type '%.64s'", type);
-		reply_error(out_fd, id, msg);
+		serve_reply_error(out_fd, id, msg);
 	}
 	jv_free(req);
 	return stop;
@@ -223,7 +229,7 @@ serve(int in_fd, int out_fd)
 	while (!supervise_stopping()) {
 		while ((n = input_line(&in, line, sizeof(line))) != 0) {
 			if (n < 0) {
-				reply_error(out_fd, NULL, "request line too long");
+				serve_reply_error(out_fd, NULL, "request line too long");
 				continue;
 			}
 			if (handle(line, (size_t)n, &in, out_fd))

@@ -61,6 +61,10 @@ supervise_signals(void)
 	struct sigaction sa;
 	int i;
 
+	if (sig_fds[0] >= 0) {		/* again, in a detached agent */
+		close(sig_fds[0]);
+		close(sig_fds[1]);
+	}
 	if (pipe(sig_fds) == 0) {
 		for (i = 0; i < 2; i++) {
 			fcntl(sig_fds[i], F_SETFL, O_NONBLOCK);

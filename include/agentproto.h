@@ -140,6 +140,7 @@ enum ap_type {
 	AP_MONITOR,		/* a point's counter deltas, or why none (proto 4) */
 	AP_KERNEL,		/* kernel log trouble during a trial (proto 3) */
 	AP_LEASE,		/* the answer to a lease request (proto 3) */
+	AP_DETACHED,		/* a detached run's state (proto 5) */
 };
 
 /* Why a line was bad output. */
@@ -254,7 +255,16 @@ struct ap_event {
 			const char	*run;		/* "" if absent */
 			double		 since;		/* epoch seconds, 0 if absent */
 			long long	 pid;		/* holding agent, 0 if absent */
+			int		 detached;	/* held by a detached run (proto 5) */
 		} lease;
+		struct {
+			/* "running", "done", "full", "failed", "gone",
+			 * "missing" or "forgotten" */
+			const char	*state;
+			long long	 pid;		/* the daemon's, 0 if absent */
+			long long	 trials;	/* in its list, -1 if absent */
+			long long	 lines;		/* journal lines sent, -1 if absent */
+		} detached;
 		struct {
 			enum ap_bad	 reason;
 			/* "line 7: metric: 'unit' is missing: {...": with an

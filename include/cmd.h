@@ -28,6 +28,7 @@
 #define CMD_EXIT_USAGE		2	/* bad usage or invalid input */
 #define CMD_EXIT_PARTIAL	3	/* finished, some hosts or trials failed */
 #define CMD_EXIT_REGRESSION	4	/* a significant regression was found */
+#define CMD_EXIT_RUNNING	5	/* a detached run goes on: collect again later */
 
 #define CMD_HELP_WIDTH		80	/* help text is wrapped to this many columns */
 
@@ -76,6 +77,7 @@ struct cmd_entry {
 };
 
 extern const struct cmd_entry cmd_run;
+extern const struct cmd_entry cmd_collect;
 extern const struct cmd_entry cmd_plan;
 extern const struct cmd_entry cmd_list;
 extern const struct cmd_entry cmd_agent;

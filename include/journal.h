@@ -62,12 +62,16 @@ struct plan_trial;
 #define JOURNAL_TRIALS		RUNDIR_TRIALS	/* the file the journal appends to */
 #define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
+#define JOURNAL_BIG_FLEET	64	/* more hosts: run.json's host news held back */
+#define JOURNAL_BIG_MS		1000	/* ... for at most this long between writes */
 
 enum journal_status {
 	JOURNAL_RUNNING,	/* "running": in progress, or killed without a word */
 	JOURNAL_FINISHED,	/* "finished": every host done or failed */
 	JOURNAL_INTERRUPTED,	/* "interrupted": stopped by the user (^C, SIGTERM) */
 	JOURNAL_FAILED,		/* "failed": the controller gave up */
+	JOURNAL_DETACHED,	/* "detached": the hosts run it, the controller is
+				 * away (run --detach; collect gathers it) */
 };
 
 enum journal_host_status {
@@ -101,6 +105,7 @@ struct journal_info {
 	const char		*commit;	/* --commit or FLEETMARK_COMMIT, or NULL */
 	const char		*controller;	/* the controller's version */
 	time_t			 start;		/* 0: now */
+	int			 detached;	/* run --detach: "detached": true */
 };
 
 /*
@@ -171,6 +176,12 @@ const json_t	*journal_run_json(const struct journal *j);
  */
 int	journal_host_board(struct journal *j, const char *host, const char *what,
 	    const char *trial, const char *reason, char **err);
+/*
+ * A host's state (and why it failed) into run.json.  In a fleet of more
+ * than JOURNAL_BIG_FLEET hosts, this and the two below rewrite run.json at
+ * most every JOURNAL_BIG_MS (what is held back goes out with a later
+ * change, trial or journal_finish()); in a smaller one at once.
+ */
 int	journal_host_status(struct journal *j, const char *host,
 	    enum journal_host_status st, const char *reason, char **err);
 
@@ -187,6 +198,14 @@ int	journal_host_env(struct journal *j, const char *host, const json_t *env,
  * copied) in run.json's entry for the host, as "tune".
  */
 int	journal_host_tune(struct journal *j, const char *host, const json_t *tune,
+	    char **err);
+
+/*
+ * Note a detached run's state on host (detach.h: {"state", "pid", "dir",
+ * "since", "trials", "collected"}, copied) in run.json's entry for the
+ * host, as "detached".
+ */
+int	journal_host_detached(struct journal *j, const char *host, const json_t *state,
 	    char **err);
 
 /*

@@ -1,5 +1,6 @@
 /*
- * pace.h: the handshake pacer shared by all host workers.
+ * pace.h: the pacers shared by all host workers: one for SSH handshakes,
+ * one for agent starts (run.c: a deploy and the agent's hello and env).
  *
  * An SSH login is expensive for both ends (on the project's test machine
  * about a second of CPU, client and server together), and a controller
@@ -26,6 +27,17 @@
  * bounded by it.  Time spent waiting for a slot is not the host's fault
  * and is not charged to that budget; it is bounded because every slot
  * holder is.
+ *
+ * Agent starts are paced the same way (run.h, RUN_START_*): a slot is
+ * held from the deploy to the agent's env, a start that comes back quickly
+ * grows the window, a slow one leaves it, and one that went silent
+ * (hello or env not within the silence rule: the hosts' CPUs are
+ * overloaded) halves it; "quickly" there also means well within the
+ * silence rule (pace_set_quick()), and is retried after a backoff.  A fleet of
+ * hundreds needs the window far above its start, so that pacer begins in
+ * slow start (pace_set_slow_start()): each quick success adds a whole slot,
+ * doubling the window every window's worth of them, until the first slow
+ * success or transient failure, after which it is AIMD as above.
  *
  * The window and the counters are observable (pace_stats) so that tests
  * check the state machine without timing.
@@ -63,6 +75,9 @@ struct pace_stats {
 	unsigned	decreases;	/* multiplicative decreases done */
 	unsigned	retries;	/* retries granted by pace_retry() */
 	long long	fastest_ms;	/* fastest successful handshake, -1: none */
+	int		slow_start;	/* still in slow start */
+	int		waiting;	/* callers waiting in pace_acquire() now */
+	long long	waited_ms;	/* time spent there by all callers */
 };
 
 struct pace;
@@ -105,6 +120,22 @@ int	pace_retry(struct pace *p, enum pace_outcome outcome, int attempt,
 	    long long spent_ms, long long budget_ms, long long *delay_ms);
 
 void	pace_stats(struct pace *p, struct pace_stats *st);
+
+/*
+ * Slow start (on), or plain AIMD from the start (off, the default): while
+ * it lasts a quick success adds a whole slot instead of 1/window; it ends
+ * for good at the first slow success or counted transient failure.
+ */
+void	pace_set_slow_start(struct pace *p, int on);
+
+/*
+ * Count a success as quick also when it took at most ms (0: only the rule
+ * above).  An agent start is quick by the fastest one's measure or well
+ * within the silence rule: its upload and env do not shrink by running
+ * fewer at once, so only a start that nears the silence limit is a sign
+ * of too many.
+ */
+void	pace_set_quick(struct pace *p, long long ms);
 
 /* The current number of slots (floor of the window, at least 1). */
 int	pace_slots(struct pace *p);

@@ -11,6 +11,25 @@
  * line.  Colour only when the output is a terminal and NO_COLOR is not
  * set.
  *
+ * A big fleet (more than PROGRESS_SUMMARY_HOSTS hosts, or the number in
+ * FLEETMARK_PROGRESS_SUMMARY; 0 never) is summed up instead: on a
+ * terminal, the hosts by state, the five busy hosts furthest behind
+ * (fewest of their trials done, then longest in their state), the failed hosts (as many as fit, then "+N more failed") and
+ * the bar:
+ *
+ *	1000 hosts: 120 deploying, 812 running, 64 done, 4 failed
+ *	slowest of 932 busy:
+ *	lab-0417  deploying waiting to start
+ *	...
+ *	failed (4):
+ *	lab-0086  failed: connect: connection refused
+ *	[######.......]  2130/6000 trials, 24 failed   35%  eta 41s
+ *
+ * and off one, no line per host state or trial start, but a line with
+ * the hosts by state and the trials at most once a second while they
+ * change; the hosts that fail and the first failure of each point with
+ * its message still get their own lines.
+ *
  * Off a terminal (a pipe, a file, CI): one plain line per state change,
  * timestamped in UTC, and a last line with the counts:
  *
@@ -42,6 +61,7 @@
 
 #define PROGRESS_MAX_FPS	10
 #define PROGRESS_NAME_MAX	24	/* columns of host names, longer ones are cut */
+#define PROGRESS_SUMMARY_HOSTS	64	/* more hosts: summed up (see above) */
 
 enum progress_mode {
 	PROGRESS_AUTO,		/* TERMINAL when the fd is a terminal (and TERM is
@@ -192,6 +212,8 @@ void	progress_set_clock(struct progress *p, double (*now)(void *arg), void *arg)
 /* Pretend the terminal is cols x rows (0: ask the terminal). */
 void	progress_set_size(struct progress *p, int cols, int rows);
 void	progress_set_color(struct progress *p, int on);
+/* Sum the hosts up when there are more than this many (0: never). */
+void	progress_set_summary(struct progress *p, size_t hosts);
 
 /*
  * The terminal frame for the current state, as it would be drawn but

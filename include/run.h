@@ -2,9 +2,10 @@
  * run.h: the run engine: runs a plan's trials on the selected hosts of a
  * fleet and writes everything into a journal (journal.h).
  *
- * One worker thread per host (at most `jobs` at once), each with one
- * transport for the whole run (one login; handshakes paced by one shared
- * struct pace), which deploys the agent (deploy.h), starts ONE channel
+ * One worker per host, on a pool of at most `jobs` (else RUN_MAX_WORKERS)
+ * threads of RUN_STACK_SIZE, each host with one transport for the whole
+ * run (one login; handshakes paced by one shared struct pace), which
+ * deploys the agent (deploy.h), starts ONE channel
  *	d=WORKDIR/scratch-UID; mkdir -p $d && TMPDIR=$d; exec AGENT serve
  * (the agent's own default, /tmp, when WORKDIR is not writable)
  * reads `hello`, asks for `env` (hosts/NAME.json), then for each variant
@@ -13,6 +14,14 @@
  * lines until its `end`, appends every finished trial to the journal, and
  * undoes the variant (also after failures and on interruption).  At the
  * end `exit`, `bye`, close.  The local transport takes the same path.
+ *
+ * Deploys and agent starts are paced (pace.h): a host holds a start slot
+ * from its deploy until the agent sent its env, the window adapting to how
+ * quickly starts come back.  A host's silence is counted from when its
+ * start was let through, never while it waits for a slot, and any byte
+ * from the agent (stdout or stderr) starts it again; a start that goes
+ * silent anyway is retried on a new channel within RUN_START_BUDGET_MS
+ * (slow hosts), and a connection that is gone fails at once (dead ones).
  *
  * Never two trials at once on a host.  A host that goes silent (no line,
  * not even a heartbeat, for silence_ms), whose connection breaks, or whose
@@ -63,6 +72,21 @@ struct progress;
 #define LEASE_SELF_MS		15000	/* for an agent of our own user to go */
 #define RUN_FDS_PER_HOST	4	/* a socket, a log, a proxy's two pipes */
 #define RUN_FDS_SPARE		64	/* the run directory, the terminal, libraries */
+#define RUN_MAX_WORKERS		1024	/* hosts at once (threads) without -j */
+#define RUN_STACK_SIZE		(512 << 10)	/* bytes of a worker thread's stack */
+#define RUN_START_INITIAL	8	/* agent starts at once, at first */
+#define RUN_START_MAX		128	/* agent starts at once, at most */
+#define RUN_START_BUDGET_MS	120000	/* a slow host's start, retries included */
+#define RUN_SAY_SAME		5	/* hosts that each say the same warning */
+
+/* How the hosts run their trials (detach.h, docs/detached.md). */
+enum run_mode {
+	RUN_ATTACHED,	/* the controller sends each trial and waits for it */
+	RUN_DETACH,	/* each host gets its list and runs it detached */
+	RUN_COLLECT,	/* each host's detached journal is gathered, and when
+			 * its agent is done or gone the rest run attached; a
+			 * host not reached records nothing */
+};
 
 struct run_config {
 	const struct plan		*plan;
@@ -78,6 +102,7 @@ struct run_config {
 	const char			*expect_kernel;	/* the boot check, or NULL */
 	long long			 wait_lock_ms;	/* how long to wait for a host
 							 * another run holds; 0: not */
+	enum run_mode			 mode;
 };
 
 /* What happened on one host. */
@@ -91,6 +116,8 @@ struct run_host {
 	size_t			 ok, failed;	/* recorded this time */
 	size_t			 not_run;	/* not recorded: interrupted, or the
 						 * journal could not take them */
+	size_t			 collected;	/* RUN_COLLECT: taken from the host's
+						 * detached journal (of ok, failed) */
 };
 
 struct run_summary {
@@ -108,6 +135,15 @@ struct run_summary {
  */
 int	run_execute(const struct run_config *c, struct run_summary *out, char **err);
 void	run_summary_release(struct run_summary *s);
+
+/*
+ * Before anything is written: raise the open-file limit as far as the hard
+ * limit allows for the selected hosts (sel: fleet->nhosts flags, NULL: all)
+ * at `jobs` at once.  0, or -1 with a new message in *err when even the
+ * hard limit cannot hold them (the run should not start).
+ */
+int	run_check_limits(const struct fleet *f, const unsigned char *sel, int jobs,
+	    char **err);
 
 /* Ask every worker to stop (async-signal-safe), and whether it was asked. */
 void	run_request_stop(void);

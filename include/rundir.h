@@ -160,6 +160,7 @@ struct rundir_run {
 	char		*group;		/* --group, the run group (runref.h), or NULL */
 	char		*commit;	/* the commit measured (--commit, FLEETMARK_COMMIT),
 					 * or NULL */
+	int		 detached;	/* "detached": true (run --detach) */
 	char		*start, *end;	/* "2026-11-30T04:15:00Z"; end NULL while
 					 * running */
 	char		*controller;	/* the controller's version */

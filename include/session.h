@@ -26,9 +26,13 @@
  *	interrupted	otherwise, when run_request_stop() was called (SIGINT,
  *			SIGTERM): --resume runs the trials not run
  *	finished	otherwise: every host done or given up
+ *	detached	instead of finished, with RUN_DETACH or RUN_COLLECT,
+ *			while a host is not done: its detached agent runs,
+ *			or it was not reached (`fleetmark collect` goes on)
  *
  * The exit status (session_exit()): 1 (CMD_EXIT_ERROR) for failed, 130
- * (SESSION_EXIT_INTERRUPTED) for interrupted; for finished, 0 when every
+ * (SESSION_EXIT_INTERRUPTED) for interrupted, 5 (CMD_EXIT_RUNNING) for
+ * detached; for finished, 0 when every
  * host is done and no trial failed, else 3 (CMD_EXIT_PARTIAL).  A command
  * may say more (a regression, a failed push).
  *
@@ -46,6 +50,7 @@
 #include <stdio.h>
 
 #include "journal.h"
+#include "run.h"
 
 struct fleet;
 struct trial_done;
@@ -69,6 +74,8 @@ struct session_config {
 	const char		*expect_kernel;	/* the boot check (board.h), or NULL */
 	long long		 wait_lock_ms;	/* --wait-lock: for a host another
 						 * run holds; 0: fail it at once */
+	enum run_mode		 mode;		/* run.h: RUN_DETACH (run --detach),
+						 * RUN_COLLECT (collect), else attached */
 };
 
 struct session;

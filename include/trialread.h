@@ -216,6 +216,14 @@ int	trial_done_read_fd(int fd, const char *path, struct trial_done **out,
 struct trial_done *trial_done_read_buf(const void *buf, size_t len,
 	    struct trial_scan *scan);
 
+/*
+ * The same set, but a trial counts when it has an ok line or a
+ * benchmark's failure (bench, timeout, agent-crash...: it ran, and
+ * running it again would not say more), not an infrastructure one: what
+ * a detached run's collect does not run again (detach.h).
+ */
+int	trial_finished_read(const char *path, struct trial_done **out, char **err);
+
 /* Whether the trial key of host is done. */
 int	trial_done_has(const struct trial_done *d, const char *host,
 	    const char *key);

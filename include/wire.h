@@ -10,7 +10,7 @@
 #ifndef FLEETMARK_WIRE_H
 #define FLEETMARK_WIRE_H
 
-#define WIRE_PROTO		4		/* protocol version */
+#define WIRE_PROTO		5		/* protocol version */
 #define WIRE_PROTO_MIN		1		/* oldest one the controller still speaks */
 #define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
 #define WIRE_MAX_SAMPLES	1000		/* samples per metric line */
@@ -36,6 +36,7 @@
 #define WIRE_MONITOR	"monitor"	/* agent: a point's counter deltas (proto 4) */
 #define WIRE_KERNEL	"kernel"	/* agent: kernel log trouble during a trial (proto 3) */
 #define WIRE_LEASE	"lease"		/* agent: the answer to a lease request (proto 3) */
+#define WIRE_DETACHED	"detached"	/* agent: a detached run's state (proto 5) */
 
 /* How a note starts that says a trial does not measure what lmbench 3
  * does (a static image forked, a pinned ring): the lmbench report lists them. */
@@ -50,6 +51,9 @@
 #define WIRE_REQ_LIST	"list"		/* controller: send the benchmark list */
 #define WIRE_REQ_EXIT	"exit"		/* controller: stop serving */
 #define WIRE_REQ_LEASE	"lease"		/* controller: take the host's lease (proto 3) */
+#define WIRE_REQ_DETACH	"detach"	/* controller: run this list detached (proto 5) */
+#define WIRE_REQ_COLLECT "collect"	/* controller: a detached run's journal (proto 5) */
+#define WIRE_REQ_FORGET	"forget"	/* controller: remove a detached run (proto 5) */
 
 /* Profilers a trial request may ask for in its "profile" member (proto 2). */
 #define WIRE_PROFILE_PERF	"perf"		/* perf record -a during the trial */

@@ -133,6 +133,7 @@ ap_type_name(enum ap_type t)
 	case AP_MONITOR:	return WIRE_MONITOR;
 	case AP_KERNEL:		return WIRE_KERNEL;
 	case AP_LEASE:		return WIRE_LEASE;
+	case AP_DETACHED:	return WIRE_DETACHED;
 	case AP_ERROR:		return WIRE_ERROR;
 	case AP_END:		return WIRE_END;
 	case AP_ENV:		return WIRE_ENV;
@@ -692,7 +693,31 @@ parse_lease(struct line *l, json_t *o)
 		ev->u.lease.run = "";
 	if (strlen(ev->u.lease.owner) > 256 || strlen(ev->u.lease.run) > 256)
 		return bad(l, AP_BAD_MEMBER, "lease owner or run longer than 256 bytes");
+	ev->u.lease.detached = json_is_true(json_object_get(o, "detached"));
 	return 0;
+}
+
+/* A detached run's state (proto 5). */
+static int
+parse_detached(struct line *l, json_t *o)
+{
+	static const char *const states[] = { "running", "done", "full", "failed", "gone",
+		"missing", "forgotten" };
+	struct ap_event *ev = l->ev;
+	size_t i;
+
+	ev->u.detached.pid = 0;
+	ev->u.detached.trials = ev->u.detached.lines = -1;
+	if (get_str(l, o, "state", 1, &ev->u.detached.state) != 0 ||
+	    get_int(l, o, "pid", 0, 0, &ev->u.detached.pid) != 0 ||
+	    get_int(l, o, "trials", 0, 0, &ev->u.detached.trials) != 0 ||
+	    get_int(l, o, "lines", 0, 0, &ev->u.detached.lines) != 0)
+		return -1;
+	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (strcmp(ev->u.detached.state, states[i]) == 0)
+			return 0;
+	return bad(l, AP_BAD_MEMBER, "detached state '%.32s' is not one this controller "
+	    "knows", ev->u.detached.state);
 }
 
 static int
@@ -779,6 +804,7 @@ static const struct line_type {
 	{ WIRE_MONITOR, AP_MONITOR, parse_monitor },
 	{ WIRE_KERNEL, AP_KERNEL, parse_kernel },
 	{ WIRE_LEASE, AP_LEASE, parse_lease },
+	{ WIRE_DETACHED, AP_DETACHED, parse_detached },
 	{ WIRE_END, AP_END, parse_end },
 	{ WIRE_ENV, AP_ENV, parse_env },
 	{ WIRE_BENCH, AP_BENCH, parse_bench },

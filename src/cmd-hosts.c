@@ -93,8 +93,9 @@ lease_text(const char *out)
 		clock_iso8601(since, sizeof(since), (time_t)json_number_value(v), -1);
 	if (state != NULL)
 		state += strlen("fm-lease-state=");
-	r = xasprintf("%s %.64s (run %.64s%s%s)%s", state != NULL &&
+	r = xasprintf("%s %.64s (%srun %.64s%s%s)%s", state != NULL &&
 	    strncmp(state, "stale", 5) == 0 ? "left by" : "held by", owner ? owner : "?",
+	    json_is_true(json_object_get(o, "detached")) ? "detached " : "",
 	    run ? run : "?", *since ? ", since " : "", since, state == NULL ? " (held?)" :
 	    strncmp(state, "stale", 5) == 0 ? ": its agent is gone, the next run takes it" : "");
 	json_decref(o);

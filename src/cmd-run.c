@@ -35,6 +35,7 @@
 #include "archive.h"
 #include "catalog.h"
 #include "cmd.h"
+#include "detach.h"
 #include "fleet.h"
 #include "journal.h"
 #include "log.h"
@@ -247,17 +248,12 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 	free(nb.ss);
 }
 
-/*
- * The per-host table, then the report: against basedir when there is one
- * (the number of regressions, >= 0), else the run's own tables (0).  Our
- * own medians when the report cannot be made.
- */
-static int
-print_summary(const struct plan *p, struct session *s, const char *basedir)
+/* The per-host table. */
+static void
+print_hosts(struct session *s)
 {
 	const struct run_summary *sum = session_summary(s);
 	size_t i, wn = 4;
-	int n;
 
 	for (i = 0; i < sum->nhosts; i++)
 		if (strlen(sum->hosts[i].name) > wn)
@@ -274,6 +270,20 @@ print_summary(const struct plan *p, struct session *s, const char *basedir)
 	}
 	printf("\n");
 	fflush(stdout);
+}
+
+/*
+ * The per-host table, then the report: against basedir when there is one
+ * (the number of regressions, >= 0), else the run's own tables (0).  Our
+ * own medians when the report cannot be made.
+ */
+static int
+print_summary(const struct plan *p, struct session *s, const char *basedir)
+{
+	const struct run_summary *sum = session_summary(s);
+	int n;
+
+	print_hosts(s);
 	if ((n = session_report(s, basedir, stdout)) < 0) {
 		print_numbers(p, sum, session_dir(s));
 		n = 0;
@@ -662,6 +672,7 @@ run_main(int argc, char **argv)
 		{ "tune", required_argument, NULL, 'T' },
 		{ "commit", required_argument, NULL, 'C' },
 		{ "wait-lock", required_argument, NULL, 'W' },
+		{ "detach", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -677,7 +688,7 @@ run_main(int argc, char **argv)
 	unsigned char *only = NULL, *sel = NULL;
 	char *err = NULL, *agent = NULL, *end, *basedir = NULL, *rdir = NULL, *rplan = NULL;
 	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
-	int base_failed = 0;
+	int base_failed = 0, detach = 0;
 	enum journal_status st;
 	size_t i, k;
 
@@ -744,6 +755,9 @@ run_main(int argc, char **argv)
 		case 'T':
 			tune = optarg;
 			break;
+		case 'D':
+			detach = 1;
+			break;
 		case 'C':
 			if (!commit_valid(optarg)) {
 				log_error("--commit: expected a commit id (4 to 64 hex digits), "
@@ -773,6 +787,12 @@ run_main(int argc, char **argv)
 	results = outdir ? outdir : DEFAULT_RESULTS;
 	if (log_get_level() == LOG_LEVEL_QUIET)
 		quiet = 1;
+	if (detach && (resume != NULL || baseline != NULL || push != NULL || tune != NULL)) {
+		log_error("--detach: the controller is not there when the run ends; %s is "
+		    "for a run it stays with", resume ? "--resume (collect carries on a detached "
+		    "run)" : baseline ? "--baseline" : push ? "--push" : "--tune");
+		return CMD_EXIT_USAGE;
+	}
 	if (dry && resume == NULL)
 		return dry_run(plan_file, fleet_file, hosts_spec);
 
@@ -812,6 +832,8 @@ run_main(int argc, char **argv)
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
+	if (detach && detach_plan_check(p, &err) != 0)
+		goto fail;
 	if (dry) {
 		code = dry_resume(p, rdir, hosts_spec);
 		goto out;
@@ -912,8 +934,20 @@ run_main(int argc, char **argv)
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = run->seed;
-		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
-		    trial_done_count(session_done(s), NULL), todo);
+		if (run_check_limits(f, sel, jobs, &err) != 0) {
+			code = CMD_EXIT_ERROR;
+			goto fail;
+		}
+		/* a detached run is collected (docs/detached.md) */
+		if (run->detached && (run->status == NULL || strcmp(run->status,
+		    journal_status_name(JOURNAL_FINISHED)) != 0))
+			cfg.mode = RUN_COLLECT;
+		if (cfg.mode == RUN_COLLECT)
+			log_info("collecting %s: %zu trials already ok, the hosts' journals "
+			    "next", session_dir(s), trial_done_count(session_done(s), NULL));
+		else
+			log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
+			    trial_done_count(session_done(s), NULL), todo);
 	} else {
 		if (fleet_load(fleet_file, &f, &err) != 0)
 			goto fail;
@@ -922,6 +956,11 @@ run_main(int argc, char **argv)
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = plan_seed(p);
+		if (run_check_limits(f, sel, jobs, &err) != 0) {
+			code = CMD_EXIT_ERROR;
+			goto fail;
+		}
+		cfg.mode = detach ? RUN_DETACH : RUN_ATTACHED;
 		if (session_create(results, &cfg, &s, &err) != 0) {
 			code = CMD_EXIT_ERROR;
 			goto fail;
@@ -935,6 +974,25 @@ run_main(int argc, char **argv)
 		goto fail;
 	}
 	st = session_status(s);
+	if (st == JOURNAL_DETACHED) {
+		print_hosts(s);
+		code = session_exit(s);
+		for (i = 0, k = 0; i < session_summary(s)->nhosts; i++)
+			k += session_summary(s)->hosts[i].status == JOURNAL_HOST_RUNNING;
+		if (cfg.mode == RUN_DETACH) {
+			printf("detached: %zu of %zu hosts run the trials on their own; "
+			    "`fleetmark collect %s` gathers the results (--wait: until every "
+			    "host is done)\n", k, session_summary(s)->nhosts, session_dir(s));
+			code = k == session_summary(s)->nhosts ? CMD_EXIT_OK : CMD_EXIT_PARTIAL;
+		} else
+			printf("not finished: %zu of %zu hosts still run their trials%s; "
+			    "`fleetmark collect %s` again later\n", k, session_summary(s)->nhosts,
+			    k < session_summary(s)->nhosts ? ", or were not reached" : "",
+			    session_dir(s));
+		printf("run directory: %s\n", session_dir(s));
+		fflush(stdout);
+		goto out;
+	}
 
 	/* the history before this run is pushed, which it leaves out anyway */
 	if (baseline != NULL && is_history(baseline) && st == JOURNAL_FINISHED &&
@@ -1012,7 +1070,8 @@ static const struct cmd_option run_options[] = {
 	    "share a fleet run the same plan on their own hosts with one ID, and report, "
 	    "compare and history merge the group's runs (group:ID, URL/group:ID); --baseline "
 	    "latest never takes a run of the same group", NULL },
-	{ 'j', NULL, "N", "at most N hosts at once; logins are paced anyway", "all" },
+	{ 'j', NULL, "N", "at most N hosts at once; logins and agent starts are paced anyway",
+	    "all, at most 1024" },
 	{ 0, "resume", "RUN", "carry on with a stopped run (its run directory, or its run id "
 	    "under -o): run the trials that have no ok result yet, in the original order, on the "
 	    "run's hosts (or -H, some of them); PLAN may be left out (the plan run.json records "
@@ -1043,20 +1102,27 @@ static const struct cmd_option run_options[] = {
 	    "(90s, 10m, 2h) for it; a dead holder's lease is taken at once", "fail that host "
 	    "with the holder's name (class locked): at once, or after 15 s when the holder is "
 	    "this user@controller" },
+	{ 0, "detach", NULL, "hand each host its whole trial list and return: the agent there "
+	    "runs it on its own, journals it on the host and holds the host's lease, and "
+	    "`fleetmark collect` gathers the results later (docs/detached.md); not with "
+	    "variants, tune:, repeat: auto, --baseline or --push", NULL },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
 };
 
 static const struct cmd_exit run_exits[] = {
-	{ 0, "every trial on every host is ok" },
+	{ 0, "every trial on every host is ok; with --detach, every host took its list" },
 	{ 1, "an error: the run directory could not be written, the agent catalogue could not "
 	    "be read, a --push that failed (the run is kept), a latest baseline that could "
 	    "not be read, a --resume of a run in use or damaged" },
 	{ 2, "bad usage or invalid input: the plan or inventory (FILE:LINE:COL), an unknown "
 	    "host in -H, a --resume of another plan, of a plan changed since, of no run" },
-	{ 3, "the run finished, but some hosts or trials failed (results kept)" },
+	{ 3, "the run finished, but some hosts or trials failed (results kept); with "
+	    "--detach, some hosts could not take their list (collect runs it)" },
 	{ 4, "with --baseline: a significant regression (it wins over 3)" },
+	{ 5, "with --resume of a detached run: hosts still run their trials (collect again "
+	    "later)" },
 	{ 130, "interrupted by SIGINT or SIGTERM; the message says how to resume" },
 	{ -1, NULL }
 };
@@ -1094,7 +1160,7 @@ const struct cmd_entry cmd_run = {
 	"run",
 	"PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME] [--group ID] [-j N] [--resume RUN] "
 	"[--push URL] [--baseline REF] [--tune PROFILE] [--commit SHA] [--wait-lock DURATION] "
-	"[--expect-kernel STRING] [--dry-run] [-q] [-v]",
+	"[--expect-kernel STRING] [--detach] [--dry-run] [-q] [-v]",
 	"run a test plan on a fleet and keep the results in a run directory", run_main,
 	&run_help
 };

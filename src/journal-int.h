@@ -45,6 +45,8 @@ struct journal {
 	struct jhost	**hosts;
 	size_t		 nhosts, hcap;
 	char		*log_err;
+	long long	 run_written;	/* when run.json was last written (ms) */
+	int		 run_dirty;	/* a host's state not in it yet */
 	pthread_mutex_t	 run_mu, trials_mu, log_mu;
 };
 

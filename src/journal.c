@@ -32,11 +32,12 @@
 #include "trialread.h"
 #include "utf8.h"
 #include "xmalloc.h"
+#include "yamldoc.h"
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 static const char *const status_names[] = {
-	"running", "finished", "interrupted", "failed",
+	"running", "finished", "interrupted", "failed", "detached",
 };
 
 static const char *const host_status_names[] = {
@@ -65,17 +66,7 @@ journal_host_status_name(enum journal_host_status st)
 int
 journal_valid_host(const char *s)
 {
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > FLEET_NAME_MAX ||
-	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
-	    (s[0] >= '0' && s[0] <= '9')))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || strchr("-_.", s[i])))
-			return 0;
-	return 1;
+	return ydoc_name_ok(s, FLEET_NAME_MAX);
 }
 
 /* The host named name (added when new); NULL for a name unfit for a file. */
@@ -138,6 +129,29 @@ run_write(struct journal *j, int last, char **err)
 	r = rundir_write_json(path, j->run, err);
 	free(path);
 	return r;
+}
+
+/*
+ * run.json after a host's state, env or profile changed: at once in a
+ * small fleet; in one of more than JOURNAL_BIG_FLEET hosts at most every
+ * JOURNAL_BIG_MS, the news left for the next change, the next trial or
+ * the end (journal_finish()).  A big fleet's run.json holds every host's
+ * facts, and rewriting it (with two fsyncs) on each of its hosts' four or
+ * five changes grew with the square of the fleet: a thousand hosts waited
+ * on each other's rewrites for most of a run.  run_mu held.
+ */
+static int
+run_write_soon(struct journal *j, char **err)
+{
+	long long now = clock_mono_ms();
+
+	if (j->nhosts > JOURNAL_BIG_FLEET && now - j->run_written < JOURNAL_BIG_MS) {
+		j->run_dirty = 1;
+		return 0;
+	}
+	j->run_dirty = 0;
+	j->run_written = now;
+	return run_write(j, 0, err);
 }
 
 /*
@@ -417,7 +431,7 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
 	}
 	h->status = st;
 	rundir_json_host_status(host_entry(j, h), journal_host_status_name(st), reason);
-	r = run_write(j, 0, err);
+	r = run_write_soon(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
@@ -435,28 +449,36 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 		return -1;
 	}
 	pthread_mutex_lock(&j->run_mu);
-	if ((h = journal_host_get(j, host)) == NULL) {
-		pthread_mutex_unlock(&j->run_mu);
+	h = journal_host_get(j, host);
+	pthread_mutex_unlock(&j->run_mu);
+	if (h == NULL) {
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
 	}
 	copy = json_deep_copy(env);
 	json_object_del(copy, "type");
 	json_object_del(copy, "id");
+	/*
+	 * The host's own file outside the lock: a big fleet's hosts sync
+	 * theirs at the same time instead of one after another.
+	 */
 	path = rundir_env_path(j->dir, h->name);
 	r = rundir_write_json(path, copy, err);
 	free(path);
 	if (r == 0) {
+		pthread_mutex_lock(&j->run_mu);
 		rundir_json_host_env(host_entry(j, h), copy);
-		r = run_write(j, 0, err);
+		r = run_write_soon(j, err);
+		pthread_mutex_unlock(&j->run_mu);
 	}
 	json_decref(copy);
-	pthread_mutex_unlock(&j->run_mu);
 	return r;
 }
 
-int
-journal_host_tune(struct journal *j, const char *host, const json_t *tune, char **err)
+/* A member of the host's run.json entry (a copy of v), and rewrite run.json. */
+static int
+host_member(struct journal *j, const char *host, const char *key, const json_t *v,
+    char **err)
 {
 	struct jhost *h;
 	int r;
@@ -467,10 +489,23 @@ journal_host_tune(struct journal *j, const char *host, const json_t *tune, char 
 		*err = xasprintf("bad host name '%.64s'", host);
 		return -1;
 	}
-	rundir_json_set(host_entry(j, h), "tune", json_deep_copy(tune));
-	r = run_write(j, 0, err);
+	rundir_json_set(host_entry(j, h), key, json_deep_copy(v));
+	r = run_write_soon(j, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
+}
+
+int
+journal_host_tune(struct journal *j, const char *host, const json_t *tune, char **err)
+{
+	return host_member(j, host, "tune", tune, err);
+}
+
+int
+journal_host_detached(struct journal *j, const char *host, const json_t *state,
+    char **err)
+{
+	return host_member(j, host, "detached", state, err);
 }
 
 int
@@ -479,7 +514,8 @@ journal_finish(struct journal *j, enum journal_status st, char **err)
 	int r;
 
 	pthread_mutex_lock(&j->run_mu);
-	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING);
+	rundir_json_set_status(j->run, journal_status_name(st), st != JOURNAL_RUNNING &&
+	    st != JOURNAL_DETACHED);
 	r = run_write(j, st != JOURNAL_RUNNING, err);
 	pthread_mutex_unlock(&j->run_mu);
 	return r;
@@ -678,6 +714,7 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 	size_t parts = 0, part = 0, i, k;
 	enum ap_status st = r ? r->status : t->status;
 	struct jhost *h;
+	char *e = NULL;
 	int saved, ret = -1;
 
 	if (t->host == NULL || t->bench == NULL || t->key == NULL) {
@@ -746,6 +783,11 @@ journal_append(struct journal *j, const struct journal_trial *t, char **err)
 			h->ok++;
 		else
 			h->failed++;
+	}
+	/* a big fleet's states held back (run_write_soon()); the next change says it */
+	if (j->run_dirty && run_write_soon(j, &e) != 0) {
+		log_debug("%s", e);
+		free(e);
 	}
 	pthread_mutex_unlock(&j->run_mu);
 	ret = 0;

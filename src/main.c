@@ -20,6 +20,7 @@ static const struct cmd_entry cmd_help;
 
 static const struct cmd_entry *const commands[] = {
 	&cmd_run,
+	&cmd_collect,
 	&cmd_plan,
 	&cmd_list,
 	&cmd_agent,

@@ -659,15 +659,6 @@ base_name(enum nightly_base b)
 }
 
 static void
-fmt_num(char *buf, size_t cap, double v)
-{
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		numfmt_fixed(buf, cap, v, 4);
-}
-
-static void
 fmt_pct(char *buf, size_t cap, double v, int sign)
 {
 	if (isnan(v) || isinf(v))
@@ -720,9 +711,9 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 	c[5] = base_name(w->base);
 	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ? w->ngood :
 	    w->base == NIGHTLY_FALLBACK ? (size_t)1 : (size_t)0);
-	fmt_num(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
+	numfmt_mean(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
 	fmt_pct(b[8], sizeof(b[8]), w->base == NIGHTLY_NEW ? NAN : d->good_rsd, 0);
-	fmt_num(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
+	numfmt_mean(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
 	fmt_pct(b[10], sizeof(b[10]), verdict_rsd(w->now, w->nnow), 0);
 	snprintf(b[11], sizeof(b[11]), "%zu", w->nnow);
 	fmt_pct(b[12], sizeof(b[12]), w->base == NIGHTLY_NEW ? NAN : d->change, 1);
@@ -778,8 +769,8 @@ text_lines(const struct nightly *n, FILE *out)
 		first = 0;
 		name = row_name(w);
 		series = row_series(w);
-		fmt_num(bb, sizeof(bb), d->good);
-		fmt_num(nb, sizeof(nb), d->now);
+		numfmt_mean(bb, sizeof(bb), d->good);
+		numfmt_mean(nb, sizeof(nb), d->now);
 		fmt_pct(cb, sizeof(cb), d->change, 1);
 		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
 		    w->nnow >= VERDICT_MIN_TRIALS) {
@@ -810,7 +801,7 @@ text_lines(const struct nightly *n, FILE *out)
 				    cb, w->ngood, d->trend_p);
 			}
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
-				fmt_num(ab, sizeof(ab), w->cv.now);
+				numfmt_mean(ab, sizeof(ab), w->cv.now);
 				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
 				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%.2g): %s",
 				    ab, w->unit, cb, w->nagain, w->cv.p,

@@ -1,6 +1,6 @@
 /*
- * pace.c: the handshake pacer, an AIMD window over concurrent SSH
- * handshakes with jittered exponential backoff for transient failures
+ * pace.c: the pacers, an AIMD window over concurrent SSH handshakes or
+ * agent starts with jittered exponential backoff for transient failures
  * (see pace.h).
  */
 #include <pthread.h>
@@ -23,6 +23,8 @@ struct pace {
 	 */
 	unsigned long long	 gen;
 	unsigned		 rng;
+	int			 slow_start;
+	long long		 quick_ms;	/* quick whatever the fastest, or 0 */
 	struct pace_stats	 st;
 };
 
@@ -95,16 +97,44 @@ grant_locked(struct pace *p, struct pace_ticket *t)
 }
 
 void
+pace_set_slow_start(struct pace *p, int on)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->slow_start = on != 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+pace_set_quick(struct pace *p, long long ms)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quick_ms = ms > 0 ? ms : 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
 pace_acquire(struct pace *p, struct pace_ticket *t)
 {
+	long long w0;
+
 	if (p == NULL) {
 		t->gen = 0;
 		t->t0_ms = clock_mono_ms();
 		return;
 	}
 	pthread_mutex_lock(&p->mu);
-	while (p->inflight >= slots_locked(p))
-		pthread_cond_wait(&p->cv, &p->mu);
+	if (p->inflight >= slots_locked(p)) {
+		w0 = clock_mono_ms();
+		p->st.waiting++;
+		while (p->inflight >= slots_locked(p))
+			pthread_cond_wait(&p->cv, &p->mu);
+		p->st.waiting--;
+		p->st.waited_ms += clock_mono_ms() - w0;
+	}
 	grant_locked(p, t);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -142,17 +172,21 @@ pace_release(struct pace *p, const struct pace_ticket *t, enum pace_outcome outc
 	case PACE_OK:
 		if (p->st.fastest_ms < 0 || duration_ms < p->st.fastest_ms)
 			p->st.fastest_ms = duration_ms;
-		if (duration_ms <= 2 * p->st.fastest_ms + PACE_SLACK_MS) {
+		if (duration_ms <= 2 * p->st.fastest_ms + PACE_SLACK_MS ||
+		    duration_ms <= p->quick_ms) {
 			p->st.ok++;
-			p->window += 1.0 / slots_locked(p);
+			p->window += p->slow_start ? 1.0 : 1.0 / slots_locked(p);
 			if (p->window > p->max)
 				p->window = p->max;
-		} else
+		} else {
 			p->st.slow++;
+			p->slow_start = 0;
+		}
 		break;
 	case PACE_TRANSIENT:
 		p->st.transient++;
 		if (t->gen == p->gen) {
+			p->slow_start = 0;
 			p->window /= 2;
 			if (p->window < 1)
 				p->window = 1;
@@ -216,5 +250,6 @@ pace_stats(struct pace *p, struct pace_stats *st)
 	*st = p->st;
 	st->window = p->window;
 	st->inflight = p->inflight;
+	st->slow_start = p->slow_start;
 	pthread_mutex_unlock(&p->mu);
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@
 #define C_OFF	"\033[0m"
 
 #define PLAIN_MAX	4096	/* bytes of a plain line */
+#define SUMMARY_SLOWEST	5	/* busy hosts shown in the summary */
+#define SUMMARY_PLAIN_S	1.0	/* at most one plain summary line this often */
 
 struct phost {
 	char			*name;
@@ -42,6 +45,7 @@ struct phost {
 	char			*what;
 	size_t			 done, failed;	/* trials finished, of which failed */
 	double			 t0;		/* when its first trial started */
+	double			 since;		/* when it entered its state */
 };
 
 struct progress {
@@ -62,6 +66,9 @@ struct progress {
 	pthread_t		 ticker;
 	int			 ticking, stop;
 	pthread_cond_t		 cv;
+	size_t			 summary;	/* more hosts than this: summary mode */
+	double			 last_summary;	/* when the last plain summary went out */
+	int			 summary_due;	/* a change since then */
 };
 
 /* --- Text ---------------------------------------------------------------------- */
@@ -160,24 +167,26 @@ out(struct progress *p, const char *buf, size_t len)
 	}
 }
 
+static const char *state_word(enum progress_state st);
+
+/* Whether there are too many hosts for a line each (progress.h). */
+static int
+summarized(const struct progress *p)
+{
+	return p->summary > 0 && p->n > p->summary;
+}
+
 /* A timestamped line: "2026-11-30T04:15:02Z lab-03 TEXT". */
 static void
-plain(struct progress *p, const struct phost *h, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-plain(struct progress *p, const struct phost *h, const char *fmt, ...)
+vplain(struct progress *p, const struct phost *h, const char *fmt, va_list ap)
 {
 	char ts[32], text[PLAIN_MAX];
 	struct strbuf s = STRBUF_INIT;
 	struct line l = { &s, 0, PLAIN_MAX, 0 };
-	va_list ap;
 
 	if (p->mode != PROGRESS_PLAIN)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
 	stamp(p, ts, sizeof(ts));
 	strbuf_addstr(&s, ts);
 	strbuf_addstr(&s, " ");
@@ -189,6 +198,43 @@ plain(struct progress *p, const struct phost *h, const char *fmt, ...)
 	strbuf_addstr(&s, "\n");
 	out(p, s.buf, s.len);
 	strbuf_release(&s);
+}
+
+static void
+plain(struct progress *p, const struct phost *h, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+plain(struct progress *p, const struct phost *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vplain(p, h, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A host's line of what a big fleet sums up instead (its states, its
+ * trials): written only while there is a line per host; else the next
+ * summary line says it.
+ */
+static void
+plain_host(struct progress *p, const struct phost *h, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+plain_host(struct progress *p, const struct phost *h, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (summarized(p)) {
+		p->summary_due = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vplain(p, h, fmt, ap);
+	va_end(ap);
 }
 
 /* --- Frames ---------------------------------------------------------------------- */
@@ -454,6 +500,124 @@ rank(const struct phost *h)
 	return R_DONE;
 }
 
+/* "1000 hosts: 12 connecting, 850 running, 4 failed" (the states there are). */
+static void
+state_counts(const struct progress *p, struct strbuf *s)
+{
+	static const enum progress_state order[] = { PROGRESS_WAITING, PROGRESS_CONNECTING,
+		PROGRESS_DEPLOYING, PROGRESS_RUNNING, PROGRESS_DONE, PROGRESS_FAILED,
+		PROGRESS_INTERRUPTED };
+	size_t n[PROGRESS_INTERRUPTED + 1] = { 0 }, i;
+	const char *sep = ": ";
+
+	for (i = 0; i < p->n; i++)
+		n[p->hosts[i].st]++;
+	strbuf_addf(s, "%zu hosts", p->n);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (n[order[i]] == 0)
+			continue;
+		strbuf_addf(s, "%s%zu %s", sep, n[order[i]], state_word(order[i]));
+		sep = ", ";
+	}
+}
+
+/* Whether busy host a is behind b: less of its trials done, or longer so. */
+static int
+behind(const struct phost *a, const struct phost *b)
+{
+	double fa = a->ntrials ? (double)a->done / (double)a->ntrials : 0;
+	double fb = b->ntrials ? (double)b->done / (double)b->ntrials : 0;
+
+	return fa < fb || (fa == fb && a->since < b->since);
+}
+
+/* A line of the frame that is not a host's: text cut to the width. */
+static void
+text_line(const struct progress *p, struct strbuf *s, int cols, const char *text)
+{
+	struct line l = { s, 0, cols - 1, p->color };
+
+	put(&l, text);
+	strbuf_addstr(s, "\n");
+}
+
+/*
+ * The frame of a big fleet: the hosts by state, the slowest busy hosts,
+ * the failed ones (as many as fit), the bar.  Returns its lines.
+ */
+static size_t
+render_summary(const struct progress *p, struct strbuf *s, int namew, int cols, int rows,
+    double t)
+{
+	struct strbuf c = STRBUF_INIT;
+	size_t i, k, pick[SUMMARY_SLOWEST], nslow = 0, nbusy = 0, nfail = 0, nlines = 0;
+	size_t room, most, shown;
+	unsigned char *taken = xcalloc(p->n ? p->n : 1, 1);
+	char num[96];
+
+	state_counts(p, &c);
+	text_line(p, s, cols, c.buf);
+	nlines++;
+	strbuf_release(&c);
+	for (i = 0; i < p->n; i++) {
+		nbusy += rank(&p->hosts[i]) == R_BUSY;
+		nfail += p->hosts[i].st == PROGRESS_FAILED;
+	}
+	/*
+	 * The rows: counts, bar, one spare; of the rest the slowest come
+	 * first, in at most half of them when there are failed hosts to show.
+	 */
+	room = rows > 4 ? (size_t)rows - 3 : 1;
+	most = nfail > 0 ? room / 2 : room;
+	for (k = 0; k < SUMMARY_SLOWEST && k + 1 < most && nbusy > 0; k++) {
+		size_t best = SIZE_MAX;
+
+		for (i = 0; i < p->n; i++)
+			if (!taken[i] && rank(&p->hosts[i]) == R_BUSY &&
+			    (best == SIZE_MAX || behind(&p->hosts[i], &p->hosts[best])))
+				best = i;
+		if (best == SIZE_MAX)
+			break;
+		taken[best] = 1;
+		pick[nslow++] = best;
+	}
+	if (nslow > 0) {
+		snprintf(num, sizeof(num), "slowest of %zu busy:", nbusy);
+		text_line(p, s, cols, num);
+		nlines++;
+		room -= nslow + 1;
+		for (k = 0; k < nslow; k++)
+			host_line(p, s, &p->hosts[pick[k]], namew, cols);
+		nlines += nslow;
+	}
+	if (nfail > 0 && room >= 2) {
+		snprintf(num, sizeof(num), "failed (%zu):", nfail);
+		text_line(p, s, cols, num);
+		nlines++;
+		room--;
+		/* the last row says how many more when they do not all fit */
+		for (i = 0, shown = 0; i < p->n; i++) {
+			if (p->hosts[i].st != PROGRESS_FAILED)
+				continue;
+			if (shown + 1 == room && nfail > room)
+				break;
+			host_line(p, s, &p->hosts[i], namew, cols);
+			nlines++;
+			if (++shown == room)
+				break;
+		}
+		if (shown < nfail) {
+			snprintf(num, sizeof(num), "+%zu more failed", nfail - shown);
+			text_line(p, s, cols, num);
+			nlines++;
+		}
+	}
+	bar_line(p, s, cols, t);
+	nlines++;
+	free(taken);
+	return nlines;
+}
+
 /* Render the frame into s; returns its number of lines. */
 static size_t
 render(const struct progress *p, struct strbuf *s, double t)
@@ -472,6 +636,8 @@ render(const struct progress *p, struct strbuf *s, double t)
 	}
 	if (namew > PROGRESS_NAME_MAX)
 		namew = PROGRESS_NAME_MAX;
+	if (summarized(p))
+		return render_summary(p, s, namew, cols, rows, t);
 
 	/* One row spare, so that the last line's newline never scrolls a
 	 * frame that fills the screen off its top. */
@@ -549,10 +715,29 @@ draw(struct progress *p, const char *message)
 	strbuf_release(&o);
 }
 
+/* Off a terminal, a big fleet's line: its hosts by state, its trials; mu held. */
+static void
+plain_summary(struct progress *p)
+{
+	struct strbuf s = STRBUF_INIT;
+	struct counts c;
+
+	state_counts(p, &s);
+	totals(p, &c);
+	plain(p, NULL, "%s; %zu/%zu trials, %zu failed", s.buf, c.finished, c.total,
+	    c.failed);
+	strbuf_release(&s);
+	p->summary_due = 0;
+	p->last_summary = now(p);
+}
+
 /* A change: draw now, or soon (rate limit); mu held. */
 static void
 changed(struct progress *p)
 {
+	if (p->mode == PROGRESS_PLAIN && p->summary_due && !p->ended &&
+	    now(p) - p->last_summary >= SUMMARY_PLAIN_S)
+		plain_summary(p);
 	if (p->mode != PROGRESS_TERMINAL || p->ended)
 		return;
 	if (now(p) - p->last_draw >= 1.0 / PROGRESS_MAX_FPS)
@@ -568,6 +753,9 @@ progress_new(int fd, enum progress_mode mode)
 {
 	struct progress *p = xcalloc(1, sizeof(*p));
 	int tty = isatty(fd);
+	const char *env;
+	char *end;
+	long v;
 
 	p->fd = fd;
 	if (mode == PROGRESS_AUTO)
@@ -577,6 +765,12 @@ progress_new(int fd, enum progress_mode mode)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	p->start = now(p);
+	p->summary = PROGRESS_SUMMARY_HOSTS;
+	if ((env = getenv("FLEETMARK_PROGRESS_SUMMARY")) != NULL && *env != '\0') {
+		v = strtol(env, &end, 10);
+		if (*end == '\0' && v >= 0)
+			p->summary = (size_t)v;
+	}
 	return p;
 }
 
@@ -602,6 +796,14 @@ progress_set_size(struct progress *p, int cols, int rows)
 	pthread_mutex_lock(&p->mu);
 	p->cols = cols;
 	p->rows = rows;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+progress_set_summary(struct progress *p, size_t hosts)
+{
+	pthread_mutex_lock(&p->mu);
+	p->summary = hosts;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -664,15 +866,17 @@ progress_state(struct progress *p, size_t host, enum progress_state st, const ch
 
 	if ((h = lock_host(p, host)) == NULL)
 		return;
-	h->st = st;
 	free(h->detail);
 	h->detail = detail ? xstrdup(detail) : NULL;
+	if (st != h->st || h->since == 0)
+		h->since = now(p);
+	h->st = st;
 	if (st == PROGRESS_DONE) {
 		if (h->failed)
-			plain(p, h, "done, %zu trial%s, %zu failed", h->done,
+			plain_host(p, h, "done, %zu trial%s, %zu failed", h->done,
 			    h->done == 1 ? "" : "s", h->failed);
 		else
-			plain(p, h, "done, %zu trial%s", h->done, h->done == 1 ? "" : "s");
+			plain_host(p, h, "done, %zu trial%s", h->done, h->done == 1 ? "" : "s");
 	} else if (st == PROGRESS_FAILED)
 		plain(p, h, "failed%s%s", detail ? ": " : "", detail ? detail : "");
 	else if (st == PROGRESS_INTERRUPTED) {
@@ -680,10 +884,11 @@ progress_state(struct progress *p, size_t host, enum progress_state st, const ch
 
 		if (h->failed)
 			snprintf(fails, sizeof(fails), ", %zu failed", h->failed);
-		plain(p, h, "interrupted, %zu trial%s%s, %zu not run", h->done,
+		plain_host(p, h, "interrupted, %zu trial%s%s, %zu not run", h->done,
 		    h->done == 1 ? "" : "s", fails, not_run(h));
 	} else
-		plain(p, h, "%s%s%s", state_word(st), detail ? " " : "", detail ? detail : "");
+		plain_host(p, h, "%s%s%s", state_word(st), detail ? " " : "",
+		    detail ? detail : "");
 	changed(p);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -695,13 +900,15 @@ progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 
 	if ((h = lock_host(p, host)) == NULL)
 		return;
+	if (h->st != PROGRESS_RUNNING || h->since == 0)
+		h->since = now(p);
 	h->st = PROGRESS_RUNNING;
 	h->k = k;
 	free(h->what);
 	h->what = what ? xstrdup(what) : NULL;
 	if (h->t0 == 0)
 		h->t0 = now(p);
-	plain(p, h, "trial %zu/%zu%s%s", k, h->ntrials, what ? " " : "", what ? what : "");
+	plain_host(p, h, "trial %zu/%zu%s%s", k, h->ntrials, what ? " " : "", what ? what : "");
 	changed(p);
 	pthread_mutex_unlock(&p->mu);
 }
@@ -768,7 +975,12 @@ progress_trial_done(struct progress *p, size_t host, const char *failure)
 	h->done++;
 	if (failure != NULL) {
 		h->failed++;
-		plain(p, h, "trial %zu/%zu failed: %s", h->k, h->ntrials, failure);
+		/* a big fleet: the first failure of a point with its message */
+		if (strstr(failure, ": ") != NULL)
+			plain(p, h, "trial %zu/%zu failed: %s", h->k, h->ntrials, failure);
+		else
+			plain_host(p, h, "trial %zu/%zu failed: %s", h->k, h->ntrials,
+			    failure);
 		if (strstr(failure, ": ") != NULL) {
 			text = xasprintf("failed: %s", failure);
 			trial_line(p, h, text);
@@ -891,6 +1103,8 @@ progress_end(struct progress *p)
 		if (p->mode == PROGRESS_TERMINAL && p->n > 0)
 			draw(p, NULL);
 		else if (p->mode == PROGRESS_PLAIN && p->n > 0) {
+			if (p->summary_due)
+				plain_summary(p);
 			totals(p, &c);
 			numfmt_duration(d, sizeof(d), now(p) - p->start);
 			if (c.not_run)

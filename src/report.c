@@ -1116,7 +1116,9 @@ partial_grid(const struct report *r)
 		    "was interrupted" : strcmp(st, journal_status_name(JOURNAL_RUNNING)) == 0 ?
 		    "is running, or its controller died" :
 		    strcmp(st, journal_status_name(JOURNAL_FAILED)) == 0 ?
-		    "failed (the controller gave up)" : "is not finished");
+		    "failed (the controller gave up)" :
+		    strcmp(st, journal_status_name(JOURNAL_DETACHED)) == 0 ?
+		    "is detached (`fleetmark collect` gathers it)" : "is not finished");
 	}
 	if (g != NULL)
 		g->text = strbuf_detach(&sb, NULL);

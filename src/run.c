@@ -23,6 +23,7 @@
 #include "board.h"
 #include "clock.h"
 #include "deploy.h"
+#include "detach.h"
 #include "program.h"
 #include "fleet.h"
 #include "hostconn.h"
@@ -77,11 +78,15 @@ run_stop_requested(void)
 struct run_ctx {
 	const struct run_config	*c;
 	struct pace		*pace;
+	struct pace		*starts;	/* agent starts: deploy to env */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
 	int			 slots;		/* hosts that may still start (-j) */
 	char			*journal_error;
 	char			*owner;		/* "user@controller" for host leases */
+	struct worker		*ws;		/* the hosts, for the pool's threads */
+	size_t			 nws, next;	/* how many; the next to start */
+	size_t			 untuned;	/* hosts found not tuned */
 };
 
 struct worker {
@@ -123,6 +128,13 @@ struct worker {
 	char			*first_failure;	/* the first one's "class: point:
 						 * message", or NULL */
 	long long		 proto;		/* the agent's protocol (hello) */
+	char			*workdir;	/* the work directory there (deploy) */
+	long long		 daemon_runs;	/* RUN_COLLECT: the lease is held by this
+						 * run's detached agent (its pid, or -1) */
+	struct pace_ticket	 start_tk;	/* the start slot, while held */
+	int			 start_held;
+	int			 start_silent;	/* the last start went silent */
+	int			 answer_code;	/* answer()'s last failed next_event() */
 };
 
 static long long
@@ -431,6 +443,33 @@ scratch_dir(const char *agent)
 }
 
 static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
+
+/*
+ * The agent-start pacer's slot (run.h, RUN_START_*): taken before the
+ * deploy, given back once the agent sent its env (or the start failed).
+ * Waiting for it is the controller holding the host back: shown as
+ * "deploying: waiting to start", and no silence is counted meanwhile.
+ */
+static void
+start_acquire(struct worker *w)
+{
+	if (w->start_held)
+		return;
+	if (pace_try_acquire(w->ctx->starts, &w->start_tk) != 0) {
+		pstate(w, PROGRESS_DEPLOYING, "waiting to start");
+		pace_acquire(w->ctx->starts, &w->start_tk);
+	}
+	w->start_held = 1;
+}
+
+static void
+start_release(struct worker *w, enum pace_outcome outcome)
+{
+	if (!w->start_held)
+		return;
+	w->start_held = 0;
+	pace_release(w->ctx->starts, &w->start_tk, outcome, -1);
+}
 static void untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
@@ -464,6 +503,7 @@ answer(struct worker *w, enum ap_type want, long long deadline, const char *what
 
 	for (;;) {
 		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+			w->answer_code = r;
 			e = event_error(w, r);
 			*st = r == RUN_ESTOP ? AP_ST_CANCELLED : AP_ST_AGENT_LOST;
 			*why = xasprintf("no %s from the agent: %s", what, e);
@@ -484,9 +524,9 @@ lease_holder(const struct ap_event *ev)
 
 	if (ev->u.lease.since > 0)
 		clock_iso8601(since, sizeof(since), (time_t)ev->u.lease.since, -1);
-	return xasprintf("locked by %s (run %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
-	    "another run", *ev->u.lease.run ? ev->u.lease.run : "unknown", *since ?
-	    ", since " : "", since);
+	return xasprintf("locked by %s (%srun %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
+	    "another run", ev->u.lease.detached ? "detached " : "", *ev->u.lease.run ?
+	    ev->u.lease.run : "unknown", *since ? ", since " : "", since);
 }
 
 /*
@@ -523,9 +563,18 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			wlog(w, "lease taken for %s (run %s)", w->ctx->owner, run ? run : "-");
 			return 0;
 		}
+		if (c->mode == RUN_COLLECT && ev.u.lease.detached && run != NULL &&
+		    strcmp(ev.u.lease.run, run) == 0) {
+			wlog(w, "lease held by this run's detached agent, pid %lld",
+			    ev.u.lease.pid);
+			w->daemon_runs = ev.u.lease.pid > 0 ? ev.u.lease.pid : -1;
+			return 0;
+		}
 		holder = lease_holder(&ev);
+		/* a detached agent of our own does not go in seconds */
 		if (!(clock_mono_ms() < until || (((run != NULL && strcmp(ev.u.lease.run, run) == 0) ||
-		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && clock_mono_ms() < own_until))) {
+		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && !ev.u.lease.detached &&
+		    clock_mono_ms() < own_until))) {
 			*st = AP_ST_LOCKED;
 			*why = holder;
 			return -1;
@@ -565,19 +614,23 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	cmd = sh_format("d=%q-$(id -u); mkdir -p \"$d\" 2>/dev/null && test -w \"$d\" && "
 	    "TMPDIR=$d && export TMPDIR; exec %q serve", scratch, agent);
 	wlog(w, "starting %s", cmd);
+	w->start_silent = 0;
 	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
 	free(cmd);
 	free(scratch);
 	if (r != 0) {
+		w->start_silent = r == TRANSPORT_ETIMEOUT;
 		*st = infra_status(r, AP_ST_DEPLOY);
 		*why = xasprintf("cannot start the agent: %s", transport_error(w->t));
 		return -1;
 	}
 	w->ap = agentproto_new();
+	/* silence counts from here, the start let through, not from the login */
 	w->last_rx = clock_mono_ms();
 	deadline = clock_mono_ms() + RUN_HELLO_MS;
 	r = next_event(w, &ev, deadline, 0);
 	if (r != 1) {
+		w->start_silent = r == RUN_ESILENT || r == RUN_EDEADLINE;
 		e = event_error(w, r);
 		*st = AP_ST_DEPLOY;
 		*why = xasprintf("the agent did not start: %s", e);
@@ -599,8 +652,14 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
 	w->proto = ev.u.hello.proto;
-	if (ask_env(w, deadline, st, why) != 0)
+	/* env within RUN_HELLO_MS of the hello, as the hello of the start */
+	if (ask_env(w, clock_mono_ms() + RUN_HELLO_MS, st, why) != 0) {
+		w->start_silent = w->answer_code == RUN_ESILENT ||
+		    w->answer_code == RUN_EDEADLINE;
 		return -1;
+	}
+	/* started: the slot is free before any wait for the lease */
+	start_release(w, PACE_OK);
 	warn_cpus(w, json_object_get(w->env, "cpus"));
 	return take_lease(w, st, why);
 }
@@ -780,9 +839,9 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 	}
 }
 
-/* Send the request of trial i (its id is "t" and i + 1); takes params. */
-static int
-send_trial(struct worker *w, size_t i, json_t *params)
+/* The request of trial i (its id is "t" and i + 1); takes params. */
+static json_t *
+trial_request(struct worker *w, size_t i, json_t *params)
 {
 	const struct plan *p = w->ctx->c->plan;
 	json_t *req;
@@ -808,7 +867,14 @@ send_trial(struct worker *w, size_t i, json_t *params)
 			json_array_append_new(a, json_string(mon[k]));
 		json_object_set_new(req, "monitor", a);
 	}
-	return send_json(w, req);
+	return req;
+}
+
+/* Send the request of trial i; takes params. */
+static int
+send_trial(struct worker *w, size_t i, json_t *params)
+{
+	return send_json(w, trial_request(w, i, params));
 }
 
 /*
@@ -1099,7 +1165,9 @@ host_failed(struct worker *w, enum ap_status st, const char *why)
 	char *reason = xasprintf("%s: %s", ap_status_name(st), why);
 
 	wlog(w, "failed: %s", reason);
-	fail_rest(w, 0, st, why);
+	/* detached: the trials are not lost, collect runs or gathers them */
+	if (w->ctx->c->mode == RUN_ATTACHED)
+		fail_rest(w, 0, st, why);
 	w->rh->not_run = count_todo(w, 0);	/* what the journal could not take */
 	w->rh->status = JOURNAL_HOST_FAILED;
 	w->rh->reason = reason;
@@ -1292,7 +1360,8 @@ bring_up(struct worker *w, int after_boot)
 	struct board_boot bb;
 	enum ap_status st;
 	char *err = NULL;
-	int r;
+	long long t0, wait;
+	int r, attempt;
 
 	pstate(w, PROGRESS_CONNECTING, after_boot ? "waiting for the boot" : w->h->address);
 	set_host_status(w, JOURNAL_HOST_CONNECTING, NULL);
@@ -1333,10 +1402,13 @@ bring_up(struct worker *w, int after_boot)
 	if (count_todo(w, 0) == 0)
 		return RUN_RESTORED;
 
-	pstate(w, PROGRESS_DEPLOYING, NULL);
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
+	start_acquire(w);
+	pstate(w, PROGRESS_DEPLOYING, NULL);
+	t0 = clock_mono_ms();
 	memset(&dr, 0, sizeof(dr));
 	if ((r = deploy_agent(w->t, w->h->workdir, w->h->agent, &dr, &err)) != 0) {
+		start_release(w, r == TRANSPORT_ETIMEOUT ? PACE_TRANSIENT : PACE_NEUTRAL);
 		st = r == TRANSPORT_EVERIFY || r == TRANSPORT_EREMOTE ? AP_ST_DEPLOY :
 		    infra_status(r, AP_ST_DEPLOY);
 		host_failed(w, st, err ? err : "cannot deploy");
@@ -1352,7 +1424,32 @@ bring_up(struct worker *w, int after_boot)
 	}
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
-	r = start_agent(w, dr.path, &st, &err);
+	free(w->workdir);
+	w->workdir = xstrdup(dr.dir);
+	for (attempt = 1; (r = start_agent(w, dr.path, &st, &err)) != 0; attempt++) {
+		/*
+		 * A start that went silent is a slow host (its CPUs taken by
+		 * the other starts) until a new channel says otherwise: the
+		 * window halves, and it is tried again after a backoff.
+		 */
+		start_release(w, w->start_silent ? PACE_TRANSIENT : PACE_NEUTRAL);
+		if (!w->start_silent || run_stop_requested() || !pace_retry(w->ctx->starts,
+		    PACE_TRANSIENT, attempt, clock_mono_ms() - t0, RUN_START_BUDGET_MS, &wait))
+			break;
+		wlog(w, "slow to start (%s): again in %lld ms", err, wait);
+		free(err);
+		err = NULL;
+		if (w->chan != NULL)
+			stop_agent(w, 0);
+		agentproto_free(w->ap);
+		w->ap = NULL;
+		w->off = w->len = 0;
+		w->eof = 0;
+		w->have_held = 0;
+		clock_sleep_ms(wait);
+		start_acquire(w);
+		pstate(w, PROGRESS_DEPLOYING, "starting again");
+	}
 	if (r != 0) {
 		deploy_result_release(&dr);
 		host_failed(w, st, err);
@@ -1453,9 +1550,16 @@ tune_host(struct worker *w)
 
 	if (spec == NULL) {
 		if ((sum = tune_untuned(w->env)) != NULL) {
+			size_t k;
+
 			wlog(w, "not tuned for benchmarking: %s", sum);
-			say(w, "%s: not tuned for benchmarking: %s (tune: performance in the "
-			    "plan, or run --tune performance)", w->h->name, sum);
+			pthread_mutex_lock(&w->ctx->mu);
+			k = w->ctx->untuned++;
+			pthread_mutex_unlock(&w->ctx->mu);
+			/* a big fleet: the first few, the rest counted at the end */
+			if (k < RUN_SAY_SAME)
+				say(w, "%s: not tuned for benchmarking: %s (tune: performance in "
+				    "the plan, or run --tune performance)", w->h->name, sum);
 			free(sum);
 		}
 		return 0;
@@ -1564,6 +1668,233 @@ restore_due(struct worker *w)
 	return due;
 }
 
+/* --- detached runs (detach.h) ---------------------------------------------- */
+
+/*
+ * Wait for the agent's "detached" answer to the request `id`, skipping
+ * other lines; a bad-request answer (error, end) fails.  0, or -1 with *why.
+ */
+static int
+detached_answer(struct worker *w, const char *id, long long deadline, struct ap_event *ev,
+    char **why)
+{
+	char *e, *msg = NULL;
+	int r;
+
+	for (;;) {
+		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+			e = event_error(w, r);
+			*why = xasprintf("no answer to %s from the agent: %s", id, e);
+			free(e);
+			free(msg);
+			return -1;
+		}
+		if (ev->type == AP_DETACHED && ev->id != NULL && strcmp(ev->id, id) == 0)
+			break;
+		if (ev->type == AP_ERROR && ev->id != NULL && strcmp(ev->id, id) == 0) {
+			free(msg);
+			msg = xstrdup(ev->u.error.message);
+		} else if (ev->type == AP_END && ev->id != NULL && strcmp(ev->id, id) == 0) {
+			*why = xasprintf("the agent refused %s: %s", id, msg ? msg : "bad request");
+			free(msg);
+			return -1;
+		}
+	}
+	free(msg);
+	return 0;
+}
+
+/* The host's "detached" entry of run.json. */
+static void
+detach_note(struct worker *w, const char *state, long long pid, const char *dir,
+    size_t trials)
+{
+	json_t *o = detach_state_json(state, pid, dir, trials, w->rh->collected);
+	char *err = NULL;
+
+	if (journal_host_detached(w->ctx->c->journal, w->h->name, o, &err) != 0)
+		journal_failed(w->ctx, err);
+	json_decref(o);
+}
+
+/* RUN_DETACH: hand the host every trial it has to run, leave its agent. */
+static void
+detach_host(struct worker *w)
+{
+	const char *run = journal_run_id(w->ctx->c->journal);
+	size_t i, n = count_todo(w, 0);
+	struct ap_event ev;
+	char *dir = detach_host_dir(w->workdir, run), *why = NULL;
+	long long pid;
+	int r;
+
+	if (w->proto < 5) {
+		why = xasprintf("the agent there speaks protocol %lld, which runs nothing "
+		    "detached (5 or later does)", w->proto);
+		host_failed(w, AP_ST_DEPLOY, why);
+		goto out;
+	}
+	pstate(w, PROGRESS_RUNNING, "detaching");
+	r = send_json(w, json_pack("{s:s, s:s, s:s, s:s, s:I}", "type", WIRE_REQ_DETACH, "id",
+	    "detach", "run", run, "dir", dir, "trials", (json_int_t)n));
+	for (i = 0; r == 0 && i < w->s->ntrials; i++)
+		if (w->todo[i])
+			r = send_json(w, trial_request(w, i, trial_params(&w->s->trials[i])));
+	if (r != 0) {
+		why = xasprintf("cannot send the trial list: %s", transport_error(w->t));
+		host_failed(w, AP_ST_AGENT_LOST, why);
+		goto out;
+	}
+	if (detached_answer(w, "detach", clock_mono_ms() + RUN_HELLO_MS, &ev, &why) != 0) {
+		host_failed(w, AP_ST_DEPLOY, why);
+		goto out;
+	}
+	pid = ev.u.detached.pid;
+	wlog(w, "detached: agent pid %lld runs %zu trials, journal in %s", pid, n, dir);
+	detach_note(w, "running", pid, dir, n);
+	stop_agent(w, 1);
+	w->rh->status = JOURNAL_HOST_RUNNING;
+	w->rh->not_run = n;
+	w->rh->reason = xasprintf("detached: agent pid %lld runs %zu trial%s", pid, n,
+	    n == 1 ? "" : "s");
+	set_host_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
+	pstate(w, PROGRESS_DONE, w->rh->reason);
+ out:
+	free(why);
+	free(dir);
+}
+
+/* One trial of the host's detached journal into the run directory. */
+static void
+collect_trial(struct worker *w, size_t i, struct ap_trial *tr, double start)
+{
+	const struct plan_trial *pt = &w->s->trials[i];
+	const struct ap_result *res = ap_trial_result(tr);
+	char *what, *failure;
+
+	if (!w->todo[i])
+		return;		/* collected before, or finished otherwise */
+	w->k++;
+	what = trial_what(pt);
+	if (w->ctx->c->progress != NULL)
+		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
+	free(what);
+	if (record(w, pt, start > 0 ? start : clock_wall(), res->status, res->message,
+	    res) != 0)
+		return;
+	w->todo[i] = 0;
+	w->rh->collected++;
+	failure = res->status == AP_ST_OK ? NULL : point_failure(w, pt, res->status,
+	    res->message);
+	if (w->ctx->c->progress != NULL)
+		progress_trial_done(w->ctx->c->progress, w->pidx, failure);
+	free(failure);
+}
+
+/*
+ * RUN_COLLECT: gather the host's detached journal.  Returns 1 when the
+ * host is left (its agent runs still, or it was lost), or 0 when the
+ * trials not finished are to run here now.
+ */
+static int
+collect_host(struct worker *w)
+{
+	const char *run = journal_run_id(w->ctx->c->journal);
+	struct detach_gather *g = NULL;
+	struct ap_trial *tr;
+	struct ap_event ev;
+	enum ap_status st;
+	char *dir = detach_host_dir(w->workdir, run), *why = NULL, *state = NULL;
+	size_t idx, foreign = 0;
+	long long pid = 0, trials = 0;
+	double start;
+	int r, left = 1;
+
+	if (w->proto < 5) {
+		left = 0;	/* no agent of this kind ran there: run the rest */
+		goto out;
+	}
+	pstate(w, PROGRESS_RUNNING, "collecting");
+	if (send_json(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_COLLECT, "id",
+	    "collect", "dir", dir)) != 0) {
+		why = xasprintf("cannot ask for the journal: %s", transport_error(w->t));
+		goto lost;
+	}
+	g = detach_gather_new(w->s->ntrials);
+	for (;;) {
+		/* no deadline but silence: a journal takes as long as it takes */
+		if ((r = next_event(w, &ev, clock_mono_ms() + 86400000LL, 0)) != 1) {
+			char *e = event_error(w, r);
+
+			why = xasprintf("the journal did not come whole: %s", e);
+			free(e);
+			goto lost;
+		}
+		if (ev.type == AP_DETACHED && ev.id != NULL && strcmp(ev.id, "collect") == 0)
+			break;
+		if (detach_gather_add(g, &ev, &idx, &foreign) == 1 &&
+		    (tr = detach_gather_take(g, idx, &start)) != NULL) {
+			collect_trial(w, idx, tr, start);
+			ap_trial_free(tr);
+		}
+	}
+	state = xstrdup(ev.u.detached.state);
+	pid = ev.u.detached.pid > 0 ? ev.u.detached.pid : w->daemon_runs;
+	trials = ev.u.detached.trials;
+	if (foreign > 0)
+		wlog(w, "%zu journal line%s of no trial of this run ignored", foreign,
+		    foreign == 1 ? "" : "s");
+	wlog(w, "collected %zu trial%s from %s (its agent: %s)", w->rh->collected,
+	    w->rh->collected == 1 ? "" : "s", dir, state);
+	if (strcmp(state, "running") == 0) {
+		detach_note(w, state, pid, dir, trials > 0 ? (size_t)trials : 0);
+		stop_agent(w, 1);
+		w->rh->status = JOURNAL_HOST_RUNNING;
+		w->rh->not_run = count_todo(w, 0);
+		w->rh->reason = xasprintf("detached: still running, %zu trial%s to go",
+		    w->rh->not_run, w->rh->not_run == 1 ? "" : "s");
+		set_host_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
+		pstate(w, PROGRESS_DONE, w->rh->reason);
+		goto out;
+	}
+	/* Done or gone: what it journaled is here now; the rest runs attached. */
+	if (strcmp(state, "missing") != 0) {
+		if (send_json(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_FORGET, "id",
+		    "forget", "dir", dir)) != 0 ||
+		    detached_answer(w, "forget", clock_mono_ms() + RUN_HELLO_MS, &ev, &why) != 0) {
+			if (why == NULL)
+				why = xasprintf("cannot ask to forget: %s", transport_error(w->t));
+			goto lost;
+		}
+	}
+	detach_note(w, state, 0, dir, trials > 0 ? (size_t)trials : 0);
+	if (count_todo(w, 0) > 0) {
+		wlog(w, "%zu trial%s no agent finished: running %s here", count_todo(w, 0),
+		    count_todo(w, 0) == 1 ? "" : "s", count_todo(w, 0) == 1 ? "it" : "them");
+		say(w, "%s: its detached agent is %s: running the %zu trial%s it did not "
+		    "finish", w->h->name, state, count_todo(w, 0), count_todo(w, 0) == 1 ? "" :
+		    "s");
+	}
+	if (w->daemon_runs && count_todo(w, 0) > 0) {
+		/* it finished meanwhile: the lease is free now */
+		w->daemon_runs = 0;
+		if (take_lease(w, &st, &why) != 0) {
+			host_failed(w, st, why);
+			goto out;
+		}
+	}
+	left = 0;
+	goto out;
+ lost:
+	host_failed(w, AP_ST_CONNECT, why);
+ out:
+	detach_gather_free(g);
+	free(state);
+	free(why);
+	free(dir);
+	return left;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -1610,6 +1941,12 @@ worker_main(void *arg)
 	pstate(w, PROGRESS_RUNNING, msg);
 	free(msg);
 	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	if (c->mode == RUN_DETACH) {
+		detach_host(w);
+		goto out;
+	}
+	if (c->mode == RUN_COLLECT && collect_host(w) != 0)
+		goto out;
 	if (tune_host(w) != 0)
 		goto out;
 	run_groups(w);
@@ -1675,6 +2012,7 @@ worker_main(void *arg)
 	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
 	pstate(w, PROGRESS_INTERRUPTED, NULL);
  out:
+	start_release(w, PACE_NEUTRAL);
 	if (w->chan != NULL)
 		stop_agent(w, 0);
 	agentproto_free(w->ap);
@@ -1694,9 +2032,31 @@ worker_main(void *arg)
 	w->prog_path = NULL;
 	json_decref(w->env);
 	w->env = NULL;
+	free(w->workdir);
+	w->workdir = NULL;
 	if (slot)
 		give_slot(w->ctx);
 	return NULL;
+}
+
+/*
+ * A pool thread: the hosts one after another, in fleet order, until none
+ * is left (at most -j, or RUN_MAX_WORKERS, of these run at once).
+ */
+static void *
+pool_main(void *arg)
+{
+	struct run_ctx *ctx = arg;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&ctx->mu);
+		i = ctx->next < ctx->nws ? ctx->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&ctx->mu);
+		if (i == SIZE_MAX)
+			return NULL;
+		worker_main(&ctx->ws[i]);
+	}
 }
 
 /* Who this run is, on the hosts' leases: "user@controller". */
@@ -1712,25 +2072,58 @@ lease_owner(void)
 	    host);
 }
 
+/* Worker threads for nhosts hosts at -j jobs: the hosts at once. */
+static size_t
+run_threads(size_t nhosts, int jobs)
+{
+	size_t t = jobs > 0 ? (size_t)jobs : RUN_MAX_WORKERS;
+
+	return t < nhosts ? t : nhosts;
+}
+
 /*
  * Every host holds a few descriptors at once (its socket, its log, a
- * proxy's pipes, the agent's upload): the default soft limit of 1,024
- * open files is too few for a big fleet.  Raise the soft limit towards
- * the hard one, and say so when even that is short.
+ * proxy's pipes, the agent's upload), and its log stays open once it is
+ * done: the default soft limit of 1,024 open files is too few for a big
+ * fleet.  Raise the soft limit towards the hard one; -1 with *need when
+ * even that is short.
  */
-static void
-raise_fd_limit(size_t nhosts)
+static int
+raise_fd_limit(size_t nhosts, int jobs, unsigned long long *need, unsigned long long *have)
 {
 	struct rlimit rl;
-	rlim_t need = (rlim_t)nhosts * RUN_FDS_PER_HOST + RUN_FDS_SPARE;
+	size_t busy = run_threads(nhosts, jobs);
+	rlim_t want = (rlim_t)busy * RUN_FDS_PER_HOST + (rlim_t)(nhosts - busy) +
+	    RUN_FDS_SPARE;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
-		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < need)
-		log_warn("%zu hosts may need %llu open files, and the limit is %llu: hosts may "
-		    "fail to connect (raise the hard limit: ulimit -Hn, or LimitNOFILE=)",
-		    nhosts, (unsigned long long)need, (unsigned long long)rl.rlim_cur);
+	*need = (unsigned long long)want;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	*have = (unsigned long long)rl.rlim_cur;
+	if (rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		*have = (unsigned long long)rl.rlim_cur;
+	return *have >= want ? 0 : -1;
+}
+
+int
+run_check_limits(const struct fleet *f, const unsigned char *sel, int jobs, char **err)
+{
+	unsigned long long need = 0, have = 0;
+	char at[48] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nhosts; i++)
+		n += sel == NULL || sel[i];
+	if (n == 0 || raise_fd_limit(n, jobs, &need, &have) == 0)
+		return 0;
+	if (jobs > 0 && (size_t)jobs < n)
+		snprintf(at, sizeof(at), ", %d at once,", jobs);
+	return err_set(err, -1, "%zu host%s%s need %llu open files, and the limit is %llu: "
+	    "raise the hard limit (ulimit -Hn, or LimitNOFILE=), run fewer at once (-j), or "
+	    "split the fleet between runs (-H)", n, n == 1 ? "" : "s", at, need, have);
 }
 
 int
@@ -1741,7 +2134,9 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	pthread_t *th;
 	unsigned char *started;
 	pthread_attr_t attr;
-	size_t i, n = 0, k;
+	size_t i, n = 0, k, nth;
+	unsigned long long need, have;
+	struct pace_stats ps;
 	int max;
 
 	memset(out, 0, sizeof(*out));
@@ -1751,7 +2146,10 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 		*err = xstrdup("no host to run on");
 		return -1;
 	}
-	raise_fd_limit(n);
+	if (raise_fd_limit(n, c->jobs, &need, &have) != 0)
+		log_warn("%zu hosts may need %llu open files, and the limit is %llu: hosts may "
+		    "fail to connect (raise the hard limit: ulimit -Hn, or LimitNOFILE=)",
+		    n, need, have);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.c = c;
 	ctx.owner = lease_owner();
@@ -1760,13 +2158,18 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	ctx.slots = c->jobs > 0 ? c->jobs : -1;
 	max = n < PACE_DEFAULT_MAX ? (int)n : PACE_DEFAULT_MAX;
 	ctx.pace = pace_new(PACE_INITIAL, max, 0);
+	max = n < RUN_START_MAX ? (int)n : RUN_START_MAX;
+	ctx.starts = pace_new(RUN_START_INITIAL, max, 0);
+	pace_set_slow_start(ctx.starts, 1);
+	pace_set_quick(ctx.starts, (c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS) / 4);
 	transport_global_init();
 
 	out->hosts = xcalloc(n, sizeof(*out->hosts));
 	out->nhosts = n;
 	ws = xcalloc(n, sizeof(*ws));
-	th = xcalloc(n, sizeof(*th));
-	started = xcalloc(n, 1);
+	nth = run_threads(n, c->jobs);
+	th = xcalloc(nth, sizeof(*th));
+	started = xcalloc(nth, 1);
 	for (i = 0, n = 0; i < c->fleet->nhosts; i++) {
 		struct worker *w = &ws[n];
 
@@ -1794,18 +2197,28 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 			    w->s->ntrials - w->rh->skipped);
 		n++;
 	}
+	ctx.ws = ws;
+	ctx.nws = n;
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 2 << 20);
-	for (i = 0; i < n; i++) {
-		if (pthread_create(&th[i], &attr, worker_main, &ws[i]) == 0)
+	pthread_attr_setstacksize(&attr, RUN_STACK_SIZE);
+	for (i = 0, k = 0; i < nth; i++)
+		if (pthread_create(&th[i], &attr, pool_main, &ctx) == 0) {
 			started[i] = 1;
-		else
-			worker_main(&ws[i]);	/* out of threads: run this one here */
-	}
+			k++;
+		}
 	pthread_attr_destroy(&attr);
-	for (i = 0; i < n; i++)
+	if (k == 0)
+		pool_main(&ctx);	/* out of threads: run the hosts here */
+	for (i = 0; i < nth; i++)
 		if (started[i])
 			pthread_join(th[i], NULL);
+	if (ctx.untuned > RUN_SAY_SAME)
+		log_warn("and %zu more hosts not tuned for benchmarking (each one's log says "
+		    "how)", ctx.untuned - RUN_SAY_SAME);
+	pace_stats(ctx.starts, &ps);
+	log_verbose("agent starts: %u quick, %u slow, %u silent (%u retried), at most %d at "
+	    "once, %.1f s waited for a start slot in all", ps.ok, ps.slow, ps.transient,
+	    ps.retries, ps.peak, (double)ps.waited_ms / 1000.0);
 
 	for (i = 0; i < n; i++) {
 		struct run_host *rh = &out->hosts[i];
@@ -1823,6 +2236,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	out->interrupted = run_stop_requested();
 	out->journal_error = ctx.journal_error;
 	pace_free(ctx.pace);
+	pace_free(ctx.starts);
 	free(ctx.owner);
 	pthread_mutex_destroy(&ctx.mu);
 	pthread_cond_destroy(&ctx.cv);

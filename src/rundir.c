@@ -274,6 +274,7 @@ rundir_run_new(const json_t *run)
 	r->label = dup_member(run, "label");
 	r->group = dup_member(run, "group");
 	r->commit = dup_member(run, "commit");
+	r->detached = json_is_true(json_object_get(run, "detached"));
 	r->start = dup_member(run, "start");
 	r->end = dup_member(run, "end");
 	r->controller = dup_member(json_object_get(run, "controller"), "version");
@@ -635,6 +636,8 @@ rundir_json_new(const struct journal_info *s, const char *id)
 	rundir_json_set(run, "start", json_string(buf));
 	rundir_json_set(run, "end", json_null());
 	rundir_json_set(run, "resumed", json_array());
+	if (s->detached)
+		rundir_json_set(run, "detached", json_true());
 	c = json_object();
 	rundir_json_set(c, "version", rundir_json_str(s->controller));
 	if (gethostname(buf, sizeof(buf)) == 0) {

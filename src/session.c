@@ -38,7 +38,7 @@ session_create(const char *results, const struct session_config *c,
 	const struct journal_info info = { .results = results, .plan = c->plan,
 	    .seed = c->seed, .fleet = c->fleet, .sel = c->sel, .label = c->label,
 	    .group = c->group, .commit = c->commit,
-	    .controller = FLEETMARK_VERSION };
+	    .controller = FLEETMARK_VERSION, .detached = c->mode == RUN_DETACH };
 	struct session *s = xcalloc(1, sizeof(*s));
 
 	*out = NULL;
@@ -125,6 +125,8 @@ session_exit_status(enum journal_status st, const struct run_summary *sum)
 
 	if (st == JOURNAL_INTERRUPTED)
 		return SESSION_EXIT_INTERRUPTED;
+	if (st == JOURNAL_DETACHED)
+		return CMD_EXIT_RUNNING;
 	if (st != JOURNAL_FINISHED)
 		return CMD_EXIT_ERROR;
 	for (i = 0; i < sum->nhosts; i++)
@@ -158,14 +160,39 @@ log_to_progress(const char *line, void *arg)
 	progress_message(arg, line);
 }
 
+/*
+ * A detached run goes on while one of its hosts is not done: one of this
+ * session's, or (collect -H) one it left out that was not done before.
+ */
+static int
+detach_pending(const struct session *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->sum.nhosts; i++)
+		if (s->sum.hosts[i].status != JOURNAL_HOST_DONE)
+			return 1;
+	for (k = 0; s->run != NULL && k < s->run->nhosts; k++) {
+		for (i = 0; i < s->sum.nhosts; i++)
+			if (strcmp(s->sum.hosts[i].name, s->run->hosts[k].name) == 0)
+				break;
+		if (i == s->sum.nhosts && (s->run->hosts[k].status == NULL ||
+		    strcmp(s->run->hosts[k].status, journal_host_status_name(
+		    JOURNAL_HOST_DONE)) != 0))
+			return 1;
+	}
+	return 0;
+}
+
 int
 session_run(struct session *s, const struct session_config *c, char **err)
 {
 	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
 	    .seed = c->seed, .journal = s->j, .done = s->done, .jobs = c->jobs,
-	    .expect_kernel = c->expect_kernel };
+	    .expect_kernel = c->expect_kernel, .mode = c->mode };
+	struct trial_done *finished = NULL;
 	struct progress *prog;
-	char *ferr = NULL;
+	char *ferr = NULL, *path;
 	int r;
 
 	if (s->ran) {
@@ -182,6 +209,15 @@ session_run(struct session *s, const struct session_config *c, char **err)
 		if (journal_resume_start(s->j, err) != 0)
 			return -1;
 	}
+	if (c->mode == RUN_COLLECT) {
+		/* what no host finished runs again, and nothing is gathered twice */
+		path = rundir_path(journal_dir(s->j), RUNDIR_TRIALS);
+		r = trial_finished_read(path, &finished, err);
+		free(path);
+		if (r != 0)
+			return -1;
+		rc.done = finished;
+	}
 	s->ran = 1;
 	log_info("run %s", journal_dir(s->j));
 	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
@@ -196,6 +232,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	progress_end(prog);
 	log_set_sink(NULL, NULL);
 	progress_free(prog);
+	trial_done_free(finished);
 	if (r != 0) {
 		s->status = JOURNAL_FAILED;
 		if (journal_finish(s->j, s->status, &ferr) != 0)
@@ -208,6 +245,8 @@ session_run(struct session *s, const struct session_config *c, char **err)
 		s->error = xstrdup(s->sum.journal_error);
 	}
 	s->status = session_final_status(&s->sum, 0);
+	if (c->mode != RUN_ATTACHED && s->status == JOURNAL_FINISHED && detach_pending(s))
+		s->status = JOURNAL_DETACHED;
 	if (journal_finish(s->j, s->status, &ferr) != 0) {
 		/* What run.json last said stays: "running", never "finished". */
 		log_error("%s", ferr);

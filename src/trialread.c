@@ -1122,6 +1122,7 @@ struct group {
 	long long		 next, parts;
 	size_t			 lineno;	/* of the last line taken */
 	int			 ok;
+	int			 finished;	/* a benchmark's failure counts too */
 };
 
 static void
@@ -1154,7 +1155,8 @@ group_line(const struct trial_line *tl, void *arg)
 		return 0;
 	}
 	g->lineno = tl->lineno;
-	g->ok = g->ok && tl->st == AP_ST_OK;
+	g->ok = g->ok && (tl->st == AP_ST_OK || (g->finished &&
+	    ap_status_kind(tl->st) == AP_KIND_BENCHMARK));
 	if (++g->next > g->parts) {
 		if (g->ok)
 			done_add(g->d, g->host, g->key);
@@ -1164,10 +1166,11 @@ group_line(const struct trial_line *tl, void *arg)
 }
 
 static int
-done_read(struct src *src, struct trial_done **out, struct trial_scan *scan, char **err)
+done_read(struct src *src, int finished, struct trial_done **out, struct trial_scan *scan,
+    char **err)
 {
 	struct trial_done *d = xcalloc(1, sizeof(*d));
-	struct group g = { d, NULL, NULL, 0, 0, 0, 0 };
+	struct group g = { d, NULL, NULL, 0, 0, 0, 0, finished };
 	struct trial_scan local;
 	int r;
 
@@ -1190,7 +1193,7 @@ trial_done_read_fd(int fd, const char *path, struct trial_done **out,
 {
 	struct src src = { fd, path, NULL, 0 };
 
-	return done_read(&src, out, scan, err);
+	return done_read(&src, 0, out, scan, err);
 }
 
 struct trial_done *
@@ -1200,7 +1203,7 @@ trial_done_read_buf(const void *buf, size_t len, struct trial_scan *scan)
 	struct trial_done *d = NULL;
 	char *err = NULL;
 
-	if (done_read(&src, &d, scan, &err) != 0) {
+	if (done_read(&src, 0, &d, scan, &err) != 0) {
 		free(err);	/* memory cannot fail to read */
 		d = xcalloc(1, sizeof(*d));
 	}
@@ -1224,5 +1227,23 @@ trial_done_read(const char *path, struct trial_done **out, struct trial_scan *sc
 	}
 	r = trial_done_read_fd(fd, path, out, scan, err);
 	close(fd);
+	return r;
+}
+
+int
+trial_finished_read(const char *path, struct trial_done **out, char **err)
+{
+	struct trial_scan scan;
+	struct src src = { -1, path, NULL, 0 };
+	int r;
+
+	if (open_lines(path, &src.fd, &scan, err) != 0)
+		return -1;
+	if (src.fd < 0) {
+		*out = xcalloc(1, sizeof(**out));
+		return 0;
+	}
+	r = done_read(&src, 1, out, &scan, err);
+	close(src.fd);
 	return r;
 }

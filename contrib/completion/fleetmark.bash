@@ -168,6 +168,8 @@ _fleetmark()
 		_fleetmark_files '*.y*ml' ;;
 	report | compare)
 		_fleetmark_runs ;;
+	collect)
+		if [ $nargs -eq 0 ]; then _fleetmark_runs; else COMPREPLY=(); fi ;;
 	push)
 		if [ $nargs -eq 0 ]; then _fleetmark_runs; else COMPREPLY=(); fi ;;
 	agent)

@@ -12,8 +12,16 @@
 #                                         ansible-default: Ansible's default
 #                                         5 forks instead of 32); bare is
 #                                         tests/bench/bare-libssh.c (the least
-#                                         a libssh loop can do) at 2, 8 and 32
+#                                         a libssh loop can do) at BARE_K
 #                                         hosts at a time
+#   BARE_K="2 8 32"    bare's hosts at a time, one row each
+#   PSSH_P=32          parallel-ssh's and parallel-scp's -p (Ansible's forks)
+#   TOOL_TIMEOUT=900   seconds a tool may take for one size before it is
+#                      stopped (its row then says what it got done)
+#
+# Sizes up to 1,000 (the lab's -n); from 100 on the lab raises the kernel's
+# neighbour table while it is up.  The lab's own memory (MemAvailable before
+# and after lab up) is printed to stderr, and so is the time lab up took.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 FLEETMARK=${FLEETMARK:-$TOP/build/fleetmark}
@@ -21,6 +29,9 @@ AGENT_BIN=$TOP/build/agents/x86_64/fleetmark-agent
 SIZES=("${@:-1 8 32 64}")
 read -ra SIZES <<<"${SIZES[*]}"
 TOOLS=${TOOLS:-fleetmark pssh ansible bare}
+BARE_K=${BARE_K:-2 8 32}
+PSSH_P=${PSSH_P:-32}
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-900}
 [ "$(id -u)" -eq 0 ] || { echo "fanout.sh: needs root (the lab)" >&2; exit 2; }
 if [ ! -x "$FLEETMARK" ] || [ ! -x "$AGENT_BIN" ]; then echo "fanout.sh: run make && make agents" >&2; exit 2; fi
 for t in $TOOLS; do
@@ -36,12 +47,18 @@ W=$(mktemp -d /tmp/fanout.XXXXXX)
 trap '"$LAB" down >/dev/null 2>&1; rm -rf "$W"' EXIT
 max=0
 for n in "${SIZES[@]}"; do [ "$n" -gt "$max" ] && max=$n; done
+avail() { awk '$1 == "MemAvailable:" {print int($2 / 1024)}' /proc/meminfo; }
 echo "lab up -n $max (no boards)..." >&2
+m0=$(avail) t0=$SECONDS
 "$LAB" up -n "$max" --boards none >"$W/up.log" 2>&1 || { cat "$W/up.log"; exit 1; }
+sleep 2
+echo "lab up -n $max: $((SECONDS - t0)) s, $((m0 - $(avail))) MB of memory taken" >&2
 case " $TOOLS " in *" bare "*)
 	# shellcheck disable=SC2046 # pkg-config prints several words
 	cc -O2 -o "$W/bare" "$TOP/tests/bench/bare-libssh.c" $(pkg-config --cflags --libs libssh) -lpthread || exit 1
-	TOOLS=${TOOLS/bare/bare-2 bare-8 bare-32}
+	k=''
+	for b in $BARE_K; do k="$k bare-$b"; done
+	TOOLS=${TOOLS/bare/${k# }}
 	;;
 esac
 
@@ -53,6 +70,12 @@ AG=/tmp/fanout-agent/fleetmark-agent
 # stdin closes, and pssh and Ansible give it one that is closed at once)
 SMOKE="for r in 1 2; do $AG run lat_syscall op=null --samples 5 </dev/null && $AG run lat_syscall op=read --samples 5 </dev/null && $AG run lat_pipe --samples 5 </dev/null || exit 1; done"
 
+# Every host's address, as the lab's /etc/hosts names them.
+declare -A ADDR
+while read -r a h; do [[ $h == lab-[0-9]* ]] && ADDR[$h]=$a; done < <(grep -E '^198\.18\.' "$LABDIR/etc-hosts")
+# run a tool for at most TOOL_TIMEOUT s (and everything it started)
+bounded() { timeout -k 10 "$TOOL_TIMEOUT" "$@"; }
+
 printf '%-10s %5s %9s %8s %12s %9s %9s %10s\n' tool hosts wall_s ok logins/host ctl_cpu_s peak_MB gap_ms
 for n in "${SIZES[@]}"; do
 	hosts=()
@@ -62,13 +85,14 @@ for n in "${SIZES[@]}"; do
 	for tool in $TOOLS; do
 		# a fresh work directory on every host: every tool deploys for real
 		for h in "${hosts[@]}"; do rm -rf "$LABDIR/hosts/$h/tmp/"fanout* "$LABDIR/hosts/$h/tmp/fleetmark"; done
+		rm -f "$W/time"
 		before=$(total_logins "${hosts[@]}")
 		gap=-
 		case $tool in
 		fleetmark)
 			sed 's|^  workdir: .*||' "$LABDIR/fleet.yaml" >"$W/fleet.yaml"
 			rm -rf "$W/res"
-			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "$FLEETMARK" -q run "$TOP/plans/smoke.yaml" \
+			bounded /usr/bin/time -f '%e %U %S %M' -o "$W/time" "$FLEETMARK" -q run "$TOP/plans/smoke.yaml" \
 				-f "$W/fleet.yaml" -H "$csv" -o "$W/res" >"$W/out" 2>"$W/err"
 			ok=$(jq '[.hosts[] | select(.status == "done" and .failed == 0)] | length' "$W"/res/*/run.json 2>/dev/null || echo 0)
 			gap=$(jq -r -s 'group_by(.host)[] | sort_by(.start) | unique_by(.key) | sort_by(.start) |
@@ -78,17 +102,17 @@ for n in "${SIZES[@]}"; do
 		pssh)
 			cat >"$W/pssh.sh" <<P
 set -e
-parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p 32 -t 120 -o "$W/p1" "mkdir -p /tmp/fanout-agent" >/dev/null
-parallel-scp -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p 32 -t 120 "$AGENT_BIN" "$AG" >/dev/null
-parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p 32 -t 300 -o "$W/pout" "$SMOKE" >"$W/pssh.status"
+parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p $PSSH_P -t 120 -o "$W/p1" "mkdir -p /tmp/fanout-agent" >/dev/null
+parallel-scp -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p $PSSH_P -t 120 "$AGENT_BIN" "$AG" >/dev/null
+parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p $PSSH_P -t 300 -o "$W/pout" "$SMOKE" >"$W/pssh.status"
 P
 			rm -rf "$W/pout" "$W/p1"
-			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/pssh.sh" >"$W/out" 2>"$W/err"
+			bounded /usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/pssh.sh" >"$W/out" 2>"$W/err"
 			ok=$(grep -c '\[SUCCESS\]' "$W/pssh.status" 2>/dev/null)
 			;;
 		ansible | ansible-default)
 			# ansible: 32 forks like pssh; ansible-default: Ansible's default 5
-			forks=32
+			forks=$PSSH_P
 			[ "$tool" = ansible-default ] && forks=5
 			{ echo "[lab]"; printf '%s\n' "${hosts[@]}"; } >"$W/inv"
 			export ANSIBLE_SSH_ARGS="-F $LABDIR/ssh_config -o ControlMaster=auto -o ControlPersist=60s" ANSIBLE_HOST_KEY_CHECKING=True \
@@ -99,13 +123,13 @@ ansible lab -i "$W/inv" -f $forks -m file -a "path=/tmp/fanout-agent state=direc
 ansible lab -i "$W/inv" -f $forks -m copy -a "src=$AGENT_BIN dest=$AG mode=0755" >/dev/null
 ansible lab -i "$W/inv" -f $forks -m shell -a "$SMOKE" >"$W/ans.out"
 P
-			/usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/ans.sh" >"$W/out" 2>"$W/err"
+			bounded /usr/bin/time -f '%e %U %S %M' -o "$W/time" bash "$W/ans.sh" >"$W/out" 2>"$W/err"
 			ok=$(grep -c '| CHANGED |' "$W/ans.out" 2>/dev/null)
 			;;
 		bare-*)
 			specs=()
-			for h in "${hosts[@]}"; do specs+=("$h:198.18.1.$((10#${h#lab-}))"); done
-			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "$W/bare" "${tool#bare-}" "$LABDIR/id_ed25519" \
+			for h in "${hosts[@]}"; do specs+=("$h:${ADDR[$h]}"); done
+			bounded /usr/bin/time -f '%e %U %S %M' -o "$W/time" "$W/bare" "${tool#bare-}" "$LABDIR/id_ed25519" \
 				"$LABDIR/known_hosts" "$AGENT_BIN" "$AG" "$SMOKE" "${specs[@]}" >"$W/bare.out" 2>"$W/err"
 			ok=$(sed -n 's|^ok \([0-9]*\)/.*|\1|p' "$W/bare.out")
 			;;

@@ -3,7 +3,8 @@
 # holds a few descriptors at once; the controller raises its soft limit
 # towards the hard one before it connects, so a soft limit far too small
 # for the fleet (as 1,024 is for a thousand hosts) still runs every host,
-# and a hard limit too small is said, once, before anything fails.
+# and a hard limit too small refuses the run, once said, before anything
+# is written.
 TNAME=t411
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -40,11 +41,14 @@ D=$(run_dir "$WORK/r1")
 is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json")" "done" "every host done"
 check_fail "no warning when the hard limit allows the raise" grep -q 'open files' "$WORK/r1.err"
 
-# A hard limit that cannot be raised: said before the run, with the figure.
+# A hard limit that cannot be raised: the run is refused before it starts,
+# with the figure (t417 tests the same at 300 local hosts).
 prlimit --nofile="$soft:$soft" "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" -H "$hosts" \
 	-o "$WORK/r2" >"$WORK/r2.out" 2>"$WORK/r2.err"
-like "$(cat "$WORK/r2.err")" "$NH hosts may need [0-9]+ open files, and the limit is $soft" \
+is "$?" 1 "a hard limit too small: exit 1"
+like "$(cat "$WORK/r2.err")" "$NH hosts need [0-9]+ open files, and the limit is $soft" \
 	"a hard limit too small is said"
-is "$(grep -c "may need" "$WORK/r2.err")" 1 "once"; grep "open files" "$WORK/r2.err" | sed "s/^/# /"
+is "$(grep -c "open files" "$WORK/r2.err")" 1 "once"; grep "open files" "$WORK/r2.err" | sed "s/^/# /"
+check_fail "nothing written" test -e "$WORK/r2"
 
 done_testing

@@ -36,6 +36,7 @@
 #include "log.h"
 #include "plan.h"
 #include "rundir.h"
+#include "strbuf.h"
 #include "tap.h"
 #include "xmalloc.h"
 
@@ -1341,6 +1342,67 @@ cleanup(void)
 	free(cmd);
 }
 
+/*
+ * A fleet of more than JOURNAL_BIG_FLEET hosts: the first change is
+ * written at once, and whatever was held back is in run.json at the end.
+ */
+static void
+test_big_fleet(void)
+{
+	struct strbuf y = STRBUF_INIT;
+	struct journal_info info = { 0 };
+	struct journal *j = NULL;
+	struct fleet *big = NULL;
+	char *err = NULL, *path, name[16];
+	json_t *o;
+	size_t i, n = 0;
+
+	strbuf_addstr(&y, "hosts:\n");
+	for (i = 0; i < JOURNAL_BIG_FLEET + 36; i++)
+		strbuf_addf(&y, "  h%03zu:\n    address: 192.0.2.%zu\n", i, i % 250 + 1);
+	if (fleet_parse("big.yaml", y.buf, y.len, &big, &err) != 0) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	strbuf_release(&y);
+	info.results = tmpdir;
+	info.run_id = "run-big";
+	info.plan = plan;
+	info.seed = 1;
+	info.fleet = big;
+	info.controller = "0.1.0";
+	info.start = 1007093700;
+	ok(journal_create(&info, &j, &err) == 0, "big fleet: created");
+	path = xasprintf("%s/run-big/run.json", tmpdir);
+	ok(journal_host_status(j, "h000", JOURNAL_HOST_CONNECTING, NULL, &err) == 0,
+	    "big fleet: a host connecting");
+	o = load_json(path);
+	is_str(json_string_value(json_object_get(json_object_get(json_object_get(o, "hosts"),
+	    "h000"), "status")), "connecting", "big fleet: the first change is written at once");
+	json_decref(o);
+	for (i = 0; i < JOURNAL_BIG_FLEET + 36; i++) {
+		snprintf(name, sizeof(name), "h%03zu", i);
+		journal_host_status(j, name, JOURNAL_HOST_RUNNING, NULL, &err);
+		journal_host_status(j, name, i == 7 ? JOURNAL_HOST_FAILED : JOURNAL_HOST_DONE,
+		    i == 7 ? "connect: refused" : NULL, &err);
+	}
+	ok(journal_finish(j, JOURNAL_FINISHED, &err) == 0, "big fleet: finished");
+	o = load_json(path);
+	for (i = 0; i < JOURNAL_BIG_FLEET + 36; i++) {
+		const char *st;
+
+		snprintf(name, sizeof(name), "h%03zu", i);
+		st = json_string_value(json_object_get(json_object_get(json_object_get(o,
+		    "hosts"), name), "status"));
+		n += st != NULL && strcmp(st, i == 7 ? "failed" : "done") == 0;
+	}
+	is_int((int)n, JOURNAL_BIG_FLEET + 36, "big fleet: every host's last state in the end");
+	json_decref(o);
+	free(path);
+	journal_free(j);
+	fleet_free(big);
+}
+
 int
 main(void)
 {
@@ -1359,6 +1421,7 @@ main(void)
 	test_modes();
 	test_logs();
 	test_restore();
+	test_big_fleet();
 	plan_free(plan);
 	fleet_free(fleet);
 	catalog_free(cat);

@@ -5,7 +5,9 @@
  * decrease per generation of failures, bounds, and the retry policy.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "pace.h"
 #include "tap.h"
@@ -172,6 +174,141 @@ struct worker {
 	int		 n;
 };
 
+/*
+ * The agent-start pacer (run.c: RUN_START_INITIAL, slow start): quick
+ * starts add a whole slot each until the first slow one, after which
+ * growth is additive; a silent start (transient) ends slow start too.
+ */
+static void
+test_slow_start(void)
+{
+	struct pace *p = pace_new(4, 64, 1);
+	struct pace_ticket t[64];
+	struct pace_stats st;
+	int i, n;
+
+	pace_set_slow_start(p, 1);
+	pace_stats(p, &st);
+	is_int(st.slow_start, 1, "starts: in slow start");
+	/* four quick starts (the first sets the baseline): four slots more */
+	n = fill(p, t, 64);
+	is_int(n, 4, "starts: four at once at first");
+	for (i = 0; i < n; i++)
+		pace_release(p, &t[i], PACE_OK, 300);
+	is_int(pace_slots(p), 8, "starts: a whole slot per quick start, 4 -> 8");
+	n = fill(p, t, 64);
+	is_int(n, 8, "starts: eight at once then");
+	for (i = 0; i < n; i++)
+		pace_release(p, &t[i], PACE_OK, 350);
+	is_int(pace_slots(p), 16, "starts: doubled again, 8 -> 16");
+	/* a slow start (the hosts' CPUs are busy): no growth, slow start over */
+	pace_acquire(p, &t[0]);
+	pace_release(p, &t[0], PACE_OK, 5000);
+	pace_stats(p, &st);
+	is_int(st.slow_start, 0, "starts: a slow start ends slow start");
+	is_int(pace_slots(p), 16, "starts: ... and leaves the window");
+	pace_acquire(p, &t[0]);
+	pace_release(p, &t[0], PACE_OK, 300);
+	pace_stats(p, &st);
+	ok(st.window > 16.06 && st.window < 16.07, "starts: then a quick start adds 1/16");
+	pace_free(p);
+
+	/* a silent start halves the window and ends slow start */
+	p = pace_new(4, 64, 1);
+	pace_set_slow_start(p, 1);
+	n = fill(p, t, 64);
+	pace_release(p, &t[0], PACE_OK, 300);
+	pace_release(p, &t[1], PACE_TRANSIENT, 30000);
+	pace_release(p, &t[2], PACE_TRANSIENT, 30000);
+	pace_release(p, &t[3], PACE_OK, 300);
+	pace_stats(p, &st);
+	is_int(st.slow_start, 0, "starts: a silent start ends slow start");
+	is_int(st.decreases, 1, "starts: two silent starts of one generation halve once");
+	is_int(pace_slots(p), 3, "starts: 5 halved is 2.5, and a quick start adds 1/2: 3");
+	pace_free(p);
+
+	/* the window never passes the maximum (the fleet's size) */
+	p = pace_new(4, 6, 1);
+	pace_set_slow_start(p, 1);
+	for (i = 0; i < 20; i++) {
+		pace_acquire(p, &t[0]);
+		pace_release(p, &t[0], PACE_OK, 300);
+	}
+	is_int(pace_slots(p), 6, "starts: slow start stops at the maximum");
+	pace_free(p);
+	pace_set_slow_start(NULL, 1);
+
+	/*
+	 * Quick within the silence rule: a start of 3 s after a fastest of
+	 * 100 ms still grows the window; one of 9 s, past 30 s / 4, does not.
+	 */
+	p = pace_new(8, 128, 1);
+	pace_set_slow_start(p, 1);
+	pace_set_quick(p, 7500);
+	pace_acquire(p, &t[0]);
+	pace_release(p, &t[0], PACE_OK, 100);
+	pace_acquire(p, &t[0]);
+	pace_release(p, &t[0], PACE_OK, 3000);
+	pace_stats(p, &st);
+	is_int(pace_slots(p), 10, "starts: 3 s is quick under a quick limit of 7.5 s");
+	is_int(st.slow_start, 1, "starts: ... and slow start goes on");
+	pace_acquire(p, &t[0]);
+	pace_release(p, &t[0], PACE_OK, 9000);
+	pace_stats(p, &st);
+	is_int(pace_slots(p), 10, "starts: 9 s is slow: the window stays");
+	is_int(st.slow, 1, "starts: ... counted slow");
+	is_int(st.slow_start, 0, "starts: ... and slow start is over");
+	pace_free(p);
+	pace_set_quick(NULL, 1);
+}
+
+struct waiter {
+	struct pace		*p;
+	struct pace_ticket	 t;
+};
+
+static void *
+wait_slot(void *arg)
+{
+	struct waiter *w = arg;
+
+	pace_acquire(w->p, &w->t);
+	return NULL;
+}
+
+/* Who waits for a slot is counted: the controller holding a host back. */
+static void
+test_waiting(void)
+{
+	struct pace *p = pace_new(1, 1, 1);
+	struct pace_ticket t;
+	struct pace_stats st;
+	struct waiter w = { p, { 0, 0 } };
+	pthread_t th;
+	int i;
+
+	pace_acquire(p, &t);
+	pace_stats(p, &st);
+	is_int(st.waiting, 0, "waiting: none while a slot was free");
+	pthread_create(&th, NULL, wait_slot, &w);
+	for (i = 0; i < 10000; i++) {
+		pace_stats(p, &st);
+		if (st.waiting == 1)
+			break;
+		sched_yield();
+		usleep(1000);
+	}
+	is_int(st.waiting, 1, "waiting: one caller waits for the only slot");
+	pace_release(p, &t, PACE_OK, 100);
+	pthread_join(th, NULL);
+	pace_stats(p, &st);
+	is_int(st.waiting, 0, "waiting: none once it got the slot");
+	is_int(st.inflight, 1, "waiting: ... which it holds");
+	ok(st.waited_ms >= 0, "waiting: the time waited is summed");
+	pace_release(p, &w.t, PACE_OK, 100);
+	pace_free(p);
+}
+
 static void *
 work(void *arg)
 {
@@ -214,6 +351,8 @@ main(void)
 	test_decrease();
 	test_retry();
 	test_threads();
+	test_slow_start();
+	test_waiting();
 	pace_free(NULL);
 	return tap_done();
 }

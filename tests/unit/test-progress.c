@@ -391,6 +391,121 @@ test_many_hosts(void)
 	fclose(f);
 }
 
+/*
+ * A big fleet is summed up: on a terminal the hosts by state, the slowest
+ * busy hosts, the failed ones and the bar, whatever the number of hosts;
+ * off one no line per host state or trial, but the hosts by state at most
+ * once a second (of the fake clock), and failures still on lines of their
+ * own.
+ */
+static void
+test_summary(void)
+{
+	FILE *f;
+	struct progress *p = new_progress(PROGRESS_TERMINAL, &f);
+	char name[16], *out;
+	const char *s, *nl;
+	size_t i, k;
+	int lines = 0;
+
+	progress_set_color(p, 0);
+	for (i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "lab-%04zu", i + 1);
+		progress_add_host(p, name, 4);
+	}
+	/* 900 running (trial 2 or 3 of 4; lab-0500 still on trial 1, and
+	 * lab-0007 on its first since longest), 80 done, 12 failed, the rest
+	 * deploying */
+	for (i = 0; i < 900; i++) {
+		fake_now += i == 6 ? 0 : 0.001;
+		progress_trial(p, i, 1, "spin");
+		if (i == 6 || i == 499)
+			continue;
+		progress_trial_done(p, i, NULL);
+		progress_trial(p, i, 2, "spin");
+		if (i % 2)
+			continue;
+		progress_trial_done(p, i, NULL);
+		progress_trial(p, i, 3, "spin");
+	}
+	for (i = 900; i < 980; i++) {
+		for (k = 1; k <= 4; k++) {
+			progress_trial(p, i, k, "spin");
+			progress_trial_done(p, i, NULL);
+		}
+		progress_state(p, i, PROGRESS_DONE, NULL);
+	}
+	for (i = 980; i < 992; i++) {
+		progress_trials_failed(p, i, 4);
+		progress_state(p, i, PROGRESS_FAILED, "connect: connection refused");
+	}
+	for (i = 992; i < 1000; i++)
+		progress_state(p, i, PROGRESS_DEPLOYING, "waiting to start");
+	for (s = render(p); (nl = strchr(s, '\n')) != NULL; s = nl + 1)
+		lines++;
+	ok(lines <= 23, "1000 hosts on 24 rows: at most 23 lines");
+	ok(strncmp(frame, "1000 hosts: 8 deploying, 900 running, 80 done, 12 failed\n"
+	    "slowest of 908 busy:\n", 78) == 0, "the hosts by state first, then the slowest");
+	if (strncmp(frame, "1000 hosts", 10) != 0)
+		printf("# got:\n%s", frame);
+	s = strstr(frame, "busy:\n");
+	ok(s != NULL && strncmp(s + 6, "lab-0007  trial 1/4 spin\nlab-0500  trial 1/4 spin\n",
+	    50) == 0, "slowest: the fewest trials done, the longest at it first");
+	ok(strstr(frame, "lab-0993  deploying waiting to start\n") != NULL,
+	    "then the hosts not started");
+	ok(strstr(frame, "failed (12):\nlab-0981  failed: connect: connection refused\n") != NULL,
+	    "the failed hosts");
+	ok(strstr(frame, "more failed") == NULL, "24 rows: every failed host fits");
+	ok(strstr(frame, "lab-0901") == NULL, "no done host");
+	ok(strstr(frame, "trials, 48 failed") != NULL, "and the bar");
+	progress_set_size(p, 80, 10);
+	render(p);
+	for (lines = 0, s = frame; (nl = strchr(s, '\n')) != NULL; s = nl + 1)
+		lines++;
+	ok(lines <= 9, "10 rows: 9 lines at most");
+	ok(strstr(frame, "failed (12):\nlab-0981  failed") != NULL &&
+	    strstr(frame, "\n+10 more failed\n") != NULL && strstr(frame, "busy:\nlab-0007  trial 1/4 spin\n"
+	    "lab-0500  trial 1/4 spin\nfailed") != NULL,
+	    "those that do not fit counted, the slowest in half the rows");
+	progress_set_summary(p, 0);
+	render(p);
+	ok(strstr(frame, "+993 more: ") != NULL, "summary 0: never summed up");
+	progress_free(p);
+	fclose(f);
+
+	/* off a terminal */
+	p = new_progress(PROGRESS_PLAIN, &f);
+	progress_set_summary(p, 3);
+	for (i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "h%zu", i);
+		progress_add_host(p, name, 2);
+	}
+	for (i = 0; i < 5; i++)
+		progress_state(p, i, PROGRESS_CONNECTING, "x");
+	fake_now += 0.5;
+	for (i = 0; i < 5; i++)
+		progress_trial(p, i, 1, "spin");
+	fake_now += 1;
+	progress_trial_done(p, 0, NULL);
+	progress_trial_done(p, 1, "bench: it broke");
+	progress_trial_done(p, 2, "bench, as before");
+	progress_trials_failed(p, 3, 2);
+	progress_state(p, 3, PROGRESS_FAILED, "connect: refused");
+	progress_end(p);
+	out = written(f);
+	is_str(out,
+	    "2001-11-30T04:15:02Z 5 hosts: 4 waiting, 1 connecting; 0/10 trials, 0 failed\n"
+	    "2001-11-30T04:15:03Z 5 hosts: 5 running; 1/10 trials, 0 failed\n"
+	    "2001-11-30T04:15:03Z h1 trial 1/2 failed: bench: it broke\n"
+	    "2001-11-30T04:15:03Z h3 failed: connect: refused\n"
+	    "2001-11-30T04:15:03Z 5 hosts: 4 running, 1 failed; 5/10 trials, 4 failed\n"
+	    "2001-11-30T04:15:03Z 5/10 trials, 4 failed, in 2s\n",
+	    "plain: the hosts by state once a second, failures on their own lines");
+	free(out);
+	progress_free(p);
+	fclose(f);
+}
+
 static void
 test_redraw(void)
 {
@@ -762,6 +877,7 @@ int
 main(void)
 {
 	unsetenv("NO_COLOR");
+	unsetenv("FLEETMARK_PROGRESS_SUMMARY");
 	test_frame();
 	test_eta();
 	test_width();
@@ -770,6 +886,7 @@ main(void)
 	test_trial_values();
 	test_trial_failure();
 	test_many_hosts();
+	test_summary();
 	test_redraw();
 	test_plain();
 	test_counts();
