@@ -24,7 +24,7 @@
 static void
 test_dir(void)
 {
-	ok(detach_dir_valid("/tmp/fleetmark/runs/20261201-170000-smoke-1a2b"), "a run's directory");
+	ok(detach_dir_valid("/tmp/fleetmark/runs/20011201-170000-smoke-1a2b"), "a run's directory");
 	ok(detach_dir_valid("/home/bench/.fm/runs/r.1_x-2"), "under any work directory");
 	ok(!detach_dir_valid("tmp/fleetmark/runs/r1"), "not a relative path");
 	ok(!detach_dir_valid("/tmp/fleetmark/r1"), "not outside runs/");
