@@ -92,6 +92,23 @@ journal_host_get(struct journal *j, const char *name)
 
 /* --- run.json ---------------------------------------------------------------- */
 
+/*
+ * The host named host with run_mu taken (the caller unlocks it); NULL
+ * with *err and run_mu free for a name unfit for a file.
+ */
+static struct jhost *
+host_locked(struct journal *j, const char *host, char **err)
+{
+	struct jhost *h;
+
+	pthread_mutex_lock(&j->run_mu);
+	if ((h = journal_host_get(j, host)) == NULL) {
+		pthread_mutex_unlock(&j->run_mu);
+		*err = xasprintf("bad host name '%.64s'", host);
+	}
+	return h;
+}
+
 /* run.json's entry for h, created when missing; run_mu held. */
 static json_t *
 host_entry(struct journal *j, const struct jhost *h)
@@ -393,12 +410,8 @@ journal_host_board(struct journal *j, const char *host, const char *what,
 	char when[64];
 	int r;
 
-	pthread_mutex_lock(&j->run_mu);
-	if ((h = journal_host_get(j, host)) == NULL) {
-		pthread_mutex_unlock(&j->run_mu);
-		*err = xasprintf("bad host name '%.64s'", host);
+	if ((h = host_locked(j, host, err)) == NULL)
 		return -1;
-	}
 	e = host_entry(j, h);
 	if ((a = json_object_get(e, "board")) == NULL || !json_is_array(a)) {
 		a = json_array();
@@ -423,12 +436,8 @@ journal_host_status(struct journal *j, const char *host, enum journal_host_statu
 	struct jhost *h;
 	int r;
 
-	pthread_mutex_lock(&j->run_mu);
-	if ((h = journal_host_get(j, host)) == NULL) {
-		pthread_mutex_unlock(&j->run_mu);
-		*err = xasprintf("bad host name '%.64s'", host);
+	if ((h = host_locked(j, host, err)) == NULL)
 		return -1;
-	}
 	h->status = st;
 	rundir_json_host_status(host_entry(j, h), journal_host_status_name(st), reason);
 	r = run_write_soon(j, err);
@@ -448,13 +457,9 @@ journal_host_env(struct journal *j, const char *host, const json_t *env, char **
 		*err = xasprintf("%s: the env facts are not an object", host);
 		return -1;
 	}
-	pthread_mutex_lock(&j->run_mu);
-	h = journal_host_get(j, host);
-	pthread_mutex_unlock(&j->run_mu);
-	if (h == NULL) {
-		*err = xasprintf("bad host name '%.64s'", host);
+	if ((h = host_locked(j, host, err)) == NULL)
 		return -1;
-	}
+	pthread_mutex_unlock(&j->run_mu);
 	copy = json_deep_copy(env);
 	json_object_del(copy, "type");
 	json_object_del(copy, "id");
@@ -483,12 +488,8 @@ host_member(struct journal *j, const char *host, const char *key, const json_t *
 	struct jhost *h;
 	int r;
 
-	pthread_mutex_lock(&j->run_mu);
-	if ((h = journal_host_get(j, host)) == NULL) {
-		pthread_mutex_unlock(&j->run_mu);
-		*err = xasprintf("bad host name '%.64s'", host);
+	if ((h = host_locked(j, host, err)) == NULL)
 		return -1;
-	}
 	rundir_json_set(host_entry(j, h), key, json_deep_copy(v));
 	r = run_write_soon(j, err);
 	pthread_mutex_unlock(&j->run_mu);
