@@ -110,8 +110,10 @@ struct journal_info {
 
 /*
  * "YYYYMMDD-HHMMSS-<plan name>-<4 hex>", the time in UTC, the name with
- * anything outside [A-Za-z0-9._-] made '-' and cut to 64 bytes, the hex
- * random.  A new string.
+ * anything outside [A-Za-z0-9._-] made '-' and cut to 64 bytes.  When
+ * `when` is the current second the first hex byte is the fraction of it
+ * (1/256 s), so that runs of one plan started in one second sort in their
+ * order; the rest is random.  A new string.
  */
 char	*journal_new_run_id(const char *plan_name, time_t when);
 

@@ -210,6 +210,7 @@ journal_new_run_id(const char *plan_name, time_t when)
 {
 	char stamp[32], name[65];
 	unsigned char rnd[2];
+	struct timespec now;
 	struct tm tm;
 	size_t i;
 
@@ -233,6 +234,15 @@ journal_new_run_id(const char *plan_name, time_t when)
 		rnd[0] = (unsigned char)(x >> 8);
 		rnd[1] = (unsigned char)x;
 	}
+	/*
+	 * Ids sort by name everywhere (latest, history, an archive's
+	 * listing), so two runs of one plan started in the same second must
+	 * sort in the order they started: the first byte is the fraction of
+	 * that second, in 1/256 s, whenever the id is for now.
+	 */
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0 && now.tv_sec == when)
+		rnd[0] = (unsigned char)((unsigned long long)now.tv_nsec * 256 /
+		    1000000000ull);
 	return xasprintf("%s-%s-%02x%02x", stamp, name, rnd[0], rnd[1]);
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -358,6 +359,40 @@ test_run_id(void)
 	    "run id: the plan name made safe for a path");
 	free(id);
 	free(id2);
+}
+
+/* Two ids of one plan made 20 ms apart in one second sort in that order. */
+static void
+test_run_id_order(void)
+{
+	struct timespec now, gap = { 0, 20 * 1000 * 1000 };
+	char *a, *b;
+	int i, ordered = 1, pairs = 0;
+
+	for (i = 0; i < 20; i++) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_nsec > 900 * 1000 * 1000) {
+			nanosleep(&gap, NULL);
+			continue;
+		}
+		a = journal_new_run_id("order", now.tv_sec);
+		nanosleep(&gap, NULL);
+		b = journal_new_run_id("order", now.tv_sec);
+		if (strcmp(a, b) >= 0) {
+			printf("# %s not before %s\n", a, b);
+			ordered = 0;
+		}
+		pairs++;
+		free(a);
+		free(b);
+	}
+	ok(pairs > 0 && ordered, "run ids of one second sort in the order they were made");
+	a = journal_new_run_id("order", 1007093700);
+	b = journal_new_run_id("order", 1007093700);
+	ok(strlen(a) == 26 && strlen(b) == 26 && strncmp(a, b, 22) == 0,
+	    "... and an id for another time is still stamp, name and 4 hex");
+	free(a);
+	free(b);
 }
 
 static void
@@ -1408,6 +1443,7 @@ main(void)
 {
 	setup();
 	test_run_id();
+	test_run_id_order();
 	test_create();
 	test_lines();
 	test_profile();
