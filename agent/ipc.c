@@ -361,7 +361,8 @@ ipc_pingpong_size(struct trial *t)
 }
 
 const struct bench_param ipc_pingpong_params[] = {
-	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" },
+	IPC_PINGPONG_SIZE_PARAM,
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 
@@ -387,6 +388,8 @@ ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total)
 const struct bench_param ipc_stream_params[] = {
 	{ "msg", PARAM_INT, "64K", "bytes per write and largest read (lmbench: 64K)", "1..64M" },
 	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench: 10M)", "1..1024G" },
+	TIMING_SAMPLING_PARAM,
+	TIMING_INTERVAL_PARAM("2000000", "2000000, bw_pipe's and bw_unix's MEDIUM whatever ENOUGH says"),
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

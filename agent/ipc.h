@@ -108,10 +108,13 @@ int	ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk,
 size_t	ipc_pingpong_size(struct trial *t);
 
 /*
- * The parameters and metrics of those stream ping-pongs (lat_pipe,
- * lat_unix, lat_tcp: `size`, 1 byte by default as lmbench's, and the
- * round trip's latency), one table for the three benchmarks.
+ * The `size` parameter of those ping-pongs, 1 byte by default as
+ * lmbench's; the parameters of lat_unix (size, sampling) and the metric
+ * of all three (the round trip's latency).  lat_pipe and lat_tcp add the
+ * sample interval their lmbench programs insist on (timing.h).
  */
+#define IPC_PINGPONG_SIZE_PARAM \
+	{ "size", PARAM_INT, "1", "bytes per message (lmbench: 1)", "1..1M" }
 extern const struct bench_param ipc_pingpong_params[];
 extern const struct bench_metric ipc_pingpong_metrics[];
 
@@ -124,7 +127,9 @@ int	ipc_stream_sizes(struct trial *t, size_t *msg, uint64_t *total);
 
 /*
  * Those two parameters with lmbench's defaults (64K, 10M), for bw_pipe and
- * bw_unix (bw_tcp's defaults differ, and it has one more).
+ * bw_unix (bw_tcp's defaults differ, and it has one more), with sampling
+ * and the two seconds a sample of lmbench's bw_pipe and bw_unix lasts
+ * (timing.h).
  */
 extern const struct bench_param ipc_stream_params[];
 

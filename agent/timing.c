@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent.h"
 #include "bench.h"
 #include "timing.h"
 #include "wire.h"
@@ -192,14 +193,96 @@ sample(timing_fn fn, void *arg, uint64_t n, const struct timing_opts *o)
 	return per > 0 ? per : 0;
 }
 
+/*
+ * Whether t's benchmark declares the sampling parameter and it says
+ * "all": every run at one calibrated count is a sample.
+ */
+static int
+declares(const struct trial *t, const char *name)
+{
+	const struct bench_param *p;
+
+	if (t == NULL || t->bench == NULL || t->bench->params == NULL)
+		return 0;
+	for (p = t->bench->params; p->name != NULL; p++)
+		if (strcmp(p->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+every_run(const struct trial *t)
+{
+	return declares(t, TIMING_SAMPLING) &&
+	    strcmp(trial_str(t, TIMING_SAMPLING), "all") == 0;
+}
+
+/*
+ * lmbench's benchmp(): start at one operation, grow the count eightfold
+ * while a run takes under 150 us, then after every run rescale it to 1.1
+ * target intervals when the run took under 0.99 or over 1.2 of one; a
+ * run counts as a sample only when it lasted over 0.95 of the interval
+ * (lib_timing.c, benchmp_interval()).  The runs that fall short are
+ * dropped, so on a machine whose speed changes from run to run the
+ * samples lean towards the slower runs, as lmbench's do.  A count held
+ * at o->max_iters counts whatever its length.  Returns the count of the
+ * last sample, 0 at the deadline.
+ */
+static uint64_t
+benchmp(struct trial *t, timing_fn fn, void *arg, const struct timing_opts *o,
+    double *samples, int nsamples)
+{
+	double target = (o && o->target_ns > 0) ? o->target_ns : TIMING_TARGET_NS;
+	uint64_t cap = (o && o->max_iters) ? o->max_iters : (UINT64_C(1) << 27);
+	uint64_t n = 1, last = 0;
+	double el, per, scaled;
+	int got = 0, begun = 0;
+
+	while (got < nsamples) {
+		if (trial_expired(t))
+			return 0;
+		el = run_once(fn, arg, n) - clock_overhead;
+		if (!(o && o->keep_loop))
+			el -= (double)n * loop_overhead;
+		if (el > 0.95 * target || n >= cap) {
+			if (!begun) {
+				trial_measure_begin(t);
+				begun = 1;
+			}
+			per = el / (double)n;
+			samples[got++] = per > 0 ? per : 0;
+			last = n;
+		}
+		if (n < cap && (el < 0.99 * target || el > 1.2 * target)) {
+			if (el > 150e3) {
+				scaled = (double)n / el * 1.1 * target + 1;
+				n = scaled >= (double)cap ? cap : (uint64_t)scaled;
+			} else
+				n = n * 8 > cap ? cap : n * 8;
+		} else if (n > cap)
+			n = cap;
+	}
+	trial_measure_end(t);
+	return last;
+}
+
 uint64_t
 timing_measure(struct trial *t, timing_fn fn, void *arg,
     const struct timing_opts *o, double *samples, int nsamples)
 {
+	struct timing_opts io = { 0, 0, 0 };
 	uint64_t n;
 	int i;
 
 	timing_init();
+	if (declares(t, TIMING_INTERVAL)) {
+		if (o != NULL)
+			io = *o;
+		io.target_ns = (double)trial_int(t, TIMING_INTERVAL) * 1e3;
+		o = &io;
+	}
+	if (!every_run(t))
+		return benchmp(t, fn, arg, o, samples, nsamples);
 	if ((n = calibrate(t, fn, arg, o)) == 0)
 		return 0;
 	trial_measure_begin(t);

@@ -38,9 +38,41 @@ struct timing_opts {
 };
 
 /*
- * Fill samples[0..n) with nanoseconds per operation.  Returns the number of
- * operations per sample, or 0 when the trial's deadline passed first.
- * `o` may be NULL for the defaults.
+ * The parameter that says which runs are samples, for the benchmarks that
+ * declare it (TIMING_SAMPLING_PARAM in their parameter table):
+ *
+ *   lmbench  (the default) lmbench's benchmp(): the count is recalibrated
+ *            after every run, and only a run that lasted over 95% of the
+ *            target interval is a sample, so a run that went faster than
+ *            the last is dropped and the samples lean towards the slower
+ *            runs of a machine whose speed changes, as lmbench's do
+ *   all      every run at one count, calibrated once, after a discarded
+ *            warm-up: fleetmark's own, whose median catches the quiet
+ *            moments of a shared machine and spreads less
+ */
+#define TIMING_SAMPLING		"sampling"
+#define TIMING_SAMPLING_PARAM						\
+	{ TIMING_SAMPLING, PARAM_ENUM, "lmbench",				\
+	  "which runs are samples: lmbench (benchmp's: over 95% of the "	\
+	  "interval, the count recalibrated after each) or all (every run "	\
+	  "at one count)", "lmbench|all" }
+
+/*
+ * The parameter that sets the target interval of a sample, in
+ * microseconds, for the benchmarks that declare it: lmbench's ENOUGH, or
+ * the longer interval some of its programs insist on whatever ENOUGH
+ * says (lat_pipe and lat_udp a second, lat_tcp, bw_pipe and bw_unix two).
+ */
+#define TIMING_INTERVAL		"interval"
+#define TIMING_INTERVAL_PARAM(def, lmbench)					\
+	{ TIMING_INTERVAL, PARAM_INT, def, "microseconds a sample lasts at "	\
+	  "least (lmbench: " lmbench ")", "1000..10000000" }
+
+/*
+ * Fill samples[0..n) with nanoseconds per operation, taken as the trial's
+ * sampling parameter says (lmbench's rule when it has none).  Returns the
+ * number of operations of the last sample, or 0 when the trial's deadline
+ * passed first.  `o` may be NULL for the defaults.
  */
 uint64_t timing_measure(struct trial *t, timing_fn fn, void *arg,
 	    const struct timing_opts *o, double *samples, int n);

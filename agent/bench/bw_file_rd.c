@@ -24,6 +24,7 @@
 
 #include "bench.h"
 #include "ipc.h"
+#include "timing.h"
 #include "wire.h"
 
 #define FILE_NAME	"bw_file_rd.data"
@@ -123,6 +124,7 @@ static const struct bench_param params[] = {
 	{ "block", PARAM_INT, "64K", "bytes per read() (lmbench: 64K)", "4..64M" },
 	{ "mode", PARAM_ENUM, "io_only", "io_only: open once (the summary's); open2close: open and close per operation",
 	  "io_only|open2close" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -248,6 +248,7 @@ static const struct bench_param params[] = {
 	{ "op", PARAM_ENUM, "frd", "frd fwr fcp bcopy (the summary's), rd wr rdwr cp bzero",
 	  "frd|fwr|fcp|bcopy|rd|wr|rdwr|cp|bzero" },
 	{ "size", PARAM_INT, "8M", "bytes of memory touched; copies move half of it (lmbench summary: 8M)", "1K..1024G" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "ipc.h"
+#include "timing.h"
 #include "wire.h"
 
 #define FILE_NAME	"bw_mmap_rd.data"
@@ -119,6 +120,7 @@ static const struct bench_param params[] = {
 	{ "size", PARAM_INT, "8M", "bytes in the file, all summed per operation (lmbench summary: 8M)", "512..16G" },
 	{ "mode", PARAM_ENUM, "mmap_only", "mmap_only: map once (the summary's); open2close: open, map, unmap, close per operation",
 	  "mmap_only|open2close" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "ipc.h"
+#include "timing.h"
 #include "wire.h"
 
 /* What the kernel made of the buffer sizes: it clamps them (rmem_max, wmem_max). */
@@ -55,6 +56,7 @@ static const struct bench_param params[] = {
 	{ "msg", PARAM_INT, "10M", "bytes per write and largest read (lmbench summary: 10M)", "1..64M" },
 	{ "total", PARAM_INT, "10M", "bytes read per timed operation (lmbench summary: 10M)", "1..1024G" },
 	{ "sockbuf", PARAM_INT, "1M", "SO_SNDBUF and SO_RCVBUF of both ends; 0: kernel default", "0.." },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -104,10 +104,15 @@ run(struct trial *t)
 	return rc;
 }
 
+static const struct bench_param params[] = {
+	TIMING_SAMPLING_PARAM,
+	{ NULL, 0, NULL, NULL, NULL }
+};
+
 static const struct bench_metric metrics[] = {
 	{ "latency", "us", 0, "socket, connect and close of one TCP connection" },
 	{ NULL, NULL, 0, NULL }
 };
 
 BENCH(lat_connect, "TCP connection set-up and close to a loopback listener",
-    "lmbench lat_connect (*Local* Communication latencies: TCP conn)", NULL, metrics, run);
+    "lmbench lat_connect (*Local* Communication latencies: TCP conn)", params, metrics, run);

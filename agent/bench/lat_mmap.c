@@ -97,6 +97,7 @@ run(struct trial *t)
 
 static const struct bench_param params[] = {
 	{ "size", PARAM_INT, "8M", "bytes mapped (at least 320K, as lmbench)", "320K.." },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

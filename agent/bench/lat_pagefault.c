@@ -168,6 +168,7 @@ out:
 static const struct bench_param params[] = {
 	{ "size", PARAM_INT, "8M", "bytes of the file mapped (at least 1M, as lmbench)",
 	    "1M.." },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -14,6 +14,7 @@
 
 #include "bench.h"
 #include "ipc.h"
+#include "timing.h"
 #include "wire.h"
 
 static int
@@ -36,6 +37,13 @@ run(struct trial *t)
 	    "round trip over a pair of pipes");
 }
 
+static const struct bench_param params[] = {
+	IPC_PINGPONG_SIZE_PARAM,
+	TIMING_SAMPLING_PARAM,
+	TIMING_INTERVAL_PARAM("1000000", "1000000, lat_pipe's SHORT whatever ENOUGH says"),
+	{ NULL, 0, NULL, NULL, NULL }
+};
+
 BENCH(lat_pipe, "round-trip latency over a pair of pipes",
-    "lmbench lat_pipe (*Local* Communication latencies: Pipe)", ipc_pingpong_params,
+    "lmbench lat_pipe (*Local* Communication latencies: Pipe)", params,
     ipc_pingpong_metrics, run);

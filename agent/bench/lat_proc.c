@@ -346,6 +346,7 @@ static const struct bench_param params[] = {
 	{ "image", PARAM_ENUM, "dynamic", "what exec and shell run: dynamic: the host's "
 	    "true, dynamically linked, as lmbench's hello; agent: this agent itself",
 	    "dynamic|agent" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -191,6 +191,7 @@ static const struct bench_param params[] = {
 	{ "type", PARAM_ENUM, "file", "what the descriptors are: a regular file, "
 	    "or a connected loopback TCP socket", "file|tcp" },
 	{ "n", PARAM_INT, "100", "descriptors in the set", "1..1024" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

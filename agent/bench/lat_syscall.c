@@ -119,6 +119,7 @@ run(struct trial *t)
 
 static const struct bench_param params[] = {
 	{ "op", PARAM_ENUM, "null", "which system call", "null|read|write|stat|open" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -12,6 +12,7 @@
  */
 #include "bench.h"
 #include "ipc.h"
+#include "timing.h"
 
 static int
 run(struct trial *t)
@@ -27,6 +28,13 @@ run(struct trial *t)
 	    "round trip over loopback TCP");
 }
 
+static const struct bench_param params[] = {
+	IPC_PINGPONG_SIZE_PARAM,
+	TIMING_SAMPLING_PARAM,
+	TIMING_INTERVAL_PARAM("2000000", "2000000, lat_tcp's MEDIUM whatever ENOUGH says"),
+	{ NULL, 0, NULL, NULL, NULL }
+};
+
 BENCH(lat_tcp, "round-trip latency over a loopback TCP connection",
-    "lmbench lat_tcp (*Local* Communication latencies: TCP)", ipc_pingpong_params,
+    "lmbench lat_tcp (*Local* Communication latencies: TCP)", params,
     ipc_pingpong_metrics, run);

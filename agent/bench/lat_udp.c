@@ -11,6 +11,7 @@
  */
 #include "bench.h"
 #include "ipc.h"
+#include "timing.h"
 #include "wire.h"
 
 /* The largest payload of a UDP datagram over IPv4. */
@@ -32,6 +33,8 @@ run(struct trial *t)
 
 static const struct bench_param params[] = {
 	{ "size", PARAM_INT, "4", "bytes per datagram (lmbench: 4)", "4..65507" },
+	TIMING_SAMPLING_PARAM,
+	TIMING_INTERVAL_PARAM("1000000", "1000000, lat_udp's SHORT whatever ENOUGH says"),
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -115,7 +115,22 @@ tap_result $? "bw_mem: bcopy (${bw[bcopy]:-none}) is within 10x of fcp (${bw[fcp
 awk -v a="${bw[frd]:-0}" -v b="${bw[bcopy]:-0}" 'BEGIN { exit !(a > 0 && b > 0 && a / b <= 100 && b / a <= 100) }'
 tap_result $? "bw_mem: frd (${bw[frd]:-none}) is within 100x of bcopy (${bw[bcopy]:-none})"
 
+# Samples are taken as lmbench's benchmp() takes them unless a plan says
+# sampling=all: the default of every benchmark of the suite that has the
+# parameter (all but lat_ctx, lat_fs and lat_sig, which time themselves).
+for b in $(awk '{ print $1 }' "$W/points" | sort -u); do
+	case $b in lat_ctx | lat_fs | lat_sig) continue ;; esac
+	is "$(jq -r --arg b "$b" 'select(.name == $b) | .params[] | select(.name == "sampling") |
+		"\(.default) \(.choices)"' "$W/list")" "lmbench lmbench|all" \
+		"$b: sampling defaults to lmbench (or all)"
+done
+point lat_pipe
+is "$(jq -r 'select(.type == "header") | .params.sampling' "$W/last")" lmbench \
+	"lat_pipe: a point without sampling= runs with sampling=lmbench"
+
 # --- other parameter points ----------------------------------------------------
+point lat_pipe sampling=all
+point bw_pipe sampling=all
 point lat_pipe size=4096
 point lat_unix size=1000
 point lat_udp size=1000
@@ -138,7 +153,7 @@ tap_result $? "lat_connect: $its connections per sample x 43 stays within 4000"
 
 # --- bad parameters are refused, with an error line, and leave nothing -------
 for bad in "lat_udp size=2" "lat_tcp size=0" "bw_pipe msg=0" "bw_mem size=1000" \
-	"bw_mem op=xyz" "bw_file_rd block=0" "bw_tcp sockbuf=-1"; do
+	"bw_mem op=xyz" "bw_file_rd block=0" "bw_tcp sockbuf=-1" "lat_pipe sampling=some"; do
 	# shellcheck disable=SC2086 # bad is a benchmark and its parameters
 	TMPDIR=$T "$AGENT" run $bad --samples 1 >"$W/bad" 2>&1 </dev/null
 	rc=$?
