@@ -484,6 +484,7 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 	struct source src = { rfd, wfd, chunk, { -1, -1 } };
 	struct ipc_peer peer = { 0 };
 	struct xfer x;
+	double start;
 	int rc, r;
 
 	memset(&x, 0, sizeof(x));
@@ -512,6 +513,12 @@ ipc_stream(struct trial *t, int rfd, int wfd, size_t chunk, uint64_t total,
 	x.total = chunk;
 	sink(1, &x);
 	x.total = total;
+	if (flags & IPC_WARMUP) {
+		start = timing_now();
+		while (x.err == 0 && !trial_expired(t) &&
+		    timing_now() - start < (double)trial_int(t, "warmup") * 1e3)
+			sink(1, &x);
+	}
 	rc = ipc_report(t, "bandwidth", sink, &x, &x.err, NULL, (double)total, what);
 out:
 	ipc_close(&src.rfd);	/* the writer's next write fails and it returns */

@@ -71,6 +71,8 @@ void	ipc_close(int *fd);
 #define IPC_DGRAM	0x1	/* ipc_pingpong: the server end is a UDP socket */
 #define IPC_ON_DEMAND	0x2	/* ipc_stream: `total` bytes written per request */
 #define IPC_MISALIGN	0x4	/* ipc_stream: read into a buffer 128 bytes into a page */
+#define IPC_WARMUP	0x8	/* ipc_stream: untimed operations for the trial's
+				 * `warmup` microseconds first (lmbench's -W) */
 
 /*
  * A ping-pong latency benchmark over descriptors that exist already: a
