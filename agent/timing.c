@@ -193,28 +193,57 @@ sample(timing_fn fn, void *arg, uint64_t n, const struct timing_opts *o)
 	return per > 0 ? per : 0;
 }
 
+/* The parameter `name` of t's benchmark, or NULL when it declares none. */
+static const struct bench_param *
+declared(const struct trial *t, const char *name)
+{
+	const struct bench_param *p;
+
+	if (t == NULL || t->bench == NULL || t->bench->params == NULL)
+		return NULL;
+	for (p = t->bench->params; p->name != NULL; p++)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+static int
+declares(const struct trial *t, const char *name)
+{
+	return declared(t, name) != NULL;
+}
+
 /*
  * Whether t's benchmark declares the sampling parameter and it says
  * "all": every run at one calibrated count is a sample.
  */
 static int
-declares(const struct trial *t, const char *name)
-{
-	const struct bench_param *p;
-
-	if (t == NULL || t->bench == NULL || t->bench->params == NULL)
-		return 0;
-	for (p = t->bench->params; p->name != NULL; p++)
-		if (strcmp(p->name, name) == 0)
-			return 1;
-	return 0;
-}
-
-static int
 every_run(const struct trial *t)
 {
 	return declares(t, TIMING_SAMPLING) &&
 	    strcmp(trial_str(t, TIMING_SAMPLING), "all") == 0;
+}
+
+/*
+ * Once per trial process: a note when the sampling or the interval is not
+ * lmbench's, the default of the benchmark's table.
+ */
+static void
+note_unlike(struct trial *t)
+{
+	static int noted;
+	const struct bench_param *p;
+
+	if (noted)
+		return;
+	noted = 1;
+	if (every_run(t))
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "sampling=all: every run at one "
+		    "calibrated count is a sample, none dropped");
+	if ((p = declared(t, TIMING_INTERVAL)) != NULL &&
+	    trial_int(t, TIMING_INTERVAL) != strtoll(p->def, NULL, 10))
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "samples of %lld us, lmbench's of %s",
+		    trial_int(t, TIMING_INTERVAL), p->def);
 }
 
 /*
@@ -275,6 +304,7 @@ timing_measure(struct trial *t, timing_fn fn, void *arg,
 	int i;
 
 	timing_init();
+	note_unlike(t);
 	if (declares(t, TIMING_INTERVAL)) {
 		if (o != NULL)
 			io = *o;

@@ -20,6 +20,9 @@
 #include "timing.h"
 #include "wire.h"
 
+/* lmbench's bw_tcp -W default (LONGER), in microseconds */
+#define LMB_WARMUP_US	7500000
+
 /* What the kernel made of the buffer sizes: it clamps them (rmem_max, wmem_max). */
 static void
 note_buffers(struct trial *t, int rfd, int wfd)
@@ -51,6 +54,9 @@ run(struct trial *t)
 	note_buffers(t, fds[0], fds[1]);
 	if (trial_int(t, "warmup") < 0)
 		return trial_error(t, WIRE_ERR_REQUEST, "warmup must not be negative");
+	if (trial_int(t, "warmup") != LMB_WARMUP_US)
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "warmup=%lld us before the samples, "
+		    "lmbench's %d", trial_int(t, "warmup"), LMB_WARMUP_US);
 	return ipc_stream(t, fds[0], fds[1], msg, total, IPC_WARMUP,
 	    "reading from loopback TCP");
 }

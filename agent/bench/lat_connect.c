@@ -12,11 +12,13 @@
  * concurrently on whatever CPU it gets.
  *
  * The client closes first, as in lmbench, so every connection leaves a
- * TIME_WAIT socket on its side for 60 s, holding a local port.  A trial
- * therefore makes at most CONNECT_BUDGET connections, spread over its
- * samples: far from the ~28000 ports of the default ephemeral range, even
- * for trials run back to back (each trial's listener has a new port, so
- * its address pairs are new and an old TIME_WAIT is no conflict).
+ * TIME_WAIT socket on its side for 60 s, holding a local port.  A sample
+ * therefore makes at most CONNECT_BUDGET / (samples + 3) connections and
+ * never more than CONNECT_PER_SAMPLE (lmbench's own come to about 75 at
+ * 75 us); the runs that lmbench's sampling drops add a few more, and a
+ * trial stays far from the ~28000 ports of the default ephemeral range,
+ * even for trials run back to back (each trial's listener has a new port,
+ * so its address pairs are new and an old TIME_WAIT is no conflict).
  */
 #include <errno.h>
 #include <string.h>

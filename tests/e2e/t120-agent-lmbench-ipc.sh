@@ -125,11 +125,21 @@ for b in $(awk '{ print $1 }' "$W/points" | sort -u); do
 		"$b: sampling defaults to lmbench (or all)"
 done
 point lat_pipe
-is "$(jq -r 'select(.type == "header") | .params.sampling' "$W/last")" lmbench \
-	"lat_pipe: a point without sampling= runs with sampling=lmbench"
+is "$(jq -r 'select(.type == "header") | "\(.params.sampling) \(.params.interval)"' "$W/last")" \
+	"lmbench 1000000" "lat_pipe: runs with sampling=lmbench and lmbench's 1 s samples by default"
+is "$(jq -r 'select(.type == "note") | .text' "$W/last" | grep -c '^unlike lmbench')" 0 \
+	"lat_pipe: no note says it is unlike lmbench"
+# ... and the agent's own way says it is not lmbench's
+point lat_pipe sampling=all interval=5000
+is "$(jq -r 'select(.type == "note") | .text' "$W/last" | grep -c '^unlike lmbench: sampling=all')" 1 \
+	"lat_pipe sampling=all: a note says every run is a sample, unlike lmbench"
+is "$(jq -r 'select(.type == "note") | .text' "$W/last" | grep -c '^unlike lmbench: samples of 5000 us')" 1 \
+	"lat_pipe interval=5000: a note says its samples are shorter than lmbench's"
+point bw_tcp warmup=0
+is "$(jq -r 'select(.type == "note") | .text' "$W/last" | grep -c '^unlike lmbench: warmup=0')" 1 \
+	"bw_tcp warmup=0: a note says it warms up less than lmbench"
 
 # --- other parameter points ----------------------------------------------------
-point lat_pipe sampling=all
 point bw_pipe sampling=all
 point lat_pipe size=4096
 point lat_unix size=1000
@@ -145,7 +155,7 @@ for op in rd wr rdwr cp bzero; do
 done
 
 # lat_connect spreads a bounded number of connections over its samples:
-# at most 4000 per trial, calibration and warm-up counted as three samples.
+# at most 4000 / (samples + 3) a sample.
 SAMPLES=40 point lat_connect
 its=$(jq -r 'select(.type == "metric") | .iterations' "$W/last" 2>/dev/null)
 awk -v i="${its:-0}" 'BEGIN { exit !(i > 0 && i * (40 + 3) <= 4000) }'
@@ -153,7 +163,7 @@ tap_result $? "lat_connect: $its connections per sample x 43 stays within 4000"
 
 # --- bad parameters are refused, with an error line, and leave nothing -------
 for bad in "lat_udp size=2" "lat_tcp size=0" "bw_pipe msg=0" "bw_mem size=1000" \
-	"bw_mem op=xyz" "bw_file_rd block=0" "bw_tcp sockbuf=-1" "lat_pipe sampling=some"; do
+	"bw_mem op=xyz" "bw_file_rd block=0" "bw_tcp sockbuf=-1" "lat_pipe sampling=some" "lat_pipe interval=10" "bw_tcp warmup=-1"; do
 	# shellcheck disable=SC2086 # bad is a benchmark and its parameters
 	TMPDIR=$T "$AGENT" run $bad --samples 1 >"$W/bad" 2>&1 </dev/null
 	rc=$?
