@@ -139,6 +139,28 @@ point_value(const struct plan_point *pt, const char *name)
 	return i == STRV_NONE ? NULL : pt->vals[i];
 }
 
+/*
+ * Microseconds of the point's parameter name, given or the catalogue's
+ * default: 0 when the benchmark has no such parameter, -1 when the value
+ * is not a plain number.
+ */
+static double
+point_us(const struct catalog_bench *b, const struct plan_point *pt, const char *name)
+{
+	const struct catalog_param *cp = catalog_find_param(b, name);
+	const char *v = point_value(pt, name);
+	long long us;
+	char *end;
+
+	if (cp == NULL)
+		return 0;
+	if (v == NULL)
+		v = cp->def;
+	errno = 0;
+	us = strtoll(v, &end, 10);
+	return errno != 0 || *end != '\0' || us < 0 ? -1 : (double)us;
+}
+
 /* Seconds one trial of pt takes by the model, or -1 when there is none. */
 static double
 trial_seconds(const struct catalog *cat, const struct plan *p, const struct plan_point *pt)
@@ -158,9 +180,15 @@ trial_seconds(const struct catalog *cat, const struct plan *p, const struct plan
 		if (errno != 0 || *end != '\0' || ms < 0)
 			return -1;
 		secs = EST_WIS_START_S + (double)(p->samples + 1) * (double)ms / 1000;
-	} else if (strncmp(b->from, "lmbench ", 8) == 0)
-		secs = EST_START_S + p->samples * EST_SAMPLE_S;
-	else
+	} else if (strncmp(b->from, "lmbench ", 8) == 0) {
+		/* lmbench's sampling rescales a run to 1.1 of its `interval` */
+		double iv_us = point_us(b, pt, "interval"), warm_us = point_us(b, pt, "warmup");
+
+		if (iv_us < 0 || warm_us < 0)
+			return -1;
+		secs = EST_START_S + warm_us / 1e6 +
+		    p->samples * (iv_us > 0 ? 1.1 * iv_us / 1e6 : EST_SAMPLE_S);
+	} else
 		return -1;
 	if (pt->profile == PLAN_PROFILE_PERF)
 		secs += EST_PROFILE_S;
@@ -407,7 +435,8 @@ plan_main(int argc, char **argv)
 	if (bad < (size_t)(argc - optind)) {
 		char *how = xasprintf("the estimate is a model, not a measurement: per trial "
 		    "%.1fs to start, calibrate and warm up, plus each sample: about %.0f ms for "
-		    "lmbench's benchmarks (calibrated to that), interval_ms for will-it-scale's "
+		    "lmbench's benchmarks (calibrated to that; 1.1 times `interval` for those "
+		    "that have one, plus `warmup`), interval_ms for will-it-scale's "
 		    "(one more to warm up); %.1fs more with a perf profile; connecting and "
 		    "deploying not counted; \"at most\": every trial at the plan's timeout",
 		    EST_START_S, EST_SAMPLE_S * 1000, EST_PROFILE_S);

@@ -41,7 +41,7 @@ is "$(wc -l <"$T") $(jq -r 'select(.status == "ok") | .key + " " + .metric' "$T"
 	"exactly one ok line per (trial, metric): 6 lines, 6 distinct"
 is "$(jq -r '[.host, .kind, (.samples|length|tostring), (.value|type)] | join(" ")' "$T" | sort -u)" \
 	"local ok 5 number" "each line: host local, kind ok, the plan's 5 samples, a value"
-is "$(jq -r .key "$T" | head -3 | xargs)" "-/lat_syscall/op=null/1 -/lat_syscall/op=read/1 -/lat_pipe/size=1/1" \
+is "$(jq -r .key "$T" | head -3 | xargs)" "-/lat_syscall/op=null,sampling=lmbench/1 -/lat_syscall/op=read,sampling=lmbench/1 -/lat_pipe/size=1,sampling=lmbench,interval=5000/1" \
 	"trials in the plan's interleaved order"
 is "$(jq -r '.arch' "$D/hosts/local.json")" "$(jq -r .arch < <("$AGENT" env --json 2>/dev/null || echo '{}'))" \
 	"hosts/local.json: the agent's env facts"
