@@ -253,9 +253,9 @@ note_unlike(struct trial *t)
  * run counts as a sample only when it lasted over 0.95 of the interval
  * (lib_timing.c, benchmp_interval()).  The runs that fall short are
  * dropped, so on a machine whose speed changes from run to run the
- * samples lean towards the slower runs, as lmbench's do.  A count held
- * at o->max_iters counts whatever its length.  Returns the count of the
- * last sample, 0 at the deadline.
+ * samples lean towards the slower runs, as lmbench's do.  A run at
+ * o->max_iters (lmbench has no cap: 2^27) is a sample whatever its
+ * length.  Returns the count of the last sample, 0 at the deadline.
  */
 static uint64_t
 benchmp(struct trial *t, timing_fn fn, void *arg, const struct timing_opts *o,
@@ -282,14 +282,13 @@ benchmp(struct trial *t, timing_fn fn, void *arg, const struct timing_opts *o,
 			samples[got++] = per > 0 ? per : 0;
 			last = n;
 		}
-		if (n < cap && (el < 0.99 * target || el > 1.2 * target)) {
+		if ((el < 0.99 * target && n < cap) || el > 1.2 * target) {
 			if (el > 150e3) {
 				scaled = (double)n / el * 1.1 * target + 1;
 				n = scaled >= (double)cap ? cap : (uint64_t)scaled;
 			} else
 				n = n * 8 > cap ? cap : n * 8;
-		} else if (n > cap)
-			n = cap;
+		}
 	}
 	trial_measure_end(t);
 	return last;
