@@ -142,7 +142,7 @@ if [ -x "$TOP/build/fleetmark-agent" ]; then
 	# -v: each finished trial's values in the (plain) progress lines.
 	(cd "$W" && "$FLEETMARK" -v run "$TOP/plans/smoke.yaml" -o "$W/results" >"$W/out" 2>"$W/err")
 	is "$?" 0 "run -v"
-	is "$(grep -cE '^[0-9T:-]+Z local trial [1-6]/6 [a-z_]+( op=[a-z]+)? rep [12]: latency [0-9.]+ us$' "$W/err")" 6 \
+	is "$(grep -cE '^[0-9T:-]+Z local trial [1-6]/6 [a-z_]+( (op=[a-z]+|interval=[0-9]+))? rep [12]: latency [0-9.]+ us$' "$W/err")" 6 \
 		"one line of values per trial"
 fi
 
