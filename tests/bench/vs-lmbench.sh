@@ -37,10 +37,13 @@
 # (its scratch directories) are the same fresh directory, so both work on
 # the same file system at the same depth.
 #
-# The agent is $AGENT (default build/fleetmark-agent: make first).  Every
-# command runs under timeout(1) (TIMEOUT, default 300 s) and a round takes
-# about two minutes here (lmbench's bw_pipe, bw_unix, lat_pipe, lat_udp and
-# lat_tcp time one or two seconds per sample whatever ENOUGH says).
+# The agent is $AGENT (default build/fleetmark-agent: make first), its
+# points run with their defaults, the lmbench suite's.  Every command runs
+# under timeout(1) (TIMEOUT, default 300 s) and a round takes 4.5 minutes
+# on this machine when it is quiet, 12 under load: lmbench's bw_pipe,
+# bw_unix, lat_pipe, lat_udp and lat_tcp time one or two seconds per
+# sample whatever ENOUGH says, and so do the agent's points for them;
+# bw_tcp warms up for 7.5 s on both sides.
 # Needs bash, coreutils, awk, jq, gcc, make, libtirpc-dev.
 set -eu
 
