@@ -41,7 +41,13 @@
 #define VERDICT_PRIOR_MAX_DF	50	/* d0 at most (and for an infinite one) */
 #define VERDICT_PRIOR_OUTLIER	0.01	/* F-test p below it: the series' own variance */
 #define VERDICT_TREND_MIN_NIGHTS 5	/* fewer segment nights: no trend rule */
+#ifndef VERDICT_TREND_WEIGHT
 #define VERDICT_TREND_WEIGHT	0.2	/* the trend's share of a row's alpha */
+#endif
+#ifndef VERDICT_WINDOW_WEIGHT
+#define VERDICT_WINDOW_WEIGHT	0.1	/* the window rule's share of a row's alpha */
+#endif
+#define VERDICT_WINDOW_MAX	3	/* nights (tonight the last) a window holds */
 
 enum verdict_kind {
 	VERDICT_GOOD,
@@ -75,6 +81,13 @@ struct verdict {
 	double	trend_lo, trend_hi;	/* its 95% interval, percent */
 	double	trend_p;	/* the slope's two-sided p (NAN: none) */
 	int	by_trend;	/* the kind (bad, better) is the trend rule's */
+	int	window_tested;	/* the window rule was applied */
+	size_t	window_n;	/* the window's nights, tonight the last */
+	double	window;		/* their geometric mean against the nights
+				 * before them, percent (NAN: no window rule) */
+	double	window_lo, window_hi;	/* its 95% interval, percent */
+	double	window_p;	/* its p, Bonferroni over the windows tried */
+	int	by_window;	/* the kind (bad, better) is the window rule's */
 };
 
 /*
@@ -90,6 +103,7 @@ struct verdict_prior {
 	double	df;		/* d0; 0: no prior (each series' own variance) */
 	double	s2;		/* s0^2, of log values */
 	int	trend;		/* apply the trend rule too */
+	int	window;		/* apply the window rule too */
 };
 
 /*
