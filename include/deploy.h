@@ -61,7 +61,7 @@ struct transport_result;
  * Put the executable data (len bytes) at path on t, unless the file there
  * already has its SHA-256 (or, without sha256sum, its POSIX cksum), then
  * run the shell command `then` there with $p set to the path.  One exec
- * channel when cached; else the upload (verified) and one more.  `what`
+ * channel when cached; else a second: the upload (verified), then `then`.  `what`
  * names the file in messages.  Returns 0 with what `then` printed in *out
  * (release it) and *uploaded set, or a negative TRANSPORT_E* code with a
  * new message naming the host in *err.

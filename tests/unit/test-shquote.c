@@ -288,6 +288,14 @@ test_local_transport(void)
 		    stat(dst, &st) == 0 && (st.st_mode & 07777) == 0640,
 		    "local transport: upload to a path with blanks and a quote, verified, mode 0640");
 		unlink(dst);
+		/* the command after it runs in the same channel, $p the path */
+		r = transport_upload_run(t, data, sizeof(data) - 1, dst, 0755,
+		    "wc -c < \"$p\"; test -x \"$p\"; exit 3", 10000, &res);
+		ok(r == 0 && atoi(res.out) == (int)sizeof(data) - 1 && res.exit.status == 3 &&
+		    strchr(res.out, '\n') == res.out + res.outlen - 1,
+		    "local transport: upload_run: what the command printed, and its status");
+		transport_result_release(&res);
+		unlink(dst);
 		unlink(path);
 		free(dst);
 	}
