@@ -60,6 +60,7 @@
 #define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
 #define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
 #define BOOT_POLL_MS	1000	/* between logins while a host boots */
+#define START_WAIT_MS	5000	/* keepalives while waiting for a start slot */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -457,7 +458,14 @@ start_acquire(struct worker *w)
 		return;
 	if (pace_try_acquire(w->ctx->starts, &w->start_tk) != 0) {
 		pstate(w, PROGRESS_DEPLOYING, "waiting to start");
-		pace_acquire(w->ctx->starts, &w->start_tk);
+		/*
+		 * The login stays idle meanwhile, for minutes in a big fleet:
+		 * keep it alive, so that neither the host's server
+		 * (ClientAliveInterval) nor a firewall between drops a host
+		 * the controller is holding back.
+		 */
+		while (pace_acquire_wait(w->ctx->starts, &w->start_tk, START_WAIT_MS) != 0)
+			(void)transport_keepalive(w->t);
 	}
 	w->start_held = 1;
 }
