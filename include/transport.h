@@ -271,8 +271,9 @@ unsigned	transport_cksum(const void *data, size_t len);
 #include <stdarg.h>
 
 struct tbuf {
-	unsigned char	*b;
+	unsigned char	*b;		/* grown as bytes come, up to cap */
 	size_t		 len, cap;	/* bytes held, most that may be held */
+	size_t		 alloc;		/* bytes allocated at b */
 	size_t		 dropped;	/* bytes dropped for lack of room */
 	int		 discard;	/* drop what does not fit (else hold it back) */
 	int		 eof;		/* no more will come */

@@ -137,8 +137,25 @@ tbuf_put(struct tbuf *b, const void *p, size_t n)
 
 	if (take > n)
 		take = n;
+	if (take == 0)
+		goto out;
+	/*
+	 * Allocated as it fills: a thousand hosts' channels that never hold
+	 * more than a few lines cost a few KB each, not cap twice over.
+	 */
+	if (b->len + take > b->alloc) {
+		size_t a = b->alloc ? b->alloc : 4096;
+
+		while (a < b->len + take)
+			a *= 2;
+		if (a > b->cap)
+			a = b->cap;
+		b->b = xreallocarray(b->b, a, 1);
+		b->alloc = a;
+	}
 	memcpy(b->b + b->len, p, take);
 	b->len += take;
+out:
 	b->dropped += n - take;
 }
 
@@ -148,6 +165,8 @@ tbuf_take(struct tbuf *b, void *buf, size_t len)
 {
 	if (len > b->len)
 		len = b->len;
+	if (len == 0)
+		return 0;
 	memcpy(buf, b->b, len);
 	memmove(b->b, b->b + len, b->len - len);
 	b->len -= len;
@@ -173,9 +192,7 @@ tchan_open(struct transport *t, const char *cmdline, size_t cap, int timeout_ms,
 		cap = TRANSPORT_CHAN_CAP;
 	c = xcalloc(1, sizeof(*c));
 	c->t = t;
-	c->out.b = xmalloc(cap);
 	c->out.cap = cap;
-	c->err.b = xmalloc(cap);
 	c->err.cap = cap;
 	c->err.discard = 1;
 	c->exit.status = -1;
@@ -298,7 +315,8 @@ take_all(struct tbuf *b, size_t *lenp)
 {
 	char *s = xmalloc(b->len + 1);
 
-	memcpy(s, b->b, b->len);
+	if (b->len > 0)
+		memcpy(s, b->b, b->len);
 	s[b->len] = '\0';
 	*lenp = b->len;
 	return s;
