@@ -260,6 +260,12 @@ test_local_transport(void)
 	    strcmp(res.err, "err\n") == 0, "local transport: capped output, stderr, exit status");
 	transport_result_release(&res);
 
+	/* The buffers grow as output comes, to the whole default cap. */
+	r = transport_run(t, "head -c 65536 /dev/zero; echo e >&2", NULL, 0, 0, 10000, &res);
+	ok(r == 0 && res.outlen == 65536 && res.out_dropped == 0 && res.errlen == 2 &&
+	    res.exit.status == 0, "local transport: 64 KB of output held whole, buffers grown");
+	transport_result_release(&res);
+
 	r = transport_run(t, "kill -KILL $$", NULL, 0, 0, 10000, &res);
 	ok(r == 0 && res.exit.status == -1 && strcmp(res.exit.signal, "KILL") == 0,
 	    "local transport: death by signal reported as KILL");
