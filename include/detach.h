@@ -37,6 +37,8 @@ struct plan;
 
 #define DETACH_RUNS_DIR		"runs"		/* under the host's work directory */
 #define DETACH_WAIT_S		30		/* collect --wait: between rounds */
+#define DETACH_GIVEN_UP		"given-up"	/* a host's state after collect
+						 * --give-up: no collect reaches it */
 
 /*
  * Whether plan p can run detached: nothing in it may need the controller

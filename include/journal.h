@@ -211,6 +211,14 @@ int	journal_host_detached(struct journal *j, const char *host, const json_t *sta
 	    char **err);
 
 /*
+ * Change only the "state" of host's "detached" entry (and its "time" to
+ * now), keeping the rest of what the last look noted; an entry is made
+ * when there is none.
+ */
+int	journal_host_detached_state(struct journal *j, const char *host,
+	    const char *state, char **err);
+
+/*
  * The run ends: status and end time into run.json.  The run.json that
  * says a run ended (st not JOURNAL_RUNNING) is written into the space
  * journal_create() or journal_resume_start() kept for it (RUNDIR_SPARE,

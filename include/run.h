@@ -105,6 +105,10 @@ struct run_config {
 	long long			 wait_lock_ms;	/* how long to wait for a host
 							 * another run holds; 0: not */
 	enum run_mode			 mode;
+	const unsigned char		*give_up;	/* RUN_COLLECT: fleet->nhosts
+							 * flags, or NULL: hosts not
+							 * reached; what they did not
+							 * journal fails agent-lost */
 };
 
 /* What happened on one host. */
@@ -120,6 +124,7 @@ struct run_host {
 						 * journal could not take them */
 	size_t			 collected;	/* RUN_COLLECT: taken from the host's
 						 * detached journal (of ok, failed) */
+	int			 given_up;	/* RUN_COLLECT: run_config.give_up */
 };
 
 struct run_summary {

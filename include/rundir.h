@@ -144,6 +144,8 @@ struct rundir_host {
 	char		*agent;		/* the agent's version, or NULL */
 	char		*arch;		/* the agent's arch, or NULL */
 	char		*kernel;	/* the host's kernel release, or NULL */
+	char		*detached;	/* its "detached" entry's state ("running",
+					 * "done", "given-up"...), or NULL */
 	long long	 ok, failed;	/* trials, as of the last rewrite */
 };
 

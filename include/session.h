@@ -76,6 +76,8 @@ struct session_config {
 						 * run holds; 0: fail it at once */
 	enum run_mode		 mode;		/* run.h: RUN_DETACH (run --detach),
 						 * RUN_COLLECT (collect), else attached */
+	const unsigned char	*give_up;	/* RUN_COLLECT: fleet->nhosts flags,
+						 * collect --give-up; or NULL */
 };
 
 struct session;

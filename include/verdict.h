@@ -42,6 +42,8 @@
 #define VERDICT_PRIOR_OUTLIER	0.01	/* F-test p below it: the series' own variance */
 #define VERDICT_TREND_MIN_NIGHTS 5	/* fewer segment nights: no trend rule */
 #define VERDICT_TREND_WEIGHT	0.2	/* the trend's share of a row's alpha */
+#define VERDICT_WINDOW_WEIGHT	0.1	/* the window rule's share of a row's alpha */
+#define VERDICT_WINDOW_MAX	3	/* nights a window holds at most, tonight the last */
 
 enum verdict_kind {
 	VERDICT_GOOD,
@@ -75,6 +77,13 @@ struct verdict {
 	double	trend_lo, trend_hi;	/* its 95% interval, percent */
 	double	trend_p;	/* the slope's two-sided p (NAN: none) */
 	int	by_trend;	/* the kind (bad, better) is the trend rule's */
+	int	window_tested;	/* the window rule was applied */
+	size_t	window_n;	/* the window's nights, tonight the last */
+	double	window;		/* their geometric mean against the nights
+				 * before them, percent (NAN: no window rule) */
+	double	window_lo, window_hi;	/* its 95% interval, percent */
+	double	window_p;	/* its p, Bonferroni over the windows tried */
+	int	by_window;	/* the kind (bad, better) is the window rule's */
 };
 
 /*
@@ -90,6 +99,7 @@ struct verdict_prior {
 	double	df;		/* d0; 0: no prior (each series' own variance) */
 	double	s2;		/* s0^2, of log values */
 	int	trend;		/* apply the trend rule too */
+	int	window;		/* apply the window rule too */
 };
 
 /*
@@ -111,9 +121,9 @@ int	verdict_log_spread(const double *x, size_t k, double *s2, double *df);
  * d0 infinite (then VERDICT_PRIOR_MAX_DF, as is any larger d0) when the
  * right side is not positive: the series vary no more than sampling
  * alone would make them.  Values of s2 that are not finite and positive
- * are left out.  Sets out->df and out->s2 (not out->trend) and returns 0;
- * with fewer than VERDICT_PRIOR_MIN_SERIES usable values, out->df = 0
- * and -1.
+ * are left out.  Sets out->df and out->s2 (not out->trend, out->window)
+ * and returns 0; with fewer than VERDICT_PRIOR_MIN_SERIES usable values,
+ * out->df = 0 and -1.
  */
 int	verdict_prior_fit(const double *s2, const double *df, size_t n,
 	    struct verdict_prior *out);
@@ -162,29 +172,45 @@ void	verdict_judge(const double *v, size_t n, const double *g, size_t ng, double
  * and whose fitted change reaches the threshold makes the row bad (or
  * better) when the step rule did not (by_trend).
  *
+ * With prior->window, nights and tonight positive, the window rule too:
+ * for j = 2 .. VERDICT_WINDOW_MAX with at least VERDICT_MIN_NIGHTS nights
+ * before the window, the mean of the logs of the last j - 1 nights and
+ * tonight against the mean of the logs of the b = k - j + 1 nights
+ * before them, t with the variance of those b nights' logs (on b - 1 df,
+ * moderated by the prior when pooled) times 1/j + 1/b; the window with
+ * the smallest p is kept (window_n = j, window its change and
+ * window_lo, window_hi its 95% interval, percent), window_p that p times
+ * the windows tried (Bonferroni).  A window whose p / VERDICT_WINDOW_WEIGHT
+ * is below 0.05 and whose interval's far end reaches the threshold makes
+ * the row bad (or better) when neither the step nor the trend did
+ * (by_window).  The step's share of the row's alpha is then 1 -
+ * VERDICT_TREND_WEIGHT - VERDICT_WINDOW_WEIGHT.
+ *
  * The kinds are then verdict_judge()'s, the same threshold rule over the
- * interval: significant when p < 0.05 (p / (1 - VERDICT_TREND_WEIGHT)
- * with a trend rule) and its far end reaches the threshold; good when its
- * worse end stays below it; noisy when tonight's values are
+ * interval: significant when p < 0.05 (p over the step's share with a
+ * trend or window rule) and its far end reaches the threshold; good when
+ * its worse end stays below it; noisy when tonight's values are
  * (verdict_noisy()) or the nights' rsd is above the threshold.  good_rsd
  * is the nights' rsd (night to night), the series' own.  This assumes
  * tonight has as many trials as each night had (a plan's repeat).
  * tested needs at least 2 nights and 1 value; with fewer than
  * VERDICT_MIN_NIGHTS nights the caller should fall back to
  * verdict_judge() against the last night's trials at a wider threshold
- * (docs/nightly.md).  prior NULL: the plain rule, no trend.  Always fills
- * *out.
+ * (docs/nightly.md).  prior NULL: the plain rule, no trend, no window.
+ * Always fills *out.
  */
 void	verdict_nights(const double *v, size_t n, const double *nights, size_t k,
 	    int higher, double threshold, const struct verdict_prior *prior,
 	    struct verdict *out);
 
 /*
- * The p a row brings to the false-discovery step: p, or with a trend
- * rule the weighted Bonferroni min(1, p / (1 - w), trend_p / w), w =
- * VERDICT_TREND_WEIGHT (Rosenthal & Rubin 1983, "Ensemble-adjusted p
- * values", Psychol. Bull. 94(3); valid for the row whatever the two
- * tests' dependence); NAN when not tested.
+ * The p a row brings to the false-discovery step: p, or with a trend or
+ * window rule the weighted Bonferroni min(1, p / ws, trend_p / wt,
+ * window_p / ww), wt = VERDICT_TREND_WEIGHT and ww =
+ * VERDICT_WINDOW_WEIGHT for the rules applied, ws = 1 - those
+ * (Rosenthal & Rubin 1983, "Ensemble-adjusted p values", Psychol. Bull.
+ * 94(3); valid for the row whatever the tests' dependence); NAN when
+ * not tested.
  */
 double	verdict_row_p(const struct verdict *d);
 

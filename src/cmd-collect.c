@@ -1,6 +1,6 @@
 /*
  * cmd-collect.c: `fleetmark collect RUN [-o DIR] [-f FLEET] [-H HOSTS]
- * [-j N] [--wait]`: gather a detached run's results from its hosts
+ * [-j N] [--wait] [--give-up HOSTS]`: gather a detached run's results from its hosts
  * (docs/detached.md).  RUN is a run directory, or a run id (or latest)
  * under -o DIR.
  *
@@ -84,10 +84,12 @@ collect_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "wait", no_argument, NULL, 'w' },
+		{ "give-up", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *outdir = NULL, *fleet = NULL, *hosts = NULL, *jobs = NULL;
+	const char *give_up = NULL;
 	struct strv av = STRV_INIT;
 	char *dir = NULL;
 	int c, quiet = 0, wait = 0, finished = 0, code;
@@ -108,6 +110,9 @@ collect_main(int argc, char **argv)
 			break;
 		case 'w':
 			wait = 1;
+			break;
+		case 'U':
+			give_up = optarg;
 			break;
 		default:
 			if ((c = cmd_common_option(&cmd_collect, c, argv, &quiet)) >= 0)
@@ -142,6 +147,10 @@ collect_main(int argc, char **argv)
 		strv_push(&av, "-j");
 		strv_push(&av, jobs);
 	}
+	if (give_up != NULL) {
+		strv_push(&av, "--give-up");
+		strv_push(&av, give_up);
+	}
 	if (quiet)
 		strv_push(&av, "-q");
 	for (;;) {
@@ -167,6 +176,9 @@ static const struct cmd_option collect_options[] = {
 	{ 'j', NULL, "N", "at most N hosts at once", "all" },
 	{ 0, "wait", NULL, "collect again every 30 s until no host runs its trials any more, "
 	    "then finish the run", "collect once" },
+	{ 0, "give-up", "HOSTS", "stop waiting for these hosts of the run (a board that never "
+	    "came back): they are not reached, the trials their agents did not journal fail "
+	    "as agent-lost, and the run can finish without them", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
 };
 
@@ -198,7 +210,10 @@ static const struct cmd_help collect_help = {
 	"runs the trials it did not finish now, attached, as `run --resume` would.  "
 	"When every host is done the run is finished: the host table and the report are "
 	"printed as by run.\n\n"
-	"A host that cannot be reached records nothing: collect it again later.  "
+	"A host that cannot be reached records nothing: collect it again later, or "
+	"give it up with --give-up HOST, which records what it did not journal as "
+	"failed (agent-lost) so that the run can finish; `run --resume` of the "
+	"finished run later runs those trials again, attached, once the host is back.  "
 	"`fleetmark run --resume RUN` of a detached run collects it too.",
 	collect_options, NULL, collect_exits, collect_examples,
 	"docs/detached.md, fleetmark run --detach", 0
@@ -206,6 +221,6 @@ static const struct cmd_help collect_help = {
 
 const struct cmd_entry cmd_collect = {
 	"collect",
-	"RUN [-o DIR] [-f FLEET] [-H HOSTS] [-j N] [--wait] [-q] [-v]",
+	"RUN [-o DIR] [-f FLEET] [-H HOSTS] [-j N] [--wait] [--give-up HOSTS] [-q] [-v]",
 	"gather a detached run's results from its hosts", collect_main, &collect_help
 };

@@ -658,6 +658,49 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	return rc;
 }
 
+/*
+ * --give-up SPEC of a resumed run: the hosts SPEC selects, which must be
+ * hosts of a detached run that has not finished (sel: the run's hosts).
+ * A new flag array in *out; 0, or the exit status with *err.
+ */
+static int
+give_up_hosts(const struct rundir_run *run, const struct fleet *f, const char *spec,
+    const unsigned char *sel, unsigned char **out, char **err)
+{
+	unsigned char *g;
+	size_t i, n = 0;
+
+	*out = NULL;
+	if (!run->detached || (run->status != NULL && strcmp(run->status,
+	    journal_status_name(JOURNAL_FINISHED)) == 0)) {
+		*err = xasprintf("--give-up %s: the run is %s (--give-up is for the hosts a "
+		    "detached run still waits for)", spec, run->detached ? "finished" :
+		    "not a detached run");
+		return CMD_EXIT_USAGE;
+	}
+	g = xcalloc(f->nhosts, 1);
+	if (fleet_select(f, spec, g, err) != 0) {
+		free(g);
+		return CMD_EXIT_USAGE;
+	}
+	for (i = 0; i < f->nhosts; i++) {
+		if (g[i] && !sel[i]) {
+			*err = xasprintf("--give-up %s: host '%s' is not one of the run's", spec,
+			    f->hosts[i].name);
+			free(g);
+			return CMD_EXIT_USAGE;
+		}
+		n += g[i];
+	}
+	if (n == 0) {
+		*err = xasprintf("--give-up %s: no host", spec);
+		free(g);
+		return CMD_EXIT_USAGE;
+	}
+	*out = g;
+	return 0;
+}
+
 static int
 run_main(int argc, char **argv)
 {
@@ -673,10 +716,12 @@ run_main(int argc, char **argv)
 		{ "commit", required_argument, NULL, 'C' },
 		{ "wait-lock", required_argument, NULL, 'W' },
 		{ "detach", no_argument, NULL, 'D' },
+		{ "give-up", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
+	const char *give_up = NULL;
 	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
 	const char *results, *tune = NULL, *commit = NULL, *group = NULL;
 	struct nightly *verdict = NULL;
@@ -685,7 +730,7 @@ run_main(int argc, char **argv)
 	struct plan *p = NULL;
 	struct session *s = NULL;
 	struct session_config cfg;
-	unsigned char *only = NULL, *sel = NULL;
+	unsigned char *only = NULL, *sel = NULL, *gsel = NULL;
 	char *err = NULL, *agent = NULL, *end, *basedir = NULL, *rdir = NULL, *rplan = NULL;
 	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
 	int base_failed = 0, detach = 0;
@@ -758,6 +803,9 @@ run_main(int argc, char **argv)
 		case 'D':
 			detach = 1;
 			break;
+		case 'U':
+			give_up = optarg;
+			break;
 		case 'C':
 			if (!commit_valid(optarg)) {
 				log_error("--commit: expected a commit id (4 to 64 hex digits), "
@@ -791,6 +839,11 @@ run_main(int argc, char **argv)
 		log_error("--detach: the controller is not there when the run ends; %s is "
 		    "for a run it stays with", resume ? "--resume (collect carries on a detached "
 		    "run)" : baseline ? "--baseline" : push ? "--push" : "--tune");
+		return CMD_EXIT_USAGE;
+	}
+	if (give_up != NULL && (resume == NULL || dry)) {
+		log_error("--give-up: for the hosts of a detached run being collected "
+		    "(`fleetmark collect RUN --give-up HOSTS`)");
 		return CMD_EXIT_USAGE;
 	}
 	if (dry && resume == NULL)
@@ -901,6 +954,10 @@ run_main(int argc, char **argv)
 			}
 			sel[i] = 1;
 		}
+		if (give_up != NULL && (code = give_up_hosts(run, f, give_up, sel, &gsel,
+		    &err)) != 0)
+			goto fail;
+		code = CMD_EXIT_USAGE;
 		if (hosts_spec != NULL) {
 			only = xcalloc(f->nhosts, 1);
 			if (fleet_select(f, hosts_spec, only, &err) != 0)
@@ -908,6 +965,17 @@ run_main(int argc, char **argv)
 			for (i = 0; i < f->nhosts; i++)
 				sel[i] &= only[i];
 		}
+		/* a host given up is not collected again, unless given up again */
+		for (k = 0; run->detached && (run->status == NULL || strcmp(run->status,
+		    journal_status_name(JOURNAL_FINISHED)) != 0) && k < run->nhosts; k++)
+			if (run->hosts[k].detached != NULL &&
+			    strcmp(run->hosts[k].detached, DETACH_GIVEN_UP) == 0)
+				for (i = 0; i < f->nhosts; i++)
+					if (strcmp(f->hosts[i].name, run->hosts[k].name) == 0)
+						sel[i] = 0;
+		for (i = 0; gsel != NULL && i < f->nhosts; i++)
+			sel[i] |= gsel[i];
+		cfg.give_up = gsel;
 		for (i = 0, k = 0; i < f->nhosts; i++)
 			if (sel[i]) {
 				todo += host_todo(p, run->seed, session_done(s), f->hosts[i].name);
@@ -1051,6 +1119,7 @@ run_main(int argc, char **argv)
 	free(rdir);
 	free(rplan);
 	free(only);
+	free(gsel);
 	free(sel);
 	plan_free(p);
 	fleet_free(f);
@@ -1106,6 +1175,9 @@ static const struct cmd_option run_options[] = {
 	    "runs it on its own, journals it on the host and holds the host's lease, and "
 	    "`fleetmark collect` gathers the results later (docs/detached.md); not with "
 	    "variants, tune:, repeat: auto, --baseline or --push", NULL },
+	{ 0, "give-up", "HOSTS", "with --resume of a detached run (collect): do not wait for "
+	    "these hosts any more; the trials their agents did not journal fail as agent-lost, "
+	    "and no later collect reaches them (docs/detached.md)", NULL },
 	{ 0, "dry-run", NULL, "show the trials each host would run (as `fleetmark plan`); with "
 	    "--resume, the trials a resume would run; contact nothing, write nothing", NULL },
 	{ 0, NULL, NULL, NULL, NULL }

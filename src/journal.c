@@ -520,6 +520,29 @@ journal_host_detached(struct journal *j, const char *host, const json_t *state,
 }
 
 int
+journal_host_detached_state(struct journal *j, const char *host, const char *state,
+    char **err)
+{
+	char when[CLOCK_ISO8601_MAX];
+	struct jhost *h;
+	json_t *e, *d;
+	int r;
+
+	if ((h = host_locked(j, host, err)) == NULL)
+		return -1;
+	e = host_entry(j, h);
+	d = json_object_get(e, "detached");
+	d = json_is_object(d) ? json_deep_copy(d) : json_object();
+	clock_iso8601_now(when, sizeof(when), 0);
+	json_object_set_new(d, "state", json_string(state));
+	json_object_set_new(d, "time", json_string(when));
+	rundir_json_set(e, "detached", d);
+	r = run_write_soon(j, err);
+	pthread_mutex_unlock(&j->run_mu);
+	return r;
+}
+
+int
 journal_finish(struct journal *j, enum journal_status st, char **err)
 {
 	int r;

@@ -434,6 +434,7 @@ rows_judge(struct nightly_row *rows, size_t n)
 				m++;
 		verdict_prior_fit(s2, df, m, &pr);
 		pr.trend = 1;
+		pr.window = 1;
 		for (k = i; k < j; k++) {
 			by[k]->prior = pr;
 			row_judge(by[k]);
@@ -800,6 +801,15 @@ text_lines(const struct nightly *n, FILE *out)
 				fprintf(out, "; a trend: %s over its %zu nights and tonight (p=%.2g)",
 				    cb, w->ngood, d->trend_p);
 			}
+			if (d->by_window) {
+				fmt_pct(cb, sizeof(cb), d->window, 1);
+				if (d->window_n == 2)
+					fputs("; the last night and tonight", out);
+				else
+					fprintf(out, "; the last %zu nights and tonight", d->window_n - 1);
+				fprintf(out, ": %s against the %zu nights before (p=%.2g)", cb,
+				    w->ngood + 1 - d->window_n, d->window_p);
+			}
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
 				numfmt_mean(ab, sizeof(ab), w->cv.now);
 				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
@@ -840,8 +850,9 @@ header(const struct nightly *n, FILE *out)
 	fprintf(out, "Nightly verdict against the history of plan '%s' in %s (%zu night%s "
 	    "before tonight): each series against its nights since the last change point "
 	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval (the "
-	    "variance pooled over a host's series when it has %d or more), and the trend of "
-	    "%d or more nights and tonight, at the threshold %g%%; with fewer than %d nights, "
+	    "variance pooled over a host's series when it has %d or more), the trend of "
+	    "%d or more nights and tonight, and the last night or two with tonight against "
+	    "the nights before them, at the threshold %g%%; with fewer than %d nights, "
 	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows "
 	    "tested at fdr %g; ", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
 	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
@@ -975,6 +986,11 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "trend", jnum(d->trend_tested ? d->trend : NAN));
 		json_object_set_new(jr, "trend_p", jnum(d->trend_tested ? d->trend_p : NAN));
 		json_object_set_new(jr, "by_trend", json_boolean(d->by_trend));
+		json_object_set_new(jr, "window", jnum(d->window_tested ? d->window : NAN));
+		json_object_set_new(jr, "window_nights", d->window_tested ?
+		    json_integer((json_int_t)d->window_n) : json_null());
+		json_object_set_new(jr, "window_p", jnum(d->window_tested ? d->window_p : NAN));
+		json_object_set_new(jr, "by_window", json_boolean(d->by_window));
 		json_object_set_new(jr, "q", jnum(w->vr.q));
 		json_object_set_new(jr, "kind", json_string(verdict_name(d->kind)));
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));

@@ -1915,6 +1915,31 @@ collect_host(struct worker *w)
 	return left;
 }
 
+/*
+ * RUN_COLLECT with --give-up: the host is not reached, and every trial of
+ * its that no one finished fails as agent-lost, so that the run can end.
+ */
+static void
+give_up_host(struct worker *w)
+{
+	const char *why = "given up (collect --give-up): its detached agent's "
+	    "journal was not collected";
+	char *err = NULL;
+
+	wlog(w, "given up: %zu trial%s no agent finished are recorded as lost",
+	    count_todo(w, 0), count_todo(w, 0) == 1 ? "" : "s");
+	fail_rest(w, 0, AP_ST_AGENT_LOST, why);
+	if (journal_host_detached_state(w->ctx->c->journal, w->h->name, DETACH_GIVEN_UP,
+	    &err) != 0)
+		journal_failed(w->ctx, err);
+	w->rh->given_up = 1;
+	w->rh->not_run = count_todo(w, 0);
+	w->rh->status = JOURNAL_HOST_FAILED;
+	w->rh->reason = xasprintf("%s: %s", ap_status_name(AP_ST_AGENT_LOST), why);
+	set_host_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
+	pstate(w, PROGRESS_FAILED, w->rh->reason);
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -1928,6 +1953,11 @@ worker_main(void *arg)
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);
 		pstate(w, PROGRESS_DONE, "nothing left to run");
+		return NULL;
+	}
+	if (c->mode == RUN_COLLECT && c->give_up != NULL &&
+	    c->give_up[w->h - c->fleet->hosts]) {
+		give_up_host(w);
 		return NULL;
 	}
 	if (take_slot(w->ctx) != 0)

@@ -315,6 +315,7 @@ rundir_run_new(const json_t *run)
 		h->agent = dup_member(e, "agent");
 		h->arch = dup_member(e, "arch");
 		h->kernel = dup_member(e, "kernel");
+		h->detached = dup_member(json_object_get(e, "detached"), "state");
 		h->ok = json_integer_value(json_object_get(e, "ok"));
 		h->failed = json_integer_value(json_object_get(e, "failed"));
 	}
@@ -351,6 +352,7 @@ rundir_run_free(struct rundir_run *r)
 		free(r->hosts[i].agent);
 		free(r->hosts[i].arch);
 		free(r->hosts[i].kernel);
+		free(r->hosts[i].detached);
 	}
 	free(r->hosts);
 	free(r->id);

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cmd.h"
+#include "detach.h"
 #include "fleet.h"
 #include "journal.h"
 #include "log.h"
@@ -135,10 +136,36 @@ session_exit_status(enum journal_status st, const struct run_summary *sum)
 	return CMD_EXIT_OK;
 }
 
+/*
+ * Whether a host of the resumed run that this session left out (collect
+ * -H, a host given up before) had failed or failed trials when it began.
+ */
+static int
+others_failed(const struct session *s)
+{
+	size_t i, k;
+
+	for (k = 0; s->run != NULL && k < s->run->nhosts; k++) {
+		for (i = 0; i < s->sum.nhosts; i++)
+			if (strcmp(s->sum.hosts[i].name, s->run->hosts[k].name) == 0)
+				break;
+		if (i == s->sum.nhosts && (s->run->hosts[k].failed > 0 ||
+		    s->run->hosts[k].status == NULL || strcmp(s->run->hosts[k].status,
+		    journal_host_status_name(JOURNAL_HOST_DONE)) != 0))
+			return 1;
+	}
+	return 0;
+}
+
 int
 session_exit(const struct session *s)
 {
-	return session_exit_status(s->status, &s->sum);
+	int r = session_exit_status(s->status, &s->sum);
+
+	/* the collect that finishes a detached run answers for all of it */
+	if (r == CMD_EXIT_OK && s->run != NULL && s->run->detached && others_failed(s))
+		r = CMD_EXIT_PARTIAL;
+	return r;
 }
 
 /* Whether c selects a host of its fleet. */
@@ -163,6 +190,7 @@ log_to_progress(const char *line, void *arg)
 /*
  * A detached run goes on while one of its hosts is not done: one of this
  * session's, or (collect -H) one it left out that was not done before.
+ * A host given up (collect --give-up) is not waited for.
  */
 static int
 detach_pending(const struct session *s)
@@ -170,7 +198,7 @@ detach_pending(const struct session *s)
 	size_t i, k;
 
 	for (i = 0; i < s->sum.nhosts; i++)
-		if (s->sum.hosts[i].status != JOURNAL_HOST_DONE)
+		if (s->sum.hosts[i].status != JOURNAL_HOST_DONE && !s->sum.hosts[i].given_up)
 			return 1;
 	for (k = 0; s->run != NULL && k < s->run->nhosts; k++) {
 		for (i = 0; i < s->sum.nhosts; i++)
@@ -178,7 +206,8 @@ detach_pending(const struct session *s)
 				break;
 		if (i == s->sum.nhosts && (s->run->hosts[k].status == NULL ||
 		    strcmp(s->run->hosts[k].status, journal_host_status_name(
-		    JOURNAL_HOST_DONE)) != 0))
+		    JOURNAL_HOST_DONE)) != 0) && (s->run->hosts[k].detached == NULL ||
+		    strcmp(s->run->hosts[k].detached, DETACH_GIVEN_UP) != 0))
 			return 1;
 	}
 	return 0;
@@ -189,7 +218,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 {
 	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
 	    .seed = c->seed, .journal = s->j, .done = s->done, .jobs = c->jobs,
-	    .expect_kernel = c->expect_kernel, .mode = c->mode };
+	    .expect_kernel = c->expect_kernel, .mode = c->mode, .give_up = c->give_up };
 	struct trial_done *finished = NULL;
 	struct progress *prog;
 	char *ferr = NULL, *path;

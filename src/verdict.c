@@ -213,14 +213,27 @@ verdict_prior_fit(const double *s2, const double *df, size_t n, struct verdict_p
 	return 0;
 }
 
+/* The step test's share of a row's alpha: what the trend and window rules leave. */
+static double
+step_weight(const struct verdict *d)
+{
+	return 1 - (d->trend_tested ? VERDICT_TREND_WEIGHT : 0) -
+	    (d->window_tested ? VERDICT_WINDOW_WEIGHT : 0);
+}
+
 double
 verdict_row_p(const struct verdict *d)
 {
+	double p;
+
 	if (!d->tested)
 		return NAN;
-	if (!d->trend_tested)
-		return d->p;
-	return fmin(1, fmin(d->p / (1 - VERDICT_TREND_WEIGHT), d->trend_p / VERDICT_TREND_WEIGHT));
+	p = d->p / step_weight(d);
+	if (d->trend_tested)
+		p = fmin(p, d->trend_p / VERDICT_TREND_WEIGHT);
+	if (d->window_tested)
+		p = fmin(p, d->window_p / VERDICT_WINDOW_WEIGHT);
+	return fmin(1, p);
 }
 
 /* Two-sided p of t on df degrees of freedom; se 0: 1 for a zero diff, else 0. */
@@ -275,6 +288,54 @@ trend(const double *nights, size_t k, double now, double df0, double s2, struct 
 	out->trend_hi = expm1((b + tq * se) * (double)k) * 100;
 }
 
+/*
+ * The window rule into *out: the last j - 1 nights and tonight (j = 2 ..
+ * VERDICT_WINDOW_MAX) against the k - j + 1 nights before them, on the
+ * logs, the variance the baseline's own moderated by the prior (df0 0:
+ * its own alone); the window with the smallest p, Bonferroni over the
+ * windows tried.
+ */
+static void
+window(const double *nights, size_t k, double now, double df0, double s2p,
+    struct verdict *out)
+{
+	double lb, lr, s2, d, var, df, se, p, tq, best = INFINITY;
+	size_t j, b, i, tried = 0;
+
+	for (j = 2; j <= VERDICT_WINDOW_MAX && k + 1 >= j + VERDICT_MIN_NIGHTS; j++) {
+		b = k + 1 - j;
+		if (verdict_log_spread(nights, b, &s2, &d) != 0)
+			continue;
+		for (i = 0, lb = 0; i < b; i++)
+			lb += log(nights[i]);
+		lb /= (double)b;
+		for (i = b, lr = log(now); i < k; i++)
+			lr += log(nights[i]);
+		lr /= (double)j;
+		var = s2;
+		df = d;
+		if (df0 > 0) {
+			var = (df0 * s2p + d * s2) / (df0 + d);
+			df += df0;
+		}
+		se = sqrt(var * (1 / (double)j + 1 / (double)b));
+		p = two_sided(lr - lb, se, df);
+		tried++;
+		if (p < best) {
+			best = p;
+			tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, df);
+			out->window_n = j;
+			out->window = expm1(lr - lb) * 100;
+			out->window_lo = expm1(lr - lb - tq * se) * 100;
+			out->window_hi = expm1(lr - lb + tq * se) * 100;
+		}
+	}
+	if (tried == 0)
+		return;
+	out->window_tested = 1;
+	out->window_p = fmin(1, best * (double)tried);
+}
+
 void
 verdict_nights(const double *v, size_t n, const double *nights, size_t k, int higher,
     double threshold, const struct verdict_prior *prior, struct verdict *out)
@@ -295,6 +356,7 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	out->good_rsd = verdict_rsd(nights, k);
 	out->p = out->lo = out->hi = out->df = NAN;
 	out->trend = out->trend_lo = out->trend_hi = out->trend_p = NAN;
+	out->window = out->window_lo = out->window_hi = out->window_p = NAN;
 	out->tested = n >= 1 && k >= 2;
 	pct = m != 0 && isfinite(m);
 	logs = out->tested && prior != NULL && isfinite(out->now) && out->now > 0 &&
@@ -330,13 +392,14 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	}
 	if (logs && prior->trend && k >= VERDICT_TREND_MIN_NIGHTS)
 		trend(nights, k, out->now, out->pooled ? prior->df : 0, prior->s2, out);
+	if (logs && prior->window)
+		window(nights, k, out->now, out->pooled ? prior->df : 0, prior->s2, out);
 	/*
 	 * The step's share of the row's alpha; the nights' own n is not known
 	 * here: they are noisy by their rsd alone.
 	 */
 	p = out->p;
-	if (out->trend_tested)
-		out->p = fmin(1, p / (1 - VERDICT_TREND_WEIGHT));
+	out->p = fmin(1, p / step_weight(out));
 	classify(out, pct, n, k >= VERDICT_MIN_TRIALS ? k : VERDICT_MIN_TRIALS, threshold,
 	    higher);
 	out->p = p;
@@ -344,6 +407,14 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	    out->trend_p / VERDICT_TREND_WEIGHT < VERDICT_ALPHA && fabs(out->trend) >= threshold) {
 		out->kind = (higher ? -out->trend : out->trend) < 0 ? VERDICT_BETTER : VERDICT_BAD;
 		out->by_trend = 1;
+	}
+	/* the window's: significant as the step's, its far end reaching the threshold */
+	if (!verdict_significant(out->kind) && out->window_tested &&
+	    out->window_p / VERDICT_WINDOW_WEIGHT < VERDICT_ALPHA &&
+	    fmax(fabs(out->window_lo), fabs(out->window_hi)) >= threshold) {
+		out->kind = (higher ? -out->window : out->window) < 0 ? VERDICT_BETTER :
+		    VERDICT_BAD;
+		out->by_window = 1;
 	}
 }
 

@@ -12,7 +12,8 @@
  *	    tests/bench/nightly-sim.c $(find build/src -name '*.o' ! -name main.o) \
  *	    $(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) \
  *	    -lpthread -lm
- *	[NIGHTLY_THRESHOLD=PCT] /tmp/nightly-sim DIR [HISTORIES [FDR]]
+ *	[NIGHTLY_THRESHOLD=PCT] [NIGHTLY_RHO=R] [NIGHTLY_SCREEN=Q] \
+ *	    /tmp/nightly-sim DIR [HISTORIES [FDR]]
  *
  * DIR holds the A/A nights (finished runs of one plan, as --nightly makes
  * them); every series with a value on every night is used.  A history is
@@ -25,15 +26,23 @@
  *    current segment (changepoint_detect() at the threshold, at most 7
  *    nights, as history.c and nightly.c do), tonight's value is judged
  *    with verdict_nights() and verdict_judgeable() (the night's trial
- *    count), and verdict_adjust() runs over all series at fdr 0.05.  Two
+ *    count), with the prior of each host's segments (verdict_prior_fit())
+ *    and the trend rule, and verdict_adjust() runs over all series.  The
  *    rules side by side on the same histories, nights and confirmation
- *    draws: "before", each series against its own segment alone (no
- *    prior, no trend: the rule up to this change), and "after", as
- *    nightly.c judges now (the prior of each host's segments,
- *    verdict_prior_fit(), the moderated variance and the trend rule).
- *    The target is caught on t when it is held worse and a confirmation
- *    draw (another of its real nights, changed as night t is) is worse
- *    too.  The other series held and confirmed are false alarms.
+ *    draws (rules[] below): "now", the step and trend rules, the step at
+ *    fdr 0.05, a confirmation that is worse at p < 0.05; "storey", the
+ *    same with Storey's adaptive step; "screen", a screen at q <= SCREEN
+ *    and the confirmation round's own Benjamini-Hochberg step over the
+ *    screened rows at 0.05 (two stages); "window", "now" with the window
+ *    rule; "win+scr", both.  The target is caught on t when it is held
+ *    worse and its confirmation is worse too; the other series held and
+ *    confirmed are false alarms.  The confirmation is another of the
+ *    series' real nights, changed as night t is, sharing NIGHTLY_RHO of
+ *    tonight's deviation from the series' centre (the logs' mean):
+ *    exp(c + rho (log tonight - c) + sqrt(1 - rho^2) (log other - c)).
+ *    rho 0 is a fresh night; a real round, in the same run, shares the
+ *    night's machine state (rho near the intraclass correlation of a
+ *    night's trial means).
  *  - history: the target's nights up to t hold a change point at C - 1 to
  *    C + 1, worse for the metric (the change-point method needs 3 nights
  *    on the new level, so t >= C + 2 at best).
@@ -58,6 +67,8 @@
 #define MAX_NIGHTS	7
 static double THRESHOLD = 5.0;	/* NIGHTLY_THRESHOLD in the environment */
 static double FDR = 0.05;	/* the third argument; 1: no false-discovery step */
+static double RHO = 0;		/* NIGHTLY_RHO: the confirmation's share of tonight's deviation */
+static double SCREEN = 0.25;	/* NIGHTLY_SCREEN: the screen's level (screen rules) */
 
 static uint64_t rng = 0x853c49e6748fea9bULL;
 
@@ -180,11 +191,12 @@ judge(const double *seg, size_t k, double v, size_t trials, int higher,
 
 /*
  * The prior of each host (pr[0..nhosts)) from the segments seg[i], k[i]
- * of the S series, as nightly.c fits it; trend rule on.
+ * of the S series, as nightly.c fits it; trend rule on, window rule as
+ * given.
  */
 static void
 priors(const struct ser *ss, size_t S, const double *const *seg, const size_t *k,
-    size_t nhosts, struct verdict_prior *pr)
+    size_t nhosts, int window, struct verdict_prior *pr)
 {
 	double *s2 = xcalloc(S + 1, sizeof(double)), *df = xcalloc(S + 1, sizeof(double));
 	size_t h, i, m;
@@ -196,10 +208,66 @@ priors(const struct ser *ss, size_t S, const double *const *seg, const size_t *k
 				m++;
 		verdict_prior_fit(s2, df, m, &pr[h]);
 		pr[h].trend = 1;
+		pr[h].window = window;
 	}
 	free(s2);
 	free(df);
 }
+
+/*
+ * Storey's adaptive step (Storey, Taylor & Siegmund 2004, "Strong
+ * control, conservative point estimation and simultaneous conservative
+ * consistency of false discovery rates", J. R. Statist. Soc. B 66(1),
+ * the estimate with its + 1, lambda 1/2): the rows' q (verdict_adjust()'s
+ * Benjamini-Hochberg q) times pi0 = min(1, (1 + #{p > 1/2}) / (m / 2)),
+ * held again at fdr.
+ */
+static void
+storey(struct verdict_row *rows, size_t n, double fdr)
+{
+	size_t i, m = 0, above = 0;
+	double p, pi0;
+
+	for (i = 0; i < n; i++) {
+		if (isnan(rows[i].q))
+			continue;
+		p = verdict_row_p(&rows[i].v);
+		m++;
+		above += p > 0.5;
+	}
+	pi0 = m > 0 ? fmin(1, (1 + (double)above) / ((double)m / 2)) : 1;
+	for (i = 0; i < n; i++)
+		if (!isnan(rows[i].q)) {
+			rows[i].q *= pi0;
+			rows[i].held = rows[i].judgeable && verdict_significant(rows[i].v.kind) &&
+			    rows[i].q <= fdr;
+		}
+}
+
+/*
+ * The rules side by side; every one pooled, with the trend rule.  The
+ * screen is a two-stage design with the false-discovery step on the
+ * second stage's own data (Zehetmayer, Bauer & Posch 2005, "Two-stage
+ * designs for experiments with a large number of hypotheses",
+ * Bioinformatics 21(19)): the first stage only picks the rows to measure
+ * again, which controls false discoveries when the second stage is
+ * independent of the first (rho 0), and not when it shares its error.
+ */
+struct rule {
+	const char	*name;
+	int		 window;	/* the window rule */
+	int		 screen;	/* screen at SCREEN, confirm with BH over the screened */
+	int		 storey;	/* Storey's adaptive step */
+};
+
+static const struct rule rules[] = {
+	{ "now", 0, 0, 0 },
+	{ "storey", 0, 0, 1 },
+	{ "screen", 0, 1, 0 },
+	{ "window", 1, 0, 0 },
+	{ "win+scr", 1, 1, 0 },
+};
+#define NRULES	(sizeof(rules) / sizeof(rules[0]))
 
 int
 main(int argc, char **argv)
@@ -212,7 +280,9 @@ main(int argc, char **argv)
 	char *err = NULL;
 	size_t S = 0, L = 0, C, i, j, t, e, sim, sims = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
 	double **x;
-	struct verdict_row *rows;
+	struct verdict_row *rows, *again;
+	size_t *again_of;
+	double *centre;
 	size_t fcp = 0, fcp_nights = 0, nhosts = 0, *hidx, *segk;
 	const double **segp;
 	double *conf;
@@ -226,6 +296,10 @@ main(int argc, char **argv)
 		FDR = strtod(argv[3], NULL);
 	if (getenv("NIGHTLY_THRESHOLD") != NULL)
 		THRESHOLD = strtod(getenv("NIGHTLY_THRESHOLD"), NULL);
+	if (getenv("NIGHTLY_RHO") != NULL)
+		RHO = strtod(getenv("NIGHTLY_RHO"), NULL);
+	if (getenv("NIGHTLY_SCREEN") != NULL)
+		SCREEN = strtod(getenv("NIGHTLY_SCREEN"), NULL);
 	history_opts_init(&ho);
 	ho.cache = "";
 	if (history_load(argv[1], &ho, &h, &err) != 0) {
@@ -262,7 +336,8 @@ main(int argc, char **argv)
 	C = L / 2;
 	printf("injected changes: %zu histories each, %zu series of %zu A/A nights from %s, "
 	    "the change from night %zu (1-based %zu), threshold %g%%, fdr %g, segments of at "
-	    "most %d nights\n", sims, S, L, argv[1], C, C + 1, THRESHOLD, FDR, MAX_NIGHTS);
+	    "most %d nights, the confirmation's rho %g, screen %g\n", sims, S, L, argv[1], C,
+	    C + 1, THRESHOLD, FDR, MAX_NIGHTS, RHO, SCREEN);
 	{
 		/* how much the series' nights vary, for reading the rates */
 		double *r = xcalloc(S, sizeof(double));
@@ -282,6 +357,14 @@ main(int argc, char **argv)
 	for (i = 0; i < S; i++)
 		x[i] = xcalloc(L, sizeof(double));
 	rows = xcalloc(S, sizeof(*rows));
+	again = xcalloc(S, sizeof(*again));
+	again_of = xcalloc(S, sizeof(*again_of));
+	centre = xcalloc(S, sizeof(*centre));
+	for (i = 0; i < S; i++) {
+		for (j = 0; j < L; j++)
+			centre[i] += log(ss[i].v[j]);
+		centre[i] /= (double)L;
+	}
 
 	/* false change points: every series' shuffled A/A history */
 	for (sim = 0; sim < sims / 10 + 1; sim++)
@@ -307,13 +390,15 @@ main(int argc, char **argv)
 	    "night 1", "<= 3", "<= 7", "history", "h <= 3", "h <= 7", "e <= 3", "e <= 7",
 	    "false/100");
 	for (e = 0; e < 4; e++) {
-		size_t lat_n[2][64] = { { 0 } }, lat_h[64] = { 0 }, caught[2] = { 0 }, hcaught = 0;
-		size_t either[2] = { 0 }, either3[2] = { 0 };
-		size_t falarm[2] = { 0 }, fnights = 0, r;
+		size_t lat_n[NRULES][64] = { { 0 } }, lat_h[64] = { 0 }, hcaught = 0;
+		size_t either[NRULES] = { 0 }, either3[NRULES] = { 0 };
+		size_t falarm[NRULES] = { 0 }, fnights = 0, r;
 
 		for (sim = 0; sim < sims; sim++) {
-			size_t tgt = next() % S, first[2] = { SIZE_MAX, SIZE_MAX }, hfirst = SIZE_MAX;
+			size_t tgt = next() % S, first[NRULES], hfirst = SIZE_MAX;
 
+			for (r = 0; r < NRULES; r++)
+				first[r] = SIZE_MAX;
 			for (i = 0; i < S; i++) {
 				memcpy(x[i], ss[i].v, L * sizeof(double));
 				shuffle(x[i], L);
@@ -322,30 +407,46 @@ main(int argc, char **argv)
 				x[tgt][t] *= factor(e == 3, steps[e], t, C, ss[tgt].higher);
 			for (t = C; t < L; t++) {
 				for (i = 0; i < S; i++) {
+					double f = i == tgt ? factor(e == 3, steps[e], t, C,
+					    ss[i].higher) : 1, o = ss[i].v[next() % L];
+
 					segk[i] = segment(x[i], t, &segp[i]);
-					/* the confirmation round: another real night, changed alike */
-					conf[i] = ss[i].v[next() % L] * (i == tgt ?
-					    factor(e == 3, steps[e], t, C, ss[i].higher) : 1);
+					/*
+					 * The confirmation round: another real night, sharing
+					 * RHO of tonight's deviation from the series' centre
+					 * (on the logs), changed alike.
+					 */
+					conf[i] = RHO == 0 || !(o > 0 && x[i][t] > 0) ? o * f :
+					    exp(centre[i] + RHO * (log(x[i][t] / f) - centre[i]) +
+					    sqrt(1 - RHO * RHO) * (log(o) - centre[i])) * f;
 				}
-				priors(ss, S, segp, segk, nhosts, pr);
-				/* rule 0: before (each series' own variance, no trend); 1: after */
-				for (r = 0; r < 2; r++) {
+				for (r = 0; r < NRULES; r++) {
+					const struct rule *ru = &rules[r];
+					size_t nc = 0;
 					int any = 0;
 
+					priors(ss, S, segp, segk, nhosts, ru->window, pr);
 					for (i = 0; i < S; i++)
 						judge(segp[i], segk[i], x[i][t], ss[i].trials, ss[i].higher,
-						    r ? &pr[ss[i].host] : NULL, &rows[i]);
-					verdict_adjust(rows, S, FDR >= 1 ? 0 : FDR);
+						    &pr[ss[i].host], &rows[i]);
+					verdict_adjust(rows, S, FDR >= 1 ? 0 : ru->screen ? SCREEN : FDR);
+					if (ru->storey)
+						storey(rows, S, FDR >= 1 ? 2 : FDR);
 					for (i = 0; i < S; i++) {
-						struct verdict_row again;
-
 						if (!rows[i].held || rows[i].v.kind != VERDICT_BAD)
 							continue;
 						judge(segp[i], segk[i], conf[i], ss[i].trials, ss[i].higher,
-						    r ? &pr[ss[i].host] : NULL, &again);
-						if (again.v.kind != VERDICT_BAD)
+						    &pr[ss[i].host], &again[nc]);
+						again_of[nc++] = i;
+					}
+					/* the screen's second stage: BH over the screened rows alone */
+					if (ru->screen)
+						verdict_adjust(again, nc, FDR >= 1 ? 0 : FDR);
+					for (j = 0; j < nc; j++) {
+						if (again[j].v.kind != VERDICT_BAD ||
+						    (ru->screen && !again[j].held))
 							continue;
-						if (i == tgt) {
+						if (again_of[j] == tgt) {
 							if (first[r] == SIZE_MAX)
 								first[r] = t - C;
 						} else
@@ -358,20 +459,18 @@ main(int argc, char **argv)
 				    ss[tgt].higher))
 					hfirst = t - C;
 			}
-			for (r = 0; r < 2; r++)
-				either[r] += (first[r] < 7 || hfirst < 7),
+			for (r = 0; r < NRULES; r++) {
+				either[r] += (first[r] < 7 || hfirst < 7);
 				either3[r] += (first[r] < 3 || hfirst < 3);
-			for (r = 0; r < 2; r++)
-				if (first[r] != SIZE_MAX) {
-					caught[r]++;
+				if (first[r] != SIZE_MAX)
 					lat_n[r][first[r] < 63 ? first[r] : 63]++;
-				}
+			}
 			if (hfirst != SIZE_MAX) {
 				hcaught++;
 				lat_h[hfirst < 63 ? hfirst : 63]++;
 			}
 		}
-		for (r = 0; r < 2; r++) {
+		for (r = 0; r < NRULES; r++) {
 			size_t n1 = lat_n[r][0], n3 = 0, n7 = 0, h3 = 0, h7 = 0;
 
 			for (t = 0; t < 64; t++) {
@@ -385,14 +484,13 @@ main(int argc, char **argv)
 				}
 			}
 			printf("%-16s %-7s %8.1f%% %8.1f%% %8.1f%% %8.1f%% %9.1f%% %9.1f%% %9.1f%% %9.1f%% %9.2f\n",
-			    r ? "" : names[e], r ? "after" : "before",
+			    r ? "" : names[e], rules[r].name,
 			    100.0 * (double)n1 / (double)sims, 100.0 * (double)n3 / (double)sims,
 			    100.0 * (double)n7 / (double)sims, 100.0 * (double)hcaught / (double)sims,
 			    100.0 * (double)h3 / (double)sims, 100.0 * (double)h7 / (double)sims,
 			    100.0 * (double)either3[r] / (double)sims, 100.0 * (double)either[r] / (double)sims,
 			    100.0 * (double)falarm[r] / (double)(fnights ? fnights : 1));
 		}
-		(void)caught;
 	}
 	printf("false change points in A/A histories: %zu in %zu series-nights = %.2f per 100 nights\n",
 	    fcp, fcp_nights, 100.0 * (double)fcp / (double)fcp_nights);
@@ -409,6 +507,9 @@ main(int argc, char **argv)
 	free(ss);
 	free(hidx);
 	free(rows);
+	free(again);
+	free(again_of);
+	free(centre);
 	free(segp);
 	free(segk);
 	free(conf);

@@ -11,7 +11,8 @@
 # Two at once (REPEAT=5 and REPEAT=auto) take turns run by run on the
 # host's lease, so that both see the same load on the machine.
 #   tests/bench/verdicts.sh --nightly [NIGHTS [DIR]]    (A/A nights; default 20, a temporary DIR)
-#   [THRESHOLDS="5 25"] tests/bench/verdicts.sh --inject DIR   (injected changes over DIR's nights)
+#   [THRESHOLDS="5 25"] [RHOS="0 0.9"] [NO_FDR_TOO=1] tests/bench/verdicts.sh --inject DIR
+#                                                       (injected changes over DIR's nights)
 #
 # Two experiments, each through the real `fleetmark run` on the embedded
 # local fleet and `fleetmark compare A B --format json`:
@@ -45,10 +46,13 @@
 # drift of 1% a night from a known night on, judged by the nightly rule
 # with the night's Benjamini-Hochberg step over every series (only one
 # series changed), and by history's change points (tests/bench/nightly-sim).
-# Each table has the rule before the pooled variance and the trend
-# ("before": each series' own segment alone) and as it is now ("after"),
-# on the same histories.  DIR may also be synthetic nights
-# (tests/bench/history-gen).
+# Each table has the rules side by side on the same histories (the rule
+# as it was, "now", and the ones tried: Storey's adaptive step, screen and
+# confirm, the window rule; nightly-sim.c's header), one table per
+# threshold and per RHOS value, the share of tonight's deviation that the
+# confirmation round shares (0: a fresh night); NO_FDR_TOO=1 adds each
+# threshold without the false-discovery step.  DIR may also be synthetic
+# nights (tests/bench/history-gen).
 #
 # Prints the counts and rates and the aims (A/A marks at most 5% of
 # metrics; a 5% slowdown flagged in at least 95% of pairs); exit 1 when an
@@ -185,8 +189,11 @@ if [ "${1:-}" = "--inject" ]; then
 		$(find "$TOP/build/src" -name '*.o' ! -name main.o) \
 		$(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) -lpthread -lm
 	for thr in ${THRESHOLDS:-5}; do
-		NIGHTLY_THRESHOLD=$thr XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" || exit $?
-		echo
+		for rho in ${RHOS:-0}; do
+			NIGHTLY_THRESHOLD=$thr NIGHTLY_RHO=$rho XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" || exit $?
+			echo
+		done
+		[ -n "${NO_FDR_TOO:-}" ] || continue
 		echo "the same without the false-discovery step (each row at p < 0.05):"
 		NIGHTLY_THRESHOLD=$thr XDG_CACHE_HOME=$W/cache "$SIM" "$2" "${SIMS:-200}" 1 || exit $?
 		echo

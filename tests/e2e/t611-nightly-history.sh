@@ -101,6 +101,10 @@ is "$(jq -r '.rows[] | select(.metric == "seconds") | [.verdict, (.confirmation.
 	"confirmed true 3" "verdict.json: confirmed, held, its three values"
 is "$(jq -r '.rows[] | select(.metric == "runs_per_hour") | .verdict' "$D/verdict.json")" "worse, not counted" \
 	"runs_per_hour is worse, but not one of regression.metrics"
+like "$(jq -r '.rows[] | select(.metric == "seconds") | [.window_nights, .window_p, .by_window] | map(tostring) | join(" ")' "$D/verdict.json")" \
+	'^[23] [0-9.e-]+ false$' "five nights: the window rule applied too (the step held it: not by the window)"
+like "$(cat n6.out)" "and the last night or two with tonight against the nights before them" \
+	"... as the header says"
 check "report.txt has the verdict" grep -q '^REGRESSION: exec.seconds.*confirmed$' "$D/report.txt"
 check "verdict.md has it as a table" grep -Eq '^\| exec \| command=sh .* \| seconds \| s \| local \| nights \| [0-9]+ \|' "$D/verdict.md"
 like "$(grep -o '<p class="verdict">[^<]*' "$D/report.html")" "1 regression \(1 confirmed\), 0 vanished" "report.html: a line of the verdict"

@@ -125,9 +125,8 @@ like "$(head -1 hist.out)" ": 2 nights \(3 runs: a run group's are one night\)" 
 	"... the single run and the group: two nights"
 
 # --- the next night: --baseline latest from each controller ---------------------------
-# Run ids are to the second, and of two in one second the one whose random
-# part sorts first counts as earlier: a night later, as nights are.
-sleep 1
+# Run ids sort by start time (to 1/256 s), so night-2's runs are later than
+# night-1's whatever second they start in.
 controller 1 night-2 @rack1 --baseline latest
 controller 2 night-2 @rack2 --baseline latest
 finish 1 night-2

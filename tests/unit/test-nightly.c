@@ -304,6 +304,56 @@ main(void)
 	nightly_free(n);
 	n = NULL;
 
+	/*
+	 * The window rule: the same nine series, but q0's fifth night +4%
+	 * and tonight +3%.  Tonight alone against the five nights (the +4%
+	 * among them) is not enough (p 0.084); the last night and tonight
+	 * against the four nights before them are (+3.4%, p 0.00052, the
+	 * row's p / 0.1 among nine rows: q 0.047).
+	 */
+	free(root);
+	free(tonight);
+	root = xasprintf("%s/window", tmpdir);
+	for (i = 0; i < 5; i++) {
+		static const double z[] = { 0, 1, -1, 0.5, -0.5 };
+		int j;
+
+		dir = night(root, i + 1, NULL);
+		for (j = 0; j < 9; j++) {
+			char b[8];
+
+			snprintf(b, sizeof(b), "q%d", j);
+			trials(dir, b, 1, 3, j == 0 && i == 4 ? 104 :
+			    100 * (1 + 0.01 * z[(i + j) % 5]));
+		}
+		free(dir);
+	}
+	tonight = night(root, 9, NULL);
+	for (i = 0; i < 9; i++) {
+		char b[8];
+
+		snprintf(b, sizeof(b), "q%d", i);
+		trials(tonight, b, 1, 3, i == 0 ? 103 : 100);
+	}
+	o.source = root;
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "nine series judged");
+	w = row(n, "q0");
+	ok(w != NULL && w->vr.v.pooled && w->vr.v.p > 0.05 && !w->vr.v.by_trend,
+	    "q0: tonight alone is not significant");
+	ok(w->vr.v.window_tested && w->vr.v.window_n == 2 && w->vr.v.by_window,
+	    "q0: the last night and tonight are, by the window rule");
+	ok(w->state == NIGHTLY_FAILED && w->vr.q <= 0.05, "q0: held, fails the night");
+	text = render(n, REPORT_TEXT);
+	ok(text != NULL && strstr(text, "; the last night and tonight: +3.4% against the 4 "
+	    "nights before (p=0.00052)") != NULL, "text: the REGRESSION line says so");
+	free(text);
+	text = render(n, REPORT_JSON);
+	ok(text != NULL && strstr(text, "\"by_window\": true") != NULL &&
+	    strstr(text, "\"window_nights\": 2") != NULL, "json: by_window, window_nights");
+	free(text);
+	nightly_free(n);
+	n = NULL;
+
 	/* no history at all */
 	dir = xasprintf("%s/empty", tmpdir);
 	mkdir(dir, 0755);

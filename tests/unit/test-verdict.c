@@ -271,6 +271,7 @@ test_prior(void)
 
 	verdict_prior_fit(s2, df, N(s2), &pr);
 	pr.trend = 1;
+	pr.window = 0;
 	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &d);
 	ok(d.pooled, "a quiet series is pooled");
 	is_num(d.df, 3.309880162 + 4, 1e-6, "on d0 + k - 1 df");
@@ -301,7 +302,7 @@ static void
 test_trend(void)
 {
 	static const double r[] = { 0.002, -0.002, 0.001, -0.001, 0, 0 };
-	struct verdict_prior pr = { 0, NAN, 1 };
+	struct verdict_prior pr = { 0, NAN, 1, 0 };
 	double nights[6], now[3];
 	struct verdict d;
 	size_t i;
@@ -340,7 +341,7 @@ test_noisy_among_quiet(void)
 	static const double wide[] = { 100, 108, 92, 104, 96 };
 	static const double nights_quiet[] = { 100, 101, 99, 100.5, 99.5 };
 	static const double now[] = { 108, 108, 108 };
-	struct verdict_prior pr = { 20, 1e-4, 1 };
+	struct verdict_prior pr = { 20, 1e-4, 1, 0 };
 	struct verdict d, own;
 
 	verdict_nights(now, N(now), noisy, N(noisy), 0, 5, &pr, &d);
@@ -363,11 +364,60 @@ test_noisy_among_quiet(void)
 		printf("# fitted d0 %g, s0 %g%%\n", pr.df, sqrt(pr.s2) * 100);
 		ok(pr.s2 < 2e-4, "the prior stays near the quiet series' 1%");
 		pr.trend = 1;
+		pr.window = 0;
 		verdict_nights(now, N(now), noisy, N(noisy), 0, 5, &pr, &d);
 		ok(!d.pooled && d.p == own.p, "the noisy one, with the prior it is part of: its own spread");
 		verdict_nights(now, N(now), nights_quiet, N(nights_quiet), 0, 5, &pr, &d);
 		ok(d.pooled, "a quiet one, with the same prior: pooled");
 	}
+}
+
+/*
+ * The window rule, hand-computed with mpmath: nights 100, 101, 99,
+ * 100.5, 103.5 and tonight 103.5 against the prior s0^2 1e-4 on 20 df
+ * (the nights' log variance 2.75e-4, F(4, 20) p 0.057: pooled).  Two
+ * nights against the four before them: their geometric mean +3.373612%,
+ * t on 23 df, p 7.198087e-4, interval +1.570509% to +5.208725%; three
+ * against three: p 6.346253e-3; Bonferroni over the two windows: p
+ * 1.439617e-3.  The step alone (tonight against all five: p 0.0434283,
+ * share 0.7: 0.062) and the trend (+3.79%, p 0.00741842, below the
+ * threshold 5%) do not make it bad; the window does (p / 0.1 = 0.0144,
+ * its far end +5.2% reaches 5%).  The row's p: min(0.0434283 / 0.7,
+ * 0.00741842 / 0.2, 0.00143962 / 0.1) = 0.0143962.
+ */
+static void
+test_window(void)
+{
+	static const double nights[] = { 100, 101, 99, 100.5, 103.5 };
+	static const double now[] = { 103.5, 103.5, 103.5 };
+	struct verdict_prior pr = { 20, 1e-4, 1, 1 };
+	struct verdict d;
+
+	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &d);
+	ok(d.pooled, "pooled");
+	is_num(d.p, 0.04342819362, 1e-9, "the step's p");
+	ok(d.window_tested && d.window_n == 2, "the window of two nights is the smallest p");
+	is_num(d.window, 3.373612224, 1e-6, "its change against the nights before");
+	is_num(d.window_lo, 1.570508955, 1e-5, "its interval's low end");
+	is_num(d.window_hi, 5.208724602, 1e-5, "and high end");
+	is_num(d.window_p, 1.439617454e-3, 1e-9, "its p, Bonferroni over two windows");
+	is_num(d.trend_p, 7.418424485e-3, 1e-8, "the trend's p");
+	is_num(verdict_row_p(&d), 1.439617454e-2, 1e-8, "the row's p: the window's share");
+	is_int(d.kind, VERDICT_BAD, "bad");
+	ok(d.by_window && !d.by_trend, "by the window rule");
+	verdict_nights(now, N(now), nights, N(nights), 1, 5, &pr, &d);
+	is_int(d.kind, VERDICT_BETTER, "higher is better: better");
+	verdict_nights(now, N(now), nights, N(nights), 0, 5.5, &pr, &d);
+	ok(!verdict_significant(d.kind), "at 5.5% its far end does not reach: not flagged");
+	verdict_nights(now, N(now), nights, 3, 0, 5, &pr, &d);
+	ok(!d.window_tested, "three nights: no window (a window needs 3 nights before it)");
+	verdict_nights(now, N(now), nights, 4, 0, 5, &pr, &d);
+	ok(d.window_tested && d.window_n == 2, "four nights: the window of two only");
+	pr.window = 0;
+	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &d);
+	ok(!d.window_tested && isnan(d.window_p), "window off: no window rule");
+	is_num(verdict_row_p(&d), fmin(0.04342819362 / 0.8, 7.418424485e-3 / 0.2), 1e-8,
+	    "and the step's share is 0.8 again");
 }
 
 static void
@@ -423,6 +473,7 @@ main(void)
 	test_prior();
 	test_trend();
 	test_noisy_among_quiet();
+	test_window();
 	test_rows();
 	test_two_samples();
 	test_noise();
