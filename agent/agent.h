@@ -134,6 +134,8 @@ void	supervise_signals(void);
 int	supervise_stopping(void);
 /* File descriptor that becomes readable when a signal arrived. */
 int	supervise_signal_fd(void);
+/* Read what the signal handlers wrote to it, so that it is not readable. */
+void	supervise_drain_signals(void);
 
 /* --- profile.c: a system-wide perf profile around a trial ---------------- */
 
@@ -272,6 +274,11 @@ void	list_emit(int fd, const char *id, int json);
 /* --- serve.c -------------------------------------------------------------- */
 
 int	serve(int in_fd, int out_fd);
+/*
+ * Wait until in's descriptor or the signal pipe is readable; reads what
+ * arrived into in and empties the signal pipe.  0, or -1 when poll failed.
+ */
+int	serve_wait(struct input *in);
 /* Answer request id with an error line of class bad-request and its end. */
 void	serve_reply_error(int fd, const char *id, const char *msg);
 

@@ -217,11 +217,34 @@ handle(const char *line, size_t len, struct input *in, int out_fd)
 }
 
 int
+serve_wait(struct input *in)
+{
+	struct pollfd pfd[2];
+
+	pfd[0].fd = in->fd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = supervise_signal_fd();
+	pfd[1].events = POLLIN;
+	pfd[1].revents = 0;
+	if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+		return -1;
+	/*
+	 * A child that ended between trials (env's helpers, a trial's
+	 * orphans) left a byte in the signal pipe: read it, or every poll
+	 * returns at once and the agent spins until the next request.
+	 */
+	if (pfd[1].revents)
+		supervise_drain_signals();
+	if (pfd[0].revents)
+		input_fill(in);
+	return 0;
+}
+
+int
 serve(int in_fd, int out_fd)
 {
 	static struct input in;
 	static char line[WIRE_MAX_LINE + 1];
-	struct pollfd pfd[2];
 	long n;
 
 	input_init(&in, in_fd);
@@ -239,14 +262,8 @@ serve(int in_fd, int out_fd)
 		}
 		if (in.eof)
 			break;
-		pfd[0].fd = in_fd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = supervise_signal_fd();
-		pfd[1].events = POLLIN;
-		if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+		if (serve_wait(&in) != 0)
 			break;
-		if (pfd[0].revents)
-			input_fill(&in);
 	}
 bye:
 	lease_release();

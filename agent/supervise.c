@@ -99,6 +99,16 @@ supervise_signal_fd(void)
 }
 
 void
+supervise_drain_signals(void)
+{
+	char drain[16];
+
+	if (sig_fds[0] >= 0)
+		while (read(sig_fds[0], drain, sizeof(drain)) > 0)
+			;
+}
+
+void
 input_init(struct input *in, int fd)
 {
 	in->fd = fd;
@@ -392,12 +402,7 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		if (in_idx >= 0 && (pfd[in_idx].revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    input_fill(in) != 0)
 			stopping = stopping ? stopping : SIGHUP;	/* controller gone */
-		if (supervise_signal_fd() >= 0) {
-			char drain[16];
-
-			while (read(supervise_signal_fd(), drain, sizeof(drain)) > 0)
-				;
-		}
+		supervise_drain_signals();
 	}
 	if (!reaped)
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -2,18 +2,22 @@
  * deploy.h: put a fleetmark-agent that fits a host into its work directory.
  *
  * On an open transport, deploy_agent() finds the host's OS and
- * architecture (`uname -sm`), then either
+ * architecture (`uname -sm`), and in the same channel whether a prebuilt
+ * agent is in the work directory already, then either
  *   - uploads the matching static binary of `make agents` to
  *	WORKDIR/agents/SHA256-PREFIX/fleetmark-agent
+ *     (one channel: the directory, the verified upload and `version`),
  *     skipping the upload when that file is already there intact (its
- *     POSIX cksum matches), or
+ *     SHA-256, or its POSIX cksum, matches: it was checked by `version`
+ *     when it was uploaded, and serve's hello checks its protocol), or
  *   - when no binary fits (or the inventory says `agent: source`) and the
  *     host has a C compiler, sends the agent's sources as one tar stream
  *     and compiles them there into WORKDIR/src/SHA256-PREFIX/, cached by
  *     the sources' hash;
- * and finally runs `fleetmark-agent version` there and refuses an agent
- * whose wire protocol this controller does not speak.  One exec channel per
- * step, no SFTP, no shell per file.  It knows nothing of plans or runs.
+ * and refuses an agent whose `version` says a wire protocol this
+ * controller does not speak.  Two exec channels for a new agent, one for
+ * a cached one; no SFTP, no shell per file.  The binaries are read once
+ * per process.  It knows nothing of plans or runs.
  *
  * WORKDIR is used as given; a leading "~/" means the login user's home
  * ($HOME there, asked for in the first step).
@@ -61,7 +65,7 @@ struct transport_result;
  * Put the executable data (len bytes) at path on t, unless the file there
  * already has its SHA-256 (or, without sha256sum, its POSIX cksum), then
  * run the shell command `then` there with $p set to the path.  One exec
- * channel when cached; else the upload (verified) and one more.  `what`
+ * channel when cached; else a second: the upload (verified), then `then`.  `what`
  * names the file in messages.  Returns 0 with what `then` printed in *out
  * (release it) and *uploaded set, or a negative TRANSPORT_E* code with a
  * new message naming the host in *err.

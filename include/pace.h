@@ -96,6 +96,13 @@ void		 pace_free(struct pace *p);
  */
 void	pace_acquire(struct pace *p, struct pace_ticket *t);
 
+/*
+ * pace_acquire(), waiting at most wait_ms (< 0: as long as it takes):
+ * 0 with *t filled, or -1 when every slot was still held then (call it
+ * again to go on waiting; the time is counted in waited_ms either way).
+ */
+int	pace_acquire_wait(struct pace *p, struct pace_ticket *t, long long wait_ms);
+
 /* Take a slot only if one is free now: 0, or -1 when all are held. */
 int	pace_try_acquire(struct pace *p, struct pace_ticket *t);
 

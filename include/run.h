@@ -77,6 +77,8 @@ struct progress;
 #define RUN_START_INITIAL	8	/* agent starts at once, at first */
 #define RUN_START_MAX		128	/* agent starts at once, at most */
 #define RUN_START_BUDGET_MS	120000	/* a slow host's start, retries included */
+#define RUN_LOGINS_MAX		64	/* logins under way at once (connect, banner,
+					 * handshake; the handshakes paced within) */
 #define RUN_SAY_SAME		5	/* hosts that each say the same warning */
 
 /* How the hosts run their trials (detach.h, docs/detached.md). */

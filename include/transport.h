@@ -245,6 +245,17 @@ void	transport_result_release(struct transport_result *res);
 int	transport_upload(struct transport *t, const void *data, size_t len,
 	    const char *path, mode_t mode, int timeout_ms);
 
+/*
+ * transport_upload(), its directory made first when missing, then, in
+ * the same channel once the file is in place, the shell command `then`
+ * with $p set to path (NULL: none, and the directory must exist).
+ * Returns 0 with what `then` printed and its exit in *out (release it;
+ * out may be NULL), or a negative code as transport_upload() does.
+ */
+int	transport_upload_run(struct transport *t, const void *data, size_t len,
+	    const char *path, mode_t mode, const char *then, int timeout_ms,
+	    struct transport_result *out);
+
 /* transport_upload() of a local file (read whole; at most 256 MiB). */
 int	transport_upload_file(struct transport *t, const char *local_path,
 	    const char *path, mode_t mode, int timeout_ms);
@@ -260,8 +271,9 @@ unsigned	transport_cksum(const void *data, size_t len);
 #include <stdarg.h>
 
 struct tbuf {
-	unsigned char	*b;
+	unsigned char	*b;		/* grown as bytes come, up to cap */
 	size_t		 len, cap;	/* bytes held, most that may be held */
+	size_t		 alloc;		/* bytes allocated at b */
 	size_t		 dropped;	/* bytes dropped for lack of room */
 	int		 discard;	/* drop what does not fit (else hold it back) */
 	int		 eof;		/* no more will come */

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,31 +246,38 @@ check_version(struct transport *t, const char *out, struct deploy_result *res,
 	return 0;
 }
 
-int
-deploy_put(struct transport *t, const char *what, const void *data, size_t len,
-    const char *path, const char *then, struct transport_result *out, int *uploaded,
-    char **err)
+/*
+ * Cached when the file $p is there and its sum matches: sha256sum ($h)
+ * where the host has it (the busybox of small boards has no cksum), else
+ * the POSIX cksum ($c, "CRC SIZE"); a host with neither gets the upload,
+ * which verifies.  Sets ok=1 when cached.
+ */
+#define CACHE_CHECK	"ok=; if [ -x \"$p\" ]; then " \
+	"if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum < \"$p\"); " \
+	"[ \"${s%% *}\" = \"$h\" ] && ok=1; " \
+	"elif command -v cksum >/dev/null 2>&1; then " \
+	"[ \"$(cksum < \"$p\")\" = \"$c\" ] && ok=1; fi; fi; "
+
+/* deploy_put(); absent: the first step found no cached copy, so none is
+ * looked for again and the upload makes the directory. */
+static int
+put(struct transport *t, const char *what, const void *data, size_t len,
+    const char *path, const char *then, int absent, struct transport_result *out,
+    int *uploaded, char **err)
 {
 	struct transport_result r;
 	char sha[65], *cmd = NULL, *want = NULL, *dir = NULL;
 	int rc;
 
 	*uploaded = 0;
+	dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
+	if (absent)
+		goto upload;
 	digest_sha256_hex(data, len, sha);
 	want = xasprintf("%u %zu", transport_cksum(data, len), len);
-	dir = xstrndup(path, (size_t)(strrchr(path, '/') - path));
-	/*
-	 * Cached when the file is there and its sum matches: sha256sum where
-	 * the host has it (the busybox of small boards has no cksum), else the
-	 * POSIX cksum; a host with neither gets the upload, which verifies.
-	 */
-	cmd = sh_format("p=%q; ok=; if [ -x \"$p\" ]; then "
-	    "if command -v sha256sum >/dev/null 2>&1; then s=$(sha256sum < \"$p\"); "
-	    "[ \"${s%%%% *}\" = %q ] && ok=1; "
-	    "elif command -v cksum >/dev/null 2>&1; then "
-	    "[ \"$(cksum < \"$p\")\" = %q ] && ok=1; fi; fi; "
+	cmd = sh_format("p=%q; h=%q; c=%q; %s"
 	    "if [ -n \"$ok\" ]; then %s; else mkdir -p \"${p%%/*}\" && echo upload; fi",
-	    path, sha, want, then);
+	    path, sha, want, CACHE_CHECK, then);
 	if ((rc = step(t, "checking the cache", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err)) != 0)
 		goto out;
 	if (r.exit.status == 0 && strncmp(r.out, "upload", 6) != 0) {
@@ -283,15 +291,16 @@ deploy_put(struct transport *t, const char *what, const void *data, size_t len,
 		goto out;
 	}
 	transport_result_release(&r);
-	if ((rc = transport_upload(t, data, len, path, 0755, UPLOAD_TIMEOUT_MS)) != 0) {
+upload:
+	/* `then` in the upload's own channel: one round trip fewer */
+	memset(out, 0, sizeof(*out));
+	if ((rc = transport_upload_run(t, data, len, path, 0755, then, UPLOAD_TIMEOUT_MS,
+	    out)) != 0) {
 		*err = xasprintf("%s: uploading %s: %s", transport_name(t), what,
 		    transport_error(t));
 		goto out;
 	}
 	*uploaded = 1;
-	free(cmd);
-	cmd = sh_format("p=%q; %s", path, then);
-	rc = step(t, "running it", cmd, NULL, 0, STEP_TIMEOUT_MS, out, err);
 out:
 	free(cmd);
 	free(want);
@@ -299,21 +308,83 @@ out:
 	return rc;
 }
 
+int
+deploy_put(struct transport *t, const char *what, const void *data, size_t len,
+    const char *path, const char *then, struct transport_result *out, int *uploaded,
+    char **err)
+{
+	return put(t, what, data, len, path, then, 0, out, uploaded, err);
+}
+
+/*
+ * The agent binaries, each read and summed once for the whole run (a
+ * thousand hosts' uploads share one copy), kept until the program ends.
+ */
+struct bin_cache {
+	char		*path;
+	char		*data;
+	size_t		 len;
+	char		 sha256[65];
+	char		*want;		/* "CRC SIZE", as cksum prints it */
+};
+
+static pthread_mutex_t bins_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct bin_cache *bins;
+static size_t nbins, bins_cap;
+
+static const struct bin_cache *
+bin_load(const char *path, char **err)
+{
+	struct bin_cache *b = NULL;
+	char *data;
+	size_t i, len;
+
+	pthread_mutex_lock(&bins_mu);
+	for (i = 0; i < nbins; i++)
+		if (strcmp(bins[i].path, path) == 0) {
+			b = &bins[i];
+			goto out;
+		}
+	if (fs_read_file(path, 256 << 20, &data, &len, err) != 0)
+		goto out;
+	xgrow(&bins, &bins_cap, nbins + 1, sizeof(*bins));
+	b = &bins[nbins++];
+	b->path = xstrdup(path);
+	b->data = data;
+	b->len = len;
+	digest_sha256_hex(data, len, b->sha256);
+	b->want = xasprintf("%u %zu", transport_cksum(data, len), len);
+out:
+	pthread_mutex_unlock(&bins_mu);
+	return b;
+}
+
+/*
+ * The prebuilt agent: cached says what the first step found (1: there
+ * and intact, 0: not there, -1: not looked for).  An intact copy was
+ * checked by `version` when it was uploaded; serve's hello checks it
+ * again (its protocol), so it costs no channel of its own.
+ */
 static int
 deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bin,
-    struct deploy_result *res, char **err)
+    int cached, struct deploy_result *res, char **err)
 {
+	const struct bin_cache *b;
 	struct transport_result r;
-	char *data = NULL, *path = NULL, *what = NULL;
-	size_t len;
+	char *path = NULL, *what = NULL;
 	int rc;
 
-	if (fs_read_file(bin->path, 256 << 20, &data, &len, err) != 0)
+	if ((b = bin_load(bin->path, err)) == NULL)
 		return TRANSPORT_ELOCAL;
-	digest_sha256_hex(data, len, res->sha256);
+	memcpy(res->sha256, b->sha256, sizeof(res->sha256));
 	path = xasprintf("%s/agents/%.16s/" AGENTS_BINARY, dir, res->sha256);
+	if (cached == 1) {
+		res->path = path;
+		return 0;
+	}
 	what = xasprintf("the %s agent", bin->arch);
-	rc = deploy_put(t, what, data, len, path, "\"$p\" version", &r, &res->uploaded, err);
+	rc = put(t, what, b->data, b->len, path, "\"$p\" version", cached == 0, &r,
+	    &res->uploaded, err);
 	if (rc != 0)
 		goto out;
 	rc = check_version(t, r.out, res, err);
@@ -323,10 +394,41 @@ deploy_prebuilt(struct transport *t, const char *dir, const struct agent_bin *bi
 		path = NULL;
 	}
 out:
-	free(data);
 	free(what);
 	free(path);
 	return rc;
+}
+
+/*
+ * For the first step: the cache check of every prebuilt agent in the
+ * work directory $d, "cached PREFIX" for each one there intact (only the
+ * host's own architecture's is, as a rule).  NULL when there is none.
+ */
+static char *
+cached_check(const struct agent_set *set)
+{
+	const struct bin_cache *b;
+	struct strbuf sb = STRBUF_INIT;
+	char *e = NULL, *q;
+	size_t i;
+
+	for (i = 0; set != NULL && i < set->n; i++) {
+		if ((b = bin_load(set->bins[i].path, &e)) == NULL) {
+			free(e);
+			e = NULL;
+			continue;
+		}
+		/* hex and digits: nothing to quote */
+		q = xasprintf("%.16s %s %s", b->sha256, b->sha256, b->want);
+		strbuf_addf(&sb, "%s'%s'", sb.len ? " " : "for e in ", q);
+		free(q);
+	}
+	if (sb.len == 0)
+		return NULL;
+	strbuf_addf(&sb, "; do set -- $e; p=\"$d/agents/$1/" AGENTS_BINARY "\"; h=$2; "
+	    "c=\"$3 $4\"; [ -x \"$p\" ] || continue; %s[ -z \"$ok\" ] || "
+	    "echo \"cached $1\"; done", CACHE_CHECK);
+	return strbuf_detach(&sb, NULL);
 }
 
 static int
@@ -391,11 +493,15 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 	struct agent_set *set = NULL;
 	const struct agent_bin *bin = NULL;
 	struct transport_result r;
-	char *dir = NULL, *cmd, *wd, *nl, home[1024];
-	int rc;
+	char *dir = NULL, *cmd, *wd, *check = NULL, home[1024];
+	int rc, cached = -1;
 
 	memset(res, 0, sizeof(*res));
 	*err = NULL;
+	if (mode != FLEET_AGENT_SOURCE) {
+		set = agents_find();
+		check = cached_check(set);
+	}
 	/*
 	 * The work directory, "~" expanded there: when it (or its agents/ or
 	 * programs/) exists but this login user cannot write it -- root and
@@ -408,41 +514,58 @@ deploy_agent(struct transport *t, const char *workdir, enum fleet_agent mode,
 		wd = sh_format("d=\"$HOME\"/%q", workdir + 2);
 	else
 		wd = sh_format("d=%q", workdir);
+	/* and, in the same channel, whether a prebuilt agent is there already */
 	cmd = xasprintf("uname -s; uname -m; printf '%%s\\n' \"$HOME\"; %s; w=; "
 	    "for x in \"$d\" \"$d/agents\" \"$d/programs\"; do "
 	    "[ ! -e \"$x\" ] || { [ -w \"$x\" ] && [ -x \"$x\" ]; } || w=1; done; "
-	    "[ -z \"$w\" ] || printf 'other %%s-%%s\\n' \"$d\" \"$(id -u)\"", wd);
+	    "[ -z \"$w\" ] || { d=\"$d-$(id -u)\"; printf 'other %%s\\n' \"$d\"; }%s%s",
+	    wd, check != NULL ? "; " : "", check != NULL ? check : "");
 	free(wd);
+	free(check);
 	rc = step(t, "finding its architecture", cmd, NULL, 0, STEP_TIMEOUT_MS, &r, err);
 	free(cmd);
-	if (rc != 0)
+	if (rc != 0) {
+		agents_free(set);
 		return rc;
+	}
 	if (r.exit.status != 0 || sscanf(r.out, "%31s %31s %1023s", res->os,
 	    res->machine, home) != 3 || home[0] != '/') {
 		*err = xasprintf("%s: uname failed there: %.200s", transport_name(t), r.err);
 		transport_result_release(&r);
+		agents_free(set);
 		return TRANSPORT_EREMOTE;
 	}
 	if ((wd = strstr(r.out, "\nother /")) != NULL) {
 		wd += strlen("\nother ");
-		if ((nl = strchr(wd, '\n')) != NULL)
-			*nl = '\0';
-		res->own_dir = xstrdup(wd);
+		res->own_dir = xstrndup(wd, strcspn(wd, "\n"));
 	}
-	transport_result_release(&r);
 	snprintf(res->arch, sizeof(res->arch), "%s", agents_arch_for_machine(res->machine));
-	if (strcmp(res->os, "Linux") != 0)
+	if (strcmp(res->os, "Linux") != 0) {
+		transport_result_release(&r);
+		agents_free(set);
 		return err_set(err, TRANSPORT_EREMOTE,
 		    "%s: the agent runs on Linux only, this host runs %s",
 		    transport_name(t), res->os);
+	}
 	dir = res->own_dir != NULL ? xstrdup(res->own_dir) : deploy_expand_dir(workdir, home);
 	res->dir = xstrdup(dir);
-	if (mode != FLEET_AGENT_SOURCE) {
-		set = agents_find();
+	if (set != NULL)
 		bin = agents_lookup(set, res->arch);
+	if (bin != NULL) {
+		const struct bin_cache *b = bin_load(bin->path, err);
+		char *line = NULL;
+
+		if (b != NULL) {
+			line = xasprintf("\ncached %.16s\n", b->sha256);
+			cached = strstr(r.out, line) != NULL;
+		}
+		free(line);
+		free(*err);
+		*err = NULL;
 	}
+	transport_result_release(&r);
 	if (bin != NULL)
-		rc = deploy_prebuilt(t, dir, bin, res, err);
+		rc = deploy_prebuilt(t, dir, bin, cached, res, err);
 	else if (mode == FLEET_AGENT_PREBUILT) {
 		*err = xasprintf("%s: no prebuilt agent for %s (%s); run 'make agents' "
 		    "or set 'agent: source' for a host with a compiler",

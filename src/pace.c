@@ -38,6 +38,7 @@ struct pace *
 pace_new(int initial, int max, unsigned seed)
 {
 	struct pace *p = xcalloc(1, sizeof(*p));
+	pthread_condattr_t ca;
 
 	if (max <= 0)
 		max = PACE_DEFAULT_MAX;
@@ -46,7 +47,10 @@ pace_new(int initial, int max, unsigned seed)
 	if (initial > max)
 		initial = max;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	p->window = initial;
 	p->max = max;
 	p->gen = 1;
@@ -119,24 +123,41 @@ pace_set_quick(struct pace *p, long long ms)
 void
 pace_acquire(struct pace *p, struct pace_ticket *t)
 {
-	long long w0;
+	(void)pace_acquire_wait(p, t, -1);
+}
+
+int
+pace_acquire_wait(struct pace *p, struct pace_ticket *t, long long wait_ms)
+{
+	struct timespec until;
+	long long w0, end;
+	int r = 0;
 
 	if (p == NULL) {
 		t->gen = 0;
 		t->t0_ms = clock_mono_ms();
-		return;
+		return 0;
 	}
 	pthread_mutex_lock(&p->mu);
 	if (p->inflight >= slots_locked(p)) {
 		w0 = clock_mono_ms();
+		end = w0 + (wait_ms > 0 ? wait_ms : 0);
+		until.tv_sec = (time_t)(end / 1000);
+		until.tv_nsec = (long)(end % 1000) * 1000000L;
 		p->st.waiting++;
-		while (p->inflight >= slots_locked(p))
-			pthread_cond_wait(&p->cv, &p->mu);
+		while (p->inflight >= slots_locked(p) && r == 0) {
+			if (wait_ms < 0)
+				pthread_cond_wait(&p->cv, &p->mu);
+			else if (pthread_cond_timedwait(&p->cv, &p->mu, &until) != 0)
+				r = p->inflight >= slots_locked(p) ? -1 : 0;
+		}
 		p->st.waiting--;
 		p->st.waited_ms += clock_mono_ms() - w0;
 	}
-	grant_locked(p, t);
+	if (r == 0)
+		grant_locked(p, t);
 	pthread_mutex_unlock(&p->mu);
+	return r;
 }
 
 int

@@ -60,6 +60,7 @@
 #define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
 #define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
 #define BOOT_POLL_MS	1000	/* between logins while a host boots */
+#define START_WAIT_MS	5000	/* keepalives while waiting for a start slot */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -79,6 +80,7 @@ struct run_ctx {
 	const struct run_config	*c;
 	struct pace		*pace;
 	struct pace		*starts;	/* agent starts: deploy to env */
+	struct pace		*logins;	/* logins under way (a fixed window) */
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
 	int			 slots;		/* hosts that may still start (-j) */
@@ -457,7 +459,14 @@ start_acquire(struct worker *w)
 		return;
 	if (pace_try_acquire(w->ctx->starts, &w->start_tk) != 0) {
 		pstate(w, PROGRESS_DEPLOYING, "waiting to start");
-		pace_acquire(w->ctx->starts, &w->start_tk);
+		/*
+		 * The login stays idle meanwhile, for minutes in a big fleet:
+		 * keep it alive, so that neither the host's server
+		 * (ClientAliveInterval) nor a firewall between drops a host
+		 * the controller is holding back.
+		 */
+		while (pace_acquire_wait(w->ctx->starts, &w->start_tk, START_WAIT_MS) != 0)
+			(void)transport_keepalive(w->t);
 	}
 	w->start_held = 1;
 }
@@ -1320,15 +1329,26 @@ connect_host(struct worker *w, int after_boot, struct transport_info *info, char
 {
 	long long deadline = clock_mono_ms() + w->h->boot_timeout_ms, left;
 	struct transport_opts o;
+	struct pace_ticket tk;
 	int r;
 
 	for (;;) {
+		/*
+		 * The TCP connect and the server's banner come before the
+		 * handshake pacer's slot, and a thousand of them at once (a
+		 * thousand ssh servers forking) made the first handshakes miss
+		 * their connect timeout: at most RUN_LOGINS_MAX logins are
+		 * under way, the wait for one not counted against the host.
+		 */
+		pace_acquire(w->ctx->logins, &tk);
 		hostconn_opts(w->h, w->ctx->pace, &o);
 		left = deadline - clock_mono_ms();
 		if (after_boot && o.connect_timeout_ms > left)
 			o.connect_timeout_ms = left > 100 ? left : 100;
 		memset(info, 0, sizeof(*info));
-		if ((r = transport_open(&o, &w->t, info, err)) == 0 || !after_boot)
+		r = transport_open(&o, &w->t, info, err);
+		pace_release(w->ctx->logins, &tk, PACE_NEUTRAL, -1);
+		if (r == 0 || !after_boot)
 			return r;
 		if (run_stop_requested() || clock_mono_ms() + BOOT_POLL_MS >= deadline) {
 			char *e = xasprintf("no login within boot_timeout (%lld s) after the "
@@ -2190,6 +2210,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	ctx.pace = pace_new(PACE_INITIAL, max, 0);
 	max = n < RUN_START_MAX ? (int)n : RUN_START_MAX;
 	ctx.starts = pace_new(RUN_START_INITIAL, max, 0);
+	ctx.logins = pace_new(RUN_LOGINS_MAX, RUN_LOGINS_MAX, 0);
 	pace_set_slow_start(ctx.starts, 1);
 	pace_set_quick(ctx.starts, (c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS) / 4);
 	transport_global_init();
@@ -2267,6 +2288,7 @@ run_execute(const struct run_config *c, struct run_summary *out, char **err)
 	out->journal_error = ctx.journal_error;
 	pace_free(ctx.pace);
 	pace_free(ctx.starts);
+	pace_free(ctx.logins);
 	free(ctx.owner);
 	pthread_mutex_destroy(&ctx.mu);
 	pthread_cond_destroy(&ctx.cv);

@@ -137,8 +137,25 @@ tbuf_put(struct tbuf *b, const void *p, size_t n)
 
 	if (take > n)
 		take = n;
+	if (take == 0)
+		goto out;
+	/*
+	 * Allocated as it fills: a thousand hosts' channels that never hold
+	 * more than a few lines cost a few KB each, not cap twice over.
+	 */
+	if (b->len + take > b->alloc) {
+		size_t a = b->alloc ? b->alloc : 4096;
+
+		while (a < b->len + take)
+			a *= 2;
+		if (a > b->cap)
+			a = b->cap;
+		b->b = xreallocarray(b->b, a, 1);
+		b->alloc = a;
+	}
 	memcpy(b->b + b->len, p, take);
 	b->len += take;
+out:
 	b->dropped += n - take;
 }
 
@@ -148,6 +165,8 @@ tbuf_take(struct tbuf *b, void *buf, size_t len)
 {
 	if (len > b->len)
 		len = b->len;
+	if (len == 0)
+		return 0;
 	memcpy(buf, b->b, len);
 	memmove(b->b, b->b + len, b->len - len);
 	b->len -= len;
@@ -173,9 +192,7 @@ tchan_open(struct transport *t, const char *cmdline, size_t cap, int timeout_ms,
 		cap = TRANSPORT_CHAN_CAP;
 	c = xcalloc(1, sizeof(*c));
 	c->t = t;
-	c->out.b = xmalloc(cap);
 	c->out.cap = cap;
-	c->err.b = xmalloc(cap);
 	c->err.cap = cap;
 	c->err.discard = 1;
 	c->exit.status = -1;
@@ -298,7 +315,8 @@ take_all(struct tbuf *b, size_t *lenp)
 {
 	char *s = xmalloc(b->len + 1);
 
-	memcpy(s, b->b, b->len);
+	if (b->len > 0)
+		memcpy(s, b->b, b->len);
 	s[b->len] = '\0';
 	*lenp = b->len;
 	return s;
@@ -394,9 +412,16 @@ int
 transport_upload(struct transport *t, const void *data, size_t len, const char *path,
     mode_t mode, int timeout_ms)
 {
+	return transport_upload_run(t, data, len, path, mode, NULL, timeout_ms, NULL);
+}
+
+int
+transport_upload_run(struct transport *t, const void *data, size_t len, const char *path,
+    mode_t mode, const char *then, int timeout_ms, struct transport_result *out)
+{
 	struct transport_result res;
 	char crc[16], sha[DIGEST_SHA256_HEX], md5[DIGEST_MD5_HEX];
-	char tool[16], value[160], *cmd, *line, *p;
+	char tool[16], value[160], *cmd, *line, *p, *after, *mk;
 	const char *want;
 	unsigned long long rsize;
 	int r, ok;
@@ -404,23 +429,33 @@ transport_upload(struct transport *t, const void *data, size_t len, const char *
 	snprintf(crc, sizeof(crc), "%u", transport_cksum(data, len));
 	digest_sha256_hex(data, len, sha);
 	digest_md5_hex(data, len, md5);
+	/* `then` in the same shell, its status the channel's */
+	after = then != NULL ? sh_format("p=%q; %s; exit $?;", path, then) : xstrdup("");
+	if (then != NULL && (p = strrchr(path, '/')) != NULL && p != path) {
+		line = xstrndup(path, (size_t)(p - path));
+		mk = sh_format("mkdir -p %q 2>/dev/null; ", line);
+		free(line);
+	} else
+		mk = xstrdup("");
 	/*
 	 * The host checks what arrived with the first of cksum, sha256sum and
 	 * md5sum it has (Debian's busybox-static has no cksum) against our
 	 * sums before it moves the file into place, and reports its own: we
 	 * compare again.
 	 */
-	cmd = sh_format("umask 077; t=%q.tmp.$$; "
+	cmd = sh_format("%sumask 077; t=%q.tmp.$$; "
 	    "if cat >\"$t\"; then set -- $(wc -c <\"$t\"); n=$1; "
 	    "if command -v cksum >/dev/null 2>&1; then set -- cksum $(cksum <\"$t\"); w=%q; "
 	    "elif command -v sha256sum >/dev/null 2>&1; then set -- sha256 $(sha256sum <\"$t\"); w=%q; "
 	    "elif command -v md5sum >/dev/null 2>&1; then set -- md5 $(md5sum <\"$t\"); w=%q; "
 	    "else set -- none none; w=; fi; "
 	    "if [ \"$2\" = \"$w\" ] && [ \"$n\" = %zu ] && chmod %o \"$t\" && mv -f \"$t\" %q; "
-	    "then echo \"fleetmark-upload ok $1 $2 $n\"; exit 0; fi; "
+	    "then echo \"fleetmark-upload ok $1 $2 $n\"; %s exit 0; fi; "
 	    "echo \"fleetmark-upload bad $1 $2 $n\"; fi; rm -f \"$t\"; exit 1",
-	    path, crc, sha, md5, len, (unsigned)(mode & 07777), path);
-	r = transport_run(t, cmd, data, len, 4096, timeout_ms, &res);
+	    mk, path, crc, sha, md5, len, (unsigned)(mode & 07777), path, after);
+	free(after);
+	free(mk);
+	r = transport_run(t, cmd, data, len, then != NULL ? 0 : 4096, timeout_ms, &res);
 	free(cmd);
 	if (r != 0) {
 		char *m = xstrdup(transport_error(t));
@@ -449,6 +484,15 @@ transport_upload(struct transport *t, const void *data, size_t len, const char *
 	ok = want != NULL && strcmp(value, want) == 0 && rsize == len;
 	if (ok && strncmp(p, "fleetmark-upload ok ", 20) == 0) {
 		r = 0;
+		if (out != NULL) {
+			/* what `then` printed: everything after the upload's line */
+			after = strchr(p, '\n');
+			after = after != NULL ? after + 1 : p + strlen(p);
+			*out = res;
+			out->outlen -= (size_t)(after - res.out);
+			memmove(out->out, after, out->outlen + 1);
+			return 0;
+		}
 		goto out;
 	}
 	if (want == NULL)

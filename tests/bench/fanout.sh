@@ -4,7 +4,9 @@
 # parallel-scp + parallel-ssh (Debian's pssh) and with Ansible (ansible-core),
 # side by side in one run.  For each N and tool: wall time, hosts that
 # succeeded, SSH logins per host (from the servers' logs), controller CPU
-# time and peak RSS; for fleetmark also the gap between two trials on a host.
+# time and peak RSS, the hosts' CPU time (their ssh servers and everything
+# those ran, the agents and benchmarks included); for fleetmark also the gap
+# between two trials on a host.
 #
 #   tests/bench/fanout.sh [N...]          (default: 1 8 32 64; root; brings
 #                                          up its own lab and takes it down)
@@ -18,6 +20,8 @@
 #   PSSH_P=32          parallel-ssh's and parallel-scp's -p (Ansible's forks)
 #   TOOL_TIMEOUT=900   seconds a tool may take for one size before it is
 #                      stopped (its row then says what it got done)
+#   KEEP=DIR           keep fleetmark's run directory of each size (run
+#                      with -v, its stderr in err) as DIR/fleetmark-N
 #
 # Sizes up to 1,000 (the lab's -n); from 100 on the lab raises the kernel's
 # neighbour table while it is up.  The lab's own memory (MemAvailable before
@@ -32,6 +36,9 @@ TOOLS=${TOOLS:-fleetmark pssh ansible bare}
 BARE_K=${BARE_K:-2 8 32}
 PSSH_P=${PSSH_P:-32}
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-900}
+KEEP=${KEEP:-}
+FMLEVEL=-q
+[ -n "$KEEP" ] && FMLEVEL=-v
 [ "$(id -u)" -eq 0 ] || { echo "fanout.sh: needs root (the lab)" >&2; exit 2; }
 if [ ! -x "$FLEETMARK" ] || [ ! -x "$AGENT_BIN" ]; then echo "fanout.sh: run make && make agents" >&2; exit 2; fi
 for t in $TOOLS; do
@@ -64,6 +71,20 @@ esac
 
 logins() { grep -cE 'Accepted publickey' "$LABDIR/hosts/$1/sshd.log" 2>/dev/null; }
 total_logins() { local h s=0; for h in "$@"; do s=$((s + $(logins "$h"))); done; echo "$s"; }
+# The CPU ticks the hosts' ssh servers' children have used (a session's
+# processes are counted once the server has reaped them).
+hosts_ticks() {
+	local h p s=0 st
+	for h in "$@"; do
+		read -r p <"$LABDIR/hosts/$h/sshd.pid" 2>/dev/null || continue
+		read -r st <"/proc/$p/stat" 2>/dev/null || continue
+		st=${st##*) }
+		read -ra st <<<"$st"
+		s=$((s + st[13] + st[14]))
+	done
+	echo "$s"
+}
+HZ=$(getconf CLK_TCK)
 # The trials of plans/smoke.yaml, as one shell command for pssh and Ansible.
 AG=/tmp/fanout-agent/fleetmark-agent
 # (stdin from /dev/null on the host: the agent's `run` ends when a piped
@@ -76,7 +97,7 @@ while read -r a h; do [[ $h == lab-[0-9]* ]] && ADDR[$h]=$a; done < <(grep -E '^
 # run a tool for at most TOOL_TIMEOUT s (and everything it started)
 bounded() { timeout -k 10 "$TOOL_TIMEOUT" "$@"; }
 
-printf '%-10s %5s %9s %8s %12s %9s %9s %10s\n' tool hosts wall_s ok logins/host ctl_cpu_s peak_MB gap_ms
+printf '%-10s %5s %9s %8s %12s %9s %9s %11s %10s\n' tool hosts wall_s ok logins/host ctl_cpu_s peak_MB hosts_cpu_s gap_ms
 for n in "${SIZES[@]}"; do
 	hosts=()
 	for i in $(seq 1 "$n"); do hosts+=("$(printf 'lab-%02d' "$i")"); done
@@ -87,21 +108,27 @@ for n in "${SIZES[@]}"; do
 		for h in "${hosts[@]}"; do rm -rf "$LABDIR/hosts/$h/tmp/"fanout* "$LABDIR/hosts/$h/tmp/fleetmark"; done
 		rm -f "$W/time"
 		before=$(total_logins "${hosts[@]}")
+		ticks=$(hosts_ticks "${hosts[@]}")
 		gap=-
 		case $tool in
 		fleetmark)
 			sed 's|^  workdir: .*||' "$LABDIR/fleet.yaml" >"$W/fleet.yaml"
 			rm -rf "$W/res"
-			bounded /usr/bin/time -f '%e %U %S %M' -o "$W/time" "$FLEETMARK" -q run "$TOP/plans/smoke.yaml" \
+			bounded /usr/bin/time -f '%e %U %S %M' -o "$W/time" "$FLEETMARK" "$FMLEVEL" run "$TOP/plans/smoke.yaml" \
 				-f "$W/fleet.yaml" -H "$csv" -o "$W/res" >"$W/out" 2>"$W/err"
+			if [ -n "$KEEP" ]; then
+				rm -rf "$KEEP/fleetmark-$n"
+				mkdir -p "$KEEP" && cp -r "$W/res" "$KEEP/fleetmark-$n" && cp "$W/err" "$KEEP/fleetmark-$n/err"
+			fi
 			ok=$(jq '[.hosts[] | select(.status == "done" and .failed == 0)] | length' "$W"/res/*/run.json 2>/dev/null || echo 0)
 			gap=$(jq -r -s 'group_by(.host)[] | sort_by(.start) | unique_by(.key) | sort_by(.start) |
 				[range(1; length) as $i | (.[$i].start - .[$i - 1].start - .[$i - 1].duration) * 1000] | .[]' \
 				"$W"/res/*/trials.jsonl 2>/dev/null | sort -g | awk '{v[NR] = $1} END {if (NR) printf "%.1f", v[int((NR + 1) / 2)]; else print "-"}')
 			;;
 		pssh)
+			# Each step on every host, whatever the last one did on a few:
+			# the last step's successes are the hosts that got through.
 			cat >"$W/pssh.sh" <<P
-set -e
 parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p $PSSH_P -t 120 -o "$W/p1" "mkdir -p /tmp/fanout-agent" >/dev/null
 parallel-scp -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p $PSSH_P -t 120 "$AGENT_BIN" "$AG" >/dev/null
 parallel-ssh -h "$W/hosts.txt" -x "-F $LABDIR/ssh_config" -p $PSSH_P -t 300 -o "$W/pout" "$SMOKE" >"$W/pssh.status"
@@ -136,8 +163,11 @@ P
 		esac
 		read -r wall user sys rss < <(tail -1 "$W/time") || { wall=0 user=0 sys=0 rss=0; }
 		after=$(total_logins "${hosts[@]}")
-		printf '%-10s %5d %9.1f %8s %12.1f %9.2f %9.1f %10s\n' "$tool" "$n" "$wall" "$ok/$n" \
+		sleep 1	# the last sessions reaped
+		ticks=$(($(hosts_ticks "${hosts[@]}") - ticks))
+		printf '%-10s %5d %9.1f %8s %12.1f %9.2f %9.1f %11.1f %10s\n' "$tool" "$n" "$wall" "$ok/$n" \
 			"$(awk -v a="$after" -v b="$before" -v n="$n" 'BEGIN {print (a - b) / n}')" \
-			"$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" "$(awk -v r="$rss" 'BEGIN {print r / 1024}')" "$gap"
+			"$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')" "$(awk -v r="$rss" 'BEGIN {print r / 1024}')" \
+			"$(awk -v t="$ticks" -v hz="$HZ" 'BEGIN {print t / hz}')" "$gap"
 	done
 done

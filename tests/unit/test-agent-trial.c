@@ -1,8 +1,10 @@
 /*
- * test-agent-trial.c: parameter resolution of trial requests, and the
- * small statistics helpers of the timing harness.
+ * test-agent-trial.c: parameter resolution of trial requests, the small
+ * statistics helpers of the timing harness, and serve mode's wait.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +364,38 @@ test_interrupts(void)
 	is_int(monitor_read_interrupts(path, v, have), -1, "a file that is not there: -1");
 }
 
+/*
+ * A SIGCHLD between requests (env's helpers, a trial's orphans) leaves a
+ * byte in the signal pipe; serve's wait must read it, or every poll after
+ * it returns at once and the agent spins until the next request.
+ */
+static void
+test_serve_wait(void)
+{
+	struct input in;
+	char c;
+	int fds[2], r;
+
+	supervise_signals();
+	if (pipe(fds) != 0) {
+		ok(0, "pipe");
+		return;
+	}
+	input_init(&in, fds[0]);
+	raise(SIGCHLD);
+	ok(serve_wait(&in) == 0, "serve_wait: woken by the signal pipe");
+	r = (int)read(supervise_signal_fd(), &c, 1);
+	ok(r < 0 && errno == EAGAIN, "serve_wait: the signal pipe emptied");
+	ok(in.len == 0 && !in.eof, "serve_wait: no input read");
+	if (write(fds[1], "{}\n", 3) != 3)
+		ok(0, "write");
+	ok(serve_wait(&in) == 0 && in.len == 3, "serve_wait: a request line read");
+	close(fds[1]);
+	ok(serve_wait(&in) == 0 && in.eof, "serve_wait: end of input seen");
+	close(fds[0]);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 int
 main(void)
 {
@@ -373,5 +407,6 @@ main(void)
 	test_monitor_request();
 	test_zero_note();
 	test_interrupts();
+	test_serve_wait();
 	return tap_done();
 }

@@ -343,6 +343,27 @@ test_threads(void)
 	pace_free(p);
 }
 
+/* A bounded wait: -1 while every slot is held, and the caller may try again. */
+static void
+test_acquire_wait(void)
+{
+	struct pace *p = pace_new(1, 1, 1);
+	struct pace_ticket a, b;
+	struct pace_stats st;
+
+	ok(pace_acquire_wait(p, &a, 0) == 0, "a free slot: taken at once");
+	ok(pace_acquire_wait(p, &b, 0) == -1, "every slot held: -1 after the wait");
+	ok(pace_acquire_wait(p, &b, 1) == -1, "... and again");
+	pace_stats(p, &st);
+	is_int(st.inflight, 1, "a wait that ran out holds nothing");
+	is_int(st.waiting, 0, "and is no longer counted as waiting");
+	pace_release(p, &a, PACE_NEUTRAL, -1);
+	ok(pace_acquire_wait(p, &b, 0) == 0, "the slot given back: taken");
+	pace_release(p, &b, PACE_NEUTRAL, -1);
+	ok(pace_acquire_wait(NULL, &b, 0) == 0, "no pacer: never waits");
+	pace_free(p);
+}
+
 int
 main(void)
 {
@@ -353,6 +374,7 @@ main(void)
 	test_threads();
 	test_slow_start();
 	test_waiting();
+	test_acquire_wait();
 	pace_free(NULL);
 	return tap_done();
 }

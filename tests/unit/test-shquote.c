@@ -260,6 +260,12 @@ test_local_transport(void)
 	    strcmp(res.err, "err\n") == 0, "local transport: capped output, stderr, exit status");
 	transport_result_release(&res);
 
+	/* The buffers grow as output comes, to the whole default cap. */
+	r = transport_run(t, "head -c 65536 /dev/zero; echo e >&2", NULL, 0, 0, 10000, &res);
+	ok(r == 0 && res.outlen == 65536 && res.out_dropped == 0 && res.errlen == 2 &&
+	    res.exit.status == 0, "local transport: 64 KB of output held whole, buffers grown");
+	transport_result_release(&res);
+
 	r = transport_run(t, "kill -KILL $$", NULL, 0, 0, 10000, &res);
 	ok(r == 0 && res.exit.status == -1 && strcmp(res.exit.signal, "KILL") == 0,
 	    "local transport: death by signal reported as KILL");
@@ -287,6 +293,14 @@ test_local_transport(void)
 		ok(r == 0 && n == (ssize_t)sizeof(data) - 1 && memcmp(got, data, (size_t)n) == 0 &&
 		    stat(dst, &st) == 0 && (st.st_mode & 07777) == 0640,
 		    "local transport: upload to a path with blanks and a quote, verified, mode 0640");
+		unlink(dst);
+		/* the command after it runs in the same channel, $p the path */
+		r = transport_upload_run(t, data, sizeof(data) - 1, dst, 0755,
+		    "wc -c < \"$p\"; test -x \"$p\"; exit 3", 10000, &res);
+		ok(r == 0 && atoi(res.out) == (int)sizeof(data) - 1 && res.exit.status == 3 &&
+		    strchr(res.out, '\n') == res.out + res.outlen - 1,
+		    "local transport: upload_run: what the command printed, and its status");
+		transport_result_release(&res);
 		unlink(dst);
 		unlink(path);
 		free(dst);
