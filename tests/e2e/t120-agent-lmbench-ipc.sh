@@ -140,14 +140,15 @@ is "$(jq -r 'select(.type == "note") | .text' "$W/last" | grep -c '^unlike lmben
 	"bw_tcp warmup=0: a note says it warms up less than lmbench"
 
 # --- other parameter points ----------------------------------------------------
-point bw_pipe sampling=all
-point lat_pipe size=4096
+# (with 5 ms samples and no warm-up: lmbench's seconds were checked above)
+point bw_pipe sampling=all interval=5000
+point lat_pipe size=4096 interval=5000
 point lat_unix size=1000
-point lat_udp size=1000
-point lat_tcp size=100000	# more than a segment: must not stall on a delayed ACK
-point bw_pipe msg=4K total=1M
-point bw_unix msg=1K total=1M
-point bw_tcp msg=64K total=4M sockbuf=0
+point lat_udp size=1000 interval=5000
+point lat_tcp size=100000 interval=5000	# more than a segment: must not stall on a delayed ACK
+point bw_pipe msg=4K total=1M interval=5000
+point bw_unix msg=1K total=1M interval=5000
+point bw_tcp msg=64K total=4M sockbuf=0 warmup=0
 point bw_file_rd size=1M block=4K mode=open2close
 point bw_mmap_rd size=2M mode=open2close
 for op in rd wr rdwr cp bzero; do
