@@ -246,34 +246,61 @@ note_unlike(struct trial *t)
 		    trial_int(t, TIMING_INTERVAL), p->def);
 }
 
+void
+timing_rule_init(struct timing_rule *r, const struct timing_opts *o)
+{
+	r->target = (o && o->target_ns > 0) ? o->target_ns : TIMING_TARGET_NS;
+	r->cap = (o && o->max_iters) ? o->max_iters : (UINT64_C(1) << 27);
+	r->n = 1;
+}
+
 /*
- * lmbench's benchmp(): start at one operation, grow the count eightfold
- * while a run takes under 150 us, then after every run rescale it to 1.1
- * target intervals when the run took under 0.99 or over 1.2 of one; a
- * run counts as a sample only when it lasted over 0.95 of the interval
- * (lib_timing.c, benchmp_interval()).  The runs that fall short are
- * dropped, so on a machine whose speed changes from run to run the
- * samples lean towards the slower runs, as lmbench's do.  A run at
- * o->max_iters (lmbench has no cap: 2^27) is a sample whatever its
- * length.  Returns the count of the last sample, 0 at the deadline.
+ * lmbench's benchmp_interval() (lib_timing.c): a run counts as a sample
+ * only when it lasted over 0.95 of the interval; after every run that took
+ * under 0.99 or over 1.2 of it, the count grows eightfold while a run
+ * takes under 150 us, else is rescaled to 1.1 intervals.
+ */
+int
+timing_rule_next(struct timing_rule *r, double el)
+{
+	int keep = el > 0.95 * r->target || r->n >= r->cap;
+	double scaled;
+
+	if ((el < 0.99 * r->target && r->n < r->cap) || el > 1.2 * r->target) {
+		if (el > 150e3) {
+			scaled = (double)r->n / el * 1.1 * r->target + 1;
+			r->n = scaled >= (double)r->cap ? r->cap : (uint64_t)scaled;
+		} else
+			r->n = r->n * 8 > r->cap ? r->cap : r->n * 8;
+	}
+	return keep;
+}
+
+/*
+ * lmbench's benchmp(): runs of fn by timing_rule_next()'s rule until
+ * nsamples are kept.  The runs that fall short are dropped, so on a
+ * machine whose speed changes from run to run the samples lean towards
+ * the slower runs, as lmbench's do.  Returns the count of the last
+ * sample, 0 at the deadline.
  */
 static uint64_t
 benchmp(struct trial *t, timing_fn fn, void *arg, const struct timing_opts *o,
     double *samples, int nsamples)
 {
-	double target = (o && o->target_ns > 0) ? o->target_ns : TIMING_TARGET_NS;
-	uint64_t cap = (o && o->max_iters) ? o->max_iters : (UINT64_C(1) << 27);
-	uint64_t n = 1, last = 0;
-	double el, per, scaled;
+	struct timing_rule r;
+	uint64_t n, last = 0;
+	double el, per;
 	int got = 0, begun = 0;
 
+	timing_rule_init(&r, o);
 	while (got < nsamples) {
 		if (trial_expired(t))
 			return 0;
+		n = r.n;
 		el = run_once(fn, arg, n) - clock_overhead;
 		if (!(o && o->keep_loop))
 			el -= (double)n * loop_overhead;
-		if (el > 0.95 * target || n >= cap) {
+		if (timing_rule_next(&r, el)) {
 			if (!begun) {
 				trial_measure_begin(t);
 				begun = 1;
@@ -281,13 +308,6 @@ benchmp(struct trial *t, timing_fn fn, void *arg, const struct timing_opts *o,
 			per = el / (double)n;
 			samples[got++] = per > 0 ? per : 0;
 			last = n;
-		}
-		if ((el < 0.99 * target && n < cap) || el > 1.2 * target) {
-			if (el > 150e3) {
-				scaled = (double)n / el * 1.1 * target + 1;
-				n = scaled >= (double)cap ? cap : (uint64_t)scaled;
-			} else
-				n = n * 8 > cap ? cap : n * 8;
 		}
 	}
 	trial_measure_end(t);

@@ -78,6 +78,26 @@ uint64_t timing_measure(struct trial *t, timing_fn fn, void *arg,
 	    const struct timing_opts *o, double *samples, int n);
 
 /*
+ * lmbench's sampling rule, benchmp()'s, for a benchmark that times its
+ * runs itself (lat_fs, whose runs need untimed work around them):
+ * timing_rule_init() sets the first count (one operation) from `o` (may
+ * be NULL: 5 ms, no cap but lmbench's 2^27); after each run of r->n
+ * operations that took `el` ns, overheads removed, timing_rule_next()
+ * says whether it is a sample (it lasted over 95% of the target, or ran
+ * at the cap) and sets r->n for the next run: eightfold while runs take
+ * under 150 us, else rescaled to 1.1 targets when the run took under 99%
+ * or over 120% of one.  timing_measure() uses the same.
+ */
+struct timing_rule {
+	double		target;		/* ns a sample lasts at least */
+	uint64_t	cap;		/* the largest count */
+	uint64_t	n;		/* operations in the next run */
+};
+
+void	timing_rule_init(struct timing_rule *r, const struct timing_opts *o);
+int	timing_rule_next(struct timing_rule *r, double el);
+
+/*
  * Measure k operations in turn: fn[j](n, arg[j]) is calibrated as
  * timing_measure() does, then the samples are taken interleaved, one of
  * each operation nsamples times over, so that a change in the machine

@@ -188,6 +188,29 @@ test_stats(void)
 	is_num(bw[0], 1e6, 1e-6, "1 MB per microsecond is 10^6 MB/s");
 }
 
+/* lmbench's benchmp_interval() rule, run by run, at its 5 ms default. */
+static void
+test_rule(void)
+{
+	struct timing_opts capped = { 0, 100, 0 };
+	struct timing_rule r;
+
+	timing_rule_init(&r, NULL);
+	ok(r.target == TIMING_TARGET_NS && r.n == 1, "the rule starts at one operation, 5 ms");
+	ok(!timing_rule_next(&r, 10e3) && r.n == 8, "a 10 us run is dropped, the count x8");
+	ok(!timing_rule_next(&r, 80e3) && r.n == 64, "under 150 us: x8 again");
+	ok(!timing_rule_next(&r, 640e3) && r.n == 551,
+	    "over 150 us: rescaled to 1.1 intervals (64 / 640 us x 5.5 ms + 1)");
+	ok(timing_rule_next(&r, 5.5e6) && r.n == 551, "a run within 0.99 to 1.2: a sample, same count");
+	ok(timing_rule_next(&r, 4.8e6) && r.n == 632,
+	    "over 0.95 but under 0.99: a sample, and rescaled");
+	ok(!timing_rule_next(&r, 4.7e6), "a run under 0.95 of the interval is no sample");
+	ok(timing_rule_next(&r, 7e6) && r.n < 632, "over 1.2: a sample, the count scaled down");
+	timing_rule_init(&r, &capped);
+	r.n = 100;
+	ok(timing_rule_next(&r, 1e3) && r.n == 100, "a run at the cap is a sample whatever its length");
+}
+
 static void
 test_registry(void)
 {
@@ -402,6 +425,7 @@ main(void)
 	test_params();
 	test_ranges();
 	test_stats();
+	test_rule();
 	test_registry();
 	test_profile_request();
 	test_monitor_request();
