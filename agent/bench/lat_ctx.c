@@ -11,25 +11,32 @@
  * is one trip round the ring: procs hand-offs.
  *
  * As lmbench does, the cost of a hand-off without a switch is measured in
- * the trial process alone: a write and a read on one of procs pipes plus
- * one sum of the working set (which is then cache-hot).  That overhead is
- * subtracted from the time per hand-off; what remains is the context
- * switch, including the cache and TLB refill a `size` KB working set
- * costs: the metric `latency`, in microseconds.  `handoff` is the time per
- * hand-off with nothing subtracted.  Unlike lmbench, which measures the
- * overhead once beforehand, the overhead samples are taken interleaved
- * with the ring's (the children sleep meanwhile): on a noisy shared host
- * the summing cost drifts by more than a context switch costs, and a
- * difference of two numbers taken at different times came out as zero.
+ * the trial process alone: a write and a read on one of a set of pipes,
+ * taken in turn, plus one sum of the working set (which is then
+ * cache-hot).  That overhead is subtracted from the time per hand-off;
+ * what remains is the context switch, including the cache and TLB refill
+ * a `size` KB working set costs: the metric `latency`, in microseconds.
+ * `handoff` is the time per hand-off with nothing subtracted.
+ *
+ * By default (sampling=lmbench) it is measured as lmbench's lat_ctx
+ * measures it: the overhead first, before the ring exists, over 96 pipes
+ * (lmbench's summary run, `lat_ctx -s SIZE 2 4 8 16 24 32 64 96`, measures
+ * it once over as many pipes as its largest ring; more when the ring is
+ * larger), by benchmp()'s rule (timing.c), its median taken; then the
+ * ring, by the same rule, its median per hand-off less that overhead.
+ * sampling=all is the agent's own way from before: the ring and the
+ * overhead (over procs pipes, with the ring's children asleep) each
+ * calibrated once, then sampled in turn, every run a sample, so that on a
+ * noisy shared host a drift of the summing cost shifts both alike.
  *
  * lmbench's subtraction assumes that summing a working set costs a process
  * of the ring no less than it costs the lone process that measures the
  * overhead.  That does not always hold: on the 2-CPU VM this was written
- * on, with 16 KB and 64 KB working sets, the lone process sums more slowly
- * than the ring's members do, the overhead comes out above the whole time
- * per hand-off and lmbench's number is zero (lmbench itself prints nothing
- * then).  So `handoff` is reported too, and a note says when the
- * subtraction left nothing.
+ * on, with 16 KB and 64 KB working sets, the lone process sometimes sums
+ * more slowly than the ring's members do, the overhead comes out above
+ * the whole time per hand-off and lmbench's number is zero (lmbench itself
+ * prints nothing then).  So `handoff` is reported too, and a note says
+ * when the subtraction left nothing.
  *
  * By default (pin=none) the ring runs where the scheduler puts it, as
  * lmbench's does.  On an SMP host with an idle CPU today's scheduler then
@@ -39,10 +46,7 @@
  * 35 us on a 2-CPU VM here, for lmbench and the agent alike).  pin=one
  * pins every process of the ring (and the overhead measurement) to one
  * CPU, the highest one the trial may use, which measures the switch
- * itself, run after run; a note says which was used.  (The overhead
- * cycles through procs pipes; lmbench's summary run, `lat_ctx -s SIZE 2 4
- * 8 16 24 32 64 96`, measures it once over 96 pipes: the same cost within
- * the noise here.)
+ * itself, run after run; a note says which was used.
  */
 #include <errno.h>
 #include <sched.h>
@@ -61,11 +65,13 @@
 
 #define MAX_PROCS	1024
 #define MAX_SIZE_KB	(64 * 1024)
+#define LMBENCH_PIPES	96	/* the largest ring of lmbench's summary run */
 
 struct ring {
 	int	 procs;
 	int	(*p)[2];	/* the ring's pipes; -1 where closed */
 	int	(*op)[2];	/* the overhead's pipes, this process only */
+	int	 nop;		/* how many */
 	pid_t	*pids;		/* children, index 1..procs-1; 0 when none */
 	int	*ws;		/* the trial process's working set */
 	size_t	 words;		/* ints in a working set */
@@ -138,7 +144,7 @@ do_overhead(uint64_t n, void *arg)
 			r->err = errno ? errno : EPIPE;
 			break;
 		}
-		if (++i == r->procs)
+		if (++i == r->nop)
 			i = 0;
 		s += sum_ws(r->ws, r->words);
 	}
@@ -315,15 +321,25 @@ calibrate(struct trial *t, timing_fn fn, struct ring *r)
 	return scaled < 1 ? 1 : (uint64_t)scaled;
 }
 
+static int
+measure_error(struct trial *t, const struct ring *r)
+{
+	if (r->err != 0)
+		return trial_error(t, WIRE_ERR_BENCH, "the ring of %d processes broke: %s",
+		    r->procs, strerror(r->err));
+	return trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached while measuring");
+}
+
 /*
- * Take n samples of the ring, time per hand-off, into raw[], each just
- * after a sample of the overhead into ovh[]; v[] is raw[] less the median
+ * sampling=all: with the ring running, take n samples of it, time per
+ * hand-off, into raw[], each just after a sample of the overhead into
+ * ovh[], both at counts calibrated once; v[] is raw[] less the median
  * overhead.  (Subtracting each overhead sample from its neighbour would
  * carry every hiccup of the overhead into a ring sample.)  ns; returns 0
  * or the value of trial_error().
  */
 static int
-measure(struct trial *t, struct ring *r, double *v, double *raw, double *ovh,
+measure_all(struct trial *t, struct ring *r, double *v, double *raw, double *ovh,
     int n, uint64_t *iters)
 {
 	uint64_t n_ovh, n_ring;
@@ -344,17 +360,43 @@ measure(struct trial *t, struct ring *r, double *v, double *raw, double *ovh,
 	*iters = n_ring;
 	return 0;
 fail:
-	if (r->err != 0)
-		return trial_error(t, WIRE_ERR_BENCH, "the ring of %d processes broke: %s",
-		    r->procs, strerror(r->err));
-	return trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached while measuring");
+	return measure_error(t, r);
+}
+
+/*
+ * sampling=lmbench, lmbench's lat_ctx: before the ring exists, n samples
+ * of the overhead over r->nop pipes into ovh[] by benchmp()'s rule
+ * (timing_measure()); then the ring is started and n samples of it by the
+ * same rule, time per hand-off, into raw[]; v[] is raw[] less the median
+ * overhead.  ns; returns 0 or the value of trial_error().
+ */
+static int
+measure_lmbench(struct trial *t, struct ring *r, double *v, double *raw, double *ovh,
+    int n, uint64_t *iters)
+{
+	int i, rc;
+
+	if (open_pipes(r->op, r->nop) != 0)
+		return pipe_error(t, r);
+	if (timing_measure(t, do_overhead, r, NULL, ovh, n) == 0 || r->err != 0)
+		return measure_error(t, r);
+	close_pipes(r->op, r->nop);
+	if ((rc = start_ring(t, r)) != 0)
+		return rc;
+	if ((*iters = timing_measure(t, do_ring, r, NULL, raw, n)) == 0 || r->err != 0)
+		return measure_error(t, r);
+	for (i = 0; i < n; i++)
+		v[i] = raw[i] /= (double)r->procs;
+	samples_subtract(v, n, samples_median(ovh, n));
+	return 0;
 }
 
 static int
 run(struct trial *t)
 {
 	long long procs = trial_int(t, "procs"), kb = trial_int(t, "size");
-	int n = trial_samples(t), i, cpu, rc = -1;
+	int n = trial_samples(t), all = strcmp(trial_str(t, TIMING_SAMPLING), "all") == 0;
+	int i, cpu, rc = -1;
 	double *ovh = NULL, *v = NULL, *raw = NULL, o, h;
 	struct ring r;
 	uint64_t iters = 0;
@@ -374,37 +416,47 @@ run(struct trial *t)
 
 	memset(&r, 0, sizeof(r));
 	r.procs = (int)procs;
+	r.nop = all || r.procs > LMBENCH_PIPES ? r.procs : LMBENCH_PIPES;
 	r.words = (size_t)kb * 1024 / sizeof(int);
 	r.p = calloc((size_t)r.procs, sizeof(*r.p));
-	r.op = calloc((size_t)r.procs, sizeof(*r.op));
+	r.op = calloc((size_t)r.nop, sizeof(*r.op));
 	r.pids = calloc((size_t)r.procs, sizeof(*r.pids));
 	ovh = calloc((size_t)n, sizeof(*ovh));
 	v = calloc((size_t)n, sizeof(*v));
 	raw = calloc((size_t)n, sizeof(*raw));
 	r.ws = alloc_ws(r.words);
-	for (i = 0; i < r.procs; i++) {
-		if (r.p != NULL)
-			r.p[i][0] = r.p[i][1] = -1;
-		if (r.op != NULL)
-			r.op[i][0] = r.op[i][1] = -1;
-	}
+	for (i = 0; r.p != NULL && i < r.procs; i++)
+		r.p[i][0] = r.p[i][1] = -1;
+	for (i = 0; r.op != NULL && i < r.nop; i++)
+		r.op[i][0] = r.op[i][1] = -1;
 	if (r.p == NULL || r.op == NULL || r.pids == NULL || ovh == NULL || v == NULL ||
 	    raw == NULL || (r.words > 0 && r.ws == NULL)) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "out of memory");
 		goto out;
 	}
-	if ((rc = start_ring(t, &r)) != 0)
-		goto out;
-	/* After the forks: the children need not inherit these. */
-	if (open_pipes(r.op, r.procs) != 0) {
-		rc = pipe_error(t, &r);
-		goto out;
-	}
-	if ((rc = measure(t, &r, v, raw, ovh, n, &iters)) != 0)
+	if (all) {
+		trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "sampling=all: the ring and its "
+		    "overhead calibrated once and sampled in turn, every run a sample");
+		if ((rc = start_ring(t, &r)) != 0)
+			goto out;
+		/* After the forks: the children need not inherit these. */
+		if (open_pipes(r.op, r.nop) != 0) {
+			rc = pipe_error(t, &r);
+			goto out;
+		}
+		rc = measure_all(t, &r, v, raw, ovh, n, &iters);
+	} else
+		rc = measure_lmbench(t, &r, v, raw, ovh, n, &iters);
+	if (rc != 0)
 		goto out;
 	o = samples_median(ovh, n) / 1e3;
 	h = samples_median(raw, n) / 1e3;
-	trial_note(t, "overhead per hand-off %.3f us (median) subtracted", o);
+	if (all)
+		trial_note(t, "overhead per hand-off %.3f us (median, over %d pipes, "
+		    "sampled in turn with the ring) subtracted", o, r.nop);
+	else
+		trial_note(t, "overhead per hand-off %.3f us (median, over %d pipes, "
+		    "measured before the ring, as lmbench) subtracted", o, r.nop);
 	if (o >= h)
 		trial_note(t, "the overhead measured in one process (%.3f us) is not below "
 		    "the ring's time per hand-off (%.3f us): lmbench's subtraction leaves "
@@ -420,7 +472,7 @@ out:
 	if (r.p != NULL)
 		close_pipes(r.p, r.procs);	/* children see EOF and leave ... */
 	if (r.op != NULL)
-		close_pipes(r.op, r.procs);
+		close_pipes(r.op, r.nop);
 	if (r.pids != NULL)
 		reap_children(&r);		/* ... or are killed; all are reaped */
 	free(r.p);
@@ -439,6 +491,7 @@ static const struct bench_param params[] = {
 	    "hand-off", "0..65536" },
 	{ "pin", PARAM_ENUM, "none", "none: where the scheduler puts the ring, as "
 	    "lmbench; one: the whole ring on one CPU", "none|one" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 
