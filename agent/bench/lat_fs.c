@@ -13,16 +13,18 @@
  * FSDIR is.
  *
  * The two operations are measured apart, as lmbench's two benchmp() runs
- * do: a create sample times making N files (deleted untimed afterwards), a
- * delete sample times deleting M files made untimed just before.  N and M
- * are calibrated the way lmbench calibrates its iterations, so that one
- * sample lasts TIMING_TARGET_NS (5 ms, lmbench's interval with ENOUGH=5000):
- * the count matters (deleting the create count instead of 3.5 times it
- * came out 15% cheaper).  A delete sample therefore makes several times
- * more files, untimed, than it deletes in 5 ms: on ext4 a create costs 2
- * to 60 deletes, and this trial takes about 12 x 5 ms times that.  (On
- * ext4 without a journal, a new inode skips the inodes of its group freed
- * in the last minutes, so creates cost more after many deletes, lmbench's
+ * do: a create run times making N files (deleted untimed afterwards), a
+ * delete run times deleting M files made untimed just before.  Both take
+ * their samples by lmbench's rule (timing_rule_next()): from one file,
+ * each run's count set from the run before so that one lasts
+ * TIMING_TARGET_NS (5 ms, lmbench's interval with ENOUGH=5000), and a run
+ * a sample only when it lasted over 95% of it; the count matters
+ * (deleting the create count instead of 3.5 times it came out 15%
+ * cheaper).  A delete sample therefore makes several times more files,
+ * untimed, than it deletes in 5 ms: on ext4 a create costs 2 to 60
+ * deletes, and this trial takes about 12 x 5 ms times that.  (On ext4
+ * without a journal, a new inode skips the inodes of its group freed in
+ * the last minutes, so creates cost more after many deletes, lmbench's
  * and the agent's alike.)  lmbench reports files per second and its
  * summary turns that into microseconds per file; the metrics here are
  * microseconds per file directly.  A note names the file system of the
@@ -47,7 +49,6 @@
 #define PER_DIR		100		/* files per directory, lmbench's -n default */
 #define MAX_FILES	(PER_DIR * PER_DIR * PER_DIR)
 #define MAX_CHUNK	(128 * 1024)	/* one write() of at most this, as mkfile() */
-#define MAX_CALIBRATE	12		/* calibration rounds before settling */
 struct fs {
 	long long	 size;		/* bytes per file */
 	char		*buf;		/* the data written, MAX_CHUNK at most */
@@ -214,13 +215,13 @@ tree_clean(struct fs *f)
 }
 
 /*
- * One sample of n files: ns per file to create them (del 0) or to delete
- * them (del 1), the other operation untimed.  A create sample also times
- * its untimed deletes, into *other (may be NULL): the delete count starts
- * from them.  -1 on a failure (f->err).
+ * One run of n files: ns per file to create them (del 0) or to delete
+ * them (del 1), the other operation untimed, in a tree made for it and
+ * removed after it (lmbench's setup and cleanup around each run).  -1 on
+ * a failure (f->err).
  */
 static double
-sample(struct fs *f, int n, int del, double *other)
+sample(struct fs *f, int n, int del)
 {
 	double t0, el = 0;
 
@@ -238,72 +239,35 @@ sample(struct fs *f, int n, int del, double *other)
 			create_files(f);
 		el = timing_now() - t0 - timing_clock_overhead();
 	}
-	if (!del && other != NULL && f->err == 0) {
-		t0 = timing_now();
-		delete_files(f, 0);
-		*other = (timing_now() - t0 - timing_clock_overhead()) / n;
-	}
 	tree_clean(f);
 	return f->err ? -1 : el / n;
 }
 
 /*
- * The number of files that makes a sample last `target` ns, found as
- * lmbench's benchmp() finds its iterations: from `n` (1 for lmbench),
- * times 8 while a sample is short (under 150 us), else scaled by 1.1 x
- * target / time, until one lands within 0.95 to 1.2 of the target.  0 on
- * a failure or at the deadline.
+ * Samples of one operation into v, us per file, as lmbench's benchmp()
+ * takes them (timing_rule_next()): from one file, the count of each run
+ * set by the run before, a run a sample only when it lasted over 95% of
+ * the interval.  *files is the count of the last sample.  Returns 0 or
+ * trial_error().
  */
 static int
-calibrate(struct trial *t, struct fs *f, int del, double target, int n)
+measure(struct trial *t, struct fs *f, int del, double *v, int nsamples, int *files)
 {
-	double per, el;
-	int i;
+	struct timing_opts o = { 0, MAX_FILES, 0 };
+	struct timing_rule r;
+	double per;
+	int got = 0, n;
 
-	for (i = 0; i < MAX_CALIBRATE; i++) {
-		if (trial_expired(t) || (per = sample(f, n, del, NULL)) < 0)
-			return 0;
-		el = per * n;
-		if (el >= 0.95 * target && el <= 1.2 * target)
-			break;
-		if (el > 150e3)
-			n = (int)((double)n * 1.1 * target / el) + 1;
-		else
-			n = n > MAX_FILES / 8 ? MAX_FILES : n * 8;
-		if (n > MAX_FILES)
-			n = MAX_FILES;
-		if (n < 1)
-			n = 1;
-	}
-	return n;
-}
-
-/*
- * Samples of one operation into v (us per file) and, for creates, the
- * untimed deletes' ns per file into other.  The delete count starts from
- * those: a delete sample's files are made untimed first, and growing the
- * count from one file, as lmbench does, costs more creates than all the
- * samples.  *files is the count used.  Returns 0 or trial_error().
- */
-static int
-measure(struct trial *t, struct fs *f, int del, double *v, double *other, int nsamples,
-    int *files)
-{
-	int n = 1, i;
-	double d;
-
-	if (del && other != NULL && (d = samples_median(other, nsamples)) > 0)
-		n = (int)(TIMING_TARGET_NS / d) + 1;
-	if (n > MAX_FILES)
-		n = MAX_FILES;
-	if ((n = calibrate(t, f, del, TIMING_TARGET_NS, n)) == 0)
-		goto fail;
-	for (i = 0; i < nsamples; i++) {
-		if (trial_expired(t) || (v[i] = sample(f, n, del, del ? NULL : &other[i])) < 0)
+	timing_rule_init(&r, &o);
+	while (got < nsamples) {
+		n = (int)r.n;
+		if (trial_expired(t) || (per = sample(f, n, del)) < 0)
 			goto fail;
-		v[i] /= 1e3;
+		if (timing_rule_next(&r, per * n)) {
+			v[got++] = per / 1e3;
+			*files = n;
+		}
 	}
-	*files = n;
 	return 0;
 fail:
 	if (f->err != 0)
@@ -319,7 +283,7 @@ run(struct trial *t)
 {
 	struct fs *f;
 	int n = trial_samples(t), i, rc, nc = 0, nd = 0;
-	double *cr = NULL, *de = NULL, *dx = NULL;
+	double *cr = NULL, *de = NULL;
 
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return trial_error(t, WIRE_ERR_BENCH, "out of memory");
@@ -338,8 +302,7 @@ run(struct trial *t)
 	f->buf = malloc(f->chunk);
 	cr = calloc((size_t)n, sizeof(*cr));
 	de = calloc((size_t)n, sizeof(*de));
-	dx = calloc((size_t)n, sizeof(*dx));
-	if (f->buf == NULL || cr == NULL || de == NULL || dx == NULL) {
+	if (f->buf == NULL || cr == NULL || de == NULL) {
 		rc = trial_error(t, WIRE_ERR_BENCH, "out of memory");
 		goto out;
 	}
@@ -347,8 +310,8 @@ run(struct trial *t)
 	for (i = 0; i < (int)f->chunk; i++)
 		f->buf[i] = (char)(i * 131 + 7);
 
-	if ((rc = measure(t, f, 0, cr, dx, n, &nc)) != 0 ||
-	    (rc = measure(t, f, 1, de, dx, n, &nd)) != 0)
+	if ((rc = measure(t, f, 0, cr, n, &nc)) != 0 ||
+	    (rc = measure(t, f, 1, de, n, &nd)) != 0)
 		goto out;
 	trial_metric(t, "create", cr, n, (uint64_t)nc);
 	trial_metric(t, "delete", de, n, (uint64_t)nd);
@@ -359,7 +322,6 @@ out:
 	free(f);
 	free(cr);
 	free(de);
-	free(dx);
 	return rc;
 }
 
