@@ -398,6 +398,7 @@ selected() {	# is any metric of run $1 selected?
 
 printf 'vs-lmbench: %s rounds; ENOUGH=%s (lmbench'"'"'s enough found %s) TIMING_O=%s LOOP_O=%s\n' \
 	"$ROUNDS" "$ENOUGH" "$ENOUGH_FOUND" "$TIMING_O" "$LOOP_O" >&2
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 start=$(date +%s)
 for r in $(seq "$ROUNDS"); do
 	echo "vs-lmbench: round $r/$ROUNDS" >&2
@@ -413,6 +414,7 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 elapsed=$(($(date +%s) - start))
+load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 # --- The table ----------------------------------------------------------------
 median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -420,6 +422,7 @@ spread() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR && l
 
 echo
 echo "lmbench 3 (ENOUGH=$ENOUGH, TIMING_O=$TIMING_O, LOOP_O=$LOOP_O) against $(basename "$AGENT"), $ROUNDS rounds, $(date -u +%Y-%m-%d), ${elapsed} s"
+echo "load average (1, 5, 15 min): $load_start at the start, $load_end at the end"
 echo
 echo '| table | column | unit | lmbench | agent | agent/lmbench | lmbench spread | agent spread |'
 echo '|---|---|---|---|---|---|---|---|'
