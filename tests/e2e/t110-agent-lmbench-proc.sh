@@ -194,6 +194,17 @@ is "$(jq -r 'select(.type == "header") | .params.pin' "$W/last")" none \
 	"lat_ctx: unpinned by default, as lmbench"
 is "$(jq -r 'select(.type == "note") | .text' "$W/last" | grep -c 'not pinned')" 1 \
 	"lat_ctx: a note says the ring is not pinned"
+# lmbench's way by default: the overhead by benchmp() before the ring,
+# over the 96 pipes of lmbench's summary run; sampling=all the agent's own
+is "$(jq -r 'select(.type == "header") | .params.sampling' "$W/last")" lmbench \
+	"lat_ctx: lmbench's sampling by default"
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" \
+	'overhead per hand-off .* over 96 pipes, measured before the ring, as lmbench' \
+	"lat_ctx: the overhead is measured before the ring over 96 pipes, as lmbench"
+point lat_ctx procs=3 sampling=all
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" \
+	'^unlike lmbench: sampling=all: the ring and its overhead' \
+	"lat_ctx sampling=all: a note says it is unlike lmbench"
 point lat_fs size=4096
 point lat_mmap size=1M
 point lat_pagefault size=2M
