@@ -571,17 +571,34 @@ nodelay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/* Set socket buffer option opt (SO_SNDBUF, SO_RCVBUF) to bytes, if > 0. */
+static void
+sockbuf_set(int fd, int opt, long long bytes)
+{
+	int v;
+
+	if (bytes <= 0)
+		return;
+	v = bytes > 0x7fffffff ? 0x7fffffff : (int)bytes;
+	setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v));
+}
+
 int
-ipc_tcp_pair(int fds[2])
+ipc_tcp_pair(int fds[2], long long sockbuf, int nodelay_both)
 {
 	struct sockaddr_in a;
 	int l, c = -1, s, e;
 
 	if ((l = ipc_tcp_listen(&a, 1)) < 0)
 		return l;
+	/* lmbench's sock_optimize(): the accepted socket inherits the listener's */
+	sockbuf_set(l, SO_SNDBUF, sockbuf);
 	/* connect() completes from the backlog, so one process does both ends */
-	if ((c = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
-	    connect(c, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	if ((c = socket(AF_INET, SOCK_STREAM, 0)) >= 0) {
+		sockbuf_set(c, SO_RCVBUF, sockbuf);
+		sockbuf_set(c, SO_SNDBUF, sockbuf);
+	}
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    (s = accept(l, NULL, NULL)) < 0) {
 		e = errno;
 		ipc_close(&c);
@@ -589,8 +606,10 @@ ipc_tcp_pair(int fds[2])
 		return -e;
 	}
 	close(l);
-	nodelay(c);
-	nodelay(s);
+	if (nodelay_both) {
+		nodelay(c);
+		nodelay(s);
+	}
 	fds[0] = c;
 	fds[1] = s;
 	return 0;
@@ -629,18 +648,6 @@ ipc_unix_pair(struct trial *t, int sv[2])
 		return trial_error(t, errno == EAFNOSUPPORT ? WIRE_ERR_UNSUPPORTED : WIRE_ERR_BENCH,
 		    "socketpair(AF_UNIX): %s", strerror(errno));
 	return 0;
-}
-
-void
-ipc_sockbuf(int fd, long long bytes)
-{
-	int v;
-
-	if (bytes <= 0)
-		return;
-	v = bytes > 0x7fffffff ? 0x7fffffff : (int)bytes;
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 }
 
 int

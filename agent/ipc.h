@@ -165,10 +165,15 @@ int	ipc_accept(int lfd);
 
 /*
  * Two ends of one loopback TCP connection, fds[0] the connecting side and
- * fds[1] the accepted one, both with TCP_NODELAY (a message larger than a
+ * fds[1] the accepted one.  sockbuf > 0 sets the buffers before the
+ * connection exists, as lmbench's sock_optimize() does: SO_SNDBUF on the
+ * listening socket (the accepted one inherits it), SO_RCVBUF and
+ * SO_SNDBUF on the connecting one, so that the window the connection
+ * starts with is chosen for them; 0 leaves the kernel's defaults.
+ * nodelay_both sets TCP_NODELAY on both ends (a message larger than a
  * segment must not wait for an ACK).  Returns 0 or -errno.
  */
-int	ipc_tcp_pair(int fds[2]);
+int	ipc_tcp_pair(int fds[2], long long sockbuf, int nodelay_both);
 
 /*
  * Two loopback UDP sockets: fds[1] bound to 127.0.0.1 with an ephemeral
@@ -184,12 +189,6 @@ int	ipc_udp_pair(int fds[2]);
  * trial_error().
  */
 int	ipc_unix_pair(struct trial *t, int sv[2]);
-
-/*
- * Set SO_SNDBUF and SO_RCVBUF to `bytes` (the kernel may clamp it);
- * 0 leaves the kernel's defaults and its autotuning alone.
- */
-void	ipc_sockbuf(int fd, long long bytes);
 
 /*
  * Report that setting up loopback networking failed at step `what` with

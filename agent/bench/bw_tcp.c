@@ -47,10 +47,8 @@ run(struct trial *t)
 		return -1;
 	if (trial_int(t, "sockbuf") < 0)
 		return trial_error(t, WIRE_ERR_REQUEST, "sockbuf must not be negative");
-	if ((r = ipc_tcp_pair(fds)) != 0)
+	if ((r = ipc_tcp_pair(fds, trial_int(t, "sockbuf"), 0)) != 0)
 		return ipc_loopback_error(t, "TCP connection", -r);
-	ipc_sockbuf(fds[0], trial_int(t, "sockbuf"));
-	ipc_sockbuf(fds[1], trial_int(t, "sockbuf"));
 	note_buffers(t, fds[0], fds[1]);
 	if (trial_int(t, "warmup") < 0)
 		return trial_error(t, WIRE_ERR_REQUEST, "warmup must not be negative");

@@ -22,7 +22,7 @@ run(struct trial *t)
 
 	if ((size = ipc_pingpong_size(t)) == 0)
 		return -1;
-	if ((r = ipc_tcp_pair(fds)) != 0)
+	if ((r = ipc_tcp_pair(fds, 0, 1)) != 0)
 		return ipc_loopback_error(t, "TCP connection", -r);
 	return ipc_pingpong(t, fds[1], fds[1], fds[0], fds[0], size, 0,
 	    "round trip over loopback TCP");
