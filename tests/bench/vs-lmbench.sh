@@ -374,11 +374,15 @@ ag_job() {
 	esac
 }
 
-# Record "metric value" lines from stdin under side $1 (lm or ag).
+# Record "metric value" lines from stdin under side $1 (lm or ag).  A
+# value of 0 is no figure, as a missing one: lmbench prints nothing where
+# its subtraction leaves nothing (lat_ctx, lat_sig catch and prot) and the
+# agent reports 0 there, so each side's median is over the rounds that
+# gave a figure.
 record() {
 	local m v
 	while read -r m v; do
-		if [ -n "${v:-}" ]; then
+		if [ -n "${v:-}" ] && awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; then
 			echo "$v" >>"$W/res/$1.$m"
 		else
 			echo "$m" >>"$W/res/$1.$m.missing"
@@ -449,6 +453,12 @@ $METRICS
 EOF
 echo
 echo "$total metrics: $within10 within 10%, $within15 within 15%; the agent's spread is wider than lmbench's on $wider"
+for f in "$W"/res/*.missing; do
+	[ -e "$f" ] || continue
+	f=${f##*/}
+	f=${f%.missing}
+	echo "  ${f%%.*} ${f#*.}: $(wc -l <"$W/res/$f.missing" | tr -d ' ') of $ROUNDS rounds gave no figure"
+done | sed 's/^  lm /  lmbench /; s/^  ag /  agent /'
 if [ -s "$W/notes" ]; then
 	echo
 	echo "The agent's notes:"
