@@ -93,6 +93,42 @@ is "$?" 0 "collect of a finished run: exit 0"
 like "$(cat "$WORK/c3.out")" "nothing to collect" "... nothing to collect"
 is "$(jq -r 'select(.part == 1) | .key' "$D/trials.jsonl" | wc -l)" 6 "and nothing appended"
 
+# --- the agent done right as collect looks: its directory is removed all the same ---
+# collect reads the agent's state (its lock held: running), then its
+# journal, which by then has the last trial, and the agent ends a moment
+# later.  Made deterministic: the agent has finished, and a holder of the
+# directory's lock stands in for it while the first collect looks.
+
+"$FLEETMARK" run "$WORK/slow.yaml" -f "$WORK/fleet.yaml" -o "$WORK/e" --detach -q >/dev/null 2>&1
+E=$(run_dir "$WORK/e")
+pid=$(jq -r '.hosts.local.detached.pid' "$E/run.json")
+echo "$pid" >>"$WORK/pids"
+ED=$WORK/wd/runs/${E##*/}
+for i in $(seq 1 600); do
+	[ -e "$ED/done" ] && ! kill -0 "$pid" 2>/dev/null && break
+	sleep 0.1
+done
+check "the agent finished its list" test -e "$ED/done"
+(flock -x 9 && exec sleep 600) 9<"$ED/lock" &
+holder=$!
+echo "$holder" >>"$WORK/pids"
+for i in $(seq 1 100); do
+	flock -n -s "$ED/lock" true || break
+	sleep 0.1
+done
+"$FLEETMARK" collect "$E" -q >"$WORK/e1.out" 2>&1
+is "$?" 5 "collect while the lock is held: exit 5"
+is "$(jq -r '.hosts.local.status + " " + .hosts.local.detached.state' "$E/run.json") $(per_key "$E/trials.jsonl") $(jq -r 'select(.part == 1) | .key' "$E/trials.jsonl" | sort -u | wc -l)" \
+	"running running 1 6" "... every trial taken, the agent seen running"
+kill "$holder"
+wait "$holder" 2>/dev/null
+"$FLEETMARK" collect "$E" -q >"$WORK/e2.out" 2>&1
+is "$?" 0 "the next collect, with nothing left to gather: exit 0"
+is "$(jq -r '.status + " " + .hosts.local.status + " " + .hosts.local.detached.state' "$E/run.json")" \
+	"finished done done" "... the run finished, the agent recorded done"
+check_fail "... and the host's journal directory removed" test -e "$ED"
+is "$(jq -r 'select(.part == 1) | .key' "$E/trials.jsonl" | wc -l)" 6 "... nothing appended twice"
+
 # --- an agent killed mid-run (a reboot): the rest runs on collect -------------------
 
 "$FLEETMARK" run "$WORK/slow.yaml" -f "$WORK/fleet.yaml" -o "$WORK/k" --detach -q >/dev/null 2>&1
