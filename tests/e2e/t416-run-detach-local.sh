@@ -4,7 +4,8 @@
 # process group).  run --detach returns at once (exit 0, run.json
 # "detached", the host's lease marked detached); collect while the agent
 # runs gathers what it journaled and exits 5; collect --wait finishes the
-# run with every trial exactly once and the host's journal removed.  An
+# run with every trial exactly once and the host's journal removed (also
+# when a collect took the last trial while the agent was ending).  An
 # agent SIGKILLed mid-run (a torn journal line after it) has its unfinished
 # trials run again by collect, and each trial is still there once; so has
 # a host whose journal is gone (a wiped /tmp) all its trials.  A list cut
