@@ -270,7 +270,8 @@ wait_for() {
 note_pid() { echo "$1" >>"$WORK/pids"; }
 kill_noted() {
 	local p
-	for p in $(cat "$WORK/pids" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+	[ -e "$WORK/pids" ] || return 0
+	while read -r p; do kill -KILL "$p" 2>/dev/null; done <"$WORK/pids"
 }
 detached_pid() {
 	local pid

@@ -81,6 +81,7 @@ like "$(cat "$D/logs/gone.log")" "given up: 3 trials no agent finished are recor
 	"its log says it was given up"
 
 # the agent's list takes about 3 s; then one collect finishes the run
+# shellcheck disable=SC2317 # called through wait_for
 agent_gone() { ! kill -0 "$pid" 2>/dev/null; }
 wait_for 300 agent_gone
 "$FLEETMARK" collect "$D" -q >"$WORK/w.out" 2>"$WORK/w.err"
