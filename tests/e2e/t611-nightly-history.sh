@@ -3,7 +3,7 @@
 # machine (local transport, no lab), against the plan's earlier nights in
 # the results directory.  The first night has no history: a note, exit 0.
 # Nights at the same speed are judged against the nights of the current
-# segment (verdict.json: baseline "history", nights, q).  A night five
+# segment (verdict.json: baseline "history", nights, q).  A night three
 # times slower fails and is measured again in the same run (repetitions
 # after the plan's repeat in trials.jsonl): the change holds, exit 4, a
 # REGRESSION line that says it was confirmed, the verdict in report.txt,
@@ -29,11 +29,11 @@ cd "$WORK" || exit 1
 # call (its process waiting for a CPU: tenths of a second at a load of 24
 # on 2 cores) differs from night to night, and the nights' spread must stay
 # well under the threshold (50%) for a night to be judged at all ("cannot
-# judge": noisy); so FAST is long next to that, and SLOW five times it.
-# (Two nights of four slowed by 0.25 s a call still leave the confirm: 0
-# case its exit 4; with nights of 0.05 s, 0.1 s made it "cannot judge".)
+# judge": noisy); so FAST is long next to that, and SLOW three times it.
+# (With nights of 0.05 s, two nights of four slowed by 0.1 s a call made
+# the confirm: 0 case "cannot judge".)
 FAST=0.2
-SLOW=1
+SLOW=0.6
 # work SLOW FAST N: the workload sleeps SLOW for its first N calls, then FAST
 # (each trial calls it once to warm up and once per sample: 4 times here).
 # It starts no process but the sleep.
@@ -99,10 +99,10 @@ is "$(jq -r '.rows[] | select(.metric == "seconds") | (.good | length)' "$D/verd
 	"four nights in the segment"
 is "$(jq -s 'map(select(.rep > 3)) | length' "$D/trials.jsonl")" "0" "nothing failed: nothing measured again"
 
-# a night five times slower, on every trial: confirmed
+# a night three times slower, on every trial: confirmed
 work $SLOW $SLOW 0
 night n6 --commit 3333cccc
-is "$rc" 4 "a night five times slower exits 4"
+is "$rc" 4 "a night three times slower exits 4"
 like "$(grep '^REGRESSION: exec.seconds' n6.out)" "^REGRESSION: exec.seconds\[command=sh .*,copies=1\] \+[0-9.]+% \(p=[^,]+, q=[^)]+\) local: .* s \(against the nights: .*\); measured again: .* over 3 trials \(p=.*\): confirmed$" \
 	"a REGRESSION line: change, p, q, the nights, and the confirmation round"
 is "$(jq -rs 'map(select(.metric == "seconds")) | map(.rep) | sort | map(tostring) | join(" ")' "$D/trials.jsonl")" "1 2 3 4 5 6" \
