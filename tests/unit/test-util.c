@@ -407,6 +407,10 @@ test_pctenc(void)
 	s = pct_decode("%41%62", 6, PCT_STRICT, NULL);
 	is_str(s, "Ab", "strict decodes good escapes");
 	free(s);
+	ok(pct_kept_span("ab-9.Z", 6, "-.") == 6, "kept span: letters, digits and keep");
+	ok(pct_kept_span("ab c", 4, "-.") == 2 && pct_kept_span("a\0b", 3, "-.") == 1 &&
+	    pct_kept_span("\xc3\xa9", 2, "-.") == 0 && pct_kept_span("", 0, "") == 0,
+	    "kept span stops at a space, a NUL and bytes >= 0x80");
 }
 
 /* --- numfmt ------------------------------------------------------------------ */
