@@ -238,10 +238,7 @@ fmt_value(char *buf, size_t cap, double v)
 static void
 fmt_rsd(char *buf, size_t cap, double r)
 {
-	if (isfinite(r))
-		snprintf(buf, cap, "±%.1f%%", r);
-	else
-		snprintf(buf, cap, "-");
+	numfmt_rsd(buf, cap, isfinite(r) ? r : NAN);
 }
 
 /* The date of a run start: its first ten characters ("2001-11-30"). */

@@ -52,6 +52,24 @@ numfmt_mean(char *buf, size_t size, double v)
 }
 
 void
+numfmt_change(char *buf, size_t size, double pct)
+{
+	if (isnan(pct))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%+.1f%%", pct);
+}
+
+void
+numfmt_rsd(char *buf, size_t size, double pct)
+{
+	if (isnan(pct))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "±%.1f%%", pct);
+}
+
+void
 numfmt_short(char *buf, size_t size, double v)
 {
 	double a = fabs(v);

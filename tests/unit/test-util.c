@@ -450,6 +450,16 @@ test_numfmt(void)
 	is_str(b, "123.5", "a mean: four figures");
 	numfmt_mean(b, sizeof(b), NAN);
 	is_str(b, "-", "no mean: -");
+	numfmt_change(b, sizeof(b), 3.21);
+	is_str(b, "+3.2%", "a change: signed, one decimal");
+	numfmt_change(b, sizeof(b), -0.04);
+	is_str(b, "-0.0%", "a small fall keeps its sign");
+	numfmt_change(b, sizeof(b), NAN);
+	is_str(b, "-", "no change: -");
+	numfmt_rsd(b, sizeof(b), 1.46);
+	is_str(b, "±1.5%", "an rsd: ±, one decimal");
+	numfmt_rsd(b, sizeof(b), NAN);
+	is_str(b, "-", "no rsd: -");
 	for (i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
 		char what[64];
 
