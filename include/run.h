@@ -109,6 +109,12 @@ struct run_config {
 							 * flags, or NULL: hosts not
 							 * reached; what they did not
 							 * journal fails agent-lost */
+	const unsigned char		*dir_left;	/* RUN_COLLECT: fleet->nhosts
+							 * flags, or NULL: hosts whose
+							 * journal directory the last
+							 * look left (its agent ran):
+							 * reached with nothing left
+							 * to run, to remove it */
 };
 
 /* What happened on one host. */

@@ -1351,6 +1351,21 @@ connect_host(struct worker *w, int after_boot, struct transport_info *info, char
 }
 
 /*
+ * RUN_COLLECT: whether the host is reached although no trial is left to
+ * run there, to remove the journal directory its agent, still running at
+ * the last look, left (run_config.dir_left).  A host given up is not.
+ */
+static int
+dir_left(const struct worker *w)
+{
+	const struct run_config *c = w->ctx->c;
+	size_t i = (size_t)(w->h - c->fleet->hosts);
+
+	return c->mode == RUN_COLLECT && c->dir_left != NULL && c->dir_left[i] &&
+	    (c->give_up == NULL || !c->give_up[i]);
+}
+
+/*
  * Connect, check the boot (after a power cycle, or with expect_kernel),
  * put back what an earlier attempt left, deploy and start the agent.
  * Returns 0, RUN_ESTOP, RUN_RESTORED (put back, and nothing left to run),
@@ -1404,7 +1419,7 @@ bring_up(struct worker *w, int after_boot)
 	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
 	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
 		return -1;
-	if (count_todo(w, 0) == 0)
+	if (count_todo(w, 0) == 0 && !dir_left(w))
 		return RUN_RESTORED;
 
 	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
@@ -1934,7 +1949,7 @@ worker_main(void *arg)
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
-	if (count_todo(w, 0) == 0 && !restore_due(w)) {
+	if (count_todo(w, 0) == 0 && !restore_due(w) && !dir_left(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);
 		pstate(w, PROGRESS_DONE, "nothing left to run");

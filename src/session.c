@@ -213,6 +213,31 @@ detach_pending(const struct session *s)
 	return 0;
 }
 
+/*
+ * RUN_COLLECT: the hosts (fleet->nhosts flags) whose detached agent was
+ * still running at the last look, so that their journal directory is
+ * there yet, even when every trial was taken from it; NULL when there are
+ * none.  The caller frees it.
+ */
+static unsigned char *
+dirs_left(const struct session *s, const struct fleet *f)
+{
+	unsigned char *left = NULL;
+	const struct fleet_host *h;
+	size_t k;
+
+	for (k = 0; s->run != NULL && k < s->run->nhosts; k++) {
+		if (s->run->hosts[k].detached == NULL ||
+		    strcmp(s->run->hosts[k].detached, "running") != 0 ||
+		    (h = fleet_find(f, s->run->hosts[k].name)) == NULL)
+			continue;
+		if (left == NULL)
+			left = xcalloc(f->nhosts, 1);
+		left[h - f->hosts] = 1;
+	}
+	return left;
+}
+
 int
 session_run(struct session *s, const struct session_config *c, char **err)
 {
@@ -221,6 +246,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	    .expect_kernel = c->expect_kernel, .mode = c->mode, .give_up = c->give_up };
 	struct trial_done *finished = NULL;
 	struct progress *prog;
+	unsigned char *left = NULL;
 	char *ferr = NULL, *path;
 	int r;
 
@@ -246,6 +272,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 		if (r != 0)
 			return -1;
 		rc.done = finished;
+		rc.dir_left = left = dirs_left(s, c->fleet);
 	}
 	s->ran = 1;
 	log_info("run %s", journal_dir(s->j));
@@ -262,6 +289,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	log_set_sink(NULL, NULL);
 	progress_free(prog);
 	trial_done_free(finished);
+	free(left);
 	if (r != 0) {
 		s->status = JOURNAL_FAILED;
 		if (journal_finish(s->j, s->status, &ferr) != 0)

@@ -221,6 +221,65 @@ ok_per_trial() {
 		awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .host + " " + .key' "$1" | sort -u | wc -l)"
 }
 
+# trials_once FILE: "N COUNTS": how many (host, trial) have a line in FILE
+# (a trials.jsonl: its first part, whatever the status), and the distinct
+# counts of those lines per (host, trial).  "36 1" after a run of 36
+# trials, each recorded exactly once however often it was collected.
+trials_once() {
+	local keys
+	keys=$(jq -r 'select(.part == 1) | .host + " " + .key' "$1" | sort)
+	echo "$(uniq <<<"$keys" | grep -c .) $(uniq -c <<<"$keys" | awk '{print $1}' | sort -u | xargs)"
+}
+
+# plan_syscall FILE NAME REPEAT SAMPLES [COMMAND]: a small plan in FILE:
+# lat_syscall's null call, REPEAT times with SAMPLES samples each, and with
+# COMMAND an exec of it after each (the slow trials of a detached run).
+plan_syscall() {
+	{
+		printf 'name: %s\nrepeat: %s\nsamples: %s\ntimeout: 60s\nbenchmarks:\n' "$2" "$3" "$4"
+		printf '  - bench: lat_syscall\n    params:\n      op: null\n'
+		[ -z "${5:-}" ] || printf '  - bench: exec\n    params:\n      command: "%s"\n' "$5"
+	} >"$1"
+}
+
+# fleet_local FILE WORKDIR [YAML]: an inventory in FILE of this machine,
+# host "local" (the local transport, its work directory WORKDIR), and the
+# hosts YAML adds (lines indented as under `hosts:`).
+fleet_local() {
+	printf 'hosts:\n  local:\n    transport: local\n    workdir: %s\n' "$2" >"$1"
+	[ -z "${3:-}" ] || printf '%s\n' "$3" >>"$1"
+}
+
+# wait_for TENTHS CMD...: run CMD every tenth of a second until it exits 0,
+# TENTHS times at most; CMD's last exit status.
+wait_for() {
+	local n=$1 i
+	shift
+	for ((i = 1; ; i++)); do
+		"$@" && return 0
+		[ "$i" -lt "$n" ] || return 1
+		sleep 0.1
+	done
+}
+
+# Processes a test started that may outlive a failed check (a detached
+# agent, a lock holder): note_pid PID remembers one in $WORK/pids, and
+# kill_noted (for the EXIT trap, before WORK goes) SIGKILLs each, by its
+# pid.  detached_pid RUNDIR HOST prints the pid of HOST's detached agent
+# (run.json) and notes it.
+note_pid() { echo "$1" >>"$WORK/pids"; }
+kill_noted() {
+	local p
+	[ -e "$WORK/pids" ] || return 0
+	while read -r p; do kill -KILL "$p" 2>/dev/null; done <"$WORK/pids"
+}
+detached_pid() {
+	local pid
+	pid=$(jq -r --arg h "$2" '.hosts[$h].detached.pid' "$1/run.json")
+	note_pid "$pid"
+	echo "$pid"
+}
+
 # run_fm NAME ARGS...: $FLEETMARK ARGS, its stdout in NAME.out and its
 # stderr in NAME.err (in the current directory), its exit status in $rc.
 run_fm() {

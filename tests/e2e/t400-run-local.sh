@@ -103,7 +103,7 @@ is "$(procs_with_mark T400_MARK)" "" "... nothing left running (the agent cancel
 "$FLEETMARK" run "$WORK/slow.yaml" --resume "$S" >"$WORK/s2.out" 2>"$WORK/s2.err"
 rc=$?
 is "$rc $(jq -r .status "$S/run.json")" "0 finished" "--resume: exit 0, the run finished"
-is "$(jq -r 'select(.status == "ok") | .key + " " + .metric' "$S/trials.jsonl" | sort | uniq -c | awk '{print $1}' | sort -u | xargs) $(jq -r 'select(.status == "ok") | .key' "$S/trials.jsonl" | sort -u | wc -l)" \
+is "$(ok_per_trial "$S/trials.jsonl")" \
 	"1 4" "... exactly one ok line per (trial, metric), all 4 trials"
 "$FLEETMARK" run plans/smoke.yaml --resume "$S" >/dev/null 2>"$WORK/s3.err"
 is "$?" 2 "--resume with another plan: exit 2"

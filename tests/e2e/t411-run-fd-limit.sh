@@ -16,16 +16,7 @@ command -v jq >/dev/null || skip_all "needs jq"
 use_lab "$TNAME"
 L=$LABDIR
 
-cat >"$WORK/plan.yaml" <<'P'
-name: fd-limit
-repeat: 1
-samples: 3
-timeout: 60s
-benchmarks:
-  - bench: lat_syscall
-    params:
-      op: null
-P
+plan_syscall "$WORK/plan.yaml" fd-limit 1 3
 NH=$(printf '%s\n' "${HOSTS[@]}" | grep -c '^lab-[0-9]')
 hosts='lab-[0-9]*'
 # Far too few for NH hosts (the run directory and libraries alone take

@@ -24,29 +24,8 @@ HL=$(IFS=,; echo "${SEL[*]}")
 PART=lab-03 BOOT=lab-05
 NT=8	# trials per host
 
-cat >"$WORK/plan.yaml" <<'P'
-name: detachlab
-repeat: 4
-samples: 1
-timeout: 60s
-benchmarks:
-  - bench: lat_syscall
-    params:
-      op: null
-  - bench: exec
-    params:
-      command: "sleep 3"
-P
-cat >"$WORK/other.yaml" <<'P'
-name: other
-repeat: 1
-samples: 1
-timeout: 60s
-benchmarks:
-  - bench: lat_syscall
-    params:
-      op: null
-P
+plan_syscall "$WORK/plan.yaml" detachlab 4 1 "sleep 3"
+plan_syscall "$WORK/other.yaml" other 1 1
 
 # --- detach, and the controller SIGKILLed ----------------------------------------------
 
@@ -87,10 +66,8 @@ like "$((t1 - t0))" '^([0-9]|1[0-2])$' "at once, not after the 15 s an agent abo
 
 J=/tmp/fleetmark/runs/$ID/journal.jsonl
 ends() { on_host "$1" "grep -c '\"type\":\"end\"' $J 2>/dev/null || echo 0"; }
-for i in $(seq 1 300); do
-	[ "$(ends "$BOOT")" -ge 1 ] && break
-	sleep 0.1
-done
+one_ended() { [ "$(ends "$BOOT")" -ge 1 ]; }
+wait_for 300 one_ended
 before=$(ends "$BOOT")
 fault reboot "$BOOT" 2 --wait >/dev/null 2>&1
 check "$BOOT rebooted mid-run (after $before of $NT trials)" test "$before" -lt "$NT"
@@ -119,10 +96,8 @@ is "$rc" 0 "collect again until the run is finished: exit 0"
 is "$(jq -r '.status' "$R/run.json")" finished "run.json: finished"
 is "$(jq -r '[.hosts[].status] | unique | join(",")' "$R/run.json")" done "every host done"
 T=$R/trials.jsonl
-is "$(jq -r 'select(.part == 1) | .host + " " + .key' "$T" | sort -u | wc -l)" "$((NT * ${#SEL[@]}))" \
-	"every trial of every host is there"
-is "$(jq -r 'select(.part == 1) | .host + " " + .key' "$T" | sort | uniq -d | wc -l)" 0 \
-	"... exactly once (counted by host and key)"
+is "$(trials_once "$T")" "$((NT * ${#SEL[@]})) 1" \
+	"every trial of every host is there, exactly once (counted by host and key)"
 is "$(jq -r .status "$T" | sort -u | xargs)" ok "all ok"
 is "$(jq -r --arg h "$BOOT" '.hosts[$h].detached.state' "$R/run.json")" gone \
 	"$BOOT: its detached agent is gone (the reboot)"

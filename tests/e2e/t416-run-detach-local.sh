@@ -4,13 +4,15 @@
 # process group).  run --detach returns at once (exit 0, run.json
 # "detached", the host's lease marked detached); collect while the agent
 # runs gathers what it journaled and exits 5; collect --wait finishes the
-# run with every trial exactly once and the host's journal removed.  An
+# run with every trial exactly once and the host's journal removed (also
+# when a collect took the last trial while the agent was ending).  An
 # agent SIGKILLed mid-run (a torn journal line after it) has its unfinished
 # trials run again by collect, and each trial is still there once; so has
 # a host whose journal is gone (a wiped /tmp) all its trials.  A list cut
 # short (the controller killed while sending it) starts nothing.  Plans
 # that need the controller, and collect of a run that is not detached,
 # are refused.
+# shellcheck disable=SC2317 # functions called through check and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -18,40 +20,15 @@ set -u
 "$FLEETMARK" help collect >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`collect\` command"; exit 1; }
 command -v jq >/dev/null || skip_all "needs jq"
 WORK=$(mktemp -d /tmp/t416.XXXXXX)
-cleanup() {
-	# a daemon left by a failed check: it is ours, by its pid
-	local p
-	for p in $(cat "$WORK"/pids 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# a daemon left by a failed check: it is ours, by its pid
+trap 'kill_noted; rm -rf "$WORK"' EXIT
 cd "$TOP" || exit 1
 # this machine's lease is not the one other runs here use
 export FLEETMARK_LEASE_FILE=$WORK/lease
 export T416_MARK=1
 
-cat >"$WORK/fleet.yaml" <<F
-hosts:
-  local:
-    transport: local
-    workdir: $WORK/wd
-F
-cat >"$WORK/slow.yaml" <<'P'
-name: detached
-repeat: 3
-samples: 1
-timeout: 60s
-benchmarks:
-  - bench: lat_syscall
-    params:
-      op: null
-  - bench: exec
-    params:
-      command: "sleep 1"
-P
-
-# trials: one key per trial, counted by its first part
-per_key() { jq -r 'select(.part == 1) | .key' "$1" | sort | uniq -c | awk '{print $1}' | sort -u | xargs; }
+fleet_local "$WORK/fleet.yaml" "$WORK/wd"
+plan_syscall "$WORK/slow.yaml" detached 3 1 "sleep 1"
 
 # --- detach, collect while it runs, collect --wait ---------------------------------
 
@@ -61,8 +38,7 @@ D=$(run_dir "$WORK/r")
 is "$(jq -r '[.status, (.detached|tostring), .hosts.local.status, .hosts.local.detached.state,
 	(.hosts.local.detached.trials|tostring)] | join(" ")' "$D/run.json")" "detached true running running 6" \
 	"run.json: detached, the host running its 6 trials detached"
-pid=$(jq -r '.hosts.local.detached.pid' "$D/run.json")
-echo "$pid" >>"$WORK/pids"
+pid=$(detached_pid "$D" local)
 like "$pid" '^[0-9]+$' "... with the detached agent's pid"
 like "$(cat "$WORK/d.out")" "fleetmark collect $D" "stdout says how to collect"
 check "the detached agent runs" kill -0 "$pid"
@@ -81,8 +57,7 @@ n1=$(jq -r 'select(.part == 1) | .key' "$D/trials.jsonl" | wc -l)
 is "$?" 0 "collect --wait: exit 0 once the agent is done"
 is "$(jq -r '.status + " " + .hosts.local.status + " " + .hosts.local.detached.state' "$D/run.json")" \
 	"finished done done" "run.json: finished, the host done"
-is "$(jq -r 'select(.part == 1) | .key' "$D/trials.jsonl" | sort -u | wc -l) $(per_key "$D/trials.jsonl")" \
-	"6 1" "every trial exactly once (${n1} gathered by the first collect)"
+is "$(trials_once "$D/trials.jsonl")" "6 1" "every trial exactly once (${n1} gathered by the first collect)"
 is "$(jq -r .status "$D/trials.jsonl" | sort -u | xargs)" "ok" "all ok"
 check "report.txt written" test -s "$D/report.txt"
 check_fail "the host's journal directory is removed" test -e "$WORK/wd/runs/${D##*/}"
@@ -93,18 +68,45 @@ is "$?" 0 "collect of a finished run: exit 0"
 like "$(cat "$WORK/c3.out")" "nothing to collect" "... nothing to collect"
 is "$(jq -r 'select(.part == 1) | .key' "$D/trials.jsonl" | wc -l)" 6 "and nothing appended"
 
+# --- the agent done right as collect looks: its directory is removed all the same ---
+# collect reads the agent's state (its lock held: running), then its
+# journal, which by then has the last trial, and the agent ends a moment
+# later.  Made deterministic: the agent has finished, and a holder of the
+# directory's lock stands in for it while the first collect looks.
+
+"$FLEETMARK" run "$WORK/slow.yaml" -f "$WORK/fleet.yaml" -o "$WORK/e" --detach -q >/dev/null 2>&1
+E=$(run_dir "$WORK/e")
+pid=$(detached_pid "$E" local)
+ED=$WORK/wd/runs/${E##*/}
+agent_done() { [ -e "$ED/done" ] && ! kill -0 "$pid" 2>/dev/null; }
+check "the agent finished its list" wait_for 600 agent_done
+(flock -x 9 && exec sleep 600) 9<"$ED/lock" &
+holder=$!
+note_pid "$holder"
+locked() { ! flock -n -s "$ED/lock" true; }
+wait_for 100 locked
+"$FLEETMARK" collect "$E" -q >"$WORK/e1.out" 2>&1
+is "$?" 5 "collect while the lock is held: exit 5"
+is "$(jq -r '.hosts.local.status + " " + .hosts.local.detached.state' "$E/run.json") $(trials_once "$E/trials.jsonl")" \
+	"running running 6 1" "... every trial taken, the agent seen running"
+kill "$holder"
+wait "$holder" 2>/dev/null
+"$FLEETMARK" collect "$E" -q >"$WORK/e2.out" 2>&1
+is "$?" 0 "the next collect, with nothing left to gather: exit 0"
+is "$(jq -r '.status + " " + .hosts.local.status + " " + .hosts.local.detached.state' "$E/run.json")" \
+	"finished done done" "... the run finished, the agent recorded done"
+check_fail "... and the host's journal directory removed" test -e "$ED"
+is "$(jq -r 'select(.part == 1) | .key' "$E/trials.jsonl" | wc -l)" 6 "... nothing appended twice"
+
 # --- an agent killed mid-run (a reboot): the rest runs on collect -------------------
 
 "$FLEETMARK" run "$WORK/slow.yaml" -f "$WORK/fleet.yaml" -o "$WORK/k" --detach -q >/dev/null 2>&1
 is "$?" 0 "a second detached run"
 K=$(run_dir "$WORK/k")
-pid=$(jq -r '.hosts.local.detached.pid' "$K/run.json")
-echo "$pid" >>"$WORK/pids"
+pid=$(detached_pid "$K" local)
 J=$WORK/wd/runs/${K##*/}/journal.jsonl
-for i in $(seq 1 200); do
-	[ "$(grep -c '"type":"end"' "$J" 2>/dev/null)" -ge 2 ] && break
-	sleep 0.1
-done
+two_ended() { [ "$(grep -c '"type":"end"' "$J" 2>/dev/null)" -ge 2 ]; }
+wait_for 200 two_ended
 kill -KILL "$pid"
 sleep 0.3
 ends=$(grep -c '"type":"end"' "$J")
@@ -114,8 +116,7 @@ printf '{"type":"header","id":"t6","bench":"lat_sys' >>"$J"
 is "$?" 0 "collect after the agent was killed: exit 0"
 is "$(jq -r '.status + " " + .hosts.local.status + " " + .hosts.local.detached.state' "$K/run.json")" \
 	"finished done gone" "the run finished, the agent recorded gone"
-is "$(jq -r 'select(.part == 1) | .key' "$K/trials.jsonl" | sort -u | wc -l) $(per_key "$K/trials.jsonl")" \
-	"6 1" "every trial exactly once: $ends journaled, the rest run by collect"
+is "$(trials_once "$K/trials.jsonl")" "6 1" "every trial exactly once: $ends journaled, the rest run by collect"
 like "$(grep -c 'collected' "$K/logs/local.log")" '^[1-9]' "the host log says what was collected"
 like "$(grep 'no agent finished' "$K/logs/local.log")" "[1-9] trials? no agent finished" \
 	"and what was run again"
@@ -126,15 +127,13 @@ is "$(procs_with_mark T416_MARK)" "" "no agent or child left running"
 
 "$FLEETMARK" run "$WORK/slow.yaml" -f "$WORK/fleet.yaml" -o "$WORK/m" --detach -q >/dev/null 2>&1
 M=$(run_dir "$WORK/m")
-pid=$(jq -r '.hosts.local.detached.pid' "$M/run.json")
-echo "$pid" >>"$WORK/pids"
+pid=$(detached_pid "$M" local)
 kill -KILL "$pid"
 sleep 0.3
 rm -rf "$WORK/wd/runs/${M##*/}"
 "$FLEETMARK" collect "$M" -q >"$WORK/m.out" 2>&1
 is "$?" 0 "collect of a host whose journal is gone: exit 0"
-is "$(jq -r '.hosts.local.detached.state' "$M/run.json") $(jq -r 'select(.part == 1) | .key' \
-	"$M/trials.jsonl" | sort -u | wc -l) $(per_key "$M/trials.jsonl")" "missing 6 1" \
+is "$(jq -r '.hosts.local.detached.state' "$M/run.json") $(trials_once "$M/trials.jsonl")" "missing 6 1" \
 	"its agent's journal is missing: every trial run by collect, once"
 D2=$WORK/wd/runs/cut
 {

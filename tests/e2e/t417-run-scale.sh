@@ -20,16 +20,7 @@ cd "$WORK" || exit 1
 # agents on this machine do not hold these hosts.
 export FLEETMARK_LEASE_FILE=$WORK/lease
 
-cat >plan.yaml <<'P'
-name: scale
-repeat: 1
-samples: 3
-timeout: 60s
-benchmarks:
-  - bench: lat_syscall
-    params:
-      op: null
-P
+plan_syscall plan.yaml scale 1 3
 {
 	echo "hosts:"
 	for i in $(seq 1 300); do printf '  loc%03d:\n    transport: local\n    labels: [local]\n' "$i"; done

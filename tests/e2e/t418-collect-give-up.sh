@@ -14,25 +14,12 @@ set -u
 
 command -v jq >/dev/null || skip_all "needs jq"
 WORK=$(mktemp -d /tmp/t418.XXXXXX)
-cleanup() {
-	local p
-	for p in $(cat "$WORK"/pids 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap 'kill_noted; rm -rf "$WORK"' EXIT
 cd "$TOP" || exit 1
 export FLEETMARK_LEASE_FILE=$WORK/lease
 
-fleet() {
-	cat >"$WORK/fleet.yaml" <<F
-hosts:
-  local:
-    transport: local
-    workdir: $WORK/wd
-  gone:
-$1
-F
-}
+fleet() { fleet_local "$WORK/fleet.yaml" "$WORK/wd" "  gone:
+$1"; }
 fleet "    address: 127.0.0.1
     port: 1
     connect_timeout: 2s"
@@ -52,8 +39,7 @@ classes() { jq -r --arg h "$2" 'select(.host == $h and .part == 1 and .status !=
 "$FLEETMARK" run "$WORK/plan.yaml" -f "$WORK/fleet.yaml" -o "$WORK/r" --detach -q >"$WORK/d.out" 2>"$WORK/d.err"
 is "$?" 3 "run --detach with a host that refuses connections: exit 3"
 D=$(run_dir "$WORK/r")
-pid=$(jq -r '.hosts.local.detached.pid' "$D/run.json")
-echo "$pid" >>"$WORK/pids"
+pid=$(detached_pid "$D" local)
 is "$(jq -r '.status + " " + .hosts.local.status + " " + .hosts.gone.status' "$D/run.json")" \
 	"detached running failed" "the run is detached, this machine runs its list, the gone host failed"
 
@@ -95,7 +81,9 @@ like "$(cat "$D/logs/gone.log")" "given up: 3 trials no agent finished are recor
 	"its log says it was given up"
 
 # the agent's list takes about 3 s; then one collect finishes the run
-for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+# shellcheck disable=SC2317 # called through wait_for
+agent_gone() { ! kill -0 "$pid" 2>/dev/null; }
+wait_for 300 agent_gone
 "$FLEETMARK" collect "$D" -q >"$WORK/w.out" 2>"$WORK/w.err"
 is "$?" 3 "collect once this machine's agent is done: the run finishes (exit 3: the gone host's trials failed)"
 is "$(jq -r '.status + " " + .hosts.local.status + " " + .hosts.gone.status + " " + .hosts.gone.detached.state' "$D/run.json")" \

@@ -44,7 +44,7 @@ leftovers() { find "$1" -maxdepth 1 -name '.*pull-*' | wc -l; }
 
 "$FLEETMARK" -q run "$TOP/plans/smoke.yaml" -o "$W/results" >/dev/null 2>&1 ||
 	{ echo "Bail out! fleetmark run plans/smoke.yaml failed"; exit 1; }
-RUN=$(find "$W/results" -mindepth 1 -maxdepth 1 -type d | head -1)
+RUN=$(run_dir "$W/results")
 ID=${RUN##*/}
 cp -r "$TOP/tests/data/report/munmap-base" "$W/results/20011129-120000-munmap-0001"
 FIX=$W/results/20011129-120000-munmap-0001

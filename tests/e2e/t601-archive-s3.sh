@@ -36,7 +36,7 @@ URL=s3://$S3_BUCKET/t601/nightly
 puts() { grep -c '^PUT .* -> 200$' "$WORK/s3/proxy.log"; }
 
 "$FLEETMARK" run plans/smoke.yaml -o "$WORK/runs" >"$WORK/run1.out" 2>&1 || { echo "Bail out! fleetmark run failed"; exit 1; }
-R1=$(find "$WORK/runs" -mindepth 1 -maxdepth 1 -type d | head -1)
+R1=$(run_dir "$WORK/runs")
 ID1=${R1##*/}
 nfiles=$(find "$R1" -type f | wc -l)
 

@@ -44,7 +44,7 @@ is "$rc" 2 "run --group starting with '-': exit 2"
 check "... and no run directory made" test ! -e local
 run_fm run -q run plan.yaml -o local --group night-1
 is "$rc" 0 "run --group night-1: exit 0"
-SRC=$(find local -mindepth 1 -maxdepth 1 -type d | head -1)
+SRC=$(run_dir local)
 is "$(jq -r .group "$SRC/run.json")" "night-1" "run.json records the group"
 run_fm res1 run plan.yaml -o local --resume "$SRC" --group night-2
 is "$rc" 2 "--resume with another --group: exit 2"

@@ -9,7 +9,11 @@
 # prints FLEETMARK_EXPECT_KERNEL= for it; the reboot hook power-cycles the
 # board.  git must name commit 4, and each step must have booted the
 # command line of its commit.  10 trials a step: at a load of 20 on this
-# machine 3 were too few for the verdict (rsd 50-90%, p 0.1-0.3).
+# machine 3 were too few for the verdict (rsd 50-90%, p 0.1-0.3).  The
+# threshold, 400%, is far below the change (+1,100% and more) and far
+# above the noise: with the host's CPUs busy, a good commit measured +78%
+# with its 95% interval reaching +171%, which at a threshold of 150%
+# could not be judged and was skipped.
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -60,7 +64,7 @@ start=$SECONDS
 	cd "$R" || exit 1
 	git bisect start HEAD "$first" >/dev/null &&
 	timeout 900 git bisect run "$FLEETMARK" bisect-run "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" \
-		-o "$WORK/res" --metric lat_syscall.latency --baseline "$base" --threshold 150% \
+		-o "$WORK/res" --metric lat_syscall.latency --baseline "$base" --threshold 400% \
 		--install "$WORK/install" --reboot "$QB cycle $BOARD" --wait 300s --tries 1
 ) >"$WORK/bisect.out" 2>&1
 diag "git bisect run took $((SECONDS - start)) s"

@@ -21,7 +21,7 @@
 #include "webdav.h"
 #include "xmalloc.h"
 
-static char tmpdir[] = "/tmp/test-archive.XXXXXX";
+static const char *tmpdir;
 
 static void
 write_file(const char *rel, const char *text, int mode)
@@ -485,9 +485,7 @@ test_http_helpers(void)
 int
 main(void)
 {
-	char *cmd;
-
-	if (mkdtemp(tmpdir) == NULL) {
+	if ((tmpdir = tap_tmpdir("test-archive")) == NULL) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
@@ -498,9 +496,5 @@ main(void)
 	test_userconf();
 	test_file_archive();
 	test_http_helpers();
-	cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", tmpdir);
-	free(cmd);
 	return tap_done();
 }

@@ -188,20 +188,13 @@ test_console(const char *dir)
 int
 main(void)
 {
-	char dir[] = "/tmp/test-board.XXXXXX";
+	const char *dir = tap_tmpdir("test-board");
 
-	if (mkdtemp(dir) == NULL)
+	if (dir == NULL)
 		return 1;
 	test_excerpt();
 	test_boot_check();
 	test_power(dir);
 	test_console(dir);
-	{
-		char *cmd = xasprintf("rm -rf '%s'", dir);
-
-		if (system(cmd) != 0)
-			printf("# cannot remove %s\n", dir);
-		free(cmd);
-	}
 	return tap_done();
 }

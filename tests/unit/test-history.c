@@ -27,7 +27,7 @@
 #include "tap.h"
 #include "xmalloc.h"
 
-static char tmpdir[] = "/tmp/test-history.XXXXXX";
+static const char *tmpdir;
 static char *cache;
 
 /* Normal noise from libc's seeded erand48() (the same numbers everywhere). */
@@ -804,9 +804,7 @@ test_groups(void)
 int
 main(void)
 {
-	char *cmd;
-
-	if (mkdtemp(tmpdir) == NULL) {
+	if ((tmpdir = tap_tmpdir("test-history")) == NULL) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
@@ -818,10 +816,6 @@ main(void)
 	test_render();
 	test_cache_dir();
 	test_groups();
-	cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", tmpdir);
-	free(cmd);
 	free(cache);
 	return tap_done();
 }

@@ -24,7 +24,7 @@
 #include "tap.h"
 #include "xmalloc.h"
 
-static char tmpdir[] = "/tmp/test-nightly.XXXXXX";
+static const char *tmpdir;
 
 static void
 put(const char *path, const char *mode, const char *text)
@@ -117,7 +117,7 @@ main(void)
 	char *ms[] = { (char *)"spin.ns", (char *)"pipe.ns", (char *)"late.ns", (char *)"new.ns" };
 	int i;
 
-	if (mkdtemp(tmpdir) == NULL) {
+	if ((tmpdir = tap_tmpdir("test-nightly")) == NULL) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
@@ -365,9 +365,5 @@ main(void)
 	free(tonight);
 	free(root);
 	free(cache);
-	dir = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(dir) != 0)
-		printf("# could not remove %s\n", tmpdir);
-	free(dir);
 	return tap_done();
 }

@@ -20,8 +20,7 @@
 #include "tap.h"
 #include "xmalloc.h"
 
-static char tmpl[] = "/tmp/test-report-judge.XXXXXX";
-static char *top;
+static const char *top;
 static int nrun;
 
 /* A run directory with a run.json; its path (static). */
@@ -133,8 +132,10 @@ main(void)
 	int rc, i;
 
 	log_set_level(LOG_LEVEL_QUIET);
-	if ((top = mkdtemp(tmpl)) == NULL)
+	if ((top = tap_tmpdir("test-report-judge")) == NULL) {
+		printf("Bail out! mkdtemp\n");
 		return 1;
+	}
 
 	/* One row: p 0.017 is its q, and the interval reaches 5%: worse. */
 	dir = new_run(&fp);

@@ -24,7 +24,7 @@
 
 #define KILLED	"tests/data/journal/run-killed"
 
-static char tmpdir[] = "/tmp/fm-rundir-XXXXXX";
+static const char *tmpdir;
 
 static void
 write_file(const char *path, const char *text)
@@ -418,8 +418,8 @@ test_spare(void)
 int
 main(void)
 {
-	if (mkdtemp(tmpdir) == NULL) {
-		perror("mkdtemp");
+	if ((tmpdir = tap_tmpdir("fm-rundir")) == NULL) {
+		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
 	test_paths();
@@ -429,6 +429,5 @@ main(void)
 	test_load();
 	test_check_plan();
 	test_tree();
-	rmdir(tmpdir);
 	return tap_done();
 }

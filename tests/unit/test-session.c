@@ -61,7 +61,7 @@ copy(const char *from, const char *to)
 static void
 test_resume_untouched(void)
 {
-	char tmp[] = "/tmp/fm-session-XXXXXX";
+	const char *tmp = tap_tmpdir("fm-session");
 	char *dir, *p, *err = NULL, *rj0, *tj0, *rj1, *tj1;
 	const char yaml[] = "hosts:\n  lab-03:\n    address: 192.0.2.3\n";
 	struct session_config cfg;
@@ -69,7 +69,7 @@ test_resume_untouched(void)
 	struct fleet *f = NULL;
 	unsigned char sel[1] = { 0 };
 
-	if (mkdtemp(tmp) == NULL || fleet_parse("lab.yaml", yaml, strlen(yaml), &f, &err) != 0) {
+	if (tmp == NULL || fleet_parse("lab.yaml", yaml, strlen(yaml), &f, &err) != 0) {
 		printf("Bail out! %s\n", err ? err : "mkdtemp");
 		exit(1);
 	}
@@ -102,10 +102,6 @@ test_resume_untouched(void)
 	    "last line too)");
 	p = xasprintf("%s/%s", dir, RUNDIR_SPARE);
 	ok(access(p, F_OK) != 0, "... no spare made");
-	free(p);
-	p = xasprintf("rm -rf '%s'", tmp);
-	if (system(p) != 0)
-		printf("# cannot remove %s\n", tmp);
 	free(p);
 	free(rj0);
 	free(tj0);

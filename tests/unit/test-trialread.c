@@ -18,7 +18,7 @@
 #include "trialread.h"
 #include "xmalloc.h"
 
-static char tmpdir[64];
+static const char *tmpdir;
 
 static char *
 write_tmp(const char *name, const char *text, size_t len)
@@ -463,10 +463,7 @@ test_done(void)
 int
 main(void)
 {
-	char *cmd;
-
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fm-trialread-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL) {
+	if ((tmpdir = tap_tmpdir("fm-trialread")) == NULL) {
 		printf("# cannot make a temporary directory\n");
 		return 1;
 	}
@@ -478,9 +475,5 @@ main(void)
 	test_params_text();
 	test_sizes();
 	test_done();
-	cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		printf("# cannot remove %s\n", tmpdir);
-	free(cmd);
 	return tap_done();
 }

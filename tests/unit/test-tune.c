@@ -22,7 +22,7 @@
 #include "xmalloc.h"
 #include "yamldoc.h"
 
-static char dir[] = "/tmp/test-tune.XXXXXX";
+static const char *dir;
 
 static char *
 path(const char *name)
@@ -256,7 +256,7 @@ main(void)
 	untuned_tests();
 	envdiff_tests();
 
-	if (mkdtemp(dir) == NULL)
+	if ((dir = tap_tmpdir("test-tune")) == NULL)
 		return 1;
 	memset(&o, 0, sizeof(o));
 	o.name = "local";
@@ -364,12 +364,5 @@ main(void)
 	    "no profile: nothing applied");
 	tune_spec_free(spec);
 	transport_close(t);
-	{
-		char *cmd = xasprintf("rm -rf %s", dir);
-
-		if (system(cmd) != 0)
-			printf("# cannot remove %s\n", dir);
-		free(cmd);
-	}
 	return tap_done();
 }

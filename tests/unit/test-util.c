@@ -29,7 +29,7 @@
 #include "xmalloc.h"
 #include "xmldoc.h"
 
-static char *tmpdir;
+static const char *tmpdir;
 
 /* --- strbuf ------------------------------------------------------------------ */
 
@@ -639,10 +639,7 @@ test_free_secret(void)
 int
 main(void)
 {
-	char tmpl[] = "/tmp/test-util.XXXXXX";
-	char *cmd;
-
-	if ((tmpdir = mkdtemp(tmpl)) == NULL) {
+	if ((tmpdir = tap_tmpdir("test-util")) == NULL) {
 		printf("Bail out! mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
@@ -659,9 +656,5 @@ main(void)
 	test_err_set();
 	test_free_secret();
 	test_xmldoc();
-	cmd = xasprintf("rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", tmpdir);
-	free(cmd);
 	return tap_done();
 }

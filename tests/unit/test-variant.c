@@ -15,7 +15,7 @@
 #include "variant.h"
 #include "xmalloc.h"
 
-static char dir[] = "/tmp/test-variant.XXXXXX";
+static const char *dir;
 
 /* variant_save_fn: what was saved, as "PATH=OLD;"; refuses when asked. */
 struct saves {
@@ -121,7 +121,7 @@ main(void)
 	char *err = NULL, *setup[1], *teardown[1], *p1, *p2;
 	int r;
 
-	if (mkdtemp(dir) == NULL)
+	if ((dir = tap_tmpdir("test-variant")) == NULL)
 		return 1;
 	test_saves();
 	memset(&o, 0, sizeof(o));
@@ -275,12 +275,5 @@ main(void)
 	free(p1);
 	free(p2);
 	transport_close(t);
-	{
-		char *rm = xasprintf("rm -rf %s", dir);
-
-		if (system(rm) != 0)
-			printf("# could not remove %s\n", dir);
-		free(rm);
-	}
 	return tap_done();
 }
