@@ -537,7 +537,7 @@ bisect_main(int argc, char **argv)
 		{ "tries", required_argument, NULL, 't' },
 		{ "expect-kernel", required_argument, NULL, 'K' },
 		{ "wait-lock", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *host_spec = NULL, *metric = NULL, *baseline = NULL;

@@ -95,7 +95,7 @@ collect_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "wait", no_argument, NULL, 'w' },
 		{ "give-up", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *outdir = NULL, *fleet = NULL, *hosts = NULL, *jobs = NULL;
