@@ -217,6 +217,7 @@ install: all
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
+		--library=tools/cppcheck-jansson.cfg \
 		--suppress=missingIncludeSystem agent src
 	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/qemu-board tests/lab/archive tests/lab/s3 tests/bench/*.sh \
 		tools/deps .ci/run contrib/completion/fleetmark.bash

@@ -139,6 +139,15 @@ void	cmd_help_complete(const struct cmd_entry *e, FILE *f);
 int	cmd_common_option(const struct cmd_entry *e, int c, char **argv, int *quiet);
 
 /*
+ * The long names of those options, for the end of a command's getopt_long
+ * table (before its { NULL, 0, NULL, 0 }): --verbose, --quiet, --help.
+ */
+#define CMD_COMMON_LONGOPTS \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }
+
+/*
  * The message cmd_common_option() prints for getopt's '?' after
  * argv[optind - 1] (or argv[optind], an option cluster not finished),
  * without the "fleetmark NAME: " prefix, as a new string.  optopt is

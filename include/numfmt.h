@@ -7,6 +7,8 @@
  *				with a few significant figures, never an
  *				exponent from 1 up
  *	numfmt_mean()		a mean in a table: numfmt_fixed(), or "-"
+ *	numfmt_change()		a change in percent: "+3.2%", or "-"
+ *	numfmt_rsd()		a relative sd in percent: "±1.5%", or "-"
  *	numfmt_short()		chart ticks and tooltips: about four
  *				significant figures, an exponent where large
  *				or small
@@ -37,6 +39,12 @@ void	numfmt_fixed(char *buf, size_t size, double v, int sig);
 
 /* A mean as the tables show it: numfmt_fixed() with sig 4, "-" for NaN (none). */
 void	numfmt_mean(char *buf, size_t size, double v);
+
+/* A change in percent, signed with one decimal ("+3.2%", "-0.4%"), "-" for NaN. */
+void	numfmt_change(char *buf, size_t size, double pct);
+
+/* A relative standard deviation in percent, one decimal ("±1.5%"), "-" for NaN. */
+void	numfmt_rsd(char *buf, size_t size, double pct);
 
 /*
  * About four significant figures: %.4g from 0.001 to 1000, %.0f from

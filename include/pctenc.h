@@ -26,6 +26,13 @@ char	*pct_encode(const void *s, size_t n, const char *keep);
 /* The same, appended to sb. */
 void	 pct_encode_sb(struct strbuf *sb, const void *s, size_t n, const char *keep);
 
+/*
+ * How many of the first bytes of s (n bytes) pct_encode() keeps as they
+ * are: n when every byte is a letter, a digit or one of keep (the check of
+ * a name or host made of those characters).
+ */
+size_t	 pct_kept_span(const void *s, size_t n, const char *keep);
+
 #define PCT_STRICT	0x01	/* pct_decode(): a bad escape or %00 is an error */
 
 /*

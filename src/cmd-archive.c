@@ -60,7 +60,7 @@ static int
 parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **results)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ "results", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -513,6 +513,16 @@ usage_abort(void)
 	return BISECT_ABORT;
 }
 
+/* The value of a duration option (like is an example), or -1, said. */
+static int
+duration_option(const char *opt, const char *like, const char *arg, long long *ms)
+{
+	if (ydoc_parse_duration(arg, ms) == 0 && *ms >= 0)
+		return 0;
+	log_error("%s: expected a duration like %s, not '%s'", opt, like, arg);
+	return -1;
+}
+
 static int
 bisect_main(int argc, char **argv)
 {
@@ -527,7 +537,7 @@ bisect_main(int argc, char **argv)
 		{ "tries", required_argument, NULL, 't' },
 		{ "expect-kernel", required_argument, NULL, 'K' },
 		{ "wait-lock", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *host_spec = NULL, *metric = NULL, *baseline = NULL;
@@ -592,10 +602,8 @@ bisect_main(int argc, char **argv)
 			reboot = optarg;
 			break;
 		case 'w':
-			if (ydoc_parse_duration(optarg, &wait_ms) != 0 || wait_ms < 0) {
-				log_error("--wait: expected a duration like 300s, not '%s'", optarg);
+			if (duration_option("--wait", "300s", optarg, &wait_ms) != 0)
 				return BISECT_ABORT;
-			}
 			break;
 		case 't':
 			if (ydoc_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
@@ -604,10 +612,8 @@ bisect_main(int argc, char **argv)
 			}
 			break;
 		case 'L':
-			if (ydoc_parse_duration(optarg, &wait_lock_ms) != 0 || wait_lock_ms < 0) {
-				log_error("--wait-lock: expected a duration like 10m, not '%s'", optarg);
+			if (duration_option("--wait-lock", "10m", optarg, &wait_lock_ms) != 0)
 				return BISECT_ABORT;
-			}
 			break;
 		case 'K':
 			free(expect);

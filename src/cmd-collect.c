@@ -79,13 +79,23 @@ detached_dir(const char *ref, const char *results, char **dir, int *finished)
 	return code;
 }
 
+/* Option opt and its value onto av, when it was given. */
+static void
+push_option(struct strv *av, const char *opt, const char *value)
+{
+	if (value == NULL)
+		return;
+	strv_push(av, opt);
+	strv_push(av, value);
+}
+
 static int
 collect_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "wait", no_argument, NULL, 'w' },
 		{ "give-up", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *outdir = NULL, *fleet = NULL, *hosts = NULL, *jobs = NULL;
@@ -135,22 +145,10 @@ collect_main(int argc, char **argv)
 	strv_push(&av, "run");
 	strv_push(&av, "--resume");
 	strv_push(&av, dir);
-	if (fleet != NULL) {
-		strv_push(&av, "-f");
-		strv_push(&av, fleet);
-	}
-	if (hosts != NULL) {
-		strv_push(&av, "-H");
-		strv_push(&av, hosts);
-	}
-	if (jobs != NULL) {
-		strv_push(&av, "-j");
-		strv_push(&av, jobs);
-	}
-	if (give_up != NULL) {
-		strv_push(&av, "--give-up");
-		strv_push(&av, give_up);
-	}
+	push_option(&av, "-f", fleet);
+	push_option(&av, "-H", hosts);
+	push_option(&av, "-j", jobs);
+	push_option(&av, "--give-up", give_up);
 	if (quiet)
 		strv_push(&av, "-q");
 	for (;;) {

@@ -55,7 +55,7 @@ history_main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "nights", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct history_opts o;

@@ -379,7 +379,7 @@ plan_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "summary", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL;

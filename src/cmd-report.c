@@ -98,7 +98,7 @@ report_main(int argc, char **argv)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "samples", no_argument, NULL, 'S' },
 		{ "results", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct report_opts o;

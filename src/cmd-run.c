@@ -717,7 +717,7 @@ run_main(int argc, char **argv)
 		{ "wait-lock", required_argument, NULL, 'W' },
 		{ "detach", no_argument, NULL, 'D' },
 		{ "give-up", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
+		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;

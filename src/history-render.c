@@ -238,10 +238,7 @@ fmt_value(char *buf, size_t cap, double v)
 static void
 fmt_rsd(char *buf, size_t cap, double r)
 {
-	if (isfinite(r))
-		snprintf(buf, cap, "±%.1f%%", r);
-	else
-		snprintf(buf, cap, "-");
+	numfmt_rsd(buf, cap, isfinite(r) ? r : NAN);
 }
 
 /* The date of a run start: its first ten characters ("2001-11-30"). */
@@ -338,6 +335,31 @@ cols_for(const struct col *cols, size_t n, int variant, size_t *np)
 	return c;
 }
 
+/* A mean and its rsd as cells j and j + 1; the column after them. */
+static size_t
+mean_cells(struct grid *g, size_t row, size_t j, double mean, double sd)
+{
+	char buf[64];
+	double r = rsd(mean, sd);
+
+	fmt_value(buf, sizeof(buf), mean);
+	grid_set(g, row, j, buf, mean);
+	fmt_rsd(buf, sizeof(buf), r);
+	grid_set(g, row, j + 1, buf, r);
+	return j + 2;
+}
+
+/* A count as cell j; the column after it. */
+static size_t
+count_cell(struct grid *g, size_t row, size_t j, size_t n)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%zu", n);
+	grid_set(g, row, j, buf, (double)n);
+	return j + 1;
+}
+
 static void
 segment_rows(const struct history *h, struct grid *g, int variant)
 {
@@ -356,12 +378,8 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 			grid_set(g, row, j++, buf, NAN);
 			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start + sg->n - 1)->start);
 			grid_set(g, row, j++, buf, NAN);
-			snprintf(buf, sizeof(buf), "%zu", sg->n);
-			grid_set(g, row, j++, buf, (double)sg->n);
-			fmt_value(buf, sizeof(buf), sg->mean);
-			grid_set(g, row, j++, buf, sg->mean);
-			fmt_rsd(buf, sizeof(buf), rsd(sg->mean, sg->sd));
-			grid_set(g, row, j++, buf, rsd(sg->mean, sg->sd));
+			j = count_cell(g, row, j, sg->n);
+			j = mean_cells(g, row, j, sg->mean, sg->sd);
 			j = change_cells(g, row, j, s, sg->change != HISTORY_NONE ?
 			    &s->changes[sg->change] : NULL);
 			grid_set(g, row, j++, night_run(h, s, sg->start)->id, NAN);
@@ -388,12 +406,8 @@ night_rows(const struct history *h, struct grid *g, int variant)
 			grid_set(g, row, j++, buf, NAN);
 			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
 			grid_set(g, row, j++, nt->label, NAN);
-			fmt_value(buf, sizeof(buf), nt->value);
-			grid_set(g, row, j++, buf, nt->value);
-			fmt_rsd(buf, sizeof(buf), rsd(nt->value, nt->sd));
-			grid_set(g, row, j++, buf, rsd(nt->value, nt->sd));
-			snprintf(buf, sizeof(buf), "%zu", nt->n);
-			grid_set(g, row, j++, buf, (double)nt->n);
+			j = mean_cells(g, row, j, nt->value, nt->sd);
+			j = count_cell(g, row, j, nt->n);
 			change_cells(g, row, j, s, sg->change != HISTORY_NONE && sg->start == k ?
 			    &s->changes[sg->change] : NULL);
 		}

@@ -659,13 +659,16 @@ base_name(enum nightly_base b)
 	return b == NIGHTLY_HISTORY ? "nights" : b == NIGHTLY_FALLBACK ? "last night" : "none";
 }
 
+/* A change (sign) or an rsd in percent; "-" for none or an infinite change. */
 static void
 fmt_pct(char *buf, size_t cap, double v, int sign)
 {
-	if (isnan(v) || isinf(v))
-		snprintf(buf, cap, "-");
+	if (isinf(v))
+		v = NAN;
+	if (sign)
+		numfmt_change(buf, cap, v);
 	else
-		snprintf(buf, cap, sign ? "%+.1f%%" : "±%.1f%%", v);
+		numfmt_rsd(buf, cap, v);
 }
 
 static void

@@ -51,6 +51,28 @@ numfmt_mean(char *buf, size_t size, double v)
 		numfmt_fixed(buf, size, v, 4);
 }
 
+/* A percentage with one decimal after prefix, or "-" for NaN. */
+static void
+percent(char *buf, size_t size, const char *prefix, double pct)
+{
+	if (isnan(pct))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%s%.1f%%", prefix, pct);
+}
+
+void
+numfmt_change(char *buf, size_t size, double pct)
+{
+	percent(buf, size, signbit(pct) ? "-" : "+", fabs(pct));
+}
+
+void
+numfmt_rsd(char *buf, size_t size, double pct)
+{
+	percent(buf, size, "±", pct);
+}
+
 void
 numfmt_short(char *buf, size_t size, double v)
 {

@@ -25,9 +25,7 @@ pct_encode_sb(struct strbuf *sb, const void *s, size_t n, const char *keep)
 
 	strbuf_grow(sb, n);
 	for (i = 0; i < n; i += run) {
-		for (run = 0; i + run < n && kept(p[i + run], keep); run++)
-			;
-		if (run > 0) {
+		if ((run = pct_kept_span(p + i, n - i, keep)) > 0) {
 			strbuf_add(sb, p + i, run);
 			continue;
 		}
@@ -37,6 +35,17 @@ pct_encode_sb(struct strbuf *sb, const void *s, size_t n, const char *keep)
 		strbuf_add(sb, esc, 3);
 		run = 1;
 	}
+}
+
+size_t
+pct_kept_span(const void *s, size_t n, const char *keep)
+{
+	const unsigned char *p = s;
+	size_t i;
+
+	for (i = 0; i < n && kept(p[i], keep); i++)
+		;
+	return i;
 }
 
 char *

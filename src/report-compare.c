@@ -232,10 +232,7 @@ series_cells(struct rgrid *g, size_t row, const struct series_cols *c,
 	*mean = m;
 	numfmt_mean(buf, sizeof(buf), m);
 	rgrid_set(g, row, c->mean, buf, m);
-	if (isnan(rsd))
-		snprintf(buf, sizeof(buf), "-");
-	else
-		snprintf(buf, sizeof(buf), "±%.1f%%", rsd);
+	numfmt_rsd(buf, sizeof(buf), rsd);
 	rgrid_set(g, row, c->rsd, buf, rsd);
 	snprintf(buf, sizeof(buf), "%zu", v ? v->n : 0);
 	rgrid_set(g, row, c->n, buf, v ? (double)v->n : 0);
@@ -285,16 +282,6 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 		}
 	rgrids_add(gs, g);
 	return 0;
-}
-
-/* A percentage with its sign, one decimal. */
-static void
-fmt_pct(char *buf, size_t cap, double v)
-{
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%+.1f%%", v);
 }
 
 /* A p or q value as the tables show it. */
@@ -475,7 +462,7 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		}
 		if (j->state == RJUDGE_NONE)
 			continue;
-		fmt_pct(buf, sizeof(buf), j->d.change);
+		numfmt_change(buf, sizeof(buf), j->d.change);
 		rgrid_set(g, row, CC_CHANGE, buf, j->d.change);
 		if (j->state != RJUDGE_JUDGED) {
 			rgrid_set(g, row, CC_MARK, "cannot judge", NAN);
@@ -487,9 +474,9 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		if (!j->d.tested)
 			continue;
 		if (!isnan(j->d.lo)) {
-			fmt_pct(buf, sizeof(buf), j->d.lo);
+			numfmt_change(buf, sizeof(buf), j->d.lo);
 			rgrid_set(g, row, CC_LO, buf, j->d.lo);
-			fmt_pct(buf, sizeof(buf), j->d.hi);
+			numfmt_change(buf, sizeof(buf), j->d.hi);
 			rgrid_set(g, row, CC_HI, buf, j->d.hi);
 		}
 		fmt_p(buf, sizeof(buf), j->d.p);
@@ -520,7 +507,7 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 		rgrid_set(g, row, CC_MEAN, buf, gm[i].mean);
 		snprintf(buf, sizeof(buf), "%zu", gm[i].ch.used);
 		rgrid_set(g, row, CC_N, buf, (double)gm[i].ch.used);
-		fmt_pct(buf, sizeof(buf), gm[i].ch.pct);
+		numfmt_change(buf, sizeof(buf), gm[i].ch.pct);
 		rgrid_set(g, row, CC_CHANGE, buf, gm[i].ch.pct);
 	}
 	free(gm);
@@ -675,7 +662,7 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 			rgrid_set(g, row, KC_NEW, buf, j->v ? stats_mean(j->v->v, j->v->n) : NAN);
 			if (j->state == RJUDGE_NONE)
 				continue;
-			fmt_pct(buf, sizeof(buf), j->d.change);
+			numfmt_change(buf, sizeof(buf), j->d.change);
 			rgrid_set(g, row, KC_CHANGE, buf, j->d.change);
 			if (j->d.tested && !isnan(j->d.lo)) {
 				snprintf(buf, sizeof(buf), "%+.1f%% .. %+.1f%%", j->d.lo, j->d.hi);
@@ -723,7 +710,7 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 			rgrid_set(g, row, KC_BASE, buf, gm[i].bmean);
 			numfmt_mean(buf, sizeof(buf), gm[i].mean);
 			rgrid_set(g, row, KC_NEW, buf, gm[i].mean);
-			fmt_pct(buf, sizeof(buf), gm[i].ch.pct);
+			numfmt_change(buf, sizeof(buf), gm[i].ch.pct);
 			rgrid_set(g, row, KC_CHANGE, buf, gm[i].ch.pct);
 		}
 		rgrids_add(gs, g);

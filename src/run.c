@@ -222,24 +222,9 @@ tune_saver(void *arg, const char *path, const char *old, char **why)
 	    path, old, why);
 }
 
-/* Tell the person something (a live progress frame takes log messages
- * above it: see log_set_sink()). */
-static void
-say(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-say(struct worker *w, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	(void)w;
-	va_start(ap, fmt);
-	s = xvasprintf(fmt, ap);
-	va_end(ap);
-	log_warn("%s", s);
-	free(s);
-}
+/* Tell the person something about worker w's host, as a warning (a live
+ * progress frame takes log messages above it: see log_set_sink()). */
+#define say(w, ...)	log_warn(__VA_ARGS__)
 
 static void
 set_host_status(struct worker *w, enum journal_host_status st, const char *reason)

@@ -3,7 +3,6 @@
  * Reports, `run --baseline` and `bisect-run --baseline` all go through
  * here, so `latest` and archive URLs mean the same thing everywhere.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "strbuf.h"
 #include "strv.h"
 #include "xmalloc.h"
+#include "yamldoc.h"
 
 #define STAMP_LEN	15	/* "YYYYMMDD-HHMMSS" */
 #define HEX_LEN		4
@@ -394,14 +394,7 @@ runref_resolve(const char *ref, const struct runref_ctx *ctx, char **dir, char *
 int
 runref_group_valid(const char *id)
 {
-	size_t i, n = strlen(id);
-
-	if (n == 0 || n > RUNREF_GROUP_MAX || !isalnum((unsigned char)id[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)id[i]) && strchr("._-", id[i]) == NULL)
-			return 0;
-	return 1;
+	return ydoc_name_ok(id, RUNREF_GROUP_MAX);
 }
 
 int

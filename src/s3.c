@@ -11,6 +11,7 @@
 
 #include <libxml/tree.h>
 
+#include "pctenc.h"
 #include "s3.h"
 #include "strv.h"
 #include "userconf.h"
@@ -250,7 +251,7 @@ static int
 parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 {
 	const char *h, *slash;
-	size_t i, n;
+	size_t n;
 
 	if (strchr(e, '@') != NULL)	/* and so not echoed: it may hold a password */
 		return err_set(err, -1, "%s: the endpoint has a user:password@ part "
@@ -271,10 +272,9 @@ parse_endpoint(const char *e, const char *from, struct s3_target *t, char **err)
 		    "%s: endpoint '%.80s' has a path (give scheme://host[:port] only)", from, e);
 	if (n == 0 || n > 255)
 		return err_set(err, -1, "%s: endpoint '%.80s' has no host", from, e);
-	for (i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)h[i]) || strchr(".-:[]_", h[i]) != NULL))
-			return err_set(err, -1,
-			    "%s: endpoint '%.80s': bad character in the host", from, e);
+	if (pct_kept_span(h, n, ".-:[]_") != n)
+		return err_set(err, -1,
+		    "%s: endpoint '%.80s': bad character in the host", from, e);
 	t->host = xstrndup(h, n);
 	return 0;
 }

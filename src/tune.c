@@ -629,6 +629,50 @@ do_drop_caches(struct applying *a, const char *v)
 	return 0;
 }
 
+static int
+do_governor(struct applying *a, const char *v)
+{
+	return one_file(a, TUNE_GOVERNOR,
+	    "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", v, v,
+	    "no cpufreq governor on this host");
+}
+
+static int
+do_aslr(struct applying *a, const char *v)
+{
+	return one_file(a, TUNE_ASLR, "/proc/sys/kernel/randomize_va_space",
+	    strcmp(v, "off") == 0 ? "0" : strcmp(v, "on") == 0 ? "2" : v, v,
+	    "no kernel.randomize_va_space on this host");
+}
+
+static int
+do_thp(struct applying *a, const char *v)
+{
+	return one_file(a, TUNE_THP, "/sys/kernel/mm/transparent_hugepage/enabled",
+	    v, v, "no transparent huge pages on this host");
+}
+
+static int
+do_numa_balancing(struct applying *a, const char *v)
+{
+	return one_file(a, TUNE_NUMA_BALANCING, "/proc/sys/kernel/numa_balancing",
+	    strcmp(v, "off") == 0 ? "0" : "1", v,
+	    "no kernel.numa_balancing on this host");
+}
+
+/* How each item is applied: 0, or -1 when the connection is lost. */
+static int (*const appliers[TUNE_NITEMS])(struct applying *, const char *) = {
+	[TUNE_GOVERNOR] = do_governor,
+	[TUNE_BOOST] = do_boost,
+	[TUNE_SMT] = do_smt,
+	[TUNE_ASLR] = do_aslr,
+	[TUNE_THP] = do_thp,
+	[TUNE_NUMA_BALANCING] = do_numa_balancing,
+	[TUNE_IRQBALANCE] = do_irqbalance,
+	[TUNE_CSTATES] = do_cstates,
+	[TUNE_DROP_CACHES] = do_drop_caches,
+};
+
 int
 tune_apply(struct transport *t, const struct tune_spec *spec, variant_save_fn save,
     variant_log_fn log, void *arg, struct tune_state **out, char **err)
@@ -653,44 +697,7 @@ tune_apply(struct transport *t, const struct tune_spec *spec, variant_save_fn sa
 	for (i = 0; i < TUNE_NITEMS && r == 0; i++) {
 		if ((v = spec->value[i]) == NULL)
 			continue;
-		switch ((enum tune_item)i) {
-		case TUNE_GOVERNOR:
-			r = one_file(&a, TUNE_GOVERNOR,
-			    "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor", v, v,
-			    "no cpufreq governor on this host");
-			break;
-		case TUNE_BOOST:
-			r = do_boost(&a, v);
-			break;
-		case TUNE_SMT:
-			r = do_smt(&a, v);
-			break;
-		case TUNE_ASLR:
-			r = one_file(&a, TUNE_ASLR, "/proc/sys/kernel/randomize_va_space",
-			    strcmp(v, "off") == 0 ? "0" : strcmp(v, "on") == 0 ? "2" : v, v,
-			    "no kernel.randomize_va_space on this host");
-			break;
-		case TUNE_THP:
-			r = one_file(&a, TUNE_THP, "/sys/kernel/mm/transparent_hugepage/enabled",
-			    v, v, "no transparent huge pages on this host");
-			break;
-		case TUNE_NUMA_BALANCING:
-			r = one_file(&a, TUNE_NUMA_BALANCING, "/proc/sys/kernel/numa_balancing",
-			    strcmp(v, "off") == 0 ? "0" : "1", v,
-			    "no kernel.numa_balancing on this host");
-			break;
-		case TUNE_IRQBALANCE:
-			r = do_irqbalance(&a, v);
-			break;
-		case TUNE_CSTATES:
-			r = do_cstates(&a, v);
-			break;
-		case TUNE_DROP_CACHES:
-			r = do_drop_caches(&a, v);
-			break;
-		case TUNE_NITEMS:
-			break;
-		}
+		r = appliers[i](&a, v);
 	}
 	if (r != 0) {
 		*err = xasprintf("%s: tune %s: the connection is lost", transport_name(t),

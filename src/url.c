@@ -206,11 +206,8 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 			why = "no host in the URL";
 			goto fail;
 		}
-		for (p = host; *p != '\0'; p++) {
-			if (!isalnum((unsigned char)*p) && strchr(".-_:[]", *p) == NULL)
-				break;
-		}
-		if (*p != '\0' || zone != NULL) {
+		if (pct_kept_span(host, strlen(host), ".-_:[]") != strlen(host) ||
+		    zone != NULL) {
 			why = "bad character in the host name";
 			goto fail;
 		}
@@ -264,14 +261,10 @@ archive_url_parse(const char *s, struct archive_url **up, char **err)
 int
 archive_valid_runid(const char *id)
 {
-	size_t i, n = strlen(id);
+	size_t n = strlen(id);
 
-	if (n == 0 || n > ARCHIVE_MAX_RUNID || id[0] == '.')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)id[i]) && strchr("._+-", id[i]) == NULL)
-			return 0;
-	return 1;
+	return n > 0 && n <= ARCHIVE_MAX_RUNID && id[0] != '.' &&
+	    pct_kept_span(id, n, "._+-") == n;
 }
 
 int

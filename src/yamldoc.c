@@ -17,6 +17,7 @@
 
 #include <yaml.h>
 
+#include "pctenc.h"
 #include "yamldoc.h"
 #include "xmalloc.h"
 
@@ -505,14 +506,10 @@ ydoc_string(const struct ydoc_node *n, const char **out, char **err)
 int
 ydoc_name_ok(const char *s, size_t max)
 {
-	size_t i, n = strlen(s);
+	size_t n = strlen(s);
 
-	if (n == 0 || n > max || !isalnum((unsigned char)s[0]))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("-_.", s[i]))
-			return 0;
-	return 1;
+	return n > 0 && n <= max && isalnum((unsigned char)s[0]) &&
+	    pct_kept_span(s, n, "-_.") == n;
 }
 
 int

@@ -31,7 +31,7 @@ t0=$(now)
 "$FLEETMARK" run "$PLAN" -f "$L/fleet.yaml" -H "$HL" -o "$W/r" --detach -q >"$W/d.out" 2>&1 &
 ctl=$!
 R=''
-for i in $(seq 1 6000); do
+for _ in $(seq 1 6000); do
 	[ -n "$R" ] || R=$(find "$W/r" -mindepth 1 -maxdepth 1 -type d ! -name '.*' 2>/dev/null | head -1)
 	[ -n "$R" ] && [ "$(jq -r '[.hosts[] | select(.detached.state == "running")] | length' \
 		"$R/run.json" 2>/dev/null)" = 8 ] && break

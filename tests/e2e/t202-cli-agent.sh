@@ -72,6 +72,14 @@ is "$(head -1 "$W/err")" "fleetmark plan: option requires an argument -- 'f'" "a
 "$FLEETMARK" --verbsoe plan 2>"$W/err"
 is "$(head -1 "$W/err")" "fleetmark: unrecognized option '--verbsoe' (did you mean '--verbose'?)" \
 	"a global option"
+# --verbose and --quiet, as every command's help lists them, after the command too
+for c in agent push pull ls bisect-run collect history hosts list plan report run compare; do
+	"$FLEETMARK" "$c" --verbose --quiet --help >"$W/out" 2>"$W/err"
+	echo "$c $? $(wc -c <"$W/err")"
+done >"$W/common"
+is "$(awk '$2 != 0 || $3 != 0' "$W/common")" "" "every command takes --verbose and --quiet (the options its help lists)"
+is "$("$FLEETMARK" list --quiet 2>&1 >/dev/null)" "" "list --quiet: nothing on stderr"
+like "$("$FLEETMARK" list --verbose 2>&1 >/dev/null)" "benchmark catalogue: [0-9]+ benchmarks" "list --verbose: its verbose line"
 
 # Colour: only on a terminal, never with NO_COLOR (even empty).
 if command -v script >/dev/null; then

@@ -50,6 +50,7 @@ EOF
 in_ns() {
 	local m=$1
 	shift
+	# shellcheck disable=SC2016 # expanded by the shell in the namespace
 	unshare -m --propagation private sh -c '
 		umount -l /sys/kernel/debug 2>/dev/null
 		[ "$0" = no ] || mount -t debugfs none /sys/kernel/debug || exit 99

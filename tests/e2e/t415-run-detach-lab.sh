@@ -43,7 +43,7 @@ for i in $(seq 1 3000); do
 	kill -0 "$ctl" 2>/dev/null || break
 	sleep 0.02
 done
-kill -KILL "$ctl" 2>/dev/null && diag "controller SIGKILLed" || diag "the controller had returned"
+if kill -KILL "$ctl" 2>/dev/null; then diag "controller SIGKILLed"; else diag "the controller had returned"; fi
 wait "$ctl" 2>/dev/null
 is "$handed" "${#SEL[@]}" "every host took its list of $NT trials"
 ID=${R##*/}
@@ -94,7 +94,7 @@ for i in $(seq 1 40); do
 done
 is "$rc" 0 "collect again until the run is finished: exit 0"
 is "$(jq -r '.status' "$R/run.json")" finished "run.json: finished"
-is "$(jq -r '[.hosts[].status] | unique | join(",")' "$R/run.json")" done "every host done"
+is "$(jq -r '[.hosts[].status] | unique | join(",")' "$R/run.json")" "done" "every host done"
 T=$R/trials.jsonl
 is "$(trials_once "$T")" "$((NT * ${#SEL[@]})) 1" \
 	"every trial of every host is there, exactly once (counted by host and key)"

@@ -45,7 +45,7 @@ rc=$?
 is "$rc" 0 "9 of the hosts (-H) under the same limit: exit 0"
 [ "$rc" = 0 ] || sed 's/^/#   /' r3.err | tail -5
 D=$(run_dir r3)
-is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json" 2>/dev/null)" done "every host done"
+is "$(jq -r '[.hosts[] | .status] | unique | join(",")' "$D/run.json" 2>/dev/null)" "done" "every host done"
 # The warning every untuned host gives: said by the first five, the rest counted.
 if grep -q 'not tuned for benchmarking' r3.err; then
 	is "$(grep -c ': not tuned for benchmarking: ' r3.err)" 5 "nine untuned hosts: five say so"
@@ -65,7 +65,7 @@ rc=$?
 is "$rc" 0 "6 hosts, summed up: exit 0"
 [ "$rc" = 0 ] || sed 's/^/#   /' r4.err | tail -5
 P=$(grep -E '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' r4.err)
-sed 's/^/#   /' <<<"$P" | head -12
+printf '%s\n' "$P" | head -12 | sed 's/^/#   /'
 is "$(grep -cE 'Z loc00[1-6] ' <<<"$P")" 0 "no line of any one host"
 like "$(head -1 <<<"$P")" '^[0-9TZ:-]+ 6 hosts: (5 waiting, 1 connecting|6 waiting); 0/6 trials, 0 failed$' \
 	"the first line: the hosts by state, the trials"

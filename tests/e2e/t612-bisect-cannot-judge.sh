@@ -40,20 +40,15 @@ echo 'sleep 0.1' >steady.sh
 plan noisy.yaml noisy.sh
 plan steady.yaml steady.sh
 
-# step NAME PLAN GOOD [ARGS...]: one bisect-run step; again while another run
-# on this machine holds local's lease (bisect-run has no --wait-lock).
+# step NAME PLAN GOOD [ARGS...]: one bisect-run step, waiting for local's
+# lease while another run on this machine holds it.
 step() {
-	local name=$1 plan=$2 good=$3 i
+	local name=$1 plan=$2 good=$3
 	shift 3
-	for i in $(seq 60); do
-		rm -rf "$name"
-		"$FLEETMARK" bisect-run "$plan" -H local --metric "exec.seconds[command=sh $WORK/${plan%.yaml}.sh,copies=1]" \
-			--good "$good" --threshold 10% -o "$name" "$@" >"$name.out" 2>"$name.err"
-		rc=$?
-		grep -q 'first: locked' "$name.out" || return 0
-		[ "$i" = 1 ] && diag "local is locked by another run: waiting"
-		sleep 10
-	done
+	rm -rf "$name"
+	"$FLEETMARK" bisect-run "$plan" -H local --metric "exec.seconds[command=sh $WORK/${plan%.yaml}.sh,copies=1]" \
+		--good "$good" --threshold 10% -o "$name" --wait-lock 10m "$@" >"$name.out" 2>"$name.err"
+	rc=$?
 }
 
 step r1 noisy.yaml 0.001 --tries 1

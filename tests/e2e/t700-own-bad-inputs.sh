@@ -32,7 +32,7 @@ plan_err() {	# NAME EXPECTED-MESSAGE, the plan's rest on stdin
 	{ printf '%s\n' "$head"; cat; } >"$1.yaml"
 	run_fm "$1" plan "$1.yaml"
 	is "$rc $(grep -cF -- "$2" "$1.err")" "2 1" "plan: $2"
-	[ "$rc" = 2 ] && grep -qF -- "$2" "$1.err" || sed 's/^/#   /' "$1.err"
+	if [ "$rc" != 2 ] || ! grep -qF -- "$2" "$1.err"; then sed 's/^/#   /' "$1.err"; fi
 }
 plan_err re-compile "re-compile.yaml:8:16: match: does not compile" <<'Y'
     command: /bin/true
@@ -104,7 +104,7 @@ plan_err bad-key "bad-key.yaml:6:5: unknown key 'biuld' in program benchmark (di
       - match: '(?P<x>\d+)'
         metrics: { x: { unit: ns, direction: lower } }
 Y
-is "$(find "$WORK" -name 'fleetmark-trial.*' | wc -l) $(ls "$XDG_CACHE_HOME" 2>/dev/null | wc -l)" "0 0" \
+is "$(find "$WORK" -name 'fleetmark-trial.*' | wc -l) $(find "$XDG_CACHE_HOME" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null | wc -l)" "0 0" \
 	"plan errors run and build nothing"
 
 # --- run-time failures, one trial each, on the default fleet --------------------
@@ -190,10 +190,11 @@ like "$(trial broken)" "^deploy local: broken: the build for [a-z0-9_]+ \([a-z0-
 	"a build that fails: a deploy error with the compiler's first lines"
 is "$(jq -r 'select(.bench == "lat_syscall") | .status' "$(run_dir "$WORK/r-broken")/trials.jsonl")" ok \
 	"a build that fails: the plan's other benchmarks still run"
-is "$(ls "$XDG_CACHE_HOME/fleetmark/programs" | grep -vc '^\.')" 0 "a failed build caches nothing"
+is "$(find "$XDG_CACHE_HOME/fleetmark/programs" -mindepth 1 -maxdepth 1 ! -name '.*' | wc -l)" 0 "a failed build caches nothing"
 
 # --- {param} with shell metacharacters arrives literally -------------------------
 
+# shellcheck disable=SC2016 # literal on purpose
 evil='$(touch pwned); `touch pwned2` && echo "x" | cat > pwned3 ; *'
 cat >literal.yaml <<Y
 name: literal

@@ -48,7 +48,7 @@ is "$(jq -r 'select(.status == "ok") | .host' "$M1/trials.jsonl" | sort | uniq -
 	"board-armhf:36 board-s390x:36 lab-01:36" "9 points x 4 metrics ok on every host"
 is "$(jq -r '.arch' "$M1/hosts/board-armhf.json" "$M1/hosts/board-s390x.json" | xargs) $(jq -r '.compiler' "$M1/hosts/board-armhf.json")" \
 	"armhf s390x null" "the boards run their own architecture and have no compiler"
-is "$(ls "$XDG_CACHE_HOME/fleetmark/programs" | sed 's/^[0-9a-f]*-//' | sort | xargs)" "armhf s390x x86_64" \
+is "$(find "$XDG_CACHE_HOME/fleetmark/programs" -mindepth 1 -maxdepth 1 ! -name '.*' -printf '%f\n' | sed 's/^[0-9a-f]*-//' | sort | xargs)" "armhf s390x x86_64" \
 	"one cross build per architecture, in the controller's cache"
 bad=
 for h in board-armhf board-s390x; do
@@ -95,6 +95,6 @@ is "$(jq -r 'select(.host == "lab-01") | .status' "$D/trials.jsonl" | sort -u)" 
 is "$(jq -r 'select(.host != "lab-01") | .status' "$D/trials.jsonl" | sort -u)" deploy "the boards' trials: deploy"
 like "$(jq -r 'select(.host == "board-armhf") | .message' "$D/trials.jsonl" | head -1)" \
 	'^board-armhf: cannot build pagefault-mail there \(its cc\): no C compiler' "the message says why"
-is "$(ls "$XDG_CACHE_HOME/fleetmark/programs" 2>/dev/null | wc -l)" 0 "nothing was cross-built"
+is "$(find "$XDG_CACHE_HOME/fleetmark/programs" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null | wc -l)" 0 "nothing was cross-built"
 
 done_testing

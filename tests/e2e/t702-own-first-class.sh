@@ -38,13 +38,15 @@ Y
 echo 100 >value
 run_fm a run own.yaml -q --wait-lock 5m -o results --label good
 is "$rc" 0 "run A (100 us a sample) exits 0"
-A=$(ls -d results/*-own-first-* | head -1)
+runs=(results/*-own-first-*)
+A=${runs[0]}
 is "$(jq -r '.value' "$A/trials.jsonl" | sort -u | xargs)" "100000" "scale: 1000 turns the program's us into ns (median of 100000, 101000, 100000)"
 is "$(jq -r '.params.cpus + " " + (.resolved.cpus | tostring)' "$A/trials.jsonl" | sort -u)" "100% $(nproc)" \
 	"a parameter of N% is N percent of the host's CPUs, resolved there"
 echo 130 >value
 run_fm b run own.yaml -q --wait-lock 5m -o results --label bad
-B=$(ls -d results/*-own-first-* | grep -v "^$A$" | head -1)
+runs=(results/*-own-first-*)
+B=${runs[1]:-}
 
 run_fm cmp compare "$A" "$B"
 like "$(grep -E '^slowprog +size=big,cpus=100% +ns ' cmp.out)" ' \+30\.0% .* worse' "compare: slowprog ns +30%, worse"

@@ -407,6 +407,10 @@ test_pctenc(void)
 	s = pct_decode("%41%62", 6, PCT_STRICT, NULL);
 	is_str(s, "Ab", "strict decodes good escapes");
 	free(s);
+	ok(pct_kept_span("ab-9.Z", 6, "-.") == 6, "kept span: letters, digits and keep");
+	ok(pct_kept_span("ab c", 4, "-.") == 2 && pct_kept_span("a\0b", 3, "-.") == 1 &&
+	    pct_kept_span("\xc3\xa9", 2, "-.") == 0 && pct_kept_span("", 0, "") == 0,
+	    "kept span stops at a space, a NUL and bytes >= 0x80");
 }
 
 /* --- numfmt ------------------------------------------------------------------ */
@@ -446,6 +450,16 @@ test_numfmt(void)
 	is_str(b, "123.5", "a mean: four figures");
 	numfmt_mean(b, sizeof(b), NAN);
 	is_str(b, "-", "no mean: -");
+	numfmt_change(b, sizeof(b), 3.21);
+	is_str(b, "+3.2%", "a change: signed, one decimal");
+	numfmt_change(b, sizeof(b), -0.04);
+	is_str(b, "-0.0%", "a small fall keeps its sign");
+	numfmt_change(b, sizeof(b), NAN);
+	is_str(b, "-", "no change: -");
+	numfmt_rsd(b, sizeof(b), 1.46);
+	is_str(b, "±1.5%", "an rsd: ±, one decimal");
+	numfmt_rsd(b, sizeof(b), NAN);
+	is_str(b, "-", "no rsd: -");
 	for (i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
 		char what[64];
 
