@@ -117,13 +117,13 @@ tap_result $? "bw_mem: frd (${bw[frd]:-none}) is within 100x of bcopy (${bw[bcop
 
 # Samples are taken as lmbench's benchmp() takes them unless a plan says
 # sampling=all: the default of every benchmark of the suite that has the
-# parameter (all but lat_ctx, lat_fs and lat_sig, which time themselves).
-for b in $(awk '{ print $1 }' "$W/points" | sort -u); do
-	case $b in lat_ctx | lat_fs | lat_sig) continue ;; esac
+# parameter (all but lat_fs, which has no other way, and lat_sig).
+while read -r b; do
+	case $b in lat_fs | lat_sig) continue ;; esac
 	is "$(jq -r --arg b "$b" 'select(.name == $b) | .params[] | select(.name == "sampling") |
 		"\(.default) \(.choices)"' "$W/list")" "lmbench lmbench|all" \
 		"$b: sampling defaults to lmbench (or all)"
-done
+done < <(awk '{ print $1 }' "$W/points" | sort -u)
 point lat_pipe
 is "$(jq -r 'select(.type == "header") | "\(.params.sampling) \(.params.interval)"' "$W/last")" \
 	"lmbench 1000000" "lat_pipe: runs with sampling=lmbench and lmbench's 1 s samples by default"
