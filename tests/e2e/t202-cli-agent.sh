@@ -134,7 +134,7 @@ if [ -x "$TOP/build/fleetmark-agent" ]; then
 	# list: the catalogue.
 	"$FLEETMARK" list >"$W/out" 2>"$W/err"
 	is "$?" 0 "list exits 0"
-	is "$(grep -A2 '^lat_ctx: ' "$W/out" | tail -2)" "  params   procs=2 size=0 pin=none
+	is "$(grep -A2 '^lat_ctx: ' "$W/out" | tail -2)" "  params   procs=2 size=0 pin=none sampling=lmbench
   metrics  latency (us, lower is better), handoff (us, lower is better)" \
 		"each benchmark: parameters with defaults, metrics with units and directions"
 	is "$(grep -c '^[a-z_0-9]*: ' "$W/out")" "$("$AGENT" list --json | grep -c '"type":"bench"')" \
