@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tap_n, tap_failed;
 
@@ -49,6 +50,7 @@ tap_check(int ok, const char *file, int line, const char *what)
 } while (0)
 
 static char tap_tmp[256];
+static pid_t tap_tmp_pid;	/* the process that made it: a forked child's exit() leaves it */
 
 static inline int
 tap_tmp_remove(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -64,7 +66,7 @@ tap_tmp_remove(const char *path, const struct stat *st, int flag, struct FTW *ft
 static inline void
 tap_tmp_cleanup(void)
 {
-	if (tap_tmp[0] != '\0')
+	if (tap_tmp[0] != '\0' && getpid() == tap_tmp_pid)
 		nftw(tap_tmp, tap_tmp_remove, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -84,6 +86,7 @@ tap_tmpdir(const char *name)
 		tap_tmp[0] = '\0';
 		return NULL;
 	}
+	tap_tmp_pid = getpid();
 	atexit(tap_tmp_cleanup);
 	return tap_tmp;
 }
