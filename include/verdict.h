@@ -223,11 +223,42 @@ struct verdict_row {
 	int		judgeable;	/* 0: cannot judge (verdict_judgeable()): never
 					 * significant, never a regression */
 	size_t		needed;		/* when not judgeable: trials a side that would
-					 * be needed (0: cannot be told) */
+					 * be needed (0: more will not help, or cannot
+					 * be told: verdict_needed()) */
+	double		spread;		/* when more trials will not help: the rsd
+					 * above the threshold, percent; else NAN */
 	double		q;		/* verdict_adjust(): the Benjamini-Hochberg q
 					 * (NAN when the row has no p) */
 	int		held;		/* verdict_adjust(): significant, and q <= fdr */
 };
+
+/*
+ * What would let a row that cannot be judged be judged: the rule of
+ * docs/reports.md ("Cannot judge").  The noisy rule is a spread against
+ * the threshold, which more trials do not shrink, so a row is one of two:
+ *
+ *  - a side's spread (rsd; values that never vary: 0) is above the
+ *    threshold, or against nights (nights set) the nights' rsd from one
+ *    to the next is: more trials will not help.  Returns 1 with *spread
+ *    the largest such rsd, percent (INFINITY for values that vary about
+ *    a mean of 0), and *trials 0.
+ *  - otherwise only trials are missing (fewer than VERDICT_MIN_TRIALS on
+ *    a side): returns 0 with *trials the trials a side with which the
+ *    row is judged and decided.  Against trials that is
+ *    robust_trials_needed() at the spreads sd (the values') and good_sd
+ *    (the good side's; a side with fewer than 2 values takes the other's;
+ *    0 against a single good value, ng 0), at least VERDICT_MIN_TRIALS
+ *    (VERDICT_MIN_TRIALS when neither spread is known): with that many,
+ *    neither side is noisy at the spreads seen and the 95% interval is
+ *    narrower than the threshold, so the verdict is good, bad or better.
+ *    Against nights it is VERDICT_MIN_TRIALS: the prediction interval is
+ *    the nights', whatever tonight's count.  *spread is NAN.
+ *
+ * d, n, ng, nights as verdict_judgeable().  Returns -1 when it cannot be
+ * told (a good mean of 0 or not finite): *trials 0, *spread NAN.
+ */
+int	verdict_needed(const struct verdict *d, size_t n, size_t ng, int nights,
+	    double sd, double good_sd, double threshold, size_t *trials, double *spread);
 
 /*
  * Whether a verdict can be judged at all: at least VERDICT_MIN_TRIALS
@@ -235,15 +266,13 @@ struct verdict_row {
  * side noisy (verdict_noisy() at the threshold).  With nights set the
  * good side is a segment's nights (verdict_nights()): then only their
  * night-to-night rsd can make the row noisy, as tonight's spread is part
- * of what the nights' spread already holds.  When not, *needed (when
- * not NULL) gets robust_trials_needed()'s estimate of the trials a side
- * that would decide a change of the threshold's size, with the spreads sd
- * (the values') and good_sd (the good side's; NAN: as sd; 0 against a
- * single good value), at least
- * VERDICT_MIN_TRIALS; 0 when it cannot be told.
+ * of what the nights' spread already holds.  When not, verdict_needed()
+ * says what would help: *needed (when not NULL) gets its trials (0: more
+ * trials will not help, or it cannot be told) and *spread (when not
+ * NULL) its spread (NAN unless more trials will not help).
  */
 int	verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights,
-	    double sd, double good_sd, double threshold, size_t *needed);
+	    double sd, double good_sd, double threshold, size_t *needed, double *spread);
 
 /*
  * The false-discovery step over every row a night judges (every host,

@@ -1,6 +1,7 @@
 /*
  * autorep.c: `repeat: auto`, a round more of the points whose trials
- * cannot decide a change of the threshold's size yet (autorep.h).
+ * cannot decide a change of the threshold's size yet, and whose spread
+ * more trials could still do so for (autorep.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -133,7 +134,7 @@ autorep_more(const struct autorep *a, const struct plan_point *pt, size_t trials
 {
 	const struct apoint *ap;
 	size_t i, used = 0;
-	int undecided = 0;
+	int undecided = 0, hopeless = 0;
 
 	if (a == NULL || trials >= (size_t)a->p->repeat_max)
 		return 0;
@@ -152,10 +153,13 @@ autorep_more(const struct autorep *a, const struct plan_point *pt, size_t trials
 		/* a metric that is 0 every time has nothing to decide */
 		if (mean == 0 && sd == 0)
 			continue;
-		if (!robust_decidable(mean, sd, m->n, sd, m->n, a->threshold))
+		/* a spread above the threshold: noisy, however many trials are added */
+		if (sd / fabs(mean) * 100 > a->threshold)
+			hopeless = 1;
+		else if (!robust_decidable(mean, sd, m->n, sd, m->n, a->threshold))
 			undecided = 1;
 	}
-	return used > 0 && undecided;
+	return used > 0 && undecided && !hopeless;
 }
 
 size_t

@@ -443,11 +443,12 @@ decide(const struct want *w, const struct good *g, const struct values *v, doubl
 	struct verdict d;
 	char ptxt[32], btxt[64] = "", *why = NULL;
 	size_t need;
+	double spread;
 	int code, judgeable;
 
 	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
 	judgeable = verdict_judgeable(&d, v->n, g->v ? g->n : 0, 0, stats_sd(v->v, v->n),
-	    g->v ? stats_sd(g->v, g->n) : NAN, thr, &need);
+	    g->v ? stats_sd(g->v, g->n) : NAN, thr, &need, &spread);
 	code = !judgeable ? BISECT_SKIP : d.kind == VERDICT_GOOD || d.kind == VERDICT_BETTER ?
 	    BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
 	if (isnan(d.p))
@@ -456,7 +457,10 @@ decide(const struct want *w, const struct good *g, const struct values *v, doubl
 		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
 	if (g->v != NULL)
 		snprintf(btxt, sizeof(btxt), ", the baseline's %.1f%% (n=%zu)", d.good_rsd, g->n);
-	if (!judgeable && need > 0)
+	if (!judgeable && !isnan(spread))
+		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s: noisy: more trials will not "
+		    "help, spread %.1f%% against threshold %g%%", d.rsd, v->n, btxt, spread, thr);
+	else if (!judgeable && need > 0)
 		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s against %g%%: about %zu "
 		    "trials a side would be needed", d.rsd, v->n, btxt, thr, need);
 	else if (!judgeable)

@@ -338,6 +338,7 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	w->nnow = s->n;
 	w->threshold = o->threshold;
 	w->vr.q = NAN;
+	w->vr.spread = NAN;
 	if (hs == NULL || hs->n == 0) {
 		w->base = NIGHTLY_NEW;
 		w->state = NIGHTLY_UNJUDGED;
@@ -400,7 +401,7 @@ row_judge(struct nightly_row *w)
 	w->vr.judgeable = verdict_judgeable(&w->vr.v, w->nnow,
 	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1,
 	    w->base == NIGHTLY_HISTORY, stats_sd(w->now, w->nnow), w->gsd, w->threshold,
-	    &w->vr.needed);
+	    &w->vr.needed, &w->vr.spread);
 	w->state = w->vr.judgeable ? NIGHTLY_PASS : NIGHTLY_CANNOT;
 }
 
@@ -777,13 +778,15 @@ text_lines(const struct nightly *n, FILE *out)
 		numfmt_mean(nb, sizeof(nb), d->now);
 		fmt_pct(cb, sizeof(cb), d->change, 1);
 		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
-		    w->nnow >= VERDICT_MIN_TRIALS) {
+		    !isnan(w->vr.spread)) {
 			fprintf(out, "CANNOT JUDGE: %s %s: its %zu nights vary by ±%.1f%% from one to "
-			    "the next, more than the threshold %g%%", name, series, w->ngood,
-			    d->good_rsd, w->threshold);
-			if (w->vr.needed > 0)
-				fprintf(out, "; about %zu trials a night would be needed", w->vr.needed);
-			fputc('\n', out);
+			    "the next: noisy: more trials will not help, spread %.1f%% against "
+			    "threshold %g%%\n", name, series, w->ngood, d->good_rsd, w->vr.spread,
+			    w->threshold);
+		} else if (w->state == NIGHTLY_CANNOT && !isnan(w->vr.spread)) {
+			fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials: noisy: more "
+			    "trials will not help, spread %.1f%% against threshold %g%%\n", name,
+			    series, d->rsd, w->nnow, w->vr.spread, w->threshold);
 		} else if (w->state == NIGHTLY_CANNOT) {
 			if (w->vr.needed > 0)
 				fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials against "
@@ -999,6 +1002,8 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));
 		json_object_set_new(jr, "trials_needed", w->state == NIGHTLY_CANNOT &&
 		    w->vr.needed > 0 ? json_integer((json_int_t)w->vr.needed) : json_null());
+		json_object_set_new(jr, "noisy_spread", w->state == NIGHTLY_CANNOT ?
+		    jnum(w->vr.spread) : json_null());
 		if (w->nagain > 0) {
 			json_t *c = json_object();
 

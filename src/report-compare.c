@@ -293,15 +293,16 @@ fmt_p(char *buf, size_t cap, double v)
 
 /* Why a row cannot be judged, briefly: "2 trials a side, 3 needed". */
 static void
-cannot_text(char *buf, size_t cap, const struct rjudge *j)
+cannot_text(char *buf, size_t cap, const struct rjudge *j, double threshold)
 {
 	size_t n = j->bv->n < j->v->n ? j->bv->n : j->v->n;
 
-	if (j->state == RJUDGE_FEW)
+	if (!isnan(j->spread))
+		snprintf(buf, cap, "cannot judge: noisy: more trials will not help, spread "
+		    "%.1f%% against threshold %g%%", j->spread, threshold);
+	else if (j->state == RJUDGE_FEW)
 		snprintf(buf, cap, "cannot judge: %zu trial%s, %zu needed", n, n == 1 ? "" :
 		    "s", j->needed ? j->needed : (size_t)VERDICT_MIN_TRIALS);
-	else if (j->needed)
-		snprintf(buf, cap, "cannot judge: noisy, ~%zu trials", j->needed);
 	else
 		snprintf(buf, cap, "cannot judge: noisy");
 }
@@ -430,7 +431,8 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 	    "mean, + the value grew; ci: its 95%% interval; p: Welch's t-test; q: p "
 	    "adjusted over the %zu rows judged (Benjamini-Hochberg); better/worse: q <= %g "
 	    "and the interval reaches %g%%; cannot judge: fewer than %d trials a side or "
-	    "noisy (rsd > %g%%), needed: trials a side that would decide it; outliers: "
+	    "noisy (rsd > %g%%), needed: trials a side that would decide it (none when "
+	    "noisy: more trials will not help); outliers: "
 	    "trials a modified z-score flags (kept).%s", r->series[base].name, jd.judged,
 	    jd.fdr, jd.threshold, VERDICT_MIN_TRIALS, jd.threshold, unused);
 	free(unused);
@@ -677,7 +679,7 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 				rgrid_set(g, row, KC_Q, buf, j->q);
 			}
 			if (j->state != RJUDGE_JUDGED)
-				cannot_text(buf, sizeof(buf), j);
+				cannot_text(buf, sizeof(buf), j, jd.threshold);
 			else
 				snprintf(buf, sizeof(buf), "%s", j->mark == RJUDGE_WORSE ? "worse" :
 				    j->mark == RJUDGE_BETTER ? "better" : "");

@@ -275,7 +275,11 @@ struct rjudge {
 	double			 q;
 	enum rjudge_mark	 mark;		/* only for RJUDGE_JUDGED rows */
 	size_t			 needed;	/* cannot judge: about that many trials a
-						 * side would decide it; 0 unknown */
+						 * side would decide it; 0 unknown, or
+						 * more would not help */
+	double			 spread;	/* cannot judge, and more trials would not
+						 * help: the rsd above the threshold,
+						 * percent (verdict_needed()); else NAN */
 	int			 base_noisy, noisy;	/* report_side_noisy() */
 	size_t			 base_outliers, outliers;	/* trials flagged (robust.h) */
 };

@@ -3,8 +3,9 @@
  * once (report-int.h, docs/reports.md "The verdict"): each (point,
  * compared pair) gets verdict_judge() on the trial values; a row with
  * fewer than 3 trials on a side, or a side too noisy for the threshold,
- * cannot be judged (with the trials a side that would decide it,
- * robust.h) and is never marked; the p-values of the rows judged are
+ * cannot be judged (with the trials a side that would decide it, or the
+ * spread above the threshold that more trials would not shrink:
+ * verdict_needed()) and is never marked; the p-values of the rows judged are
  * Benjamini-Hochberg adjusted together (fdr.h) at the plan's
  * regression.fdr, and a row is marked better or worse when its q is at
  * most that level and the far end of its 95% interval reaches the
@@ -72,24 +73,21 @@ significant(const struct verdict *d, double q, double level, double threshold)
 	    fabs(d->change) >= threshold;
 }
 
-/* The trials a side that would decide row j at the threshold, or 0. */
-static size_t
-needed(const struct rjudge *j, double threshold)
+/*
+ * What would let row j be judged (verdict_needed()): j->needed, the trials
+ * a side that would decide it, or j->spread, when more would not help.
+ */
+static void
+needed(struct rjudge *j, double threshold)
 {
 	double sb = j->bv->n > 1 ? stats_sd(j->bv->v, j->bv->n) : NAN;
 	double ss = j->v->n > 1 ? stats_sd(j->v->v, j->v->n) : NAN;
-	size_t n;
 
-	if (isnan(sb) && isnan(ss))
-		return VERDICT_MIN_TRIALS;
-	/* one side with a single trial: take the other side's spread for it */
-	if (isnan(sb))
-		sb = ss;
-	if (isnan(ss))
-		ss = sb;
-	if (robust_trials_needed(j->d.good, sb, ss, threshold, &n) != 0)
-		return 0;
-	return n < VERDICT_MIN_TRIALS ? VERDICT_MIN_TRIALS : n;
+	if (verdict_needed(&j->d, j->v->n, j->bv->n, 0, ss, sb, threshold, &j->needed,
+	    &j->spread) < 0) {
+		j->needed = 0;
+		j->spread = NAN;
+	}
 }
 
 int
@@ -123,6 +121,7 @@ report_judge(const struct report *r, const struct report_opts *o, size_t base,
 			j->bv = report_vals(r, j->base, c);
 			j->v = report_vals(r, s, c);
 			j->q = NAN;
+			j->spread = NAN;
 			if (j->bv == NULL && j->v == NULL)
 				continue;
 			out->index[s * r->ncells + c] = ++out->n;
@@ -144,7 +143,7 @@ report_judge(const struct report *r, const struct report_opts *o, size_t base,
 			else if (j->base_noisy || j->noisy)
 				j->state = RJUDGE_NOISY;
 			if (j->state != RJUDGE_JUDGED)
-				j->needed = needed(j, out->threshold);
+				needed(j, out->threshold);
 		}
 	/* Benjamini-Hochberg over every row judged */
 	p = xcalloc(out->n + 1, sizeof(*p));

@@ -418,24 +418,84 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	}
 }
 
+/*
+ * A side's spread for verdict_needed(): its rsd, 0 for values that never
+ * vary (whatever their mean), NAN when not known (fewer than 2 values),
+ * INFINITY for values that vary about a mean of 0.
+ */
+static double
+side_spread(double rsd, double sd, size_t n)
+{
+	if (n < 2 || isnan(sd))
+		return NAN;
+	if (sd == 0)
+		return 0;
+	return isnan(rsd) ? INFINITY : rsd;
+}
+
+int
+verdict_needed(const struct verdict *d, size_t n, size_t ng, int nights, double sd,
+    double good_sd, double threshold, size_t *trials, double *spread)
+{
+	double rs, gs, worst;
+	size_t k;
+
+	*trials = 0;
+	*spread = NAN;
+	if (nights) {
+		/* the nights' own spread, which no number of trials a night shrinks */
+		gs = ng >= 2 ? d->good_rsd : NAN;
+		if (!(gs <= threshold)) {
+			*spread = isnan(gs) ? INFINITY : gs;
+			return 1;
+		}
+		*trials = VERDICT_MIN_TRIALS;
+		return 0;
+	}
+	rs = side_spread(d->rsd, sd, n);
+	gs = ng == 0 ? 0 : side_spread(d->good_rsd, good_sd, ng);
+	worst = isnan(rs) ? gs : isnan(gs) ? rs : fmax(rs, gs);
+	if (worst > threshold) {
+		*spread = worst;
+		return 1;
+	}
+	if (isnan(sd) || n < 2)
+		sd = good_sd;
+	if (ng == 0)
+		good_sd = 0;	/* a single good value */
+	else if (isnan(good_sd) || ng < 2)
+		good_sd = sd;
+	if (isnan(sd) && isnan(good_sd)) {
+		*trials = VERDICT_MIN_TRIALS;	/* no spread known: the rule's minimum */
+		return 0;
+	}
+	if (robust_trials_needed(d->good, good_sd, sd, threshold, &k) != 0)
+		return -1;
+	*trials = k < VERDICT_MIN_TRIALS ? VERDICT_MIN_TRIALS : k;
+	return 0;
+}
+
 int
 verdict_judgeable(const struct verdict *d, size_t n, size_t ng, int nights, double sd,
-    double good_sd, double threshold, size_t *needed)
+    double good_sd, double threshold, size_t *needed, double *spread)
 {
 	size_t k;
+	double s;
 
 	if (needed != NULL)
 		*needed = 0;
+	if (spread != NULL)
+		*spread = NAN;
 	if (n >= VERDICT_MIN_TRIALS && (ng == 0 || ng >= VERDICT_MIN_TRIALS) &&
 	    (nights || !verdict_noisy(d->rsd, n, threshold)) &&
 	    (ng == 0 || !verdict_noisy(d->good_rsd, ng, threshold)))
 		return 1;
-	if (ng == 0 && !nights)
-		good_sd = 0;	/* a single good value */
-	else if (isnan(good_sd))
-		good_sd = sd;
-	if (needed != NULL && robust_trials_needed(d->good, good_sd, sd, threshold, &k) == 0)
-		*needed = k < VERDICT_MIN_TRIALS ? VERDICT_MIN_TRIALS : k;
+	if (verdict_needed(d, n, ng, nights, sd, good_sd, threshold, &k, &s) < 0)
+		return 0;
+	if (needed != NULL)
+		*needed = k;
+	if (spread != NULL)
+		*spread = s;
 	return 0;
 }
 

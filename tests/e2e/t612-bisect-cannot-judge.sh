@@ -2,8 +2,8 @@
 # t612-bisect-cannot-judge: `fleetmark bisect-run` on this machine (local
 # transport, no lab) uses the nightly verdict's "cannot judge" rule: a
 # metric too noisy for its threshold is a skip (exit 125) that says so and
-# how many trials a side would be needed, never bad, even when its mean is
-# far worse; a steady one is judged (bad: exit 1).  The commit bisect-run
+# that more trials will not help (its spread against the threshold), never
+# bad, even when its mean is far worse; a steady one is judged (bad: exit 1).  The commit bisect-run
 # measures (git rev-parse HEAD, FLEETMARK_COMMIT) is recorded in run.json.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -53,8 +53,8 @@ step() {
 
 step r1 noisy.yaml 0.001 --tries 1
 is "$rc" 125 "a noisy metric far worse than good: skip (125), not bad"
-like "$(cat r1.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd [0-9.]+% \(n=4\) against 10%: about [0-9]+ trials a side would be needed; run " \
-	"the verdict line says it cannot judge, and how many trials would be needed"
+like "$(cat r1.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd ([0-9.]+)% \(n=4\): noisy: more trials will not help, spread \1% against threshold 10%; run " \
+	"the verdict line says it cannot judge, and that more trials will not help"
 is "$(jq -r .commit r1/*/run.json)" "$HEAD" "run.json records the commit measured"
 
 step r2 steady.yaml 0.05

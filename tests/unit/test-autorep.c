@@ -52,7 +52,7 @@ main(void)
 	struct catalog *cat = NULL;
 	struct plan *p;
 	struct plan_schedule *s;
-	struct autorep *a;
+	struct autorep *a, *b;
 	unsigned char *todo;
 	char *err = NULL;
 	size_t i, n;
@@ -77,11 +77,21 @@ main(void)
 	feed(a, &p->points[0], "ns_per_munmap", 1000, 5, 3);
 	feed(a, &p->points[0], "ns_per_access", 10, 0.05, 3);
 	ok(!autorep_more(a, &p->points[0], 3), "a quiet point stops after 3 trials");
-	/* noisy: 10% spread cannot */
-	feed(a, &p->points[1], "ns_per_munmap", 1000, 100, 3);
+	/*
+	 * 970, 1030, 970: rsd 3.50%, within 5%, but the interval of 3 a side
+	 * is 2 t(0.975; 4) sqrt(2/3) 3.50% = 15.9% wide: another round
+	 */
+	feed(a, &p->points[1], "ns_per_munmap", 1000, 30, 3);
 	feed(a, &p->points[1], "ns_per_access", 10, 0.05, 3);
-	ok(autorep_more(a, &p->points[1], 3), "a noisy point gets another round");
+	ok(autorep_more(a, &p->points[1], 3), "an undecided point gets another round");
 	ok(!autorep_more(a, &p->points[1], 6), "... but never beyond repeat_max");
+	/* 900, 1100, 900: rsd 11.9% > 5%: noisy whatever is added, no round */
+	b = autorep_new(p);
+	feed(b, &p->points[1], "ns_per_munmap", 1000, 100, 3);
+	feed(b, &p->points[1], "ns_per_access", 10, 0.05, 3);
+	ok(!autorep_more(b, &p->points[1], 3), "a point noisier than the threshold gets no "
+	    "round: more trials will not help");
+	autorep_free(b);
 
 	/* the schedule: 3 rounds x 2 points per variant */
 	s = plan_expand(p, "h", 1);

@@ -181,20 +181,40 @@ main(void)
 
 		put(fp, "base", "{\"threads\":\"1\"}", "ns_per_munmap", b2, 2);
 		put(fp, "new", "{\"threads\":\"1\"}", "ns_per_munmap", n2, 2);
+		/* 2 trials of rsd 2.8% (sd 2.83, mean 102): 11 a side narrow the
+		 * interval below 5% of 102 = 5.1 (2 t(0.975; 20) sqrt(16/11) = 5.03;
+		 * with 10, 2 t(0.975; 18) sqrt(1.6) = 5.31) */
+		static const double b3[] = { 100, 104 };
+		/* 2 trials of rsd 12.9%: above 5%, more will not help */
+		static const double b4[] = { 100, 120 };
+
 		put(fp, "base", "{\"threads\":\"2\"}", "ns_per_munmap", bn, 5);
 		put(fp, "new", "{\"threads\":\"2\"}", "ns_per_munmap", nn, 5);
+		put(fp, "base", "{\"threads\":\"3\"}", "ns_per_munmap", b3, 2);
+		put(fp, "new", "{\"threads\":\"3\"}", "ns_per_munmap", b3, 2);
+		put(fp, "base", "{\"threads\":\"4\"}", "ns_per_munmap", b4, 2);
+		put(fp, "new", "{\"threads\":\"4\"}", "ns_per_munmap", b4, 2);
 	}
 	fclose(fp);
 	r = read_run(dir);
 	out = render(r, REPORT_TABLE_COMPACT, REPORT_TEXT, &rc);
 	is_int(rc, 0, "a 50% and a 100% slowdown that cannot be judged: no regression");
 	ok(out && strstr(out, "cannot judge: 2 trials, 3 needed"), "2 trials: 3 needed");
-	ok(out && strstr(out, "cannot judge: noisy, ~") != NULL, "noisy: about how many trials");
+	/* bn: sd sqrt(820 / 4) = 14.32 over 101, 14.2%; nn: sqrt(1580 / 4) over 203, 9.8% */
+	ok(out && strstr(out, "cannot judge: noisy: more trials will not help, spread 14.2% "
+	    "against threshold 5%") != NULL, "noisy: no trial count, the larger spread");
+	ok(out && strstr(out, "cannot judge: 2 trials, 11 needed") != NULL,
+	    "2 trials of rsd 2.8%: 11 needed");
+	ok(out && strstr(out, "cannot judge: noisy: more trials will not help, spread 12.9% "
+	    "against threshold 5%") != NULL, "2 trials of rsd 12.9%: more will not help either");
+	ok(out && !strstr(out, "cannot judge: noisy, ~"), "no trial count for a noisy row");
 	ok(out && !strstr(out, "worse\n") && !strstr(out, "REGRESSION"), "neither is marked");
 	free(out);
 	out = render(r, REPORT_TABLE_COMPARE, REPORT_CSV, &rc);
-	ok(out && strstr(out, ",,cannot judge,both,") != NULL,
-	    "compare csv: no q, cannot judge, both sides noisy");
+	ok(out && strstr(out, ",,cannot judge,both,,") != NULL,
+	    "compare csv: no q, cannot judge, both sides noisy, nothing needed");
+	ok(out && strstr(out, ",,cannot judge,both,11,") != NULL,
+	    "compare csv: 11 needed for the 2 trials of rsd 2.8%");
 	free(out);
 	report_free(r);
 
@@ -222,7 +242,7 @@ main(void)
 	    "... p 1, q 1, not marked and not noisy");
 	free(out);
 	out = render(r, REPORT_TABLE_COMPACT, REPORT_TEXT, &rc);
-	ok(out && strstr(out, "trials !\n") != NULL,
+	ok(out && strstr(out, "threshold 5% !\n") != NULL,
 	    "compact: the wild trial makes its row noisy, and the row has !");
 	ok(out && strstr(out, "faults (ns)") && !strstr(out, "faults (ns)  0 ±0.0%  0 ±0.0%  "
 	    "+0.0%  -  -  cannot"), "compact: the zero metric is not 'cannot judge'");

@@ -193,6 +193,8 @@ test_nights(void)
 	static const double tight[] = { 10.6, 10.61, 10.59 };
 	static const double last[] = { 9.5, 9.51, 9.49 };
 	struct verdict d;
+	size_t need;
+	double spread;
 
 	verdict_nights(up10, N(up10), nights, N(nights), 0, 5, NULL, &d);
 	ok(d.tested, "five nights: tested");
@@ -221,12 +223,14 @@ test_nights(void)
 	is_int(d.kind, VERDICT_NOISY, "and not judged");
 	verdict_nights(up10, N(up10), wide, N(wide), 0, 5, NULL, &d);
 	ok(d.good_rsd > 5, "nights 7.9% apart");
-	ok(!verdict_judgeable(&d, N(up10), N(wide), 1, 0.01, 0.1, 5, NULL),
+	ok(!verdict_judgeable(&d, N(up10), N(wide), 1, 0.01, 0.1, 5, &need, &spread),
 	    "nights 7.9% apart against 5%: cannot judge");
+	ok(need == 0 && spread == d.good_rsd, "and no trials a night would help: the "
+	    "nights' own spread");
 	verdict_nights(wide, N(wide), nights, N(nights), 0, 5, NULL, &d);
-	ok(verdict_judgeable(&d, N(wide), N(nights), 1, 0.79, 0.1, 5, NULL),
+	ok(verdict_judgeable(&d, N(wide), N(nights), 1, 0.79, 0.1, 5, NULL, NULL),
 	    "tonight's trials 7.9% apart against steady nights: judgeable (the nights hold it)");
-	ok(!verdict_judgeable(&d, N(wide), N(nights), 0, 0.79, 0.1, 5, NULL),
+	ok(!verdict_judgeable(&d, N(wide), N(nights), 0, 0.79, 0.1, 5, NULL, NULL),
 	    "but not as two samples of trials");
 }
 
@@ -351,7 +355,7 @@ test_noisy_among_quiet(void)
 	is_num(d.df, 4, 0, "on its own 4 df");
 	ok(!verdict_significant(d.kind), "+8% within its own spread: not flagged");
 	verdict_nights(now, N(now), wide, N(wide), 0, 5, &pr, &d);
-	ok(!verdict_judgeable(&d, N(now), N(wide), 1, 0, NAN, 5, NULL),
+	ok(!verdict_judgeable(&d, N(now), N(wide), 1, 0, NAN, 5, NULL, NULL),
 	    "nights 6.3% apart against 5%: cannot judge, prior or not");
 
 	/* the prior fitted from nine quiet series and the noisy one itself */
@@ -429,19 +433,81 @@ test_rows(void)
 	struct verdict_row rows[5];
 	struct verdict d;
 	size_t i, k, need;
+	double spread;
 
 	verdict_judge(few, N(few), base, N(base), 0, 0, 5, &d);
-	ok(!verdict_judgeable(&d, N(few), N(base), 0, 0.5, 0.5, 5, &need),
+	ok(!verdict_judgeable(&d, N(few), N(base), 0, 0.5, 0.5, 5, &need, NULL),
 	    "two trials: cannot judge");
 	ok(robust_trials_needed(10, 0.5, 0.5, 5, &k) == 0 && need == k && need >= 3,
 	    "the trials needed: robust_trials_needed()'s");
 	verdict_judge(noisy, N(noisy), base, N(base), 0, 0, 5, &d);
-	ok(!verdict_judgeable(&d, N(noisy), N(base), 0, 2.2, 0.08, 5, NULL),
+	ok(!verdict_judgeable(&d, N(noisy), N(base), 0, 2.2, 0.08, 5, &need, &spread),
 	    "rsd 22% against 5%: cannot judge");
+	/* sd sqrt((0 + 9 + 9 + 1 + 1) / 4) = sqrt(5) over a mean of 10 */
+	ok(need == 0 && fabs(spread - sqrt(5) * 10) < 1e-9,
+	    "no trial count, a spread of 22.36%: more trials will not help");
+	is_int(verdict_needed(&d, N(noisy), N(base), 0, sqrt(5), 0.08, 5, &k, &spread), 1,
+	    "verdict_needed(): 1, more trials will not help");
+	verdict_judge(few, N(few), base, N(base), 0, 0, 5, &d);
+	is_int(verdict_needed(&d, N(few), N(base), 0, 0.5, 0.5, 5, &k, &spread), 0,
+	    "2 trials within the threshold: 0, trials would help");
+	ok(isnan(spread), "... and no spread");
+	/*
+	 * The count decides: sd 0.3 a side about 10 at 5%: with n a side the
+	 * interval is 2 t(0.975; 2n - 2) sqrt(0.18 / n) wide against 0.5:
+	 * n = 12 gives 2 x 2.0739 x 0.12247 = 0.508, n = 13 gives 2 x 2.0639 x
+	 * 0.11767 = 0.486: 13.
+	 */
+	{
+		double a[13], b[13], a12[12], b12[12], c = 0.3 / sqrt(13.0 * 14 / 12);
+		double c12 = 0.3 / sqrt(12.0 * 13 / 12);
+		struct verdict e;
+		size_t j;
+
+		/* evenly spaced about 10, sd exactly 0.3; the other side +0.25 */
+		for (j = 0; j < 13; j++) {
+			a[j] = 10 + c * ((double)j - 6);
+			b[j] = a[j] + 0.25;
+		}
+		for (j = 0; j < 12; j++) {
+			a12[j] = 10 + c12 * ((double)j - 5.5);
+			b12[j] = a12[j] + 0.25;
+		}
+		d.good = 10;
+		d.rsd = d.good_rsd = 3;
+		is_int(verdict_needed(&d, 2, 2, 0, 0.3, 0.3, 5, &k, &spread), 0,
+		    "rsd 3% against 5%: trials would help");
+		is_int((int)k, 13, "13 trials a side (12: 0.508 wide, 13: 0.486)");
+		/* +2.5% with 13 a side: 2.5 -+ 2.43, [0.07, 4.93]: decided good */
+		verdict_judge(b, 13, a, 13, 0, 0, 5, &e);
+		is_int(e.kind, VERDICT_GOOD, "13 trials a side: a verdict (good, +2.5% +- 2.43%)");
+		ok(verdict_judgeable(&e, 13, 13, 0, 0.3, 0.3, 5, NULL, NULL), "and judgeable");
+		/* with 12: 2.5 -+ 2.54 reaches 5.04: not yet */
+		verdict_judge(b12, 12, a12, 12, 0, 0, 5, &e);
+		is_int(e.kind, VERDICT_NOT_SIGNIFICANT, "12 a side: not decided yet");
+	}
+	/* a single good value: the good side adds no spread */
+	d.good = 10;
+	d.rsd = 3;
+	d.good_rsd = 0;
+	is_int(verdict_needed(&d, 2, 0, 0, 0.3, NAN, 5, &k, &spread), 0,
+	    "against a value: trials would help");
+	ok(robust_trials_needed(10, 0, 0.3, 5, &need) == 0 && k == need,
+	    "the one-sided count: robust_trials_needed() with a good sd of 0");
+	/* nights: 3 trials tonight whatever their spread, unless the nights vary */
+	d.good_rsd = 4;
+	d.rsd = 40;
+	is_int(verdict_needed(&d, 2, 5, 1, 4, NAN, 5, &k, &spread), 0,
+	    "against nights 4% apart: tonight's trials are missing");
+	is_int((int)k, VERDICT_MIN_TRIALS, "... the rule's 3");
+	d.good_rsd = 6;
+	is_int(verdict_needed(&d, 5, 5, 1, 4, NAN, 5, &k, &spread), 1,
+	    "against nights 6% apart: more trials will not help");
+	ok(k == 0 && spread == 6, "... spread 6%, no count");
 	verdict_judge(base, N(base), base, N(base), 0, 0, 5, &d);
-	ok(verdict_judgeable(&d, N(base), N(base), 0, 0.08, 0.08, 5, &need) && need == 0,
+	ok(verdict_judgeable(&d, N(base), N(base), 0, 0.08, 0.08, 5, &need, NULL) && need == 0,
 	    "five steady trials a side: judgeable");
-	ok(verdict_judgeable(&d, N(base), 0, 0, 0.08, NAN, 5, NULL),
+	ok(verdict_judgeable(&d, N(base), 0, 0, 0.08, NAN, 5, NULL, NULL),
 	    "against a single good value (ng 0): judgeable");
 
 	/* Benjamini-Hochberg: q of 0.01 0.04 0.03 0.5 (m = 4) is 0.04 0.0533 0.0533 0.5 */
