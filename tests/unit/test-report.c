@@ -355,7 +355,7 @@ main(void)
 	    "5330.2") != NULL && strstr(out, ",0.2929474745281735,,cannot judge,both,,0,0\n")
 	    != NULL, "compare: the noisy point cannot be judged (no q, not marked), and no "
 	    "trials needed: its rsd is above 5%, which more trials do not shrink");
-	ok(strstr(out, ",9.995622935816334,9.335060456990746,10.656185414641921,") != NULL,
+	ok(strstr(out, ",9.995622935816334,9.335060456990561,10.656185414642106,") != NULL,
 	    "compare: the change and its 95% interval");
 	ok(strstr(out, "compare,munmap,geomean,ns_per_munmap,ns,lab-03/base,lab-03/patched,"
 	    "5175.968628189321,,,5568.357050333608,,2,7.580966005227863,") != NULL,
