@@ -55,8 +55,10 @@
 # nights (tests/bench/history-gen).
 #
 # Prints the counts and rates and the aims (A/A marks at most 5% of
-# metrics; a 5% slowdown flagged in at least 95% of pairs); exit 1 when an
-# aim is missed.  About 5 minutes with the defaults here.  The machine is
+# metrics; a 5% slowdown flagged in at least 95% of pairs), the spin
+# trials a run took, and the spin runs by the trials they took with the
+# range of the rsd of their values (what `repeat: auto` stopped on);
+# exit 1 when an aim is missed.  About 5 minutes with the defaults here.  The machine is
 # shared: run it when it is quiet, and read the noisy counts too.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -95,8 +97,12 @@ run() {
 	}
 	set -- "$d"/*/run.json
 	[ -f "$1" ] || { echo "no run directory in $d" >&2; exit 2; }
-	# the trials it took (spin: one line a trial), for `repeat: auto`
-	wc -l <"$(dirname "$1")/trials.jsonl" >>"$W/trials.count"
+	# the trials it took (spin: one line a trial), for `repeat: auto`, and
+	# the rsd of their values in percent (spin: one point; - for fewer than 2)
+	jq -s -r '[ .[] | .value | numbers ] as $v | ($v | length) as $n |
+		if $n < 2 then "\(length) -" else ($v | add / $n) as $m |
+		"\(length) \(([ $v[] | (. - $m) * (. - $m) ] | add / ($n - 1) | sqrt) / $m * 100)"
+		end' "$(dirname "$1")/trials.jsonl" >>"$W/trials.count"
 	dirname "$1"
 }
 
@@ -177,7 +183,22 @@ if [ "${1:-}" = "--nightly" ]; then
 		prev=$d
 	done
 	echo "false nights (exit 4) of the $judged nights with an earlier one: history $fh, latest $fl"
-	echo "wall time: $((SECONDS - start)) s"
+	# the spin runs by the trials they took, with the range of their rsd:
+# what `repeat: auto` stopped at (3 when the rsd is below about 1.1% at
+# 5%, 4 below 1.45%, 5 below 1.71%, docs/plans-and-fleets.md)
+head -n "$spin_runs" "$W/trials.count" | awk '$2 != "-" {
+		n[$1]++
+		if (!($1 in lo) || $2 < lo[$1]) lo[$1] = $2
+		if (!($1 in hi) || $2 > hi[$1]) hi[$1] = $2
+	}
+	END {
+		printf "spin runs by trials taken (rsd of their values):"
+		for (k = 1; k <= 10000; k++)
+			if (k in n)
+				printf " %d: %d (%.2f-%.2f%%);", k, n[k], lo[k], hi[k]
+		printf "\n"
+	}'
+echo "wall time: $((SECONDS - start)) s"
 	[ $((fh * 20)) -le "$judged" ] || { echo "aim missed: history failed $fh of $judged A/A nights (aim: at most 1 of 20)"; exit 1; }
 	exit 0
 fi
@@ -266,6 +287,21 @@ done
 echo "marked: the compare table's rule (p < 0.05, 95% interval of the change reaches 5%);"
 echo "point: p < 0.05 and the measured change >= 5% (for comparison)"
 echo "spin trials: $spin_trials in $spin_runs runs ($(awk -v t="$spin_trials" -v r="$spin_runs" 'BEGIN { printf "%.2f", r ? t / r : 0 }') a run)"
+# the spin runs by the trials they took, with the range of their rsd:
+# what `repeat: auto` stopped at (3 when the rsd is below about 1.1% at
+# 5%, 4 below 1.45%, 5 below 1.71%, docs/plans-and-fleets.md)
+head -n "$spin_runs" "$W/trials.count" | awk '$2 != "-" {
+		n[$1]++
+		if (!($1 in lo) || $2 < lo[$1]) lo[$1] = $2
+		if (!($1 in hi) || $2 > hi[$1]) hi[$1] = $2
+	}
+	END {
+		printf "spin runs by trials taken (rsd of their values):"
+		for (k = 1; k <= 10000; k++)
+			if (k in n)
+				printf " %d: %d (%.2f-%.2f%%);", k, n[k], lo[k], hi[k]
+		printf "\n"
+	}'
 echo "wall time: $((SECONDS - start)) s"
 
 fail=0
