@@ -10,6 +10,9 @@
  * alone is new, tonight's own run is left out of the history (and with
  * a run group, the group's other runs: tonight's other controllers), and
  * the commits of tonight and the night before give the bisect lines.
+ * Cannot judge: nights that vary by more than the threshold say more
+ * trials will not help (text and json), two trials tonight against
+ * steady nights say 3 would do.
  */
 #include <errno.h>
 #include <math.h>
@@ -353,6 +356,61 @@ main(void)
 	free(text);
 	nightly_free(n);
 	n = NULL;
+
+	/*
+	 * Cannot judge, and what would help (docs/reports.md): "wild" has
+	 * nights 10, 11, 9, 10.5, 9.5 (sd sqrt(2.5 / 4) = 0.79 over 10: 7.9%
+	 * from one night to the next, above 5%), which no trials a night
+	 * shrink; "two" has steady nights and 2 trials tonight: 3 would do.
+	 */
+	{
+		static const double wild[] = { 10, 11, 9, 10.5, 9.5 };
+		char *r2 = xasprintf("%s/results-cannot", tmpdir), *t2;
+		const struct nightly_row *w2;
+
+		for (i = 0; i < 5; i++) {
+			dir = night(r2, i + 1, NULL);
+			trials(dir, "wild", 1, 3, wild[i]);
+			trials(dir, "two", 1, 3, 20.0 + (i % 2) * 0.1);
+			free(dir);
+		}
+		t2 = night(r2, 9, NULL);
+		trials(t2, "wild", 1, 3, 10.2);
+		trials(t2, "two", 1, 2, 20.05);
+		o.source = r2;
+		o.metrics = NULL;
+		o.nmetrics = 0;
+		is_int(nightly_judge(t2, &o, &n, &err), 0, "nights too noisy, and too few trials");
+		w2 = n ? row(n, "wild") : NULL;
+		ok(w2 != NULL && w2->state == NIGHTLY_CANNOT && w2->vr.needed == 0 &&
+		    fabs(w2->vr.spread - sqrt(2.5 / 4) / 10 * 100) < 1e-9,
+		    "wild: cannot judge, no trial count, the nights' spread 7.91%");
+		w2 = n ? row(n, "two") : NULL;
+		ok(w2 != NULL && w2->state == NIGHTLY_CANNOT && w2->vr.needed == 3 &&
+		    isnan(w2->vr.spread), "two: cannot judge, 3 trials would do");
+		text = n ? render(n, REPORT_TEXT) : NULL;
+		ok(text != NULL && strstr(text, "CANNOT JUDGE: wild.ns a: its 5 nights vary by "
+		    "±7.9% from one to the next: noisy: more trials will not help, spread 7.9% "
+		    "against threshold 5%\n") != NULL, "text: more trials will not help");
+		ok(text != NULL && strstr(text, "CANNOT JUDGE: two.ns a: rsd ") != NULL &&
+		    strstr(text, "over 2 trials against 5%: about 3 trials a side would be "
+		    "needed\n") != NULL, "text: about 3 trials");
+		if (text != NULL && strstr(text, "CANNOT JUDGE: wild") == NULL)
+			printf("# %s\n", text);
+		free(text);
+		text = n ? render(n, REPORT_JSON) : NULL;
+		ok(text != NULL && strstr(text, "\"noisy_spread\": 7.90569") != NULL &&
+		    strstr(text, "\"trials_needed\": null,") != NULL,
+		    "json: the noisy spread, and no trials_needed for it");
+		ok(text != NULL && strstr(text, "\"trials_needed\": 3,") != NULL &&
+		    strstr(text, "\"noisy_spread\": null") != NULL,
+		    "json: trials_needed 3, no noisy spread for it");
+		free(text);
+		nightly_free(n);
+		n = NULL;
+		free(t2);
+		free(r2);
+	}
 
 	/* no history at all */
 	dir = xasprintf("%s/empty", tmpdir);
