@@ -291,15 +291,18 @@ fmt_p(char *buf, size_t cap, double v)
 	snprintf(buf, cap, "%.3g", v);
 }
 
-/* Why a row cannot be judged, briefly: "2 trials a side, 3 needed". */
+/*
+ * Why a row cannot be judged, briefly, as the compact table's title
+ * explains: "2 trials, 3 needed", or "noisy, 7.4% > 5%" (the spread
+ * against the threshold: more trials will not help).
+ */
 static void
 cannot_text(char *buf, size_t cap, const struct rjudge *j, double threshold)
 {
 	size_t n = j->bv->n < j->v->n ? j->bv->n : j->v->n;
 
 	if (!isnan(j->spread))
-		snprintf(buf, cap, "cannot judge: noisy: more trials will not help, spread "
-		    "%.1f%% against threshold %g%%", j->spread, threshold);
+		snprintf(buf, cap, "cannot judge: noisy, %.1f%% > %g%%", j->spread, threshold);
 	else if (j->state == RJUDGE_FEW)
 		snprintf(buf, cap, "cannot judge: %zu trial%s, %zu needed", n, n == 1 ? "" :
 		    "s", j->needed ? j->needed : (size_t)VERDICT_MIN_TRIALS);
@@ -632,11 +635,13 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 				    "trial%s); change: + the value grew, with its 95%% interval; p: "
 				    "Welch's t-test, q: adjusted over the %zu rows judged "
 				    "(Benjamini-Hochberg); worse/better: q <= %g and the interval "
-				    "reaches %g%%; cannot judge: fewer than %d trials a side or rsd > "
-				    "%g%%; !: outliers among the trials (kept).%s",
+				    "reaches %g%%; cannot judge: fewer than %d trials a side (N needed: "
+				    "the trials a side that would decide it) or rsd > %g%% (noisy, X%% > "
+				    "%g%%: more trials will not help); !: outliers among the trials "
+				    "(kept).%s",
 				    r->series[s].name, r->series[b].name, usual, usual == one ? "" :
 				    "s", jd.judged, jd.fdr, jd.threshold, VERDICT_MIN_TRIALS,
-				    jd.threshold, unused);
+				    jd.threshold, jd.threshold, unused);
 				free(unused);
 				g = rgrid_new("compact", title, KC_BASE, KC_NCOLS, compact_cols);
 				g->nhidden = KC_NHIDDEN;

@@ -201,12 +201,14 @@ main(void)
 	is_int(rc, 0, "a 50% and a 100% slowdown that cannot be judged: no regression");
 	ok(out && strstr(out, "cannot judge: 2 trials, 3 needed"), "2 trials: 3 needed");
 	/* bn: sd sqrt(820 / 4) = 14.32 over 101, 14.2%; nn: sqrt(1580 / 4) over 203, 9.8% */
-	ok(out && strstr(out, "cannot judge: noisy: more trials will not help, spread 14.2% "
-	    "against threshold 5%") != NULL, "noisy: no trial count, the larger spread");
+	ok(out && strstr(out, "cannot judge: noisy, 14.2% > 5%") != NULL,
+	    "noisy: no trial count, the larger spread against the threshold");
+	ok(out && strstr(out, "or rsd > 5% (noisy, X% > 5%: more trials will not help)") != NULL,
+	    "the title says what that means");
 	ok(out && strstr(out, "cannot judge: 2 trials, 11 needed") != NULL,
 	    "2 trials of rsd 2.8%: 11 needed");
-	ok(out && strstr(out, "cannot judge: noisy: more trials will not help, spread 12.9% "
-	    "against threshold 5%") != NULL, "2 trials of rsd 12.9%: more will not help either");
+	ok(out && strstr(out, "cannot judge: noisy, 12.9% > 5%") != NULL,
+	    "2 trials of rsd 12.9%: more will not help either");
 	ok(out && !strstr(out, "cannot judge: noisy, ~"), "no trial count for a noisy row");
 	ok(out && !strstr(out, "worse\n") && !strstr(out, "REGRESSION"), "neither is marked");
 	free(out);
@@ -242,7 +244,7 @@ main(void)
 	    "... p 1, q 1, not marked and not noisy");
 	free(out);
 	out = render(r, REPORT_TABLE_COMPACT, REPORT_TEXT, &rc);
-	ok(out && strstr(out, "threshold 5% !\n") != NULL,
+	ok(out && strstr(out, "% > 5% !\n") != NULL,
 	    "compact: the wild trial makes its row noisy, and the row has !");
 	ok(out && strstr(out, "faults (ns)") && !strstr(out, "faults (ns)  0 ±0.0%  0 ±0.0%  "
 	    "+0.0%  -  -  cannot"), "compact: the zero metric is not 'cannot judge'");
