@@ -39,8 +39,9 @@
  *	new		no earlier night has the series: not judged
  *
  * Then a row that cannot be judged (verdict_judgeable(): fewer than 3
- * trials a side, or noisy) says so, with the trials that would be needed,
- * and never fails the night; verdict_adjust() is the Benjamini-Hochberg
+ * trials a side, or noisy) says so, with the trials that would be needed
+ * or, for a spread above the threshold, that more would not help
+ * (verdict_needed()), and never fails the night; verdict_adjust() is the Benjamini-Hochberg
  * step over the tested rows at o->fdr.  A row held worse whose metric is
  * one of o->metrics (every metric when there are none) would fail the
  * night: with o->confirm rounds, it is "to confirm", and

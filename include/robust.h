@@ -126,6 +126,8 @@ int	robust_decidable(double mean, double sd_a, size_t na, double sd_b, size_t nb
  * ROBUST_TRIALS_MAX gives ROBUST_TRIALS_MAX.  Both spreads 0 give 2 (the
  * verdict's own minimum of 3 trials is the caller's to apply).  Returns
  * 0 with *out set, or -1 when it cannot be told (as robust_decidable()).
+ * The count says nothing of the noise rule (an rsd above the threshold),
+ * which no count changes: verdict_needed() applies both.
  */
 int	robust_trials_needed(double mean, double sd_a, double sd_b, double threshold,
 	    size_t *out);
