@@ -186,7 +186,7 @@ judge(const double *seg, size_t k, double v, size_t trials, int higher,
 	memset(r, 0, sizeof(*r));
 	verdict_nights(vals, n, seg, k, higher, THRESHOLD, pr, &r->v);
 	r->judgeable = k >= VERDICT_MIN_NIGHTS &&
-	    verdict_judgeable(&r->v, n, k, 1, 0, 0, THRESHOLD, NULL);
+	    verdict_judgeable(&r->v, n, k, 1, 0, 0, THRESHOLD, NULL, NULL);
 }
 
 /*
