@@ -459,13 +459,16 @@ verdict_needed(const struct verdict *d, size_t n, size_t ng, int nights, double 
 		*spread = worst;
 		return 1;
 	}
-	if (isnan(sd) || n < 2)
-		sd = good_sd;
+	/* a side with fewer than 2 values takes the other's spread */
+	if (n < 2)
+		sd = NAN;
 	if (ng == 0)
 		good_sd = 0;	/* a single good value */
 	else if (isnan(good_sd) || ng < 2)
 		good_sd = sd;
-	if (isnan(sd) && isnan(good_sd)) {
+	if (isnan(sd))
+		sd = ng == 0 ? NAN : good_sd;
+	if (isnan(sd)) {
 		*trials = VERDICT_MIN_TRIALS;	/* no spread known: the rule's minimum */
 		return 0;
 	}

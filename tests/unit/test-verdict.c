@@ -494,6 +494,11 @@ test_rows(void)
 	    "against a value: trials would help");
 	ok(robust_trials_needed(10, 0, 0.3, 5, &need) == 0 && k == need,
 	    "the one-sided count: robust_trials_needed() with a good sd of 0");
+	/* one value against a good value: no spread known, the rule's 3 */
+	d.rsd = NAN;
+	is_int(verdict_needed(&d, 1, 0, 0, NAN, NAN, 5, &k, &spread), 0,
+	    "one value against a good value: trials would help");
+	is_int((int)k, VERDICT_MIN_TRIALS, "... the rule's 3, no spread to go by");
 	/* nights: 3 trials tonight whatever their spread, unless the nights vary */
 	d.good_rsd = 4;
 	d.rsd = 40;
