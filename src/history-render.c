@@ -349,6 +349,18 @@ mean_cells(struct grid *g, size_t row, size_t j, double mean, double sd)
 	return j + 2;
 }
 
+/* The date of series s's night k as cell j; the column after it. */
+static size_t
+date_cell(struct grid *g, size_t row, size_t j, const struct history *h,
+    const struct history_series *s, size_t k)
+{
+	char buf[64];
+
+	fmt_date(buf, sizeof(buf), night_run(h, s, k)->start);
+	grid_set(g, row, j, buf, NAN);
+	return j + 1;
+}
+
 /* A count as cell j; the column after it. */
 static size_t
 count_cell(struct grid *g, size_t row, size_t j, size_t n)
@@ -363,7 +375,6 @@ count_cell(struct grid *g, size_t row, size_t j, size_t n)
 static void
 segment_rows(const struct history *h, struct grid *g, int variant)
 {
-	char buf[64];
 	size_t i, k, row, j;
 
 	for (i = 0; i < h->nseries; i++) {
@@ -374,10 +385,8 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 
 			row = grid_row(g);
 			j = series_cells(g, row, s, variant);
-			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start)->start);
-			grid_set(g, row, j++, buf, NAN);
-			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start + sg->n - 1)->start);
-			grid_set(g, row, j++, buf, NAN);
+			j = date_cell(g, row, j, h, s, sg->start);
+			j = date_cell(g, row, j, h, s, sg->start + sg->n - 1);
 			j = count_cell(g, row, j, sg->n);
 			j = mean_cells(g, row, j, sg->mean, sg->sd);
 			j = change_cells(g, row, j, s, sg->change != HISTORY_NONE ?
@@ -390,7 +399,6 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 static void
 night_rows(const struct history *h, struct grid *g, int variant)
 {
-	char buf[64];
 	size_t i, k, row, j;
 
 	for (i = 0; i < h->nseries; i++) {
@@ -402,8 +410,7 @@ night_rows(const struct history *h, struct grid *g, int variant)
 
 			row = grid_row(g);
 			j = series_cells(g, row, s, variant);
-			fmt_date(buf, sizeof(buf), night_run(h, s, k)->start);
-			grid_set(g, row, j++, buf, NAN);
+			j = date_cell(g, row, j, h, s, k);
 			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
 			grid_set(g, row, j++, nt->label, NAN);
 			j = mean_cells(g, row, j, nt->value, nt->sd);
