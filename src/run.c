@@ -222,10 +222,6 @@ tune_saver(void *arg, const char *path, const char *old, char **why)
 	    path, old, why);
 }
 
-/* Tell the person something about worker w's host, as a warning (a live
- * progress frame takes log messages above it: see log_set_sink()). */
-#define say(w, ...)	log_warn(__VA_ARGS__)
-
 static void
 set_host_status(struct worker *w, enum journal_host_status st, const char *reason)
 {
@@ -478,7 +474,7 @@ warn_cpus(struct worker *w, const json_t *cpus)
 	    &msgs);
 	for (i = 0; i < n; i++) {
 		wlog(w, "warning: %s", msgs[i]);
-		say(w, "%s", msgs[i]);
+		log_warn("%s", msgs[i]);
 	}
 	strv_free(msgs, n);
 }
@@ -817,7 +813,7 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 			continue;
 		}
 		wlog(w, "%s", err);
-		say(w, "%s", err);
+		log_warn("%s", err);
 		for (i = 0, n = 0; i < w->s->ntrials; i++) {
 			if (!w->todo[i] || w->s->trials[i].point->program != p->programs[k])
 				continue;
@@ -1205,7 +1201,7 @@ run_groups(struct worker *w)
 			err = NULL;
 		} else if (r != 0) {
 			wlog(w, "%s", err);
-			say(w, "%s", err);
+			log_warn("%s", err);
 			for (i = s->variant_start[v]; i < end; i++) {
 				if (!w->todo[i])
 					continue;
@@ -1257,7 +1253,7 @@ run_groups(struct worker *w)
 			r = -1;
 		if (r != 0) {
 			wlog(w, "%s", err);
-			say(w, "%s", err);
+			log_warn("%s", err);
 			if (w->rh->reason == NULL)
 				w->rh->reason = err;
 			else
@@ -1410,7 +1406,7 @@ bring_up(struct worker *w, int after_boot)
 		w->boot_id = xstrdup(bb.boot_id);
 		board_boot_release(&bb);
 		if (r != 0) {
-			say(w, "%s: %s", w->h->name, err);
+			log_warn("%s: %s", w->h->name, err);
 			host_failed(w, AP_ST_BOOT, err);
 			free(err);
 			return -1;
@@ -1496,7 +1492,7 @@ recover(struct worker *w)
 	int r;
 
 	w->cycles++;
-	say(w, "%s: lost (%s): power-cycling it (%d of %d)", w->h->name, w->lost, w->cycles,
+	log_warn("%s: lost (%s): power-cycling it (%d of %d)", w->h->name, w->lost, w->cycles,
 	    w->h->recover);
 	wlog(w, "power cycle %d of %d: %s", w->cycles, w->h->recover, w->lost);
 	if (journal_host_board(j, w->h->name, "power-cycle", w->cycled_in, w->lost, &err) != 0)
@@ -1542,7 +1538,7 @@ recover(struct worker *w)
 	}
 	msg = xasprintf("back after %.1f s", (double)(clock_mono_ms() - t0) / 1000.0);
 	wlog(w, "%s", msg);
-	say(w, "%s: %s, running its remaining %zu trial%s", w->h->name, msg, count_todo(w, 0),
+	log_warn("%s: %s, running its remaining %zu trial%s", w->h->name, msg, count_todo(w, 0),
 	    count_todo(w, 0) == 1 ? "" : "s");
 	if (journal_host_board(j, w->h->name, "recovered", NULL, msg, &err) != 0)
 		journal_failed(w->ctx, err);
@@ -1578,7 +1574,7 @@ tune_host(struct worker *w)
 			pthread_mutex_unlock(&w->ctx->mu);
 			/* a big fleet: the first few, the rest counted at the end */
 			if (k < RUN_SAY_SAME)
-				say(w, "%s: not tuned for benchmarking: %s (tune: performance in "
+				log_warn("%s: not tuned for benchmarking: %s (tune: performance in "
 				    "the plan, or run --tune performance)", w->h->name, sum);
 			free(sum);
 		}
@@ -1654,7 +1650,7 @@ untune_host(struct worker *w)
 		r = -1;
 	if (r != 0) {
 		wlog(w, "%s", err);
-		say(w, "%s: %s", w->h->name, err);
+		log_warn("%s: %s", w->h->name, err);
 		if (w->rh->reason == NULL)
 			w->rh->reason = err;
 		else
@@ -1891,7 +1887,7 @@ collect_host(struct worker *w)
 	if (count_todo(w, 0) > 0) {
 		wlog(w, "%zu trial%s no agent finished: running %s here", count_todo(w, 0),
 		    count_todo(w, 0) == 1 ? "" : "s", count_todo(w, 0) == 1 ? "it" : "them");
-		say(w, "%s: its detached agent is %s: running the %zu trial%s it did not "
+		log_warn("%s: its detached agent is %s: running the %zu trial%s it did not "
 		    "finish", w->h->name, state, count_todo(w, 0), count_todo(w, 0) == 1 ? "" :
 		    "s");
 	}
@@ -1969,7 +1965,7 @@ worker_main(void *arg)
 
 		if (board_console_start(w->h, path, &w->console, &err) != 0) {
 			wlog(w, "%s", err);
-			say(w, "%s: the console is not recorded: %s", w->h->name, err);
+			log_warn("%s: the console is not recorded: %s", w->h->name, err);
 			free(err);
 			err = NULL;
 		} else
