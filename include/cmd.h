@@ -20,6 +20,8 @@
 
 #include <stdio.h>
 
+#include "fsutil.h"
+
 #define FLEETMARK_VERSION	"0.1.0"
 
 /* Exit statuses (docs/guide.md, fleetmark(1)). */
@@ -162,5 +164,43 @@ char	*cmd_option_error(const struct cmd_entry *e, char **argv, int optind_now,
  * the first one (run, bisect-run, push, pull, ls).
  */
 void	cmd_catch_signals(void (*handler)(int));
+
+/*
+ * A percentage option (--threshold): "5", "5%" or "2.5%", 0 to 1000, into
+ * *pct; else the message "bad threshold '...' (a percentage, e.g. 5%)" on
+ * stderr and -1 (the caller exits CMD_EXIT_USAGE).
+ */
+int	cmd_threshold_option(const char *arg, double *pct);
+
+/*
+ * Where a command's output goes: -o FILE, written to a temporary beside
+ * FILE and renamed over it at the end (atomically, without fsync: the
+ * output can be made again), or stdout.
+ *
+ *	struct cmd_output out;
+ *
+ *	if (cmd_output_open(&out, outfile, &err) != 0) ...
+ *	write to out.fp
+ *	if (cmd_output_close(&out, "the report", &err) != 0) ...
+ *
+ * CMD_OUTPUT_INIT is stdout, for an abort before the open.
+ * cmd_output_open() with path NULL is stdout; 0, or -1 with *err (and
+ * out.fp stdout, so that cmd_output_abort() is harmless).  path is
+ * borrowed until the close.  cmd_output_close() closes and renames the
+ * file, or flushes stdout: 0, or -1 with *err ("cannot write FILE: ...",
+ * or "cannot write WHAT: ..." for stdout), the file removed.
+ * cmd_output_abort() removes a file not closed yet; after a close or on
+ * stdout it does nothing.
+ */
+struct cmd_output {
+	FILE		*fp;
+	const char	*path;		/* NULL: stdout */
+	struct fs_atomic a;
+};
+#define CMD_OUTPUT_INIT	{ stdout, NULL, { NULL, NULL, -1, 0 } }
+
+int	cmd_output_open(struct cmd_output *out, const char *path, char **err);
+int	cmd_output_close(struct cmd_output *out, const char *what, char **err);
+void	cmd_output_abort(struct cmd_output *out);
 
 #endif /* FLEETMARK_CMD_H */

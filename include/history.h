@@ -68,6 +68,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "serieskey.h"
 
 #define HISTORY_EINPUT		(-2)
 #define HISTORY_THRESHOLD	5.0		/* percent, when nothing says */
@@ -159,14 +160,9 @@ struct history_segment {
 };
 
 struct history_series {
-	char	*host;
-	char	*variant;	/* NULL: the plan has no variants */
-	char	*bench;
-	char	*params;	/* "k=v,k=v" in the plan's order, "" for none */
-	char	**pkeys, **pvals;	/* the same, as the trial lines give them */
+	struct series_key key;	/* owned; params "k=v,k=v" in the plan's order */
+	char	**pkeys, **pvals;	/* the params as the trial lines give them */
 	size_t	 nparams;
-	char	*metric;
-	char	*unit;		/* "" when the lines give none */
 	int	 higher;	/* higher is better */
 	struct history_night *nights;	/* oldest first */
 	size_t	 n, cap;

@@ -67,6 +67,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "serieskey.h"
 #include "verdict.h"
 
 struct fleet;
@@ -109,7 +110,7 @@ enum nightly_state {
 };
 
 struct nightly_row {
-	char	*host, *variant, *bench, *params, *metric, *unit;
+	struct series_key key;	/* owned */
 	char	*point;		/* the plan's point id (trial keys), for a round */
 	int	 higher;
 	int	 counts;	/* a metric of the plan's regression.metrics */

@@ -10,14 +10,12 @@
  * 2 bad usage or input (no runs, an unknown plan, host or metric, a bad
  * --since).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
-#include "fsutil.h"
 #include "history.h"
 #include "log.h"
 #include "report.h"
@@ -61,11 +59,10 @@ history_main(int argc, char **argv)
 	struct history_opts o;
 	struct history_render_opts ro;
 	struct history *h = NULL;
-	struct fs_atomic a = { NULL, NULL, -1, 0 };
+	struct cmd_output out = CMD_OUTPUT_INIT;
 	const char *outfile = NULL;
-	char **hosts = NULL, *err = NULL, *end;
+	char **hosts = NULL, *err = NULL;
 	size_t nhosts = 0, i;
-	FILE *out = stdout;
 	int c, r, rc = CMD_EXIT_USAGE;
 
 	history_opts_init(&o);
@@ -103,13 +100,8 @@ history_main(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			errno = 0;
-			o.threshold = strtod(optarg, &end);
-			if (end == optarg || (*end != '\0' && strcmp(end, "%") != 0) ||
-			    errno != 0 || !(o.threshold >= 0 && o.threshold <= 1000)) {
-				log_error("bad threshold '%s' (a percentage, e.g. 5%%)", optarg);
+			if (cmd_threshold_option(optarg, &o.threshold) != 0)
 				goto done;
-			}
 			break;
 		case 'n':
 			ro.nights = 1;
@@ -140,40 +132,15 @@ history_main(int argc, char **argv)
 		goto fail;
 	}
 	rc = CMD_EXIT_ERROR;
-	if (outfile != NULL) {
-		/* it can be made again: replaced atomically, no fsync */
-		if (fs_atomic_open(&a, outfile, 0666, FS_NOSYNC, &err) != 0)
-			goto fail;
-		if ((out = fs_atomic_stream(&a)) == NULL) {
-			out = stdout;
-			err = xasprintf("cannot write %s: %s", outfile, strerror(errno));
-			goto fail;
-		}
-	}
-	if (history_render(h, &ro, out, &err) != 0)
+	if (cmd_output_open(&out, outfile, &err) != 0 ||
+	    history_render(h, &ro, out.fp, &err) != 0 ||
+	    cmd_output_close(&out, "the history", &err) != 0)
 		goto fail;
-	if (out != stdout) {
-		int bad = ferror(out);
-
-		if (fclose(out) != 0 || bad) {
-			out = stdout;
-			err = xasprintf("cannot write %s: %s", outfile, strerror(errno));
-			goto fail;
-		}
-		out = stdout;
-		if (fs_atomic_commit(&a, &err) != 0)
-			goto fail;
-	} else if (fflush(stdout) != 0) {
-		err = xasprintf("cannot write the history: %s", strerror(errno));
-		goto fail;
-	}
 	rc = CMD_EXIT_OK;
 	goto done;
  fail:
 	log_error("%s", err != NULL ? err : "history failed");
-	if (out != stdout)
-		fclose(out);
-	fs_atomic_abort(&a);
+	cmd_output_abort(&out);
  done:
 	free(err);
 	history_free(h);

@@ -16,7 +16,6 @@
  * common...); 4 with --baseline, a significant regression in the compare
  * table.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +24,6 @@
 
 #include "archive.h"
 #include "cmd.h"
-#include "fsutil.h"
 #include "log.h"
 #include "report.h"
 #include "rundir.h"
@@ -105,10 +103,9 @@ report_main(int argc, char **argv)
 	struct report *r = NULL;
 	const char *outfile = NULL, *baseline = NULL;
 	struct runref_ctx ctx;
-	struct fs_atomic a = { NULL, NULL, -1, 0 };
-	char *err = NULL, **bpaths = NULL, *end;
+	struct cmd_output out = CMD_OUTPUT_INIT;
+	char *err = NULL, **bpaths = NULL;
 	size_t nb = 0;
-	FILE *out = stdout;
 	int c, n, rc = CMD_EXIT_USAGE, samples = 0;
 	int compare = strcmp(argv[0], cmd_compare.name) == 0;
 	/* compare's options are ours: its errors name it */
@@ -147,13 +144,8 @@ report_main(int argc, char **argv)
 			}
 			break;
 		case 'T':
-			errno = 0;
-			o.threshold = strtod(optarg, &end);
-			if (end == optarg || (*end != '\0' && strcmp(end, "%") != 0) ||
-			    errno != 0 || !(o.threshold >= 0 && o.threshold <= 1000)) {
-				log_error("bad threshold '%s' (a percentage, e.g. 5%%)", optarg);
+			if (cmd_threshold_option(optarg, &o.threshold) != 0)
 				return CMD_EXIT_USAGE;
-			}
 			break;
 		case 'R':
 			ctx.results = optarg;
@@ -218,43 +210,15 @@ report_main(int argc, char **argv)
 		o.baseline = report_series_name(r, 0);
 	else
 		o.baseline = baseline;
-	rc = CMD_EXIT_USAGE;
-	if (outfile != NULL) {
-		/* a report can be rendered again: replaced atomically, no fsync */
-		if (fs_atomic_open(&a, outfile, 0666, FS_NOSYNC, &err) != 0) {
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		}
-		if ((out = fs_atomic_stream(&a)) == NULL) {
-			out = stdout;
-			err = xasprintf("cannot write %s: %s", outfile, strerror(errno));
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		}
-	}
-	if ((n = report_render(r, &o, out, &err)) < 0) {
+	rc = CMD_EXIT_ERROR;
+	if (cmd_output_open(&out, outfile, &err) != 0)
+		goto fail;
+	if ((n = report_render(r, &o, out.fp, &err)) < 0) {
 		rc = CMD_EXIT_USAGE;
 		goto fail;
 	}
-	if (out != stdout) {
-		int bad = ferror(out);
-
-		if (fclose(out) != 0 || bad) {
-			out = stdout;
-			err = xasprintf("cannot write %s: %s", outfile, strerror(errno));
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		}
-		out = stdout;
-		if (fs_atomic_commit(&a, &err) != 0) {
-			rc = CMD_EXIT_ERROR;
-			goto fail;
-		}
-	} else if (fflush(stdout) != 0) {
-		err = xasprintf("cannot write the report: %s", strerror(errno));
-		rc = CMD_EXIT_ERROR;
+	if (cmd_output_close(&out, "the report", &err) != 0)
 		goto fail;
-	}
 	report_free(r);
 	strv_free(bpaths, nb);
 	if (n > 0 && baseline != NULL) {
@@ -265,9 +229,7 @@ report_main(int argc, char **argv)
 	return CMD_EXIT_OK;
 fail:
 	log_error("%s", err ? err : "report failed");
-	if (out != stdout)
-		fclose(out);
-	fs_atomic_abort(&a);
+	cmd_output_abort(&out);
 	free(err);
 	strv_free(bpaths, nb);
 	report_free(r);

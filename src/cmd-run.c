@@ -46,6 +46,7 @@
 #include "rundir.h"
 #include "runref.h"
 #include "session.h"
+#include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
@@ -86,8 +87,8 @@ catch_signals(void)
 /* --- the summary of the numbers -------------------------------------------- */
 
 struct series {
-	char	*group;		/* host, variant, bench, params, metric */
-	char	*host, *variant, *bench, *params, *metric, *unit;
+	struct series_key key;	/* owned: params the plan's point label; "-" for
+				 * a missing variant, label, metric or unit */
 	double	*v;
 	size_t	 n, cap;
 	size_t	 order;	/* first seen */
@@ -128,7 +129,7 @@ static int
 cmp_series(const void *a, const void *b)
 {
 	const struct series *x = *(struct series *const *)a, *y = *(struct series *const *)b;
-	size_t rx = host_rank(sort_sum, x->host), ry = host_rank(sort_sum, y->host);
+	size_t rx = host_rank(sort_sum, x->key.host), ry = host_rank(sort_sum, y->key.host);
 
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
@@ -146,7 +147,7 @@ struct numbers {
 static int
 cmp_group(const void *a, const void *b)
 {
-	return strcmp(((const struct series *)a)->group, ((const struct series *)b)->group);
+	return series_key_cmp(&((const struct series *)a)->key, &((const struct series *)b)->key);
 }
 
 static const char *
@@ -159,7 +160,7 @@ static int
 numbers_line(const struct trial_line *l, void *arg)
 {
 	struct numbers *nb = arg;
-	struct series key, *s, **found;
+	struct series k, *s, **found;
 	const char *label;
 
 	if (strcmp(l->status, "ok") != 0 || !l->has_value)
@@ -167,21 +168,14 @@ numbers_line(const struct trial_line *l, void *arg)
 	label = point_label(nb->p, l->key);
 	if (label == NULL || *label == '\0')
 		label = "-";
-	key.group = xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", l->host, or_dash(l->variant),
-	    l->bench, label, or_dash(l->metric));
-	if ((found = tfind(&key, &nb->index, cmp_group)) != NULL) {
+	k.key = (struct series_key){ l->host, or_dash(l->variant), l->bench, label,
+	    or_dash(l->metric), or_dash(l->unit) };
+	if ((found = tfind(&k, &nb->index, cmp_group)) != NULL)
 		s = *found;
-		free(key.group);
-	} else {
+	else {
 		s = xcalloc(1, sizeof(*s));
-		s->group = key.group;
+		series_key_dup(&s->key, &k.key);
 		s->order = nb->nss;
-		s->host = xstrdup(l->host);
-		s->variant = xstrdup(or_dash(l->variant));
-		s->bench = xstrdup(l->bench);
-		s->params = xstrdup(label);
-		s->metric = xstrdup(or_dash(l->metric));
-		s->unit = xstrdup(or_dash(l->unit));
 		xgrow(&nb->ss, &nb->cap, nb->nss + 1, sizeof(*nb->ss));
 		nb->ss[nb->nss++] = s;
 		if (tsearch(s, &nb->index, cmp_group) == NULL) {
@@ -219,7 +213,8 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 	qsort(nb.ss, nb.nss, sizeof(*nb.ss), cmp_series);
 	for (i = 0; i < nb.nss; i++) {
 		const struct series *s = nb.ss[i];
-		const char *c[6] = { s->host, s->variant, s->bench, s->params, s->metric, s->unit };
+		const char *c[6] = { s->key.host, s->key.variant, s->key.bench, s->key.params,
+		    s->key.metric, s->key.unit };
 		size_t k;
 
 		for (k = 0; k < 6; k++)
@@ -232,16 +227,11 @@ print_numbers(const struct plan *p, const struct run_summary *sum, const char *d
 	for (i = 0; i < nb.nss; i++) {
 		struct series *s = nb.ss[i];
 
-		printf("%-*s  %-*s  %-*s  %-*.60s  %-*s  %12.6g  %-*s  %zu\n", (int)w[0], s->host,
-		    (int)w[1], s->variant, (int)w[2], s->bench, (int)w[3], s->params, (int)w[4],
-		    s->metric, stats_median(s->v, s->n), (int)w[5], s->unit, s->n);
-		free(s->group);
-		free(s->host);
-		free(s->variant);
-		free(s->bench);
-		free(s->params);
-		free(s->metric);
-		free(s->unit);
+		printf("%-*s  %-*s  %-*s  %-*.60s  %-*s  %12.6g  %-*s  %zu\n", (int)w[0],
+		    s->key.host, (int)w[1], s->key.variant, (int)w[2], s->key.bench, (int)w[3],
+		    s->key.params, (int)w[4], s->key.metric, stats_median(s->v, s->n), (int)w[5],
+		    s->key.unit, s->n);
+		series_key_release(&s->key);
 		free(s->v);
 		free(s);
 	}

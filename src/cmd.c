@@ -2,6 +2,7 @@
  * cmd.c: helpers shared by the subcommands (cmd-*.c): the help every
  * command prints, and what a bad option gets told.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fsutil.h"
 #include "log.h"
 #include "strbuf.h"
 #include "xmalloc.h"
@@ -368,4 +370,68 @@ cmd_catch_signals(void (*handler)(int))
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+cmd_threshold_option(const char *arg, double *pct)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || (*end != '\0' && strcmp(end, "%") != 0) || errno != 0 ||
+	    !(v >= 0 && v <= 1000)) {
+		log_error("bad threshold '%s' (a percentage, e.g. 5%%)", arg);
+		return -1;
+	}
+	*pct = v;
+	return 0;
+}
+
+int
+cmd_output_open(struct cmd_output *out, const char *path, char **err)
+{
+	out->fp = stdout;
+	out->path = path;
+	out->a = (struct fs_atomic){ NULL, NULL, -1, 0 };
+	if (path == NULL)
+		return 0;
+	if (fs_atomic_open(&out->a, path, 0666, FS_NOSYNC, err) != 0)
+		return -1;
+	if ((out->fp = fs_atomic_stream(&out->a)) == NULL) {
+		out->fp = stdout;
+		return err_set(err, -1, "cannot write %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+int
+cmd_output_close(struct cmd_output *out, const char *what, char **err)
+{
+	FILE *fp = out->fp;
+	int bad;
+
+	if (fp == stdout) {
+		if (fflush(stdout) != 0)
+			return err_set(err, -1, "cannot write %s: %s", what, strerror(errno));
+		return 0;
+	}
+	out->fp = stdout;
+	bad = ferror(fp);
+	if (fclose(fp) != 0 || bad) {
+		err_set(err, -1, "cannot write %s: %s", out->path, strerror(errno));
+		fs_atomic_abort(&out->a);
+		return -1;
+	}
+	return fs_atomic_commit(&out->a, err);
+}
+
+void
+cmd_output_abort(struct cmd_output *out)
+{
+	if (out->fp != stdout)
+		fclose(out->fp);
+	out->fp = stdout;
+	fs_atomic_abort(&out->a);
 }

@@ -202,7 +202,7 @@ any_variant(const struct history *h)
 	size_t i;
 
 	for (i = 0; i < h->nseries; i++)
-		if (h->series[i].variant != NULL)
+		if (h->series[i].key.variant != NULL)
 			return 1;
 	return 0;
 }
@@ -213,7 +213,7 @@ nhosts(const struct history *h)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < h->nseries; i++) {
-		for (j = 0; j < i && strcmp(h->series[j].host, h->series[i].host) != 0; j++)
+		for (j = 0; j < i && strcmp(h->series[j].key.host, h->series[i].key.host) != 0; j++)
 			;
 		n += j == i;
 	}
@@ -267,13 +267,13 @@ series_cells(struct grid *g, size_t row, const struct history_series *s, int var
 {
 	size_t j = 0;
 
-	grid_set(g, row, j++, s->host, NAN);
+	grid_set(g, row, j++, s->key.host, NAN);
 	if (variant)
-		grid_set(g, row, j++, s->variant, NAN);
-	grid_set(g, row, j++, s->bench, NAN);
-	grid_set(g, row, j++, s->params, NAN);
-	grid_set(g, row, j++, s->metric, NAN);
-	grid_set(g, row, j++, s->unit, NAN);
+		grid_set(g, row, j++, s->key.variant, NAN);
+	grid_set(g, row, j++, s->key.bench, NAN);
+	grid_set(g, row, j++, s->key.params, NAN);
+	grid_set(g, row, j++, s->key.metric, NAN);
+	grid_set(g, row, j++, s->key.unit, NAN);
 	return j;
 }
 
@@ -349,6 +349,18 @@ mean_cells(struct grid *g, size_t row, size_t j, double mean, double sd)
 	return j + 2;
 }
 
+/* The date of series s's night k as cell j; the column after it. */
+static size_t
+date_cell(struct grid *g, size_t row, size_t j, const struct history *h,
+    const struct history_series *s, size_t k)
+{
+	char buf[64];
+
+	fmt_date(buf, sizeof(buf), night_run(h, s, k)->start);
+	grid_set(g, row, j, buf, NAN);
+	return j + 1;
+}
+
 /* A count as cell j; the column after it. */
 static size_t
 count_cell(struct grid *g, size_t row, size_t j, size_t n)
@@ -363,7 +375,6 @@ count_cell(struct grid *g, size_t row, size_t j, size_t n)
 static void
 segment_rows(const struct history *h, struct grid *g, int variant)
 {
-	char buf[64];
 	size_t i, k, row, j;
 
 	for (i = 0; i < h->nseries; i++) {
@@ -374,10 +385,8 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 
 			row = grid_row(g);
 			j = series_cells(g, row, s, variant);
-			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start)->start);
-			grid_set(g, row, j++, buf, NAN);
-			fmt_date(buf, sizeof(buf), night_run(h, s, sg->start + sg->n - 1)->start);
-			grid_set(g, row, j++, buf, NAN);
+			j = date_cell(g, row, j, h, s, sg->start);
+			j = date_cell(g, row, j, h, s, sg->start + sg->n - 1);
 			j = count_cell(g, row, j, sg->n);
 			j = mean_cells(g, row, j, sg->mean, sg->sd);
 			j = change_cells(g, row, j, s, sg->change != HISTORY_NONE ?
@@ -390,7 +399,6 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 static void
 night_rows(const struct history *h, struct grid *g, int variant)
 {
-	char buf[64];
 	size_t i, k, row, j;
 
 	for (i = 0; i < h->nseries; i++) {
@@ -402,8 +410,7 @@ night_rows(const struct history *h, struct grid *g, int variant)
 
 			row = grid_row(g);
 			j = series_cells(g, row, s, variant);
-			fmt_date(buf, sizeof(buf), night_run(h, s, k)->start);
-			grid_set(g, row, j++, buf, NAN);
+			j = date_cell(g, row, j, h, s, k);
 			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
 			grid_set(g, row, j++, nt->label, NAN);
 			j = mean_cells(g, row, j, nt->value, nt->sd);
@@ -521,13 +528,15 @@ bisect_lines(const struct history *h, FILE *out)
 			first = 0;
 			ref = archive_is_url(h->source) ? xasprintf("%s/%s", h->source, good->id) :
 			    xstrdup(good->dir);
-			fprintf(out, "  %s.%s%s%s%s on %s, %s:\n", s->bench, s->metric,
-			    *s->params ? "[" : "", s->params, *s->params ? "]" : "", s->host, bad->id);
+			fprintf(out, "  %s.%s%s%s%s on %s, %s:\n", s->key.bench, s->key.metric,
+			    *s->key.params ? "[" : "", s->key.params, *s->key.params ? "]" : "",
+			    s->key.host, bad->id);
 			fprintf(out, "    git bisect start %s %s\n", bad->commit, good->commit);
 			fprintf(out, "    git bisect run fleetmark bisect-run %s -H %s --metric "
 			    "'%s.%s%s%s%s' --baseline %s --threshold %g%%\n", bad->plan_file ?
-			    bad->plan_file : h->plan, s->host, s->bench, s->metric,
-			    *s->params ? "[" : "", s->params, *s->params ? "]" : "", ref, h->threshold);
+			    bad->plan_file : h->plan, s->key.host, s->key.bench, s->key.metric,
+			    *s->key.params ? "[" : "", s->key.params, *s->key.params ? "]" : "", ref,
+			    h->threshold);
 			free(ref);
 		}
 	}
@@ -613,11 +622,11 @@ series_json(const struct history_series *s)
 
 	for (i = 0; i < s->nparams; i++)
 		rundir_json_set(p, s->pkeys[i], rundir_json_str(s->pvals[i]));
-	rundir_json_set(o, "host", rundir_json_str(s->host));
-	rundir_json_set(o, "variant", rundir_json_str(s->variant));
-	rundir_json_set(o, "bench", rundir_json_str(s->bench));
-	rundir_json_set(o, "metric", rundir_json_str(s->metric));
-	rundir_json_set(o, "unit", rundir_json_str(s->unit));
+	rundir_json_set(o, "host", rundir_json_str(s->key.host));
+	rundir_json_set(o, "variant", rundir_json_str(s->key.variant));
+	rundir_json_set(o, "bench", rundir_json_str(s->key.bench));
+	rundir_json_set(o, "metric", rundir_json_str(s->key.metric));
+	rundir_json_set(o, "unit", rundir_json_str(s->key.unit));
 	json_object_set_new(o, "direction", json_string(s->higher ? "higher" : "lower"));
 	json_object_set_new(o, "params", p);
 	d = json_dumps(o, JSON_COMPACT);
@@ -775,10 +784,10 @@ chart_axes(FILE *out, const struct history *h, const struct history_series *s,
 	    "%zu in all</text>", CH_L + (CH_W - CH_L - CH_R) / 2, CH_T + CH_H + 29, s->n);
 	/* the y label above the plot, as the report's charts have it */
 	fprintf(out, "<text class=\"label\" x=\"4\" y=\"%d\">", CH_T - 12);
-	html_text(out, s->metric);
-	if (*s->unit) {
+	html_text(out, s->key.metric);
+	if (*s->key.unit) {
 		fputs(" (", out);
-		html_text(out, s->unit);
+		html_text(out, s->key.unit);
 		fputs(")", out);
 	}
 	fprintf(out, ", %s is better</text></g>\n", s->higher ? "higher" : "lower");
@@ -807,34 +816,34 @@ chart(FILE *out, const struct history *h, size_t si)
 	frame_fit(&f, s);
 	fprintf(out, "<figure id=\"s%zu\"%s><svg data-chart=\"history\" data-host=\"", si,
 	    has_worse(s) ? " class=\"worse\"" : s->nchanges ? " class=\"better\"" : "");
-	html_text(out, s->host);
+	html_text(out, s->key.host);
 	fputs("\" data-bench=\"", out);
-	html_text(out, s->bench);
+	html_text(out, s->key.bench);
 	fputs("\" data-metric=\"", out);
-	html_text(out, s->metric);
+	html_text(out, s->key.metric);
 	fputs("\" data-params=\"", out);
-	html_text(out, s->params);
+	html_text(out, s->key.params);
 	fprintf(out, "\" data-changes=\"%zu\" viewBox=\"0 0 %d %d\" role=\"img\"><title>", s->nchanges,
 	    CH_W, CH_T + CH_H + CH_B);
-	html_text(out, s->bench);
+	html_text(out, s->key.bench);
 	fputs(" ", out);
-	html_text(out, s->metric);
+	html_text(out, s->key.metric);
 	fputs(" on ", out);
-	html_text(out, s->host);
+	html_text(out, s->key.host);
 	fprintf(out, ": %zu nights, %zu change point%s</title>\n<text class=\"ctitle\" x=\"4\" "
 	    "y=\"13\">", s->n, s->nchanges, s->nchanges == 1 ? "" : "s");
-	html_text(out, s->bench);
+	html_text(out, s->key.bench);
 	fputs(" ", out);
-	html_text(out, s->metric);
+	html_text(out, s->key.metric);
 	fputs("</text><text x=\"4\" y=\"27\">", out);
-	html_text(out, s->host);
-	if (s->variant != NULL) {
+	html_text(out, s->key.host);
+	if (s->key.variant != NULL) {
 		fputs(" / ", out);
-		html_text(out, s->variant);
+		html_text(out, s->key.variant);
 	}
-	if (*s->params) {
+	if (*s->key.params) {
 		fputs("  ", out);
-		html_text(out, s->params);
+		html_text(out, s->key.params);
 	}
 	fputs("</text>\n", out);
 	chart_axes(out, h, s, &f);
@@ -869,9 +878,9 @@ chart(FILE *out, const struct history *h, size_t si)
 		fprintf(out, "<g><title>%s ", date);
 		html_text(out, nt->label);
 		fprintf(out, ": %s", buf);
-		if (*s->unit) {
+		if (*s->key.unit) {
 			fputs(" ", out);
-			html_text(out, s->unit);
+			html_text(out, s->key.unit);
 		}
 		fprintf(out, " %s (n=%zu), run ", rbuf, nt->n);
 		html_text(out, night_run(h, s, i)->id);
@@ -995,11 +1004,11 @@ changes_table(FILE *out, const struct history *h)
 
 		fmt_date(date, sizeof(date), night_run(h, s, c->night)->start);
 		fprintf(out, "<tr><td><a href=\"#s%zu\">%s</a></td>", v[j].s, date);
-		td(out, NULL, s->host);
-		td(out, NULL, s->bench);
-		td(out, NULL, s->params);
-		td(out, NULL, s->metric);
-		td(out, NULL, s->unit);
+		td(out, NULL, s->key.host);
+		td(out, NULL, s->key.bench);
+		td(out, NULL, s->key.params);
+		td(out, NULL, s->key.metric);
+		td(out, NULL, s->key.unit);
 		fmt_value(buf, sizeof(buf), c->before);
 		td(out, "n", buf);
 		fmt_value(buf, sizeof(buf), c->after);

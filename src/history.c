@@ -55,6 +55,7 @@
 #include "pctenc.h"
 #include "rundir.h"
 #include "runref.h"
+#include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "strv.h"
@@ -62,8 +63,6 @@
 #include "xdg.h"
 #include "xmalloc.h"
 
-#define US		"\x1f"	/* between the parts of a series key */
-#define NOVARIANT	"\x1e"	/* a key's variant when the plan has none */
 #define CACHE_NAME_HEX	40	/* hex digits of a cache file's name */
 #define LIST_MAX	12	/* names listed in a message */
 
@@ -170,14 +169,9 @@ xstrdup_null(const char *s)
 static void
 series_release(struct history_series *s)
 {
-	free(s->host);
-	free(s->variant);
-	free(s->bench);
-	free(s->params);
+	series_key_release(&s->key);
 	strv_free(s->pkeys, s->nparams);
 	strv_free(s->pvals, s->nparams);
-	free(s->metric);
-	free(s->unit);
 	free(s->nights);
 	free(s->changes);
 	free(s->segments);
@@ -187,7 +181,7 @@ series_release(struct history_series *s)
 /* --- One run's series: its rows -------------------------------------------- */
 
 struct row {
-	char	*host, *variant, *bench, *params, *metric, *unit;
+	struct series_key key;	/* owned */
 	char	**pkeys, **pvals;
 	size_t	 nparams;
 	int	 higher;
@@ -210,12 +204,7 @@ rows_release(struct rows *rs)
 	for (i = 0; i < rs->n; i++) {
 		struct row *r = &rs->v[i];
 
-		free(r->host);
-		free(r->variant);
-		free(r->bench);
-		free(r->params);
-		free(r->metric);
-		free(r->unit);
+		series_key_release(&r->key);
 		strv_free(r->pkeys, r->nparams);
 		strv_free(r->pvals, r->nparams);
 	}
@@ -240,46 +229,23 @@ params_text(struct strbuf *sb, size_t n, const char *const *k, const char *const
 	}
 }
 
-/* The key of a series into sb: what tells two series apart. */
-static void
-series_key(struct strbuf *sb, const char *host, const char *variant, const char *bench,
-    const char *params, const char *metric)
-{
-	strbuf_reset(sb);
-	strbuf_addstr(sb, host);
-	strbuf_addstr(sb, US);
-	strbuf_addstr(sb, variant != NULL ? variant : NOVARIANT);
-	strbuf_addstr(sb, US);
-	strbuf_addstr(sb, bench);
-	strbuf_addstr(sb, US);
-	strbuf_addstr(sb, params);
-	strbuf_addstr(sb, US);
-	strbuf_addstr(sb, metric);
-}
-
-/* A new row for key, its strings copied from the arguments. */
+/* A new row for text (k's series_key_text()), its strings copied from the arguments. */
 static struct row *
-rows_add(struct rows *rs, const char *key, const char *host, const char *variant,
-    const char *bench, const char *params, size_t nparams, const char *const *pkeys,
-    const char *const *pvals, const char *metric, const char *unit, int higher)
+rows_add(struct rows *rs, const char *text, const struct series_key *k, size_t nparams,
+    const char *const *pkeys, const char *const *pvals, int higher)
 {
 	struct row *r;
 
 	xgrow(&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
 	r = &rs->v[rs->n];
 	memset(r, 0, sizeof(*r));
-	r->host = xstrdup(host);
-	r->variant = xstrdup_null(variant);
-	r->bench = xstrdup(bench);
-	r->params = xstrdup(params);
+	series_key_dup(&r->key, k);
 	r->nparams = nparams;
 	r->pkeys = strv_dup(pkeys, nparams);
 	r->pvals = strv_dup(pvals, nparams);
-	r->metric = xstrdup(metric);
-	r->unit = xstrdup(unit != NULL ? unit : "");
 	r->higher = higher;
 	r->sd = NAN;
-	smap_put(&rs->map, key, rs->n);
+	smap_put(&rs->map, text, rs->n);
 	return &rs->v[rs->n++];
 }
 
@@ -293,6 +259,7 @@ static int
 on_line(const struct trial_line *l, void *arg)
 {
 	struct lctx *c = arg;
+	struct series_key k;
 	struct row *r;
 	size_t i;
 	double d;
@@ -301,12 +268,13 @@ on_line(const struct trial_line *l, void *arg)
 	    !isfinite(l->value))
 		return 0;
 	params_text(&c->params, l->nparams, l->keys, l->vals);
-	series_key(&c->key, l->host, l->variant, l->bench, c->params.buf, l->metric);
+	k = (struct series_key){ l->host, l->variant, l->bench, c->params.buf, l->metric,
+	    l->unit };
+	series_key_text(&k, &c->key);
 	if ((i = smap_get(&c->rows->map, c->key.buf)) != HISTORY_NONE)
 		r = &c->rows->v[i];
 	else
-		r = rows_add(c->rows, c->key.buf, l->host, l->variant, l->bench,
-		    c->params.buf, l->nparams, l->keys, l->vals, l->metric, l->unit,
+		r = rows_add(c->rows, c->key.buf, &k, l->nparams, l->keys, l->vals,
 		    l->higher_better);
 	r->n++;
 	d = l->value - r->mean;
@@ -472,14 +440,14 @@ enc_key(struct strbuf *sb, const struct row *r)
 {
 	size_t i;
 
-	enc(sb, r->host);
+	enc(sb, r->key.host);
 	strbuf_addch(sb, '\t');
-	if (r->variant != NULL) {
+	if (r->key.variant != NULL) {
 		strbuf_addch(sb, '=');
-		enc(sb, r->variant);
+		enc(sb, r->key.variant);
 	}
 	strbuf_addch(sb, '\t');
-	enc(sb, r->bench);
+	enc(sb, r->key.bench);
 	strbuf_addch(sb, '\t');
 	for (i = 0; i < r->nparams; i++) {
 		if (i > 0)
@@ -489,7 +457,7 @@ enc_key(struct strbuf *sb, const struct row *r)
 		enc(sb, r->pvals[i] != NULL ? r->pvals[i] : "");
 	}
 	strbuf_addch(sb, '\t');
-	enc(sb, r->metric);
+	enc(sb, r->key.metric);
 }
 
 /* The lines of a run's rows, appended to sb; how many. */
@@ -506,7 +474,7 @@ rows_text(const struct rows *rs, struct strbuf *sb)
 			continue;	/* values so large that their sum is not */
 		enc_key(sb, r);
 		strbuf_addch(sb, '\t');
-		enc(sb, r->unit);
+		enc(sb, r->key.unit);
 		strbuf_addstr(sb, r->higher ? "\thigher\t" : "\tlower\t");
 		/* 17 digits read back the same; the shortest would cost 10 tries */
 		snprintf(num, sizeof(num), "%.17g", r->mean);
@@ -618,9 +586,11 @@ series_decode(struct history_series *s, const char *key, const char *unit)
 	}
 	if (len[1] > 0 && f[1][0] != '=')
 		goto bad;
-	if ((s->host = dec(f[0], len[0])) == NULL || (s->bench = dec(f[2], len[2])) == NULL ||
-	    (s->metric = dec(f[4], len[4])) == NULL || (s->unit = dec(unit, strlen(unit))) == NULL ||
-	    (len[1] > 0 && (s->variant = dec(f[1] + 1, len[1] - 1)) == NULL))
+	if ((s->key.host = dec(f[0], len[0])) == NULL ||
+	    (s->key.bench = dec(f[2], len[2])) == NULL ||
+	    (s->key.metric = dec(f[4], len[4])) == NULL ||
+	    (s->key.unit = dec(unit, strlen(unit))) == NULL ||
+	    (len[1] > 0 && (s->key.variant = dec(f[1] + 1, len[1] - 1)) == NULL))
 		goto bad;
 	for (p = f[3]; p < f[3] + len[3]; p = q + 1) {
 		size_t l = strcspn(p, ",\t"), kl = strcspn(p, "=,\t");
@@ -637,7 +607,7 @@ series_decode(struct history_series *s, const char *key, const char *unit)
 	}
 	params_text(&sb, s->nparams, (const char *const *)s->pkeys,
 	    (const char *const *)s->pvals);
-	s->params = strbuf_detach(&sb, NULL);
+	s->key.params = strbuf_detach(&sb, NULL);
 	return 0;
  bad:
 	series_release(s);
@@ -1208,12 +1178,12 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 		if ((k = smap_get(&b->series, v[i].key)) == HISTORY_NONE) {
 			if (series_decode(&s, v[i].key, v[i].unit) != 0)
 				return -1;
-			bm = xasprintf("%s.%s", s.bench, s.metric);
-			smap_put(&b->hosts, s.host, 0);
+			bm = xasprintf("%s.%s", s.key.bench, s.key.metric);
+			smap_put(&b->hosts, s.key.host, 0);
 			smap_put(&b->metrics, bm, 0);
 			free(bm);
-			if (!host_wanted(o, s.host) ||
-			    (o->metric != NULL && !metric_wanted(o->metric, s.bench, s.metric))) {
+			if (!host_wanted(o, s.key.host) || (o->metric != NULL &&
+			    !metric_wanted(o->metric, s.key.bench, s.key.metric))) {
 				series_release(&s);
 				k = SKIPPED;
 			} else {
@@ -1234,7 +1204,7 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 			/* a host in two runs of a group: the later one's values */
 			if (!b->warned++)
 				log_warn("group %s: host %s is in two runs (%s, %s); that night has "
-				    "the values of %s", h->runs[run].group, sp->host,
+				    "the values of %s", h->runs[run].group, sp->key.host,
 				    h->runs[sp->nights[sp->n - 1].run].id, h->runs[run].id,
 				    h->runs[run].id);
 			sp->n--;
@@ -1242,7 +1212,7 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 		xgrow(&sp->nights, &sp->cap, sp->n + 1, sizeof(*sp->nights));
 		nt = &sp->nights[sp->n++];
 		nt->run = run;
-		nt->label = night_label(&h->runs[run], sp->host);
+		nt->label = night_label(&h->runs[run], sp->key.host);
 		nt->value = v[i].mean;
 		nt->sd = v[i].sd;
 		nt->n = v[i].n;
@@ -1378,16 +1348,8 @@ static int
 cmp_series(const void *a, const void *b)
 {
 	const struct history_series *x = a, *y = b;
-	int c;
 
-	if ((c = strcmp(x->bench, y->bench)) != 0 ||
-	    (c = strverscmp(x->params, y->params)) != 0 ||
-	    (c = strcmp(x->metric, y->metric)) != 0 ||
-	    (c = strverscmp(x->host, y->host)) != 0)
-		return c;
-	if (x->variant == NULL || y->variant == NULL)
-		return (x->variant != NULL) - (y->variant != NULL);
-	return strcmp(x->variant, y->variant);
+	return series_key_cmp(&x->key, &y->key);
 }
 
 /* Runs in the order of their start, then of their ids. */

@@ -18,14 +18,13 @@
 #include "numfmt.h"
 #include "plan.h"
 #include "rundir.h"
+#include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "strv.h"
 #include "trialread.h"
 #include "verdict.h"
 #include "xmalloc.h"
-
-#define US	"\x1f"
 
 void
 nightly_opts_init(struct nightly_opts *o, const struct plan *p)
@@ -45,8 +44,9 @@ nightly_opts_init(struct nightly_opts *o, const struct plan *p)
 /* --- A run directory's trial values per series ------------------------------- */
 
 struct tser {
-	char	*key;		/* host US variant US bench US params US metric */
-	char	*host, *variant, *bench, *params, *metric, *unit, *point;
+	char	*text;		/* series_key_text() of key */
+	struct series_key key;	/* owned */
+	char	*point;
 	int	 higher;
 	double	*v, *c;		/* the night's repetitions; later ones (a round) */
 	size_t	 n, nc;
@@ -71,15 +71,6 @@ struct tcoll {
 	struct strbuf	 key, params;
 };
 
-static void
-make_key(struct strbuf *sb, const char *host, const char *variant, const char *bench,
-    const char *params, const char *metric)
-{
-	strbuf_reset(sb);
-	strbuf_addf(sb, "%s" US "%s" US "%s" US "%s" US "%s", host, variant ? variant : "",
-	    bench, params, metric);
-}
-
 /* The point id of a trial key "VARIANT/POINT-ID/REP". */
 static char *
 key_point(const char *key)
@@ -95,6 +86,7 @@ static int
 coll_line(const struct trial_line *l, void *arg)
 {
 	struct tcoll *c = arg;
+	struct series_key k;
 	struct tval *t;
 	struct tser *s;
 	size_t i;
@@ -106,7 +98,9 @@ coll_line(const struct trial_line *l, void *arg)
 	for (i = 0; i < l->nparams; i++)
 		strbuf_addf(&c->params, "%s%s=%s", i ? "," : "", l->keys[i],
 		    l->vals[i] != NULL ? l->vals[i] : "");
-	make_key(&c->key, l->host, l->variant, l->bench, c->params.buf, l->metric);
+	k = (struct series_key){ l->host, l->variant, l->bench, c->params.buf, l->metric,
+	    l->unit };
+	series_key_text(&k, &c->key);
 	xgrow(&c->t, &c->tcap, c->nt + 1, sizeof(*c->t));
 	t = &c->t[c->nt];
 	t->key = xstrdup(c->key.buf);
@@ -114,12 +108,7 @@ coll_line(const struct trial_line *l, void *arg)
 	t->value = l->value;
 	t->again = c->repeat > 0 && l->rep > c->repeat;
 	t->meta = s = xcalloc(1, sizeof(*s));
-	s->host = xstrdup(l->host);
-	s->variant = l->variant ? xstrdup(l->variant) : NULL;
-	s->bench = xstrdup(l->bench);
-	s->params = xstrdup(c->params.buf);
-	s->metric = xstrdup(l->metric);
-	s->unit = xstrdup(l->unit ? l->unit : "");
+	series_key_dup(&s->key, &k);
 	s->point = key_point(l->key);
 	s->higher = l->higher_better;
 	return 0;
@@ -130,13 +119,8 @@ tser_free(struct tser *s)
 {
 	if (s == NULL)
 		return;
-	free(s->key);
-	free(s->host);
-	free(s->variant);
-	free(s->bench);
-	free(s->params);
-	free(s->metric);
-	free(s->unit);
+	free(s->text);
+	series_key_release(&s->key);
 	free(s->point);
 	free(s->v);
 	free(s->c);
@@ -173,7 +157,7 @@ cmp_tval(const void *a, const void *b)
 static int
 cmp_tser_key(const void *a, const void *b)
 {
-	return strcmp((*(struct tser *const *)a)->key, (*(struct tser *const *)b)->key);
+	return strcmp((*(struct tser *const *)a)->text, (*(struct tser *const *)b)->text);
 }
 
 /* The lines read, grouped into series (by key; in order of first sight). */
@@ -190,7 +174,7 @@ coll_group(struct tcoll *c)
 		for (j = i; j < c->nt && strcmp(c->t[j].key, c->t[i].key) == 0; j++)
 			;
 		c->t[i].meta = NULL;
-		s->key = c->t[i].key;
+		s->text = c->t[i].key;
 		c->t[i].key = NULL;
 		s->order = c->t[i].seq;
 		s->v = xcalloc(j - i + 1, sizeof(*s->v));
@@ -235,7 +219,7 @@ coll_find(const struct tcoll *c, const char *key)
 {
 	struct tser k, *kp = &k, **found;
 
-	k.key = (char *)key;
+	k.text = (char *)key;
 	found = bsearch(&kp, c->v, c->n, sizeof(*c->v), cmp_tser_key);
 	return found ? *found : NULL;
 }
@@ -281,15 +265,15 @@ cmp_rows(const void *a, const void *b)
 	const struct nightly_row *x = a, *y = b;
 	int c;
 
-	if ((c = strcmp(x->bench, y->bench)) != 0)
+	if ((c = strcmp(x->key.bench, y->key.bench)) != 0)
 		return c;
-	if ((c = strverscmp(x->params, y->params)) != 0)
+	if ((c = strverscmp(x->key.params, y->key.params)) != 0)
 		return c;
-	if ((c = strcmp(x->metric, y->metric)) != 0)
+	if ((c = strcmp(x->key.metric, y->key.metric)) != 0)
 		return c;
-	if ((c = strcmp(x->host, y->host)) != 0)
+	if ((c = strcmp(x->key.host, y->key.host)) != 0)
 		return c;
-	return strcmp(x->variant ? x->variant : "", y->variant ? y->variant : "");
+	return strcmp(x->key.variant ? x->key.variant : "", y->key.variant ? y->key.variant : "");
 }
 
 /* The newest night's trials of each series, read once per run directory. */
@@ -324,15 +308,10 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	size_t i, k, first;
 
 	memset(w, 0, sizeof(*w));
-	w->host = xstrdup(s->host);
-	w->variant = s->variant ? xstrdup(s->variant) : NULL;
-	w->bench = xstrdup(s->bench);
-	w->params = xstrdup(s->params);
-	w->metric = xstrdup(s->metric);
-	w->unit = xstrdup(s->unit);
+	series_key_dup(&w->key, &s->key);
 	w->point = xstrdup(s->point);
 	w->higher = s->higher;
-	w->counts = counts(o, s->bench, s->metric);
+	w->counts = counts(o, s->key.bench, s->key.metric);
 	w->now = xreallocarray(NULL, s->n + 1, sizeof(*w->now));
 	memcpy(w->now, s->v, s->n * sizeof(*w->now));
 	w->nnow = s->n;
@@ -359,7 +338,7 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 			w->good[i] = hs->nights[first + i].value;
 		w->ngood = k;
 	} else {
-		const struct tser *lt = last_trials(ln, h, hs->nights[hs->n - 1].run, s->key);
+		const struct tser *lt = last_trials(ln, h, hs->nights[hs->n - 1].run, s->text);
 
 		w->base = NIGHTLY_FALLBACK;
 		w->threshold = o->threshold * VERDICT_FALLBACK_MARGIN;
@@ -410,7 +389,7 @@ cmp_host(const void *a, const void *b)
 {
 	const struct nightly_row *const *x = a, *const *y = b;
 
-	return strcmp((*x)->host, (*y)->host);
+	return strcmp((*x)->key.host, (*y)->key.host);
 }
 
 /*
@@ -429,7 +408,7 @@ rows_judge(struct nightly_row *rows, size_t n)
 		by[i] = &rows[i];
 	qsort(by, n, sizeof(*by), cmp_host);
 	for (i = 0; i < n; i = j) {
-		for (j = i, m = 0; j < n && strcmp(by[j]->host, by[i]->host) == 0; j++)
+		for (j = i, m = 0; j < n && strcmp(by[j]->key.host, by[i]->key.host) == 0; j++)
 			if (by[j]->base == NIGHTLY_HISTORY && verdict_log_spread(by[j]->good,
 			    by[j]->ngood, &s2[m], &df[m]) == 0)
 				m++;
@@ -454,12 +433,7 @@ rows_free(struct nightly_row *v, size_t n)
 	for (i = 0; i < n; i++) {
 		struct nightly_row *w = &v[i];
 
-		free(w->host);
-		free(w->variant);
-		free(w->bench);
-		free(w->params);
-		free(w->metric);
-		free(w->unit);
+		series_key_release(&w->key);
 		free(w->point);
 		free(w->good);
 		free(w->from);
@@ -523,15 +497,15 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 		const struct history_series *hs = &h->series[i];
 		struct tser *k = xcalloc(1, sizeof(*k));
 
-		make_key(&key, hs->host, hs->variant, hs->bench, hs->params, hs->metric);
-		k->key = xstrdup(key.buf);
+		series_key_text(&hs->key, &key);
+		k->text = xstrdup(key.buf);
 		k->order = i;
 		hk.v[hk.n++] = k;
 	}
 	qsort(hk.v, hk.n, sizeof(*hk.v), cmp_tser_key);
 	n->rows = xcalloc(tonight.n + 1, sizeof(*n->rows));
 	for (i = 0; i < tonight.n; i++) {
-		struct tser *s = tonight.v[i], *f = coll_find(&hk, s->key);
+		struct tser *s = tonight.v[i], *f = coll_find(&hk, s->text);
 
 		row_init(&n->rows[n->n++], s, h, f ? &h->series[f->order] : NULL, &ln, o);
 	}
@@ -598,7 +572,7 @@ nightly_confirm(struct nightly *n, const char *rundir, char **err)
 
 		if (w->state != NIGHTLY_TO_CONFIRM)
 			continue;
-		make_key(&key, w->host, w->variant, w->bench, w->params, w->metric);
+		series_key_text(&w->key, &key);
 		s = coll_find(&c, key.buf);
 		if (s == NULL || s->nc == 0) {
 			/* the round did not measure it: the night's verdict stands */
@@ -685,14 +659,14 @@ fmt_p(char *buf, size_t cap, double v)
 static char *
 row_name(const struct nightly_row *w)
 {
-	return xasprintf("%s.%s%s%s%s", w->bench, w->metric, *w->params ? "[" : "", w->params,
-	    *w->params ? "]" : "");
+	return xasprintf("%s.%s%s%s%s", w->key.bench, w->key.metric, *w->key.params ? "[" : "",
+	    w->key.params, *w->key.params ? "]" : "");
 }
 
 static char *
 row_series(const struct nightly_row *w)
 {
-	return w->variant ? xasprintf("%s/%s", w->host, w->variant) : xstrdup(w->host);
+	return w->key.variant ? xasprintf("%s/%s", w->key.host, w->key.variant) : xstrdup(w->key.host);
 }
 
 #define NCOLS	15
@@ -708,11 +682,11 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 {
 	const struct verdict *d = &w->vr.v;
 
-	c[0] = w->bench;
-	c[1] = *w->params ? w->params : "-";
-	c[2] = w->metric;
-	c[3] = *w->unit ? w->unit : "-";
-	c[4] = w->host;
+	c[0] = w->key.bench;
+	c[1] = *w->key.params ? w->key.params : "-";
+	c[2] = w->key.metric;
+	c[3] = *w->key.unit ? w->key.unit : "-";
+	c[4] = w->key.host;
 	c[5] = base_name(w->base);
 	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ? w->ngood :
 	    w->base == NIGHTLY_FALLBACK ? (size_t)1 : (size_t)0);
@@ -747,7 +721,7 @@ bisect_line(const struct nightly *n, const struct nightly_row *w, int which)
 		return xasprintf("git bisect start %s %s", n->commit, w->good_commit);
 	name = row_name(w);
 	s = xasprintf("git bisect run fleetmark bisect-run %s -H %s --metric '%s' --baseline %s "
-	    "--threshold %g%%", n->o.plan_file ? n->o.plan_file : n->plan, w->host, name,
+	    "--threshold %g%%", n->o.plan_file ? n->o.plan_file : n->plan, w->key.host, name,
 	    w->good_ref, n->o.threshold);
 	free(name);
 	return s;
@@ -799,7 +773,7 @@ text_lines(const struct nightly *n, FILE *out)
 			const char *what = w->state == NIGHTLY_VANISHED ? "VANISHED" : "REGRESSION";
 
 			fprintf(out, "%s: %s %s (p=%.2g, q=%.2g) %s: %s -> %s %s (against %s: %s "
-			    "to %s)", what, name, cb, d->p, w->vr.q, series, bb, nb, w->unit,
+			    "to %s)", what, name, cb, d->p, w->vr.q, series, bb, nb, w->key.unit,
 			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
 			    w->from, w->to);
 			if (d->by_trend) {
@@ -820,7 +794,7 @@ text_lines(const struct nightly *n, FILE *out)
 				numfmt_mean(ab, sizeof(ab), w->cv.now);
 				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
 				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%.2g): %s",
-				    ab, w->unit, cb, w->nagain, w->cv.p,
+				    ab, w->key.unit, cb, w->nagain, w->cv.p,
 				    w->state == NIGHTLY_CONFIRMED ? "confirmed" : "gone");
 			} else if (n->o.confirm == 0)
 				fputs("; not measured again (regression.confirm: 0)", out);
@@ -965,13 +939,13 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		const struct verdict *d = &w->vr.v;
 		json_t *jr = json_object();
 
-		json_object_set_new(jr, "host", json_string(w->host));
-		json_object_set_new(jr, "variant", w->variant ? json_string(w->variant) :
+		json_object_set_new(jr, "host", json_string(w->key.host));
+		json_object_set_new(jr, "variant", w->key.variant ? json_string(w->key.variant) :
 		    json_null());
-		json_object_set_new(jr, "bench", json_string(w->bench));
-		json_object_set_new(jr, "params", json_string(w->params));
-		json_object_set_new(jr, "metric", json_string(w->metric));
-		json_object_set_new(jr, "unit", json_string(w->unit));
+		json_object_set_new(jr, "bench", json_string(w->key.bench));
+		json_object_set_new(jr, "params", json_string(w->key.params));
+		json_object_set_new(jr, "metric", json_string(w->key.metric));
+		json_object_set_new(jr, "unit", json_string(w->key.unit));
 		json_object_set_new(jr, "direction", json_string(w->higher ? "higher" : "lower"));
 		json_object_set_new(jr, "counts", json_boolean(w->counts));
 		json_object_set_new(jr, "baseline", json_string(w->base == NIGHTLY_HISTORY ?
@@ -1103,7 +1077,7 @@ nightly_round_plan(const struct nightly *n, const struct plan *p, const struct f
 	for (v = 0; v < p->nvariants; v++)
 		for (k = 0; k < n->n; k++)
 			if (n->rows[k].state == NIGHTLY_TO_CONFIRM &&
-			    strcmp(n->rows[k].variant ? n->rows[k].variant : "",
+			    strcmp(n->rows[k].key.variant ? n->rows[k].key.variant : "",
 			    p->variants[v].name ? p->variants[v].name : "") == 0) {
 				cp->variants[cp->nvariants++] = p->variants[v];
 				break;
@@ -1112,7 +1086,7 @@ nightly_round_plan(const struct nightly *n, const struct plan *p, const struct f
 		csel[i] = 0;
 		for (k = 0; k < n->n && (sel == NULL || sel[i]) && !csel[i]; k++)
 			csel[i] = n->rows[k].state == NIGHTLY_TO_CONFIRM &&
-			    strcmp(n->rows[k].host, f->hosts[i].name) == 0;
+			    strcmp(n->rows[k].key.host, f->hosts[i].name) == 0;
 	}
 	cp->rep_base = p->repeat;
 	cp->repeat = p->repeat * p->confirm;

@@ -53,6 +53,7 @@ struct rsamples {
 struct rvals {
 	size_t		 n, cap;
 	int		*rep;
+	int		 rep_max;	/* the largest of rep[] (when n > 0) */
 	double		*v;
 	struct rsamples	*smp;	/* per value, when report_keep_samples(); else NULL */
 	struct strs	*notes;	/* the agent's notes of these trials (distinct), or NULL */

@@ -394,8 +394,13 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v, const double *
 		r->vals_n[s] = n;
 	}
 	rv = &r->vals[s][c];
-	/* A trial run again (--resume) replaces its earlier value. */
-	for (i = rv->n; i-- > 0;)
+	/*
+	 * A trial run again (--resume) replaces its earlier value.  Lines
+	 * mostly come in the order of their repetitions: one past the largest
+	 * yet is new without a look at the others (a million lines would
+	 * otherwise be a quadratic scan).
+	 */
+	for (i = rv->n > 0 && rep <= rv->rep_max ? rv->n : 0; i-- > 0;)
 		if (rv->rep[i] == rep) {
 			rv->v[i] = v;
 			if (r->keep_samples)
@@ -412,6 +417,8 @@ vals_put(struct report *r, size_t s, size_t c, int rep, double v, const double *
 		}
 	}
 	rv->rep[rv->n] = rep;
+	if (rv->n == 0 || rep > rv->rep_max)
+		rv->rep_max = rep;
 	if (r->keep_samples)
 		samples_put(rv, rv->n, sv, sn);
 	rv->v[rv->n++] = v;

@@ -29,10 +29,11 @@
  * can change, so a note says so when the agent is static.
  *
  * Each operation is a whole create-run-reap cycle, reported in
- * microseconds.  The exec'd children get an empty environment (lmbench
- * passes none to execve(), and its shell gets its caller's), and a
- * standard output on /dev/null, so nothing they might print can reach the
- * wire (lmbench closes it).
+ * microseconds.  As lmbench's, the exec'd program gets an empty
+ * environment (lmbench passes none to execve()) and the shell the agent's
+ * own (lmbench's execlp() passes its caller's), and both a standard
+ * output on /dev/null, so nothing they might print can reach the wire
+ * (lmbench closes it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,7 @@ static const char *const true_progs[] = { "/bin/true", "/usr/bin/true", NULL };
 struct ctx {
 	char	*path;		/* what the child execs */
 	char	*argv[4];	/* its arguments, NULL-terminated */
+	char *const *env;	/* its environment */
 	int	 null_fd;	/* becomes the child's standard output */
 	int	 err;		/* errno of a failed fork or wait, or 0 */
 	int	 bad_status;	/* the child did not exit 0; its status */
@@ -81,7 +83,7 @@ cycle(struct ctx *c, int exec)
 		if (!exec)
 			exit(0);	/* as lmbench's child: the C library's exit */
 		(void)dup2(c->null_fd, 1);
-		execve(c->path, c->argv, no_env);
+		execve(c->path, c->argv, c->env);
 		_exit(127);
 	}
 	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
@@ -165,6 +167,7 @@ static int
 try_program(struct ctx *c, char *prog, char *arg)
 {
 	c->path = c->argv[0] = prog;
+	c->env = no_env;
 	c->argv[1] = arg;
 	c->argv[2] = NULL;
 	return access(prog, X_OK) == 0 && probe(c, 1) == 0 ? 0 : -1;
@@ -263,6 +266,7 @@ to_shell(struct trial *t, struct ctx *c, char *cmd, size_t cap)
 		snprintf(cmd + l, cap - l, " %s", c->argv[1]);
 	}
 	c->path = shell_path;
+	c->env = environ;
 	c->argv[0] = sh_name;
 	c->argv[1] = sh_c;
 	c->argv[2] = cmd;
@@ -270,7 +274,8 @@ to_shell(struct trial *t, struct ctx *c, char *cmd, size_t cap)
 	if (probe(c, 1) != 0)
 		return trial_error(t, WIRE_ERR_UNSUPPORTED, "%s -c %s failed (wait status %d)",
 		    SHELL, cmd, c->bad_status);
-	trial_note(t, "shell runs %s -c %s", SHELL, cmd);
+	trial_note(t, "shell runs %s -c %s with the agent's environment, as lmbench's "
+	    "with its caller's", SHELL, cmd);
 	return 0;
 }
 

@@ -16,13 +16,18 @@
  *         directly: a static agent cannot rely on the resolver.
  *
  * lmbench passes n itself as select()'s first argument, and its copies are
- * numbered from 4 (file: 0-2 are open and the original takes 3) or from 5
- * (tcp: its listening socket is 3 and the original 4), so its select(100,
- * ...) polls 96 files or 95 sockets, not 100.  The agent's descriptors are
- * numbered wherever its own leave room, so it puts exactly as many copies
- * in the set as lmbench's call polls, n - 4 or n - 5 (at least one), and
- * passes the highest plus one; a note says how many.  (The kernel scans
- * the bitmap 64 descriptors at a time: two words either way.)
+ * numbered from the lowest free descriptor in the process benchmp() forks
+ * to measure: 0-2 are open there, and so are four ends of benchmp()'s
+ * control pipes (4, 5, 7 and 9), the original is 3 (file) or 4 (tcp,
+ * whose listening socket took 3 before the pipes), so the copies are 6,
+ * 8, 10, 11, ... (file) or 7, 9, 11, 12, ... (tcp), and its select(100,
+ * ...) polls the 92 or 91 of them below 100, not 100 (counted with
+ * strace here).  The agent's descriptors are numbered wherever its own
+ * leave room, so it puts exactly as many copies in the set as lmbench's
+ * call polls, n - 8 or n - 9 (at least one), and passes the highest plus
+ * one; a note says how many.  (The kernel scans the bitmap 64
+ * descriptors at a time and polls only the descriptors set in it.)  The
+ * file is opened read-only, as lmbench opens it.
  * Microseconds per select() call.
  */
 #include <arpa/inet.h>
@@ -44,9 +49,9 @@
 #include "wire.h"
 
 #define SELECT_FILE	"lat_select.file"
-/* The first copy's descriptor in lmbench's lat_select: see above. */
-#define LMB_FIRST_FILE	4
-#define LMB_FIRST_TCP	5
+/* The descriptors below n that lmbench's copies cannot take: see above. */
+#define LMB_TAKEN_FILE	8
+#define LMB_TAKEN_TCP	9
 
 struct ctx {
 	fd_set	set;
@@ -136,14 +141,18 @@ run(struct trial *t)
 		if ((rc = tcp_pair(t, &fd, &lfd, &afd)) != 0)
 			goto out;
 	} else {
-		if ((fd = open(SELECT_FILE, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0) {
+		/* created, then opened read-only, as lmbench's mkstemp() and open() */
+		if ((fd = open(SELECT_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
+		    close(fd) != 0 || (fd = open(SELECT_FILE, O_RDONLY)) < 0) {
 			rc = trial_error(t, WIRE_ERR_BENCH, "create %s: %s", SELECT_FILE,
 			    strerror(errno));
+			fd = -1;
+			(void)unlink(SELECT_FILE);
 			goto out;
 		}
 		(void)unlink(SELECT_FILE);
 	}
-	polled = (int)want - (strcmp(type, "tcp") == 0 ? LMB_FIRST_TCP : LMB_FIRST_FILE);
+	polled = (int)want - (strcmp(type, "tcp") == 0 ? LMB_TAKEN_TCP : LMB_TAKEN_FILE);
 	if (polled < 1)
 		polled = 1;
 	FD_ZERO(&c.set);

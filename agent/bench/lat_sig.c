@@ -20,14 +20,18 @@
  *            protection fault itself (trap, VMA lookup, access check,
  *            signal posting).
  *
- * lmbench measures the send, the catch and the fault one after the other
- * and subtracts their medians.  Here their samples are taken in turn
- * (timing_measure_interleaved()) and each sample of the catch or the fault
- * has the samples taken with it subtracted before the median is taken: the
- * same quantity, but on a loaded machine a difference of medians taken in
- * different stretches came out as 0 in a third of the trials (the fault is
- * a sixth of the cycle it is taken from).  All three report microseconds
- * per operation.
+ * By default (sampling=lmbench) they are measured as lmbench's lat_sig
+ * measures them: each by benchmp()'s rule (timing_measure()), one after
+ * the other, the send, then the catch, then the fault, and the medians
+ * subtracted: the catch less the median send, the fault less the median
+ * net catch (the median catch less the median send, never below zero, as
+ * lmbench's settime(0)).  A note gives the median subtracted.
+ * sampling=all is the agent's own way from before: the three calibrated
+ * once and sampled in turn (timing_measure_interleaved()), each sample of
+ * the catch or the fault less the samples taken with it before the median
+ * is taken, so that the load of a shared machine shifts them alike; a
+ * note says it is unlike lmbench.  All three report microseconds per
+ * operation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,21 +184,77 @@ out:
 }
 
 /*
- * Measure into v: install (op 0), catch (1, the catch less the send) or
- * prot (2, the fault less the net catch), their samples taken in turn and
- * each less the samples taken with it.  *iters gets the measured
- * operation's count per sample.  Returns 0 or the value of trial_error().
+ * sampling=all: the send, the catch and (prot) the fault calibrated once
+ * and sampled in turn into s[0], s[1] and s[2] (s[op] is v), each sample
+ * of v then less the samples taken with it.  Returns 0, or -1 at the
+ * deadline.
  */
 static int
-measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
+measure_all(struct trial *t, int op, double *const *s, double *v, int n, uint64_t *iters)
 {
 	timing_fn fns[3] = { do_send, do_catch, do_prot };
 	pid_t me = getpid();
 	void *args[3] = { &me, &me, NULL };
-	double *s[3] = { NULL, NULL, v };
 	uint64_t it[3];
 	double d;
-	int i, k, r = 0;
+	int i, k = op == 1 ? 2 : 3;
+
+	trial_note(t, WIRE_NOTE_UNLIKE_LMBENCH "sampling=all: %s calibrated once and "
+	    "sampled in turn, each sample less those taken with it", op == 2 ?
+	    "the send, the catch and the fault" : "the send and the catch");
+	if (timing_measure_interleaved(t, k, fns, args, NULL, s, it, n) != 0)
+		return -1;
+	/* each sample less its neighbours: what the load did to one did to all */
+	for (i = 0; i < n; i++) {
+		d = op == 1 ? v[i] - s[0][i] : v[i] - (s[1][i] - s[0][i]);
+		v[i] = d > 0 ? d : 0;
+	}
+	*iters = it[k - 1];
+	return 0;
+}
+
+/*
+ * sampling=lmbench, lmbench's bench_catch() and bench_prot(): the send
+ * into s[0], then the catch into s[1], then (prot) the fault, each by
+ * benchmp()'s rule (timing_measure()); v (s[op]) less the median send
+ * (catch) or the median net catch (prot).  Returns 0, or -1 at the
+ * deadline.
+ */
+static int
+measure_lmbench(struct trial *t, int op, double *const *s, double *v, int n,
+    uint64_t *iters)
+{
+	pid_t me = getpid();
+	double sub;
+
+	if (timing_measure(t, do_send, &me, NULL, s[0], n) == 0 ||
+	    (*iters = timing_measure(t, do_catch, &me, NULL, s[1], n)) == 0)
+		return -1;
+	sub = samples_median(s[0], n);
+	if (op == 2) {
+		sub = samples_median(s[1], n) - sub;
+		if (sub < 0)
+			sub = 0;	/* lmbench's settime(0) */
+		if ((*iters = timing_measure(t, do_prot, NULL, NULL, v, n)) == 0)
+			return -1;
+	}
+	samples_subtract(v, n, sub);
+	trial_note(t, "%s %.4f us (median, measured before, as lmbench) subtracted",
+	    op == 1 ? "kill(pid, 0)" : "the net catch", sub / 1e3);
+	return 0;
+}
+
+/*
+ * Measure into v: install (op 0), catch (1, the catch less the send) or
+ * prot (2, the fault less the net catch), as the trial's sampling says.
+ * *iters gets the measured operation's count per sample.  Returns 0 or
+ * the value of trial_error().
+ */
+static int
+measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
+{
+	double *s[3] = { NULL, NULL, v };
+	int r = 0, all = strcmp(trial_str(t, TIMING_SAMPLING), "all") == 0;
 
 	if (op == 0) {
 		if ((*iters = timing_measure(t, do_install, NULL, NULL, v, n)) == 0)
@@ -210,7 +270,6 @@ measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
 		r = trial_error(t, WIRE_ERR_BENCH, "out of memory");
 		goto out;
 	}
-	k = op == 1 ? 2 : 3;
 	if (op == 2) {
 		if ((r = map_prot_page(t)) != 0)
 			goto out;
@@ -220,7 +279,8 @@ measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
 			goto out;
 		}
 	}
-	if (timing_measure_interleaved(t, k, fns, args, NULL, s, it, n) != 0)
+	if ((all ? measure_all(t, op, s, v, n, iters) :
+	    measure_lmbench(t, op, s, v, n, iters)) != 0)
 		r = trial_error(t, WIRE_ERR_TIMEOUT, "deadline reached while measuring %s",
 		    op == 1 ? "signal delivery" : "protection faults");
 	if (op == 2) {
@@ -228,14 +288,6 @@ measure(struct trial *t, int op, double *v, int n, uint64_t *iters)
 		(void)signal(SIGSEGV, SIG_DFL);
 		(void)signal(SIGBUS, SIG_DFL);
 	}
-	if (r != 0)
-		goto out;
-	/* each sample less its neighbours: what the load did to one did to all */
-	for (i = 0; i < n; i++) {
-		d = op == 1 ? v[i] - s[0][i] : v[i] - (s[1][i] - s[0][i]);
-		v[i] = d > 0 ? d : 0;
-	}
-	*iters = it[k - 1];
 out:
 	free(s[0]);
 	if (s[1] != v)
@@ -271,6 +323,7 @@ static const struct bench_param params[] = {
 	{ "op", PARAM_ENUM, "install", "install: sigaction; catch: signal delivery "
 	    "to a handler; prot: protection fault caught by SIGSEGV",
 	    "install|catch|prot" },
+	TIMING_SAMPLING_PARAM,
 	{ NULL, 0, NULL, NULL, NULL }
 };
 

@@ -73,7 +73,9 @@ ranges() {
 	"lat_select type=tcp"*) echo "latency us 0.05 10000" ;;
 	"lat_sig op=install") echo "latency us 0.01 1000" ;;
 	"lat_sig op=catch") echo "latency us 0.05 1000" ;;
-	"lat_sig op=prot") echo "latency us 0.01 1000" ;;
+	# lmbench's subtraction (the fault less a net catch measured before it)
+	# leaves nothing when the load rose in between: 0, with a note, below
+	"lat_sig op=prot") echo "latency us 0 1000" ;;
 	"lat_proc op=fork") echo "latency us 10 100000" ;;	# 10 us to 100 ms
 	"lat_proc op=exec") echo "latency us 20 500000" ;;
 	"lat_proc op=shell") echo "latency us 50 1000000" ;;
@@ -151,15 +153,23 @@ while read -r b params; do
 	"lat_select type=file n=100") file100=$(metric latency) ;;
 	"lat_select type=tcp n=100") tcp100=$(metric latency) ;;
 	"lat_sig op=catch") catch=$(metric latency) ;;
-	"lat_proc op=fork") fork=$(metric latency) ;;
-	"lat_proc op=exec") exec=$(metric latency) ;;
+	"lat_sig op=prot")
+		awk -v l="$(metric latency)" 'BEGIN { exit !(l + 0 > 0) }' ||
+			jq -r 'select(.type == "note") | .text' "$W/out" | grep -q 'subtraction leaves nothing'
+		tap_result $? "lat_sig op=prot: a fault above 0 ($(metric latency) us), or a note that the subtraction left nothing" ;;
+	"lat_proc op=fork")
+		fork=$(metric latency)
+		fork_min=$(jq -r 'select(.type == "metric") | .min' "$W/out" 2>/dev/null) ;;
+	"lat_proc op=exec") exec_min=$(jq -r 'select(.type == "metric") | .min' "$W/out" 2>/dev/null) ;;
 	esac
 done <"$W/mine"
 
 # Orders the physics imposes, with margins for noise.  Ratios between
-# benchmarks catch what a range cannot: a unit error in one of them.
-awk -v f="${fork:-0}" -v e="${exec:-0}" 'BEGIN { exit !(f > 0 && e > f * 0.8) }'
-tap_result $? "lat_proc: fork+exec (${exec:-none} us) is not cheaper than fork (${fork:-none} us)"
+# benchmarks catch what a range cannot: a unit error in one of them.  A
+# fork here takes 200 us or, behind other work, 4 ms, in runs of samples:
+# the fastest samples of fork and exec are compared, not their medians.
+awk -v f="${fork_min:-0}" -v e="${exec_min:-0}" 'BEGIN { exit !(f > 0 && e > f * 0.8) }'
+tap_result $? "lat_proc: fork+exec (fastest sample ${exec_min:-none} us) is not cheaper than fork (${fork_min:-none} us)"
 awk -v c="${catch:-0}" -v f="${fork:-0}" 'BEGIN { exit !(c > 0 && f / c >= 5 && f / c <= 20000) }'
 tap_result $? "lat_proc fork (${fork:-none} us) costs 5 to 20000 signal deliveries (${catch:-none} us)"
 # Per switch, a ring of 16 is not 5 times dearer than a ring of 2: the
@@ -205,6 +215,18 @@ point lat_ctx procs=3 sampling=all
 like "$(jq -r 'select(.type == "note") | .text' "$W/last")" \
 	'^unlike lmbench: sampling=all: the ring and its overhead' \
 	"lat_ctx sampling=all: a note says it is unlike lmbench"
+# lat_sig as lmbench's: the send, the catch and the fault one after the
+# other by benchmp()'s rule, medians subtracted; sampling=all in turn
+point lat_sig op=prot
+is "$(jq -r 'select(.type == "header") | .params.sampling' "$W/last")" lmbench \
+	"lat_sig: lmbench's sampling by default"
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" \
+	'^the net catch [0-9.]+ us \(median, measured before, as lmbench\) subtracted' \
+	"lat_sig prot: the median net catch measured before the faults is subtracted, as lmbench"
+point lat_sig op=catch sampling=all
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" \
+	'^unlike lmbench: sampling=all: the send and the catch calibrated once and sampled in turn' \
+	"lat_sig catch sampling=all: a note says it is unlike lmbench"
 point lat_fs size=4096
 point lat_mmap size=1M
 point lat_pagefault size=2M
@@ -226,14 +248,16 @@ fi
 point lat_proc op=shell
 like "$(jq -r 'select(.type == "note") | .text' "$W/last")" 'shell runs /bin/sh -c /' \
 	"lat_proc shell: a note names the command"
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" "with the agent's environment, as lmbench's" \
+	"lat_proc shell: the shell gets the agent's environment, as lmbench's gets its caller's"
 point lat_proc op=exec image=agent
 like "$(jq -r 'select(.type == "note") | .text' "$W/last")" '^exec runs /.* __exit \(' \
 	"lat_proc exec image=agent: runs the agent itself"
 point lat_select type=file n=100
-like "$(jq -r 'select(.type == "note") | .text' "$W/last")" 'polls 96 of the 100 copies' \
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" 'polls 92 of the 100 copies' \
 	"lat_select file: polls as many descriptors as lmbench's select(100, ...)"
 point lat_select type=tcp n=100
-like "$(jq -r 'select(.type == "note") | .text' "$W/last")" 'polls 95 of the 100 copies' \
+like "$(jq -r 'select(.type == "note") | .text' "$W/last")" 'polls 91 of the 100 copies' \
 	"lat_select tcp: polls as many descriptors as lmbench's select(100, ...)"
 
 # --- bad parameters are refused and leave nothing ------------------------------

@@ -131,9 +131,9 @@ tap_result $? "bw_mem: frd (${bw[frd]:-none}) is within 100x of bcopy (${bw[bcop
 
 # Samples are taken as lmbench's benchmp() takes them unless a plan says
 # sampling=all: the default of every benchmark of the suite that has the
-# parameter (all but lat_fs, which has no other way, and lat_sig).
+# parameter (all but lat_fs, which has no other way).
 while read -r b; do
-	case $b in lat_fs | lat_sig) continue ;; esac
+	case $b in lat_fs) continue ;; esac
 	is "$(jq -r --arg b "$b" 'select(.name == $b) | .params[] | select(.name == "sampling") |
 		"\(.default) \(.choices)"' "$W/list")" "lmbench lmbench|all" \
 		"$b: sampling defaults to lmbench (or all)"

@@ -3,12 +3,16 @@
  * cmd_help_complete(), cmd_wrap()) and what a bad option is told
  * (cmd_option_error()), against getopt_long's own answers.
  */
+#include <sys/stat.h>
+
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "fsutil.h"
 #include "tap.h"
 
 static const struct cmd_option t_options[] = {
@@ -223,6 +227,84 @@ test_wrap(void)
 	free(buf);
 }
 
+static void
+test_threshold(void)
+{
+	double v = -1;
+
+	/* the refusals print their message on stderr */
+
+	ok(cmd_threshold_option("5", &v) == 0 && v == 5, "threshold: 5");
+	ok(cmd_threshold_option("2.5%", &v) == 0 && v == 2.5, "threshold: 2.5%");
+	ok(cmd_threshold_option("0", &v) == 0 && v == 0, "threshold: 0");
+	ok(cmd_threshold_option("1000%", &v) == 0 && v == 1000, "threshold: 1000%");
+	v = 7;
+	ok(cmd_threshold_option("1001", &v) == -1 && v == 7, "threshold: 1001 refused, untouched");
+	ok(cmd_threshold_option("-1", &v) == -1, "threshold: -1 refused");
+	ok(cmd_threshold_option("5%%", &v) == -1, "threshold: 5%% refused");
+	ok(cmd_threshold_option("", &v) == -1, "threshold: empty refused");
+	ok(cmd_threshold_option("nan", &v) == -1, "threshold: nan refused");
+	ok(cmd_threshold_option("1e999", &v) == -1, "threshold: out of range refused");
+}
+
+/* How many entries dir holds besides . and .. */
+static int
+entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+static void
+test_output(void)
+{
+	const char *tmp = tap_tmpdir("test-cmd");
+	struct cmd_output out = CMD_OUTPUT_INIT;
+	char path[512], bad[512], *err = NULL, *text = NULL;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/out.txt", tmp);
+	snprintf(bad, sizeof(bad), "%s/no/such/out.txt", tmp);
+	cmd_output_abort(&out);
+	ok(out.fp == stdout, "output: an abort before the open is harmless");
+
+	ok(cmd_output_open(&out, NULL, &err) == 0 && out.fp == stdout, "output: no path is stdout");
+	ok(cmd_output_close(&out, "the test", &err) == 0, "output: stdout closes (flushed)");
+
+	ok(cmd_output_open(&out, path, &err) == 0 && out.fp != stdout, "output: a file opens");
+	fputs("one\n", out.fp);
+	is_int(access(path, F_OK), -1, "output: the file is not there before the close");
+	ok(cmd_output_close(&out, "the test", &err) == 0, "output: the file closes");
+	ok(fs_read_file(path, 1024, &text, &len, &err) == 0 && len == 4 &&
+	    strcmp(text, "one\n") == 0, "output: the file holds what was written");
+	free(text);
+	is_int(entries(tmp), 1, "output: no temporary is left");
+
+	ok(cmd_output_open(&out, path, &err) == 0, "output: again");
+	fputs("two\n", out.fp);
+	cmd_output_abort(&out);
+	ok(out.fp == stdout, "output: an abort leaves stdout");
+	text = NULL;
+	ok(fs_read_file(path, 1024, &text, &len, &err) == 0 && strcmp(text, "one\n") == 0,
+	    "output: an abort leaves the old file as it was");
+	free(text);
+	is_int(entries(tmp), 1, "output: ... and removes the temporary");
+
+	ok(cmd_output_open(&out, bad, &err) == -1 && err != NULL && out.fp == stdout,
+	    "output: a directory that does not exist fails, with a message");
+	free(err);
+	err = NULL;
+	cmd_output_abort(&out);
+}
+
 int
 main(void)
 {
@@ -231,5 +313,7 @@ main(void)
 	test_commands();
 	test_complete();
 	test_wrap();
+	test_threshold();
+	test_output();
 	return tap_done();
 }

@@ -119,10 +119,10 @@ find(const struct history *h, const char *host, const char *variant, const char 
 	for (i = 0; i < h->nseries; i++) {
 		const struct history_series *s = &h->series[i];
 
-		if (strcmp(s->host, host) == 0 && strcmp(s->bench, bench) == 0 &&
-		    strcmp(s->params, params) == 0 && strcmp(s->metric, metric) == 0 &&
-		    ((variant == NULL && s->variant == NULL) ||
-		    (variant != NULL && s->variant != NULL && strcmp(s->variant, variant) == 0)))
+		if (strcmp(s->key.host, host) == 0 && strcmp(s->key.bench, bench) == 0 &&
+		    strcmp(s->key.params, params) == 0 && strcmp(s->key.metric, metric) == 0 &&
+		    ((variant == NULL && s->key.variant == NULL) ||
+		    (variant != NULL && s->key.variant != NULL && strcmp(s->key.variant, variant) == 0)))
 			return s;
 	}
 	return NULL;
@@ -245,7 +245,7 @@ test_series(void)
 		ok(isnan(s->nights[1].sd), "... one trial: no sd");
 		is_str(s->nights[0].label, "k-a-1", "... labelled with the host's kernel");
 		is_int(s->higher, 0, "... lower is better");
-		is_str(s->unit, "ns", "... its unit");
+		is_str(s->key.unit, "ns", "... its unit");
 		is_int(s->nparams, 1, "... one parameter");
 		is_str(s->pkeys[0], "op", "... its key");
 		is_str(s->pvals[0], "null", "... and value");
@@ -277,7 +277,7 @@ test_series(void)
 	ok(s != NULL && s->higher && s->n == 1 && s->nights[0].value == 20.0,
 	    "a variant is a series of its own (higher is better)");
 	ok(find(h, "a", "never", "bw", "", "mb") != NULL, "... and the other variant");
-	ok(strcmp(h->series[0].bench, "bw") == 0 && strcmp(h->series[h->nseries - 1].params,
+	ok(strcmp(h->series[0].key.bench, "bw") == 0 && strcmp(h->series[h->nseries - 1].key.params,
 	    "op=read") == 0, "series sorted by bench, then params");
 	history_free(h);
 
@@ -293,7 +293,7 @@ test_series(void)
 	o.hosts = (const char *const[]){ "b" };
 	o.nhosts = 1;
 	r = load(root, &o, &h, &err);
-	ok(r == 0 && h->nseries == 1 && strcmp(h->series[0].host, "b") == 0,
+	ok(r == 0 && h->nseries == 1 && strcmp(h->series[0].key.host, "b") == 0,
 	    "-H b: only host b's series");
 	history_free(h);
 	free(err);
@@ -477,7 +477,7 @@ same(const struct history *a, const struct history *b)
 	for (i = 0; i < a->nseries; i++) {
 		const struct history_series *x = &a->series[i], *y = &b->series[i];
 
-		if (strcmp(x->params, y->params) != 0 || x->n != y->n || x->nchanges != y->nchanges)
+		if (strcmp(x->key.params, y->key.params) != 0 || x->n != y->n || x->nchanges != y->nchanges)
 			return 0;
 		for (k = 0; k < x->n; k++)
 			if (x->nights[k].value != y->nights[k].value || x->nights[k].n != y->nights[k].n ||

@@ -90,7 +90,7 @@ row(const struct nightly *n, const char *bench)
 	size_t i;
 
 	for (i = 0; i < n->n; i++)
-		if (strcmp(n->rows[i].bench, bench) == 0)
+		if (strcmp(n->rows[i].key.bench, bench) == 0)
 			return &n->rows[i];
 	return NULL;
 }
