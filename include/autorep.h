@@ -14,8 +14,10 @@
  * the compare table's verdict is then decided either way.  A point with
  * fewer than two values of a metric (its trials failed) gets no more
  * rounds, nor does a point with a metric that counts whose rsd is above
- * the threshold: the compare table calls that side noisy however many
- * trials it has (verdict_needed(): more trials will not help).  A plan that fixes `repeat` never gets here.
+ * the threshold beyond chance (a one-sided chi-square test at 95%): the
+ * compare table would call that side noisy however many trials it had
+ * (verdict_needed(): more trials will not help).  A plan that fixes
+ * `repeat` never gets here.
  *
  * The run engine keeps one struct autorep per host (not shared between
  * threads): autorep_add() after each ok trial, autorep_round() when a
@@ -53,8 +55,8 @@ void	autorep_add_value(struct autorep *a, const struct plan_point *pt,
 /*
  * Whether point pt, which has `trials` trials in this variant's schedule,
  * gets another: fewer than repeat_max, at least two values of each metric
- * that counts, none of them with an rsd above the threshold, and one of
- * them not decided yet.
+ * that counts, none of them with an rsd above the threshold beyond
+ * chance, and one of them not decided yet.
  */
 int	autorep_more(const struct autorep *a, const struct plan_point *pt, size_t trials);
 

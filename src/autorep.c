@@ -129,6 +129,26 @@ autorep_add(struct autorep *a, const struct plan_point *pt, const struct ap_resu
 			    res->points[i].metrics[k].value);
 }
 
+/*
+ * Whether a spread of rsd percent over n trials is above the threshold
+ * beyond chance: the one-sided chi-square test of sd <= threshold at 95%,
+ * (n - 1) rsd^2 / threshold^2 against the chi-square quantile of n - 1
+ * degrees of freedom, found by Wilson and Hilferty's cube-root
+ * approximation (within 1.5% at one degree of freedom, closer above).  At
+ * 3 trials the rsd must be 1.72 times the threshold, at 10 1.37 times: the
+ * rsd of a few trials is a rough estimate, and a point that is noisy only
+ * by chance in its first rounds gets more.
+ */
+static int
+spread_above(double rsd, size_t n, double threshold)
+{
+	const double z95 = 1.6448536269514722;
+	double k = (double)(n - 1), c = 2 / (9 * k), q;
+
+	q = k * pow(1 - c + z95 * sqrt(c), 3);
+	return k * rsd * rsd / (threshold * threshold) > q;
+}
+
 int
 autorep_more(const struct autorep *a, const struct plan_point *pt, size_t trials)
 {
@@ -153,8 +173,9 @@ autorep_more(const struct autorep *a, const struct plan_point *pt, size_t trials
 		/* a metric that is 0 every time has nothing to decide */
 		if (mean == 0 && sd == 0)
 			continue;
-		/* a spread above the threshold: noisy, however many trials are added */
-		if (sd / fabs(mean) * 100 > a->threshold)
+		/* a spread surely above the threshold: noisy, however many
+		 * trials are added */
+		if (spread_above(sd / fabs(mean) * 100, m->n, a->threshold))
 			hopeless = 1;
 		else if (!robust_decidable(mean, sd, m->n, sd, m->n, a->threshold))
 			undecided = 1;

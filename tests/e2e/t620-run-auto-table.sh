@@ -98,10 +98,12 @@ is "$(jq -r '.plan.repeat_auto, .plan.repeat_max, .plan.repeat' "$D/run.json" | 
 is "$(jq -r '.hosts.local.ok' "$D/run.json")" 40 "run.json counts the 40 trials"
 
 # --- repeat: auto, every point noisier than the threshold: no rounds -------------
-# the same trials, 15% apart, against 10%: noisy, which more trials
-# would not change (docs/reports.md, "Cannot judge, and what would help")
+# the same trials, 15.7% rsd in 3, against 5%: noisy beyond chance (a
+# one-sided chi-square test: 2 x 15.7^2 / 5^2 = 19.7 > 5.99), which more
+# trials would not change (docs/reports.md, "Cannot judge, and what would
+# help"); against 10% (1.57 times) the rsd of 3 trials could be chance
 rm -f "$W"/c.*
-turns noisy 10%
+turns noisy 5%
 runit noisy
 is "$rc" 0 "repeat: auto, a spread above the threshold: exits 0"
 is "$(jq -r '.hosts.local.ok' "$D/run.json")" 24 "no round added: 2 variants x 4 points x 3 = 24 trials"

@@ -92,6 +92,16 @@ main(void)
 	ok(!autorep_more(b, &p->points[1], 3), "a point noisier than the threshold gets no "
 	    "round: more trials will not help");
 	autorep_free(b);
+	/*
+	 * 945, 1055, 945: rsd 6.47% > 5%, but 3 trials' rsd is rough: 2 x
+	 * 6.47^2 / 5^2 = 3.35, below chi-square(0.95; 2) = 5.99: another round
+	 */
+	b = autorep_new(p);
+	feed(b, &p->points[1], "ns_per_munmap", 1000, 55, 3);
+	feed(b, &p->points[1], "ns_per_access", 10, 0.05, 3);
+	ok(autorep_more(b, &p->points[1], 3), "a point noisier than the threshold by "
+	    "chance in 3 trials gets another round");
+	autorep_free(b);
 
 	/* the schedule: 3 rounds x 2 points per variant */
 	s = plan_expand(p, "h", 1);
