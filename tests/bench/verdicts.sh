@@ -58,8 +58,9 @@
 # metrics; a 5% slowdown flagged in at least 95% of pairs), the spin
 # trials a run took, and the spin runs by the trials they took with the
 # range of the rsd of their values (what `repeat: auto` stopped on);
-# exit 1 when an aim is missed.  About 5 minutes with the defaults here.  The machine is
-# shared: run it when it is quiet, and read the noisy counts too.
+# exit 1 when an aim is missed.  About 5 minutes with the defaults here.
+# The machine is shared: run it when it is quiet, and read the noisy
+# counts too.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 FLEETMARK=${FLEETMARK:-$TOP/build/fleetmark}
@@ -183,22 +184,7 @@ if [ "${1:-}" = "--nightly" ]; then
 		prev=$d
 	done
 	echo "false nights (exit 4) of the $judged nights with an earlier one: history $fh, latest $fl"
-	# the spin runs by the trials they took, with the range of their rsd:
-# what `repeat: auto` stopped at (3 when the rsd is below about 1.1% at
-# 5%, 4 below 1.45%, 5 below 1.71%, docs/plans-and-fleets.md)
-head -n "$spin_runs" "$W/trials.count" | awk '$2 != "-" {
-		n[$1]++
-		if (!($1 in lo) || $2 < lo[$1]) lo[$1] = $2
-		if (!($1 in hi) || $2 > hi[$1]) hi[$1] = $2
-	}
-	END {
-		printf "spin runs by trials taken (rsd of their values):"
-		for (k = 1; k <= 10000; k++)
-			if (k in n)
-				printf " %d: %d (%.2f-%.2f%%);", k, n[k], lo[k], hi[k]
-		printf "\n"
-	}'
-echo "wall time: $((SECONDS - start)) s"
+	echo "wall time: $((SECONDS - start)) s"
 	[ $((fh * 20)) -le "$judged" ] || { echo "aim missed: history failed $fh of $judged A/A nights (aim: at most 1 of 20)"; exit 1; }
 	exit 0
 fi
