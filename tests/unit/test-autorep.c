@@ -85,7 +85,10 @@ main(void)
 	feed(a, &p->points[1], "ns_per_access", 10, 0.05, 3);
 	ok(autorep_more(a, &p->points[1], 3), "an undecided point gets another round");
 	ok(!autorep_more(a, &p->points[1], 6), "... but never beyond repeat_max");
-	/* 900, 1100, 900: rsd 11.9% > 5%: noisy whatever is added, no round */
+	/*
+	 * 900, 1100, 900: rsd 11.9%, beyond chance above 5% (2 x 11.9^2 / 5^2
+	 * = 11.3 > chi-square(0.95; 2) = 5.99): noisy whatever is added, no round
+	 */
 	b = autorep_new(p);
 	feed(b, &p->points[1], "ns_per_munmap", 1000, 100, 3);
 	feed(b, &p->points[1], "ns_per_access", 10, 0.05, 3);
