@@ -3,14 +3,24 @@
 # measured by lmbench 3 itself and by fleetmark-agent, interleaved run by
 # run so that a shared, noisy machine affects both alike.  For each metric
 # it prints both medians over the rounds, their ratio (agent / lmbench)
-# and each side's spread (largest / smallest of its per-round values).
+# and each side's spread (largest / smallest of its per-round values),
+# with two figures that say what five rounds can: in how many rounds the
+# agent's value was the higher of the pair (a difference of method shows
+# in every round; one of luck does not), and whether the agent's spread is
+# wider than lmbench's beyond chance (a permutation test, below).
 #
-#   tests/bench/vs-lmbench.sh [-r ROUNDS] [-m METRIC,...] [-k] [LMBENCH_TARBALL]
+#   tests/bench/vs-lmbench.sh [-r ROUNDS] [-m METRIC,...] [-c CPUS] [-k] [LMBENCH_TARBALL]
 #   LMBENCH_SRC=/path/to/lmbench-3.tar.gz tests/bench/vs-lmbench.sh
 #
 #   -r ROUNDS   rounds (default 5); each runs every metric once per side,
 #               the side that goes first alternating from round to round
 #   -m LIST     only these metrics (comma-separated keys; -l lists them)
+#   -c CPUS     run every program of both sides, servers included, on
+#               these CPUs only (taskset -c CPUS): with one CPU, a ring or
+#               a ping-pong never crosses to another CPU, so the run
+#               compares the two methods without the scheduler's choice
+#               of same-CPU switch or cross-CPU wake-up, which flips from
+#               run to run on a shared machine (both sides alike)
 #   -l          list the metrics and exit
 #   -k          keep the work directory (raw outputs) and print its path
 #
@@ -47,11 +57,22 @@
 # Needs bash, coreutils, awk, jq, gcc, make, libtirpc-dev.
 set -eu
 
+# Descriptors the caller left open (a harness's shell passes some, 10
+# and 251 here) would be inherited by every program and shift
+# lat_select's descriptor numbers: both sides start from 0-2.  255 is
+# this shell's own hold on the script, close-on-exec already.
+for fd in "/proc/$$/fd"/*; do
+	fd=${fd##*/}
+	case $fd in 0 | 1 | 2 | 255 | *[!0-9]*) continue ;; esac
+	eval "exec $fd>&-" 2>/dev/null || true
+done
+
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 AGENT=${AGENT:-$TOP/build/fleetmark-agent}
 TIMEOUT=${TIMEOUT:-300}
 ROUNDS=5
 ONLY=
+CPUS=
 KEEP=0
 LIST=0
 
@@ -120,10 +141,11 @@ usage() {
 	exit 2
 }
 
-while getopts 'r:m:klh' opt; do
+while getopts 'r:m:c:klh' opt; do
 	case $opt in
 	r) ROUNDS=$OPTARG ;;
 	m) ONLY=$OPTARG ;;
+	c) CPUS=$OPTARG ;;
 	k) KEEP=1 ;;
 	l) LIST=1 ;;
 	*) usage ;;
@@ -143,6 +165,13 @@ case $ROUNDS in '' | *[!0-9]* | 0) echo "vs-lmbench: -r wants a positive number"
 for tool in jq awk gcc make timeout sha256sum; do
 	command -v "$tool" >/dev/null || { echo "vs-lmbench: $tool not found" >&2; exit 2; }
 done
+PIN=
+if [ -n "$CPUS" ]; then
+	command -v taskset >/dev/null || { echo "vs-lmbench: -c needs taskset (util-linux)" >&2; exit 2; }
+	taskset -c "$CPUS" true 2>/dev/null ||
+		{ echo "vs-lmbench: -c $CPUS: not a CPU list taskset can use here" >&2; exit 2; }
+	PIN="taskset -c $CPUS"
+fi
 [ -f /usr/include/tirpc/rpc/rpc.h ] || { echo "vs-lmbench: lmbench needs libtirpc-dev" >&2; exit 2; }
 
 # --- Build lmbench outside the tree ---------------------------------------------
@@ -204,12 +233,15 @@ if [ -e "$HELLO" ] && ! cmp -s "$HELLO" "$BIN/hello"; then
 fi
 [ -e "$HELLO" ] || { cp "$BIN/hello" "$HELLO"; HELLO_OURS=1; }
 
-ENOUGH_FOUND=$("$BIN/enough")
+# shellcheck disable=SC2086 # PIN is empty or "taskset -c CPUS"
+ENOUGH_FOUND=$($PIN "$BIN/enough")
 ENOUGH=${ENOUGH:-5000}
 export ENOUGH
-TIMING_O=$("$BIN/timing_o")
+# shellcheck disable=SC2086
+TIMING_O=$($PIN "$BIN/timing_o")
 export TIMING_O
-LOOP_O=$("$BIN/loop_o")
+# shellcheck disable=SC2086
+LOOP_O=$($PIN "$BIN/loop_o")
 export LOOP_O
 "$BIN/lmdd" label="File $FILE write bandwidth: " of="$FILE" move=8m fsync=1 print=3 \
 	2>"$W/raw/lmdd" || { echo "vs-lmbench: lmdd could not write $FILE" >&2; exit 2; }
@@ -219,14 +251,23 @@ export LOOP_O
 # lmbench's programs run in its bin directory, as its scripts run them
 # (lat_sig prot maps its own binary, named relative to it); they print
 # their results on stderr.
+# Each run's output is also kept, after a line naming the round and the
+# command, in raw/lm.PROG (-k keeps the directory): a round that gave no
+# figure can be read there.
 lmb() {
-	local prog=$1
+	local prog=$1 out rc=0
 	shift
-	(cd "$BIN" && timeout -k 5 "$TIMEOUT" "./$prog" "$@" 2>&1 >/dev/null </dev/null) || true
+	# shellcheck disable=SC2086 # PIN is empty or "taskset -c CPUS"
+	out=$(cd "$BIN" && timeout -k 5 "$TIMEOUT" $PIN "./$prog" "$@" 2>&1 >/dev/null </dev/null) || rc=$?
+	printf '## round %s: %s %s (exit %s)\n%s\n' "${r:-0}" "$prog" "$*" "$rc" "$out" >>"$W/raw/lm.$prog"
+	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
+# The daemon keeps its standard error: not lmb(), whose capture would
+# wait for it to close.
 start_server() {	# lat_udp, lat_tcp, lat_connect, bw_tcp: "-s" forks a daemon
-	lmb "$1" -s >/dev/null
+	# shellcheck disable=SC2086 # PIN is empty or "taskset -c CPUS"
+	(cd "$BIN" && timeout -k 5 "$TIMEOUT" $PIN "./$1" -s >/dev/null 2>&1 </dev/null) || true
 	SERVERS="$SERVERS $1"
 	sleep 0.2
 }
@@ -319,7 +360,9 @@ lm_job() {
 # One agent trial: "name value" for each metric; its notes go to notes.
 agent() {
 	local out="$W/raw/agent.last"
-	TMPDIR=$W timeout -k 5 "$TIMEOUT" "$AGENT" run "$@" </dev/null >"$out" 2>&1 || true
+	# shellcheck disable=SC2086 # PIN is empty or "taskset -c CPUS"
+	TMPDIR=$W timeout -k 5 "$TIMEOUT" $PIN "$AGENT" run "$@" </dev/null >"$out" 2>&1 || true
+	{ printf '## round %s: %s\n' "${r:-0}" "$*"; cat "$out"; } >>"$W/raw/agent.$1"
 	jq -r --arg b "$*" 'select(.type == "note") | "\($b): \(.text)"' "$out" 2>/dev/null >>"$W/notes" || true
 	jq -r --arg b "$*" 'select(.type == "error") | "\($b): error: \(.message)"' "$out" 2>/dev/null >>"$W/notes" || true
 	jq -r 'select(.type == "metric") | "\(.name) \(.value)"' "$out" 2>/dev/null || true
@@ -374,7 +417,8 @@ ag_job() {
 	esac
 }
 
-# Record "metric value" lines from stdin under side $1 (lm or ag).  A
+# Record "metric value" lines from stdin under side $1 (lm or ag), as
+# "round value" lines of res/SIDE.METRIC (r is the round).  A
 # value of 0 is no figure, as a missing one: lmbench prints nothing where
 # its subtraction leaves nothing (lat_ctx, lat_sig catch and prot) and the
 # agent reports 0 there, so each side's median is over the rounds that
@@ -383,7 +427,7 @@ record() {
 	local m v
 	while read -r m v; do
 		if [ -n "${v:-}" ] && awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }'; then
-			echo "$v" >>"$W/res/$1.$m"
+			echo "$r $v" >>"$W/res/$1.$m"
 		else
 			echo "$m" >>"$W/res/$1.$m.missing"
 		fi
@@ -421,16 +465,52 @@ elapsed=$(($(date +%s) - start))
 load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 # --- The table ----------------------------------------------------------------
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-spread() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR && lo > 0) printf "%.2f\n", hi / lo; else print "-" }'; }
+median() { cut -d' ' -f2 "$1" | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { cut -d' ' -f2 "$1" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR && lo > 0) printf "%.2f\n", hi / lo; else print "-" }'; }
+# "K/N": of the N rounds where both sides gave a figure, the K where the
+# agent's was the higher.  Two methods that differ show it round after
+# round (5/5 or 0/5); two that agree, on a machine whose speed moves
+# between rounds, give anything between.
+higher() {
+	awk 'FNR == NR { l[$1] = $2; next } ($1 in l) { n++; if ($2 > l[$1]) k++ }
+	    END { printf "%d/%d\n", k, n }' "$1" "$2"
+}
+# Is side 2's spread wider than side 1's beyond chance?  The statistic is
+# the difference of the two spreads in logarithms; under "both sides'
+# values come from one distribution" every split of the pooled values
+# into groups of the two sizes is as likely as the one observed, so p is
+# the share of 4,000 random splits (a fixed seed: the same files give the
+# same p) whose difference is at least the observed one.  Prints p.
+wider_p() {
+	awk 'function span(a, lo_i, hi_i,   i, lo, hi) {
+		lo = a[lo_i]; hi = a[lo_i]
+		for (i = lo_i; i <= hi_i; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
+		return hi - lo
+	}
+	FNR == NR { if ($2 > 0) x[++n1] = log($2); next }
+	$2 > 0 { y[++n2] = log($2) }
+	END {
+		if (n1 < 2 || n2 < 2) { print "-"; exit }
+		for (i = 1; i <= n1; i++) p[i] = x[i]
+		for (i = 1; i <= n2; i++) p[n1 + i] = y[i]
+		n = n1 + n2
+		obs = span(y, 1, n2) - span(x, 1, n1)
+		srand(1); ge = 0; T = 4000
+		for (t = 0; t < T; t++) {
+			for (i = n; i > 1; i--) { j = int(rand() * i) + 1; s = p[i]; p[i] = p[j]; p[j] = s }
+			if (span(p, n1 + 1, n) - span(p, 1, n1) >= obs - 1e-12) ge++
+		}
+		printf "%.3f\n", ge / T
+	}' "$1" "$2"
+}
 
 echo
-echo "lmbench 3 (ENOUGH=$ENOUGH, TIMING_O=$TIMING_O, LOOP_O=$LOOP_O) against $(basename "$AGENT"), $ROUNDS rounds, $(date -u +%Y-%m-%d), ${elapsed} s"
+echo "lmbench 3 (ENOUGH=$ENOUGH, TIMING_O=$TIMING_O, LOOP_O=$LOOP_O) against $(basename "$AGENT"), $ROUNDS rounds, $(date -u +%Y-%m-%d), ${elapsed} s${CPUS:+, both sides on CPUs $CPUS}"
 echo "load average (1, 5, 15 min): $load_start at the start, $load_end at the end"
 echo
-echo '| table | column | unit | lmbench | agent | agent/lmbench | lmbench spread | agent spread |'
-echo '|---|---|---|---|---|---|---|---|'
-within10=0; within15=0; total=0; wider=0
+echo '| table | column | unit | lmbench | agent | agent/lmbench | lmbench spread | agent spread | agent higher | wider p |'
+echo '|---|---|---|---|---|---|---|---|---|---|'
+within10=0; within15=0; total=0; wider=0; wider_sig=0; steady=0
 while IFS='|' read -r key table col unit _dir; do
 	[ -n "$key" ] || continue
 	if [ -n "$ONLY" ]; then case ",$ONLY," in *",$key,"*) ;; *) continue ;; esac; fi
@@ -442,9 +522,14 @@ while IFS='|' read -r key table col unit _dir; do
 		awk -v r="$ratio" 'BEGIN { exit !(r >= 0.9 && r <= 1.1) }' && within10=$((within10 + 1))
 		awk -v r="$ratio" 'BEGIN { exit !(r >= 0.85 && r <= 1.15) }' && within15=$((within15 + 1))
 		awk -v a="$as" -v l="$ls" 'BEGIN { exit !(a > l) }' && wider=$((wider + 1))
-		printf '| %s | %s | %s | %.4g | %.4g | %s | %s | %s |\n' "$table" "$col" "$unit" "$l" "$a" "$ratio" "$ls" "$as"
+		hi=$(higher "$W/res/lm.$key" "$W/res/ag.$key")
+		wp=$(wider_p "$W/res/lm.$key" "$W/res/ag.$key")
+		awk -v p="$wp" 'BEGIN { exit !(p != "-" && p + 0 < 0.05) }' && wider_sig=$((wider_sig + 1))
+		case $hi in 0/0) ;; 0/* | "${hi#*/}/${hi#*/}") steady=$((steady + 1)) ;; esac
+		printf '| %s | %s | %s | %.4g | %.4g | %s | %s | %s | %s | %s |\n' "$table" "$col" "$unit" \
+			"$l" "$a" "$ratio" "$ls" "$as" "$hi" "$wp"
 	else
-		printf '| %s | %s | %s | %s | %s | - | - | - |\n' "$table" "$col" "$unit" \
+		printf '| %s | %s | %s | %s | %s | - | - | - | - | - |\n' "$table" "$col" "$unit" \
 			"$( [ -s "$W/res/lm.$key" ] && median "$W/res/lm.$key" || echo none)" \
 			"$( [ -s "$W/res/ag.$key" ] && median "$W/res/ag.$key" || echo none)"
 	fi
@@ -453,6 +538,9 @@ $METRICS
 EOF
 echo
 echo "$total metrics: $within10 within 10%, $within15 within 15%; the agent's spread is wider than lmbench's on $wider"
+echo "  wider beyond chance (p < 0.05) on $wider_sig; the agent the higher in every round or in none on $steady"
+echo "  (where the two sides' values come from one distribution, each spread is the wider in about half"
+echo "  the columns, p < 0.05 in about 1 in 20, and every-or-none in 1 in 2^(rounds-1))"
 for f in "$W"/res/*.missing; do
 	[ -e "$f" ] || continue
 	f=${f##*/}
