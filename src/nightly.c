@@ -976,6 +976,13 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));
 		json_object_set_new(jr, "trials_needed", w->state == NIGHTLY_CANNOT &&
 		    w->vr.needed > 0 ? json_integer((json_int_t)w->vr.needed) : json_null());
+		/*
+		 * noisy says which of the two causes of "cannot judge" this is;
+		 * noisy_spread is its rsd, null where that is infinite (values
+		 * about a mean of 0), which JSON cannot write.
+		 */
+		json_object_set_new(jr, "noisy", json_boolean(w->state == NIGHTLY_CANNOT &&
+		    !isnan(w->vr.spread)));
 		json_object_set_new(jr, "noisy_spread", w->state == NIGHTLY_CANNOT ?
 		    jnum(w->vr.spread) : json_null());
 		if (w->nagain > 0) {
