@@ -16,6 +16,8 @@ void	*xcalloc(size_t nmemb, size_t size);
 /* realloc(ptr, nmemb * size), refusing a product that overflows. */
 void	*xreallocarray(void *ptr, size_t nmemb, size_t size);
 char	*xstrdup(const char *s);
+/* xstrdup(s), or NULL when s is NULL: for copying optional strings. */
+char	*xstrdup_null(const char *s);
 /* A copy of the first n bytes of s, NUL-terminated. */
 char	*xstrndup(const char *s, size_t n);
 /* A newly allocated formatted string. */

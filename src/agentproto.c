@@ -920,7 +920,7 @@ ap_trial_new(const char *id)
 {
 	struct ap_trial *t = xcalloc(1, sizeof(*t));
 
-	t->r.id = id ? xstrdup(id) : NULL;
+	t->r.id = xstrdup_null(id);
 	t->r.status = AP_ST_OK;
 	t->r.duration = -1;
 	return t;
@@ -1189,7 +1189,7 @@ finish(struct ap_trial *t, enum ap_status st)
 	}
 	t->r.status = st;
 	free(t->r.message);
-	t->r.message = msg ? xstrdup(msg) : NULL;
+	t->r.message = xstrdup_null(msg);
 }
 
 int

@@ -63,10 +63,10 @@ dav_open(const struct archive_url *u, const struct userconf *uc, void **statep,
 	d->path = xstrdup(u->path);
 	if (u->user != NULL) {
 		d->user = xstrdup(u->user);
-		d->password = u->password != NULL ? xstrdup(u->password) : NULL;
+		d->password = xstrdup_null(u->password);
 	} else if ((w = userconf_webdav_for(uc, u->base)) != NULL) {
 		d->user = xstrdup(w->user);
-		d->password = w->password != NULL ? xstrdup(w->password) : NULL;
+		d->password = xstrdup_null(w->password);
 	}
 	http_retry_default(&d->retry);
 	if (uc != NULL && uc->tries > 0)

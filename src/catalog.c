@@ -74,7 +74,7 @@ jstr(json_t *obj, const char *key, const char *def)
 		return xstrdup(json_string_value(v));
 	if (json_is_integer(v))
 		return xasprintf("%lld", (long long)json_integer_value(v));
-	return def ? xstrdup(def) : NULL;
+	return xstrdup_null(def);
 }
 
 /* "key=value key=value" into a member's arrays. */

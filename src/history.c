@@ -156,14 +156,8 @@ strv_dup(const char *const *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		o[i] = v[i] != NULL ? xstrdup(v[i]) : NULL;
+		o[i] = xstrdup_null(v[i]);
 	return o;
-}
-
-static char *
-xstrdup_null(const char *s)
-{
-	return s != NULL ? xstrdup(s) : NULL;
 }
 
 static void

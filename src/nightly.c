@@ -330,7 +330,7 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	w->from = xstrdup(h->runs[hs->nights[first].run].id);
 	w->to = xstrdup(last->id);
 	w->good_ref = run_ref(h->source, last->id, last->dir);
-	w->good_commit = last->commit ? xstrdup(last->commit) : NULL;
+	w->good_commit = xstrdup_null(last->commit);
 	if (k >= VERDICT_MIN_NIGHTS) {
 		w->base = NIGHTLY_HISTORY;
 		w->good = xreallocarray(NULL, k, sizeof(*w->good));
@@ -485,7 +485,7 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	n = xcalloc(1, sizeof(*n));
 	n->source = archive_url_display(o->source);
 	n->plan = xstrdup(o->plan);
-	n->commit = run->commit ? xstrdup(run->commit) : NULL;
+	n->commit = xstrdup_null(run->commit);
 	n->o = *o;
 	n->nruns = h->nruns;
 	ln.n = h->nruns;
@@ -976,6 +976,13 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));
 		json_object_set_new(jr, "trials_needed", w->state == NIGHTLY_CANNOT &&
 		    w->vr.needed > 0 ? json_integer((json_int_t)w->vr.needed) : json_null());
+		/*
+		 * noisy says which of the two causes of "cannot judge" this is;
+		 * noisy_spread is its rsd, null where that is infinite (values
+		 * about a mean of 0), which JSON cannot write.
+		 */
+		json_object_set_new(jr, "noisy", json_boolean(w->state == NIGHTLY_CANNOT &&
+		    !isnan(w->vr.spread)));
 		json_object_set_new(jr, "noisy_spread", w->state == NIGHTLY_CANNOT ?
 		    jnum(w->vr.spread) : json_null());
 		if (w->nagain > 0) {

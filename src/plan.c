@@ -262,7 +262,7 @@ add_point(struct plan *p, size_t *cap, const struct catalog_bench *b,
 	pt = &p->points[p->npoints++];
 	memset(pt, 0, sizeof(*pt));
 	pt->bench = xstrdup(b->name);
-	pt->suite = suite ? xstrdup(suite) : NULL;
+	pt->suite = xstrdup_null(suite);
 	pt->profile = profile;
 	pt->where = where;
 

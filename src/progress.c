@@ -867,7 +867,7 @@ progress_state(struct progress *p, size_t host, enum progress_state st, const ch
 	if ((h = lock_host(p, host)) == NULL)
 		return;
 	free(h->detail);
-	h->detail = detail ? xstrdup(detail) : NULL;
+	h->detail = xstrdup_null(detail);
 	if (st != h->st || h->since == 0)
 		h->since = now(p);
 	h->st = st;
@@ -905,7 +905,7 @@ progress_trial(struct progress *p, size_t host, size_t k, const char *what)
 	h->st = PROGRESS_RUNNING;
 	h->k = k;
 	free(h->what);
-	h->what = what ? xstrdup(what) : NULL;
+	h->what = xstrdup_null(what);
 	if (h->t0 == 0)
 		h->t0 = now(p);
 	plain_host(p, h, "trial %zu/%zu%s%s", k, h->ntrials, what ? " " : "", what ? what : "");

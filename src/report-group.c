@@ -20,9 +20,9 @@ report_group_run(struct rrun *rr, const struct rundir_run *run)
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
-	rr->group = run->group ? xstrdup(run->group) : NULL;
-	rr->start = run->start ? xstrdup(run->start) : NULL;
-	rr->controller = run->controller_host ? xstrdup(run->controller_host) : NULL;
+	rr->group = xstrdup_null(run->group);
+	rr->start = xstrdup_null(run->start);
+	rr->controller = xstrdup_null(run->controller_host);
 	for (i = 0; i < run->nhosts; i++)
 		strbuf_addf(&sb, "%s%s", i ? ", " : "", run->hosts[i].name);
 	rr->hosts = strbuf_detach(&sb, NULL);

@@ -477,14 +477,14 @@ series_get(struct runctx *x, const char *host, const char *variant)
 	s = &r->series[r->nseries];
 	memset(s, 0, sizeof(*s));
 	s->run = xstrdup(x->run_id);
-	s->group = x->run->group ? xstrdup(x->run->group) : NULL;
+	s->group = xstrdup_null(x->run->group);
 	s->dir = xstrdup(x->dir);
 	s->host = xstrdup(host);
-	s->variant = variant ? xstrdup(variant) : NULL;
+	s->variant = xstrdup_null(variant);
 	s->threshold = x->threshold;
 	s->fdr = x->fdr;
-	s->regmetrics = x->regmetrics ? xstrdup(x->regmetrics) : NULL;
-	s->plan = x->run->plan ? xstrdup(x->run->plan) : NULL;
+	s->regmetrics = xstrdup_null(x->regmetrics);
+	s->plan = xstrdup_null(x->run->plan);
 
 	rundir_load_env(x->dir, host, &env, &err);
 	free(err);
@@ -518,7 +518,7 @@ found:
 	free(x->last_host);
 	free(x->last_variant);
 	x->last_host = xstrdup(host);
-	x->last_variant = variant ? xstrdup(variant) : NULL;
+	x->last_variant = xstrdup_null(variant);
 	x->last = i;
 	return i;
 }
@@ -670,7 +670,7 @@ add_run(struct report *r, const char *dir, const void *lines, size_t len, char *
 		rr = &r->runs[r->nruns++];
 		rr->id = xstrdup(x.run_id);
 		rr->dir = xstrdup(dir);
-		rr->status = x.run->status ? xstrdup(x.run->status) : NULL;
+		rr->status = xstrdup_null(x.run->status);
 		rr->partial = x.run->status != NULL && strcmp(x.run->status,
 		    journal_status_name(JOURNAL_FINISHED)) != 0;
 		report_group_run(rr, x.run);

@@ -257,7 +257,7 @@ dup_member(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
 
-	return s ? xstrdup(s) : NULL;
+	return xstrdup_null(s);
 }
 
 struct rundir_run *

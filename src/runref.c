@@ -294,7 +294,7 @@ label_local(const char *ref, const struct runref_ctx *ctx, const char *results, 
 			if (run->label != NULL && strcmp(run->label, ref) == 0) {
 				xgrow(&runs, &cap, n + 1, sizeof(*runs));
 				runs[n].name = xstrdup(de->d_name);
-				runs[n++].plan = run->plan ? xstrdup(run->plan) : NULL;
+				runs[n++].plan = xstrdup_null(run->plan);
 			}
 			rundir_run_free(run);
 		} else {

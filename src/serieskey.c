@@ -15,7 +15,7 @@ void
 series_key_dup(struct series_key *dst, const struct series_key *src)
 {
 	dst->host = xstrdup(src->host);
-	dst->variant = src->variant != NULL ? xstrdup(src->variant) : NULL;
+	dst->variant = xstrdup_null(src->variant);
 	dst->bench = xstrdup(src->bench);
 	dst->params = xstrdup(src->params != NULL ? src->params : "");
 	dst->metric = xstrdup(src->metric);

@@ -110,7 +110,7 @@ tune_spec_profile(const char *name, struct tune_spec **out, char **err)
 	s->profile = xstrdup(name);
 	s->root = xstrdup("");
 	for (i = 0; i < TUNE_NITEMS; i++)
-		s->value[i] = performance[i] ? xstrdup(performance[i]) : NULL;
+		s->value[i] = xstrdup_null(performance[i]);
 	*out = s;
 	return 0;
 }

@@ -396,15 +396,16 @@ main(void)
 		    strstr(text, "over 2 trials against 5%: about 3 trials a side would be "
 		    "needed\n") != NULL, "text: about 3 trials");
 		if (text != NULL && strstr(text, "CANNOT JUDGE: wild") == NULL)
-			printf("# %s\n", text);
-		free(text);
+			free(text);
 		text = n ? render(n, REPORT_JSON) : NULL;
-		ok(text != NULL && strstr(text, "\"noisy_spread\": 7.90569") != NULL &&
+		ok(text != NULL && strstr(text, "\"noisy\": true,") != NULL &&
+		    strstr(text, "\"noisy_spread\": 7.90569") != NULL &&
 		    strstr(text, "\"trials_needed\": null,") != NULL,
-		    "json: the noisy spread, and no trials_needed for it");
+		    "json: noisy, the noisy spread, and no trials_needed for it");
 		ok(text != NULL && strstr(text, "\"trials_needed\": 3,") != NULL &&
+		    strstr(text, "\"noisy\": false,") != NULL &&
 		    strstr(text, "\"noisy_spread\": null") != NULL,
-		    "json: trials_needed 3, no noisy spread for it");
+		    "json: trials_needed 3, not noisy, no noisy spread for it");
 		free(text);
 		nightly_free(n);
 		n = NULL;

@@ -625,6 +625,21 @@ test_err_set(void)
 	free(err);
 }
 
+/* --- xstrdup_null ------------------------------------------------------------ */
+
+static void
+test_xstrdup_null(void)
+{
+	const char *src = "kernel";
+	char *p;
+
+	ok(xstrdup_null(NULL) == NULL, "xstrdup_null(NULL) is NULL");
+	p = xstrdup_null(src);
+	is_str(p, "kernel", "xstrdup_null copies a string");
+	ok(p != src, "... into new memory");
+	free(p);
+}
+
 /* --- free_secret ------------------------------------------------------------- */
 
 static void
@@ -654,6 +669,7 @@ main(void)
 	test_list_dir();
 	test_strv();
 	test_err_set();
+	test_xstrdup_null();
 	test_free_secret();
 	test_xmldoc();
 	return tap_done();
