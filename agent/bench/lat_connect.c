@@ -31,11 +31,12 @@
  * server falls behind the client (one CPU for both, or a server that
  * does not get one in time) by 100 connections, the kernel drops the
  * next SYN and that connect() waits for its retransmission, a second:
- * on the 2-CPU VM this was measured on, lmbench's own run gave 12 us
- * when it did not overflow and 4,800 to 7,700 us when it did (the
- * kernel's ListenOverflows counter rose by 25 to 60 in such a run), and
- * the agent with a backlog of 100 gave 11,000 to 16,000 us in runs of 30
- * seconds.  That measures the SYN timer, not a connection; with 1024 the
+ * on the 2-CPU VM this was measured on (tests/bench/connect-backlog.sh),
+ * lmbench's own run gave 12 us when it did not overflow and 4,100 to
+ * 7,700 us when it did (the kernel's ListenOverflows counter rose by 13
+ * to 20 in such a run), and the agent with a backlog of 100 gave 3,300
+ * to 16,000 us, overflowing 16 to 32 times in runs of as many seconds.
+ * That measures the SYN timer, not a connection; with 1024 the
  * agent's figure is lmbench's run that did not overflow.  backlog=100
  * reproduces lmbench's listener, overflows and all, and any other value
  * than the default says so in a note.
