@@ -396,7 +396,8 @@ main(void)
 		    strstr(text, "over 2 trials against 5%: about 3 trials a side would be "
 		    "needed\n") != NULL, "text: about 3 trials");
 		if (text != NULL && strstr(text, "CANNOT JUDGE: wild") == NULL)
-			free(text);
+			printf("# %s\n", text);
+		free(text);
 		text = n ? render(n, REPORT_JSON) : NULL;
 		ok(text != NULL && strstr(text, "\"noisy\": true,") != NULL &&
 		    strstr(text, "\"noisy_spread\": 7.90569") != NULL &&
