@@ -33,9 +33,15 @@ benchmarks:
       copies: 1
 EOF
 }
-# 0 to 0.255 s, at random: an rsd far above 10%
+# Each call sleeps longer than the one before (0.02 s times the square of
+# its count), so however many calls a trial makes, no two trials are alike:
+# 4 trials of one call each are 0.02, 0.08, 0.18 and 0.32 s, an rsd of 86%,
+# far above 10% every time. (A random sleep was noisy only most of the time:
+# 4 draws close together once gave an rsd of 6%.)
 # shellcheck disable=SC2016 # for the workload's shell
-echo 'sleep 0.$(od -An -N1 -tu1 /dev/urandom | tr -d " ")' >noisy.sh
+printf '%s\n' 'n=$(($(cat '"$WORK"'/calls 2>/dev/null || echo 0) + 1))' \
+	'echo "$n" >'"$WORK"'/calls' \
+	'sleep "$(awk -v n="$n" '"'"'BEGIN { printf "%.2f", 0.02 * n * n }'"'"')"' >noisy.sh
 echo 'sleep 0.1' >steady.sh
 plan noisy.yaml noisy.sh
 plan steady.yaml steady.sh
