@@ -9,7 +9,7 @@
 # in every round; one of luck does not), and whether the agent's spread is
 # wider than lmbench's beyond chance (a permutation test, below).
 #
-#   tests/bench/vs-lmbench.sh [-r ROUNDS] [-m METRIC,...] [-c CPUS] [-k] [LMBENCH_TARBALL]
+#   tests/bench/vs-lmbench.sh [-r ROUNDS] [-m METRIC,...] [-c CPUS] [-a] [-k] [LMBENCH_TARBALL]
 #   LMBENCH_SRC=/path/to/lmbench-3.tar.gz tests/bench/vs-lmbench.sh
 #
 #   -r ROUNDS   rounds (default 5); each runs every metric once per side,
@@ -21,6 +21,11 @@
 #               compares the two methods without the scheduler's choice
 #               of same-CPU switch or cross-CPU wake-up, which flips from
 #               run to run on a shared machine (both sides alike)
+#   -a          lmbench against itself: the second side runs lmbench's
+#               same command lines again in the agent's place, so the
+#               table shows how far two runs of one method, interleaved,
+#               are apart on this machine: the floor under every ratio
+#               and count of an agent run made in the same conditions
 #   -l          list the metrics and exit
 #   -k          keep the work directory (raw outputs) and print its path
 #
@@ -75,6 +80,7 @@ ONLY=
 CPUS=
 KEEP=0
 LIST=0
+SELF=0
 
 # key|table|column|unit|direction (lower/higher is better)
 METRICS='
@@ -141,8 +147,9 @@ usage() {
 	exit 2
 }
 
-while getopts 'r:m:c:klh' opt; do
+while getopts 'r:m:c:aklh' opt; do
 	case $opt in
+	a) SELF=1 ;;
 	r) ROUNDS=$OPTARG ;;
 	m) ONLY=$OPTARG ;;
 	c) CPUS=$OPTARG ;;
@@ -161,7 +168,7 @@ TARBALL=${1:-${LMBENCH_SRC:-}}
 [ -n "$TARBALL" ] || usage
 [ -f "$TARBALL" ] || { echo "vs-lmbench: no such tarball: $TARBALL" >&2; exit 2; }
 case $ROUNDS in '' | *[!0-9]* | 0) echo "vs-lmbench: -r wants a positive number" >&2; exit 2 ;; esac
-[ -x "$AGENT" ] || { echo "vs-lmbench: no agent at $AGENT (run make)" >&2; exit 2; }
+[ "$SELF" = 1 ] || [ -x "$AGENT" ] || { echo "vs-lmbench: no agent at $AGENT (run make)" >&2; exit 2; }
 for tool in jq awk gcc make timeout sha256sum; do
 	command -v "$tool" >/dev/null || { echo "vs-lmbench: $tool not found" >&2; exit 2; }
 done
@@ -259,7 +266,8 @@ lmb() {
 	shift
 	# shellcheck disable=SC2086 # PIN is empty or "taskset -c CPUS"
 	out=$(cd "$BIN" && timeout -k 5 "$TIMEOUT" $PIN "./$prog" "$@" 2>&1 >/dev/null </dev/null) || rc=$?
-	printf '## round %s: %s %s (exit %s)\n%s\n' "${r:-0}" "$prog" "$*" "$rc" "$out" >>"$W/raw/lm.$prog"
+	printf '## round %s%s: %s %s (exit %s)\n%s\n' "${r:-0}" "${SIDE2:+, second side}" "$prog" "$*" "$rc" \
+		"$out" >>"$W/raw/lm.$prog"
 	[ -z "$out" ] || printf '%s\n' "$out"
 }
 
@@ -434,6 +442,15 @@ record() {
 	done
 }
 
+# The second side: the agent, or with -a lmbench again.
+side2_job() {
+	if [ "$SELF" = 1 ]; then
+		SIDE2=1 lm_job "$1"
+	else
+		ag_job "$1"
+	fi
+}
+
 # --- Rounds -------------------------------------------------------------------
 selected() {	# is any metric of run $1 selected?
 	local m
@@ -454,9 +471,9 @@ for r in $(seq "$ROUNDS"); do
 		selected "$j" || continue
 		if [ $((r % 2)) = 1 ]; then
 			lm_job "$j" | record lm
-			ag_job "$j" | record ag
+			side2_job "$j" | record ag
 		else
-			ag_job "$j" | record ag
+			side2_job "$j" | record ag
 			lm_job "$j" | record lm
 		fi
 	done
@@ -504,11 +521,18 @@ wider_p() {
 	}' "$1" "$2"
 }
 
+# With -a the second side is lmbench again: "again" where the table and
+# the counts say "agent".
+if [ "$SELF" = 1 ]; then
+	OTHER=again WHO="lmbench's second run" AGAINST="lmbench 3 itself (-a)"
+else
+	OTHER=agent WHO="the agent" AGAINST=$(basename "$AGENT")
+fi
 echo
-echo "lmbench 3 (ENOUGH=$ENOUGH, TIMING_O=$TIMING_O, LOOP_O=$LOOP_O) against $(basename "$AGENT"), $ROUNDS rounds, $(date -u +%Y-%m-%d), ${elapsed} s${CPUS:+, both sides on CPUs $CPUS}"
+echo "lmbench 3 (ENOUGH=$ENOUGH, TIMING_O=$TIMING_O, LOOP_O=$LOOP_O) against $AGAINST, $ROUNDS rounds, $(date -u +%Y-%m-%d), ${elapsed} s${CPUS:+, both sides on CPUs $CPUS}"
 echo "load average (1, 5, 15 min): $load_start at the start, $load_end at the end"
 echo
-echo '| table | column | unit | lmbench | agent | agent/lmbench | lmbench spread | agent spread | agent higher | wider p |'
+echo "| table | column | unit | lmbench | $OTHER | $OTHER/lmbench | lmbench spread | $OTHER spread | $OTHER higher | wider p |"
 echo '|---|---|---|---|---|---|---|---|---|---|'
 within10=0; within15=0; total=0; wider=0; wider_sig=0; steady=0
 while IFS='|' read -r key table col unit _dir; do
@@ -537,8 +561,8 @@ done <<EOF
 $METRICS
 EOF
 echo
-echo "$total metrics: $within10 within 10%, $within15 within 15%; the agent's spread is wider than lmbench's on $wider"
-echo "  wider beyond chance (p < 0.05) on $wider_sig; the agent the higher in every round or in none on $steady"
+echo "$total metrics: $within10 within 10%, $within15 within 15%; ${WHO}'s spread is wider than lmbench's on $wider"
+echo "  wider beyond chance (p < 0.05) on $wider_sig; $WHO the higher in every round or in none on $steady"
 echo "  (where the two sides' values come from one distribution, each spread is the wider in about half"
 echo "  the columns, p < 0.05 in about 1 in 20, and every-or-none in 1 in 2^(rounds-1))"
 for f in "$W"/res/*.missing; do
@@ -546,7 +570,7 @@ for f in "$W"/res/*.missing; do
 	f=${f##*/}
 	f=${f%.missing}
 	echo "  ${f%%.*} ${f#*.}: $(wc -l <"$W/res/$f.missing" | tr -d ' ') of $ROUNDS rounds gave no figure"
-done | sed 's/^  lm /  lmbench /; s/^  ag /  agent /'
+done | sed "s/^  lm /  lmbench /; s/^  ag /  $OTHER /"
 if [ -s "$W/notes" ]; then
 	echo
 	echo "The agent's notes:"
