@@ -3,8 +3,8 @@
  * linux-kernel mail, character for character.
  *
  * Golden inputs: tests/data/report/example-lmbench-tx49.txt and
- * example-lmbench-commando.txt, copies of /work/shared/examples/ (lmbench 3
- * summary tables from linux-kernel mail: Toshiba TX49 boards, 2006; a
+ * example-lmbench-commando.txt, lmbench 3 summary tables copied from
+ * linux-kernel mail as it printed them (Toshiba TX49 boards, 2006; a
  * 2.4 GHz x86 "commando", 2005).  Every data row is cut into cells by its
  * table's rule line; each cell's text is turned back into the number the
  * mail printed ("39.K" -> 39000, "166." -> 166), formatted again with

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen-fixtures.py: build the run directories of tests/data/report/ from
-the lmbench tables of linux-kernel mail (example-lmbench-*.txt, copied
-from /work/shared/examples/, the mail's numbers).
+the lmbench tables of linux-kernel mail (example-lmbench-*.txt, the
+tables as the mail printed them).
 
 Each table cell becomes one trial line whose value, formatted the lmbench
 way, gives back the mail's text ("39.K" -> 39000, "166." -> 166,
