@@ -255,11 +255,12 @@ export LOOP_O
 # Here it is written again before each lmbench program that reads it, so
 # that its pages are in the page cache as lmdd leaves them, as the agent's
 # freshly written file's are.  Left for minutes, they need not stay so: on
-# the VM this was written on, the host's DAMON evicted cold page cache
-# within minutes, the pages came back as 4 KB folios where lmdd's 8 KB
-# writes had left 8 KB ones, and lmbench's page faults on that file took
-# 0.48 to 0.52 us against 0.31 to 0.40 on a fresh one, its reread 3,465
-# to 4,140 MB/s against 4,767 to 5,273 (docs/performance.md).
+# the VM this was written on, cold page cache was evicted within minutes
+# (a DAMON thread, kdamond, runs in its kernel; the reclaim counters of
+# /proc/vmstat did not move), the pages came back as 4 KB folios where
+# lmdd's 8 KB writes had left 8 KB ones, and lmbench's page faults on that
+# file took 0.48 to 0.52 us against 0.31 to 0.40 on a fresh one, its
+# reread 3,465 to 4,140 MB/s against 4,767 to 5,273 (docs/performance.md).
 write_file() {
 	"$BIN/lmdd" label="File $FILE write bandwidth: " of="$FILE" move=8m fsync=1 print=3 \
 		2>>"$W/raw/lmdd" || { echo "vs-lmbench: lmdd could not write $FILE" >&2; exit 2; }
