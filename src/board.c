@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "fleet.h"
 #include "fsutil.h"
+#include "proc.h"
 #include "strbuf.h"
 #include "transport.h"
 #include "xmalloc.h"
@@ -56,14 +57,13 @@ spawn(const char *cmd, const char *host, pid_t *pid, int *fd, char **err)
 		*err = xasprintf("pipe: %s", strerror(errno));
 		goto out;
 	}
-	if ((c = fork()) < 0) {
+	if ((c = proc_fork_group()) < 0) {
 		*err = xasprintf("fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
 		goto out;
 	}
 	if (c == 0) {
-		setpgid(0, 0);
 		devnull = open("/dev/null", O_RDONLY);
 		if (devnull >= 0)
 			dup2(devnull, 0);
@@ -72,7 +72,6 @@ spawn(const char *cmd, const char *host, pid_t *pid, int *fd, char **err)
 		execve(argv[0], argv, envp);
 		_exit(127);
 	}
-	setpgid(c, c);
 	close(p[1]);
 	*pid = c;
 	*fd = p[0];
@@ -83,29 +82,16 @@ out:
 	return r;
 }
 
-/* End a child's process group (TERM, then KILL) and reap it. */
+/*
+ * End a child's process group and reap it: at once (TERM, then KILL) with
+ * kill_it, else when the shell has finished; what it left behind goes too.
+ */
 static int
 reap(pid_t pid, int kill_it)
 {
-	int st = -1, i;
+	int st = -1;
 
-	if (kill_it)
-		kill(-pid, SIGTERM);
-	for (i = 0; i < 20; i++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			goto done;
-		if (!kill_it && i == 0) {
-			if (waitpid(pid, &st, 0) == pid)
-				goto done;
-			break;
-		}
-		usleep(50 * 1000);
-	}
-	kill(-pid, SIGKILL);
-	waitpid(pid, &st, 0);
-done:
-	if (kill_it)
-		kill(-pid, SIGKILL);	/* what the shell left behind */
+	proc_group_end(pid, kill_it ? 0 : BOARD_POWER_MS, &st);
 	return st;
 }
 

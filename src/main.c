@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "yamldoc.h"
 #include "log.h"
+#include "proc.h"
 #include "xmalloc.h"
 
 static const struct cmd_entry cmd_help;
@@ -183,6 +184,11 @@ main(int argc, char **argv)
 	const struct cmd_entry *e;
 	int c, level = LOG_LEVEL_INFO;
 
+	/*
+	 * The process groups we start (jumps, hooks) end with us, whether by
+	 * exit() or by a signal no command catches.
+	 */
+	proc_groups_on_exit();
 	/* '+': stop at the command name; its options are its own. */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+hvqV", longopts, NULL)) != -1) {

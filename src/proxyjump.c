@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "pace.h"
+#include "proc.h"
 #include "shquote.h"
 #include "strbuf.h"
 #include "strv.h"
@@ -342,7 +343,10 @@ stderr_file(void)
 
 /*
  * Start argv (or, with shell_cmd, `/bin/sh -c "exec CMD"`) with a socket
- * as its standard input and output; our end in *fdp.
+ * as its standard input and output; our end in *fdp.  It runs in a
+ * process group of its own (proc_fork_group()) so that reap_proxy() ends
+ * the ssh processes it starts in turn; an exec that fails reports its
+ * errno through a close-on-exec pipe.
  */
 int
 spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *fdp,
@@ -350,7 +354,8 @@ spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *
 {
 	char *prog = NULL, *sh_line = NULL;
 	const char *shargv[4];
-	int sv[2] = { -1, -1 }, errfd = -1;
+	int sv[2] = { -1, -1 }, ep[2] = { -1, -1 }, errfd = -1, e = 0;
+	ssize_t got;
 	pid_t pid;
 
 	if (shell_cmd != NULL) {
@@ -367,28 +372,44 @@ spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *
 		return a->code;
 	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
-	    (errfd = stderr_file()) < 0) {
+	    pipe2(ep, O_CLOEXEC) != 0 || (errfd = stderr_file()) < 0) {
 		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot start the jump: %s", label,
 		    strerror(errno));
 		goto fail;
 	}
-	if ((pid = fork()) < 0) {
+	if ((pid = proc_fork_group()) < 0) {
 		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot fork: %s", label,
 		    strerror(errno));
 		goto fail;
 	}
 	if (pid == 0) {
 		/* Async-signal-safe calls only. */
-		setsid();
 		dup2(sv[1], STDIN_FILENO);
 		dup2(sv[1], STDOUT_FILENO);
 		dup2(errfd, STDERR_FILENO);
-		close_range(3, ~0U, 0);
+		if (ep[1] <= STDERR_FILENO || dup2(ep[1], 3) != 3 ||
+		    fcntl(3, F_SETFD, FD_CLOEXEC) != 0)
+			_exit(127);
+		close_range(4, ~0U, 0);
 		signal(SIGPIPE, SIG_DFL);
 		execv(prog, argv);
+		e = errno;
+		(void)!write(3, &e, sizeof(e));
 		_exit(127);
 	}
 	close_fd(&sv[1]);
+	close_fd(&ep[1]);
+	/* EOF once it runs the program; an errno when it could not. */
+	do
+		got = read(ep[0], &e, sizeof(e));
+	while (got < 0 && errno == EINTR);
+	close_fd(&ep[0]);
+	if (got == (ssize_t)sizeof(e)) {
+		proc_group_end(pid, 1000, NULL);
+		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot start %s for the jump: %s",
+		    label, prog, strerror(e));
+		goto fail;
+	}
 	si->proxy_pid = pid;
 	si->proxy_err = errfd;
 	*fdp = sv[0];
@@ -398,34 +419,25 @@ spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *
 fail:
 	close_fd(&sv[0]);
 	close_fd(&sv[1]);
+	close_fd(&ep[0]);
+	close_fd(&ep[1]);
 	close_fd(&errfd);
 	free(prog);
 	free(sh_line);
 	return a->code;
 }
 
-/* End our jump child: its socket is closed by now; wait, then insist. */
+/*
+ * End our jump child and its process group: its socket is closed by now,
+ * so a second to leave by itself, then SIGTERM, then SIGKILL; whatever it
+ * started (the ssh of an inner hop, a ProxyCommand's children) goes too.
+ */
 void
 reap_proxy(struct ssh_impl *si)
 {
-	long long deadline;
-	int sig = 0, ws;
-	pid_t p;
-
 	if (si->proxy_pid <= 0)
 		return;
-	deadline = pace_now_ms() + 1000;
-	for (;;) {
-		p = waitpid(si->proxy_pid, &ws, WNOHANG);
-		if (p == si->proxy_pid || (p < 0 && errno != EINTR))
-			break;
-		if (pace_now_ms() >= deadline) {
-			sig = sig == 0 ? SIGTERM : SIGKILL;
-			kill(si->proxy_pid, sig);
-			deadline = pace_now_ms() + 1000;
-		}
-		sleep_ms(10);
-	}
+	proc_group_end(si->proxy_pid, 1000, NULL);
 	si->proxy_pid = 0;
 }
 
