@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -168,6 +169,133 @@ no:
 	return -1;
 }
 
+/*
+ * The ProxyJump list ssh_config gives the host alias `host` in *spec
+ * (new), or NULL when it has none (or a ProxyCommand of another kind,
+ * which its ssh runs itself); 0, or -1 with a in a.
+ */
+static int
+config_jumps(const struct transport_opts *o, const char *host, char **spec,
+    struct attempt *a)
+{
+	ssh_session s = NULL;
+	char *str = NULL;
+	int off = 0, r = -1;
+
+	*spec = NULL;
+	if ((s = ssh_new()) == NULL) {
+		set_msg(a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot create an SSH session",
+		    o->name);
+		goto out;
+	}
+	ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &off);
+	if (ssh_options_set(s, SSH_OPTIONS_HOST, host) != 0) {
+		set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: bad jump host '%s': %s",
+		    o->name, host, ssh_get_error(s));
+		goto out;
+	}
+	if (ssh_config_read(s, o, a) != 0)
+		goto out;
+	if (ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &str) == SSH_OK &&
+	    jumps_from_libssh_command(str, spec) != 0)
+		*spec = NULL;
+	r = 0;
+out:
+	ssh_string_free_char(str);
+	ssh_free(s);
+	return r;
+}
+
+/* " -> host" for each of the n names, after the first without the arrow. */
+static char *
+join_path(char *const *names, size_t n, const char *last)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%s", i ? " -> " : "", names[i]);
+	strbuf_addf(&sb, "%s%s", n ? " -> " : "", last);
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Make tg's jump chain whole: the ssh of the first hop would follow that
+ * hop's own ProxyJump in ssh_config, and so on, without end for a loop
+ * (`a` jumps through `b`, `b` through `a`: a new ssh per turn, for ever).
+ * So the first hop's ProxyJump is put in front of the chain, again until
+ * a first hop has none, the jumps ssh starts are told to follow no
+ * ProxyJump of their own (jump_argv()), and a host met twice on the way
+ * is a loop, refused before anything starts, as is a chain longer than
+ * JUMP_HOPS_MAX.  from_config: the chain is the target's ProxyJump in
+ * ssh_config (the target, o->address, is where the path starts).
+ */
+int
+resolve_jumps(const struct transport_opts *o, struct target *tg, int from_config,
+    struct attempt *a)
+{
+	char **seen = NULL, *spec = NULL, *bad = NULL, *path = NULL;
+	struct hop *more = NULL, *all;
+	size_t nseen = 0, cap = 0, nmore = 0, nhops0 = tg->nhops, i;
+	const char *cfg = o->ssh_config_path != NULL ? o->ssh_config_path : "~/.ssh/config";
+	int r = -1;
+
+	if (from_config) {
+		xgrow(&seen, &cap, nseen + 1, sizeof(*seen));
+		seen[nseen++] = xstrdup(o->address);
+	}
+	while (o->ssh_config && tg->nhops > 0) {
+		const char *first = tg->hops[0].host;
+
+		for (i = 0; i < nseen; i++)
+			if (strcasecmp(seen[i], first) == 0) {
+				path = join_path(seen, nseen, first);
+				set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: ProxyJump loop in "
+				    "ssh_config %s: %s", o->name, cfg, path);
+				goto out;
+			}
+		if (config_jumps(o, first, &spec, a) != 0)
+			goto out;
+		if (spec == NULL)
+			break;
+		if (parse_jumps(spec, &more, &nmore, &bad) != 0) {
+			set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: bad ProxyJump hop '%s' "
+			    "in ssh_config (the jump to %s)", o->name, bad, first);
+			goto out;
+		}
+		xgrow(&seen, &cap, nseen + 1, sizeof(*seen));
+		seen[nseen++] = xstrdup(first);
+		/* Each turn adds a hop or more: the cap ends a chain that grows. */
+		all = xcalloc(nmore + tg->nhops, sizeof(*all));
+		memcpy(all, more, nmore * sizeof(*all));
+		memcpy(all + nmore, tg->hops, tg->nhops * sizeof(*all));
+		free(tg->hops);
+		tg->hops = all;
+		tg->nhops += nmore;
+		free(more);
+		more = NULL;
+		free(spec);
+		spec = NULL;
+		if (tg->nhops > JUMP_HOPS_MAX)
+			break;
+	}
+	if (tg->nhops > JUMP_HOPS_MAX) {
+		set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: a jump chain of %s%zu hops "
+		    "is longer than the %d fleetmark takes", o->name,
+		    tg->nhops > nhops0 ? "at least " : "", tg->nhops, JUMP_HOPS_MAX);
+		goto out;
+	}
+	r = 0;
+out:
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	free(spec);
+	free(bad);
+	free(path);
+	return r;
+}
+
 /* Expand %h %p %r %% of a ProxyCommand from ssh_config. */
 char *
 expand_proxy_command(const char *cmd, const struct target *tg)
@@ -302,7 +430,15 @@ jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
 		strv_push(a, "-p");
 		strv_pushf(a, "%d", h->port);
 	}
-	if (n > 1) {
+	if (n == 1) {
+		/*
+		 * resolve_jumps() put this hop's ProxyJump, if any, in the
+		 * chain: its ssh must not follow it once more (for a loop in
+		 * ssh_config, without end).
+		 */
+		strv_push(a, "-o");
+		strv_push(a, "ProxyJump=none");
+	} else {
 		struct strv inner = STRV_INIT;
 		char *dst = host_port_arg(hops[n - 1].host,
 		    hops[n - 1].port > 0 ? hops[n - 1].port : 22);

@@ -140,7 +140,22 @@ int	check_hostkey(ssh_session s, const struct transport_opts *o,
  */
 void	kh_merge(const char *tmp, const char *kh, const char *label);
 
+/*
+ * Parse the ssh_config of o (o->ssh_config_path, or ~/.ssh/config with the
+ * system-wide file) into s, whose host is set: 0, or -1 with a in a
+ * (transport-ssh.c).
+ */
+int	ssh_config_read(ssh_session s, const struct transport_opts *o, struct attempt *a);
+
 /* --- jumps (proxyjump.c) ------------------------------------------------------------- */
+
+/*
+ * The longest jump chain taken: each hop nests the ssh command of the ones
+ * before it in a quoted ProxyCommand, about three times as long per hop,
+ * and the kernel takes no argument longer than 128 KiB: 9 hops of a
+ * typical command come near it, 10 go past it.
+ */
+#define JUMP_HOPS_MAX	8
 
 /* Free what tg holds and clear it. */
 void	target_release(struct target *tg);
@@ -157,6 +172,16 @@ int	parse_jumps(const char *spec, struct hop **out, size_t *nout, char **bad);
  * or -1 when cmd is any other ProxyCommand.
  */
 int	jumps_from_libssh_command(const char *cmd, char **spec);
+
+/*
+ * Complete tg's jump chain with the ProxyJump lines of ssh_config (when
+ * o->ssh_config): the first hop's own ProxyJump goes in front, until a
+ * first hop has none.  0, or -1 with a in a for a loop (the message
+ * names it: "a -> b -> a") or a chain longer than JUMP_HOPS_MAX.
+ * from_config: tg's chain is o->address's own ProxyJump in ssh_config.
+ */
+int	resolve_jumps(const struct transport_opts *o, struct target *tg, int from_config,
+	    struct attempt *a);
 
 /* A ProxyCommand with %h %p %r %n %% expanded for tg (new string). */
 char	*expand_proxy_command(const char *cmd, const struct target *tg);

@@ -173,6 +173,27 @@ local_user(void)
 
 /* --- sessions -------------------------------------------------------------------------- */
 
+int
+ssh_config_read(ssh_session s, const struct transport_opts *o, struct attempt *a)
+{
+	const char *path = o->ssh_config_path;
+	char *def = NULL;
+	int r;
+
+	/* The default file comes with the system-wide one, as for ssh. */
+	if (path != NULL && (def = default_config_path()) != NULL && strcmp(def, path) == 0)
+		path = NULL;
+	free(def);
+	if (path != NULL && access(path, R_OK) != 0 && errno == ENOENT)
+		r = 0;
+	else
+		r = ssh_options_parse_config(s, path);
+	if (r != 0)
+		set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: cannot use ssh_config %s: %s",
+		    o->name, path ? path : "~/.ssh/config", ssh_get_error(s));
+	return r != 0 ? -1 : 0;
+}
+
 /*
  * A new session for one attempt: the address, then ssh_config, then our
  * settings.  On the first call (tg->host NULL) also resolves *tg.
@@ -195,26 +216,9 @@ session_new(const struct transport_opts *o, struct target *tg, struct attempt *a
 	if (ssh_options_set(s, SSH_OPTIONS_HOST, o->address) != 0)
 		goto bad;
 	/* libssh: parse the config right after the host, then set ours. */
-	if (o->ssh_config) {
-		const char *path = o->ssh_config_path;
-		char *def = NULL;
-		int r;
-
-		/* The default file comes with the system-wide one, as for ssh. */
-		if (path != NULL && (def = default_config_path()) != NULL &&
-		    strcmp(def, path) == 0)
-			path = NULL;
-		free(def);
-		if (path != NULL && access(path, R_OK) != 0 && errno == ENOENT)
-			r = 0;
-		else
-			r = ssh_options_parse_config(s, path);
-		if (r != 0) {
-			set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: cannot use ssh_config %s: %s",
-			    o->name, path ? path : "~/.ssh/config", ssh_get_error(s));
-			ssh_free(s);
-			return NULL;
-		}
+	if (o->ssh_config && ssh_config_read(s, o, a) != 0) {
+		ssh_free(s);
+		return NULL;
 	}
 	if (o->user != NULL && ssh_options_set(s, SSH_OPTIONS_USER, o->user) != 0)
 		goto bad;
@@ -273,6 +277,10 @@ session_new(const struct transport_opts *o, struct target *tg, struct attempt *a
 				tg->proxy_cmd = expand_proxy_command(str, tg);
 			free(spec);
 			ssh_string_free_char(str);
+		}
+		if (tg->nhops > 0 && resolve_jumps(o, tg, o->proxy_jump == NULL, a) != 0) {
+			ssh_free(s);
+			return NULL;
 		}
 	}
 	/* We make every connection ourselves and hand libssh the socket. */

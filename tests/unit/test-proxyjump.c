@@ -2,12 +2,16 @@
  * test-proxyjump.c: the jump chains of the SSH transport (src/proxyjump.c),
  * without a network: proxy_jump lists parsed and refused, the jump list
  * recovered from the ProxyCommand libssh makes of a ssh_config ProxyJump,
- * ProxyCommand %-expansion, and the argv of the `ssh -W` child for one and
- * for two hops (the inner hop's '%' doubled for the outer ssh).
+ * ProxyCommand %-expansion, the argv of the `ssh -W` child for one and
+ * for two hops (the inner hop's '%' doubled for the outer ssh), the chain
+ * completed from ssh_config with its loops and overlong chains refused,
+ * and a jump that cannot start saying why.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/transport-ssh-int.h"
 #include "shquote.h"
@@ -102,8 +106,8 @@ test_argv(void)
 	is_str(line, "ssh -F /dev/null -o 'BatchMode=yes' -o 'LogLevel=ERROR' -o 'ConnectTimeout=10' "
 	    "-o 'StrictHostKeyChecking=accept-new' -o 'UserKnownHostsFile=\"/kh\"' "
 	    "-o 'UpdateHostKeys=no' -o 'ServerAliveInterval=15' -o 'ServerAliveCountMax=3' "
-	    "-i /k/id_ed25519 -o 'IdentitiesOnly=yes' -W '[fe80::1]:22' j1",
-	    "one hop: our options, identity and policy, then -W DEST HOST");
+	    "-i /k/id_ed25519 -o 'IdentitiesOnly=yes' -o 'ProxyJump=none' -W '[fe80::1]:22' j1",
+	    "one hop: our options, identity and policy, no ProxyJump of its own, then -W DEST HOST");
 	free(line);
 	strv_clear(&a);
 
@@ -126,6 +130,115 @@ test_argv(void)
 	strv_clear(&a);
 }
 
+/* A target whose chain is spec (from its ssh_config ProxyJump with from_config). */
+static int
+resolve(const char *cfg, const char *spec, int from_config, struct target *tg,
+    struct attempt *a)
+{
+	struct transport_opts o;
+	char *bad = NULL;
+
+	memset(&o, 0, sizeof(o));
+	memset(tg, 0, sizeof(*tg));
+	memset(a, 0, sizeof(*a));
+	o.name = "c";
+	o.address = "c";
+	o.ssh_config = cfg != NULL;
+	o.ssh_config_path = cfg;
+	if (parse_jumps(spec, &tg->hops, &tg->nhops, &bad) != 0) {
+		free(bad);
+		return -2;
+	}
+	return resolve_jumps(&o, tg, from_config, a);
+}
+
+static void
+test_resolve(void)
+{
+	char cfg[] = "/tmp/test-proxyjump.XXXXXX";
+	struct target tg;
+	struct attempt a;
+	FILE *f;
+	int fd;
+
+	if ((fd = mkstemp(cfg)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+		ok(0, "a temporary ssh_config");
+		return;
+	}
+	fprintf(f, "Host c\n  ProxyJump loopA\n"
+	    "Host loopA\n  HostName 198.18.0.1\n  ProxyJump loopB\n"
+	    "Host loopB\n  HostName 198.18.0.2\n  ProxyJump bench@loopA:2222\n"
+	    "Host j2\n  ProxyJump j1,bench@j0:2222\n"
+	    "Host self\n  ProxyJump self\n");
+	for (int i = 1; i < 12; i++)
+		fprintf(f, "Host d%d\n  ProxyJump d%d\n", i, i + 1);
+	fclose(f);
+
+	ok(resolve(cfg, "loopA", 1, &tg, &a) == -1 && tg.nhops <= JUMP_HOPS_MAX,
+	    "a ProxyJump loop in ssh_config is refused");
+	ok(strstr(a.msg, "ProxyJump loop") != NULL &&
+	    strstr(a.msg, ": c -> loopA -> loopB -> loopA") != NULL, "... naming it");
+	printf("# %s\n", a.msg);
+	target_release(&tg);
+	ok(resolve(cfg, "self", 0, &tg, &a) == -1 && strstr(a.msg, ": self -> self") != NULL,
+	    "a host that jumps through itself is a loop");
+	target_release(&tg);
+
+	ok(resolve(cfg, "j2,h1", 0, &tg, &a) == 0 && tg.nhops == 4,
+	    "the first hop's ProxyJump goes in front of the chain");
+	if (tg.nhops == 4)
+		ok(strcmp(tg.hops[0].host, "j1") == 0 && strcmp(tg.hops[1].host, "j0") == 0 &&
+		    tg.hops[1].port == 2222 && strcmp(tg.hops[2].host, "j2") == 0 &&
+		    strcmp(tg.hops[3].host, "h1") == 0, "... in the order ssh would take");
+	target_release(&tg);
+	ok(resolve(NULL, "j2,h1", 0, &tg, &a) == 0 && tg.nhops == 2,
+	    "without ssh_config the chain is the inventory's");
+	target_release(&tg);
+
+	ok(JUMP_HOPS_MAX == 8 && resolve(NULL, "h,h,h,h,h,h,h,h", 0, &tg, &a) == 0,
+	    "8 hops are taken");
+	target_release(&tg);
+	ok(resolve(NULL, "h,h,h,h,h,h,h,h,h,h,h", 0, &tg, &a) == -1 &&
+	    strstr(a.msg, "jump chain of 11 hops") != NULL, "11 are refused, saying so");
+	printf("# %s\n", a.msg);
+	target_release(&tg);
+	ok(resolve(cfg, "d1", 0, &tg, &a) == -1 &&
+	    strstr(a.msg, "jump chain of at least 9 hops") != NULL,
+	    "a chain in ssh_config is cut short at the cap");
+	target_release(&tg);
+	unlink(cfg);
+}
+
+/* A jump that cannot start says why, not "Success". */
+static void
+test_spawn_errno(void)
+{
+	struct ssh_impl si;
+	struct attempt a;
+	size_t big = 256 * 1024;
+	char *arg = xmalloc(big + 1);
+	char *argv[] = { (char *)"sh", (char *)"-c", arg, NULL };
+	const char *pre = getenv("LD_PRELOAD");
+	int fd = -1;
+
+	/* Under valgrind, a child whose execve fails dies of valgrind. */
+	if (pre != NULL && strstr(pre, "vgpreload") != NULL) {
+		ok(1, "# SKIP valgrind cannot follow an execve that fails");
+		free(arg);
+		return;
+	}
+	memset(&si, 0, sizeof(si));
+	memset(&a, 0, sizeof(a));
+	si.proxy_err = -1;
+	memset(arg, ':', big);
+	arg[big] = '\0';
+	ok(spawn_proxy(&si, argv, NULL, &fd, &a, "b") == TRANSPORT_ELOCAL && fd == -1 &&
+	    si.proxy_pid == 0, "an argument past the kernel's limit: the jump does not start");
+	ok(strstr(a.msg, strerror(E2BIG)) != NULL, "... and the message says why");
+	printf("# %s\n", a.msg);
+	free(arg);
+}
+
 int
 main(void)
 {
@@ -133,5 +246,7 @@ main(void)
 	test_libssh_command();
 	test_expand();
 	test_argv();
+	test_resolve();
+	test_spawn_errno();
 	return tap_done();
 }
