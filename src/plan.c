@@ -370,6 +370,29 @@ check_point_limits(const struct catalog_bench *b, const struct plan_point *pt,
 }
 
 /* One `benchmarks:` entry: a suite, or a benchmark and its matrix. */
+/*
+ * The cap on trials per host, for a plan of npoints points: checked for
+ * each entry before its points are made, so that a plan of many large
+ * matrices is refused before it fills memory, not after.
+ */
+static int
+check_trials(const struct plan *p, size_t npoints, const struct ydoc_node *where, char **err)
+{
+	int rep = p->repeat_auto ? p->repeat_max : p->repeat;
+
+	/*
+	 * The points so far and an entry's are each capped, so the product is
+	 * at most 2 x PLAN_MAX_TRIALS x PLAN_MAX_VARIANTS x PLAN_MAX_REPEAT,
+	 * far inside 64 bits.
+	 */
+	if (npoints <= 2 * (size_t)PLAN_MAX_TRIALS &&
+	    (unsigned long long)npoints * p->nvariants * (unsigned long long)rep <= PLAN_MAX_TRIALS)
+		return 0;
+	return ydoc_error(err, where, "%zu variants x %zu points x repeat %s%d is more than %d "
+	    "trials per host", p->nvariants, npoints, p->repeat_auto ? "up to " : "", rep,
+	    PLAN_MAX_TRIALS);
+}
+
 static int
 load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
     const struct catalog *cat, char **err)
@@ -435,6 +458,8 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 			return ydoc_error(err, ydoc_get_key(e, "params"), "%s is a suite of %zu "
 			    "points: it takes no params (name a member benchmark to vary "
 			    "its parameters)", b->name, b->nmembers);
+		if (check_trials(p, p->npoints + b->nmembers, e, err) != 0)
+			return -1;
 		for (i = 0; i < b->nmembers; i++) {
 			const struct catalog_member *m = &b->members[i];
 
@@ -515,6 +540,8 @@ load_bench_entry(struct plan *p, size_t *cap, const struct ydoc_node *e,
 		npoints *= len[i];
 		gk[i] = k->value;
 	}
+	if (check_trials(p, p->npoints + npoints, e, err) != 0)
+		goto out;
 	/* Every combination, the first axis varying slowest. */
 	for (;;) {
 		for (i = 0; i < naxes; i++)
@@ -980,13 +1007,8 @@ load_doc(struct ydoc *doc, const struct catalog *cat, struct plan **out, char **
 			goto out;
 	if (check_unique_points(p, err) != 0)
 		goto out;
-	if ((double)p->npoints * (double)p->nvariants * (double)(p->repeat_auto ?
-	    p->repeat_max : p->repeat) > PLAN_MAX_TRIALS) {
-		ydoc_error(err, bl, "%zu variants x %zu points x repeat %s%d is more than %d "
-		    "trials per host", p->nvariants, p->npoints, p->repeat_auto ? "up to " : "",
-		    p->repeat_auto ? p->repeat_max : p->repeat, PLAN_MAX_TRIALS);
+	if (check_trials(p, p->npoints, bl, err) != 0)
 		goto out;
-	}
 	if ((n = ydoc_get(root, "regression")) != NULL && !ydoc_is_null(n) &&
 	    load_regression(p, n, cat, err) != 0)
 		goto out;

@@ -307,6 +307,11 @@ test_errors(void)
 	    "      threads: [1,2,3,4,5,6,7,8,9,10]\n      pages: [1,2,3,4,5,6,7,8,9,10]\n"
 	    "      accesses: [1,2,3,4,5,6,7,8,9,10]\nrepeat: 200\n",
 	    "is more than 100000 trials per host"), "too many trials");
+	ok(fails_with("repeat: 1000\nbenchmarks:\n  - bench: munmap\n    params:\n"
+	    "      pages: [1,2,3,4,5,6,7,8,9,10]\n      accesses: [1,2,3,4,5,6,7,8,9,10]\n"
+	    "  - bench: lat_syscall\n  - bench: munmap\n",
+	    "p.yaml:7:5: 1 variants x 101 points x repeat 1000 is more than 100000 trials "
+	    "per host"), "too many trials: refused at the entry that goes over");
 }
 
 /* repeat: auto, repeat_max and regression.fdr: read and refused as documented. */
