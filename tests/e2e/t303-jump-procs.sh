@@ -28,7 +28,15 @@ if grep -qw pids /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
 else
 	CG=/sys/fs/cgroup/pids/t303-$$
 fi
-mkdir "$CG" 2>/dev/null && echo 200 >"$CG/pids.max" || { rm -rf "$WORK"; skip_all "cannot make a pids cgroup at $CG"; }
+if ! mkdir "$CG" 2>/dev/null; then
+	rm -rf "$WORK"
+	skip_all "cannot make a pids cgroup at $CG"
+fi
+if ! echo 200 >"$CG/pids.max"; then
+	rmdir "$CG"
+	rm -rf "$WORK"
+	skip_all "cannot limit the pids of $CG"
+fi
 
 # leftovers: the pids of processes that name $WORK or carry the mark (the
 # glob is taken before grep starts, so grep does not find itself).
@@ -52,10 +60,11 @@ sweep() {
 	done
 }
 cleanup() {
-	local p
+	local p i
 	sweep
-	for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-	rmdir "$CG" 2>/dev/null
+	while read -r p; do kill -KILL "$p" 2>/dev/null; done <"$CG/cgroup.procs" 2>/dev/null
+	# A killed task leaves the cgroup once reaped: a few tries.
+	for ((i = 0; i < 40; i++)); do rmdir "$CG" 2>/dev/null && break; sleep 0.05; done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
