@@ -5,7 +5,7 @@
 # takes (each hop nests the others' ssh command, and past 9 hops it no
 # longer fits in one argument); 8 hops start, and fail with what the first
 # hop's ssh said (nothing listens on 127.0.0.1 port 9), never with a
-# message that ends in "Success".  Needs no lab.  Costs about 0.5 s here.
+# message that ends in "Success".  Needs no lab.  Costs about 1 s here.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
