@@ -112,7 +112,9 @@ proc_group_end(pid_t pid, long long grace_ms, int *status)
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
 			if (errno == EINTR)
 				continue;
-			break;	/* not our child (any more): nothing to wait for */
+			/* Not our child (any more): the number may be another's now. */
+			proc_group_del(pid);
+			return;
 		}
 		if (si.si_pid == pid)
 			break;
