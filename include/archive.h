@@ -204,8 +204,11 @@ int	archive_list(const char *url, char ***ids, size_t *n, char **err);
 /*
  * A local copy of URL/RUNID for reading: in the cache directory
  * $XDG_CACHE_HOME/fleetmark/archive/<archive>/<RUNID> (else
- * ~/.cache/fleetmark/...), pulled unless a copy is already there and
- * verifies against its MANIFEST.  *dir is newly allocated.
+ * ~/.cache/fleetmark/...).  The archive's MANIFEST is fetched every time;
+ * the run is pulled again unless the cached copy has the same MANIFEST
+ * text and verifies against it.  *dir is newly allocated.  Errors as for
+ * archive_pull() (ARCHIVE_ECANCELED when interrupted: callers that skip
+ * a bad run must still stop then).
  */
 int	archive_fetch(const char *url, const char *runid, char **dir,
 	    char **err);

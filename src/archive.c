@@ -551,26 +551,34 @@ same_run(const char *dir, const char *runid, const char *text)
 	return same;
 }
 
+/* remote_manifest(), with "no such run" for a run without a MANIFEST. */
 static int
-pull_session(struct session *s, const char *runid, const char *dest, char **err)
+run_manifest(struct session *s, const char *runid, char **textp,
+    struct archive_manifest **mp, char **err)
 {
-	struct archive_manifest *m = NULL;
-	struct archive_progress prog;
-	struct xfer x;
-	struct stat st;
-	char *text = NULL, *tmpdir = NULL, *parent, *slash, *key, *full, *mf;
-	size_t i, len;
-	int r, fd;
+	int r;
 
-	r = remote_manifest(s, runid, &text, &m, err);
+	r = remote_manifest(s, runid, textp, mp, err);
 	if (r == ARCHIVE_ENOTFOUND) {
 		free(*err);
 		*err = xasprintf("%s/%s: no such run in the archive (or it is incomplete: no %s)",
 		    s->u->display, runid, ARCHIVE_MANIFEST);
-		return r;
 	}
-	if (r != 0)
-		return r;
+	return r;
+}
+
+/* Pull runid into dest, whose MANIFEST (text, parsed m) was just fetched. */
+static int
+pull_manifest(struct session *s, const char *runid, const char *dest, const char *text,
+    const struct archive_manifest *m, char **err)
+{
+	struct archive_progress prog;
+	struct xfer x;
+	struct stat st;
+	char *tmpdir = NULL, *parent, *slash, *key, *full, *mf;
+	size_t i, len;
+	int r, fd;
+
 	if (lstat(dest, &st) == 0) {
 		if (S_ISDIR(st.st_mode) && same_run(dest, runid, text)) {
 			log_info("%s already holds %s", dest, runid);
@@ -664,6 +672,18 @@ pull_session(struct session *s, const char *runid, const char *dest, char **err)
 	if (tmpdir != NULL)
 		rm_tree(tmpdir);
 	free(tmpdir);
+	return r;
+}
+
+static int
+pull_session(struct session *s, const char *runid, const char *dest, char **err)
+{
+	struct archive_manifest *m = NULL;
+	char *text = NULL;
+	int r;
+
+	if ((r = run_manifest(s, runid, &text, &m, err)) == 0)
+		r = pull_manifest(s, runid, dest, text, m, err);
 	free(text);
 	archive_manifest_free(m);
 	return r;
@@ -786,45 +806,64 @@ cache_name(const char *display)
 	return out;
 }
 
+/*
+ * The cached copy is used only when its MANIFEST is, byte for byte, the
+ * one the archive holds now and its files verify against it: the
+ * archive's MANIFEST is small and fetched on every read, so a run pushed
+ * again (resumed, completed) is pulled again rather than read stale.
+ */
 int
 archive_fetch(const char *url, const char *runid, char **dirp, char **err)
 {
 	struct archive_manifest *m = NULL;
-	struct archive_url *u = NULL;
-	char *cache = NULL, *name = NULL, *dir = NULL, *e2 = NULL;
+	struct session s;
+	char *cache = NULL, *name = NULL, *dir = NULL, *e2 = NULL, *text = NULL;
+	char *mine = NULL, *path = NULL;
+	size_t len;
 	int r;
 
 	if (!archive_valid_runid(runid))
 		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a valid run id", runid);
-	if ((r = archive_url_parse(url, &u, err)) != 0)
+	if ((r = session_open(&s, url, err)) != 0)
 		return r;
 	cache = archive_cache_dir();
-	name = cache_name(u->display);
+	name = cache_name(s.u->display);
 	dir = xasprintf("%s/%s/%s", cache, name, runid);
-	if (read_local_manifest(dir, runid, &m, &e2) == 0 &&
-	    archive_manifest_verify(m, dir, &e2) == 0) {
-		log_verbose("%s/%s: from the cache %s", u->display, runid, dir);
+	if ((r = run_manifest(&s, runid, &text, &m, err)) != 0)
+		goto out;
+	path = xasprintf("%s/%s", dir, ARCHIVE_MANIFEST);
+	if (read_small(path, ARCHIVE_MANIFEST_MAX, &mine, &len, &e2) == 0 &&
+	    strcmp(mine, text) == 0 && archive_manifest_verify(m, dir, &e2) == 0) {
+		log_verbose("%s/%s: from the cache %s", s.u->display, runid, dir);
 		goto done;
 	}
 	if (access(dir, F_OK) == 0) {
-		log_info("%s: the cached copy does not verify (%s); pulling it again", dir,
-		    e2 != NULL ? e2 : "?");
+		if (mine != NULL && strcmp(mine, text) != 0)
+			log_info("%s/%s: the archive holds another manifest than the cached "
+			    "copy (pushed again?); pulling it again", s.u->display, runid);
+		else
+			log_info("%s: the cached copy does not verify (%s); pulling it again", dir,
+			    e2 != NULL ? e2 : "?");
 		rm_tree(dir);
 	}
 	if (fs_mkparents(dir, 0700, err) != 0) {
 		r = ARCHIVE_EPERM;
 		goto out;
 	}
-	if ((r = archive_pull(url, runid, dir, err)) != 0)
+	if ((r = pull_manifest(&s, runid, dir, text, m, err)) != 0)
 		goto out;
  done:
 	*dirp = dir;
 	dir = NULL;
 	r = 0;
  out:
+	session_scrub(&s, err);
+	session_close(&s);
 	free(e2);
+	free(mine);
+	free(path);
+	free(text);
 	archive_manifest_free(m);
-	archive_url_free(u);
 	free(cache);
 	free(name);
 	free(dir);

@@ -895,16 +895,20 @@ local_run(struct load *ld, const char *dir)
 }
 
 /*
- * An archive run: from the cache when its file names a copy in the
- * archive cache whose MANIFEST still has the sums it was made from; else
- * fetched (archive_fetch(): pulled, or the cached copy verified).
+ * An archive run: fetched (archive_fetch(): the archive's MANIFEST is
+ * read every time, the run pulled unless the archive cache holds that
+ * very run), then its facts from the history cache when that was made
+ * from the same sums.  A run that cannot be fetched or does not verify
+ * is warned about and left out: one bad run in a shared archive must not
+ * take every history (and every nightly) down with it.  -1 only when
+ * interrupted.
  */
 static int
 archive_run(struct load *ld, const char *id, char **err)
 {
 	struct meta *m;
 	json_t *first = NULL;
-	char *where, *buf = NULL, *dir = NULL, *e = NULL, *valid = NULL;
+	char *where, *buf = NULL, *dir = NULL, *e = NULL;
 	const char *cdir = NULL, *cvalid = NULL;
 	size_t len;
 	int ret = 0, level, r;
@@ -915,16 +919,6 @@ archive_run(struct load *ld, const char *id, char **err)
 	if (cache_open(m, &first, &buf, &len) == 0) {
 		cdir = json_string_value(json_object_get(first, "dir"));
 		cvalid = json_string_value(json_object_get(first, "valid"));
-		if (cdir != NULL && (valid = manifest_valid(cdir, &e)) != NULL &&
-		    strcmp(valid, cvalid) == 0) {
-			m->dir = xstrdup(cdir);
-			m->valid = valid;
-			meta_from_json(m, first);
-			goto out;
-		}
-		free(valid);
-		free(e);
-		e = NULL;
 	}
 	/* a line or two a run from the archive: only with -v, one line in all else */
 	level = log_get_level();
@@ -933,21 +927,27 @@ archive_run(struct load *ld, const char *id, char **err)
 	r = archive_fetch(ld->url, id, &dir, &e);
 	log_set_level(level);
 	ld->fetched++;
-	if (r != 0) {
-		*err = xasprintf("%s: %s", m->where, e);
+	if (r == ARCHIVE_ECANCELED || archive_cancelled()) {
+		*err = xasprintf("%s: %s", m->where, e != NULL ? e : "interrupted");
 		free(e);
 		meta_drop(ld);
 		ret = -1;
 		goto out;
 	}
-	m->dir = dir;
-	if ((m->valid = manifest_valid(dir, &e)) == NULL) {
-		*err = e;
+	if (r != 0) {
+		log_warn("%s: %s; left out", m->where, e);
+		free(e);
 		meta_drop(ld);
-		ret = -1;
 		goto out;
 	}
-	if (first != NULL && strcmp(m->valid, cvalid) == 0) {
+	m->dir = dir;
+	if ((m->valid = manifest_valid(dir, &e)) == NULL) {
+		log_warn("%s: %s; left out", m->where, e);
+		free(e);
+		meta_drop(ld);
+		goto out;
+	}
+	if (first != NULL && cvalid != NULL && strcmp(m->valid, cvalid) == 0) {
 		meta_from_json(m, first);
 		m->stale = cdir == NULL || strcmp(cdir, dir) != 0;
 	} else if (meta_load(m) != 0)

@@ -180,38 +180,58 @@ latest_local(const struct runref_ctx *ctx, const char *results, char **dir, char
 	return ret;
 }
 
+/*
+ * archive_fetch() of a run that `latest` or a group looks at: a run that
+ * cannot be fetched or does not verify is warned about and passed over
+ * (1), so that one bad run does not hide every other; 0 fetched; -1 when
+ * interrupted.
+ */
+static int
+fetch_or_skip(const char *url, const char *id, int quiet, char **dir, char **err)
+{
+	char *e = NULL, *d;
+	int r, level = log_get_level();
+
+	if (quiet && level == LOG_LEVEL_INFO)
+		log_set_level(LOG_LEVEL_QUIET);
+	r = archive_fetch(url, id, dir, &e);
+	log_set_level(level);
+	if (r == 0)
+		return 0;
+	d = archive_url_display(url);
+	if (r == ARCHIVE_ECANCELED || archive_cancelled()) {
+		*err = xasprintf("%s/%s: %s", d, id, e != NULL ? e : "interrupted");
+		r = -1;
+	} else {
+		log_warn("%s/%s: %s; left out", d, id, e);
+		r = 1;
+	}
+	free(d);
+	free(e);
+	return r;
+}
+
 /* `latest` in the archive at url: the ids first, then the run.json of each. */
 static int
 latest_archive(const struct runref_ctx *ctx, const char *url, char **dir, char **err)
 {
-	char **ids = NULL, *local = NULL, *e = NULL;
+	char **ids = NULL, *local = NULL;
 	size_t n = 0, i;
-	int ret = RUNREF_ENOTFOUND;
+	int ret = RUNREF_ENOTFOUND, r;
 
 	if (archive_list(url, &ids, &n, err) != 0)
 		return -1;
+	/* the newest run that verifies (and fits) */
 	for (i = n; i-- > 0 && ret == RUNREF_ENOTFOUND;) {
 		if (!id_may_fit(ids[i], ctx))
 			continue;
-		if (ctx->plan == NULL) {
-			if (archive_fetch(url, ids[i], &local, err) != 0)
-				ret = -1;
-			else {
-				*dir = local;
-				ret = 0;
-			}
-			break;
-		}
-		if (archive_fetch(url, ids[i], &local, &e) != 0) {
-			char *d = archive_url_display(url);
-
-			*err = xasprintf("%s/%s: %s", d, ids[i], e);
-			free(d);
-			free(e);
+		if ((r = fetch_or_skip(url, ids[i], 0, &local, err)) < 0) {
 			ret = -1;
 			break;
 		}
-		if (run_fits(local, ctx)) {
+		if (r > 0)
+			continue;
+		if (ctx->plan == NULL || run_fits(local, ctx)) {
 			*dir = local;
 			ret = 0;
 		} else
@@ -569,9 +589,9 @@ group_members(const char *group, const char *url, const char *results, struct me
     size_t *np, char **err)
 {
 	struct member *m = NULL;
-	char **names = NULL, *dir, *e = NULL;
+	char **names = NULL, *dir;
 	size_t n = 0, cap = 0, nnames = 0, i;
-	int level, r;
+	int r;
 
 	if (url == NULL) {
 		if (fs_list_dir(results, &names, &nnames, err) != 0)
@@ -583,21 +603,14 @@ group_members(const char *group, const char *url, const char *results, struct me
 			return -1;
 		for (i = 0; i < nnames; i++) {
 			/* a line a run fetched: with -v only */
-			level = log_get_level();
-			if (level == LOG_LEVEL_INFO)
-				log_set_level(LOG_LEVEL_QUIET);
-			r = archive_fetch(url, names[i], &dir, &e);
-			log_set_level(level);
-			if (r != 0) {
-				char *d = archive_url_display(url);
-
-				*err = xasprintf("%s/%s: %s", d, names[i], e);
-				free(d);
-				free(e);
+			r = fetch_or_skip(url, names[i], 1, &dir, err);
+			if (r < 0) {
 				strv_free(names, nnames);
 				members_free(m, n);
 				return -1;
 			}
+			if (r > 0)
+				continue;
 			member_add(&m, &n, &cap, dir, group);
 		}
 	}

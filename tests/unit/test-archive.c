@@ -434,21 +434,28 @@ test_file_archive(void)
 	p = xasprintf("%s/logs/h.log", dir);
 	ok(access(p, R_OK) == 0, "... with the run's files");
 	free(p);
-	/* the archive gone, the verified cache still serves */
-	p = xasprintf("rm -rf '%s/arch'", tmpdir);
+	/* the same MANIFEST in the archive: the verified cache serves (a mark stays) */
+	write_file("cache-mark", "", 0644);
+	p = xasprintf("cp '%s/cache-mark' '%s/.mark'", tmpdir, dir);
 	ok(system(p) == 0 && archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) == 0 &&
 	    strcmp(dir, dir2) == 0, "a second fetch is served from the cache");
 	free(p);
+	p = xasprintf("%s/.mark", dir);
+	ok(access(p, F_OK) == 0, "... not pulled again");
+	free(p);
 	free(dir2);
 	dir2 = NULL;
-	/* a damaged cache is pulled again: with the archive gone, that fails */
-		p = xasprintf("%s/logs/h.log", dir);
-	ok(truncate(p, 2) == 0, "(damage the cached copy)");
+	/* the archive's MANIFEST is read on every fetch: with the archive gone, none */
+	p = xasprintf("rm -rf '%s/arch'", tmpdir);
+	ok(system(p) == 0 && archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) != 0,
+	    "the archive gone, the cached copy is not read unchecked");
 	free(p);
-	ok(archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) != 0,
-	    "a cached copy that does not verify is not used");
 	free(err);
 	err = NULL;
+	/* a damaged cache is pulled again */
+	p = xasprintf("%s/logs/h.log", dir);
+	ok(truncate(p, 2) == 0, "(damage the cached copy)");
+	free(p);
 	ok(archive_push(run, url, &err) == 0 &&
 	    archive_fetch(url, "20011130-041500-smoke-3f2a", &dir2, &err) == 0,
 	    "... and is pulled again when the archive has the run");
