@@ -29,6 +29,7 @@
 #include "archive.h"
 
 #define HTTP_MAX_BODY	(16 * 1024 * 1024)	/* default in-memory response cap */
+#define HTTP_MIN_RATE	(16 * 1024)		/* bytes/s a try may not fall below */
 
 /*
  * How often and how long to retry.  Try k (k >= 1) waits
@@ -36,6 +37,10 @@
  * 25% random jitter; no try starts after max_total_ms.
  * Defaults (http_retry_default()): 5 tries, 500 ms, 8 s, 120 s, a 10 s
  * connect timeout, and a transfer below 1 byte/s for 30 s is stalled.
+ * Each try also has a deadline (CURLOPT_TIMEOUT): max_total_ms plus its
+ * bytes (the upload's size, else the response's cap: max_response, which
+ * is the manifest's cap for a MANIFEST and the manifest's size for a
+ * file) at min_rate bytes/s, so that no server can keep one going.
  */
 struct http_retry {
 	int		tries;
@@ -44,6 +49,7 @@ struct http_retry {
 	long long	max_total_ms;
 	long		connect_timeout_s;
 	long		stall_s;
+	uint64_t	min_rate;	/* bytes/s, for the deadline of a try */
 };
 
 void	http_retry_default(struct http_retry *r);

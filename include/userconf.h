@@ -50,6 +50,7 @@ struct userconf {
 	char			*path;		/* the file read, or NULL */
 	int			 tries;		/* 0: not set */
 	long long		 max_time_ms;	/* 0: not set */
+	long long		 min_rate;	/* bytes/s; 0: not set */
 	struct userconf_webdav	*webdav;
 	size_t			 nwebdav;
 	struct userconf_s3	 s3;

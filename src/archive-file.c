@@ -4,9 +4,21 @@
  * neither creates directories nor lists them): every file is written to a
  * hidden temporary name, synced and renamed (fsutil.h's atomic
  * replacement), so a reader never sees half of one.
+ *
+ * The archive directory is not trusted (anyone who may write it): every
+ * key is resolved beneath it without following a symbolic link on the
+ * way (openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, else openat with
+ * O_NOFOLLOW one component at a time), so a symlinked run or logs
+ * directory cannot make a pull copy, or its size and sum errors describe,
+ * a file outside the archive; and a file is opened O_NONBLOCK and must
+ * be a regular file, so a FIFO cannot hang a reader.
  */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +35,93 @@ static int
 errno_class(int e)
 {
 	return e == ENOENT || e == ENOTDIR ? ARCHIVE_ENOTFOUND : ARCHIVE_EPERM;
+}
+
+/*
+ * Open rel ("a/b/c", no "..", no leading '/'; "" is root itself) beneath
+ * the directory root with flags (O_CLOEXEC and O_NOFOLLOW added), no
+ * symbolic link followed on the way: -1 with errno ELOOP for one, EXDEV
+ * for a path out of root.
+ */
+static int
+open_beneath(const char *root, const char *rel, int flags)
+{
+	char *copy = NULL, *comp, *next;
+	int rfd, dfd, fd = -1, e;
+
+	if ((rfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	if (*rel == '\0') {
+		if ((flags & O_DIRECTORY) == 0) {
+			close(rfd);
+			errno = EISDIR;
+			return -1;
+		}
+		return rfd;
+	}
+#ifdef SYS_openat2
+	{
+		struct open_how how;
+
+		memset(&how, 0, sizeof(how));
+		how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW);
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+		fd = (int)syscall(SYS_openat2, rfd, rel, &how, sizeof(how));
+		/* an old kernel (or a seccomp filter) without openat2: walk instead */
+		if (fd != -1 || (errno != ENOSYS && errno != EPERM)) {
+			e = errno;
+			close(rfd);
+			errno = e;
+			return fd;
+		}
+	}
+#endif
+	copy = xstrdup(rel);
+	dfd = rfd;
+	for (comp = copy; ; comp = next) {
+		if ((next = strchr(comp, '/')) != NULL)
+			*next++ = '\0';
+		if (*comp == '\0' || strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
+			errno = EXDEV;
+			fd = -1;
+			break;
+		}
+		if (next == NULL) {
+			fd = openat(dfd, comp, flags | O_CLOEXEC | O_NOFOLLOW);
+			break;
+		}
+		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd == -1)
+			break;
+		close(dfd);
+		dfd = fd;
+	}
+	e = errno;
+	close(dfd);
+	free(copy);
+	errno = e;
+	return fd;
+}
+
+/* What went wrong opening path: errno's text, or what a refusal means. */
+static char *
+open_error(const char *path, int e)
+{
+	if (e == ELOOP)
+		return xasprintf("%s: a symbolic link on the way (refused: only plain files "
+		    "and directories in an archive)", path);
+	if (e == EXDEV)
+		return xasprintf("%s: outside the archive (refused)", path);
+	return xasprintf("%s: %s", path, strerror(e));
+}
+
+/* A key's parent within the archive ("" for the top), newly allocated. */
+static char *
+key_dir(const char *key)
+{
+	const char *slash = strrchr(key, '/');
+
+	return slash != NULL ? xstrndup(key, (size_t)(slash - key)) : xstrdup("");
 }
 
 static int
@@ -77,12 +176,19 @@ file_put(void *state, const char *key, const char *localpath,
     const struct archive_progress *p, char **err)
 {
 	struct fs_atomic a;
-	char *dest;
-	int in = -1, r = ARCHIVE_EPERM;
+	char *dest, *parent = NULL;
+	int in = -1, dfd, r = ARCHIVE_EPERM;
 
 	dest = xasprintf("%s/%s", (const char *)state, key);
 	if (fs_mkparents(dest, 0755, err) != 0)
 		goto out;
+	/* not through a symbolic link out of the archive */
+	parent = key_dir(key);
+	if ((dfd = open_beneath(state, parent, O_RDONLY | O_DIRECTORY)) == -1) {
+		*err = open_error(dest, errno);
+		goto out;
+	}
+	close(dfd);
 	if ((in = open(localpath, O_RDONLY | O_CLOEXEC)) == -1) {
 		*err = xasprintf("%s: %s", localpath, strerror(errno));
 		goto out;
@@ -98,6 +204,7 @@ file_put(void *state, const char *key, const char *localpath,
  out:
 	if (in != -1)
 		close(in);
+	free(parent);
 	free(dest);
 	return r;
 }
@@ -110,13 +217,15 @@ file_get(void *state, const char *key, const char *localpath, uint64_t max,
 	struct stat st;
 	int in, out, r;
 
-	if ((in = open(src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	if ((in = open_beneath(state, key, O_RDONLY | O_NONBLOCK)) == -1) {
 		r = errno_class(errno);
-		*err = xasprintf("%s: %s", src, strerror(errno));
+		*err = open_error(src, errno);
 		free(src);
 		return r;
 	}
-	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(in, F_SETFL, fcntl(in, F_GETFL) & ~O_NONBLOCK) == -1) {
 		*err = xasprintf("%s: not a regular file", src);
 		close(in);
 		free(src);
@@ -141,30 +250,37 @@ file_get(void *state, const char *key, const char *localpath, uint64_t max,
 static int
 file_list(void *state, const char *prefix, char ***namesp, size_t *np, char **err)
 {
-	char *dir = xasprintf("%s/%s", (const char *)state, prefix), *full;
+	char *dir = xasprintf("%s/%s", (const char *)state, prefix), *rel;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	struct stat st;
-	DIR *d;
-	int r;
+	DIR *d = NULL;
+	int r, fd, e;
 
-	if ((d = opendir(dir)) == NULL) {
-		r = errno_class(errno);
-		*err = xasprintf("%s: %s", dir, strerror(errno));
+	rel = xstrdup(prefix);
+	if (*rel != '\0' && rel[strlen(rel) - 1] == '/')
+		rel[strlen(rel) - 1] = '\0';
+	fd = open_beneath(state, rel, O_RDONLY | O_DIRECTORY);
+	free(rel);
+	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
+		e = errno;
+		if (fd != -1)
+			close(fd);
+		r = errno_class(e);
+		*err = open_error(dir, e);
 		free(dir);
 		return r;
 	}
 	while ((de = readdir(d)) != NULL && n < ARCHIVE_MAX_LIST) {
 		if (de->d_name[0] == '.')
 			continue;
-		full = xasprintf("%s/%s", dir, de->d_name);
 		xgrow(&names, &cap, n + 1, sizeof(*names));
-		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode))
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
 			names[n++] = xasprintf("%s/", de->d_name);
 		else
 			names[n++] = xstrdup(de->d_name);
-		free(full);
 	}
 	closedir(d);
 	free(dir);
@@ -176,13 +292,18 @@ file_list(void *state, const char *prefix, char ***namesp, size_t *np, char **er
 static int
 file_del(void *state, const char *key, char **err)
 {
-	char *path = xasprintf("%s/%s", (const char *)state, key);
-	int r = ARCHIVE_OK;
+	char *path = xasprintf("%s/%s", (const char *)state, key), *parent = key_dir(key);
+	const char *base = strrchr(key, '/') != NULL ? strrchr(key, '/') + 1 : key;
+	int r = ARCHIVE_OK, dfd;
 
-	if (unlink(path) != 0) {
+	if ((dfd = open_beneath(state, parent, O_RDONLY | O_DIRECTORY)) == -1 ||
+	    unlinkat(dfd, base, 0) != 0) {
 		r = errno_class(errno);
-		*err = xasprintf("%s: %s", path, strerror(errno));
+		*err = open_error(path, errno);
 	}
+	if (dfd != -1)
+		close(dfd);
+	free(parent);
 	free(path);
 	return r;
 }

@@ -221,6 +221,8 @@ s3_open(const struct archive_url *u, const struct userconf *uc, void **statep, c
 		s->retry.tries = uc->tries;
 	if (uc != NULL && uc->max_time_ms > 0)
 		s->retry.max_total_ms = uc->max_time_ms;
+	if (uc != NULL && uc->min_rate > 0)
+		s->retry.min_rate = (uint64_t)uc->min_rate;
 	log_verbose("s3: s3://%s/%s at %s://%s, %s-style, region %s, access key id %s from %s",
 	    s->t.bucket, s->t.prefix, s->t.scheme, s->t.host,
 	    s->t.path_style ? "path" : "virtual-hosted", s->t.region, s->t.access_key_id,

@@ -73,6 +73,8 @@ dav_open(const struct archive_url *u, const struct userconf *uc, void **statep,
 		d->retry.tries = uc->tries;
 	if (uc != NULL && uc->max_time_ms > 0)
 		d->retry.max_total_ms = uc->max_time_ms;
+	if (uc != NULL && uc->min_rate > 0)
+		d->retry.min_rate = (uint64_t)uc->min_rate;
 	*statep = d;
 	return ARCHIVE_OK;
 }

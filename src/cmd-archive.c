@@ -35,6 +35,9 @@ on_signal(int sig)
 static int
 exit_for(int r)
 {
+	/* a system call cut short by the signal fails as it may: still 130 */
+	if (r != ARCHIVE_OK && archive_cancelled())
+		return CMD_EXIT_INTERRUPTED;
 	switch (r) {
 	case ARCHIVE_OK:
 		return CMD_EXIT_OK;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,22 @@ http_retry_default(struct http_retry *r)
 	r->max_total_ms = 120000;
 	r->connect_timeout_s = 10;
 	r->stall_s = 30;
+	r->min_rate = HTTP_MIN_RATE;
+}
+
+/*
+ * One try's deadline, whatever the server does: max_total_ms plus the
+ * time the bytes take at min_rate.  The stall rule alone lets a server
+ * that drips a byte a second keep a transfer going for ever.
+ */
+static long
+try_deadline_ms(const struct http_retry *rt, uint64_t bytes)
+{
+	uint64_t rate = rt->min_rate > 0 ? rt->min_rate : HTTP_MIN_RATE;
+	long long ms = rt->max_total_ms + (long long)(bytes / rate) * 1000 +
+	    (long long)(bytes % rate * 1000 / rate);
+
+	return ms > LONG_MAX ? LONG_MAX : (long)ms;
 }
 
 int
@@ -303,6 +320,9 @@ attempt_one(CURL *h, const struct http_request *req,
 		curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
 		curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)req->body_len);
 	}
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, try_deadline_ms(rt,
+	    req->upload_path != NULL ? (uint64_t)st.st_size :
+	    req->body != NULL ? (uint64_t)req->body_len : a.max));
 	if (req->upload_path != NULL || req->body != NULL) {
 		curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
 		curl_easy_setopt(h, CURLOPT_READDATA, &a);

@@ -111,7 +111,7 @@ static int
 load_doc(struct userconf *uc, const struct ydoc_node *root, char **err)
 {
 	static const char *const known[] = { "archive", "webdav", "s3", NULL };
-	static const char *const aknown[] = { "tries", "max_time", NULL };
+	static const char *const aknown[] = { "tries", "max_time", "min_rate", NULL };
 	const struct ydoc_node *n, *v;
 	long long ll;
 
@@ -127,6 +127,9 @@ load_doc(struct userconf *uc, const struct ydoc_node *root, char **err)
 		}
 		if ((v = ydoc_get(n, "max_time")) != NULL &&
 		    ydoc_duration(v, 1, 24LL * 3600 * 1000, &uc->max_time_ms, err) != 0)
+			return -1;
+		if ((v = ydoc_get(n, "min_rate")) != NULL &&
+		    ydoc_int(v, 1, 1LL << 40, &uc->min_rate, err) != 0)
 			return -1;
 	}
 	if ((n = ydoc_get(root, "webdav")) != NULL && load_webdav(uc, n, err) != 0)
