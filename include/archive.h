@@ -179,9 +179,16 @@ int	archive_sha256_file(const char *path, char out[65], uint64_t *size,
  * Upload the run directory `rundir` (its id is its last path component)
  * to URL/RUNID/: files first, MANIFEST last.  When the archive already
  * holds the same MANIFEST, nothing is sent; when it holds a different
- * one, that one is deleted before the files are sent again.
+ * one, that one is deleted before the files are sent again, but only
+ * when the archive's run.json names the same run (controller host, start
+ * and plan): a resumed run replaces itself, never another run that got
+ * the same id.  A run whose run.json says "running" is refused
+ * (ARCHIVE_EINVAL).  ARCHIVE_PUSH_FORCE lifts both checks.
  */
 int	archive_push(const char *rundir, const char *url, char **err);
+
+#define ARCHIVE_PUSH_FORCE	0x1
+int	archive_push_flags(const char *rundir, const char *url, int flags, char **err);
 
 /*
  * Download URL/RUNID into destdir (NULL: ./RUNID): into a temporary

@@ -21,6 +21,7 @@
 #include "archive.h"
 #include "digest.h"
 #include "fsutil.h"
+#include "journal.h"
 #include "log.h"
 #include "progress.h"
 #include "rundir.h"
@@ -387,12 +388,84 @@ run_dir_id(const char *rundir, char **dirp, char **idp, char **err)
 	return ARCHIVE_OK;
 }
 
+static int
+same_str(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+/*
+ * Whether the archive's runid is the run in rundir (mine, its run.json),
+ * which is about to replace it: the same controller host, start and plan
+ * (a resumed run keeps them).  ARCHIVE_EEXIST with a message when not, or
+ * when the archive's run.json cannot be read to tell.
+ */
+static int
+same_identity(struct session *s, const char *runid, const struct rundir_run *mine,
+    char **err)
+{
+	struct rundir_run *theirs = NULL;
+	char *tmpdir = NULL, *key = NULL, *path = NULL, *e = NULL, *why = NULL;
+	const char *t = getenv("TMPDIR");
+	int r;
+
+	tmpdir = xasprintf("%s/fleetmark-identity.XXXXXX", t != NULL && *t == '/' ? t : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		r = err_set(err, ARCHIVE_EPERM, "cannot create a temporary directory: %s",
+		    strerror(errno));
+		free(tmpdir);
+		return r;
+	}
+	key = xasprintf("%s/%s", runid, RUNDIR_RUN_JSON);
+	path = xasprintf("%s/%s", tmpdir, RUNDIR_RUN_JSON);
+	r = s->be->get(s->state, key, path, ARCHIVE_MANIFEST_MAX, NULL, &e);
+	if (r == ARCHIVE_ECANCELED) {
+		*err = e;
+		e = NULL;
+		goto out;
+	}
+	if (r != 0 || rundir_load(tmpdir, &theirs, &e) != 0)
+		why = xasprintf("its %s cannot be read (%s)", RUNDIR_RUN_JSON, e);
+	else if (!same_str(theirs->plan, mine->plan))
+		why = xasprintf("it is a run of plan %s", theirs->plan ? theirs->plan : "(none)");
+	else if (!same_str(theirs->start, mine->start))
+		why = xasprintf("it started at %s, this one at %s",
+		    theirs->start ? theirs->start : "(unknown)", mine->start ? mine->start : "(unknown)");
+	else if (!same_str(theirs->controller_host, mine->controller_host))
+		why = xasprintf("it ran on controller %s, this one on %s",
+		    theirs->controller_host ? theirs->controller_host : "(unknown)",
+		    mine->controller_host ? mine->controller_host : "(unknown)");
+	if (why != NULL) {
+		*err = xasprintf("%s/%s is another run with the same id (%s): not replaced "
+		    "(push --force replaces it)", s->u->display, runid, why);
+		r = ARCHIVE_EEXIST;
+	} else
+		r = ARCHIVE_OK;
+ out:
+	rundir_run_free(theirs);
+	unlink(path);
+	rmdir(tmpdir);
+	free(tmpdir);
+	free(key);
+	free(path);
+	free(e);
+	free(why);
+	return r;
+}
+
 int
 archive_push(const char *rundir, const char *url, char **err)
+{
+	return archive_push_flags(rundir, url, 0, err);
+}
+
+int
+archive_push_flags(const char *rundir, const char *url, int flags, char **err)
 {
 	struct session s;
 	struct archive_manifest *m = NULL;
 	struct archive_progress prog;
+	struct rundir_run *mine = NULL;
 	struct xfer x;
 	char *dir = NULL, *runid = NULL, *text = NULL, *old = NULL, *tmp = NULL;
 	char *key, *full, *e2 = NULL;
@@ -402,6 +475,19 @@ archive_push(const char *rundir, const char *url, char **err)
 	memset(&s, 0, sizeof(s));
 	if ((r = run_dir_id(rundir, &dir, &runid, err)) != 0)
 		return r;
+	if ((flags & ARCHIVE_PUSH_FORCE) == 0) {
+		if (rundir_load(dir, &mine, err) != 0) {
+			r = ARCHIVE_EINVAL;
+			goto out;
+		}
+		if (same_str(mine->status, journal_status_name(JOURNAL_RUNNING))) {
+			*err = xasprintf("%s: the run is still running (its %s says so): push it when "
+			    "it has ended, or resume it first if its controller died (push --force "
+			    "pushes it as it is)", dir, RUNDIR_RUN_JSON);
+			r = ARCHIVE_EINVAL;
+			goto out;
+		}
+	}
 	if ((r = archive_manifest_build(dir, runid, &m, err)) != 0)
 		goto out;
 	text = archive_manifest_format(m, &len);
@@ -413,6 +499,9 @@ archive_push(const char *rundir, const char *url, char **err)
 		log_info("%s is already in %s, with the same manifest", runid, s.u->display);
 		goto out;
 	}
+	if (r == 0 && (flags & ARCHIVE_PUSH_FORCE) == 0 &&
+	    (r = same_identity(&s, runid, mine, err)) != 0)
+		goto out;
 	if (r == 0) {
 		/* The run changed (resumed?): unlist it while it is rewritten. */
 		log_info("%s in %s has another manifest: replacing it", runid, s.u->display);
@@ -503,6 +592,7 @@ archive_push(const char *rundir, const char *url, char **err)
 	free(e2);
 	free(text);
 	archive_manifest_free(m);
+	rundir_run_free(mine);
 	free(runid);
 	free(dir);
 	return r;

@@ -60,11 +60,13 @@ fail(int r, char *err)
 
 /* getopt for the three commands: -h, -v, -q and --results DIR; -1 to go on. */
 static int
-parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **results)
+parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **results,
+    int *force)
 {
 	static const struct option longopts[] = {
 		CMD_COMMON_LONGOPTS,
 		{ "results", required_argument, NULL, 'R' },
+		{ "force", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -75,6 +77,11 @@ parse_opts(const struct cmd_entry *e, int argc, char **argv, const char **result
 			if (results == NULL)
 				return cmd_usage(e, 0);
 			*results = optarg;
+			break;
+		case 'F':
+			if (force == NULL)
+				return cmd_usage(e, 0);
+			*force = 1;
 			break;
 		default:
 			if ((c = cmd_common_option(e, c, argv, NULL)) >= 0)
@@ -91,11 +98,11 @@ push_main(int argc, char **argv)
 	const char *results = NULL;
 	struct runref_ctx ctx;
 	char *dir = NULL, *err = NULL;
-	int r;
+	int r, force = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
 
-	if ((r = parse_opts(&cmd_push, argc, argv, &results)) >= 0)
+	if ((r = parse_opts(&cmd_push, argc, argv, &results, &force)) >= 0)
 		return r;
 	if (argc - optind != 2)
 		return cmd_usage(&cmd_push, 0);
@@ -110,7 +117,7 @@ push_main(int argc, char **argv)
 	if (runref_resolve(argv[optind], &ctx, &dir, &err) != 0)
 		return fail(ARCHIVE_EINVAL, err);
 	cmd_catch_signals(on_signal);
-	r = archive_push(dir, argv[optind + 1], &err);
+	r = archive_push_flags(dir, argv[optind + 1], force ? ARCHIVE_PUSH_FORCE : 0, &err);
 	free(dir);
 	return r == 0 ? CMD_EXIT_OK : fail(r, err);
 }
@@ -121,7 +128,7 @@ pull_main(int argc, char **argv)
 	char *url = NULL, *runid = NULL, *err = NULL, *d;
 	int r;
 
-	if ((r = parse_opts(&cmd_pull, argc, argv, NULL)) >= 0)
+	if ((r = parse_opts(&cmd_pull, argc, argv, NULL, NULL)) >= 0)
 		return r;
 	if (argc - optind < 1 || argc - optind > 2)
 		return cmd_usage(&cmd_pull, 0);
@@ -146,7 +153,7 @@ ls_main(int argc, char **argv)
 	size_t n = 0, i;
 	int r;
 
-	if ((r = parse_opts(&cmd_ls, argc, argv, NULL)) >= 0)
+	if ((r = parse_opts(&cmd_ls, argc, argv, NULL, NULL)) >= 0)
 		return r;
 	if (argc - optind != 1)
 		return cmd_usage(&cmd_ls, 0);
@@ -165,6 +172,8 @@ ls_main(int argc, char **argv)
 
 static const struct cmd_option push_options[] = {
 	{ 'R', "results", "DIR", "where a run id is looked up", "results" },
+	{ 0, "force", NULL, "push a run whose run.json says it is still running, or replace "
+	    "another run with the same id in the archive", NULL },
 	{ 0, NULL, NULL, NULL, NULL }
 };
 
