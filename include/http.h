@@ -61,7 +61,10 @@ struct http_request {
 
 	const char	*user;		/* HTTP basic auth, or NULL */
 	const char	*password;
-	int		 netrc;		/* no user: take it from ~/.netrc if there */
+	int		 netrc;		/* no user: take it from ~/.netrc if there,
+					 * unless group or others may read it */
+	/* more secrets to scrub from messages (S3's), NULL-terminated, or NULL */
+	const char *const *secrets;
 
 	/* extra "Name: value" header lines, NULL-terminated, or NULL */
 	const char *const *headers;
@@ -110,6 +113,16 @@ int	http_do(const struct http_request *req, struct http_response *resp,
 	    char **err);
 
 void	http_response_release(struct http_response *resp);
+
+/*
+ * Scrub what a server may echo back (an error page quoting the request's
+ * headers) from *msg: password, base64("user:password") as sent in
+ * "Authorization: Basic", each of secrets (NULL-terminated, or NULL), and
+ * any other "Basic <base64>" (a ~/.netrc login), each made "***".  http_do()
+ * does it to every message it makes and logs.
+ */
+void	http_scrub(char **msg, const char *user, const char *password,
+	    const char *const *secrets);
 
 /* The archive code for an HTTP status (2xx OK, 404 not found, ...). */
 int	http_status_class(long status);

@@ -161,6 +161,7 @@ s3_request(const struct s3_state *s, const char *method, const char *key, const 
     const char *query, const char *payload_hash, const char *upload, const char *download,
     uint64_t max, const struct archive_progress *p, struct http_response *resp, char **err)
 {
+	const char *secrets[3];
 	const struct s3_target *t = &s->t;
 	struct http_request req;
 	struct s3_call call;
@@ -182,7 +183,11 @@ s3_request(const struct s3_state *s, const char *method, const char *key, const 
 	call.payload_hash = payload_hash;
 	call.host = host;
 
+	secrets[0] = s->t.secret_access_key;
+	secrets[1] = s->t.session_token;
+	secrets[2] = NULL;
 	memset(&req, 0, sizeof(req));
+	req.secrets = secrets;
 	req.method = method;
 	req.url = url;
 	req.display = disp;
@@ -197,6 +202,7 @@ s3_request(const struct s3_state *s, const char *method, const char *key, const 
 	log_debug("s3: %s %s (%s)", method, disp, url);
 	if ((r = http_do(&req, resp, &msg)) != ARCHIVE_OK) {
 		r = s3_explain(s, method, disp, resp, r, &msg);
+		http_scrub(&msg, NULL, NULL, secrets);
 		*err = msg;
 	}
 	free(path);

@@ -21,6 +21,7 @@
 #include "archive.h"
 #include "digest.h"
 #include "fsutil.h"
+#include "http.h"
 #include "journal.h"
 #include "log.h"
 #include "progress.h"
@@ -218,35 +219,22 @@ session_close(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Replace every occurrence of secret in *msg with "***". */
-static void
-scrub(char **msg, const char *secret)
-{
-	char *p, *out;
-	size_t sl;
-
-	if (msg == NULL || *msg == NULL || secret == NULL || (sl = strlen(secret)) < 1)
-		return;
-	while ((p = strstr(*msg, secret)) != NULL) {
-		out = xasprintf("%.*s***%s", (int)(p - *msg), *msg, p + sl);
-		free(*msg);
-		*msg = out;
-	}
-}
-
+/* Every secret the session knows, in any form a server may echo, made "***". */
 static void
 session_scrub(const struct session *s, char **err)
 {
+	const char *s3[3] = { NULL, NULL, NULL };
 	size_t i;
 
 	if (s->u != NULL)
-		scrub(err, s->u->password);
+		http_scrub(err, s->u->user, s->u->password, NULL);
 	if (s->uc != NULL) {
 		for (i = 0; i < s->uc->nwebdav; i++)
-			scrub(err, s->uc->webdav[i].password);
-		scrub(err, s->uc->s3.secret_access_key);
-		scrub(err, s->uc->s3.session_token);
+			http_scrub(err, s->uc->webdav[i].user, s->uc->webdav[i].password, NULL);
+		s3[0] = s->uc->s3.secret_access_key;
+		s3[1] = s->uc->s3.session_token;
 	}
+	http_scrub(err, NULL, NULL, s3);
 }
 
 static int

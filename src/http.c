@@ -24,6 +24,129 @@
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_rc;
 
+/* Replace every occurrence of secret in *msg with "***". */
+static void
+scrub_one(char **msg, const char *secret)
+{
+	char *p, *out;
+	size_t sl;
+
+	if (msg == NULL || *msg == NULL || secret == NULL || (sl = strlen(secret)) < 1)
+		return;
+	while ((p = strstr(*msg, secret)) != NULL) {
+		out = xasprintf("%.*s***%s", (int)(p - *msg), *msg, p + sl);
+		free(*msg);
+		*msg = out;
+	}
+}
+
+/* s in base64 (RFC 4648, padded), as a Basic credential is sent.  A new string. */
+static char *
+base64(const char *s)
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *in = (const unsigned char *)s;
+	size_t n = strlen(s), i;
+	char *out = xmalloc((n + 2) / 3 * 4 + 1), *o = out;
+	unsigned long v;
+
+	for (i = 0; i < n; i += 3) {
+		v = (unsigned long)in[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned long)in[i + 1] << 8;
+		if (i + 2 < n)
+			v |= in[i + 2];
+		*o++ = tab[(v >> 18) & 63];
+		*o++ = tab[(v >> 12) & 63];
+		*o++ = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Any "Basic " and base64 (a credential we may not know: ~/.netrc's). */
+static void
+scrub_basic(char **msg)
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+	char *p, *from, *out;
+	size_t n;
+
+	if (msg == NULL || *msg == NULL)
+		return;
+	for (from = *msg; (p = strstr(from, "Basic ")) != NULL; ) {
+		n = strspn(p + 6, b64);
+		/* base64: whole quads, '=' only as padding (not realm="...") */
+		if (n < 4 || n % 4 != 0 || memchr(p + 6, '=', n - 2) != NULL) {
+			from = p + 6;
+			continue;
+		}
+		out = xasprintf("%.*sBasic ***%s", (int)(p - *msg), *msg, p + 6 + n);
+		from = out + (p - *msg) + 9;
+		free(*msg);
+		*msg = out;
+	}
+}
+
+void
+http_scrub(char **msg, const char *user, const char *password, const char *const *secrets)
+{
+	char *up, *b;
+
+	if (password != NULL && *password != '\0') {
+		up = xasprintf("%s:%s", user != NULL ? user : "", password);
+		b = base64(up);
+		scrub_one(msg, b);
+		free_secret(b);
+		free_secret(up);
+		scrub_one(msg, password);
+	}
+	for (; secrets != NULL && *secrets != NULL; secrets++)
+		scrub_one(msg, *secrets);
+	scrub_basic(msg);
+}
+
+/*
+ * ~/.netrc, when it may be used: it holds passwords, so, as the config
+ * file, not when group or others may read or write it, or someone else
+ * owns it (a warning, once, and the file is ignored).  NULL when there is
+ * none to use; the path is handed to libcurl, so it reads the file
+ * checked.  Called under handle_lock.
+ */
+static const char *
+netrc_path(void)
+{
+	static int checked;
+	static char *path;
+	const char *home = getenv("HOME");
+	struct stat st;
+	char *p;
+
+	if (checked)
+		return path;
+	checked = 1;
+	if (home == NULL || *home != '/')
+		return NULL;
+	p = xasprintf("%s/.netrc", home);
+	if (stat(p, &st) != 0) {
+		free(p);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 077) != 0 ||
+	    (st.st_uid != getuid() && st.st_uid != 0)) {
+		log_warn("%s: %s: ignored (it holds passwords: chmod 600 %s)", p,
+		    !S_ISREG(st.st_mode) ? "not a regular file" : (st.st_mode & 077) != 0 ?
+		    "readable or writable by group or others" : "owned by someone else", p);
+		free(p);
+		return NULL;
+	}
+	path = p;
+	return path;
+}
+
 static void
 global_init(void)
 {
@@ -304,8 +427,10 @@ attempt_one(CURL *h, const struct http_request *req,
 		curl_easy_setopt(h, CURLOPT_USERNAME, req->user);
 		curl_easy_setopt(h, CURLOPT_PASSWORD,
 		    req->password != NULL ? req->password : "");
-	} else if (req->netrc)
+	} else if (req->netrc && netrc_path() != NULL) {
 		curl_easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+		curl_easy_setopt(h, CURLOPT_NETRC_FILE, netrc_path());
+	}
 
 	if (req->upload_path != NULL) {
 		if ((a.in = fopen(req->upload_path, "rbe")) == NULL ||
@@ -433,6 +558,8 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 		msg = NULL;
 		resp->tries = k;
 		r = attempt_one(handle, req, rt, resp, &msg);
+		/* before it is logged below: a server may quote our headers */
+		http_scrub(&msg, req->user, req->password, req->secrets);
 		if (r != ARCHIVE_ETRANSIENT || k >= rt->tries || archive_cancelled())
 			break;
 		wait = delay + (delay > 0 ? rand_r(&seed) % (delay / 4 + 1) : 0);

@@ -139,17 +139,58 @@ load_doc(struct userconf *uc, const struct ydoc_node *root, char **err)
 	return 0;
 }
 
+/* All of fd, at most YDOC_MAX_BYTES: -1 with errno (EFBIG when larger). */
+static int
+read_fd(int fd, char **textp, size_t *lenp)
+{
+	char *buf = xmalloc(YDOC_MAX_BYTES + 1);
+	size_t len = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf + len, YDOC_MAX_BYTES + 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			explicit_bzero(buf, len);
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > YDOC_MAX_BYTES) {
+			explicit_bzero(buf, len);
+			free(buf);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	buf[len] = '\0';
+	*textp = buf;
+	*lenp = len;
+	return 0;
+}
+
+/*
+ * The file is checked and read through one descriptor, so what is
+ * checked is what is read.  A symbolic link is followed (dotfile managers
+ * make them): what counts is the file it leads to, its owner and mode.
+ */
 int
 userconf_load_file(const char *path, struct userconf **ucp, char **err)
 {
 	struct userconf *uc;
 	struct ydoc *doc = NULL;
 	struct stat st;
-	int fd, r = -1;
+	char *text = NULL;
+	size_t len = 0;
+	int fd = -1, r = -1;
 
 	uc = xcalloc(1, sizeof(*uc));
 	uc->s3.path_style = -1;
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	/* O_NONBLOCK: a FIFO must not hang the open */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT) {
 			*ucp = uc;
 			return 0;
@@ -159,10 +200,8 @@ userconf_load_file(const char *path, struct userconf **ucp, char **err)
 	}
 	if (fstat(fd, &st) != 0) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
-		close(fd);
 		goto out;
 	}
-	close(fd);
 	if (!S_ISREG(st.st_mode)) {
 		*err = xasprintf("%s: not a regular file", path);
 		goto out;
@@ -180,7 +219,13 @@ userconf_load_file(const char *path, struct userconf **ucp, char **err)
 		    (unsigned)st.st_uid);
 		goto out;
 	}
-	if (ydoc_load(path, &doc, err) != 0)
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == -1 ||
+	    read_fd(fd, &text, &len) != 0) {
+		*err = errno == EFBIG ? xasprintf("%s: larger than %d bytes", path, YDOC_MAX_BYTES) :
+		    xasprintf("%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (ydoc_parse(path, text, len, &doc, err) != 0)
 		goto out;
 	if (load_doc(uc, ydoc_root(doc), err) != 0)
 		goto out;
@@ -189,6 +234,12 @@ userconf_load_file(const char *path, struct userconf **ucp, char **err)
 	uc = NULL;
 	r = 0;
  out:
+	if (fd != -1)
+		close(fd);
+	if (text != NULL) {
+		explicit_bzero(text, len);
+		free(text);
+	}
 	ydoc_free(doc);
 	userconf_free(uc);
 	return r;

@@ -345,6 +345,33 @@ test_propfind(void)
 	}
 }
 
+/* What a server that echoes our headers back cannot make us print. */
+static void
+test_scrub(void)
+{
+	const char *secrets[] = { "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "tok/en+=", NULL };
+	char *m;
+
+	/* base64("bench:S3cretPassw0rd-XYZ") */
+	m = xstrdup("HTTP 500: Basic YmVuY2g6UzNjcmV0UGFzc3cwcmQtWFla echoed; S3cretPassw0rd-XYZ");
+	http_scrub(&m, "bench", "S3cretPassw0rd-XYZ", NULL);
+	is_str(m, "HTTP 500: Basic *** echoed; ***", "the password and base64(user:password) scrubbed");
+	free(m);
+	m = xstrdup("<Authorization>Basic Zm9vOmJhcg==</Authorization>");
+	http_scrub(&m, NULL, NULL, NULL);
+	is_str(m, "<Authorization>Basic ***</Authorization>",
+	    "any Basic credential (~/.netrc's) scrubbed");
+	free(m);
+	m = xstrdup("StringToSign wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY x-amz-security-token:tok/en+=");
+	http_scrub(&m, NULL, NULL, secrets);
+	is_str(m, "StringToSign *** x-amz-security-token:***", "the S3 secret and token scrubbed");
+	free(m);
+	m = xstrdup("Basic realm=\"fleetmark\"");
+	http_scrub(&m, NULL, NULL, NULL);
+	is_str(m, "Basic realm=\"fleetmark\"", "a Basic challenge is left alone");
+	free(m);
+}
+
 static void
 test_userconf(void)
 {
@@ -393,6 +420,25 @@ test_userconf(void)
 	    "unknown key refused with a suggestion");
 	free(err);
 	err = NULL;
+	/* a symbolic link (as dotfile managers make): the file it leads to counts */
+	write_file("dotfiles-config.yaml", "archive:\n  tries: 4\n  min_rate: 1000\n", 0600);
+	unlink(p);
+	{
+		char *target = xasprintf("%s/dotfiles-config.yaml", tmpdir);
+
+		ok(symlink(target, p) == 0 && userconf_load_file(p, &uc, &err) == 0 &&
+		    uc->tries == 4 && uc->min_rate == 1000,
+		    "a symlinked config file leading to a mode 0600 file is read");
+		userconf_free(uc);
+		uc = NULL;
+		chmod(target, 0644);
+		ok(userconf_load_file(p, &uc, &err) == -1 && strstr(err, "0644") != NULL,
+		    "... and refused when the file it leads to is readable by others");
+		free(err);
+		err = NULL;
+		unlink(target);
+		free(target);
+	}
 	unlink(p);
 	ok(userconf_load_file(p, &uc, &err) == 0 && uc->path == NULL && uc->nwebdav == 0,
 	    "a missing file is an empty configuration");
@@ -501,6 +547,7 @@ main(void)
 	test_manifest();
 	test_propfind();
 	test_userconf();
+	test_scrub();
 	test_file_archive();
 	test_http_helpers();
 	return tap_done();
