@@ -16,6 +16,7 @@
 #include "archive.h"
 #include "cmd.h"
 #include "log.h"
+#include "proc.h"
 #include "runref.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -27,8 +28,10 @@ static void
 on_signal(int sig)
 {
 	(void)sig;
-	if (archive_cancelled())
+	if (archive_cancelled()) {
+		proc_groups_end_all();	/* _exit skips atexit */
 		_exit(CMD_EXIT_INTERRUPTED);
+	}
 	archive_cancel();
 }
 

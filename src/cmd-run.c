@@ -41,6 +41,7 @@
 #include "log.h"
 #include "nightly.h"
 #include "plan.h"
+#include "proc.h"
 #include "report.h"
 #include "run.h"
 #include "rundir.h"
@@ -72,6 +73,7 @@ on_signal(int sig)
 		ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
 
 		(void)n;
+		proc_groups_end_all();	/* _exit skips atexit: jumps and hooks too */
 		_exit(SESSION_EXIT_INTERRUPTED);
 	}
 	run_request_stop();
