@@ -100,6 +100,15 @@ int	fleet_parse(const char *name, const char *text, size_t len,
 int	fleet_load_default(struct fleet **out, char **err);
 void	fleet_free(struct fleet *f);
 
+/*
+ * The name rule of hosts and labels: letters, digits, '-', '_' and '.',
+ * starting with a letter or digit, 1 to FLEET_NAME_MAX bytes.  Such a
+ * name is safe as a file name (no '/', never "." or ".."), which is why
+ * a host name read back from a run directory or an archive must pass it
+ * before it names a file there (rundir.h).
+ */
+int	fleet_name_ok(const char *s);
+
 const struct fleet_host *fleet_find(const struct fleet *f, const char *name);
 
 /* Whether h carries `label`. */

@@ -75,6 +75,12 @@ struct plan;
  * new string, as are the paths below. */
 char	*rundir_path(const char *dir, const char *name);
 
+/*
+ * A host's files.  These are the only way a path is made from a host
+ * name, and they return NULL when the name breaks the fleet's name rule
+ * (fleet_name_ok(): a name read from a run directory or an archive is
+ * anyone's text, and "../../x" would name a file outside the run).
+ */
 char	*rundir_env_path(const char *dir, const char *host);	/* DIR/hosts/HOST.json */
 char	*rundir_log_path(const char *dir, const char *host);	/* DIR/logs/HOST.log */
 char	*rundir_console_path(const char *dir, const char *host); /* DIR/logs/HOST.console */
@@ -215,7 +221,7 @@ int	rundir_check_plan(const struct rundir_run *r, const struct plan *p,
 /*
  * Read dir/hosts/HOST.json (the agent's env facts) into *out (a new
  * reference).  0, or -1 with *err (no such file, not JSON, too big, a
- * host name with a '/').
+ * host name that breaks the fleet's name rule).
  */
 int	rundir_load_env(const char *dir, const char *host, json_t **out, char **err);
 

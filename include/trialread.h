@@ -24,7 +24,9 @@
  * What a trial line is: one line holding a JSON object whose "format" is
  * the integer RUNDIR_FORMAT (rundir.h) and whose "host", "bench" and
  * "status" are strings; with TRIAL_KEY asked for, "key" must be a string
- * too, and with TRIAL_PARTS, 1 <= part <= parts.  A member asked for with a value of
+ * too, and with TRIAL_PARTS, 1 <= part <= parts.  "host" must pass the
+ * fleet's name rule (fleet_name_ok(): it names files of the run), and
+ * with TRIAL_REP, "rep" must not be negative.  A member asked for with a value of
  * the wrong type (a number for "variant", text in "samples") makes the
  * line corrupt; with TRIAL_LENIENT it reads as absent instead, the way
  * jansson's json_string_value() and json_integer_value() would, and a
@@ -43,6 +45,7 @@
 #include <sys/types.h>
 
 #define TRIALREAD_MAX_LINE	(16 * 1024 * 1024)	/* longer lines are corrupt */
+#define TRIALREAD_WHY_MAX	128	/* bytes of a reason, NUL included */
 #define TRIALREAD_MAX_DEPTH	32	/* deeper nesting is corrupt */
 #define TRIALREAD_MAX_PARAMS	256	/* more params or resolved: corrupt */
 #define TRIALREAD_MAX_NOTES	256	/* more notes: corrupt */
@@ -100,6 +103,8 @@ enum trial_reject {
 struct trial_line {
 	size_t		 lineno;	/* 1-based, in the file */
 	enum trial_reject reject;	/* TRIAL_OK unless TRIAL_REJECTS */
+	const char	*why;		/* a rejected line: what is wrong with it
+					 * ("not JSON: invalid UTF-8 at byte 12") */
 	long long	 format;	/* RUNDIR_FORMAT */
 	const char	*run;
 	const char	*host;
@@ -155,6 +160,8 @@ struct trial_scan {
 	size_t		corrupt;	/* complete lines that are not trial lines,
 					 * empty ones and other formats included */
 	size_t		first_corrupt;	/* line number of the first, or 0 */
+	char		first_why[TRIALREAD_WHY_MAX];	/* what is wrong with
+					 * it (trial_line's why), or "" */
 	size_t		empty;		/* of corrupt: empty lines */
 	size_t		other_format;	/* of corrupt: TRIAL_OTHER_FORMAT */
 	size_t		trials_ok;	/* trial_done_read(): trials done */

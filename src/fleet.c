@@ -426,7 +426,7 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 		for (i = 0; i < n; i++) {
 			const struct ydoc_node *l = ydoc_list_at(v, i);
 
-			if (!ydoc_name_ok(l->value, FLEET_NAME_MAX)) {
+			if (!fleet_name_ok(l->value)) {
 				ydoc_error(err, l, "bad label '%.64s': use letters, digits, '-', "
 				    "'_' and '.'", l->value);
 				goto out;
@@ -484,7 +484,7 @@ load_doc(const struct ydoc *doc, struct fleet **out, char **err)
 	for (i = 0; i < hosts->n; i++) {
 		const struct ydoc_node *key = hosts->keys[i];
 
-		if (!ydoc_name_ok(key->value, FLEET_NAME_MAX)) {
+		if (!fleet_name_ok(key->value)) {
 			ydoc_error(err, key, "bad host name '%.64s': use letters, digits, '-', '_' "
 			    "and '.', starting with a letter or digit, at most %d bytes",
 			    key->value, FLEET_NAME_MAX);
@@ -551,6 +551,12 @@ fleet_load_default(struct fleet **out, char **err)
 {
 	return fleet_parse(FLEET_DEFAULT_NAME, fleet_default_yaml,
 	    sizeof(fleet_default_yaml) - 1, out, err);
+}
+
+int
+fleet_name_ok(const char *s)
+{
+	return s != NULL && ydoc_name_ok(s, FLEET_NAME_MAX);
 }
 
 const struct fleet_host *

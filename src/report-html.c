@@ -1858,16 +1858,16 @@ env_section(FILE *out, const struct report *r)
 	e.nsides = sides.n;
 	for (k = 0; k < sides.n; k++) {
 		const struct rseries *sr = &r->series[side_series[k]];
-		char *path = rundir_env_path(sr->dir, sr->host);
-		json_error_t je;
+		char *lerr = NULL;
 
 		env_set(&e, k, "run", sr->run);
 		if (sr->plan)
 			env_set(&e, k, "plan", sr->plan);
-		if ((o = json_load_file(path, 0, &je)) != NULL && json_is_object(o))
+		/* through rundir.h, which refuses a host name that is a path */
+		if (rundir_load_env(sr->dir, sr->host, &o, &lerr) == 0 && json_is_object(o))
 			env_flatten(&e, k, "", o);
 		json_decref(o);
-		free(path);
+		free(lerr);
 	}
 	fputs("<h3 class=\"env\">Hosts (hosts/NAME.json of each run)</h3>\n"
 	    "<div class=\"scroll\"><table class=\"env\" data-table=\"env\"><thead><tr>"

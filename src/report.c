@@ -440,6 +440,7 @@ struct runctx {
 	char		*last_host, *last_variant;
 	size_t		 last;
 	size_t		 corrupt, first_corrupt;	/* lines that are not trial lines */
+	char		 first_why[TRIALREAD_WHY_MAX];	/* what is wrong with the first */
 };
 
 static int
@@ -562,8 +563,11 @@ add_line(const struct trial_line *l, void *arg)
 			    RUNDIR_FORMAT);
 		return 0;
 	default:
-		if (x->corrupt++ == 0)
+		if (x->corrupt++ == 0) {
 			x->first_corrupt = l->lineno;
+			snprintf(x->first_why, sizeof(x->first_why), "%s",
+			    l->why ? l->why : "not a trial line");
+		}
 		return 0;
 	}
 	s = series_get(x, l->host, l->variant);
@@ -636,9 +640,9 @@ read_trials(struct runctx *x, const void *lines, size_t len, char **err)
 		x->r->counts.truncated++;
 	}
 	if (x->corrupt) {
-		log_warn("%s: %zu line%s, skipped (the first is line %zu)", path, x->corrupt,
-		    x->corrupt == 1 ? " is not a trial line" : "s are not trial lines",
-		    x->first_corrupt);
+		log_warn("%s: %zu line%s, skipped (the first is line %zu: %s)", path,
+		    x->corrupt, x->corrupt == 1 ? " is not a trial line" : "s are not trial lines",
+		    x->first_corrupt, x->first_why);
 		x->r->counts.corrupt += x->corrupt;
 	}
 	ret = 0;

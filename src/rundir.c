@@ -17,8 +17,10 @@
 
 #include "clock.h"
 #include "fleet.h"
+#include "fleet.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "log.h"
 #include "plan.h"
 #include "rundir.h"
 #include "strv.h"
@@ -33,28 +35,41 @@ rundir_path(const char *dir, const char *name)
 	return xasprintf("%s/%s", dir, name);
 }
 
+/*
+ * DIR/SUB/HOST.EXT, the one way a host's file is named: NULL when host
+ * breaks the fleet's name rule.  A host name read from a run directory
+ * or an archive is anyone's text; "../../x" would name a file elsewhere.
+ */
+static char *
+host_path(const char *dir, const char *sub, const char *host, const char *ext)
+{
+	if (!fleet_name_ok(host))
+		return NULL;
+	return xasprintf("%s/%s/%s%s", dir, sub, host, ext);
+}
+
 char *
 rundir_env_path(const char *dir, const char *host)
 {
-	return xasprintf("%s/" RUNDIR_HOSTS "/%s.json", dir, host);
+	return host_path(dir, RUNDIR_HOSTS, host, ".json");
 }
 
 char *
 rundir_log_path(const char *dir, const char *host)
 {
-	return xasprintf("%s/" RUNDIR_LOGS "/%s.log", dir, host);
+	return host_path(dir, RUNDIR_LOGS, host, ".log");
 }
 
 char *
 rundir_console_path(const char *dir, const char *host)
 {
-	return xasprintf("%s/" RUNDIR_LOGS "/%s.console", dir, host);
+	return host_path(dir, RUNDIR_LOGS, host, ".console");
 }
 
 char *
 rundir_restore_path(const char *dir, const char *host)
 {
-	return xasprintf("%s/" RUNDIR_RESTORE "/%s", dir, host);
+	return host_path(dir, RUNDIR_RESTORE, host, "");
 }
 
 int
@@ -307,8 +322,14 @@ rundir_run_new(const json_t *run)
 	a = json_object_get(run, "hosts");
 	r->hosts = xcalloc(json_object_size(a) + 1, sizeof(*r->hosts));
 	json_object_foreach((json_t *)a, name, e) {
-		struct rundir_host *h = &r->hosts[r->nhosts++];
+		struct rundir_host *h;
 
+		if (!fleet_name_ok(name)) {
+			log_warn("run %s: run.json names a host with a bad name, left out",
+			    r->id ? r->id : "?");
+			continue;
+		}
+		h = &r->hosts[r->nhosts++];
 		h->name = xstrdup(name);
 		h->status = dup_member(e, "status");
 		h->reason = dup_member(e, "reason");
@@ -418,11 +439,10 @@ rundir_load_env(const char *dir, const char *host, json_t **out, char **err)
 	int r;
 
 	*out = NULL;
-	if (strchr(host, '/') != NULL) {
-		*err = xasprintf("bad host name '%.64s'", host);
+	if ((path = rundir_env_path(dir, host)) == NULL) {
+		*err = xasprintf("%s: bad host name (not a fleet host name)", dir);
 		return -1;
 	}
-	path = rundir_env_path(dir, host);
 	r = load_file(path, out, err) == 0 ? 0 : -1;
 	free(path);
 	return r;
@@ -740,6 +760,12 @@ rundir_write_json(const char *path, const json_t *o, char **err)
 	char *withnl;
 	int r;
 
+	if (path == NULL) {
+		/* rundir_env_path() of a host name that is not one */
+		free(text);
+		*err = xstrdup("cannot write a host's file: bad host name");
+		return -1;
+	}
 	if (text == NULL) {
 		*err = xasprintf("cannot write %s: out of memory", path);
 		return -1;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agentproto.h"
+#include "fleet.h"
 #include "rundir.h"
 #include "strv.h"
 #include "trialread.h"
@@ -142,7 +143,26 @@ struct lp {
 	size_t		 scap;
 	char		 ptext[TRIALREAD_PARAMS_TEXT];
 	size_t		 plen;
+	/* Why the line is not a trial line: the first failure found. */
+	const char	*why;		/* static text, or NULL */
+	const char	*at;		/* where in the line */
+	const char	*mkey;		/* the member being read, mklen bytes */
+	size_t		 mklen;
+	const char	*wkey;		/* the first member of a wrong type */
+	size_t		 wklen;
+	char		 whybuf[TRIALREAD_WHY_MAX];
 };
+
+/* Note why the line fails (the first reason wins) and fail: -1. */
+static int
+fail(struct lp *l, const char *why, const char *at)
+{
+	if (l->why == NULL) {
+		l->why = why;
+		l->at = at;
+	}
+	return -1;
+}
 
 static locale_t c_locale;
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
@@ -317,7 +337,7 @@ string(struct lp *l, const char **out, size_t *len)
 		if (c >= 0x80) {
 			/* 4: utf8_seq() stops at the NUL that ends the line */
 			if ((k = utf8_seq(r, 4)) == 0)
-				return -1;
+				return fail(l, "invalid UTF-8", r);
 			if (w != NULL) {
 				memmove(w, r, k);
 				w += k;
@@ -325,8 +345,12 @@ string(struct lp *l, const char **out, size_t *len)
 			r += k;
 			continue;
 		}
-		if (c != '\\' || (k = escape(r, &cp)) == 0)
-			return -1;	/* a control, or the NUL that ends the line */
+		if (c == '\0')
+			return fail(l, "a string not closed, or a NUL byte", r);
+		if (c != '\\')
+			return fail(l, "a control character in a string", r);
+		if ((k = escape(r, &cp)) == 0)
+			return fail(l, "a bad escape in a string", r);
 		if (out != NULL) {
 			if (w == NULL)
 				w = r;	/* decoding starts at the first escape */
@@ -383,7 +407,7 @@ num(struct lp *l, double *out, const char **s, int *is_int)
 			} else
 				nd = 99;
 	} else
-		return -1;
+		return fail(l, "not a JSON value", *s);
 	if (*p == '.') {
 		integer = 0;
 		q = ++p;
@@ -400,7 +424,7 @@ num(struct lp *l, double *out, const char **s, int *is_int)
 				nd = 99;
 		}
 		if (p == q)
-			return -1;
+			return fail(l, "a bad number", *s);
 	}
 	if (*p == 'e' || *p == 'E') {
 		integer = 0;
@@ -408,7 +432,7 @@ num(struct lp *l, double *out, const char **s, int *is_int)
 		if (*p == '+' || *p == '-')
 			eneg = *p++ == '-';
 		if (!(*p >= '0' && *p <= '9'))
-			return -1;
+			return fail(l, "a bad number", *s);
 		for (; *p >= '0' && *p <= '9'; p++)
 			if (e < 10000)
 				e = e * 10 + (*p - '0');
@@ -428,10 +452,10 @@ num(struct lp *l, double *out, const char **s, int *is_int)
 	}
 	pthread_once(&c_locale_once, c_locale_init);
 	if (c_locale == (locale_t)0)
-		return -1;
+		return fail(l, "a number this system cannot read", *s);
 	d = strtod_l(*s, &end, c_locale);
 	if (end != p || !isfinite(d))
-		return -1;
+		return fail(l, "a number out of range", *s);
 	if (out != NULL)
 		*out = d;
 	return 0;
@@ -459,9 +483,13 @@ static int
 key(struct lp *l, const char **k, size_t *klen)
 {
 	ws(l);
-	if (*l->p != '"' || string(l, k, klen) != 0)
+	if (*l->p != '"')
+		return fail(l, "expected a member name", l->p);
+	if (string(l, k, klen) != 0)
 		return -1;
-	return expect(l, ':');
+	if (expect(l, ':') != 0)
+		return fail(l, "expected ':'", l->p);
+	return 0;
 }
 
 /* Check any value and skip it, changing nothing. */
@@ -472,7 +500,7 @@ skip(struct lp *l, int depth)
 	int is_int, r;
 
 	if (depth > TRIALREAD_MAX_DEPTH)
-		return -1;
+		return fail(l, "nested too deep", l->p);
 	ws(l);
 	switch (*l->p) {
 	case '"':
@@ -496,14 +524,18 @@ skip(struct lp *l, int depth)
 		} while ((r = item_end(l, ']')) == 0);
 		return r > 0 ? 0 : -1;
 	case 't':
-		return word(l, "true", 4);
+		r = word(l, "true", 4);
+		break;
 	case 'f':
-		return word(l, "false", 5);
+		r = word(l, "false", 5);
+		break;
 	case 'n':
-		return word(l, "null", 4);
+		r = word(l, "null", 4);
+		break;
 	default:
 		return num(l, NULL, &s, &is_int);
 	}
+	return r == 0 ? 0 : fail(l, "not a JSON value", l->p);
 }
 
 /*
@@ -513,6 +545,10 @@ skip(struct lp *l, int depth)
 static int
 wrong(struct lp *l)
 {
+	if (!l->mistyped) {
+		l->wkey = l->mkey;
+		l->wklen = l->mklen;
+	}
 	l->mistyped = 1;
 	return skip(l, 1);
 }
@@ -588,10 +624,16 @@ get_int(struct lp *l, long long *out, long long if_wrong)
 	if (num(l, NULL, &s, &is_int) != 0)
 		return -1;
 	if (!is_int) {
+		if (!l->mistyped) {
+			l->wkey = l->mkey;
+			l->wklen = l->mklen;
+		}
 		l->mistyped = 1;
 		return 0;
 	}
-	return int_text(s, l->p, out);
+	if (int_text(s, l->p, out) != 0)
+		return fail(l, "an integer out of range", s);
+	return 0;
 }
 
 /* Append to params_text, cut at its size. */
@@ -888,8 +930,29 @@ member(struct lp *l, const char *k, size_t klen, struct trial_line *tl, int *has
  * One line of n bytes (NUL-terminated, in a buffer it may change) into
  * *tl.  A NUL inside ends the parsing early: the line is corrupt.
  */
+/*
+ * Why the line at text is corrupt, for a warning: a new text in
+ * l->whybuf ("not JSON: invalid UTF-8 at byte 12").
+ */
+static const char *
+why_text(struct lp *l, const char *text)
+{
+	const char *why = l->why ? l->why : "not JSON";
+
+	if (l->why != NULL && strcmp(l->why, "a member of the wrong type") == 0 &&
+	    l->wkey != NULL)
+		snprintf(l->whybuf, sizeof(l->whybuf), "\"%.*s\" is of the wrong type",
+		    (int)(l->wklen > 40 ? 40 : l->wklen), l->wkey);
+	else if (l->at != NULL)
+		snprintf(l->whybuf, sizeof(l->whybuf), "not JSON: %s at byte %zu", why,
+		    (size_t)(l->at - text) + 1);
+	else
+		snprintf(l->whybuf, sizeof(l->whybuf), "%s", why);
+	return l->whybuf;
+}
+
 static enum trial_reject
-parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
+parse_members(struct lp *l, char *text, size_t n, struct trial_line *tl)
 {
 	const char *k;
 	size_t lineno = tl->lineno, klen;
@@ -903,23 +966,44 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	l->ptext[0] = '\0';
 	l->plen = 0;
 	l->mistyped = 0;
+	l->why = NULL;
+	l->mkey = l->wkey = NULL;
+	l->mklen = l->wklen = 0;
 	if (n == 0)
 		return TRIAL_EMPTY;
 	l->p = text;
-	if (expect(l, '{') != 0)
+	if (expect(l, '{') != 0) {
+		fail(l, "not a JSON object", l->p);
 		return TRIAL_CORRUPT;
+	}
 	ws(l);
-	if (*l->p == '}')
+	if (*l->p == '}') {
+		fail(l, "an empty object", NULL);
 		return TRIAL_CORRUPT;
+	}
 	do {
-		if (key(l, &k, &klen) != 0 || member(l, k, klen, tl, &has_format) != 0)
+		if (key(l, &k, &klen) != 0)
 			return TRIAL_CORRUPT;
+		l->mkey = k;
+		l->mklen = klen;
+		if (member(l, k, klen, tl, &has_format) != 0) {
+			fail(l, "not JSON", l->p);
+			return TRIAL_CORRUPT;
+		}
 	} while ((r = item_end(l, '}')) == 0);
-	if (r < 0)
+	if (r < 0) {
+		fail(l, "expected ',' or '}'", l->p - 1);
 		return TRIAL_CORRUPT;
+	}
 	ws(l);
-	if (l->p != text + n || !has_format)
+	if (l->p != text + n) {
+		fail(l, "text after the object", l->p);
 		return TRIAL_CORRUPT;
+	}
+	if (!has_format) {
+		fail(l, "no integer \"format\"", NULL);
+		return TRIAL_CORRUPT;
+	}
 	/* The arrays as they are now that they have grown. */
 	tl->keys = l->params.keys;
 	tl->vals = l->params.vals;
@@ -929,14 +1013,39 @@ parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
 	tl->samples = l->samples;
 	if (tl->format != RUNDIR_FORMAT)
 		return TRIAL_OTHER_FORMAT;
-	/* What makes a trial line. */
-	if ((l->mistyped && !(l->fields & TRIAL_LENIENT)) || tl->host == NULL ||
-	    tl->bench == NULL || tl->status == NULL ||
-	    ((l->fields & TRIAL_KEY) && tl->key == NULL) ||
-	    ((l->fields & TRIAL_PARTS) && (tl->part < 1 || tl->parts < tl->part)))
+	/* What makes a trial line (the JSON is good: forget what probes found). */
+	l->why = NULL;
+	if (l->mistyped && !(l->fields & TRIAL_LENIENT))
+		fail(l, "a member of the wrong type", NULL);
+	else if (tl->host == NULL)
+		fail(l, "no \"host\" string", NULL);
+	else if (!fleet_name_ok(tl->host))
+		/* it names files (hosts/HOST.json): never a path */
+		fail(l, "\"host\" is not a host name (letters, digits, '-', '_', '.')", NULL);
+	else if (tl->bench == NULL)
+		fail(l, "no \"bench\" string", NULL);
+	else if (tl->status == NULL)
+		fail(l, "no \"status\" string", NULL);
+	else if (tl->rep < 0)
+		fail(l, "a negative \"rep\"", NULL);
+	else if ((l->fields & TRIAL_KEY) && tl->key == NULL)
+		fail(l, "no \"key\" string", NULL);
+	else if ((l->fields & TRIAL_PARTS) && (tl->part < 1 || tl->parts < tl->part))
+		fail(l, "\"part\" not within 1..\"parts\"", NULL);
+	if (l->why != NULL)
 		return TRIAL_CORRUPT;
 	tl->st = ap_status_parse(tl->status);
 	return TRIAL_OK;
+}
+
+static enum trial_reject
+parse_line(struct lp *l, char *text, size_t n, struct trial_line *tl)
+{
+	enum trial_reject rj = parse_members(l, text, n, tl);
+
+	if (rj == TRIAL_CORRUPT)
+		tl->why = why_text(l, text);
+	return rj;
 }
 
 /* --- Reading lines ----------------------------------------------------------- */
@@ -1015,18 +1124,32 @@ read_lines(struct src *src, unsigned int fields, trial_line_fn fn, void *arg,
 			*nl = '\0';
 			sc->lines++;
 			tl.lineno = sc->lines;
-			rj = skipping ? TRIAL_CORRUPT : parse_line(l, buf + start, n, &tl);
+			if (skipping || n > TRIALREAD_MAX_LINE) {
+				rj = TRIAL_CORRUPT;
+				snprintf(l->whybuf, sizeof(l->whybuf), "longer than %d bytes",
+				    TRIALREAD_MAX_LINE);
+				tl.why = l->whybuf;
+			} else
+				rj = parse_line(l, buf + start, n, &tl);
 			skipping = 0;
 			if (rj != TRIAL_OK) {
 				long long format = tl.format;
+				const char *why = tl.why;
 
-				if (sc->corrupt++ == 0)
+				if (rj == TRIAL_EMPTY)
+					why = "an empty line";
+				else if (rj == TRIAL_OTHER_FORMAT)
+					why = "another format";
+				if (sc->corrupt++ == 0) {
 					sc->first_corrupt = sc->lines;
+					snprintf(sc->first_why, sizeof(sc->first_why), "%s", why);
+				}
 				sc->empty += rj == TRIAL_EMPTY;
 				sc->other_format += rj == TRIAL_OTHER_FORMAT;
 				memset(&tl, 0, sizeof(tl));
 				tl.lineno = sc->lines;
 				tl.reject = rj;
+				tl.why = why;
 				if (rj == TRIAL_OTHER_FORMAT)
 					tl.format = format;
 			}

@@ -80,8 +80,8 @@ for f in text md csv json; do
 done
 like "$(cat cmp-text.err)" 'munmap-patch/trials.jsonl:25: truncated last line skipped' \
 	"the truncated last line is skipped with a warning"
-like "$(cat cmp-text.err)" '1 line is not a trial line, skipped \(the first is line 24\)' \
-	"the corrupt line is counted with its line number"
+like "$(cat cmp-text.err)" '1 line is not a trial line, skipped \(the first is line 24: not JSON: [A-Za-z ]+ at byte [0-9]+\)' \
+	"the corrupt line is counted with its line number and what is wrong with it"
 like "$(cat cmp-text.err)" 'lab-03/patched: 2 lines not ok \(1 infrastructure\), 1 without a metric, not used' \
 	"failed lines are counted per series"
 check "compare json: one object per non-empty cell (4 rows and 2 geomean rows; no needed for the noisy one), values numbers or null" \

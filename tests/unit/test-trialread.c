@@ -94,7 +94,7 @@ read_both(const char *text, size_t len, unsigned int fields, struct got *g,
 	if (r != r2 || g->n != g2.n || sc->lines != sc2.lines || sc->corrupt != sc2.corrupt ||
 	    sc->first_corrupt != sc2.first_corrupt || sc->empty != sc2.empty ||
 	    sc->other_format != sc2.other_format || sc->truncated != sc2.truncated ||
-	    sc->good_size != sc2.good_size) {
+	    sc->good_size != sc2.good_size || strcmp(sc->first_why, sc2.first_why) != 0) {
 		printf("#   file and memory disagree: %d/%d lines %zu/%zu corrupt %zu/%zu\n",
 		    r, r2, sc->lines, sc2.lines, sc->corrupt, sc2.corrupt);
 		return -1;
@@ -246,8 +246,8 @@ test_corrupt(void)
 		ok(read_both(after, sizeof(after) - 1, TRIAL_ALL, &g, &sc) == 0 && sc.corrupt == 2 &&
 		    sc.empty == 0 && g.n == 0, "a NUL after the object, and a line of only a NUL");
 	}
-	ok(strstr(one(TL(",\"rep\":-9223372036854775808,\"iterations\":9223372036854775807"),
-	    TRIAL_ALL), "|-9223372036854775808|") != NULL, "integers as large as long long");
+	ok(strstr(one(TL(",\"rep\":9223372036854775807,\"iterations\":-9223372036854775808"),
+	    TRIAL_ALL), "|9223372036854775807|") != NULL, "integers as large as long long");
 	ok(line_is_corrupt(TL(",\"rep\":9223372036854775808")), "an integer larger");
 	text = xasprintf("%s", TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL("") TL(""));
 	is_int(read_both(text, strlen(text), TRIAL_ALL, &g, &sc), 7,
@@ -410,6 +410,7 @@ test_sizes(void)
 	    sc.good_size == (off_t)(n1 + big + n1),
 	    "a line longer than TRIALREAD_MAX_LINE is corrupt, the next is read, the "
 	    "truncated last is not");
+	is_str(sc.first_why, "longer than 16777216 bytes", "... and the warning says why");
 	ok(read_both(text, n1, TRIAL_ALL, &g, &sc) == 0 && g.n == 1 && !sc.truncated &&
 	    sc.good_size == (off_t)n1, "one whole line");
 	ok(read_both(text, 0, TRIAL_ALL, &g, &sc) == 0 && g.n == 0 && sc.lines == 0 &&
@@ -460,6 +461,45 @@ test_done(void)
 	trial_done_free(NULL);
 }
 
+/* What is wrong with the first line of text that is not a trial line. */
+static const char *
+why(const char *text)
+{
+	static struct trial_scan sc;
+	struct got g;
+
+	if (read_both(text, strlen(text), TRIAL_ALL, &g, &sc) != 0 || sc.corrupt == 0)
+		return "(read as a trial line)";
+	return sc.first_why;
+}
+
+/* A rejected line says what is wrong with it, for the warning. */
+static void
+test_why(void)
+{
+	is_str(why("{\"format\":1,\"host\":\"h\",\"value\":NaN}\n"),
+	    "not JSON: not a JSON value at byte 32", "NaN: not JSON, and where");
+	is_str(why("{\"format\":1,\"host\":\"h\xff\"}\n"),
+	    "not JSON: invalid UTF-8 at byte 22", "invalid UTF-8, and at which byte");
+	is_str(why("{\"format\":1,\"value\":1e999}\n"),
+	    "not JSON: a number out of range at byte 21", "1e999: out of range");
+	is_str(why("{\"format\":1,\"host\":\"a\x1b[2J\"}\n"),
+	    "not JSON: a control character in a string at byte 22", "a raw control");
+	is_str(why("[1]\n"), "not JSON: not a JSON object at byte 1", "an array");
+	is_str(why(TL(",\"variant\":5")), "\"variant\" is of the wrong type",
+	    "a member of the wrong type, named");
+	is_str(why("{\"format\":1,\"host\":\"../../etc/x\",\"bench\":\"b\",\"key\":\"k\","
+	    "\"status\":\"ok\"}\n"),
+	    "\"host\" is not a host name (letters, digits, '-', '_', '.')",
+	    "a host name that is a path is refused");
+	ok(line_is_corrupt("{\"format\":1,\"host\":\".\",\"bench\":\"b\",\"key\":\"k\","
+	    "\"status\":\"ok\"}\n"), "... so is \".\"");
+	is_str(why(TL(",\"rep\":-1")), "a negative \"rep\"", "a negative rep is refused");
+	is_str(why("{\"format\":1,\"bench\":\"b\",\"status\":\"ok\"}\n"),
+	    "no \"host\" string", "no host");
+	is_str(why("{\"host\":\"h\"}\n"), "no integer \"format\"", "no format");
+}
+
 int
 main(void)
 {
@@ -474,6 +514,7 @@ main(void)
 	test_lenient();
 	test_params_text();
 	test_sizes();
+	test_why();
 	test_done();
 	return tap_done();
 }
