@@ -742,6 +742,14 @@ run_main(int argc, char **argv)
 			outdir = optarg;
 			break;
 		case 'L':
+			/* the group ids' rule: a label names a series ("host/label") and a
+			 * run (compare LABEL), and is printed in tables */
+			if (!runref_group_valid(optarg)) {
+				log_error("--label: expected a name (1 to %d letters, digits, "
+				    "'.', '_' or '-', starting with a letter or digit), not '%.80s'",
+				    RUNREF_GROUP_MAX, optarg);
+				return CMD_EXIT_USAGE;
+			}
 			label = optarg;
 			break;
 		case 'G':
@@ -1125,7 +1133,8 @@ static const struct cmd_option run_options[] = {
 	{ 'H', NULL, "HOSTS", "only these hosts: names, globs, @labels, @a&@b, !excluded, comma "
 	    "separated (narrows the plan's hosts:)", "every host the plan names" },
 	{ 'o', NULL, "DIR", "where run directories are made (created when missing)", "results" },
-	{ 0, "label", "NAME", "the run's name in reports, e.g. with-patch", "each host's kernel "
+	{ 0, "label", "NAME", "the run's name in reports (letters, digits, . _ -), e.g. "
+	    "with-patch", "each host's kernel "
 	    "release" },
 	{ 0, "group", "ID", "the run group (letters, digits, . _ -): controllers that "
 	    "share a fleet run the same plan on their own hosts with one ID, and report, "
