@@ -6,7 +6,9 @@
  * The level is checked before any formatting happens, so a disabled
  * log_debug() costs a comparison.  Messages are printed as
  * "fleetmark: [error: |warning: ]MESSAGE\n"; the tag is coloured only when
- * stderr is a terminal and NO_COLOR is not set.
+ * stderr is a terminal and NO_COLOR is not set.  The message's controls
+ * (newlines included) and bytes that are not UTF-8 are printed as \xNN
+ * (utf8_escape()): callers pass text from runs and hosts as it is.
  *
  * These functions never exit: a module reports a failure by returning an
  * error, and only main.c and cmd-*.c decide to end the process.

@@ -22,7 +22,9 @@
 #include "history.h"
 #include "html.h"
 #include "numfmt.h"
+#include "report.h"
 #include "rundir.h"
+#include "strv.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
@@ -105,18 +107,23 @@ static void
 grid_text(const struct grid *g, FILE *out)
 {
 	size_t *w = xcalloc(g->ncols, sizeof(*w)), i, j, end, l;
+	/* the cells escaped, so that each is one line of known width */
+	char **shown = xcalloc((g->nrows + 1) * g->ncols + 1, sizeof(*shown));
 
 	for (j = 0; j < g->ncols; j++)
-		w[j] = utf8_width(g->cols[j].name);
+		shown[j] = utf8_escaped(g->cols[j].name, 0);
 	for (i = 0; i < g->nrows; i++)
 		for (j = 0; j < g->ncols; j++)
-			if ((l = utf8_width(grid_cell(g, i, j))) > w[j])
+			shown[(i + 1) * g->ncols + j] = utf8_escaped(grid_cell(g, i, j), 0);
+	for (i = 0; i <= g->nrows; i++)
+		for (j = 0; j < g->ncols; j++)
+			if ((l = utf8_width(shown[i * g->ncols + j])) > w[j])
 				w[j] = l;
 	for (i = 0; i <= g->nrows; i++) {
-		for (end = g->ncols; end > 1 && i > 0 && *grid_cell(g, i - 1, end - 1) == '\0';)
+		for (end = g->ncols; end > 1 && i > 0 && *shown[i * g->ncols + end - 1] == '\0';)
 			end--;
 		for (j = 0; j < end; j++) {
-			const char *s = i == 0 ? g->cols[j].name : grid_cell(g, i - 1, j);
+			const char *s = shown[i * g->ncols + j];
 
 			l = utf8_width(s);
 			if (j > 0)
@@ -129,17 +136,8 @@ grid_text(const struct grid *g, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	strv_free(shown, (g->nrows + 1) * g->ncols);
 	free(w);
-}
-
-static void
-md_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s == '\n' ? ' ' : *s, out);
-	}
 }
 
 static void
@@ -149,7 +147,7 @@ grid_md(const struct grid *g, FILE *out)
 
 	for (j = 0; j < g->ncols; j++) {
 		fputs("| ", out);
-		md_text(out, g->cols[j].name);
+		report_md_cell(out, g->cols[j].name);
 		fputc(' ', out);
 	}
 	fputs("|\n", out);
@@ -159,7 +157,7 @@ grid_md(const struct grid *g, FILE *out)
 	for (i = 0; i < g->nrows; i++) {
 		for (j = 0; j < g->ncols; j++) {
 			fputs("| ", out);
-			md_text(out, grid_cell(g, i, j));
+			report_md_cell(out, grid_cell(g, i, j));
 			fputc(' ', out);
 		}
 		fputs("|\n", out);
@@ -175,7 +173,7 @@ grid_csv(const struct grid *g, FILE *out)
 	for (j = 0; j < g->ncols; j++) {
 		if (j > 0)
 			fputc(',', out);
-		csv_field(out, g->cols[j].name);
+		report_csv_cell(out, g->cols[j].name);
 	}
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
@@ -188,7 +186,7 @@ grid_csv(const struct grid *g, FILE *out)
 				numfmt_shortest(num, sizeof(num), v);
 				fputs(num, out);
 			} else
-				csv_field(out, grid_cell(g, i, j));
+				report_csv_cell(out, grid_cell(g, i, j));
 		}
 		fputc('\n', out);
 	}
@@ -1064,10 +1062,26 @@ render_html(const struct history *h, FILE *out)
 	    "(no scripts, no external resources).</p></footer>\n</body></html>\n", out);
 }
 
+struct table_args {
+	const struct history			*h;
+	const struct history_render_opts	*o;
+};
+
+static int
+table_into(void *arg, FILE *mem)
+{
+	struct table_args *a = arg;
+
+	render_table(a->h, a->o, mem);
+	return 0;
+}
+
 int
 history_render(const struct history *h, const struct history_render_opts *o, FILE *out,
     char **err)
 {
+	struct table_args a = { h, o };
+
 	switch (o->format) {
 	case REPORT_JSON:
 		render_json(h, out);
@@ -1076,7 +1090,11 @@ history_render(const struct history *h, const struct history_render_opts *o, FIL
 		render_html(h, out);
 		break;
 	default:
-		render_table(h, o, out);
+		/* text from the runs (labels, metric names...) made safe for a terminal */
+		if (utf8_render_escaped(out, UTF8_KEEP_NL | UTF8_KEEP_TAB, table_into, &a) != 0) {
+			*err = xasprintf("cannot write the history");
+			return -1;
+		}
 		break;
 	}
 	if (ferror(out)) {

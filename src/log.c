@@ -1,6 +1,7 @@
 /*
  * log.c: leveled messages on stderr, coloured only on a terminal without
- * NO_COLOR (https://no-color.org).
+ * NO_COLOR (https://no-color.org), with the controls of their text
+ * escaped (utf8.h).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "strbuf.h"
+#include "utf8.h"
 
 static int level = LOG_LEVEL_INFO;
 static int color = -1;		/* -1: not decided yet */
@@ -64,6 +67,7 @@ log_emit(int l, int kind, const char *fmt, ...)
 {
 	static const char *const debug_tags[] = { "", "", "", "debug: ", "trace: " };
 	const char *tag = "", *on = "", *off = "";
+	struct strbuf raw = STRBUF_INIT, msg = STRBUF_INIT;
 	va_list ap;
 
 	if (kind == 1) {
@@ -80,28 +84,31 @@ log_emit(int l, int kind, const char *fmt, ...)
 		on = "";
 	else
 		off = "\033[0m";
+	/*
+	 * The message is formatted once and escaped once, here: its
+	 * arguments are often text from a run, an archive or a host, whose
+	 * escape sequences must not reach the terminal (utf8_escape()).
+	 */
+	va_start(ap, fmt);
+	strbuf_vaddf(&raw, fmt, ap);
+	va_end(ap);
+	utf8_escape(&msg, raw.buf, raw.len, UTF8_KEEP_TAB);
 	pthread_mutex_lock(&sink_lock);
 	if (log_sink == NULL)
 		pthread_mutex_unlock(&sink_lock);
 	else {
 		char line[4096];
-		int n;
 
-		n = snprintf(line, sizeof(line), "fleetmark: %s%s%s", on, tag, off);
-		va_start(ap, fmt);
-		if (n >= 0 && (size_t)n < sizeof(line))
-			vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-		va_end(ap);
+		snprintf(line, sizeof(line), "fleetmark: %s%s%s%s", on, tag, off, msg.buf);
 		log_sink(line, log_sink_arg);
 		pthread_mutex_unlock(&sink_lock);
-		return;
+		goto out;
 	}
-	/* One fprintf for the prefix and one for the text: stderr is unbuffered. */
+	/* One fprintf for the whole line: stderr is unbuffered. */
 	flockfile(stderr);
-	fprintf(stderr, "fleetmark: %s%s%s", on, tag, off);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "fleetmark: %s%s%s%s\n", on, tag, off, msg.buf);
 	funlockfile(stderr);
+out:
+	strbuf_release(&raw);
+	strbuf_release(&msg);
 }

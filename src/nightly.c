@@ -24,6 +24,7 @@
 #include "strv.h"
 #include "trialread.h"
 #include "verdict.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 void
@@ -1037,17 +1038,30 @@ render_html(const struct nightly *n, FILE *out)
 	return 0;
 }
 
+struct text_args {
+	const struct nightly	*n;
+	int			 md;
+};
+
+static int
+text_into(void *arg, FILE *mem)
+{
+	struct text_args *a = arg;
+
+	return render_text(a->n, mem, a->md);
+}
+
 int
 nightly_render(const struct nightly *n, enum report_format f, FILE *out, char **err)
 {
+	struct text_args a = { n, f == REPORT_MD };
 	int r = 0;
 
 	switch (f) {
 	case REPORT_TEXT:
-		r = render_text(n, out, 0);
-		break;
 	case REPORT_MD:
-		r = render_text(n, out, 1);
+		/* host names, labels, metric names from runs: safe for a terminal */
+		r = utf8_render_escaped(out, UTF8_KEEP_NL | UTF8_KEEP_TAB, text_into, &a);
 		break;
 	case REPORT_JSON:
 		return render_json(n, out, err);

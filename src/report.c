@@ -33,6 +33,7 @@
 #include "strbuf.h"
 #include "strv.h"
 #include "trialread.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 void
@@ -827,9 +828,14 @@ pad(FILE *out, size_t n)
 static char *
 text_cell(const struct rgrid *g, size_t row, size_t col)
 {
-	const char *m = rgrid_marks(g, row, col), *s = g->cells[row * g->ncols + col];
+	const char *m = rgrid_marks(g, row, col);
+	char *s = utf8_escaped(g->cells[row * g->ncols + col], 0), *t;
 
-	return m ? xasprintf("%s [%s]", s, m) : xstrdup(s);
+	if (m == NULL)
+		return s;
+	t = xasprintf("%s [%s]", s, m);
+	free(s);
+	return t;
 }
 
 /* Generic aligned text: keys left-aligned, values right-aligned. */
@@ -838,13 +844,16 @@ print_text(const struct rgrid *g, FILE *out)
 {
 	size_t *w = xcalloc(g->ncols, sizeof(*w)), i, j;
 	char **shown = xcalloc(g->nrows * g->ncols + 1, sizeof(*shown));
+	char **cols = xcalloc(g->ncols + 1, sizeof(*cols));
 
 	for (i = 0; i < g->nrows; i++)
 		for (j = 0; j < g->ncols; j++)
 			shown[i * g->ncols + j] = text_cell(g, i, j);
+	for (j = 0; j < g->ncols; j++)
+		cols[j] = utf8_escaped(g->cols[j], 0);
 	fprintf(out, "%s\n", g->title);
 	for (j = 0; j < g->ncols; j++)
-		w[j] = dwidth(g->cols[j]);
+		w[j] = dwidth(cols[j]);
 	for (j = 0; j < g->nhidden; j++)
 		w[j] = 0;
 	for (i = 0; i < g->nrows; i++)
@@ -855,7 +864,7 @@ print_text(const struct rgrid *g, FILE *out)
 				w[j] = l;
 		}
 	for (i = 0; i <= g->nrows; i++) {
-		const char *const *row = i == 0 ? (const char *const *)g->cols :
+		const char *const *row = i == 0 ? (const char *const *)cols :
 		    (const char *const *)&shown[(i - 1) * g->ncols];
 		size_t end = g->ncols;
 		char *rm = i > 0 ? (char *)rgrid_marks(g, i - 1, g->ncols) : NULL;
@@ -882,17 +891,40 @@ print_text(const struct rgrid *g, FILE *out)
 	}
 	rgrid_notes_print(g, out, 0, 0);
 	strv_free(shown, g->nrows * g->ncols);
+	strv_free(cols, g->ncols);
 	free(w);
 }
 
-static void
-md_cell(FILE *out, const char *s)
+void
+report_md_cell(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', out);
-		fputc(*s, out);
+	char *e = utf8_escaped(s, 0), *p;
+
+	for (p = e; *p; p++) {
+		if (*p == '<')
+			fputs("&lt;", out);
+		else {
+			if (*p == '|')
+				fputc('\\', out);
+			fputc(*p, out);
+		}
 	}
+	free(e);
+}
+
+void
+report_csv_cell(FILE *out, const char *s)
+{
+	char *e = utf8_escaped(s, 0), *q = NULL, *end;
+
+	if (strchr("=+-@", e[0]) != NULL && e[0] != '\0' && strcmp(e, "-") != 0) {
+		(void)strtod(e, &end);
+		if (end == e || (*end != '\0' && strcmp(end, "%") != 0))
+			q = xasprintf("'%s", e);
+	}
+	csv_field(out, q ? q : e);
+	free(q);
+	free(e);
 }
 
 static void
@@ -903,7 +935,7 @@ print_md(const struct rgrid *g, FILE *out, size_t *base)
 	fprintf(out, "### %s\n\n|", g->title);
 	for (j = g->nhidden; j < g->ncols; j++) {
 		fputc(' ', out);
-		md_cell(out, g->cols[j]);
+		report_md_cell(out, g->cols[j]);
 		fputs(" |", out);
 	}
 	fputs("\n|", out);
@@ -914,7 +946,7 @@ print_md(const struct rgrid *g, FILE *out, size_t *base)
 		fputc('|', out);
 		for (j = g->nhidden; j < g->ncols; j++) {
 			fputc(' ', out);
-			md_cell(out, g->cells[i * g->ncols + j]);
+			report_md_cell(out, g->cells[i * g->ncols + j]);
 			rgrid_notes_md_marks(g, out, i, j, *base);
 			if (j + 1 == g->ncols)
 				rgrid_notes_md_marks(g, out, i, g->ncols, *base);
@@ -934,7 +966,7 @@ print_csv(const struct rgrid *g, FILE *out)
 	fputs("table", out);
 	for (j = 0; j < g->ncols; j++) {
 		fputc(',', out);
-		csv_field(out, g->cols[j]);
+		report_csv_cell(out, g->cols[j]);
 	}
 	if (g->notes.n > 0)
 		fputs(",notes", out);
@@ -955,14 +987,14 @@ print_csv(const struct rgrid *g, FILE *out)
 
 				while (*s == ' ')
 					s++;
-				csv_field(out, s);
+				report_csv_cell(out, s);
 			}
 		}
 		if (g->notes.n > 0) {
 			char *nt = rgrid_row_notes_text(g, i);
 
 			fputc(',', out);
-			csv_field(out, nt);
+			report_csv_cell(out, nt);
 			free(nt);
 		}
 		fputc('\n', out);
@@ -1275,7 +1307,7 @@ out:
 
 /* report_render(); partial: whether the partial runs' lines come first. */
 static int
-render(const struct report *r, const struct report_opts *o, int partial, FILE *out,
+render_grids(const struct report *r, const struct report_opts *o, int partial, FILE *out,
     char **err)
 {
 	struct rgrids gs = { NULL, 0, 0 };
@@ -1440,6 +1472,44 @@ out:
 		rgrid_free(gs.g[i]);
 	free(gs.g);
 	return ret;
+}
+
+/*
+ * The report for a terminal or a file people read: text, Markdown and CSV
+ * are rendered whole, then written with the controls that came with the
+ * runs' strings escaped (utf8_escape(); the cells were escaped one by
+ * one, newlines too, as they were laid out).  JSON is escaped by jansson
+ * and HTML by html.h.  partial: as render_grids()'s.
+ */
+struct render_args {
+	const struct report		*r;
+	const struct report_opts	*o;
+	int				 partial;
+	char				**err;
+};
+
+static int
+render_into(void *arg, FILE *mem)
+{
+	struct render_args *a = arg;
+
+	return render_grids(a->r, a->o, a->partial, mem, a->err);
+}
+
+static int
+render(const struct report *r, const struct report_opts *o, int partial, FILE *out,
+    char **err)
+{
+	struct render_args a = { r, o, partial, err };
+	int n;
+
+	*err = NULL;
+	if (o->format == REPORT_JSON || o->format == REPORT_HTML)
+		return render_grids(r, o, partial, out, err);
+	n = utf8_render_escaped(out, UTF8_KEEP_NL | UTF8_KEEP_TAB, render_into, &a);
+	if (n < 0 && *err == NULL)
+		*err = xasprintf("cannot write the report: %s", strerror(errno));
+	return n;
 }
 
 int

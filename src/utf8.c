@@ -1,8 +1,13 @@
 /*
- * utf8.c: UTF-8 sequence lengths, validity and widths (utf8.h).
+ * utf8.c: UTF-8 sequence lengths, validity and widths, and the escaping
+ * of text from outside for a terminal (utf8.h).
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "strbuf.h"
 #include "utf8.h"
 
 #define CONT(c)	(((c) & 0xc0) == 0x80)
@@ -92,4 +97,73 @@ utf8_cut(const char *s, size_t n)
 	while (n > 0 && CONT((unsigned char)s[n]))
 		n--;
 	return n;
+}
+
+void
+utf8_escape(struct strbuf *sb, const void *p, size_t n, unsigned int keep)
+{
+	const unsigned char *s = p;
+	size_t i = 0, k, run;
+
+	while (i < n) {
+		/* printable ASCII, the common case, in one piece */
+		for (run = i; run < n && s[run] >= 0x20 && s[run] < 0x7f; run++)
+			;
+		if (run > i) {
+			strbuf_add(sb, s + i, run - i);
+			i = run;
+			continue;
+		}
+		k = utf8_seq(s + i, n - i);
+		if (k == 0 || (utf8_is_control(s + i, k) &&
+		    !(s[i] == '\t' && (keep & UTF8_KEEP_TAB)) &&
+		    !(s[i] == '\n' && (keep & UTF8_KEEP_NL)))) {
+			/* a C1 control's second byte is escaped alone next */
+			strbuf_addf(sb, "\\x%02x", s[i]);
+			k = 1;
+		} else
+			strbuf_add(sb, s + i, k);
+		i += k;
+	}
+}
+
+char *
+utf8_escaped(const char *s, unsigned int keep)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	utf8_escape(&sb, s, strlen(s), keep);
+	return strbuf_detach(&sb, NULL);
+}
+
+int
+utf8_fwrite_escaped(FILE *out, const void *s, size_t n, unsigned int keep)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+
+	utf8_escape(&sb, s, n, keep);
+	r = fwrite(sb.buf, 1, sb.len, out) == sb.len ? 0 : EOF;
+	strbuf_release(&sb);
+	return r;
+}
+
+int
+utf8_render_escaped(FILE *out, unsigned int keep, int (*fn)(void *arg, FILE *mem),
+    void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int r;
+
+	if ((mem = open_memstream(&text, &len)) == NULL)
+		return -1;
+	r = fn(arg, mem);
+	if (fclose(mem) != 0 && r >= 0)
+		r = -1;
+	if (r >= 0 && utf8_fwrite_escaped(out, text, len, keep) != 0)
+		r = -1;
+	free(text);
+	return r;
 }
