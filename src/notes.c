@@ -19,7 +19,9 @@
 
 #include "html.h"
 #include "report-int.h"
+#include "report.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* Slot of (row, col) in g->marks; col == g->ncols is the row's own. */
@@ -211,11 +213,17 @@ rgrid_notes_print(const struct rgrid *g, FILE *out, int md, size_t base)
 	if (md)
 		fputc('\n', out);
 	for (i = 0; i < g->notes.n; i++) {
-		if (md)
+		/* an agent's text: one line, escaped (utf8.h), no raw HTML in md */
+		if (md) {
 			fprintf(out, "[^%zu]: ", base + i + 1);
-		else
-			fprintf(out, "[%zu] ", i + 1);
-		fprintf(out, "%s\n", g->notes.s[i]);
+			report_md_cell(out, g->notes.s[i]);
+		} else {
+			char *e = utf8_escaped(g->notes.s[i], 0);
+
+			fprintf(out, "[%zu] %s", i + 1, e);
+			free(e);
+		}
+		fputc('\n', out);
 	}
 }
 
