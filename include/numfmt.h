@@ -25,6 +25,8 @@
 #include <stddef.h>
 
 #define NUMFMT_MAX	32
+#define NUMFMT_FIXED_MAX 1e15	/* from here on, numfmt_fixed() and the
+				 * percentages write an exponent */
 
 /* The shortest of %.6g .. %.17g that strtod() reads back as v. */
 void	numfmt_shortest(char *buf, size_t size, double v);
@@ -33,14 +35,17 @@ void	numfmt_shortest(char *buf, size_t size, double v);
  * v in fixed notation with sig significant figures but at most two
  * decimals, for |v| >= 1 and for 0: with sig 4, "1234", "123.4", "12.34",
  * "1.23", "0"; with sig 3, "1234", "123", "12.3", "1.23".  Below 1 in
- * magnitude, three significant figures as %.3g does ("0.123", "1.5e-05").
+ * magnitude, three significant figures as %.3g does ("0.123", "1.5e-05");
+ * from NUMFMT_FIXED_MAX up, sig significant figures as %g ("1e+308"), so
+ * that a value no benchmark measures stays NUMFMT_MAX bytes at most.
  */
 void	numfmt_fixed(char *buf, size_t size, double v, int sig);
 
 /* A mean as the tables show it: numfmt_fixed() with sig 4, "-" for NaN (none). */
 void	numfmt_mean(char *buf, size_t size, double v);
 
-/* A change in percent, signed with one decimal ("+3.2%", "-0.4%"), "-" for NaN. */
+/* A change in percent, signed with one decimal ("+3.2%", "-0.4%"), "-" for NaN;
+ * %.3g from NUMFMT_FIXED_MAX up, as the percentage below. */
 void	numfmt_change(char *buf, size_t size, double pct);
 
 /* A relative standard deviation in percent, one decimal ("±1.5%"), "-" for NaN. */

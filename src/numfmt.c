@@ -35,6 +35,11 @@ numfmt_fixed(char *buf, size_t size, double v, int sig)
 		snprintf(buf, size, "%.3g", v);
 		return;
 	}
+	if (a >= NUMFMT_FIXED_MAX) {
+		/* a magnitude no benchmark measures: 1e308 as 309 digits helps no one */
+		snprintf(buf, size, "%.*g", sig, v);
+		return;
+	}
 	while (dec > 0 && a >= lim) {
 		dec--;
 		lim *= 10;
@@ -57,6 +62,8 @@ percent(char *buf, size_t size, const char *prefix, double pct)
 {
 	if (isnan(pct))
 		snprintf(buf, size, "-");
+	else if (fabs(pct) >= NUMFMT_FIXED_MAX)
+		snprintf(buf, size, "%s%.3g%%", prefix, pct);
 	else
 		snprintf(buf, size, "%s%.1f%%", prefix, pct);
 }

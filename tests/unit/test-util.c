@@ -425,6 +425,8 @@ test_numfmt(void)
 		{ 0.000015, 4, "1.5e-05" }, { -12.345, 4, "-12.35" },
 		{ 0, 3, "0" }, { 1234.5, 3, "1234" }, { 123.4, 3, "123" }, { 100, 3, "100" },
 		{ 12.34, 3, "12.3" }, { 10, 3, "10.0" }, { 1.234, 3, "1.23" }, { 0.5, 3, "0.5" },
+		{ 999999999999999, 4, "999999999999999" }, { 1e15, 4, "1e+15" },
+		{ -1e308, 4, "-1e+308" }, { 1.2345e300, 3, "1.23e+300" },
 	};
 	static const struct { double v; const char *want; } sh[] = {
 		{ 0, "0" }, { 0.25, "0.25" }, { 12.5, "12.5" }, { 123.456, "123.5" },
@@ -448,6 +450,8 @@ test_numfmt(void)
 	is_str(b, "inf", "fixed infinity");
 	numfmt_mean(b, sizeof(b), 123.456);
 	is_str(b, "123.5", "a mean: four figures");
+	numfmt_change(b, sizeof(b), -1e308);
+	is_str(b, "-1e+308%", "a change of a magnitude no benchmark has: %g");
 	numfmt_mean(b, sizeof(b), NAN);
 	is_str(b, "-", "no mean: -");
 	numfmt_change(b, sizeof(b), 3.21);
