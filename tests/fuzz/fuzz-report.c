@@ -2,7 +2,7 @@
  * fuzz-report.c: what reports make of trials.jsonl (src/report.c, reading
  * the lines through src/trialread.c the way reports do: leniently, every
  * line counted), then every table, in a format chosen by the input's
- * length.  The input stays in memory (report_add_lines()); the run's
+ * length, HTML (the page with its charts and host table) included.  The input stays in memory (report_add_lines()); the run's
  * fixed run.json is in a directory made at start (and removed at exit).
  */
 #include <limits.h>
@@ -67,7 +67,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum report_format formats[] = {
-		REPORT_TEXT, REPORT_MD, REPORT_CSV, REPORT_JSON,
+		REPORT_TEXT, REPORT_MD, REPORT_CSV, REPORT_JSON, REPORT_HTML,
 	};
 	struct report_opts o;
 	struct report *r;
