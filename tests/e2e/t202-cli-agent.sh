@@ -46,7 +46,7 @@ for c in run plan list agent hosts report compare push pull ls bisect-run help; 
 	is "$("$FLEETMARK" help "$c")" "$(cat "$W/out")" "help $c is $c --help"
 done
 out=$("$FLEETMARK" run --help)
-like "$out" "  --label NAME +the run's name in reports, e.g. with-patch \(default:" \
+like "$out" "  --label NAME +the run's name in reports \(letters, digits, . _ -\), e.g." \
 	"run --help describes an option, its argument and its default"
 like "$out" "  130  interrupted" "and the exit statuses"
 is "$("$FLEETMARK" plan -h)" "$("$FLEETMARK" plan --help)" "plan -h is plan --help (getopt_long)"
