@@ -370,6 +370,26 @@ test_utf8(void)
 
 /* --- pctenc ------------------------------------------------------------------ */
 
+/* The one escaper of text from outside for a terminal. */
+static void
+test_utf8_escape(void)
+{
+	char *e;
+
+	e = utf8_escaped("a\x1b]0;T\x07" "b\x1b[2J\rc", 0);
+	is_str(e, "a\\x1b]0;T\\x07b\\x1b[2J\\x0dc", "ESC, BEL and CR as \\xNN");
+	free(e);
+	e = utf8_escaped("\xc2\x9b" "1m \x7f \xff\xc3\xa9", 0);
+	is_str(e, "\\xc2\\x9b1m \\x7f \\xff\xc3\xa9", "C1, DEL and bad bytes escaped, é kept");
+	free(e);
+	e = utf8_escaped("a\tb\nc", 0);
+	is_str(e, "a\\x09b\\x0ac", "tab and newline escaped in a cell");
+	free(e);
+	e = utf8_escaped("a\tb\nc\r", UTF8_KEEP_TAB | UTF8_KEEP_NL);
+	is_str(e, "a\tb\nc\\x0d", "kept where they are the text's layout");
+	free(e);
+}
+
 static void
 test_pctenc(void)
 {
@@ -667,6 +687,7 @@ main(void)
 	test_digest();
 	test_clock();
 	test_utf8();
+	test_utf8_escape();
 	test_pctenc();
 	test_numfmt();
 	test_csv();
