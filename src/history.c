@@ -291,9 +291,9 @@ rows_read(const char *dir, struct rows *rs, char **err)
 	    on_line, &c, &scan, err);
 	if (r == 0) {
 		if (scan.corrupt > 0)
-			log_warn("%s: %zu line%s that %s not trial lines skipped (the first "
-			    "at line %zu)", path, scan.corrupt, scan.corrupt == 1 ? "" : "s",
-			    scan.corrupt == 1 ? "is" : "are", scan.first_corrupt);
+			log_warn("%s: %zu line%s, skipped (the first is line %zu: %s)", path,
+			    scan.corrupt, scan.corrupt == 1 ? " is not a trial line" :
+			    "s are not trial lines", scan.first_corrupt, scan.first_why);
 		for (i = 0; i < rs->n; i++)
 			rs->v[i].sd = rs->v[i].n > 1 ?
 			    sqrt(rs->v[i].m2 / (double)(rs->v[i].n - 1)) : NAN;
