@@ -17,6 +17,12 @@
 #define AGENT_DEFAULT_DEADLINE	300.0		/* seconds */
 #define AGENT_HEARTBEAT		2.0		/* seconds between heartbeats */
 #define AGENT_MAX_ID		128		/* bytes of a request id */
+/* serve: how long the controller may be silent before the agent ends its
+ * trial and itself (serve --idle overrides it; 0: never) */
+#define AGENT_IDLE_DEFAULT	120.0		/* seconds */
+/* after that: seconds left to say goodbye before SIGALRM ends the agent, in
+ * case its output is stuck behind a connection that is gone */
+#define AGENT_GOODBYE		10
 /* argv[1] that makes the agent exit at once: a program for lat_proc to exec */
 #define AGENT_EXEC_PROBE	"__exit"
 
@@ -102,11 +108,20 @@ struct input {
 	size_t	len;
 	int	eof;
 	int	toolong;	/* discarding the rest of an over-long line */
+	double	idle;		/* ns the controller may be silent; 0: not watched */
+	double	heard;		/* timing_now() of the last byte read */
 };
 
+/* Set up in for fd; nothing is watched (idle 0) until the caller says so. */
 void	input_init(struct input *in, int fd);
 /* Read what is available; returns -1 on EOF or error, else 0. */
 int	input_fill(struct input *in);
+/*
+ * Whether the controller has been silent past in->idle: nothing was read
+ * for that long and nothing is waiting to be read now.  Always 0 when in
+ * is NULL, not watched, or at its end (EOF ends serving anyway).
+ */
+int	input_silent(struct input *in);
 /*
  * Take the next complete line (without its newline, NUL-terminated) into
  * line[0..cap).  Returns its length, 0 when no complete line is buffered,
@@ -132,6 +147,14 @@ void	supervise_child_init(void);
 /* Install SIGTERM/SIGINT/SIGHUP handling; nonzero once one arrived. */
 void	supervise_signals(void);
 int	supervise_stopping(void);
+/*
+ * The controller went silent (input_silent()): stop as on a signal, and
+ * arm AGENT_GOODBYE seconds of SIGALRM (its default action ends the
+ * process) so that output stuck behind a dead connection cannot keep the
+ * agent, and the lease, alive.  supervise_silenced() says whether it did.
+ */
+void	supervise_silence(void);
+int	supervise_silenced(void);
 /* File descriptor that becomes readable when a signal arrived. */
 int	supervise_signal_fd(void);
 /* Read what the signal handlers wrote to it, so that it is not readable. */
@@ -254,6 +277,14 @@ void	lease_request(int out_fd, const char *id, const char *owner, const char *ru
 void	lease_release(void);
 /* In a trial process: close the inherited descriptor, which is not its. */
 void	lease_close_inherited(void);
+/*
+ * The controller was heard: mark the lease file (its modification time, at
+ * most once a second), so that a run that finds the lease held can tell a
+ * live holder from one whose controller has gone silent.
+ */
+void	lease_heard(void);
+/* The idle limit (seconds, 0: none) the holder line carries from now on. */
+void	lease_set_idle(double seconds);
 /* In a detached agent (detach.c): the lease, inherited, is its own now;
  * its holder line gets this process's pid and "detached": true. */
 void	lease_detached(void);
@@ -273,7 +304,11 @@ void	list_emit(int fd, const char *id, int json);
 
 /* --- serve.c -------------------------------------------------------------- */
 
-int	serve(int in_fd, int out_fd);
+/*
+ * Serve requests from in_fd until "exit", end of input, a signal, or
+ * idle_s seconds without a byte from the controller (0: no limit).
+ */
+int	serve(int in_fd, int out_fd, double idle_s);
 /*
  * Wait until in's descriptor or the signal pipe is readable; reads what
  * arrived into in and empties the signal pipe.  0, or -1 when poll failed.

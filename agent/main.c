@@ -5,7 +5,7 @@
  *   fleetmark-agent env [--json]      facts about this host
  *   fleetmark-agent run BENCH [key=value]... [--samples N] [--deadline S]
  *                                     [--profile perf] [--monitor M,M...]
- *   fleetmark-agent serve             JSON-lines requests on stdin
+ *   fleetmark-agent serve [--idle S]  JSON-lines requests on stdin
  *   fleetmark-agent version
  *
  * Output of run and serve is the wire format of docs/agent-protocol.md.
@@ -28,7 +28,7 @@ usage(FILE *f)
 	    "       fleetmark-agent env [--json]\n"
 	    "       fleetmark-agent run BENCH [key=value]... [--samples N] [--deadline SECONDS]\n"
 	    "                           [--profile perf] [--monitor interrupts,vmstat,perf-stat]\n"
-	    "       fleetmark-agent serve\n"
+	    "       fleetmark-agent serve [--idle SECONDS]\n"
 	    "       fleetmark-agent version\n");
 }
 
@@ -119,6 +119,31 @@ cmd_run(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * serve [--idle SECONDS]: how long the controller may stay silent (0: for
+ * ever); by default AGENT_IDLE_DEFAULT when the control stream is a pipe
+ * or a socket, and no limit for a terminal.
+ */
+static int
+cmd_serve(int argc, char **argv)
+{
+	double idle = is_stream(0) ? AGENT_IDLE_DEFAULT : 0;
+	char *end;
+
+	if (argc == 2 && strcmp(argv[0], "--idle") == 0) {
+		idle = strtod(argv[1], &end);
+		if (*argv[1] == '\0' || *end != '\0' || !(idle >= 0) || idle > 7 * 86400) {
+			fprintf(stderr, "fleetmark-agent: --idle: '%s' is not a number of seconds\n",
+			    argv[1]);
+			return WIRE_EXIT_USAGE;
+		}
+	} else if (argc != 0) {
+		usage(stderr);
+		return WIRE_EXIT_USAGE;
+	}
+	return serve(0, 1, idle);
+}
+
 static int
 want_json(int argc, char **argv)
 {
@@ -159,7 +184,7 @@ main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "serve") == 0) {
 		scratch_sweep();
-		return serve(0, 1);
+		return cmd_serve(argc - 2, argv + 2);
 	}
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
 		usage(stdout);

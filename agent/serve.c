@@ -2,7 +2,11 @@
  * serve.c: the controller's mode.  Requests arrive as JSON lines on the
  * control stream; every trial runs in a fresh child (supervise.c) and its
  * lines stream back on stdout.  One process and one channel serve a whole
- * run.  The loop ends on an "exit" request, on EOF, or on a signal.
+ * run.  The loop ends on an "exit" request, on EOF, on a signal, or when
+ * the controller has said nothing (not even a blank keep-alive line) for
+ * the idle limit: a controller cut off by a partition never closes our
+ * input, and TCP can keep such a session for hours, so without that the
+ * agent, its trial and the host's lease would outlive the run.
  */
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +20,7 @@
 #include "agent.h"
 #include "jline.h"
 #include "jparse.h"
+#include "timing.h"
 
 void
 serve_reply_error(int fd, const char *id, const char *msg)
@@ -154,6 +159,8 @@ serve_trial(const struct jv *req, const char *id, struct input *in, int out_fd)
 	return rc;
 }
 
+static double idle_limit;	/* seconds, for the hello line; 0: none */
+
 static void
 emit_simple(int fd, const char *type, const char *id)
 {
@@ -166,6 +173,8 @@ emit_simple(int fd, const char *type, const char *id)
 		jl_str(&j, "arch", agent_arch());
 		jl_int(&j, "pid", (long long)getpid());
 		jl_int(&j, "max_line", WIRE_MAX_LINE);
+		if (idle_limit > 0)
+			jl_num(&j, "idle", idle_limit);
 	} else if (strcmp(type, WIRE_END) == 0)
 		jl_str(&j, "status", WIRE_STATUS_OK);
 	jl_emit(&j, fd);
@@ -220,13 +229,20 @@ int
 serve_wait(struct input *in)
 {
 	struct pollfd pfd[2];
+	double left;
+	int timeout = -1;
 
+	if (in->idle > 0) {
+		left = in->heard + in->idle - timing_now();
+		timeout = left > 0 ? (int)(left / 1e6) + 1 : 0;
+	}
 	pfd[0].fd = in->fd;
 	pfd[0].events = POLLIN;
+	pfd[0].revents = 0;
 	pfd[1].fd = supervise_signal_fd();
 	pfd[1].events = POLLIN;
 	pfd[1].revents = 0;
-	if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+	if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
 		return -1;
 	/*
 	 * A child that ended between trials (env's helpers, a trial's
@@ -241,13 +257,16 @@ serve_wait(struct input *in)
 }
 
 int
-serve(int in_fd, int out_fd)
+serve(int in_fd, int out_fd, double idle_s)
 {
 	static struct input in;
 	static char line[WIRE_MAX_LINE + 1];
 	long n;
 
 	input_init(&in, in_fd);
+	in.idle = idle_s * 1e9;
+	idle_limit = idle_s;
+	lease_set_idle(idle_s);
 	emit_simple(out_fd, WIRE_HELLO, NULL);
 	while (!supervise_stopping()) {
 		while ((n = input_line(&in, line, sizeof(line))) != 0) {
@@ -264,6 +283,12 @@ serve(int in_fd, int out_fd)
 			break;
 		if (serve_wait(&in) != 0)
 			break;
+		if (input_silent(&in)) {
+			supervise_silence();	/* first: stderr may be stuck too */
+			fprintf(stderr, "fleetmark-agent: nothing from the controller for %.0f s: "
+			    "stopping\n", idle_s);
+			break;
+		}
 	}
 bye:
 	lease_release();

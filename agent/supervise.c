@@ -31,6 +31,7 @@
 
 static int sig_fds[2] = { -1, -1 };
 static volatile sig_atomic_t stopping;
+static int silenced;		/* stopping because the controller went silent */
 
 static void
 on_signal(int sig)
@@ -92,6 +93,23 @@ supervise_stopping(void)
 	return stopping != 0;
 }
 
+void
+supervise_silence(void)
+{
+	if (silenced)
+		return;
+	silenced = 1;
+	stopping = SIGALRM;
+	signal(SIGALRM, SIG_DFL);
+	alarm(AGENT_GOODBYE);
+}
+
+int
+supervise_silenced(void)
+{
+	return silenced;
+}
+
 int
 supervise_signal_fd(void)
 {
@@ -115,6 +133,8 @@ input_init(struct input *in, int fd)
 	in->len = 0;
 	in->eof = 0;
 	in->toolong = 0;
+	in->idle = 0;
+	in->heard = timing_now();
 }
 
 int
@@ -137,7 +157,28 @@ input_fill(struct input *in)
 		return -1;
 	}
 	in->len += (size_t)r;
+	in->heard = timing_now();
+	if (in->idle > 0)
+		lease_heard();
 	return 0;
+}
+
+int
+input_silent(struct input *in)
+{
+	struct pollfd pfd;
+
+	if (in == NULL || in->idle <= 0 || in->eof || timing_now() - in->heard < in->idle ||
+	    in->len >= WIRE_MAX_LINE)
+		return 0;
+	/* a busy agent (perf report, a long env) may not have looked: look */
+	pfd.fd = in->fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 0) > 0) {
+		input_fill(in);
+		return 0;
+	}
+	return 1;
 }
 
 long
@@ -346,6 +387,11 @@ supervise(struct trial *t, struct input *in, int out_fd)
 				verdict = TIMED_OUT;
 			else if (stopping || r.broken)
 				verdict = CANCELLED;
+			else if (input_silent(in)) {
+				/* the controller is gone without closing: end all */
+				supervise_silence();
+				verdict = CANCELLED;
+			}
 			if (verdict != RUNNING) {
 				kill(-pid, SIGKILL);
 				kill(pid, SIGKILL);
@@ -380,7 +426,10 @@ supervise(struct trial *t, struct input *in, int out_fd)
 			/* SIGCHLD wakes the poll when the child exits */
 			double until = next_beat < t->deadline ? next_beat : t->deadline;
 
-			timeout_ms = (int)((until - now) / 1e6) + 1;
+			if (in != NULL && in->idle > 0 && in->heard + in->idle < until)
+				until = in->heard + in->idle;
+
+			timeout_ms = until > now ? (int)((until - now) / 1e6) + 1 : 0;
 			if (timeout_ms > 1000)
 				timeout_ms = 1000;
 		}
@@ -430,7 +479,8 @@ supervise(struct trial *t, struct input *in, int out_fd)
 		return WIRE_EXIT_TIMEOUT;
 	}
 	if (verdict == CANCELLED) {
-		trial_emit_error(out_fd, t->id, WIRE_ERR_CANCELLED,
+		trial_emit_error(out_fd, t->id, WIRE_ERR_CANCELLED, silenced ?
+		    "nothing from the controller within the agent's idle limit" :
 		    stopping == SIGHUP ? "control stream closed" : "agent stopped by a signal");
 		emit_end(out_fd, t, WIRE_ERR_CANCELLED, start);
 		return WIRE_EXIT_CANCELLED;

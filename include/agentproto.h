@@ -256,6 +256,14 @@ struct ap_event {
 			double		 since;		/* epoch seconds, 0 if absent */
 			long long	 pid;		/* holding agent, 0 if absent */
 			int		 detached;	/* held by a detached run (proto 5) */
+			double		 idle;		/* the holder's idle limit, seconds;
+							 * 0 if absent (proto 6) */
+			double		 silent;	/* since the holder last heard its
+							 * controller, seconds; -1 if absent */
+			long long	 file_uid;	/* the lease file's owner when it is
+							 * neither root nor the answering
+							 * agent's user: its holder line is
+							 * not to be believed; -1 if absent */
 		} lease;
 		struct {
 			/* "running", "done", "full", "failed", "gone",

@@ -23,6 +23,12 @@
  * silent anyway is retried on a new channel within RUN_START_BUDGET_MS
  * (slow hosts), and a connection that is gone fails at once (dead ones).
  *
+ * The worker speaks to the agent at least every 5 s (a blank line when it
+ * has nothing to say), and the agent ends its trial and itself when it
+ * hears nothing for agent_idle_ms: a controller cut off by a partition
+ * leaves nothing running on the host, nor the host's lease held, for
+ * longer than that.
+ *
  * Never two trials at once on a host.  A host that goes silent (no line,
  * not even a heartbeat, for silence_ms), whose connection breaks, or whose
  * trial outlives the plan's timeout plus a margin, is given up: the trial
@@ -70,6 +76,8 @@ struct progress;
 #define RUN_BYE_MS		10000	/* for bye after exit */
 #define LEASE_RETRY_MS		2000	/* between lease requests while waiting */
 #define LEASE_SELF_MS		15000	/* for an agent of our own user to go */
+#define RUN_AGENT_IDLE_MS	120000	/* the agent ends when its controller says
+					 * nothing for this long (serve --idle) */
 #define RUN_FDS_PER_HOST	4	/* a socket, a log, a proxy's two pipes */
 #define RUN_FDS_SPARE		64	/* the run directory, the terminal, libraries */
 #define RUN_MAX_WORKERS		1024	/* hosts at once (threads) without -j */
@@ -101,6 +109,7 @@ struct run_config {
 	int				 jobs;		/* hosts at once; <= 0: all */
 	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */
 	long long			 margin_ms;	/* 0: RUN_MARGIN_MS */
+	long long			 agent_idle_ms;	/* 0: RUN_AGENT_IDLE_MS */
 	const char			*expect_kernel;	/* the boot check, or NULL */
 	long long			 wait_lock_ms;	/* how long to wait for a host
 							 * another run holds; 0: not */

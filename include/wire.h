@@ -10,7 +10,7 @@
 #ifndef FLEETMARK_WIRE_H
 #define FLEETMARK_WIRE_H
 
-#define WIRE_PROTO		5		/* protocol version */
+#define WIRE_PROTO		6		/* protocol version */
 #define WIRE_PROTO_MIN		1		/* oldest one the controller still speaks */
 #define WIRE_MAX_LINE		(64 * 1024)	/* longest line either side may send */
 #define WIRE_MAX_SAMPLES	1000		/* samples per metric line */

@@ -679,12 +679,19 @@ parse_lease(struct line *l, json_t *o)
 {
 	struct ap_event *ev = l->ev;
 
+	ev->u.lease.silent = -1;
+	ev->u.lease.file_uid = -1;
 	if (get_str(l, o, "status", 1, &ev->u.lease.status) != 0 ||
 	    get_str(l, o, "owner", 0, &ev->u.lease.owner) != 0 ||
 	    get_str(l, o, "run", 0, &ev->u.lease.run) != 0 ||
 	    get_num(l, o, "since", 0, &ev->u.lease.since) != 0 ||
-	    get_int(l, o, "pid", 0, 0, &ev->u.lease.pid) != 0)
+	    get_int(l, o, "pid", 0, 0, &ev->u.lease.pid) != 0 ||
+	    get_num(l, o, "idle", 0, &ev->u.lease.idle) != 0 ||
+	    get_num(l, o, "silent", 0, &ev->u.lease.silent) != 0 ||
+	    get_int(l, o, "file_uid", 0, 0, &ev->u.lease.file_uid) != 0)
 		return -1;
+	if (ev->u.lease.idle < 0 || ev->u.lease.idle > 7 * 86400)
+		return bad(l, AP_BAD_MEMBER, "lease idle is not 0 to 7 days");
 	if (strcmp(ev->u.lease.status, "ok") != 0 && strcmp(ev->u.lease.status, "held") != 0)
 		return bad(l, AP_BAD_MEMBER, "lease status is neither ok nor held");
 	if (ev->u.lease.owner == NULL)

@@ -61,6 +61,8 @@
 #define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
 #define BOOT_POLL_MS	1000	/* between logins while a host boots */
 #define START_WAIT_MS	5000	/* keepalives while waiting for a start slot */
+#define KEEPALIVE_MS	5000	/* a blank line to the agent when nothing was sent
+				 * for this long (at most a quarter of its idle limit) */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -105,6 +107,9 @@ struct worker {
 	struct tchan		*chan;
 	struct agentproto	*ap;
 	long long		 silence_ms, last_rx;
+	long long		 idle_ms;	/* the agent's idle limit (serve --idle) */
+	long long		 keep_ms;	/* speak to it at least this often */
+	long long		 last_tx;	/* when the agent was last sent anything */
 	char			 buf[16384];
 	size_t			 off, len;	/* stdout bytes not yet fed */
 	int			 eof;
@@ -298,6 +303,25 @@ count_todo(const struct worker *w, size_t from)
 }
 
 /*
+ * Speak to the agent when nothing was said to it for keep_ms: a blank
+ * line, which every agent ignores.  An agent of protocol 6 that hears
+ * nothing for its idle limit ends its trial and itself (a controller cut
+ * off by a partition never closes its input), so the worker calls this
+ * wherever it waits while an agent serves, however long a trial takes.
+ */
+static void
+keepalive(struct worker *w)
+{
+	long long now = clock_mono_ms();
+
+	if (w->chan == NULL || now - w->last_tx < w->keep_ms)
+		return;
+	w->last_tx = now;
+	/* a broken channel shows itself to the next read */
+	(void)tchan_write(w->chan, "\n", 1, WRITE_MS);
+}
+
+/*
  * The next line from the agent, within deadline (ms, clock_mono_ms()
  * clock).  What arrives on standard error goes to the host's log.
  */
@@ -330,6 +354,7 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 			return 0;
 		if (watch_stop && run_stop_requested())
 			return RUN_ESTOP;
+		keepalive(w);
 		now = clock_mono_ms();
 		if (now - w->last_rx >= w->silence_ms)
 			return RUN_ESILENT;
@@ -402,6 +427,8 @@ send_json(struct worker *w, json_t *o)
 	free(text);
 	r = tchan_write(w->chan, line, strlen(line), WRITE_MS);
 	free(line);
+	if (r == 0)
+		w->last_tx = clock_mono_ms();
 	return r;
 }
 
@@ -506,17 +533,51 @@ answer(struct worker *w, enum ap_type want, long long deadline, const char *what
 	}
 }
 
+/*
+ * How long the holder of a lease answer ev is still to live, in ms, when
+ * its agent has heard nothing from its controller for clearly longer than
+ * a controller's keep-alive interval (it ends at its idle limit, protocol
+ * 6); -1 when it is not such a holder.
+ */
+static long long
+silent_holder_ms(const struct ap_event *ev)
+{
+	double keep = ev->u.lease.idle / 4 < KEEPALIVE_MS / 1000.0 ?
+	    ev->u.lease.idle / 4 : KEEPALIVE_MS / 1000.0;
+
+	if (ev->u.lease.idle <= 0 || ev->u.lease.silent < 0 || ev->u.lease.detached ||
+	    ev->u.lease.silent <= keep + 2)
+		return -1;
+	if (ev->u.lease.silent >= ev->u.lease.idle)
+		return 0;
+	return (long long)((ev->u.lease.idle - ev->u.lease.silent) * 1000);
+}
+
 /* "locked by ann@laptop (run 20011130-020000-smoke-1a2b, since 2001-11-30T02:00:00Z)" */
 static char *
 lease_holder(const struct ap_event *ev)
 {
-	char since[CLOCK_ISO8601_MAX] = "";
+	char since[CLOCK_ISO8601_MAX] = "", *s, *t;
+	long long left = silent_holder_ms(ev);
 
 	if (ev->u.lease.since > 0)
 		clock_iso8601(since, sizeof(since), (time_t)ev->u.lease.since, -1);
-	return xasprintf("locked by %s (%srun %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
+	s = xasprintf("locked by %s (%srun %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
 	    "another run", ev->u.lease.detached ? "detached " : "", *ev->u.lease.run ?
 	    ev->u.lease.run : "unknown", *since ? ", since " : "", since);
+	if (left >= 0) {
+		t = xasprintf("%s; its agent has heard nothing from its controller for %.0f s "
+		    "and ends within %lld s", s, ev->u.lease.silent, (left + 999) / 1000);
+		free(s);
+		s = t;
+	}
+	if (ev->u.lease.file_uid >= 0) {
+		t = xasprintf("%s; the lease file belongs to uid %lld, neither root nor the "
+		    "login user: who holds it may not be who it says", s, ev->u.lease.file_uid);
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
 /*
@@ -525,7 +586,9 @@ lease_holder(const struct ap_event *ev)
  * LEASE_RETRY_MS.  Held by this very run (a resume) or by this controller's
  * own user (an agent left by an earlier run that lost the host, say to a
  * partition, and has not yet seen its input close), wait LEASE_SELF_MS for
- * it to go.  0, or -1 with *st and *why (class locked).
+ * it to go, or, when the holder says it has heard nothing from its
+ * controller for a while (protocol 6), until its idle limit ends it.  0,
+ * or -1 with *st and *why (class locked).
  */
 static int
 take_lease(struct worker *w, enum ap_status *st, char **why)
@@ -533,10 +596,10 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 	const struct run_config *c = w->ctx->c;
 	const char *run = journal_run_id(c->journal);
 	long long until = clock_mono_ms() + (c->wait_lock_ms > 0 ? c->wait_lock_ms : 0);
-	long long own_until = clock_mono_ms() + LEASE_SELF_MS, deadline;
+	long long own_until = clock_mono_ms() + LEASE_SELF_MS, deadline, left;
 	struct ap_event ev;
 	char *holder;
-	int r, said = 0;
+	int r, said = 0, ours;
 
 	if (w->proto < 3)
 		return 0;
@@ -561,9 +624,13 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			return 0;
 		}
 		holder = lease_holder(&ev);
+		ours = ((run != NULL && strcmp(ev.u.lease.run, run) == 0) ||
+		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && ev.u.lease.file_uid < 0;
+		if (ours && (left = silent_holder_ms(&ev)) >= 0 &&
+		    clock_mono_ms() + left + LEASE_RETRY_MS > own_until)
+			own_until = clock_mono_ms() + left + LEASE_RETRY_MS;
 		/* a detached agent of our own does not go in seconds */
-		if (!(clock_mono_ms() < until || (((run != NULL && strcmp(ev.u.lease.run, run) == 0) ||
-		    strcmp(ev.u.lease.owner, w->ctx->owner) == 0) && !ev.u.lease.detached &&
+		if (!(clock_mono_ms() < until || (ours && !ev.u.lease.detached &&
 		    clock_mono_ms() < own_until))) {
 			*st = AP_ST_LOCKED;
 			*why = holder;
@@ -581,6 +648,7 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 				*why = xstrdup("interrupted while waiting for the host's lease");
 				return -1;
 			}
+			keepalive(w);
 			clock_sleep_ms(POLL_MS);
 		}
 	}
@@ -594,15 +662,17 @@ static int
 start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 {
 	struct ap_event ev;
-	char *scratch = scratch_dir(agent), *cmd, *e = NULL;
+	char *scratch = scratch_dir(agent), *cmd, *e = NULL, idle[32];
 	long long deadline;
 	int r;
 
 	/* Per login user: a work directory is often shared by users (root and
 	 * bench), and another user's scratch directory is not writable; when
-	 * none can be made there, the agent's default ($TMPDIR or /tmp). */
+	 * none can be made there, the agent's default ($TMPDIR or /tmp).  An
+	 * agent older than protocol 6 ignores --idle. */
+	snprintf(idle, sizeof(idle), "%lld.%03lld", w->idle_ms / 1000, w->idle_ms % 1000);
 	cmd = sh_format("d=%q-$(id -u); mkdir -p \"$d\" 2>/dev/null && test -w \"$d\" && "
-	    "TMPDIR=$d && export TMPDIR; exec %q serve", scratch, agent);
+	    "TMPDIR=$d && export TMPDIR; exec %q serve --idle %q", scratch, agent, idle);
 	wlog(w, "starting %s", cmd);
 	w->start_silent = 0;
 	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
@@ -616,7 +686,7 @@ start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
 	}
 	w->ap = agentproto_new();
 	/* silence counts from here, the start let through, not from the login */
-	w->last_rx = clock_mono_ms();
+	w->last_rx = w->last_tx = clock_mono_ms();
 	deadline = clock_mono_ms() + RUN_HELLO_MS;
 	r = next_event(w, &ev, deadline, 0);
 	if (r != 1) {
@@ -1945,6 +2015,8 @@ worker_main(void *arg)
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
+	w->idle_ms = c->agent_idle_ms > 0 ? c->agent_idle_ms : RUN_AGENT_IDLE_MS;
+	w->keep_ms = w->idle_ms / 4 < KEEPALIVE_MS ? w->idle_ms / 4 : KEEPALIVE_MS;
 	if (count_todo(w, 0) == 0 && !restore_due(w) && !dir_left(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
 		set_host_status(w, JOURNAL_HOST_DONE, NULL);

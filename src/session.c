@@ -281,6 +281,8 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	rc.wait_lock_ms = c->wait_lock_ms;
 	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
 		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
+	if (getenv("FLEETMARK_AGENT_IDLE_MS") != NULL)	/* tests */
+		rc.agent_idle_ms = atoll(getenv("FLEETMARK_AGENT_IDLE_MS"));
 	if (progress_mode(prog) == PROGRESS_TERMINAL)
 		log_set_sink(log_to_progress, prog);
 	progress_start_ticker(prog);
@@ -341,6 +343,8 @@ session_confirm(struct session *s, const struct session_config *c, char **err)
 	    PROGRESS_AUTO);
 	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
 		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
+	if (getenv("FLEETMARK_AGENT_IDLE_MS") != NULL)	/* tests */
+		rc.agent_idle_ms = atoll(getenv("FLEETMARK_AGENT_IDLE_MS"));
 	if (progress_mode(prog) == PROGRESS_TERMINAL)
 		log_set_sink(log_to_progress, prog);
 	progress_start_ticker(prog);

@@ -629,12 +629,12 @@ static void
 test_proto(void)
 {
 	size_t len;
-	char *data = slurp("tests/data/agentproto/proto6.jsonl", &len);
+	char *data = slurp("tests/data/agentproto/proto7.jsonl", &len);
 	const struct ap_event *ev;
 	struct seen s;
 
 	read_all(data, len, 7, &s);
-	is_str(s.sig, "unknown-proto:6:0.9.0:riscv64;", "a hello of protocol 6 is refused, not bad output");
+	is_str(s.sig, "unknown-proto:7:0.9.0:riscv64;", "a hello of protocol 7 is refused, not bad output");
 	ev = one("{\"type\":\"hello\",\"proto\":3,\"agent\":\"0.1.0\",\"arch\":\"x86_64\",\"pid\":9}");
 	ok(ev && ev->type == AP_HELLO && ev->u.hello.proto == 3,
 	    "protocol 3 (no programs, no monitors) is still spoken");
