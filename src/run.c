@@ -202,10 +202,15 @@ wlog(struct worker *w, const char *fmt, ...)
 	free(s);
 }
 
+static void keepalive(struct worker *w);
+
+/* Called between a variant's or a profile's steps: the agent is spoken to
+ * meanwhile (each step has its own bound, well within the idle limit). */
 static void
 variant_logger(void *arg, const char *line)
 {
 	wlog(arg, "%s", line);
+	keepalive(arg);
 }
 
 /* variant_save_fn: an old content into the run directory, before the write. */
@@ -214,6 +219,7 @@ variant_saver(void *arg, const char *path, const char *old, char **why)
 {
 	struct worker *w = arg;
 
+	keepalive(w);
 	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
 }
 
@@ -223,6 +229,7 @@ tune_saver(void *arg, const char *path, const char *old, char **why)
 {
 	struct worker *w = arg;
 
+	keepalive(w);
 	return journal_restore_save_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
 	    path, old, why);
 }
@@ -856,7 +863,8 @@ static void
 deploy_programs(struct worker *w, const struct deploy_result *dr)
 {
 	const struct plan *p = w->ctx->c->plan;
-	const char *how = NULL;
+	const char *how = NULL, *v = dr->version ? strstr(dr->version, " protocol ") : NULL;
+	long long proto = v != NULL ? atoll(v + 10) : 0;	/* deploy checked it */
 	char *err = NULL;
 	size_t i, k, n;
 	int r;
@@ -872,9 +880,9 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 		if (n == 0)
 			continue;
 		pstate(w, PROGRESS_DEPLOYING, p->programs[k]->name);
-		if (w->proto < 4)
+		if (proto < 4)
 			r = err_set(&err, -1, "%s: the agent there speaks protocol %lld, which runs "
-			    "no programs (4 or later does)", w->h->name, w->proto);
+			    "no programs (4 or later does)", w->h->name, proto);
 		else
 			r = program_deploy(w->t, p->programs[k], dr->arch, dr->dir,
 			    &w->prog_path[k], &how, &err);
@@ -1512,6 +1520,16 @@ bring_up(struct worker *w, int after_boot)
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
 	free(w->workdir);
 	w->workdir = xstrdup(dr.dir);
+	/*
+	 * The user's programs before the agent serves: a build can take
+	 * minutes, in which a serving agent would hear nothing and end.  The
+	 * start slot is not held meanwhile.
+	 */
+	if (c->plan->nprograms > 0) {
+		start_release(w, PACE_NEUTRAL);
+		deploy_programs(w, &dr);
+		start_acquire(w);
+	}
 	for (attempt = 1; (r = start_agent(w, dr.path, &st, &err)) != 0; attempt++) {
 		/*
 		 * A start that went silent is a slow host (its CPUs taken by
@@ -1542,7 +1560,6 @@ bring_up(struct worker *w, int after_boot)
 		free(err);
 		return -1;
 	}
-	deploy_programs(w, &dr);
 	deploy_result_release(&dr);
 	return 0;
 }
