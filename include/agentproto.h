@@ -307,6 +307,13 @@ size_t	agentproto_feed(struct agentproto *ap, const void *buf, size_t len);
 void	agentproto_eof(struct agentproto *ap);
 
 /*
+ * Whether the reader is inside a line longer than WIRE_MAX_LINE, dropping
+ * it until its newline: a trial whose time runs out then is the agent's
+ * protocol violation, not a slow benchmark.
+ */
+int	agentproto_in_long_line(const struct agentproto *ap);
+
+/*
  * Take the next event into *ev: returns 1 when there was one, 0 when
  * more input is needed (or, after agentproto_eof(), when the stream is
  * over).  Blank lines produce no event.
@@ -421,6 +428,15 @@ void		 ap_trial_free(struct ap_trial *t);
  * garbage came first).  The event is copied: it need not outlive the call.
  */
 int	ap_trial_add(struct ap_trial *t, const struct ap_event *ev);
+
+/*
+ * An event ap_trial_add() said was not t's (AP_TRIAL_FOREIGN) while t
+ * runs: an end line of another trial (the agent ends one trial at a time,
+ * this one) ends t as bad-output, "end for unknown trial t9999", and
+ * returns AP_TRIAL_DONE; anything else (a metric of a trial never asked
+ * for, a stray hello) is left to the caller to log, AP_TRIAL_FOREIGN.
+ */
+int	ap_trial_stray(struct ap_trial *t, const struct ap_event *ev);
 
 /*
  * End the trial from outside, with status st and message (copied; NULL

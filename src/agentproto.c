@@ -289,6 +289,12 @@ agentproto_eof(struct agentproto *ap)
 	ap->len = 0;
 }
 
+int
+agentproto_in_long_line(const struct agentproto *ap)
+{
+	return ap->skipping;
+}
+
 /* --- Parsing one line ------------------------------------------------------ */
 
 struct line {
@@ -467,6 +473,25 @@ parse_header(struct line *l, json_t *o)
 	return 0;
 }
 
+/*
+ * Whether a metric of this unit cannot be below zero: a time (ns, us, ms,
+ * s) or a rate or bandwidth (MB/s, ops/s, runs/h, faults/touch: anything
+ * per anything).  Other units (a program's "%" or "delta") may be.
+ */
+static int
+unit_nonnegative(const char *unit)
+{
+	static const char *const times[] = { "ns", "us", "ms", "s", "min", "h" };
+	size_t i;
+
+	if (strchr(unit, '/') != NULL)
+		return 1;
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		if (strcmp(unit, times[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 parse_metric(struct line *l, json_t *o)
 {
@@ -508,7 +533,14 @@ parse_metric(struct line *l, json_t *o)
 		snprintf(what, sizeof(what), "sample %zu", i + 1);
 		if (number(l, v, what, &l->ap->samples[i]) != 0)
 			return -1;
+		if (l->ap->samples[i] < 0 && unit_nonnegative(ev->u.metric.unit))
+			return bad(l, AP_BAD_MEMBER, "sample %zu is negative, which a metric in "
+			    "%.16s cannot be", i + 1, ev->u.metric.unit);
 	}
+	if ((ev->u.metric.value < 0 || ev->u.metric.min < 0 || ev->u.metric.max < 0) &&
+	    unit_nonnegative(ev->u.metric.unit))
+		return bad(l, AP_BAD_MEMBER, "'value', 'min' or 'max' is negative, which a "
+		    "metric in %.16s cannot be", ev->u.metric.unit);
 	ev->u.metric.samples = l->ap->samples;
 	ev->u.metric.nsamples = n;
 	return 0;
@@ -1272,6 +1304,25 @@ ap_trial_add(struct ap_trial *t, const struct ap_event *ev)
 		break;
 	}
 	return AP_TRIAL_MORE;
+}
+
+int
+ap_trial_stray(struct ap_trial *t, const struct ap_event *ev)
+{
+	char id[40], *msg;
+	size_t i;
+
+	if (t->done || ev->type != AP_END || ev->id == NULL)
+		return AP_TRIAL_FOREIGN;
+	/* the agent's id, cut and made printable: it goes to terminals */
+	for (i = 0; ev->id[i] != '\0' && i < 32; i++)
+		id[i] = (unsigned char)ev->id[i] < 0x20 || (unsigned char)ev->id[i] >= 0x7f ?
+		    '?' : ev->id[i];
+	id[i] = '\0';
+	msg = xasprintf("end for unknown trial %s%s", id, ev->id[i] != '\0' ? "..." : "");
+	ap_trial_fail(t, AP_ST_BAD_OUTPUT, msg);
+	free(msg);
+	return AP_TRIAL_DONE;
 }
 
 void

@@ -1083,7 +1083,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 	while (!lost && !ap_trial_done(tr)) {
 		r = next_event(w, &ev, deadline, !stopping);
 		if (r == 1) {
-			if (ap_trial_add(tr, &ev) == AP_TRIAL_FOREIGN)
+			if (ap_trial_add(tr, &ev) == AP_TRIAL_FOREIGN &&
+			    ap_trial_stray(tr, &ev) == AP_TRIAL_FOREIGN)
 				wlog(w, "ignored a %s line during trial %s", ap_type_name(ev.type), id);
 			/*
 			 * Once the trial has started, queue the next one at the
@@ -1110,7 +1111,14 @@ run_trial(struct worker *w, size_t i, size_t next)
 			continue;
 		}
 		why = event_error(w, r);
-		if (r == RUN_EDEADLINE && !stopping) {
+		if (r == RUN_EDEADLINE && !stopping && agentproto_in_long_line(w->ap)) {
+			/* not a slow benchmark: the agent broke the protocol */
+			free(why);
+			why = xasprintf("the agent sent a line longer than %d bytes that did "
+			    "not end within the plan's timeout plus %lld s", WIRE_MAX_LINE,
+			    margin_ms(w->ctx->c) / 1000);
+			ap_trial_fail(tr, AP_ST_BAD_OUTPUT, why);
+		} else if (r == RUN_EDEADLINE && !stopping) {
 			free(why);
 			why = xasprintf("no end within the plan's timeout plus %lld s",
 			    margin_ms(w->ctx->c) / 1000);
@@ -1122,7 +1130,8 @@ run_trial(struct worker *w, size_t i, size_t next)
 		ap_trial_fail(tr, st, why);
 		if (!stopping) {
 			w->lost = why;
-			w->lost_status = AP_ST_AGENT_LOST;
+			w->lost_status = ap_trial_result(tr)->status == AP_ST_BAD_OUTPUT ?
+			    AP_ST_BAD_OUTPUT : AP_ST_AGENT_LOST;
 		} else
 			free(why);
 		lost = 1;

@@ -1078,6 +1078,99 @@ test_kernel_and_lease(void)
 	    "a lease status that is neither: bad");
 }
 
+/* An agent that misbehaves: an end for another trial, a line that never
+ * ends, metrics that cannot be negative; the lease line's watchdog members. */
+static void
+test_misbehaving(void)
+{
+	const struct ap_event *ev;
+	struct agentproto *ap;
+	struct ap_trial *t;
+	struct ap_event e;
+	const struct ap_result *r;
+	char *big;
+	size_t i;
+
+	/* The agent ends "t9999" while t1 runs: t1 is bad output, and done. */
+	t = ap_trial_new("t1");
+	ev = one("{\"type\":\"end\",\"id\":\"t9999\",\"status\":\"ok\",\"duration\":0.5}");
+	ok(ev && ap_trial_add(t, ev) == AP_TRIAL_FOREIGN, "an end of another id is not t1's");
+	ok(ev && ap_trial_stray(t, ev) == AP_TRIAL_DONE, "... but it ends t1");
+	r = ap_trial_result(t);
+	ok(ap_trial_done(t) && r->status == AP_ST_BAD_OUTPUT &&
+	    ap_status_kind(r->status) == AP_KIND_BENCHMARK, "... as bad-output, not agent-lost");
+	is_str(r->message, "end for unknown trial t9999", "... saying which end came");
+	ap_trial_free(t);
+
+	/* Other stray lines are only ignored: a metric for a trial never asked for. */
+	t = ap_trial_new("t1");
+	ev = one("{\"type\":\"metric\",\"id\":\"t9999\",\"bench\":\"b\",\"name\":\"m\","
+	    "\"unit\":\"ns\",\"direction\":\"lower\",\"value\":1,\"min\":1,\"max\":1,"
+	    "\"count\":1,\"samples\":[1]}");
+	ok(ev && ap_trial_stray(t, ev) == AP_TRIAL_FOREIGN && !ap_trial_done(t),
+	    "a metric for an unknown trial is ignored");
+	ap_trial_free(t);
+
+	/* An id with control characters is quoted printable and cut. */
+	t = ap_trial_new("t1");
+	ev = one("{\"type\":\"end\",\"id\":\"\\u001b[2Jxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\","
+	    "\"status\":\"ok\"}");
+	ok(ev && ap_trial_stray(t, ev) == AP_TRIAL_DONE &&
+	    strcmp(ap_trial_result(t)->message, "end for unknown trial ?[2Jxxxxxxxxxxxxxxxxxxxxxxxxxxxx...") == 0,
+	    "the stray id is printable and cut");
+	ap_trial_free(t);
+
+	/* A line that never ends: the reader is inside it until its newline. */
+	ap = agentproto_new();
+	big = xmalloc(WIRE_MAX_LINE + 100);
+	memset(big, 'x', WIRE_MAX_LINE + 100);
+	ok(!agentproto_in_long_line(ap), "a new reader is in no line");
+	for (i = 0; i < 3; i++)
+		agentproto_feed(ap, big, WIRE_MAX_LINE + 100);
+	ok(agentproto_next(ap, &e) > 0 && e.type == AP_BAD_OUTPUT && e.u.bad.reason == AP_BAD_TOO_LONG,
+	    "a line past the limit is bad output at once");
+	agentproto_feed(ap, big, WIRE_MAX_LINE + 100);
+	ok(agentproto_in_long_line(ap), "... and the reader is still inside it");
+	agentproto_feed(ap, "\n", 1);
+	ok(!agentproto_in_long_line(ap), "until it ends");
+	free(big);
+	agentproto_free(ap);
+
+	/* Times and rates are never negative; a program's own unit may be. */
+	ok(bad_as("{\"type\":\"metric\",\"id\":\"a\",\"bench\":\"b\",\"name\":\"latency\","
+	    "\"unit\":\"us\",\"direction\":\"lower\",\"value\":-1,\"min\":-1,\"max\":-1,"
+	    "\"count\":3,\"samples\":[-1,-1,-1]}", AP_BAD_MEMBER, "negative"),
+	    "negative latency samples: bad output");
+	ok(bad_as("{\"type\":\"metric\",\"id\":\"a\",\"bench\":\"b\",\"name\":\"bw\","
+	    "\"unit\":\"MB/s\",\"direction\":\"higher\",\"value\":-5,\"min\":-5,\"max\":-5,"
+	    "\"count\":1,\"samples\":[-5]}", AP_BAD_MEMBER, "negative"),
+	    "a negative bandwidth: bad output");
+	ok(bad_as("{\"type\":\"metric\",\"id\":\"a\",\"bench\":\"b\",\"name\":\"t\","
+	    "\"unit\":\"ns\",\"direction\":\"lower\",\"value\":-2,\"min\":1,\"max\":3,"
+	    "\"count\":1,\"samples\":[2]}", AP_BAD_MEMBER, "negative"),
+	    "a negative median of positive samples: bad output");
+	ev = one("{\"type\":\"metric\",\"id\":\"a\",\"bench\":\"b\",\"name\":\"delta\","
+	    "\"unit\":\"%\",\"direction\":\"lower\",\"value\":-1,\"min\":-2,\"max\":0,"
+	    "\"count\":2,\"samples\":[-2,0]}");
+	ok(ev && ev->type == AP_METRIC && ev->u.metric.value == -1,
+	    "a negative percentage is a value");
+	ev = one("{\"type\":\"metric\",\"id\":\"a\",\"bench\":\"b\",\"name\":\"latency\","
+	    "\"unit\":\"us\",\"direction\":\"lower\",\"value\":0,\"min\":0,\"max\":0,"
+	    "\"count\":1,\"samples\":[0]}");
+	ok(ev && ev->type == AP_METRIC, "a latency of 0 (a subtraction took all) is a value");
+
+	/* The lease line: the holder's idle limit, its silence, a file not to trust. */
+	ev = one("{\"type\":\"lease\",\"id\":\"k\",\"status\":\"held\",\"owner\":\"ann@lap\","
+	    "\"idle\":120,\"silent\":31,\"file_uid\":1002}");
+	ok(ev && ev->type == AP_LEASE && ev->u.lease.idle == 120 && ev->u.lease.silent == 31 &&
+	    ev->u.lease.file_uid == 1002, "a lease line's idle, silent and file_uid");
+	ev = one("{\"type\":\"lease\",\"id\":\"k\",\"status\":\"held\"}");
+	ok(ev && ev->type == AP_LEASE && ev->u.lease.idle == 0 && ev->u.lease.silent < 0 &&
+	    ev->u.lease.file_uid < 0, "... absent: an older agent's");
+	ok(bad_as("{\"type\":\"lease\",\"status\":\"held\",\"idle\":-1}", AP_BAD_MEMBER, "idle"),
+	    "a negative idle limit: bad");
+}
+
 int
 main(void)
 {
@@ -1093,6 +1186,7 @@ main(void)
 	test_profiles();
 	test_monitors();
 	test_statuses();
+	test_misbehaving();
 	agentproto_free(one_ap);
 	free(one_buf);
 	return tap_done();
