@@ -42,6 +42,9 @@ struct journal {
 					 * incomplete last line, or -1 */
 	size_t		 cut_line;	/* ... that line's number */
 	int		 spare;		/* this journal made RUNDIR_SPARE */
+	int		 read_only;	/* a resumed run whose trials.jsonl could
+					 * only be opened for reading (read-only
+					 * media): errno then, 0 otherwise */
 	struct jhost	**hosts;
 	size_t		 nhosts, hcap;
 	char		*log_err;

@@ -174,22 +174,28 @@ run_write_soon(struct journal *j, char **err)
 /*
  * Keep room for the last run.json (rundir_spare_make()): twice what it
  * holds now and 8 KiB, for the hosts' states, reasons and counts it will
- * gain.  Without the room the run goes on, as runs did before.
+ * gain.  A run does not start without that room: a disk that fills up
+ * would leave its run.json saying "running" for ever.  0, or -1 with *err.
  */
-static void
-make_spare(struct journal *j, const char *dir)
+static int
+make_spare(struct journal *j, const char *dir, char **err)
 {
-	char *path = rundir_path(dir, RUNDIR_RUN_JSON), *err = NULL;
+	char *path = rundir_path(dir, RUNDIR_RUN_JSON), *e = NULL;
 	struct stat st;
+	int r = -1;
 
-	if (stat(path, &st) == 0 && rundir_spare_make(dir, 2 * (size_t)st.st_size + 8192,
-	    &err) == 0)
+	if (stat(path, &st) != 0)
+		*err = xasprintf("cannot stat %s: %s", path, strerror(errno));
+	else if (rundir_spare_make(dir, 2 * (size_t)st.st_size + 8192, &e) != 0) {
+		*err = xasprintf("%s: no room kept for run.json's last write, so the run is "
+		    "not started (free some space)", e ? e : dir);
+		free(e);
+	} else {
 		j->spare = 1;
-	else if (err != NULL) {
-		log_warn("%s: a full disk would leave run.json saying \"running\"", err);
-		free(err);
+		r = 0;
 	}
 	free(path);
+	return r;
 }
 
 static struct journal *
@@ -266,7 +272,12 @@ rename_noreplace(const char *from, const char *to)
 	return rename(from, to);
 }
 
-/* Open trials.jsonl for appending, and lock the run directory with it. */
+/*
+ * Open trials.jsonl for appending, and lock the run directory with it.
+ * An existing one on read-only media is opened for reading (j->read_only):
+ * a run that has nothing left to run is still looked at, and
+ * journal_resume_start() refuses the others.
+ */
 static int
 open_trials(struct journal *j, int create, char **err)
 {
@@ -276,6 +287,10 @@ open_trials(struct journal *j, int create, char **err)
 
 	fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0),
 	    RUNDIR_FILE_MODE);
+	if (fd < 0 && !create && (errno == EROFS || errno == EACCES || errno == EPERM)) {
+		j->read_only = errno;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
 		goto out;
@@ -341,8 +356,8 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 		rundir_json_set_id(j->run, id);
 		if (run_write(j, 0, err) != 0)
 			goto out;
-		if (attempt == 0)
-			make_spare(j, tmp);
+		if (attempt == 0 && make_spare(j, tmp, err) != 0)
+			goto out;
 		if (fs_fsync_dir(tmp) != 0) {
 			*err = xasprintf("cannot sync %s: %s", tmp, strerror(errno));
 			goto out;
@@ -953,6 +968,10 @@ journal_resume_start(struct journal *j, char **err)
 		*err = xasprintf("%s: not a run being resumed, or taken up already", j->dir);
 		goto out;
 	}
+	if (j->read_only) {
+		*err = xasprintf("cannot write %s: %s", path, strerror(j->read_only));
+		goto out;
+	}
 	/* What a crash left half made, before anything else. */
 	if (rundir_make(j->dir, 1, err) != 0)
 		goto out;
@@ -971,6 +990,10 @@ journal_resume_start(struct journal *j, char **err)
 		j->size = j->cut;
 		j->cut = -1;
 	}
+	/* the room for run.json's last write first: without it, nothing is
+	 * taken up and run.json stays as it was */
+	if (make_spare(j, j->dir, err) != 0)
+		goto out;
 	pthread_mutex_lock(&j->run_mu);
 	j->pending = 0;
 	rundir_json_resumed(j->run);
@@ -980,7 +1003,6 @@ journal_resume_start(struct journal *j, char **err)
 		pthread_mutex_unlock(&j->run_mu);
 		goto out;
 	}
-	make_spare(j, j->dir);
 	pthread_mutex_unlock(&j->run_mu);
  out:
 	free(path);

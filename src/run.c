@@ -2152,9 +2152,14 @@ worker_main(void *arg)
  interrupted:
 	w->rh->status = JOURNAL_HOST_INTERRUPTED;
 	w->rh->not_run = count_todo(w, 0);
-	set_host_status(w, JOURNAL_HOST_INTERRUPTED, NULL);
+	/* stopped by the run directory (a full disk), not by a person: say so */
+	pthread_mutex_lock(&w->ctx->mu);
+	if (w->ctx->journal_error != NULL && w->rh->reason == NULL)
+		w->rh->reason = xasprintf("stopped: %s", w->ctx->journal_error);
+	pthread_mutex_unlock(&w->ctx->mu);
+	set_host_status(w, JOURNAL_HOST_INTERRUPTED, w->rh->reason);
 	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
-	pstate(w, PROGRESS_INTERRUPTED, NULL);
+	pstate(w, PROGRESS_INTERRUPTED, w->rh->reason);
  out:
 	start_release(w, PACE_NEUTRAL);
 	if (w->chan != NULL)
