@@ -260,6 +260,8 @@ struct ap_event {
 							 * 0 if absent (proto 6) */
 			double		 silent;	/* since the holder last heard its
 							 * controller, seconds; -1 if absent */
+			const char	*warning;	/* status ok, but no lease could be
+							 * kept: why; NULL if absent */
 			long long	 file_uid;	/* the lease file's owner when it is
 							 * neither root nor the answering
 							 * agent's user: its holder line is

@@ -720,8 +720,11 @@ parse_lease(struct line *l, json_t *o)
 	    get_int(l, o, "pid", 0, 0, &ev->u.lease.pid) != 0 ||
 	    get_num(l, o, "idle", 0, &ev->u.lease.idle) != 0 ||
 	    get_num(l, o, "silent", 0, &ev->u.lease.silent) != 0 ||
-	    get_int(l, o, "file_uid", 0, 0, &ev->u.lease.file_uid) != 0)
+	    get_int(l, o, "file_uid", 0, 0, &ev->u.lease.file_uid) != 0 ||
+	    get_str(l, o, "warning", 0, &ev->u.lease.warning) != 0)
 		return -1;
+	if (ev->u.lease.warning != NULL && strlen(ev->u.lease.warning) > 512)
+		return bad(l, AP_BAD_MEMBER, "lease warning longer than 512 bytes");
 	if (ev->u.lease.idle < 0 || ev->u.lease.idle > 7 * 86400)
 		return bad(l, AP_BAD_MEMBER, "lease idle is not 0 to 7 days");
 	if (strcmp(ev->u.lease.status, "ok") != 0 && strcmp(ev->u.lease.status, "held") != 0)

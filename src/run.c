@@ -540,6 +540,18 @@ answer(struct worker *w, enum ap_type want, long long deadline, const char *what
 	}
 }
 
+/* A copy of an agent's text with control characters made '?': for terminals. */
+static char *
+sanitize_text(const char *in)
+{
+	char *s = xstrdup(in), *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
 /*
  * How long the holder of a lease answer ev is still to live, in ms, when
  * its agent has heard nothing from its controller for clearly longer than
@@ -619,6 +631,15 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 		}
 		if (answer(w, AP_LEASE, clock_mono_ms() + RUN_HELLO_MS, "lease", &ev, st, why) != 0)
 			return -1;
+		if (strcmp(ev.u.lease.status, "ok") == 0 && ev.u.lease.warning != NULL) {
+			/* the run goes on unleased (read-only /tmp, a file not to trust) */
+			char *s = sanitize_text(ev.u.lease.warning);
+
+			wlog(w, "no lease kept: %s", s);
+			log_warn("%s: no lease kept: %s", w->h->name, s);
+			free(s);
+			return 0;
+		}
 		if (strcmp(ev.u.lease.status, "ok") == 0) {
 			wlog(w, "lease taken for %s (run %s)", w->ctx->owner, run ? run : "-");
 			return 0;
