@@ -41,7 +41,7 @@ check "list without --json prints a readable table" test $? -eq 0
 check "env --json is one JSON line" test "$(jq -c . "$W/env" | wc -l)" -eq 1
 check "env names kernel, cpus, memory, page size, arch" jq -e \
 	'.uname.release != "" and .cpus >= 1 and .mem_kb > 0 and .page_size >= 4096
-	 and .arch == "x86_64" and .proto == 5 and (.loadavg | length) == 3
+	 and .arch == "x86_64" and .proto == 6 and (.loadavg | length) == 3
 	 and (.vulnerabilities | type) == "object" and has("thp") and has("compiler")' "$W/env"
 is "$(jq -r .uname.release "$W/env")" "$(uname -r)" "env kernel release is uname -r"
 
@@ -123,7 +123,7 @@ exec 7>&-
 is "$rc" 0 "serve exits 0 on an exit request"
 check "serve output is JSON lines" jq_all "$W/serve"
 check "first line is hello with the protocol version" \
-	test "$(head -1 "$W/serve" | jq -c '[.type, .proto]')" = '["hello",5]'
+	test "$(head -1 "$W/serve" | jq -c '[.type, .proto]')" = '["hello",6]'
 is "$(tail -1 "$W/serve" | jq -r .type)" "bye" "last line is bye"
 is "$(jq -r 'select(.type == "end" and .id != null) | .id + "=" + .status' "$W/serve" | tr '\n' ' ')" \
 	"l=ok a=ok b=ok x=bad-request c=bad-request d=bad-request f=ok " "every request ends, good and bad, in order"
