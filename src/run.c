@@ -584,9 +584,14 @@ lease_holder(const struct ap_event *ev)
 	s = xasprintf("locked by %s (%srun %s%s%s)", *ev->u.lease.owner ? ev->u.lease.owner :
 	    "another run", ev->u.lease.detached ? "detached " : "", *ev->u.lease.run ?
 	    ev->u.lease.run : "unknown", *since ? ", since " : "", since);
-	if (left >= 0) {
+	if (left > 0) {
 		t = xasprintf("%s; its agent has heard nothing from its controller for %.0f s "
 		    "and ends within %lld s", s, ev->u.lease.silent, (left + 999) / 1000);
+		free(s);
+		s = t;
+	} else if (left == 0) {
+		t = xasprintf("%s; the lease file was last marked %.0f s ago, past its holder's "
+		    "idle limit of %.0f s", s, ev->u.lease.silent, ev->u.lease.idle);
 		free(s);
 		s = t;
 	}
