@@ -7,7 +7,7 @@
 # middle of a run stops it (exit 1) with the disk as the host's reason,
 # not "interrupted".  `run --resume` of a finished run on media mounted
 # read-only says "nothing left to run" and exits 0.  On this machine (the
-# local transport); about 4 s.
+# local transport); about 1 s.
 # shellcheck disable=SC2317 # functions called through trap and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -7,7 +7,7 @@
 # line of their choosing, is not taken when free (left as it is, the run
 # unleased and saying why), and when that user holds its lock, the run's
 # host fails locked with the file's owner named: its holder line may be
-# forged.  On this machine (the local transport, root); about 3 s.
+# forged.  On this machine (the local transport, root); about 1 s.
 # shellcheck disable=SC2317 # functions called through trap and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
