@@ -8,7 +8,7 @@
 # host's lease back.  Once the partition is lifted, the next run on lab-04,
 # without --wait-lock and as the bench user (for whom a lease held by
 # root's run is never waited for), runs every trial ok, and nothing of
-# either run is left on the host.  About 12 s.
+# either run is left on the host.  About 15 s (estimated).
 # shellcheck disable=SC2317 # functions called through trap and wait_for
 TNAME=t422
 set -u
