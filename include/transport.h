@@ -231,7 +231,9 @@ void	transport_result_release(struct transport_result *res);
 /*
  * Write len bytes to `path` on the host with the permission bits `mode`,
  * through an exec channel (no SFTP: dropbear and the boards have none):
- *	umask 077; cat > PATH.tmp.$$; verify; chmod MODE; mv -f ... PATH
+ *	umask 077; t=$(mktemp DIR/.fleetmark-upload.XXXXXX); cat > "$t";
+ *	verify; chmod MODE; mv -f "$t" PATH
+ * (a name no one can plant a link at beforehand, in PATH's directory).
  * Verification: the host computes the POSIX cksum (CRC and size) of what
  * arrived, or its sha256sum, or its md5sum, whichever it has first
  * (coreutils has all three; Debian's busybox-static has no cksum), and
@@ -239,8 +241,9 @@ void	transport_result_release(struct transport_result *res);
  * is moved into place; the value it reports is compared here again.  A
  * mismatch leaves PATH untouched and returns TRANSPORT_EVERIFY; a host
  * with none of the three tools gives TRANSPORT_EREMOTE, as does a failure
- * there (the message quotes the host's error, e.g. a missing directory).
- * The directory must exist.  Returns 0 or a negative code.
+ * there (the message quotes the host's error, e.g. a missing directory,
+ * or no mktemp).  The directory must exist and, for the file to be safe
+ * from others, belong to the login user (deploy.h).  Returns 0 or a negative code.
  */
 int	transport_upload(struct transport *t, const void *data, size_t len,
 	    const char *path, mode_t mode, int timeout_ms);

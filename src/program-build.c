@@ -277,12 +277,12 @@ out:
 
 /* Build on the host with its own compiler, cached there by the hash. */
 static int
-build_on_host(struct transport *t, const struct program *p, const char *dir, char **path,
-    char **err)
+build_on_host(struct transport *t, const struct program *p, const char *workdir,
+    const char *dir, char **path, char **err)
 {
 	struct strbuf tar = STRBUF_INIT, names = STRBUF_INIT;
 	struct transport_result r;
-	char *data = NULL, *cmd = NULL, *lines, zero[1024];
+	char *data = NULL, *cmd = NULL, *vars = NULL, *lines, zero[1024];
 	size_t i, len;
 	int rc = TRANSPORT_ELOCAL;
 
@@ -302,26 +302,39 @@ build_on_host(struct transport *t, const struct program *p, const char *dir, cha
 	strbuf_add(&tar, zero, sizeof(zero));
 	/*
 	 * Exit 3: no compiler; 4: the build failed (its output on stderr);
-	 * 5: not exactly one executable.  The result is moved into place
-	 * whole, so that two controllers never see half a build.
+	 * 5: not exactly one executable; DEPLOY_EXIT_UNSAFE: a directory or
+	 * the binary cannot be trusted (deploy.h).  The build is made in a
+	 * private directory (mktemp -d) and moved into place whole, so that
+	 * two controllers never see half a build; one made before is taken
+	 * only when its directory and binary can be trusted.
 	 */
-	cmd = sh_format("set -e; d=%q; build=%q; b=%q; srcs=%q; if [ ! -s \"$d/.name\" ]; then "
+	vars = sh_format("W=%q; d=%q; build=%q; b=%q; srcs=%q; ", workdir, dir, p->build,
+	    p->binary ? p->binary : "", names.buf ? names.buf : "");
+	cmd = xasprintf("%s%sfm_mk \"$W\" \"$W/programs\" || { cat > /dev/null; exit %d; }; "
+	    "set -e; if ! fm_ok d \"$d\" || [ ! -s \"$d/.name\" ]; then "
 	    "command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || "
 	    "{ cat > /dev/null; echo 'no C compiler (cc, gcc)' >&2; exit 3; }; "
 	    "command -v cc >/dev/null 2>&1 || CC=gcc; "
-	    "t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\"; cd \"$t\"; tar xf -; "
+	    "t=$(mktemp -d \"$W/programs/.build.XXXXXX\"); cd \"$t\"; tar xf -; "
 	    "if ! /bin/sh -c \"$build\" > .build.log 2>&1; then head -n %d .build.log >&2; cd /; rm -rf \"$t\"; "
 	    "exit 4; fi; if [ -z \"$b\" ]; then n=0; for f in *; do "
 	    "[ -f \"$f\" ] && [ -x \"$f\" ] || continue; case \"$srcs\" in *\" $f \"*) continue;; esac; "
 	    "b=$f; n=$((n+1)); done; [ \"$n\" = 1 ] || { echo \"the build made $n executables\" >&2; "
 	    "cd /; rm -rf \"$t\"; exit 5; }; fi; [ -x \"$b\" ] || { echo \"no executable $b\" >&2; "
-	    "exit 5; }; echo \"$b\" > .name; cd /; rm -rf \"$d\"; mv \"$t\" \"$d\"; "
-	    "else cat > /dev/null; fi; printf '%%s/%%s\\n' \"$d\" \"$(cat \"$d/.name\")\"",
-	    dir, p->build, p->binary ? p->binary : "", names.buf ? names.buf : "",
-	    BUILD_ERROR_LINES);
+	    "cd /; rm -rf \"$t\"; exit 5; }; echo \"$b\" > .name; cd /; rm -rf \"$d\"; mv \"$t\" \"$d\"; "
+	    "else cat > /dev/null; fi; n=$(cat \"$d/.name\"); "
+	    "fm_need d \"$d\" || exit %d; fm_need - \"$d/$n\" || exit %d; printf '%%s/%%s\\n' \"$d\" \"$n\"",
+	    vars, deploy_sh_lib(), DEPLOY_EXIT_UNSAFE, BUILD_ERROR_LINES, DEPLOY_EXIT_UNSAFE,
+	    DEPLOY_EXIT_UNSAFE);
 	if ((rc = transport_run(t, cmd, tar.buf, tar.len, 0, BUILD_TIMEOUT_MS, &r)) != 0) {
 		*err = xasprintf("%s: building %s there: %s", transport_name(t), p->name,
 		    transport_error(t));
+		goto out;
+	}
+	if (r.exit.status == DEPLOY_EXIT_UNSAFE) {
+		*err = deploy_unsafe_error(t, r.err);
+		transport_result_release(&r);
+		rc = TRANSPORT_EREMOTE;
 		goto out;
 	}
 	if (r.exit.status != 0) {
@@ -342,6 +355,7 @@ out:
 	strbuf_release(&names);
 	free(data);
 	free(cmd);
+	free(vars);
 	return rc;
 }
 
@@ -369,7 +383,7 @@ program_deploy(struct transport *t, const struct program *p, const char *arch,
 	}
 	if (rc == 1) {
 		hostdir = xasprintf("%s/programs/%.16s-src", dir, p->hash);
-		rc = build_on_host(t, p, hostdir, path, err);
+		rc = build_on_host(t, p, dir, hostdir, path, err);
 		free(hostdir);
 		*how = "built there";
 		return rc;
@@ -380,14 +394,13 @@ program_deploy(struct transport *t, const struct program *p, const char *arch,
 	}
 	digest_sha256_hex(data, len, sha);
 	base = strrchr(local, '/') + 1;
-	remote = xasprintf("%s/programs/%.16s/%s", dir, sha, base);
-	rc = deploy_put(t, p->name, data, len, remote, "echo ok", &r, &up, err);
+	remote = xasprintf("programs/%.16s/%s", sha, base);
+	rc = deploy_put(t, p->name, data, len, dir, remote, "echo ok", &r, &up, err);
 	if (rc != 0)
 		goto out;
 	transport_result_release(&r);
-	*path = remote;
+	*path = xasprintf("%s/%s", dir, remote);
 	*how = up ? "uploaded" : "already there";
-	remote = NULL;
 out:
 	free(local);
 	free(data);

@@ -439,26 +439,6 @@ send_json(struct worker *w, json_t *o)
 	return r;
 }
 
-/* Where the agent's scratch files go: WORKDIR/scratch-UID, WORKDIR taken from
- * the agent's path (WORKDIR/agents/SUM/fleetmark-agent or
- * WORKDIR/src/SUM/agent/fleetmark-agent, see deploy.h). */
-static char *
-scratch_dir(const char *agent)
-{
-	char *d = xstrdup(agent), *p;
-	int up = 3;
-
-	p = strstr(d, "/src/");
-	if (strlen(d) > 22 && strcmp(d + strlen(d) - 22, "/agent/fleetmark-agent") == 0 &&
-	    p != NULL)
-		up = 4;
-	while (up-- > 0 && (p = strrchr(d, '/')) != NULL && p != d)
-		*p = '\0';
-	p = xasprintf("%s/scratch", d);
-	free(d);
-	return p;
-}
-
 static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
 
 /*
@@ -692,25 +672,21 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
  * -1 with *st and a new *why.
  */
 static int
-start_agent(struct worker *w, const char *agent, enum ap_status *st, char **why)
+start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st,
+    char **why)
 {
 	struct ap_event ev;
-	char *scratch = scratch_dir(agent), *cmd, *e = NULL, idle[32];
+	char *cmd, *e = NULL, idle[32];
 	long long deadline;
 	int r;
 
-	/* Per login user: a work directory is often shared by users (root and
-	 * bench), and another user's scratch directory is not writable; when
-	 * none can be made there, the agent's default ($TMPDIR or /tmp).  An
-	 * agent older than protocol 6 ignores --idle. */
+	/* the agent checked and started in one command (deploy.h) */
 	snprintf(idle, sizeof(idle), "%lld.%03lld", w->idle_ms / 1000, w->idle_ms % 1000);
-	cmd = sh_format("d=%q-$(id -u); mkdir -p \"$d\" 2>/dev/null && test -w \"$d\" && "
-	    "TMPDIR=$d && export TMPDIR; exec %q serve --idle %q", scratch, agent, idle);
-	wlog(w, "starting %s", cmd);
+	cmd = deploy_serve_cmd(dr, idle);
+	wlog(w, "starting %s serve, scratch directory %s/scratch-UID", dr->path, dr->dir);
 	w->start_silent = 0;
 	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
 	free(cmd);
-	free(scratch);
 	if (r != 0) {
 		w->start_silent = r == TRANSPORT_ETIMEOUT;
 		*st = infra_status(r, AP_ST_DEPLOY);
@@ -1546,10 +1522,10 @@ bring_up(struct worker *w, int after_boot)
 		return -1;
 	}
 	if (dr.own_dir != NULL) {
-		wlog(w, "the work directory %s is another user's: using %s", w->h->workdir,
-		    dr.own_dir);
-		log_info("%s: the work directory %s is another user's: using %s", w->h->name,
-		    w->h->workdir, dr.own_dir);
+		wlog(w, "the work directory %s is not this user's to use (%s): using %s",
+		    w->h->workdir, dr.why, dr.own_dir);
+		log_info("%s: the work directory %s is not this user's to use (%s): using %s",
+		    w->h->name, w->h->workdir, dr.why, dr.own_dir);
 	}
 	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
@@ -1565,7 +1541,7 @@ bring_up(struct worker *w, int after_boot)
 		deploy_programs(w, &dr);
 		start_acquire(w);
 	}
-	for (attempt = 1; (r = start_agent(w, dr.path, &st, &err)) != 0; attempt++) {
+	for (attempt = 1; (r = start_agent(w, &dr, &st, &err)) != 0; attempt++) {
 		/*
 		 * A start that went silent is a slow host (its CPUs taken by
 		 * the other starts) until a new channel says otherwise: the

@@ -421,7 +421,7 @@ transport_upload_run(struct transport *t, const void *data, size_t len, const ch
 {
 	struct transport_result res;
 	char crc[16], sha[DIGEST_SHA256_HEX], md5[DIGEST_MD5_HEX];
-	char tool[16], value[160], *cmd, *line, *p, *after, *mk;
+	char tool[16], value[160], *cmd, *line, *p, *after, *mk, *dir;
 	const char *want;
 	unsigned long long rsize;
 	int r, ok;
@@ -431,19 +431,22 @@ transport_upload_run(struct transport *t, const void *data, size_t len, const ch
 	digest_md5_hex(data, len, md5);
 	/* `then` in the same shell, its status the channel's */
 	after = then != NULL ? sh_format("p=%q; %s; exit $?;", path, then) : xstrdup("");
-	if (then != NULL && (p = strrchr(path, '/')) != NULL && p != path) {
-		line = xstrndup(path, (size_t)(p - path));
-		mk = sh_format("mkdir -p %q 2>/dev/null; ", line);
-		free(line);
-	} else
-		mk = xstrdup("");
+	if ((p = strrchr(path, '/')) == NULL)
+		dir = xstrdup(".");
+	else
+		dir = p == path ? xstrdup("/") : xstrndup(path, (size_t)(p - path));
+	mk = then != NULL ? sh_format("(umask 022; mkdir -p %q) 2>/dev/null; ", dir) : xstrdup("");
 	/*
-	 * The host checks what arrived with the first of cksum, sha256sum and
-	 * md5sum it has (Debian's busybox-static has no cksum) against our
-	 * sums before it moves the file into place, and reports its own: we
-	 * compare again.
+	 * The bytes go to a new file of a name no one can guess, made by
+	 * mktemp (O_EXCL, mode 0600) in the file's own directory: a name
+	 * planted there beforehand (a symbolic link) is never written
+	 * through.  The host checks what arrived with the first of cksum,
+	 * sha256sum and md5sum it has (Debian's busybox-static has no cksum)
+	 * against our sums before it moves the file into place, and reports
+	 * its own: we compare again.
 	 */
-	cmd = sh_format("%sumask 077; t=%q.tmp.$$; "
+	cmd = sh_format("%sumask 077; t=$(mktemp %q/.fleetmark-upload.XXXXXX) || "
+	    "{ echo 'cannot make a temporary file there (mktemp)' >&2; exit 1; }; "
 	    "if cat >\"$t\"; then set -- $(wc -c <\"$t\"); n=$1; "
 	    "if command -v cksum >/dev/null 2>&1; then set -- cksum $(cksum <\"$t\"); w=%q; "
 	    "elif command -v sha256sum >/dev/null 2>&1; then set -- sha256 $(sha256sum <\"$t\"); w=%q; "
@@ -452,9 +455,10 @@ transport_upload_run(struct transport *t, const void *data, size_t len, const ch
 	    "if [ \"$2\" = \"$w\" ] && [ \"$n\" = %zu ] && chmod %o \"$t\" && mv -f \"$t\" %q; "
 	    "then echo \"fleetmark-upload ok $1 $2 $n\"; %s exit 0; fi; "
 	    "echo \"fleetmark-upload bad $1 $2 $n\"; fi; rm -f \"$t\"; exit 1",
-	    mk, path, crc, sha, md5, len, (unsigned)(mode & 07777), path, after);
+	    mk, dir, crc, sha, md5, len, (unsigned)(mode & 07777), path, after);
 	free(after);
 	free(mk);
+	free(dir);
 	r = transport_run(t, cmd, data, len, then != NULL ? 0 : 4096, timeout_ms, &res);
 	free(cmd);
 	if (r != 0) {

@@ -61,7 +61,7 @@ for plan in "$TOP"/plans/*.yaml; do
 	fi
 	check "$name: report.txt written" test -s "$D/report.txt"
 	case $name in own-*)
-		like "$(cat "$D/logs/$H.log")" "the work directory /tmp/fleetmark is another user's: using /tmp/fleetmark-[0-9]+" \
+		like "$(cat "$D/logs/$H.log")" "the work directory /tmp/fleetmark is not this user's to use \\(.*\\): using /tmp/fleetmark-[0-9]+" \
 			"$name: as bench, in its own work directory" ;;
 	esac
 done
