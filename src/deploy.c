@@ -613,8 +613,8 @@ cached_check(const struct agent_set *set)
  * trusted: only this user (or root) can have put it there.  A build is
  * made in a private directory (mktemp -d) and moved into place, so that
  * two controllers building at once never see a half-built agent.  No
- * make is needed: one compiler call.  The command prints the binary's
- * sum, then runs its `version`.
+ * make is needed: one compiler call.  The command prints "built" when
+ * it built, the binary's sum, then runs its `version`.
  */
 static int
 deploy_source(struct transport *t, const char *dir, struct deploy_result *res,
@@ -623,6 +623,7 @@ deploy_source(struct transport *t, const char *dir, struct deploy_result *res,
 	struct transport_result r;
 	unsigned char *tar = NULL;
 	char *cmd = NULL, *sub = NULL, *vars = NULL, *line = NULL, *nl;
+	const char *sum;
 	size_t len;
 	int rc;
 
@@ -640,7 +641,7 @@ deploy_source(struct transport *t, const char *dir, struct deploy_result *res,
 	    "t=$(mktemp -d \"$W/src/.build.XXXXXX\") || { cat > /dev/null; exit 1; }; "
 	    "( cd \"$t\" && tar xf - && cd agent && \"$cc\" -std=c99 -D_GNU_SOURCE -O2 -I. "
 	    "-I../include -o " AGENTS_BINARY " *.c bench/*.c -lpthread -lm ) || "
-	    "{ rm -rf \"$t\"; exit 1; }; rm -rf \"$d\"; mv \"$t\" \"$d\" || exit 1; fi; "
+	    "{ rm -rf \"$t\"; exit 1; }; rm -rf \"$d\"; mv \"$t\" \"$d\" || exit 1; echo built; fi; "
 	    "fm_need d \"$d\" \"$d/agent\" && fm_need - \"$a\" || exit %d; "
 	    "printf 'sum %%s\\n' \"$(fm_sum \"$a\")\"; \"$a\" version",
 	    vars, EXIT_UNSAFE, EXIT_UNSAFE);
@@ -653,8 +654,14 @@ deploy_source(struct transport *t, const char *dir, struct deploy_result *res,
 		rc = TRANSPORT_EREMOTE;
 		goto out;
 	}
-	if (r.exit.status != 0 || strncmp(r.out, "sum ", 4) != 0 ||
-	    (nl = strchr(r.out, '\n')) == NULL) {
+	sum = r.out;
+	if (strncmp(sum, "built\n", 6) == 0) {
+		res->built = 1;
+		res->uploaded = 1;
+		sum += 6;
+	}
+	if (r.exit.status != 0 || strncmp(sum, "sum ", 4) != 0 ||
+	    (nl = strchr(sum, '\n')) == NULL) {
 		line = first_line(r.err);
 		*err = xasprintf("%s: cannot build the agent from source there (%s %s): %s",
 		    transport_name(t), res->os, res->machine,
@@ -663,10 +670,8 @@ deploy_source(struct transport *t, const char *dir, struct deploy_result *res,
 		rc = TRANSPORT_EREMOTE;
 		goto out;
 	}
-	res->built = 1;
-	res->uploaded = 1;
 	/* the host's own sum of what it built: the start checks it again */
-	res->sum_sha = xstrndup(r.out + 4, (size_t)(nl - r.out - 4));
+	res->sum_sha = xstrndup(sum + 4, (size_t)(nl - sum - 4));
 	res->sum_ck = xstrdup(res->sum_sha);
 	if ((rc = check_version(t, nl + 1, res, err)) == 0)
 		res->path = xasprintf("%s/agent/" AGENTS_BINARY, sub);
