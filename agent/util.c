@@ -72,6 +72,7 @@ scratch_sweep(void)
 {
 	char path[4096];
 	struct dirent *de;
+	struct stat st;
 	DIR *d;
 	long pid;
 
@@ -86,6 +87,13 @@ scratch_sweep(void)
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;	/* its agent still runs (or is not ours to judge) */
 		snprintf(path, sizeof(path), "%s/%s", scratch_base(), de->d_name);
+		/*
+		 * Only a directory of this user's: in a shared /tmp another
+		 * user may name anything fleetmark-trial.PID.* (a link, or a
+		 * tree root would otherwise remove for them).
+		 */
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
 		remove_tree(path);
 	}
 	closedir(d);
