@@ -836,8 +836,10 @@ deploy_serve_cmd(const struct deploy_result *res, const char *idle)
 {
 	char *chain = dir_chain(res->dir, res->path), *vars, *cmd;
 
-	vars = sh_format("p=%q; ws=%q; wc=%q; s=%q; i=%q; ", res->path, res->sum_sha,
-	    res->sum_ck, res->dir, idle);
+	/* no sum known: nothing matches, and nothing is run */
+	vars = sh_format("p=%q; ws=%q; wc=%q; s=%q; i=%q; ", res->path,
+	    res->sum_sha != NULL ? res->sum_sha : "-", res->sum_ck != NULL ? res->sum_ck : "-",
+	    res->dir, idle);
 	/*
 	 * The scratch directory is per login user (a work directory is often
 	 * shared: root and bench); when it cannot be made or trusted, the
