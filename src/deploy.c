@@ -343,7 +343,7 @@ dir_chain(const char *dir, const char *path)
 static char *
 unsafe_text(const char *line)
 {
-	char uid[32], mode[32];
+	char uid[32], mode[32], *m, *p;
 	int off = 0;
 	size_t n;
 
@@ -352,9 +352,15 @@ unsafe_text(const char *line)
 		return NULL;
 	n = strcspn(line + off, "\r\n");
 	if (strcmp(uid, "none") == 0)
-		return xasprintf("%.*s cannot be made or entered", (int)n, line + off);
-	return xasprintf("%.*s belongs to uid %s and has mode %s", (int)n, line + off, uid,
-	    mode);
+		m = xasprintf("%.*s cannot be made or entered", (int)n, line + off);
+	else
+		m = xasprintf("%.*s belongs to uid %s and has mode %s", (int)n, line + off, uid,
+		    mode);
+	/* what a host printed reaches a terminal: no control characters */
+	for (p = m; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return m;
 }
 
 /* The first fm_bad line of s, as unsafe_text() has it, or NULL. */
