@@ -683,7 +683,8 @@ start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st
 	/* the agent checked and started in one command (deploy.h) */
 	snprintf(idle, sizeof(idle), "%lld.%03lld", w->idle_ms / 1000, w->idle_ms % 1000);
 	cmd = deploy_serve_cmd(dr, idle);
-	wlog(w, "starting %s serve, scratch directory %s/scratch-UID", dr->path, dr->dir);
+	wlog(w, "scratch directory %s/scratch-UID, starting %s serve --idle %s", dr->dir,
+	    dr->path, idle);
 	w->start_silent = 0;
 	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
 	free(cmd);

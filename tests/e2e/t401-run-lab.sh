@@ -114,7 +114,7 @@ tap_result $? "without -j the 6 hosts overlap ($p at once)"
 rc=$?
 D=$(run_dir "$WORK/src")
 is "$rc $(ok_per_trial "$D/trials.jsonl")" "0 1 6" "agent: source: the agent is built on lab-01 and runs the plan"
-like "$(grep -E 'built there|serve$' "$D/logs/lab-01.log" | xargs)" \
+like "$(grep -E 'built there|starting .* serve' "$D/logs/lab-01.log" | xargs)" \
 	"at /tmp/fm-t401-work/src/[0-9a-f]+/agent/fleetmark-agent \(built there\).* scratch directory /tmp/fm-t401-work/scratch-" \
 	"... from its sources in the work directory, with its scratch files there too"
 "$LAB" ssh lab-01 'rm -rf /tmp/fm-t401-work' </dev/null
