@@ -862,12 +862,37 @@ program_request(const struct worker *w, const struct program *prog)
  * program that cannot be built or deployed fails its trials (deploy, with
  * the compiler's first lines); the others run.
  */
+/* Every trial of program k still to run on this host fails: deploy, err. */
+static void
+program_failed(struct worker *w, size_t k, const char *err)
+{
+	const struct plan *p = w->ctx->c->plan;
+	size_t i, n;
+
+	wlog(w, "%s", err);
+	log_warn("%s", err);
+	for (i = 0, n = 0; i < w->s->ntrials; i++) {
+		if (!w->todo[i] || w->s->trials[i].point->program != p->programs[k])
+			continue;
+		if (record(w, &w->s->trials[i], clock_wall(), AP_ST_DEPLOY, err, NULL) == 0) {
+			w->todo[i] = 0;
+			n++;
+		}
+	}
+	if (n > 0 && w->ctx->c->progress != NULL)
+		progress_trials_failed(w->ctx->c->progress, w->pidx, n);
+}
+
 static void
 deploy_programs(struct worker *w, const struct deploy_result *dr)
 {
 	const struct plan *p = w->ctx->c->plan;
 	const char *how = NULL, *v = dr->version ? strstr(dr->version, " protocol ") : NULL;
-	long long proto = v != NULL ? atoll(v + 10) : 0;	/* deploy checked it */
+	/*
+	 * The protocol of an agent deploy ran (`version`); a cached one's is
+	 * known only from its hello, after this: programs_check_proto().
+	 */
+	long long proto = v != NULL ? atoll(v + 10) : WIRE_PROTO;
 	char *err = NULL;
 	size_t i, k, n;
 	int r;
@@ -893,21 +918,31 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 			wlog(w, "program %s at %s (%s)", p->programs[k]->name, w->prog_path[k], how);
 			continue;
 		}
-		wlog(w, "%s", err);
-		log_warn("%s", err);
-		for (i = 0, n = 0; i < w->s->ntrials; i++) {
-			if (!w->todo[i] || w->s->trials[i].point->program != p->programs[k])
-				continue;
-			if (record(w, &w->s->trials[i], clock_wall(), AP_ST_DEPLOY, err, NULL) == 0) {
-				w->todo[i] = 0;
-				n++;
-			}
-		}
-		if (n > 0 && w->ctx->c->progress != NULL)
-			progress_trials_failed(w->ctx->c->progress, w->pidx, n);
+		program_failed(w, k, err);
 		free(err);
 		err = NULL;
 	}
+}
+
+/*
+ * After the hello: an agent found in the cache was not asked its
+ * protocol by deploy, so deploy_programs() built the programs for it;
+ * one older than protocol 4 runs none of them.
+ */
+static void
+programs_check_proto(struct worker *w)
+{
+	const struct plan *p = w->ctx->c->plan;
+	char *err;
+	size_t k;
+
+	if (p->nprograms == 0 || w->proto >= 4)
+		return;
+	err = xasprintf("%s: the agent there speaks protocol %lld, which runs no programs "
+	    "(4 or later does)", w->h->name, w->proto);
+	for (k = 0; k < p->nprograms; k++)
+		program_failed(w, k, err);
+	free(err);
 }
 
 /* The request of trial i (its id is "t" and i + 1); takes params. */
@@ -1572,6 +1607,7 @@ bring_up(struct worker *w, int after_boot)
 		free(err);
 		return -1;
 	}
+	programs_check_proto(w);
 	deploy_result_release(&dr);
 	return 0;
 }
