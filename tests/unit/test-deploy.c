@@ -116,7 +116,7 @@ test_serve(struct transport *t, const char *top)
 	ok(rc == 0 && strncmp(res.sum_sha, "sha256 ", 7) == 0 && strlen(res.sum_sha) == 71,
 	    "fm_sum: a SHA-256 here");
 
-	cmd = deploy_serve_cmd(&res);
+	cmd = deploy_serve_cmd(&res, "120");
 	rc = transport_run(t, cmd, NULL, 0, 0, 10000, &r);
 	ok(rc == 0 && r.exit.status == 0 && strcmp(r.out, "ran serve\n") == 0,
 	    "the start runs the agent it checked");
