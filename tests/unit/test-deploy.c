@@ -118,7 +118,7 @@ test_serve(struct transport *t, const char *top)
 
 	cmd = deploy_serve_cmd(&res, "120");
 	rc = transport_run(t, cmd, NULL, 0, 0, 10000, &r);
-	ok(rc == 0 && r.exit.status == 0 && strcmp(r.out, "ran serve\n") == 0,
+	ok(rc == 0 && r.exit.status == 0 && strcmp(r.out, "ran serve --idle 120\n") == 0,
 	    "the start runs the agent it checked");
 	transport_result_release(&r);
 
