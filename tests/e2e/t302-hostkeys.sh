@@ -24,7 +24,8 @@ use_lab "$TNAME"
 L=$LABDIR
 A=198.18.1.4
 XPID=''
-trap '[ -n "$XPID" ] && kill "$XPID" 2>/dev/null; _lab_cleanup' EXIT
+X=''
+trap '[ -n "$XPID" ] && kill "$XPID" 2>/dev/null; [ -n "$X" ] && rm -rf "$X"; _lab_cleanup' EXIT
 
 # Keys known_hosts may hold instead of the hosts' own.
 ssh-keygen -q -t ed25519 -N '' -f "$WORK/other_ed25519" >/dev/null
@@ -34,13 +35,22 @@ ssh-keygen -q -t ecdsa -N '' -f "$WORK/x_ecdsa" >/dev/null
 pub() { cut -d' ' -f1,2 "$1"; }
 HOSTPUB=$(pub "$L/hosts/lab-04/host_key.pub")
 
-# A second server on lab-04, port 2222, that offers only an ecdsa key.
-sed -e "s#^Port 22#Port 2222#" -e "s#^HostKey .*#HostKey $WORK/x_ecdsa#" \
-	-e "s#^PidFile .*#PidFile $WORK/x.pid#" "$L/hosts/lab-04/sshd_config" >"$WORK/x_sshd_config"
-ip netns exec fmlab-lab-04 /usr/sbin/sshd -f "$WORK/x_sshd_config" -E "$WORK/x.log" ||
-	{ echo "Bail out! cannot start the second sshd"; exit 1; }
-for _ in $(seq 50); do [ -s "$WORK/x.pid" ] && break; sleep 0.1; done
-XPID=$(cat "$WORK/x.pid")
+# A second server on lab-04, port 2222, that offers only an ecdsa key.  It
+# runs in the host's own namespaces (network and mounts, entered through
+# its server's pid), so that its sessions see the host's private /root
+# and /tmp as the first server's do, not this machine's: a login shell
+# reading this machine's root dotfiles can take any time (a stale lock of
+# a version manager's rehash held every session here for 60 s).  Its
+# files are in the lab's state directory, which the host sees.
+X=$L/hosts/lab-04/t302-second
+mkdir -p "$X"
+cp "$WORK/x_ecdsa" "$WORK/x_ecdsa.pub" "$X/"
+sed -e "s#^Port 22#Port 2222#" -e "s#^HostKey .*#HostKey $X/x_ecdsa#" \
+	-e "s#^PidFile .*#PidFile $X/x.pid#" "$L/hosts/lab-04/sshd_config" >"$X/x_sshd_config"
+nsenter -t "$(cat "$L/hosts/lab-04/sshd.pid")" -m -n /usr/sbin/sshd -f "$X/x_sshd_config" \
+	-E "$X/x.log" || { echo "Bail out! cannot start the second sshd"; exit 1; }
+for _ in $(seq 50); do [ -s "$X/x.pid" ] && break; sleep 0.1; done
+XPID=$(cat "$X/x.pid")
 
 # kh STATE PORT: the known_hosts contents of a state, for port 22 or 2222.
 kh() {
