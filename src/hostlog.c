@@ -20,25 +20,6 @@
 #include "utf8.h"
 #include "xmalloc.h"
 
-/* Append s (n bytes) to sb for a log: controls and non-UTF-8 as \xNN. */
-static void
-log_escape(struct strbuf *sb, const char *s, size_t n)
-{
-	size_t i, k;
-
-	for (i = 0; i < n; i += k) {
-		const unsigned char *u = (const unsigned char *)s + i;
-
-		k = utf8_seq(u, n - i);
-		/* C0 and C1 controls (except tab), DEL, and broken sequences */
-		if (k == 0 || (utf8_is_control(u, k) && u[0] != '\t')) {
-			strbuf_addf(sb, "\\x%02x", u[0]);
-			k = 1;
-		} else
-			strbuf_add(sb, s + i, k);
-	}
-}
-
 /* Write one log line for h; log_mu held. */
 static int
 log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, size_t n)
@@ -61,7 +42,8 @@ log_line(struct journal *j, struct jhost *h, const char *tag, const char *text, 
 	}
 	clock_iso8601_now(ts, sizeof(ts), 1);
 	strbuf_addf(&line, "%s %s", ts, tag);
-	log_escape(&line, text, n);
+	/* controls and broken bytes as \xNN, tab kept: one line each */
+	utf8_escape(&line, text, n, UTF8_KEEP_TAB);
 	strbuf_addch(&line, '\n');
 	if (fs_full_write(h->logfd, line.buf, line.len) != 0) {
 		if (j->log_err == NULL) {
