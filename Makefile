@@ -55,9 +55,9 @@ AGENT_LIBS   = -lpthread -lm
 
 # --- controller -----------------------------------------------------------------
 LIBS_PC      = libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0
-CTL_SRCS     = $(sort $(wildcard src/*.c))
+CTL_SRCS     = $(sort $(wildcard src/*.c src/*/*.c))
 CTL_OBJS     = $(CTL_SRCS:%.c=$(BUILD)/%.o)
-CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude $(WARNINGS) -DFLEETMARK_LIBEXECDIR='"$(LIBEXECDIR)"' \
+CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARNINGS) -DFLEETMARK_LIBEXECDIR='"$(LIBEXECDIR)"' \
 	       $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 CTL_LIBS     = $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lpthread -lm
 
@@ -216,7 +216,7 @@ install: all
 	install -m 644 contrib/completion/fleetmark.bash $(DESTDIR)$(BASHCOMPDIR)/fleetmark
 
 lint:
-	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
+	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude -Isrc \
 		--library=tools/cppcheck-jansson.cfg \
 		--suppress=missingIncludeSystem agent src
 	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/qemu-board tests/lab/archive tests/lab/s3 tests/bench/*.sh \

@@ -25,7 +25,7 @@
 #include "clock.h"
 #include "fleet.h"
 #include "fsutil.h"
-#include "journal-int.h"
+#include "journal/journal-int.h"
 #include "log.h"
 #include "plan.h"
 #include "strbuf.h"

@@ -26,7 +26,7 @@
 #include "journal.h"
 #include "log.h"
 #include "numfmt.h"
-#include "report-int.h"
+#include "report/report-int.h"
 #include "report.h"
 #include "rundir.h"
 #include "stats.h"

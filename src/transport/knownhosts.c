@@ -19,7 +19,7 @@
 #include <libssh/libssh.h>
 
 #include "log.h"
-#include "transport-ssh-int.h"
+#include "ssh-int.h"
 #include "transport.h"
 #include "xmalloc.h"
 

@@ -24,7 +24,7 @@
 #include "shquote.h"
 #include "strbuf.h"
 #include "strv.h"
-#include "transport-ssh-int.h"
+#include "ssh-int.h"
 #include "transport.h"
 #include "xmalloc.h"
 

@@ -53,7 +53,7 @@
 #include "pace.h"
 #include "shquote.h"
 #include "transport.h"
-#include "transport-ssh-int.h"
+#include "ssh-int.h"
 #include "xmalloc.h"
 
 struct ssh_chan {

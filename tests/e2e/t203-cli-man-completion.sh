@@ -82,11 +82,11 @@ else
 fi
 
 # --- each command's help against its getopt table ------------------------------
-# Every long option of a cmd-*.c file's option table and every letter of its
+# Every long option of a src/cmd/ file's option table and every letter of its
 # getopt string is in the help of one of the file's commands.
 for f in run:run plan:plan list:list agent:agent hosts:hosts report:report,compare \
 	archive:push,pull,ls bisect:bisect-run history:history; do
-	src=$TOP/src/cmd-${f%%:*}.c
+	src=$TOP/src/cmd/${f%%:*}.c
 	helpopts=
 	for c in $(tr ',' ' ' <<<"${f#*:}"); do
 		helpopts="$helpopts $("$FLEETMARK" help --complete "$c" | cut -d' ' -f1)"
@@ -99,7 +99,7 @@ for f in run:run plan:plan list:list agent:agent hosts:hosts report:report,compa
 		tr -d '+:' | fold -w1 | sort -u); do
 		grep -qw -- "-$l" <<<"$helpopts" || missing="$missing -$l"
 	done
-	is "${missing:-none}" none "src/cmd-${f%%:*}.c: every option it parses is in the help"
+	is "${missing:-none}" none "src/cmd/${f%%:*}.c: every option it parses is in the help"
 done
 
 # --- make install ------------------------------------------------------------------

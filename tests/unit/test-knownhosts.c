@@ -12,7 +12,7 @@
 
 #include <libssh/libssh.h>
 
-#include "../../src/transport-ssh-int.h"
+#include "transport/ssh-int.h"
 #include "log.h"
 #include "tap.h"
 #include "xmalloc.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/transport-ssh-int.h"
+#include "transport/ssh-int.h"
 #include "shquote.h"
 #include "tap.h"
 #include "xmalloc.h"
