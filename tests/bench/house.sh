@@ -22,6 +22,7 @@ OLD=${2:-}
 
 measure() {
 	local t=$1
+	# shellcheck disable=SC2046 # file names without spaces
 	(cd "$t" && ctags --c-kinds=fv --fields=+nef --sort=no -f - \
 		$(find src -name '*.c' | sort) 2>/dev/null) >/tmp/house-tags.$$ || return 1
 	python3 - "$t" /tmp/house-tags.$$ <<'PY'
