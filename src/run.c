@@ -45,12 +45,12 @@
 #include "wire.h"
 #include "xmalloc.h"
 
-/* next_event() results besides 1 (an event), 0 (end of the stream) and
+/* worker_next_event() results besides 1 (an event), 0 (end of the stream) and
  * TRANSPORT_E* codes. */
 #define RUN_ESTOP	(-100)	/* run_request_stop() was called */
 #define RUN_ESILENT	(-101)	/* nothing from the agent for silence_ms */
 #define RUN_EDEADLINE	(-102)	/* the caller's deadline passed */
-#define RUN_RESTORED	(-103)	/* bring_up(): restored, nothing left to run */
+#define RUN_RESTORED	(-103)	/* worker_bring_up(): restored, nothing left to run */
 
 #define CHAN_OPEN_MS	30000
 #define WRITE_MS	30000
@@ -141,7 +141,7 @@ struct worker {
 	struct pace_ticket	 start_tk;	/* the start slot, while held */
 	int			 start_held;
 	int			 start_silent;	/* the last start went silent */
-	int			 answer_code;	/* answer()'s last failed next_event() */
+	int			 answer_code;	/* answer()'s last failed next event */
 };
 
 static long long
@@ -156,7 +156,7 @@ margin_ms(const struct run_config *c)
  * (connect), not a benchmark's.
  */
 static enum ap_status
-infra_status(int code, enum ap_status dflt)
+run_infra_status(int code, enum ap_status dflt)
 {
 	int st = ap_status_parse(transport_class(code));
 
@@ -172,7 +172,7 @@ infra_status(int code, enum ap_status dflt)
  * run stops (as if interrupted) and reports the first such error.
  */
 static void
-journal_failed(struct run_ctx *ctx, char *err)
+run_journal_failed(struct run_ctx *ctx, char *err)
 {
 	log_debug("%s", err);
 	run_request_stop();
@@ -186,10 +186,10 @@ journal_failed(struct run_ctx *ctx, char *err)
 }
 
 static void
-wlog(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+worker_log(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
-wlog(struct worker *w, const char *fmt, ...)
+worker_log(struct worker *w, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -202,15 +202,15 @@ wlog(struct worker *w, const char *fmt, ...)
 	free(s);
 }
 
-static void keepalive(struct worker *w);
+static void worker_keepalive(struct worker *w);
 
 /* Called between a variant's or a profile's steps: the agent is spoken to
  * meanwhile (each step has its own bound, well within the idle limit). */
 static void
 variant_logger(void *arg, const char *line)
 {
-	wlog(arg, "%s", line);
-	keepalive(arg);
+	worker_log(arg, "%s", line);
+	worker_keepalive(arg);
 }
 
 /* variant_save_fn: an old content into the run directory, before the write. */
@@ -219,7 +219,7 @@ variant_saver(void *arg, const char *path, const char *old, char **why)
 {
 	struct worker *w = arg;
 
-	keepalive(w);
+	worker_keepalive(w);
 	return journal_restore_save(w->ctx->c->journal, w->h->name, path, old, why);
 }
 
@@ -229,22 +229,22 @@ tune_saver(void *arg, const char *path, const char *old, char **why)
 {
 	struct worker *w = arg;
 
-	keepalive(w);
+	worker_keepalive(w);
 	return journal_restore_save_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
 	    path, old, why);
 }
 
 static void
-set_host_status(struct worker *w, enum journal_host_status st, const char *reason)
+worker_set_status(struct worker *w, enum journal_host_status st, const char *reason)
 {
 	char *err = NULL;
 
 	if (journal_host_status(w->ctx->c->journal, w->h->name, st, reason, &err) != 0)
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 }
 
 static void
-pstate(struct worker *w, enum progress_state st, const char *detail)
+worker_state(struct worker *w, enum progress_state st, const char *detail)
 {
 	if (w->ctx->c->progress != NULL)
 		progress_state(w->ctx->c->progress, w->pidx, st, detail);
@@ -252,7 +252,7 @@ pstate(struct worker *w, enum progress_state st, const char *detail)
 
 /* Append a finished (or never run) trial to the journal; 0 when it is. */
 static int
-record(struct worker *w, const struct plan_trial *pt, double start, enum ap_status st,
+worker_record(struct worker *w, const struct plan_trial *pt, double start, enum ap_status st,
     const char *message, const struct ap_result *res)
 {
 	struct journal_trial jt;
@@ -266,7 +266,7 @@ record(struct worker *w, const struct plan_trial *pt, double start, enum ap_stat
 	jt.message = message;
 	jt.result = res;
 	if (journal_append(w->ctx->c->journal, &jt, &err) != 0) {
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 		return -1;	/* not recorded: --resume runs it again */
 	}
 	if (final == AP_ST_OK)
@@ -282,7 +282,7 @@ record(struct worker *w, const struct plan_trial *pt, double start, enum ap_stat
  * others (a journal that cannot be written) are not run.
  */
 static void
-fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
+worker_fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 {
 	double now = clock_wall();
 	size_t i, n = 0;
@@ -290,7 +290,7 @@ fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 	for (i = from; i < w->s->ntrials; i++) {
 		if (!w->todo[i])
 			continue;
-		if (record(w, &w->s->trials[i], now, st, message, NULL) == 0) {
+		if (worker_record(w, &w->s->trials[i], now, st, message, NULL) == 0) {
 			w->todo[i] = 0;
 			n++;
 		}
@@ -300,7 +300,7 @@ fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 }
 
 static size_t
-count_todo(const struct worker *w, size_t from)
+worker_todo(const struct worker *w, size_t from)
 {
 	size_t i, n = 0;
 
@@ -317,7 +317,7 @@ count_todo(const struct worker *w, size_t from)
  * wherever it waits while an agent serves, however long a trial takes.
  */
 static void
-keepalive(struct worker *w)
+worker_keepalive(struct worker *w)
 {
 	long long now = clock_mono_ms();
 
@@ -333,7 +333,7 @@ keepalive(struct worker *w)
  * clock).  What arrives on standard error goes to the host's log.
  */
 static int
-next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_stop)
+worker_next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_stop)
 {
 	long long now, wait;
 	ssize_t n;
@@ -361,7 +361,7 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 			return 0;
 		if (watch_stop && run_stop_requested())
 			return RUN_ESTOP;
-		keepalive(w);
+		worker_keepalive(w);
 		now = clock_mono_ms();
 		if (now - w->last_rx >= w->silence_ms)
 			return RUN_ESILENT;
@@ -393,9 +393,9 @@ next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_
 	}
 }
 
-/* Why next_event() failed, for people. */
+/* Why worker_next_event() failed, for people. */
 static char *
-event_error(struct worker *w, int r)
+worker_event_error(struct worker *w, int r)
 {
 	const struct tchan_exit *ex;
 
@@ -422,7 +422,7 @@ event_error(struct worker *w, int r)
 }
 
 static int
-send_json(struct worker *w, json_t *o)
+worker_send(struct worker *w, json_t *o)
 {
 	char *text = json_dumps(o, JSON_COMPACT), *line;
 	int r;
@@ -439,7 +439,7 @@ send_json(struct worker *w, json_t *o)
 	return r;
 }
 
-static int ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
+static int worker_ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
 
 /*
  * The agent-start pacer's slot (run.h, RUN_START_*): taken before the
@@ -448,12 +448,12 @@ static int ask_env(struct worker *w, long long deadline, enum ap_status *st, cha
  * "deploying: waiting to start", and no silence is counted meanwhile.
  */
 static void
-start_acquire(struct worker *w)
+worker_start_acquire(struct worker *w)
 {
 	if (w->start_held)
 		return;
 	if (pace_try_acquire(w->ctx->starts, &w->start_tk) != 0) {
-		pstate(w, PROGRESS_DEPLOYING, "waiting to start");
+		worker_state(w, PROGRESS_DEPLOYING, "waiting to start");
 		/*
 		 * The login stays idle meanwhile, for minutes in a big fleet:
 		 * keep it alive, so that neither the host's server
@@ -467,14 +467,14 @@ start_acquire(struct worker *w)
 }
 
 static void
-start_release(struct worker *w, enum pace_outcome outcome)
+worker_start_release(struct worker *w, enum pace_outcome outcome)
 {
 	if (!w->start_held)
 		return;
 	w->start_held = 0;
 	pace_release(w->ctx->starts, &w->start_tk, outcome, -1);
 }
-static void untune_host(struct worker *w);
+static void worker_untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
 warn_cpus(struct worker *w, const json_t *cpus)
@@ -487,7 +487,7 @@ warn_cpus(struct worker *w, const json_t *cpus)
 	n = plan_cpu_warnings(w->ctx->c->plan, w->h->name, (long)json_integer_value(cpus),
 	    &msgs);
 	for (i = 0; i < n; i++) {
-		wlog(w, "warning: %s", msgs[i]);
+		worker_log(w, "warning: %s", msgs[i]);
 		log_warn("%s", msgs[i]);
 	}
 	strv_free(msgs, n);
@@ -506,9 +506,9 @@ answer(struct worker *w, enum ap_type want, long long deadline, const char *what
 	int r;
 
 	for (;;) {
-		if ((r = next_event(w, ev, deadline, 0)) != 1) {
+		if ((r = worker_next_event(w, ev, deadline, 0)) != 1) {
 			w->answer_code = r;
-			e = event_error(w, r);
+			e = worker_event_error(w, r);
 			*st = r == RUN_ESTOP ? AP_ST_CANCELLED : AP_ST_AGENT_LOST;
 			*why = xasprintf("no %s from the agent: %s", what, e);
 			free(e);
@@ -516,7 +516,7 @@ answer(struct worker *w, enum ap_type want, long long deadline, const char *what
 		}
 		if (ev->type == want)
 			return 0;
-		wlog(w, "ignored a %s line before %s", ap_type_name(ev->type), what);
+		worker_log(w, "ignored a %s line before %s", ap_type_name(ev->type), what);
 	}
 }
 
@@ -595,7 +595,7 @@ lease_holder(const struct ap_event *ev)
  * or -1 with *st and *why (class locked).
  */
 static int
-take_lease(struct worker *w, enum ap_status *st, char **why)
+worker_take_lease(struct worker *w, enum ap_status *st, char **why)
 {
 	const struct run_config *c = w->ctx->c;
 	const char *run = journal_run_id(c->journal);
@@ -608,7 +608,7 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 	if (w->proto < 3)
 		return 0;
 	for (;;) {
-		if ((r = send_json(w, json_pack("{s:s, s:s, s:s, s:s}", "type", WIRE_REQ_LEASE,
+		if ((r = worker_send(w, json_pack("{s:s, s:s, s:s, s:s}", "type", WIRE_REQ_LEASE,
 		    "id", "lease", "owner", w->ctx->owner, "run", run ? run : ""))) != 0) {
 			*st = AP_ST_AGENT_LOST;
 			*why = xasprintf("cannot ask for the lease: %s", transport_error(w->t));
@@ -620,18 +620,19 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			/* the run goes on unleased (read-only /tmp, a file not to trust) */
 			char *s = sanitize_text(ev.u.lease.warning);
 
-			wlog(w, "no lease kept: %s", s);
+			worker_log(w, "no lease kept: %s", s);
 			log_warn("%s: no lease kept: %s", w->h->name, s);
 			free(s);
 			return 0;
 		}
 		if (strcmp(ev.u.lease.status, "ok") == 0) {
-			wlog(w, "lease taken for %s (run %s)", w->ctx->owner, run ? run : "-");
+			worker_log(w, "lease taken for %s (run %s)", w->ctx->owner,
+			    run ? run : "-");
 			return 0;
 		}
 		if (c->mode == RUN_COLLECT && ev.u.lease.detached && run != NULL &&
 		    strcmp(ev.u.lease.run, run) == 0) {
-			wlog(w, "lease held by this run's detached agent, pid %lld",
+			worker_log(w, "lease held by this run's detached agent, pid %lld",
 			    ev.u.lease.pid);
 			w->daemon_runs = ev.u.lease.pid > 0 ? ev.u.lease.pid : -1;
 			return 0;
@@ -650,8 +651,8 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 			return -1;
 		}
 		if (!said++) {
-			wlog(w, "%s: waiting", holder);
-			pstate(w, PROGRESS_CONNECTING, holder);
+			worker_log(w, "%s: waiting", holder);
+			worker_state(w, PROGRESS_CONNECTING, holder);
 		}
 		free(holder);
 		deadline = clock_mono_ms() + LEASE_RETRY_MS;
@@ -661,7 +662,7 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
 				*why = xstrdup("interrupted while waiting for the host's lease");
 				return -1;
 			}
-			keepalive(w);
+			worker_keepalive(w);
 			clock_sleep_ms(POLL_MS);
 		}
 	}
@@ -672,7 +673,7 @@ take_lease(struct worker *w, enum ap_status *st, char **why)
  * -1 with *st and a new *why.
  */
 static int
-start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st,
+worker_start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st,
     char **why)
 {
 	struct ap_event ev;
@@ -683,14 +684,14 @@ start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st
 	/* the agent checked and started in one command (deploy.h) */
 	snprintf(idle, sizeof(idle), "%lld.%03lld", w->idle_ms / 1000, w->idle_ms % 1000);
 	cmd = deploy_serve_cmd(dr, idle);
-	wlog(w, "scratch directory %s/scratch-UID, starting %s serve --idle %s", dr->dir,
+	worker_log(w, "scratch directory %s/scratch-UID, starting %s serve --idle %s", dr->dir,
 	    dr->path, idle);
 	w->start_silent = 0;
 	r = tchan_open(w->t, cmd, 0, CHAN_OPEN_MS, &w->chan);
 	free(cmd);
 	if (r != 0) {
 		w->start_silent = r == TRANSPORT_ETIMEOUT;
-		*st = infra_status(r, AP_ST_DEPLOY);
+		*st = run_infra_status(r, AP_ST_DEPLOY);
 		*why = xasprintf("cannot start the agent: %s", transport_error(w->t));
 		return -1;
 	}
@@ -698,10 +699,10 @@ start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st
 	/* silence counts from here, the start let through, not from the login */
 	w->last_rx = w->last_tx = clock_mono_ms();
 	deadline = clock_mono_ms() + RUN_HELLO_MS;
-	r = next_event(w, &ev, deadline, 0);
+	r = worker_next_event(w, &ev, deadline, 0);
 	if (r != 1) {
 		w->start_silent = r == RUN_ESILENT || r == RUN_EDEADLINE;
-		e = event_error(w, r);
+		e = worker_event_error(w, r);
 		*st = AP_ST_DEPLOY;
 		*why = xasprintf("the agent did not start: %s", e);
 		free(e);
@@ -719,19 +720,19 @@ start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st
 		    ev.type == AP_BAD_OUTPUT ? ev.u.bad.message : ap_type_name(ev.type));
 		return -1;
 	}
-	wlog(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
+	worker_log(w, "agent %s (%s) serving, pid %lld", ev.u.hello.agent, ev.u.hello.arch,
 	    ev.u.hello.pid);
 	w->proto = ev.u.hello.proto;
 	/* env within RUN_HELLO_MS of the hello, as the hello of the start */
-	if (ask_env(w, clock_mono_ms() + RUN_HELLO_MS, st, why) != 0) {
+	if (worker_ask_env(w, clock_mono_ms() + RUN_HELLO_MS, st, why) != 0) {
 		w->start_silent = w->answer_code == RUN_ESILENT ||
 		    w->answer_code == RUN_EDEADLINE;
 		return -1;
 	}
 	/* started: the slot is free before any wait for the lease */
-	start_release(w, PACE_OK);
+	worker_start_release(w, PACE_OK);
 	warn_cpus(w, json_object_get(w->env, "cpus"));
-	return take_lease(w, st, why);
+	return worker_take_lease(w, st, why);
 }
 
 /*
@@ -739,13 +740,13 @@ start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st
  * the journal.  0, or -1 with *st and a new *why.
  */
 static int
-ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
+worker_ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
 {
 	struct ap_event ev;
 	char *e = NULL;
 	int r;
 
-	if ((r = send_json(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
+	if ((r = worker_send(w, json_pack("{s:s, s:s}", "type", WIRE_REQ_ENV, "id", "env"))) != 0) {
 		*st = AP_ST_AGENT_LOST;
 		*why = xasprintf("cannot ask for env: %s", transport_error(w->t));
 		return -1;
@@ -763,13 +764,13 @@ ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
 	json_decref(w->env);
 	w->env = json_deep_copy(ev.u.env.obj);
 	if (journal_host_env(w->ctx->c->journal, w->h->name, ev.u.env.obj, &e) != 0)
-		journal_failed(w->ctx, e);
+		run_journal_failed(w->ctx, e);
 	return 0;
 }
 
 /* What progress shows for a trial. */
 static char *
-trial_what(const struct plan_trial *pt)
+run_trial_what(const struct plan_trial *pt)
 {
 	return xasprintf("%s%s%s%s%s rep %d", pt->variant->name ? pt->variant->name : "",
 	    pt->variant->name ? ": " : "", pt->point->bench, *pt->point->label ? " " : "",
@@ -780,7 +781,7 @@ trial_what(const struct plan_trial *pt)
 static char *
 trial_values(const struct plan_trial *pt, const struct ap_result *res)
 {
-	char *what = trial_what(pt), *line, v[NUMFMT_MAX];
+	char *what = run_trial_what(pt), *line, v[NUMFMT_MAX];
 	struct strbuf s = STRBUF_INIT;
 	const char *sep = ":";
 	size_t i, j;
@@ -809,7 +810,7 @@ trial_values(const struct plan_trial *pt, const struct ap_result *res)
  */
 /* The parameters of a trial request (a new object). */
 static json_t *
-trial_params(const struct plan_trial *pt)
+run_trial_params(const struct plan_trial *pt)
 {
 	json_t *params = json_object();
 	size_t k;
@@ -869,12 +870,13 @@ program_failed(struct worker *w, size_t k, const char *err)
 	const struct plan *p = w->ctx->c->plan;
 	size_t i, n;
 
-	wlog(w, "%s", err);
+	worker_log(w, "%s", err);
 	log_warn("%s", err);
 	for (i = 0, n = 0; i < w->s->ntrials; i++) {
 		if (!w->todo[i] || w->s->trials[i].point->program != p->programs[k])
 			continue;
-		if (record(w, &w->s->trials[i], clock_wall(), AP_ST_DEPLOY, err, NULL) == 0) {
+		if (worker_record(w, &w->s->trials[i], clock_wall(), AP_ST_DEPLOY, err,
+		    NULL) == 0) {
 			w->todo[i] = 0;
 			n++;
 		}
@@ -884,13 +886,13 @@ program_failed(struct worker *w, size_t k, const char *err)
 }
 
 static void
-deploy_programs(struct worker *w, const struct deploy_result *dr)
+worker_deploy_programs(struct worker *w, const struct deploy_result *dr)
 {
 	const struct plan *p = w->ctx->c->plan;
 	const char *how = NULL, *v = dr->version ? strstr(dr->version, " protocol ") : NULL;
 	/*
 	 * The protocol of an agent deploy ran (`version`); a cached one's is
-	 * known only from its hello, after this: programs_check_proto().
+	 * known only from its hello, after this: worker_programs_check_proto().
 	 */
 	long long proto = v != NULL ? atoll(v + 10) : WIRE_PROTO;
 	char *err = NULL;
@@ -907,7 +909,7 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 			n += w->todo[i] && w->s->trials[i].point->program == p->programs[k];
 		if (n == 0)
 			continue;
-		pstate(w, PROGRESS_DEPLOYING, p->programs[k]->name);
+		worker_state(w, PROGRESS_DEPLOYING, p->programs[k]->name);
 		if (proto < 4)
 			r = err_set(&err, -1, "%s: the agent there speaks protocol %lld, which runs "
 			    "no programs (4 or later does)", w->h->name, proto);
@@ -915,7 +917,8 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 			r = program_deploy(w->t, p->programs[k], dr->arch, dr->dir,
 			    &w->prog_path[k], &how, &err);
 		if (r == 0) {
-			wlog(w, "program %s at %s (%s)", p->programs[k]->name, w->prog_path[k], how);
+			worker_log(w, "program %s at %s (%s)", p->programs[k]->name,
+			    w->prog_path[k], how);
 			continue;
 		}
 		program_failed(w, k, err);
@@ -926,11 +929,11 @@ deploy_programs(struct worker *w, const struct deploy_result *dr)
 
 /*
  * After the hello: an agent found in the cache was not asked its
- * protocol by deploy, so deploy_programs() built the programs for it;
+ * protocol by deploy, so worker_deploy_programs() built the programs for it;
  * one older than protocol 4 runs none of them.
  */
 static void
-programs_check_proto(struct worker *w)
+worker_programs_check_proto(struct worker *w)
 {
 	const struct plan *p = w->ctx->c->plan;
 	char *err;
@@ -947,7 +950,7 @@ programs_check_proto(struct worker *w)
 
 /* The request of trial i (its id is "t" and i + 1); takes params. */
 static json_t *
-trial_request(struct worker *w, size_t i, json_t *params)
+worker_trial_request(struct worker *w, size_t i, json_t *params)
 {
 	const struct plan *p = w->ctx->c->plan;
 	json_t *req;
@@ -980,7 +983,7 @@ trial_request(struct worker *w, size_t i, json_t *params)
 static int
 send_trial(struct worker *w, size_t i, json_t *params)
 {
-	return send_json(w, trial_request(w, i, params));
+	return worker_send(w, worker_trial_request(w, i, params));
 }
 
 /*
@@ -990,12 +993,12 @@ send_trial(struct worker *w, size_t i, json_t *params)
  * is recorded as the benchmark's crash, the agent has CRASH_PROBE_MS to
  * show it is still there (its next line, kept for the next trial, or
  * simply no end of its output).  Returns 0 (alive), or 1 with the
- * next_event() code that says it is gone in *code.
+ * worker_next_event() code that says it is gone in *code.
  */
 static int
 crash_probe(struct worker *w, int *code)
 {
-	int r = next_event(w, &w->held, clock_mono_ms() + CRASH_PROBE_MS, 0);
+	int r = worker_next_event(w, &w->held, clock_mono_ms() + CRASH_PROBE_MS, 0);
 
 	if (r == 1)
 		w->have_held = 1;
@@ -1007,7 +1010,7 @@ crash_probe(struct worker *w, int *code)
 
 /* Whether a lost host is power-cycled rather than given up. */
 static int
-may_recover(const struct worker *w)
+worker_may_recover(const struct worker *w)
 {
 	return w->h->power_cycle != NULL && w->cycles < w->h->recover &&
 	    !run_stop_requested();
@@ -1029,7 +1032,7 @@ lost_in_trial(struct worker *w, const char *id, enum ap_status st, char **why)
 		free(ex);
 		*why = s;
 	}
-	if (!may_recover(w))
+	if (!worker_may_recover(w))
 		return st;
 	free(w->cycled_in);
 	w->cycled_in = xstrdup(id);
@@ -1042,7 +1045,7 @@ lost_in_trial(struct worker *w, const char *id, enum ap_status st, char **why)
  * host's first failure is kept for its reason.  A new string.
  */
 static char *
-point_failure(struct worker *w, const struct plan_trial *tr, enum ap_status st,
+worker_point_failure(struct worker *w, const struct plan_trial *tr, enum ap_status st,
     const char *message)
 {
 	const struct plan *p = w->ctx->c->plan;
@@ -1071,7 +1074,7 @@ point_failure(struct worker *w, const struct plan_trial *tr, enum ap_status st,
 }
 
 static int
-run_trial(struct worker *w, size_t i, size_t next)
+worker_run_trial(struct worker *w, size_t i, size_t next)
 {
 	const struct plan_trial *pt = &w->s->trials[i];
 	const struct plan *p = w->ctx->c->plan;
@@ -1086,13 +1089,13 @@ run_trial(struct worker *w, size_t i, size_t next)
 	int r, stopping = 0, lost = 0;
 
 	w->k++;
-	what = trial_what(pt);
+	what = run_trial_what(pt);
 	if (w->ctx->c->progress != NULL)
 		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
 	snprintf(id, sizeof(id), "t%zu", i + 1);
 	board_console_mark(w->console, "trial %s %s", id, what);
 	free(what);
-	params = trial_params(pt);
+	params = run_trial_params(pt);
 	tr = ap_trial_new(id);
 	deadline = clock_mono_ms() + p->timeout_ms + margin_ms(w->ctx->c);
 	w->last_rx = clock_mono_ms();
@@ -1103,7 +1106,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 		r = 0;
 	} else {
 		if (tune_before_trial(w->t, w->tune, &why) != 0) {
-			wlog(w, "%s", why);
+			worker_log(w, "%s", why);
 			free(why);
 		}
 		start = clock_wall();
@@ -1119,11 +1122,12 @@ run_trial(struct worker *w, size_t i, size_t next)
 		lost = 1;
 	}
 	while (!lost && !ap_trial_done(tr)) {
-		r = next_event(w, &ev, deadline, !stopping);
+		r = worker_next_event(w, &ev, deadline, !stopping);
 		if (r == 1) {
 			if (ap_trial_add(tr, &ev) == AP_TRIAL_FOREIGN &&
 			    ap_trial_stray(tr, &ev) == AP_TRIAL_FOREIGN)
-				wlog(w, "ignored a %s line during trial %s", ap_type_name(ev.type), id);
+				worker_log(w, "ignored a %s line during trial %s",
+				    ap_type_name(ev.type), id);
 			/*
 			 * Once the trial has started, queue the next one at the
 			 * agent, which reads requests while a trial runs: it then
@@ -1134,21 +1138,21 @@ run_trial(struct worker *w, size_t i, size_t next)
 			if (ev.type == AP_HEADER && next != SIZE_MAX && w->ahead == 0 &&
 			    !tune_per_trial(w->tune) &&
 			    !stopping && !run_stop_requested() && !ap_trial_done(tr)) {
-				if (send_trial(w, next, trial_params(&w->s->trials[next])) == 0)
+				if (send_trial(w, next, run_trial_params(&w->s->trials[next])) == 0)
 					w->ahead = next + 1;
 			}
 			continue;
 		}
 		if (r == RUN_ESTOP) {
 			/* The agent cancels the trial when its input closes. */
-			wlog(w, "interrupted: closing the agent's input");
+			worker_log(w, "interrupted: closing the agent's input");
 			tchan_close_stdin(w->chan);
 			stopping = 1;
 			if (deadline > clock_mono_ms() + STOP_GRACE_MS)
 				deadline = clock_mono_ms() + STOP_GRACE_MS;
 			continue;
 		}
-		why = event_error(w, r);
+		why = worker_event_error(w, r);
 		if (r == RUN_EDEADLINE && !stopping && agentproto_in_long_line(w->ap)) {
 			/* not a slow benchmark: the agent broke the protocol */
 			free(why);
@@ -1176,7 +1180,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 	}
 	res = ap_trial_result(tr);
 	if (!lost && !stopping && res->status == AP_ST_CRASH && crash_probe(w, &r)) {
-		char *e = event_error(w, r);
+		char *e = worker_event_error(w, r);
 
 		why = xasprintf("%s, and then the agent was lost (host going down?): %s",
 		    res->message ? res->message : "the benchmark crashed", e);
@@ -1195,9 +1199,9 @@ run_trial(struct worker *w, size_t i, size_t next)
 		w->stopped = 1;
 	autorep_add(w->ar, pt->point, res);
 	/* A result the journal could not take is lost: not run, for --resume. */
-	if (record(w, pt, start, res->status, res->message, res) == 0) {
+	if (worker_record(w, pt, start, res->status, res->message, res) == 0) {
 		char *failure = res->status == AP_ST_OK ? NULL :
-		    point_failure(w, pt, res->status, res->message);
+		    worker_point_failure(w, pt, res->status, res->message);
 
 		w->todo[i] = 0;
 		if (w->ctx->c->progress != NULL)
@@ -1212,7 +1216,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 		}
 	}
 	if (res->status != AP_ST_OK)
-		wlog(w, "trial %s %s: %s%s%s", id, pt->key, ap_status_name(res->status),
+		worker_log(w, "trial %s %s: %s%s%s", id, pt->key, ap_status_name(res->status),
 		    res->message ? ": " : "", res->message ? res->message : "");
 	ap_trial_free(tr);
 	/* Lost, or stopping: the agent's input is closed and it is leaving. */
@@ -1221,7 +1225,7 @@ run_trial(struct worker *w, size_t i, size_t next)
 
 /* exit, bye, close the channel. */
 static void
-stop_agent(struct worker *w, int polite)
+worker_stop_agent(struct worker *w, int polite)
 {
 	struct ap_event ev;
 	long long deadline = clock_mono_ms() + RUN_BYE_MS;
@@ -1229,11 +1233,11 @@ stop_agent(struct worker *w, int polite)
 
 	if (w->chan == NULL)
 		return;
-	if (polite && send_json(w, json_pack("{s:s}", "type", WIRE_REQ_EXIT)) == 0) {
-		while ((r = next_event(w, &ev, deadline, 0)) == 1 && ev.type != AP_BYE)
+	if (polite && worker_send(w, json_pack("{s:s}", "type", WIRE_REQ_EXIT)) == 0) {
+		while ((r = worker_next_event(w, &ev, deadline, 0)) == 1 && ev.type != AP_BYE)
 			;
 		if (r != 1)
-			wlog(w, "no bye from the agent");
+			worker_log(w, "no bye from the agent");
 	}
 	tchan_close_stdin(w->chan);
 	tchan_wait(w->chan, polite ? 2000 : 500, NULL);
@@ -1275,23 +1279,23 @@ give_slot(struct run_ctx *ctx)
 
 /* Give the host up before any trial ran: every trial fails with st. */
 static void
-host_failed(struct worker *w, enum ap_status st, const char *why)
+worker_host_failed(struct worker *w, enum ap_status st, const char *why)
 {
 	char *reason = xasprintf("%s: %s", ap_status_name(st), why);
 
-	wlog(w, "failed: %s", reason);
+	worker_log(w, "failed: %s", reason);
 	/* detached: the trials are not lost, collect runs or gathers them */
 	if (w->ctx->c->mode == RUN_ATTACHED)
-		fail_rest(w, 0, st, why);
-	w->rh->not_run = count_todo(w, 0);	/* what the journal could not take */
+		worker_fail_rest(w, 0, st, why);
+	w->rh->not_run = worker_todo(w, 0);	/* what the journal could not take */
 	w->rh->status = JOURNAL_HOST_FAILED;
 	w->rh->reason = reason;
-	set_host_status(w, JOURNAL_HOST_FAILED, reason);
-	pstate(w, PROGRESS_FAILED, reason);
+	worker_set_status(w, JOURNAL_HOST_FAILED, reason);
+	worker_state(w, PROGRESS_FAILED, reason);
 }
 
 static void
-run_groups(struct worker *w)
+worker_run_groups(struct worker *w)
 {
 	const struct plan_schedule *s = w->s;
 	struct variant_state *vs;
@@ -1303,7 +1307,7 @@ run_groups(struct worker *w)
 		const struct plan_variant *pv;
 
 		end = s->variant_start[v + 1];
-		if (count_todo(w, s->variant_start[v]) - count_todo(w, end) == 0)
+		if (worker_todo(w, s->variant_start[v]) - worker_todo(w, end) == 0)
 			continue;
 		if (run_stop_requested()) {
 			w->stopped = 1;
@@ -1313,19 +1317,19 @@ run_groups(struct worker *w)
 		vs = NULL;
 		if (!variant_is_empty(pv)) {
 			msg = xasprintf("variant %s", pv->name ? pv->name : "-");
-			pstate(w, PROGRESS_RUNNING, msg);
+			worker_state(w, PROGRESS_RUNNING, msg);
 			free(msg);
-			wlog(w, "applying variant %s", pv->name ? pv->name : "-");
+			worker_log(w, "applying variant %s", pv->name ? pv->name : "-");
 		}
 		r = variant_apply_saving(w->t, pv, variant_logger, variant_saver, w, &vs, &err);
 		if (r == VARIANT_ELOST) {
 			/* Not the variant's fault: the host is gone. */
-			wlog(w, "%s", err);
+			worker_log(w, "%s", err);
 			w->lost = err;
 			w->lost_status = AP_ST_CONNECT;
 			err = NULL;
 		} else if (r != 0) {
-			wlog(w, "%s", err);
+			worker_log(w, "%s", err);
 			log_warn("%s", err);
 			for (i = s->variant_start[v]; i < end; i++) {
 				if (!w->todo[i])
@@ -1334,12 +1338,12 @@ run_groups(struct worker *w)
 					w->k++;
 					progress_trial(w->ctx->c->progress, w->pidx, w->k, "setup");
 				}
-				if (record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err,
+				if (worker_record(w, &s->trials[i], clock_wall(), AP_ST_SETUP, err,
 				    NULL) != 0)
 					continue;
 				w->todo[i] = 0;
 				/* the variant's reason was said once, above */
-				free(point_failure(w, &s->trials[i], AP_ST_SETUP, err));
+				free(worker_point_failure(w, &s->trials[i], AP_ST_SETUP, err));
 				if (w->ctx->c->progress != NULL)
 					progress_trial_done(w->ctx->c->progress, w->pidx, "setup");
 			}
@@ -1358,7 +1362,7 @@ run_groups(struct worker *w)
 					}
 					for (nx = i + 1; nx < end && !w->todo[nx]; nx++)
 						;
-					if (run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
+					if (worker_run_trial(w, i, nx < end ? nx : SIZE_MAX) != 0)
 						break;
 				}
 				if (i < end || w->stopped || (nx = autorep_round(w->ar, w->s, v,
@@ -1367,8 +1371,8 @@ run_groups(struct worker *w)
 				w->rh->ntrials += nx;
 				if (w->ctx->c->progress != NULL)
 					progress_add_trials(w->ctx->c->progress, w->pidx, nx);
-				wlog(w, "repeat auto: a round more of %zu point%s", nx, nx == 1 ? "" :
-				    "s");
+				worker_log(w, "repeat auto: a round more of %zu point%s", nx,
+				    nx == 1 ? "" : "s");
 			}
 		}
 		r = variant_undo(w->t, vs, w->lost != NULL ? LOST_UNDO_MS : 0, variant_logger, w,
@@ -1377,7 +1381,7 @@ run_groups(struct worker *w)
 		if (r == 0 && journal_restore_clear(w->ctx->c->journal, w->h->name, &err) != 0)
 			r = -1;
 		if (r != 0) {
-			wlog(w, "%s", err);
+			worker_log(w, "%s", err);
 			log_warn("%s", err);
 			if (w->rh->reason == NULL)
 				w->rh->reason = err;
@@ -1402,7 +1406,7 @@ restore_left(struct worker *w, enum journal_restore_set set)
 	int r = 0;
 
 	if (journal_restore_list_in(j, set, w->h->name, &paths, &olds, &n, &err) != 0) {
-		host_failed(w, AP_ST_SETUP, err);
+		worker_host_failed(w, AP_ST_SETUP, err);
 		free(err);
 		return -1;
 	}
@@ -1410,15 +1414,17 @@ restore_left(struct worker *w, enum journal_restore_set set)
 		r = set == JOURNAL_RESTORE_TUNE ? tune_write_back(w->t, paths[i], olds[i], &err) :
 		    variant_write_back(w->t, paths[i], olds[i], &err);
 		if (r != 0) {
-			host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP, err);
+			worker_host_failed(w, r == VARIANT_ELOST ? AP_ST_CONNECT : AP_ST_SETUP,
+			    err);
 			free(err);
 			err = NULL;
 			break;
 		}
-		wlog(w, "restored %s, left changed by an earlier attempt at this run", paths[i]);
+		worker_log(w, "restored %s, left changed by an earlier attempt at this run",
+		    paths[i]);
 	}
 	if (r == 0 && n > 0 && journal_restore_clear_in(j, set, w->h->name, &err) != 0) {
-		wlog(w, "%s", err);
+		worker_log(w, "%s", err);
 		free(err);
 	}
 	strv_free(paths, n);
@@ -1477,7 +1483,7 @@ connect_host(struct worker *w, int after_boot, struct transport_info *info, char
  * the last look, left (run_config.dir_left).  A host given up is not.
  */
 static int
-dir_left(const struct worker *w)
+worker_dir_left(const struct worker *w)
 {
 	const struct run_config *c = w->ctx->c;
 	size_t i = (size_t)(w->h - c->fleet->hosts);
@@ -1490,10 +1496,10 @@ dir_left(const struct worker *w)
  * Connect, check the boot (after a power cycle, or with expect_kernel),
  * put back what an earlier attempt left, deploy and start the agent.
  * Returns 0, RUN_ESTOP, RUN_RESTORED (put back, and nothing left to run),
- * or -1 with the host given up (host_failed()).
+ * or -1 with the host given up (worker_host_failed()).
  */
 static int
-bring_up(struct worker *w, int after_boot)
+worker_bring_up(struct worker *w, int after_boot)
 {
 	const struct run_config *c = w->ctx->c;
 	struct transport_info info;
@@ -1504,26 +1510,26 @@ bring_up(struct worker *w, int after_boot)
 	long long t0, wait;
 	int r, attempt;
 
-	pstate(w, PROGRESS_CONNECTING, after_boot ? "waiting for the boot" : w->h->address);
-	set_host_status(w, JOURNAL_HOST_CONNECTING, NULL);
+	worker_state(w, PROGRESS_CONNECTING, after_boot ? "waiting for the boot" : w->h->address);
+	worker_set_status(w, JOURNAL_HOST_CONNECTING, NULL);
 	if ((r = connect_host(w, after_boot, &info, &err)) != 0) {
-		host_failed(w, after_boot ? AP_ST_BOOT : infra_status(r, AP_ST_CONNECT),
+		worker_host_failed(w, after_boot ? AP_ST_BOOT : run_infra_status(r, AP_ST_CONNECT),
 		    err ? err : "cannot connect");
 		free(err);
 		return -1;
 	}
-	wlog(w, "connected as %s@%s%s%s (host key %s, %d attempt%s, %lld ms)", info.user,
+	worker_log(w, "connected as %s@%s%s%s (host key %s, %d attempt%s, %lld ms)", info.user,
 	    info.host, info.via[0] ? " via " : "", info.via, info.hostkey[0] ? info.hostkey : "-",
 	    info.attempts, info.attempts == 1 ? "" : "s", info.open_ms);
 	if (run_stop_requested())
 		return RUN_ESTOP;
 	if (after_boot || c->expect_kernel != NULL || w->h->power_cycle != NULL) {
 		if (board_boot_read(w->t, &bb, &err) != 0) {
-			host_failed(w, AP_ST_BOOT, err);
+			worker_host_failed(w, AP_ST_BOOT, err);
 			free(err);
 			return -1;
 		}
-		wlog(w, "boot id %s, kernel %s %s, command line %s", bb.boot_id, bb.release,
+		worker_log(w, "boot id %s, kernel %s %s, command line %s", bb.boot_id, bb.release,
 		    bb.version, bb.cmdline);
 		r = board_boot_check(&bb, after_boot ? w->boot_id : NULL, c->expect_kernel,
 		    &err);
@@ -1532,7 +1538,7 @@ bring_up(struct worker *w, int after_boot)
 		board_boot_release(&bb);
 		if (r != 0) {
 			log_warn("%s: %s", w->h->name, err);
-			host_failed(w, AP_ST_BOOT, err);
+			worker_host_failed(w, AP_ST_BOOT, err);
 			free(err);
 			return -1;
 		}
@@ -1540,30 +1546,30 @@ bring_up(struct worker *w, int after_boot)
 	if (restore_left(w, JOURNAL_RESTORE_VARIANT) != 0 ||
 	    restore_left(w, JOURNAL_RESTORE_TUNE) != 0)
 		return -1;
-	if (count_todo(w, 0) == 0 && !dir_left(w))
+	if (worker_todo(w, 0) == 0 && !worker_dir_left(w))
 		return RUN_RESTORED;
 
-	set_host_status(w, JOURNAL_HOST_DEPLOYING, NULL);
-	start_acquire(w);
-	pstate(w, PROGRESS_DEPLOYING, NULL);
+	worker_set_status(w, JOURNAL_HOST_DEPLOYING, NULL);
+	worker_start_acquire(w);
+	worker_state(w, PROGRESS_DEPLOYING, NULL);
 	t0 = clock_mono_ms();
 	memset(&dr, 0, sizeof(dr));
 	if ((r = deploy_agent(w->t, w->h->workdir, w->h->agent, &dr, &err)) != 0) {
-		start_release(w, r == TRANSPORT_ETIMEOUT ? PACE_TRANSIENT : PACE_NEUTRAL);
+		worker_start_release(w, r == TRANSPORT_ETIMEOUT ? PACE_TRANSIENT : PACE_NEUTRAL);
 		st = r == TRANSPORT_EVERIFY || r == TRANSPORT_EREMOTE ? AP_ST_DEPLOY :
-		    infra_status(r, AP_ST_DEPLOY);
-		host_failed(w, st, err ? err : "cannot deploy");
+		    run_infra_status(r, AP_ST_DEPLOY);
+		worker_host_failed(w, st, err ? err : "cannot deploy");
 		free(err);
 		deploy_result_release(&dr);
 		return -1;
 	}
 	if (dr.own_dir != NULL) {
-		wlog(w, "the work directory %s is not this user's to use (%s): using %s",
+		worker_log(w, "the work directory %s is not this user's to use (%s): using %s",
 		    w->h->workdir, dr.why, dr.own_dir);
 		log_info("%s: the work directory %s is not this user's to use (%s): using %s",
 		    w->h->name, w->h->workdir, dr.why, dr.own_dir);
 	}
-	wlog(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
+	worker_log(w, "agent for %s %s at %s (%s)", dr.os, dr.arch, dr.path,
 	    dr.built ? "built there" : dr.uploaded ? "uploaded" : "already there");
 	free(w->workdir);
 	w->workdir = xstrdup(dr.dir);
@@ -1573,41 +1579,41 @@ bring_up(struct worker *w, int after_boot)
 	 * start slot is not held meanwhile.
 	 */
 	if (c->plan->nprograms > 0) {
-		start_release(w, PACE_NEUTRAL);
-		deploy_programs(w, &dr);
-		start_acquire(w);
+		worker_start_release(w, PACE_NEUTRAL);
+		worker_deploy_programs(w, &dr);
+		worker_start_acquire(w);
 	}
-	for (attempt = 1; (r = start_agent(w, &dr, &st, &err)) != 0; attempt++) {
+	for (attempt = 1; (r = worker_start_agent(w, &dr, &st, &err)) != 0; attempt++) {
 		/*
 		 * A start that went silent is a slow host (its CPUs taken by
 		 * the other starts) until a new channel says otherwise: the
 		 * window halves, and it is tried again after a backoff.
 		 */
-		start_release(w, w->start_silent ? PACE_TRANSIENT : PACE_NEUTRAL);
+		worker_start_release(w, w->start_silent ? PACE_TRANSIENT : PACE_NEUTRAL);
 		if (!w->start_silent || run_stop_requested() || !pace_retry(w->ctx->starts,
 		    PACE_TRANSIENT, attempt, clock_mono_ms() - t0, RUN_START_BUDGET_MS, &wait))
 			break;
-		wlog(w, "slow to start (%s): again in %lld ms", err, wait);
+		worker_log(w, "slow to start (%s): again in %lld ms", err, wait);
 		free(err);
 		err = NULL;
 		if (w->chan != NULL)
-			stop_agent(w, 0);
+			worker_stop_agent(w, 0);
 		agentproto_free(w->ap);
 		w->ap = NULL;
 		w->off = w->len = 0;
 		w->eof = 0;
 		w->have_held = 0;
 		clock_sleep_ms(wait);
-		start_acquire(w);
-		pstate(w, PROGRESS_DEPLOYING, "starting again");
+		worker_start_acquire(w);
+		worker_state(w, PROGRESS_DEPLOYING, "starting again");
 	}
 	if (r != 0) {
 		deploy_result_release(&dr);
-		host_failed(w, st, err);
+		worker_host_failed(w, st, err);
 		free(err);
 		return -1;
 	}
-	programs_check_proto(w);
+	worker_programs_check_proto(w);
 	deploy_result_release(&dr);
 	return 0;
 }
@@ -1619,7 +1625,7 @@ bring_up(struct worker *w, int after_boot)
  * why, and no further cycle is tried).
  */
 static int
-recover(struct worker *w)
+worker_recover(struct worker *w)
 {
 	struct journal *j = w->ctx->c->journal;
 	long long t0;
@@ -1629,18 +1635,18 @@ recover(struct worker *w)
 	w->cycles++;
 	log_warn("%s: lost (%s): power-cycling it (%d of %d)", w->h->name, w->lost, w->cycles,
 	    w->h->recover);
-	wlog(w, "power cycle %d of %d: %s", w->cycles, w->h->recover, w->lost);
+	worker_log(w, "power cycle %d of %d: %s", w->cycles, w->h->recover, w->lost);
 	if (journal_host_board(j, w->h->name, "power-cycle", w->cycled_in, w->lost, &err) != 0)
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 	err = NULL;
 	msg = xasprintf("power cycle %d of %d (%s)", w->cycles, w->h->recover,
 	    w->cycled_in ? w->cycled_in : "lost");
-	pstate(w, PROGRESS_CONNECTING, msg);
+	worker_state(w, PROGRESS_CONNECTING, msg);
 	free(msg);
 	board_console_mark(w->console, "power cycle %d of %d", w->cycles, w->h->recover);
 
 	/* What was left of the old boot. */
-	stop_agent(w, 0);
+	worker_stop_agent(w, 0);
 	agentproto_free(w->ap);
 	w->ap = NULL;
 	transport_close(w->t);
@@ -1652,7 +1658,7 @@ recover(struct worker *w)
 
 	t0 = clock_mono_ms();
 	if (board_power(w->h, "cycle", &err) != 0) {
-		wlog(w, "%s", err);
+		worker_log(w, "%s", err);
 		msg = xasprintf("%s; the power cycle failed: %s", w->lost, err);
 		free(err);
 		free(w->lost);
@@ -1663,23 +1669,23 @@ recover(struct worker *w)
 	}
 	free(w->lost);
 	w->lost = NULL;
-	if ((r = bring_up(w, 1)) == RUN_RESTORED)
+	if ((r = worker_bring_up(w, 1)) == RUN_RESTORED)
 		r = 0;		/* the trial that hung was the last */
 	else if (r != 0) {
 		if (journal_host_board(j, w->h->name, "boot-failed", NULL, w->rh->reason,
 		    &err) != 0)
-			journal_failed(w->ctx, err);
+			run_journal_failed(w->ctx, err);
 		return r;
 	}
 	msg = xasprintf("back after %.1f s", (double)(clock_mono_ms() - t0) / 1000.0);
-	wlog(w, "%s", msg);
-	log_warn("%s: %s, running its remaining %zu trial%s", w->h->name, msg, count_todo(w, 0),
-	    count_todo(w, 0) == 1 ? "" : "s");
+	worker_log(w, "%s", msg);
+	log_warn("%s: %s, running its remaining %zu trial%s", w->h->name, msg, worker_todo(w, 0),
+	    worker_todo(w, 0) == 1 ? "" : "s");
 	if (journal_host_board(j, w->h->name, "recovered", NULL, msg, &err) != 0)
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 	free(msg);
-	pstate(w, PROGRESS_RUNNING, "recovered");
-	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	worker_state(w, PROGRESS_RUNNING, "recovered");
+	worker_set_status(w, JOURNAL_HOST_RUNNING, NULL);
 	return 0;
 }
 
@@ -1691,7 +1697,7 @@ recover(struct worker *w)
  * while it was applied: what was changed is put back by --resume).
  */
 static int
-tune_host(struct worker *w)
+worker_tune_host(struct worker *w)
 {
 	const struct tune_spec *spec = w->ctx->c->plan->tune;
 	enum ap_status st;
@@ -1703,7 +1709,7 @@ tune_host(struct worker *w)
 		if ((sum = tune_untuned(w->env)) != NULL) {
 			size_t k;
 
-			wlog(w, "not tuned for benchmarking: %s", sum);
+			worker_log(w, "not tuned for benchmarking: %s", sum);
 			pthread_mutex_lock(&w->ctx->mu);
 			k = w->ctx->untuned++;
 			pthread_mutex_unlock(&w->ctx->mu);
@@ -1715,28 +1721,28 @@ tune_host(struct worker *w)
 		}
 		return 0;
 	}
-	pstate(w, PROGRESS_RUNNING, "tune");
-	wlog(w, "applying tuning profile %s", spec->profile);
+	worker_state(w, PROGRESS_RUNNING, "tune");
+	worker_log(w, "applying tuning profile %s", spec->profile);
 	r = tune_apply(w->t, spec, tune_saver, variant_logger, w, &w->tune, &err);
 	sum = tune_summary(w->tune);
 	log_info("%s: tune %s: %s", w->h->name, spec->profile, sum);
 	free(sum);
 	j = tune_state_json(w->tune);
 	if (journal_host_tune(w->ctx->c->journal, w->h->name, j, &e) != 0)
-		journal_failed(w->ctx, e);
+		run_journal_failed(w->ctx, e);
 	json_decref(j);
 	if (r != 0) {
 		tune_state_free(w->tune);
 		w->tune = NULL;
-		host_failed(w, AP_ST_CONNECT, err);
+		worker_host_failed(w, AP_ST_CONNECT, err);
 		free(err);
 		return -1;
 	}
 	/* The facts the trials are measured under. */
 	if (tune_changed(w->tune) &&
-	    ask_env(w, clock_mono_ms() + RUN_HELLO_MS, &st, &err) != 0) {
-		untune_host(w);
-		host_failed(w, st, err);
+	    worker_ask_env(w, clock_mono_ms() + RUN_HELLO_MS, &st, &err) != 0) {
+		worker_untune_host(w);
+		worker_host_failed(w, st, err);
 		free(err);
 		return -1;
 	}
@@ -1752,7 +1758,7 @@ tune_host(struct worker *w)
  * host given up.
  */
 static int
-retune_host(struct worker *w)
+worker_retune_host(struct worker *w)
 {
 	char *err = NULL;
 
@@ -1760,16 +1766,16 @@ retune_host(struct worker *w)
 	w->tune = NULL;
 	if (journal_restore_clear_in(w->ctx->c->journal, JOURNAL_RESTORE_TUNE, w->h->name,
 	    &err) != 0) {
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 		err = NULL;
 	}
-	wlog(w, "power-cycled: the tuning profile again");
-	return tune_host(w);
+	worker_log(w, "power-cycled: the tuning profile again");
+	return worker_tune_host(w);
 }
 
 /* Undo the tuning profile after the last trial (or when stopping). */
 static void
-untune_host(struct worker *w)
+worker_untune_host(struct worker *w)
 {
 	char *err = NULL;
 	int r;
@@ -1784,7 +1790,7 @@ untune_host(struct worker *w)
 	    w->h->name, &err) != 0)
 		r = -1;
 	if (r != 0) {
-		wlog(w, "%s", err);
+		worker_log(w, "%s", err);
 		log_warn("%s: %s", w->h->name, err);
 		if (w->rh->reason == NULL)
 			w->rh->reason = err;
@@ -1795,7 +1801,7 @@ untune_host(struct worker *w)
 
 /* Whether an earlier attempt left something to put back on this host. */
 static int
-restore_due(struct worker *w)
+worker_restore_due(struct worker *w)
 {
 	static const enum journal_restore_set sets[] = { JOURNAL_RESTORE_VARIANT,
 		JOURNAL_RESTORE_TUNE };
@@ -1833,8 +1839,8 @@ detached_answer(struct worker *w, const char *id, long long deadline, struct ap_
 	int r;
 
 	for (;;) {
-		if ((r = next_event(w, ev, deadline, 0)) != 1) {
-			e = event_error(w, r);
+		if ((r = worker_next_event(w, ev, deadline, 0)) != 1) {
+			e = worker_event_error(w, r);
 			*why = xasprintf("no answer to %s from the agent: %s", id, e);
 			free(e);
 			free(msg);
@@ -1864,16 +1870,16 @@ detach_note(struct worker *w, const char *state, long long pid, const char *dir,
 	char *err = NULL;
 
 	if (journal_host_detached(w->ctx->c->journal, w->h->name, o, &err) != 0)
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 	json_decref(o);
 }
 
 /* RUN_DETACH: hand the host every trial it has to run, leave its agent. */
 static void
-detach_host(struct worker *w)
+worker_detach(struct worker *w)
 {
 	const char *run = journal_run_id(w->ctx->c->journal);
-	size_t i, n = count_todo(w, 0);
+	size_t i, n = worker_todo(w, 0);
 	struct ap_event ev;
 	char *dir = detach_host_dir(w->workdir, run), *why = NULL;
 	long long pid;
@@ -1882,34 +1888,35 @@ detach_host(struct worker *w)
 	if (w->proto < 5) {
 		why = xasprintf("the agent there speaks protocol %lld, which runs nothing "
 		    "detached (5 or later does)", w->proto);
-		host_failed(w, AP_ST_DEPLOY, why);
+		worker_host_failed(w, AP_ST_DEPLOY, why);
 		goto out;
 	}
-	pstate(w, PROGRESS_RUNNING, "detaching");
-	r = send_json(w, json_pack("{s:s, s:s, s:s, s:s, s:I}", "type", WIRE_REQ_DETACH, "id",
+	worker_state(w, PROGRESS_RUNNING, "detaching");
+	r = worker_send(w, json_pack("{s:s, s:s, s:s, s:s, s:I}", "type", WIRE_REQ_DETACH, "id",
 	    "detach", "run", run, "dir", dir, "trials", (json_int_t)n));
 	for (i = 0; r == 0 && i < w->s->ntrials; i++)
 		if (w->todo[i])
-			r = send_json(w, trial_request(w, i, trial_params(&w->s->trials[i])));
+			r = worker_send(w, worker_trial_request(w, i,
+			    run_trial_params(&w->s->trials[i])));
 	if (r != 0) {
 		why = xasprintf("cannot send the trial list: %s", transport_error(w->t));
-		host_failed(w, AP_ST_AGENT_LOST, why);
+		worker_host_failed(w, AP_ST_AGENT_LOST, why);
 		goto out;
 	}
 	if (detached_answer(w, "detach", clock_mono_ms() + RUN_HELLO_MS, &ev, &why) != 0) {
-		host_failed(w, AP_ST_DEPLOY, why);
+		worker_host_failed(w, AP_ST_DEPLOY, why);
 		goto out;
 	}
 	pid = ev.u.detached.pid;
-	wlog(w, "detached: agent pid %lld runs %zu trials, journal in %s", pid, n, dir);
+	worker_log(w, "detached: agent pid %lld runs %zu trials, journal in %s", pid, n, dir);
 	detach_note(w, "running", pid, dir, n);
-	stop_agent(w, 1);
+	worker_stop_agent(w, 1);
 	w->rh->status = JOURNAL_HOST_RUNNING;
 	w->rh->not_run = n;
 	w->rh->reason = xasprintf("detached: agent pid %lld runs %zu trial%s", pid, n,
 	    n == 1 ? "" : "s");
-	set_host_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
-	pstate(w, PROGRESS_DONE, w->rh->reason);
+	worker_set_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
+	worker_state(w, PROGRESS_DONE, w->rh->reason);
  out:
 	free(why);
 	free(dir);
@@ -1926,16 +1933,16 @@ collect_trial(struct worker *w, size_t i, struct ap_trial *tr, double start)
 	if (!w->todo[i])
 		return;		/* collected before, or finished otherwise */
 	w->k++;
-	what = trial_what(pt);
+	what = run_trial_what(pt);
 	if (w->ctx->c->progress != NULL)
 		progress_trial(w->ctx->c->progress, w->pidx, w->k, what);
 	free(what);
-	if (record(w, pt, start > 0 ? start : clock_wall(), res->status, res->message,
+	if (worker_record(w, pt, start > 0 ? start : clock_wall(), res->status, res->message,
 	    res) != 0)
 		return;
 	w->todo[i] = 0;
 	w->rh->collected++;
-	failure = res->status == AP_ST_OK ? NULL : point_failure(w, pt, res->status,
+	failure = res->status == AP_ST_OK ? NULL : worker_point_failure(w, pt, res->status,
 	    res->message);
 	if (w->ctx->c->progress != NULL)
 		progress_trial_done(w->ctx->c->progress, w->pidx, failure);
@@ -1948,7 +1955,7 @@ collect_trial(struct worker *w, size_t i, struct ap_trial *tr, double start)
  * trials not finished are to run here now.
  */
 static int
-collect_host(struct worker *w)
+worker_collect(struct worker *w)
 {
 	const char *run = journal_run_id(w->ctx->c->journal);
 	struct detach_gather *g = NULL;
@@ -1965,8 +1972,8 @@ collect_host(struct worker *w)
 		left = 0;	/* no agent of this kind ran there: run the rest */
 		goto out;
 	}
-	pstate(w, PROGRESS_RUNNING, "collecting");
-	if (send_json(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_COLLECT, "id",
+	worker_state(w, PROGRESS_RUNNING, "collecting");
+	if (worker_send(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_COLLECT, "id",
 	    "collect", "dir", dir)) != 0) {
 		why = xasprintf("cannot ask for the journal: %s", transport_error(w->t));
 		goto lost;
@@ -1974,8 +1981,8 @@ collect_host(struct worker *w)
 	g = detach_gather_new(w->s->ntrials);
 	for (;;) {
 		/* no deadline but silence: a journal takes as long as it takes */
-		if ((r = next_event(w, &ev, clock_mono_ms() + 86400000LL, 0)) != 1) {
-			char *e = event_error(w, r);
+		if ((r = worker_next_event(w, &ev, clock_mono_ms() + 86400000LL, 0)) != 1) {
+			char *e = worker_event_error(w, r);
 
 			why = xasprintf("the journal did not come whole: %s", e);
 			free(e);
@@ -1993,24 +2000,24 @@ collect_host(struct worker *w)
 	pid = ev.u.detached.pid > 0 ? ev.u.detached.pid : w->daemon_runs;
 	trials = ev.u.detached.trials;
 	if (foreign > 0)
-		wlog(w, "%zu journal line%s of no trial of this run ignored", foreign,
+		worker_log(w, "%zu journal line%s of no trial of this run ignored", foreign,
 		    foreign == 1 ? "" : "s");
-	wlog(w, "collected %zu trial%s from %s (its agent: %s)", w->rh->collected,
+	worker_log(w, "collected %zu trial%s from %s (its agent: %s)", w->rh->collected,
 	    w->rh->collected == 1 ? "" : "s", dir, state);
 	if (strcmp(state, "running") == 0) {
 		detach_note(w, state, pid, dir, trials > 0 ? (size_t)trials : 0);
-		stop_agent(w, 1);
+		worker_stop_agent(w, 1);
 		w->rh->status = JOURNAL_HOST_RUNNING;
-		w->rh->not_run = count_todo(w, 0);
+		w->rh->not_run = worker_todo(w, 0);
 		w->rh->reason = xasprintf("detached: still running, %zu trial%s to go",
 		    w->rh->not_run, w->rh->not_run == 1 ? "" : "s");
-		set_host_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
-		pstate(w, PROGRESS_DONE, w->rh->reason);
+		worker_set_status(w, JOURNAL_HOST_RUNNING, w->rh->reason);
+		worker_state(w, PROGRESS_DONE, w->rh->reason);
 		goto out;
 	}
 	/* Done or gone: what it journaled is here now; the rest runs attached. */
 	if (strcmp(state, "missing") != 0) {
-		if (send_json(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_FORGET, "id",
+		if (worker_send(w, json_pack("{s:s, s:s, s:s}", "type", WIRE_REQ_FORGET, "id",
 		    "forget", "dir", dir)) != 0 ||
 		    detached_answer(w, "forget", clock_mono_ms() + RUN_HELLO_MS, &ev, &why) != 0) {
 			if (why == NULL)
@@ -2019,25 +2026,25 @@ collect_host(struct worker *w)
 		}
 	}
 	detach_note(w, state, 0, dir, trials > 0 ? (size_t)trials : 0);
-	if (count_todo(w, 0) > 0) {
-		wlog(w, "%zu trial%s no agent finished: running %s here", count_todo(w, 0),
-		    count_todo(w, 0) == 1 ? "" : "s", count_todo(w, 0) == 1 ? "it" : "them");
+	if (worker_todo(w, 0) > 0) {
+		worker_log(w, "%zu trial%s no agent finished: running %s here", worker_todo(w, 0),
+		    worker_todo(w, 0) == 1 ? "" : "s", worker_todo(w, 0) == 1 ? "it" : "them");
 		log_warn("%s: its detached agent is %s: running the %zu trial%s it did not "
-		    "finish", w->h->name, state, count_todo(w, 0), count_todo(w, 0) == 1 ? "" :
+		    "finish", w->h->name, state, worker_todo(w, 0), worker_todo(w, 0) == 1 ? "" :
 		    "s");
 	}
-	if (w->daemon_runs && count_todo(w, 0) > 0) {
+	if (w->daemon_runs && worker_todo(w, 0) > 0) {
 		/* it finished meanwhile: the lease is free now */
 		w->daemon_runs = 0;
-		if (take_lease(w, &st, &why) != 0) {
-			host_failed(w, st, why);
+		if (worker_take_lease(w, &st, &why) != 0) {
+			worker_host_failed(w, st, why);
 			goto out;
 		}
 	}
 	left = 0;
 	goto out;
  lost:
-	host_failed(w, AP_ST_CONNECT, why);
+	worker_host_failed(w, AP_ST_CONNECT, why);
  out:
 	detach_gather_free(g);
 	free(state);
@@ -2051,24 +2058,24 @@ collect_host(struct worker *w)
  * its that no one finished fails as agent-lost, so that the run can end.
  */
 static void
-give_up_host(struct worker *w)
+worker_give_up(struct worker *w)
 {
 	const char *why = "given up (collect --give-up): its detached agent's "
 	    "journal was not collected";
 	char *err = NULL;
 
-	wlog(w, "given up: %zu trial%s no agent finished are recorded as lost",
-	    count_todo(w, 0), count_todo(w, 0) == 1 ? "" : "s");
-	fail_rest(w, 0, AP_ST_AGENT_LOST, why);
+	worker_log(w, "given up: %zu trial%s no agent finished are recorded as lost",
+	    worker_todo(w, 0), worker_todo(w, 0) == 1 ? "" : "s");
+	worker_fail_rest(w, 0, AP_ST_AGENT_LOST, why);
 	if (journal_host_detached_state(w->ctx->c->journal, w->h->name, DETACH_GIVEN_UP,
 	    &err) != 0)
-		journal_failed(w->ctx, err);
+		run_journal_failed(w->ctx, err);
 	w->rh->given_up = 1;
-	w->rh->not_run = count_todo(w, 0);
+	w->rh->not_run = worker_todo(w, 0);
 	w->rh->status = JOURNAL_HOST_FAILED;
 	w->rh->reason = xasprintf("%s: %s", ap_status_name(AP_ST_AGENT_LOST), why);
-	set_host_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
-	pstate(w, PROGRESS_FAILED, w->rh->reason);
+	worker_set_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
+	worker_state(w, PROGRESS_FAILED, w->rh->reason);
 }
 
 static void *
@@ -2082,15 +2089,15 @@ worker_main(void *arg)
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
 	w->idle_ms = c->agent_idle_ms > 0 ? c->agent_idle_ms : RUN_AGENT_IDLE_MS;
 	w->keep_ms = w->idle_ms / 4 < KEEPALIVE_MS ? w->idle_ms / 4 : KEEPALIVE_MS;
-	if (count_todo(w, 0) == 0 && !restore_due(w) && !dir_left(w)) {
+	if (worker_todo(w, 0) == 0 && !worker_restore_due(w) && !worker_dir_left(w)) {
 		w->rh->status = JOURNAL_HOST_DONE;
-		set_host_status(w, JOURNAL_HOST_DONE, NULL);
-		pstate(w, PROGRESS_DONE, "nothing left to run");
+		worker_set_status(w, JOURNAL_HOST_DONE, NULL);
+		worker_state(w, PROGRESS_DONE, "nothing left to run");
 		return NULL;
 	}
 	if (c->mode == RUN_COLLECT && c->give_up != NULL &&
 	    c->give_up[w->h - c->fleet->hosts]) {
-		give_up_host(w);
+		worker_give_up(w);
 		return NULL;
 	}
 	if (take_slot(w->ctx) != 0)
@@ -2101,40 +2108,40 @@ worker_main(void *arg)
 		char *path = rundir_console_path(journal_dir(c->journal), w->h->name);
 
 		if (board_console_start(w->h, path, &w->console, &err) != 0) {
-			wlog(w, "%s", err);
+			worker_log(w, "%s", err);
 			log_warn("%s: the console is not recorded: %s", w->h->name, err);
 			free(err);
 			err = NULL;
 		} else
-			wlog(w, "console recorded into %s", path);
+			worker_log(w, "console recorded into %s", path);
 		free(path);
 	}
-	if ((r = bring_up(w, 0)) != 0) {
+	if ((r = worker_bring_up(w, 0)) != 0) {
 		if (r == RUN_ESTOP)
 			goto interrupted;
 		if (r == RUN_RESTORED) {
 			/* killed after its last trial, before it undid the host */
 			w->rh->status = JOURNAL_HOST_DONE;
-			set_host_status(w, JOURNAL_HOST_DONE, NULL);
-			pstate(w, PROGRESS_DONE, "restored, nothing left to run");
+			worker_set_status(w, JOURNAL_HOST_DONE, NULL);
+			worker_state(w, PROGRESS_DONE, "restored, nothing left to run");
 		}
 		goto out;
 	}
 	msg = xasprintf("%s", w->rh->arch ? w->rh->arch : "");
-	pstate(w, PROGRESS_RUNNING, msg);
+	worker_state(w, PROGRESS_RUNNING, msg);
 	free(msg);
-	set_host_status(w, JOURNAL_HOST_RUNNING, NULL);
+	worker_set_status(w, JOURNAL_HOST_RUNNING, NULL);
 	if (c->mode == RUN_DETACH) {
-		detach_host(w);
+		worker_detach(w);
 		goto out;
 	}
-	if (c->mode == RUN_COLLECT && collect_host(w) != 0)
+	if (c->mode == RUN_COLLECT && worker_collect(w) != 0)
 		goto out;
-	if (tune_host(w) != 0)
+	if (worker_tune_host(w) != 0)
 		goto out;
-	run_groups(w);
-	while (w->lost != NULL && may_recover(w)) {
-		if ((r = recover(w)) == RUN_ESTOP)
+	worker_run_groups(w);
+	while (w->lost != NULL && worker_may_recover(w)) {
+		if ((r = worker_recover(w)) == RUN_ESTOP)
 			goto interrupted;
 		if (r > 0)
 			break;		/* not cycled: given up below */
@@ -2144,32 +2151,32 @@ worker_main(void *arg)
 			w->tune = NULL;
 			goto out;
 		}
-		if (w->tune != NULL && retune_host(w) != 0)
+		if (w->tune != NULL && worker_retune_host(w) != 0)
 			goto out;
-		run_groups(w);
+		worker_run_groups(w);
 	}
-	untune_host(w);
+	worker_untune_host(w);
 
 	if (w->lost != NULL) {
 		/* The trials the host did not get to. */
 		msg = xasprintf("not run: host lost: %s", w->lost);
-		fail_rest(w, 0, AP_ST_CONNECT, msg);
+		worker_fail_rest(w, 0, AP_ST_CONNECT, msg);
 		free(msg);
-		w->rh->not_run = count_todo(w, 0);
-		stop_agent(w, 0);
+		w->rh->not_run = worker_todo(w, 0);
+		worker_stop_agent(w, 0);
 		w->rh->status = JOURNAL_HOST_FAILED;
 		free(w->rh->reason);
 		w->rh->reason = xasprintf("%s: %s", ap_status_name(w->lost_status), w->lost);
-		wlog(w, "given up: %s", w->lost);
-		set_host_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
-		pstate(w, PROGRESS_FAILED, w->rh->reason);
+		worker_log(w, "given up: %s", w->lost);
+		worker_set_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
+		worker_state(w, PROGRESS_FAILED, w->rh->reason);
 		goto out;
 	}
 	if (w->stopped || run_stop_requested()) {
-		stop_agent(w, 0);
+		worker_stop_agent(w, 0);
 		goto interrupted;
 	}
-	stop_agent(w, 1);
+	worker_stop_agent(w, 1);
 	if (w->cycles > 0 && w->rh->reason == NULL)
 		w->rh->reason = xasprintf("recovered by %d power cycle%s", w->cycles,
 		    w->cycles == 1 ? "" : "s");
@@ -2183,26 +2190,26 @@ worker_main(void *arg)
 		else
 			w->rh->reason = xstrdup(w->first_failure);
 	}
-	set_host_status(w, JOURNAL_HOST_DONE, w->rh->reason);
-	wlog(w, "done: %zu ok, %zu failed", w->rh->ok, w->rh->failed);
-	pstate(w, PROGRESS_DONE, NULL);
+	worker_set_status(w, JOURNAL_HOST_DONE, w->rh->reason);
+	worker_log(w, "done: %zu ok, %zu failed", w->rh->ok, w->rh->failed);
+	worker_state(w, PROGRESS_DONE, NULL);
 	goto out;
 
  interrupted:
 	w->rh->status = JOURNAL_HOST_INTERRUPTED;
-	w->rh->not_run = count_todo(w, 0);
+	w->rh->not_run = worker_todo(w, 0);
 	/* stopped by the run directory (a full disk), not by a person: say so */
 	pthread_mutex_lock(&w->ctx->mu);
 	if (w->ctx->journal_error != NULL && w->rh->reason == NULL)
 		w->rh->reason = xasprintf("stopped: %s", w->ctx->journal_error);
 	pthread_mutex_unlock(&w->ctx->mu);
-	set_host_status(w, JOURNAL_HOST_INTERRUPTED, w->rh->reason);
-	wlog(w, "interrupted: %zu trials not run", w->rh->not_run);
-	pstate(w, PROGRESS_INTERRUPTED, w->rh->reason);
+	worker_set_status(w, JOURNAL_HOST_INTERRUPTED, w->rh->reason);
+	worker_log(w, "interrupted: %zu trials not run", w->rh->not_run);
+	worker_state(w, PROGRESS_INTERRUPTED, w->rh->reason);
  out:
-	start_release(w, PACE_NEUTRAL);
+	worker_start_release(w, PACE_NEUTRAL);
 	if (w->chan != NULL)
-		stop_agent(w, 0);
+		worker_stop_agent(w, 0);
 	agentproto_free(w->ap);
 	w->ap = NULL;
 	transport_close(w->t);
