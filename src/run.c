@@ -34,6 +34,7 @@
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
+#include "run/run-int.h"
 #include "rundir.h"
 #include "shquote.h"
 #include "strbuf.h"
@@ -44,25 +45,6 @@
 #include "variant.h"
 #include "wire.h"
 #include "xmalloc.h"
-
-/* worker_next_event() results besides 1 (an event), 0 (end of the stream) and
- * TRANSPORT_E* codes. */
-#define RUN_ESTOP	(-100)	/* run_request_stop() was called */
-#define RUN_ESILENT	(-101)	/* nothing from the agent for silence_ms */
-#define RUN_EDEADLINE	(-102)	/* the caller's deadline passed */
-#define RUN_RESTORED	(-103)	/* worker_bring_up(): restored, nothing left to run */
-
-#define CHAN_OPEN_MS	30000
-#define WRITE_MS	30000
-#define POLL_MS		250	/* longest blocking read: how soon a stop is seen */
-#define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
-#define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
-#define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
-#define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
-#define BOOT_POLL_MS	1000	/* between logins while a host boots */
-#define START_WAIT_MS	5000	/* keepalives while waiting for a start slot */
-#define KEEPALIVE_MS	5000	/* a blank line to the agent when nothing was sent
-				 * for this long (at most a quarter of its idle limit) */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -78,72 +60,6 @@ run_stop_requested(void)
 	return stop_flag != 0;
 }
 
-struct run_ctx {
-	const struct run_config	*c;
-	struct pace		*pace;
-	struct pace		*starts;	/* agent starts: deploy to env */
-	struct pace		*logins;	/* logins under way (a fixed window) */
-	pthread_mutex_t		 mu;
-	pthread_cond_t		 cv;
-	int			 slots;		/* hosts that may still start (-j) */
-	char			*journal_error;
-	char			*owner;		/* "user@controller" for host leases */
-	struct worker		*ws;		/* the hosts, for the pool's threads */
-	size_t			 nws, next;	/* how many; the next to start */
-	size_t			 untuned;	/* hosts found not tuned */
-};
-
-struct worker {
-	struct run_ctx		*ctx;
-	const struct fleet_host	*h;
-	struct run_host		*rh;
-	size_t			 pidx;		/* progress index */
-	struct plan_schedule	*s;
-	unsigned char		*todo;		/* s->ntrials flags: to run now */
-	struct autorep		*ar;		/* repeat: auto, or NULL */
-	size_t			 k;		/* trials started, for progress */
-
-	struct transport	*t;
-	struct tchan		*chan;
-	struct agentproto	*ap;
-	long long		 silence_ms, last_rx;
-	long long		 idle_ms;	/* the agent's idle limit (serve --idle) */
-	long long		 keep_ms;	/* speak to it at least this often */
-	long long		 last_tx;	/* when the agent was last sent anything */
-	char			 buf[16384];
-	size_t			 off, len;	/* stdout bytes not yet fed */
-	int			 eof;
-	char			*lost;		/* why the host was given up, or NULL */
-	enum ap_status		 lost_status;	/* agent-lost (in a trial) or connect */
-	int			 stopped;
-	size_t			 ahead;		/* 1 + the trial already sent, or 0 */
-	struct ap_event		 held;		/* read ahead by crash_probe() */
-	int			 have_held;
-	double			 prev_end;	/* when the previous trial ended */
-
-	struct board_console	*console;	/* `console:`, or NULL */
-	char			*boot_id;	/* when first reached, or NULL */
-	int			 cycles;	/* power cycles spent */
-	char			*cycled_in;	/* the trial that hung, for run.json */
-	char			**prog_path;	/* [plan->nprograms]: what the agent
-						 * runs for each program, or NULL */
-	json_t			*env;		/* the agent's env facts */
-	struct tune_state	*tune;		/* the profile applied, or NULL */
-	unsigned char		*point_failed;	/* nvariants x npoints flags: a trial
-						 * of the point failed on this host */
-	size_t			 points_failed;
-	char			*first_failure;	/* the first one's "class: point:
-						 * message", or NULL */
-	long long		 proto;		/* the agent's protocol (hello) */
-	char			*workdir;	/* the work directory there (deploy) */
-	long long		 daemon_runs;	/* RUN_COLLECT: the lease is held by this
-						 * run's detached agent (its pid, or -1) */
-	struct pace_ticket	 start_tk;	/* the start slot, while held */
-	int			 start_held;
-	int			 start_silent;	/* the last start went silent */
-	int			 answer_code;	/* answer()'s last failed next event */
-};
-
 static long long
 margin_ms(const struct run_config *c)
 {
@@ -155,7 +71,7 @@ margin_ms(const struct run_config *c)
  * transport's class, a timeout there being the infrastructure's
  * (connect), not a benchmark's.
  */
-static enum ap_status
+enum ap_status
 run_infra_status(int code, enum ap_status dflt)
 {
 	int st = ap_status_parse(transport_class(code));
@@ -171,7 +87,7 @@ run_infra_status(int code, enum ap_status dflt)
  * The run directory could not be written: results would be lost, so the
  * run stops (as if interrupted) and reports the first such error.
  */
-static void
+void
 run_journal_failed(struct run_ctx *ctx, char *err)
 {
 	log_debug("%s", err);
@@ -185,10 +101,7 @@ run_journal_failed(struct run_ctx *ctx, char *err)
 	free(err);
 }
 
-static void
-worker_log(struct worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
+void
 worker_log(struct worker *w, const char *fmt, ...)
 {
 	va_list ap;
@@ -201,8 +114,6 @@ worker_log(struct worker *w, const char *fmt, ...)
 	log_debug("%s: %s", w->h->name, s);
 	free(s);
 }
-
-static void worker_keepalive(struct worker *w);
 
 /* Called between a variant's or a profile's steps: the agent is spoken to
  * meanwhile (each step has its own bound, well within the idle limit). */
@@ -234,7 +145,7 @@ tune_saver(void *arg, const char *path, const char *old, char **why)
 	    path, old, why);
 }
 
-static void
+void
 worker_set_status(struct worker *w, enum journal_host_status st, const char *reason)
 {
 	char *err = NULL;
@@ -243,7 +154,7 @@ worker_set_status(struct worker *w, enum journal_host_status st, const char *rea
 		run_journal_failed(w->ctx, err);
 }
 
-static void
+void
 worker_state(struct worker *w, enum progress_state st, const char *detail)
 {
 	if (w->ctx->c->progress != NULL)
@@ -251,7 +162,7 @@ worker_state(struct worker *w, enum progress_state st, const char *detail)
 }
 
 /* Append a finished (or never run) trial to the journal; 0 when it is. */
-static int
+int
 worker_record(struct worker *w, const struct plan_trial *pt, double start, enum ap_status st,
     const char *message, const struct ap_result *res)
 {
@@ -281,7 +192,7 @@ worker_record(struct worker *w, const struct plan_trial *pt, double start, enum 
  * those recorded are finished and failed for the progress display, the
  * others (a journal that cannot be written) are not run.
  */
-static void
+void
 worker_fail_rest(struct worker *w, size_t from, enum ap_status st, const char *message)
 {
 	double now = clock_wall();
@@ -299,7 +210,7 @@ worker_fail_rest(struct worker *w, size_t from, enum ap_status st, const char *m
 		progress_trials_failed(w->ctx->c->progress, w->pidx, n);
 }
 
-static size_t
+size_t
 worker_todo(const struct worker *w, size_t from)
 {
 	size_t i, n = 0;
@@ -316,7 +227,7 @@ worker_todo(const struct worker *w, size_t from)
  * off by a partition never closes its input), so the worker calls this
  * wherever it waits while an agent serves, however long a trial takes.
  */
-static void
+void
 worker_keepalive(struct worker *w)
 {
 	long long now = clock_mono_ms();
@@ -332,7 +243,7 @@ worker_keepalive(struct worker *w)
  * The next line from the agent, within deadline (ms, clock_mono_ms()
  * clock).  What arrives on standard error goes to the host's log.
  */
-static int
+int
 worker_next_event(struct worker *w, struct ap_event *ev, long long deadline, int watch_stop)
 {
 	long long now, wait;
@@ -394,7 +305,7 @@ worker_next_event(struct worker *w, struct ap_event *ev, long long deadline, int
 }
 
 /* Why worker_next_event() failed, for people. */
-static char *
+char *
 worker_event_error(struct worker *w, int r)
 {
 	const struct tchan_exit *ex;
@@ -421,7 +332,7 @@ worker_event_error(struct worker *w, int r)
 	}
 }
 
-static int
+int
 worker_send(struct worker *w, json_t *o)
 {
 	char *text = json_dumps(o, JSON_COMPACT), *line;
@@ -439,15 +350,13 @@ worker_send(struct worker *w, json_t *o)
 	return r;
 }
 
-static int worker_ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why);
-
 /*
  * The agent-start pacer's slot (run.h, RUN_START_*): taken before the
  * deploy, given back once the agent sent its env (or the start failed).
  * Waiting for it is the controller holding the host back: shown as
  * "deploying: waiting to start", and no silence is counted meanwhile.
  */
-static void
+void
 worker_start_acquire(struct worker *w)
 {
 	if (w->start_held)
@@ -466,7 +375,7 @@ worker_start_acquire(struct worker *w)
 	w->start_held = 1;
 }
 
-static void
+void
 worker_start_release(struct worker *w, enum pace_outcome outcome)
 {
 	if (!w->start_held)
@@ -474,7 +383,6 @@ worker_start_release(struct worker *w, enum pace_outcome outcome)
 	w->start_held = 0;
 	pace_release(w->ctx->starts, &w->start_tk, outcome, -1);
 }
-static void worker_untune_host(struct worker *w);
 /* Points that run more tasks at once than the host has CPUs (env's cpus). */
 static void
 warn_cpus(struct worker *w, const json_t *cpus)
@@ -594,7 +502,7 @@ lease_holder(const struct ap_event *ev)
  * controller for a while (protocol 6), until its idle limit ends it.  0,
  * or -1 with *st and *why (class locked).
  */
-static int
+int
 worker_take_lease(struct worker *w, enum ap_status *st, char **why)
 {
 	const struct run_config *c = w->ctx->c;
@@ -672,7 +580,7 @@ worker_take_lease(struct worker *w, enum ap_status *st, char **why)
  * Start the agent's serve mode, read its hello and its env.  Returns 0, or
  * -1 with *st and a new *why.
  */
-static int
+int
 worker_start_agent(struct worker *w, const struct deploy_result *dr, enum ap_status *st,
     char **why)
 {
@@ -739,7 +647,7 @@ worker_start_agent(struct worker *w, const struct deploy_result *dr, enum ap_sta
  * Ask the agent for its env facts, keep them (w->env) and write them to
  * the journal.  0, or -1 with *st and a new *why.
  */
-static int
+int
 worker_ask_env(struct worker *w, long long deadline, enum ap_status *st, char **why)
 {
 	struct ap_event ev;
@@ -769,7 +677,7 @@ worker_ask_env(struct worker *w, long long deadline, enum ap_status *st, char **
 }
 
 /* What progress shows for a trial. */
-static char *
+char *
 run_trial_what(const struct plan_trial *pt)
 {
 	return xasprintf("%s%s%s%s%s rep %d", pt->variant->name ? pt->variant->name : "",
@@ -809,7 +717,7 @@ trial_values(const struct plan_trial *pt, const struct ap_result *res)
  * says why) or the run is stopping (w->stopped).
  */
 /* The parameters of a trial request (a new object). */
-static json_t *
+json_t *
 run_trial_params(const struct plan_trial *pt)
 {
 	json_t *params = json_object();
@@ -885,7 +793,7 @@ program_failed(struct worker *w, size_t k, const char *err)
 		progress_trials_failed(w->ctx->c->progress, w->pidx, n);
 }
 
-static void
+void
 worker_deploy_programs(struct worker *w, const struct deploy_result *dr)
 {
 	const struct plan *p = w->ctx->c->plan;
@@ -932,7 +840,7 @@ worker_deploy_programs(struct worker *w, const struct deploy_result *dr)
  * protocol by deploy, so worker_deploy_programs() built the programs for it;
  * one older than protocol 4 runs none of them.
  */
-static void
+void
 worker_programs_check_proto(struct worker *w)
 {
 	const struct plan *p = w->ctx->c->plan;
@@ -949,7 +857,7 @@ worker_programs_check_proto(struct worker *w)
 }
 
 /* The request of trial i (its id is "t" and i + 1); takes params. */
-static json_t *
+json_t *
 worker_trial_request(struct worker *w, size_t i, json_t *params)
 {
 	const struct plan *p = w->ctx->c->plan;
@@ -1009,7 +917,7 @@ crash_probe(struct worker *w, int *code)
 }
 
 /* Whether a lost host is power-cycled rather than given up. */
-static int
+int
 worker_may_recover(const struct worker *w)
 {
 	return w->h->power_cycle != NULL && w->cycles < w->h->recover &&
@@ -1044,7 +952,7 @@ lost_in_trial(struct worker *w, const char *id, enum ap_status st, char **why)
  * this host with its message (first line, cut), later ones by class; the
  * host's first failure is kept for its reason.  A new string.
  */
-static char *
+char *
 worker_point_failure(struct worker *w, const struct plan_trial *tr, enum ap_status st,
     const char *message)
 {
@@ -1073,7 +981,7 @@ worker_point_failure(struct worker *w, const struct plan_trial *tr, enum ap_stat
 	return text;
 }
 
-static int
+int
 worker_run_trial(struct worker *w, size_t i, size_t next)
 {
 	const struct plan_trial *pt = &w->s->trials[i];
@@ -1224,7 +1132,7 @@ worker_run_trial(struct worker *w, size_t i, size_t next)
 }
 
 /* exit, bye, close the channel. */
-static void
+void
 worker_stop_agent(struct worker *w, int polite)
 {
 	struct ap_event ev;
@@ -1278,7 +1186,7 @@ give_slot(struct run_ctx *ctx)
 }
 
 /* Give the host up before any trial ran: every trial fails with st. */
-static void
+void
 worker_host_failed(struct worker *w, enum ap_status st, const char *why)
 {
 	char *reason = xasprintf("%s: %s", ap_status_name(st), why);
@@ -1294,7 +1202,7 @@ worker_host_failed(struct worker *w, enum ap_status st, const char *why)
 	worker_state(w, PROGRESS_FAILED, reason);
 }
 
-static void
+void
 worker_run_groups(struct worker *w)
 {
 	const struct plan_schedule *s = w->s;
@@ -1482,7 +1390,7 @@ connect_host(struct worker *w, int after_boot, struct transport_info *info, char
  * run there, to remove the journal directory its agent, still running at
  * the last look, left (run_config.dir_left).  A host given up is not.
  */
-static int
+int
 worker_dir_left(const struct worker *w)
 {
 	const struct run_config *c = w->ctx->c;
@@ -1498,7 +1406,7 @@ worker_dir_left(const struct worker *w)
  * Returns 0, RUN_ESTOP, RUN_RESTORED (put back, and nothing left to run),
  * or -1 with the host given up (worker_host_failed()).
  */
-static int
+int
 worker_bring_up(struct worker *w, int after_boot)
 {
 	const struct run_config *c = w->ctx->c;
@@ -1624,7 +1532,7 @@ worker_bring_up(struct worker *w, int after_boot)
  * with the host given up, or 1 when the power cycle failed (w->lost says
  * why, and no further cycle is tried).
  */
-static int
+int
 worker_recover(struct worker *w)
 {
 	struct journal *j = w->ctx->c->journal;
@@ -1696,7 +1604,7 @@ worker_recover(struct worker *w)
  * tuned gets one warning line.  0, or -1 with the host given up (lost
  * while it was applied: what was changed is put back by --resume).
  */
-static int
+int
 worker_tune_host(struct worker *w)
 {
 	const struct tune_spec *spec = w->ctx->c->plan->tune;
@@ -1757,7 +1665,7 @@ worker_tune_host(struct worker *w)
  * tune_apply) are what the end of the run restores.  0, or -1 with the
  * host given up.
  */
-static int
+int
 worker_retune_host(struct worker *w)
 {
 	char *err = NULL;
@@ -1774,7 +1682,7 @@ worker_retune_host(struct worker *w)
 }
 
 /* Undo the tuning profile after the last trial (or when stopping). */
-static void
+void
 worker_untune_host(struct worker *w)
 {
 	char *err = NULL;
@@ -1800,7 +1708,7 @@ worker_untune_host(struct worker *w)
 }
 
 /* Whether an earlier attempt left something to put back on this host. */
-static int
+int
 worker_restore_due(struct worker *w)
 {
 	static const enum journal_restore_set sets[] = { JOURNAL_RESTORE_VARIANT,
@@ -1875,7 +1783,7 @@ detach_note(struct worker *w, const char *state, long long pid, const char *dir,
 }
 
 /* RUN_DETACH: hand the host every trial it has to run, leave its agent. */
-static void
+void
 worker_detach(struct worker *w)
 {
 	const char *run = journal_run_id(w->ctx->c->journal);
@@ -1954,7 +1862,7 @@ collect_trial(struct worker *w, size_t i, struct ap_trial *tr, double start)
  * host is left (its agent runs still, or it was lost), or 0 when the
  * trials not finished are to run here now.
  */
-static int
+int
 worker_collect(struct worker *w)
 {
 	const char *run = journal_run_id(w->ctx->c->journal);
@@ -2057,7 +1965,7 @@ worker_collect(struct worker *w)
  * RUN_COLLECT with --give-up: the host is not reached, and every trial of
  * its that no one finished fails as agent-lost, so that the run can end.
  */
-static void
+void
 worker_give_up(struct worker *w)
 {
 	const char *why = "given up (collect --give-up): its detached agent's "
