@@ -1,7 +1,19 @@
 /*
- * run-int.h: what the run engine's parts share: the run's context, the
+ * run-int.h: what the run engine's files share: the run's context, the
  * worker that drives one host, the engine's timings and the functions
- * each part offers the others.  Private to run.c.
+ * each part offers the others.  Private to run.c and src/run/.
+ *
+ *   run.c           the API: workers on a pool of threads, a worker's
+ *                   course from start to end, its journal bookkeeping
+ *   run/agent.c     speaking to the agent: lines in, requests out, its
+ *                   start, env, lease and exit
+ *   run/trial.c     trials: the requests, the user's programs, one trial
+ *                   run to its end, what a failure says
+ *   run/host.c      the host: login, boot check, bring-up, variant groups,
+ *                   power-cycle recovery, tuning, what an earlier attempt
+ *                   left to put back
+ *   run/handover.c  detached runs: the trials handed to the agent
+ *                   (RUN_DETACH), collected back (RUN_COLLECT), given up
  */
 #ifndef FLEETMARK_RUN_INT_H
 #define FLEETMARK_RUN_INT_H
@@ -107,7 +119,7 @@ struct worker {
 	int			 answer_code;	/* answer()'s last failed next event */
 };
 
-/* the worker's bookkeeping */
+/* run.c: the worker's bookkeeping */
 enum ap_status run_infra_status(int code, enum ap_status dflt);
 void	run_journal_failed(struct run_ctx *ctx, char *err);
 void	worker_log(struct worker *w, const char *fmt, ...)
@@ -121,7 +133,7 @@ void	worker_fail_rest(struct worker *w, size_t from, enum ap_status st,
 	    const char *message);
 size_t	worker_todo(const struct worker *w, size_t from);
 
-/* the agent's channel */
+/* run/agent.c: the agent's channel */
 void	worker_keepalive(struct worker *w);
 int	worker_next_event(struct worker *w, struct ap_event *ev, long long deadline,
 	    int watch_stop);
@@ -136,7 +148,7 @@ int	worker_ask_env(struct worker *w, long long deadline, enum ap_status *st,
 	    char **why);
 void	worker_stop_agent(struct worker *w, int polite);
 
-/* trials */
+/* run/trial.c: trials */
 char	*run_trial_what(const struct plan_trial *pt);
 json_t	*run_trial_params(const struct plan_trial *pt);
 json_t	*worker_trial_request(struct worker *w, size_t i, json_t *params);
@@ -147,7 +159,7 @@ char	*worker_point_failure(struct worker *w, const struct plan_trial *tr,
 	    enum ap_status st, const char *message);
 int	worker_run_trial(struct worker *w, size_t i, size_t next);
 
-/* the host */
+/* run/host.c: the host */
 void	worker_host_failed(struct worker *w, enum ap_status st, const char *why);
 void	worker_run_groups(struct worker *w);
 int	worker_dir_left(const struct worker *w);
@@ -158,7 +170,7 @@ int	worker_retune_host(struct worker *w);
 void	worker_untune_host(struct worker *w);
 int	worker_restore_due(struct worker *w);
 
-/* detached runs */
+/* run/handover.c: detached runs */
 void	worker_detach(struct worker *w);
 int	worker_collect(struct worker *w);
 void	worker_give_up(struct worker *w);
