@@ -1,6 +1,6 @@
 /*
  * pace.h: the pacers shared by all host workers: one for SSH handshakes,
- * one for agent starts (run.c: a deploy and the agent's hello and env).
+ * one for agent starts (src/run/: a deploy and the agent's hello and env).
  *
  * An SSH login is expensive for both ends (on the project's test machine
  * about a second of CPU, client and server together), and a controller

@@ -1,7 +1,9 @@
 /*
  * run.c: the run engine: one worker per host drives a transport, the
  * agent's serve mode and the host's variants, and writes every finished
- * trial to the journal.  See run.h.
+ * trial to the journal.  See run.h.  This file holds the API, the pool of
+ * threads, a worker's course from start to end and its journal
+ * bookkeeping; the steps of that course are in src/run/ (run-int.h).
  */
 #include <sys/resource.h>
 
@@ -9,8 +11,8 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,28 +24,19 @@
 #include "autorep.h"
 #include "board.h"
 #include "clock.h"
-#include "deploy.h"
-#include "detach.h"
-#include "program.h"
 #include "fleet.h"
-#include "hostconn.h"
 #include "journal.h"
 #include "log.h"
-#include "numfmt.h"
 #include "pace.h"
 #include "plan.h"
 #include "progress.h"
 #include "run.h"
 #include "run/run-int.h"
 #include "rundir.h"
-#include "shquote.h"
-#include "strbuf.h"
 #include "strv.h"
 #include "transport.h"
 #include "trialread.h"
 #include "tune.h"
-#include "variant.h"
-#include "wire.h"
 #include "xmalloc.h"
 
 static volatile sig_atomic_t stop_flag;

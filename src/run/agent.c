@@ -27,6 +27,11 @@
 #include "wire.h"
 #include "xmalloc.h"
 
+#define CHAN_OPEN_MS	30000
+#define WRITE_MS	30000
+#define POLL_MS		250	/* longest blocking read: how soon a stop is seen */
+#define START_WAIT_MS	5000	/* keepalives while waiting for a start slot */
+
 /*
  * Speak to the agent when nothing was said to it for keep_ms: a blank
  * line, which every agent ignores.  An agent of protocol 6 that hears

@@ -23,8 +23,6 @@
 #include "wire.h"
 #include "xmalloc.h"
 
-/* --- detached runs (detach.h) ---------------------------------------------- */
-
 /*
  * Wait for the agent's "detached" answer to the request `id`, skipping
  * other lines; a bad-request answer (error, end) fails.  0, or -1 with *why.

@@ -32,6 +32,9 @@
 #include "variant.h"
 #include "xmalloc.h"
 
+#define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
+#define BOOT_POLL_MS	1000	/* between logins while a host boots */
+
 /* Called between a variant's or a profile's steps: the agent is spoken to
  * meanwhile (each step has its own bound, well within the idle limit). */
 static void

@@ -41,15 +41,6 @@ struct transport;
 #define RUN_EDEADLINE	(-102)	/* the caller's deadline passed */
 #define RUN_RESTORED	(-103)	/* worker_bring_up(): restored, nothing left to run */
 
-#define CHAN_OPEN_MS	30000
-#define WRITE_MS	30000
-#define POLL_MS		250	/* longest blocking read: how soon a stop is seen */
-#define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
-#define LOST_UNDO_MS	5000	/* per undo step once the host looks lost */
-#define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
-#define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
-#define BOOT_POLL_MS	1000	/* between logins while a host boots */
-#define START_WAIT_MS	5000	/* keepalives while waiting for a start slot */
 #define KEEPALIVE_MS	5000	/* a blank line to the agent when nothing was sent
 				 * for this long (at most a quarter of its idle limit) */
 

@@ -30,6 +30,10 @@
 #include "wire.h"
 #include "xmalloc.h"
 
+#define STOP_GRACE_MS	10000	/* for the agent to end a cancelled trial */
+#define CRASH_PROBE_MS	1000	/* for the agent to show it outlived a crash */
+#define CONSOLE_WAIT_MS	2000	/* for the console to explain a lost host */
+
 static long long
 margin_ms(const struct run_config *c)
 {
@@ -70,12 +74,6 @@ trial_values(const struct plan_trial *pt, const struct ap_result *res)
 	return line;
 }
 
-/*
- * Run one trial; `next` is the trial that follows it in the same variant
- * (SIZE_MAX: none), whose request is queued at the agent once this one
- * has started.  Returns 0 (go on), or -1 when the host is lost (w->lost
- * says why) or the run is stopping (w->stopped).
- */
 /* The parameters of a trial request (a new object). */
 json_t *
 run_trial_params(const struct plan_trial *pt)
@@ -126,11 +124,6 @@ program_request(const struct worker *w, const struct program *prog)
 	    "args", args, "rules", rules);
 }
 
-/*
- * Put the plan's programs that this host's trials still need on it.  A
- * program that cannot be built or deployed fails its trials (deploy, with
- * the compiler's first lines); the others run.
- */
 /* Every trial of program k still to run on this host fails: deploy, err. */
 static void
 program_failed(struct worker *w, size_t k, const char *err)
@@ -153,6 +146,11 @@ program_failed(struct worker *w, size_t k, const char *err)
 		progress_trials_failed(w->ctx->c->progress, w->pidx, n);
 }
 
+/*
+ * Put the plan's programs that this host's trials still need on it.  A
+ * program that cannot be built or deployed fails its trials (deploy, with
+ * the compiler's first lines); the others run.
+ */
 void
 worker_deploy_programs(struct worker *w, const struct deploy_result *dr)
 {
@@ -341,6 +339,12 @@ worker_point_failure(struct worker *w, const struct plan_trial *tr, enum ap_stat
 	return text;
 }
 
+/*
+ * Run one trial; `next` is the trial that follows it in the same variant
+ * (SIZE_MAX: none), whose request is queued at the agent once this one
+ * has started.  Returns 0 (go on), or -1 when the host is lost (w->lost
+ * says why) or the run is stopping (w->stopped).
+ */
 int
 worker_run_trial(struct worker *w, size_t i, size_t next)
 {
