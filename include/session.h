@@ -4,6 +4,7 @@
  *
  *	session_create()	a new run directory (journal_create()), or
  *	session_resume()	an existing one taken up again (journal_resume())
+ *	session_resume_check()	and the hosts it has left to run
  *	session_run()		the progress display, the run engine
  *				(run_execute()), and journal_finish() with the
  *				final status below
@@ -98,6 +99,32 @@ int	session_create(const char *results, const struct session_config *c,
  * run directory exactly as it was.
  */
 int	session_resume(const char *rundir, struct session **out, char **err);
+
+/* What `run --resume` and `collect` say about the hosts to take up. */
+struct session_resume_opts {
+	const char	*fleet_file;	/* -f, or NULL: the fleet the run recorded */
+	const char	*hosts;		/* -H, or NULL: every host of the run */
+	const char	*give_up;	/* --give-up, or NULL */
+};
+
+#define SESSION_NOTHING_LEFT	1	/* session_resume_check(): nothing to run */
+
+/*
+ * After session_resume(), before session_run(): the hosts of the resumed
+ * run that c is to run.  c->plan must be set (and be the run's plan,
+ * rundir_check_plan()).  Loads the fleet (o->fleet_file, else the one the
+ * run recorded), in which every host of the run must be; selects the
+ * run's hosts, narrowed by o->hosts, without those a detached run gave up
+ * before and with o->give_up's (which must be hosts a detached run that
+ * has not finished waits for); and sets c->fleet, c->sel, c->give_up,
+ * c->seed, and c->mode to RUN_COLLECT for a detached run not finished.
+ * What it sets is the session's, freed with it.  *todo: the trials left to
+ * run on the hosts selected.  Returns 0; SESSION_NOTHING_LEFT when the run
+ * finished and every trial of those hosts is ok (nothing is to run, and the
+ * run is to be left as it is); or -1 with *err, bad input all of it.
+ */
+int	session_resume_check(struct session *s, struct session_config *c,
+	    const struct session_resume_opts *o, size_t *todo, char **err);
 
 /* run.json as session_resume() found it (borrowed), or NULL for a new run. */
 const struct rundir_run		*session_rundir(const struct session *s);

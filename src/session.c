@@ -14,11 +14,13 @@
 #include "fleet.h"
 #include "journal.h"
 #include "log.h"
+#include "plan.h"
 #include "progress.h"
 #include "report.h"
 #include "run.h"
 #include "rundir.h"
 #include "session.h"
+#include "strbuf.h"
 #include "trialread.h"
 #include "xmalloc.h"
 
@@ -30,6 +32,9 @@ struct session {
 	enum journal_status	 status;
 	char			*error;		/* the first journal error */
 	int			 ran;		/* session_run() was called */
+	struct fleet		*fleet;		/* session_resume_check(): the run's */
+	unsigned char		*sel;		/* its hosts to run, fleet->nhosts flags */
+	unsigned char		*give_up;	/* --give-up's hosts, or NULL */
 };
 
 int
@@ -67,6 +72,160 @@ session_resume(const char *rundir, struct session **out, char **err)
 	s->status = JOURNAL_RUNNING;
 	*out = s;
 	return 0;
+}
+
+/*
+ * --give-up SPEC of a resumed run: the hosts SPEC selects, which must be
+ * hosts of a detached run that has not finished (sel: the run's hosts).
+ * A new flag array in *out; 0, or -1 with *err.
+ */
+static int
+give_up_hosts(const struct rundir_run *run, const struct fleet *f, const char *spec,
+    const unsigned char *sel, unsigned char **out, char **err)
+{
+	unsigned char *g;
+	size_t i, n = 0;
+
+	*out = NULL;
+	if (!run->detached || (run->status != NULL && strcmp(run->status,
+	    journal_status_name(JOURNAL_FINISHED)) == 0)) {
+		*err = xasprintf("--give-up %s: the run is %s (--give-up is for the hosts a "
+		    "detached run still waits for)", spec, run->detached ? "finished" :
+		    "not a detached run");
+		return -1;
+	}
+	g = xcalloc(f->nhosts, 1);
+	if (fleet_select(f, spec, g, err) != 0) {
+		free(g);
+		return -1;
+	}
+	for (i = 0; i < f->nhosts; i++) {
+		if (g[i] && !sel[i]) {
+			*err = xasprintf("--give-up %s: host '%s' is not one of the run's", spec,
+			    f->hosts[i].name);
+			free(g);
+			return -1;
+		}
+		n += g[i];
+	}
+	if (n == 0) {
+		*err = xasprintf("--give-up %s: no host", spec);
+		free(g);
+		return -1;
+	}
+	*out = g;
+	return 0;
+}
+
+/* How many of the trials of p on host have no ok line in done. */
+static size_t
+host_todo(const struct plan *p, unsigned long long seed, const struct trial_done *done,
+    const char *host)
+{
+	struct plan_schedule *s = plan_expand(p, host, seed);
+	size_t i, n = 0;
+
+	for (i = 0; i < s->ntrials; i++)
+		n += !trial_done_has(done, host, s->trials[i].key);
+	plan_schedule_free(s);
+	return n;
+}
+
+/* The fleet's flags of the resumed run's hosts, each of which must be in f. */
+static int
+run_hosts(const struct rundir_run *run, const struct fleet *f, unsigned char **out,
+    char **err)
+{
+	unsigned char *sel = xcalloc(f->nhosts, 1);
+	size_t i, k;
+
+	*out = NULL;
+	for (k = 0; k < run->nhosts; k++) {
+		for (i = 0; i < f->nhosts; i++)
+			if (strcmp(f->hosts[i].name, run->hosts[k].name) == 0)
+				break;
+		if (i == f->nhosts) {
+			*err = xasprintf("host '%s' of the run is not in %s",
+			    run->hosts[k].name, f->file);
+			free(sel);
+			return -1;
+		}
+		sel[i] = 1;
+	}
+	*out = sel;
+	return 0;
+}
+
+int
+session_resume_check(struct session *s, struct session_config *c,
+    const struct session_resume_opts *o, size_t *todo, char **err)
+{
+	const struct rundir_run *run = s->run;
+	const char *fleet_file = o->fleet_file;
+	/* a detached run is collected (docs/detached.md) */
+	int collect = run->detached && (run->status == NULL || strcmp(run->status,
+	    journal_status_name(JOURNAL_FINISHED)) != 0);
+	unsigned char *only = NULL;
+	size_t i, k;
+	int r = -1;
+
+	*todo = 0;
+	/* The fleet the run used, unless -f says otherwise. */
+	if (fleet_file == NULL && run->fleet != NULL &&
+	    strcmp(run->fleet, FLEET_DEFAULT_NAME) != 0)
+		fleet_file = run->fleet;
+	if (fleet_load(fleet_file, &s->fleet, err) != 0 ||
+	    run_hosts(run, s->fleet, &s->sel, err) != 0)
+		goto out;
+	if (o->give_up != NULL &&
+	    give_up_hosts(run, s->fleet, o->give_up, s->sel, &s->give_up, err) != 0)
+		goto out;
+	if (o->hosts != NULL) {
+		only = xcalloc(s->fleet->nhosts, 1);
+		if (fleet_select(s->fleet, o->hosts, only, err) != 0)
+			goto out;
+		for (i = 0; i < s->fleet->nhosts; i++)
+			s->sel[i] &= only[i];
+	}
+	/* a host given up is not collected again, unless given up again */
+	for (k = 0; collect && k < run->nhosts; k++)
+		if (run->hosts[k].detached != NULL &&
+		    strcmp(run->hosts[k].detached, DETACH_GIVEN_UP) == 0)
+			for (i = 0; i < s->fleet->nhosts; i++)
+				if (strcmp(s->fleet->hosts[i].name, run->hosts[k].name) == 0)
+					s->sel[i] = 0;
+	for (i = 0; s->give_up != NULL && i < s->fleet->nhosts; i++)
+		s->sel[i] |= s->give_up[i];
+	for (i = 0, k = 0; i < s->fleet->nhosts; i++)
+		if (s->sel[i]) {
+			*todo += host_todo(c->plan, run->seed, s->done, s->fleet->hosts[i].name);
+			k++;
+		}
+	if (k == 0) {
+		struct strbuf sb = STRBUF_INIT;
+
+		for (i = 0; i < run->nhosts; i++)
+			strbuf_addf(&sb, "%s%s", i ? ", " : "", run->hosts[i].name);
+		*err = xasprintf("-H %s: no host of the run %s (its hosts: %s)",
+		    o->hosts ? o->hosts : "-", session_dir(s), sb.len ? sb.buf : "none");
+		strbuf_release(&sb);
+		goto out;
+	}
+	if (*todo == 0 && run->status != NULL &&
+	    strcmp(run->status, journal_status_name(JOURNAL_FINISHED)) == 0) {
+		r = SESSION_NOTHING_LEFT;
+		goto out;
+	}
+	c->fleet = s->fleet;
+	c->sel = s->sel;
+	c->give_up = s->give_up;
+	c->seed = run->seed;
+	if (collect)
+		c->mode = RUN_COLLECT;
+	r = 0;
+ out:
+	free(only);
+	return r;
 }
 
 const struct rundir_run *
@@ -421,5 +580,8 @@ session_free(struct session *s)
 	trial_done_free(s->done);
 	rundir_run_free(s->run);
 	free(s->error);
+	fleet_free(s->fleet);
+	free(s->sel);
+	free(s->give_up);
 	free(s);
 }

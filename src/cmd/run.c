@@ -491,20 +491,6 @@ in_list(const char *list, const char *name)
 	return 0;
 }
 
-/* How many of the trials of p on host have no ok line in done. */
-static size_t
-host_todo(const struct plan *p, unsigned long long seed, const struct trial_done *done,
-    const char *host)
-{
-	struct plan_schedule *s = plan_expand(p, host, seed);
-	size_t i, n = 0;
-
-	for (i = 0; i < s->ntrials; i++)
-		n += !trial_done_has(done, host, s->trials[i].key);
-	plan_schedule_free(s);
-	return n;
-}
-
 /*
  * The run directory --resume RUN names: RUN when it is one, else the run
  * id RUN under results.  A new string in *dir; -1 with *err otherwise.
@@ -626,7 +612,8 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 		if (hosts_spec != NULL && !in_list(hosts_spec, name))
 			continue;
 		s = plan_expand(p, name, run->seed);
-		left = host_todo(p, run->seed, done, name);
+		for (i = 0, left = 0; i < s->ntrials; i++)
+			left += !trial_done_has(done, name, s->trials[i].key);
 		printf("\nhost %s: %zu of %zu trials to run\n", name, left, s->ntrials);
 		for (i = 0; i < s->ntrials; i++) {
 			const struct plan_trial *t = &s->trials[i];
@@ -650,51 +637,26 @@ dry_resume(const struct plan *p, const char *rundir, const char *hosts_spec)
 	return rc;
 }
 
+/* What the command line asks for. */
+struct run_opts {
+	const char	*plan_file;	/* PLAN, or NULL: the one --resume's run.json names */
+	const char	*fleet_file;	/* -f, or NULL */
+	const char	*hosts_spec;	/* -H, or NULL */
+	const char	*results;	/* -o, or DEFAULT_RESULTS */
+	const char	*label, *group, *commit;
+	const char	*resume;	/* --resume RUN, or NULL */
+	const char	*give_up;	/* --give-up HOSTS, or NULL */
+	const char	*push, *baseline, *tune;
+	int		 jobs, dry, quiet, detach;
+};
+
 /*
- * --give-up SPEC of a resumed run: the hosts SPEC selects, which must be
- * hosts of a detached run that has not finished (sel: the run's hosts).
- * A new flag array in *out; 0, or the exit status with *err.
+ * Parse the command line into o, and cfg's expect_kernel and wait_lock_ms.
+ * Returns -1 when the command goes on, else its exit status (-h, a bad
+ * option or a combination that cannot be), said on stderr.
  */
 static int
-give_up_hosts(const struct rundir_run *run, const struct fleet *f, const char *spec,
-    const unsigned char *sel, unsigned char **out, char **err)
-{
-	unsigned char *g;
-	size_t i, n = 0;
-
-	*out = NULL;
-	if (!run->detached || (run->status != NULL && strcmp(run->status,
-	    journal_status_name(JOURNAL_FINISHED)) == 0)) {
-		*err = xasprintf("--give-up %s: the run is %s (--give-up is for the hosts a "
-		    "detached run still waits for)", spec, run->detached ? "finished" :
-		    "not a detached run");
-		return CMD_EXIT_USAGE;
-	}
-	g = xcalloc(f->nhosts, 1);
-	if (fleet_select(f, spec, g, err) != 0) {
-		free(g);
-		return CMD_EXIT_USAGE;
-	}
-	for (i = 0; i < f->nhosts; i++) {
-		if (g[i] && !sel[i]) {
-			*err = xasprintf("--give-up %s: host '%s' is not one of the run's", spec,
-			    f->hosts[i].name);
-			free(g);
-			return CMD_EXIT_USAGE;
-		}
-		n += g[i];
-	}
-	if (n == 0) {
-		*err = xasprintf("--give-up %s: no host", spec);
-		free(g);
-		return CMD_EXIT_USAGE;
-	}
-	*out = g;
-	return 0;
-}
-
-static int
-run_main(int argc, char **argv)
+parse_options(int argc, char **argv, struct run_opts *o, struct session_config *cfg)
 {
 	static const struct option longopts[] = {
 		{ "label", required_argument, NULL, 'L' },
@@ -712,31 +674,17 @@ run_main(int argc, char **argv)
 		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *fleet_file = NULL, *hosts_spec = NULL, *outdir = NULL, *label = NULL;
-	const char *give_up = NULL;
-	const char *resume = NULL, *push = NULL, *baseline = NULL, *plan_file;
-	const char *results, *tune = NULL, *commit = NULL, *group = NULL;
-	struct nightly *verdict = NULL;
-	struct catalog *cat = NULL;
-	struct fleet *f = NULL;
-	struct plan *p = NULL;
-	struct session *s = NULL;
-	struct session_config cfg;
-	unsigned char *only = NULL, *sel = NULL, *gsel = NULL;
-	char *err = NULL, *agent = NULL, *end, *basedir = NULL, *rdir = NULL, *rplan = NULL;
-	int c, jobs = 0, dry = 0, quiet = 0, code = CMD_EXIT_USAGE, regressions = 0;
-	int base_failed = 0, detach = 0;
-	enum journal_status st;
-	size_t i, k;
+	const char *outdir = NULL;
+	char *end;
+	int c;
 
-	memset(&cfg, 0, sizeof(cfg));
 	while ((c = getopt_long(argc, argv, "f:H:o:j:hvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			fleet_file = optarg;
+			o->fleet_file = optarg;
 			break;
 		case 'H':
-			hosts_spec = optarg;
+			o->hosts_spec = optarg;
 			break;
 		case 'o':
 			outdir = optarg;
@@ -750,7 +698,7 @@ run_main(int argc, char **argv)
 				    RUNREF_GROUP_MAX, optarg);
 				return CMD_EXIT_USAGE;
 			}
-			label = optarg;
+			o->label = optarg;
 			break;
 		case 'G':
 			if (!runref_group_valid(optarg)) {
@@ -759,18 +707,18 @@ run_main(int argc, char **argv)
 				    RUNREF_GROUP_MAX, optarg);
 				return CMD_EXIT_USAGE;
 			}
-			group = optarg;
+			o->group = optarg;
 			break;
 		case 'R':
-			resume = optarg;
+			o->resume = optarg;
 			break;
 		case 'n':
-			dry = 1;
+			o->dry = 1;
 			break;
 		case 'j':
 			errno = 0;
-			jobs = (int)strtol(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || jobs < 1) {
+			o->jobs = (int)strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || o->jobs < 1) {
 				log_error("-j: expected a number of hosts of at least 1, not '%s'",
 				    optarg);
 				return CMD_EXIT_USAGE;
@@ -785,26 +733,26 @@ run_main(int argc, char **argv)
 				free(d);
 				return CMD_EXIT_USAGE;
 			}
-			push = optarg;
+			o->push = optarg;
 			break;
 		case 'B':
-			baseline = optarg;
+			o->baseline = optarg;
 			break;
 		case 'K':
 			if (*optarg == '\0') {
 				log_error("--expect-kernel: an empty string matches every kernel");
 				return CMD_EXIT_USAGE;
 			}
-			cfg.expect_kernel = optarg;
+			cfg->expect_kernel = optarg;
 			break;
 		case 'T':
-			tune = optarg;
+			o->tune = optarg;
 			break;
 		case 'D':
-			detach = 1;
+			o->detach = 1;
 			break;
 		case 'U':
-			give_up = optarg;
+			o->give_up = optarg;
 			break;
 		case 'C':
 			if (!commit_valid(optarg)) {
@@ -812,227 +760,316 @@ run_main(int argc, char **argv)
 				    "not '%.80s'", optarg);
 				return CMD_EXIT_USAGE;
 			}
-			commit = optarg;
+			o->commit = optarg;
 			break;
 		case 'W':
-			if (ydoc_parse_duration(optarg, &cfg.wait_lock_ms) != 0 ||
-			    cfg.wait_lock_ms < 0) {
+			if (ydoc_parse_duration(optarg, &cfg->wait_lock_ms) != 0 ||
+			    cfg->wait_lock_ms < 0) {
 				log_error("--wait-lock: expected a duration such as 10m or 90s, "
 				    "not '%s'", optarg);
 				return CMD_EXIT_USAGE;
 			}
 			break;
 		default:
-			if ((c = cmd_common_option(&cmd_run, c, argv, &quiet)) >= 0)
+			if ((c = cmd_common_option(&cmd_run, c, argv, &o->quiet)) >= 0)
 				return c;
 			break;
 		}
 	}
 	/* PLAN, or with --resume RUN, PLAN or nothing (run.json names it) */
-	if (optind + 1 != argc && !(resume != NULL && optind == argc))
+	if (optind + 1 != argc && !(o->resume != NULL && optind == argc))
 		return cmd_usage(&cmd_run, 0);
-	plan_file = optind < argc ? argv[optind] : NULL;
-	results = outdir ? outdir : DEFAULT_RESULTS;
+	o->plan_file = optind < argc ? argv[optind] : NULL;
+	o->results = outdir ? outdir : DEFAULT_RESULTS;
 	if (log_get_level() == LOG_LEVEL_QUIET)
-		quiet = 1;
-	if (detach && (resume != NULL || baseline != NULL || push != NULL || tune != NULL)) {
+		o->quiet = 1;
+	if (o->detach && (o->resume != NULL || o->baseline != NULL || o->push != NULL ||
+	    o->tune != NULL)) {
 		log_error("--detach: the controller is not there when the run ends; %s is "
-		    "for a run it stays with", resume ? "--resume (collect carries on a detached "
-		    "run)" : baseline ? "--baseline" : push ? "--push" : "--tune");
+		    "for a run it stays with", o->resume ? "--resume (collect carries on a "
+		    "detached run)" : o->baseline ? "--baseline" : o->push ? "--push" :
+		    "--tune");
 		return CMD_EXIT_USAGE;
 	}
-	if (give_up != NULL && (resume == NULL || dry)) {
+	if (o->give_up != NULL && (o->resume == NULL || o->dry)) {
 		log_error("--give-up: for the hosts of a detached run being collected "
 		    "(`fleetmark collect RUN --give-up HOSTS`)");
 		return CMD_EXIT_USAGE;
 	}
-	if (dry && resume == NULL)
-		return dry_run(plan_file, fleet_file, hosts_spec);
+	return -1;
+}
 
-	/* Nothing below writes to the run being resumed before session_run(). */
-	if (resume != NULL) {
-		if (resume_dir(resume, results, &rdir, &err) != 0)
-			goto fail;
-		if (plan_file == NULL) {
-			if ((code = recorded_plan(rdir, &rplan, &err)) != 0)
-				goto fail;
-			code = CMD_EXIT_USAGE;
-			plan_file = rplan;
-		}
-	}
-	if ((agent = catalog_agent_path(&err)) == NULL || catalog_load(agent, &cat, &err) != 0) {
-		code = CMD_EXIT_ERROR;
-		goto fail;
-	}
-	if (plan_load(plan_file, cat, &p, &err) != 0) {
-		if (rplan != NULL) {
-			char *e = err;
+/*
+ * The catalogue and the plan (o->plan_file; recorded: the one run.json in
+ * rdir names), with --tune's profile, or on --resume the profile the run
+ * was given, checked for --detach.  0, or the exit status with *err.
+ */
+static int
+load_plan(const struct run_opts *o, const char *rdir, int recorded, struct catalog **cat,
+    struct plan **p, char **err)
+{
+	char *agent, *e;
 
-			err = xasprintf("%s (the plan %s/%s records; give the plan: `fleetmark "
-			    "run PLAN --resume %s`)", e, rdir, RUNDIR_RUN_JSON, resume);
+	if ((agent = catalog_agent_path(err)) == NULL || catalog_load(agent, cat, err) != 0) {
+		free(agent);
+		return CMD_EXIT_ERROR;
+	}
+	free(agent);
+	if (plan_load(o->plan_file, *cat, p, err) != 0) {
+		if (recorded) {
+			e = *err;
+			*err = xasprintf("%s (the plan %s/%s records; give the plan: `fleetmark "
+			    "run PLAN --resume %s`)", e, rdir, RUNDIR_RUN_JSON, o->resume);
 			free(e);
 		}
-		goto fail;
+		return CMD_EXIT_USAGE;
 	}
-	if (tune != NULL) {
+	if (o->tune != NULL) {
 		struct tune_spec *ts;
 
-		if (tune_spec_profile(tune, &ts, &err) != 0)
-			goto fail;
-		tune_spec_free(p->tune);
-		p->tune = ts;
-	} else if (resume != NULL && p->tune == NULL && recorded_tune(rdir, &p->tune, &err) != 0) {
-		code = CMD_EXIT_ERROR;
-		goto fail;
+		if (tune_spec_profile(o->tune, &ts, err) != 0)
+			return CMD_EXIT_USAGE;
+		tune_spec_free((*p)->tune);
+		(*p)->tune = ts;
+	} else if (o->resume != NULL && (*p)->tune == NULL &&
+	    recorded_tune(rdir, &(*p)->tune, err) != 0)
+		return CMD_EXIT_ERROR;
+	if (o->detach && detach_plan_check(*p, err) != 0)
+		return CMD_EXIT_USAGE;
+	return 0;
+}
+
+/* A baseline that is not `latest` is checked before the hours of a run. */
+static int
+check_baseline(const struct run_opts *o, char **basedir, char **err)
+{
+	struct runref_ctx bctx;
+	char *e;
+
+	if (o->baseline == NULL || is_latest(o->baseline) || is_history(o->baseline))
+		return 0;
+	memset(&bctx, 0, sizeof(bctx));
+	bctx.results = o->results;
+	if (runref_resolve(o->baseline, &bctx, basedir, err) == 0)
+		return 0;
+	e = *err;	/* names the REF, without credentials */
+	*err = xasprintf("baseline %s", e);
+	free(e);
+	return archive_is_url(o->baseline) ? CMD_EXIT_ERROR : CMD_EXIT_USAGE;
+}
+
+/*
+ * --resume: take the run in rdir up again into *s, for the hosts it has
+ * left (session_resume_check()), said on stderr.  -1 when the run goes
+ * on; CMD_EXIT_OK when nothing is left to run (said on stdout); else the
+ * exit status with *err.
+ */
+static int
+resume_run(const struct run_opts *o, const char *rdir, struct session_config *cfg,
+    struct session **s, char **err)
+{
+	const struct session_resume_opts ro = { .fleet_file = o->fleet_file,
+	    .hosts = o->hosts_spec, .give_up = o->give_up };
+	const struct rundir_run *run;
+	size_t todo;
+	int r;
+
+	if ((r = session_resume(rdir, s, err)) != 0)
+		/* Not a run directory is bad input; anything else an error. */
+		return r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
+	run = session_rundir(*s);
+	if (rundir_check_plan(run, cfg->plan, err) != 0)
+		return CMD_EXIT_USAGE;
+	if (o->group != NULL && (run->group == NULL || strcmp(run->group, o->group) != 0)) {
+		*err = xasprintf("--group %s: the run %s is of %s%s (a resumed run keeps "
+		    "its group)", o->group, rdir, run->group ? "group " : "no group",
+		    run->group ? run->group : "");
+		return CMD_EXIT_USAGE;
 	}
-	if (detach && detach_plan_check(p, &err) != 0)
+	if ((r = session_resume_check(*s, cfg, &ro, &todo, err)) < 0)
+		return CMD_EXIT_USAGE;
+	if (r == SESSION_NOTHING_LEFT) {
+		printf("nothing left to run: every trial of %s on %s is ok; the run is "
+		    "left as it is\n", session_dir(*s), o->hosts_spec ? o->hosts_spec :
+		    "its hosts");
+		return CMD_EXIT_OK;
+	}
+	if (run_check_limits(cfg->fleet, cfg->sel, o->jobs, err) != 0)
+		return CMD_EXIT_ERROR;
+	if (cfg->mode == RUN_COLLECT)
+		log_info("collecting %s: %zu trials already ok, the hosts' journals "
+		    "next", session_dir(*s), trial_done_count(session_done(*s), NULL));
+	else
+		log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(*s),
+		    trial_done_count(session_done(*s), NULL), todo);
+	return -1;
+}
+
+/* A detached run (run --detach, or collect) left running: the exit status. */
+static int
+print_detached(struct session *s, enum run_mode mode)
+{
+	const struct run_summary *sum = session_summary(s);
+	int code;
+	size_t i, k;
+
+	print_hosts(s);
+	code = session_exit(s);
+	for (i = 0, k = 0; i < sum->nhosts; i++)
+		k += sum->hosts[i].status == JOURNAL_HOST_RUNNING;
+	if (mode == RUN_DETACH) {
+		printf("detached: %zu of %zu hosts run the trials on their own; "
+		    "`fleetmark collect %s` gathers the results (--wait: until every "
+		    "host is done)\n", k, sum->nhosts, session_dir(s));
+		code = k == sum->nhosts ? CMD_EXIT_OK : CMD_EXIT_PARTIAL;
+	} else
+		printf("not finished: %zu of %zu hosts still run their trials%s; "
+		    "`fleetmark collect %s` again later\n", k, sum->nhosts,
+		    k < sum->nhosts ? ", or were not reached" : "", session_dir(s));
+	printf("run directory: %s\n", session_dir(s));
+	fflush(stdout);
+	return code;
+}
+
+/* --push: a finished run into the archive url.  0, or -1 (said). */
+static int
+push_run(struct session *s, const char *url)
+{
+	/* the URL in messages without a user:password */
+	char *d = archive_url_display(url), *err = NULL;
+	int r = 0;
+
+	if (session_status(s) != JOURNAL_FINISHED)
+		log_warn("the run did not finish: not pushed to %s", d);
+	else if (archive_push(session_dir(s), url, &err) != 0) {
+		log_error("push to %s: %s", d, err);
+		log_error("the run is kept in %s; `fleetmark push %s %s` pushes it again",
+		    session_dir(s), session_dir(s), d);
+		free(err);
+		r = -1;
+	} else
+		log_info("pushed %s to %s", session_id(s), d);
+	free(d);
+	return r;
+}
+
+/*
+ * After a run that took place, not left detached: the verdict against
+ * --baseline (a run, or the history), the summary, --push.  *basedir: the
+ * baseline run checked before the run, or NULL (`latest` is found now).
+ * The exit status.
+ */
+static int
+run_finish(const struct run_opts *o, const struct plan *p, struct session *s,
+    const struct session_config *cfg, char **basedir)
+{
+	enum journal_status st = session_status(s);
+	struct nightly *verdict = NULL;
+	int code, regressions, failed = 0;
+
+	/* the history before this run is pushed, which it leaves out anyway */
+	if (o->baseline != NULL && is_history(o->baseline) && st == JOURNAL_FINISHED &&
+	    history_verdict(p, s, cfg, o->push ? o->push : o->results, &verdict) != 0)
+		failed = 1;
+	/* `latest` before this run is pushed, so it is never this run */
+	if (o->baseline != NULL && !is_history(o->baseline) && *basedir == NULL &&
+	    st == JOURNAL_FINISHED && find_baseline(o->baseline, p, session_summary(s),
+	    session_id(s), o->group != NULL ? o->group : session_rundir(s) != NULL ?
+	    session_rundir(s)->group : NULL, o->results, o->push, basedir) != 0)
+		failed = 1;
+	if (*basedir != NULL && st == JOURNAL_FINISHED)
+		print_baseline(o->baseline, o->push, *basedir);
+	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? *basedir : NULL);
+	if (verdict != NULL) {
+		history_write(verdict, session_dir(s));
+		regressions = nightly_regressions(verdict);
+	}
+	if (regressions > 0)
+		log_warn("%d significant regression%s against %s", regressions,
+		    regressions == 1 ? "" : "s", verdict != NULL ? "the history" : *basedir);
+	nightly_free(verdict);
+	if (o->push != NULL && push_run(s, o->push) != 0)
+		failed = 1;
+	code = session_exit(s);
+	if (failed)
+		code = CMD_EXIT_ERROR;
+	else if (code == SESSION_EXIT_INTERRUPTED)
+		log_error("interrupted: %zu trials not run; `fleetmark run --resume %s` runs "
+		    "them", session_summary(s)->not_run, session_dir(s));
+	else if (code != CMD_EXIT_ERROR && regressions > 0)
+		code = CMD_EXIT_REGRESSION;	/* says more than failed trials do */
+	return code;
+}
+
+static int
+run_main(int argc, char **argv)
+{
+	struct run_opts o;
+	struct catalog *cat = NULL;
+	struct fleet *f = NULL;
+	struct plan *p = NULL;
+	struct session *s = NULL;
+	struct session_config cfg;
+	unsigned char *sel = NULL;
+	char *err = NULL, *basedir = NULL, *rdir = NULL, *rplan = NULL;
+	int code;
+
+	memset(&o, 0, sizeof(o));
+	memset(&cfg, 0, sizeof(cfg));
+	if ((code = parse_options(argc, argv, &o, &cfg)) >= 0)
+		return code;
+	if (o.dry && o.resume == NULL)
+		return dry_run(o.plan_file, o.fleet_file, o.hosts_spec);
+
+	/* Nothing below writes to the run being resumed before session_run(). */
+	code = CMD_EXIT_USAGE;
+	if (o.resume != NULL) {
+		if (resume_dir(o.resume, o.results, &rdir, &err) != 0)
+			goto fail;
+		if (o.plan_file == NULL) {
+			if ((code = recorded_plan(rdir, &rplan, &err)) != 0)
+				goto fail;
+			o.plan_file = rplan;
+		}
+	}
+	if ((code = load_plan(&o, rdir, rplan != NULL, &cat, &p, &err)) != 0)
 		goto fail;
-	if (dry) {
-		code = dry_resume(p, rdir, hosts_spec);
+	if (o.dry) {
+		code = dry_resume(p, rdir, o.hosts_spec);
 		goto out;
 	}
 	/* bisect-run's install hook runs us with the commit it installed */
-	if (commit == NULL && getenv("FLEETMARK_COMMIT") != NULL &&
+	if (o.commit == NULL && getenv("FLEETMARK_COMMIT") != NULL &&
 	    commit_valid(getenv("FLEETMARK_COMMIT")))
-		commit = getenv("FLEETMARK_COMMIT");
-	/* A baseline that is not `latest` is checked before the hours of a run. */
-	if (baseline != NULL && !is_latest(baseline) && !is_history(baseline)) {
-		struct runref_ctx bctx;
-
-		memset(&bctx, 0, sizeof(bctx));
-		bctx.results = results;
-		if (runref_resolve(baseline, &bctx, &basedir, &err) != 0) {
-			char *e = err;	/* names the REF, without credentials */
-
-			err = xasprintf("baseline %s", e);
-			free(e);
-			code = archive_is_url(baseline) ? CMD_EXIT_ERROR : CMD_EXIT_USAGE;
-			goto fail;
-		}
-	}
+		o.commit = getenv("FLEETMARK_COMMIT");
+	if ((code = check_baseline(&o, &basedir, &err)) != 0)
+		goto fail;
 
 	cfg.plan = p;
-	cfg.label = label;
-	cfg.group = group;
-	cfg.commit = commit;
-	cfg.jobs = jobs;
-	cfg.quiet = quiet;
-	if (resume != NULL) {
-		const struct rundir_run *run;
-		size_t todo = 0;
-		int r;
-
-		if ((r = session_resume(rdir, &s, &err)) != 0) {
-			/* Not a run directory is bad input; anything else an error. */
-			code = r == RUNDIR_ENOTRUN ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
-			goto fail;
-		}
-		run = session_rundir(s);
-		if (rundir_check_plan(run, p, &err) != 0)
-			goto fail;
-		if (group != NULL && (run->group == NULL || strcmp(run->group, group) != 0)) {
-			err = xasprintf("--group %s: the run %s is of %s%s (a resumed run keeps "
-			    "its group)", group, rdir, run->group ? "group " : "no group",
-			    run->group ? run->group : "");
-			goto fail;
-		}
-		/* The fleet the run used, unless -f says otherwise. */
-		if (fleet_file == NULL && run->fleet != NULL &&
-		    strcmp(run->fleet, FLEET_DEFAULT_NAME) != 0)
-			fleet_file = run->fleet;
-		if (fleet_load(fleet_file, &f, &err) != 0)
-			goto fail;
-		sel = xcalloc(f->nhosts, 1);
-		for (k = 0; k < run->nhosts; k++) {
-			for (i = 0; i < f->nhosts; i++)
-				if (strcmp(f->hosts[i].name, run->hosts[k].name) == 0)
-					break;
-			if (i == f->nhosts) {
-				err = xasprintf("host '%s' of the run is not in %s",
-				    run->hosts[k].name, f->file);
-				goto fail;
-			}
-			sel[i] = 1;
-		}
-		if (give_up != NULL && (code = give_up_hosts(run, f, give_up, sel, &gsel,
-		    &err)) != 0)
-			goto fail;
-		code = CMD_EXIT_USAGE;
-		if (hosts_spec != NULL) {
-			only = xcalloc(f->nhosts, 1);
-			if (fleet_select(f, hosts_spec, only, &err) != 0)
-				goto fail;
-			for (i = 0; i < f->nhosts; i++)
-				sel[i] &= only[i];
-		}
-		/* a host given up is not collected again, unless given up again */
-		for (k = 0; run->detached && (run->status == NULL || strcmp(run->status,
-		    journal_status_name(JOURNAL_FINISHED)) != 0) && k < run->nhosts; k++)
-			if (run->hosts[k].detached != NULL &&
-			    strcmp(run->hosts[k].detached, DETACH_GIVEN_UP) == 0)
-				for (i = 0; i < f->nhosts; i++)
-					if (strcmp(f->hosts[i].name, run->hosts[k].name) == 0)
-						sel[i] = 0;
-		for (i = 0; gsel != NULL && i < f->nhosts; i++)
-			sel[i] |= gsel[i];
-		cfg.give_up = gsel;
-		for (i = 0, k = 0; i < f->nhosts; i++)
-			if (sel[i]) {
-				todo += host_todo(p, run->seed, session_done(s), f->hosts[i].name);
-				k++;
-			}
-		if (k == 0) {
-			struct strbuf sb = STRBUF_INIT;
-
-			for (i = 0; i < run->nhosts; i++)
-				strbuf_addf(&sb, "%s%s", i ? ", " : "", run->hosts[i].name);
-			err = xasprintf("-H %s: no host of the run %s (its hosts: %s)",
-			    hosts_spec ? hosts_spec : "-", session_dir(s), sb.len ? sb.buf : "none");
-			strbuf_release(&sb);
-			goto fail;
-		}
-		if (todo == 0 && run->status != NULL &&
-		    strcmp(run->status, journal_status_name(JOURNAL_FINISHED)) == 0) {
-			printf("nothing left to run: every trial of %s on %s is ok; the run is "
-			    "left as it is\n", session_dir(s), hosts_spec ? hosts_spec :
-			    "its hosts");
-			code = CMD_EXIT_OK;
+	cfg.label = o.label;
+	cfg.group = o.group;
+	cfg.commit = o.commit;
+	cfg.jobs = o.jobs;
+	cfg.quiet = o.quiet;
+	if (o.resume != NULL) {
+		if ((code = resume_run(&o, rdir, &cfg, &s, &err)) == CMD_EXIT_OK)
 			goto out;
-		}
-		cfg.fleet = f;
-		cfg.sel = sel;
-		cfg.seed = run->seed;
-		if (run_check_limits(f, sel, jobs, &err) != 0) {
-			code = CMD_EXIT_ERROR;
+		if (code >= 0)
 			goto fail;
-		}
-		/* a detached run is collected (docs/detached.md) */
-		if (run->detached && (run->status == NULL || strcmp(run->status,
-		    journal_status_name(JOURNAL_FINISHED)) != 0))
-			cfg.mode = RUN_COLLECT;
-		if (cfg.mode == RUN_COLLECT)
-			log_info("collecting %s: %zu trials already ok, the hosts' journals "
-			    "next", session_dir(s), trial_done_count(session_done(s), NULL));
-		else
-			log_info("resuming %s: %zu trials already ok, %zu to run", session_dir(s),
-			    trial_done_count(session_done(s), NULL), todo);
 	} else {
-		if (fleet_load(fleet_file, &f, &err) != 0)
-			goto fail;
-		if (plan_select(p, f, hosts_spec, &sel, &err) != 0)
+		code = CMD_EXIT_USAGE;
+		if (fleet_load(o.fleet_file, &f, &err) != 0 ||
+		    plan_select(p, f, o.hosts_spec, &sel, &err) != 0)
 			goto fail;
 		cfg.fleet = f;
 		cfg.sel = sel;
 		cfg.seed = plan_seed(p);
-		if (run_check_limits(f, sel, jobs, &err) != 0) {
-			code = CMD_EXIT_ERROR;
+		code = CMD_EXIT_ERROR;
+		if (run_check_limits(f, sel, o.jobs, &err) != 0)
 			goto fail;
-		}
-		cfg.mode = detach ? RUN_DETACH : RUN_ATTACHED;
-		if (session_create(results, &cfg, &s, &err) != 0) {
-			code = CMD_EXIT_ERROR;
+		cfg.mode = o.detach ? RUN_DETACH : RUN_ATTACHED;
+		if (session_create(o.results, &cfg, &s, &err) != 0)
 			goto fail;
-		}
 	}
 
 	catch_signals();
@@ -1041,85 +1078,19 @@ run_main(int argc, char **argv)
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
-	st = session_status(s);
-	if (st == JOURNAL_DETACHED) {
-		print_hosts(s);
-		code = session_exit(s);
-		for (i = 0, k = 0; i < session_summary(s)->nhosts; i++)
-			k += session_summary(s)->hosts[i].status == JOURNAL_HOST_RUNNING;
-		if (cfg.mode == RUN_DETACH) {
-			printf("detached: %zu of %zu hosts run the trials on their own; "
-			    "`fleetmark collect %s` gathers the results (--wait: until every "
-			    "host is done)\n", k, session_summary(s)->nhosts, session_dir(s));
-			code = k == session_summary(s)->nhosts ? CMD_EXIT_OK : CMD_EXIT_PARTIAL;
-		} else
-			printf("not finished: %zu of %zu hosts still run their trials%s; "
-			    "`fleetmark collect %s` again later\n", k, session_summary(s)->nhosts,
-			    k < session_summary(s)->nhosts ? ", or were not reached" : "",
-			    session_dir(s));
-		printf("run directory: %s\n", session_dir(s));
-		fflush(stdout);
-		goto out;
-	}
-
-	/* the history before this run is pushed, which it leaves out anyway */
-	if (baseline != NULL && is_history(baseline) && st == JOURNAL_FINISHED &&
-	    history_verdict(p, s, &cfg, push ? push : results, &verdict) != 0)
-		base_failed = 1;
-	/* `latest` before this run is pushed, so it is never this run */
-	if (baseline != NULL && !is_history(baseline) && basedir == NULL &&
-	    st == JOURNAL_FINISHED && find_baseline(baseline, p, session_summary(s),
-	    session_id(s), group != NULL ? group : session_rundir(s) != NULL ?
-	    session_rundir(s)->group : NULL, results, push, &basedir) != 0)
-		base_failed = 1;
-	if (basedir != NULL && st == JOURNAL_FINISHED)
-		print_baseline(baseline, push, basedir);
-	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? basedir : NULL);
-	if (verdict != NULL) {
-		history_write(verdict, session_dir(s));
-		regressions = nightly_regressions(verdict);
-	}
-	if (regressions > 0)
-		log_warn("%d significant regression%s against %s", regressions,
-		    regressions == 1 ? "" : "s", verdict != NULL ? "the history" : basedir);
-	if (push != NULL) {
-		/* the URL in messages without a user:password */
-		char *d = archive_url_display(push);
-
-		if (st != JOURNAL_FINISHED)
-			log_warn("the run did not finish: not pushed to %s", d);
-		else if (archive_push(session_dir(s), push, &err) != 0) {
-			log_error("push to %s: %s", d, err);
-			log_error("the run is kept in %s; `fleetmark push %s %s` pushes it again",
-			    session_dir(s), session_dir(s), d);
-			free(err);
-			err = NULL;
-			base_failed = 1;
-		} else
-			log_info("pushed %s to %s", session_id(s), d);
-		free(d);
-	}
-	code = session_exit(s);
-	if (base_failed)
-		code = CMD_EXIT_ERROR;
-	else if (code == SESSION_EXIT_INTERRUPTED)
-		log_error("interrupted: %zu trials not run; `fleetmark run --resume %s` runs "
-		    "them", session_summary(s)->not_run, session_dir(s));
-	else if (code != CMD_EXIT_ERROR && regressions > 0)
-		code = CMD_EXIT_REGRESSION;	/* says more than failed trials do */
+	if (session_status(s) == JOURNAL_DETACHED)
+		code = print_detached(s, cfg.mode);
+	else
+		code = run_finish(&o, p, s, &cfg, &basedir);
 	goto out;
  fail:
 	log_error("%s", err);
  out:
-	nightly_free(verdict);
 	session_free(s);
 	free(err);
-	free(agent);
 	free(basedir);
 	free(rdir);
 	free(rplan);
-	free(only);
-	free(gsel);
 	free(sel);
 	plan_free(p);
 	fleet_free(f);
