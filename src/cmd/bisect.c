@@ -527,8 +527,59 @@ duration_option(const char *opt, const char *like, const char *arg, long long *m
 	return -1;
 }
 
+/* What the command line asks for. */
+struct bisect_opts {
+	const char	*plan_file, *fleet_file, *host_spec, *metric, *outdir;
+	const char	*baseline;	/* --baseline REF, or NULL */
+	const char	*good_s;	/* --good VALUE as given, or NULL */
+	const char	*install, *reboot;	/* the hooks, or NULL */
+	char		*expect;	/* --expect-kernel, or what the install hook
+					 * says to expect; NULL: none */
+	double		 thr, goodv;
+	long long	 wait_ms, tries, wait_lock_ms;
+	int		 quiet;
+};
+
+/* What one bisect-run measures, and what it found. */
+struct bisect {
+	struct catalog		*cat;
+	struct fleet		*f;
+	struct plan		*p;
+	unsigned char		*sel;
+	const struct fleet_host	*h;	/* the one host of sel */
+	struct want		 w;
+	struct values		 base, v;	/* the baseline's values; this commit's */
+	struct good		 g;
+	char			*basedir, *label, *old_id;
+	char			*dir;	/* the last run directory, or NULL */
+	char			*line;	/* the last verdict's line, or NULL */
+	char			*why;	/* why the last try was skipped, or NULL */
+};
+
+static void
+bisect_release(struct bisect *b)
+{
+	free(b->basedir);
+	free(b->label);
+	free(b->dir);
+	free(b->line);
+	free(b->why);
+	free(b->old_id);
+	free(b->base.v);
+	free(b->v.v);
+	free(b->sel);
+	want_free(&b->w);
+	plan_free(b->p);
+	fleet_free(b->f);
+	catalog_free(b->cat);
+}
+
+/*
+ * Parse the command line into o.  Returns -1 when the command goes on,
+ * else its exit status (a usage error aborts the bisection).
+ */
 static int
-bisect_main(int argc, char **argv)
+parse_options(int argc, char **argv, struct bisect_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "metric", required_argument, NULL, 'm' },
@@ -544,239 +595,302 @@ bisect_main(int argc, char **argv)
 		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *fleet_file = NULL, *host_spec = NULL, *metric = NULL, *baseline = NULL;
-	const char *good_s = NULL, *install = NULL, *reboot = NULL, *outdir = DEFAULT_RESULTS;
-	struct catalog *cat = NULL;
-	struct fleet *f = NULL;
-	struct plan *p = NULL;
-	struct want w;
-	struct values base, v;
-	struct good g;
-	const struct fleet_host *h = NULL;
-	unsigned char *sel = NULL;
-	char *err = NULL, *agent = NULL, *basedir = NULL, *commit = NULL, *label = NULL;
-	char *dir = NULL, *line = NULL, *why = NULL, *end, shortc[SHORT_COMMIT + 1];
-	char *expect = NULL, *old_id = NULL;
-	struct board_boot bb;
-	double thr = DEFAULT_THRESHOLD, goodv = 0;
-	long long wait_ms = DEFAULT_WAIT_MS, tries = DEFAULT_TRIES, wait_lock_ms = 0;
-	int c, quiet = 0, code = BISECT_ABORT, try;
-	size_t i, nsel = 0;
+	char *end;
+	int c;
 
-	memset(&w, 0, sizeof(w));
-	memset(&base, 0, sizeof(base));
-	memset(&v, 0, sizeof(v));
 	while ((c = getopt_long(argc, argv, "f:H:o:m:hvq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			fleet_file = optarg;
+			o->fleet_file = optarg;
 			break;
 		case 'H':
-			host_spec = optarg;
+			o->host_spec = optarg;
 			break;
 		case 'o':
-			outdir = optarg;
+			o->outdir = optarg;
 			break;
 		case 'm':
-			metric = optarg;
+			o->metric = optarg;
 			break;
 		case 'B':
-			baseline = optarg;
+			o->baseline = optarg;
 			break;
 		case 'g':
-			good_s = optarg;
+			o->good_s = optarg;
 			errno = 0;
-			goodv = strtod(optarg, &end);
-			if (end == optarg || *end != '\0' || errno != 0 || !isfinite(goodv)) {
+			o->goodv = strtod(optarg, &end);
+			if (end == optarg || *end != '\0' || errno != 0 || !isfinite(o->goodv)) {
 				log_error("--good: expected a number, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
 		case 'T':
-			if (ydoc_parse_percent(optarg, &thr) != 0 || !(thr > 0 && thr <= 1000)) {
+			if (ydoc_parse_percent(optarg, &o->thr) != 0 ||
+			    !(o->thr > 0 && o->thr <= 1000)) {
 				log_error("--threshold: expected a percentage like 5%%, not '%s'",
 				    optarg);
 				return BISECT_ABORT;
 			}
 			break;
 		case 'I':
-			install = optarg;
+			o->install = optarg;
 			break;
 		case 'r':
-			reboot = optarg;
+			o->reboot = optarg;
 			break;
 		case 'w':
-			if (duration_option("--wait", "300s", optarg, &wait_ms) != 0)
+			if (duration_option("--wait", "300s", optarg, &o->wait_ms) != 0)
 				return BISECT_ABORT;
 			break;
 		case 't':
-			if (ydoc_parse_int(optarg, &tries) != 0 || tries < 1 || tries > 100) {
+			if (ydoc_parse_int(optarg, &o->tries) != 0 || o->tries < 1 ||
+			    o->tries > 100) {
 				log_error("--tries: expected a number from 1 to 100, not '%s'", optarg);
 				return BISECT_ABORT;
 			}
 			break;
 		case 'L':
-			if (duration_option("--wait-lock", "10m", optarg, &wait_lock_ms) != 0)
+			if (duration_option("--wait-lock", "10m", optarg, &o->wait_lock_ms) != 0)
 				return BISECT_ABORT;
 			break;
 		case 'K':
-			free(expect);
-			expect = *optarg ? xstrdup(optarg) : NULL;
+			free(o->expect);
+			o->expect = *optarg ? xstrdup(optarg) : NULL;
 			break;
 		default:
 			/* a usage error aborts the bisection */
-			if ((c = cmd_common_option(&cmd_bisect, c, argv, &quiet)) >= 0)
+			if ((c = cmd_common_option(&cmd_bisect, c, argv, &o->quiet)) >= 0)
 				return c == CMD_EXIT_USAGE ? BISECT_ABORT : c;
 			break;
 		}
 	}
-	if (optind + 1 != argc || host_spec == NULL || metric == NULL ||
-	    (baseline == NULL) == (good_s == NULL)) {
-		if (optind + 1 == argc && host_spec != NULL && metric != NULL)
+	if (optind + 1 != argc || o->host_spec == NULL || o->metric == NULL ||
+	    (o->baseline == NULL) == (o->good_s == NULL)) {
+		if (optind + 1 == argc && o->host_spec != NULL && o->metric != NULL)
 			log_error("give one of --baseline REF and --good VALUE");
 		return usage_abort();
 	}
+	o->plan_file = argv[optind];
 	if (log_get_level() == LOG_LEVEL_QUIET)
-		quiet = 1;
+		o->quiet = 1;
+	return -1;
+}
 
-	/* Everything that can be checked before touching anything: 128 if wrong. */
-	if (want_parse(metric, &w, &err) != 0)
-		goto fail;
-	if ((agent = catalog_agent_path(&err)) == NULL || catalog_load(agent, &cat, &err) != 0)
-		goto fail;
-	if (plan_load(argv[optind], cat, &p, &err) != 0 || want_check(&w, cat, p, &err) != 0)
-		goto fail;
-	if (fleet_load(fleet_file, &f, &err) != 0 ||
-	    plan_select(p, f, host_spec, &sel, &err) != 0)
-		goto fail;
-	for (i = 0; i < f->nhosts; i++)
-		if (sel[i]) {
-			h = &f->hosts[i];
+/* --baseline: the metric's values on the host in the baseline run. */
+static int
+bisect_baseline(const struct bisect_opts *o, struct bisect *b, char **err)
+{
+	struct runref_ctx ctx;
+	const char *hosts[1] = { b->h->name };
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.results = o->outdir;
+	ctx.plan = b->p->name;
+	ctx.hosts = hosts;
+	ctx.nhosts = 1;
+	if (runref_resolve(o->baseline, &ctx, &b->basedir, err) != 0 ||
+	    collect(b->basedir, b->h->name, &b->w, &b->base, err) != 0)
+		return -1;
+	if (b->base.n < 2) {
+		*err = xasprintf("baseline %s has %zu value%s of %s on %s: too few to compare "
+		    "with", b->basedir, b->base.n, b->base.n == 1 ? "" : "s", b->w.spec,
+		    b->h->name);
+		return -1;
+	}
+	b->g.v = b->base.v;
+	b->g.n = b->base.n;
+	b->g.what = "baseline";
+	log_info("baseline %s: %zu values of %s on %s", b->basedir, b->base.n, b->w.spec,
+	    b->h->name);
+	return 0;
+}
+
+/*
+ * Everything that can be checked before touching anything: the metric,
+ * the plan, the one host, and what is good (the baseline's values, or
+ * --good).  0, or -1 with *err.
+ */
+static int
+bisect_load(const struct bisect_opts *o, struct bisect *b, char **err)
+{
+	char *agent = NULL;
+	size_t i, nsel = 0;
+	int r = -1;
+
+	if (want_parse(o->metric, &b->w, err) != 0)
+		goto out;
+	if ((agent = catalog_agent_path(err)) == NULL ||
+	    catalog_load(agent, &b->cat, err) != 0)
+		goto out;
+	if (plan_load(o->plan_file, b->cat, &b->p, err) != 0 ||
+	    want_check(&b->w, b->cat, b->p, err) != 0)
+		goto out;
+	if (fleet_load(o->fleet_file, &b->f, err) != 0 ||
+	    plan_select(b->p, b->f, o->host_spec, &b->sel, err) != 0)
+		goto out;
+	for (i = 0; i < b->f->nhosts; i++)
+		if (b->sel[i]) {
+			b->h = &b->f->hosts[i];
 			nsel++;
 		}
 	if (nsel != 1) {
-		err = xasprintf("-H %s: bisect-run measures one host, not %zu", host_spec, nsel);
-		goto fail;
+		*err = xasprintf("-H %s: bisect-run measures one host, not %zu", o->host_spec,
+		    nsel);
+		goto out;
 	}
-	memset(&g, 0, sizeof(g));
-	if (baseline != NULL) {
-		struct runref_ctx ctx;
-		const char *hosts[1] = { h->name };
+	if (o->baseline != NULL) {
+		r = bisect_baseline(o, b, err);
+		goto out;
+	}
+	b->g.value = o->goodv;
+	b->g.what = "good";
+	r = 0;
+ out:
+	free(agent);
+	return r;
+}
 
-		memset(&ctx, 0, sizeof(ctx));
-		ctx.results = outdir;
-		ctx.plan = p->name;
-		ctx.hosts = hosts;
-		ctx.nhosts = 1;
-		if (runref_resolve(baseline, &ctx, &basedir, &err) != 0 ||
-		    collect(basedir, h->name, &w, &base, &err) != 0)
-			goto fail;
-		if (base.n < 2) {
-			err = xasprintf("baseline %s has %zu value%s of %s on %s: too few to compare "
-			    "with", basedir, base.n, base.n == 1 ? "" : "s", w.spec, h->name);
-			goto fail;
+/* The boot id before the reboot hook, to tell that the host did reboot. */
+static void
+boot_id_before(struct bisect *b)
+{
+	struct board_boot bb;
+	char *err = NULL;
+
+	memset(&bb, 0, sizeof(bb));
+	if (wait_for_host(b->h, b->h->connect_timeout_ms, &bb, &err) == 0) {
+		b->old_id = xstrdup(bb.boot_id);
+		log_info("%s: boot id %s before the reboot", b->h->name, b->old_id);
+	} else
+		log_warn("%s: no boot id before the reboot: %s", b->h->name, err ? err : "?");
+	board_boot_release(&bb);
+	free(err);
+}
+
+/*
+ * Up to --tries times, while the verdict is skip: wait for the host,
+ * check its kernel, run the plan and judge this commit's values.  The
+ * verdict (BISECT_GOOD, BISECT_BAD or BISECT_SKIP, with b->line, or
+ * b->why for a try that judged nothing), or -1 with *err when a run's
+ * values cannot be read.  Interrupted: stops at once.
+ */
+static int
+bisect_tries(const struct bisect_opts *o, struct bisect *b, char **err)
+{
+	const struct fleet_host *h = b->h;
+	struct board_boot bb;
+	int code = BISECT_SKIP, try;
+
+	memset(&bb, 0, sizeof(bb));
+	for (try = 1; try <= o->tries && code == BISECT_SKIP; try++) {
+		free(b->why);
+		b->why = NULL;
+		if (try > 1)
+			log_info("try %d of %lld", try, o->tries);
+		if (wait_for_host(h, o->wait_ms, o->expect != NULL ? &bb : NULL, err) != 0) {
+			b->why = xasprintf("skip: %s did not answer SSH within %.0f s: %s",
+			    h->name, (double)o->wait_ms / 1000, *err ? *err : "?");
+			free(*err);
+			*err = NULL;
+			if (run_stop_requested())
+				break;
+			log_warn("%s", b->why);
+			continue;
 		}
-		g.v = base.v;
-		g.n = base.n;
-		g.what = "baseline";
-		log_info("baseline %s: %zu values of %s on %s", basedir, base.n, w.spec, h->name);
-	} else {
-		g.value = goodv;
-		g.what = "good";
+		/* Nothing is measured on a kernel other than the one asked for. */
+		if (o->expect != NULL && board_boot_check(&bb, b->old_id, o->expect, err) != 0) {
+			b->why = xasprintf("skip: boot: %s: %s", h->name, *err);
+			free(*err);
+			*err = NULL;
+			board_boot_release(&bb);
+			log_error("%s", b->why);
+			break;
+		}
+		if (o->expect != NULL)
+			log_info("%s: boot id %s, kernel %s", h->name, bb.boot_id, bb.release);
+		board_boot_release(&bb);
+		free(b->dir);
+		b->dir = NULL;
+		if (run_plan(b->p, b->f, b->sel, o->outdir, b->label, o->expect, o->wait_lock_ms,
+		    o->quiet, &b->dir, err) != 0) {
+			b->why = xasprintf("skip: the run failed: %s", *err);
+			free(*err);
+			*err = NULL;
+			log_warn("%s", b->why);
+			continue;
+		}
+		if (run_stop_requested())
+			break;
+		free(b->v.v);
+		if (collect(b->dir, h->name, &b->w, &b->v, err) != 0)
+			return -1;
+		if (b->v.n < MIN_VALUES) {
+			b->why = xasprintf("skip: %zu value%s of %s on %s (need %d); %zu trial "
+			    "line%s failed (%zu infrastructure%s%s)", b->v.n, b->v.n == 1 ? "" :
+			    "s", b->w.spec, h->name, MIN_VALUES, b->v.failed, b->v.failed == 1 ?
+			    "" : "s", b->v.infra, b->v.failed ? ", first: " : "", b->v.kind);
+			log_warn("%s", b->why);
+			continue;
+		}
+		free(b->line);
+		code = decide(&b->w, &b->g, &b->v, o->thr, &b->line);
+		if (code == BISECT_SKIP)
+			log_warn("%s", b->line);
 	}
+	return code;
+}
+
+static int
+bisect_main(int argc, char **argv)
+{
+	struct bisect_opts o;
+	struct bisect b;
+	char *err = NULL, *commit = NULL, shortc[SHORT_COMMIT + 1];
+	int code;
+
+	memset(&o, 0, sizeof(o));
+	memset(&b, 0, sizeof(b));
+	o.outdir = DEFAULT_RESULTS;
+	o.thr = DEFAULT_THRESHOLD;
+	o.wait_ms = DEFAULT_WAIT_MS;
+	o.tries = DEFAULT_TRIES;
+	if ((code = parse_options(argc, argv, &o)) >= 0) {
+		free(o.expect);
+		return code;
+	}
+	if (bisect_load(&o, &b, &err) != 0)
+		goto fail;
 
 	commit = head_commit();
 	snprintf(shortc, sizeof(shortc), "%s", commit ? commit : "unknown");
-	label = xasprintf("%s", shortc);
+	b.label = xasprintf("%s", shortc);
 	if (setenv("FLEETMARK_COMMIT", commit ? commit : "", 1) != 0 ||
-	    setenv("FLEETMARK_HOST", h->name, 1) != 0) {
+	    setenv("FLEETMARK_HOST", b.h->name, 1) != 0) {
 		err = xasprintf("setenv: %s", strerror(errno));
 		goto fail;
 	}
 	cmd_catch_signals(on_signal);
 
-	if (install != NULL && (code = hook_install(install, &expect)) != BISECT_GOOD)
+	if (o.install != NULL && (code = hook_install(o.install, &o.expect)) != BISECT_GOOD)
 		goto verdict_hook;
-	if (expect != NULL)
-		log_info("the kernel must contain '%s'", expect);
-	memset(&bb, 0, sizeof(bb));
+	if (o.expect != NULL)
+		log_info("the kernel must contain '%s'", o.expect);
 	/* The boot check is asked for by a kernel to expect: a reboot hook
 	 * may also only restart a service, which changes no boot id. */
-	if (reboot != NULL && expect != NULL) {
-		/* The boot id before, to tell that the host did reboot. */
-		if (wait_for_host(h, h->connect_timeout_ms, &bb, &err) == 0) {
-			old_id = xstrdup(bb.boot_id);
-			log_info("%s: boot id %s before the reboot", h->name, old_id);
-		} else
-			log_warn("%s: no boot id before the reboot: %s", h->name, err ? err : "?");
-		board_boot_release(&bb);
-		free(err);
-		err = NULL;
-	}
-	if (reboot != NULL && (code = hook("reboot", reboot)) != BISECT_GOOD)
+	if (o.reboot != NULL && o.expect != NULL)
+		boot_id_before(&b);
+	if (o.reboot != NULL && (code = hook("reboot", o.reboot)) != BISECT_GOOD)
 		goto verdict_hook;
-	code = BISECT_SKIP;
-	for (try = 1; try <= tries && code == BISECT_SKIP; try++) {
-		free(why);
-		why = NULL;
-		if (try > 1)
-			log_info("try %d of %lld", try, tries);
-		if (wait_for_host(h, wait_ms, expect != NULL ? &bb : NULL, &err) != 0) {
-			why = xasprintf("skip: %s did not answer SSH within %.0f s: %s", h->name,
-			    (double)wait_ms / 1000, err ? err : "?");
-			free(err);
-			err = NULL;
-			if (run_stop_requested())
-				break;
-			log_warn("%s", why);
-			continue;
-		}
-		/* Nothing is measured on a kernel other than the one asked for. */
-		if (expect != NULL && board_boot_check(&bb, old_id, expect, &err) != 0) {
-			why = xasprintf("skip: boot: %s: %s", h->name, err);
-			free(err);
-			err = NULL;
-			board_boot_release(&bb);
-			log_error("%s", why);
-			break;
-		}
-		if (expect != NULL)
-			log_info("%s: boot id %s, kernel %s", h->name, bb.boot_id, bb.release);
-		board_boot_release(&bb);
-		free(dir);
-		dir = NULL;
-		if (run_plan(p, f, sel, outdir, label, expect, wait_lock_ms, quiet, &dir, &err) != 0) {
-			why = xasprintf("skip: the run failed: %s", err);
-			free(err);
-			err = NULL;
-			log_warn("%s", why);
-			continue;
-		}
-		if (run_stop_requested())
-			break;
-		free(v.v);
-		if (collect(dir, h->name, &w, &v, &err) != 0)
-			goto fail;
-		if (v.n < MIN_VALUES) {
-			why = xasprintf("skip: %zu value%s of %s on %s (need %d); %zu trial "
-			    "line%s failed (%zu infrastructure%s%s)", v.n, v.n == 1 ? "" : "s",
-			    w.spec, h->name, MIN_VALUES, v.failed, v.failed == 1 ? "" : "s",
-			    v.infra, v.failed ? ", first: " : "", v.kind);
-			log_warn("%s", why);
-			continue;
-		}
-		free(line);
-		code = decide(&w, &g, &v, thr, &line);
-		if (code == BISECT_SKIP)
-			log_warn("%s", line);
-	}
+	if ((code = bisect_tries(&o, &b, &err)) < 0)
+		goto fail;
 	if (run_stop_requested()) {
 		log_error("interrupted");
 		code = BISECT_INTERRUPTED;
 		goto out;
 	}
-	printf("bisect-run %s %s%s%s\n", shortc, line && (code != BISECT_SKIP || why == NULL) ?
-	    line : why ? why : "skip", dir ? "; run " : "", dir ? dir : "");
+	printf("bisect-run %s %s%s%s\n", shortc, b.line && (code != BISECT_SKIP ||
+	    b.why == NULL) ? b.line : b.why ? b.why : "skip", b.dir ? "; run " : "",
+	    b.dir ? b.dir : "");
 	fflush(stdout);
 	goto out;
  verdict_hook:
@@ -789,22 +903,9 @@ bisect_main(int argc, char **argv)
 	code = BISECT_ABORT;
  out:
 	free(err);
-	free(agent);
-	free(basedir);
 	free(commit);
-	free(label);
-	free(dir);
-	free(line);
-	free(why);
-	free(expect);
-	free(old_id);
-	free(base.v);
-	free(v.v);
-	free(sel);
-	want_free(&w);
-	plan_free(p);
-	fleet_free(f);
-	catalog_free(cat);
+	free(o.expect);
+	bisect_release(&b);
 	return code;
 }
 
