@@ -343,8 +343,8 @@ result(struct applying *a, enum tune_item it, enum tune_outcome o, const char *v
 	r->value = xstrdup(value);
 	r->detail = detail;
 	if (a->log != NULL) {
-		line = xasprintf("tune %s: %s %s (%s)%s%s", a->st->profile, item_names[it],
-		    outcome_names[o], value, detail ? ": " : "", detail ? detail : "");
+		line = xasprintf("tune %s: %s %s (%s)%s%s", a->st->profile, tune_item_name(it),
+		    tune_outcome_name(o), value, detail ? ": " : "", detail ? detail : "");
 		a->log(a->arg, line);
 		free(line);
 	}
@@ -737,8 +737,8 @@ tune_state_json(const struct tune_state *st)
 		const struct tune_result *r = &st->res[i];
 
 		it = json_object();
-		json_object_set_new(it, "item", json_string(item_names[r->item]));
-		json_object_set_new(it, "state", json_string(outcome_names[r->outcome]));
+		json_object_set_new(it, "item", json_string(tune_item_name(r->item)));
+		json_object_set_new(it, "state", json_string(tune_outcome_name(r->outcome)));
 		json_object_set_new(it, "value", json_string(r->value));
 		json_object_set_new(it, "detail", r->detail ? json_string(r->detail) :
 		    json_null());
@@ -757,8 +757,8 @@ tune_summary(const struct tune_state *st)
 	for (i = 0; st != NULL && i < st->nres; i++) {
 		const struct tune_result *r = &st->res[i];
 
-		strbuf_addf(&sb, "%s%s %s (%s%s%s)", i ? ", " : "", item_names[r->item],
-		    outcome_names[r->outcome], r->value, r->detail ? ": " : "",
+		strbuf_addf(&sb, "%s%s %s (%s%s%s)", i ? ", " : "", tune_item_name(r->item),
+		    tune_outcome_name(r->outcome), r->value, r->detail ? ": " : "",
 		    r->detail ? r->detail : "");
 	}
 	return strbuf_detach(&sb, NULL);
