@@ -19,6 +19,10 @@
  * kept).  Undoing it (after the last trial) writes the old contents back
  * in reverse order, and starts a service that was stopped.
  *
+ * Loading a spec (tune-spec.c: tune_item_name(), tune_profiles,
+ * tune_spec_*()) needs no transport, so that plan loading links to none;
+ * applying it is tune.c.
+ *
  * It knows nothing of runs or journals: the caller keeps the old
  * contents (restore.h's restore-tune/HOST) through the save hook, and
  * gives them back to tune_write_back() when a run is resumed after a

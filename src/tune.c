@@ -1,6 +1,7 @@
 /*
- * tune.c: tuning profiles applied on a host for a whole run, and undone.
- * See tune.h and docs/environment.md.
+ * tune.c: tuning profiles applied on a host for a whole run, and undone;
+ * the untuned-host warning.  See tune.h and docs/environment.md.  What a
+ * profile asks for, as plans load it, is tune-spec.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include "tune.h"
 #include "variant.h"
 #include "xmalloc.h"
-#include "yamldoc.h"
 
 #define PROBE_MAX	(256 * 1024)	/* bytes of a probe's listing */
 #define SERVICE_PFX	"service:"
