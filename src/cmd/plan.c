@@ -30,10 +30,10 @@
 #include "xmalloc.h"
 
 /* The model of a trial's duration (see the top of this file). */
-#define EST_START_S		0.1	/* fork, calibration, warm-up: 0.07-0.2 s here */
-#define EST_SAMPLE_S		0.005	/* the agent's timing target (agent/timing.h) */
-#define EST_WIS_START_S		0.02	/* a will-it-scale trial besides its intervals */
-#define EST_PROFILE_S		1.2	/* perf record and report (docs/plans-and-fleets.md) */
+#define PLAN_EST_START_S	0.1	/* fork, calibration, warm-up: 0.07-0.2 s here */
+#define PLAN_EST_SAMPLE_S	0.005	/* the agent's timing target (agent/timing.h) */
+#define PLAN_EST_WIS_START_S	0.02	/* a will-it-scale trial besides its intervals */
+#define PLAN_EST_PROFILE_S	1.2	/* perf record and report (docs/plans-and-fleets.md) */
 
 static size_t
 max_size(size_t a, size_t b)
@@ -122,7 +122,7 @@ print_header(const struct plan *p, const struct fleet *f, const unsigned char *s
 }
 
 /* A host's trials in time: modelled, and those of benchmarks without a model. */
-struct estimate {
+struct plan_estimate {
 	double	 secs;		/* the modelled trials, each at most the timeout */
 	size_t	 known;		/* trials with a model */
 	size_t	 unknown;	/* trials without one */
@@ -179,25 +179,25 @@ trial_seconds(const struct catalog *cat, const struct plan *p, const struct plan
 		ms = strtoll(iv, &end, 10);
 		if (errno != 0 || *end != '\0' || ms < 0)
 			return -1;
-		secs = EST_WIS_START_S + (double)(p->samples + 1) * (double)ms / 1000;
+		secs = PLAN_EST_WIS_START_S + (double)(p->samples + 1) * (double)ms / 1000;
 	} else if (strncmp(b->from, "lmbench ", 8) == 0) {
 		/* lmbench's sampling rescales a run to 1.1 of its `interval` */
 		double iv_us = point_us(b, pt, "interval"), warm_us = point_us(b, pt, "warmup");
 
 		if (iv_us < 0 || warm_us < 0)
 			return -1;
-		secs = EST_START_S + warm_us / 1e6 +
-		    p->samples * (iv_us > 0 ? 1.1 * iv_us / 1e6 : EST_SAMPLE_S);
+		secs = PLAN_EST_START_S + warm_us / 1e6 +
+		    p->samples * (iv_us > 0 ? 1.1 * iv_us / 1e6 : PLAN_EST_SAMPLE_S);
 	} else
 		return -1;
 	if (pt->profile == PLAN_PROFILE_PERF)
-		secs += EST_PROFILE_S;
+		secs += PLAN_EST_PROFILE_S;
 	return secs < p->timeout_ms / 1000.0 ? secs : p->timeout_ms / 1000.0;
 }
 
 static void
-estimate_schedule(const struct catalog *cat, const struct plan *p,
-    const struct plan_schedule *s, struct estimate *e)
+plan_estimate_schedule(const struct catalog *cat, const struct plan *p,
+    const struct plan_schedule *s, struct plan_estimate *e)
 {
 	size_t i, j, n;
 	double t;
@@ -243,7 +243,7 @@ about(char *buf, size_t size, double secs)
 
 /* "about 18s (estimate)", with the trials the model does not know. */
 static void
-print_estimate(const struct estimate *e)
+print_estimate(const struct plan_estimate *e)
 {
 	char a[64], m[NUMFMT_MAX];
 
@@ -329,7 +329,7 @@ show_plan(const char *file, const struct catalog *cat, const struct fleet *f,
 	struct plan *p = NULL;
 	unsigned char *sel = NULL;
 	unsigned long long seed;
-	struct estimate e, longest;
+	struct plan_estimate e, longest;
 	char *err = NULL;
 	size_t i, nsel = 0, total = 0;
 
@@ -351,7 +351,7 @@ show_plan(const char *file, const struct catalog *cat, const struct fleet *f,
 		if (f->hosts[i].transport == FLEET_TRANSPORT_LOCAL)
 			warn_cpus(p, f->hosts[i].name, sysconf(_SC_NPROCESSORS_ONLN));
 		s = plan_expand(p, f->hosts[i].name, seed);
-		estimate_schedule(cat, p, s, &e);
+		plan_estimate_schedule(cat, p, s, &e);
 		printf("%shost %s: %zu trials, ", brief ? "" : "\n", s->host, s->ntrials);
 		print_estimate(&e);
 		printf("\n");
@@ -439,7 +439,7 @@ plan_main(int argc, char **argv)
 		    "that have one, plus `warmup`), interval_ms for will-it-scale's "
 		    "(one more to warm up); %.1fs more with a perf profile; connecting and "
 		    "deploying not counted; \"at most\": every trial at the plan's timeout",
-		    EST_START_S, EST_SAMPLE_S * 1000, EST_PROFILE_S);
+		    PLAN_EST_START_S, PLAN_EST_SAMPLE_S * 1000, PLAN_EST_PROFILE_S);
 
 		printf("\n");
 		cmd_wrap(stdout, how, 0, 2);
