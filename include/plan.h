@@ -238,4 +238,28 @@ const char	*plan_order_name(enum plan_order o);
  */
 size_t	plan_cpu_warnings(const struct plan *p, const char *host, long cpus, char ***out);
 
+/* The model of a trial's duration (plan-estimate.c). */
+#define PLAN_EST_START_S	0.1	/* fork, calibration, warm-up: 0.07-0.2 s here */
+#define PLAN_EST_SAMPLE_S	0.005	/* the agent's timing target (agent/timing.h) */
+#define PLAN_EST_WIS_START_S	0.02	/* a will-it-scale trial besides its intervals */
+#define PLAN_EST_PROFILE_S	1.2	/* perf record and report (docs/plans-and-fleets.md) */
+
+/* A host's trials in time: modelled, and those of benchmarks without a model. */
+struct plan_estimate {
+	double	 secs;		/* the modelled trials, each at most the timeout */
+	size_t	 known;		/* trials with a model */
+	size_t	 unknown;	/* trials without one */
+	char	 names[128];	/* their benchmarks, "exec, munmap" */
+	double	 max;		/* every trial at the timeout */
+};
+
+/*
+ * How long the trials of schedule s of plan p take by the model
+ * (plan-estimate.c), the catalogue cat giving the parameters' defaults;
+ * the benchmarks without a model are named in e->names, in the plan's
+ * order.  Nothing is contacted.
+ */
+void	plan_estimate_schedule(const struct catalog *cat, const struct plan *p,
+	    const struct plan_schedule *s, struct plan_estimate *e);
+
 #endif /* FLEETMARK_PLAN_H */
