@@ -2,8 +2,8 @@
  * run.c: the run engine: one worker per host drives a transport, the
  * agent's serve mode and the host's variants, and writes every finished
  * trial to the journal.  See run.h.  This file holds the API, the pool of
- * threads, a worker's course from start to end and its journal
- * bookkeeping; the steps of that course are in src/run/ (run-int.h).
+ * threads and a worker's course from start to end; the steps of that
+ * course, and the bookkeeping under them, are in src/run/ (run-int.h).
  */
 #include <sys/resource.h>
 

@@ -4,7 +4,7 @@
  * each part offers the others.  Private to run.c and src/run/.
  *
  *   run.c           the API: workers on a pool of threads, a worker's
- *                   course from start to end, its journal bookkeeping
+ *                   course from start to end, the limits
  *   run/agent.c     speaking to the agent: lines in, requests out, its
  *                   start, env, lease and exit
  *   run/trial.c     trials: the requests, the user's programs, one trial
@@ -14,6 +14,11 @@
  *                   left to put back
  *   run/handover.c  detached runs: the trials handed to the agent
  *                   (RUN_DETACH), collected back (RUN_COLLECT), given up
+ *   run/worker.c    the stop flag, and a worker's bookkeeping: its log,
+ *                   status, progress and journal lines
+ *
+ * A part calls only the parts before it in this order, so that there is
+ * no cycle: worker.c, agent.c, trial.c, host.c, handover.c, run.c.
  */
 #ifndef FLEETMARK_RUN_INT_H
 #define FLEETMARK_RUN_INT_H
@@ -110,7 +115,7 @@ struct worker {
 	int			 answer_code;	/* answer()'s last failed next event */
 };
 
-/* run.c: the worker's bookkeeping */
+/* run/worker.c: the worker's bookkeeping */
 enum ap_status run_infra_status(int code, enum ap_status dflt);
 void	run_journal_failed(struct run_ctx *ctx, char *err);
 void	worker_log(struct worker *w, const char *fmt, ...)
