@@ -68,12 +68,68 @@ give_slot(struct run_ctx *ctx)
 	pthread_mutex_unlock(&ctx->mu);
 }
 
+/* The host's console, recorded into logs/NAME.console for the whole run. */
+static void
+console_start(struct worker *w)
+{
+	char *path = rundir_console_path(journal_dir(w->ctx->c->journal), w->h->name);
+	char *err = NULL;
+
+	if (board_console_start(w->h, path, &w->console, &err) != 0) {
+		worker_log(w, "%s", err);
+		log_warn("%s: the console is not recorded: %s", w->h->name, err);
+		free(err);
+	} else
+		worker_log(w, "console recorded into %s", path);
+	free(path);
+}
+
+/* The host was lost for good (w->lost): the trials it did not get to fail. */
+static void
+host_lost(struct worker *w)
+{
+	char *msg = xasprintf("not run: host lost: %s", w->lost);
+
+	worker_fail_rest(w, 0, AP_ST_CONNECT, msg);
+	free(msg);
+	w->rh->not_run = worker_todo(w, 0);
+	worker_stop_agent(w, 0);
+	w->rh->status = JOURNAL_HOST_FAILED;
+	free(w->rh->reason);
+	w->rh->reason = xasprintf("%s: %s", ap_status_name(w->lost_status), w->lost);
+	worker_log(w, "given up: %s", w->lost);
+	worker_set_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
+	worker_state(w, PROGRESS_FAILED, w->rh->reason);
+}
+
+/* Every trial ran: the host is done, its reason what the run went through. */
+static void
+host_done(struct worker *w)
+{
+	if (w->cycles > 0 && w->rh->reason == NULL)
+		w->rh->reason = xasprintf("recovered by %d power cycle%s", w->cycles,
+		    w->cycles == 1 ? "" : "s");
+	w->rh->status = JOURNAL_HOST_DONE;
+	if (w->rh->reason == NULL && w->first_failure != NULL) {
+		/* done, but some points failed: the first one says why */
+		if (w->points_failed > 1)
+			w->rh->reason = xasprintf("%s (and %zu more point%s failed)",
+			    w->first_failure, w->points_failed - 1,
+			    w->points_failed == 2 ? "" : "s");
+		else
+			w->rh->reason = xstrdup(w->first_failure);
+	}
+	worker_set_status(w, JOURNAL_HOST_DONE, w->rh->reason);
+	worker_log(w, "done: %zu ok, %zu failed", w->rh->ok, w->rh->failed);
+	worker_state(w, PROGRESS_DONE, NULL);
+}
+
 static void *
 worker_main(void *arg)
 {
 	struct worker *w = arg;
 	const struct run_config *c = w->ctx->c;
-	char *err = NULL, *msg;
+	char *msg;
 	int r, slot = 0;
 
 	w->silence_ms = c->silence_ms > 0 ? c->silence_ms : RUN_SILENCE_MS;
@@ -94,18 +150,8 @@ worker_main(void *arg)
 		goto interrupted;
 	slot = 1;
 
-	if (w->h->console != NULL) {
-		char *path = rundir_console_path(journal_dir(c->journal), w->h->name);
-
-		if (board_console_start(w->h, path, &w->console, &err) != 0) {
-			worker_log(w, "%s", err);
-			log_warn("%s: the console is not recorded: %s", w->h->name, err);
-			free(err);
-			err = NULL;
-		} else
-			worker_log(w, "console recorded into %s", path);
-		free(path);
-	}
+	if (w->h->console != NULL)
+		console_start(w);
 	if ((r = worker_bring_up(w, 0)) != 0) {
 		if (r == RUN_ESTOP)
 			goto interrupted;
@@ -148,18 +194,7 @@ worker_main(void *arg)
 	worker_untune_host(w);
 
 	if (w->lost != NULL) {
-		/* The trials the host did not get to. */
-		msg = xasprintf("not run: host lost: %s", w->lost);
-		worker_fail_rest(w, 0, AP_ST_CONNECT, msg);
-		free(msg);
-		w->rh->not_run = worker_todo(w, 0);
-		worker_stop_agent(w, 0);
-		w->rh->status = JOURNAL_HOST_FAILED;
-		free(w->rh->reason);
-		w->rh->reason = xasprintf("%s: %s", ap_status_name(w->lost_status), w->lost);
-		worker_log(w, "given up: %s", w->lost);
-		worker_set_status(w, JOURNAL_HOST_FAILED, w->rh->reason);
-		worker_state(w, PROGRESS_FAILED, w->rh->reason);
+		host_lost(w);
 		goto out;
 	}
 	if (w->stopped || run_stop_requested()) {
@@ -167,22 +202,7 @@ worker_main(void *arg)
 		goto interrupted;
 	}
 	worker_stop_agent(w, 1);
-	if (w->cycles > 0 && w->rh->reason == NULL)
-		w->rh->reason = xasprintf("recovered by %d power cycle%s", w->cycles,
-		    w->cycles == 1 ? "" : "s");
-	w->rh->status = JOURNAL_HOST_DONE;
-	if (w->rh->reason == NULL && w->first_failure != NULL) {
-		/* done, but some points failed: the first one says why */
-		if (w->points_failed > 1)
-			w->rh->reason = xasprintf("%s (and %zu more point%s failed)",
-			    w->first_failure, w->points_failed - 1,
-			    w->points_failed == 2 ? "" : "s");
-		else
-			w->rh->reason = xstrdup(w->first_failure);
-	}
-	worker_set_status(w, JOURNAL_HOST_DONE, w->rh->reason);
-	worker_log(w, "done: %zu ok, %zu failed", w->rh->ok, w->rh->failed);
-	worker_state(w, PROGRESS_DONE, NULL);
+	host_done(w);
 	goto out;
 
  interrupted:
