@@ -2,8 +2,9 @@
  * test-session: the run session's two rules (session.h), the final status
  * of a run that took place and the exit status that follows from it, for
  * every combination of an interruption, a failed journal write during the
- * run, a failed journal_finish() and the hosts' fates; and a resumed
- * session that is refused, or cannot run on any host, writing nothing.
+ * run, a failed journal_finish() and the hosts' fates; a resumed session
+ * that is refused, or cannot run on any host, writing nothing; and the
+ * hosts session_resume_check() finds a resumed run to have left.
  * The session run end to end is tested by tests/e2e (t400, t403, t408,
  * t410 and t603).  Run from the top of the tree (a fixture is copied from
  * tests/data/journal/run-killed).
@@ -14,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "cmd.h"
 #include "fleet.h"
 #include "fsutil.h"
+#include "plan.h"
 #include "run.h"
 #include "rundir.h"
 #include "session.h"
@@ -56,24 +59,13 @@ copy(const char *from, const char *to)
 	free(data);
 }
 
-/* A resumed session writes nothing until session_run() takes it up, and
- * that only for a run that has a host to run on. */
-static void
-test_resume_untouched(void)
+/* A copy of tests/data/journal/run-killed (plan tlb-flush-range, host
+ * lab-03, not finished) in tmp/name: its path, a new string. */
+static char *
+fixture(const char *tmp, const char *name)
 {
-	const char *tmp = tap_tmpdir("fm-session");
-	char *dir, *p, *err = NULL, *rj0, *tj0, *rj1, *tj1;
-	const char yaml[] = "hosts:\n  lab-03:\n    address: 192.0.2.3\n";
-	struct session_config cfg;
-	struct session *s = NULL;
-	struct fleet *f = NULL;
-	unsigned char sel[1] = { 0 };
+	char *dir = xasprintf("%s/%s", tmp, name), *p;
 
-	if (tmp == NULL || fleet_parse("lab.yaml", yaml, strlen(yaml), &f, &err) != 0) {
-		printf("Bail out! %s\n", err ? err : "mkdtemp");
-		exit(1);
-	}
-	dir = xasprintf("%s/run", tmp);
 	mkdir(dir, 0755);
 	p = xasprintf("%s/run.json", dir);
 	copy("tests/data/journal/run-killed/run.json", p);
@@ -81,6 +73,26 @@ test_resume_untouched(void)
 	p = xasprintf("%s/trials.jsonl", dir);
 	copy("tests/data/journal/run-killed/trials.jsonl", p);
 	free(p);
+	return dir;
+}
+
+/* A resumed session writes nothing until session_run() takes it up, and
+ * that only for a run that has a host to run on. */
+static void
+test_resume_untouched(const char *tmp)
+{
+	char *dir, *p, *err = NULL, *rj0, *tj0, *rj1, *tj1;
+	const char yaml[] = "hosts:\n  lab-03:\n    address: 192.0.2.3\n";
+	struct session_config cfg;
+	struct session *s = NULL;
+	struct fleet *f = NULL;
+	unsigned char sel[1] = { 0 };
+
+	if (fleet_parse("lab.yaml", yaml, strlen(yaml), &f, &err) != 0) {
+		printf("Bail out! %s\n", err);
+		exit(1);
+	}
+	dir = fixture(tmp, "run");
 	rj0 = state(dir, "run.json");
 	tj0 = state(dir, "trials.jsonl");
 
@@ -111,11 +123,114 @@ test_resume_untouched(void)
 	fleet_free(f);
 }
 
+static const char munmap_json[] =
+	"{\"type\":\"bench\",\"name\":\"munmap\",\"summary\":\"m\",\"params\":["
+	"{\"name\":\"threads\",\"type\":\"cpus\",\"default\":\"4\"},"
+	"{\"name\":\"pages\",\"type\":\"int\",\"default\":\"8\"}],\"metrics\":"
+	"[{\"name\":\"ns_per_munmap\",\"unit\":\"ns\",\"direction\":\"lower\"}]}\n";
+
+/*
+ * session_resume_check() on a fresh session of the run-killed fixture
+ * with fleet file `fleet` and o: its return, and its message in *msg
+ * (a new string, or NULL); *cfg as it left it.  The session in *out.
+ */
+static int
+check(const char *dir, const struct plan *p, const struct session_resume_opts *o,
+    struct session_config *cfg, size_t *todo, char **msg, struct session **out)
+{
+	char *err = NULL;
+	int r;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->plan = p;
+	*msg = NULL;
+	if (session_resume(dir, out, &err) != 0) {
+		printf("Bail out! %s\n", err);
+		exit(1);
+	}
+	r = session_resume_check(*out, cfg, o, todo, &err);
+	*msg = err;
+	return r;
+}
+
+/* Which hosts a resumed run has left (session_resume_check()). */
+static void
+test_resume_check(const char *tmp)
+{
+	const char plan_yaml[] = "name: tlb-flush-range\nrepeat: 2\nsamples: 3\n"
+	    "benchmarks:\n  - bench: munmap\n    params:\n      threads: 4\n      pages: 16\n";
+	const char lab[] = "hosts:\n  lab-01:\n    address: 192.0.2.1\n"
+	    "  lab-03:\n    address: 192.0.2.3\n";
+	const char other[] = "hosts:\n  lab-01:\n    address: 192.0.2.1\n";
+	struct session_resume_opts o;
+	struct session_config cfg;
+	struct catalog *cat = NULL;
+	struct plan *p = NULL;
+	struct session *s = NULL;
+	char *dir, *fleet, *fleet2, *msg = NULL, *err = NULL, *rj0, *rj1;
+	size_t todo = 0;
+
+	dir = fixture(tmp, "check");
+	fleet = xasprintf("%s/lab.yaml", tmp);
+	fleet2 = xasprintf("%s/other.yaml", tmp);
+	if (catalog_parse("test", munmap_json, strlen(munmap_json), &cat, &err) != 0 ||
+	    plan_parse("p.yaml", plan_yaml, strlen(plan_yaml), cat, &p, &err) != 0 ||
+	    fs_write_atomic(fleet, lab, strlen(lab), 0644, FS_NOSYNC, &err) != 0 ||
+	    fs_write_atomic(fleet2, other, strlen(other), 0644, FS_NOSYNC, &err) != 0) {
+		printf("Bail out! %s\n", err);
+		exit(1);
+	}
+	rj0 = state(dir, "run.json");
+	memset(&o, 0, sizeof(o));
+	o.fleet_file = fleet;
+
+	is_int(check(dir, p, &o, &cfg, &todo, &msg, &s), 0, "the run's host, from -f: 0");
+	ok(cfg.fleet != NULL && cfg.fleet->nhosts == 2 && cfg.sel != NULL && !cfg.sel[0] &&
+	    cfg.sel[1], "... lab-03 selected, lab-01 not");
+	ok(cfg.seed == session_rundir(s)->seed && cfg.mode == RUN_ATTACHED &&
+	    cfg.give_up == NULL, "... the run's seed, attached (not a detached run)");
+	is_int((long long)todo, 1, "... 1 trial left (rep 1 is ok in trials.jsonl, rep 2 not)");
+	session_free(s);
+
+	o.hosts = "lab-01";
+	is_int(check(dir, p, &o, &cfg, &todo, &msg, &s), -1, "-H of no host of the run: -1");
+	ok(msg != NULL && strstr(msg, "-H lab-01: no host of the run") != NULL &&
+	    strstr(msg, "(its hosts: lab-03)") != NULL, "... naming the run's hosts");
+	free(msg);
+	session_free(s);
+
+	o.hosts = NULL;
+	o.give_up = "lab-03";
+	is_int(check(dir, p, &o, &cfg, &todo, &msg, &s), -1, "--give-up of an attached run: -1");
+	ok(msg != NULL && strstr(msg, "not a detached run") != NULL, "... saying so");
+	free(msg);
+	session_free(s);
+
+	o.give_up = NULL;
+	o.fleet_file = fleet2;
+	is_int(check(dir, p, &o, &cfg, &todo, &msg, &s), -1, "a fleet without the run's host: -1");
+	ok(msg != NULL && strstr(msg, "host 'lab-03' of the run is not in") != NULL,
+	    "... naming the host");
+	free(msg);
+	session_free(s);
+
+	rj1 = state(dir, "run.json");
+	ok(strcmp(rj0, rj1) == 0, "run.json as it was: nothing written by the checks");
+	free(rj0);
+	free(rj1);
+	free(fleet);
+	free(fleet2);
+	free(dir);
+	plan_free(p);
+	catalog_free(cat);
+}
+
 int
 main(void)
 {
 	struct run_host hosts[2];
 	struct run_summary sum;
+	const char *tmp;
 	char jerr[] = "cannot write results/x/trials.jsonl: No space left on device";
 
 	memset(&sum, 0, sizeof(sum));
@@ -153,6 +268,11 @@ main(void)
 	is_int(session_exit_status(JOURNAL_RUNNING, &sum), CMD_EXIT_ERROR,
 	    "still running (never ended): 1");
 	is_int(SESSION_EXIT_INTERRUPTED, 130, "130 is 128 + SIGINT");
-	test_resume_untouched();
+	if ((tmp = tap_tmpdir("fm-session")) == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	test_resume_untouched(tmp);
+	test_resume_check(tmp);
 	return tap_done();
 }
