@@ -48,6 +48,13 @@ struct strv {
 /* Append a copy of s. */
 void	 strv_push(struct strv *sv, const char *s);
 
+/*
+ * Append a copy of s unless the vector holds it already; its index either
+ * way.  A linear search: for the short lists of distinct names (a table's
+ * parameters, a cell's notes) built in order of first appearance.
+ */
+size_t	 strv_push_unique(struct strv *sv, const char *s);
+
 /* Append a formatted string. */
 void	 strv_pushf(struct strv *sv, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -129,7 +129,7 @@ report_free(struct report *r)
 			free(r->vals[i][j].v);
 			rvals_free_samples(&r->vals[i][j]);
 			if (r->vals[i][j].notes != NULL)
-				strs_free(r->vals[i][j].notes);
+				strv_clear(r->vals[i][j].notes);
 			free(r->vals[i][j].notes);
 		}
 		free(r->vals[i]);
@@ -153,7 +153,7 @@ report_free(struct report *r)
 	report_profile_free(r);
 	report_kernel_free(r);
 	report_failures_free(r);
-	strs_free(&r->unlike);
+	strv_clear(&r->unlike);
 	free(r->series);
 	free(r->cells);
 	free(r->vals);
@@ -265,7 +265,7 @@ report_metric_cells(const struct report *r, size_t c, unsigned char *done, size_
 
 /* The keys of params "k=v,k=v" ("k" alone for an item without '='), in order, into l. */
 static void
-param_keys(const char *params, struct strs *l)
+param_keys(const char *params, struct strv *l)
 {
 	const char *p = params;
 
@@ -273,7 +273,7 @@ param_keys(const char *params, struct strs *l)
 		size_t len = strcspn(p, ","), kl = strcspn(p, "=,");
 		char *k = xstrndup(p, kl < len ? kl : len);
 
-		strs_add(l, k);
+		strv_push_unique(l, k);
 		free(k);
 		p += len;
 		if (*p == ',')
@@ -282,9 +282,9 @@ param_keys(const char *params, struct strs *l)
 }
 
 void
-report_swept(const struct report *r, const size_t *cells, size_t ncells, struct strs *swept)
+report_swept(const struct report *r, const size_t *cells, size_t ncells, struct strv *swept)
 {
-	struct strs keys = { 0 }, vals;
+	struct strv keys = STRV_INIT, vals;
 	size_t i, k;
 	char *v;
 
@@ -293,15 +293,15 @@ report_swept(const struct report *r, const size_t *cells, size_t ncells, struct 
 	for (k = 0; k < keys.n; k++) {
 		memset(&vals, 0, sizeof(vals));
 		for (i = 0; i < ncells && vals.n < 2; i++) {
-			v = report_param(r->cells[cells[i]].params, keys.s[k]);
-			strs_add(&vals, v ? v : "");
+			v = report_param(r->cells[cells[i]].params, keys.v[k]);
+			strv_push_unique(&vals, v ? v : "");
 			free(v);
 		}
 		if (vals.n > 1)
-			strs_add(swept, keys.s[k]);
-		strs_free(&vals);
+			strv_push_unique(swept, keys.v[k]);
+		strv_clear(&vals);
 	}
-	strs_free(&keys);
+	strv_clear(&keys);
 }
 
 /* --- Cells ------------------------------------------------------------------ */
@@ -1195,7 +1195,7 @@ side_has(const struct report *r, const size_t *set, size_t nset, size_t c)
 static void
 side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t nset)
 {
-	struct strs benches = { NULL, 0, 0 };
+	struct strv benches = STRV_INIT;
 	size_t *npoints = NULL, cap = 0, c, d, b, total = 0;
 	const struct rseries *first = &r->series[set[0]];
 
@@ -1207,7 +1207,7 @@ side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t n
 				break;
 		if (d < c || !side_has(r, set, nset, c))
 			continue;
-		b = strs_add(&benches, r->cells[c].bench);
+		b = strv_push_unique(&benches, r->cells[c].bench);
 		if (b >= cap) {
 			size_t old = cap;
 
@@ -1225,12 +1225,12 @@ side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t n
 	if (total == 0)
 		strbuf_addstr(sb, "no points");
 	for (b = 0; b < benches.n && b < 3; b++)
-		strbuf_addf(sb, "%s%s (%zu point%s)", b ? ", " : "", benches.s[b], npoints[b],
+		strbuf_addf(sb, "%s%s (%zu point%s)", b ? ", " : "", benches.v[b], npoints[b],
 		    npoints[b] == 1 ? "" : "s");
 	if (benches.n > 3)
 		strbuf_addf(sb, " and %zu more benchmarks (%zu points in all)", benches.n - 3,
 		    total);
-	strs_free(&benches);
+	strv_clear(&benches);
 	free(npoints);
 }
 
@@ -1645,35 +1645,10 @@ out:
 	return ret;
 }
 
-/* --- small string lists shared by the tables (report-int.h) ------------------ */
-
-size_t
-strs_add(struct strs *l, const char *s)
-{
-	size_t i = strs_find(l, s);
-
-	if (i != (size_t)-1)
-		return i;
-	xgrow(&l->s, &l->cap, l->n + 1, sizeof(*l->s));
-	l->s[l->n] = xstrdup(s);
-	return l->n++;
-}
-
-size_t
-strs_find(const struct strs *l, const char *s)
-{
-	return strv_find(l->s, l->n, s);
-}
-
-void
-strs_free(struct strs *l)
-{
-	strv_free(l->s, l->n);
-	memset(l, 0, sizeof(*l));
-}
+/* --- numbers as strings, shared by the tables (report-int.h) --------------- */
 
 int
-strs_is_number(const char *s)
+report_is_number(const char *s)
 {
 	char *end;
 
@@ -1684,7 +1659,7 @@ strs_is_number(const char *s)
 }
 
 int
-strs_cmp_num(const void *a, const void *b)
+report_cmp_num(const void *a, const void *b)
 {
 	double x = atof(*(char *const *)a), y = atof(*(char *const *)b);
 

@@ -50,7 +50,7 @@ report_env_grid(const struct report *r, size_t base)
 	struct strbuf sb;
 	struct rgrid *g = NULL;
 	size_t *pairs, np = 0, i, j, k, row, nfacts = 0;
-	struct strs keys = { NULL, 0, 0 };
+	struct strv keys = STRV_INIT;
 	char *err = NULL;
 
 	pairs = report_pairs(r, base, NULL);
@@ -81,7 +81,7 @@ report_env_grid(const struct report *r, size_t base)
 	free(pairs);
 	for (j = 0; j < np; j++)
 		for (k = 0; k < pp[j].d.n; k++)
-			strs_add(&keys, pp[j].d.facts[k].key);
+			strv_push_unique(&keys, pp[j].d.facts[k].key);
 	if (keys.n == 0)
 		goto out;
 
@@ -96,7 +96,7 @@ report_env_grid(const struct report *r, size_t base)
 
 		for (j = 0, nfacts = 0; j < np; j++)
 			for (k = 0; k < pp[j].d.n; k++)
-				if (strcmp(pp[j].d.facts[k].key, keys.s[i]) == 0) {
+				if (strcmp(pp[j].d.facts[k].key, keys.v[i]) == 0) {
 					if (first == NULL)
 						first = &pp[j].d.facts[k];
 					nfacts++;
@@ -138,7 +138,7 @@ out:
 	for (j = 0; j < np; j++)
 		envdiff_release(&pp[j].d);
 	free(pp);
-	strs_free(&keys);
+	strv_clear(&keys);
 	return g;
 }
 

@@ -100,16 +100,16 @@ cmp_verstr(const void *a, const void *b)
 
 /* "k=v,k=v" of the keys in `keys` except `skip`, from params. */
 static char *
-params_of(const char *params, const struct strs *keys, const char *skip)
+params_of(const char *params, const struct strv *keys, const char *skip)
 {
 	char *out = xstrdup(""), *v, *t;
 	size_t i;
 
 	for (i = 0; i < keys->n; i++) {
-		if (skip && strcmp(keys->s[i], skip) == 0)
+		if (skip && strcmp(keys->v[i], skip) == 0)
 			continue;
-		v = report_param(params, keys->s[i]);
-		t = xasprintf("%s%s%s=%s", out, *out ? "," : "", keys->s[i], v ? v : "");
+		v = report_param(params, keys->v[i]);
+		t = xasprintf("%s%s%s=%s", out, *out ? "," : "", keys->v[i], v ? v : "");
 		free(v);
 		free(out);
 		out = t;
@@ -894,34 +894,34 @@ struct line {
 static int
 is_sweep(const struct report *r, const size_t *cells, size_t ncells, const char *P)
 {
-	struct strs xs = { 0 };
+	struct strv xs = STRV_INIT;
 	size_t i;
 	int ok = 1;
 
 	for (i = 0; i < ncells && ok; i++) {
 		char *v = report_param(r->cells[cells[i]].params, P);
 
-		ok = v != NULL && strs_is_number(v);
+		ok = v != NULL && report_is_number(v);
 		if (ok)
-			strs_add(&xs, v);
+			strv_push_unique(&xs, v);
 		free(v);
 	}
 	ok = ok && xs.n >= SWEEP_MIN;
-	strs_free(&xs);
+	strv_clear(&xs);
 	return ok;
 }
 
 /* One panel: the lines whose (series or combination) is `which`. */
 static void
 scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
-    const struct rcell *c0, const char *P, const struct strs *xs, const struct strs *combos,
+    const struct rcell *c0, const char *P, const struct strv *xs, const struct strv *combos,
     const struct line *lines, size_t nlines, int by_combo, size_t which, const char *pname,
     const struct frame *fa, int chart)
 {
 	struct frame f = *fa;
 	struct legend lg;
 	size_t i, j, k, maxlen = 0, nin = 0;
-	double xmin = atof(xs->s[0]), xmax = atof(xs->s[xs->n - 1]);
+	double xmin = atof(xs->v[0]), xmax = atof(xs->v[xs->n - 1]);
 	int logx = xmin > 0 && xmax / xmin > LOG_SPAN, h;
 	char *title, *yl, buf[NUMFMT_MAX];
 
@@ -932,7 +932,7 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 			continue;
 		nin++;
 		len = by_combo ? utf8_width(r->series[lines[i].series].name) :
-		    utf8_width(combos->s[lines[i].combo]);
+		    utf8_width(combos->v[lines[i].combo]);
 		if (len > maxlen)
 			maxlen = len;
 	}
@@ -953,14 +953,14 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 	(f.w - f.l - f.r - 24))
 	fputs("<g class=\"axis\">", out);
 	for (j = 0; j < xs->n; j++) {
-		double x = XMAP(atof(xs->s[j]));
+		double x = XMAP(atof(xs->v[j]));
 
 		if (xs->n > 10 && j % ((xs->n + 9) / 10) != 0 && j != xs->n - 1)
 			continue;	/* crowded ticks: some labels */
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
 		    "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, x, f.t + f.h,
 		    f.t + f.h + 5, x, f.t + f.h + 17);
-		html_text(out, xs->s[j]);
+		html_text(out, xs->v[j]);
 		fputs("</text>", out);
 	}
 	fprintf(out, "<text class=\"label\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
@@ -972,7 +972,7 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 		const struct line *l = &lines[i];
 		size_t style = by_combo ? l->series : l->combo;
 		const char *colour = colours[style % NCOLOURS], *dash = dashes[k % NDASHES];
-		const char *name = by_combo ? r->series[l->series].name : combos->s[l->combo];
+		const char *name = by_combo ? r->series[l->series].name : combos->v[l->combo];
 		int pen = 0;
 		double lx, ly;
 
@@ -980,22 +980,22 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 			continue;
 		fputs("<g class=\"line\"><title>", out);
 		html_text(out, r->series[l->series].name);
-		if (*combos->s[l->combo]) {
+		if (*combos->v[l->combo]) {
 			fputs(" ", out);
-			html_text(out, combos->s[l->combo]);
+			html_text(out, combos->v[l->combo]);
 		}
 		fprintf(out, "</title><path fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s "
 		    "d=\"", colour, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
 		for (j = 0; j < xs->n; j++) {
 			if (isnan(l->y[j]))
 				continue;	/* a missing point: the line goes on to the next */
-			fprintf(out, "%s%.1f %.1f", pen ? "L" : "M", XMAP(atof(xs->s[j])),
+			fprintf(out, "%s%.1f %.1f", pen ? "L" : "M", XMAP(atof(xs->v[j])),
 			    fy(&f, l->y[j]));
 			pen = 1;
 		}
 		fputs("\"/>", out);
 		for (j = 0; j < xs->n; j++) {
-			double x = XMAP(atof(xs->s[j])), y;
+			double x = XMAP(atof(xs->v[j])), y;
 
 			if (isnan(l->y[j]))
 				continue;
@@ -1010,7 +1010,7 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 			fputs(" ", out);
 			html_text(out, P);
 			fputs("=", out);
-			html_text(out, xs->s[j]);
+			html_text(out, xs->v[j]);
 			numfmt_short(buf, sizeof(buf), l->y[j]);
 			fprintf(out, ": %s", buf);
 			if (!isnan(l->sd[j])) {
@@ -1044,10 +1044,10 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
  */
 static void
 chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
-    const size_t *cells, size_t ncells, const struct strs *swept, const char *P, int *chart)
+    const size_t *cells, size_t ncells, const struct strv *swept, const char *P, int *chart)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
-	struct strs xs = { 0 }, combos = { 0 }, used = { 0 };
+	struct strv xs = STRV_INIT, combos = STRV_INIT, used = STRV_INIT;
 	struct line *lines = NULL;
 	size_t nlines = 0, cap = 0, i, j, s, k, *xi, *ci;
 	double ylo = INFINITY, yhi = -INFINITY;
@@ -1060,24 +1060,24 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 		char *v = report_param(r->cells[cells[i]].params, P);
 
 		if (v)
-			strs_add(&xs, v);
+			strv_push_unique(&xs, v);
 		free(v);
 	}
-	qsort(xs.s, xs.n, sizeof(*xs.s), strs_cmp_num);
+	qsort(xs.v, xs.n, sizeof(*xs.v), report_cmp_num);
 	for (i = 0; i < ncells; i++) {
 		char *v = report_param(r->cells[cells[i]].params, P);
 		char *rest = params_of(r->cells[cells[i]].params, swept, P);
 
-		xi[i] = v ? strs_find(&xs, v) : (size_t)-1;
-		strs_add(&combos, rest);
+		xi[i] = v ? strv_find(xs.v, xs.n, v) : (size_t)-1;
+		strv_push_unique(&combos, rest);
 		free(v);
 		free(rest);
 	}
-	qsort(combos.s, combos.n, sizeof(*combos.s), cmp_verstr);
+	qsort(combos.v, combos.n, sizeof(*combos.v), cmp_verstr);
 	for (i = 0; i < ncells; i++) {
 		char *rest = params_of(r->cells[cells[i]].params, swept, P);
 
-		ci[i] = strs_find(&combos, rest);
+		ci[i] = strv_find(combos.v, combos.n, rest);
 		free(rest);
 	}
 	for (s = 0; s < r->nseries; s++)
@@ -1132,13 +1132,13 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 	frame_fit(&f, ylo, yhi);
 	by_combo = r->nseries > 1 && combos.n > 1 && combos.n <= MAX_PANELS;
 	for (i = 0; i < nlines; i++)
-		strs_add(&used, by_combo ? combos.s[lines[i].combo] :
+		strv_push_unique(&used, by_combo ? combos.v[lines[i].combo] :
 		    r->series[lines[i].series].name);
 	for (k = 0; k < (by_combo ? combos.n : r->nseries); k++) {
-		const char *pname = by_combo ? combos.s[k] : r->nseries > 1 ?
+		const char *pname = by_combo ? combos.v[k] : r->nseries > 1 ?
 		    r->series[k].name : "";
 
-		if (strs_find(&used, by_combo ? combos.s[k] : r->series[k].name) ==
+		if (strv_find(used.v, used.n, by_combo ? combos.v[k] : r->series[k].name) ==
 		    (size_t)-1)
 			continue;
 		scaling_panel(out, r, o, c0, P, &xs, &combos, lines, nlines, by_combo, k, pname,
@@ -1153,9 +1153,9 @@ out:
 	free(lines);
 	free(xi);
 	free(ci);
-	strs_free(&xs);
-	strs_free(&combos);
-	strs_free(&used);
+	strv_clear(&xs);
+	strv_clear(&combos);
+	strv_clear(&used);
 }
 
 /* --- Trials: box and strip per series and point -------------------------------------- */
@@ -1226,7 +1226,7 @@ slot_free(struct slot *sl)
 
 static void
 chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncells,
-    const struct strs *swept, size_t part, size_t nparts, int chart)
+    const struct strv *swept, size_t part, size_t nparts, int chart)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
 	double ylo = INFINITY, yhi = -INFINITY, gw;
@@ -1445,16 +1445,16 @@ out:
 /* Whether every swept parameter has a number in every cell. */
 static int
 all_numeric(const struct report *r, const size_t *cells, size_t ncells,
-    const struct strs *swept)
+    const struct strv *swept)
 {
 	size_t i, k;
 	int ok = 1;
 
 	for (k = 0; k < swept->n && ok; k++)
 		for (i = 0; i < ncells && ok; i++) {
-			char *v = report_param(r->cells[cells[i]].params, swept->s[k]);
+			char *v = report_param(r->cells[cells[i]].params, swept->v[k]);
 
-			ok = v != NULL && strs_is_number(v);
+			ok = v != NULL && report_is_number(v);
 			free(v);
 		}
 	return ok;
@@ -1505,7 +1505,7 @@ charts(FILE *out, const struct report *r, const struct report_opts *o,
 	for (s = 0; s < r->nseries; s++)
 		chart_forest(f[0], r, m, s, (*chart)++);
 	for (c = 0; c < r->ncells; c++) {
-		struct strs swept = { 0 };
+		struct strv swept = STRV_INIT;
 		size_t nparts, p, per, maxg;
 
 		if (done[c])
@@ -1523,8 +1523,8 @@ charts(FILE *out, const struct report *r, const struct report_opts *o,
 			continue;
 		report_swept(r, cells, ncells, &swept);
 		for (k = 0; k < swept.n; k++)
-			if (is_sweep(r, cells, ncells, swept.s[k]))
-				chart_scaling(f[1], r, o, cells, ncells, &swept, swept.s[k], chart);
+			if (is_sweep(r, cells, ncells, swept.v[k]))
+				chart_scaling(f[1], r, o, cells, ncells, &swept, swept.v[k], chart);
 		/* a numeric sweep in numeric order; else the lines' order */
 		if (all_numeric(r, cells, ncells, &swept))
 			qsort_r(cells, ncells, sizeof(*cells), cmp_cell_params, (void *)r);
@@ -1541,7 +1541,7 @@ charts(FILE *out, const struct report *r, const struct report_opts *o,
 			chart_trials(f[2], r, cells + p * per, n > per ? per : n, &swept, p, nparts,
 			    (*chart)++);
 		}
-		strs_free(&swept);
+		strv_clear(&swept);
 	}
 	for (k = 0; k < 3; k++)
 		fclose(f[k]);
@@ -1740,7 +1740,7 @@ static const char *const env_first[] = {
 /* Flatten a hosts/NAME.json object into "a.b" keys (in keys) and the text
  * of their scalar values (vals[side * cap + key], set as keys grow). */
 struct envtab {
-	struct strs	 keys;
+	struct strv	 keys;
 	char		**vals;		/* nsides * cap_keys */
 	size_t		 nsides, cap_keys;
 };
@@ -1748,7 +1748,7 @@ struct envtab {
 static void
 env_set(struct envtab *e, size_t side, const char *key, const char *val)
 {
-	size_t k = strs_add(&e->keys, key), i, oldcap = e->cap_keys;
+	size_t k = strv_push_unique(&e->keys, key), i, oldcap = e->cap_keys;
 
 	if (e->keys.n > e->cap_keys) {
 		char **nv;
@@ -1814,7 +1814,7 @@ static void
 env_section(FILE *out, const struct report *r)
 {
 	struct envtab e = { { 0 }, NULL, 0, 0 };
-	struct strs sides = { 0 };
+	struct strv sides = STRV_INIT;
 	size_t *side_series, i, k, s;
 	json_t *o;
 
@@ -1850,7 +1850,7 @@ env_section(FILE *out, const struct report *r)
 		char *key = xasprintf("%s\x1f%s", r->series[s].dir, r->series[s].host);
 		size_t n = sides.n;
 
-		k = strs_add(&sides, key);
+		k = strv_push_unique(&sides, key);
 		if (k == n)
 			side_series[k] = s;
 		free(key);
@@ -1887,18 +1887,18 @@ env_section(FILE *out, const struct report *r)
 
 		if (i < NENV_FIRST) {
 			key = env_first[i];
-			if (strs_find(&e.keys, key) == (size_t)-1)
+			if (strv_find(e.keys.v, e.keys.n, key) == (size_t)-1)
 				continue;
 		} else {
 			size_t j;
 
-			key = e.keys.s[i - NENV_FIRST];
+			key = e.keys.v[i - NENV_FIRST];
 			for (j = 0; j < NENV_FIRST && strcmp(env_first[j], key) != 0; j++)
 				;
 			if (j < NENV_FIRST)
 				continue;	/* shown first */
 		}
-		k = strs_find(&e.keys, key);
+		k = strv_find(e.keys.v, e.keys.n, key);
 		fputs("<tr><th>", out);
 		html_text(out, key);
 		fputs("</th>", out);
@@ -1915,8 +1915,8 @@ env_section(FILE *out, const struct report *r)
 	for (i = 0; i < e.nsides * e.cap_keys; i++)
 		free(e.vals[i]);
 	free(e.vals);
-	strs_free(&e.keys);
-	strs_free(&sides);
+	strv_clear(&e.keys);
+	strv_clear(&sides);
 	free(side_series);
 }
 

@@ -79,7 +79,7 @@ report_kernel_add(struct report *r, size_t s, const char *bench, const char *sui
 	k->rep = rep;
 	k->counts = counts_text(counts);
 	json_object_foreach(counts, kind, v)
-		(void)strs_add(&k->kinds, kind);
+		(void)strv_push_unique(&k->kinds, kind);
 	v = json_array_get(lines, 0);
 	k->first = xstrdup(json_is_string(v) ? json_string_value(v) : "");
 out:
@@ -97,7 +97,7 @@ report_kernel_free(struct report *r)
 		free(r->kernel[i].params);
 		free(r->kernel[i].counts);
 		free(r->kernel[i].first);
-		strs_free(&r->kernel[i].kinds);
+		strv_clear(&r->kernel[i].kinds);
 	}
 	free(r->kernel);
 	r->kernel = NULL;
@@ -117,7 +117,7 @@ series_has_kind(const struct report *r, size_t s, const char *kind)
 	size_t i;
 
 	for (i = 0; i < r->nkernel; i++)
-		if (r->kernel[i].series == s && strs_find(&r->kernel[i].kinds, kind) !=
+		if (r->kernel[i].series == s && strv_find(r->kernel[i].kinds.v, r->kernel[i].kinds.n, kind) !=
 		    (size_t)-1)
 			return 1;
 	return 0;
@@ -134,8 +134,8 @@ new_kinds(const struct report *r, const struct rkernel *k, const size_t *pair, s
 	if (k->series == b || r->nseries < 2)
 		return xstrdup("");
 	for (i = 0; i < k->kinds.n; i++)
-		if (!series_has_kind(r, b, k->kinds.s[i]))
-			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", k->kinds.s[i]);
+		if (!series_has_kind(r, b, k->kinds.v[i]))
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", k->kinds.v[i]);
 	return strbuf_detach(&sb, NULL);
 }
 

@@ -313,7 +313,7 @@ report_lmbench_notes(struct report *r, size_t s, const char *bench, const char *
 			continue;
 		line = xasprintf("%s\x1f%s%s%s\x1f%s", r->series[s].name, bench,
 		    *params ? " " : "", params, text + plen);
-		strs_add(&r->unlike, line);
+		strv_push_unique(&r->unlike, line);
 		free(line);
 	}
 }
@@ -337,7 +337,7 @@ unlike_grid(const struct report *r, struct rgrids *gs)
 	g = rgrid_new("lmbench", "Unlike lmbench", 2, 3, cols);
 	fprintf(mem, "Unlike lmbench\n--------------\n");
 	for (i = 0; i < r->unlike.n; i++) {
-		p = dup = xstrdup(r->unlike.s[i]);
+		p = dup = xstrdup(r->unlike.v[i]);
 		for (k = 0; k < 3; k++) {
 			f[k] = p;
 			if (p != NULL && (p = strchr(p, '\x1f')) != NULL)

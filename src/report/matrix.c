@@ -80,16 +80,16 @@ kv_get(const struct kv *a, size_t n, const char *k)
 }
 
 static void
-strs_sort(struct strs *l)
+sort_num(struct strv *l)
 {
 	size_t i;
 
 	if (l->n < 2)
 		return;		/* l->s may be NULL, which qsort() must not get */
 	for (i = 0; i < l->n; i++)
-		if (!strs_is_number(l->s[i]))
+		if (!report_is_number(l->v[i]))
 			return;
-	qsort(l->s, l->n, sizeof(*l->s), strs_cmp_num);
+	qsort(l->v, l->n, sizeof(*l->v), report_cmp_num);
 }
 
 /* The cell of bench/metric whose params are `fixed` plus row=rv, col=cv. */
@@ -144,7 +144,7 @@ rest_of(const char *params, const char *rowk, const char *colk)
 
 /* Only the swept parameters of rest, for titles: "huge=0" of "accesses=512,huge=0". */
 static char *
-swept_only(const char *rest, const struct strs *swept)
+swept_only(const char *rest, const struct strv *swept)
 {
 	size_t n, i, k;
 	struct kv *a = split_params(rest, &n);
@@ -152,7 +152,7 @@ swept_only(const char *rest, const struct strs *swept)
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < swept->n; k++)
-			if (strcmp(a[i].k, swept->s[k]) == 0) {
+			if (strcmp(a[i].k, swept->v[k]) == 0) {
 				tmp = xasprintf("%s%s%s=%s", out, *out ? "," : "", a[i].k, a[i].v);
 				free(out);
 				out = tmp;
@@ -178,7 +178,7 @@ static const char *const hidden_cols[MC_NHIDDEN] = {
 };
 
 static struct rgrid *
-new_grid(const char *title, const char *rowk, const struct strs *cols, const char *colk)
+new_grid(const char *title, const char *rowk, const struct strv *cols, const char *colk)
 {
 	const char **names = xcalloc(cols->n + MC_VALUES, sizeof(*names));
 	char **owned = xcalloc(cols->n + 1, sizeof(*owned));
@@ -189,7 +189,7 @@ new_grid(const char *title, const char *rowk, const struct strs *cols, const cha
 		names[i] = hidden_cols[i];
 	names[MC_ROW] = rowk;
 	for (i = 0; i < cols->n; i++) {
-		owned[i] = xasprintf("%s=%s", colk, cols->s[i]);
+		owned[i] = xasprintf("%s=%s", colk, cols->v[i]);
 		names[MC_VALUES + i] = owned[i];
 	}
 	g = rgrid_new("matrix", title, MC_VALUES, cols->n + MC_VALUES, names);
@@ -225,10 +225,10 @@ value_cell(char *buf, size_t cap, const struct rvals *v, double m, double thr)
 static void
 grids_for(const struct report *r, const struct report_opts *o, const size_t *pairs,
     const struct rjudged *jd, const size_t *cells, size_t ncells, const char *rowk, const char *colk,
-    const struct strs *swept, struct rgrids *gs)
+    const struct strv *swept, struct rgrids *gs)
 {
 	const struct rcell *c0 = &r->cells[cells[0]];
-	struct strs rows = { 0 }, cols = { 0 }, rests = { 0 };
+	struct strv rows = STRV_INIT, cols = STRV_INIT, rests = STRV_INIT;
 	size_t i, f, s, x, y, n;
 
 	for (i = 0; i < ncells; i++) {
@@ -237,25 +237,25 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 		char *rest;
 
 		if (rv && cv) {
-			strs_add(&rows, rv);
-			strs_add(&cols, cv);
+			strv_push_unique(&rows, rv);
+			strv_push_unique(&cols, cv);
 			rest = rest_of(r->cells[cells[i]].params, rowk, colk);
-			strs_add(&rests, rest);
+			strv_push_unique(&rests, rest);
 			free(rest);
 		}
 		free_kv(a, n);
 	}
-	strs_sort(&rows);
-	strs_sort(&cols);
+	sort_num(&rows);
+	sort_num(&cols);
 
 	for (f = 0; f < rests.n; f++) {
-		char *fixed = swept_only(rests.s[f], swept);
+		char *fixed = swept_only(rests.v[f], swept);
 		long *map = xcalloc(rows.n * cols.n, sizeof(*map));
 
 		for (x = 0; x < rows.n; x++)
 			for (y = 0; y < cols.n; y++)
-				map[x * cols.n + y] = find_cell(r, cells, ncells, rowk, rows.s[x],
-				    colk, cols.s[y], rests.s[f]);
+				map[x * cols.n + y] = find_cell(r, cells, ncells, rowk, rows.v[x],
+				    colk, cols.v[y], rests.v[f]);
 		/* one grid per series, then one per compared pair */
 		for (s = 0; s < 2 * r->nseries; s++) {
 			size_t si = s % r->nseries, b = pairs[si];
@@ -288,10 +288,10 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 				rgrid_set(g, row, MC_BASELINE, change ? r->series[b].name : "", NAN);
 				rgrid_set(g, row, MC_BENCH, c0->bench, NAN);
 				rgrid_set(g, row, MC_METRIC, c0->metric, NAN);
-				rgrid_set(g, row, MC_PARAMS, rests.s[f], NAN);
+				rgrid_set(g, row, MC_PARAMS, rests.v[f], NAN);
 				rgrid_set(g, row, MC_QUANTITY, change ? "change%" : o->aggregate ==
 				    REPORT_AGG_MEDIAN ? "median" : "mean", NAN);
-				rgrid_set(g, row, MC_ROW, rows.s[x], NAN);
+				rgrid_set(g, row, MC_ROW, rows.v[x], NAN);
 				for (y = 0; y < cols.n; y++) {
 					long ci = map[x * cols.n + y];
 					const struct rvals *v = ci >= 0 ?
@@ -334,9 +334,9 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
 		free(map);
 		free(fixed);
 	}
-	strs_free(&rows);
-	strs_free(&cols);
-	strs_free(&rests);
+	strv_clear(&rows);
+	strv_clear(&cols);
+	strv_clear(&rests);
 }
 
 /*
@@ -344,7 +344,7 @@ grids_for(const struct report *r, const struct report_opts *o, const size_t *pai
  * or more parameters (swept: report_swept()); 0, or -1 when it sweeps fewer.
  */
 static int
-axes(const struct strs *swept, const char **rowk, const char **colk)
+axes(const struct strv *swept, const char **rowk, const char **colk)
 {
 	size_t k;
 
@@ -352,18 +352,18 @@ axes(const struct strs *swept, const char **rowk, const char **colk)
 	if (swept->n < 2)
 		return -1;
 	for (k = 0; k < swept->n; k++)
-		if (strcmp(swept->s[k], "threads") == 0)
-			*rowk = swept->s[k];
+		if (strcmp(swept->v[k], "threads") == 0)
+			*rowk = swept->v[k];
 	for (k = 0; k < swept->n; k++)
-		if (strcmp(swept->s[k], "pages") == 0 && swept->s[k] != *rowk)
-			*colk = swept->s[k];
+		if (strcmp(swept->v[k], "pages") == 0 && swept->v[k] != *rowk)
+			*colk = swept->v[k];
 	for (k = 0; k < swept->n && (*rowk == NULL || *colk == NULL); k++) {
-		if (swept->s[k] == *rowk || swept->s[k] == *colk)
+		if (swept->v[k] == *rowk || swept->v[k] == *colk)
 			continue;
 		if (*rowk == NULL)
-			*rowk = swept->s[k];
+			*rowk = swept->v[k];
 		else
-			*colk = swept->s[k];
+			*colk = swept->v[k];
 	}
 	return 0;
 }
@@ -377,7 +377,7 @@ report_matrix_cells(const struct report *r, unsigned char *in)
 
 	memset(in, 0, r->ncells);
 	for (c = 0; c < r->ncells; c++) {
-		struct strs swept = { 0 };
+		struct strv swept = STRV_INIT;
 
 		if (done[c])
 			continue;
@@ -388,7 +388,7 @@ report_matrix_cells(const struct report *r, unsigned char *in)
 				in[cells[k]] = 1;
 				n++;
 			}
-		strs_free(&swept);
+		strv_clear(&swept);
 	}
 	free(cells);
 	free(done);
@@ -409,7 +409,7 @@ report_table_matrix(const struct report *r, const struct report_opts *o, size_t 
 	done = xcalloc(r->ncells + 1, 1);
 	cells = xcalloc(r->ncells + 1, sizeof(*cells));
 	for (c = 0; c < r->ncells; c++) {
-		struct strs swept = { 0 };
+		struct strv swept = STRV_INIT;
 		const char *rowk, *colk;
 
 		if (done[c])
@@ -418,7 +418,7 @@ report_table_matrix(const struct report *r, const struct report_opts *o, size_t 
 		report_swept(r, cells, ncells, &swept);
 		if (axes(&swept, &rowk, &colk) == 0)
 			grids_for(r, o, pairs, &jd, cells, ncells, rowk, colk, &swept, gs);
-		strs_free(&swept);
+		strv_clear(&swept);
 	}
 	free(cells);
 	free(done);

@@ -52,7 +52,7 @@ rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text)
 
 	if (row >= g->nrows || col > g->ncols)
 		return;
-	n = strs_add(&g->notes, text) + 1;
+	n = strv_push_unique(&g->notes, text) + 1;
 	k = slot(g, row, col);
 	if (k >= g->marks_cap) {
 		xgrow(&g->marks, &g->marks_cap, k + 1, sizeof(*g->marks));
@@ -115,7 +115,7 @@ rgrid_notes_free(struct rgrid *g)
 	for (k = 0; k < g->marks_cap; k++)
 		free(g->marks[k]);
 	free(g->marks);
-	strs_free(&g->notes);
+	strv_clear(&g->notes);
 }
 
 /*
@@ -140,7 +140,7 @@ row_join(const struct rgrid *g, size_t row, int texts)
 		if (!seen[n])
 			continue;
 		if (texts)
-			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", g->notes.s[n - 1]);
+			strbuf_addf(&sb, "%s%s", sb.len ? "; " : "", g->notes.v[n - 1]);
 		else
 			strbuf_addf(&sb, "%s%zu", sb.len ? "," : "[", n);
 	}
@@ -179,10 +179,10 @@ marks_into(const struct rgrid *g, const char *m, json_t *a)
 		if (n < 1 || n > g->notes.n)
 			continue;
 		for (i = 0; i < json_array_size(a); i++)
-			if (strcmp(json_string_value(json_array_get(a, i)), g->notes.s[n - 1]) == 0)
+			if (strcmp(json_string_value(json_array_get(a, i)), g->notes.v[n - 1]) == 0)
 				break;
 		if (i == json_array_size(a))
-			json_array_append_new(a, json_string(g->notes.s[n - 1]));
+			json_array_append_new(a, json_string(g->notes.v[n - 1]));
 	}
 }
 
@@ -216,9 +216,9 @@ rgrid_notes_print(const struct rgrid *g, FILE *out, int md, size_t base)
 		/* an agent's text: one line, escaped (utf8.h), no raw HTML in md */
 		if (md) {
 			fprintf(out, "[^%zu]: ", base + i + 1);
-			report_md_cell(out, g->notes.s[i]);
+			report_md_cell(out, g->notes.v[i]);
 		} else {
-			char *e = utf8_escaped(g->notes.s[i], 0);
+			char *e = utf8_escaped(g->notes.v[i], 0);
 
 			fprintf(out, "[%zu] %s", i + 1, e);
 			free(e);
@@ -247,7 +247,7 @@ rgrid_notes_html_marks(FILE *out, const struct rgrid *g, size_t row, size_t col)
 		if (n < 1 || n > g->notes.n)
 			continue;
 		fputs("<sup class=\"note\" title=\"", out);
-		html_text(out, g->notes.s[n - 1]);
+		html_text(out, g->notes.v[n - 1]);
 		fprintf(out, "\">%zu</sup>", n);
 	}
 }
@@ -262,7 +262,7 @@ rgrid_notes_html_list(FILE *out, const struct rgrid *g)
 	fputs("<ol class=\"notes\">", out);
 	for (i = 0; i < g->notes.n; i++) {
 		fputs("<li>", out);
-		html_text(out, g->notes.s[i]);
+		html_text(out, g->notes.v[i]);
 		fputs("</li>", out);
 	}
 	fputs("</ol>\n", out);
@@ -281,7 +281,7 @@ report_notes_put(struct rvals *v, const char *const *notes, size_t n)
 		v->notes = xcalloc(1, sizeof(*v->notes));
 	for (i = 0; i < n; i++)
 		if (notes[i] != NULL && v->notes->n < REPORT_MAX_CELL_NOTES)
-			strs_add(v->notes, notes[i]);
+			strv_push_unique(v->notes, notes[i]);
 }
 
 void
@@ -292,5 +292,5 @@ report_cell_notes(const struct report *r, size_t s, size_t c, struct rgrid *g, s
 	size_t i;
 
 	for (i = 0; v != NULL && v->notes != NULL && i < v->notes->n; i++)
-		rgrid_note(g, row, col, v->notes->s[i]);
+		rgrid_note(g, row, col, v->notes->v[i]);
 }

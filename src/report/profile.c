@@ -81,7 +81,7 @@ report_profile_add(struct report *r, size_t s, const char *bench, const char *pa
 	absent = json_string_value(json_object_get(prof, "absent"));
 	if (absent != NULL) {
 		p = prof_get(r, s, bench, params);
-		k = strs_add(&p->absent, absent);
+		k = strv_push_unique(&p->absent, absent);
 		if (k >= p->absent_cap) {
 			size_t old = p->absent_cap;
 
@@ -136,7 +136,7 @@ report_profile_free(struct report *r)
 		free(p->bench);
 		free(p->params);
 		free(p->event);
-		strs_free(&p->absent);
+		strv_clear(&p->absent);
 		free(p->absent_n);
 	}
 	free(r->profs);
@@ -375,7 +375,7 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 	const char **cols = xcalloc(ncols, sizeof(*cols));
 	char **names = xcalloc(ncols, sizeof(*names));
 	struct change_row *rows = NULL;
-	struct strs seen = { NULL, 0, 0 };
+	struct strv seen = STRV_INIT;
 	struct rgrid *g;
 
 	cols[0] = "bench";
@@ -392,18 +392,18 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 	/* every function in some series' top, plus "other" */
 	for (k = 0; k < n; k++)
 		for (i = 0; i < ps[k]->nfn && i < WIRE_PROFILE_TOP; i++)
-			strs_add(&seen, ps[k]->fn[i].sym);
+			strv_push_unique(&seen, ps[k]->fn[i].sym);
 	for (i = 0; i < seen.n; i++) {
-		double b = pct(hits_of(ps[0], seen.s[i]), ps[0]->total), key = 0;
+		double b = pct(hits_of(ps[0], seen.v[i]), ps[0]->total), key = 0;
 
 		for (k = 1; k < n; k++) {
-			double d = fabs(pct(hits_of(ps[k], seen.s[i]), ps[k]->total) - b);
+			double d = fabs(pct(hits_of(ps[k], seen.v[i]), ps[k]->total) - b);
 
 			if (d > key)
 				key = d;
 		}
 		xgrow(&rows, &cap, nrows + 1, sizeof(*rows));
-		rows[nrows].sym = seen.s[i];
+		rows[nrows].sym = seen.v[i];
 		rows[nrows++].key = key;
 	}
 	if (nrows > 1)
@@ -423,7 +423,7 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 				size_t j;
 
 				for (j = 0; j < seen.n; j++)
-					listed += hits_of(ps[k], seen.s[j]);
+					listed += hits_of(ps[k], seen.v[j]);
 				any |= ps[k]->total > listed;
 			}
 			if (!any)
@@ -442,8 +442,8 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 				size_t j;
 
 				for (j = 0, h = ps[k]->total; j < seen.n; j++)
-					h -= hits_of(ps[k], seen.s[j]) <= h ?
-					    hits_of(ps[k], seen.s[j]) : h;
+					h -= hits_of(ps[k], seen.v[j]) <= h ?
+					    hits_of(ps[k], seen.v[j]) : h;
 			}
 			v = pct(h, ps[k]->total);
 			if (k == 0) {
@@ -462,7 +462,7 @@ change_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 	strv_free(names, ncols);
 	free(cols);
 	free(rows);
-	strs_free(&seen);
+	strv_clear(&seen);
 	return g;
 }
 
@@ -488,12 +488,12 @@ absent_grid(const struct report *r, const struct rprof *const *ps, size_t n,
 			rgrid_set(g, row, 0, ps[k]->bench, NAN);
 			rgrid_set(g, row, 1, ps[k]->params, NAN);
 			rgrid_set(g, row, 2, r->series[ps[k]->series].name, NAN);
-			rgrid_set(g, row, 3, ps[k]->absent.s[i], NAN);
+			rgrid_set(g, row, 3, ps[k]->absent.v[i], NAN);
 			set_num(g, row, 4, "%.0f", (double)c);
 			if (out != NULL)
 				fprintf(out, "%s: %zu trial%s without profile: %s\n",
 				    r->series[ps[k]->series].name, c, c == 1 ? "" : "s",
-				    ps[k]->absent.s[i]);
+				    ps[k]->absent.v[i]);
 		}
 	if (out != NULL) {
 		fclose(out);

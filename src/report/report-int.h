@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "strv.h"
 #include "verdict.h"
 
 struct rseries {
@@ -56,7 +57,7 @@ struct rvals {
 	int		 rep_max;	/* the largest of rep[] (when n > 0) */
 	double		*v;
 	struct rsamples	*smp;	/* per value, when report_keep_samples(); else NULL */
-	struct strs	*notes;	/* the agent's notes of these trials (distinct), or NULL */
+	struct strv	*notes;	/* the agent's notes of these trials (distinct), or NULL */
 };
 
 /* A run read (report_add_run()), in the order given. */
@@ -71,12 +72,6 @@ struct rrun {
 	char	*hosts;		/* run.json's hosts, "a, b" */
 };
 
-/* A list of distinct strings, in order of appearance (report.c). */
-struct strs {
-	char	**s;
-	size_t	 n, cap;
-};
-
 /* A trial during which the kernel reported trouble (report-kernel.c). */
 struct rkernel {
 	size_t		 series;
@@ -84,7 +79,7 @@ struct rkernel {
 	char		*params;	/* "" for a suite trial */
 	long long	 rep;
 	char		*counts;	/* "warning 2, soft_lockup 1" */
-	struct strs	 kinds;		/* "warning", "soft_lockup" */
+	struct strv	 kinds;		/* "warning", "soft_lockup" */
 	char		*first;		/* the first line logged, or "" */
 };
 
@@ -105,7 +100,7 @@ struct rprof {
 	size_t			 trials;	/* trials with a profile */
 	struct rprof_fn		*fn;		/* by hits once report_profile_sort() ran */
 	size_t			 nfn, cap;
-	struct strs		 absent;	/* why trials had none, as they said */
+	struct strv		 absent;	/* why trials had none, as they said */
 	size_t			*absent_n;	/* trials per reason */
 	size_t			 absent_cap;
 	size_t			 nabsent;	/* trials without a profile */
@@ -130,7 +125,7 @@ struct report {
 	struct rrun	*runs;
 	size_t		 nruns, cap_runs;
 	int		 keep_samples;	/* report_keep_samples() */
-	struct strs	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
+	struct strv	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
 	struct report_counts counts;
 	struct rfails	*fails;		/* lines not ok (report-failures.c), or NULL */
 };
@@ -189,7 +184,7 @@ size_t	 report_metric_cells(const struct report *r, size_t c, unsigned char *don
  * added to *swept.
  */
 void	 report_swept(const struct report *r, const size_t *cells, size_t ncells,
-	    struct strs *swept);
+	    struct strv *swept);
 /* Mean (or median) of v; NAN when empty. */
 double	report_agg(const struct rvals *v, enum report_aggregate agg);
 
@@ -207,7 +202,7 @@ struct rgrid {
 	size_t	 nrows, cap;
 	char	**cells;	/* nrows * ncols, owned, never NULL ("" blank) */
 	double	*nums;		/* the number behind each cell, or NAN */
-	struct strs notes;	/* the notes' texts, numbered from 1 (notes.c) */
+	struct strv notes;	/* the notes' texts, numbered from 1 (notes.c) */
 	char	**marks;	/* per (row, col), and per row at col ncols: "1,3" or NULL */
 	size_t	 marks_cap;
 };
@@ -443,14 +438,9 @@ void	report_notes_put(struct rvals *v, const char *const *notes, size_t n);
 void	report_cell_notes(const struct report *r, size_t s, size_t c, struct rgrid *g,
 	    size_t row, size_t col);
 
-/* Add s unless present; its index either way. */
-size_t	strs_add(struct strs *l, const char *s);
-/* The index of s, or (size_t)-1. */
-size_t	strs_find(const struct strs *l, const char *s);
-void	strs_free(struct strs *l);
 /* Whether s is a whole number as strtod() reads it (not empty). */
-int	strs_is_number(const char *s);
+int	report_is_number(const char *s);
 /* qsort() comparator of strings by their numeric value. */
-int	strs_cmp_num(const void *a, const void *b);
+int	report_cmp_num(const void *a, const void *b);
 
 #endif /* FLEETMARK_REPORT_INT_H */

@@ -57,6 +57,17 @@ strv_push(struct strv *sv, const char *s)
 	append(sv, xstrdup(s));
 }
 
+size_t
+strv_push_unique(struct strv *sv, const char *s)
+{
+	size_t i = strv_find(sv->v, sv->n, s);
+
+	if (i != STRV_NONE)
+		return i;
+	strv_push(sv, s);
+	return sv->n - 1;
+}
+
 void
 strv_pushf(struct strv *sv, const char *fmt, ...)
 {

@@ -600,6 +600,9 @@ test_strv(void)
 	ok(sv.v == NULL && sv.n == 0 && sv.cap == 0, "clear empties the vector");
 	strv_push(&sv, "again");
 	ok(sv.n == 1 && sv.v[1] == NULL, "... and it can be used again");
+	is_int(strv_push_unique(&sv, "b"), 1, "push_unique appends a new string");
+	is_int(strv_push_unique(&sv, "again"), 0, "... and finds one it has");
+	ok(sv.n == 2 && sv.v[2] == NULL, "... without adding it");
 	strv_clear(&sv);
 }
 
