@@ -183,21 +183,6 @@ int	report_write_html(const char *rundir, char **err);
 /* --- Formatting helpers, public for the golden unit tests --------------- */
 
 /*
- * A text cell of a Markdown table (report's and history's): its controls
- * escaped (utf8_escape(), so one line), '|' escaped and '<' as "&lt;" (no
- * raw HTML from a run in a rendered page).
- */
-void	report_md_cell(FILE *out, const char *s);
-
-/*
- * A text cell of a CSV table, quoted as csv.h does: its controls escaped,
- * and never a formula when a spreadsheet opens the file: a leading = + -
- * or @ gets a "'" before it (OWASP's advice), unless the cell is a number
- * as written ("-3.5", "+12%") or "-", the tables' "none".
- */
-void	report_csv_cell(FILE *out, const char *s);
-
-/*
  * One lmbench cell: the value formatted as lmbench 3's getsummary num()
  * does with `len` characters (blank for a missing or non-positive value;
  * "39.K", "166.", "2972", "0.49", "7.5800", "2.14310"), then cut or padded

@@ -23,6 +23,7 @@
 #include "html.h"
 #include "numfmt.h"
 #include "report.h"
+#include "rgrid.h"
 #include "rundir.h"
 #include "strv.h"
 #include "utf8.h"

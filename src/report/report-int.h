@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "rgrid.h"
 #include "strv.h"
 #include "verdict.h"
 
@@ -187,40 +188,6 @@ void	 report_swept(const struct report *r, const size_t *cells, size_t ncells,
 	    struct strv *swept);
 /* Mean (or median) of v; NAN when empty. */
 double	report_agg(const struct rvals *v, enum report_aggregate agg);
-
-/* --- Output grid ------------------------------------------------------------ */
-
-struct rgrid {
-	char	*table;		/* "lmbench", "compare", ... */
-	char	*title;
-	char	*text;		/* the text rendering, when the table has its own */
-	size_t	 ncols, nkeys;	/* the first nkeys columns identify a row */
-	size_t	 nhidden;	/* the first nhidden of them are in CSV and JSON
-				 * only (the text and Markdown titles say them) */
-	int	 left_last;	/* the last column is words: left-aligned in text */
-	char	**cols;
-	size_t	 nrows, cap;
-	char	**cells;	/* nrows * ncols, owned, never NULL ("" blank) */
-	double	*nums;		/* the number behind each cell, or NAN */
-	struct strv notes;	/* the notes' texts, numbered from 1 (notes.c) */
-	char	**marks;	/* per (row, col), and per row at col ncols: "1,3" or NULL */
-	size_t	 marks_cap;
-};
-
-struct rgrid	*rgrid_new(const char *table, const char *title, size_t nkeys,
-		    size_t ncols, const char *const *cols);
-size_t	rgrid_add_row(struct rgrid *g);
-void	rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num);
-/* Drop the last row. */
-void	rgrid_free_row(struct rgrid *g);
-void	rgrid_free(struct rgrid *g);
-
-/* Tables: each appends its grids to *gs. */
-struct rgrids {
-	struct rgrid	**g;
-	size_t		 n, cap;
-};
-void	rgrids_add(struct rgrids *gs, struct rgrid *g);
 
 int	report_table_lmbench(const struct report *r, const struct report_opts *o,
 	    struct rgrids *gs, char **err);
@@ -405,33 +372,6 @@ const char *report_lmbench_name(const struct rcell *c);
 
 #define REPORT_MAX_CELL_NOTES	16	/* distinct notes kept per (series, cell) */
 
-/*
- * Note text on cell (row, col) of g, or on the row as a whole (col ==
- * g->ncols).  Identical texts are one note; notes are numbered from 1 in
- * the order the grid first uses them.
- */
-void	rgrid_note(struct rgrid *g, size_t row, size_t col, const char *text);
-/* The numbers of the notes on (row, col) as "1,3", or NULL (owned by g). */
-const char *rgrid_marks(const struct rgrid *g, size_t row, size_t col);
-/* The row's note numbers, its cells' and its own, as "[1,3]" (a new
- * string), or NULL when it has none. */
-char	*rgrid_row_marks(const struct rgrid *g, size_t row);
-/* The row's notes' texts joined by "; " (a new string, "" for none): CSV. */
-char	*rgrid_row_notes_text(const struct rgrid *g, size_t row);
-/* The texts of the notes on a cell and on its row (a new array), or NULL: JSON. */
-json_t	*rgrid_cell_notes_json(const struct rgrid *g, size_t row, size_t col);
-/* The notes under a table: "[1] text" lines, or Markdown footnotes
- * "[^N]: text" numbered from base + 1 (labels unique in a document). */
-void	rgrid_notes_print(const struct rgrid *g, FILE *out, int md, size_t base);
-/* A cell's Markdown footnote references "[^N]", numbered from base + 1. */
-void	rgrid_notes_md_marks(const struct rgrid *g, FILE *out, size_t row, size_t col,
-	    size_t base);
-/* HTML: a cell's marks with the texts as tooltips; the list under a table. */
-void	rgrid_notes_html_marks(FILE *out, const struct rgrid *g, size_t row, size_t col);
-void	rgrid_notes_html_list(FILE *out, const struct rgrid *g);
-/* Forget the marks of a row (rgrid_free_row()); free them all (rgrid_free()). */
-void	rgrid_notes_drop_row(struct rgrid *g, size_t row);
-void	rgrid_notes_free(struct rgrid *g);
 /* Keep a trial's notes with the values of one (series, cell). */
 void	report_notes_put(struct rvals *v, const char *const *notes, size_t n);
 /* Every note of (series s, cell c) on (row, col) of g. */
