@@ -8,6 +8,8 @@
  *				exponent from 1 up
  *	numfmt_mean()		a mean in a table: numfmt_fixed(), or "-"
  *	numfmt_change()		a change in percent: "+3.2%", or "-"
+ *	numfmt_change_whole()	a change in whole percents, as the delta
+ *				lines of mail: "+3%", "+0.4%" below 1%
  *	numfmt_rsd()		a relative sd in percent: "±1.5%", or "-"
  *	numfmt_short()		chart ticks and tooltips: about four
  *				significant figures, an exponent where large
@@ -47,6 +49,12 @@ void	numfmt_mean(char *buf, size_t size, double v);
 /* A change in percent, signed with one decimal ("+3.2%", "-0.4%"), "-" for NaN;
  * %.3g from NUMFMT_FIXED_MAX up, as the percentage below. */
 void	numfmt_change(char *buf, size_t size, double pct);
+
+/*
+ * A change in whole percents ("+3%", "-12%"), a tenth below 1% so that a
+ * small change does not read as "+0%" ("+0.4%"); "-" for NaN.
+ */
+void	numfmt_change_whole(char *buf, size_t size, double pct);
 
 /* A relative standard deviation in percent, one decimal ("±1.5%"), "-" for NaN. */
 void	numfmt_rsd(char *buf, size_t size, double pct);

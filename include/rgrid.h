@@ -22,13 +22,15 @@
 #include "strv.h"
 
 struct rgrid {
-	char	*table;		/* "lmbench", "compare", ... */
-	char	*title;
+	char	*table;		/* "lmbench", "compare", ...; NULL: a table of its
+				 * own (no "table" column in CSV and JSON) */
+	char	*title;		/* NULL: the caller writes its own heading */
 	char	*text;		/* the text rendering, when the table has its own */
 	size_t	 ncols, nkeys;	/* the first nkeys columns identify a row */
 	size_t	 nhidden;	/* the first nhidden of them are in CSV and JSON
 				 * only (the text and Markdown titles say them) */
 	int	 left_last;	/* the last column is words: left-aligned in text */
+	char	*align;		/* rgrid_align(), or NULL */
 	char	**cols;
 	size_t	 nrows, cap;
 	char	**cells;	/* nrows * ncols, owned, never NULL ("" blank) */
@@ -38,13 +40,22 @@ struct rgrid {
 	size_t	 marks_cap;
 };
 
+/* A grid without rows; table and title may be NULL (struct rgrid). */
 struct rgrid	*rgrid_new(const char *table, const char *title, size_t nkeys,
 		    size_t ncols, const char *const *cols);
 size_t	rgrid_add_row(struct rgrid *g);
+/* Cell (row, col) to a copy of s (NULL: blank) and the number behind it. */
 void	rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num);
 /* Drop the last row. */
 void	rgrid_free_row(struct rgrid *g);
 void	rgrid_free(struct rgrid *g);
+
+/*
+ * The alignment of each column in text and Markdown: align[j] is 'l' or
+ * 'r' (copied; NULL for the default: the keys and a left_last column
+ * left, the other columns right).  Headers are left-aligned in text.
+ */
+void	rgrid_align(struct rgrid *g, const char *align);
 
 /* Tables: each appends its grids to *gs. */
 struct rgrids {
@@ -85,7 +96,11 @@ void	rgrid_notes_free(struct rgrid *g);
 
 /* --- Writers ------------------------------------------------------------- */
 
-/* The title, then the grid aligned: keys left, values right. */
+/*
+ * The title, then the grid aligned by display width (utf8_width(), after
+ * escaping): keys left, values right, two spaces between columns, blank
+ * cells at the end of a row left out.
+ */
 void	rgrid_print_text(const struct rgrid *g, FILE *out);
 /* "### title", then a Markdown table; footnotes numbered from *base + 1,
  * *base moved past this grid's. */
@@ -100,7 +115,7 @@ void	rgrid_print_json(const struct rgrid *g, FILE *out, int *first);
  * escaped (utf8_escape(), so one line), '|' escaped and '<' as "&lt;" (no
  * raw HTML from a run in a rendered page).
  */
-void	report_md_cell(FILE *out, const char *s);
+void	rgrid_md_cell(FILE *out, const char *s);
 
 /*
  * A text cell of a CSV table, quoted as csv.h does: its controls escaped,
@@ -108,6 +123,6 @@ void	report_md_cell(FILE *out, const char *s);
  * or @ gets a "'" before it (OWASP's advice), unless the cell is a number
  * as written ("-3.5", "+12%") or "-", the tables' "none".
  */
-void	report_csv_cell(FILE *out, const char *s);
+void	rgrid_csv_cell(FILE *out, const char *s);
 
 #endif /* FLEETMARK_RGRID_H */

@@ -13,10 +13,12 @@
 #include "fleet.h"
 #include "fsutil.h"
 #include "history.h"
+#include "jsonout.h"
 #include "log.h"
 #include "nightly.h"
 #include "numfmt.h"
 #include "plan.h"
+#include "rgrid.h"
 #include "rundir.h"
 #include "serieskey.h"
 #include "stats.h"
@@ -635,18 +637,6 @@ base_name(enum nightly_base b)
 	return b == NIGHTLY_HISTORY ? "nights" : b == NIGHTLY_FALLBACK ? "last night" : "none";
 }
 
-/* A change (sign) or an rsd in percent; "-" for none or an infinite change. */
-static void
-fmt_pct(char *buf, size_t cap, double v, int sign)
-{
-	if (isinf(v))
-		v = NAN;
-	if (sign)
-		numfmt_change(buf, cap, v);
-	else
-		numfmt_rsd(buf, cap, v);
-}
-
 static void
 fmt_p(char *buf, size_t cap, double v)
 {
@@ -672,9 +662,9 @@ row_series(const struct nightly_row *w)
 
 #define NCOLS	15
 
-static const char *const cols[NCOLS] = {
+static const char *const cols[NCOLS + 1] = {
 	"bench", "params", "metric", "unit", "host", "base", "nights", "base mean", "base rsd",
-	"mean", "rsd", "n", "change", "p", "q",
+	"mean", "rsd", "n", "change", "p", "q", "verdict",
 };
 
 /* The cells of row w into c[] (NCOLS + 1: the verdict last); buffers in b. */
@@ -692,11 +682,11 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ? w->ngood :
 	    w->base == NIGHTLY_FALLBACK ? (size_t)1 : (size_t)0);
 	numfmt_mean(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
-	fmt_pct(b[8], sizeof(b[8]), w->base == NIGHTLY_NEW ? NAN : d->good_rsd, 0);
+	numfmt_rsd(b[8], sizeof(b[8]), w->base == NIGHTLY_NEW ? NAN : d->good_rsd);
 	numfmt_mean(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
-	fmt_pct(b[10], sizeof(b[10]), verdict_rsd(w->now, w->nnow), 0);
+	numfmt_rsd(b[10], sizeof(b[10]), verdict_rsd(w->now, w->nnow));
 	snprintf(b[11], sizeof(b[11]), "%zu", w->nnow);
-	fmt_pct(b[12], sizeof(b[12]), w->base == NIGHTLY_NEW ? NAN : d->change, 1);
+	numfmt_change(b[12], sizeof(b[12]), w->base == NIGHTLY_NEW ? NAN : d->change);
 	fmt_p(b[13], sizeof(b[13]), w->base == NIGHTLY_NEW ? NAN : d->p);
 	fmt_p(b[14], sizeof(b[14]), w->vr.q);
 	for (size_t i = 6; i < NCOLS; i++)
@@ -751,7 +741,7 @@ text_lines(const struct nightly *n, FILE *out)
 		series = row_series(w);
 		numfmt_mean(bb, sizeof(bb), d->good);
 		numfmt_mean(nb, sizeof(nb), d->now);
-		fmt_pct(cb, sizeof(cb), d->change, 1);
+		numfmt_change(cb, sizeof(cb), d->change);
 		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
 		    !isnan(w->vr.spread)) {
 			fprintf(out, "CANNOT JUDGE: %s %s: its %zu nights vary by ±%.1f%% from one to "
@@ -778,12 +768,12 @@ text_lines(const struct nightly *n, FILE *out)
 			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
 			    w->from, w->to);
 			if (d->by_trend) {
-				fmt_pct(cb, sizeof(cb), d->trend, 1);
+				numfmt_change(cb, sizeof(cb), d->trend);
 				fprintf(out, "; a trend: %s over its %zu nights and tonight (p=%.2g)",
 				    cb, w->ngood, d->trend_p);
 			}
 			if (d->by_window) {
-				fmt_pct(cb, sizeof(cb), d->window, 1);
+				numfmt_change(cb, sizeof(cb), d->window);
 				if (d->window_n == 2)
 					fputs("; the last night and tonight", out);
 				else
@@ -793,7 +783,7 @@ text_lines(const struct nightly *n, FILE *out)
 			}
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
 				numfmt_mean(ab, sizeof(ab), w->cv.now);
-				fmt_pct(cb, sizeof(cb), w->cv.change, 1);
+				numfmt_change(cb, sizeof(cb), w->cv.change);
 				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%.2g): %s",
 				    ab, w->key.unit, cb, w->nagain, w->cv.p,
 				    w->state == NIGHTLY_CONFIRMED ? "confirmed" : "gone");
@@ -846,64 +836,42 @@ header(const struct nightly *n, FILE *out)
 	fprintf(out, ".\n");
 }
 
-static int
-render_text(const struct nightly *n, FILE *out, int md)
+/* The rows as a grid: the series' names left, the numbers right, the verdict last. */
+static struct rgrid *
+rows_grid(const struct nightly *n)
 {
 	char b[NCOLS + 1][NUMFMT_MAX + 8];
 	const char *c[NCOLS + 1];
-	size_t *w = xcalloc(NCOLS + 1, sizeof(*w)), i, k;
+	struct rgrid *g = rgrid_new(NULL, NULL, 6, NCOLS + 1, cols);
+	size_t i, k, row;
+
+	rgrid_align(g, "llllllrrrrrrrrrl");
+	for (i = 0; i < n->n; i++) {
+		row_cells(&n->rows[i], b, c);
+		row = rgrid_add_row(g);
+		for (k = 0; k <= NCOLS; k++)
+			rgrid_set(g, row, k, c[k], NAN);
+	}
+	return g;
+}
+
+static int
+render_text(const struct nightly *n, FILE *out, int md)
+{
+	struct rgrid *g = rows_grid(n);
+	size_t base = 0;
 
 	if (md)
 		fprintf(out, "### Nightly verdict\n\n");
 	header(n, out);
 	fputc('\n', out);
-	for (k = 0; k < NCOLS; k++)
-		w[k] = strlen(cols[k]);
-	w[NCOLS] = strlen("verdict");
-	for (i = 0; i < n->n; i++) {
-		row_cells(&n->rows[i], b, c);
-		for (k = 0; k <= NCOLS; k++)
-			if (strlen(c[k]) > w[k])
-				w[k] = strlen(c[k]);
-	}
-	for (k = 0; k <= NCOLS; k++) {
-		const char *h = k < NCOLS ? cols[k] : "verdict";
-
-		if (md)
-			fprintf(out, "| %s ", h);
-		else if (k == NCOLS)
-			fprintf(out, "%s\n", h);
-		else
-			fprintf(out, k >= 6 ? "%*s  " : "%-*s  ", (int)w[k], h);
-	}
-	if (md) {
-		fputs("|\n", out);
-		for (k = 0; k <= NCOLS; k++)
-			fputs(k >= 6 && k < NCOLS ? "|---:" : "|---", out);
-		fputs("|\n", out);
-	}
-	for (i = 0; i < n->n; i++) {
-		row_cells(&n->rows[i], b, c);
-		for (k = 0; k <= NCOLS; k++) {
-			if (md)
-				fprintf(out, "| %s ", c[k]);
-			else if (k == NCOLS)
-				fprintf(out, "%s\n", c[k]);
-			else
-				fprintf(out, k >= 6 ? "%*s  " : "%-*s  ", (int)w[k], c[k]);
-		}
-		if (md)
-			fputs("|\n", out);
-	}
-	free(w);
+	if (md)
+		rgrid_print_md(g, out, &base);
+	else
+		rgrid_print_text(g, out);
+	rgrid_free(g);
 	text_lines(n, out);
 	return 0;
-}
-
-static json_t *
-jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
 }
 
 static json_t *
@@ -913,7 +881,7 @@ jvalues(const double *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, jnum(v[i]));
+		json_array_append_new(a, jsonout_real(v[i]));
 	return a;
 }
 
@@ -956,23 +924,23 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "good", jvalues(w->good, w->ngood));
 		json_object_set_new(jr, "values", jvalues(w->now, w->nnow));
 		json_object_set_new(jr, "threshold", json_real(w->threshold));
-		json_object_set_new(jr, "base_mean", jnum(w->base == NIGHTLY_NEW ? NAN : d->good));
-		json_object_set_new(jr, "mean", jnum(stats_mean(w->now, w->nnow)));
-		json_object_set_new(jr, "change", jnum(w->base == NIGHTLY_NEW ? NAN : d->change));
-		json_object_set_new(jr, "lo", jnum(d->lo));
-		json_object_set_new(jr, "hi", jnum(d->hi));
-		json_object_set_new(jr, "p", jnum(d->p));
+		json_object_set_new(jr, "base_mean", jsonout_real(w->base == NIGHTLY_NEW ? NAN : d->good));
+		json_object_set_new(jr, "mean", jsonout_real(stats_mean(w->now, w->nnow)));
+		json_object_set_new(jr, "change", jsonout_real(w->base == NIGHTLY_NEW ? NAN : d->change));
+		json_object_set_new(jr, "lo", jsonout_real(d->lo));
+		json_object_set_new(jr, "hi", jsonout_real(d->hi));
+		json_object_set_new(jr, "p", jsonout_real(d->p));
 		json_object_set_new(jr, "pooled", json_boolean(d->pooled));
-		json_object_set_new(jr, "df", jnum(d->df));
-		json_object_set_new(jr, "trend", jnum(d->trend_tested ? d->trend : NAN));
-		json_object_set_new(jr, "trend_p", jnum(d->trend_tested ? d->trend_p : NAN));
+		json_object_set_new(jr, "df", jsonout_real(d->df));
+		json_object_set_new(jr, "trend", jsonout_real(d->trend_tested ? d->trend : NAN));
+		json_object_set_new(jr, "trend_p", jsonout_real(d->trend_tested ? d->trend_p : NAN));
 		json_object_set_new(jr, "by_trend", json_boolean(d->by_trend));
-		json_object_set_new(jr, "window", jnum(d->window_tested ? d->window : NAN));
+		json_object_set_new(jr, "window", jsonout_real(d->window_tested ? d->window : NAN));
 		json_object_set_new(jr, "window_nights", d->window_tested ?
 		    json_integer((json_int_t)d->window_n) : json_null());
-		json_object_set_new(jr, "window_p", jnum(d->window_tested ? d->window_p : NAN));
+		json_object_set_new(jr, "window_p", jsonout_real(d->window_tested ? d->window_p : NAN));
 		json_object_set_new(jr, "by_window", json_boolean(d->by_window));
-		json_object_set_new(jr, "q", jnum(w->vr.q));
+		json_object_set_new(jr, "q", jsonout_real(w->vr.q));
 		json_object_set_new(jr, "kind", json_string(verdict_name(d->kind)));
 		json_object_set_new(jr, "verdict", json_string(state_name(w)));
 		json_object_set_new(jr, "trials_needed", w->state == NIGHTLY_CANNOT &&
@@ -985,14 +953,14 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "noisy", json_boolean(w->state == NIGHTLY_CANNOT &&
 		    !isnan(w->vr.spread)));
 		json_object_set_new(jr, "noisy_spread", w->state == NIGHTLY_CANNOT ?
-		    jnum(w->vr.spread) : json_null());
+		    jsonout_real(w->vr.spread) : json_null());
 		if (w->nagain > 0) {
 			json_t *c = json_object();
 
 			json_object_set_new(c, "values", jvalues(w->again, w->nagain));
-			json_object_set_new(c, "mean", jnum(w->cv.now));
-			json_object_set_new(c, "change", jnum(w->cv.change));
-			json_object_set_new(c, "p", jnum(w->cv.p));
+			json_object_set_new(c, "mean", jsonout_real(w->cv.now));
+			json_object_set_new(c, "change", jsonout_real(w->cv.change));
+			json_object_set_new(c, "p", jsonout_real(w->cv.p));
 			json_object_set_new(c, "held", json_boolean(w->state == NIGHTLY_CONFIRMED));
 			json_object_set_new(jr, "confirmation", c);
 		} else

@@ -21,6 +21,7 @@
 #include "csv.h"
 #include "history.h"
 #include "html.h"
+#include "jsonout.h"
 #include "numfmt.h"
 #include "report.h"
 #include "rgrid.h"
@@ -28,170 +29,6 @@
 #include "strv.h"
 #include "utf8.h"
 #include "xmalloc.h"
-
-/* --- A table for text, Markdown and CSV -------------------------------------- */
-
-struct col {
-	const char	*name;
-	int		 right;		/* right-aligned in text */
-};
-
-struct grid {
-	const struct col *cols;
-	size_t	 ncols;
-	char	**cells;		/* nrows * ncols, never NULL */
-	double	*nums;			/* the number behind a cell, or NAN */
-	size_t	 nrows, cap;
-};
-
-static void
-grid_init(struct grid *g, const struct col *cols, size_t ncols)
-{
-	memset(g, 0, sizeof(*g));
-	g->cols = cols;
-	g->ncols = ncols;
-}
-
-static size_t
-grid_row(struct grid *g)
-{
-	size_t j;
-
-	xgrow(&g->cells, &g->cap, (g->nrows + 1) * g->ncols, sizeof(*g->cells));
-	g->nums = xreallocarray(g->nums, g->cap, sizeof(*g->nums));
-	for (j = 0; j < g->ncols; j++) {
-		g->cells[g->nrows * g->ncols + j] = NULL;
-		g->nums[g->nrows * g->ncols + j] = NAN;
-	}
-	return g->nrows++;
-}
-
-/* Set a cell to s (copied; NULL: blank) and the number behind it. */
-static void
-grid_set(struct grid *g, size_t row, size_t col, const char *s, double num)
-{
-	size_t k = row * g->ncols + col;
-
-	free(g->cells[k]);
-	g->cells[k] = xstrdup(s != NULL ? s : "");
-	g->nums[k] = num;
-}
-
-static const char *
-grid_cell(const struct grid *g, size_t row, size_t col)
-{
-	const char *s = g->cells[row * g->ncols + col];
-
-	return s != NULL ? s : "";
-}
-
-static void
-grid_release(struct grid *g)
-{
-	size_t i;
-
-	for (i = 0; i < g->nrows * g->ncols; i++)
-		free(g->cells[i]);
-	free(g->cells);
-	free(g->nums);
-	memset(g, 0, sizeof(*g));
-}
-
-static void
-spaces(FILE *out, size_t n)
-{
-	while (n-- > 0)
-		fputc(' ', out);
-}
-
-static void
-grid_text(const struct grid *g, FILE *out)
-{
-	size_t *w = xcalloc(g->ncols, sizeof(*w)), i, j, end, l;
-	/* the cells escaped, so that each is one line of known width */
-	char **shown = xcalloc((g->nrows + 1) * g->ncols + 1, sizeof(*shown));
-
-	for (j = 0; j < g->ncols; j++)
-		shown[j] = utf8_escaped(g->cols[j].name, 0);
-	for (i = 0; i < g->nrows; i++)
-		for (j = 0; j < g->ncols; j++)
-			shown[(i + 1) * g->ncols + j] = utf8_escaped(grid_cell(g, i, j), 0);
-	for (i = 0; i <= g->nrows; i++)
-		for (j = 0; j < g->ncols; j++)
-			if ((l = utf8_width(shown[i * g->ncols + j])) > w[j])
-				w[j] = l;
-	for (i = 0; i <= g->nrows; i++) {
-		for (end = g->ncols; end > 1 && i > 0 && *shown[i * g->ncols + end - 1] == '\0';)
-			end--;
-		for (j = 0; j < end; j++) {
-			const char *s = shown[i * g->ncols + j];
-
-			l = utf8_width(s);
-			if (j > 0)
-				fputs("  ", out);
-			if (g->cols[j].right && i > 0)
-				spaces(out, w[j] - l);
-			fputs(s, out);
-			if ((!g->cols[j].right || i == 0) && j + 1 < end)
-				spaces(out, w[j] - l);
-		}
-		fputc('\n', out);
-	}
-	strv_free(shown, (g->nrows + 1) * g->ncols);
-	free(w);
-}
-
-static void
-grid_md(const struct grid *g, FILE *out)
-{
-	size_t i, j;
-
-	for (j = 0; j < g->ncols; j++) {
-		fputs("| ", out);
-		report_md_cell(out, g->cols[j].name);
-		fputc(' ', out);
-	}
-	fputs("|\n", out);
-	for (j = 0; j < g->ncols; j++)
-		fputs(g->cols[j].right ? "| ---: " : "| --- ", out);
-	fputs("|\n", out);
-	for (i = 0; i < g->nrows; i++) {
-		for (j = 0; j < g->ncols; j++) {
-			fputs("| ", out);
-			report_md_cell(out, grid_cell(g, i, j));
-			fputc(' ', out);
-		}
-		fputs("|\n", out);
-	}
-}
-
-static void
-grid_csv(const struct grid *g, FILE *out)
-{
-	char num[NUMFMT_MAX];
-	size_t i, j;
-
-	for (j = 0; j < g->ncols; j++) {
-		if (j > 0)
-			fputc(',', out);
-		report_csv_cell(out, g->cols[j].name);
-	}
-	fputc('\n', out);
-	for (i = 0; i < g->nrows; i++) {
-		for (j = 0; j < g->ncols; j++) {
-			double v = g->nums[i * g->ncols + j];
-
-			if (j > 0)
-				fputc(',', out);
-			if (isfinite(v)) {
-				numfmt_shortest(num, sizeof(num), v);
-				fputs(num, out);
-			} else
-				report_csv_cell(out, grid_cell(g, i, j));
-		}
-		fputc('\n', out);
-	}
-}
 
 /* --- What the rows say ------------------------------------------------------------ */
 
@@ -225,21 +62,6 @@ rsd(double mean, double sd)
 	return isfinite(sd) && mean != 0 ? fabs(sd / mean) * 100 : NAN;
 }
 
-static void
-fmt_value(char *buf, size_t cap, double v)
-{
-	if (isfinite(v))
-		numfmt_fixed(buf, cap, v, 4);
-	else
-		snprintf(buf, cap, "-");
-}
-
-static void
-fmt_rsd(char *buf, size_t cap, double r)
-{
-	numfmt_rsd(buf, cap, isfinite(r) ? r : NAN);
-}
-
 /* The date of a run start: its first ten characters ("2001-11-30"). */
 static void
 fmt_date(char *buf, size_t cap, const char *start)
@@ -262,39 +84,45 @@ change_labels(const struct history_series *s, const struct history_change *c)
 
 /* The columns every row of a series starts with. */
 static size_t
-series_cells(struct grid *g, size_t row, const struct history_series *s, int variant)
+series_cells(struct rgrid *g, size_t row, const struct history_series *s, int variant)
 {
 	size_t j = 0;
 
-	grid_set(g, row, j++, s->key.host, NAN);
+	rgrid_set(g, row, j++, s->key.host, NAN);
 	if (variant)
-		grid_set(g, row, j++, s->key.variant, NAN);
-	grid_set(g, row, j++, s->key.bench, NAN);
-	grid_set(g, row, j++, s->key.params, NAN);
-	grid_set(g, row, j++, s->key.metric, NAN);
-	grid_set(g, row, j++, s->key.unit, NAN);
+		rgrid_set(g, row, j++, s->key.variant, NAN);
+	rgrid_set(g, row, j++, s->key.bench, NAN);
+	rgrid_set(g, row, j++, s->key.params, NAN);
+	rgrid_set(g, row, j++, s->key.metric, NAN);
+	rgrid_set(g, row, j++, s->key.unit, NAN);
 	return j;
 }
 
 /* change, p, mark, labels of change c (NULL: blank). */
 static size_t
-change_cells(struct grid *g, size_t row, size_t j, const struct history_series *s,
+change_cells(struct rgrid *g, size_t row, size_t j, const struct history_series *s,
     const struct history_change *c)
 {
 	char buf[64], *labels;
 
 	if (c == NULL)
 		return j + 4;
-	snprintf(buf, sizeof(buf), "%+.1f%%", c->pct);
-	grid_set(g, row, j++, buf, c->pct);
+	numfmt_change(buf, sizeof(buf), c->pct);
+	rgrid_set(g, row, j++, buf, c->pct);
 	snprintf(buf, sizeof(buf), "%.3g", c->p);
-	grid_set(g, row, j++, buf, c->p);
-	grid_set(g, row, j++, c->worse ? "worse" : "better", NAN);
+	rgrid_set(g, row, j++, buf, c->p);
+	rgrid_set(g, row, j++, c->worse ? "worse" : "better", NAN);
 	labels = change_labels(s, c);
-	grid_set(g, row, j++, labels, NAN);
+	rgrid_set(g, row, j++, labels, NAN);
 	free(labels);
 	return j;
 }
+
+/* A table's columns: names and their alignment in text and Markdown. */
+struct col {
+	const char	*name;
+	int		 right;		/* right-aligned */
+};
 
 static const struct col seg_cols[] = {
 	{ "host", 0 }, { "variant", 0 }, { "bench", 0 }, { "params", 0 }, { "metric", 0 },
@@ -320,59 +148,70 @@ static const struct col csv_cols[] = {
 
 #define NCOLS(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* The columns without "variant" when no series has one. */
-static struct col *
-cols_for(const struct col *cols, size_t n, int variant, size_t *np)
+/*
+ * A grid of the columns, without "variant" when no series has one: a
+ * table of its own (no "table" column), its heading written by the caller.
+ */
+static struct rgrid *
+grid_for(const struct col *cols, size_t n, int variant)
 {
-	struct col *c = xcalloc(n, sizeof(*c));
+	const char **names = xcalloc(n, sizeof(*names));
+	char *align = xcalloc(n + 1, 1);
+	struct rgrid *g;
 	size_t i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (variant || strcmp(cols[i].name, "variant") != 0)
-			c[k++] = cols[i];
-	*np = k;
-	return c;
+		if (variant || strcmp(cols[i].name, "variant") != 0) {
+			align[k] = cols[i].right ? 'r' : 'l';
+			names[k++] = cols[i].name;
+		}
+	/* the series' names (host to unit) are the keys */
+	g = rgrid_new(NULL, NULL, variant ? 6 : 5, k, names);
+	rgrid_align(g, align);
+	free(names);
+	free(align);
+	return g;
 }
 
 /* A mean and its rsd as cells j and j + 1; the column after them. */
 static size_t
-mean_cells(struct grid *g, size_t row, size_t j, double mean, double sd)
+mean_cells(struct rgrid *g, size_t row, size_t j, double mean, double sd)
 {
 	char buf[64];
 	double r = rsd(mean, sd);
 
-	fmt_value(buf, sizeof(buf), mean);
-	grid_set(g, row, j, buf, mean);
-	fmt_rsd(buf, sizeof(buf), r);
-	grid_set(g, row, j + 1, buf, r);
+	numfmt_mean(buf, sizeof(buf), mean);
+	rgrid_set(g, row, j, buf, mean);
+	numfmt_rsd(buf, sizeof(buf), r);
+	rgrid_set(g, row, j + 1, buf, r);
 	return j + 2;
 }
 
 /* The date of series s's night k as cell j; the column after it. */
 static size_t
-date_cell(struct grid *g, size_t row, size_t j, const struct history *h,
+date_cell(struct rgrid *g, size_t row, size_t j, const struct history *h,
     const struct history_series *s, size_t k)
 {
 	char buf[64];
 
 	fmt_date(buf, sizeof(buf), night_run(h, s, k)->start);
-	grid_set(g, row, j, buf, NAN);
+	rgrid_set(g, row, j, buf, NAN);
 	return j + 1;
 }
 
 /* A count as cell j; the column after it. */
 static size_t
-count_cell(struct grid *g, size_t row, size_t j, size_t n)
+count_cell(struct rgrid *g, size_t row, size_t j, size_t n)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%zu", n);
-	grid_set(g, row, j, buf, (double)n);
+	rgrid_set(g, row, j, buf, (double)n);
 	return j + 1;
 }
 
 static void
-segment_rows(const struct history *h, struct grid *g, int variant)
+segment_rows(const struct history *h, struct rgrid *g, int variant)
 {
 	size_t i, k, row, j;
 
@@ -382,7 +221,7 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 		for (k = 0; k < s->nsegments; k++) {
 			const struct history_segment *sg = &s->segments[k];
 
-			row = grid_row(g);
+			row = rgrid_add_row(g);
 			j = series_cells(g, row, s, variant);
 			j = date_cell(g, row, j, h, s, sg->start);
 			j = date_cell(g, row, j, h, s, sg->start + sg->n - 1);
@@ -390,13 +229,13 @@ segment_rows(const struct history *h, struct grid *g, int variant)
 			j = mean_cells(g, row, j, sg->mean, sg->sd);
 			j = change_cells(g, row, j, s, sg->change != HISTORY_NONE ?
 			    &s->changes[sg->change] : NULL);
-			grid_set(g, row, j++, night_run(h, s, sg->start)->id, NAN);
+			rgrid_set(g, row, j++, night_run(h, s, sg->start)->id, NAN);
 		}
 	}
 }
 
 static void
-night_rows(const struct history *h, struct grid *g, int variant)
+night_rows(const struct history *h, struct rgrid *g, int variant)
 {
 	size_t i, k, row, j;
 
@@ -407,11 +246,11 @@ night_rows(const struct history *h, struct grid *g, int variant)
 			const struct history_night *nt = &s->nights[k];
 			const struct history_segment *sg = &s->segments[nt->segment];
 
-			row = grid_row(g);
+			row = rgrid_add_row(g);
 			j = series_cells(g, row, s, variant);
 			j = date_cell(g, row, j, h, s, k);
-			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
-			grid_set(g, row, j++, nt->label, NAN);
+			rgrid_set(g, row, j++, night_run(h, s, k)->id, NAN);
+			rgrid_set(g, row, j++, nt->label, NAN);
 			j = mean_cells(g, row, j, nt->value, nt->sd);
 			j = count_cell(g, row, j, nt->n);
 			change_cells(g, row, j, s, sg->change != HISTORY_NONE && sg->start == k ?
@@ -422,7 +261,7 @@ night_rows(const struct history *h, struct grid *g, int variant)
 
 /* Every night, with what other tools need: full times, sds, the interval. */
 static void
-csv_rows(const struct history *h, struct grid *g)
+csv_rows(const struct history *h, struct rgrid *g)
 {
 	char buf[64];
 	size_t i, k, row, j;
@@ -436,27 +275,27 @@ csv_rows(const struct history *h, struct grid *g)
 			const struct history_change *c = sg->change != HISTORY_NONE &&
 			    sg->start == k ? &s->changes[sg->change] : NULL;
 
-			row = grid_row(g);
+			row = rgrid_add_row(g);
 			j = series_cells(g, row, s, 1);
-			grid_set(g, row, j++, s->higher ? "higher" : "lower", NAN);
-			grid_set(g, row, j++, night_run(h, s, k)->start, NAN);
-			grid_set(g, row, j++, night_run(h, s, k)->id, NAN);
-			grid_set(g, row, j++, nt->label, NAN);
-			grid_set(g, row, j++, NULL, nt->value);
-			grid_set(g, row, j++, NULL, nt->sd);
-			grid_set(g, row, j++, NULL, (double)nt->n);
+			rgrid_set(g, row, j++, s->higher ? "higher" : "lower", NAN);
+			rgrid_set(g, row, j++, night_run(h, s, k)->start, NAN);
+			rgrid_set(g, row, j++, night_run(h, s, k)->id, NAN);
+			rgrid_set(g, row, j++, nt->label, NAN);
+			rgrid_set(g, row, j++, NULL, nt->value);
+			rgrid_set(g, row, j++, NULL, nt->sd);
+			rgrid_set(g, row, j++, NULL, (double)nt->n);
 			snprintf(buf, sizeof(buf), "%zu", nt->segment);
-			grid_set(g, row, j++, buf, NAN);
-			grid_set(g, row, j++, NULL, sg->mean);
+			rgrid_set(g, row, j++, buf, NAN);
+			rgrid_set(g, row, j++, NULL, sg->mean);
 			if (c == NULL)
 				continue;
-			grid_set(g, row, j++, NULL, c->pct);
-			grid_set(g, row, j++, NULL, c->lo);
-			grid_set(g, row, j++, NULL, c->hi);
-			grid_set(g, row, j++, NULL, c->p);
-			grid_set(g, row, j++, c->worse ? "worse" : "better", NAN);
-			grid_set(g, row, j++, s->nights[k - 1].label, NAN);
-			grid_set(g, row, j++, nt->label, NAN);
+			rgrid_set(g, row, j++, NULL, c->pct);
+			rgrid_set(g, row, j++, NULL, c->lo);
+			rgrid_set(g, row, j++, NULL, c->hi);
+			rgrid_set(g, row, j++, NULL, c->p);
+			rgrid_set(g, row, j++, c->worse ? "worse" : "better", NAN);
+			rgrid_set(g, row, j++, s->nights[k - 1].label, NAN);
+			rgrid_set(g, row, j++, nt->label, NAN);
 		}
 	}
 }
@@ -545,37 +384,34 @@ static void
 render_table(const struct history *h, const struct history_render_opts *o, FILE *out)
 {
 	int variant = any_variant(h);
-	struct grid g;
-	struct col *cols;
-	size_t n;
+	struct rgrid *g;
+	size_t base = 0;
 
 	if (o->format == REPORT_CSV)
-		cols = cols_for(csv_cols, NCOLS(csv_cols), 1, &n);
+		g = grid_for(csv_cols, NCOLS(csv_cols), 1);
 	else if (o->nights)
-		cols = cols_for(night_cols, NCOLS(night_cols), variant, &n);
+		g = grid_for(night_cols, NCOLS(night_cols), variant);
 	else
-		cols = cols_for(seg_cols, NCOLS(seg_cols), variant, &n);
-	grid_init(&g, cols, n);
+		g = grid_for(seg_cols, NCOLS(seg_cols), variant);
 	if (o->format == REPORT_CSV)
-		csv_rows(h, &g);
+		csv_rows(h, g);
 	else if (o->nights)
-		night_rows(h, &g, variant);
+		night_rows(h, g, variant);
 	else
-		segment_rows(h, &g, variant);
+		segment_rows(h, g, variant);
 	if (o->format == REPORT_CSV)
-		grid_csv(&g, out);
+		rgrid_print_csv(g, out);
 	else {
 		history_env_render(h, o->format, out);
 		heading(h, o, out);
 		fputc('\n', out);
 		if (o->format == REPORT_MD)
-			grid_md(&g, out);
+			rgrid_print_md(g, out, &base);
 		else
-			grid_text(&g, out);
+			rgrid_print_text(g, out);
 		bisect_lines(h, out);
 	}
-	grid_release(&g);
-	free(cols);
+	rgrid_free(g);
 }
 
 /* --- JSON ---------------------------------------------------------------------- */
@@ -586,30 +422,6 @@ render_table(const struct history *h, const struct history_render_opts *o, FILE 
  * is the same on every night of a series (or run) is dumped once; the
  * strings through jansson, which escapes them.
  */
-
-/* s as a JSON string (a new string). */
-static char *
-jstr(const char *s)
-{
-	json_t *j = json_string(s);
-	char *d;
-
-	if (j == NULL)		/* not UTF-8: made valid as the run directory's files are */
-		j = rundir_json_str(s);
-	d = json_dumps(j, JSON_ENCODE_ANY);
-	json_decref(j);
-	return d;
-}
-
-/* A number as JSON: null when not finite (buf holds NUMFMT_MAX). */
-static const char *
-jnum(char *buf, double v)
-{
-	if (!isfinite(v))
-		return "null";
-	snprintf(buf, NUMFMT_MAX, "%.15g", v);
-	return buf;
-}
 
 /* The members every night of s has: {"host":...,"params":{...} without the brace. */
 static char *
@@ -644,9 +456,9 @@ render_json(const struct history *h, FILE *out)
 	int first = 1;
 
 	for (i = 0; i < h->nruns; i++) {
-		jid[i] = jstr(h->runs[i].id);
-		jstart[i] = jstr(h->runs[i].start);
-		jgroup[i] = jstr(h->runs[i].group);
+		jid[i] = jsonout_str(h->runs[i].id);
+		jstart[i] = jsonout_str(h->runs[i].start);
+		jgroup[i] = jsonout_str(h->runs[i].group);
 	}
 	for (i = 0; i < h->nseries; i++) {
 		const struct history_series *s = &h->series[i];
@@ -656,23 +468,23 @@ render_json(const struct history *h, FILE *out)
 			const struct history_night *nt = &s->nights[k];
 			const struct history_segment *sg = &s->segments[nt->segment];
 
-			label = jstr(nt->label);
+			label = jsonout_str(nt->label);
 			fprintf(out, "%s%s,\"run\":%s,\"group\":%s,\"start\":%s,\"label\":%s,"
 			    "\"value\":%s,\"sd\":%s,\"rsd\":%s,\"n\":%zu,\"segment\":%zu,"
 			    "\"segment_mean\":%s,\"change\":", first ? "[\n" : ",\n", prefix,
-			    jid[nt->run], jgroup[nt->run], jstart[nt->run], label, jnum(a, nt->value), jnum(b, nt->sd),
-			    jnum(c, rsd(nt->value, nt->sd)), nt->n, nt->segment, jnum(d, sg->mean));
+			    jid[nt->run], jgroup[nt->run], jstart[nt->run], label, jsonout_num(a, nt->value), jsonout_num(b, nt->sd),
+			    jsonout_num(c, rsd(nt->value, nt->sd)), nt->n, nt->segment, jsonout_num(d, sg->mean));
 			first = 0;
 			if (sg->change != HISTORY_NONE && sg->start == k) {
 				const struct history_change *ch = &s->changes[sg->change];
 
-				fprintf(out, "{\"pct\":%s,\"lo\":%s,\"hi\":%s,", jnum(a, ch->pct),
-				    jnum(b, ch->lo), jnum(c, ch->hi));
-				l0 = jstr(s->nights[k - 1].label);
-				fprintf(out, "\"p\":%s,\"direction\":\"%s\",", jnum(a, ch->p),
+				fprintf(out, "{\"pct\":%s,\"lo\":%s,\"hi\":%s,", jsonout_num(a, ch->pct),
+				    jsonout_num(b, ch->lo), jsonout_num(c, ch->hi));
+				l0 = jsonout_str(s->nights[k - 1].label);
+				fprintf(out, "\"p\":%s,\"direction\":\"%s\",", jsonout_num(a, ch->p),
 				    ch->worse ? "worse" : "better");
 				fprintf(out, "\"before\":%s,\"after\":%s,\"labels\":[%s,%s]}}",
-				    jnum(b, ch->before), jnum(c, ch->after), l0, label);
+				    jsonout_num(b, ch->before), jsonout_num(c, ch->after), l0, label);
 				free(l0);
 			} else
 				fputs("null}", out);
@@ -855,7 +667,7 @@ chart(FILE *out, const struct history *h, size_t si)
 		    (double)(s->n - 1));
 
 		numfmt_short(buf, sizeof(buf), g->mean);
-		fmt_rsd(rbuf, sizeof(rbuf), rsd(g->mean, g->sd));
+		numfmt_rsd(rbuf, sizeof(rbuf), rsd(g->mean, g->sd));
 		fprintf(out, "<g class=\"level\"><title>%zu night%s from %.10s to %.10s: mean %s "
 		    "%s night to night</title><path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" "
 		    "stroke-width=\"2.5\"/></g>", g->n, g->n == 1 ? "" : "s",
@@ -873,7 +685,7 @@ chart(FILE *out, const struct history *h, size_t si)
 
 		fmt_date(date, sizeof(date), night_run(h, s, i)->start);
 		numfmt_short(buf, sizeof(buf), nt->value);
-		fmt_rsd(rbuf, sizeof(rbuf), rsd(nt->value, nt->sd));
+		numfmt_rsd(rbuf, sizeof(rbuf), rsd(nt->value, nt->sd));
 		fprintf(out, "<g><title>%s ", date);
 		html_text(out, nt->label);
 		fprintf(out, ": %s", buf);
@@ -1008,11 +820,11 @@ changes_table(FILE *out, const struct history *h)
 		td(out, NULL, s->key.params);
 		td(out, NULL, s->key.metric);
 		td(out, NULL, s->key.unit);
-		fmt_value(buf, sizeof(buf), c->before);
+		numfmt_mean(buf, sizeof(buf), c->before);
 		td(out, "n", buf);
-		fmt_value(buf, sizeof(buf), c->after);
+		numfmt_mean(buf, sizeof(buf), c->after);
 		td(out, "n", buf);
-		snprintf(buf, sizeof(buf), "%+.1f%%", c->pct);
+		numfmt_change(buf, sizeof(buf), c->pct);
 		td(out, "n", buf);
 		snprintf(buf, sizeof(buf), "%.3g", c->p);
 		td(out, "n", buf);

@@ -13,6 +13,7 @@
 
 #include "csv.h"
 #include "html.h"
+#include "jsonout.h"
 #include "numfmt.h"
 #include "rgrid.h"
 #include "strbuf.h"
@@ -29,8 +30,8 @@ rgrid_new(const char *table, const char *title, size_t nkeys, size_t ncols,
 	struct rgrid *g = xcalloc(1, sizeof(*g));
 	size_t i;
 
-	g->table = xstrdup(table);
-	g->title = xstrdup(title);
+	g->table = xstrdup_null(table);
+	g->title = xstrdup_null(title);
 	g->nkeys = nkeys;
 	g->ncols = ncols;
 	g->cols = xcalloc(ncols, sizeof(*g->cols));
@@ -76,7 +77,7 @@ rgrid_set(struct rgrid *g, size_t row, size_t col, const char *s, double num)
 	size_t k = row * g->ncols + col;
 
 	free(g->cells[k]);
-	g->cells[k] = xstrdup(s);
+	g->cells[k] = xstrdup(s != NULL ? s : "");
 	g->nums[k] = num;
 }
 
@@ -90,9 +91,26 @@ rgrid_free(struct rgrid *g)
 	free(g->nums);
 	free(g->table);
 	free(g->title);
+	free(g->align);
 	free(g->text);
 	rgrid_notes_free(g);
 	free(g);
+}
+
+void
+rgrid_align(struct rgrid *g, const char *align)
+{
+	free(g->align);
+	g->align = xstrdup_null(align);
+}
+
+/* Whether column j is left-aligned in the body of the table. */
+static int
+left(const struct rgrid *g, size_t j)
+{
+	if (g->align != NULL)
+		return g->align[j] != 'r';
+	return j < g->nkeys || (g->left_last && j == g->ncols - 1);
 }
 
 void
@@ -296,7 +314,7 @@ rgrid_notes_print(const struct rgrid *g, FILE *out, int md, size_t base)
 		/* an agent's text: one line, escaped (utf8.h), no raw HTML in md */
 		if (md) {
 			fprintf(out, "[^%zu]: ", base + i + 1);
-			report_md_cell(out, g->notes.v[i]);
+			rgrid_md_cell(out, g->notes.v[i]);
 		} else {
 			char *e = utf8_escaped(g->notes.v[i], 0);
 
@@ -350,18 +368,6 @@ rgrid_notes_html_list(FILE *out, const struct rgrid *g)
 
 /* --- Writers ---------------------------------------------------------------- */
 
-/* Display width of UTF-8 text: continuation bytes take no column. */
-static size_t
-dwidth(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			n++;
-	return n;
-}
-
 static void
 pad(FILE *out, size_t n)
 {
@@ -396,14 +402,15 @@ rgrid_print_text(const struct rgrid *g, FILE *out)
 			shown[i * g->ncols + j] = text_cell(g, i, j);
 	for (j = 0; j < g->ncols; j++)
 		cols[j] = utf8_escaped(g->cols[j], 0);
-	fprintf(out, "%s\n", g->title);
+	if (g->title != NULL)
+		fprintf(out, "%s\n", g->title);
 	for (j = 0; j < g->ncols; j++)
-		w[j] = dwidth(cols[j]);
+		w[j] = utf8_width(cols[j]);
 	for (j = 0; j < g->nhidden; j++)
 		w[j] = 0;
 	for (i = 0; i < g->nrows; i++)
 		for (j = 0; j < g->ncols; j++) {
-			size_t l = dwidth(shown[i * g->ncols + j]);
+			size_t l = utf8_width(shown[i * g->ncols + j]);
 
 			if (l > w[j])
 				w[j] = l;
@@ -417,11 +424,11 @@ rgrid_print_text(const struct rgrid *g, FILE *out)
 		while (end > 1 && row[end - 1][0] == '\0')
 			end--;
 		for (j = g->nhidden; j < end; j++) {
-			size_t l = dwidth(row[j]);
+			size_t l = utf8_width(row[j]);
 
 			if (j > g->nhidden)
 				fputs("  ", out);
-			if (j < g->nkeys || i == 0 || (g->left_last && j == g->ncols - 1)) {
+			if (i == 0 || left(g, j)) {
 				fputs(row[j], out);
 				if (j + 1 < end)
 					pad(out, w[j] - l);
@@ -441,7 +448,7 @@ rgrid_print_text(const struct rgrid *g, FILE *out)
 }
 
 void
-report_md_cell(FILE *out, const char *s)
+rgrid_md_cell(FILE *out, const char *s)
 {
 	char *e = utf8_escaped(s, 0), *p;
 
@@ -458,7 +465,7 @@ report_md_cell(FILE *out, const char *s)
 }
 
 void
-report_csv_cell(FILE *out, const char *s)
+rgrid_csv_cell(FILE *out, const char *s)
 {
 	char *e = utf8_escaped(s, 0), *q = NULL, *end;
 
@@ -477,21 +484,24 @@ rgrid_print_md(const struct rgrid *g, FILE *out, size_t *base)
 {
 	size_t i, j;
 
-	fprintf(out, "### %s\n\n|", g->title);
+	if (g->title != NULL)
+		fprintf(out, "### %s\n\n", g->title);
+	fputc('|', out);
 	for (j = g->nhidden; j < g->ncols; j++) {
 		fputc(' ', out);
-		report_md_cell(out, g->cols[j]);
+		rgrid_md_cell(out, g->cols[j]);
 		fputs(" |", out);
 	}
 	fputs("\n|", out);
 	for (j = g->nhidden; j < g->ncols; j++)
-		fputs(j < g->nkeys ? " --- |" : " ---: |", out);
+		fputs(g->align != NULL ? (left(g, j) ? " --- |" : " ---: |") :
+		    j < g->nkeys ? " --- |" : " ---: |", out);
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
 		fputc('|', out);
 		for (j = g->nhidden; j < g->ncols; j++) {
 			fputc(' ', out);
-			report_md_cell(out, g->cells[i * g->ncols + j]);
+			rgrid_md_cell(out, g->cells[i * g->ncols + j]);
 			rgrid_notes_md_marks(g, out, i, j, *base);
 			if (j + 1 == g->ncols)
 				rgrid_notes_md_marks(g, out, i, g->ncols, *base);
@@ -508,21 +518,25 @@ rgrid_print_csv(const struct rgrid *g, FILE *out)
 {
 	size_t i, j;
 
-	fputs("table", out);
+	if (g->table != NULL)
+		fputs("table", out);
 	for (j = 0; j < g->ncols; j++) {
-		fputc(',', out);
-		report_csv_cell(out, g->cols[j]);
+		if (g->table != NULL || j > 0)
+			fputc(',', out);
+		rgrid_csv_cell(out, g->cols[j]);
 	}
 	if (g->notes.n > 0)
 		fputs(",notes", out);
 	fputc('\n', out);
 	for (i = 0; i < g->nrows; i++) {
-		csv_field(out, g->table);
+		if (g->table != NULL)
+			csv_field(out, g->table);
 		for (j = 0; j < g->ncols; j++) {
 			size_t k = i * g->ncols + j;
 			char num[64];
 
-			fputc(',', out);
+			if (g->table != NULL || j > 0)
+				fputc(',', out);
 			if (!isnan(g->nums[k]) && j >= g->nkeys) {
 				numfmt_shortest(num, sizeof(num), g->nums[k]);
 				fputs(num, out);
@@ -532,14 +546,14 @@ rgrid_print_csv(const struct rgrid *g, FILE *out)
 
 				while (*s == ' ')
 					s++;
-				report_csv_cell(out, s);
+				rgrid_csv_cell(out, s);
 			}
 		}
 		if (g->notes.n > 0) {
 			char *nt = rgrid_row_notes_text(g, i);
 
 			fputc(',', out);
-			report_csv_cell(out, nt);
+			rgrid_csv_cell(out, nt);
 			free(nt);
 		}
 		fputc('\n', out);
@@ -564,13 +578,13 @@ rgrid_print_json(const struct rgrid *g, FILE *out, int *first)
 			if (*txt == '\0' && isnan(num) && rgrid_marks(g, i, j) == NULL)
 				continue;
 			o = json_object();
-			json_object_set_new(o, "table", json_string(g->table));
+			if (g->table != NULL)
+				json_object_set_new(o, "table", json_string(g->table));
 			for (k = 0; k < g->nkeys; k++)
 				json_object_set_new(o, g->cols[k],
 				    json_string(g->cells[i * g->ncols + k]));
 			json_object_set_new(o, "column", json_string(g->cols[j]));
-			json_object_set_new(o, "value", isnan(num) || isinf(num) ? json_null() :
-			    json_real(num));
+			json_object_set_new(o, "value", jsonout_real(num));
 			json_object_set_new(o, "text", json_string(txt));
 			if ((notes = rgrid_cell_notes_json(g, i, j)) != NULL)
 				json_object_set_new(o, "notes", notes);

@@ -23,17 +23,6 @@ better_pct(double a, double b, int higher_better)
 	return (higher_better ? b - a : a - b) / fabs(a) * 100;
 }
 
-static void
-fmt_pct(char *buf, size_t cap, double p)
-{
-	/* Whole percents as the mail does; a tenth below 1% so that a small
-	 * change does not read as "+0%". */
-	if (fabs(p) >= 1)
-		snprintf(buf, cap, "%+.0f%%", p);
-	else
-		snprintf(buf, cap, "%+.1f%%", p);
-}
-
 char *
 report_delta_line(const char *name, double a, double b, int higher_better)
 {
@@ -45,7 +34,7 @@ report_delta_line(const char *name, double a, double b, int higher_better)
 	if (isnan(p))
 		snprintf(sp, sizeof(sp), "n/a");
 	else
-		fmt_pct(sp, sizeof(sp), p);
+		numfmt_change_whole(sp, sizeof(sp), p);
 	return xasprintf("%s: %s -> %s %s", name, sa, sb, sp);
 }
 
@@ -69,7 +58,7 @@ grew_line(const char *name, double a, double b, int higher_better)
 	numfmt_fixed(sb, sizeof(sb), b, 3);
 	if (isnan(p))
 		return xasprintf("%s: %s -> %s n/a", name, sa, sb);
-	fmt_pct(sp, sizeof(sp), p);
+	numfmt_change_whole(sp, sizeof(sp), p);
 	return xasprintf("%s: %s -> %s %s%s", name, sa, sb, sp, p == 0 ? "" :
 	    (p > 0) == (higher_better != 0) ? " better" : " worse");
 }
@@ -153,7 +142,7 @@ report_table_delta(const struct report *r, const struct report_opts *o, size_t b
 				if (isnan(p))
 					snprintf(num, sizeof(num), "n/a");
 				else
-					fmt_pct(num, sizeof(num), p);
+					numfmt_change_whole(num, sizeof(num), p);
 				rgrid_set(g, row, DC_CHANGE, num, p);
 			}
 			free(line);

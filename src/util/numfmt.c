@@ -75,6 +75,17 @@ numfmt_change(char *buf, size_t size, double pct)
 }
 
 void
+numfmt_change_whole(char *buf, size_t size, double pct)
+{
+	if (isnan(pct))
+		snprintf(buf, size, "-");
+	else if (fabs(pct) >= 1)
+		snprintf(buf, size, "%+.0f%%", pct);
+	else
+		snprintf(buf, size, "%+.1f%%", pct);
+}
+
+void
 numfmt_rsd(char *buf, size_t size, double pct)
 {
 	percent(buf, size, "±", pct);

@@ -501,6 +501,14 @@ test_numfmt(void)
 		numfmt_shortest(b, sizeof(b), rt[i]);
 		ok(strtod(b, NULL) == rt[i], "shortest reads back exactly");
 	}
+	numfmt_change_whole(b, sizeof(b), 3.4);
+	is_str(b, "+3%", "change in whole percents");
+	numfmt_change_whole(b, sizeof(b), -12.5);
+	is_str(b, "-12%", "... rounded as printf does");
+	numfmt_change_whole(b, sizeof(b), 0.44);
+	is_str(b, "+0.4%", "... a tenth below 1%");
+	numfmt_change_whole(b, sizeof(b), NAN);
+	is_str(b, "-", "... and - for none");
 	numfmt_duration(b, sizeof(b), 0.4);
 	is_str(b, "0s", "duration under half a second");
 	numfmt_duration(b, sizeof(b), -3);
