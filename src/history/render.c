@@ -27,6 +27,7 @@
 #include "rgrid.h"
 #include "rundir.h"
 #include "strv.h"
+#include "svg.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
@@ -517,7 +518,7 @@ render_json(const struct history *h, FILE *out)
 #define LABEL_ROOM	48	/* pixels a change point's size takes beside it */
 
 struct frame {
-	double	lo, hi, step;	/* y */
+	struct svg_frame y;	/* the plot and its fitted y axis (svg.h) */
 	size_t	n;		/* nights */
 };
 
@@ -532,14 +533,18 @@ fx(const struct frame *f, double i)
 static double
 fy(const struct frame *f, double v)
 {
-	return CH_T + CH_H - (v - f->lo) / (f->hi - f->lo) * CH_H;
+	return svg_fy(&f->y, v);
 }
 
 /* A y axis for the values of s, not held to 0: a change of 5% must show. */
 static void
 frame_fit(struct frame *f, const struct history_series *s)
 {
-	double lo = INFINITY, hi = -INFINITY, pad;
+	struct svg_frame y = {
+		.w = CH_W, .l = CH_L, .r = CH_R, .t = CH_T, .h = CH_H,
+		.axis = SVG_AXIS_FITTED, .ticks = 4, .tick_gap = 4, .tick_rise = 3.5,
+	};
+	double lo = INFINITY, hi = -INFINITY;
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
@@ -548,16 +553,8 @@ frame_fit(struct frame *f, const struct history_series *s)
 		if (s->nights[i].value > hi)
 			hi = s->nights[i].value;
 	}
-	if (!(lo <= hi))
-		lo = 0, hi = 1;
-	pad = (hi - lo) * 0.08;
-	if (pad == 0)
-		pad = lo != 0 ? fabs(lo) * 0.02 : 1;
-	f->step = html_nice_step(hi - lo + 2 * pad, 4);
-	f->lo = floor((lo - pad) / f->step) * f->step;
-	f->hi = ceil((hi + pad) / f->step) * f->step;
-	if (f->hi <= f->lo)
-		f->hi = f->lo + f->step;
+	svg_frame_fit(&y, lo, hi);
+	f->y = y;
 	f->n = s->n;
 }
 
@@ -565,18 +562,12 @@ static void
 chart_axes(FILE *out, const struct history *h, const struct history_series *s,
     const struct frame *f)
 {
-	char buf[NUMFMT_MAX], date[16];
-	double v, y, x;
+	char date[16];
+	double x;
 	size_t i, ticks[3] = { 0, s->n / 2, s->n - 1 };
 
 	fputs("<g class=\"axis\">", out);
-	for (v = f->lo; v <= f->hi + f->step / 1e6; v += f->step) {
-		y = fy(f, v);
-		numfmt_short(buf, sizeof(buf), fabs(v) < f->step / 1e6 ? 0 : v);
-		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", CH_L,
-		    CH_W - CH_R, y, y, CH_L - 4, y + 3.5, buf);
-	}
+	svg_yticks(out, &f->y);
 	fprintf(out, "<path d=\"M%d %dV%dH%d\" fill=\"none\" stroke=\"#333\"/>", CH_L, CH_T,
 	    CH_T + CH_H, CH_W - CH_R);
 	for (i = 0; i < 3; i++) {

@@ -53,6 +53,7 @@
 #include "rundir.h"
 #include "stats.h"
 #include "strv.h"
+#include "svg.h"
 #include "utf8.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -63,7 +64,6 @@
 #define PLOT_T		48	/* the title, then the y axis label, above the plot */
 #define PLOT_H		220
 #define AXIS_B		44	/* below the plot: tick labels and the axis label */
-#define LEG_ROW		17
 #define WIDE_W		960	/* the widest chart */
 #define SLOT_W		26	/* a series' box in a trials chart */
 #define MAX_GROUPS	12	/* points per trials chart */
@@ -77,7 +77,7 @@
 #define FOREST_LAB	340	/* the forest plot's label column */
 #define FOREST_CHARS	48	/* of a point's name there */
 #define FOREST_ROW	18
-#define LABEL_MAX	40	/* bytes of a label in a chart; the tooltip has all */
+#define LABEL_MAX	SVG_LABEL_MAX
 
 /* Okabe-Ito, distinguishable with the common colour blindnesses. */
 static const char *const colours[] = {
@@ -207,74 +207,30 @@ hatch_def(FILE *out, int chart, size_t i, const char *c)
 	fputs("</pattern>", out);
 }
 
-/* A chart's plot area and y axis. */
-struct frame {
-	int	w;		/* viewBox width */
-	int	l, r;		/* plot from x = l to w - r */
-	int	t, h;		/* plot from y = t to t + h */
-	double	lo, hi, step;	/* the y axis */
-};
-
+/* A report chart's frame: its plot area, the y axis from 0 (svg.h). */
 static void
-frame_init(struct frame *f, int w)
+frame_init(struct svg_frame *f, int w)
 {
 	f->w = w;
 	f->l = PLOT_L;
 	f->r = PLOT_R;
 	f->t = PLOT_T;
 	f->h = PLOT_H;
+	f->axis = SVG_AXIS_ZERO;
+	f->ticks = 5;
+	f->tick_gap = 5;
+	f->tick_rise = 4;
 	f->lo = 0;
 	f->hi = 1;
 	f->step = 1;
 }
 
-/* The y axis over [lo, hi], with 0 in it (values here are times, rates
- * and counts: an axis that starts elsewhere exaggerates). */
-static void
-frame_fit(struct frame *f, double lo, double hi)
-{
-	if (!(lo <= hi)) {
-		lo = 0;
-		hi = 1;
-	}
-	if (lo > 0)
-		lo = 0;
-	if (hi < 0)
-		hi = 0;
-	if (hi == lo)
-		hi = lo + 1;
-	f->step = html_nice_step(hi - lo, 5);
-	f->lo = floor(lo / f->step) * f->step;
-	f->hi = ceil(hi / f->step) * f->step;
-}
-
-/* y of value v, clamped to the frame: nothing is drawn outside it. */
-static double
-fy(const struct frame *f, double v)
-{
-	if (v < f->lo)
-		v = f->lo;
-	if (v > f->hi)
-		v = f->hi;
-	return f->t + f->h - (v - f->lo) / (f->hi - f->lo) * f->h;
-}
-
 /* Grid lines, y ticks, the frame and the y label. */
 static void
-draw_yaxis(FILE *out, const struct frame *f, const char *label)
+draw_yaxis(FILE *out, const struct svg_frame *f, const char *label)
 {
-	double n = round((f->hi - f->lo) / f->step), i;
-	char buf[NUMFMT_MAX];
-
 	fputs("<g class=\"axis\">", out);
-	for (i = 0; i <= n && i <= 50; i++) {
-		double v = f->lo + i * f->step, y = fy(f, v);
-
-		numfmt_short(buf, sizeof(buf), fabs(v) < f->step / 1e6 ? 0 : v);
-		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", f->l, f->w - f->r,
-		    y, y, f->l - 5, y + 4, buf);
-	}
+	svg_yticks(out, f);
 	fprintf(out, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>",
 	    f->l, f->t, f->w - f->l - f->r, f->h);
 	/* above the axis, not along it: a long metric name would not fit there */
@@ -295,40 +251,6 @@ static const char *
 agg_name(const struct report_opts *o)
 {
 	return o->aggregate == REPORT_AGG_MEDIAN ? "median" : "mean";
-}
-
-/* Where a chart's legend goes: columns wide enough for the longest entry. */
-struct legend {
-	int	left, top;	/* of the first row */
-	int	colw;
-	size_t	cols;
-};
-
-static void
-legend_fit(struct legend *lg, const struct frame *f, int top, size_t maxlen)
-{
-	if (maxlen > LABEL_MAX)
-		maxlen = LABEL_MAX;
-	lg->left = 8;
-	lg->top = top;
-	lg->colw = 46 + (int)(maxlen * 7);
-	lg->cols = (size_t)((f->w - 16) / lg->colw);
-	if (lg->cols == 0)
-		lg->cols = 1;
-}
-
-static int
-legend_height(const struct legend *lg, size_t n)
-{
-	return (int)((n + lg->cols - 1) / lg->cols) * LEG_ROW + 10;
-}
-
-/* Where legend entry i goes. */
-static void
-legend_at(const struct legend *lg, size_t i, double *x, double *y)
-{
-	*x = lg->left + (double)(i % lg->cols) * lg->colw;
-	*y = lg->top + 8 + (double)(i / lg->cols) * LEG_ROW;
 }
 
 /*
@@ -916,10 +838,10 @@ static void
 scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
     const struct rcell *c0, const char *P, const struct strv *xs, const struct strv *combos,
     const struct line *lines, size_t nlines, int by_combo, size_t which, const char *pname,
-    const struct frame *fa, int chart)
+    const struct svg_frame *fa, int chart)
 {
-	struct frame f = *fa;
-	struct legend lg;
+	struct svg_frame f = *fa;
+	struct svg_legend lg;
 	size_t i, j, k, maxlen = 0, nin = 0;
 	double xmin = atof(xs->v[0]), xmax = atof(xs->v[xs->n - 1]);
 	int logx = xmin > 0 && xmax / xmin > LOG_SPAN, h;
@@ -938,8 +860,8 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 	}
 	if (nin == 0)
 		return;
-	legend_fit(&lg, &f, f.t + f.h + AXIS_B, maxlen);
-	h = f.t + f.h + AXIS_B + legend_height(&lg, nin);
+	svg_legend_fit(&lg, &f, f.t + f.h + AXIS_B, maxlen);
+	h = f.t + f.h + AXIS_B + svg_legend_height(&lg, nin);
 	title = xasprintf("%s %s over %s%s%s", c0->bench, c0->metric, P, *pname ? ": " : "",
 	    pname);
 	svg_open(out, "panel", "scaling", c0, P, pname, chart, f.w, h, title);
@@ -990,7 +912,7 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 			if (isnan(l->y[j]))
 				continue;	/* a missing point: the line goes on to the next */
 			fprintf(out, "%s%.1f %.1f", pen ? "L" : "M", XMAP(atof(xs->v[j])),
-			    fy(&f, l->y[j]));
+			    svg_fy(&f, l->y[j]));
 			pen = 1;
 		}
 		fputs("\"/>", out);
@@ -999,12 +921,12 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 
 			if (isnan(l->y[j]))
 				continue;
-			y = fy(&f, l->y[j]);
-			if (!isnan(l->sd[j]) && l->sd[j] > 0)	/* clamped to the frame by fy() */
+			y = svg_fy(&f, l->y[j]);
+			if (!isnan(l->sd[j]) && l->sd[j] > 0)	/* clamped to the frame by svg_fy() */
 				fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM"
-				    "%.1f %.1fH%.1f\" stroke=\"%s\"/>", x, fy(&f, l->y[j] - l->sd[j]),
-				    fy(&f, l->y[j] + l->sd[j]), x - 3, fy(&f, l->y[j] - l->sd[j]),
-				    x + 3, x - 3, fy(&f, l->y[j] + l->sd[j]), x + 3, colour);
+				    "%.1f %.1fH%.1f\" stroke=\"%s\"/>", x, svg_fy(&f, l->y[j] - l->sd[j]),
+				    svg_fy(&f, l->y[j] + l->sd[j]), x - 3, svg_fy(&f, l->y[j] - l->sd[j]),
+				    x + 3, x - 3, svg_fy(&f, l->y[j] + l->sd[j]), x + 3, colour);
 			fputs("<g><title>", out);
 			html_text(out, name);
 			fputs(" ", out);
@@ -1021,7 +943,7 @@ scaling_panel(FILE *out, const struct report *r, const struct report_opts *o,
 			marker(out, (int)style, x, y, colour);
 			fputs("</g>", out);
 		}
-		legend_at(&lg, k, &lx, &ly);
+		svg_legend_at(&lg, k, &lx, &ly);
 		fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>",
 		    lx, ly, lx + 32, colour, *dash ? " stroke-dasharray=\"" : "", dash,
 		    *dash ? "\"" : "");
@@ -1052,7 +974,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 	size_t nlines = 0, cap = 0, i, j, s, k, *xi, *ci;
 	double ylo = INFINITY, yhi = -INFINITY;
 	int by_combo;
-	struct frame f;
+	struct svg_frame f;
 
 	xi = xcalloc(ncells, sizeof(*xi));
 	ci = xcalloc(ncells, sizeof(*ci));
@@ -1112,7 +1034,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 				if (mv < ylo)
 					ylo = mv;
 				/* a whisker may reach twice the value, no more: an
-				 * outlier's sd would squash the lines (fy() clips it) */
+				 * outlier's sd would squash the lines (svg_fy() clips it) */
 				w = isfinite(sd) ? fmin(sd, fabs(mv)) : 0;
 				if (mv + w > yhi)
 					yhi = mv + w;
@@ -1129,7 +1051,7 @@ chart_scaling(FILE *out, const struct report *r, const struct report_opts *o,
 	if (nlines == 0)
 		goto out;
 	frame_init(&f, PANEL_W);
-	frame_fit(&f, ylo, yhi);
+	svg_frame_fit(&f, ylo, yhi);
 	by_combo = r->nseries > 1 && combos.n > 1 && combos.n <= MAX_PANELS;
 	for (i = 0; i < nlines; i++)
 		strv_push_unique(&used, by_combo ? combos.v[lines[i].combo] :
@@ -1232,8 +1154,8 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 	double ylo = INFINITY, yhi = -INFINITY, gw;
 	size_t i, s, j, k, maxlen = 0, above = 0, *ord;
 	struct slot *slots;
-	struct frame f;
-	struct legend lg;
+	struct svg_frame f;
+	struct svg_legend lg;
 	char *title, *yl, buf[NUMFMT_MAX];
 	int h, axis_b, nl = 1, w;
 
@@ -1270,7 +1192,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 	if (w < PANEL_W)
 		w = PANEL_W;
 	frame_init(&f, w);
-	frame_fit(&f, ylo, yhi + (yhi - (ylo < 0 ? ylo : 0)) * 0.04);
+	svg_frame_fit(&f, ylo, yhi + (yhi - (ylo < 0 ? ylo : 0)) * 0.04);
 	gw = (double)(f.w - f.l - f.r) / (double)ncells;
 	for (i = 0; i < ncells; i++) {
 		char *gl = params_of(r->cells[cells[i]].params, swept, NULL);
@@ -1287,8 +1209,8 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		if (utf8_width(r->series[s].name) > maxlen)
 			maxlen = utf8_width(r->series[s].name);
 	axis_b = 24 + 13 * nl;
-	legend_fit(&lg, &f, f.t + f.h + axis_b, maxlen);
-	h = f.t + f.h + axis_b + legend_height(&lg, r->nseries);
+	svg_legend_fit(&lg, &f, f.t + f.h + axis_b, maxlen);
+	h = f.t + f.h + axis_b + svg_legend_height(&lg, r->nseries);
 	if (nparts > 1)
 		title = xasprintf("%s %s: the trials per series (%zu of %zu)", c0->bench,
 		    c0->metric, part + 1, nparts);
@@ -1378,13 +1300,13 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 					fprintf(out, " and %zu more", nabove - shown);
 			}
 			fputs("</title>", out);
-			/* whiskers, box and median: fy() keeps them in the frame */
+			/* whiskers, box and median: svg_fy() keeps them in the frame */
 			fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1fM%.1f "
-			    "%.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx, fy(&f, sl.hi),
-			    fy(&f, sl.q3), cx, fy(&f, sl.q1), fy(&f, sl.lo), cx - hw / 2,
-			    fy(&f, sl.hi), cx + hw / 2, cx - hw / 2, fy(&f, sl.lo), cx + hw / 2, col);
-			by = fy(&f, sl.q3);
-			bh = fy(&f, sl.q1) - by;
+			    "%.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx, svg_fy(&f, sl.hi),
+			    svg_fy(&f, sl.q3), cx, svg_fy(&f, sl.q1), svg_fy(&f, sl.lo), cx - hw / 2,
+			    svg_fy(&f, sl.hi), cx + hw / 2, cx - hw / 2, svg_fy(&f, sl.lo), cx + hw / 2, col);
+			by = svg_fy(&f, sl.q3);
+			bh = svg_fy(&f, sl.q1) - by;
 			if (bh < 1) {	/* a box of equal trials: a line, in the frame */
 				bh = 1;
 				if (by + bh > f.t + f.h)
@@ -1394,7 +1316,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 			    "height=\"%.1f\" fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", cx - hw, by,
 			    2 * hw, bh, chart, s, col);
 			fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>",
-			    cx - hw, fy(&f, sl.med), cx + hw, col);
+			    cx - hw, svg_fy(&f, sl.med), cx + hw, col);
 			for (j = 0, ndots = 0; j < sl.n && ndots < STRIP_MAX; j++) {
 				double dx = cx + hw + 4 + (double)((j * 5) % 7) * 1.1;
 
@@ -1409,7 +1331,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 				else
 					fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" "
 					    "r=\"2.3\" %s=\"%s\"%s/>",
-					    dx, fy(&f, sl.x[j]), sl.out[j] ? "stroke" : "fill", col,
+					    dx, svg_fy(&f, sl.x[j]), sl.out[j] ? "stroke" : "fill", col,
 					    sl.out[j] ? " fill=\"white\"" : "");
 			}
 			above += nabove;
@@ -1425,7 +1347,7 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		double lx, ly;
 
 		s = ord[k];
-		legend_at(&lg, k, &lx, &ly);
+		svg_legend_at(&lg, k, &lx, &ly);
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"26\" height=\"12\" "
 		    "fill=\"url(#h%d-%zu)\" stroke=\"%s\"/><text class=\"leg\" x=\"%.1f\" "
 		    "y=\"%.1f\">", lx, ly - 6, chart, s, colours[s % NCOLOURS], lx + 32, ly + 4);
