@@ -3,12 +3,21 @@
  * differ between two hosts, or one host on two nights: what a report
  * shows first when it compares sides (docs/environment.md).
  *
- * Facts are flattened to dotted keys ("sysctl.kernel.randomize_va_space",
- * "kernel_config.options.CONFIG_HZ", "uname.release"), values to text
- * (strings as they are, numbers and booleans as JSON writes them, null as
- * "null", arrays as compact JSON).  A few facts that change by themselves
- * are not compared: loadavg, mhz (the current clock where the host has no
- * cpufreq) and uname.nodename (the hosts' names, already in the pair).
+ * What a fact is, one rule for every place that shows facts (the
+ * ENVIRONMENT DIFFERS lines and the environment grid of a report, the
+ * history's changes of env, the HTML page's table of hosts):
+ *   - a fact is a leaf of the env object that is not an object, its key
+ *     the dotted path to it ("sysctl.kernel.randomize_va_space",
+ *     "kernel_config.options.CONFIG_HZ", "uname.release"); the top-level
+ *     "type" (the record's kind) is not a fact;
+ *   - its value as text: a string as it is; an integer exactly ("42");
+ *     a real as numfmt_shortest() writes it ("2400" for 2400.0, "2.5");
+ *     a boolean, null and an array as compact JSON writes them ("true",
+ *     "null", "[0.5,0.25,0.1]");
+ *   - at most ENVDIFF_MAX_FACTS of one object, in its order.
+ * A few facts that change by themselves are shown but not compared:
+ * loadavg, mhz (the current clock where the host has no cpufreq) and
+ * uname.nodename (the hosts' names, already in the pair).
  */
 #ifndef FLEETMARK_ENVDIFF_H
 #define FLEETMARK_ENVDIFF_H
@@ -16,6 +25,10 @@
 #include <stddef.h>
 
 #include <jansson.h>
+
+#include "strv.h"
+
+#define ENVDIFF_MAX_FACTS	4096	/* facts of one env object looked at */
 
 /* One fact that differs: a or b is "(none)" when one side lacks it. */
 struct envdiff_fact {
@@ -28,6 +41,12 @@ struct envdiff {
 	struct envdiff_fact	*facts;
 	size_t			 n;
 };
+
+/*
+ * The facts of env object o (none when o is NULL or not an object), their
+ * keys appended to keys and their texts to vals, in o's order.
+ */
+void	envdiff_flatten(const json_t *o, struct strv *keys, struct strv *vals);
 
 /* Compare two env objects into *d (released with envdiff_release()); NULL
  * objects have no facts. */

@@ -7,90 +7,89 @@
 #include <jansson.h>
 
 #include "envdiff.h"
+#include "numfmt.h"
 #include "rundir.h"
 #include "strv.h"
 #include "xmalloc.h"
 
-#define MAX_FACTS	4096	/* flattened facts of one side looked at */
 #define NONE		"(none)"
 
+/* Facts that change by themselves: not compared (envdiff.h). */
 static const char *const ignored[] = { "loadavg", "mhz", "uname.nodename", NULL };
 
-struct flat {
-	char	**keys, **vals;
-	size_t	  n;
-};
-
+/* Whether key is an ignored fact or inside one ("loadavg.1"). */
 static int
 is_ignored(const char *key)
 {
-	size_t i;
+	size_t i, n;
 
-	for (i = 0; ignored[i] != NULL; i++)
-		if (strcmp(key, ignored[i]) == 0)
+	for (i = 0; ignored[i] != NULL; i++) {
+		n = strlen(ignored[i]);
+		if (strncmp(key, ignored[i], n) == 0 && (key[n] == '\0' || key[n] == '.'))
 			return 1;
+	}
 	return 0;
 }
 
+/* A fact's value as text (envdiff.h); NULL when jansson cannot write it. */
 static char *
 text_of(const json_t *v)
 {
+	char num[NUMFMT_MAX];
+
 	if (json_is_string(v))
 		return xstrdup(json_string_value(v));
 	if (json_is_null(v))
 		return xstrdup("null");
+	if (json_is_real(v)) {
+		numfmt_shortest(num, sizeof(num), json_real_value(v));
+		return xstrdup(num);
+	}
 	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 }
 
 static void
-flatten(struct flat *f, const char *prefix, const json_t *o)
+flatten(const char *prefix, const json_t *o, struct strv *keys, struct strv *vals)
 {
 	const char *k;
 	json_t *v;
 	char *key, *t;
 
 	json_object_foreach((json_t *)o, k, v) {
-		if (f->n >= MAX_FACTS)
+		if (keys->n >= ENVDIFF_MAX_FACTS)
 			return;
-		key = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
-		if (is_ignored(key)) {
-			free(key);
+		/* the record's kind, not a fact about the host */
+		if (*prefix == '\0' && strcmp(k, "type") == 0)
 			continue;
-		}
+		key = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
 		if (json_is_object(v)) {
-			flatten(f, key, v);
+			flatten(key, v, keys, vals);
 			free(key);
 			continue;
 		}
 		if ((t = text_of(v)) == NULL)
 			t = xstrdup("?");
-		f->keys = xreallocarray(f->keys, f->n + 1, sizeof(*f->keys));
-		f->vals = xreallocarray(f->vals, f->n + 1, sizeof(*f->vals));
-		f->keys[f->n] = key;
-		f->vals[f->n] = t;
-		f->n++;
+		strv_push(keys, key);
+		strv_push(vals, t);
+		free(key);
+		free(t);
 	}
 }
 
-static void
-flat_release(struct flat *f)
+void
+envdiff_flatten(const json_t *o, struct strv *keys, struct strv *vals)
 {
-	size_t i;
-
-	for (i = 0; i < f->n; i++) {
-		free(f->keys[i]);
-		free(f->vals[i]);
-	}
-	free(f->keys);
-	free(f->vals);
+	if (json_is_object(o))
+		flatten("", o, keys, vals);
 }
 
+/* The text of fact key in the flattened keys and vals, or NULL. */
 static const char *
-flat_get(const struct flat *f, const char *key)
+flat_get(const struct strv *keys, const struct strv *vals, const char *key)
 {
-	size_t i = strv_find(f->keys, f->n, key);
+	size_t i = strv_find(keys->v, keys->n, key);
 
-	return i == STRV_NONE ? NULL : f->vals[i];
+	return i == STRV_NONE ? NULL : vals->v[i];
 }
 
 static void
@@ -106,26 +105,28 @@ add(struct envdiff *d, const char *key, const char *a, const char *b)
 void
 envdiff_compare(const json_t *a, const json_t *b, struct envdiff *d)
 {
-	struct flat fa = { NULL, NULL, 0 }, fb = { NULL, NULL, 0 };
+	struct strv ka = STRV_INIT, va = STRV_INIT, kb = STRV_INIT, vb = STRV_INIT;
 	const char *v;
 	size_t i;
 
 	d->facts = NULL;
 	d->n = 0;
-	if (json_is_object(a))
-		flatten(&fa, "", a);
-	if (json_is_object(b))
-		flatten(&fb, "", b);
-	for (i = 0; i < fa.n; i++) {
-		v = flat_get(&fb, fa.keys[i]);
-		if (v == NULL || strcmp(v, fa.vals[i]) != 0)
-			add(d, fa.keys[i], fa.vals[i], v);
+	envdiff_flatten(a, &ka, &va);
+	envdiff_flatten(b, &kb, &vb);
+	for (i = 0; i < ka.n; i++) {
+		if (is_ignored(ka.v[i]))
+			continue;
+		v = flat_get(&kb, &vb, ka.v[i]);
+		if (v == NULL || strcmp(v, va.v[i]) != 0)
+			add(d, ka.v[i], va.v[i], v);
 	}
-	for (i = 0; i < fb.n; i++)
-		if (flat_get(&fa, fb.keys[i]) == NULL)
-			add(d, fb.keys[i], NULL, fb.vals[i]);
-	flat_release(&fa);
-	flat_release(&fb);
+	for (i = 0; i < kb.n; i++)
+		if (!is_ignored(kb.v[i]) && flat_get(&ka, &va, kb.v[i]) == NULL)
+			add(d, kb.v[i], NULL, vb.v[i]);
+	strv_clear(&ka);
+	strv_clear(&va);
+	strv_clear(&kb);
+	strv_clear(&vb);
 }
 
 int

@@ -44,6 +44,7 @@
 
 #include <jansson.h>
 
+#include "envdiff.h"
 #include "fsutil.h"
 #include "html.h"
 #include "numfmt.h"
@@ -1686,50 +1687,18 @@ env_set(struct envtab *e, size_t side, const char *key, const char *val)
 	e->vals[side * e->cap_keys + k] = xstrdup(val);
 }
 
+/* The facts of side's env object, as envdiff.h says what a fact is. */
 static void
-env_flatten(struct envtab *e, size_t side, const char *prefix, json_t *o)
+env_facts(struct envtab *e, size_t side, const json_t *o)
 {
-	const char *k;
-	json_t *v;
+	struct strv keys = STRV_INIT, vals = STRV_INIT;
+	size_t i;
 
-	json_object_foreach(o, k, v) {
-		char *key = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
-		char buf[NUMFMT_MAX], *t;
-		size_t i;
-
-		if (strcmp(key, "type") == 0) {
-			free(key);
-			continue;
-		}
-		if (json_is_object(v))
-			env_flatten(e, side, key, v);
-		else if (json_is_string(v))
-			env_set(e, side, key, json_string_value(v));
-		else if (json_is_number(v)) {
-			numfmt_shortest(buf, sizeof(buf), json_number_value(v));
-			env_set(e, side, key, buf);
-		} else if (json_is_boolean(v))
-			env_set(e, side, key, json_is_true(v) ? "true" : "false");
-		else if (json_is_array(v)) {
-			t = xstrdup("");
-			for (i = 0; i < json_array_size(v); i++) {
-				json_t *x = json_array_get(v, i);
-				char *n;
-
-				if (json_is_number(x))
-					numfmt_shortest(buf, sizeof(buf), json_number_value(x));
-				else
-					snprintf(buf, sizeof(buf), "%s", json_is_string(x) ?
-					    json_string_value(x) : "?");
-				n = xasprintf("%s%s%s", t, *t ? " " : "", buf);
-				free(t);
-				t = n;
-			}
-			env_set(e, side, key, t);
-			free(t);
-		}
-		free(key);
-	}
+	envdiff_flatten(o, &keys, &vals);
+	for (i = 0; i < keys.n; i++)
+		env_set(e, side, keys.v[i], vals.v[i]);
+	strv_clear(&keys);
+	strv_clear(&vals);
 }
 
 static void
@@ -1786,8 +1755,8 @@ env_section(FILE *out, const struct report *r)
 		if (sr->plan)
 			env_set(&e, k, "plan", sr->plan);
 		/* through rundir.h, which refuses a host name that is a path */
-		if (rundir_load_env(sr->dir, sr->host, &o, &lerr) == 0 && json_is_object(o))
-			env_flatten(&e, k, "", o);
+		if (rundir_load_env(sr->dir, sr->host, &o, &lerr) == 0)
+			env_facts(&e, k, o);
 		json_decref(o);
 		free(lerr);
 	}

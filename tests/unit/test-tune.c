@@ -234,6 +234,27 @@ envdiff_tests(void)
 	json_decref(a);
 	json_decref(b);
 	{
+		/* what a fact is: one rule for the diff and the HTML table */
+		struct strv k = STRV_INIT, v = STRV_INIT;
+
+		a = json_pack("{s:s, s:f, s:f, s:I, s:b, s:n, s:[f,s], s:{s:{s:i}}}", "type", "env",
+		    "mhz", 2400.0, "x", 2.5, "big", (json_int_t)9007199254740993LL, "smt", 1, "nul",
+		    "loadavg", 0.5, "a", "cpu", "boost", "max", 3);
+		envdiff_flatten(a, &k, &v);
+		line[0] = '\0';
+		for (i = 0; i < k.n; i++)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s=%s ",
+			    k.v[i], v.v[i]);
+		is_str(line, "mhz=2400 x=2.5 big=9007199254740993 smt=true nul=null "
+		    "loadavg=[0.5,\"a\"] cpu.boost.max=3 ", "flattened facts: no type, reals "
+		    "shortest, integers exact, the rest as JSON");
+		strv_clear(&k);
+		strv_clear(&v);
+		envdiff_flatten(NULL, &k, &v);
+		is_int((int)k.n, 0, "no object, no facts");
+		json_decref(a);
+	}
+	{
 		char *s = envdiff_short("abcdefghij", 8);
 
 		is_str(s, "abcde...", "a long value is cut with ...");
