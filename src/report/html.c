@@ -1147,33 +1147,54 @@ slot_free(struct slot *sl)
 	free(sl->out);
 }
 
-static void
-chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncells,
-    const struct strv *swept, size_t part, size_t nparts, int chart)
-{
-	const struct rcell *c0 = &r->cells[cells[0]];
-	double ylo = INFINITY, yhi = -INFINITY, gw;
-	size_t i, s, j, k, maxlen = 0, above = 0, *ord;
-	struct slot *slots;
+/* Where a trials chart puts things: its series' order, boxes, frame and legend. */
+struct trials {
+	size_t		*ord;		/* the series, a host's side by side */
+	struct slot	*slots;		/* [cell * nseries + series] */
 	struct svg_frame f;
 	struct svg_legend lg;
-	char *title, *yl, buf[NUMFMT_MAX];
-	int h, axis_b, nl = 1, w;
+	double		 gw;		/* the width of a cell's group of boxes */
+	int		 w, h;
+};
+
+static void
+trials_release(struct trials *t, size_t nslots)
+{
+	size_t i;
+
+	for (i = 0; i < nslots; i++)
+		slot_free(&t->slots[i]);
+	free(t->slots);
+	free(t->ord);
+}
+
+/*
+ * The layout of a trials chart of cells: each box's statistics, the y
+ * axis through every box and low outlier, the width and the legend.
+ * -1 (t still to release) when no series has a trial there.
+ */
+static int
+trials_layout(const struct report *r, const size_t *cells, size_t ncells,
+    const struct strv *swept, struct trials *t)
+{
+	double ylo = INFINITY, yhi = -INFINITY;
+	size_t i, s, j, k, maxlen = 0;
+	int nl = 1, axis_b;
 
 	/* a host's series side by side: the pairs compared stand together */
-	ord = xcalloc(r->nseries, sizeof(*ord));
+	t->ord = xcalloc(r->nseries, sizeof(*t->ord));
 	for (s = 0; s < r->nseries; s++) {
-		for (k = s; k > 0 && strcmp(r->series[ord[k - 1]].host, r->series[s].host) > 0;
+		for (k = s; k > 0 && strcmp(r->series[t->ord[k - 1]].host, r->series[s].host) > 0;
 		    k--)
-			ord[k] = ord[k - 1];
-		ord[k] = s;
+			t->ord[k] = t->ord[k - 1];
+		t->ord[k] = s;
 	}
 
 	/* each box's statistics once: they take sorts of every trial */
-	slots = xcalloc(ncells * r->nseries, sizeof(*slots));
+	t->slots = xcalloc(ncells * r->nseries, sizeof(*t->slots));
 	for (i = 0; i < ncells; i++)
 		for (s = 0; s < r->nseries; s++) {
-			struct slot *sl = &slots[i * r->nseries + s];
+			struct slot *sl = &t->slots[i * r->nseries + s];
 
 			if (slot_of(report_vals(r, s, cells[i]), sl) == 0) {
 				if (sl->lo < ylo)
@@ -1187,14 +1208,14 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 				sl->n = 0;
 		}
 	if (ylo == INFINITY)
-		goto out;
-	gw = (double)(r->nseries * SLOT_W + 18);
-	w = PLOT_L + PLOT_R + (int)(gw * (double)ncells);
-	if (w < PANEL_W)
-		w = PANEL_W;
-	frame_init(&f, w);
-	svg_frame_fit(&f, ylo, yhi + (yhi - (ylo < 0 ? ylo : 0)) * 0.04);
-	gw = (double)(f.w - f.l - f.r) / (double)ncells;
+		return -1;
+	t->gw = (double)(r->nseries * SLOT_W + 18);
+	t->w = PLOT_L + PLOT_R + (int)(t->gw * (double)ncells);
+	if (t->w < PANEL_W)
+		t->w = PANEL_W;
+	frame_init(&t->f, t->w);
+	svg_frame_fit(&t->f, ylo, yhi + (yhi - (ylo < 0 ? ylo : 0)) * 0.04);
+	t->gw = (double)(t->f.w - t->f.l - t->f.r) / (double)ncells;
 	for (i = 0; i < ncells; i++) {
 		char *gl = params_of(r->cells[cells[i]].params, swept, NULL);
 		int lines = 1;
@@ -1210,31 +1231,151 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		if (utf8_width(r->series[s].name) > maxlen)
 			maxlen = utf8_width(r->series[s].name);
 	axis_b = 24 + 13 * nl;
-	svg_legend_fit(&lg, &f, f.t + f.h + axis_b, maxlen);
-	h = f.t + f.h + axis_b + svg_legend_height(&lg, r->nseries);
+	svg_legend_fit(&t->lg, &t->f, t->f.t + t->f.h + axis_b, maxlen);
+	t->h = t->f.t + t->f.h + axis_b + svg_legend_height(&t->lg, r->nseries);
+	return 0;
+}
+
+/*
+ * Series s's box at x = cx (half width hw) for the group labelled gl:
+ * its tooltip, whiskers, box, median and the trials as dots; the number
+ * of trials above the axis.
+ */
+static size_t
+trials_box(FILE *out, const struct report *r, const struct trials *t, size_t s,
+    const struct slot *sl, double cx, double hw, const char *gl, int chart)
+{
+	const struct svg_frame *f = &t->f;
+	const char *col = colours[s % NCOLOURS];
+	char buf[NUMFMT_MAX];
+	double mean, by, bh;
+	size_t j, nabove = 0, ndots;
+
+	mean = stats_mean(sl->x, sl->n);
+	fputs("<g class=\"slot\"><title>", out);
+	html_text(out, r->series[s].name);
+	fputs(" ", out);
+	html_text(out, gl);
+	numfmt_short(buf, sizeof(buf), sl->med);
+	fprintf(out, ": median %s", buf);
+	numfmt_short(buf, sizeof(buf), mean);
+	fprintf(out, ", mean %s", buf);
+	if (sl->n > 1) {
+		numfmt_short(buf, sizeof(buf), stats_sd(sl->x, sl->n));
+		fprintf(out, " ± %s", buf);
+	}
+	fprintf(out, " (n=%zu)", sl->n);
+	for (j = 0; j < sl->n; j++)
+		if (sl->x[j] > f->hi)
+			nabove++;
+	if (nabove > 0) {
+		size_t shown = 0;
+
+		fprintf(out, "; above the axis:");
+		for (j = 0; j < sl->n && shown < ABOVE_NAMED; j++)
+			if (sl->x[j] > f->hi) {
+				numfmt_short(buf, sizeof(buf), sl->x[j]);
+				fprintf(out, " %s", buf);
+				shown++;
+			}
+		if (nabove > shown)
+			fprintf(out, " and %zu more", nabove - shown);
+	}
+	fputs("</title>", out);
+	/* whiskers, box and median: svg_fy() keeps them in the frame */
+	fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1fM%.1f "
+	    "%.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx,
+	    svg_fy(f, sl->hi), svg_fy(f, sl->q3), cx, svg_fy(f, sl->q1), svg_fy(f, sl->lo),
+	    cx - hw / 2, svg_fy(f, sl->hi), cx + hw / 2, cx - hw / 2, svg_fy(f, sl->lo),
+	    cx + hw / 2, col);
+	by = svg_fy(f, sl->q3);
+	bh = svg_fy(f, sl->q1) - by;
+	if (bh < 1) {	/* a box of equal trials: a line, in the frame */
+		bh = 1;
+		if (by + bh > f->t + f->h)
+			by = f->t + f->h - bh;
+	}
+	fprintf(out, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	    "height=\"%.1f\" fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", cx - hw, by,
+	    2 * hw, bh, chart, s, col);
+	fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>",
+	    cx - hw, svg_fy(f, sl->med), cx + hw, col);
+	for (j = 0, ndots = 0; j < sl->n && ndots < STRIP_MAX; j++) {
+		double dx = cx + hw + 4 + (double)((j * 5) % 7) * 1.1;
+
+		/* many trials: the box says it, and only the outliers
+		 * are dots (a million circles is no chart) */
+		if (sl->n > STRIP_MAX && !sl->out[j])
+			continue;
+		ndots++;
+		if (sl->x[j] > f->hi)	/* an outlier past the top: a triangle there */
+			fprintf(out, "<path class=\"above\" d=\"M%.1f %.1fl4 7h-8Z\" "
+			    "fill=\"%s\"/>", dx, (double)f->t + 1, col);
+		else
+			fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" "
+			    "r=\"2.3\" %s=\"%s\"%s/>",
+			    dx, svg_fy(f, sl->x[j]), sl->out[j] ? "stroke" : "fill", col,
+			    sl->out[j] ? " fill=\"white\"" : "");
+	}
+	fputs("</g>", out);
+	return nabove;
+}
+
+/* A cell's group label under the axis: its params, a line each. */
+static void
+trials_group_label(FILE *out, const struct svg_frame *f, double tx, const char *gl)
+{
+	const char *p;
+	int first = 1;
+
+	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"glabel\">",
+	    tx, f->t + f->h + 15);
+	for (p = gl; *p || first;) {
+		size_t len = strcspn(p, ",");
+		char *item = xstrndup(p, len);
+
+		fprintf(out, "<tspan x=\"%.1f\" dy=\"%d\">", tx, first ? 0 : 13);
+		label_text(out, item);
+		fputs("</tspan>", out);
+		free(item);
+		first = 0;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	fputs("</text>", out);
+}
+
+/* The trials chart laid out in t: a group of boxes per cell, the legend. */
+static void
+trials_draw(FILE *out, const struct report *r, const size_t *cells, size_t ncells,
+    const struct strv *swept, size_t part, size_t nparts, int chart, const struct trials *t)
+{
+	const struct rcell *c0 = &r->cells[cells[0]];
+	const struct svg_frame *f = &t->f;
+	size_t i, s, k, above = 0;
+	char *title, *yl;
+
 	if (nparts > 1)
 		title = xasprintf("%s %s: the trials per series (%zu of %zu)", c0->bench,
 		    c0->metric, part + 1, nparts);
 	else
 		title = xasprintf("%s %s: the trials per series", c0->bench, c0->metric);
-	svg_open(out, w > PANEL_W ? "panel wide" : "panel", "trials", c0, NULL, NULL, chart, w,
-	    h, title);
+	svg_open(out, t->w > PANEL_W ? "panel wide" : "panel", "trials", c0, NULL, NULL, chart,
+	    t->w, t->h, title);
 	free(title);
 	fputs("<defs>", out);
 	for (s = 0; s < r->nseries; s++)
 		hatch_def(out, chart, s, colours[s % NCOLOURS]);
 	fputs("</defs>\n", out);
 	yl = ylabel(c0, "trial values");
-	draw_yaxis(out, &f, yl);
+	draw_yaxis(out, f, yl);
 	free(yl);
 
 	for (i = 0; i < ncells; i++) {
 		const struct rcell *c = &r->cells[cells[i]];
 		char *gl = params_of(c->params, swept, NULL);
-		double gx = f.l + gw * (double)i, bw = (gw - 12) / (double)r->nseries;
-		double tx = gx + gw / 2;
-		const char *p;
-		int first = 1;
+		double gx = f->l + t->gw * (double)i, bw = (t->gw - 12) / (double)r->nseries;
 
 		if (*gl == '\0') {
 			free(gl);
@@ -1242,113 +1383,30 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		}
 		if (i > 0)
 			fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
-			    "y2=\"%d\"/>", gx, gx, f.t, f.t + f.h);
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" class=\"glabel\">",
-		    tx, f.t + f.h + 15);
-		for (p = gl; *p || first;) {
-			size_t len = strcspn(p, ",");
-			char *item = xstrndup(p, len);
-
-			fprintf(out, "<tspan x=\"%.1f\" dy=\"%d\">", tx, first ? 0 : 13);
-			label_text(out, item);
-			fputs("</tspan>", out);
-			free(item);
-			first = 0;
-			p += len;
-			if (*p == ',')
-				p++;
-		}
-		fputs("</text>", out);
+			    "y2=\"%d\"/>", gx, gx, f->t, f->t + f->h);
+		trials_group_label(out, f, gx + t->gw / 2, gl);
 		for (k = 0; k < r->nseries; k++) {
-			struct slot sl = slots[i * r->nseries + ord[k]];
-			double cx = gx + 6 + bw * ((double)k + 0.5), hw = bw * 0.32, mean, by, bh;
-			const char *col = colours[ord[k] % NCOLOURS];
-			size_t nabove = 0, ndots;
+			const struct slot *sl = &t->slots[i * r->nseries + t->ord[k]];
+			double hw = bw * 0.32;
 
-			s = ord[k];
-			if (sl.n == 0)
+			if (sl->n == 0)
 				continue;
 			if (hw > 9)
 				hw = 9;
-			mean = stats_mean(sl.x, sl.n);
-			fputs("<g class=\"slot\"><title>", out);
-			html_text(out, r->series[s].name);
-			fputs(" ", out);
-			html_text(out, gl);
-			numfmt_short(buf, sizeof(buf), sl.med);
-			fprintf(out, ": median %s", buf);
-			numfmt_short(buf, sizeof(buf), mean);
-			fprintf(out, ", mean %s", buf);
-			if (sl.n > 1) {
-				numfmt_short(buf, sizeof(buf), stats_sd(sl.x, sl.n));
-				fprintf(out, " ± %s", buf);
-			}
-			fprintf(out, " (n=%zu)", sl.n);
-			for (j = 0; j < sl.n; j++)
-				if (sl.x[j] > f.hi)
-					nabove++;
-			if (nabove > 0) {
-				size_t shown = 0;
-
-				fprintf(out, "; above the axis:");
-				for (j = 0; j < sl.n && shown < ABOVE_NAMED; j++)
-					if (sl.x[j] > f.hi) {
-						numfmt_short(buf, sizeof(buf), sl.x[j]);
-						fprintf(out, " %s", buf);
-						shown++;
-					}
-				if (nabove > shown)
-					fprintf(out, " and %zu more", nabove - shown);
-			}
-			fputs("</title>", out);
-			/* whiskers, box and median: svg_fy() keeps them in the frame */
-			fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1fM%.1f "
-			    "%.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.3\"/>", cx, svg_fy(&f, sl.hi),
-			    svg_fy(&f, sl.q3), cx, svg_fy(&f, sl.q1), svg_fy(&f, sl.lo), cx - hw / 2,
-			    svg_fy(&f, sl.hi), cx + hw / 2, cx - hw / 2, svg_fy(&f, sl.lo), cx + hw / 2, col);
-			by = svg_fy(&f, sl.q3);
-			bh = svg_fy(&f, sl.q1) - by;
-			if (bh < 1) {	/* a box of equal trials: a line, in the frame */
-				bh = 1;
-				if (by + bh > f.t + f.h)
-					by = f.t + f.h - bh;
-			}
-			fprintf(out, "<rect class=\"box\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			    "height=\"%.1f\" fill=\"url(#h%d-%zu)\" stroke=\"%s\"/>", cx - hw, by,
-			    2 * hw, bh, chart, s, col);
-			fprintf(out, "<path d=\"M%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"2.5\"/>",
-			    cx - hw, svg_fy(&f, sl.med), cx + hw, col);
-			for (j = 0, ndots = 0; j < sl.n && ndots < STRIP_MAX; j++) {
-				double dx = cx + hw + 4 + (double)((j * 5) % 7) * 1.1;
-
-				/* many trials: the box says it, and only the outliers
-				 * are dots (a million circles is no chart) */
-				if (sl.n > STRIP_MAX && !sl.out[j])
-					continue;
-				ndots++;
-				if (sl.x[j] > f.hi)	/* an outlier past the top: a triangle there */
-					fprintf(out, "<path class=\"above\" d=\"M%.1f %.1fl4 7h-8Z\" "
-					    "fill=\"%s\"/>", dx, (double)f.t + 1, col);
-				else
-					fprintf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" "
-					    "r=\"2.3\" %s=\"%s\"%s/>",
-					    dx, svg_fy(&f, sl.x[j]), sl.out[j] ? "stroke" : "fill", col,
-					    sl.out[j] ? " fill=\"white\"" : "");
-			}
-			above += nabove;
-			fputs("</g>", out);
+			above += trials_box(out, r, t, t->ord[k], sl,
+			    gx + 6 + bw * ((double)k + 0.5), hw, gl, chart);
 		}
 		free(gl);
 	}
 	if (above > 0)
 		fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%zu "
-		    "outlier%s above the axis (triangles)</text>", f.w - f.r - 4, f.t + 20, above,
+		    "outlier%s above the axis (triangles)</text>", f->w - f->r - 4, f->t + 20, above,
 		    above == 1 ? "" : "s");
 	for (k = 0; k < r->nseries; k++) {
 		double lx, ly;
 
-		s = ord[k];
-		svg_legend_at(&lg, k, &lx, &ly);
+		s = t->ord[k];
+		svg_legend_at(&t->lg, k, &lx, &ly);
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"26\" height=\"12\" "
 		    "fill=\"url(#h%d-%zu)\" stroke=\"%s\"/><text class=\"leg\" x=\"%.1f\" "
 		    "y=\"%.1f\">", lx, ly - 6, chart, s, colours[s % NCOLOURS], lx + 32, ly + 4);
@@ -1356,11 +1414,19 @@ chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncel
 		fputs("</text>\n", out);
 	}
 	svg_close(out);
-out:
-	for (i = 0; i < ncells * r->nseries; i++)
-		slot_free(&slots[i]);
-	free(slots);
-	free(ord);
+}
+
+/* Box and strip plots of every series' trials at each of cells. */
+static void
+chart_trials(FILE *out, const struct report *r, const size_t *cells, size_t ncells,
+    const struct strv *swept, size_t part, size_t nparts, int chart)
+{
+	struct trials t;
+
+	memset(&t, 0, sizeof(t));
+	if (trials_layout(r, cells, ncells, swept, &t) == 0)
+		trials_draw(out, r, cells, ncells, swept, part, nparts, chart, &t);
+	trials_release(&t, ncells * r->nseries);
 }
 
 /* --- Charts of every (bench, metric) ------------------------------------------- */
