@@ -1,7 +1,8 @@
 /*
  * report.c: read run directories into series and cells, and write the
- * tables in text, Markdown, CSV or JSON.  The tables themselves are built
- * in report-lmbench.c, report-delta.c and report-compare.c.
+ * tables in text, Markdown, CSV or JSON through the grid's writers
+ * (out/rgrid.c).  The tables themselves are built in the files of
+ * src/report/.
  *
  * Reading is one pass over trials.jsonl (trialread.h); only
  * a line's value is kept (not its samples, unless report_keep_samples()

@@ -1,7 +1,7 @@
 /*
  * report-int.h: what the report-*.c files share: the data read from runs
- * (series, cells, values) and the output grid every table is turned into
- * for Markdown, CSV and JSON.  Private to the report module.
+ * (series, cells, values) and the tables built from them as grids
+ * (rgrid.h).  Private to the report module.
  */
 #ifndef FLEETMARK_REPORT_INT_H
 #define FLEETMARK_REPORT_INT_H

@@ -2,8 +2,9 @@
  * fuzz-report.c: what reports make of trials.jsonl (src/report.c, reading
  * the lines through src/trialread.c the way reports do: leniently, every
  * line counted), then every table, in a format chosen by the input's
- * length, HTML (the page with its charts and host table) included.  The input stays in memory (report_add_lines()); the run's
- * fixed run.json is in a directory made at start (and removed at exit).
+ * length, HTML (the page with its charts and host table) included.  The
+ * input stays in memory (report_add_lines()); the run's fixed run.json is
+ * in a directory made at start (and removed at exit).
  */
 #include <limits.h>
 #include <stdio.h>
