@@ -8,9 +8,8 @@ HTML_DATA=$TOP/tests/data/report
 # html_setup: skip without the controller, jq or perl; D is the report
 # fixtures, W a scratch directory removed at exit, and the current one.
 html_setup() {
-	[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-	command -v jq >/dev/null || skip_all "no jq (tools/deps)"
-	command -v perl >/dev/null || skip_all "no perl"
+	need_controller
+	need_tools jq perl
 	D=$HTML_DATA
 	W=$(mktemp -d)
 	# shellcheck disable=SC2064 # W is expanded now, on purpose

@@ -76,6 +76,48 @@ need_root() {
 	ip netns list >/dev/null 2>&1 || skip_all "no network namespace support (ip netns)"
 }
 
+# The preamble: what a script needs before its first check.  A tool or a
+# build that is missing here skips the script; a controller without a
+# command the script drives is a broken build and bails out.
+
+# need_tools TOOL...: skip the whole script unless each TOOL is on PATH.
+need_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null || skip_all "needs $t"
+	done
+}
+
+# need_controller: skip the whole script without a built $FLEETMARK.
+need_controller() {
+	[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+}
+
+# need_agent: skip the whole script without a built $AGENT.
+need_agent() {
+	[ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
+}
+
+# need_command NAME...: bail out unless $FLEETMARK has each subcommand NAME
+# (`fleetmark help NAME` answers): a build without it is broken, not a
+# machine without a tool.
+need_command() {
+	local c
+	for c in "$@"; do
+		"$FLEETMARK" help "$c" >/dev/null 2>&1 ||
+			{ echo "Bail out! $FLEETMARK has no \`$c\` command"; exit 1; }
+	done
+}
+
+# need_lab TOOL...: the preamble of a script that drives the lab: skip
+# without root or network namespaces (need_root) and without each TOOL.
+# It comes first, so that FLEETMARK_NO_LAB=1 skips the script before
+# anything else is judged; `use_lab NAME` then brings the lab in.
+need_lab() {
+	need_root
+	need_tools "$@"
+}
+
 done_testing() {
 	echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]

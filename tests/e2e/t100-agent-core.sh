@@ -3,7 +3,7 @@
 # serve mode and its hygiene (docs/agent.md), on this machine.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
+need_agent
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 export TMPDIR=$W/tmp

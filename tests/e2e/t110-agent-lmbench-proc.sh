@@ -19,10 +19,8 @@ _agent=${AGENT:-}
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 AGENT=${_agent:-$TOP/build/fleetmark-agent}
-[ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
-for tool in jq setsid ps awk; do
-	command -v "$tool" >/dev/null || skip_all "$tool not installed"
-done
+need_agent
+need_tools jq setsid ps awk
 
 W=$(mktemp -d /tmp/t110.XXXXXX)
 trap 'rm -rf "$W"' EXIT

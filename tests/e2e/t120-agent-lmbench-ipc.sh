@@ -16,8 +16,8 @@ _agent=${AGENT:-}
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 AGENT=${_agent:-$TOP/build/fleetmark-agent}
-[ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
-command -v jq >/dev/null || skip_all "jq not installed"
+need_agent
+need_tools jq
 
 W=$(mktemp -d /tmp/t120.XXXXXX)
 trap 'rm -rf "$W"' EXIT

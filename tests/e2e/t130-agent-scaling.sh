@@ -15,7 +15,7 @@ AGENT=${AGENT:-$(cd "$(dirname "$0")/../.." && pwd)/build/fleetmark-agent}
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-command -v jq >/dev/null || skip_all "needs jq"
+need_tools jq
 if [ ! -x "$AGENT" ]; then
 	echo "Bail out! no agent at $AGENT (make first)"
 	exit 1

@@ -5,7 +5,7 @@
 # (tlb-flush: 2 variants x 9 points x repeat 5, interleaved, per variant).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 [ -x "$TOP/build/fleetmark-agent" ] || [ -n "${FLEETMARK_AGENT:-}" ] ||
 	skip_all "no native agent (run make)"
 W=$(mktemp -d)

@@ -6,7 +6,7 @@
 # the trial values `run -v` shows.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 

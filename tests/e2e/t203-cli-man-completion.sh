@@ -7,7 +7,7 @@
 # @labels of the -f inventory, run ids and table names.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 MAN=$TOP/docs/man

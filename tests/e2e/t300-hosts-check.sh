@@ -18,10 +18,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-if ! "$FLEETMARK" help hosts >/dev/null 2>&1; then
-	echo "Bail out! $FLEETMARK has no \`hosts\` command (build it; is it in src/main.c's table?)"
-	exit 1
-fi
+need_command hosts
 
 use_lab t300
 D=$LABDIR

@@ -4,8 +4,8 @@
 # running ssh-agent when the inventory names no identity.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
+need_lab ssh-agent
 use_lab t301
-command -v ssh-agent >/dev/null || skip_all "needs ssh-agent"
 L=$LABDIR
 
 # --- ~/.ssh/config-style Host entries ------------------------------------------

@@ -16,8 +16,7 @@ TNAME=t302
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-{ command -v ssh && command -v ssh-keygen; } >/dev/null || skip_all "needs ssh and ssh-keygen"
+need_lab ssh ssh-keygen
 [ -x /usr/sbin/sshd ] || skip_all "needs sshd"
 
 use_lab "$TNAME"

@@ -14,7 +14,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 [ -x "$TOP/build/fleetmark-agent" ] || [ -n "${FLEETMARK_AGENT:-}" ] ||
 	skip_all "no native agent (run make)"
 FM=$FLEETMARK

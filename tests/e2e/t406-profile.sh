@@ -14,8 +14,7 @@ TNAME=t406
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
 { command -v perf && perf version; } >/dev/null 2>&1 || skip_all "needs perf (linux-perf)"
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo none)
 

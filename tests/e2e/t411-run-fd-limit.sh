@@ -9,9 +9,8 @@ TNAME=t411
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
+need_lab jq
 command -v prlimit >/dev/null || skip_all "needs prlimit (util-linux)"
-command -v jq >/dev/null || skip_all "needs jq"
 
 use_lab "$TNAME"
 L=$LABDIR

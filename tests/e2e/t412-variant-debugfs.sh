@@ -12,8 +12,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (unshare -m, mount)"
 unshare -m --propagation private true 2>/dev/null || skip_all "no mount namespaces (unshare -m)"
 WORK=$(mktemp -d /tmp/t412.XXXXXX)

@@ -11,8 +11,7 @@ TNAME=t413
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
 
 use_lab "$TNAME"
 H=lab-01

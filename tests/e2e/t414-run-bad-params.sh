@@ -16,9 +16,9 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 [ -x "$AGENT" ] || skip_all "no native agent at $AGENT (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_tools jq
 WORK=$(mktemp -d /tmp/t414.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1

@@ -17,8 +17,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-"$FLEETMARK" help collect >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`collect\` command"; exit 1; }
-command -v jq >/dev/null || skip_all "needs jq"
+need_command collect
+need_tools jq
 WORK=$(mktemp -d /tmp/t416.XXXXXX)
 # a daemon left by a failed check: it is ours, by its pid
 trap 'kill_noted; rm -rf "$WORK"' EXIT

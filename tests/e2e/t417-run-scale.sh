@@ -12,7 +12,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-command -v jq >/dev/null || skip_all "needs jq"
+need_tools jq
 WORK=$(mktemp -d /tmp/t417.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1

@@ -13,8 +13,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-"$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
-command -v jq >/dev/null || skip_all "needs jq"
+need_command run
+need_tools jq
 WORK=$(mktemp -d /tmp/t423.XXXXXX)
 trap 'kill_noted; rm -rf "$WORK"' EXIT
 cd "$TOP" || exit 1

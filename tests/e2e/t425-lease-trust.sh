@@ -13,10 +13,10 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-"$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
-command -v jq >/dev/null || skip_all "needs jq"
+need_command run
+need_tools jq
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (a file of another user)"
-{ command -v setpriv && command -v flock; } >/dev/null || skip_all "needs setpriv and flock"
+need_tools setpriv flock
 id nobody >/dev/null 2>&1 || skip_all "no user nobody"
 WORK=$(mktemp -d /tmp/t425.XXXXXX)
 chmod 0755 "$WORK"

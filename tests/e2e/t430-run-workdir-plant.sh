@@ -16,9 +16,7 @@ TNAME=t430
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
-command -v python3 >/dev/null || skip_all "needs python3"
+need_lab jq python3
 
 use_lab "$TNAME"
 H=lab-01

@@ -11,7 +11,7 @@
 # --samples (the pagefault batches), and -o FILE.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 D=$TOP/tests/data/report
 G=$D/golden
 W=$(mktemp -d)

@@ -13,8 +13,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 WORK=$(mktemp -d /tmp/t501.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 DATA=$TOP/tests/data/report

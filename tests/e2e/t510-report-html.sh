@@ -11,8 +11,8 @@
 # logs no console message, and a screenshot lands in tests/out/report.png.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "no jq (tools/deps)"
+need_controller
+need_tools jq
 D=$TOP/tests/data/report
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT

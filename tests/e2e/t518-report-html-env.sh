@@ -11,7 +11,7 @@
 # shellcheck source=../lib-html.sh
 . "$TOP/tests/lib-html.sh"
 html_setup
-[ -x "$AGENT" ] || skip_all "no agent at $AGENT (run make)"
+need_agent
 
 # fact FILE KEY: the env table's row KEY, cells joined by "|".
 fact() {

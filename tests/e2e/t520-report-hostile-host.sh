@@ -14,8 +14,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 WORK=$(mktemp -d /tmp/t520.XXXXXX)
 S3=$TOP/tests/lab/s3
 trap '[ ! -d "$WORK/s3" ] || "$S3" down -d "$WORK/s3" >/dev/null 2>&1; rm -rf "$WORK"' EXIT

@@ -15,7 +15,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 "$FLEETMARK" help push >/dev/null 2>&1 || skip_all "$FLEETMARK has no push command"
 command -v nginx >/dev/null || skip_all "needs nginx (tools/deps: nginx-light)"
 [ -r /usr/lib/nginx/modules/ngx_http_dav_ext_module.so ] ||

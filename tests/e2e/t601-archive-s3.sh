@@ -15,7 +15,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 S3=$TOP/tests/lab/s3
-"$FLEETMARK" help push >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`push\` command"; exit 1; }
+need_command push
 command -v node >/dev/null || skip_all "needs node (tools/deps)"
 [ -f "${FLEETMARK_LAB_CACHE:-/var/cache/fleetmark-lab}/npm/node_modules/s3rver/bin/s3rver.js" ] ||
 	skip_all "needs s3rver (tools/deps)"

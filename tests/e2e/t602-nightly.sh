@@ -14,9 +14,8 @@ TNAME=t602
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-"$FLEETMARK" help run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`run\` command"; exit 1; }
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
+need_command run
 
 use_lab "$TNAME"
 H=${HOSTS[0]}

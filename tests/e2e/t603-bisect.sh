@@ -16,9 +16,8 @@ TNAME=t603
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-"$FLEETMARK" help bisect-run >/dev/null 2>&1 || { echo "Bail out! $FLEETMARK has no \`bisect-run\` command"; exit 1; }
-command -v git >/dev/null || skip_all "needs git"
+need_lab git
+need_command bisect-run
 
 use_lab "$TNAME"
 H=${HOSTS[0]}

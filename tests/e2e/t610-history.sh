@@ -13,8 +13,8 @@
 # message and exit 2.  Needs no lab.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 GEN=$TOP/tests/bench/history-gen
 W=$(mktemp -d /tmp/t610.XXXXXX)
 trap 'rm -rf "$W"' EXIT

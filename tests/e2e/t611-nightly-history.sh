@@ -18,7 +18,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-command -v jq >/dev/null || skip_all "needs jq"
+need_tools jq
 WORK=$(mktemp -d /tmp/t611.XXXXXX)
 KEEP=${KEEP:-}
 trap '[ -n "$KEEP" ] || rm -rf "$WORK"' EXIT

@@ -9,8 +9,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-command -v jq >/dev/null || skip_all "needs jq"
-command -v git >/dev/null || skip_all "needs git"
+need_tools jq git
 WORK=$(mktemp -d /tmp/t612.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1

@@ -18,8 +18,7 @@ TNAME=t613
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
 command -v nginx >/dev/null || skip_all "needs nginx (tools/deps: nginx-light)"
 [ -r /usr/lib/nginx/modules/ngx_http_dav_ext_module.so ] ||
 	skip_all "needs libnginx-mod-http-dav-ext (tools/deps)"

@@ -12,7 +12,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-command -v jq >/dev/null || skip_all "needs jq"
+need_tools jq
 W=$(mktemp -d /tmp/t620.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$TOP" || exit 1

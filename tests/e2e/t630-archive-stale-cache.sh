@@ -10,7 +10,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 W=$(mktemp -d /tmp/t630.XXXXXX)
 S3=$TOP/tests/lab/s3
 trap '"$S3" down -d "$W/s3" >/dev/null 2>&1; rm -rf "$W"' EXIT

@@ -11,7 +11,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
+need_controller
 W=$(mktemp -d /tmp/t632.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1

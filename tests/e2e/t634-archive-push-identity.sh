@@ -12,8 +12,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 W=$(mktemp -d /tmp/t634.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W" || exit 1

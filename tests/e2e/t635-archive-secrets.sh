@@ -12,8 +12,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v python3 >/dev/null || skip_all "needs python3"
+need_controller
+need_tools python3
 W=$(mktemp -d /tmp/t635.XXXXXX)
 SRV=
 trap '[ -z "$SRV" ] || kill "$SRV" 2>/dev/null; rm -rf "$W"' EXIT

@@ -12,8 +12,8 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 command -v cc >/dev/null || command -v musl-gcc >/dev/null || skip_all "needs a C compiler"
 WORK=$(mktemp -d /tmp/t700.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT

@@ -8,8 +8,8 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -x "$FLEETMARK" ] || skip_all "no controller at $FLEETMARK (run make)"
-command -v jq >/dev/null || skip_all "needs jq"
+need_controller
+need_tools jq
 WORK=$(mktemp -d /tmp/t702.XXXXXX)
 trap '[ -n "${T702_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 export XDG_CACHE_HOME=$WORK/cache

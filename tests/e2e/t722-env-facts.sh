@@ -8,7 +8,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-command -v jq >/dev/null || skip_all "needs jq"
+need_tools jq
 [ -x "$AGENT" ] || { echo "Bail out! no agent at $AGENT"; exit 1; }
 
 J=$("$AGENT" env --json)

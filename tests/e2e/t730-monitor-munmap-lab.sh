@@ -13,8 +13,7 @@ TNAME=t730
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
 grep -q 'TLB shootdowns' /proc/interrupts || skip_all "no TLB shootdown row in /proc/interrupts (not x86)"
 # tlb_total: this machine's TLB shootdown interrupts so far, every CPU (the
 # lab's hosts share its kernel).  A kernel that flushes other CPUs' TLBs

@@ -18,7 +18,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-command -v git >/dev/null || skip_all "needs git"
+need_tools git
 use_board t803
 CULPRIT=4
 

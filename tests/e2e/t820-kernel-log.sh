@@ -11,8 +11,7 @@ TNAME=t820
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
 [ -w /dev/kmsg ] || skip_all "needs a writable /dev/kmsg"
 
 use_lab "$TNAME"

@@ -13,8 +13,7 @@ TNAME=t821
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-need_root
-command -v jq >/dev/null || skip_all "needs jq"
+need_lab jq
 
 use_lab "$TNAME"
 L=$LABDIR
