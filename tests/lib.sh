@@ -332,6 +332,21 @@ run_fm() {
 	rc=$?
 }
 
+# run_ok DESCRIPTION CMD...: run CMD, its stdout in $out and its exit
+# status in $rc; pass when it exits 0.  The check to make before a
+# negative one on $out ("no such line"): a command that failed prints
+# nothing, and nothing holds no such line.
+# shellcheck disable=SC2034 # out and rc are the caller's
+run_ok() {
+	local desc=$1
+	shift
+	out=$("$@")
+	rc=$?
+	tap_result "$rc" "$desc"
+	[ "$rc" -eq 0 ] || diag "exit $rc: $*"
+	return "$rc"
+}
+
 # bytes SIZE: a parameter value as the agent's header shows it: a K or M
 # suffix is a power of 1024 ("64K" is 65536), anything else stays as it is.
 bytes() {

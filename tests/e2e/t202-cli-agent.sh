@@ -78,7 +78,7 @@ for c in agent push pull ls bisect-run collect history hosts list plan report ru
 	echo "$c $? $(wc -c <"$W/err")"
 done >"$W/common"
 is "$(awk '$2 != 0 || $3 != 0' "$W/common")" "" "every command takes --verbose and --quiet (the options its help lists)"
-is "$("$FLEETMARK" list --quiet 2>&1 >/dev/null)" "" "list --quiet: nothing on stderr"
+is "$("$FLEETMARK" list --quiet 2>&1 >/dev/null; echo "exit $?")" "exit 0" "list --quiet: exit 0, nothing on stderr"
 like "$("$FLEETMARK" list --verbose 2>&1 >/dev/null)" "benchmark catalogue: [0-9]+ benchmarks" "list --verbose: its verbose line"
 
 # Colour: only on a terminal, never with NO_COLOR (even empty).

@@ -34,6 +34,16 @@ NT=$((3 * 2 * 4))
 MNT=$WORK/full
 
 leftovers() { local h out=''; for h in "${RH[@]}"; do out="$out$(host_procs "$h")"; done; echo "$out"; }
+# most_left FILE: the most trials any host still had to run (no ok line in
+# the trials.jsonl FILE, which may not exist yet).  Each trial takes 0.6 s,
+# so with 2 or more left the run cannot end by itself within a moment.
+most_left() {
+	jq -r 'select(.status == "ok") | .host + " " + .key' "$1" 2>/dev/null | sort -u |
+		awk -v per=$((NT / ${#RH[@]})) -v hosts="${RH[*]}" '{ n[$1]++ }
+			END { k = split(hosts, h, " "); m = 0
+				for (i = 1; i <= k; i++) if (per - n[h[i]] > m) m = per - n[h[i]]
+				print m }'
+}
 cleanup() {
 	mountpoint -q "$MNT" && umount "$MNT"
 	tunable_remove
@@ -84,19 +94,28 @@ for seed in $SEEDS; do
 		else
 			sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
 		fi
+		left=$(most_left "$(run_dir "$out")/trials.jsonl")
 		kill "-$sig" "$pid" 2>/dev/null
 		wait "$pid"
 		rc=$?
 		D=$(run_dir "$out")
 		T=$D/trials.jsonl
 		st=$(jq -r .status "$D/run.json" 2>/dev/null)
-		diag "$name: exit $rc, run.json says ${st:-nothing}, $(jq -r 'select(.status == "ok") | .key' "$T" 2>/dev/null | wc -l) ok lines"
-		if [ "$sig" = INT ]; then
-			like "$rc/$st" '^(130/interrupted|0/finished|3/finished)$' \
-				"$name: exit 130 and run.json interrupted (or it had finished)"
+		diag "$name: exit $rc, run.json says ${st:-nothing}, $(jq -r 'select(.status == "ok") | .key' "$T" 2>/dev/null | wc -l) ok lines, $left trials left on a host at the signal"
+		# A run that had trials to go when the signal came must not finish
+		# them; only a signal at the very end may find it finished.
+		if [ "$left" -ge 2 ]; then
+			want_int='^130/interrupted$' want_kill='^137/(running|)$' when="with $left trials to go"
 		else
-			like "$rc/$st" '^(137/(running|)|0/finished|3/finished)$' "$name: killed: exit 137, run.json running"
+			want_int='^(130/interrupted|0/finished|3/finished)$' want_kill='^(137/(running|)|0/finished|3/finished)$'
+			when="at the end (or it had finished)"
 		fi
+		if [ "$sig" = INT ]; then
+			like "$rc/$st" "$want_int" "$name: exit 130 and run.json interrupted, $when"
+		else
+			like "$rc/$st" "$want_kill" "$name: killed: exit 137, run.json running, $when"
+		fi
+		[ "$seed" = mid ] && check "$name: ... came in the middle of the run (lab-02 in the variant)" test "$left" -ge 2
 		if [ -z "$D" ]; then
 			is "$(find "$out" -type f 2>/dev/null | wc -l)" 0 "$name: before the run directory: nothing written"
 			"${RUN[@]}" -o "$out" >"$out.r.out" 2>"$out.r.err"

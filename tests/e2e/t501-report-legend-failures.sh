@@ -35,10 +35,10 @@ is "$(sed -n '/^Rows that print alike/,/^$/p' "$WORK/out" | head -6)" \
   rows 4-6: TX49-16K/6.18.44-fc-v1046
   rows 7-9: TX49-32K/6.18.44-fc-v1045
   rows 10-12: TX49-32K/6.18.44-fc-v1046" "the legend names the series of each run of rows"
-"$FLEETMARK" report "$DATA/tx49-without" "$DATA/tx49-with" --table lmbench >"$WORK/out2" 2>/dev/null
-is "$(grep -c 'Rows that print alike' "$WORK/out2")" 0 "labels that print apart (the TX49 mail's): no legend"
-is "$("$FLEETMARK" report "$WORK/v1045" "$WORK/v1046" --table lmbench --format csv 2>/dev/null |
-	grep -c 'Rows that print alike')" 0 "CSV has the whole names, no legend"
+run_ok "report of the TX49 mail's runs exits 0" "$FLEETMARK" report "$DATA/tx49-without" "$DATA/tx49-with" --table lmbench
+is "$(grep -c 'Rows that print alike' <<<"$out")" 0 "labels that print apart (the TX49 mail's): no legend"
+run_ok "report of the two kernels as CSV exits 0" "$FLEETMARK" report "$WORK/v1045" "$WORK/v1046" --table lmbench --format csv
+is "$(grep -c 'Rows that print alike' <<<"$out")" 0 "CSV has the whole names, no legend"
 
 # --- the failures table ---------------------------------------------------------------
 F=$DATA/munmap-patch	# two lines not ok: a timeout and a connect
@@ -47,8 +47,9 @@ like "$(cat "$WORK/f.txt")" "Failures: 2 trials not ok" "the default report adds
 like "$(grep -E '^lab-03 +- +munmap +threads=4,pages=16 +timeout' "$WORK/f.txt")" ' 1$' \
 	"text: host, variant, bench, point, class, first message, count"
 like "$("$FLEETMARK" report "$F" --table all 2>/dev/null)" "Failures: 2 trials not ok" "--table all adds it too"
-is "$("$FLEETMARK" report "$F" --table compare 2>/dev/null | grep -c Failures)" 0 \
-	"--table compare alone does not"
+# (F alone has nothing to compare: against its base run.)
+run_ok "--table compare of the base and F exits 0" "$FLEETMARK" report "$DATA/munmap-base" "$F" --table compare
+is "$(grep -c Failures <<<"$out")" 0 "--table compare alone does not add the failures table"
 md=$("$FLEETMARK" report "$F" --table failures --format md 2>/dev/null)
 like "$md" '^### Failures: 2 trials not ok' "Markdown: a titled table"
 like "$md" '\| host +\| variant +\| bench +\| point +\| class +\| first message +\| +count \|' "... with its columns"

@@ -13,9 +13,10 @@ html_setup
 html munmap "$D/munmap-base" "$D/munmap-patch"
 html tx49 "$D/tx49-without" "$D/tx49-with"
 html sweep "$D/sweep"
-html one "$D/pagefault"
 is "$(svgs munmap.html forest | wc -l | tr -d ' ')" 1 "munmap: one forest plot (one compared series)"
 is "$(svgs tx49.html forest | wc -l | tr -d ' ')" 2 "tx49: two (each board's with-patch)"
+html one "$D/pagefault"
+is "$rc" 0 "one series: exit 0"
 is "$(svgs one.html forest | wc -l | tr -d ' ')" 0 "one series: none"
 is "$(grep -c '<section id="forest"' one.html)" 0 "one series: and no heading for them"
 F=$(svgs munmap.html forest)

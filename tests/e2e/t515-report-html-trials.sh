@@ -55,6 +55,8 @@ for t in munmap:"$D/munmap-base $D/munmap-patch" sweep:"$D/sweep" tx49:"$D/tx49-
 	# shellcheck disable=SC2086 # the run list splits on purpose
 	set -- ${t#*:}
 	html "$name" "$@"
+	# What follows finds nothing wrong in a page without charts.
+	check "$name: exit 0, with trials charts" test "$rc" = 0 -a "$(svgs "$name.html" trials | wc -l)" -gt 0
 	is "$(outside_frame "$name.html" trials)" "" "$name: every whisker, box and dot of the trials charts inside the frame"
 	is "$(svgs "$name.html" trials | ticks | tr ' ' '\n' | grep -c -- '^-')" 0 "$name: no axis below 0"
 	is "$(svgs "$name.html" trials | grep -vc '<g class="slot"><title>')" 0 "$name: every box has a tooltip"

@@ -62,6 +62,8 @@ for t in local:"$A $B" tx49:"$D/tx49-without $D/tx49-with" munmap:"$D/munmap-bas
 	# shellcheck disable=SC2086 # the run list splits on purpose
 	set -- ${t#*:}
 	html "$name" "$@"
+	# A report that failed has no heading at all, empty or not.
+	is "$rc" 0 "$name: report --format html exits 0"
 	is "$(empty_headings "$name.html")" "" "$name: no empty heading"
 done
 is "$(grep -o '<section id="[a-z]*"' one.html | tr '\n' ' ')" \

@@ -73,7 +73,8 @@ is "$(printf '%s' "$html" | grep -c 'data-table="environment"')" 1 "... and only
 # The same facts: nothing said.
 C=$(copy 20010103-000000-envdiff-c001 2001-01-03T00:00:00Z)
 setfact "$C" '.thp = "never"'
-is "$("$FLEETMARK" compare "$B" "$C" | grep -c ENVIRONMENT)" 0 "two runs with the same facts: no environment lines"
+run_ok "compare of two runs with the same facts: exit 0" "$FLEETMARK" compare "$B" "$C"
+is "$(printf '%s\n' "$out" | grep -c ENVIRONMENT)" 0 "two runs with the same facts: no environment lines"
 
 # Two hosts of one run differ as they are meant to: not a difference of sides.
 M=$WORK/one/20010104-000000-envdiff-m001
@@ -82,7 +83,7 @@ cp -a "$A" "$M"
 jq -c '.host = "other"' "$A/trials.jsonl" >>"$M/trials.jsonl"
 jq '.thp = "always"' "$A/hosts/local.json" >"$M/hosts/other.json"
 jq '.run = "20010104-000000-envdiff-m001" | .hosts.other = .hosts.local' "$A/run.json" >"$M/run.json"
-out=$("$FLEETMARK" report "$M" --table compare 2>&1)
+run_ok "a report of one run of two hosts: exit 0" "$FLEETMARK" report "$M" --table compare
 like "$out" "other" "a report of one run of two hosts compares them"
 is "$(printf '%s\n' "$out" | grep -c ENVIRONMENT)" 0 "... without environment lines: the sides are runs"
 
