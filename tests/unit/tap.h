@@ -3,11 +3,15 @@
  * test_helper and git's t/unit-tests).  Each check prints "ok N - what" or
  * "not ok N - what" with the file and line; tap_done() prints the plan and
  * returns the exit status.  tap_tmpdir() gives a test a scratch directory
- * that goes when it exits.
+ * that goes when it exits; tap_subdir(), tap_put(), tap_slurp() and
+ * tap_rmtree() make, write, read and remove what goes in it.
  */
 #ifndef FLEETMARK_TAP_H
 #define FLEETMARK_TAP_H
 
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,17 +67,29 @@ tap_tmp_remove(const char *path, const struct stat *st, int flag, struct FTW *ft
 	return 0;
 }
 
+/*
+ * Remove PATH and everything under it, following no symbolic link (a
+ * test's "rm -rf" without a shell).  What cannot be removed is named in a
+ * TAP comment.  A PATH that does not exist is no error.
+ */
+static inline void
+tap_rmtree(const char *path)
+{
+	nftw(path, tap_tmp_remove, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static inline void
 tap_tmp_cleanup(void)
 {
 	if (tap_tmp[0] != '\0' && getpid() == tap_tmp_pid)
-		nftw(tap_tmp, tap_tmp_remove, 16, FTW_DEPTH | FTW_PHYS);
+		tap_rmtree(tap_tmp);
 }
 
 /*
  * A new directory /tmp/NAME.XXXXXX for the test's files (one a test), and
  * removed with everything in it when the test exits, however it exits
  * but by a signal: a check that failed, a Bail out!, the end of main.
+ * With TAP_KEEP in the environment it stays, for a look after a failure.
  * The path is static; NULL when it cannot be made (the test bails out).
  */
 static inline const char *
@@ -87,8 +103,76 @@ tap_tmpdir(const char *name)
 		return NULL;
 	}
 	tap_tmp_pid = getpid();
-	atexit(tap_tmp_cleanup);
+	if (getenv("TAP_KEEP") == NULL)
+		atexit(tap_tmp_cleanup);
+	else
+		printf("# TAP_KEEP: %s stays\n", tap_tmp);
 	return tap_tmp;
+}
+
+/*
+ * A new directory NAME (mode 0755, before the umask) in the test's scratch
+ * directory, made by tap_tmpdir() first: for a part of a test that wants
+ * a directory of its own.  Its path, allocated (the caller frees it).  A
+ * directory that cannot be made bails the test out.
+ */
+static inline char *
+tap_subdir(const char *name)
+{
+	size_t n = strlen(tap_tmp) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (tap_tmp[0] == '\0' || p == NULL ||
+	    (size_t)snprintf(p, n, "%s/%s", tap_tmp, name) >= n || mkdir(p, 0755) != 0) {
+		printf("Bail out! cannot make %s in the scratch directory: %s\n", name,
+		    tap_tmp[0] == '\0' ? "no tap_tmpdir()" : strerror(errno));
+		exit(1);
+	}
+	return p;
+}
+
+/*
+ * Write TEXT to PATH, opened with fopen() MODE ("w" replaces, "a"
+ * appends): the fixtures a test makes.  A file that cannot be written
+ * bails the test out.
+ */
+static inline void
+tap_put(const char *path, const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+		printf("Bail out! cannot write %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+/*
+ * The whole of PATH, allocated and NUL-terminated (the caller frees it),
+ * its length in *LEN unless LEN is NULL; NULL when it cannot be read.
+ */
+static inline char *
+tap_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n + 1)) != NULL) {
+		if (fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = '\0';
+			if (len != NULL)
+				*len = (size_t)n;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
 }
 
 static int

@@ -347,11 +347,16 @@ test_zero_note(void)
 static void
 test_interrupts(void)
 {
-	char path[] = "/tmp/test-agent-interrupts.XXXXXX";
+	const char *tmp = tap_tmpdir("test-agent-trial");
+	char path[256];
 	unsigned long long v[3] = { 0, 0, 0 };
-	int have[3] = { 0, 0, 0 }, fd = mkstemp(path), i;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	int have[3] = { 0, 0, 0 }, i;
+	FILE *f = NULL;
 
+	if (tmp != NULL) {
+		snprintf(path, sizeof(path), "%s/interrupts", tmp);
+		f = fopen(path, "w");
+	}
 	if (f == NULL) {
 		ok(0, "a temporary file");
 		return;

@@ -22,23 +22,12 @@
 static char *
 slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
+	char *buf = tap_slurp(path, len);
 
-	if (f == NULL) {
-		printf("# cannot open %s (run from the top of the tree)\n", path);
+	if (buf == NULL) {
+		printf("Bail out! cannot read %s (run from the top of the tree)\n", path);
 		exit(1);
 	}
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		exit(1);
-	buf[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
 	return buf;
 }
 

@@ -41,17 +41,6 @@ normal(void)
 	return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
 }
 
-static void
-put(const char *path, const char *mode, const char *text)
-{
-	FILE *f = fopen(path, mode);
-
-	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
-		printf("Bail out! cannot write %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-}
-
 /*
  * A run directory ROOT/ID of plan `plan` started on day `day` of January
  * 2001, with hosts "a" and "b" (kernels "k-a-DAY" and "k-b-DAY"), no
@@ -78,11 +67,11 @@ mkrun(const char *root, const char *plan, int day, const char *status, const cha
 	    "\"b\": {\"status\": \"done\", \"kernel\": \"k-b-%d\"}}}\n", id, status,
 	    label ? "\"" : "", label ? label : "null", label ? "\"" : "", day, plan,
 	    threshold >= 0 ? "7.5" : "null", day, day);
-	put(p, "w", t);
+	tap_put(p, "w", t);
 	free(p);
 	free(t);
 	p = xasprintf("%s/trials.jsonl", dir);
-	put(p, "w", "");
+	tap_put(p, "w", "");
 	free(p);
 	free(id);
 	return dir;
@@ -104,7 +93,7 @@ trial(const char *dir, const char *host, const char *variant, const char *bench,
 	    "\"duration\":1.0,\"status\":\"%s\",\"kind\":\"%s\",\"part\":1,\"parts\":1}\n",
 	    host, v ? v : "null", bench, params ? params : "", metric, direction, value, value,
 	    status, strcmp(status, "ok") == 0 ? "ok" : "benchmark");
-	put(p, "a", t);
+	tap_put(p, "a", t);
 	free(p);
 	free(t);
 	free(v);
@@ -150,10 +139,10 @@ mkgrun(const char *root, int day, int sec, const char *host, const char *group, 
 	    "\"plan\": {\"name\": \"g\"}, \"hosts\": {\"%s\": {\"status\": \"done\", "
 	    "\"kernel\": \"k\"}}}\n", id, group ? "\"" : "", group ? group : "null",
 	    group ? "\"" : "", day, sec, host);
-	put(p, "w", t);
+	tap_put(p, "w", t);
 	free(p);
 	p = xasprintf("%s/trials.jsonl", dir);
-	put(p, "w", "");
+	tap_put(p, "w", "");
 	free(p);
 	trial(dir, host, NULL, "lat", "\"op\":\"null\"", "us", "lower", value, "ok");
 	free(t);

@@ -65,7 +65,7 @@ static const char plan_yaml[] =
 	"      threads: [4, 50%]\n"
 	"      pages: 16\n";
 
-static char tmpdir[64];
+static const char *tmpdir;
 static char *keypath;
 static struct catalog *cat;
 static struct plan *plan;
@@ -79,9 +79,10 @@ setup(void)
 	char *err = NULL, *yaml;
 	FILE *f;
 
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/fm-journal-XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
+	if ((tmpdir = tap_tmpdir("fm-journal")) == NULL) {
+		printf("Bail out! mkdtemp\n");
 		exit(1);
+	}
 	/* A fake private key and a passphrase-looking file next to it. */
 	keypath = xasprintf("%s/id_fake", tmpdir);
 	f = fopen(keypath, "w");
@@ -106,28 +107,6 @@ setup(void)
 		exit(1);
 	}
 	free(yaml);
-}
-
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
-		n = 0;
-	buf[n] = '\0';
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
-	return buf;
 }
 
 static json_t *
@@ -155,7 +134,7 @@ tree_holds(const char *dir, const char *needle)
 		p = xasprintf("%s/%s", dir, e->d_name);
 		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			found = tree_holds(p, needle);
-		else if ((text = slurp(p, NULL)) != NULL) {
+		else if ((text = tap_slurp(p, NULL)) != NULL) {
 			found = strstr(text, needle) != NULL;
 			free(text);
 		}
@@ -259,7 +238,7 @@ test_profile(void)
 	ok(journal_append(j, &jt, &err) == 0, "append a trial whose profile never came");
 
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	nl = strchr(text, '\n');
 	l1 = json_loadb(text, (size_t)(nl - text), 0, NULL);
 	l2 = json_loadb(nl + 1, (size_t)(strchr(nl + 1, '\n') - nl - 1), 0, NULL);
@@ -320,7 +299,7 @@ test_monitor(void)
 	ok(journal_append(j, &jt, &err) == 0, "append a trial whose agent sent no monitor line");
 
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	for (l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		o = json_loadb(l, (size_t)(strchr(l, '\n') - l), 0, NULL);
 		mon = json_object_get(o, "monitor");
@@ -414,7 +393,7 @@ test_create(void)
 	ok(strncmp(journal_run_id(j), "20011130-041500-tlb-flush-range-", 32) == 0,
 	    "the run id from the plan name and start time");
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	free(slurp(p, &len));
+	free(tap_slurp(p, &len));
 	ok(access(p, F_OK) == 0 && len == 0, "an empty trials.jsonl");
 	free(p);
 	p = xasprintf("%s/hosts", journal_dir(j));
@@ -511,7 +490,7 @@ test_lines(void)
 	ok(journal_append(j, &jt, &err) == 0, "append a trial that never ran");
 
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	free(p);
 	nl = strchr(text, '\n');
 	l1 = json_loadb(text, (size_t)(nl - text), 0, NULL);
@@ -583,7 +562,7 @@ test_lines(void)
 	jt.result = ap_trial_result(t);
 	ok(journal_append(j, &jt, &err) == 0, "append a crash");
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	ok(strstr(text, "\"status\":\"agent-crash\",\"kind\":\"benchmark\",\"message\":\"munmap died "
 	    "of signal 11\"") != NULL, "agent-crash is the benchmark's failure");
 	free(text);
@@ -671,7 +650,7 @@ test_threads(void)
 	}
 	is_int(failures, 0, "four threads appended");
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		json_t *o = json_loads(line, 0, NULL);
 		const char *key = json_string_value(json_object_get(o, "key"));
@@ -825,7 +804,7 @@ snapshot_walk(const char *dir, const char *rel, char *buf, size_t size, size_t *
 		char *text;
 
 		if (lstat(p, &st) == 0) {
-			if (S_ISREG(st.st_mode) && (text = slurp(p, &len)) != NULL) {
+			if (S_ISREG(st.st_mode) && (text = tap_slurp(p, &len)) != NULL) {
 				for (k = 0; k < len; k++)
 					sum = sum * 31 + (unsigned char)text[k];
 				free(text);
@@ -879,7 +858,7 @@ static int
 copy_file(const char *from, const char *to)
 {
 	size_t len;
-	char *text = slurp(from, &len);
+	char *text = tap_slurp(from, &len);
 	FILE *f;
 
 	if (text == NULL || (f = fopen(to, "wb")) == NULL)
@@ -926,7 +905,7 @@ test_resume(void)
 	    "3 lines and a truncated one, one trial done");
 	trial_done_free(d);
 	d = NULL;
-	free(slurp(trials, &before));
+	free(tap_slurp(trials, &before));
 	/* An hour ago, so that a rewrite shows in the mtime too. */
 	age(dir);
 	snapshot(dir, snap, sizeof(snap));
@@ -977,7 +956,7 @@ test_resume(void)
 	ok(journal_resume_start(j, &err) != 0, "only once");
 	free(err);
 	err = NULL;
-	text = slurp(trials, &len);
+	text = tap_slurp(trials, &len);
 	ok(len < before && len > 0 && text[len - 1] == '\n', "the incomplete last line is cut off");
 	free(text);
 	ok(journal_resume(dir, &j2, NULL, &err) != 0 && strstr(err, "in use"),
@@ -1020,7 +999,6 @@ test_resume(void)
 	free(trials);
 	free(rj);
 }
-
 
 /* --- Reading lines back (the parser itself: test-trialread.c) --------------- */
 
@@ -1122,7 +1100,7 @@ test_disk_full(void)
 	jt.result = ap_trial_result(t);
 	ok(journal_append(j, &jt, &err) == 0, "a first trial");
 	p = xasprintf("%s/trials.jsonl", journal_dir(j));
-	free(slurp(p, &before));
+	free(tap_slurp(p, &before));
 
 	/* Room for half a trial more: the write comes up short. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -1140,20 +1118,19 @@ test_disk_full(void)
 		printf("# %s\n", err);
 	free(err);
 	err = NULL;
-	text = slurp(p, &after);
+	text = tap_slurp(p, &after);
 	ok(after == before && text[after - 1] == '\n', "and what was written of it is cut off");
 	free(text);
 	ok(journal_append(j, &jt, &err) == 0, "once there is room, appending goes on");
 	ok(trial_done_read(p, &d, &sc, &err) == 0 && sc.corrupt == 0 && !sc.truncated &&
 	    trial_done_count(d, NULL) == 2, "no line was damaged");
 	trial_done_free(d);
-	free(slurp(p, &len));
+	free(tap_slurp(p, &len));
 	free(p);
 	ap_trial_free(t);
 	plan_schedule_free(s);
 	journal_free(j);
 }
-
 
 /* --- The spare, and modes ------------------------------------------------------ */
 
@@ -1191,7 +1168,7 @@ test_spare(void)
 	    strcmp(json_string_value(json_object_get(json_object_get(json_object_get(run, "hosts"),
 	    "lab-01"), "status")), "done") == 0, "... whole: status, end, the hosts");
 	json_decref(run);
-	text = slurp(rj, &len);
+	text = tap_slurp(rj, &len);
 	ok(text != NULL && (off_t)len == st.st_size && st.st_size < sp.st_size &&
 	    text[len - 1] == '\n' && strlen(text) == len, "... cut to its length, no NUL after it");
 	free(text);
@@ -1286,7 +1263,7 @@ test_logs(void)
 	ok(journal_log_error(j) == NULL, "no log error");
 	ok(journal_log(j, "../x", "x") != 0, "a bad host name is refused");
 	p = xasprintf("%s/logs/lab-01.log", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	free(p);
 	ok(text && strstr(text, "Z connected as bench@192.0.2.1\n"), "a controller event");
 	ok(text && strstr(text, "Z stderr: warning: cpufreq gov\\x1b[31mernor\n") != NULL,
@@ -1297,7 +1274,7 @@ test_logs(void)
 	    "lines are timestamped 2001-11-30T04:15:02.123Z");
 	free(text);
 	p = xasprintf("%s/logs/lab-02.log", journal_dir(j));
-	text = slurp(p, &len);
+	text = tap_slurp(p, &len);
 	free(p);
 	for (line = text, i = 0; line && (line = strchr(line, '\n')) != NULL; line++, i++)
 		nlines++;
@@ -1365,16 +1342,6 @@ test_restore(void)
 	free(p);
 	is_int(journal_restore_clear(j, "lab-01", &err), 0, "restore: clearing twice is fine");
 	journal_free(j);
-}
-
-static void
-cleanup(void)
-{
-	char *cmd = xasprintf("rm -rf '%s'", tmpdir);
-
-	if (strncmp(tmpdir, "/tmp/fm-journal-", 16) == 0 && system(cmd) != 0)
-		printf("# cannot remove %s\n", tmpdir);
-	free(cmd);
 }
 
 /*
@@ -1462,7 +1429,5 @@ main(void)
 	fleet_free(fleet);
 	catalog_free(cat);
 	free(keypath);
-	if (getenv("KEEP") == NULL)
-		cleanup();
 	return tap_done();
 }

@@ -17,7 +17,7 @@
 #include "tap.h"
 #include "xmalloc.h"
 
-static char tmpdir[] = "/tmp/test-knownhosts.XXXXXX";
+static const char *tmpdir;
 
 static char *
 key_line(const char *host, ssh_key *keyp)
@@ -39,16 +39,6 @@ key_line(const char *host, ssh_key *keyp)
 	return line;
 }
 
-static void
-write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
-		printf("Bail out! cannot write %s\n", path);
-		exit(1);
-	}
-}
 
 static char *
 read_text(const char *path)
@@ -80,7 +70,7 @@ main(void)
 {
 	char *kh, *tmp, *a, *b, *b2, *c, *text;
 
-	if (mkdtemp(tmpdir) == NULL) {
+	if ((tmpdir = tap_tmpdir("test-knownhosts")) == NULL) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
 	}
@@ -92,9 +82,9 @@ main(void)
 	b2 = key_line("[j2]:2222", NULL);
 	c = key_line("j3", NULL);
 
-	write_text(kh, a);
+	tap_put(kh, "w", a);
 	text = xasprintf("# a comment\n%s\n%s%snot an entry\n%s", a, b, b, c);
-	write_text(tmp, text);
+	tap_put(tmp, "w", text);
 	free(text);
 	kh_merge(tmp, kh, "test");
 	text = xstrdup(read_text(kh));
@@ -109,15 +99,12 @@ main(void)
 	is_str(read_text(kh), text, "merging the same file again adds nothing");
 	free(text);
 
-	write_text(tmp, b2);
+	tap_put(tmp, "w", b2);
 	kh_merge(tmp, kh, "test");
 	text = read_text(kh);
 	ok(count(text, b) == 1 && count(text, b2) == 1,
 	    "another key for a known host is added beside the one there");
 
-	unlink(tmp);
-	unlink(kh);
-	rmdir(tmpdir);
 	free(a);
 	free(b);
 	free(b2);

@@ -29,17 +29,6 @@
 
 static const char *tmpdir;
 
-static void
-put(const char *path, const char *mode, const char *text)
-{
-	FILE *f = fopen(path, mode);
-
-	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
-		printf("Bail out! cannot write %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-}
-
 /* The run directory of night `day` (tonight: 9) of plan "nt" on host "a". */
 static char *
 night(const char *root, int day, const char *commit)
@@ -55,11 +44,11 @@ night(const char *root, int day, const char *commit)
 	    "\"nt\", \"file\": \"nt.yaml\", \"regression\": {\"threshold\": 5, \"metrics\": []}}, "
 	    "\"hosts\": {\"a\": {\"status\": \"done\", \"kernel\": \"k\"}}}\n", id,
 	    commit ? "\"commit\": \"" : "", commit ? commit : "", commit ? "\", " : "", day);
-	put(p, "w", t);
+	tap_put(p, "w", t);
 	free(p);
 	free(t);
 	p = xasprintf("%s/trials.jsonl", dir);
-	put(p, "a", "");
+	tap_put(p, "a", "");
 	free(p);
 	free(id);
 	return dir;
@@ -78,7 +67,7 @@ trials(const char *dir, const char *bench, int first, int n, double v)
 		    "\"ns\",\"direction\":\"lower\",\"value\":%.17g,\"samples\":[%.17g],\"start\":"
 		    "978316200.0,\"duration\":1.0,\"status\":\"ok\",\"kind\":\"ok\",\"part\":1,"
 		    "\"parts\":1}\n", bench, r, bench, r, v, v);
-		put(p, "a", t);
+		tap_put(p, "a", t);
 		free(t);
 	}
 	free(p);
@@ -199,7 +188,7 @@ main(void)
 
 	/* a round that does not hold: the change vanishes */
 	dir = xasprintf("%s/trials.jsonl", tonight);
-	put(dir, "w", "");
+	tap_put(dir, "w", "");
 	free(dir);
 	trials(tonight, "spin", 1, 3, 11.0);
 	trials(tonight, "pipe", 1, 3, 20.05);
@@ -229,13 +218,13 @@ main(void)
 	dir = xasprintf("%s/20010109-022900-nt-b009", root);
 	mkdir(dir, 0755);
 	text = xasprintf("%s/run.json", dir);
-	put(text, "w", "{\"format\": 1, \"run\": \"20010109-022900-nt-b009\", \"status\": "
+	tap_put(text, "w", "{\"format\": 1, \"run\": \"20010109-022900-nt-b009\", \"status\": "
 	    "\"finished\", \"label\": null, \"group\": \"g9\", \"start\": "
 	    "\"2001-01-09T02:29:00Z\", \"end\": null, \"plan\": {\"name\": \"nt\"}, "
 	    "\"hosts\": {\"b\": {\"status\": \"done\", \"kernel\": \"k\"}}}\n");
 	free(text);
 	text = xasprintf("%s/trials.jsonl", dir);
-	put(text, "w", "{\"format\":1,\"run\":\"x\",\"host\":\"b\",\"variant\":null,"
+	tap_put(text, "w", "{\"format\":1,\"run\":\"x\",\"host\":\"b\",\"variant\":null,"
 	    "\"bench\":\"spin\",\"params\":{},\"rep\":1,\"key\":\"-/spin/1\",\"metric\":"
 	    "\"ns\",\"unit\":\"ns\",\"direction\":\"lower\",\"value\":10,\"status\":\"ok\","
 	    "\"kind\":\"ok\"}\n");
@@ -247,7 +236,7 @@ main(void)
 	nightly_free(n);
 	n = NULL;
 	text = xasprintf("%s/run.json", tonight);
-	put(text, "w", "{\"format\": 1, \"run\": \"20010109-023000-nt-0009\", \"status\": "
+	tap_put(text, "w", "{\"format\": 1, \"run\": \"20010109-023000-nt-0009\", \"status\": "
 	    "\"finished\", \"label\": null, \"group\": \"g9\", \"commit\": \"bbbb2222\", "
 	    "\"start\": \"2001-01-09T02:30:00Z\", \"end\": null, \"plan\": {\"name\": \"nt\", "
 	    "\"file\": \"nt.yaml\", \"regression\": {\"threshold\": 5, \"metrics\": []}}, "

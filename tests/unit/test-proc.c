@@ -105,11 +105,12 @@ wait_tree(pid_t pgid)
 int
 main(void)
 {
-	char tmp[] = "/tmp/test-proc.XXXXXX", *cmd = NULL;
+	const char *dir = tap_tmpdir("test-proc");
+	char tmp[256], *cmd = NULL;
 	char *argv[] = { (char *)"sh", (char *)"-c", NULL, NULL };
 	char *out = NULL, *err = NULL;
 	size_t len = 0;
-	int st = 0, fd, child = 0;
+	int st = 0, child = 0;
 	FILE *f;
 	pid_t pid;
 
@@ -129,8 +130,11 @@ main(void)
 	proc_group_del(pid);
 
 	/* A helper that leaves a child of its own, its pid in a file. */
-	if ((fd = mkstemp(tmp)) >= 0)
-		close(fd);
+	if (dir == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/child.pid", dir);
 	if (asprintf(&cmd, "sleep 60 & echo $! >%s; exec sleep 60", tmp) < 0)
 		return 1;
 	argv[2] = cmd;

@@ -155,13 +155,17 @@ resolve(const char *cfg, const char *spec, int from_config, struct target *tg,
 static void
 test_resolve(void)
 {
-	char cfg[] = "/tmp/test-proxyjump.XXXXXX";
+	const char *tmp = tap_tmpdir("test-proxyjump");
+	char cfg[256];
 	struct target tg;
 	struct attempt a;
-	FILE *f;
-	int fd;
+	FILE *f = NULL;
 
-	if ((fd = mkstemp(cfg)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+	if (tmp != NULL) {
+		snprintf(cfg, sizeof(cfg), "%s/ssh_config", tmp);
+		f = fopen(cfg, "w");
+	}
+	if (f == NULL) {
 		ok(0, "a temporary ssh_config");
 		return;
 	}

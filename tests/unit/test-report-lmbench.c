@@ -133,41 +133,15 @@ check_file(const char *path, int os_width)
 	ok(nrows > 0, "rows were found");
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (fp == NULL)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	if (fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(fp);
-	return buf;
-}
-
-
-/* Write text to dir/name; 0 or -1. */
+/* Write text to dir/name (a file that cannot be written bails out); 0. */
 static int
 put_file(const char *dir, const char *name, const char *text)
 {
-	char path[512];
-	FILE *fp;
-	int r;
+	char *path = xasprintf("%s/%s", dir, name);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if ((fp = fopen(path, "w")) == NULL)
-		return -1;
-	r = fputs(text, fp) < 0 ? -1 : 0;
-	return fclose(fp) != 0 ? -1 : r;
+	tap_put(path, "w", text);
+	free(path);
+	return 0;
 }
 
 /*
@@ -177,7 +151,7 @@ put_file(const char *dir, const char *name, const char *text)
 static char *
 render_edges(enum report_format fmt)
 {
-	char dir[] = "/tmp/test-report-lmbench.XXXXXX", hosts[64], *err = NULL;
+	char name[32], hosts[512], *dir, *err = NULL;
 	char *out = NULL;
 	size_t len = 0;
 	struct report *r;
@@ -185,8 +159,8 @@ render_edges(enum report_format fmt)
 	FILE *mem;
 	int bad;
 
-	if (mkdtemp(dir) == NULL)
-		return NULL;
+	snprintf(name, sizeof(name), "edges-%d", (int)fmt);
+	dir = tap_subdir(name);
 	snprintf(hosts, sizeof(hosts), "%s/hosts", dir);
 	bad = mkdir(hosts, 0700) != 0 ||
 	    put_file(dir, "run.json", "{\"format\": 1, \"run\": \"20010101-000000-edge-0001\", "
@@ -250,11 +224,8 @@ render_edges(enum report_format fmt)
 		printf("# %s\n", err ? err : "could not write the run");
 	report_free(r);
 	free(err);
-	unlink(strcat(strcpy(hosts, dir), "/hosts/fast.json"));
-	unlink(strcat(strcpy(hosts, dir), "/run.json"));
-	unlink(strcat(strcpy(hosts, dir), "/trials.jsonl"));
-	rmdir(strcat(strcpy(hosts, dir), "/hosts"));
-	rmdir(dir);
+	tap_rmtree(dir);
+	free(dir);
 	return out;
 }
 
@@ -262,7 +233,7 @@ render_edges(enum report_format fmt)
 static void
 test_legend(void)
 {
-	char tmpl[] = "/tmp/test-lmbench-legend.XXXXXX", *dir = mkdtemp(tmpl), *cmd;
+	char *dir = tap_subdir("legend"), *cmd;
 	char *out = NULL, *err = NULL, a[256], b[256];
 	struct report_opts o;
 	struct report *r;
@@ -270,10 +241,6 @@ test_legend(void)
 	FILE *mem;
 	int bad;
 
-	if (dir == NULL) {
-		ok(0, "a directory for the legend's runs");
-		return;
-	}
 	snprintf(a, sizeof(a), "%s/v1045", dir);
 	snprintf(b, sizeof(b), "%s/v1046", dir);
 	cmd = xasprintf("cp -r " DATA "tx49-without %s && cp -r " DATA "tx49-without %s && "
@@ -314,10 +281,8 @@ test_legend(void)
 	free(out);
 	report_free(r);
 	free(err);
-	cmd = xasprintf("rm -rf %s", dir);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", dir);
-	free(cmd);
+	tap_rmtree(dir);
+	free(dir);
 }
 
 int
@@ -329,6 +294,10 @@ main(void)
 	struct report_opts o;
 	FILE *mem;
 
+	if (tap_tmpdir("test-report-lmbench") == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
 	/* getsummary's num(), one case per branch */
 	report_lmbench_num(buf, 39200, 4, 4);
 	is_str(buf, "39.K", "10K and up: one decimal of K, cut to len-1, then K");
@@ -431,7 +400,7 @@ main(void)
 	mem = open_memstream(&out, &len);
 	ok(report_render(r, &o, mem, &err) == 0, "render lmbench");
 	fclose(mem);
-	want = slurp(DATA "golden/lmbench-tx49.txt");
+	want = tap_slurp(DATA "golden/lmbench-tx49.txt", NULL);
 	ok(want != NULL && strcmp(out, want) == 0, "tx49 tables equal golden/lmbench-tx49.txt");
 	if (want && strcmp(out, want) != 0)
 		printf("# got:\n%s", out);

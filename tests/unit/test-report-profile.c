@@ -19,27 +19,6 @@
 #define DATA	"tests/data/report/"
 
 static char *
-slurp(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (fp == NULL)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf != NULL && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(fp);
-	return buf;
-}
-
-static char *
 render(const struct report *r, enum report_table t, enum report_format f, int *rc)
 {
 	struct report_opts o;
@@ -94,7 +73,7 @@ test_golden(void)
 	    "trial are counted, not used");
 	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		out = render(r, REPORT_TABLE_PROFILE, fmts[i].f, &rc);
-		want = slurp(fmts[i].file);
+		want = tap_slurp(fmts[i].file, NULL);
 		snprintf(what, sizeof(what), "equals %s", fmts[i].file);
 		ok(rc == 0 && want != NULL && strcmp(out, want) == 0, what);
 		if (want == NULL || strcmp(out, want) != 0)

@@ -87,17 +87,6 @@ baseline_text(const char *rundir, const char *basedir, int *rc)
 	return out;
 }
 
-static void
-write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	if (fp) {
-		fputs(text, fp);
-		fclose(fp);
-	}
-}
-
 #define LINE_S(host, params, rep, value, samples) \
 	"{\"format\":1,\"run\":\"r\",\"host\":\"" host "\",\"variant\":null," \
 	"\"bench\":\"munmap\",\"params\":" params ",\"rep\":" #rep ",\"key\":\"k\"," \
@@ -129,13 +118,13 @@ sweep_line(FILE *f, int threads, int pages, int rep, const char *metric, const c
 static void
 test_notes(void)
 {
-	char tmpl[] = "/tmp/test-report-notes.XXXXXX", *dir = mkdtemp(tmpl), path[512], *out;
+	char *dir = tap_subdir("notes"), path[512], *out;
 	struct report *r = report_new();
 	int rc, t, p, rep;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	write_file(path, "{\"format\":1,\"run\":\"20011130-061500-over-0001\",\"label\":"
+	tap_put(path, "w", "{\"format\":1,\"run\":\"20011130-061500-over-0001\",\"label\":"
 	    "\"k\",\"status\":\"finished\",\"plan\":{\"name\":\"over\",\"repeat\":2,"
 	    "\"regression\":null},\"hosts\":{}}\n");
 	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
@@ -184,10 +173,8 @@ test_notes(void)
 	    != NULL, "HTML: marks with the note as a tooltip, the notes listed under the table");
 	free(out);
 	report_free(r);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run.json", dir);
-	unlink(path);
-	rmdir(dir);
+	tap_rmtree(dir);
+	free(dir);
 }
 
 /*
@@ -212,7 +199,7 @@ group_run(const char *dir, const char *id, const char *group, const char *ctl,
 	    "\"hosts\":{\"%s\":{\"kernel\":\"k\"}%s%s%s}}\n", id, group ? "\"" : "",
 	    group ? group : "null", group ? "\"" : "", strlen(ctl) % 10, ctl, h[0],
 	    n > 1 ? ",\"" : "", n > 1 ? h[1] : "", n > 1 ? "\":{\"kernel\":\"k\"}" : "");
-	write_file(path, json);
+	tap_put(path, "w", json);
 	snprintf(path, sizeof(path), "%s/%s/trials.jsonl", dir, id);
 	if ((f = fopen(path, "w")) == NULL)
 		return;
@@ -261,13 +248,9 @@ test_groups(void)
 		"20011130-061502-p-0003", NULL };
 	static const char *const nogroup[] = { "20011130-061503-p-0004",
 		"20011130-061504-p-0005", NULL };
-	char tmpl[] = "/tmp/test-report-groups.XXXXXX", *dir = mkdtemp(tmpl), *a, *b, *c, *p;
+	char *dir = tap_subdir("groups"), *a, *b, *c, *p;
 	int rc;
 
-	if (dir == NULL) {
-		printf("Bail out! mkdtemp\n");
-		exit(1);
-	}
 	group_run(dir, single[0], NULL, "ctl", "h1,h2");
 	group_run(dir, group[0], "rack", "ctl-a", "h1");
 	group_run(dir, group[1], "rack", "ctl-bb", "h2");
@@ -292,10 +275,8 @@ test_groups(void)
 	free(a);
 	free(b);
 	free(c);
-	p = xasprintf("rm -rf '%s'", dir);
-	if (system(p) != 0)
-		printf("# could not remove %s\n", dir);
-	free(p);
+	tap_rmtree(dir);
+	free(dir);
 }
 
 int
@@ -303,9 +284,13 @@ main(void)
 {
 	struct report *r;
 	struct report_counts c;
-	char *err = NULL, *out, tmpl[] = "/tmp/test-report.XXXXXX", *dir, path[512];
+	char *err = NULL, *out, *dir, path[512];
 	int rc;
 
+	if (tap_tmpdir("test-report") == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
 	log_set_level(LOG_LEVEL_QUIET);
 	test_notes();
 	test_groups();
@@ -439,13 +424,12 @@ main(void)
 	report_free(r);
 
 	/* Lines built here: scanner and jansson must agree. */
-	dir = mkdtemp(tmpl);
-	ok(dir != NULL, "temporary run directory");
+	dir = tap_subdir("lines");
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":null,"
+	tap_put(path, "w", "{\"format\":1,\"run\":\"r\",\"label\":null,"
 	    "\"hosts\":{\"h1\":{\"kernel\":\"6.1.0\"}}}");
 	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
-	write_file(path,
+	tap_put(path, "w",
 	    LINE("h1", "{\"threads\":\"4\",\"pages\":\"16\"}", 1, 10)
 	    LINE("h1", "{\"threads\":4,\"pages\":16}", 2, 20)		/* numbers */
 	    LINE("h\\u0031", "{\"threads\":\"4\",\"pages\":\"16\"}", 3, 30)	/* escape */
@@ -495,7 +479,7 @@ main(void)
 	report_counts(r, &c);
 	is_int((int)c.truncated, 1, "and it is counted");
 	report_free(r);
-	write_file(path, LINE("h1", "{}", 1, 1)
+	tap_put(path, "w", LINE("h1", "{}", 1, 1)
 	    "{\"format\":2,\"run\":\"r\",\"host\":\"h1\"}\n");
 	r = report_new();
 	ok(report_add_run(r, dir, &err) == 0, "a line of an unknown format is not an error");
@@ -504,7 +488,7 @@ main(void)
 	is_int((int)c.used, 1, "the line of format 1 is used");
 	report_free(r);
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	write_file(path, "{\"format\":7,\"run\":\"r\"}");
+	tap_put(path, "w", "{\"format\":7,\"run\":\"r\"}");
 	r = report_new();
 	ok(report_add_run(r, dir, &err) == -1 && err && strstr(err, "unknown format 7"),
 	    "a run.json of an unknown format is an error");
@@ -514,7 +498,7 @@ main(void)
 
 	/* The failures table: per host, point and class, the first message */
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
+	tap_put(path, "w", "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
 	    "\"hosts\":{\"h1\":{},\"h2\":{}}}");
 	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
 #define FAIL(host, params, rep, status, kind, msg) \
@@ -522,7 +506,7 @@ main(void)
 	"\"bench\":\"lat_ctx\",\"params\":" params ",\"rep\":" #rep ",\"key\":\"k\"," \
 	"\"metric\":null,\"value\":null,\"samples\":[],\"status\":\"" status "\"," \
 	"\"kind\":\"" kind "\",\"message\":" msg "}\n"
-	write_file(path,
+	tap_put(path, "w",
 	    FAIL("h1", "{\"procs\":\"5000\"}", 1, "bad-request", "benchmark",
 		"\"parameter procs: 5000 is out of range (2 to 1024)\"")
 	    FAIL("h1", "{\"procs\":\"5000\"}", 2, "bad-request", "benchmark",
@@ -550,7 +534,7 @@ main(void)
 	free(out);
 	report_free(r);
 	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
-	write_file(path, LINE("h1", "{}", 1, 1));
+	tap_put(path, "w", LINE("h1", "{}", 1, 1));
 	r = report_new();
 	ok(report_add_run(r, dir, &err) == 0, "read a run without failures");
 	out = render(r, REPORT_TABLE_AUTO, REPORT_TEXT, NULL, &rc);
@@ -566,10 +550,10 @@ main(void)
 
 	/* --samples: each trial's samples, in the spellings a line may have */
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	write_file(path, "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
+	tap_put(path, "w", "{\"format\":1,\"run\":\"r\",\"label\":\"s\",\"status\":\"finished\","
 	    "\"hosts\":{\"h1\":{}}}");
 	snprintf(path, sizeof(path), "%s/trials.jsonl", dir);
-	write_file(path,
+	tap_put(path, "w",
 	    LINE_S("h1", "{}", 1, 20, "[ 30 , 10,20 ]")
 	    LINE_S("h\\u0031", "{}", 2, 5, "[4,5,6.5]")	/* an escape */
 	    LINE_S("h1", "{}", 3, 1, "[1,2,3,4,5,6,7,8,9,10,11]")	/* more than 10 */
@@ -610,7 +594,7 @@ main(void)
 
 	/* a partial run: a line at the top, a table first in csv and json */
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	write_file(path, "{\"format\":1,\"run\":\"r-int\",\"label\":\"s\","
+	tap_put(path, "w", "{\"format\":1,\"run\":\"r-int\",\"label\":\"s\","
 	    "\"status\":\"interrupted\",\"hosts\":{\"h1\":{}}}");
 	r = report_new();
 	ok(report_add_run(r, dir, &err) == 0, "read an interrupted run");
@@ -628,7 +612,7 @@ main(void)
 	    "json: the partial object first");
 	free(out);
 	report_free(r);
-	write_file(path, "{\"format\":1,\"run\":\"r-int\",\"label\":\"s\","
+	tap_put(path, "w", "{\"format\":1,\"run\":\"r-int\",\"label\":\"s\","
 	    "\"status\":\"failed\",\"hosts\":{\"h1\":{}}}");
 	r = report_new();
 	ok(report_add_run(r, dir, &err) == 0, "read a failed run");
@@ -662,7 +646,9 @@ main(void)
 	{
 		char cmd[1024];
 
-		snprintf(cmd, sizeof(cmd), "rm -rf %s/run && cp -r " DATA "commando %s/run", dir, dir);
+		snprintf(path, sizeof(path), "%s/run", dir);
+		tap_rmtree(path);
+		snprintf(cmd, sizeof(cmd), "cp -r " DATA "commando %s/run", dir);
 		ok(system(cmd) == 0, "copy the commando run");
 		snprintf(path, sizeof(path), "%s/run", dir);
 		ok(report_write_run(path, NULL, &err) == 0, "report_write_run");
@@ -723,9 +709,8 @@ main(void)
 		    "report_write_baseline: lmbench, compare, and the partial run flagged once");
 		free(out);
 
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		if (system(cmd) != 0)
-			printf("# cannot remove %s\n", dir);
+		tap_rmtree(dir);
+		free(dir);
 	}
 	free(err);
 	return tap_done();

@@ -26,19 +26,6 @@
 
 static const char *tmpdir;
 
-static void
-write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (f == NULL) {
-		printf("# cannot write %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 /* rundir_load() of a directory holding a run.json of text. */
 static int
 load_text(const char *text, struct rundir_run **run, char **err)
@@ -47,7 +34,7 @@ load_text(const char *text, struct rundir_run **run, char **err)
 	int r;
 
 	mkdir(dir, 0755);
-	write_file(p, text);
+	tap_put(p, "w", text);
 	r = rundir_load(dir, run, err);
 	unlink(p);
 	rmdir(dir);
@@ -106,7 +93,7 @@ test_skeleton(void)
 	p = xasprintf("%s/logs", dir);
 	rmdir(p);
 	ok(rundir_check(dir, &err) == 0, "... and one that misses a part");
-	write_file(p, "");
+	tap_put(p, "w", "");
 	ok(rundir_check(dir, &err) != 0 && err && strstr(err, "logs is not a directory") &&
 	    access(p, F_OK) == 0, "rundir_check: a file where logs/ should be, said without "
 	    "touching anything");
@@ -317,7 +304,7 @@ test_tree(void)
 	mkdir(p, 0755);
 	free(p);
 	p = rundir_env_path(dir, "lab-01");
-	write_file(p, "{\"arch\": \"x86_64\"}\n");
+	tap_put(p, "w", "{\"arch\": \"x86_64\"}\n");
 	ok(rundir_load_env(dir, "lab-01", &env, &err) == 0 &&
 	    strcmp(json_string_value(json_object_get(env, "arch")), "x86_64") == 0,
 	    "rundir_load_env");
@@ -332,13 +319,9 @@ test_tree(void)
 	    "rundir_load_env: a host name with a '/'");
 	free(err);
 	json_decref(run);
-	p = xasprintf("rm -rf %s", dir);
-	if (system(p) != 0)
-		printf("# cannot remove %s\n", dir);
-	free(p);
+	tap_rmtree(dir);
 	free(dir);
 }
-
 
 /* The hidden directory a run is built in follows the umask (not 0700). */
 static void
@@ -380,7 +363,7 @@ test_spare(void)
 	size_t n;
 
 	mkdir(dir, 0755);
-	write_file(rj, "{\"format\": 1, \"status\": \"running\"}\n");
+	tap_put(rj, "w", "{\"format\": 1, \"status\": \"running\"}\n");
 	ok(rundir_write_json_spare(dir, o, &err) != 0 && err && strstr(err, RUNDIR_SPARE),
 	    "no spare: an error");
 	free(err);

@@ -20,6 +20,7 @@
 #include "transport.h"
 #include "xmalloc.h"
 
+static const char *tmpdir;	/* the test's scratch directory */
 static char marker[256];	/* a file that exists only if an injection ran */
 
 /* Run /bin/sh -c cmd; its stdout (at most cap bytes) into out. */
@@ -277,14 +278,12 @@ test_local_transport(void)
 
 	{
 		static const char data[] = "line one\nline 'two' $(x)\n";
-		char path[] = "/tmp/test-shquote-up.XXXXXX";
 		char *dst, got[128];
-		int fd = mkstemp(path);
+		int fd;
 		ssize_t n;
 		struct stat st;
 
-		close(fd);
-		dst = xasprintf("%s dir 'x", path);
+		dst = xasprintf("%s/up dir 'x", tmpdir);
 		r = transport_upload(t, data, sizeof(data) - 1, dst, 0640, 10000);
 		fd = open(dst, O_RDONLY);
 		n = fd >= 0 ? read(fd, got, sizeof(got)) : -1;
@@ -302,7 +301,6 @@ test_local_transport(void)
 		    "local transport: upload_run: what the command printed, and its status");
 		transport_result_release(&res);
 		unlink(dst);
-		unlink(path);
 		free(dst);
 	}
 	ok(transport_cksum("", 0) == 4294967295u && transport_cksum("a", 1) == 1220704766u,
@@ -315,8 +313,11 @@ main(void)
 {
 	size_t i;
 
-	snprintf(marker, sizeof(marker), "/tmp/test-shquote-pwned.%d", (int)getpid());
-	unlink(marker);
+	if ((tmpdir = tap_tmpdir("test-shquote")) == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	snprintf(marker, sizeof(marker), "%s/pwned", tmpdir);
 	build_corpus();
 	test_exact();
 	test_roundtrip();

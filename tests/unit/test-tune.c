@@ -34,19 +34,13 @@ static void
 put(const char *name, const char *content)
 {
 	char *p = path(name), *d = xstrdup(p), *err = NULL;
-	FILE *f;
 
 	*strrchr(d, '/') = '\0';
 	if (fs_mkdir_p(d, 0755, &err) != 0)
 		printf("# %s\n", err);
 	free(err);
 	free(d);
-	f = fopen(p, "w");
-
-	if (f != NULL) {
-		fputs(content, f);
-		fclose(f);
-	}
+	tap_put(p, "w", content);
 	free(p);
 }
 

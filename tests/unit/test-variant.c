@@ -47,12 +47,8 @@ static void
 put(const char *name, const char *content)
 {
 	char *p = path(name);
-	FILE *f = fopen(p, "w");
 
-	if (f != NULL) {
-		fputs(content, f);
-		fclose(f);
-	}
+	tap_put(p, "w", content);
 	free(p);
 }
 
