@@ -264,7 +264,10 @@ for bad in "lat_ctx procs=1" "lat_ctx size=-1" "lat_select n=0" "lat_select n=50
 	"lat_fs size=-5" "lat_mmap size=4K" "lat_pagefault size=100K" "pagefault runs=0" "pagefault size=1"; do
 	# shellcheck disable=SC2086 # bad is a benchmark and its parameters
 	agent run $bad --samples 1
-	check_fail "$bad: refused" test $? -eq 0
+	# Refused is exit 2 with the reason, not any failure (a crash is 139).
+	is "$?" 2 "$bad: refused (exit 2)"
+	p=${bad#* }
+	like "$(cat "$W/err" "$W/out")" "parameter ${p%%=*}:|\"class\":\"bad-request\"" "$bad: ... saying why"
 	is "$(jq -r 'select(.type == "metric") | .name' "$W/out" 2>/dev/null)" "" "$bad: no metric"
 	clean_after "$bad"
 done

@@ -192,8 +192,10 @@ for bad in "lat_udp size=2" "lat_tcp size=0" "bw_pipe msg=0" "bw_mem size=1000" 
 	"lat_connect backlog=0"; do
 	# shellcheck disable=SC2086 # bad is a benchmark and its parameters
 	TMPDIR=$T "$AGENT" run $bad --samples 1 >"$W/bad" 2>&1 </dev/null
-	rc=$?
-	check_fail "$bad: refused" test "$rc" -eq 0
+	# Refused is exit 2 with the reason, not any failure (a crash is 139).
+	is "$?" 2 "$bad: refused (exit 2)"
+	p=${bad#* }
+	like "$(cat "$W/bad")" "parameter ${p%%=*}:|\"class\":\"bad-request\"" "$bad: ... saying why"
 	is "$(jq -r 'select(.type == "metric") | .name' "$W/bad" 2>/dev/null)" "" "$bad: no metric reported"
 done
 is "$(find "$T" -mindepth 1 | head -3 | tr '\n' ' ')" "" "refused runs leave nothing in TMPDIR"
