@@ -1,7 +1,7 @@
 /*
  * history.c: a plan's nights in a results directory or an archive, as
- * series with their change points, and the cache of each run's summary
- * (history.h).
+ * series with their change points (history.h).  Each run's summary is
+ * kept in a cache file between loads (history/cache.c).
  *
  * A load goes in two passes over the runs.  The first learns what each
  * run is (plan, status, start, labels) from its cache file or its
@@ -9,8 +9,6 @@
  * of the plan's finished runs, each from its cache file or, when that has
  * no series yet, from trials.jsonl, and writes the cache file.
  */
-#include <sys/stat.h>
-
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -23,14 +21,11 @@
 
 #include "archive.h"
 #include "changepoint.h"
-#include "digest.h"
 #include "fsutil.h"
 #include "history.h"
 #include "history/history-int.h"
 #include "journal.h"
 #include "log.h"
-#include "numfmt.h"
-#include "pctenc.h"
 #include "rundir.h"
 #include "runref.h"
 #include "serieskey.h"
@@ -38,7 +33,6 @@
 #include "strbuf.h"
 #include "strv.h"
 #include "trialread.h"
-#include "xdg.h"
 #include "xmalloc.h"
 
 #define LIST_MAX	12	/* names listed in a message */
@@ -337,104 +331,23 @@ meta_from_run(struct meta *m, const struct rundir_run *r)
 		free(e);
 	}
 }
-/* The series key of r as the cache writes it: its first five fields. */
-static void
-enc_key(struct strbuf *sb, const struct row *r)
-{
-	size_t i;
-
-	enc(sb, r->key.host);
-	strbuf_addch(sb, '\t');
-	if (r->key.variant != NULL) {
-		strbuf_addch(sb, '=');
-		enc(sb, r->key.variant);
-	}
-	strbuf_addch(sb, '\t');
-	enc(sb, r->key.bench);
-	strbuf_addch(sb, '\t');
-	for (i = 0; i < r->nparams; i++) {
-		if (i > 0)
-			strbuf_addch(sb, ',');
-		enc(sb, r->pkeys[i]);
-		strbuf_addch(sb, '=');
-		enc(sb, r->pvals[i] != NULL ? r->pvals[i] : "");
-	}
-	strbuf_addch(sb, '\t');
-	enc(sb, r->key.metric);
-}
-
-/* The lines of a run's rows, appended to sb; how many. */
+/* The cache lines of a run's rows, appended to sb; how many. */
 static size_t
 rows_text(const struct rows *rs, struct strbuf *sb)
 {
-	char num[NUMFMT_MAX];
 	size_t i, n = 0;
 
 	for (i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->v[i];
 
-		if (!isfinite(r->mean))
-			continue;	/* values so large that their sum is not */
-		enc_key(sb, r);
-		strbuf_addch(sb, '\t');
-		enc(sb, r->key.unit);
-		strbuf_addstr(sb, r->higher ? "\thigher\t" : "\tlower\t");
-		/* 17 digits read back the same; the shortest would cost 10 tries */
-		snprintf(num, sizeof(num), "%.17g", r->mean);
-		strbuf_addstr(sb, num);
-		strbuf_addch(sb, '\t');
-		if (isfinite(r->sd))
-			snprintf(num, sizeof(num), "%.17g", r->sd);
-		strbuf_addstr(sb, isfinite(r->sd) ? num : "-");
-		strbuf_addf(sb, "\t%zu\n", r->n);
-		n++;
+		if (history_cache_line(sb, &r->key, r->nparams, (const char *const *)r->pkeys,
+		    (const char *const *)r->pvals, r->higher, r->mean, r->sd, r->n) == 0)
+			n++;
 	}
 	return n;
 }
 
-/* The series of an encoded key and unit, decoded into *s; -1 when they do not decode. */
-static int
-series_decode(struct history_series *s, const char *key, const char *unit)
-{
-	const char *f[5], *p = key, *q;
-	size_t len[5], i, cap = 0;
-	struct strbuf sb = STRBUF_INIT;
-
-	memset(s, 0, sizeof(*s));
-	for (i = 0; i < 5; i++) {
-		len[i] = strcspn(p, "\t");
-		f[i] = p;
-		p += len[i] + (p[len[i]] == '\t');
-	}
-	if (len[1] > 0 && f[1][0] != '=')
-		goto bad;
-	if ((s->key.host = dec(f[0], len[0])) == NULL ||
-	    (s->key.bench = dec(f[2], len[2])) == NULL ||
-	    (s->key.metric = dec(f[4], len[4])) == NULL ||
-	    (s->key.unit = dec(unit, strlen(unit))) == NULL ||
-	    (len[1] > 0 && (s->key.variant = dec(f[1] + 1, len[1] - 1)) == NULL))
-		goto bad;
-	for (p = f[3]; p < f[3] + len[3]; p = q + 1) {
-		size_t l = strcspn(p, ",\t"), kl = strcspn(p, "=,\t");
-
-		q = p + l;
-		if (kl >= l)
-			goto bad;
-		xgrow(&s->pkeys, &cap, s->nparams + 1, sizeof(*s->pkeys));
-		s->pvals = xreallocarray(s->pvals, cap, sizeof(*s->pvals));
-		s->pvals[s->nparams] = NULL;
-		if ((s->pkeys[s->nparams] = dec(p, kl)) == NULL ||
-		    (s->pvals[s->nparams++] = dec(p + kl + 1, l - kl - 1)) == NULL)
-			goto bad;
-	}
-	params_text(&sb, s->nparams, (const char *const *)s->pkeys,
-	    (const char *const *)s->pvals);
-	s->key.params = strbuf_detach(&sb, NULL);
-	return 0;
- bad:
-	series_release(s);
-	return -1;
-}
+/* --- A load ----------------------------------------------------------------------- */
 
 struct load {
 	const struct history_opts *o;
@@ -455,29 +368,15 @@ cache_warn(struct load *ld, const char *what)
 	ld->cache_warned = 1;
 }
 
-/* Write m's cache file: its facts, and the lines of its series unless body is NULL. */
+/* Write m's cache file; a failure is said once and the load goes on without it. */
 static void
 cache_write(struct load *ld, const struct meta *m, const struct strbuf *body, size_t nrows)
 {
-	struct strbuf sb = STRBUF_INIT;
-	json_t *o;
-	char *s, *e = NULL;
+	char *e = NULL;
 
-	if (m->cpath == NULL || ld->cache == NULL)
-		return;
-	o = meta_json(m, body != NULL ? (long long)nrows : -1);
-	s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-	strbuf_addstr(&sb, s);
-	strbuf_addch(&sb, '\n');
-	free(s);
-	json_decref(o);
-	if (body != NULL)
-		strbuf_add(&sb, body->buf, body->len);
-	/* it can be made again: no fsync; its own temporary, for two loads at once */
-	if (fs_write_atomic(m->cpath, sb.buf, sb.len, 0600, FS_NOSYNC | FS_UNIQUE, &e) != 0)
+	if (history_cache_write(m, body, nrows, &e) != 0)
 		cache_warn(ld, e);
 	free(e);
-	strbuf_release(&sb);
 }
 
 /* --- The first pass: what each run is --------------------------------------------- */
@@ -494,7 +393,7 @@ meta_new(struct load *ld, const char *where, const char *key)
 	m->key = xstrdup(key);
 	m->threshold = -1;
 	if (ld->cache != NULL)
-		m->cpath = cache_path(ld->cache, key);
+		m->cpath = history_cache_path(ld->cache, key);
 	return m;
 }
 
@@ -530,10 +429,10 @@ meta_cached(struct meta *m)
 	char *buf;
 	size_t len;
 
-	if (cache_open(m, &first, &buf, &len) != 0)
+	if (history_cache_open(m, &first, &buf, &len) != 0)
 		return;
 	if (strcmp(json_string_value(json_object_get(first, "valid")), m->valid) == 0)
-		meta_from_json(m, first);
+		history_cache_meta(m, first);
 	json_decref(first);
 	free(buf);
 }
@@ -548,7 +447,7 @@ local_run(struct load *ld, const char *dir)
 	m = meta_new(ld, dir, real != NULL ? real : dir);
 	free(real);
 	m->dir = xstrdup(dir);
-	m->valid = stat_valid(dir);
+	m->valid = history_cache_stat_valid(dir);
 	meta_cached(m);
 	if (m->cache == CACHE_NONE && meta_load(m) != 0)
 		meta_drop(ld);
@@ -576,7 +475,7 @@ archive_run(struct load *ld, const char *id, char **err)
 	where = xasprintf("%s/%s", ld->source, id);
 	m = meta_new(ld, where, where);
 	free(where);
-	if (cache_open(m, &first, &buf, &len) == 0) {
+	if (history_cache_open(m, &first, &buf, &len) == 0) {
 		cdir = json_string_value(json_object_get(first, "dir"));
 		cvalid = json_string_value(json_object_get(first, "valid"));
 	}
@@ -601,14 +500,14 @@ archive_run(struct load *ld, const char *id, char **err)
 		goto out;
 	}
 	m->dir = dir;
-	if ((m->valid = manifest_valid(dir, &e)) == NULL) {
+	if ((m->valid = history_cache_manifest_valid(dir, &e)) == NULL) {
 		log_warn("%s: %s; left out", m->where, e);
 		free(e);
 		meta_drop(ld);
 		goto out;
 	}
 	if (first != NULL && cvalid != NULL && strcmp(m->valid, cvalid) == 0) {
-		meta_from_json(m, first);
+		history_cache_meta(m, first);
 		m->stale = cdir == NULL || strcmp(cdir, dir) != 0;
 	} else if (meta_load(m) != 0)
 		meta_drop(ld);
@@ -830,7 +729,7 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 	xgrow(&b->idx, &b->idx_cap, n + 1, sizeof(*b->idx));
 	for (i = 0; i < n; i++) {
 		if ((k = smap_get(&b->series, v[i].key)) == HISTORY_NONE) {
-			if (series_decode(&s, v[i].key, v[i].unit) != 0)
+			if (history_cache_series(&s, v[i].key, v[i].unit) != 0)
 				return -1;
 			bm = xasprintf("%s.%s", s.key.bench, s.key.metric);
 			smap_put(&b->hosts, s.key.host, 0);
@@ -1201,7 +1100,7 @@ read_nights(struct load *ld, struct build *b, size_t run, const struct meta *m, 
 		n = rows_text(&rs, &body);
 		cache_write(ld, m, &body, n);
 		/* the same text as a cached night's: the same bits */
-		if (rows_parse(body.buf, body.len, &v, &n) != 0 ||
+		if (history_cache_parse(body.buf, body.len, &v, &n) != 0 ||
 		    add_nights(b, ld->o, run, v, n) != 0) {
 			*err = xasprintf("%s: cannot take its series", m->where);
 			ret = -1;
@@ -1237,7 +1136,7 @@ load_nights(struct load *ld, struct history *h, char **err)
 		    strcmp(m->group, h->runs[run - 1].group) != 0)
 			h->nnights++;
 		h->runs[run].night = h->nnights - 1;
-		if (m->cache == CACHE_ROWS && cache_rows(m, &buf, &v, &nv) == 0) {
+		if (m->cache == CACHE_ROWS && history_cache_rows(m, &buf, &v, &nv) == 0) {
 			ret = add_nights(&b, ld->o, run, v, nv);
 			free(v);
 			free(buf);

@@ -40,11 +40,16 @@
 #include "history.h"
 #include "history/history-int.h"
 #include "log.h"
+#include "numfmt.h"
 #include "pctenc.h"
 #include "rundir.h"
+#include "serieskey.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "xdg.h"
 #include "xmalloc.h"
+
+#define CACHE_NAME_HEX	40	/* hex digits of a cache file's name */
 
 static char *
 jdup(const json_t *o, const char *k)
@@ -53,7 +58,7 @@ jdup(const json_t *o, const char *k)
 }
 
 /* The first line of a cache file: m's facts, and how many rows follow (< 0: none). */
-json_t *
+static json_t *
 meta_json(const struct meta *m, long long nrows)
 {
 	json_t *o = json_object(), *h = json_object();
@@ -85,10 +90,61 @@ meta_json(const struct meta *m, long long nrows)
 /* What a name keeps as it is in a cache line (letters and digits always). */
 #define KEEP	" !\"#$&'()*+-./:;<>?@[\\]^_`{|}~"
 
-void
+static void
 enc(struct strbuf *sb, const char *s)
 {
 	pct_encode_sb(sb, s, strlen(s), KEEP);
+}
+
+/* The series key k and its params as the cache writes them: the first five fields. */
+static void
+enc_key(struct strbuf *sb, const struct series_key *k, size_t nparams,
+    const char *const *pkeys, const char *const *pvals)
+{
+	size_t i;
+
+	enc(sb, k->host);
+	strbuf_addch(sb, '\t');
+	if (k->variant != NULL) {
+		strbuf_addch(sb, '=');
+		enc(sb, k->variant);
+	}
+	strbuf_addch(sb, '\t');
+	enc(sb, k->bench);
+	strbuf_addch(sb, '\t');
+	for (i = 0; i < nparams; i++) {
+		if (i > 0)
+			strbuf_addch(sb, ',');
+		enc(sb, pkeys[i]);
+		strbuf_addch(sb, '=');
+		enc(sb, pvals[i] != NULL ? pvals[i] : "");
+	}
+	strbuf_addch(sb, '\t');
+	enc(sb, k->metric);
+}
+
+int
+history_cache_line(struct strbuf *sb, const struct series_key *k, size_t nparams,
+    const char *const *pkeys, const char *const *pvals, int higher, double mean, double sd,
+    size_t n)
+{
+	char num[NUMFMT_MAX];
+
+	if (!isfinite(mean))
+		return -1;	/* values so large that their sum is not */
+	enc_key(sb, k, nparams, pkeys, pvals);
+	strbuf_addch(sb, '\t');
+	enc(sb, k->unit);
+	strbuf_addstr(sb, higher ? "\thigher\t" : "\tlower\t");
+	/* 17 digits read back the same; the shortest would cost 10 tries */
+	snprintf(num, sizeof(num), "%.17g", mean);
+	strbuf_addstr(sb, num);
+	strbuf_addch(sb, '\t');
+	if (isfinite(sd))
+		snprintf(num, sizeof(num), "%.17g", sd);
+	strbuf_addstr(sb, isfinite(sd) ? num : "-");
+	strbuf_addf(sb, "\t%zu\n", n);
+	return 0;
 }
 
 /* The field at *p up to the next tab (made a NUL), or NULL when there is none. */
@@ -104,13 +160,8 @@ field(char **p)
 	return f;
 }
 
-/*
- * The len bytes of lines at text (changed in place: their tabs and
- * newlines become NULs) into a new array *vp of *np rows; -1 (nothing
- * made) when one is not a cache line.
- */
 int
-rows_parse(char *text, size_t len, struct nrow **vp, size_t *np)
+history_cache_parse(char *text, size_t len, struct nrow **vp, size_t *np)
 {
 	struct nrow *v = NULL, *r;
 	char *p = text, *end = text + len, *nl, *q, *f, *e;
@@ -157,10 +208,62 @@ rows_parse(char *text, size_t len, struct nrow **vp, size_t *np)
 }
 
 /* The n bytes at s decoded (a new string), or NULL when an escape is bad. */
-char *
+static char *
 dec(const char *s, size_t n)
 {
 	return pct_decode(s, n, PCT_STRICT, NULL);
+}
+
+/* Free what history_cache_series() decoded so far. */
+static void
+decoded_release(struct history_series *s)
+{
+	series_key_release(&s->key);
+	strv_free(s->pkeys, s->nparams);
+	strv_free(s->pvals, s->nparams);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+history_cache_series(struct history_series *s, const char *key, const char *unit)
+{
+	const char *f[5], *p = key, *q;
+	size_t len[5], i, cap = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < 5; i++) {
+		len[i] = strcspn(p, "\t");
+		f[i] = p;
+		p += len[i] + (p[len[i]] == '\t');
+	}
+	if (len[1] > 0 && f[1][0] != '=')
+		goto bad;
+	if ((s->key.host = dec(f[0], len[0])) == NULL ||
+	    (s->key.bench = dec(f[2], len[2])) == NULL ||
+	    (s->key.metric = dec(f[4], len[4])) == NULL ||
+	    (s->key.unit = dec(unit, strlen(unit))) == NULL ||
+	    (len[1] > 0 && (s->key.variant = dec(f[1] + 1, len[1] - 1)) == NULL))
+		goto bad;
+	for (p = f[3]; p < f[3] + len[3]; p = q + 1) {
+		size_t l = strcspn(p, ",\t"), kl = strcspn(p, "=,\t");
+
+		q = p + l;
+		if (kl >= l)
+			goto bad;
+		xgrow(&s->pkeys, &cap, s->nparams + 1, sizeof(*s->pkeys));
+		s->pvals = xreallocarray(s->pvals, cap, sizeof(*s->pvals));
+		s->pvals[s->nparams] = NULL;
+		if ((s->pkeys[s->nparams] = dec(p, kl)) == NULL ||
+		    (s->pvals[s->nparams++] = dec(p + kl + 1, l - kl - 1)) == NULL)
+			goto bad;
+	}
+	/* ',' and '=' are escaped inside names: the field decoded is "k=v,k=v" */
+	if ((s->key.params = dec(f[3], len[3])) == NULL)
+		goto bad;
+	return 0;
+ bad:
+	decoded_release(s);
+	return -1;
 }
 
 /* --- The cache ------------------------------------------------------------------ */
@@ -171,9 +274,8 @@ history_cache_dir(void)
 	return xdg_cache_dir("history");
 }
 
-/* The cache file of key. */
 char *
-cache_path(const char *cache, const char *key)
+history_cache_path(const char *cache, const char *key)
 {
 	char hex[DIGEST_SHA256_HEX];
 
@@ -182,13 +284,8 @@ cache_path(const char *cache, const char *key)
 	return xasprintf("%s/%s.jsonl", cache, hex);
 }
 
-/*
- * Read m's cache file: its first line into *first (a new reference), the
- * whole file into *buf (the caller frees it).  -1 when there is none, or
- * it is not a cache file for m->key.
- */
 int
-cache_open(const struct meta *m, json_t **first, char **buf, size_t *len)
+history_cache_open(const struct meta *m, json_t **first, char **buf, size_t *len)
 {
 	json_error_t je;
 	const char *nl;
@@ -218,9 +315,8 @@ cache_open(const struct meta *m, json_t **first, char **buf, size_t *len)
 	return 0;
 }
 
-/* m's facts from the first line of its cache file. */
 void
-meta_from_json(struct meta *m, const json_t *o)
+history_cache_meta(struct meta *m, const json_t *o)
 {
 	const json_t *h = json_object_get(o, "hosts"), *v;
 	const char *k;
@@ -246,26 +342,21 @@ meta_from_json(struct meta *m, const json_t *o)
 	m->cache = json_is_integer(json_object_get(o, "rows")) ? CACHE_ROWS : CACHE_META;
 }
 
-/*
- * m's cache file, when it is still the one the first pass found valid
- * and holds series: the whole file in *buf (the caller frees it), its
- * lines of series from *body on, parsed into *vp and *np.  -1 when not.
- */
 int
-cache_rows(const struct meta *m, char **bufp, struct nrow **vp, size_t *np)
+history_cache_rows(const struct meta *m, char **bufp, struct nrow **vp, size_t *np)
 {
 	json_t *first = NULL;
 	char *buf = NULL, *body;
 	size_t len;
 	int ret = -1;
 
-	if (cache_open(m, &first, &buf, &len) != 0)
+	if (history_cache_open(m, &first, &buf, &len) != 0)
 		return -1;
 	if (strcmp(json_string_value(json_object_get(first, "valid")), m->valid) != 0 ||
 	    !json_is_integer(json_object_get(first, "rows")))
 		goto out;
 	body = (char *)memchr(buf, '\n', len) + 1;
-	if (rows_parse(body, len - (size_t)(body - buf), vp, np) != 0)
+	if (history_cache_parse(body, len - (size_t)(body - buf), vp, np) != 0)
 		goto out;
 	if ((json_int_t)*np != json_integer_value(json_object_get(first, "rows"))) {
 		free(*vp);
@@ -280,11 +371,35 @@ cache_rows(const struct meta *m, char **bufp, struct nrow **vp, size_t *np)
 	return ret;
 }
 
+int
+history_cache_write(const struct meta *m, const struct strbuf *body, size_t nrows, char **err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *o;
+	char *s;
+	int r;
+
+	if (m->cpath == NULL)
+		return 0;
+	o = meta_json(m, body != NULL ? (long long)nrows : -1);
+	s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	strbuf_addstr(&sb, s);
+	strbuf_addch(&sb, '\n');
+	free(s);
+	json_decref(o);
+	if (body != NULL)
+		strbuf_add(&sb, body->buf, body->len);
+	/* it can be made again: no fsync; its own temporary, for two loads at once */
+	r = fs_write_atomic(m->cpath, sb.buf, sb.len, 0600, FS_NOSYNC | FS_UNIQUE, err);
+	strbuf_release(&sb);
+	return r != 0 ? -1 : 0;
+}
+
 /* --- What the cache must match ---------------------------------------------------- */
 
 /* A run directory's: the size and modification time of run.json and trials.jsonl. */
 char *
-stat_valid(const char *dir)
+history_cache_stat_valid(const char *dir)
 {
 	static const char *const names[] = { RUNDIR_RUN_JSON, RUNDIR_TRIALS };
 	struct strbuf sb = STRBUF_INIT;
@@ -306,7 +421,7 @@ stat_valid(const char *dir)
 
 /* An archive run's: the sums its MANIFEST gives run.json and trials.jsonl. */
 char *
-manifest_valid(const char *dir, char **err)
+history_cache_manifest_valid(const char *dir, char **err)
 {
 	static const char *const names[] = { RUNDIR_RUN_JSON, RUNDIR_TRIALS };
 	struct archive_manifest *am = NULL;
