@@ -1,10 +1,10 @@
 /*
  * transport.c: what both transports share: error classes, bounded channel
  * buffers, reading and waiting on exec channels, transport_run() and the
- * cksum-verified upload.  The backends are transport-ssh.c and
- * transport-local.c.
+ * cksum-verified upload.  The backends are transport/ssh.c and
+ * transport/local.c; what they share with this file is in
+ * transport/transport-int.h.
  */
-#define FLEETMARK_TRANSPORT_BACKEND
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -21,6 +21,7 @@
 #include "shquote.h"
 #include "strbuf.h"
 #include "transport.h"
+#include "transport/transport-int.h"
 #include "xmalloc.h"
 
 #define UPLOAD_MAX_FILE	(256LL << 20)

@@ -4,7 +4,6 @@
  * with pipes for its standard input, output and error; its end is
  * watched through a pidfd.
  */
-#define FLEETMARK_TRANSPORT_BACKEND
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -21,6 +20,7 @@
 
 #include "clock.h"
 #include "transport.h"
+#include "transport/transport-int.h"
 #include "xmalloc.h"
 
 struct lchan {

@@ -29,7 +29,6 @@
  * The host key check is in knownhosts.c, the jumps in proxyjump.c; what
  * the three files share is in transport-ssh-int.h.
  */
-#define FLEETMARK_TRANSPORT_BACKEND
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -53,6 +52,7 @@
 #include "pace.h"
 #include "shquote.h"
 #include "transport.h"
+#include "transport/transport-int.h"
 #include "ssh-int.h"
 #include "xmalloc.h"
 
