@@ -1,11 +1,11 @@
 /*
- * knownhosts.c: the server's host key against known_hosts, for the SSH
- * transport (transport-ssh.c), as OpenSSH's hostfile.c is apart from
+ * transport/knownhosts.c: the server's host key against known_hosts, for the SSH
+ * transport (transport/ssh.c), as OpenSSH's hostfile.c is apart from
  * sshconnect.c: the policy (host_key_check yes / accept-new / no) with
  * OpenSSH's messages, appending an unknown key under an flock so that
  * concurrent sessions record it once, and merging the keys a jump
- * recorded in its own file.  Shared declarations are in
- * transport-ssh-int.h.
+ * recorded in its own file (knownhosts_*()).  Shared declarations are
+ * in transport/ssh-int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -187,7 +187,7 @@ kh_has(int fd, const char *name, ssh_key key)
  * the known_hosts file, each one once.
  */
 void
-kh_merge(const char *tmp, const char *kh, const char *label)
+knownhosts_merge(const char *tmp, const char *kh, const char *label)
 {
 	char line[8192], why[256];
 	FILE *f;
@@ -219,7 +219,7 @@ kh_merge(const char *tmp, const char *kh, const char *label)
 
 /* Check the server's key against known_hosts under the policy. */
 int
-check_hostkey(ssh_session s, const struct transport_opts *o, const struct target *tg,
+knownhosts_check(ssh_session s, const struct transport_opts *o, const struct target *tg,
     struct transport_info *info, struct attempt *a)
 {
 	ssh_key key = NULL;

@@ -1,5 +1,5 @@
 /*
- * transport-local.c: the local transport: this machine, no SSH.  Each
+ * transport/local.c: the local transport: this machine, no SSH.  Each
  * exec channel is `/bin/sh -c CMDLINE` in a process group of its own,
  * with pipes for its standard input, output and error; its end is
  * watched through a pidfd.

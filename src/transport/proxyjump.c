@@ -1,12 +1,13 @@
 /*
- * proxyjump.c: reaching a host through jumps, for the SSH transport
- * (transport-ssh.c).  libssh 0.10 has no ProxyJump of its own, and the
+ * transport/proxyjump.c: reaching a host through jumps, for the SSH transport
+ * (transport/ssh.c).  libssh 0.10 has no ProxyJump of its own, and the
  * ProxyCommand child it would start gets none of our options, so a jump
  * is an `ssh -W` child of ours: the chain from the inventory's proxy_jump
  * or from ssh_config (recovered from the ProxyCommand libssh makes of a
  * ProxyJump line), its argv with our identity, known_hosts and host key
  * policy, the child on a socketpair, and what it said when it failed.
- * Shared declarations are in transport-ssh-int.h.
+ * Its functions are proxyjump_*(); shared declarations are in
+ * transport/ssh-int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,7 @@ hops_free(struct hop *h, size_t n)
 }
 
 void
-target_release(struct target *tg)
+proxyjump_target_release(struct target *tg)
 {
 	free(tg->host);
 	free(tg->user);
@@ -95,7 +96,7 @@ bad:
 
 /* A comma-separated jump list; 0, or -1 naming the bad hop in *bad. */
 int
-parse_jumps(const char *spec, struct hop **out, size_t *nout, char **bad)
+proxyjump_parse(const char *spec, struct hop **out, size_t *nout, char **bad)
 {
 	char *copy = xstrdup(spec), *p, *comma;
 	struct hop *hops = NULL;
@@ -126,7 +127,7 @@ parse_jumps(const char *spec, struct hop **out, size_t *nout, char **bad)
  * with our options; 0 when it is one, -1 for any other ProxyCommand.
  */
 int
-jumps_from_libssh_command(const char *cmd, char **spec)
+proxyjump_from_libssh_command(const char *cmd, char **spec)
 {
 	char *copy = xstrdup(cmd), *tok[12], *save = NULL, *p;
 	char *user = NULL, *port = NULL, *next = NULL, *host = NULL;
@@ -197,7 +198,7 @@ config_jumps(const struct transport_opts *o, const char *host, char **spec,
 	if (ssh_config_read(s, o, a) != 0)
 		goto out;
 	if (ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &str) == SSH_OK &&
-	    jumps_from_libssh_command(str, spec) != 0)
+	    proxyjump_from_libssh_command(str, spec) != 0)
 		*spec = NULL;
 	r = 0;
 out:
@@ -225,13 +226,13 @@ join_path(char *const *names, size_t n, const char *last)
  * (`a` jumps through `b`, `b` through `a`: a new ssh per turn, for ever).
  * So the first hop's ProxyJump is put in front of the chain, again until
  * a first hop has none, the jumps ssh starts are told to follow no
- * ProxyJump of their own (jump_argv()), and a host met twice on the way
+ * ProxyJump of their own (proxyjump_argv()), and a host met twice on the way
  * is a loop, refused before anything starts, as is a chain longer than
  * JUMP_HOPS_MAX.  from_config: the chain is the target's ProxyJump in
  * ssh_config (the target, o->address, is where the path starts).
  */
 int
-resolve_jumps(const struct transport_opts *o, struct target *tg, int from_config,
+proxyjump_resolve(const struct transport_opts *o, struct target *tg, int from_config,
     struct attempt *a)
 {
 	char **seen = NULL, *spec = NULL, *bad = NULL, *path = NULL;
@@ -258,7 +259,7 @@ resolve_jumps(const struct transport_opts *o, struct target *tg, int from_config
 			goto out;
 		if (spec == NULL)
 			break;
-		if (parse_jumps(spec, &more, &nmore, &bad) != 0) {
+		if (proxyjump_parse(spec, &more, &nmore, &bad) != 0) {
 			set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL, "%s: bad ProxyJump hop '%s' "
 			    "in ssh_config (the jump to %s)", o->name, bad, first);
 			goto out;
@@ -298,7 +299,7 @@ out:
 
 /* Expand %h %p %r %% of a ProxyCommand from ssh_config. */
 char *
-expand_proxy_command(const char *cmd, const struct target *tg)
+proxyjump_expand_command(const char *cmd, const struct target *tg)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
@@ -336,7 +337,7 @@ expand_proxy_command(const char *cmd, const struct target *tg)
 
 /* "host:port" for -W, with brackets for an IPv6 address. */
 char *
-host_port_arg(const char *host, int port)
+proxyjump_host_port(const char *host, int port)
 {
 	if (strchr(host, ':') != NULL)
 		return xasprintf("[%s]:%d", host, port);
@@ -385,7 +386,7 @@ find_program(const char *name)
  * kh is the UserKnownHostsFile value.
  */
 void
-jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
+proxyjump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
     const char *dest, const char *kh, long long timeout_ms, struct strv *a)
 {
 	const struct hop *h = &hops[n - 1];
@@ -432,7 +433,7 @@ jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
 	}
 	if (n == 1) {
 		/*
-		 * resolve_jumps() put this hop's ProxyJump, if any, in the
+		 * proxyjump_resolve() put this hop's ProxyJump, if any, in the
 		 * chain: its ssh must not follow it once more (for a loop in
 		 * ssh_config, without end).
 		 */
@@ -440,12 +441,12 @@ jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
 		strv_push(a, "ProxyJump=none");
 	} else {
 		struct strv inner = STRV_INIT;
-		char *dst = host_port_arg(hops[n - 1].host,
+		char *dst = proxyjump_host_port(hops[n - 1].host,
 		    hops[n - 1].port > 0 ? hops[n - 1].port : 22);
 		char *line, *esc;
 
 		/* The previous hops, as this ssh's ProxyCommand (run by sh). */
-		jump_argv(o, hops, n - 1, dst, kh, timeout_ms, &inner);
+		proxyjump_argv(o, hops, n - 1, dst, kh, timeout_ms, &inner);
 		line = sh_join((const char *const *)inner.v, (int)inner.n);
 		esc = percent_escape(line);
 		strv_push(a, "-o");
@@ -480,12 +481,12 @@ stderr_file(void)
 /*
  * Start argv (or, with shell_cmd, `/bin/sh -c "exec CMD"`) with a socket
  * as its standard input and output; our end in *fdp.  It runs in a
- * process group of its own (proc_fork_group()) so that reap_proxy() ends
+ * process group of its own (proc_fork_group()) so that proxyjump_reap() ends
  * the ssh processes it starts in turn; an exec that fails reports its
  * errno through a close-on-exec pipe.
  */
 int
-spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *fdp,
+proxyjump_spawn(struct ssh_impl *si, char *const *argv, const char *shell_cmd, int *fdp,
     struct attempt *a, const char *label)
 {
 	char *prog = NULL, *sh_line = NULL;
@@ -569,7 +570,7 @@ fail:
  * started (the ssh of an inner hop, a ProxyCommand's children) goes too.
  */
 void
-reap_proxy(struct ssh_impl *si)
+proxyjump_reap(struct ssh_impl *si)
 {
 	if (si->proxy_pid <= 0)
 		return;
@@ -582,7 +583,7 @@ reap_proxy(struct ssh_impl *si)
  * explains (host key, permission, connection), else the last one.
  */
 int
-proxy_reason(struct ssh_impl *si, char *buf, size_t len, int *code,
+proxyjump_reason(struct ssh_impl *si, char *buf, size_t len, int *code,
     enum pace_outcome *outcome)
 {
 	static const char *const keys[] = {

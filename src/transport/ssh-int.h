@@ -1,6 +1,6 @@
 /*
- * transport-ssh-int.h: what the SSH transport's files share
- * (transport-ssh.c: sessions, connections, channels; knownhosts.c: the
+ * transport/ssh-int.h: what the SSH transport's files share
+ * (ssh.c: sessions, connections, channels; knownhosts.c: the
  * host key against known_hosts; proxyjump.c: jumps).  Private to them.
  *
  * Failures are reported in a struct attempt (set_msg()): a TRANSPORT_E*
@@ -131,19 +131,19 @@ policy_name(enum transport_hostkey k)
  * o->host_key_check, recording a new key when the policy says so; fills
  * info's hostkey fields.  0, or a TRANSPORT_E* code with a in a.
  */
-int	check_hostkey(ssh_session s, const struct transport_opts *o,
+int	knownhosts_check(ssh_session s, const struct transport_opts *o,
 	    const struct target *tg, struct transport_info *info, struct attempt *a);
 
 /*
  * Merge the keys an accept-new jump recorded in its own file (tmp) into
  * the known_hosts file kh, each one once (label names the host in logs).
  */
-void	kh_merge(const char *tmp, const char *kh, const char *label);
+void	knownhosts_merge(const char *tmp, const char *kh, const char *label);
 
 /*
  * Parse the ssh_config of o (o->ssh_config_path, or ~/.ssh/config with the
  * system-wide file) into s, whose host is set: 0, or -1 with a in a
- * (transport-ssh.c).
+ * (ssh.c).
  */
 int	ssh_config_read(ssh_session s, const struct transport_opts *o, struct attempt *a);
 
@@ -158,20 +158,20 @@ int	ssh_config_read(ssh_session s, const struct transport_opts *o, struct attemp
 #define JUMP_HOPS_MAX	8
 
 /* Free what tg holds and clear it. */
-void	target_release(struct target *tg);
+void	proxyjump_target_release(struct target *tg);
 
 /*
  * Parse a comma-separated jump list "[user@]host[:port],...": 0 with a
  * new array in *out (*nout hops), or -1 with the bad hop in *bad (new).
  */
-int	parse_jumps(const char *spec, struct hop **out, size_t *nout, char **bad);
+int	proxyjump_parse(const char *spec, struct hop **out, size_t *nout, char **bad);
 
 /*
  * The jump list of libssh's ProxyCommand for a ssh_config ProxyJump
  * ("ssh [-l U] [-p P] [-J NEXT] -W '[%h]:%p' HOST") in *spec (new): 0,
  * or -1 when cmd is any other ProxyCommand.
  */
-int	jumps_from_libssh_command(const char *cmd, char **spec);
+int	proxyjump_from_libssh_command(const char *cmd, char **spec);
 
 /*
  * Complete tg's jump chain with the ProxyJump lines of ssh_config (when
@@ -180,21 +180,21 @@ int	jumps_from_libssh_command(const char *cmd, char **spec);
  * names it: "a -> b -> a") or a chain longer than JUMP_HOPS_MAX.
  * from_config: tg's chain is o->address's own ProxyJump in ssh_config.
  */
-int	resolve_jumps(const struct transport_opts *o, struct target *tg, int from_config,
+int	proxyjump_resolve(const struct transport_opts *o, struct target *tg, int from_config,
 	    struct attempt *a);
 
 /* A ProxyCommand with %h %p %r %n %% expanded for tg (new string). */
-char	*expand_proxy_command(const char *cmd, const struct target *tg);
+char	*proxyjump_expand_command(const char *cmd, const struct target *tg);
 
 /* "host:port" for -W, with brackets for an IPv6 address (new string). */
-char	*host_port_arg(const char *host, int port);
+char	*proxyjump_host_port(const char *host, int port);
 
 /*
  * The argv of an OpenSSH client that connects to hops[n-1] (through
  * hops[0..n-2]) and forwards its standard input and output to dest; kh
  * is its UserKnownHostsFile value.  Appended to *a (strv_clear()).
  */
-void	jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
+void	proxyjump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
 	    const char *dest, const char *kh, long long timeout_ms, struct strv *a);
 
 /*
@@ -203,18 +203,18 @@ void	jump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
  * in si->proxy_pid, its stderr kept in si->proxy_err; else a TRANSPORT_E*
  * code with a in a (label names the host).
  */
-int	spawn_proxy(struct ssh_impl *si, char *const *argv, const char *shell_cmd,
+int	proxyjump_spawn(struct ssh_impl *si, char *const *argv, const char *shell_cmd,
 	    int *fdp, struct attempt *a, const char *label);
 
 /* End the jump child (its socket closed by now): wait, then insist. */
-void	reap_proxy(struct ssh_impl *si);
+void	proxyjump_reap(struct ssh_impl *si);
 
 /*
  * What the jump child said, boiled down to one line in buf, with the
  * TRANSPORT_E* code and pacer outcome it means: 0, or -1 when it said
  * nothing.
  */
-int	proxy_reason(struct ssh_impl *si, char *buf, size_t len, int *code,
+int	proxyjump_reason(struct ssh_impl *si, char *buf, size_t len, int *code,
 	    enum pace_outcome *outcome);
 
 #endif /* FLEETMARK_TRANSPORT_SSH_INT_H */

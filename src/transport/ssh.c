@@ -1,5 +1,5 @@
 /*
- * transport-ssh.c: the SSH transport, through libssh 0.10.
+ * transport/ssh.c: the SSH transport, through libssh 0.10.
  *
  * Opening a host:
  *   1. a libssh session with the host's address; the OpenSSH client
@@ -27,7 +27,7 @@
  * check on a direct socket) when nothing was sent for a while.
  *
  * The host key check is in knownhosts.c, the jumps in proxyjump.c; what
- * the three files share is in transport-ssh-int.h.
+ * the three files share is in transport/ssh-int.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -251,7 +251,7 @@ session_new(const struct transport_opts *o, struct target *tg, struct attempt *a
 		if (o->proxy_jump != NULL) {
 			char *bad = NULL;
 
-			if (parse_jumps(o->proxy_jump, &tg->hops, &tg->nhops, &bad) != 0) {
+			if (proxyjump_parse(o->proxy_jump, &tg->hops, &tg->nhops, &bad) != 0) {
 				set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL,
 				    "%s: bad proxy_jump hop '%s': expected [user@]host[:port]",
 				    o->name, bad);
@@ -263,8 +263,8 @@ session_new(const struct transport_opts *o, struct target *tg, struct attempt *a
 		    ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &str) == SSH_OK) {
 			char *spec = NULL, *bad = NULL;
 
-			if (jumps_from_libssh_command(str, &spec) == 0) {
-				if (parse_jumps(spec, &tg->hops, &tg->nhops, &bad) != 0) {
+			if (proxyjump_from_libssh_command(str, &spec) == 0) {
+				if (proxyjump_parse(spec, &tg->hops, &tg->nhops, &bad) != 0) {
 					set_msg(a, TRANSPORT_ECONNECT, PACE_NEUTRAL,
 					    "%s: bad ProxyJump hop '%s' in ssh_config", o->name, bad);
 					free(bad);
@@ -274,11 +274,11 @@ session_new(const struct transport_opts *o, struct target *tg, struct attempt *a
 					return NULL;
 				}
 			} else
-				tg->proxy_cmd = expand_proxy_command(str, tg);
+				tg->proxy_cmd = proxyjump_expand_command(str, tg);
 			free(spec);
 			ssh_string_free_char(str);
 		}
-		if (tg->nhops > 0 && resolve_jumps(o, tg, o->proxy_jump == NULL, a) != 0) {
+		if (tg->nhops > 0 && proxyjump_resolve(o, tg, o->proxy_jump == NULL, a) != 0) {
 			ssh_free(s);
 			return NULL;
 		}
@@ -535,7 +535,7 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 	if ((s = session_new(o, tg, a)) == NULL)
 		return a->code;
 	if (tg->nhops > 0 || tg->proxy_cmd != NULL) {
-		char *dest = host_port_arg(tg->host, tg->port), *kh = NULL;
+		char *dest = proxyjump_host_port(tg->host, tg->port), *kh = NULL;
 
 		/* The jump's logins are handshakes too: pace them. */
 		ctx_acquire(x, &tk);
@@ -549,7 +549,7 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 				kh = xasprintf("\"%s\" \"%s\"", x->kh_tmp, khp);
 			else
 				kh = xasprintf("\"%s\"", khp);
-			jump_argv(o, tg->hops, tg->nhops, dest, kh,
+			proxyjump_argv(o, tg->hops, tg->nhops, dest, kh,
 			    ctx_deadline(x) - pace_now_ms(), &av);
 			if (log_get_level() >= LOG_LEVEL_DEBUG) {
 				char *l = sh_join((const char *const *)av.v, (int)av.n);
@@ -560,14 +560,14 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 		}
 		snprintf(info->via, sizeof(info->via), "%s", o->proxy_jump ? o->proxy_jump :
 		    tg->proxy_cmd ? "ProxyCommand" : "ProxyJump (ssh_config)");
-		r = spawn_proxy(si, av.v, tg->proxy_cmd, &fd, a, tg->label);
+		r = proxyjump_spawn(si, av.v, tg->proxy_cmd, &fd, a, tg->label);
 		free(dest);
 		free(kh);
 		strv_clear(&av);
 		if (r != 0)
 			goto out;
 		if (wait_banner(fd, ctx_deadline(x)) != 0) {
-			if (proxy_reason(si, a->msg, sizeof(a->msg), &a->code, &a->outcome) == 0) {
+			if (proxyjump_reason(si, a->msg, sizeof(a->msg), &a->code, &a->outcome) == 0) {
 				char m[MSG_MAX];
 
 				snprintf(m, sizeof(m), "%s: via %s: %s", tg->label, info->via, a->msg);
@@ -604,14 +604,14 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 			enum pace_outcome oc;
 
 			sleep_ms(50);	/* let it finish its message */
-			if (proxy_reason(si, m, sizeof(m), &code, &oc) == 0) {
+			if (proxyjump_reason(si, m, sizeof(m), &code, &oc) == 0) {
 				set_msg(a, code, oc, "%s: via %s: %s", tg->label, info->via, m);
 			}
 		}
 		rel = a->outcome;
 		goto out;
 	}
-	if (check_hostkey(s, o, tg, info, a) != 0) {
+	if (knownhosts_check(s, o, tg, info, a) != 0) {
 		rel = PACE_NEUTRAL;
 		goto out;
 	}
@@ -635,7 +635,7 @@ out:
 	close_owned(&sock);
 	close_fd(&fd);
 	if (a->code != 0 && si->proxy_pid > 0) {
-		reap_proxy(si);
+		proxyjump_reap(si);
 		close_fd(&si->proxy_err);
 	}
 	return a->code;
@@ -931,7 +931,7 @@ ssh_close(struct transport *t)
 		ssh_free(si->s);
 	}
 	close_owned(&si->sock);
-	reap_proxy(si);
+	proxyjump_reap(si);
 	close_fd(&si->proxy_err);
 	free(si);
 	t->impl = NULL;
@@ -1029,7 +1029,7 @@ transport_ssh_open(const struct transport_opts *oin, struct transport **out,
 	if (r != 0)
 		goto out;
 	if (x.kh_tmp != NULL)
-		kh_merge(x.kh_tmp, o->known_hosts, x.tg.label);
+		knownhosts_merge(x.kh_tmp, o->known_hosts, x.tg.label);
 	if ((si->ev = ssh_event_new()) == NULL || ssh_event_add_session(si->ev, si->s) != SSH_OK) {
 		set_msg(&a, TRANSPORT_ELOCAL, PACE_NEUTRAL, "%s: cannot watch the session",
 		    o->name);
@@ -1061,7 +1061,7 @@ out:
 		free(x.kh_tmp);
 	}
 	ssh_key_free(x.identity);
-	target_release(&x.tg);
+	proxyjump_target_release(&x.tg);
 	free(kh);
 	return r;
 }

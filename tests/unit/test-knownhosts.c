@@ -1,9 +1,9 @@
 /*
  * test-knownhosts.c: merging the keys a jump recorded into known_hosts
- * (src/knownhosts.c kh_merge()), with keys made on the spot: each new key
- * is appended once, a key already there (or the same key again) is not,
- * comments and lines that are no entries are left out, and a host whose
- * key changed gets the new one beside the old.
+ * (src/transport/knownhosts.c knownhosts_merge()), with keys made on the
+ * spot: each new key is appended once, a key already there (or the same
+ * key again) is not, comments and lines that are no entries are left
+ * out, and a host whose key changed gets the new one beside the old.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +86,7 @@ main(void)
 	text = xasprintf("# a comment\n%s\n%s%snot an entry\n%s", a, b, b, c);
 	tap_put(tmp, "w", text);
 	free(text);
-	kh_merge(tmp, kh, "test");
+	knownhosts_merge(tmp, kh, "test");
 	text = xstrdup(read_text(kh));
 	ok(count(text, a) == 1, "a key known_hosts has already is not added again");
 	ok(count(text, b) == 1, "a new key is added once, though the jump recorded it twice");
@@ -95,12 +95,12 @@ main(void)
 	    "comments and lines that are no entries are left out");
 
 	ok(strlen(text) == strlen(a) + strlen(b) + strlen(c), "... to the byte");
-	kh_merge(tmp, kh, "test");
+	knownhosts_merge(tmp, kh, "test");
 	is_str(read_text(kh), text, "merging the same file again adds nothing");
 	free(text);
 
 	tap_put(tmp, "w", b2);
-	kh_merge(tmp, kh, "test");
+	knownhosts_merge(tmp, kh, "test");
 	text = read_text(kh);
 	ok(count(text, b) == 1 && count(text, b2) == 1,
 	    "another key for a known host is added beside the one there");

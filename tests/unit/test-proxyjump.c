@@ -1,6 +1,7 @@
 /*
- * test-proxyjump.c: the jump chains of the SSH transport (src/proxyjump.c),
- * without a network: proxy_jump lists parsed and refused, the jump list
+ * test-proxyjump.c: the jump chains of the SSH transport
+ * (src/transport/proxyjump.c), without a network: proxy_jump lists
+ * parsed and refused, the jump list
  * recovered from the ProxyCommand libssh makes of a ssh_config ProxyJump,
  * ProxyCommand %-expansion, the argv of the `ssh -W` child for one and
  * for two hops (the inner hop's '%' doubled for the outer ssh), the chain
@@ -25,7 +26,7 @@ test_parse(void)
 	size_t n = 0;
 	char *bad = NULL;
 
-	ok(parse_jumps("bench@j1:2222,j2,[fe80::1]:22", &h, &n, &bad) == 0 && n == 3,
+	ok(proxyjump_parse("bench@j1:2222,j2,[fe80::1]:22", &h, &n, &bad) == 0 && n == 3,
 	    "three hops");
 	if (n == 3) {
 		ok(strcmp(h[0].user, "bench") == 0 && strcmp(h[0].host, "j1") == 0 &&
@@ -39,14 +40,14 @@ test_parse(void)
 		free(h[i].host);
 	}
 	free(h);
-	ok(parse_jumps("j1,j2:0", &h, &n, &bad) == -1 && strcmp(bad, "j2:0") == 0,
+	ok(proxyjump_parse("j1,j2:0", &h, &n, &bad) == -1 && strcmp(bad, "j2:0") == 0,
 	    "a bad port is refused, naming the hop");
 	free(bad);
 	bad = NULL;
-	ok(parse_jumps("@j1", &h, &n, &bad) == -1, "an empty user is refused");
+	ok(proxyjump_parse("@j1", &h, &n, &bad) == -1, "an empty user is refused");
 	free(bad);
 	bad = NULL;
-	ok(parse_jumps("-oProxyCommand=x", &h, &n, &bad) == -1, "a host that reads as an option is refused");
+	ok(proxyjump_parse("-oProxyCommand=x", &h, &n, &bad) == -1, "a host that reads as an option is refused");
 	free(bad);
 }
 
@@ -55,18 +56,18 @@ test_libssh_command(void)
 {
 	char *spec = NULL;
 
-	ok(jumps_from_libssh_command("ssh -l u -p 2222 -J j2 -W '[%h]:%p' j1", &spec) == 0,
+	ok(proxyjump_from_libssh_command("ssh -l u -p 2222 -J j2 -W '[%h]:%p' j1", &spec) == 0,
 	    "libssh's ProxyCommand for a ProxyJump");
 	is_str(spec, "u@j1:2222,j2", "... gives the jump list back");
 	free(spec);
 	spec = NULL;
-	ok(jumps_from_libssh_command("ssh -W [%h]:%p j1", &spec) == 0 && strcmp(spec, "j1") == 0,
+	ok(proxyjump_from_libssh_command("ssh -W [%h]:%p j1", &spec) == 0 && strcmp(spec, "j1") == 0,
 	    "... with the -W argument unquoted (older libssh)");
 	free(spec);
 	spec = NULL;
-	ok(jumps_from_libssh_command("nc -X 5 -x proxy %h %p", &spec) == -1 &&
-	    jumps_from_libssh_command("ssh -W %h:%p j1", &spec) == -1 &&
-	    jumps_from_libssh_command("ssh -o X=y -W '[%h]:%p' j1", &spec) == -1,
+	ok(proxyjump_from_libssh_command("nc -X 5 -x proxy %h %p", &spec) == -1 &&
+	    proxyjump_from_libssh_command("ssh -W %h:%p j1", &spec) == -1 &&
+	    proxyjump_from_libssh_command("ssh -o X=y -W '[%h]:%p' j1", &spec) == -1,
 	    "any other ProxyCommand is not one");
 }
 
@@ -80,11 +81,11 @@ test_expand(void)
 	tg.host = "lab-03";
 	tg.port = 2201;
 	tg.user = "bench";
-	s = expand_proxy_command("nc -x proxy:1080 %h %p # %r@%n 100%% %x%", &tg);
+	s = proxyjump_expand_command("nc -x proxy:1080 %h %p # %r@%n 100%% %x%", &tg);
 	is_str(s, "nc -x proxy:1080 lab-03 2201 # bench@lab-03 100% %x%",
 	    "ProxyCommand: %h %p %r %n %% expanded, other % and a trailing one kept");
 	free(s);
-	s = expand_proxy_command("", &tg);
+	s = proxyjump_expand_command("", &tg);
 	is_str(s, "", "... an empty one");
 	free(s);
 }
@@ -101,7 +102,7 @@ test_argv(void)
 	o.host_key_check = TRANSPORT_HOSTKEY_ACCEPT_NEW;
 	o.identity = "/k/id_ed25519";
 	o.keepalive_ms = 15000;
-	jump_argv(&o, hops, 1, "[fe80::1]:22", "\"/kh\"", 9500, &a);
+	proxyjump_argv(&o, hops, 1, "[fe80::1]:22", "\"/kh\"", 9500, &a);
 	line = sh_join((const char *const *)a.v, (int)a.n);
 	is_str(line, "ssh -F /dev/null -o 'BatchMode=yes' -o 'LogLevel=ERROR' -o 'ConnectTimeout=10' "
 	    "-o 'StrictHostKeyChecking=accept-new' -o 'UserKnownHostsFile=\"/kh\"' "
@@ -113,7 +114,7 @@ test_argv(void)
 
 	o.identity = NULL;
 	o.keepalive_ms = -1;
-	jump_argv(&o, hops, 2, "h:22", "/kh%x", 1000, &a);
+	proxyjump_argv(&o, hops, 2, "h:22", "/kh%x", 1000, &a);
 	ok(a.n > 4 && strcmp(a.v[a.n - 1], "j2") == 0 && strcmp(a.v[a.n - 2], "h:22") == 0,
 	    "two hops: the last one is the host this ssh reaches");
 	line = NULL;
@@ -145,11 +146,11 @@ resolve(const char *cfg, const char *spec, int from_config, struct target *tg,
 	o.address = "c";
 	o.ssh_config = cfg != NULL;
 	o.ssh_config_path = cfg;
-	if (parse_jumps(spec, &tg->hops, &tg->nhops, &bad) != 0) {
+	if (proxyjump_parse(spec, &tg->hops, &tg->nhops, &bad) != 0) {
 		free(bad);
 		return -2;
 	}
-	return resolve_jumps(&o, tg, from_config, a);
+	return proxyjump_resolve(&o, tg, from_config, a);
 }
 
 static void
@@ -183,10 +184,10 @@ test_resolve(void)
 	ok(strstr(a.msg, "ProxyJump loop") != NULL &&
 	    strstr(a.msg, ": c -> loopA -> loopB -> loopA") != NULL, "... naming it");
 	printf("# %s\n", a.msg);
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 	ok(resolve(cfg, "self", 0, &tg, &a) == -1 && strstr(a.msg, ": self -> self") != NULL,
 	    "a host that jumps through itself is a loop");
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 
 	ok(resolve(cfg, "j2,h1", 0, &tg, &a) == 0 && tg.nhops == 4,
 	    "the first hop's ProxyJump goes in front of the chain");
@@ -194,22 +195,22 @@ test_resolve(void)
 		ok(strcmp(tg.hops[0].host, "j1") == 0 && strcmp(tg.hops[1].host, "j0") == 0 &&
 		    tg.hops[1].port == 2222 && strcmp(tg.hops[2].host, "j2") == 0 &&
 		    strcmp(tg.hops[3].host, "h1") == 0, "... in the order ssh would take");
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 	ok(resolve(NULL, "j2,h1", 0, &tg, &a) == 0 && tg.nhops == 2,
 	    "without ssh_config the chain is the inventory's");
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 
 	ok(JUMP_HOPS_MAX == 8 && resolve(NULL, "h,h,h,h,h,h,h,h", 0, &tg, &a) == 0,
 	    "8 hops are taken");
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 	ok(resolve(NULL, "h,h,h,h,h,h,h,h,h,h,h", 0, &tg, &a) == -1 &&
 	    strstr(a.msg, "jump chain of 11 hops") != NULL, "11 are refused, saying so");
 	printf("# %s\n", a.msg);
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 	ok(resolve(cfg, "d1", 0, &tg, &a) == -1 &&
 	    strstr(a.msg, "jump chain of at least 9 hops") != NULL,
 	    "a chain in ssh_config is cut short at the cap");
-	target_release(&tg);
+	proxyjump_target_release(&tg);
 	unlink(cfg);
 }
 
@@ -236,7 +237,7 @@ test_spawn_errno(void)
 	si.proxy_err = -1;
 	memset(arg, ':', big);
 	arg[big] = '\0';
-	ok(spawn_proxy(&si, argv, NULL, &fd, &a, "b") == TRANSPORT_ELOCAL && fd == -1 &&
+	ok(proxyjump_spawn(&si, argv, NULL, &fd, &a, "b") == TRANSPORT_ELOCAL && fd == -1 &&
 	    si.proxy_pid == 0, "an argument past the kernel's limit: the jump does not start");
 	ok(strstr(a.msg, strerror(E2BIG)) != NULL, "... and the message says why");
 	printf("# %s\n", a.msg);
