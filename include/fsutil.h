@@ -115,4 +115,10 @@ int	fs_read_file(const char *path, size_t max, char **data, size_t *len,
  */
 int	fs_list_dir(const char *dir, char ***names, size_t *n, char **err);
 
+/*
+ * The directory for temporary files: $TMPDIR when it is an absolute
+ * path, else "/tmp" (a string not to be freed).
+ */
+const char *fs_tmpdir(void);
+
 #endif /* FLEETMARK_FSUTIL_H */

@@ -269,11 +269,10 @@ session_open(struct session *s, const char *url, char **err)
 static char *
 tmp_file(void)
 {
-	const char *t = getenv("TMPDIR");
 	char *p;
 	int fd;
 
-	p = xasprintf("%s/fleetmark-archive.XXXXXX", t != NULL && *t == '/' ? t : "/tmp");
+	p = xasprintf("%s/fleetmark-archive.XXXXXX", fs_tmpdir());
 	if ((fd = mkstemp(p)) == -1) {
 		free(p);
 		return NULL;
@@ -394,10 +393,9 @@ same_identity(struct session *s, const char *runid, const struct rundir_run *min
 {
 	struct rundir_run *theirs = NULL;
 	char *tmpdir = NULL, *key = NULL, *path = NULL, *e = NULL, *why = NULL;
-	const char *t = getenv("TMPDIR");
 	int r;
 
-	tmpdir = xasprintf("%s/fleetmark-identity.XXXXXX", t != NULL && *t == '/' ? t : "/tmp");
+	tmpdir = xasprintf("%s/fleetmark-identity.XXXXXX", fs_tmpdir());
 	if (mkdtemp(tmpdir) == NULL) {
 		r = err_set(err, ARCHIVE_EPERM, "cannot create a temporary directory: %s",
 		    strerror(errno));

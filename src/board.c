@@ -308,7 +308,7 @@ board_console_excerpt(struct board_console *c, int wait_ms)
 		pthread_mutex_unlock(&c->mu);
 		if (s != NULL || clock_mono_ms() >= deadline)
 			return s;
-		usleep(100 * 1000);
+		clock_sleep_ms(100);
 	}
 }
 

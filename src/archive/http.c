@@ -571,7 +571,7 @@ http_do(const struct http_request *req, struct http_response *resp, char **err)
 			req->progress->cb(req->progress->arg, 0);
 		/* in slices, so that archive_cancel() is heard */
 		for (; wait > 0 && !archive_cancelled(); wait -= 100)
-			usleep((useconds_t)(wait < 100 ? wait : 100) * 1000);
+			clock_sleep_ms(wait < 100 ? (long)wait : 100);
 		delay = delay * 2 > rt->max_delay_ms ? rt->max_delay_ms : delay * 2;
 	}
 	pthread_mutex_unlock(&handle_lock);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "clock.h"
 #include "cmd.h"
 #include "detach.h"
 #include "journal.h"
@@ -158,7 +159,7 @@ collect_main(int argc, char **argv)
 			break;
 		log_info("collecting again in %d s", DETACH_WAIT_S);
 		for (c = 0; c < DETACH_WAIT_S * 4 && !run_stop_requested(); c++)
-			usleep(250000);
+			clock_sleep_ms(250);
 		if (run_stop_requested())
 			break;
 	}

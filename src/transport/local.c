@@ -360,7 +360,7 @@ local_chan_free(struct tchan *c)
 
 			poll(&pfd, 1, left > 0 ? (int)left : 0);
 		} else
-			usleep(10000);
+			clock_sleep_ms(10);
 	}
 	close_fd(&l->pidfd);
 	free(l);

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "pace.h"
 #include "proc.h"
 #include "shquote.h"
@@ -465,16 +466,17 @@ proxyjump_argv(const struct transport_opts *o, const struct hop *hops, size_t n,
 static int
 stderr_file(void)
 {
-	char path[] = "/tmp/fleetmark-jump.XXXXXX";
+	char *path;
 	int fd;
 
 #ifdef O_TMPFILE
-	if ((fd = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+	if ((fd = open(fs_tmpdir(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
 		return fd;
 #endif
-	if ((fd = mkostemp(path, O_CLOEXEC)) < 0)
-		return -1;
-	unlink(path);
+	path = xasprintf("%s/fleetmark-jump.XXXXXX", fs_tmpdir());
+	if ((fd = mkostemp(path, O_CLOEXEC)) >= 0)
+		unlink(path);
+	free(path);
 	return fd;
 }
 

@@ -15,7 +15,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libssh/libssh.h>
@@ -89,19 +88,6 @@ set_msg(struct attempt *a, int code, enum pace_outcome outcome, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
 	va_end(ap);
-}
-
-static inline void
-sleep_ms(long long ms)
-{
-	struct timespec ts;
-
-	if (ms <= 0)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000;
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 static inline void

@@ -48,6 +48,8 @@
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include "clock.h"
+#include "fsutil.h"
 #include "log.h"
 #include "pace.h"
 #include "shquote.h"
@@ -603,7 +605,7 @@ attempt_open(struct open_ctx *x, struct ssh_impl *si, struct transport_info *inf
 			int code;
 			enum pace_outcome oc;
 
-			sleep_ms(50);	/* let it finish its message */
+			clock_sleep_ms(50);	/* let it finish its message */
 			if (proxyjump_reason(si, m, sizeof(m), &code, &oc) == 0) {
 				set_msg(a, code, oc, "%s: via %s: %s", tg->label, info->via, m);
 			}
@@ -997,13 +999,14 @@ transport_ssh_open(const struct transport_opts *oin, struct transport **out,
 	if (o->proxy_jump != NULL || o->ssh_config) {
 		/* accept-new through a jump: the jump records into a file of ours. */
 		if (o->host_key_check == TRANSPORT_HOSTKEY_ACCEPT_NEW) {
-			char path[] = "/tmp/fleetmark-kh.XXXXXX";
+			char *path = xasprintf("%s/fleetmark-kh.XXXXXX", fs_tmpdir());
 			int fd = mkostemp(path, O_CLOEXEC);
 
 			if (fd >= 0) {
 				close(fd);
-				x.kh_tmp = xstrdup(path);
-			}
+				x.kh_tmp = path;
+			} else
+				free(path);
 		}
 	}
 	for (attempt = 1;; attempt++) {
@@ -1014,7 +1017,7 @@ transport_ssh_open(const struct transport_opts *oin, struct transport **out,
 		    pace_now_ms() - x.t0 - x.waited, x.budget, &delay))
 			break;
 		log_verbose("%s; retrying in %lld ms", a.msg, delay);
-		sleep_ms(delay);
+		clock_sleep_ms((long)delay);
 	}
 	if (r != 0 && attempt > 1) {
 		size_t l = strlen(a.msg);

@@ -317,3 +317,11 @@ fs_list_dir(const char *dir, char ***names, size_t *n, char **err)
 	*n = k;
 	return 0;
 }
+
+const char *
+fs_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t != NULL && *t == '/' ? t : "/tmp";
+}
