@@ -63,181 +63,214 @@ class_inside(char c)
 	}
 }
 
+/* A translation under way: where it is in re, and what it has written. */
+struct rx {
+	const char	*re;
+	size_t		 i, n;		/* the next character of re, its length */
+	struct strbuf	 sb;		/* the ERE so far */
+	struct strv	 names;		/* a name per group so far, "" for none */
+	int		 quant;		/* the last thing written can take a quantifier */
+	char		**why;
+};
+
+/* An escape outside brackets: a class, a tab or the character itself. */
+static int
+escape(struct rx *x)
+{
+	const char *cls;
+	char e = x->re[x->i + 1];
+
+	if (e == '\0')
+		return re_fail(x->why, x->i, "a trailing backslash");
+	if ((cls = class_outside(e)) != NULL)
+		strbuf_addstr(&x->sb, cls);
+	else if (e == 't')
+		strbuf_addch(&x->sb, '\t');
+	else if (strchr(".[]()*+?{}|^$\\", e) != NULL)
+		strbuf_addf(&x->sb, "\\%c", e);
+	else if (isalnum((unsigned char)e))
+		return re_fail(x->why, x->i, e == 'b' || e == 'B' || e == 'A' || e == 'Z' ?
+		    "anchors like \\b are not supported (use ^, $ or a class)" :
+		    isdigit((unsigned char)e) ? "backreferences are not supported" :
+		    "unknown escape");
+	else
+		strbuf_addch(&x->sb, e);	/* \: \- \/ \, ... the character */
+	x->i += 2;
+	x->quant = 1;
+	return 0;
+}
+
+/* Inside brackets, a named class [:alpha:] (or [.x.], [=x=]) as it is. */
+static int
+klass_named(struct rx *x)
+{
+	const char *re = x->re;
+	const char *end = strstr(re + x->i + 2, (char[]){ re[x->i + 1], ']', 0 });
+
+	if (end == NULL)
+		return re_fail(x->why, x->i, "an unclosed character class");
+	strbuf_add(&x->sb, re + x->i, (size_t)(end + 2 - (re + x->i)));
+	x->i = (size_t)(end + 2 - re);
+	return 0;
+}
+
+/* Inside brackets, an escape: a positive class, a tab or a plain character. */
+static int
+klass_escape(struct rx *x)
+{
+	char e = x->re[x->i + 1];
+	const char *cls = class_inside(e);
+
+	if (cls != NULL)
+		strbuf_addstr(&x->sb, cls);
+	else if (e == 't')
+		strbuf_addch(&x->sb, '\t');
+	else if (e == ']' || e == '^' || e == '-' || e == '\0' || isalnum((unsigned char)e))
+		return re_fail(x->why, x->i, "this escape is not supported in [...] (write ] "
+		    "first, ^ not first, - last, or use \\d \\s \\w)");
+	else
+		strbuf_addch(&x->sb, e);
+	x->i += 2;
+	return 0;
+}
+
+/* A bracket expression [...], its escapes translated. */
+static int
+klass(struct rx *x)
+{
+	const char *re = x->re;
+	size_t start = x->i;
+
+	strbuf_addch(&x->sb, '[');
+	x->i++;
+	if (re[x->i] == '^')
+		strbuf_addch(&x->sb, re[x->i++]);
+	if (re[x->i] == ']')
+		strbuf_addch(&x->sb, re[x->i++]);
+	for (;;) {
+		if (x->i >= x->n)
+			return re_fail(x->why, start, "an unclosed [");
+		if (re[x->i] == ']')
+			break;
+		if (re[x->i] == '[' && (re[x->i + 1] == ':' || re[x->i + 1] == '.' ||
+		    re[x->i + 1] == '=')) {
+			if (klass_named(x) != 0)
+				return -1;
+		} else if (re[x->i] == '\\') {
+			if (klass_escape(x) != 0)
+				return -1;
+		} else
+			strbuf_addch(&x->sb, re[x->i++]);
+	}
+	strbuf_addch(&x->sb, ']');
+	x->i++;
+	x->quant = 1;
+	return 0;
+}
+
+/* The name of a group (?P<name>...) or (?<name>...), starting at s. */
+static int
+group_name(struct rx *x, const char *s)
+{
+	const char *e = s;
+	char *name;
+	size_t j;
+
+	while (isalnum((unsigned char)*e) || *e == '_')
+		e++;
+	if (e == s || *e != '>' || isdigit((unsigned char)*s))
+		return re_fail(x->why, x->i, "a group name must be letters, digits and _ "
+		    "closed by >");
+	for (j = 0; j < x->names.n; j++)
+		if (strlen(x->names.v[j]) == (size_t)(e - s) &&
+		    strncmp(x->names.v[j], s, (size_t)(e - s)) == 0)
+			return re_fail(x->why, x->i, "a group name used twice");
+	name = xstrndup(s, (size_t)(e - s));
+	strv_push(&x->names, name);
+	free(name);
+	x->i = (size_t)(e + 1 - x->re);
+	return 0;
+}
+
+/* A group's opening: (, (?:, (?P<name> or (?<name>; ERE has only (. */
+static int
+group(struct rx *x)
+{
+	const char *p = x->re + x->i + 2;
+
+	if (x->re[x->i + 1] != '?') {
+		strv_push(&x->names, "");
+		x->i++;
+	} else if (*p == ':') {
+		strv_push(&x->names, "");
+		x->i += 3;
+	} else if ((p[0] == 'P' && p[1] == '<') || (p[0] == '<' && p[1] != '=' && p[1] != '!')) {
+		if (group_name(x, p[0] == 'P' ? p + 2 : p + 1) != 0)
+			return -1;
+	} else
+		return re_fail(x->why, x->i, "lookaround, inline flags and (?...) other than "
+		    "(?P<name>...) and (?:...) are not supported");
+	if (x->names.n > PROGRAM_MAX_GROUPS)
+		return re_fail(x->why, x->i, "more than 32 groups");
+	strbuf_addch(&x->sb, '(');
+	x->quant = 0;
+	return 0;
+}
+
+/* A quantifier *, +, ? or {m,n}: greedy only, and after something to repeat. */
+static int
+quantifier(struct rx *x)
+{
+	const char *re = x->re, *e;
+	size_t at = x->i;
+
+	if (re[x->i] == '{') {
+		if ((e = strchr(re + x->i, '}')) == NULL)
+			return re_fail(x->why, x->i, "an unclosed {");
+		strbuf_add(&x->sb, re + x->i, (size_t)(e + 1 - (re + x->i)));
+		x->i = (size_t)(e + 1 - re);
+	} else
+		strbuf_addch(&x->sb, re[x->i++]);
+	if (!x->quant)
+		return re_fail(x->why, at, "a quantifier with nothing to repeat");
+	if (re[x->i] == '?' || re[x->i] == '+')
+		return re_fail(x->why, x->i, "lazy and possessive quantifiers are not supported");
+	x->quant = 0;
+	return 0;
+}
+
 int
 program_regex(const char *re, char **ere, char ***names, size_t *ngroups, char **why)
 {
-	struct strbuf sb = STRBUF_INIT;
-	struct strv nv = STRV_INIT;
-	size_t i = 0, n = strlen(re), j;
-	int r = -1, quant = 0;	/* the last thing written can take a quantifier */
+	struct rx x = { re, 0, strlen(re), STRBUF_INIT, STRV_INIT, 0, why };
+	int r = 0;
 	char c;
 
-	while (i < n) {
-		c = re[i];
-		if (c == '\\') {
-			const char *cls;
-			char e = re[i + 1];
-
-			if (e == '\0') {
-				re_fail(why, i, "a trailing backslash");
-				goto out;
-			}
-			if ((cls = class_outside(e)) != NULL)
-				strbuf_addstr(&sb, cls);
-			else if (e == 't')
-				strbuf_addch(&sb, '\t');
-			else if (strchr(".[]()*+?{}|^$\\", e) != NULL)
-				strbuf_addf(&sb, "\\%c", e);
-			else if (isalnum((unsigned char)e)) {
-				re_fail(why, i, e == 'b' || e == 'B' || e == 'A' || e == 'Z' ?
-				    "anchors like \\b are not supported (use ^, $ or a class)" :
-				    isdigit((unsigned char)e) ? "backreferences are not supported" :
-				    "unknown escape");
-				goto out;
-			} else
-				strbuf_addch(&sb, e);	/* \: \- \/ \, ... the character */
-			i += 2;
-			quant = 1;
-			continue;
+	while (r == 0 && x.i < x.n) {
+		c = re[x.i];
+		if (c == '\\')
+			r = escape(&x);
+		else if (c == '[')
+			r = klass(&x);
+		else if (c == '(')
+			r = group(&x);
+		else if (c == '*' || c == '+' || c == '?' || c == '{')
+			r = quantifier(&x);
+		else {
+			strbuf_addch(&x.sb, c);
+			x.quant = c != '|' && c != '^';
+			x.i++;
 		}
-		if (c == '[') {
-			size_t start = i;
-
-			strbuf_addch(&sb, '[');
-			i++;
-			if (re[i] == '^')
-				strbuf_addch(&sb, re[i++]);
-			if (re[i] == ']')
-				strbuf_addch(&sb, re[i++]);
-			for (;;) {
-				if (i >= n) {
-					re_fail(why, start, "an unclosed [");
-					goto out;
-				}
-				if (re[i] == ']')
-					break;
-				if (re[i] == '[' && (re[i + 1] == ':' || re[i + 1] == '.' ||
-				    re[i + 1] == '=')) {
-					const char *end = strstr(re + i + 2, (char[]){ re[i + 1], ']', 0 });
-
-					if (end == NULL) {
-						re_fail(why, i, "an unclosed character class");
-						goto out;
-					}
-					strbuf_add(&sb, re + i, (size_t)(end + 2 - (re + i)));
-					i = (size_t)(end + 2 - re);
-					continue;
-				}
-				if (re[i] == '\\') {
-					const char *cls = class_inside(re[i + 1]);
-
-					if (cls != NULL)
-						strbuf_addstr(&sb, cls);
-					else if (re[i + 1] == 't')
-						strbuf_addch(&sb, '\t');
-					else if (re[i + 1] == ']' || re[i + 1] == '^' || re[i + 1] == '-' ||
-					    re[i + 1] == '\0' || isalnum((unsigned char)re[i + 1])) {
-						re_fail(why, i, "this escape is not supported in [...] (write ] "
-						    "first, ^ not first, - last, or use \\d \\s \\w)");
-						goto out;
-					} else
-						strbuf_addch(&sb, re[i + 1]);
-					i += 2;
-					continue;
-				}
-				strbuf_addch(&sb, re[i++]);
-			}
-			strbuf_addch(&sb, ']');
-			i++;
-			quant = 1;
-			continue;
-		}
-		if (c == '(') {
-			if (re[i + 1] == '?') {
-				const char *p = re + i + 2;
-
-				if (*p == ':') {
-					strv_push(&nv, "");
-					i += 3;
-				} else if ((p[0] == 'P' && p[1] == '<') || (p[0] == '<' &&
-				    p[1] != '=' && p[1] != '!')) {
-					const char *s = p[0] == 'P' ? p + 2 : p + 1, *e = s;
-
-					while (isalnum((unsigned char)*e) || *e == '_')
-						e++;
-					if (e == s || *e != '>' || isdigit((unsigned char)*s)) {
-						re_fail(why, i, "a group name must be letters, digits and _ "
-						    "closed by >");
-						goto out;
-					}
-					for (j = 0; j < nv.n; j++)
-						if (strlen(nv.v[j]) == (size_t)(e - s) &&
-						    strncmp(nv.v[j], s, (size_t)(e - s)) == 0) {
-							re_fail(why, i, "a group name used twice");
-							goto out;
-						}
-					{
-						char *name = xstrndup(s, (size_t)(e - s));
-
-						strv_push(&nv, name);
-						free(name);
-					}
-					i = (size_t)(e + 1 - re);
-				} else {
-					re_fail(why, i, "lookaround, inline flags and (?...) other than "
-					    "(?P<name>...) and (?:...) are not supported");
-					goto out;
-				}
-			} else {
-				strv_push(&nv, "");
-				i++;
-			}
-			if (nv.n > PROGRAM_MAX_GROUPS) {
-				re_fail(why, i, "more than 32 groups");
-				goto out;
-			}
-			strbuf_addch(&sb, '(');
-			quant = 0;
-			continue;
-		}
-		if (c == '*' || c == '+' || c == '?' || c == '{') {
-			size_t at = i;
-
-			if (c == '{') {
-				const char *e = strchr(re + i, '}');
-
-				if (e == NULL) {
-					re_fail(why, i, "an unclosed {");
-					goto out;
-				}
-				strbuf_add(&sb, re + i, (size_t)(e + 1 - (re + i)));
-				i = (size_t)(e + 1 - re);
-			} else
-				strbuf_addch(&sb, re[i++]);
-			if (!quant) {
-				re_fail(why, at, "a quantifier with nothing to repeat");
-				goto out;
-			}
-			if (re[i] == '?' || re[i] == '+') {
-				re_fail(why, i, "lazy and possessive quantifiers are not supported");
-				goto out;
-			}
-			quant = 0;
-			continue;
-		}
-		strbuf_addch(&sb, c);
-		quant = c != '|' && c != '^';
-		i++;
 	}
-	*ere = strbuf_detach(&sb, NULL);
-	*ngroups = nv.n;
-	*names = nv.v;
-	nv.v = NULL;
-	nv.n = 0;
-	r = 0;
-out:
-	strbuf_release(&sb);
-	strv_clear(&nv);
+	if (r == 0) {
+		*ere = strbuf_detach(&x.sb, NULL);
+		*ngroups = x.names.n;
+		*names = x.names.v;
+		x.names.v = NULL;
+		x.names.n = 0;
+	}
+	strbuf_release(&x.sb);
+	strv_clear(&x.names);
 	return r;
 }
 
