@@ -1,5 +1,5 @@
 /*
- * report-lmbench.c: lmbench 3's five summary tables, with its headers,
+ * report/lmbench.c: lmbench 3's five summary tables, with its headers,
  * column widths and number formatting (scripts/getsummary), one row per
  * (host, label) and repetition, or per series aggregated.
  *
@@ -163,12 +163,16 @@ report_lmbench_num(char *buf, double v, int len, int width)
 struct lcol {
 	const char	*bench, *params, *metric;
 	int		 len, width;
-	const char	*name;		/* for delta lines */
+	const char	*name;		/* for delta lines, and the grid's column */
+	const char	*title;		/* the grid's column when there is no name */
+	int		 shared;	/* another table's column: alone it makes no row */
 };
 
-#define SAME(b, p, m, w, name)	{ b, p, m, w, w, name }
-#define NULLIO		{ "null-io", "", "", 4, 4, NULL }	/* mean of read and write */
-#define NONE(w)		{ NULL, NULL, NULL, w, w, NULL }	/* never measured: blank */
+#define SAME(b, p, m, w, name)	{ b, p, m, w, w, name, NULL, 0 }
+/* the mean of lat_syscall read and write (nullio[] below) */
+#define NULLIO		{ "null-io", "", "", 4, 4, NULL, "null I/O", 0 }
+/* never measured: blank */
+#define NONE(w, title)	{ NULL, NULL, NULL, w, w, NULL, title, 0 }
 
 struct ltable {
 	const char	*title;
@@ -217,14 +221,14 @@ static const struct ltable tables[] = {
 	  "--------- ------------- ----- ----- ---- ----- ----- ----- ----- ----\n",
 	  0, {
 		/* shared with the table above: it alone does not make a row */
-		{ "lat_ctx", "procs=2 size=0", "latency", 5, 5, NULL },
+		{ "lat_ctx", "procs=2 size=0", "latency", 5, 5, NULL, "2p/0K ctxsw", 1 },
 		SAME("lat_pipe", "", "latency", 5, "pipe"),
 		SAME("lat_unix", "", "latency", 4, "AF UNIX"),
 		SAME("lat_udp", "", "latency", 5, "UDP"),
-		NONE(5),
+		NONE(5, "RPC/UDP"),
 		SAME("lat_tcp", "", "latency", 5, "TCP"),
-		NONE(5),
-		{ "lat_connect", "", "latency", 5, 4, "TCP conn" },
+		NONE(5, "RPC/TCP"),
+		{ "lat_connect", "", "latency", 5, 4, "TCP conn", NULL, 0 },
 	  }, 8 },
 	{ "File & VM system latencies in microseconds - smaller is better",
 	  "-------------------------------------------------------------------------------\n"
@@ -531,15 +535,192 @@ cmp_series(const void *a, const void *b)
 	return c ? c : x < y ? -1 : x > y;
 }
 
+/* One table being built: its grid and text, and the rows printed so far. */
+struct lbuild {
+	const struct report	*r;
+	const struct report_opts *o;
+	const struct ltable	*lt;
+	const long		*cells;		/* the cell behind each column, or -1 */
+	const long		*io;		/* the two behind null I/O */
+	struct rgrid		*g;
+	FILE			*mem;
+	struct lrows		 lr;
+	int			*reps;		/* scratch: a series' repetitions */
+	size_t			 reps_cap;
+};
+
+static int
+is_nullio(const struct lcol *l)
+{
+	return l->bench != NULL && strcmp(l->bench, "null-io") == 0;
+}
+
+/* The repetitions of series s in the table's columns, sorted into b->reps; how many. */
+static size_t
+series_reps(struct lbuild *b, size_t s)
+{
+	const struct rvals *v;
+	size_t k, i, j, n = 0;
+
+	for (k = 0; k < b->lt->ncols; k++) {
+		if (b->lt->cols[k].shared)
+			continue;
+		v = b->cells[k] >= 0 ? report_vals(b->r, s, (size_t)b->cells[k]) : NULL;
+		for (i = 0; v && i < v->n; i++)
+			add_rep(&b->reps, &n, &b->reps_cap, v->rep[i]);
+		if (!is_nullio(&b->lt->cols[k]))
+			continue;
+		for (j = 0; j < 2; j++) {
+			v = b->io[j] >= 0 ? report_vals(b->r, s, (size_t)b->io[j]) : NULL;
+			for (i = 0; v && i < v->n; i++)
+				add_rep(&b->reps, &n, &b->reps_cap, v->rep[i]);
+		}
+	}
+	qsort(b->reps, n, sizeof(*b->reps), cmp_int);
+	return n;
+}
+
+/* Column k's value for series s, repetition rep (0: aggregated). */
+static double
+col_value(const struct lbuild *b, size_t k, size_t s, int rep)
+{
+	const struct lcol *l = &b->lt->cols[k];
+	enum report_aggregate agg = b->o->aggregate;
+	double rd, wr;
+
+	if (l->bench == NULL)
+		return NAN;
+	if (!is_nullio(l))
+		return value_of(b->r, s, b->cells[k], rep, agg);
+	rd = value_of(b->r, s, b->io[0], rep, agg);
+	wr = value_of(b->r, s, b->io[1], rep, agg);
+	/* As lmbench: no read, use write. */
+	return isnan(rd) ? wr : isnan(wr) ? rd : (rd + wr) / 2;
+}
+
+/* Remember a printed row's series and Host and OS text, for the legend. */
+static void
+lrows_add(struct lrows *lr, size_t s, const char *line)
+{
+	if (lr->n == lr->cap) {
+		lr->cap = lr->cap ? lr->cap * 2 : 16;
+		lr->series = xreallocarray(lr->series, lr->cap, sizeof(*lr->series));
+		lr->key = xreallocarray(lr->key, lr->cap, sizeof(*lr->key));
+	}
+	lr->series[lr->n] = s;
+	snprintf(lr->key[lr->n++], sizeof(lr->key[0]), "%s", line);
+}
+
+/*
+ * The row of series s, repetition rep (0: aggregated), in the grid and
+ * the text; as lmbench, none when no column but a shared one has a result.
+ */
+static void
+row_for(struct lbuild *b, size_t s, int rep)
+{
+	const struct rseries *se = &b->r->series[s];
+	size_t row = rgrid_add_row(b->g), col = 4, k, ll;
+	char repbuf[16], cell[64], line[256], *marks;
+	int any = 0;
+	double v;
+
+	rgrid_set(b->g, row, 0, se->host, NAN);
+	rgrid_set(b->g, row, 1, se->os, NAN);
+	rgrid_set(b->g, row, 2, se->name, NAN);
+	snprintf(repbuf, sizeof(repbuf), "%d", rep);
+	rgrid_set(b->g, row, 3, rep ? repbuf : b->o->aggregate == REPORT_AGG_MEDIAN ?
+	    "median" : "mean", NAN);
+	ll = (size_t)snprintf(line, sizeof(line), "%-9.9s %-13.13s", se->host, se->os);
+	if (b->lt->mhz) {
+		/* getsummary's "%4.0f": a fifth digit widens the row */
+		if (se->mhz > 0)
+			snprintf(cell, sizeof(cell), "%4.0f", se->mhz);
+		else
+			snprintf(cell, sizeof(cell), "    ");
+		ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %s", cell);
+		rgrid_set(b->g, row, col++, cell, se->mhz > 0 ? se->mhz : NAN);
+	}
+	for (k = 0; k < b->lt->ncols; k++) {
+		v = col_value(b, k, s, rep);
+		if (!isnan(v) && v > 0 && !b->lt->cols[k].shared)
+			any = 1;
+		report_lmbench_num(cell, v, b->lt->cols[k].len, b->lt->cols[k].width);
+		ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %s", cell);
+		rgrid_set(b->g, row, col++, cell, v);
+	}
+	if (!any) {
+		rgrid_free_row(b->g);
+		return;
+	}
+	blank_notes(b->r, b->lt, b->cells, b->io, s, rep, b->o->aggregate, b->g, row,
+	    col - b->lt->ncols);
+	marks = rgrid_row_marks(b->g, row);
+	fprintf(b->mem, "%s%s%s\n", line, marks ? "  " : "", marks ? marks : "");
+	free(marks);
+	lrows_add(&b->lr, s, line);
+}
+
+/* The grid of table lt: the row's names, then Mhz and the table's columns. */
+static struct rgrid *
+table_grid(const struct ltable *lt)
+{
+	const char *colnames[16] = { "host", "os", "series", "rep" };
+	size_t i = 4, k;
+
+	if (lt->mhz)
+		colnames[i++] = "Mhz";
+	for (k = 0; k < lt->ncols; k++)
+		colnames[i++] = lt->cols[k].name ? lt->cols[k].name : lt->cols[k].title;
+	return rgrid_new("lmbench", lt->title, 4, i, colnames);
+}
+
+/*
+ * Table b->lt over the series in order: its grid, with the text in
+ * g->text, in *gp, or NULL when no row has a result.  -1 without memory.
+ */
+static int
+table_build(struct lbuild *b, const size_t *order, struct rgrid **gp)
+{
+	size_t si, s, i, nreps, len = 0;
+	char *text = NULL;
+
+	*gp = NULL;
+	if ((b->mem = open_memstream(&text, &len)) == NULL)
+		return -1;
+	b->g = table_grid(b->lt);
+	fprintf(b->mem, "%s\n%s", b->lt->title, b->lt->header);
+	b->lr.n = 0;
+	for (si = 0; si < b->r->nseries; si++) {
+		s = order[si];
+		if ((nreps = series_reps(b, s)) == 0)
+			continue;
+		if (b->o->aggregate != REPORT_AGG_NONE)
+			row_for(b, s, 0);
+		else
+			for (i = 0; i < nreps; i++)
+				row_for(b, s, b->reps[i]);
+	}
+	print_legend(b->mem, b->r, &b->lr);
+	fclose(b->mem);
+	if (b->g->nrows == 0) {
+		rgrid_free(b->g);
+		free(text);
+		return 0;
+	}
+	b->g->text = text;
+	*gp = b->g;
+	return 0;
+}
+
 int
 report_table_lmbench(const struct report *r, const struct report_opts *o,
     struct rgrids *gs, char **err)
 {
-	size_t t, k, s, i, si, *order;
+	struct lbuild b = { .r = r, .o = o };
+	size_t t, k, s, *order, ntables = 0;
 	long cells[NTABLES][12], io[2];
-	int *reps = NULL;
-	size_t nreps, cap = 0, ntables = 0;
-	struct lrows lr = { NULL, NULL, 0, 0 };
+	struct rgrid *g;
+	int ret = -1;
 
 	for (k = 0; k < 2; k++)
 		io[k] = find_cell(r, &nullio[k]);
@@ -552,154 +733,29 @@ report_table_lmbench(const struct report *r, const struct report_opts *o,
 		order[s] = s;
 	sort_r = r;
 	qsort(order, r->nseries, sizeof(*order), cmp_series);
+	b.io = io;
 	for (t = 0; t < NTABLES; t++) {
-		const struct ltable *lt = &tables[t];
-		const char *colnames[16];
-		struct rgrid *g;
-		char *text = NULL, cell[64];
-		size_t len = 0;
-		FILE *mem = open_memstream(&text, &len);
-
-		if (mem == NULL) {
+		b.lt = &tables[t];
+		b.cells = cells[t];
+		if (table_build(&b, order, &g) != 0) {
 			*err = xstrdup("out of memory");
-			free(reps);
-			free(order);
-			return -1;
+			goto out;
 		}
-		colnames[0] = "host";
-		colnames[1] = "os";
-		colnames[2] = "series";
-		colnames[3] = "rep";
-		i = 4;
-		if (lt->mhz)
-			colnames[i++] = "Mhz";
-		for (k = 0; k < lt->ncols; k++)
-			colnames[i++] = lt->cols[k].name ? lt->cols[k].name :
-			    lt->cols[k].bench == NULL ? (k == 4 ? "RPC/UDP" : "RPC/TCP") :
-			    strcmp(lt->cols[k].bench, "lat_ctx") == 0 ? "2p/0K ctxsw" : "null I/O";
-		g = rgrid_new("lmbench", lt->title, 4, i, colnames);
-		fprintf(mem, "%s\n%s", lt->title, lt->header);
-		lr.n = 0;
-
-		for (si = 0; si < r->nseries; si++) {
-			s = order[si];
-			nreps = 0;
-			for (k = 0; k < lt->ncols; k++) {
-				const struct rvals *v = cells[t][k] >= 0 ?
-				    report_vals(r, s, (size_t)cells[t][k]) : NULL;
-
-				if (t == 2 && k == 0)
-					continue;	/* the shared 2p/0K column */
-				for (i = 0; v && i < v->n; i++)
-					add_rep(&reps, &nreps, &cap, v->rep[i]);
-				if (lt->cols[k].bench && strcmp(lt->cols[k].bench, "null-io") == 0) {
-					size_t j;
-
-					for (j = 0; j < 2; j++) {
-						v = io[j] >= 0 ? report_vals(r, s, (size_t)io[j]) :
-						    NULL;
-						for (i = 0; v && i < v->n; i++)
-							add_rep(&reps, &nreps, &cap, v->rep[i]);
-					}
-				}
-			}
-			if (nreps == 0)
-				continue;
-			qsort(reps, nreps, sizeof(*reps), cmp_int);
-			if (o->aggregate != REPORT_AGG_NONE)
-				nreps = 1;
-			for (i = 0; i < nreps; i++) {
-				int rep = o->aggregate != REPORT_AGG_NONE ? 0 : reps[i];
-				size_t row = rgrid_add_row(g), col = 4;
-				int any = 0;
-				char repbuf[16];
-
-				rgrid_set(g, row, 0, r->series[s].host, NAN);
-				rgrid_set(g, row, 1, r->series[s].os, NAN);
-				rgrid_set(g, row, 2, r->series[s].name, NAN);
-				snprintf(repbuf, sizeof(repbuf), "%d", rep);
-				rgrid_set(g, row, 3, rep ? repbuf : o->aggregate ==
-				    REPORT_AGG_MEDIAN ? "median" : "mean", NAN);
-				char line[256];
-				size_t ll;
-
-				ll = (size_t)snprintf(line, sizeof(line), "%-9.9s %-13.13s",
-				    r->series[s].host, r->series[s].os);
-				if (lt->mhz) {
-					double mhz = r->series[s].mhz;
-
-					/* getsummary's "%4.0f": a fifth digit widens the row */
-					if (mhz > 0)
-						snprintf(cell, sizeof(cell), "%4.0f", mhz);
-					else
-						snprintf(cell, sizeof(cell), "    ");
-					ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %s",
-					    cell);
-					rgrid_set(g, row, col++, cell, mhz > 0 ? mhz : NAN);
-				}
-				for (k = 0; k < lt->ncols; k++) {
-					const struct lcol *l = &lt->cols[k];
-					double v;
-
-					if (l->bench == NULL)
-						v = NAN;
-					else if (strcmp(l->bench, "null-io") == 0) {
-						double rd = value_of(r, s, io[0], rep, o->aggregate);
-						double wr = value_of(r, s, io[1], rep, o->aggregate);
-
-						/* As lmbench: no read, use write. */
-						v = isnan(rd) ? wr : isnan(wr) ? rd : (rd + wr) / 2;
-					} else
-						v = value_of(r, s, cells[t][k], rep, o->aggregate);
-					if (!isnan(v) && v > 0 && !(t == 2 && k == 0))
-						any = 1;
-					report_lmbench_num(cell, v, l->len, l->width);
-					ll += (size_t)snprintf(line + ll, sizeof(line) - ll, " %s",
-					    cell);
-					rgrid_set(g, row, col++, cell, v);
-				}
-				if (!any) {
-					/* as lmbench: a row with no result is left out */
-					rgrid_free_row(g);
-					continue;
-				}
-				blank_notes(r, lt, cells[t], io, s, rep, o->aggregate, g, row,
-				    col - lt->ncols);
-				{
-					char *marks = rgrid_row_marks(g, row);
-
-					fprintf(mem, "%s%s%s\n", line, marks ? "  " : "",
-					    marks ? marks : "");
-					free(marks);
-				}
-				if (lr.n == lr.cap) {
-					lr.cap = lr.cap ? lr.cap * 2 : 16;
-					lr.series = xreallocarray(lr.series, lr.cap, sizeof(*lr.series));
-					lr.key = xreallocarray(lr.key, lr.cap, sizeof(*lr.key));
-				}
-				lr.series[lr.n] = s;
-				snprintf(lr.key[lr.n++], sizeof(lr.key[0]), "%s", line);
-			}
+		if (g != NULL) {
+			rgrids_add(gs, g);
+			ntables++;
 		}
-		print_legend(mem, r, &lr);
-		fclose(mem);
-		if (g->nrows == 0) {
-			rgrid_free(g);
-			free(text);
-			continue;
-		}
-		g->text = text;
-		rgrids_add(gs, g);
-		ntables++;
 	}
-	free(reps);
-	free(order);
-	free(lr.series);
-	free(lr.key);
 	if (ntables == 0) {
 		*err = xstrdup("no lmbench points in the runs given (try --table compare)");
-		return -1;
+		goto out;
 	}
 	unlike_grid(r, gs);
-	return 0;
+	ret = 0;
+ out:
+	free(b.reps);
+	free(order);
+	free(b.lr.series);
+	free(b.lr.key);
+	return ret;
 }
