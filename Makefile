@@ -11,8 +11,9 @@
 #                        for FUZZ_SECONDS (default 20); needs clang
 #   make V=1             show the commands
 #
-# CFLAGS/LDFLAGS are the user's; the flags the project needs are added in
-# FM_CFLAGS/FM_LDFLAGS.  Warnings are errors when WERROR=1 (set when CI is).
+# CFLAGS/LDFLAGS are the user's; the flags the project needs are kept apart
+# in AGENT_CFLAGS/CTL_CFLAGS and AGENT_LIBS/CTL_LIBS, and come first on each
+# command line.  Warnings are errors when WERROR=1 (set when CI is).
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
@@ -57,11 +58,18 @@ AGENT_LIBS   = -lpthread -lm
 LIBS_PC      = libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0
 CTL_SRCS     = $(sort $(wildcard src/*.c src/*/*.c))
 CTL_OBJS     = $(CTL_SRCS:%.c=$(BUILD)/%.o)
+# pkg-config is asked once, when the controller's flags are first needed (not
+# for `make agents`, `lint` or `clean`), with its errors shown; a package it
+# cannot find stops the build in pc-check, before anything is compiled.
+PC_CFLAGS    = $(eval PC_CFLAGS := $$(shell $$(PKG_CONFIG) --cflags $$(LIBS_PC)))$(PC_CFLAGS)
+PC_LIBS      = $(eval PC_LIBS := $$(shell $$(PKG_CONFIG) --libs $$(LIBS_PC)))$(PC_LIBS)
 CTL_CFLAGS   = -std=c11 -D_GNU_SOURCE -Iinclude -Isrc $(WARNINGS) -DFLEETMARK_LIBEXECDIR='"$(LIBEXECDIR)"' \
-	       $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
-CTL_LIBS     = $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null) -lpthread -lm
+	       $(PC_CFLAGS)
+CTL_LIBS     = $(PC_LIBS) -lpthread -lm
 
-# --- unit tests: tests/unit/test-NAME.c, linked with the modules they test --------
+# --- unit tests: tests/unit/test-NAME.c -------------------------------------------
+# Each is linked with every agent and controller object but the two mains;
+# the linker keeps what the test calls.
 UNIT_SRCS    = $(sort $(wildcard tests/unit/test-*.c))
 UNIT_BINS    = $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 AGENT_LIB_OBJS = $(filter-out $(BUILD)/agent/main.o,$(AGENT_OBJS))
@@ -116,12 +124,12 @@ $(BUILD)/agent/%.o: agent/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(AGENT_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/src/%.o: src/%.c
+$(BUILD)/src/%.o: src/%.c | pc-check
 	$(call msg,CC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CTL_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%.o: tests/unit/%.c
+$(BUILD)/tests/%.o: tests/unit/%.c | pc-check
 	$(call msg,CC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CTL_CFLAGS) -Iagent -Itests/unit $(CFLAGS) $(SAN_FLAGS) -MMD -MP -c -o $@ $<
@@ -130,11 +138,11 @@ $(BUILD)/fleetmark-agent: $(AGENT_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(AGENT_LIBS)
 
-$(BUILD)/fleetmark: $(CTL_OBJS)
+$(BUILD)/fleetmark: $(CTL_OBJS) | pc-check
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS)
 
-$(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(AGENT_LIB_OBJS) $(CTL_LIB_OBJS)
+$(BUILD)/tests/test-%: $(BUILD)/tests/test-%.o $(AGENT_LIB_OBJS) $(CTL_LIB_OBJS) | pc-check
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(CTL_LIBS) $(AGENT_LIBS)
 
@@ -143,17 +151,17 @@ $(FUZZ)/agent/%.o: agent/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(AGENT_CFLAGS) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
-$(FUZZ)/src/%.o: src/%.c
+$(FUZZ)/src/%.o: src/%.c | pc-check
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(CTL_CFLAGS) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
-$(FUZZ)/tests/fuzz/%.o: tests/fuzz/%.c
+$(FUZZ)/tests/fuzz/%.o: tests/fuzz/%.c | pc-check
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(CTL_CFLAGS) -Iagent -Itests/fuzz $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
-$(FUZZ)/fuzz-%: $(FUZZ)/tests/fuzz/fuzz-%.o $(FUZZ_LIB_OBJS)
+$(FUZZ)/fuzz-%: $(FUZZ)/tests/fuzz/fuzz-%.o $(FUZZ_LIB_OBJS) | pc-check
 	$(call msg,FUZZLD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(CTL_LIBS) $(AGENT_LIBS)
 
@@ -215,12 +223,23 @@ install: all
 	install -m 644 docs/man/*.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 644 contrib/completion/fleetmark.bash $(DESTDIR)$(BASHCOMPDIR)/fleetmark
 
+# The packages the controller needs, or pkg-config's own message and a stop.
+pc-check:
+	@$(PKG_CONFIG) --print-errors --exists $(LIBS_PC) || { \
+		echo "make: pkg-config cannot find what the controller needs ($(LIBS_PC)); run tools/deps" >&2; \
+		exit 1; }
+
+# tools/check-includes keeps each src/X/*-int.h inside its family; cppcheck
+# runs under each part's own standard (the agent is C99, the controller C11).
 lint:
-	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude -Isrc \
+	tools/check-includes
+	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
+		--suppress=missingIncludeSystem agent
+	cppcheck --quiet --error-exitcode=1 --std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
 		--library=tools/cppcheck-jansson.cfg \
-		--suppress=missingIncludeSystem agent src
+		--suppress=missingIncludeSystem src
 	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/qemu-board tests/lab/archive tests/lab/s3 tests/bench/*.sh \
-		tools/deps .ci/run contrib/completion/fleetmark.bash
+		tools/deps tools/check-includes .ci/run contrib/completion/fleetmark.bash
 
 clean:
 	rm -rf build build-san build-fuzz tests/out
@@ -230,7 +249,7 @@ clean:
 print-%:
 	@echo $($*)
 
-.PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test install lint clean
+.PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test install lint clean pc-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 

@@ -1,11 +1,11 @@
 /*
  * test-report: reading run directories (series, labels, duplicates,
- * truncated and corrupt lines, unknown formats, the fast line scanner
- * against jansson), the delta lines of linux-kernel mail, the compare
- * rows of the munmap fixtures (tests/data/report/munmap-*, written by
- * gen-fixtures.py), runs with no point in common, partial runs flagged,
- * the samples table (kept samples, spellings, a trial run again), and
- * run groups (the runs of one group read as one run over their hosts).
+ * truncated and corrupt lines, unknown formats, one line in several JSON
+ * spellings read as the same), the delta lines of linux-kernel mail, the
+ * compare rows of the munmap fixtures (tests/data/report/munmap-*, written
+ * by gen-fixtures.py), runs with no point in common, partial runs flagged,
+ * the samples table (kept samples, spellings, a trial run again), and run
+ * groups (the runs of one group read as one run over their hosts).
  */
 #include <math.h>
 #include <stdio.h>
@@ -423,7 +423,7 @@ main(void)
 	free(out);
 	report_free(r);
 
-	/* Lines built here: scanner and jansson must agree. */
+	/* Lines built here: every JSON spelling of a line reads as the same line. */
 	dir = tap_subdir("lines");
 	snprintf(path, sizeof(path), "%s/run.json", dir);
 	tap_put(path, "w", "{\"format\":1,\"run\":\"r\",\"label\":null,"
