@@ -327,8 +327,9 @@ main(int argc, char **argv)
 	return 0;
 }
 EOF
-OBJS=()
-for o in "$TOP"/build/src/*.o; do [ "${o##*/}" = main.o ] || OBJS+=("$o"); done
+# the controller's objects but main.o, in its folders too, as the unit tests link them
+read -ra OBJS < <(make -s -C "$TOP" print-CTL_LIB_OBJS)
+OBJS=("${OBJS[@]/#/$TOP/}")
 # shellcheck disable=SC2046 # the libraries are a list of flags
 if gcc -std=c11 -D_GNU_SOURCE -I"$TOP/include" -o "$WORK/drv" "$WORK/drv.c" "${OBJS[@]}" \
 	$(make -s -C "$TOP" print-CTL_LIBS) 2>"$WORK/cc.err"; then
