@@ -196,7 +196,7 @@ config_jumps(const struct transport_opts *o, const char *host, char **spec,
 		    o->name, host, ssh_get_error(s));
 		goto out;
 	}
-	if (ssh_config_read(s, o, a) != 0)
+	if (transport_ssh_config(s, o, a) != 0)
 		goto out;
 	if (ssh_options_get(s, SSH_OPTIONS_PROXYCOMMAND, &str) == SSH_OK &&
 	    proxyjump_from_libssh_command(str, spec) != 0)

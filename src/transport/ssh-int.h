@@ -131,7 +131,7 @@ void	knownhosts_merge(const char *tmp, const char *kh, const char *label);
  * system-wide file) into s, whose host is set: 0, or -1 with a in a
  * (ssh.c).
  */
-int	ssh_config_read(ssh_session s, const struct transport_opts *o, struct attempt *a);
+int	transport_ssh_config(ssh_session s, const struct transport_opts *o, struct attempt *a);
 
 /* --- jumps (proxyjump.c) ------------------------------------------------------------- */
 

@@ -176,7 +176,7 @@ local_user(void)
 /* --- sessions -------------------------------------------------------------------------- */
 
 int
-ssh_config_read(ssh_session s, const struct transport_opts *o, struct attempt *a)
+transport_ssh_config(ssh_session s, const struct transport_opts *o, struct attempt *a)
 {
 	const char *path = o->ssh_config_path;
 	char *def = NULL;
@@ -218,7 +218,7 @@ session_new(const struct transport_opts *o, struct target *tg, struct attempt *a
 	if (ssh_options_set(s, SSH_OPTIONS_HOST, o->address) != 0)
 		goto bad;
 	/* libssh: parse the config right after the host, then set ours. */
-	if (o->ssh_config && ssh_config_read(s, o, a) != 0) {
+	if (o->ssh_config && transport_ssh_config(s, o, a) != 0) {
 		ssh_free(s);
 		return NULL;
 	}
