@@ -128,6 +128,10 @@ klass_escape(struct rx *x)
 	else if (e == ']' || e == '^' || e == '-' || e == '\0' || isalnum((unsigned char)e))
 		return re_fail(x->why, x->i, "this escape is not supported in [...] (write ] "
 		    "first, ^ not first, - last, or use \\d \\s \\w)");
+	else if (e == '[' && x->re[x->i + 2] != '\0' && strchr(".:=", x->re[x->i + 2]) != NULL)
+		/* ERE would read "[." "[:" "[=" as the start of a class */
+		return re_fail(x->why, x->i, "\\[ before . : or = is not supported in [...] "
+		    "(write \\[ last)");
 	else
 		strbuf_addch(&x->sb, e);
 	x->i += 2;
