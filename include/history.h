@@ -36,7 +36,7 @@
  * a permutation test at p <= 0.05, segments of at least 3 nights) on
  * each series' values, with the threshold as the smallest change kept:
  * the option's, else the plan's regression.threshold (of the newest
- * night), else HISTORY_THRESHOLD.  The segments between them, with their
+ * night), else VERDICT_THRESHOLD (verdict.h).  The segments between them, with their
  * means and their night-to-night spread.
  *
  * The cache.  Reading trials.jsonl is what costs; so each run's summary
@@ -71,7 +71,6 @@
 #include "serieskey.h"
 
 #define HISTORY_EINPUT		(-2)
-#define HISTORY_THRESHOLD	5.0		/* percent, when nothing says */
 #define HISTORY_NONE		((size_t)-1)	/* no change: see struct history_segment */
 #define HISTORY_CACHE_FORMAT	3		/* "format" of a cache file */
 #define HISTORY_CACHE_MAX	(256 * 1024 * 1024)	/* bytes of a cache file read */

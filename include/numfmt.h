@@ -11,13 +11,16 @@
  *	numfmt_change_whole()	a change in whole percents, as the delta
  *				lines of mail: "+3%", "+0.4%" below 1%
  *	numfmt_rsd()		a relative sd in percent: "±1.5%", or "-"
+ *	numfmt_interval()	an interval of a change: "-5.5% .. +15.9%"
+ *	numfmt_p()		a p or q value: "0.0312", "5.52e-10", or "-"
  *	numfmt_short()		chart ticks and tooltips: about four
  *				significant figures, an exponent where large
  *				or small
  *	numfmt_duration()	elapsed times: "42s", "3m07s", "2h05m"
  *
  * Each writes a NUL-terminated string into buf (size bytes, cut to fit as
- * snprintf() does; NUMFMT_MAX is always enough).  NaN and infinities come
+ * snprintf() does; NUMFMT_MAX is always enough, NUMFMT_INTERVAL_MAX for
+ * numfmt_interval()).  NaN and infinities come
  * out as printf writes them ("nan", "inf"): callers that show them
  * otherwise test first.  Nothing here fails or allocates.
  */
@@ -27,6 +30,7 @@
 #include <stddef.h>
 
 #define NUMFMT_MAX	32
+#define NUMFMT_INTERVAL_MAX (2 * NUMFMT_MAX + 4)
 #define NUMFMT_FIXED_MAX 1e15	/* from here on, numfmt_fixed() and the
 				 * percentages write an exponent */
 
@@ -59,6 +63,17 @@ void	numfmt_change_whole(char *buf, size_t size, double pct);
 /* A relative standard deviation in percent, one decimal ("±1.5%"), "-" for NaN. */
 void	numfmt_rsd(char *buf, size_t size, double pct);
 
+/*
+ * The interval of a change, both ends as numfmt_change() writes them,
+ * " .. " between ("-5.5% .. +15.9%"): every table and sentence that shows
+ * a verdict's 95% interval writes it this way.
+ */
+void	numfmt_interval(char *buf, size_t size, double lo, double hi);
+/*
+ * A p or q value, three significant figures ("0.293", "5.52e-10"), "-"
+ * for NaN (not tested): every table and sentence writes p and q this way.
+ */
+void	numfmt_p(char *buf, size_t size, double p);
 /*
  * About four significant figures: %.4g from 0.001 to 1000, %.0f from
  * 1000 to 1e6, %.3g beyond either end ("0.25", "12.5", "4096", "1.5e+07").

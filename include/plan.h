@@ -54,7 +54,6 @@ struct tune_spec;
 #define PLAN_DEFAULT_REPEAT_MAX	20
 #define PLAN_DEFAULT_SAMPLES	11
 #define PLAN_DEFAULT_TIMEOUT	300000	/* ms */
-#define PLAN_DEFAULT_THRESHOLD	5.0	/* percent */
 #define PLAN_DEFAULT_NIGHTS	7	/* regression.nights: of the history's segment */
 #define PLAN_DEFAULT_CONFIRM	1	/* regression.confirm: rounds of repeat trials */
 #define PLAN_DEFAULT_FDR	0.05	/* regression.fdr: Benjamini-Hochberg level */

@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 
+#define VERDICT_THRESHOLD	5.0	/* percent, when no plan or option says */
 #define VERDICT_ALPHA		0.05	/* the test's level; the interval is 1 - ALPHA */
 #define VERDICT_MIN_TRIALS	3	/* fewer values are noisy */
 #define VERDICT_MIN_NIGHTS	3	/* fewer nights: verdict_nights() cannot say */
@@ -304,5 +305,36 @@ int	verdict_noisy(double rsd, size_t n, double threshold);
 
 /* "good", "bad", "better", "noisy", "not significant". */
 const char	*verdict_name(enum verdict_kind k);
+
+#define VERDICT_WHY_SHORT	1	/* verdict_why(): the short form, for a table cell */
+
+/*
+ * Why a row is what it is, the same words in every output (the compare,
+ * compact and HTML tables, the nightly verdict, bisect-run): the reason
+ * that follows the outcome's name ("cannot judge: " + the reason).
+ * vr as judged and adjusted (judgeable, needed, spread, held); n the
+ * trials of the side with fewer; higher: higher is better for the metric;
+ * threshold in percent.  With VERDICT_WHY_SHORT in flags, the short form
+ * where there is one.  Writes into buf (size bytes, cut as snprintf()
+ * does; VERDICT_WHY_MAX is always enough):
+ *
+ *   cannot judge, more trials will not help (vr->spread not NAN):
+ *	"noisy: more trials will not help, spread 7.4% against threshold 5%"
+ *	short: "noisy, 7.4% > 5%"
+ *   cannot judge, only trials missing (vr->needed, or n below
+ *   VERDICT_MIN_TRIALS):
+ *	"about 11 trials a side would be needed"
+ *	short: "2 trials, 11 needed" (vr->needed, else VERDICT_MIN_TRIALS)
+ *   cannot judge, else (a side noisy with no percentage, a mean of 0):
+ *	"noisy"
+ *   not significant: "its 95% interval reaches worse by 7.1%"
+ *	short: "may be 7.1% worse"
+ *   significant, not held by the false-discovery step: "q above the fdr"
+ *   noisy: "too noisy to tell"
+ *   good, bad, better: "" (the name says it)
+ */
+#define VERDICT_WHY_MAX		128
+void	verdict_why(const struct verdict_row *vr, size_t n, int higher, double threshold,
+	    int flags, char *buf, size_t size);
 
 #endif /* FLEETMARK_VERDICT_H */

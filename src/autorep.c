@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "robust.h"
 #include "stats.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 struct ametric {
@@ -40,7 +41,7 @@ autorep_new(const struct plan *p)
 		return NULL;
 	a = xcalloc(1, sizeof(*a));
 	a->p = p;
-	a->threshold = p->has_regression ? p->threshold : PLAN_DEFAULT_THRESHOLD;
+	a->threshold = p->has_regression ? p->threshold : VERDICT_THRESHOLD;
 	a->pts = xcalloc(p->npoints + 1, sizeof(*a->pts));
 	return a;
 }

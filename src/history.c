@@ -33,6 +33,7 @@
 #include "strbuf.h"
 #include "strv.h"
 #include "trialread.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 #define LIST_MAX	12	/* names listed in a message */
@@ -1014,7 +1015,7 @@ choose_plan(struct load *ld, struct history *h, char **err)
 	free(list);
 	h->plan = xstrdup(ld->m[newest].plan);
 	h->threshold = o->threshold >= 0 ? o->threshold : ld->m[newest].threshold >= 0 ?
-	    ld->m[newest].threshold : HISTORY_THRESHOLD;
+	    ld->m[newest].threshold : VERDICT_THRESHOLD;
 	return 0;
 }
 

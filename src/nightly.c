@@ -35,7 +35,7 @@ nightly_opts_init(struct nightly_opts *o, const struct plan *p)
 	memset(o, 0, sizeof(*o));
 	o->plan = p->name;
 	o->plan_file = p->file;
-	o->threshold = p->has_regression ? p->threshold : PLAN_DEFAULT_THRESHOLD;
+	o->threshold = p->has_regression ? p->threshold : VERDICT_THRESHOLD;
 	o->nights = p->nights > 0 ? (size_t)p->nights : PLAN_DEFAULT_NIGHTS;
 	o->confirm = p->confirm;
 	o->fdr = p->fdr > 0 ? p->fdr : PLAN_DEFAULT_FDR;
@@ -637,15 +637,6 @@ base_name(enum nightly_base b)
 	return b == NIGHTLY_HISTORY ? "nights" : b == NIGHTLY_FALLBACK ? "last night" : "none";
 }
 
-static void
-fmt_p(char *buf, size_t cap, double v)
-{
-	if (isnan(v))
-		snprintf(buf, cap, "-");
-	else
-		snprintf(buf, cap, "%.2g", v);
-}
-
 /* "bench.metric[params]" */
 static char *
 row_name(const struct nightly_row *w)
@@ -687,8 +678,8 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 	numfmt_rsd(b[10], sizeof(b[10]), verdict_rsd(w->now, w->nnow));
 	snprintf(b[11], sizeof(b[11]), "%zu", w->nnow);
 	numfmt_change(b[12], sizeof(b[12]), w->base == NIGHTLY_NEW ? NAN : d->change);
-	fmt_p(b[13], sizeof(b[13]), w->base == NIGHTLY_NEW ? NAN : d->p);
-	fmt_p(b[14], sizeof(b[14]), w->vr.q);
+	numfmt_p(b[13], sizeof(b[13]), w->base == NIGHTLY_NEW ? NAN : d->p);
+	numfmt_p(b[14], sizeof(b[14]), w->vr.q);
 	for (size_t i = 6; i < NCOLS; i++)
 		c[i] = b[i];
 	c[NCOLS] = state_name(w);
@@ -723,6 +714,7 @@ static void
 text_lines(const struct nightly *n, FILE *out)
 {
 	char bb[NUMFMT_MAX], nb[NUMFMT_MAX], cb[NUMFMT_MAX], ab[NUMFMT_MAX];
+	char pb[NUMFMT_MAX], qb[NUMFMT_MAX];
 	size_t i;
 	int first = 1;
 
@@ -742,35 +734,33 @@ text_lines(const struct nightly *n, FILE *out)
 		numfmt_mean(bb, sizeof(bb), d->good);
 		numfmt_mean(nb, sizeof(nb), d->now);
 		numfmt_change(cb, sizeof(cb), d->change);
-		if (w->state == NIGHTLY_CANNOT && w->base == NIGHTLY_HISTORY &&
-		    !isnan(w->vr.spread)) {
-			fprintf(out, "CANNOT JUDGE: %s %s: its %zu nights vary by ±%.1f%% from one to "
-			    "the next: noisy: more trials will not help, spread %.1f%% against "
-			    "threshold %g%%\n", name, series, w->ngood, d->good_rsd, w->vr.spread,
-			    w->threshold);
-		} else if (w->state == NIGHTLY_CANNOT && !isnan(w->vr.spread)) {
-			fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials: noisy: more "
-			    "trials will not help, spread %.1f%% against threshold %g%%\n", name,
-			    series, d->rsd, w->nnow, w->vr.spread, w->threshold);
-		} else if (w->state == NIGHTLY_CANNOT) {
-			if (w->vr.needed > 0)
-				fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials against "
-				    "%g%%: about %zu trials a side would be needed\n", name, series,
-				    d->rsd, w->nnow, w->threshold, w->vr.needed);
+		if (w->state == NIGHTLY_CANNOT) {
+			char why[VERDICT_WHY_MAX];
+
+			verdict_why(&w->vr, w->nnow, w->higher, w->threshold, 0, why, sizeof(why));
+			if (w->base == NIGHTLY_HISTORY && !isnan(w->vr.spread))
+				fprintf(out, "CANNOT JUDGE: %s %s: its %zu nights vary by ±%.1f%% from "
+				    "one to the next: %s\n", name, series, w->ngood, d->good_rsd, why);
+			else if (!isnan(w->vr.spread))
+				fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials: %s\n",
+				    name, series, d->rsd, w->nnow, why);
 			else
-				fprintf(out, "CANNOT JUDGE: %s %s: %zu trials, rsd %.1f%% against "
-				    "%g%%\n", name, series, w->nnow, d->rsd, w->threshold);
+				fprintf(out, "CANNOT JUDGE: %s %s: rsd %.1f%% over %zu trials against "
+				    "%g%%: %s\n", name, series, d->rsd, w->nnow, w->threshold, why);
 		} else {
 			const char *what = w->state == NIGHTLY_VANISHED ? "VANISHED" : "REGRESSION";
 
-			fprintf(out, "%s: %s %s (p=%.2g, q=%.2g) %s: %s -> %s %s (against %s: %s "
-			    "to %s)", what, name, cb, d->p, w->vr.q, series, bb, nb, w->key.unit,
+			numfmt_p(pb, sizeof(pb), d->p);
+			numfmt_p(qb, sizeof(qb), w->vr.q);
+			fprintf(out, "%s: %s %s (p=%s, q=%s) %s: %s -> %s %s (against %s: %s "
+			    "to %s)", what, name, cb, pb, qb, series, bb, nb, w->key.unit,
 			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
 			    w->from, w->to);
 			if (d->by_trend) {
 				numfmt_change(cb, sizeof(cb), d->trend);
-				fprintf(out, "; a trend: %s over its %zu nights and tonight (p=%.2g)",
-				    cb, w->ngood, d->trend_p);
+				numfmt_p(pb, sizeof(pb), d->trend_p);
+				fprintf(out, "; a trend: %s over its %zu nights and tonight (p=%s)",
+				    cb, w->ngood, pb);
 			}
 			if (d->by_window) {
 				numfmt_change(cb, sizeof(cb), d->window);
@@ -778,14 +768,16 @@ text_lines(const struct nightly *n, FILE *out)
 					fputs("; the last night and tonight", out);
 				else
 					fprintf(out, "; the last %zu nights and tonight", d->window_n - 1);
-				fprintf(out, ": %s against the %zu nights before (p=%.2g)", cb,
-				    w->ngood + 1 - d->window_n, d->window_p);
+				numfmt_p(pb, sizeof(pb), d->window_p);
+				fprintf(out, ": %s against the %zu nights before (p=%s)", cb,
+				    w->ngood + 1 - d->window_n, pb);
 			}
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
 				numfmt_mean(ab, sizeof(ab), w->cv.now);
 				numfmt_change(cb, sizeof(cb), w->cv.change);
-				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%.2g): %s",
-				    ab, w->key.unit, cb, w->nagain, w->cv.p,
+				numfmt_p(pb, sizeof(pb), w->cv.p);
+				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%s): %s",
+				    ab, w->key.unit, cb, w->nagain, pb,
 				    w->state == NIGHTLY_CONFIRMED ? "confirmed" : "gone");
 			} else if (n->o.confirm == 0)
 				fputs("; not measured again (regression.confirm: 0)", out);

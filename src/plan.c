@@ -24,6 +24,7 @@
 #include "strbuf.h"
 #include "strv.h"
 #include "tune.h"
+#include "verdict.h"
 #include "wire.h"
 #include "xmalloc.h"
 
@@ -768,7 +769,7 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 	if (ydoc_check_keys(rn, "regression", regression_keys, err) != 0)
 		return -1;
 	p->has_regression = 1;
-	p->threshold = PLAN_DEFAULT_THRESHOLD;
+	p->threshold = VERDICT_THRESHOLD;
 	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
 		return -1;
 	if ((t = ydoc_get(rn, "nights")) != NULL) {

@@ -3,6 +3,7 @@
  * the nightly run and bisect-run (verdict.h, docs/reports.md).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -541,4 +542,34 @@ verdict_name(enum verdict_kind k)
 		return "not significant";
 	}
 	return "?";
+}
+
+void
+verdict_why(const struct verdict_row *vr, size_t n, int higher, double threshold,
+    int flags, char *buf, size_t size)
+{
+	const struct verdict *d = &vr->v;
+	int brief = (flags & VERDICT_WHY_SHORT) != 0;
+	int few = vr->needed > 0 || n < VERDICT_MIN_TRIALS;
+
+	if (!vr->judgeable && !isnan(vr->spread))
+		snprintf(buf, size, brief ? "noisy, %.1f%% > %g%%" : "noisy: more trials will "
+		    "not help, spread %.1f%% against threshold %g%%", vr->spread, threshold);
+	else if (!vr->judgeable && few && brief)
+		snprintf(buf, size, "%zu trial%s, %zu needed", n, n == 1 ? "" : "s",
+		    vr->needed ? vr->needed : (size_t)VERDICT_MIN_TRIALS);
+	else if (!vr->judgeable && few)
+		snprintf(buf, size, "about %zu trials a side would be needed",
+		    vr->needed ? vr->needed : (size_t)VERDICT_MIN_TRIALS);
+	else if (!vr->judgeable)
+		snprintf(buf, size, "noisy");
+	else if (d->kind == VERDICT_NOT_SIGNIFICANT)
+		snprintf(buf, size, brief ? "may be %.1f%% worse" : "its 95%% interval reaches "
+		    "worse by %.1f%%", higher ? -d->lo : d->hi);
+	else if (verdict_significant(d->kind) && !vr->held)
+		snprintf(buf, size, "q above the fdr");
+	else if (d->kind == VERDICT_NOISY)
+		snprintf(buf, size, "too noisy to tell");
+	else
+		snprintf(buf, size, "%s", "");
 }

@@ -50,6 +50,7 @@
 #include "hostconn.h"
 #include "journal.h"
 #include "log.h"
+#include "numfmt.h"
 #include "pace.h"
 #include "plan.h"
 #include "proc.h"
@@ -71,7 +72,6 @@
 #define DEFAULT_RESULTS		"results"
 #define DEFAULT_WAIT_MS		300000
 #define DEFAULT_TRIES		2
-#define DEFAULT_THRESHOLD	5.0
 #define MIN_VALUES		3
 #define POLL_MS			1000
 #define SHORT_COMMIT		12
@@ -440,45 +440,42 @@ static int
 decide(const struct want *w, const struct good *g, const struct values *v, double thr,
     char **line)
 {
-	struct verdict d;
-	char ptxt[32], btxt[64] = "", *why = NULL;
-	size_t need;
-	double spread;
-	int code, judgeable;
+	struct verdict_row vr;
+	const struct verdict *d = &vr.v;
+	char ptxt[NUMFMT_MAX], btxt[64] = "", rtxt[VERDICT_WHY_MAX], *why = NULL;
+	int code;
 
-	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &d);
-	judgeable = verdict_judgeable(&d, v->n, g->v ? g->n : 0, 0, stats_sd(v->v, v->n),
-	    g->v ? stats_sd(g->v, g->n) : NAN, thr, &need, &spread);
-	code = !judgeable ? BISECT_SKIP : d.kind == VERDICT_GOOD || d.kind == VERDICT_BETTER ?
-	    BISECT_GOOD : d.kind == VERDICT_BAD ? BISECT_BAD : BISECT_SKIP;
-	if (isnan(d.p))
-		snprintf(ptxt, sizeof(ptxt), "-");
-	else
-		snprintf(ptxt, sizeof(ptxt), "%.2g", d.p);
+	memset(&vr, 0, sizeof(vr));
+	verdict_judge(v->v, v->n, g->v, g->n, g->value, w->higher, thr, &vr.v);
+	vr.judgeable = verdict_judgeable(d, v->n, g->v ? g->n : 0, 0, stats_sd(v->v, v->n),
+	    g->v ? stats_sd(g->v, g->n) : NAN, thr, &vr.needed, &vr.spread);
+	vr.held = 1;	/* one row: no false-discovery step */
+	code = !vr.judgeable ? BISECT_SKIP : d->kind == VERDICT_GOOD ||
+	    d->kind == VERDICT_BETTER ? BISECT_GOOD : d->kind == VERDICT_BAD ? BISECT_BAD :
+	    BISECT_SKIP;
+	numfmt_p(ptxt, sizeof(ptxt), d->p);
+	verdict_why(&vr, g->v && g->n < v->n ? g->n : v->n, w->higher, thr, 0, rtxt,
+	    sizeof(rtxt));
 	if (g->v != NULL)
-		snprintf(btxt, sizeof(btxt), ", the baseline's %.1f%% (n=%zu)", d.good_rsd, g->n);
-	if (!judgeable && !isnan(spread))
-		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s: noisy: more trials will not "
-		    "help, spread %.1f%% against threshold %g%%", d.rsd, v->n, btxt, spread, thr);
-	else if (!judgeable && need > 0)
-		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s against %g%%: about %zu "
-		    "trials a side would be needed", d.rsd, v->n, btxt, thr, need);
-	else if (!judgeable)
-		why = xasprintf(": cannot judge: fewer than %d values a side, or too noisy",
-		    VERDICT_MIN_TRIALS);
-	else if (d.kind == VERDICT_NOT_SIGNIFICANT)
-		why = xasprintf(": not significant, and its 95%% interval reaches worse by "
-		    "%.1f%%", w->higher ? -d.lo : d.hi);
-	else if (d.kind == VERDICT_NOISY && g->v != NULL && verdict_noisy(d.good_rsd, g->n, thr))
-		why = xasprintf(": too noisy to tell (the baseline: rsd %.1f%%, n=%zu)",
-		    d.good_rsd, g->n);
-	else if (d.kind == VERDICT_NOISY)
-		why = xstrdup(": too noisy to tell");
+		snprintf(btxt, sizeof(btxt), ", the baseline's %.1f%% (n=%zu)", d->good_rsd, g->n);
+	if (!vr.judgeable && !isnan(vr.spread))
+		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s: %s", d->rsd, v->n, btxt,
+		    rtxt);
+	else if (!vr.judgeable)
+		why = xasprintf(": cannot judge: rsd %.1f%% (n=%zu)%s against %g%%: %s", d->rsd,
+		    v->n, btxt, thr, rtxt);
+	else if (d->kind == VERDICT_NOT_SIGNIFICANT)
+		why = xasprintf(": not significant, and %s", rtxt);
+	else if (d->kind == VERDICT_NOISY && g->v != NULL && verdict_noisy(d->good_rsd, g->n, thr))
+		why = xasprintf(": %s (the baseline: rsd %.1f%%, n=%zu)", rtxt, d->good_rsd,
+		    g->n);
+	else if (d->kind == VERDICT_NOISY)
+		why = xasprintf(": %s", rtxt);
 	*line = xasprintf("%s: %s mean %.4g %s vs %s %.4g %s (%+.1f%%, %s by %.1f%%; %s p=%s; "
 	    "rsd %.1f%%, n=%zu; threshold %g%%)%s", code == BISECT_GOOD ? "good" :
-	    code == BISECT_BAD ? "bad" : "skip", w->spec, d.now, w->unit, g->what, d.good,
-	    w->unit, d.change, d.worse >= 0 ? "worse" : "better", fabs(d.worse),
-	    g->v ? "Welch" : "one-sample t", ptxt, d.rsd, v->n, thr, why ? why : "");
+	    code == BISECT_BAD ? "bad" : "skip", w->spec, d->now, w->unit, g->what, d->good,
+	    w->unit, d->change, d->worse >= 0 ? "worse" : "better", fabs(d->worse),
+	    g->v ? "Welch" : "one-sample t", ptxt, d->rsd, v->n, thr, why ? why : "");
 	free(why);
 	return code;
 }
@@ -851,7 +848,7 @@ bisect_main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	memset(&b, 0, sizeof(b));
 	o.outdir = DEFAULT_RESULTS;
-	o.thr = DEFAULT_THRESHOLD;
+	o.thr = VERDICT_THRESHOLD;
 	o.wait_ms = DEFAULT_WAIT_MS;
 	o.tries = DEFAULT_TRIES;
 	if ((code = parse_options(argc, argv, &o)) >= 0) {

@@ -41,13 +41,11 @@
 #include "verdict.h"
 #include "xmalloc.h"
 
-#define DEFAULT_THRESHOLD	5.0
-
 double
 report_threshold(const struct report *r, const struct report_opts *o, size_t base)
 {
 	return o->threshold >= 0 ? o->threshold : r->series[base].threshold >= 0 ?
-	    r->series[base].threshold : DEFAULT_THRESHOLD;
+	    r->series[base].threshold : VERDICT_THRESHOLD;
 }
 
 /*
@@ -197,8 +195,8 @@ regression_add(struct rgrid *g, struct strbuf *text, const struct rcell *cell, c
 	numfmt_mean(bbuf, sizeof(bbuf), d->good);
 	numfmt_mean(mbuf, sizeof(mbuf), d->now);
 	snprintf(cbuf, sizeof(cbuf), "%+.1f%%", d->change);
-	snprintf(pbuf, sizeof(pbuf), "%.2g", d->p);
-	snprintf(qbuf, sizeof(qbuf), "%.2g", q);
+	numfmt_p(pbuf, sizeof(pbuf), d->p);
+	numfmt_p(qbuf, sizeof(qbuf), q);
 	if (strlen(cell->params) >= sizeof(params))
 		snprintf(params, sizeof(params), "%.*s...", (int)sizeof(params) - 4,
 		    cell->params);
@@ -282,32 +280,6 @@ report_table_summary(const struct report *r, const struct report_opts *o, size_t
 		}
 	rgrids_add(gs, g);
 	return 0;
-}
-
-/* A p or q value as the tables show it. */
-static void
-fmt_p(char *buf, size_t cap, double v)
-{
-	snprintf(buf, cap, "%.3g", v);
-}
-
-/*
- * Why a row cannot be judged, briefly, as the compact table's title
- * explains: "2 trials, 3 needed", or "noisy, 7.4% > 5%" (the spread
- * against the threshold: more trials will not help).
- */
-static void
-cannot_text(char *buf, size_t cap, const struct rjudge *j, double threshold)
-{
-	size_t n = j->bv->n < j->v->n ? j->bv->n : j->v->n;
-
-	if (!isnan(j->spread))
-		snprintf(buf, cap, "cannot judge: noisy, %.1f%% > %g%%", j->spread, threshold);
-	else if (j->state == RJUDGE_FEW)
-		snprintf(buf, cap, "cannot judge: %zu trial%s, %zu needed", n, n == 1 ? "" :
-		    "s", j->needed ? j->needed : (size_t)VERDICT_MIN_TRIALS);
-	else
-		snprintf(buf, cap, "cannot judge: noisy");
 }
 
 /*
@@ -484,10 +456,10 @@ report_table_compare(const struct report *r, const struct report_opts *o, size_t
 			numfmt_change(buf, sizeof(buf), j->d.hi);
 			rgrid_set(g, row, CC_HI, buf, j->d.hi);
 		}
-		fmt_p(buf, sizeof(buf), j->d.p);
+		numfmt_p(buf, sizeof(buf), j->d.p);
 		rgrid_set(g, row, CC_P, buf, j->d.p);
 		if (!isnan(j->q)) {
-			fmt_p(buf, sizeof(buf), j->q);
+			numfmt_p(buf, sizeof(buf), j->q);
 			rgrid_set(g, row, CC_Q, buf, j->q);
 		}
 		if (j->mark != RJUDGE_UNMARKED)
@@ -622,7 +594,7 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 		for (i = 0; i < jd.n; i++) {
 			const struct rjudge *j = &jd.rows[i];
 			const struct rcell *cell = &r->cells[j->cell];
-			char buf[96], *vp, *point;
+			char buf[VERDICT_WHY_MAX + 32], *vp, *point;
 			size_t row;
 
 			if (j->series != s || (cells && !cells[j->cell]))
@@ -672,20 +644,22 @@ report_table_compact(const struct report *r, const struct report_opts *o, size_t
 			numfmt_change(buf, sizeof(buf), j->d.change);
 			rgrid_set(g, row, KC_CHANGE, buf, j->d.change);
 			if (j->d.tested && !isnan(j->d.lo)) {
-				snprintf(buf, sizeof(buf), "%+.1f%% .. %+.1f%%", j->d.lo, j->d.hi);
+				numfmt_interval(buf, sizeof(buf), j->d.lo, j->d.hi);
 				rgrid_set(g, row, KC_INTERVAL, buf, NAN);
 			}
 			if (j->d.tested) {
-				fmt_p(buf, sizeof(buf), j->d.p);
+				numfmt_p(buf, sizeof(buf), j->d.p);
 				rgrid_set(g, row, KC_P, buf, j->d.p);
 			}
 			if (!isnan(j->q)) {
-				fmt_p(buf, sizeof(buf), j->q);
+				numfmt_p(buf, sizeof(buf), j->q);
 				rgrid_set(g, row, KC_Q, buf, j->q);
 			}
-			if (j->state != RJUDGE_JUDGED)
-				cannot_text(buf, sizeof(buf), j, jd.threshold);
-			else
+			if (j->state != RJUDGE_JUDGED) {
+				snprintf(buf, sizeof(buf), "cannot judge: ");
+				report_judge_why(r, j, jd.threshold, VERDICT_WHY_SHORT,
+				    buf + strlen(buf), sizeof(buf) - strlen(buf));
+			} else
 				snprintf(buf, sizeof(buf), "%s", j->mark == RJUDGE_WORSE ? "worse" :
 				    j->mark == RJUDGE_BETTER ? "better" : "");
 			if (j->base_outliers + j->outliers > 0)

@@ -320,6 +320,8 @@ struct crow {
 	int		 regression;	/* worse, and the metric counts */
 	double		 q;		/* Benjamini-Hochberg over the rows' p, or NAN */
 	enum rjudge_state state;	/* report_judge()'s */
+	const char	*outcome;	/* a row not marked: "cannot judge", ... or "" */
+	char		 why[VERDICT_WHY_MAX];	/* ... and why (verdict_why()) */
 };
 
 struct cmp {
@@ -373,6 +375,10 @@ cmp_build(struct cmp *m, const struct report *r, const struct report_opts *o, si
 		    x->state == RJUDGE_JUDGED && x->mark == RJUDGE_BETTER ? CK_BETTER :
 		    x->state == RJUDGE_JUDGED && x->d.kind == VERDICT_GOOD ? CK_SAME :
 		    CK_UNJUDGED;
+		w->outcome = x->state != RJUDGE_NONE && (x->state != RJUDGE_JUDGED ||
+		    !x->d.tested) ? "cannot judge" : x->d.kind == VERDICT_NOT_SIGNIFICANT ?
+		    "not significant" : "";
+		report_judge_why(r, x, j.threshold, VERDICT_WHY_SHORT, w->why, sizeof(w->why));
 		w->regression = w->kind == CK_WORSE &&
 		    report_regression_counts(r, w->s, w->b, &r->cells[w->cell]);
 		m->count[w->kind]++;
@@ -394,23 +400,37 @@ ckind_class(const struct crow *w)
 	    w->kind == CK_SAME ? "same" : "unjudged";
 }
 
-/* Why a row was not judged, shortly. */
-static const char *
-unjudged_why(const struct crow *w)
+/*
+ * Why a row was not judged, shortly: its outcome and the reason
+ * (verdict_why()), sep between them when both are there.
+ */
+static void
+unjudged_why(FILE *out, const struct crow *w, const char *sep, const char *end)
 {
 	if (w->bv == NULL)
-		return "no baseline values";
-	if (w->v == NULL)
-		return "no values";
-	if (!w->judged)
-		return "baseline mean 0";
-	if (w->state == RJUDGE_FEW || !w->d.tested)
-		return "too few trials";
-	if (w->state == RJUDGE_NOISY || w->d.kind == VERDICT_NOISY)
-		return "noisy";
-	if (verdict_significant(w->d.kind))
-		return "q above the fdr";
-	return "interval too wide";
+		fputs("no baseline values", out);
+	else if (w->v == NULL)
+		fputs("no values", out);
+	else if (!w->judged)
+		fputs("baseline mean 0", out);
+	else {
+		html_text(out, w->outcome);
+		if (*w->outcome && *w->why)
+			fputs(sep, out);
+		html_text(out, w->why);
+		if (*w->outcome && *w->why)
+			fputs(end, out);
+	}
+}
+
+/* The 95% interval of d's change, or "" when it has none. */
+static void
+interval(char *buf, size_t cap, const struct verdict *d)
+{
+	if (isnan(d->lo) || isnan(d->hi))
+		snprintf(buf, cap, "%s", "");
+	else
+		numfmt_interval(buf, cap, d->lo, d->hi);
 }
 
 /* "+10.0%" or "" into buf. */
@@ -514,7 +534,7 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m,
 		[CK_SAME] = "same",
 	};
 	size_t i, k, *regs, nregs = 0;
-	char a[32], lo[32], hi[32];
+	char a[32], iv[NUMFMT_INTERVAL_MAX], p[NUMFMT_MAX];
 
 	/* the box's border says it at a glance: red with a regression, green
 	 * when every point was judged and none got worse */
@@ -570,10 +590,10 @@ verdict_box(FILE *out, const struct report *r, size_t base, const struct cmp *m,
 		fputs("<td>", out);
 		html_text(out, r->series[w->s].name);
 		pct(a, sizeof(a), w->d.change);
-		pct(lo, sizeof(lo), w->d.lo);
-		pct(hi, sizeof(hi), w->d.hi);
-		fprintf(out, "</td><td class=\"n worse\">%s</td><td class=\"n\">%s%s%s</td>"
-		    "<td class=\"n\">%.2g</td></tr>\n", a, lo, *lo ? " to " : "", hi, w->d.p);
+		interval(iv, sizeof(iv), &w->d);
+		numfmt_p(p, sizeof(p), w->d.p);
+		fprintf(out, "</td><td class=\"n worse\">%s</td><td class=\"n\">%s</td>"
+		    "<td class=\"n\">%s</td></tr>\n", a, iv, p);
 	}
 	if (nregs > REGS_LISTED)
 		fprintf(out, "<tr><td colspan=\"5\">and %zu more, marked worse in the "
@@ -589,7 +609,7 @@ changes_table(FILE *out, const struct report *r, size_t base, const struct cmp *
 {
 	size_t i;
 	int many = m->ncompared > 1;
-	char a[32], lo[32], hi[32];
+	char a[32], iv[NUMFMT_INTERVAL_MAX], p[NUMFMT_MAX];
 
 	if (m->n == 0)
 		return;
@@ -620,24 +640,17 @@ changes_table(FILE *out, const struct report *r, size_t base, const struct cmp *
 		side_td(out, w->v);
 		if (w->judged) {
 			pct(a, sizeof(a), w->d.change);
-			pct(lo, sizeof(lo), w->d.lo);
-			pct(hi, sizeof(hi), w->d.hi);
+			interval(iv, sizeof(iv), &w->d);
 			fprintf(out, "<td class=\"n\">%s", a);
-			if (*lo) {	/* "-2.4 to +1.5%": the first % is implied */
-				lo[strlen(lo) - 1] = '\0';
-				fprintf(out, "<small>%s to %s</small>", lo, hi);
-			}
+			if (*iv)
+				fprintf(out, "<small>%s</small>", iv);
 			fputs("</td>", out);
 		} else
 			fputs("<td class=\"n\">-</td>", out);
-		if (w->judged && w->d.tested)
-			fprintf(out, "<td class=\"n\">%.2g</td>", w->d.p);
-		else
-			fputs("<td class=\"n\">-</td>", out);
-		if (!isnan(w->q))
-			fprintf(out, "<td class=\"n\">%.2g</td>", w->q);
-		else
-			fputs("<td class=\"n\">-</td>", out);
+		numfmt_p(p, sizeof(p), w->judged && w->d.tested ? w->d.p : NAN);
+		fprintf(out, "<td class=\"n\">%s</td>", p);
+		numfmt_p(p, sizeof(p), w->q);
+		fprintf(out, "<td class=\"n\">%s</td>", p);
 		switch (w->kind) {
 		case CK_WORSE:
 			fprintf(out, "<td class=\"worse\">worse%s</td>", w->regression ? "" :
@@ -650,7 +663,9 @@ changes_table(FILE *out, const struct report *r, size_t base, const struct cmp *
 			fputs("<td class=\"same\">same</td>", out);
 			break;
 		case CK_UNJUDGED:
-			fprintf(out, "<td class=\"noisy\">%s</td>", unjudged_why(w));
+			fputs("<td class=\"noisy\">", out);
+			unjudged_why(out, w, "<small>", "</small>");
+			fputs("</td>", out);
 			break;
 		}
 		fputs("</tr>\n", out);
@@ -680,7 +695,7 @@ chart_forest(FILE *out, const struct report *r, const struct cmp *m, size_t s, i
 	double xlo = -m->thr, xhi = m->thr, step, x0, x1;
 	size_t i, nrows = 0, k;
 	int h, top = 52, pl = FOREST_LAB, pr = FOREST_W - 28;
-	char *title, a[32], lo[32], hi[32];
+	char *title, a[32], iv[NUMFMT_INTERVAL_MAX], p[NUMFMT_MAX];
 	size_t b = (size_t)-1;
 
 #define FX(v) forest_x(v, xlo, xhi, pl, pr)
@@ -755,23 +770,30 @@ chart_forest(FILE *out, const struct report *r, const struct cmp *m, size_t s, i
 		html_text(out, name);
 		if (w->judged) {
 			pct(a, sizeof(a), w->d.change);
-			pct(lo, sizeof(lo), w->d.lo);
-			pct(hi, sizeof(hi), w->d.hi);
+			interval(iv, sizeof(iv), &w->d);
 			fprintf(out, ": %s", a);
-			if (*lo)
-				fprintf(out, " (95%% interval %s to %s)", lo, hi);
-			if (w->d.tested)
-				fprintf(out, ", p=%.2g", w->d.p);
+			if (*iv)
+				fprintf(out, " (95%% interval %s)", iv);
+			if (w->d.tested) {
+				numfmt_p(p, sizeof(p), w->d.p);
+				fprintf(out, ", p=%s", p);
+			}
 		}
-		fprintf(out, ", %s</title>", w->kind == CK_UNJUDGED ? unjudged_why(w) :
-		    ckind_class(w));
+		fputs(", ", out);
+		if (w->kind == CK_UNJUDGED)
+			unjudged_why(out, w, ": ", "");
+		else
+			fputs(ckind_class(w), out);
+		fputs("</title>", out);
 		fprintf(out, "<text x=\"6\" y=\"%.1f\">", y + 4);
 		label_cut(out, name, FOREST_CHARS);
 		fputs("</text>", out);
 		free(name);
 		if (!w->judged) {
-			fprintf(out, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">%s</text></g>\n",
-			    (double)pl + 4, y + 4, unjudged_why(w));
+			fprintf(out, "<text class=\"na\" x=\"%.1f\" y=\"%.1f\">", (double)pl + 4,
+			    y + 4);
+			unjudged_why(out, w, ": ", "");
+			fputs("</text></g>\n", out);
 			continue;
 		}
 		if (isfinite(w->d.lo) && isfinite(w->d.hi)) {

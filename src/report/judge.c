@@ -181,6 +181,25 @@ report_judged_row(const struct rjudged *j, size_t series, size_t cell)
 }
 
 void
+report_judge_why(const struct report *r, const struct rjudge *j, double threshold, int flags,
+    char *buf, size_t size)
+{
+	struct verdict_row vr;
+	size_t n = 0;
+
+	memset(&vr, 0, sizeof(vr));
+	vr.v = j->d;
+	vr.judgeable = j->state == RJUDGE_JUDGED;
+	vr.needed = j->needed;
+	vr.spread = j->spread;
+	vr.q = j->q;
+	vr.held = j->mark != RJUDGE_UNMARKED;
+	if (j->bv != NULL && j->v != NULL)
+		n = j->bv->n < j->v->n ? j->bv->n : j->v->n;
+	verdict_why(&vr, n, r->cells[j->cell].higher, threshold, flags, buf, size);
+}
+
+void
 report_judged_release(struct rjudged *j)
 {
 	free(j->rows);

@@ -275,6 +275,12 @@ int	report_judge(const struct report *r, const struct report_opts *o, size_t bas
 /* The row of series at cell, or NULL (no values on either side, or a
  * series of the baseline group). */
 const struct rjudge *report_judged_row(const struct rjudged *j, size_t series, size_t cell);
+/*
+ * verdict_why() of row j of r (flags and buf as there): why it is what
+ * it is, in the words every output uses.
+ */
+void	report_judge_why(const struct report *r, const struct rjudge *j, double threshold,
+	    int flags, char *buf, size_t size);
 void	report_judged_release(struct rjudged *j);
 
 /* Each series' mean and rsd per point, for a run with nothing to compare. */

@@ -92,6 +92,25 @@ numfmt_rsd(char *buf, size_t size, double pct)
 }
 
 void
+numfmt_interval(char *buf, size_t size, double lo, double hi)
+{
+	char a[NUMFMT_MAX], b[NUMFMT_MAX];
+
+	numfmt_change(a, sizeof(a), lo);
+	numfmt_change(b, sizeof(b), hi);
+	snprintf(buf, size, "%s .. %s", a, b);
+}
+
+void
+numfmt_p(char *buf, size_t size, double p)
+{
+	if (isnan(p))
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%.3g", p);
+}
+
+void
 numfmt_short(char *buf, size_t size, double v)
 {
 	double a = fabs(v);

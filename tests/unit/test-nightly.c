@@ -172,7 +172,7 @@ main(void)
 	ok(w->state == NIGHTLY_CONFIRMED && w->nagain == 3, "spin: confirmed by its 3 new trials");
 	is_int(nightly_regressions(n), 1, "one regression");
 	text = render(n, REPORT_TEXT);
-	ok(text != NULL && strstr(text, "REGRESSION: spin.ns +10.0% (p=0.0045") != NULL &&
+	ok(text != NULL && strstr(text, "REGRESSION: spin.ns +10.0% (p=0.00447") != NULL &&
 	    strstr(text, "): confirmed\n") != NULL, "text: the REGRESSION line, confirmed");
 	ok(text != NULL && strstr(text, "  git bisect start bbbb2222 aaaa1111\n") != NULL,
 	    "text: git bisect start BAD GOOD from the two nights' commits");
@@ -337,7 +337,7 @@ main(void)
 	ok(w->state == NIGHTLY_FAILED && w->vr.q <= 0.05, "q0: held, fails the night");
 	text = render(n, REPORT_TEXT);
 	ok(text != NULL && strstr(text, "; the last night and tonight: +3.4% against the 4 "
-	    "nights before (p=0.00052)") != NULL, "text: the REGRESSION line says so");
+	    "nights before (p=0.000518)") != NULL, "text: the REGRESSION line says so");
 	free(text);
 	text = render(n, REPORT_JSON);
 	ok(text != NULL && strstr(text, "\"by_window\": true") != NULL &&

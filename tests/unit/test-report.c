@@ -687,7 +687,7 @@ main(void)
 		out = baseline_text(path, cmd, &rc);
 		is_int(rc, 1, "report_write_baseline counts the listed metric's regression");
 		ok(out && strstr(out, "\nREGRESSION: munmap.ns_per_munmap[threads=4,pages=16] "
-		    "+10.0% (p=5.5e-10, q=8.3e-10) lab-03/patched: 5026 -> 5529 ns (baseline "
+		    "+10.0% (p=5.52e-10, q=8.28e-10) lab-03/patched: 5026 -> 5529 ns (baseline "
 		    "lab-03/base)\n"), "the REGRESSION line names metric, params, change, p");
 		free(out);
 		snprintf(path, sizeof(path), "%s/patch/report.html", dir);

@@ -484,6 +484,20 @@ test_numfmt(void)
 	is_str(b, "±1.5%", "an rsd: ±, one decimal");
 	numfmt_rsd(b, sizeof(b), NAN);
 	is_str(b, "-", "no rsd: -");
+	numfmt_p(b, sizeof(b), 5.5239e-10);
+	is_str(b, "5.52e-10", "a p: three significant figures");
+	numfmt_p(b, sizeof(b), 0.29295);
+	is_str(b, "0.293", "a p below 1");
+	numfmt_p(b, sizeof(b), NAN);
+	is_str(b, "-", "no p: -");
+	{
+		char iv[NUMFMT_INTERVAL_MAX];
+
+		numfmt_interval(iv, sizeof(iv), -5.54, 15.91);
+		is_str(iv, "-5.5% .. +15.9%", "an interval: two changes, .. between");
+		numfmt_interval(iv, sizeof(iv), -1e300, 1e300);
+		is_str(iv, "-1e+300% .. +1e+300%", "an interval of any size fits");
+	}
 	for (i = 0; i < sizeof(sh) / sizeof(sh[0]); i++) {
 		char what[64];
 

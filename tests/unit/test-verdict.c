@@ -537,6 +537,49 @@ test_rows(void)
 	is_int((int)verdict_adjust(rows, 0, 0.05), 0, "no rows");
 }
 
+/* verdict_why(): the reason after the outcome's name, long and short. */
+static void
+test_why(void)
+{
+	struct verdict_row vr;
+	char b[VERDICT_WHY_MAX];
+
+	memset(&vr, 0, sizeof(vr));
+	vr.spread = 7.44;
+	verdict_why(&vr, 5, 1, 5, 0, b, sizeof(b));
+	is_str(b, "noisy: more trials will not help, spread 7.4% against threshold 5%",
+	    "noisy: more trials will not help");
+	verdict_why(&vr, 5, 1, 5, VERDICT_WHY_SHORT, b, sizeof(b));
+	is_str(b, "noisy, 7.4% > 5%", "noisy, short");
+	vr.spread = NAN;
+	vr.needed = 11;
+	verdict_why(&vr, 2, 1, 5, 0, b, sizeof(b));
+	is_str(b, "about 11 trials a side would be needed", "trials missing");
+	verdict_why(&vr, 2, 1, 5, VERDICT_WHY_SHORT, b, sizeof(b));
+	is_str(b, "2 trials, 11 needed", "trials missing, short");
+	vr.needed = 0;
+	verdict_why(&vr, 1, 1, 5, VERDICT_WHY_SHORT, b, sizeof(b));
+	is_str(b, "1 trial, 3 needed", "no count known: the rule's minimum");
+	verdict_why(&vr, 5, 1, 5, 0, b, sizeof(b));
+	is_str(b, "noisy", "neither: noisy");
+	vr.judgeable = 1;
+	vr.v.kind = VERDICT_NOT_SIGNIFICANT;
+	vr.v.lo = -7.14;
+	vr.v.hi = 2;
+	verdict_why(&vr, 5, 1, 5, 0, b, sizeof(b));
+	is_str(b, "its 95% interval reaches worse by 7.1%", "not significant, higher better");
+	verdict_why(&vr, 5, 0, 5, 0, b, sizeof(b));
+	is_str(b, "its 95% interval reaches worse by 2.0%", "not significant, lower better");
+	verdict_why(&vr, 5, 0, 5, VERDICT_WHY_SHORT, b, sizeof(b));
+	is_str(b, "may be 2.0% worse", "not significant, short");
+	vr.v.kind = VERDICT_BAD;
+	verdict_why(&vr, 5, 0, 5, 0, b, sizeof(b));
+	is_str(b, "q above the fdr", "significant, not held");
+	vr.held = 1;
+	verdict_why(&vr, 5, 0, 5, 0, b, sizeof(b));
+	is_str(b, "", "bad: the name says it");
+}
+
 int
 main(void)
 {
@@ -549,6 +592,7 @@ main(void)
 	test_two_samples();
 	test_noise();
 	test_one_value();
+	test_why();
 	is_str(verdict_name(VERDICT_NOT_SIGNIFICANT), "not significant", "kind names");
 	return tap_done();
 }
