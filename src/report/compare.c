@@ -41,13 +41,6 @@
 #include "verdict.h"
 #include "xmalloc.h"
 
-double
-report_threshold(const struct report *r, const struct report_opts *o, size_t base)
-{
-	return o->threshold >= 0 ? o->threshold : r->series[base].threshold >= 0 ?
-	    r->series[base].threshold : VERDICT_THRESHOLD;
-}
-
 /*
  * The columns of the summary, compare and regressions tables, by name: each
  * enum indexes its table's names (designated initializers), so a column
@@ -154,30 +147,6 @@ point_cells(struct rgrid *g, size_t row, const struct rcell *cell)
 	rgrid_set(g, row, COL_PARAMS, cell->params, NAN);
 	rgrid_set(g, row, COL_METRIC, cell->metric, NAN);
 	rgrid_set(g, row, COL_UNIT, cell->unit, NAN);
-}
-
-/* Whether a worse cell of series s (against b) counts as a regression. */
-static int
-counts(const struct report *r, size_t s, size_t b, const struct rcell *cell)
-{
-	const char *list = r->series[s].regmetrics ? r->series[s].regmetrics :
-	    r->series[b].regmetrics;
-	char *name;
-	int in;
-
-	if (list == NULL)
-		return strchr(cell->metric, ':') == NULL;	/* a monitor's: secondary */
-	name = xasprintf(" %s.%s ", cell->bench, cell->metric);
-	in = strstr(list, name) != NULL;
-	free(name);
-	return in;
-}
-
-int
-report_regression_counts(const struct report *r, size_t s, size_t b,
-    const struct rcell *cell)
-{
-	return counts(r, s, b, cell);
 }
 
 /*
@@ -305,7 +274,7 @@ regressions(const struct report *r, const struct rjudged *jd, const unsigned cha
 		const struct rjudge *j = &jd->rows[i];
 
 		if (j->mark != RJUDGE_WORSE || (cells != NULL && !cells[j->cell]) ||
-		    !counts(r, j->series, j->base, &r->cells[j->cell]))
+		    !report_regression_counts(r, j->series, j->base, &r->cells[j->cell]))
 			continue;
 		regression_add(rg, &sb, &r->cells[j->cell], r->series[j->base].name,
 		    r->series[j->series].name, &j->d, j->q);

@@ -10,7 +10,10 @@
  * regression.fdr, and a row is marked better or worse when its q is at
  * most that level and the far end of its 95% interval reaches the
  * threshold.  Outliers among each side's trials are counted (robust.h),
- * never dropped.
+ * never dropped.  The threshold (report_threshold()) and whether a worse
+ * row's metric counts as a regression (report_regression_counts()) are
+ * here too, so that the tables and the HTML report ask the judge, not
+ * the compare table.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,6 +26,30 @@
 #include "stats.h"
 #include "verdict.h"
 #include "xmalloc.h"
+
+double
+report_threshold(const struct report *r, const struct report_opts *o, size_t base)
+{
+	return o->threshold >= 0 ? o->threshold : r->series[base].threshold >= 0 ?
+	    r->series[base].threshold : VERDICT_THRESHOLD;
+}
+
+int
+report_regression_counts(const struct report *r, size_t s, size_t b,
+    const struct rcell *cell)
+{
+	const char *list = r->series[s].regmetrics ? r->series[s].regmetrics :
+	    r->series[b].regmetrics;
+	char *name;
+	int in;
+
+	if (list == NULL)
+		return strchr(cell->metric, ':') == NULL;	/* a monitor's: secondary */
+	name = xasprintf(" %s.%s ", cell->bench, cell->metric);
+	in = strstr(list, name) != NULL;
+	free(name);
+	return in;
+}
 
 double
 report_fdr(const struct report *r, size_t base)

@@ -201,8 +201,6 @@ int	report_table_matrix(const struct report *r, const struct report_opts *o,
 /* Flag in in[] (r->ncells) the cells the matrix grids show (a (bench,
  * metric) over two or more swept parameters); how many. */
 size_t	report_matrix_cells(const struct report *r, unsigned char *in);
-/* The threshold in percent: --threshold, the plan's, or 5. */
-double	report_threshold(const struct report *r, const struct report_opts *o, size_t base);
 
 /* --- Judging (report-judge.c) ----------------------------------------------- */
 
@@ -258,6 +256,13 @@ struct rjudged {
 	size_t		 ncells, nseries;
 };
 
+/* The threshold in percent: --threshold, the plan's, or VERDICT_THRESHOLD. */
+double	report_threshold(const struct report *r, const struct report_opts *o, size_t base);
+/* Whether a worse change of series s against b at cell counts as a
+ * regression: its metric is in the plan's regression.metrics (the
+ * compared run's plan's list, else the baseline's; none lists every). */
+int	report_regression_counts(const struct report *r, size_t s, size_t b,
+	    const struct rcell *cell);
 /* The regression.fdr of the baseline's run plan, else REPORT_DEFAULT_FDR. */
 double	report_fdr(const struct report *r, size_t base);
 /*
@@ -286,11 +291,6 @@ void	report_judged_release(struct rjudged *j);
 /* Each series' mean and rsd per point, for a run with nothing to compare. */
 int	report_table_summary(const struct report *r, const struct report_opts *o,
 	    size_t base, struct rgrids *gs, char **err);
-/* Whether a worse change of series s against b at cell counts as a
- * regression: its metric is in the plan's regression.metrics (the
- * compared run's plan's list, else the baseline's; none lists every). */
-int	report_regression_counts(const struct report *r, size_t s, size_t b,
-	    const struct rcell *cell);
 /*
  * The compare table (one row per point and compared pair, with a geomean
  * row per pair and (bench, metric)), then the regressions grid when there
