@@ -82,7 +82,8 @@ struct report_opts {
  * -1, no samples table. */
 void	report_opts_init(struct report_opts *o);
 
-/* Parse names as the command line spells them; -1 for an unknown name. */
+/* Parse names as the command line spells them; -1 for an unknown name.
+ * The table names are those of the registry in src/report/render.c. */
 int	report_format_parse(const char *s, enum report_format *out);
 int	report_table_parse(const char *s, enum report_table *out);
 

@@ -1,8 +1,8 @@
 /*
  * report.c: read run directories into series and cells, and write the
  * tables in text, Markdown, CSV or JSON through the grid's writers
- * (out/rgrid.c).  The tables themselves are built in the files of
- * src/report/.
+ * (out/rgrid.c).  The tables themselves are built in src/report/, one
+ * file a table, chosen through the registry in report/render.c.
  *
  * Reading is one pass over trials.jsonl (trialread.h); only
  * a line's value is kept (not its samples, unless report_keep_samples()
@@ -62,21 +62,6 @@ report_format_parse(const char *s, enum report_format *out)
 		*out = REPORT_MD;
 		return 0;
 	}
-	return -1;
-}
-
-int
-report_table_parse(const char *s, enum report_table *out)
-{
-	static const char *const names[] = { "auto", "lmbench", "delta", "compare", "all",
-		"matrix", "summary", "profile", "kernel", "failures", "compact" };
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*out = (enum report_table)i;
-			return 0;
-		}
 	return -1;
 }
 
@@ -857,151 +842,15 @@ partial_grid(const struct report *r)
 	return g;
 }
 
-/* Whether series set[] (nset of them) has point (bench, params) of cell c. */
-static int
-side_has(const struct report *r, const size_t *set, size_t nset, size_t c)
-{
-	size_t i, d;
-
-	for (d = 0; d < r->ncells; d++) {
-		if (strcmp(r->cells[d].bench, r->cells[c].bench) != 0 ||
-		    strcmp(r->cells[d].params, r->cells[c].params) != 0)
-			continue;
-		for (i = 0; i < nset; i++)
-			if (report_vals(r, set[i], d) != NULL)
-				return 1;
-	}
-	return 0;
-}
-
-/*
- * What one side of a compare has, briefly: "lab-03/base (plan
- * tlb-flush-range) has munmap (4 points)", the first benchmarks and how
- * many more.  set[] are the side's series.
- */
-static void
-side_text(struct strbuf *sb, const struct report *r, const size_t *set, size_t nset)
-{
-	struct strv benches = STRV_INIT;
-	size_t *npoints = NULL, cap = 0, c, d, b, total = 0;
-	const struct rseries *first = &r->series[set[0]];
-
-	for (c = 0; c < r->ncells; c++) {
-		/* a point counts once, at its first cell */
-		for (d = 0; d < c; d++)
-			if (strcmp(r->cells[d].bench, r->cells[c].bench) == 0 &&
-			    strcmp(r->cells[d].params, r->cells[c].params) == 0)
-				break;
-		if (d < c || !side_has(r, set, nset, c))
-			continue;
-		b = strv_push_unique(&benches, r->cells[c].bench);
-		if (b >= cap) {
-			size_t old = cap;
-
-			xgrow(&npoints, &cap, b + 1, sizeof(*npoints));
-			memset(npoints + old, 0, (cap - old) * sizeof(*npoints));
-		}
-		npoints[b]++;
-		total++;
-	}
-	strbuf_addstr(sb, first->name);
-	if (nset > 1)
-		strbuf_addf(sb, " and %zu more series", nset - 1);
-	strbuf_addf(sb, " (run %s, plan %s) has ", first->run, first->plan ? first->plan :
-	    "unknown");
-	if (total == 0)
-		strbuf_addstr(sb, "no points");
-	for (b = 0; b < benches.n && b < 3; b++)
-		strbuf_addf(sb, "%s%s (%zu point%s)", b ? ", " : "", benches.v[b], npoints[b],
-		    npoints[b] == 1 ? "" : "s");
-	if (benches.n > 3)
-		strbuf_addf(sb, " and %zu more benchmarks (%zu points in all)", benches.n - 3,
-		    total);
-	strv_clear(&benches);
-	free(npoints);
-}
-
-/*
- * Whether the compare table's pairs share a point: some (cell, pair) has
- * values on both sides.  When none does, *err says what each side has.
- */
-static int
-common_points(const struct report *r, size_t base, char **err)
-{
-	size_t *pairs = report_pairs(r, base, NULL), *bset, *sset, nb = 0, ns = 0, s, c;
-	struct strbuf sb;
-	int common = 1;
-
-	/* nothing to compare at all is the compare table's to say */
-	for (s = 0; s < r->nseries; s++)
-		if (pairs[s] != (size_t)-1)
-			common = 0;
-	for (s = 0; s < r->nseries && !common; s++)
-		for (c = 0; pairs[s] != (size_t)-1 && c < r->ncells && !common; c++)
-			common = report_vals(r, pairs[s], c) != NULL && report_vals(r, s, c) != NULL;
-	if (common || err == NULL) {
-		free(pairs);
-		return common;
-	}
-	bset = xcalloc(r->nseries, sizeof(*bset));
-	sset = xcalloc(r->nseries, sizeof(*sset));
-	for (s = 0; s < r->nseries; s++) {
-		if (pairs[s] == (size_t)-1)
-			bset[nb++] = s;
-		else
-			sset[ns++] = s;
-	}
-	strbuf_init(&sb, 0);
-	strbuf_addstr(&sb, "no points in common: ");
-	side_text(&sb, r, bset, nb);
-	if (ns > 0) {
-		strbuf_addstr(&sb, "; ");
-		side_text(&sb, r, sset, ns);
-	}
-	*err = strbuf_detach(&sb, NULL);
-	free(bset);
-	free(sset);
-	free(pairs);
-	return 0;
-}
-
-/*
- * The default tables of runs to compare: the matrix grids of the metrics
- * swept over two parameters, the compact compare of the other points, then
- * the regressions of both.  The number of regressions, or -1.
- */
-static int
-default_compare(const struct report *r, const struct report_opts *o, size_t base,
-    struct rgrids *gs, char **err)
-{
-	unsigned char *in = xcalloc(r->ncells + 1, 1);
-	size_t c, nin = report_matrix_cells(r, in);
-	int n = -1;
-
-	if (nin > 0 && report_table_matrix(r, o, base, gs, err) < 0)
-		goto out;
-	if (nin < r->ncells) {
-		for (c = 0; c < r->ncells; c++)
-			in[c] = !in[c];
-		if (report_table_compact(r, o, base, in, gs, err) < 0)
-			goto out;
-	}
-	n = report_table_regressions(r, o, base, NULL, gs, err);
-out:
-	free(in);
-	return n;
-}
-
 /* report_render(); partial: whether the partial runs' lines come first. */
 static int
 render_grids(const struct report *r, const struct report_opts *o, int partial, FILE *out,
     char **err)
 {
 	struct rgrids gs = { NULL, 0, 0 };
-	enum report_table t = o->table;
 	struct rgrid *pg = NULL, *eg = NULL, *tg = NULL, *gg = NULL;
 	size_t base = 0, i, ntop, notes = 0;
-	int regressions = 0, n, first = 1, ret = -1;
+	int regressions = 0, first = 1, ret = -1;
 
 	if (r->nseries == 0) {
 		*err = xstrdup("no trial lines in the runs given");
@@ -1014,9 +863,6 @@ render_grids(const struct report *r, const struct report_opts *o, int partial, F
 		    "(report_keep_samples())");
 		return -1;
 	}
-	if ((t == REPORT_TABLE_COMPARE || t == REPORT_TABLE_COMPACT) &&
-	    !common_points(r, base, err))
-		return -1;
 	if (partial && (eg = report_env_grid(r, base)) != NULL)
 		rgrids_add(&gs, eg);	/* the environment's differences, first */
 	if (partial && (gg = report_group_grid(r)) != NULL)
@@ -1025,81 +871,8 @@ render_grids(const struct report *r, const struct report_opts *o, int partial, F
 		rgrids_add(&gs, pg);	/* first: the top of the report */
 	if (partial && (tg = report_tune_grid(r)) != NULL)
 		rgrids_add(&gs, tg);
-	if (t == REPORT_TABLE_AUTO) {
-		int fallback;
-
-		free(report_pairs(r, base, &fallback));
-		/* lmbench's tables; else variants or runs compared (when they
-		 * share a point): the matrix of a two-axis sweep, the compact
-		 * compare of the other points; else a summary of each series,
-		 * and the matrix of a sweep */
-		if (report_has_lmbench(r))
-			t = REPORT_TABLE_LMBENCH;
-		else if (r->nseries > 1 && !fallback && common_points(r, base, NULL)) {
-			if ((n = default_compare(r, o, base, &gs, err)) < 0)
-				goto out;
-			regressions += n;
-		} else {
-			/* nothing measured (every trial failed): the failures say why */
-			if ((r->ncells > 0 || !report_has_failures(r)) &&
-			    report_table_summary(r, o, base, &gs, err) != 0)
-				goto out;
-			if (report_table_matrix(r, o, base, &gs, err) < 0)
-				goto out;
-		}
-	}
-	if (t == REPORT_TABLE_LMBENCH || (t == REPORT_TABLE_ALL && report_has_lmbench(r))) {
-		if (report_table_lmbench(r, o, &gs, err) != 0)
-			goto out;
-	}
-	if (t == REPORT_TABLE_SUMMARY || t == REPORT_TABLE_ALL) {
-		if (report_table_summary(r, o, base, &gs, err) != 0)
-			goto out;
-	}
-	if (t == REPORT_TABLE_DELTA || (t == REPORT_TABLE_ALL && r->nseries > 1)) {
-		/* among the compare and matrix tables, their sign: + the value grew */
-		if (report_table_delta(r, o, base, t == REPORT_TABLE_ALL, &gs, err) != 0)
-			goto out;
-	}
-	if (t == REPORT_TABLE_MATRIX || t == REPORT_TABLE_ALL) {
-		if ((n = report_table_matrix(r, o, base, &gs, err)) < 0)
-			goto out;
-		if (n > 0 && t == REPORT_TABLE_MATRIX) {
-			*err = xstrdup("no metric was measured over two swept parameters "
-			    "(e.g. threads and pages)");
-			goto out;
-		}
-	}
-	if (t == REPORT_TABLE_COMPARE || (t == REPORT_TABLE_ALL && r->nseries > 1 &&
-	    common_points(r, base, NULL))) {
-		if ((n = report_table_compare(r, o, base, &gs, err)) < 0)
-			goto out;
-		regressions += n;
-	}
-	if (t == REPORT_TABLE_COMPACT) {
-		if (report_table_compact(r, o, base, NULL, &gs, err) < 0 ||
-		    (n = report_table_regressions(r, o, base, NULL, &gs, err)) < 0)
-			goto out;
-		regressions += n;
-	}
-	if (o->samples && report_table_samples(r, o, &gs, err) != 0)
+	if ((regressions = report_tables_build(r, o, base, &gs, err)) < 0)
 		goto out;
-	if (t == REPORT_TABLE_PROFILE || (report_has_profile(r) && (t == REPORT_TABLE_ALL ||
-	    o->table == REPORT_TABLE_AUTO))) {
-		if (report_table_profile(r, o, base, &gs, err) != 0)
-			goto out;
-	}
-	if (t == REPORT_TABLE_KERNEL || (report_has_kernel(r) && t != REPORT_TABLE_PROFILE)) {
-		if (report_table_kernel(r, o, base, &gs, err) != 0)
-			goto out;
-	}
-	if (t == REPORT_TABLE_FAILURES || (report_has_failures(r) && (t == REPORT_TABLE_ALL ||
-	    o->table == REPORT_TABLE_AUTO))) {
-		if (report_table_failures(r, &gs) != 0 && t == REPORT_TABLE_FAILURES) {
-			*err = xstrdup("no trial failed in the runs given");
-			goto out;
-		}
-	}
 	ntop = (eg != NULL) + (pg != NULL) + (tg != NULL) + (gg != NULL);	/* not data */
 	if (gs.n == ntop) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "

@@ -374,6 +374,17 @@ int	report_has_lmbench(const struct report *r);
 const char *report_lmbench_name(const struct rcell *c);
 
 
+/* --- The registry of tables (render.c) -------------------------------------- */
+
+/*
+ * The grids of o->table (with "auto" and "all" choosing among the tables
+ * that have data, and the tables every report adds: --samples, the
+ * kernel's trouble) into gs, in the registry's order.  Returns the
+ * significant regressions the tables counted, or -1 with *err.
+ */
+int	report_tables_build(const struct report *r, const struct report_opts *o,
+	    size_t base, struct rgrids *gs, char **err);
+
 /* --- Notes (notes.c) -------------------------------------------------------- */
 
 #define REPORT_MAX_CELL_NOTES	16	/* distinct notes kept per (series, cell) */

@@ -279,6 +279,35 @@ test_groups(void)
 	free(dir);
 }
 
+/* --table: every name of the registry (render.c), and only those. */
+static void
+test_table_names(void)
+{
+	static const struct {
+		const char		*name;
+		enum report_table	 t;
+	} names[] = {
+		{ "auto", REPORT_TABLE_AUTO }, { "lmbench", REPORT_TABLE_LMBENCH },
+		{ "delta", REPORT_TABLE_DELTA }, { "compare", REPORT_TABLE_COMPARE },
+		{ "all", REPORT_TABLE_ALL }, { "matrix", REPORT_TABLE_MATRIX },
+		{ "summary", REPORT_TABLE_SUMMARY }, { "profile", REPORT_TABLE_PROFILE },
+		{ "kernel", REPORT_TABLE_KERNEL }, { "failures", REPORT_TABLE_FAILURES },
+		{ "compact", REPORT_TABLE_COMPACT },
+	};
+	enum report_table t;
+	size_t i, good = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		/* another table first, so that a parse that writes nothing fails */
+		t = names[i].t == REPORT_TABLE_ALL ? REPORT_TABLE_AUTO : REPORT_TABLE_ALL;
+		good += report_table_parse(names[i].name, &t) == 0 && t == names[i].t;
+	}
+	is_int((int)good, (int)(sizeof(names) / sizeof(names[0])),
+	    "every table name parses to its table");
+	ok(report_table_parse("samples", &t) != 0 && report_table_parse("", &t) != 0 &&
+	    report_table_parse("Compare", &t) != 0, "samples (an option), empty and Compare do not");
+}
+
 int
 main(void)
 {
@@ -294,6 +323,7 @@ main(void)
 	log_set_level(LOG_LEVEL_QUIET);
 	test_notes();
 	test_groups();
+	test_table_names();
 
 	/* Delta lines: the mail's, then the sign rules. */
 	out = report_delta_line("fork", 166, 187, 0);
