@@ -90,7 +90,8 @@ void	rgrid_notes_md_marks(const struct rgrid *g, FILE *out, size_t row, size_t c
 /* HTML: a cell's marks with the texts as tooltips; the list under a table. */
 void	rgrid_notes_html_marks(FILE *out, const struct rgrid *g, size_t row, size_t col);
 void	rgrid_notes_html_list(FILE *out, const struct rgrid *g);
-/* Forget the marks of a row (rgrid_free_row()); free them all (rgrid_free()). */
+/* Forget the marks of a row (rgrid_free_row()); free them all (rgrid_free();
+ * g may be NULL). */
 void	rgrid_notes_drop_row(struct rgrid *g, size_t row);
 void	rgrid_notes_free(struct rgrid *g);
 

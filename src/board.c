@@ -232,6 +232,8 @@ console_main(void *arg)
 static void
 console_free(struct board_console *c)
 {
+	if (c == NULL)
+		return;
 	if (c->fd >= 0)
 		close(c->fd);
 	close(c->file);

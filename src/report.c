@@ -136,9 +136,9 @@ report_free(struct report *r)
 		free(r->runs[i].hosts);
 	}
 	free(r->runs);
-	report_profile_free(r);
-	report_kernel_free(r);
-	report_failures_free(r);
+	report_profile_release(r);
+	report_kernel_release(r);
+	report_failures_release(r);
 	strv_clear(&r->unlike);
 	free(r->series);
 	free(r->cells);

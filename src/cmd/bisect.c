@@ -98,6 +98,8 @@ struct values {
 static void
 want_free(struct want *w)
 {
+	if (w == NULL)
+		return;
 	strv_free(w->keys, w->nparams);
 	strv_free(w->vals, w->nparams);
 	free(w->bench);

@@ -210,6 +210,8 @@ rgrid_notes_free(struct rgrid *g)
 {
 	size_t k;
 
+	if (g == NULL)
+		return;
 	for (k = 0; k < g->marks_cap; k++)
 		free(g->marks[k]);
 	free(g->marks);

@@ -72,11 +72,11 @@ report_failure_add(struct report *r, size_t s, const char *bench, const char *pa
 }
 
 void
-report_failures_free(struct report *r)
+report_failures_release(struct report *r)
 {
 	size_t i;
 
-	if (r->fails == NULL)
+	if (r == NULL || r->fails == NULL)
 		return;
 	for (i = 0; i < r->fails->n; i++) {
 		free(r->fails->f[i].bench);

@@ -388,8 +388,10 @@ cmp_build(struct cmp *m, const struct report *r, const struct report_opts *o, si
 }
 
 static void
-cmp_free(struct cmp *m)
+cmp_release(struct cmp *m)
 {
+	if (m == NULL)
+		return;
 	free(m->row);
 }
 
@@ -1163,8 +1165,10 @@ slot_of(const struct rvals *v, struct slot *sl)
 }
 
 static void
-slot_free(struct slot *sl)
+slot_release(struct slot *sl)
 {
+	if (sl == NULL)
+		return;
 	free(sl->x);
 	free(sl->out);
 }
@@ -1184,8 +1188,10 @@ trials_release(struct trials *t, size_t nslots)
 {
 	size_t i;
 
+	if (t == NULL)
+		return;
 	for (i = 0; i < nslots; i++)
-		slot_free(&t->slots[i]);
+		slot_release(&t->slots[i]);
 	free(t->slots);
 	free(t->ord);
 }
@@ -1988,7 +1994,7 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	verdict_box(out, r, base, &m, gs, &ht);
 	changes_table(out, r, base, &m);
 	if (charts(out, r, o, &m, &chart) != 0) {
-		cmp_free(&m);
+		cmp_release(&m);
 		return -1;
 	}
 	fputs("<section id=\"tables\"><h2>Tables</h2>\n", out);
@@ -2008,7 +2014,7 @@ report_html(const struct report *r, const struct report_opts *o, size_t base,
 	env_section(out, r);
 	fputs("<footer><p>Written by fleetmark report; a self-contained page (no scripts, "
 	    "no external resources).</p></footer>\n</body></html>\n", out);
-	cmp_free(&m);
+	cmp_release(&m);
 	return ferror(out) ? -1 : 0;
 }
 

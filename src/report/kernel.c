@@ -88,10 +88,12 @@ out:
 }
 
 void
-report_kernel_free(struct report *r)
+report_kernel_release(struct report *r)
 {
 	size_t i;
 
+	if (r == NULL)
+		return;
 	for (i = 0; i < r->nkernel; i++) {
 		free(r->kernel[i].bench);
 		free(r->kernel[i].params);

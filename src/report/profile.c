@@ -123,10 +123,12 @@ report_profile_add(struct report *r, size_t s, const char *bench, const char *pa
 }
 
 void
-report_profile_free(struct report *r)
+report_profile_release(struct report *r)
 {
 	size_t i, j;
 
+	if (r == NULL)
+		return;
 	for (i = 0; i < r->nprofs; i++) {
 		struct rprof *p = &r->profs[i];
 

@@ -328,7 +328,8 @@ int	report_profile_add(struct report *r, size_t s, const char *bench,
 	    const char *params, const json_t *prof);
 /* Sort each series' functions by hits, once a run is read. */
 void	report_profile_sort(struct report *r);
-void	report_profile_free(struct report *r);
+/* Free the profiles of r (not r); r may be NULL. */
+void	report_profile_release(struct report *r);
 int	report_has_profile(const struct report *r);
 /* Listing, change and absence grids for every point with profile lines;
  * -1 when no line has a profile. */
@@ -341,7 +342,8 @@ int	report_table_profile(const struct report *r, const struct report_opts *o,
 int	report_kernel_add(struct report *r, size_t s, const char *bench,
 	    const char *suite, const char *params, long long rep, const char *text,
 	    size_t len);
-void	report_kernel_free(struct report *r);
+/* Free the kernel log lines of r (not r); r may be NULL. */
+void	report_kernel_release(struct report *r);
 int	report_has_kernel(const struct report *r);
 /* The kernel log grid: one row per trial, kinds new against the baseline. */
 int	report_table_kernel(const struct report *r, const struct report_opts *o,
@@ -359,7 +361,8 @@ void	report_lmbench_notes(struct report *r, size_t s, const char *bench,
  */
 void	report_failure_add(struct report *r, size_t s, const char *bench,
 	    const char *params, const char *status, const char *message);
-void	report_failures_free(struct report *r);
+/* Free the failure counts of r (not r); r may be NULL. */
+void	report_failures_release(struct report *r);
 /* Why the last failed trial of series s at bench, with every "k=v" of
  * want, failed: "timeout: its message's first line" (a new string), or NULL. */
 char	*report_failure_why(const struct report *r, size_t s, const char *bench,
