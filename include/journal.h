@@ -60,19 +60,9 @@ struct plan_trial;
 
 #define JOURNAL_FORMAT		RUNDIR_FORMAT	/* of run.json and of every trial line */
 #define JOURNAL_TRIALS		RUNDIR_TRIALS	/* the file the journal appends to */
-#define JOURNAL_MAX_RUN_JSON	(64 * 1024 * 1024)	/* bytes of run.json read back */
 #define JOURNAL_LOG_LINE	4096	/* a host's stderr line is split past this */
 #define JOURNAL_BIG_FLEET	64	/* more hosts: run.json's host news held back */
 #define JOURNAL_BIG_MS		1000	/* ... for at most this long between writes */
-
-enum journal_status {
-	JOURNAL_RUNNING,	/* "running": in progress, or killed without a word */
-	JOURNAL_FINISHED,	/* "finished": every host done or failed */
-	JOURNAL_INTERRUPTED,	/* "interrupted": stopped by the user (^C, SIGTERM) */
-	JOURNAL_FAILED,		/* "failed": the controller gave up */
-	JOURNAL_DETACHED,	/* "detached": the hosts run it, the controller is
-				 * away (run --detach; collect gathers it) */
-};
 
 enum journal_host_status {
 	JOURNAL_HOST_PENDING,		/* "pending" */
@@ -84,7 +74,6 @@ enum journal_host_status {
 	JOURNAL_HOST_INTERRUPTED,	/* "interrupted" */
 };
 
-const char	*journal_status_name(enum journal_status st);
 const char	*journal_host_status_name(enum journal_host_status st);
 
 struct journal;

@@ -69,6 +69,23 @@ struct plan;
 							 * hosts/NAME.json read */
 #define RUNDIR_ENOTRUN		(-2)	/* rundir_load(): no run.json there */
 
+/*
+ * A run's "status" in run.json: the words every reader of a run directory
+ * (report, history, runref, archive, collect) compares with, written by
+ * the journal.
+ */
+enum journal_status {
+	JOURNAL_RUNNING,	/* "running": in progress, or killed without a word */
+	JOURNAL_FINISHED,	/* "finished": every host done or failed */
+	JOURNAL_INTERRUPTED,	/* "interrupted": stopped by the user (^C, SIGTERM) */
+	JOURNAL_FAILED,		/* "failed": the controller gave up */
+	JOURNAL_DETACHED,	/* "detached": the hosts run it, the controller is
+				 * away (run --detach; collect gathers it) */
+};
+
+/* The status's word in run.json ("running", "finished"...), "unknown" past them. */
+const char	*journal_status_name(enum journal_status st);
+
 /* --- Paths --------------------------------------------------------------------- */
 
 /* "DIR/NAME" for a file or directory at the top (RUNDIR_RUN_JSON...).  A

@@ -22,7 +22,6 @@
 #include "digest.h"
 #include "fsutil.h"
 #include "http.h"
-#include "journal.h"
 #include "log.h"
 #include "progress.h"
 #include "rundir.h"

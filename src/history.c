@@ -24,7 +24,6 @@
 #include "fsutil.h"
 #include "history.h"
 #include "history/history-int.h"
-#include "journal.h"
 #include "log.h"
 #include "rundir.h"
 #include "runref.h"

@@ -36,21 +36,9 @@
 
 #define DUMP_FLAGS	(JSON_COMPACT | JSON_REAL_PRECISION(15))
 
-static const char *const status_names[] = {
-	"running", "finished", "interrupted", "failed", "detached",
-};
-
 static const char *const host_status_names[] = {
 	"pending", "connecting", "deploying", "running", "done", "failed", "interrupted",
 };
-
-const char *
-journal_status_name(enum journal_status st)
-{
-	if ((unsigned)st >= sizeof(status_names) / sizeof(status_names[0]))
-		return "unknown";
-	return status_names[st];
-}
 
 const char *
 journal_host_status_name(enum journal_host_status st)

@@ -24,7 +24,6 @@
 
 #include "csv.h"
 #include "fsutil.h"
-#include "journal.h"
 #include "log.h"
 #include "numfmt.h"
 #include "report/report-int.h"

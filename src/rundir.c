@@ -27,6 +27,20 @@
 #include "utf8.h"
 #include "xmalloc.h"
 
+/* --- Status --------------------------------------------------------------------- */
+
+static const char *const status_names[] = {
+	"running", "finished", "interrupted", "failed", "detached",
+};
+
+const char *
+journal_status_name(enum journal_status st)
+{
+	if ((unsigned)st >= sizeof(status_names) / sizeof(status_names[0]))
+		return "unknown";
+	return status_names[st];
+}
+
 /* --- Paths ---------------------------------------------------------------------- */
 
 char *

@@ -26,7 +26,6 @@
 #include "clock.h"
 #include "cmd.h"
 #include "detach.h"
-#include "journal.h"
 #include "log.h"
 #include "run.h"
 #include "rundir.h"
