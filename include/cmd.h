@@ -31,6 +31,8 @@
 #define CMD_EXIT_PARTIAL	3	/* finished, some hosts or trials failed */
 #define CMD_EXIT_REGRESSION	4	/* a significant regression was found */
 #define CMD_EXIT_RUNNING	5	/* a detached run goes on: collect again later */
+#define CMD_EXIT_INTERRUPTED	130	/* stopped by SIGINT or SIGTERM: 128 + SIGINT,
+					 * as shells report it */
 
 #define CMD_HELP_WIDTH		80	/* help text is wrapped to this many columns */
 

@@ -32,7 +32,7 @@
  *			or it was not reached (`fleetmark collect` goes on)
  *
  * The exit status (session_exit()): 1 (CMD_EXIT_ERROR) for failed, 130
- * (SESSION_EXIT_INTERRUPTED) for interrupted, 5 (CMD_EXIT_RUNNING) for
+ * (CMD_EXIT_INTERRUPTED) for interrupted, 5 (CMD_EXIT_RUNNING) for
  * detached; for finished, 0 when every
  * host is done and no trial failed, else 3 (CMD_EXIT_PARTIAL).  A command
  * may say more (a regression, a failed push).
@@ -58,8 +58,6 @@ struct trial_done;
 struct plan;
 struct run_summary;
 struct rundir_run;
-
-#define SESSION_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
 
 /* What is run; borrowed, and must outlive the session. */
 struct session_config {

@@ -284,7 +284,7 @@ session_exit_status(enum journal_status st, const struct run_summary *sum)
 	size_t i;
 
 	if (st == JOURNAL_INTERRUPTED)
-		return SESSION_EXIT_INTERRUPTED;
+		return CMD_EXIT_INTERRUPTED;
 	if (st == JOURNAL_DETACHED)
 		return CMD_EXIT_RUNNING;
 	if (st != JOURNAL_FINISHED)

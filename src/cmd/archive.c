@@ -21,8 +21,6 @@
 #include "strv.h"
 #include "xmalloc.h"
 
-#define CMD_EXIT_INTERRUPTED	130	/* 128 + SIGINT, as shells report it */
-
 /* SIGINT and SIGTERM stop the transfer cleanly (archive_cancel()); a second one exits. */
 static void
 on_signal(int sig)

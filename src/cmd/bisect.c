@@ -68,7 +68,6 @@
 #define BISECT_BAD		1
 #define BISECT_SKIP		125
 #define BISECT_ABORT		128
-#define BISECT_INTERRUPTED	130
 #define DEFAULT_RESULTS		"results"
 #define DEFAULT_WAIT_MS		300000
 #define DEFAULT_TRIES		2
@@ -884,7 +883,7 @@ bisect_main(int argc, char **argv)
 		goto fail;
 	if (run_stop_requested()) {
 		log_error("interrupted");
-		code = BISECT_INTERRUPTED;
+		code = CMD_EXIT_INTERRUPTED;
 		goto out;
 	}
 	printf("bisect-run %s %s%s%s\n", shortc, b.line && (code != BISECT_SKIP ||

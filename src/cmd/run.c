@@ -74,7 +74,7 @@ on_signal(int sig)
 
 		(void)n;
 		proc_groups_end_all();	/* _exit skips atexit: jumps and hooks too */
-		_exit(SESSION_EXIT_INTERRUPTED);
+		_exit(CMD_EXIT_INTERRUPTED);
 	}
 	run_request_stop();
 }
@@ -993,7 +993,7 @@ run_finish(const struct run_opts *o, const struct plan *p, struct session *s,
 	code = session_exit(s);
 	if (failed)
 		code = CMD_EXIT_ERROR;
-	else if (code == SESSION_EXIT_INTERRUPTED)
+	else if (code == CMD_EXIT_INTERRUPTED)
 		log_error("interrupted: %zu trials not run; `fleetmark run --resume %s` runs "
 		    "them", session_summary(s)->not_run, session_dir(s));
 	else if (code != CMD_EXIT_ERROR && regressions > 0)

@@ -262,12 +262,12 @@ main(void)
 	hosts[0].status = JOURNAL_HOST_FAILED;
 	is_int(session_exit_status(JOURNAL_FINISHED, &sum), CMD_EXIT_PARTIAL,
 	    "finished, a host given up: 3");
-	is_int(session_exit_status(JOURNAL_INTERRUPTED, &sum), SESSION_EXIT_INTERRUPTED,
+	is_int(session_exit_status(JOURNAL_INTERRUPTED, &sum), CMD_EXIT_INTERRUPTED,
 	    "interrupted: 130");
 	is_int(session_exit_status(JOURNAL_FAILED, &sum), CMD_EXIT_ERROR, "failed: 1");
 	is_int(session_exit_status(JOURNAL_RUNNING, &sum), CMD_EXIT_ERROR,
 	    "still running (never ended): 1");
-	is_int(SESSION_EXIT_INTERRUPTED, 130, "130 is 128 + SIGINT");
+	is_int(CMD_EXIT_INTERRUPTED, 130, "130 is 128 + SIGINT");
 	if ((tmp = tap_tmpdir("fm-session")) == NULL) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
