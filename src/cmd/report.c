@@ -5,16 +5,21 @@
  * offline from run directories.  A RUN or REF is a run directory, a run id under the
  * results directory, `latest` (the newest run there), an archive run
  * URL/RUNID or URL/latest, a label, or a run group group:ID or
- * URL/group:ID (every run of the group; runref.h).  `compare A B` comes
- * here too (argv[0] "compare"): A is then a run first (a label too), and
- * `report --baseline REF` tries the series of its runs before a label.
- * When the baseline is a run, a RUN `latest` is the newest other run of
- * its plan.
+ * URL/group:ID (every run of the group; runref.h).
+ *
+ * `fleetmark compare A B [report options]` is here too, as the second
+ * entry (cmd_compare, at the end): the report with A as the baseline and
+ * B against it (the compare table unless --table says otherwise).
+ * compare_main() hands report_main() "--table compare --baseline A B",
+ * with argv[0] "compare": A is then a run first (a label too), where
+ * `report --baseline REF` tries the series of its runs before a label;
+ * B `latest` is the newest other run of A's plan.  When the baseline is a
+ * run, a RUN `latest` is the newest other run of its plan.
  *
  * Exit: 0; 1 a run could not be read or the output written; 2 bad usage
  * (unknown table or format, an ambiguous label, runs with no point in
- * common...); 4 with --baseline, a significant regression in the compare
- * table.
+ * common...); 4 with --baseline (or compare), a significant regression in
+ * the compare table.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -243,7 +248,7 @@ static const struct cmd_option report_own_options[] = {
 	{ 0, NULL, NULL, NULL, NULL }
 };
 
-/* Shared with compare (cmd-compare.c), which gives the baseline itself. */
+/* Shared with compare (below), which gives the baseline itself. */
 const struct cmd_option cmd_report_options[] = {
 	{ 't', "table", "TABLE", "lmbench, delta, compare, compact (the compare in a table "
 	    "per pair, narrow), matrix, summary, profile, kernel, failures, or all (every table "
@@ -309,4 +314,73 @@ const struct cmd_entry cmd_report = {
 	"tables from run directories (offline)",
 	report_main,
 	&report_help,
+};
+
+/* --- compare A B: report with A as the baseline ----------------------------- */
+
+static int
+compare_main(int argc, char **argv)
+{
+	char **av;
+	int i, n = 0, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return cmd_help_print(&cmd_compare, stdout) == 0 ? CMD_EXIT_OK :
+			    CMD_EXIT_ERROR;
+	}
+	if (argc < 3 || argv[1][0] == '-' || argv[2][0] == '-')
+		return cmd_usage(&cmd_compare, 0);
+	/* report --table compare [options...] --baseline A B: A and B are the
+	 * first two arguments, options may follow them. */
+	av = xcalloc((size_t)argc + 4, sizeof(*av));
+	av[n++] = (char *)cmd_compare.name;	/* report's errors then name compare */
+	av[n++] = "--table";
+	av[n++] = "compare";
+	av[n++] = "--baseline";
+	av[n++] = argv[1];
+	for (i = 2; i < argc; i++)
+		av[n++] = argv[i];
+	rc = report_main(n, av);
+	free(av);
+	return rc;
+}
+
+static const struct cmd_exit compare_exits[] = {
+	{ 0, "no significant regression" },
+	{ 1, "a run could not be read, or the output written" },
+	{ 2, "bad usage, nothing to compare" },
+	{ 4, "a significant regression of B against A" },
+	{ -1, NULL }
+};
+
+static const struct cmd_example compare_examples[] = {
+	{ "fleetmark compare results/RUN-A results/RUN-B", "each host of B against itself in A" },
+	{ "fleetmark compare RUN-A latest --format md", "against the newest run, for mail" },
+	{ "fleetmark compare group:night-1 group:night-2", "two nights of a fleet split "
+	    "between controllers" },
+	{ NULL, NULL }
+};
+
+static const struct cmd_help compare_help = {
+	"The report with A as the baseline and B against it: `fleetmark report "
+	"--table compare --baseline A B`, with report's options.  One row per point "
+	"and metric both have: each side's mean, rsd and number of trials, the change "
+	"(+ means the value grew), Welch's t-test p, and a mark: better or worse when "
+	"the change is significant by the verdict (p < 0.05 and its 95% interval "
+	"reaching the threshold); noisy names a side too noisy to judge.  A and B are "
+	"runs as report takes them: directories, run ids, latest (for B: the newest other "
+	"run of A's plan), archive URL/RUNID, a label (its newest run), or a run group "
+	"group:ID or URL/group:ID (its runs as one run).",
+	NULL, cmd_report_options, compare_exits, compare_examples,
+	"docs/reports.md (the compare table and the verdict), fleetmark report --help", 0
+};
+
+const struct cmd_entry cmd_compare = {
+	"compare",
+	"A B [--table T] [--format F] [--aggregate median|mean] [--samples] [--threshold PCT] "
+	"[--results DIR] [-o FILE]",
+	"report with A as the baseline and B against it",
+	compare_main,
+	&compare_help,
 };
