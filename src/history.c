@@ -30,95 +30,13 @@
 #include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "strmap.h"
 #include "strv.h"
 #include "trialread.h"
 #include "verdict.h"
 #include "xmalloc.h"
 
 #define LIST_MAX	12	/* names listed in a message */
-
-/* --- Maps of strings to indices -------------------------------------------- */
-
-struct smap {
-	char	**keys;		/* by slot; NULL: empty */
-	size_t	 *vals;
-	size_t	  size, n;	/* slots (a power of two), keys */
-};
-
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static size_t
-smap_slot(const struct smap *m, const char *k)
-{
-	size_t i = (size_t)hash_str(k) & (m->size - 1);
-
-	while (m->keys[i] != NULL && strcmp(m->keys[i], k) != 0)
-		i = (i + 1) & (m->size - 1);
-	return i;
-}
-
-/* The index of k, or HISTORY_NONE. */
-static size_t
-smap_get(const struct smap *m, const char *k)
-{
-	size_t i;
-
-	if (m->size == 0)
-		return HISTORY_NONE;
-	i = smap_slot(m, k);
-	return m->keys[i] != NULL ? m->vals[i] : HISTORY_NONE;
-}
-
-/* Map k (copied) to v. */
-static void
-smap_put(struct smap *m, const char *k, size_t v)
-{
-	size_t i, j;
-
-	if ((m->n + 1) * 2 > m->size) {
-		struct smap g = { NULL, NULL, m->size ? m->size * 2 : 64, m->n };
-
-		g.keys = xcalloc(g.size, sizeof(*g.keys));
-		g.vals = xcalloc(g.size, sizeof(*g.vals));
-		for (i = 0; i < m->size; i++)
-			if (m->keys[i] != NULL) {
-				j = smap_slot(&g, m->keys[i]);
-				g.keys[j] = m->keys[i];
-				g.vals[j] = m->vals[i];
-			}
-		free(m->keys);
-		free(m->vals);
-		*m = g;
-	}
-	i = smap_slot(m, k);
-	if (m->keys[i] == NULL) {
-		m->keys[i] = xstrdup(k);
-		m->n++;
-	}
-	m->vals[i] = v;
-}
-
-static void
-smap_free(struct smap *m)
-{
-	size_t i;
-
-	for (i = 0; i < m->size; i++)
-		free(m->keys[i]);
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
 
 static char **
 strv_dup(const char *const *v, size_t n)
@@ -158,7 +76,7 @@ struct row {
 struct rows {
 	struct row *v;
 	size_t	 n, cap;
-	struct smap map;	/* series key to index */
+	struct strmap map;	/* series key to index */
 };
 
 static void
@@ -174,7 +92,7 @@ rows_release(struct rows *rs)
 		strv_free(r->pvals, r->nparams);
 	}
 	free(rs->v);
-	smap_free(&rs->map);
+	strmap_release(&rs->map);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -210,7 +128,7 @@ rows_add(struct rows *rs, const char *text, const struct series_key *k, size_t n
 	r->pvals = strv_dup(pvals, nparams);
 	r->higher = higher;
 	r->sd = NAN;
-	smap_put(&rs->map, text, rs->n);
+	strmap_put(&rs->map, text, rs->n);
 	return &rs->v[rs->n++];
 }
 
@@ -236,7 +154,7 @@ on_line(const struct trial_line *l, void *arg)
 	k = (struct series_key){ l->host, l->variant, l->bench, c->params.buf, l->metric,
 	    l->unit };
 	series_key_text(&k, &c->key);
-	if ((i = smap_get(&c->rows->map, c->key.buf)) != HISTORY_NONE)
+	if ((i = strmap_get(&c->rows->map, c->key.buf)) != STRMAP_NONE)
 		r = &c->rows->v[i];
 	else
 		r = rows_add(c->rows, c->key.buf, &k, l->nparams, l->keys, l->vals,
@@ -691,9 +609,9 @@ drop_empty(struct history *h)
 /* What the second pass builds: the series by key, and names seen for messages. */
 struct build {
 	struct history	*h;
-	struct smap	 series;	/* encoded key to index into h->series, or SKIPPED */
+	struct strmap	 series;	/* encoded key to index into h->series, or SKIPPED */
 	size_t		 cap;		/* of h->series */
-	struct smap	 hosts, metrics;	/* seen in the plan's nights (all of them) */
+	struct strmap	 hosts, metrics;	/* seen in the plan's nights (all of them) */
 	size_t		*idx;		/* scratch: the series of each row */
 	size_t		 idx_cap;
 	int		 warned;	/* a host in two runs of a group, said */
@@ -728,12 +646,12 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 
 	xgrow(&b->idx, &b->idx_cap, n + 1, sizeof(*b->idx));
 	for (i = 0; i < n; i++) {
-		if ((k = smap_get(&b->series, v[i].key)) == HISTORY_NONE) {
+		if ((k = strmap_get(&b->series, v[i].key)) == STRMAP_NONE) {
 			if (history_cache_series(&s, v[i].key, v[i].unit) != 0)
 				return -1;
 			bm = xasprintf("%s.%s", s.key.bench, s.key.metric);
-			smap_put(&b->hosts, s.key.host, 0);
-			smap_put(&b->metrics, bm, 0);
+			strmap_put(&b->hosts, s.key.host, 0);
+			strmap_put(&b->metrics, bm, 0);
 			free(bm);
 			if (!host_wanted(o, s.key.host) || (o->metric != NULL &&
 			    !metric_wanted(o->metric, s.key.bench, s.key.metric))) {
@@ -745,7 +663,7 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 				k = h->nseries++;
 				h->series[k] = s;
 			}
-			smap_put(&b->series, v[i].key, k);
+			strmap_put(&b->series, v[i].key, k);
 		}
 		b->idx[i] = k;
 	}
@@ -776,15 +694,15 @@ add_nights(struct build *b, const struct history_opts *o, size_t run, const stru
 
 /* "a, b, c" of the keys of m, sorted, at most LIST_MAX of them. */
 static char *
-list_names(const struct smap *m)
+list_names(const struct strmap *m)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char **v = xcalloc(m->n + 1, sizeof(*v));
-	size_t i, n = 0;
+	const char *k;
+	size_t i = 0, n = 0;
 
-	for (i = 0; i < m->size; i++)
-		if (m->keys[i] != NULL)
-			v[n++] = m->keys[i];
+	while (strmap_next(m, &i, &k, NULL))
+		v[n++] = (char *)k;
 	strv_sort(v, n);
 	for (i = 0; i < n && i < LIST_MAX; i++)
 		strbuf_addf(&sb, "%s%s", i ? ", " : "", v[i]);
@@ -803,7 +721,7 @@ check_filters(struct build *b, const struct history_opts *o, char **err)
 	size_t i;
 
 	for (i = 0; i < o->nhosts; i++)
-		if (smap_get(&b->hosts, o->hosts[i]) == HISTORY_NONE) {
+		if (strmap_get(&b->hosts, o->hosts[i]) == STRMAP_NONE) {
 			names = list_names(&b->hosts);
 			*err = xasprintf("no host '%s' in the nights of plan '%s' (hosts: %s)",
 			    o->hosts[i], h->plan, names);
@@ -814,14 +732,12 @@ check_filters(struct build *b, const struct history_opts *o, char **err)
 		const char *p = o->metric;
 
 		while (*p) {
-			size_t len = strcspn(p, ","), j, found = 0;
+			size_t len = strcspn(p, ","), j = 0, found = 0;
+			const char *k;
 
-			for (j = 0; j < b->metrics.size && !found; j++) {
-				const char *k = b->metrics.keys[j];
-
-				found = k != NULL && ((strlen(k) == len && memcmp(k, p, len) == 0) ||
-				    (strlen(k) > len && memcmp(k, p, len) == 0 && k[len] == '.'));
-			}
+			while (!found && strmap_next(&b->metrics, &j, &k, NULL))
+				found = (strlen(k) == len && memcmp(k, p, len) == 0) ||
+				    (strlen(k) > len && memcmp(k, p, len) == 0 && k[len] == '.');
 			if (!found) {
 				names = list_names(&b->metrics);
 				*err = xasprintf("no metric '%.*s' in the nights of plan '%s' "
@@ -947,29 +863,30 @@ finished(const struct meta *m, const struct history_opts *o)
 static char *
 plans_list(const struct load *ld, size_t *nplans)
 {
-	struct smap plans = { NULL, NULL, 0, 0 };
+	struct strmap plans = STRMAP_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char **v;
+	const char *name;
 	size_t i, n = 0, k;
 
 	for (i = 0; i < ld->n; i++)
 		if (finished(&ld->m[i], ld->o))
-			smap_put(&plans, ld->m[i].plan, 0);
+			strmap_put(&plans, ld->m[i].plan, 0);
 	v = xcalloc(plans.n + 1, sizeof(*v));
-	for (i = 0; i < plans.size; i++)
-		if (plans.keys[i] != NULL)
-			v[n++] = plans.keys[i];
+	i = 0;
+	while (strmap_next(&plans, &i, &name, NULL))
+		v[n++] = (char *)name;
 	strv_sort(v, n);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < ld->n; k++)
 			if (finished(&ld->m[k], ld->o) && strcmp(ld->m[k].plan, v[i]) == 0)
-				smap_put(&plans, v[i], smap_get(&plans, v[i]) + 1);
-		k = smap_get(&plans, v[i]);
+				strmap_put(&plans, v[i], strmap_get(&plans, v[i]) + 1);
+		k = strmap_get(&plans, v[i]);
 		strbuf_addf(&sb, "%s%s (%zu run%s)", i ? ", " : "", v[i], k, k == 1 ? "" : "s");
 	}
 	*nplans = n;
 	free(v);
-	smap_free(&plans);
+	strmap_release(&plans);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -1025,7 +942,7 @@ choose_plan(struct load *ld, struct history *h, char **err)
 static struct meta **
 select_nights(struct load *ld, struct history *h, size_t *np)
 {
-	struct smap ids = { NULL, NULL, 0, 0 }, groups = { NULL, NULL, 0, 0 };
+	struct strmap ids = STRMAP_INIT, groups = STRMAP_INIT;
 	struct meta **v = xcalloc(ld->n + 1, sizeof(*v));
 	size_t i, n = 0, k;
 
@@ -1034,32 +951,32 @@ select_nights(struct load *ld, struct history *h, size_t *np)
 
 		if (!finished(m, ld->o) || strcmp(m->plan, h->plan) != 0)
 			continue;
-		if (m->id != NULL && smap_get(&ids, m->id) != HISTORY_NONE) {
+		if (m->id != NULL && strmap_get(&ids, m->id) != STRMAP_NONE) {
 			log_warn("%s: run %s is there twice; the other copy is read", m->where,
 			    m->id);
 			continue;
 		}
 		if (m->id != NULL)
-			smap_put(&ids, m->id, i);
+			strmap_put(&ids, m->id, i);
 		m->keep = 1;
 		v[n++] = m;
 	}
-	smap_free(&ids);
+	strmap_release(&ids);
 	/* a night starts with its first run */
 	for (i = 0; i < n; i++) {
 		v[i]->night_start = v[i]->start != NULL ? v[i]->start : "";
 		if (v[i]->group == NULL)
 			continue;
-		if ((k = smap_get(&groups, v[i]->group)) == HISTORY_NONE ||
+		if ((k = strmap_get(&groups, v[i]->group)) == STRMAP_NONE ||
 		    meta_order(v[i], v[k]) < 0)
-			smap_put(&groups, v[i]->group, i);
+			strmap_put(&groups, v[i]->group, i);
 	}
 	for (i = 0; i < n; i++)
 		if (v[i]->group != NULL) {
-			k = smap_get(&groups, v[i]->group);
+			k = strmap_get(&groups, v[i]->group);
 			v[i]->night_start = v[k]->start != NULL ? v[k]->start : "";
 		}
-	smap_free(&groups);
+	strmap_release(&groups);
 	qsort(v, n, sizeof(*v), cmp_meta);
 	*np = n;
 	return v;
@@ -1163,9 +1080,9 @@ load_nights(struct load *ld, struct history *h, char **err)
 		ret = check_filters(&b, ld->o, err);
 	free(nights);
 	free(b.idx);
-	smap_free(&b.series);
-	smap_free(&b.hosts);
-	smap_free(&b.metrics);
+	strmap_release(&b.series);
+	strmap_release(&b.hosts);
+	strmap_release(&b.metrics);
 	return ret;
 }
 
