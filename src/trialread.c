@@ -18,7 +18,7 @@
 #include "agentproto.h"
 #include "fleet.h"
 #include "rundir.h"
-#include "strv.h"
+#include "strmap.h"
 #include "trialread.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -26,55 +26,16 @@
 /* --- The done set ------------------------------------------------------------ */
 
 struct trial_done {
-	char	**slots;	/* "host\nkey", open addressing */
-	size_t	  cap;		/* a power of two */
-	size_t	  n;
+	struct strmap	set;	/* "host\nkey" (a host has no newline) */
 };
-
-static unsigned long long
-hash(const char *s)
-{
-	unsigned long long h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static char **
-done_slot(const struct trial_done *d, const char *hk)
-{
-	size_t i = (size_t)hash(hk) & (d->cap - 1);
-
-	while (d->slots[i] != NULL && strcmp(d->slots[i], hk) != 0)
-		i = (i + 1) & (d->cap - 1);
-	return &d->slots[i];
-}
 
 static void
 done_add(struct trial_done *d, const char *host, const char *key)
 {
-	char *hk = xasprintf("%s\n%s", host, key), **s;
-	size_t i;
+	char *hk = xasprintf("%s\n%s", host, key);
 
-	if ((d->n + 1) * 2 > d->cap) {
-		struct trial_done bigger = { NULL, d->cap ? d->cap * 2 : 1024, 0 };
-
-		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
-		for (i = 0; i < d->cap; i++)
-			if (d->slots[i] != NULL)
-				*done_slot(&bigger, d->slots[i]) = d->slots[i];
-		free(d->slots);
-		d->slots = bigger.slots;
-		d->cap = bigger.cap;
-	}
-	s = done_slot(d, hk);
-	if (*s != NULL) {
-		free(hk);
-		return;
-	}
-	*s = hk;
-	d->n++;
+	(void)strmap_add(&d->set, hk, 0);
+	free(hk);
 }
 
 int
@@ -83,10 +44,10 @@ trial_done_has(const struct trial_done *d, const char *host, const char *key)
 	char *hk;
 	int r;
 
-	if (d == NULL || d->n == 0)
+	if (d == NULL || d->set.n == 0)
 		return 0;
 	hk = xasprintf("%s\n%s", host, key);
-	r = *done_slot(d, hk) != NULL;
+	r = strmap_get(&d->set, hk) != STRMAP_NONE;
 	free(hk);
 	return r;
 }
@@ -94,16 +55,16 @@ trial_done_has(const struct trial_done *d, const char *host, const char *key)
 size_t
 trial_done_count(const struct trial_done *d, const char *host)
 {
-	size_t i, n = 0, hl;
+	const char *hk;
+	size_t i = 0, n = 0, hl;
 
 	if (d == NULL)
 		return 0;
 	if (host == NULL)
-		return d->n;
+		return d->set.n;
 	hl = strlen(host);
-	for (i = 0; i < d->cap; i++)
-		if (d->slots[i] != NULL && strncmp(d->slots[i], host, hl) == 0 &&
-		    d->slots[i][hl] == '\n')
+	while (strmap_next(&d->set, &i, &hk, NULL))
+		if (strncmp(hk, host, hl) == 0 && hk[hl] == '\n')
 			n++;
 	return n;
 }
@@ -113,7 +74,7 @@ trial_done_free(struct trial_done *d)
 {
 	if (d == NULL)
 		return;
-	strv_free(d->slots, d->cap);	/* NULLs where no slot is taken */
+	strmap_release(&d->set);
 	free(d);
 }
 
@@ -1301,7 +1262,7 @@ done_read(struct src *src, int finished, struct trial_done **out, struct trial_s
 		scan = &local;
 	r = read_lines(src, TRIAL_KEY | TRIAL_PARTS, group_line, &g, scan, err);
 	group_reset(&g);
-	scan->trials_ok = d->n;
+	scan->trials_ok = d->set.n;
 	if (r != 0) {
 		trial_done_free(d);
 		return -1;
