@@ -143,7 +143,7 @@ report_free(struct report *r)
 	free(r->cells);
 	free(r->vals);
 	free(r->vals_n);
-	free(r->ctab);
+	strmap_release(&r->cmap);
 	free(r);
 }
 
@@ -291,55 +291,16 @@ report_swept(const struct report *r, const size_t *cells, size_t ncells, struct 
 
 /* --- Cells ------------------------------------------------------------------ */
 
-static uint64_t
-hash3(const char *a, const char *b, const char *c)
-{
-	uint64_t h = 1469598103934665603ULL;
-	const char *s[3] = { a, b, c };
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		const unsigned char *p = (const unsigned char *)s[i];
-
-		while (*p)
-			h = (h ^ *p++) * 1099511628211ULL;
-		h = (h ^ 0x1f) * 1099511628211ULL;
-	}
-	return h;
-}
-
-static void
-ctab_insert(struct report *r, size_t idx)
-{
-	const struct rcell *c = &r->cells[idx];
-	size_t m = r->ctab_size - 1, i = hash3(c->bench, c->params, c->metric) & m;
-
-	while (r->ctab[i] != 0)
-		i = (i + 1) & m;
-	r->ctab[i] = idx + 1;
-}
-
 static size_t
 cell_get(struct report *r, const char *bench, const char *params, const char *metric,
     const char *unit, int higher)
 {
-	size_t i, m;
+	const char *key[3] = { bench, params, metric };
 	struct rcell *c;
+	size_t i;
 
-	if (r->ctab_size == 0 || (r->ncells + 1) * 2 > r->ctab_size) {
-		free(r->ctab);
-		r->ctab_size = r->ctab_size ? r->ctab_size * 2 : 256;
-		r->ctab = xcalloc(r->ctab_size, sizeof(*r->ctab));
-		for (i = 0; i < r->ncells; i++)
-			ctab_insert(r, i);
-	}
-	m = r->ctab_size - 1;
-	for (i = hash3(bench, params, metric) & m; r->ctab[i] != 0; i = (i + 1) & m) {
-		c = &r->cells[r->ctab[i] - 1];
-		if (strcmp(c->bench, bench) == 0 && strcmp(c->params, params) == 0 &&
-		    strcmp(c->metric, metric) == 0)
-			return r->ctab[i] - 1;
-	}
+	if ((i = strmap_addv(&r->cmap, key, 3, r->ncells)) != r->ncells)
+		return i;
 	xgrow(&r->cells, &r->cap_cells, r->ncells + 1, sizeof(*r->cells));
 	c = &r->cells[r->ncells];
 	c->bench = xstrdup(bench);
@@ -347,8 +308,7 @@ cell_get(struct report *r, const char *bench, const char *params, const char *me
 	c->metric = xstrdup(metric);
 	c->unit = xstrdup(unit ? unit : "");
 	c->higher = higher;
-	r->ctab[i] = ++r->ncells;
-	return r->ncells - 1;
+	return r->ncells++;
 }
 
 /* Keep a copy of a trial's samples in slot i of rv (report_keep_samples()). */

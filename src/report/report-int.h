@@ -13,6 +13,7 @@
 
 #include "report.h"
 #include "rgrid.h"
+#include "strmap.h"
 #include "strv.h"
 #include "verdict.h"
 
@@ -116,9 +117,7 @@ struct report {
 	size_t		 ncells, cap_cells;
 	struct rvals	**vals;		/* [series][cell], rows grown as needed */
 	size_t		*vals_n;	/* cells allocated in each series row */
-	/* cell lookup: open addressing over "bench\x1fparams\x1fmetric" */
-	size_t		*ctab;		/* index + 1, 0 empty */
-	size_t		 ctab_size;
+	struct strmap	 cmap;		/* (bench, params, metric) to cell: strmap_addv() */
 	struct rprof	*profs;		/* per (series, point) with profile lines */
 	size_t		 nprofs, cap_profs;
 	struct rkernel	*kernel;	/* trials with kernel log trouble */
