@@ -27,6 +27,7 @@
 #include "log.h"
 #include "rundir.h"
 #include "runref.h"
+#include "series.h"
 #include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
@@ -63,132 +64,19 @@ series_release(struct history_series *s)
 
 /* --- One run's series: its rows -------------------------------------------- */
 
-struct row {
-	struct series_key key;	/* owned */
-	char	**pkeys, **pvals;
-	size_t	 nparams;
-	int	 higher;
-	double	 mean, m2;	/* Welford's running mean and sum of squares */
-	double	 sd;		/* once the run is read */
-	size_t	 n;
-};
-
-struct rows {
-	struct row *v;
-	size_t	 n, cap;
-	struct strmap map;	/* series key to index */
-};
-
-static void
-rows_release(struct rows *rs)
-{
-	size_t i;
-
-	for (i = 0; i < rs->n; i++) {
-		struct row *r = &rs->v[i];
-
-		series_key_release(&r->key);
-		strv_free(r->pkeys, r->nparams);
-		strv_free(r->pvals, r->nparams);
-	}
-	free(rs->v);
-	strmap_release(&rs->map);
-	memset(rs, 0, sizeof(*rs));
-}
-
-/* "k=v,k=v" into sb. */
-static void
-params_text(struct strbuf *sb, size_t n, const char *const *k, const char *const *v)
-{
-	size_t i;
-
-	strbuf_reset(sb);
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			strbuf_addch(sb, ',');
-		strbuf_addstr(sb, k[i]);
-		strbuf_addch(sb, '=');
-		strbuf_addstr(sb, v[i] != NULL ? v[i] : "");
-	}
-}
-
-/* A new row for text (k's series_key_text()), its strings copied from the arguments. */
-static struct row *
-rows_add(struct rows *rs, const char *text, const struct series_key *k, size_t nparams,
-    const char *const *pkeys, const char *const *pvals, int higher)
-{
-	struct row *r;
-
-	xgrow(&rs->v, &rs->cap, rs->n + 1, sizeof(*rs->v));
-	r = &rs->v[rs->n];
-	memset(r, 0, sizeof(*r));
-	series_key_dup(&r->key, k);
-	r->nparams = nparams;
-	r->pkeys = strv_dup(pkeys, nparams);
-	r->pvals = strv_dup(pvals, nparams);
-	r->higher = higher;
-	r->sd = NAN;
-	strmap_put(&rs->map, text, rs->n);
-	return &rs->v[rs->n++];
-}
-
-struct lctx {
-	struct rows	*rows;
-	struct strbuf	 key, params;
-};
-
-/* A trial line: an ok trial with a value goes into its series' mean. */
+/* The series of the run directory dir into st, from its trials.jsonl. */
 static int
-on_line(const struct trial_line *l, void *arg)
+rows_read(const char *dir, struct series_store *st, char **err)
 {
-	struct lctx *c = arg;
-	struct series_key k;
-	struct row *r;
-	size_t i;
-	double d;
-
-	if (strcmp(l->status, "ok") != 0 || l->metric == NULL || !l->has_value ||
-	    !isfinite(l->value))
-		return 0;
-	params_text(&c->params, l->nparams, l->keys, l->vals);
-	k = (struct series_key){ l->host, l->variant, l->bench, c->params.buf, l->metric,
-	    l->unit };
-	series_key_text(&k, &c->key);
-	if ((i = strmap_get(&c->rows->map, c->key.buf)) != STRMAP_NONE)
-		r = &c->rows->v[i];
-	else
-		r = rows_add(c->rows, c->key.buf, &k, l->nparams, l->keys, l->vals,
-		    l->higher_better);
-	r->n++;
-	d = l->value - r->mean;
-	r->mean += d / (double)r->n;
-	r->m2 += d * (l->value - r->mean);
-	return 0;
-}
-
-/* The rows of the run directory dir, from its trials.jsonl. */
-static int
-rows_read(const char *dir, struct rows *rs, char **err)
-{
-	struct lctx c = { rs, STRBUF_INIT, STRBUF_INIT };
 	struct trial_scan scan;
 	char *path = rundir_path(dir, RUNDIR_TRIALS);
-	size_t i;
 	int r;
 
-	r = trialread_file(path, TRIAL_VARIANT | TRIAL_PARAMS | TRIAL_METRIC | TRIAL_VALUE,
-	    on_line, &c, &scan, err);
-	if (r == 0) {
-		if (scan.corrupt > 0)
-			log_warn("%s: %zu line%s, skipped (the first is line %zu: %s)", path,
-			    scan.corrupt, scan.corrupt == 1 ? " is not a trial line" :
-			    "s are not trial lines", scan.first_corrupt, scan.first_why);
-		for (i = 0; i < rs->n; i++)
-			rs->v[i].sd = rs->v[i].n > 1 ?
-			    sqrt(rs->v[i].m2 / (double)(rs->v[i].n - 1)) : NAN;
-	}
-	strbuf_release(&c.key);
-	strbuf_release(&c.params);
+	r = series_store_read(st, path, 0, NULL, NULL, &scan, err);
+	if (r == 0 && scan.corrupt > 0)
+		log_warn("%s: %zu line%s, skipped (the first is line %zu: %s)", path,
+		    scan.corrupt, scan.corrupt == 1 ? " is not a trial line" :
+		    "s are not trial lines", scan.first_corrupt, scan.first_why);
 	free(path);
 	return r;
 }
@@ -251,15 +139,15 @@ meta_from_run(struct meta *m, const struct rundir_run *r)
 }
 /* The cache lines of a run's rows, appended to sb; how many. */
 static size_t
-rows_text(const struct rows *rs, struct strbuf *sb)
+rows_text(const struct series_store *rs, struct strbuf *sb)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < rs->n; i++) {
-		const struct row *r = &rs->v[i];
+	for (i = 0; i < series_store_n(rs); i++) {
+		const struct series *r = series_store_at(rs, i);
 
 		if (history_cache_line(sb, &r->key, r->nparams, (const char *const *)r->pkeys,
-		    (const char *const *)r->pvals, r->higher, r->mean, r->sd, r->n) == 0)
+		    (const char *const *)r->pvals, r->higher, r->mean, series_sd(r), r->n) == 0)
 			n++;
 	}
 	return n;
@@ -1006,15 +894,14 @@ run_from_meta(struct history_run *r, const struct meta *m)
 static int
 read_nights(struct load *ld, struct build *b, size_t run, const struct meta *m, char **err)
 {
-	struct rows rs;
+	struct series_store *rs = series_store_new(0);
 	struct strbuf body = STRBUF_INIT;
 	struct nrow *v = NULL;
 	size_t n = 0;
 	int ret;
 
-	memset(&rs, 0, sizeof(rs));
-	if ((ret = rows_read(m->dir, &rs, err)) == 0) {
-		n = rows_text(&rs, &body);
+	if ((ret = rows_read(m->dir, rs, err)) == 0) {
+		n = rows_text(rs, &body);
 		cache_write(ld, m, &body, n);
 		/* the same text as a cached night's: the same bits */
 		if (history_cache_parse(body.buf, body.len, &v, &n) != 0 ||
@@ -1025,7 +912,7 @@ read_nights(struct load *ld, struct build *b, size_t run, const struct meta *m, 
 	}
 	free(v);
 	strbuf_release(&body);
-	rows_release(&rs);
+	series_store_free(rs);
 	return ret;
 }
 
