@@ -37,6 +37,9 @@ size_t	 strv_find(char *const *v, size_t n, const char *s);
 /* Sort v[0..n-1] in strcmp() order (n may be 0 with v NULL). */
 void	 strv_sort(char **v, size_t n);
 
+/* A copy of v[0..n-1] (NULL entries stay NULL), NULL-terminated. */
+char	**strv_dup(const char *const *v, size_t n);
+
 struct strv {
 	char	**v;		/* n strings and a NULL; NULL before the first push */
 	size_t	  n;

@@ -39,17 +39,6 @@
 
 #define LIST_MAX	12	/* names listed in a message */
 
-static char **
-strv_dup(const char *const *v, size_t n)
-{
-	char **o = xcalloc(n + 1, sizeof(*o));
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		o[i] = xstrdup_null(v[i]);
-	return o;
-}
-
 static void
 series_release(struct history_series *s)
 {

@@ -52,17 +52,6 @@ series_params_text(struct strbuf *sb, size_t n, const char *const *k, const char
 	}
 }
 
-static char **
-strs_copy(const char *const *v, size_t n)
-{
-	char **o = xcalloc(n + 1, sizeof(*o));
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		o[i] = xstrdup_null(v[i]);
-	return o;
-}
-
 /* The point id of a trial key "VARIANT/POINT-ID/REP", "" when it has none. */
 static char *
 key_point(const char *key)
@@ -82,8 +71,8 @@ series_new(struct series_store *st, const struct series_key *k, const struct tri
 
 	series_key_dup(&s->key, k);
 	s->nparams = l->nparams;
-	s->pkeys = strs_copy(l->keys, l->nparams);
-	s->pvals = strs_copy(l->vals, l->nparams);
+	s->pkeys = strv_dup(l->keys, l->nparams);
+	s->pvals = strv_dup(l->vals, l->nparams);
 	s->point = key_point(l->key);
 	s->higher = l->higher_better;
 	xgrow(&st->v, &st->cap, st->n + 1, sizeof(*st->v));
@@ -120,7 +109,7 @@ keep_value(struct series_store *st, struct series *s, const struct trial_line *l
 		x->nsamples = l->nsamples;
 	}
 	if ((st->flags & SERIES_NOTES) && l->nnotes > 0) {
-		x->notes = strs_copy(l->notes, l->nnotes);
+		x->notes = strv_dup(l->notes, l->nnotes);
 		x->nnotes = l->nnotes;
 	}
 }

@@ -42,6 +42,17 @@ strv_sort(char **v, size_t n)
 		qsort(v, n, sizeof(*v), cmp);
 }
 
+char **
+strv_dup(const char *const *v, size_t n)
+{
+	char **o = xcalloc(n + 1, sizeof(*o));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		o[i] = xstrdup_null(v[i]);
+	return o;
+}
+
 /* Take s (malloc'd) as the last string. */
 static void
 append(struct strv *sv, char *s)
