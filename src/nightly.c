@@ -20,9 +20,11 @@
 #include "plan.h"
 #include "rgrid.h"
 #include "rundir.h"
+#include "series.h"
 #include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "strmap.h"
 #include "strv.h"
 #include "trialread.h"
 #include "verdict.h"
@@ -46,185 +48,39 @@ nightly_opts_init(struct nightly_opts *o, const struct plan *p)
 
 /* --- A run directory's trial values per series ------------------------------- */
 
-struct tser {
-	char	*text;		/* series_key_text() of key */
-	struct series_key key;	/* owned */
-	char	*point;
-	int	 higher;
-	double	*v, *c;		/* the night's repetitions; later ones (a round) */
-	size_t	 n, nc;
-	size_t	 order;		/* first seen */
-};
-
-/* One ok trial value as read: grouped into series once all are read. */
-struct tval {
-	char	*key;
-	size_t	 seq;		/* line order */
-	double	 value;
-	int	 again;		/* a repetition after the plan's repeat */
-	struct tser *meta;	/* the series' names, on the first line of each key */
-};
-
-struct tcoll {
-	struct tser	**v;		/* sorted by key */
-	size_t		 n;
-	struct tval	*t;		/* while reading */
-	size_t		 nt, tcap;
-	long long	 repeat;	/* repetitions above it are a round; 0: none */
-	struct strbuf	 key, params;
-};
-
-/* The point id of a trial key "VARIANT/POINT-ID/REP". */
-static char *
-key_point(const char *key)
-{
-	const char *a = key ? strchr(key, '/') : NULL, *b = key ? strrchr(key, '/') : NULL;
-
-	if (a == NULL || b == NULL || b <= a)
-		return xstrdup("");
-	return xstrndup(a + 1, (size_t)(b - a - 1));
-}
-
+/*
+ * The series of the run directory dir, each value with its repetition,
+ * into a new store *out: what was read, also after an error.
+ */
 static int
-coll_line(const struct trial_line *l, void *arg)
-{
-	struct tcoll *c = arg;
-	struct series_key k;
-	struct tval *t;
-	struct tser *s;
-	size_t i;
-
-	if (strcmp(l->status, "ok") != 0 || l->metric == NULL || !l->has_value ||
-	    !isfinite(l->value))
-		return 0;
-	strbuf_reset(&c->params);
-	for (i = 0; i < l->nparams; i++)
-		strbuf_addf(&c->params, "%s%s=%s", i ? "," : "", l->keys[i],
-		    l->vals[i] != NULL ? l->vals[i] : "");
-	k = (struct series_key){ l->host, l->variant, l->bench, c->params.buf, l->metric,
-	    l->unit };
-	series_key_text(&k, &c->key);
-	xgrow(&c->t, &c->tcap, c->nt + 1, sizeof(*c->t));
-	t = &c->t[c->nt];
-	t->key = xstrdup(c->key.buf);
-	t->seq = c->nt++;
-	t->value = l->value;
-	t->again = c->repeat > 0 && l->rep > c->repeat;
-	t->meta = s = xcalloc(1, sizeof(*s));
-	series_key_dup(&s->key, &k);
-	s->point = key_point(l->key);
-	s->higher = l->higher_better;
-	return 0;
-}
-
-static void
-tser_free(struct tser *s)
-{
-	if (s == NULL)
-		return;
-	free(s->text);
-	series_key_release(&s->key);
-	free(s->point);
-	free(s->v);
-	free(s->c);
-	free(s);
-}
-
-static void
-coll_release(struct tcoll *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		tser_free(c->v[i]);
-	for (i = 0; i < c->nt; i++) {
-		free(c->t[i].key);
-		tser_free(c->t[i].meta);
-	}
-	free(c->v);
-	free(c->t);
-	strbuf_release(&c->key);
-	strbuf_release(&c->params);
-	memset(c, 0, sizeof(*c));
-}
-
-static int
-cmp_tval(const void *a, const void *b)
-{
-	const struct tval *x = a, *y = b;
-	int r = strcmp(x->key, y->key);
-
-	return r != 0 ? r : x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static int
-cmp_tser_key(const void *a, const void *b)
-{
-	return strcmp((*(struct tser *const *)a)->text, (*(struct tser *const *)b)->text);
-}
-
-/* The lines read, grouped into series (by key; in order of first sight). */
-static void
-coll_group(struct tcoll *c)
-{
-	size_t i, j, k;
-
-	qsort(c->t, c->nt, sizeof(*c->t), cmp_tval);
-	c->v = xcalloc(c->nt + 1, sizeof(*c->v));
-	for (i = 0; i < c->nt; i = j) {
-		struct tser *s = c->t[i].meta;
-
-		for (j = i; j < c->nt && strcmp(c->t[j].key, c->t[i].key) == 0; j++)
-			;
-		c->t[i].meta = NULL;
-		s->text = c->t[i].key;
-		c->t[i].key = NULL;
-		s->order = c->t[i].seq;
-		s->v = xcalloc(j - i + 1, sizeof(*s->v));
-		s->c = xcalloc(j - i + 1, sizeof(*s->c));
-		for (k = i; k < j; k++) {
-			if (c->t[k].again)
-				s->c[s->nc++] = c->t[k].value;
-			else
-				s->v[s->n++] = c->t[k].value;
-			if (k > i) {
-				free(c->t[k].key);
-				tser_free(c->t[k].meta);
-			}
-		}
-		c->v[c->n++] = s;
-	}
-	free(c->t);
-	c->t = NULL;
-	c->nt = c->tcap = 0;
-}
-
-static int
-coll_read(const char *dir, long long repeat, struct tcoll *c, char **err)
+coll_read(const char *dir, struct series_store **out, char **err)
 {
 	char *path = rundir_path(dir, RUNDIR_TRIALS);
 	int r;
 
-	memset(c, 0, sizeof(*c));
-	strbuf_init(&c->key, 0);
-	strbuf_init(&c->params, 0);
-	c->repeat = repeat;
-	r = trialread_file(path, TRIAL_VARIANT | TRIAL_PARAMS | TRIAL_REP | TRIAL_KEY |
-	    TRIAL_METRIC | TRIAL_VALUE | TRIAL_LENIENT, coll_line, c, NULL, err);
+	*out = series_store_new(SERIES_VALUES);
+	r = series_store_read(*out, path, TRIAL_REP | TRIAL_KEY | TRIAL_LENIENT, NULL, NULL,
+	    NULL, err);
 	free(path);
-	coll_group(c);	/* what was read, also after an error */
 	return r;
 }
 
-/* The series of key in c (sorted by key), or NULL. */
-static struct tser *
-coll_find(const struct tcoll *c, const char *key)
+/*
+ * The values of s a night is judged with (again 0: the repetitions up to
+ * the plan's repeat, every one when repeat is 0), or those of its
+ * confirmation round (again 1: the ones above it), in a new array *out;
+ * how many.
+ */
+static size_t
+night_values(const struct series *s, long long repeat, int again, double **out)
 {
-	struct tser k, *kp = &k, **found;
+	size_t i, n = 0;
 
-	k.text = (char *)key;
-	found = bsearch(&kp, c->v, c->n, sizeof(*c->v), cmp_tser_key);
-	return found ? *found : NULL;
+	*out = xreallocarray(NULL, s->n + 1, sizeof(**out));
+	for (i = 0; i < s->n; i++)
+		if ((repeat > 0 && s->rep[i] > repeat) == again)
+			(*out)[n++] = s->v[i];
+	return n;
 }
 
 /* --- Judging ------------------------------------------------------------------- */
@@ -281,29 +137,26 @@ cmp_rows(const void *a, const void *b)
 
 /* The newest night's trials of each series, read once per run directory. */
 struct lastnights {
-	struct tcoll	*c;		/* by run index, read on demand */
-	unsigned char	*read;
+	struct series_store **c;	/* by run index, read on demand */
 	size_t		 n;
 };
 
-static const struct tser *
-last_trials(struct lastnights *ln, const struct history *h, size_t run, const char *key)
+static const struct series *
+last_trials(struct lastnights *ln, const struct history *h, size_t run,
+    const struct series_key *key)
 {
 	char *err = NULL;
 
-	if (!ln->read[run]) {
-		ln->read[run] = 1;
-		if (coll_read(h->runs[run].dir, 0, &ln->c[run], &err) != 0) {
-			log_warn("%s: %s", h->runs[run].dir, err);
-			free(err);
-		}
+	if (ln->c[run] == NULL && coll_read(h->runs[run].dir, &ln->c[run], &err) != 0) {
+		log_warn("%s: %s", h->runs[run].dir, err);
+		free(err);
 	}
-	return coll_find(&ln->c[run], key);
+	return series_store_find(ln->c[run], key);
 }
 
 /* The row of tonight's series s, against the history series hs (or NULL). */
 static void
-row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
+row_init(struct nightly_row *w, const struct series *s, const struct history *h,
     const struct history_series *hs, struct lastnights *ln, const struct nightly_opts *o)
 {
 	const struct history_segment *seg;
@@ -315,9 +168,7 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 	w->point = xstrdup(s->point);
 	w->higher = s->higher;
 	w->counts = counts(o, s->key.bench, s->key.metric);
-	w->now = xreallocarray(NULL, s->n + 1, sizeof(*w->now));
-	memcpy(w->now, s->v, s->n * sizeof(*w->now));
-	w->nnow = s->n;
+	w->nnow = night_values(s, o->repeat, 0, &w->now);
 	w->threshold = o->threshold;
 	w->vr.q = NAN;
 	w->vr.spread = NAN;
@@ -341,7 +192,7 @@ row_init(struct nightly_row *w, const struct tser *s, const struct history *h,
 			w->good[i] = hs->nights[first + i].value;
 		w->ngood = k;
 	} else {
-		const struct tser *lt = last_trials(ln, h, hs->nights[hs->n - 1].run, s->text);
+		const struct series *lt = last_trials(ln, h, hs->nights[hs->n - 1].run, &s->key);
 
 		w->base = NIGHTLY_FALLBACK;
 		w->threshold = o->threshold * VERDICT_FALLBACK_MARGIN;
@@ -457,22 +308,20 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	struct history *h = NULL;
 	struct rundir_run *run = NULL;
 	struct nightly *n = NULL;
-	struct tcoll tonight;
-	struct lastnights ln = { NULL, NULL, 0 };
+	struct series_store *tonight = NULL;
+	struct lastnights ln = { NULL, 0 };
 	struct strbuf key = STRBUF_INIT;
 	struct verdict_row *vr = NULL;
-	struct tcoll hk;
-	size_t i;
+	struct strmap hk = STRMAP_INIT;
+	size_t i, k;
 	int r;
 
 	*out = NULL;
-	memset(&tonight, 0, sizeof(tonight));
-	memset(&hk, 0, sizeof(hk));
 	if ((r = rundir_load(rundir, &run, err)) != 0) {
 		r = -1;
 		goto out;
 	}
-	if ((r = coll_read(rundir, o->repeat, &tonight, err)) != 0)
+	if ((r = coll_read(rundir, &tonight, err)) != 0)
 		goto out;
 	history_opts_init(&ho);
 	ho.plan = o->plan;
@@ -493,24 +342,19 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	n->nruns = h->nruns;
 	ln.n = h->nruns;
 	ln.c = xcalloc(h->nruns + 1, sizeof(*ln.c));
-	ln.read = xcalloc(h->nruns + 1, 1);
 	/* the history's series by key */
-	hk.v = xcalloc(h->nseries + 1, sizeof(*hk.v));
 	for (i = 0; i < h->nseries; i++) {
-		const struct history_series *hs = &h->series[i];
-		struct tser *k = xcalloc(1, sizeof(*k));
-
-		series_key_text(&hs->key, &key);
-		k->text = xstrdup(key.buf);
-		k->order = i;
-		hk.v[hk.n++] = k;
+		series_key_text(&h->series[i].key, &key);
+		strmap_put(&hk, key.buf, i);
 	}
-	qsort(hk.v, hk.n, sizeof(*hk.v), cmp_tser_key);
-	n->rows = xcalloc(tonight.n + 1, sizeof(*n->rows));
-	for (i = 0; i < tonight.n; i++) {
-		struct tser *s = tonight.v[i], *f = coll_find(&hk, s->text);
+	n->rows = xcalloc(series_store_n(tonight) + 1, sizeof(*n->rows));
+	for (i = 0; i < series_store_n(tonight); i++) {
+		const struct series *s = series_store_at(tonight, i);
 
-		row_init(&n->rows[n->n++], s, h, f ? &h->series[f->order] : NULL, &ln, o);
+		series_key_text(&s->key, &key);
+		k = strmap_get(&hk, key.buf);
+		row_init(&n->rows[n->n++], s, h, k != STRMAP_NONE ? &h->series[k] : NULL, &ln,
+		    o);
 	}
 	qsort(n->rows, n->n, sizeof(*n->rows), cmp_rows);
 	rows_judge(n->rows, n->n);
@@ -535,15 +379,13 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	n = NULL;
 	r = 0;
  out:
-	coll_release(&hk);
+	strmap_release(&hk);
 	for (i = 0; i < ln.n; i++)
-		if (ln.read[i])
-			coll_release(&ln.c[i]);
+		series_store_free(ln.c[i]);
 	free(ln.c);
-	free(ln.read);
 	free(vr);
 	strbuf_release(&key);
-	coll_release(&tonight);
+	series_store_free(tonight);
 	history_free(h);
 	rundir_run_free(run);
 	nightly_free(n);
@@ -563,34 +405,33 @@ nightly_to_confirm(const struct nightly *n)
 int
 nightly_confirm(struct nightly *n, const char *rundir, char **err)
 {
-	struct tcoll c;
-	struct strbuf key = STRBUF_INIT;
+	struct series_store *c = NULL;
 	size_t i;
 
-	if (coll_read(rundir, n->o.repeat, &c, err) != 0)
+	if (coll_read(rundir, &c, err) != 0) {
+		series_store_free(c);
 		return -1;
+	}
 	for (i = 0; i < n->n; i++) {
 		struct nightly_row *w = &n->rows[i];
-		const struct tser *s;
+		const struct series *s;
 
 		if (w->state != NIGHTLY_TO_CONFIRM)
 			continue;
-		series_key_text(&w->key, &key);
-		s = coll_find(&c, key.buf);
-		if (s == NULL || s->nc == 0) {
+		if ((s = series_store_find(c, &w->key)) != NULL)
+			w->nagain = night_values(s, n->o.repeat, 1, &w->again);
+		if (w->nagain == 0) {
 			/* the round did not measure it: the night's verdict stands */
+			free(w->again);
+			w->again = NULL;
 			w->state = NIGHTLY_FAILED;
 			continue;
 		}
-		w->again = xreallocarray(NULL, s->nc, sizeof(*w->again));
-		memcpy(w->again, s->c, s->nc * sizeof(*w->again));
-		w->nagain = s->nc;
 		judge_values(w, w->again, w->nagain, &w->cv);
 		w->state = w->cv.kind == VERDICT_BAD ? NIGHTLY_CONFIRMED : NIGHTLY_VANISHED;
 	}
 	n->confirmed = 1;
-	strbuf_release(&key);
-	coll_release(&c);
+	series_store_free(c);
 	return 0;
 }
 
