@@ -56,6 +56,7 @@
 #include "proc.h"
 #include "run.h"
 #include "runref.h"
+#include "series.h"
 #include "session.h"
 #include "stats.h"
 #include "strv.h"
@@ -208,42 +209,50 @@ struct collect {
 	struct values		*out;
 };
 
+/* A line not ok of the host, bench and params wanted: a failure counted. */
 static int
-collect_line(const struct trial_line *l, void *arg)
+collect_failure(const struct trial_line *l, void *arg)
 {
 	struct collect *c = arg;
 	struct values *v = c->out;
 
-	if (strcmp(l->host, c->host) != 0 || strcmp(l->bench, c->w->bench) != 0 ||
-	    !params_match(c->w, l->nparams, (char *const *)l->keys, (char *const *)l->vals))
+	if (strcmp(l->status, "ok") == 0 || strcmp(l->host, c->host) != 0 ||
+	    strcmp(l->bench, c->w->bench) != 0 ||
+	    !params_match(c->w, l->nparams, (char *const *)l->keys, (char *const *)l->vals) ||
+	    (l->metric != NULL && strcmp(l->metric, c->w->metric) != 0))
 		return 0;
-	if (strcmp(l->status, "ok") != 0) {
-		if (l->metric != NULL && strcmp(l->metric, c->w->metric) != 0)
-			return 0;
-		if (v->failed++ == 0)
-			snprintf(v->kind, sizeof(v->kind), "%s", l->status);
-		v->infra += l->st >= 0 && ap_status_kind((enum ap_status)l->st) == AP_KIND_INFRA;
-		return 0;
-	}
-	if (l->metric == NULL || strcmp(l->metric, c->w->metric) != 0 || !l->has_value)
-		return 0;
-	xgrow(&v->v, &v->cap, v->n + 1, sizeof(*v->v));
-	v->v[v->n++] = l->value;
+	if (v->failed++ == 0)
+		snprintf(v->kind, sizeof(v->kind), "%s", l->status);
+	v->infra += l->st >= 0 && ap_status_kind((enum ap_status)l->st) == AP_KIND_INFRA;
 	return 0;
 }
 
-/* The metric's trial values of host in the run directory dir. */
+/* Whether s is a series of the host, bench, params and metric wanted. */
+static int
+collect_match(const struct series *s, void *arg)
+{
+	const struct collect *c = arg;
+
+	return strcmp(s->key.host, c->host) == 0 && strcmp(s->key.bench, c->w->bench) == 0 &&
+	    strcmp(s->key.metric, c->w->metric) == 0 &&
+	    params_match(c->w, s->nparams, s->pkeys, s->pvals);
+}
+
+/* The metric's trial values of host in the run directory dir, the points' pooled. */
 static int
 collect(const char *dir, const char *host, const struct want *w, struct values *out,
     char **err)
 {
 	struct collect c = { w, host, out };
+	struct series_store *st = series_store_new(SERIES_VALUES);
 	char *path = xasprintf("%s/%s", dir, JOURNAL_TRIALS);
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = trialread_file(path, TRIAL_PARAMS | TRIAL_METRIC | TRIAL_VALUE, collect_line, &c,
-	    NULL, err);
+	r = series_store_read(st, path, 0, collect_failure, &c, NULL, err);
+	if (r == 0)
+		out->n = out->cap = series_store_pool(st, collect_match, &c, &out->v);
+	series_store_free(st);
 	free(path);
 	return r;
 }
