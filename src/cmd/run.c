@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <search.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +45,8 @@
 #include "run.h"
 #include "rundir.h"
 #include "runref.h"
+#include "series.h"
 #include "session.h"
-#include "serieskey.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "trialread.h"
@@ -88,31 +87,6 @@ catch_signals(void)
 
 /* --- the summary of the numbers -------------------------------------------- */
 
-struct series {
-	struct series_key key;	/* owned: params the plan's point label; "-" for
-				 * a missing variant, label, metric or unit */
-	double	*v;
-	size_t	 n, cap;
-	size_t	 order;	/* first seen */
-};
-
-/* The plan's label for the point of a trial key "VARIANT/POINT-ID/REP". */
-static const char *
-point_label(const struct plan *p, const char *key)
-{
-	const char *a = strchr(key, '/'), *b = strrchr(key, '/');
-	size_t i, n;
-
-	if (a == NULL || b == NULL || b <= a)
-		return NULL;
-	a++;
-	n = (size_t)(b - a);
-	for (i = 0; i < p->npoints; i++)
-		if (strlen(p->points[i].id) == n && strncmp(p->points[i].id, a, n) == 0)
-			return p->points[i].label;
-	return NULL;
-}
-
 /* Index of host in the summary (fleet order), for sorting. */
 static size_t
 host_rank(const struct run_summary *sum, const char *host)
@@ -125,119 +99,69 @@ host_rank(const struct run_summary *sum, const char *host)
 	return sum->nhosts;
 }
 
-static const struct run_summary *sort_sum;
-
-static int
-cmp_series(const void *a, const void *b)
-{
-	const struct series *x = *(struct series *const *)a, *y = *(struct series *const *)b;
-	size_t rx = host_rank(sort_sum, x->key.host), ry = host_rank(sort_sum, y->key.host);
-
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* The series as read, and an index of them by group (tsearch()). */
-struct numbers {
-	const struct plan	*p;
-	struct series		**ss;
-	size_t			 nss, cap;
-	void			*index;
+/* A line of the numbers: its series, in fleet order, then as first seen. */
+struct numrow {
+	size_t			 rank, order;
+	const struct series	*s;
 };
 
 static int
-cmp_group(const void *a, const void *b)
+cmp_numrow(const void *a, const void *b)
 {
-	return series_key_cmp(&((const struct series *)a)->key, &((const struct series *)b)->key);
+	const struct numrow *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 static const char *
 or_dash(const char *s)
 {
-	return s != NULL ? s : "-";
+	return s != NULL && *s != '\0' ? s : "-";
 }
 
-static int
-numbers_line(const struct trial_line *l, void *arg)
-{
-	struct numbers *nb = arg;
-	struct series k, *s, **found;
-	const char *label;
-
-	if (strcmp(l->status, "ok") != 0 || !l->has_value)
-		return 0;
-	label = point_label(nb->p, l->key);
-	if (label == NULL || *label == '\0')
-		label = "-";
-	k.key = (struct series_key){ l->host, or_dash(l->variant), l->bench, label,
-	    or_dash(l->metric), or_dash(l->unit) };
-	if ((found = tfind(&k, &nb->index, cmp_group)) != NULL)
-		s = *found;
-	else {
-		s = xcalloc(1, sizeof(*s));
-		series_key_dup(&s->key, &k.key);
-		s->order = nb->nss;
-		xgrow(&nb->ss, &nb->cap, nb->nss + 1, sizeof(*nb->ss));
-		nb->ss[nb->nss++] = s;
-		if (tsearch(s, &nb->index, cmp_group) == NULL) {
-			log_error("out of memory");
-			exit(CMD_EXIT_ERROR);
-		}
-	}
-	xgrow(&s->v, &s->cap, s->n + 1, sizeof(*s->v));
-	s->v[s->n++] = l->value;
-	return 0;
-}
-
+/* Read trials.jsonl and print one line per series (host, variant, bench, params, metric). */
 static void
-no_free(void *node)
-{
-	(void)node;	/* the series are freed from the array */
-}
-
-/* Read trials.jsonl and print one line per (host, variant, point, metric). */
-static void
-print_numbers(const struct plan *p, const struct run_summary *sum, const char *dir)
+print_numbers(const struct run_summary *sum, const char *dir)
 {
 	char *path = rundir_path(dir, RUNDIR_TRIALS), *err = NULL;
-	struct numbers nb = { p, NULL, 0, 0, NULL };
-	size_t i, w[6] = { 4, 7, 5, 6, 6, 4 };
+	struct series_store *st = series_store_new(SERIES_VALUES);
+	struct numrow *rows;
+	size_t i, k, n, w[6] = { 4, 7, 5, 6, 6, 4 };
 
-	if (trialread_file(path, TRIAL_VARIANT | TRIAL_KEY | TRIAL_METRIC | TRIAL_VALUE |
-	    TRIAL_LENIENT, numbers_line, &nb, NULL, &err) != 0)
+	if (series_store_read(st, path, TRIAL_LENIENT, NULL, NULL, NULL, &err) != 0)
 		free(err);	/* then what was read is shown */
 	free(path);
-	tdestroy(nb.index, no_free);
-	if (nb.nss == 0)
+	if ((n = series_store_n(st)) == 0) {
+		series_store_free(st);
 		return;
-	sort_sum = sum;
-	qsort(nb.ss, nb.nss, sizeof(*nb.ss), cmp_series);
-	for (i = 0; i < nb.nss; i++) {
-		const struct series *s = nb.ss[i];
-		const char *c[6] = { s->key.host, s->key.variant, s->key.bench, s->key.params,
-		    s->key.metric, s->key.unit };
-		size_t k;
+	}
+	rows = xcalloc(n, sizeof(*rows));
+	for (i = 0; i < n; i++) {
+		const struct series *s = series_store_at(st, i);
+		const char *c[6] = { s->key.host, or_dash(s->key.variant), s->key.bench,
+		    or_dash(s->key.params), s->key.metric, or_dash(s->key.unit) };
 
+		rows[i] = (struct numrow){ host_rank(sum, s->key.host), i, s };
 		for (k = 0; k < 6; k++)
 			if (strlen(c[k]) > w[k])
 				w[k] = strlen(c[k]) > 60 ? 60 : strlen(c[k]);
 	}
+	qsort(rows, n, sizeof(*rows), cmp_numrow);
 	printf("\n%-*s  %-*s  %-*s  %-*s  %-*s  %12s  %-*s  %s\n", (int)w[0], "host",
 	    (int)w[1], "variant", (int)w[2], "bench", (int)w[3], "params", (int)w[4], "metric",
 	    "median", (int)w[5], "unit", "trials");
-	for (i = 0; i < nb.nss; i++) {
-		struct series *s = nb.ss[i];
+	for (i = 0; i < n; i++) {
+		const struct series *s = rows[i].s;
 
 		printf("%-*s  %-*s  %-*s  %-*.60s  %-*s  %12.6g  %-*s  %zu\n", (int)w[0],
-		    s->key.host, (int)w[1], s->key.variant, (int)w[2], s->key.bench, (int)w[3],
-		    s->key.params, (int)w[4], s->key.metric, stats_median(s->v, s->n), (int)w[5],
-		    s->key.unit, s->n);
-		series_key_release(&s->key);
-		free(s->v);
-		free(s);
+		    s->key.host, (int)w[1], or_dash(s->key.variant), (int)w[2], s->key.bench,
+		    (int)w[3], or_dash(s->key.params), (int)w[4], s->key.metric,
+		    stats_median(s->v, s->n), (int)w[5], or_dash(s->key.unit), s->n);
 	}
-	free(nb.ss);
+	free(rows);
+	series_store_free(st);
 }
 
 /* The per-host table. */
@@ -270,14 +194,14 @@ print_hosts(struct session *s)
  * own medians when the report cannot be made.
  */
 static int
-print_summary(const struct plan *p, struct session *s, const char *basedir)
+print_summary(struct session *s, const char *basedir)
 {
 	const struct run_summary *sum = session_summary(s);
 	int n;
 
 	print_hosts(s);
 	if ((n = session_report(s, basedir, stdout)) < 0) {
-		print_numbers(p, sum, session_dir(s));
+		print_numbers(sum, session_dir(s));
 		n = 0;
 	}
 	printf("\nrun directory: %s\n", session_dir(s));
@@ -979,7 +903,7 @@ run_finish(const struct run_opts *o, const struct plan *p, struct session *s,
 		failed = 1;
 	if (*basedir != NULL && st == JOURNAL_FINISHED)
 		print_baseline(o->baseline, o->push, *basedir);
-	regressions = print_summary(p, s, st == JOURNAL_FINISHED ? *basedir : NULL);
+	regressions = print_summary(s, st == JOURNAL_FINISHED ? *basedir : NULL);
 	if (verdict != NULL) {
 		history_write(verdict, session_dir(s));
 		regressions = nightly_regressions(verdict);
