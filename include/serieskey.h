@@ -2,8 +2,9 @@
  * serieskey.h: what names one series of numbers across the trials of a
  * run, the runs of a report and the nights of a history: the host, the
  * variant, the point (bench and params) and the metric, with the unit the
- * lines give it.  history.h's series, nightly.h's rows and the end-of-run
- * numbers of `run` each embed one.
+ * lines give it.  series.h's series (the store history, nightly,
+ * bisect-run and the end-of-run numbers of `run` read), history.h's
+ * series and nightly.h's rows each embed one.
  *
  *	struct series_key k = { l->host, l->variant, l->bench, params,
  *	    l->metric, l->unit };		(borrowed: a lookup)
