@@ -7,6 +7,7 @@
 # (tests/run) the running lab is used and left with every host healed;
 # otherwise the test brings up its own lab and checks that `lab down`
 # leaves nothing behind.
+# cost: 28 s, waiting; lab: all
 # shellcheck disable=SC2317 # functions called through check, like and trap
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

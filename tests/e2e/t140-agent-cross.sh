@@ -2,6 +2,7 @@
 # t140-agent-cross: every static agent of `make agents` runs under qemu-user
 # and speaks exactly the same wire format as the native one (big-endian and
 # 32-bit correctness); the agent also builds from its own POSIX Makefile.
+# cost: 15 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 AGENTS=${AGENTS:-$TOP/build/agents}

@@ -9,6 +9,7 @@
 # MODE is `plan` (the fixture is the plan, with a valid inventory), `fleet`
 # (the fixture is the inventory, with a valid plan), or `-H=SPEC` (valid
 # plan and inventory, the selection SPEC).
+# cost: 15 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

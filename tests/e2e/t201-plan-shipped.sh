@@ -3,6 +3,7 @@
 # fleet, configs/local.yaml and configs/lab.example.yaml; the default fleet
 # is configs/local.yaml; and the expanded trials are what docs/plans-and-fleets.md says
 # (tlb-flush: 2 variants x 9 points x repeat 5, interleaved, per variant).
+# cost: 6 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

@@ -4,6 +4,7 @@
 # NO_COLOR), `fleetmark agent list|path|build`, `list`, several plans and
 # their estimates, `hosts --check`'s agent column for this machine, and
 # the trial values `run -v` shows.
+# cost: 14 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

@@ -14,6 +14,7 @@
 # hosts, which must print them back literally and run nothing.
 # With $FLEETMARK_LAB set (tests/run) that lab is used and every fault is
 # healed; otherwise the test brings up a lab of its own and removes it.
+# cost: 34 s, waiting; lab: all
 # shellcheck disable=SC2317 # functions called through check and trap
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -2,6 +2,7 @@
 # t301-ssh-config-agent: a host reached through the Host entry of an OpenSSH
 # client config (HostName, User, Port, IdentityFile), and keys taken from a
 # running ssh-agent when the inventory names no identity.
+# cost: 1 s, busy; lab: lab-02 lab-db
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_lab ssh-agent

@@ -11,6 +11,7 @@
 # address, checked by two processes at once, records the key exactly once.
 # An identity file with mode 0644 is refused by both (libssh itself does
 # not check; fleetmark applies OpenSSH's rule).
+# cost: 20 s, busy; lab: lab-03 lab-04 lab-05
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t302
 set -u

@@ -13,6 +13,7 @@
 # cgroup of the test's own (at most 200 tasks), so that a regression that
 # multiplies ssh processes stays small; leftovers are stopped and killed
 # by pid.  Costs about 9 s here.
+# cost: 8 s, busy
 # shellcheck disable=SC2317 # functions called through the EXIT trap
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

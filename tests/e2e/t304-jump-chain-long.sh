@@ -6,6 +6,7 @@
 # longer fits in one argument); 8 hops start, and fail with what the first
 # hop's ssh said (nothing listens on 127.0.0.1 port 9), never with a
 # message that ends in "Success".  Needs no lab.  Costs about 1 s here.
+# cost: 1 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

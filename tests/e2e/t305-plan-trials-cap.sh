@@ -11,6 +11,7 @@
 # 1 s here.  A controller built with ASan cannot start under an
 # address-space limit (its shadow memory alone is terabytes of it), so
 # this test runs the plain build beside it.
+# cost: 1 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

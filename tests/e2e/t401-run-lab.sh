@@ -9,6 +9,7 @@
 # between trials stays in milliseconds.  An encrypted identity never
 # prompts; the passphrase and the private parts of the keys appear in no
 # run directory, log or output (no_secrets).
+# cost: 37 s, busy; lab: all
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t401
 set -u

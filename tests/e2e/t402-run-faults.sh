@@ -7,6 +7,7 @@
 # trials failed, kind infrastructure) while the others finish, and the run
 # takes the slowest host's time, not a sum.  Every fault is healed
 # afterwards.
+# cost: 19 s, waiting; lab: all
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t402
 set -u

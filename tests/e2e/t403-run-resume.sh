@@ -8,6 +8,7 @@
 # touching the run, and so does a --resume with another plan (refused).
 # The resume names no plan: run.json's is read.  A second --resume finds
 # nothing to do.
+# cost: 12 s, busy; lab: lab-01 lab-02 lab-db board-armhf
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t403
 set -u

@@ -12,6 +12,7 @@
 # deployed to the literal directory), 16 KB values (byte for byte), host
 # names and users with shell in them and bytes that are not UTF-8 (refused
 # with FILE:LINE:COL, nothing run, no run directory).
+# cost: 20 s, busy; lab: lab-01 lab-02 lab-db board-armhf
 # shellcheck disable=SC2016,SC2317 # literal $(...) on purpose; trap functions
 TNAME=t405
 set -u

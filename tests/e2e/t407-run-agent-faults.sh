@@ -14,6 +14,7 @@
 # variant's file is back on every host; nothing is left running on lab-02;
 # the controller's memory stays bounded on the 100 MB line; and --resume
 # completes the run with exactly one ok line per trial.
+# cost: 74 s, waiting; lab: lab-01 lab-02 lab-03
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t407
 set -u

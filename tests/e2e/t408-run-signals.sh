@@ -17,6 +17,7 @@
 # written into the room kept for it), the trials not run counted, the
 # variant undone, nothing left running; with space again --resume
 # completes the run.
+# cost: 113 s, waiting; lab: lab-01 lab-02 lab-03
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t408
 set -u

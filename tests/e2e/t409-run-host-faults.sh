@@ -16,6 +16,7 @@
 # the run with exactly one ok line per trial, and the variant's file is
 # back (put back by --resume from restore/ when the host was lost in the
 # middle of the variant).
+# cost: 117 s, waiting; lab: lab-01 lab-02 lab-03
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t409
 set -u

@@ -5,6 +5,7 @@
 # for the fleet (as 1,024 is for a thousand hosts) still runs every host,
 # and a hard limit too small refuses the run, once said, before anything
 # is written.
+# cost: 3 s, busy; lab: all
 TNAME=t411
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -8,6 +8,7 @@
 # transport): the trials fail as setup with the reason, the host's reason
 # and the failures table carry it, and the default variant of the shipped
 # plans/tlb-flush.yaml still measures.
+# cost: 2 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

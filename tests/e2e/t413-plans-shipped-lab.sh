@@ -7,6 +7,7 @@
 # such file, access refused).  No trial may fail as bench, bad-request,
 # timeout or anything else, and every plan's report is written.  The work
 # directory is root's: the bench user's runs use their own.
+# cost: 67 s, busy; lab: lab-01
 TNAME=t413
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

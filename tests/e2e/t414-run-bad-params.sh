@@ -12,6 +12,7 @@
 #    (kind benchmark), shows the first failure of the point with its message
 #    live and later ones by class, gives the host that reason, and prints
 #    the failures table; the report of the run has it too.
+# cost: 2 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

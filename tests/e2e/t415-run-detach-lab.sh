@@ -7,6 +7,7 @@
 # collect again until the run is finished: every trial of every host is
 # in trials.jsonl exactly once, the rebooted host's unfinished trials were
 # run again, and the hosts' journal directories are gone.
+# cost: 40 s, waiting; lab: all
 # shellcheck disable=SC2317 # functions called through check
 TNAME=t415
 set -u

@@ -8,6 +8,7 @@
 # not "interrupted".  `run --resume` of a finished run on media mounted
 # read-only says "nothing left to run" and exits 0.  On this machine (the
 # local transport); about 1 s.
+# cost: 2 s, busy
 # shellcheck disable=SC2317 # functions called through trap and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -8,6 +8,7 @@
 # unleased and saying why), and when that user holds its lock, the run's
 # host fails locked with the file's owner named: its holder line may be
 # forged.  On this machine (the local transport, root); about 1 s.
+# cost: 2 s, busy
 # shellcheck disable=SC2317 # functions called through trap and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

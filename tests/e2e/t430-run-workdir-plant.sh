@@ -11,6 +11,7 @@
 # whose and what mode the planted one had, or fail `deploy` naming the
 # directory, its owner and its mode.  Also: root's own work directory with
 # mode 0777 is not used either.  About 12 s (three small runs).
+# cost: 9 s, busy; lab: lab-01
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t430
 set -u

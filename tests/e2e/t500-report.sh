@@ -9,6 +9,7 @@
 # runs by label (ambiguity, a series name first for report --baseline),
 # runs with no point in common, partial runs flagged in every format,
 # --samples (the pagefault batches), and -o FILE.
+# cost: 6 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

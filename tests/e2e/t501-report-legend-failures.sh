@@ -9,6 +9,7 @@
 #    object per cell with the key columns), HTML; added by default and by
 #    --table all when lines failed, refused (exit 2) by --table failures
 #    when none did.
+# cost: 2 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

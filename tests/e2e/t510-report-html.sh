@@ -9,6 +9,7 @@
 # label, host and unit carrying <script> and <img> stay text), then the page
 # in headless Chromium: it renders (the DOM holds the tables and charts),
 # logs no console message, and a screenshot lands in tests/out/report.png.
+# cost: 15 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

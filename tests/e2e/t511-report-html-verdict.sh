@@ -6,6 +6,7 @@
 # plan's regression.metrics is counted worse but not listed; a run with
 # nothing to compare says so instead of counting; past 12 regressions the
 # box names the worst 12 and counts the rest.
+# cost: 2 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

@@ -6,6 +6,7 @@
 # compare table's: the Benjamini-Hochberg adjustment of the judged rows' p
 # values, recomputed here with awk from the JSON p values (R's
 # p.adjust(p, "BH")).
+# cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

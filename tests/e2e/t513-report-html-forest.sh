@@ -4,6 +4,7 @@
 # hollow when it cannot be judged) and its 95% interval against the band
 # of the threshold; rows coloured by verdict; an interval past the axis's
 # end (+200%) is cut there with an arrow, its tooltip keeping the value.
+# cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

@@ -8,6 +8,7 @@
 # (an outlier's sd would squash the lines).  Two values (lat_fs's 0 and
 # 10240 byte files) are two workloads: no line joins them, they are groups
 # of the trials chart; nor are categorical parameters (lat_syscall op).
+# cost: 2 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

@@ -7,6 +7,7 @@
 # rest: it is drawn as a triangle at the top edge, named in the tooltip
 # and counted in a note; every whisker, box and dot stays in the frame;
 # past 60 trials a box draws only its outliers as dots.
+# cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

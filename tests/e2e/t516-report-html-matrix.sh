@@ -5,6 +5,7 @@
 # metric, deepest at twice the threshold; a noisy change cell (a side's
 # rsd above the threshold, or fewer than 3 trials) is hatched and says so
 # in its tooltip, and no other cell is.
+# cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

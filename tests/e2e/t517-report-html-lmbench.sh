@@ -6,6 +6,7 @@
 # of the page's lmbench tables ends in K or M; a cell the mail leaves
 # blank (a value of 0) stays blank, with its note.  The text and Markdown
 # tables keep the mail's cells (t500).
+# cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

@@ -6,6 +6,7 @@
 # says (`fleetmark-agent env --json`), and on the TX49 fixture's four
 # sides.  No page has an empty heading: every section heading is followed
 # by what it heads, and sections with nothing to show are left out.
+# cost: 3 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

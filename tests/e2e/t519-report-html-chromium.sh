@@ -8,6 +8,7 @@
 # getBoundingClientRect(), through --dump-dom).  Screenshots of the TX49
 # report at both widths go to tests/out/report-1400.png and
 # report-800.png, for a person to look at.
+# cost: 19 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=../lib-html.sh

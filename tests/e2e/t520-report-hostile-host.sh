@@ -9,6 +9,7 @@
 # one (s3rver behind tests/lab/s3, when node and s3rver are installed);
 # runs come from `fleetmark run` of a tiny plan on the default (local)
 # fleet.  About 2 s, 7 s with S3 (starting and stopping the server).
+# cost: 8 s, busy
 # shellcheck disable=SC2317 # functions called through check
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

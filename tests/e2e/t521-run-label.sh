@@ -5,6 +5,7 @@
 # usage (exit 2, "--label: expected a name"), before any run directory is
 # made; a good label is recorded in run.json.  The default (local) fleet.
 # About 1 s.
+# cost: 2 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

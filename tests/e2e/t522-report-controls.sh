@@ -6,6 +6,7 @@
 # the bytes ESC, BEL or CR (they show as \x1b...); md writes '<' as &lt;
 # and a csv cell that would be a formula starts with a quote.  Fixture
 # run directories only.  About 1 s.
+# cost: 1 s, busy
 # shellcheck disable=SC2317 # functions called through check
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

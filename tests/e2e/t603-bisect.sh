@@ -11,6 +11,7 @@
 # must name commit 23, the bisect log must show the skip, each step keeps
 # its run directory labelled with the short commit; usage errors abort
 # (128).
+# cost: 56 s, waiting; lab: lab-01
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t603
 set -u

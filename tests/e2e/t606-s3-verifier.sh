@@ -10,6 +10,7 @@
 # curl 7.88 signs the query string in the order written instead of sorted
 # (AWS's canonical query string is sorted), so the queries here are
 # written sorted.
+# cost: 6 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

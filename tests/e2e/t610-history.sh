@@ -11,6 +11,7 @@
 # archive as SOURCE (runs pushed with `fleetmark push`); bad input (no
 # runs, an unknown plan or host, a bad --since or format) with a clear
 # message and exit 2.  Needs no lab.
+# cost: 7 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

@@ -5,6 +5,7 @@
 # that more trials will not help (its spread against the threshold), never
 # bad, even when its mean is far worse; a steady one is judged (bad: exit 1).  The commit bisect-run
 # measures (git rev-parse HEAD, FLEETMARK_COMMIT) is recorded in run.json.
+# cost: 6 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

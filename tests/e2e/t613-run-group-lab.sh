@@ -13,6 +13,7 @@
 # `--baseline latest` compares each controller's hosts with its own rack's
 # run of the first group.  A third run of the group on a host it already
 # has makes the group bad input (exit 2).  t614 tests the rest offline.
+# cost: 9 s, busy; lab: lab-01 lab-02 lab-03 lab-04
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t613
 set -u

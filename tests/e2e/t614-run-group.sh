@@ -11,6 +11,7 @@
 # file:// archive gives URL/group:ID the same report; `history` counts a
 # group as one night, and --group GLOB keeps the groups it matches.  The
 # two controllers on the lab, pushing to WebDAV, are t613.
+# cost: 4 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller

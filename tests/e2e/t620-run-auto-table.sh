@@ -9,6 +9,7 @@
 # as before; run.json records repeat_auto.  The end-of-run report of two
 # variants swept over two parameters is the matrix with each cell's
 # spread (no compare table), of one parameter the compact compare.
+# cost: 4 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

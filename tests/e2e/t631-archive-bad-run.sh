@@ -10,6 +10,7 @@
 # `run PLAN --baseline history --push URL` (a tiny plan on the default,
 # local fleet) ends normally, warns about both runs and pushes its own.
 # Costs about 1 s.
+# cost: 2 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -7,6 +7,7 @@
 # not) and a symlinked run directory are refused, and the errors neither
 # copy the outside file nor give its size or sum away.  Every command is
 # bounded by timeout(1).  Costs about 1 s.
+# cost: 2 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

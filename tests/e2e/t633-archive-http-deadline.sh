@@ -7,6 +7,7 @@
 # python3 on 127.0.0.1 started by the test and stopped by its pid; each
 # command is bounded by timeout(1).  SIGINT during the drip exits 130.
 # Costs about 5 s.
+# cost: 4 s, waiting
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

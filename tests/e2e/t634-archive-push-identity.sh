@@ -8,6 +8,7 @@
 # again with one trial more (a resumed run) still replaces itself.  On a
 # file:// archive with the report fixture: no agent, no lab.  Costs
 # about 1 s.
+# cost: 1 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -8,6 +8,7 @@
 # config.yaml that is a symbolic link (as dotfile managers make) to a
 # mode 0600 file of the user is read; one leading to a 0644 file is
 # refused.  Costs about 3 s.
+# cost: 3 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

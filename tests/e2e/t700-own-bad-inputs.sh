@@ -9,6 +9,7 @@
 # running), 100 MB of output (bad-output, drained and counted), a build that
 # fails (deploy, the compiler's first error lines); and a {param} with
 # shell metacharacters arrives in argv literally.
+# cost: 10 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -7,6 +7,7 @@
 # (the controller's cache) and uploads nothing new; with no cross compiler
 # (FLEETMARK_NO_CROSS=1) the OpenSSH host builds the program itself and a
 # board without a compiler fails those trials as deploy errors.
+# cost: 63 s, busy; lab: lab-01 board-armhf board-s390x
 TNAME=t701
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

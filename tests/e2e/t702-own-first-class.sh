@@ -5,6 +5,7 @@
 # --baseline (the nightly's check) exit 4; the csv, json, md and html
 # formats and the delta table carry the metric; history shows
 # its nights; bisect-run judges it (bad for 130, good for 100).
+# cost: 4 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -17,6 +17,7 @@
 # idle states are this machine's, so the test saves them first and puts
 # them back at exit whatever happens.  There is no cpufreq here: the
 # governor and boost items must say unavailable.
+# cost: 24 s, busy; lab: lab-01
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t720
 set -u

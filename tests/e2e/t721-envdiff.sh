@@ -11,6 +11,7 @@
 # are copies of it under new run ids with hosts/local.json edited, so
 # nothing on this machine is changed.  The runs wait for the local host's
 # lease (--wait-lock): other runs on this machine may hold it.
+# cost: 3 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -9,6 +9,7 @@
 # a grid of its own, and the oversubscribed rows carry the agent's note,
 # under the grid.  As bench (not root), the run is the same: the files
 # the monitors read are world-readable.
+# cost: 8 s, machine; lab: lab-01
 TNAME=t730
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

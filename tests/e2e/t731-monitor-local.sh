@@ -8,6 +8,7 @@
 # operation count being iterations x samples; a monitor that cannot count
 # here says why in the trial's notes.  The report shows the counters as
 # rows of their own, and the agent's notes as marks and footnotes.
+# cost: 3 s, busy
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -7,6 +7,7 @@
 # said nothing, the kinds are marked NEW (what a nightly check says).  As
 # the bench user (dmesg_restrict) env says why the log cannot be read and
 # the trials are ok without a kernel member.
+# cost: 3 s, busy; lab: lab-01
 TNAME=t820
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
