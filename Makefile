@@ -3,6 +3,8 @@
 #   make                 controller and native agent, into build/
 #   make agents          static agents for every architecture (build/agents/ARCH/)
 #   make test            build, then run every unit and end-to-end test
+#   make check           the unit tests and the e2e tests that need no lab
+#                        (plain build: no sanitizers, valgrind or fuzzing)
 #   make install         PREFIX=/usr/local DESTDIR= (programs, agents, man pages,
 #                        bash completion)
 #   make SANITIZE=address,undefined   instrumented build (in build-san/)
@@ -202,8 +204,13 @@ fuzzers: $(FUZZ_BINS)
 fuzz: fuzzers
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run
 
-test: all agents unit san-unit san-ctl fuzzers
-	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) tests/run $(T)
+# The fuzz targets are built by tests/run, on one core beside the first
+# tests (which leave one free most of the time), rather than before them.
+test: all agents unit san-unit san-ctl
+	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FLEETMARK_SUITE_BUILD=fuzzers tests/run $(T)
+
+check: all unit
+	FLEETMARK_CHECK=1 tests/run $(T)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)
@@ -249,7 +256,7 @@ clean:
 print-%:
 	@echo $($*)
 
-.PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test install lint clean pc-check
+.PHONY: all agents unit san-unit san-ctl valgrind fuzzers fuzz test check install lint clean pc-check
 .DELETE_ON_ERROR:
 .SECONDARY:
 
