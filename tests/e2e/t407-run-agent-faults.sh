@@ -3,7 +3,7 @@
 # middle of a variant, while two other hosts run the same plan.  The
 # faults go through what the controller really deploys: for the output
 # faults the "agent" of x86_64 (FLEETMARK_AGENTS) is a small wrapper that
-# runs the real static agent and, on lab-02 only, replaces its 15th
+# runs the real static agent and, on lab-07 only, replaces its 15th
 # metric line with garbage, with a 100 MB line, or stops passing anything
 # on (silence, heartbeats included); the signal faults kill the real
 # agent's trial process (SIGSEGV) or the agent itself (SIGKILL) on the host.
@@ -11,10 +11,10 @@
 # valid JSON line by line; the failure has the right status and kind (the
 # agent's own output is the benchmark's fault: bad-output, agent-crash;
 # an agent gone or silent is the infrastructure's: agent-lost); the write
-# variant's file is back on every host; nothing is left running on lab-02;
+# variant's file is back on every host; nothing is left running on lab-07;
 # the controller's memory stays bounded on the 100 MB line; and --resume
 # completes the run with exactly one ok line per trial.
-# cost: 74 s, waiting; lab: lab-01 lab-02 lab-03
+# cost: 74 s, waiting; lab: lab-06 lab-07 lab-08
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t407
 set -u
@@ -34,8 +34,8 @@ L=$LABDIR
 mkdir -p "$L/t407.$$"
 cp "$REAL" "$L/t407.$$/fleetmark-agent"
 REAL=$L/t407.$$/fleetmark-agent
-FH=lab-02
-RH=(lab-01 lab-02 lab-03)
+FH=lab-07
+RH=(lab-06 lab-07 lab-08)
 TUNABLE=/tmp/fm-t407
 TUNABLE_HOSTS=("${RH[@]}")
 NT=$((3 * 2 * 6))
@@ -108,10 +108,10 @@ fault_case() {
 	local name=$1 agents=$2 st=$3 kind=$4 hst=$5 re=$6 sig=${8:-} which=${9:-} pid rc D T hwm=0 p i msg
 	tunable_reset
 	FLEETMARK_AGENTS=$agents FLEETMARK_SILENCE_MS=4000 "$FLEETMARK" run "$WORK/plan.yaml" -f "$L/fleet.yaml" \
-		-H lab-01,lab-02,lab-03 -o "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+		-H lab-06,lab-07,lab-08 -o "$WORK/$name" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	pid=$!
 	if [ -n "$sig" ]; then
-		# In the tuned variant's second trial (7 trials of lab-02 done).
+		# In the tuned variant's second trial (7 trials of lab-07 done).
 		for i in $(seq 600); do
 			T=$(run_dir "$WORK/$name")/trials.jsonl
 			[ -s "$T" ] && [ "$(jq -r "select(.host == \"$FH\" and .status == \"ok\") | .key" "$T" | sort -u | wc -l)" -ge 7 ] && break
@@ -131,16 +131,16 @@ fault_case() {
 	T=$D/trials.jsonl
 	is "$rc" 3 "$name: exit 3 (peak RSS $((hwm / 1024)) MB)"
 	check "$name: trials.jsonl holds valid JSON lines only" jq_all "$T"
-	is "$(jq -r 'select(.host != "lab-02" and .status == "ok") | .host + " " + .key' "$T" | sort -u | cut -d' ' -f1 | uniq -c | xargs)" \
-		"12 lab-01 12 lab-03" "$name: lab-01 and lab-03 ran all 12 trials"
-	is "$(jq -r 'select(.host == "lab-02" and .status != "ok") | .status + " " + .kind' "$T" | sort -u | head -1)" \
-		"$st $kind" "$name: lab-02's failed trial: $st, kind $kind"
-	msg=$(jq -r 'select(.host == "lab-02" and .status != "ok") | .message' "$T" | head -1)
+	is "$(jq -r 'select(.host != "lab-07" and .status == "ok") | .host + " " + .key' "$T" | sort -u | cut -d' ' -f1 | uniq -c | xargs)" \
+		"12 lab-06 12 lab-08" "$name: lab-06 and lab-08 ran all 12 trials"
+	is "$(jq -r 'select(.host == "lab-07" and .status != "ok") | .status + " " + .kind' "$T" | sort -u | head -1)" \
+		"$st $kind" "$name: lab-07's failed trial: $st, kind $kind"
+	msg=$(jq -r 'select(.host == "lab-07" and .status != "ok") | .message' "$T" | head -1)
 	like "$msg" "$re" "$name: ... and why"
 	diag "$name: $(printf '%s' "$msg" | head -c 200)"
-	is "$(jq -r '.hosts["lab-02"].status' "$D/run.json")" "$hst" "$name: lab-02 $hst"
+	is "$(jq -r '.hosts["lab-07"].status' "$D/run.json")" "$hst" "$name: lab-07 $hst"
 	check "$name: the variant's file is back on every host" tunable_restored
-	is "$(host_procs "$FH")" "" "$name: nothing left running on lab-02"
+	is "$(host_procs "$FH")" "" "$name: nothing left running on lab-07"
 	FLEETMARK_AGENTS=$CLEAN "$FLEETMARK" run "$WORK/plan.yaml" --resume "$D" >"$WORK/$name.r.out" 2>"$WORK/$name.r.err"
 	is "$? $(ok_per_trial "$T")" "0 1 $NT" "$name: --resume exits 0 and leaves exactly one ok line per trial"
 	check "$name: ... the variant's file still back" tunable_restored

@@ -7,7 +7,7 @@
 # such file, access refused).  No trial may fail as bench, bad-request,
 # timeout or anything else, and every plan's report is written.  The work
 # directory is root's: the bench user's runs use their own.
-# cost: 67 s, busy; lab: lab-01
+# cost: 67 s, busy; lab: lab-04
 TNAME=t413
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -15,7 +15,7 @@ set -u
 need_lab jq
 
 use_lab "$TNAME"
-H=lab-01
+H=lab-04
 has_host "$H" || { echo "Bail out! the lab has no $H"; exit 1; }
 
 # The reasons a variant under debugfs may give (src/variant.c, documented).

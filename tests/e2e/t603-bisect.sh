@@ -11,7 +11,7 @@
 # must name commit 23, the bisect log must show the skip, each step keeps
 # its run directory labelled with the short commit; usage errors abort
 # (128).
-# cost: 56 s, waiting; lab: lab-01
+# cost: 56 s, waiting; lab: lab-05
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t603
 set -u
@@ -21,7 +21,7 @@ need_lab git
 need_command bisect-run
 
 use_lab "$TNAME"
-H=${HOSTS[0]}
+H=lab-05
 SSHC=(ssh -F "$LABDIR/ssh_config" -o BatchMode=yes)
 RES=$WORK/results
 CULPRIT=23

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t821-host-leases: a run holds a lease on each of its hosts.  While one run
-# is on lab-01, a second run there fails that host at once with class
+# is on lab-04, a second run there fails that host at once with class
 # locked and the holder's name (its other host runs), or with --wait-lock
 # waits and then runs (a holder of the same user@controller is given 15 s
 # first, so the holder here lasts longer); hosts --check shows the lease;
@@ -8,7 +8,7 @@
 # controller is SIGKILLed, the next run takes the lease without waiting.
 # Root and the bench user see each other's leases.  bisect-run on a held
 # host skips (125), and with --wait-lock waits and measures.
-# cost: 52 s, waiting; lab: lab-01 lab-02
+# cost: 52 s, waiting; lab: lab-04 lab-05
 # shellcheck disable=SC2317 # functions called through check
 TNAME=t821
 set -u
@@ -18,7 +18,7 @@ need_lab jq
 
 use_lab "$TNAME"
 L=$LABDIR
-if ! has_host lab-01 || ! has_host lab-02; then echo "Bail out! the lab has no lab-01, lab-02"; exit 1; fi
+if ! has_host lab-04 || ! has_host lab-05; then echo "Bail out! the lab has no lab-04, lab-05"; exit 1; fi
 
 cat >"$WORK/long.yaml" <<'P'
 name: holder
@@ -53,39 +53,39 @@ wait_lease() {
 	return 1
 }
 
-"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/h" -q >"$WORK/h.out" 2>&1 &
+"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" -H lab-04 -o "$WORK/h" -q >"$WORK/h.out" 2>&1 &
 holder=$!
-check "the first run holds lab-01's lease" wait_lease lab-01
+check "the first run holds lab-04's lease" wait_lease lab-04
 HR=$(basename "$(run_dir "$WORK/h")")
 
-"$FLEETMARK" hosts -f "$L/fleet.yaml" -H lab-01,lab-02 --check >"$WORK/check.out" 2>&1
-like "$(cat "$WORK/check.out")" "lab-01: held by [^ ]+@[^ ]+ \\(run $HR, since 20[0-9-]+T" \
+"$FLEETMARK" hosts -f "$L/fleet.yaml" -H lab-04,lab-05 --check >"$WORK/check.out" 2>&1
+like "$(cat "$WORK/check.out")" "lab-04: held by [^ ]+@[^ ]+ \\(run $HR, since 20[0-9-]+T" \
 	"hosts --check shows the lease and its holder"
-check_fail "and no lease on lab-02" grep -q 'lab-02: held' "$WORK/check.out"
+check_fail "and no lease on lab-05" grep -q 'lab-05: held' "$WORK/check.out"
 
-"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet-bench.yaml" -H lab-01,lab-02 -o "$WORK/s" \
+"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet-bench.yaml" -H lab-04,lab-05 -o "$WORK/s" \
 	>"$WORK/s.out" 2>&1
 is "$?" 3 "a second run (as bench) on the held host exits 3"
 S=$(run_dir "$WORK/s")
-is "$(jq -r '.hosts["lab-01"].status' "$S/run.json")" failed "lab-01 failed"
-like "$(jq -r '.hosts["lab-01"].reason' "$S/run.json")" \
+is "$(jq -r '.hosts["lab-04"].status' "$S/run.json")" failed "lab-04 failed"
+like "$(jq -r '.hosts["lab-04"].reason' "$S/run.json")" \
 	"^locked: locked by [^ ]+ \\(run $HR, since " "with the holder's name, run and time"
-is "$(jq -r '.hosts["lab-02"].status' "$S/run.json")" "done" "lab-02 ran"
-is "$(jq -rs '[.[] | select(.host == "lab-01") | .status] | unique | join(",")' "$S/trials.jsonl")" \
-	locked "lab-01's trials are recorded locked (infrastructure)"
+is "$(jq -r '.hosts["lab-05"].status' "$S/run.json")" "done" "lab-05 ran"
+is "$(jq -rs '[.[] | select(.host == "lab-04") | .status] | unique | join(",")' "$S/trials.jsonl")" \
+	locked "lab-04's trials are recorded locked (infrastructure)"
 
 # bisect-run on a held host: skip (125), never bad; with --wait-lock it
 # waits its turn (beside the run below) and measures.
-"$FLEETMARK" bisect-run "$WORK/step.yaml" -f "$L/fleet-bench.yaml" -H lab-01 \
+"$FLEETMARK" bisect-run "$WORK/step.yaml" -f "$L/fleet-bench.yaml" -H lab-04 \
 	--metric lat_syscall.latency --good 1e9 --tries 1 -o "$WORK/b1" >"$WORK/b1.out" 2>&1
 is "$?" 125 "bisect-run on the held host exits 125 (skip)"
 like "$(cat "$WORK/b1.out")" "locked" "... and says the host is locked"
-"$FLEETMARK" bisect-run "$WORK/step.yaml" -f "$L/fleet.yaml" -H lab-01 --wait-lock 60s \
+"$FLEETMARK" bisect-run "$WORK/step.yaml" -f "$L/fleet.yaml" -H lab-04 --wait-lock 60s \
 	--metric lat_syscall.latency --good 1e9 --threshold 50% -o "$WORK/b2" >"$WORK/b2.out" 2>&1 &
 bisect=$!
 
 t0=$(date +%s)
-"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/w" --wait-lock 60s \
+"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-04 -o "$WORK/w" --wait-lock 60s \
 	>"$WORK/w.out" 2>&1
 rc=$?
 t1=$(date +%s)
@@ -103,21 +103,21 @@ check "its trials started after the holder ended ($w_start >= $h_end - 1, waited
 
 # A holder killed with SIGKILL: its agent sees its input end and goes; the
 # next run takes the lease without --wait-lock.
-"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/k" -q >"$WORK/k.out" 2>&1 &
+"$FLEETMARK" run "$WORK/long.yaml" -f "$L/fleet.yaml" -H lab-04 -o "$WORK/k" -q >"$WORK/k.out" 2>&1 &
 holder=$!
-check "a new holder" wait_lease lab-01
+check "a new holder" wait_lease lab-04
 kill -KILL "$holder"
 wait "$holder" 2>/dev/null
 ok_after=''
 for i in 1 2 3 4 5; do
-	"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-01 -o "$WORK/t$i" >"$WORK/t.out" 2>&1 &&
+	"$FLEETMARK" run "$WORK/short.yaml" -f "$L/fleet.yaml" -H lab-04 -o "$WORK/t$i" >"$WORK/t.out" 2>&1 &&
 		{ ok_after=$i; break; }
 	sleep 1
 done
 check "after a SIGKILLed holder the lease is taken (attempt ${ok_after:-none})" test -n "$ok_after"
-"$FLEETMARK" hosts -f "$L/fleet.yaml" -H lab-01 --check >"$WORK/check2.out" 2>&1
+"$FLEETMARK" hosts -f "$L/fleet.yaml" -H lab-04 --check >"$WORK/check2.out" 2>&1
 # A check that failed says nothing of leases either.
-is "$?" 0 "hosts --check after the runs: exit 0, lab-01 reached"
-check_fail "and no lease is held after the runs" grep -q 'lab-01: held' "$WORK/check2.out"
+is "$?" 0 "hosts --check after the runs: exit 0, lab-04 reached"
+check_fail "and no lease is held after the runs" grep -q 'lab-04: held' "$WORK/check2.out"
 
 done_testing
