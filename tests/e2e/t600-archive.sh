@@ -10,7 +10,7 @@
 # leave nothing behind; a server answering 500 is retried, then a clear
 # error; nginx killed in the middle of a push of a 60 MB run leaves no
 # listed run, and the next push completes it; SIGINT stops a pull cleanly.
-# cost: 20 s, busy
+# cost: 20 s, waiting
 # shellcheck disable=SC2317 # functions called through check
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -10,7 +10,7 @@
 # pulled directory, the server's files, the logs or anything fleetmark
 # printed, even at -vvv.  Run directories come from `fleetmark run` on
 # the default (local) fleet.  Needs node and s3rver (tools/deps).
-# cost: 26 s, busy
+# cost: 26 s, waiting
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
