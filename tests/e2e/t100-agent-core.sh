@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t100-agent-core: the agent's commands, wire format, deadlines, stdin EOF,
 # serve mode and its hygiene (docs/agent.md), on this machine.
-# cost: 15 s, busy
+# cost: 15 s, timed
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_agent

@@ -9,7 +9,7 @@
 # a trial past its deadline fails alone (timeout); a full disk under the
 # run directory stops the run (exit 1, run.json "failed", the trials not
 # run counted) and a resume with room again completes it.
-# cost: 22 s, busy
+# cost: 22 s, timed
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -12,7 +12,7 @@
 # short (the controller killed while sending it) starts nothing.  Plans
 # that need the controller, and collect of a run that is not detached,
 # are refused.
-# cost: 65 s, waiting
+# cost: 65 s, timed
 # shellcheck disable=SC2317 # functions called through check and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

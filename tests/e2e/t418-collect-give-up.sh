@@ -8,7 +8,7 @@
 # given-up host again; the run finishes when the other host is done.  Bad
 # --give-up arguments are refused with exit 2 and change nothing.  Once
 # the host is back, `run --resume` of the finished run runs its trials.
-# cost: 15 s, waiting
+# cost: 15 s, timed
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"

@@ -18,7 +18,7 @@
 # anyway, sooner or later as TCP's backoff has it, and the test would
 # show nothing; with it, an agent without an idle limit holds the lease
 # for as long as it lives.  About 15 s.
-# cost: 8 s, waiting; lab: lab-04
+# cost: 8 s, timed; lab: lab-04
 # shellcheck disable=SC2317 # functions called through trap and wait_for
 TNAME=t422
 set -u

@@ -8,7 +8,7 @@
 # first run's trial is left running.  An agent whose controller keeps
 # speaking outlives its idle limit many times over: a trial of 5 s with a
 # 1 s limit is ok.  On this machine (the local transport); about 10 s.
-# cost: 11 s, waiting
+# cost: 11 s, timed
 # shellcheck disable=SC2317 # functions called through check and wait_for
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -14,7 +14,7 @@
 # two nights with commits prints the git bisect lines, and so does
 # `fleetmark history` for a worse change point; a --commit that is no
 # commit id is bad usage.
-# cost: 116 s, waiting
+# cost: 116 s, timed
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
