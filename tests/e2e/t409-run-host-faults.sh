@@ -16,7 +16,7 @@
 # the run with exactly one ok line per trial, and the variant's file is
 # back (put back by --resume from restore/ when the host was lost in the
 # middle of the variant).
-# cost: 117 s, waiting; lab: lab-06 lab-07 lab-08
+# cost: 117 s, timed; lab: lab-06 lab-07 lab-08
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t409
 set -u
