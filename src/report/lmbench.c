@@ -576,7 +576,8 @@ series_reps(struct lbuild *b, size_t s)
 				add_rep(&b->reps, &n, &b->reps_cap, v->rep[i]);
 		}
 	}
-	qsort(b->reps, n, sizeof(*b->reps), cmp_int);
+	if (n > 1)	/* reps is NULL while no series had a trial */
+		qsort(b->reps, n, sizeof(*b->reps), cmp_int);
 	return n;
 }
 
