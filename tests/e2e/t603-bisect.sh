@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # t603-bisect: `git bisect run fleetmark bisect-run ...` finds the commit
 # that made the exec workload slower.  A git repository of 30 commits holds
-# work.sh; commit 23 makes it do six times the work (the threshold, 150%,
-# is well above what a busy shared machine does to one step's numbers, and
-# well below the slowdown).  At every step the install hook copies work.sh
+# work.sh; commit 23 makes it take six times as long (the threshold, 150%,
+# is well below the slowdown).  The work is a sleep, not a loop: a busy
+# shared machine slowed a shell loop threefold between one step and the
+# next, and made a slow commit pass for a fast one; a sleep's length does
+# not depend on the load.  At every step the install hook copies work.sh
 # to a lab host over SSH and the reboot hook reboots the host
 # (tests/lab/lab reboot), except at the first step, where the host is
 # partitioned instead: that step must be skipped (exit 125,
@@ -11,7 +13,7 @@
 # must name commit 23, the bisect log must show the skip, each step keeps
 # its run directory labelled with the short commit; usage errors abort
 # (128).
-# cost: 56 s, waiting; lab: lab-05
+# cost: 64 s, waiting; lab: lab-05
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t603
 set -u
@@ -26,17 +28,16 @@ SSHC=(ssh -F "$LABDIR/ssh_config" -o BatchMode=yes)
 RES=$WORK/results
 CULPRIT=23
 
-# --- the repository: 30 commits, the 23rd four times slower ------------------
+# --- the repository: 30 commits, the 23rd six times slower -------------------
 R=$WORK/repo
 mkdir -p "$R"
 git -C "$R" init -q
 git -C "$R" config user.email t603@example.org
 git -C "$R" config user.name t603
 for i in $(seq 1 30); do
-	n=60000
-	[ "$i" -ge "$CULPRIT" ] && n=360000
-	# shellcheck disable=SC2016 # the script is for the host's shell
-	printf 'i=0; while [ $i -lt %d ]; do i=$((i+1)); done\n' "$n" >"$R/work.sh"
+	n=0.15
+	[ "$i" -ge "$CULPRIT" ] && n=0.9
+	printf 'sleep %s\n' "$n" >"$R/work.sh"
 	echo "$i" >"$R/version"
 	git -C "$R" add work.sh version
 	git -C "$R" commit -q -m "commit $i"
