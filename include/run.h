@@ -110,6 +110,7 @@ struct run_config {
 	long long			 silence_ms;	/* 0: RUN_SILENCE_MS */
 	long long			 margin_ms;	/* 0: RUN_MARGIN_MS */
 	long long			 agent_idle_ms;	/* 0: RUN_AGENT_IDLE_MS */
+	long long			 lease_self_ms;	/* 0: LEASE_SELF_MS */
 	const char			*expect_kernel;	/* the boot check, or NULL */
 	long long			 wait_lock_ms;	/* how long to wait for a host
 							 * another run holds; 0: not */

@@ -41,7 +41,10 @@
  * error when it ends, a host log error as a warning; while the progress
  * display is drawn on a terminal, log lines are printed above it.
  * FLEETMARK_SILENCE_MS (tests only) replaces the 30 s after which a host
- * that sends nothing is given up.
+ * that sends nothing is given up, FLEETMARK_AGENT_IDLE_MS the 120 s after
+ * which an agent whose controller says nothing ends, and
+ * FLEETMARK_LEASE_SELF_MS the 15 s a lease of this controller's own user
+ * is given to go.
  *
  * Errors: 0, or -1 with a newly allocated message in *err.
  */

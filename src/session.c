@@ -397,6 +397,24 @@ dirs_left(const struct session *s, const struct fleet *f)
 	return left;
 }
 
+/*
+ * The deadlines a test may make short (never set in use): how long a
+ * silent host is waited for, how long an agent waits for a silent
+ * controller, how long a lease of our own user is given to go.
+ */
+static void
+test_deadlines(struct run_config *rc)
+{
+	const char *v;
+
+	if ((v = getenv("FLEETMARK_SILENCE_MS")) != NULL)
+		rc->silence_ms = atoll(v);
+	if ((v = getenv("FLEETMARK_AGENT_IDLE_MS")) != NULL)
+		rc->agent_idle_ms = atoll(v);
+	if ((v = getenv("FLEETMARK_LEASE_SELF_MS")) != NULL)
+		rc->lease_self_ms = atoll(v);
+}
+
 int
 session_run(struct session *s, const struct session_config *c, char **err)
 {
@@ -438,10 +456,7 @@ session_run(struct session *s, const struct session_config *c, char **err)
 	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
 	    PROGRESS_AUTO);
 	rc.wait_lock_ms = c->wait_lock_ms;
-	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
-		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
-	if (getenv("FLEETMARK_AGENT_IDLE_MS") != NULL)	/* tests */
-		rc.agent_idle_ms = atoll(getenv("FLEETMARK_AGENT_IDLE_MS"));
+	test_deadlines(&rc);
 	if (progress_mode(prog) == PROGRESS_TERMINAL)
 		log_set_sink(log_to_progress, prog);
 	progress_start_ticker(prog);
@@ -500,10 +515,7 @@ session_confirm(struct session *s, const struct session_config *c, char **err)
 	memset(&sum, 0, sizeof(sum));
 	prog = rc.progress = progress_new(STDERR_FILENO, c->quiet ? PROGRESS_QUIET :
 	    PROGRESS_AUTO);
-	if (getenv("FLEETMARK_SILENCE_MS") != NULL)	/* tests */
-		rc.silence_ms = atoll(getenv("FLEETMARK_SILENCE_MS"));
-	if (getenv("FLEETMARK_AGENT_IDLE_MS") != NULL)	/* tests */
-		rc.agent_idle_ms = atoll(getenv("FLEETMARK_AGENT_IDLE_MS"));
+	test_deadlines(&rc);
 	if (progress_mode(prog) == PROGRESS_TERMINAL)
 		log_set_sink(log_to_progress, prog);
 	progress_start_ticker(prog);

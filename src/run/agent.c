@@ -320,7 +320,8 @@ worker_take_lease(struct worker *w, enum ap_status *st, char **why)
 	const struct run_config *c = w->ctx->c;
 	const char *run = journal_run_id(c->journal);
 	long long until = clock_mono_ms() + (c->wait_lock_ms > 0 ? c->wait_lock_ms : 0);
-	long long own_until = clock_mono_ms() + LEASE_SELF_MS, deadline, left;
+	long long own_until = clock_mono_ms() + (c->lease_self_ms > 0 ? c->lease_self_ms :
+	    LEASE_SELF_MS), deadline, left;
 	struct ap_event ev;
 	char *holder;
 	int r, said = 0, ours;

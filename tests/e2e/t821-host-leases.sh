@@ -3,8 +3,8 @@
 # is on lab-04, a second run there fails that host at once with class
 # locked and the holder's name (its other host runs), or with --wait-lock
 # waits and then runs (a holder of the same user@controller is given 15 s
-# first, so the holder here lasts longer); hosts --check shows the lease;
-# when the holder's
+# first, made 2 s here by FLEETMARK_LEASE_SELF_MS, so that the holder's 8 s
+# are longer); hosts --check shows the lease; when the holder's
 # controller is SIGKILLed, the next run takes the lease without waiting.
 # Root and the bench user see each other's leases.  bisect-run on a held
 # host skips (125), and with --wait-lock waits and measures.
@@ -18,6 +18,7 @@ need_lab jq
 
 use_lab "$TNAME"
 L=$LABDIR
+export FLEETMARK_LEASE_SELF_MS=2000
 if ! has_host lab-04 || ! has_host lab-05; then echo "Bail out! the lab has no lab-04, lab-05"; exit 1; fi
 
 cat >"$WORK/long.yaml" <<'P'
@@ -28,7 +29,7 @@ timeout: 60s
 benchmarks:
   - bench: exec
     params:
-      command: "sleep 24"
+      command: "sleep 8"
 P
 cat >"$WORK/short.yaml" <<'P'
 name: second
