@@ -1,0 +1,258 @@
+/*
+ * ab.h: the statistics of `fleetmark ab`, two kernels (sides A and B)
+ * measured on the same host in alternating boots, judged with the BOOT as
+ * the unit.  When every trial of a side shares one boot, a slow boot and
+ * a slow kernel cannot be told apart; here each side has several boots,
+ * run in blocks of one A and one B boot, and the verdict counts boots,
+ * not trials.  Pure computation: no I/O, no allocation the caller sees
+ * (docs/reports.md, "The paired boot verdict", has the method for users).
+ *
+ * The model, per (host, metric, point) row, on the log scale (so that a
+ * change is a ratio):
+ *
+ *	log y(s, b, k) = mu + kernel(s) + drift(block of b) + boot(b) + e(b, k)
+ *
+ * side s, boot b, trial k: boots independent given the side, a block's
+ * drift shared by its two boots, trial errors independent within a boot.
+ * A boot's mean is the mean of the logs of its trials; a pair is the A and
+ * the B boot of one block, d_j = mean log B - mean log A, so the drift
+ * cancels.  With n pairs, mean d and sd s_d:
+ *
+ *	t = mean d / (s_d / sqrt n)			on n - 1 df
+ *	change = exp(mean d) - 1			percent, B against A
+ *	interval = exp(mean d -+ t(0.975; n-1) s_d / sqrt n) - 1
+ *	p (B worse) = P(T >= t) for lower-is-better metrics, P(T <= t)
+ *		for higher-is-better ones (worse is then d < 0)
+ *
+ * A side's boot left without a partner (an interrupted sequence) is left
+ * out and counted (left_out).  Rows of several hosts of one class are
+ * pooled by giving ab_judge_rows() a row with every host's boots: the
+ * pairs of all the hosts are the sample (the model: the kernel's effect
+ * the same on each host; each host's own level cancels within its pairs).
+ *
+ * Over a run's rows (ab_judge_rows()): Benjamini-Hochberg (fdr.h) over
+ * the one-sided "B worse" p of the rows that count (ab_row.counts, and at
+ * least AB_MIN_PAIRS pairs), and separately over the "B better" p of the
+ * same rows; then the threshold as a magnitude gate, applied once, after
+ * the test:
+ *
+ *	AB_WORSE	q <= fdr AND the change is worse by the threshold
+ *			or more (AB_GATE_CHANGE, the default: the estimate;
+ *			AB_GATE_INTERVAL: the interval's worse end reaches
+ *			it, as the compare table's rule, verdict.h)
+ *	AB_BETTER	the same towards better (never fails a run)
+ *	AB_SAME		neither, and the 95% interval lies within the
+ *			threshold on both sides: no change of that size
+ *	AB_NOISY	neither, and the interval reaches the threshold
+ *	AB_CANNOT	fewer than AB_MIN_PAIRS pairs, or a value that is not
+ *			positive and finite (no log scale)
+ *
+ * A counted row that is AB_WORSE fails the run: ab_judge_rows() returns
+ * their count, and the caller exits 4 (CMD_EXIT_REGRESSION) when it is
+ * not 0.
+ *
+ * What the design can see, per row (ab_judgement's planning fields):
+ *
+ *  - the variance components from the nested data (trials within boots
+ *    within sides): one-way analysis of variance per side by the method
+ *    of moments, the mean squares pooled over sides (and hosts),
+ *
+ *	within  = SS within / df within
+ *	between = (MS between - within) / r0,
+ *	r0 = (N - sum r_i^2 / N) / (k - 1)	(r_i trials of boot i, k boots)
+ *
+ *    a negative between estimate set to 0 (components.clamped);
+ *  - the smallest change the test detects with probability AB_POWER, one
+ *    sided at the row level alpha = fdr / m (m the rows counted: the
+ *    Bonferroni level, a conservative stand-in for Benjamini-Hochberg's,
+ *    which is at least as lenient for the row with the smallest p), from
+ *    the noncentral t: the shift delta on the log scale with
+ *
+ *	P(T'(n - 1, delta sqrt(n) / s_d) > t(1 - alpha; n - 1)) = AB_POWER
+ *
+ *    (the t approximation, (t(1 - alpha) + t(AB_POWER)) s_d / sqrt n on
+ *    n - 1 df, is 24% too small at the 3 df of 4 pairs and alpha
+ *    0.05 / 40, 1% at 30 df: the noncentral t is exact for Gaussian
+ *    differences, so it is used);
+ *  - the boots a side that would detect the threshold: the smallest n
+ *    (pairs) whose detectable change is at most the threshold, at most
+ *    AB_PLAN_CAP.  s_d is the pairs' sd, or with a single pair the
+ *    components': s_d^2 = 2 (between + within / trials a boot).
+ *
+ * ab_kj_trials() is Kalibera & Jones's optimal repetition count for a
+ * two-level experiment, and ab_order_sides() the order of the boots.
+ */
+#ifndef FLEETMARK_AB_H
+#define FLEETMARK_AB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AB_MIN_PAIRS	2	/* fewer complete pairs: cannot judge */
+#define AB_POWER	0.95	/* the power of the detectable change */
+#define AB_PLAN_CAP	1000	/* boots a side: more than this is "more than" */
+#define AB_REASON_MAX	160	/* a reason's size, the NUL included */
+
+enum ab_side {
+	AB_A,
+	AB_B,
+};
+
+enum ab_kind {
+	AB_SAME,
+	AB_WORSE,
+	AB_BETTER,
+	AB_NOISY,
+	AB_CANNOT,
+};
+
+enum ab_gate {
+	AB_GATE_CHANGE,		/* the estimated change reaches the threshold */
+	AB_GATE_INTERVAL,	/* the interval's worse (better) end reaches it */
+};
+
+enum ab_order {
+	AB_ORDER_ABBA,		/* blocks AB, BA, AB, BA, ... (the default) */
+	AB_ORDER_ALTERNATE,	/* AB, AB, ... */
+	AB_ORDER_RANDOM,	/* each block AB or BA by a seeded coin */
+};
+
+/* One boot of one side, with the trial values one row measured in it. */
+struct ab_boot {
+	enum ab_side	 side;
+	unsigned	 boot;		/* its place in the host's sequence, from 0 */
+	unsigned	 block;		/* its block: one A and one B boot a block */
+	const double	*v;		/* the trial values, positive (not owned) */
+	size_t		 n;
+};
+
+/* One host's boots of a row, in any order (not owned). */
+struct ab_host {
+	const struct ab_boot	*boots;
+	size_t			 nboots;
+};
+
+struct ab_components {
+	double	var_within;	/* of the logs, trial to trial within a boot;
+				 * NAN when no boot has 2 trials */
+	double	var_between;	/* of the logs, boot to boot (>= 0); NAN when
+				 * no side has 2 boots */
+	double	within;		/* the same as percent: 100 (exp(sd) - 1) */
+	double	between;
+	double	trials;		/* r0, the trials a boot the estimate weighs */
+	int	clamped;	/* the between estimate was negative: set to 0 */
+};
+
+struct ab_judgement {
+	size_t	pairs;		/* complete pairs used */
+	size_t	left_out;	/* boots with no partner in their block, left out */
+	size_t	hosts;		/* hosts whose pairs were pooled (1: one host) */
+	double	mean_d, sd_d;	/* of the pairs' log differences (sd NAN for 1) */
+	double	change;		/* percent, B against A (exp(mean d) - 1) */
+	double	lo, hi;		/* its 95% interval, percent, lo <= hi (NAN: < 2 pairs) */
+	double	worse;		/* the change towards worse: -change when higher
+				 * is better; > 0 is worse */
+	double	p_worse;	/* one-sided, B worse (NAN: not tested) */
+	double	p_better;	/* one-sided, B better */
+	double	q;		/* Benjamini-Hochberg q of p_worse over the rows
+				 * counted (NAN when not counted) */
+	double	q_better;	/* the same for p_better */
+	enum ab_kind kind;
+	char	reason[AB_REASON_MAX];	/* one sentence, no full stop */
+	struct ab_components comp;
+	double	alpha;		/* the row level alpha of the planning fields */
+	double	detectable;	/* percent, at AB_POWER (INFINITY: cannot be told) */
+	size_t	needed;		/* boots a side to detect the threshold (pairs);
+				 * 0: cannot be told; AB_PLAN_CAP + 1: more than
+				 * AB_PLAN_CAP */
+};
+
+/* One row of a run: its hosts' boots (one host, or a class pooled). */
+struct ab_row {
+	const struct ab_host	*hosts;
+	size_t			 nhosts;
+	int			 higher;	/* higher is better for the metric */
+	int			 counts;	/* a regression of it fails the run */
+	struct ab_judgement	 j;		/* ab_judge_rows() fills it */
+};
+
+struct ab_opts {
+	double		fdr;		/* Benjamini-Hochberg level, e.g. 0.05 */
+	double		threshold;	/* percent, e.g. VERDICT_THRESHOLD */
+	enum ab_gate	gate;
+};
+
+/*
+ * Judge every row of rows[0..n): each row's pairs, test and components,
+ * then the Benjamini-Hochberg steps over the rows that count, the gate,
+ * the words and reasons, the detectable change and the boots needed.
+ * Returns the number of counted rows that are AB_WORSE: not 0 fails the
+ * run.
+ */
+size_t	ab_judge_rows(struct ab_row *rows, size_t n, const struct ab_opts *o);
+
+/*
+ * The variance components of one row's hosts' boots into *out (NANs when
+ * nothing can be estimated); ab_judge_rows() fills them too.  Boots with
+ * a value that is not positive and finite are left out.
+ */
+void	ab_components(const struct ab_host *hosts, size_t nhosts,
+	    struct ab_components *out);
+
+/*
+ * P(T' > c) for the noncentral t with df degrees of freedom and
+ * noncentrality lambda (df > 0): the expectation over the chi-square of
+ * 1 - Phi(c sqrt(V / df) - lambda), by Simpson's rule.  About 1e-7.
+ */
+double	ab_nct_sf(double c, double df, double lambda);
+
+/*
+ * The smallest change, percent (100 (exp(delta) - 1)), that n pairs with
+ * log differences of sd sd_d detect with probability `power`, one-sided
+ * at `alpha` (noncentral t, as above).  INFINITY for n < 2 or sd_d not
+ * finite; 0 when sd_d is 0.
+ */
+double	ab_detectable(double sd_d, size_t n, double alpha, double power);
+
+/*
+ * The smallest number of pairs (boots a side) from 2 on whose detectable
+ * change is at most threshold percent; AB_PLAN_CAP + 1 when it is more
+ * than AB_PLAN_CAP; 0 when sd_d is not finite or threshold not positive.
+ */
+size_t	ab_boots_needed(double sd_d, double threshold, double alpha, double power);
+
+/*
+ * Kalibera & Jones's optimal trials a boot: Kalibera and Jones (2013),
+ * "Rigorous benchmarking in reasonable time", ISMM 2013, the repetition
+ * count of a level in a two-level experiment,
+ *
+ *	r = ceil(sqrt(cost_boot / cost_trial * var_within / var_between))
+ *
+ * with cost_boot what a boot costs beyond its trials and cost_trial what
+ * a trial costs: what minimises the variance of the result for a given
+ * time.  At least 1.  0 when there is no optimum: var_between 0 (boots do
+ * not vary: as many trials a boot as there is time for) or an argument
+ * not finite or negative (the costs must be positive).  The result is
+ * capped at AB_PLAN_CAP.
+ */
+unsigned ab_kj_trials(double cost_boot, double cost_trial, double var_within,
+	    double var_between);
+
+/*
+ * The sides of 2 * per_side boots in order into sides[0..2 per_side) and,
+ * when block is not NULL, each boot's block into block[]: boots 2j and
+ * 2j + 1 are block j.  AB_ORDER_RANDOM flips a coin per block from seed
+ * (splitmix64: the same seed gives the same order on every machine); the
+ * other orders ignore it.
+ */
+void	ab_order_sides(enum ab_order order, uint64_t seed, size_t per_side,
+	    enum ab_side *sides, unsigned *block);
+
+/* "abba", "alternate", "random" to an order; -1 for another name. */
+int	ab_order_parse(const char *name, enum ab_order *out);
+const char *ab_order_name(enum ab_order order);
+
+/* "same", "worse", "better", "noisy", "cannot judge". */
+const char *ab_kind_name(enum ab_kind k);
+
+#endif /* FLEETMARK_AB_H */
