@@ -235,26 +235,40 @@ nct_lambda(double c, double df, double power)
 	return (a + b) / 2;
 }
 
+/*
+ * The noncentrality of n pairs at (alpha, power), kept per thread for the
+ * last (alpha, power) asked: a run asks for one alpha, for every row and
+ * for the boots-needed search, which would otherwise solve the same
+ * equations again and again.
+ */
+static double
+lambda_of(size_t n, double alpha, double power)
+{
+	static _Thread_local double c_alpha = -1, c_power = -1;
+	static _Thread_local double c_lambda[AB_PLAN_CAP + 1];
+	double df = (double)n - 1;
+
+	if (alpha != c_alpha || power != c_power) {
+		memset(c_lambda, 0, sizeof(c_lambda));
+		c_alpha = alpha;
+		c_power = power;
+	}
+	if (n > AB_PLAN_CAP)
+		return nct_lambda(stats_t_quantile(1 - alpha, df), df, power);
+	if (c_lambda[n] == 0)
+		c_lambda[n] = nct_lambda(stats_t_quantile(1 - alpha, df), df, power);
+	return c_lambda[n];
+}
+
 double
 ab_detectable(double sd_d, size_t n, double alpha, double power)
 {
-	double df, c;
-
-	if (n < 2 || !isfinite(sd_d) || sd_d < 0)
+	if (n < 2 || !isfinite(sd_d) || sd_d < 0 || !(alpha > 0 && alpha < 1) ||
+	    !(power > 0 && power < 1))
 		return INFINITY;
 	if (sd_d == 0)
 		return 0;
-	df = (double)n - 1;
-	c = stats_t_quantile(1 - alpha, df);
-	return 100 * (exp(nct_lambda(c, df, power) * sd_d / sqrt((double)n)) - 1);
-}
-
-static double
-power_at(double delta, double sd_d, size_t n, double alpha)
-{
-	double df = (double)n - 1;
-
-	return ab_nct_sf(stats_t_quantile(1 - alpha, df), df, delta * sqrt((double)n) / sd_d);
+	return 100 * (exp(lambda_of(n, alpha, power) * sd_d / sqrt((double)n)) - 1);
 }
 
 size_t
@@ -263,19 +277,23 @@ ab_boots_needed(double sd_d, double threshold, double alpha, double power)
 	double delta;
 	size_t lo, hi, mid;
 
-	if (!isfinite(sd_d) || sd_d < 0 || !(threshold > 0))
+	if (!isfinite(sd_d) || sd_d < 0 || !(threshold > 0) || !(alpha > 0 && alpha < 1) ||
+	    !(power > 0 && power < 1))
 		return 0;
 	if (sd_d == 0)
 		return AB_MIN_PAIRS;
+	/*
+	 * n pairs detect delta when lambda(n) sd / sqrt(n) <= delta: the
+	 * power at delta grows with n, so the first such n, by halves
+	 */
 	delta = log(1 + threshold / 100);
-	if (power_at(delta, sd_d, AB_PLAN_CAP, alpha) < power)
+	if (lambda_of(AB_PLAN_CAP, alpha, power) * sd_d / sqrt((double)AB_PLAN_CAP) > delta)
 		return AB_PLAN_CAP + 1;
-	/* power grows with n: the first n that reaches it, by halves */
 	lo = AB_MIN_PAIRS;
 	hi = AB_PLAN_CAP;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (power_at(delta, sd_d, mid, alpha) >= power)
+		if (lambda_of(mid, alpha, power) * sd_d / sqrt((double)mid) <= delta)
 			hi = mid;
 		else
 			lo = mid + 1;
