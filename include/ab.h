@@ -31,10 +31,11 @@
  * the same on each host; each host's own level cancels within its pairs).
  *
  * Over a run's rows (ab_judge_rows()): Benjamini-Hochberg (fdr.h) over
- * the one-sided "B worse" p of the rows that count (ab_row.counts, and at
- * least AB_MIN_PAIRS pairs), and separately over the "B better" p of the
- * same rows; then the threshold as a magnitude gate, applied once, after
- * the test:
+ * the one-sided "B worse" p of every row that can be judged (at least
+ * AB_MIN_PAIRS pairs), and separately over the "B better" p of the same
+ * rows; ab_row.counts only says whether a worse row fails the run, as
+ * the compare table's step is over every row it judges.  Then the
+ * threshold as a magnitude gate, applied once, after the test:
  *
  *	AB_WORSE	q <= fdr AND the change is worse by the threshold
  *			or more (AB_GATE_CHANGE, the default: the estimate;
@@ -55,7 +56,7 @@
  *
  *  - the variance components from the nested data (trials within boots
  *    within sides): one-way analysis of variance per side by the method
- *    of moments, the mean squares pooled over sides (and hosts),
+ *    of moments, the sums of squares pooled over sides (and hosts),
  *
  *	within  = SS within / df within
  *	between = (MS between - within) / r0,
