@@ -403,16 +403,17 @@ words_one(struct ab_row *row, const struct ab_opts *o)
 	if (j->left_out)
 		snprintf(left, sizeof(left), "; %zu boot%s without a partner left out",
 		    j->left_out, j->left_out == 1 ? "" : "s");
+	needed_words(j, more, sizeof(more));
 	if (j->pairs < AB_MIN_PAIRS || isnan(j->p_worse)) {
 		j->kind = AB_CANNOT;
 		if (j->reason[0] != '\0')
 			return;
 		if (j->pairs == 0)
-			snprintf(j->reason, sizeof(j->reason), "no complete pair of boots, %d needed%s",
-			    AB_MIN_PAIRS, left);
+			snprintf(j->reason, sizeof(j->reason), "no complete pair of boots, %d needed%s%s",
+			    AB_MIN_PAIRS, more, left);
 		else
-			snprintf(j->reason, sizeof(j->reason), "%zu complete pair%s of boots, %d needed%s",
-			    j->pairs, j->pairs == 1 ? "" : "s", AB_MIN_PAIRS, left);
+			snprintf(j->reason, sizeof(j->reason), "%zu complete pair%s of boots, %d needed%s%s",
+			    j->pairs, j->pairs == 1 ? "" : "s", AB_MIN_PAIRS, more, left);
 		return;
 	}
 	/* the interval towards worse */
@@ -428,7 +429,6 @@ words_one(struct ab_row *row, const struct ab_opts *o)
 		gate_b = j->worse <= -thr;
 	}
 	numfmt_interval(iv, sizeof(iv), j->lo, j->hi);
-	needed_words(j, more, sizeof(more));
 	if (sig_w && gate_w) {
 		j->kind = AB_WORSE;
 		numfmt_p(q, sizeof(q), j->q);

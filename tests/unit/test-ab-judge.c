@@ -197,6 +197,32 @@ test_unpaired(void)
 	ok(strstr(r.j.reason, "1 boot without a partner left out") != NULL, "unpaired: said");
 	printf("# %s\n", r.j.reason);
 
+	/*
+	 * One pair and three A boots without a partner: the boots needed come
+	 * from the components.  Within: the 5 boots' SS over 5 df,
+	 * 0.000194083194963352; between, the A side's 4 boots:
+	 * (SS b / 3 - within) / 2 = 6.80291168344332e-05; a pair's sd
+	 * sqrt(2 (between + within / 2)) = 0.0181697944025853, whose power
+	 * at 5% (one-sided 0.05, one row) is 0.88472 with 3 pairs and
+	 * 0.98816 with 4: 4 boots a side.
+	 */
+	fix_blocks(&f, ex, 4, 1);
+	/* boots 0 and 1 are block 0 (A, B); then the A of blocks 1 to 3 */
+	f.boots[2] = f.boots[3];
+	f.boots[3] = f.boots[4];	/* block 2 (A B): its A */
+	f.boots[4] = f.boots[7];	/* block 3 (B A): its A */
+	f.host.nboots = 5;
+	row_of(&r, &f, 0);
+	(void)ab_judge_rows(&r, 1, &opts5);
+	is_int(r.j.pairs, 1, "one pair, three A boots: 1 pair");
+	is_int(r.j.left_out, 3, "one pair, three A boots: 3 left out");
+	is_int(r.j.kind, AB_CANNOT, "one pair, three A boots: cannot judge");
+	is_num(r.j.comp.var_within, 0.000194083194963352, 1e-15, "one pair: within");
+	is_num(r.j.comp.var_between, 6.80291168344332e-05, 1e-15, "one pair: between (A side)");
+	is_int(r.j.needed, 4, "one pair: boots needed from the components");
+	is_str(r.j.reason, "1 complete pair of boots, 2 needed; about 4 boots a side would tell; "
+	    "3 boots without a partner left out", "one pair: the reason says what would tell");
+
 	/* only one complete pair: cannot judge */
 	fix_blocks(&f, ex, 1, 1);
 	row_of(&r, &f, 0);
