@@ -5,10 +5,12 @@
  * run by tests/bench/boots-sim.sh:
  *
  *	cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -o /tmp/boots-sim \
- *	    tests/bench/boots-sim.c $(find build/src -name '*.o' ! -name main.o) \
- *	    $(pkg-config --libs libssh yaml-0.1 libcurl jansson libcrypto libxml-2.0) \
- *	    -lpthread -lm
+ *	    tests/bench/boots-sim.c OBJECTS $(make -s print-CTL_LIBS)
  *	/tmp/boots-sim [--quick] [--runs N] [--seed S]
+ *
+ * OBJECTS: build/src's objects of the sources `make -s print-CTL_SRCS`
+ * lists, but main.o (not every object under build/src: a build tree
+ * may hold objects of files that have since moved).
  *
  * The model, on the log scale, for row r (one host's metric and point)
  * in the boot at slot t of the host's sequence, trial k:
