@@ -29,6 +29,8 @@
  * pooled by giving ab_judge_rows() a row with every host's boots: the
  * pairs of all the hosts are the sample (the model: the kernel's effect
  * the same on each host; each host's own level cancels within its pairs).
+ * The pooled rows are best judged in a call of their own: a family of
+ * their own for the false-discovery step, beside the hosts' rows.
  *
  * Over a run's rows (ab_judge_rows()): Benjamini-Hochberg (fdr.h) over
  * the one-sided "B worse" p of every row that can be judged (at least

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "ab.h"
+#include "stats.h"
 #include "tap.h"
 
 /* A host's boots from blocks of 2 trials a side, in the abba order. */
@@ -411,7 +412,10 @@ test_order(void)
 static void
 test_power(void)
 {
-	/* known t quantiles (R: qt(0.975, 3), qt(0.95, 3)) through the interval */
+	/* the t quantiles the examples use (R: qt(0.975, 3), qt(0.95, 3), qt(1 - 0.05/40, 3)) */
+	is_num(stats_t_quantile(0.975, 3), 3.182446305284263, 1e-9, "qt(0.975, 3)");
+	is_num(stats_t_quantile(0.95, 3), 2.353363434801823, 1e-9, "qt(0.95, 3)");
+	is_num(stats_t_quantile(1 - 0.05 / 40, 3), 9.4648996635364, 1e-7, "qt(0.99875, 3)");
 	is_num(ab_nct_sf(3, 3, 2), 0.319972825944477, 1e-7, "nct: P(T'(3, 2) > 3)");
 	is_num(ab_nct_sf(10, 3, 12), 0.764599376063162, 1e-7, "nct: P(T'(3, 12) > 10)");
 	is_num(ab_nct_sf(2, 10, 1), 0.192388437469625, 1e-7, "nct: P(T'(10, 1) > 2)");
