@@ -9,7 +9,7 @@
 # read archive URLs; a failed push exits 1, keeps the run and says how to
 # push it again, and never shows a password of the URL; a baseline that is
 # not a run is bad input.
-# cost: 38 s, waiting; lab: lab-05
+# cost: 60 s, waiting; lab: lab-05
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t602
 set -u

@@ -8,7 +8,7 @@
 # controller is SIGKILLed, the next run takes the lease without waiting.
 # Root and the bench user see each other's leases.  bisect-run on a held
 # host skips (125), and with --wait-lock waits and measures.
-# cost: 52 s, timed; lab: lab-04 lab-05
+# cost: 20 s, timed; lab: lab-04 lab-05
 # shellcheck disable=SC2317 # functions called through check
 TNAME=t821
 set -u
