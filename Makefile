@@ -250,7 +250,7 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
 		--library=tools/cppcheck-jansson.cfg \
 		--suppress=missingIncludeSystem src
-	shellcheck -x tests/run tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/qemu-board tests/lab/archive tests/lab/s3 tests/bench/*.sh \
+	shellcheck -x tests/run tools/test-costs tests/fuzz/run tests/lib.sh tests/e2e/*.sh tests/lab/lab tests/lab/qemu-board tests/lab/archive tests/lab/s3 tests/bench/*.sh \
 		tools/deps tools/check-includes .ci/run contrib/completion/fleetmark.bash
 
 clean:
