@@ -437,14 +437,26 @@ blank_notes(const struct report *r, const struct ltable *lt, const long *cells,
 	strbuf_release(&missing);
 }
 
+/*
+ * Whether the lmbench tables have a row: a cell they show with a value
+ * above 0 in some series.  A value of 0 is no result, as in lmbench's
+ * tables (a context switch whose overhead took all its time), and a run
+ * of only such values gets the other tables, its failures among them.
+ */
 int
 report_has_lmbench(const struct report *r)
 {
-	size_t c;
+	const struct rvals *v;
+	size_t c, s, i;
 
-	for (c = 0; c < r->ncells; c++)
-		if (report_lmbench_name(&r->cells[c]) != NULL)
-			return 1;
+	for (c = 0; c < r->ncells; c++) {
+		if (report_lmbench_name(&r->cells[c]) == NULL)
+			continue;
+		for (s = 0; s < r->nseries; s++)
+			for (i = 0; (v = report_vals(r, s, c)) != NULL && i < v->n; i++)
+				if (v->v[i] > 0)
+					return 1;
+	}
 	return 0;
 }
 

@@ -229,6 +229,56 @@ render_edges(enum report_format fmt)
 	return out;
 }
 
+/*
+ * A run whose only lmbench value is a 0 (a context switch its overhead
+ * took whole, as on a loaded machine) and whose other trials failed: the
+ * lmbench tables have no row, so the automatic choice is the other
+ * tables, and the failures are shown; it used to pick lmbench and end in
+ * "no lmbench points" with nothing printed.
+ */
+static void
+test_zero_only(void)
+{
+	char *dir = tap_subdir("zero-only"), *err = NULL, *out = NULL;
+	struct report_opts o;
+	struct report *r;
+	size_t len = 0;
+	FILE *mem;
+	int bad, rc = -1;
+
+	bad = put_file(dir, "run.json", "{\"format\": 1, \"run\": \"20010101-000000-zero-0001\", "
+		"\"status\": \"finished\", \"plan\": {\"name\": \"ring\", \"repeat\": 1, "
+		"\"regression\": null}, \"hosts\": {\"local\": {\"status\": \"done\", "
+		"\"kernel\": \"9.9\", \"ok\": 1, \"failed\": 1}}}\n") != 0 ||
+	    put_file(dir, "trials.jsonl",
+		"{\"format\":1,\"run\":\"20010101-000000-zero-0001\",\"host\":\"local\","
+		"\"variant\":null,\"bench\":\"lat_ctx\",\"params\":{\"procs\":\"2\","
+		"\"size\":\"0\"},\"rep\":1,\"key\":\"k1\",\"metric\":\"latency\",\"unit\":\"us\","
+		"\"direction\":\"lower\",\"value\":0,\"samples\":[0,0,0],\"status\":\"ok\","
+		"\"kind\":\"ok\",\"part\":1,\"parts\":1}\n"
+		"{\"format\":1,\"run\":\"20010101-000000-zero-0001\",\"host\":\"local\","
+		"\"variant\":null,\"bench\":\"munmap\",\"params\":{\"threads\":\"300%\"},"
+		"\"rep\":1,\"key\":\"k2\",\"metric\":null,\"unit\":null,\"direction\":null,"
+		"\"value\":null,\"samples\":[],\"status\":\"bad-request\",\"kind\":\"benchmark\","
+		"\"message\":\"threads x accesses is too many\",\"part\":1,\"parts\":1}\n") != 0;
+	r = report_new();
+	ok(!bad && report_add_run(r, dir, &err) == 0, "read a run whose only lmbench value is 0");
+	report_opts_init(&o);
+	if ((mem = open_memstream(&out, &len)) != NULL) {
+		rc = report_render(r, &o, mem, &err);
+		fclose(mem);
+	}
+	ok(rc == 0, "the automatic table renders");
+	ok(out != NULL && strstr(out, "Failures: 1 trial not ok") != NULL, "and shows the failure");
+	if (rc != 0)
+		printf("# %s\n", err ? err : "?");
+	free(out);
+	report_free(r);
+	free(err);
+	tap_rmtree(dir);
+	free(dir);
+}
+
 /* Two kernels whose releases differ after the OS column's 13 characters. */
 static void
 test_legend(void)
@@ -430,5 +480,6 @@ main(void)
 	free(err);
 	err = NULL;
 	test_legend();
+	test_zero_only();
 	return tap_done();
 }
