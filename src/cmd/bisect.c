@@ -38,20 +38,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agentproto.h"
 #include "board.h"
+#include "boot.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "yamldoc.h"
 #include "fleet.h"
-#include "hostconn.h"
 #include "journal.h"
 #include "log.h"
 #include "numfmt.h"
-#include "pace.h"
 #include "plan.h"
 #include "proc.h"
 #include "run.h"
@@ -60,7 +58,6 @@
 #include "session.h"
 #include "stats.h"
 #include "strv.h"
-#include "transport.h"
 #include "trialread.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -73,7 +70,6 @@
 #define DEFAULT_WAIT_MS		300000
 #define DEFAULT_TRIES		2
 #define MIN_VALUES		3
-#define POLL_MS			1000
 #define SHORT_COMMIT		12
 
 /* What is measured: BENCH.METRIC[k=v,k=v]. */
@@ -273,118 +269,20 @@ hook_verdict(const char *what, int st)
 	return BISECT_SKIP;
 }
 
-/* Run a hook; BISECT_GOOD (0) when it succeeded, else the step's exit. */
+/* Run a hook; BISECT_GOOD (0) when it succeeded, else the step's exit.
+ * The install hook's FLEETMARK_EXPECT_KERNEL= line goes into *expect. */
 static int
-hook(const char *what, const char *cmd)
+hook(const char *what, const char *cmd, char **expect)
 {
-	char *argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)cmd, NULL };
 	char *err = NULL;
 	int st;
 
-	log_info("%s hook: %s", what, cmd);
-	fflush(stdout);
-	if (proc_run(argv, &st, &err) != 0) {
-		log_error("%s hook: %s", what, err);
+	if (boot_hook(what, cmd, stdout, expect, &st, &err) != 0) {
+		log_error("%s", err);
 		free(err);
 		return BISECT_ABORT;
 	}
 	return hook_verdict(what, st);
-}
-
-#define EXPECT_LINE	"FLEETMARK_EXPECT_KERNEL="
-
-/*
- * The install hook: as hook(), its output passed on to stdout line by
- * line, and the last FLEETMARK_EXPECT_KERNEL=STRING line it printed in
- * *expect (replacing what was there).
- */
-static int
-hook_install(const char *cmd, char **expect)
-{
-	char *line = NULL;
-	size_t cap = 0, n;
-	ssize_t len;
-	FILE *in;
-	pid_t pid;
-	int p[2], st;
-
-	log_info("install hook: %s", cmd);
-	fflush(stdout);
-	if (pipe(p) != 0 || (pid = fork()) < 0) {
-		log_error("install hook: cannot start it: %s", strerror(errno));
-		return BISECT_ABORT;
-	}
-	if (pid == 0) {
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	if ((in = fdopen(p[0], "r")) == NULL) {
-		close(p[0]);
-		waitpid(pid, &st, 0);
-		return BISECT_ABORT;
-	}
-	while ((len = getline(&line, &cap, in)) > 0) {
-		fwrite(line, 1, (size_t)len, stdout);
-		if (strncmp(line, EXPECT_LINE, strlen(EXPECT_LINE)) == 0) {
-			n = strcspn(line + strlen(EXPECT_LINE), "\r\n");
-			free(*expect);
-			*expect = n > 0 ? xstrndup(line + strlen(EXPECT_LINE), n) : NULL;
-		}
-	}
-	fflush(stdout);
-	fclose(in);
-	free(line);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return hook_verdict("install", WIFEXITED(st) ? WEXITSTATUS(st) :
-	    128 + WTERMSIG(st));
-}
-
-/*
- * Wait until h answers SSH (connect and log in) or the deadline passes,
- * and read its boot id and kernel into *bb when bb is not NULL.  0, or -1
- * with the last failure in *why.
- */
-static int
-wait_for_host(const struct fleet_host *h, long long wait_ms, struct board_boot *bb,
-    char **why)
-{
-	long long deadline = pace_now_ms() + wait_ms, left;
-	struct transport_opts o;
-	struct transport *t;
-	char *err = NULL;
-	int attempts = 0;
-
-	*why = NULL;
-	for (;;) {
-		left = deadline - pace_now_ms();
-		hostconn_opts(h, NULL, &o);
-		if (o.connect_timeout_ms <= 0 || o.connect_timeout_ms > left)
-			o.connect_timeout_ms = left > 100 ? left : 100;
-		attempts++;
-		if (transport_open(&o, &t, NULL, &err) == 0) {
-			int r = bb != NULL ? board_boot_read(t, bb, why) : 0;
-
-			transport_close(t);
-			if (r != 0)
-				return -1;
-			free(*why);
-			*why = NULL;
-			log_info("%s answers SSH (attempt %d)", h->name, attempts);
-			return 0;
-		}
-		log_verbose("%s: %s", h->name, err);
-		free(*why);
-		*why = err;
-		err = NULL;
-		if (run_stop_requested() || pace_now_ms() + POLL_MS >= deadline)
-			return -1;
-		usleep(POLL_MS * 1000);
-	}
 }
 
 static void
@@ -757,23 +655,6 @@ bisect_load(const struct bisect_opts *o, struct bisect *b, char **err)
 	return r;
 }
 
-/* The boot id before the reboot hook, to tell that the host did reboot. */
-static void
-boot_id_before(struct bisect *b)
-{
-	struct board_boot bb;
-	char *err = NULL;
-
-	memset(&bb, 0, sizeof(bb));
-	if (wait_for_host(b->h, b->h->connect_timeout_ms, &bb, &err) == 0) {
-		b->old_id = xstrdup(bb.boot_id);
-		log_info("%s: boot id %s before the reboot", b->h->name, b->old_id);
-	} else
-		log_warn("%s: no boot id before the reboot: %s", b->h->name, err ? err : "?");
-	board_boot_release(&bb);
-	free(err);
-}
-
 /*
  * Up to --tries times, while the verdict is skip: wait for the host,
  * check its kernel, run the plan and judge this commit's values.  The
@@ -794,7 +675,7 @@ bisect_tries(const struct bisect_opts *o, struct bisect *b, char **err)
 		b->why = NULL;
 		if (try > 1)
 			log_info("try %d of %lld", try, o->tries);
-		if (wait_for_host(h, o->wait_ms, o->expect != NULL ? &bb : NULL, err) != 0) {
+		if (boot_wait_host(h, o->wait_ms, o->expect != NULL ? &bb : NULL, err) != 0) {
 			b->why = xasprintf("skip: %s did not answer SSH within %.0f s: %s",
 			    h->name, (double)o->wait_ms / 1000, *err ? *err : "?");
 			free(*err);
@@ -878,15 +759,15 @@ bisect_main(int argc, char **argv)
 	}
 	cmd_catch_signals(on_signal);
 
-	if (o.install != NULL && (code = hook_install(o.install, &o.expect)) != BISECT_GOOD)
+	if (o.install != NULL && (code = hook("install", o.install, &o.expect)) != BISECT_GOOD)
 		goto verdict_hook;
 	if (o.expect != NULL)
 		log_info("the kernel must contain '%s'", o.expect);
 	/* The boot check is asked for by a kernel to expect: a reboot hook
 	 * may also only restart a service, which changes no boot id. */
 	if (o.reboot != NULL && o.expect != NULL)
-		boot_id_before(&b);
-	if (o.reboot != NULL && (code = hook("reboot", o.reboot)) != BISECT_GOOD)
+		b.old_id = boot_id_before(b.h);
+	if (o.reboot != NULL && (code = hook("reboot", o.reboot, NULL)) != BISECT_GOOD)
 		goto verdict_hook;
 	if ((code = bisect_tries(&o, &b, &err)) < 0)
 		goto fail;

@@ -1,0 +1,54 @@
+/*
+ * boot.h: making a host boot into a kernel from the controller, and
+ * telling that it did: the hook commands of `fleetmark bisect-run`
+ * (--install, --reboot) and the side commands of `fleetmark ab`, and the
+ * wait until the host answers SSH again with its boot id and kernel
+ * (board.h has the boot check itself).
+ *
+ * A hook is a command line run on the controller through /bin/sh -c, with
+ * the caller's environment (the callers set FLEETMARK_HOST and their own
+ * variables first).  A line FLEETMARK_EXPECT_KERNEL=STRING that it prints
+ * says what the host's kernel must contain after the boot it asks for.
+ *
+ * Errors: 0, or -1 with a newly allocated message in *err (or *why).
+ */
+#ifndef FLEETMARK_BOOT_H
+#define FLEETMARK_BOOT_H
+
+#include <stdio.h>
+
+struct board_boot;
+struct fleet_host;
+
+#define BOOT_EXPECT_LINE	"FLEETMARK_EXPECT_KERNEL="
+#define BOOT_POLL_MS		1000	/* between two tries to reach a host */
+
+/*
+ * Run the hook cmd (what names it in messages: "install", "side A"...)
+ * and wait for it.  Its standard output is read line by line: each line
+ * is written to echo when echo is not NULL, and the last
+ * FLEETMARK_EXPECT_KERNEL=STRING line replaces *expect when expect is not
+ * NULL (an empty STRING sets it to NULL).  *status: its exit status, or
+ * 128 + the signal that ended it.  Returns 0 when the hook ran, whatever
+ * its status, or -1 with *err when it could not be started.
+ */
+int	boot_hook(const char *what, const char *cmd, FILE *echo, char **expect,
+	    int *status, char **err);
+
+/*
+ * Wait until h answers SSH (connect and log in) or wait_ms have passed,
+ * trying every BOOT_POLL_MS, and read its boot id and kernel into *bb
+ * when bb is not NULL (board_boot_read()).  Stops early when
+ * run_stop_requested() (run.h).  0, or -1 with the last failure in *why.
+ */
+int	boot_wait_host(const struct fleet_host *h, long long wait_ms,
+	    struct board_boot *bb, char **why);
+
+/*
+ * h's boot id now, within its connect timeout, as a new string; NULL
+ * (warned about) when it cannot be read.  Read before a reboot, to tell
+ * afterwards that the host did reboot.
+ */
+char	*boot_id_before(const struct fleet_host *h);
+
+#endif /* FLEETMARK_BOOT_H */
