@@ -95,6 +95,8 @@ struct journal_info {
 	const char		*controller;	/* the controller's version */
 	time_t			 start;		/* 0: now */
 	int			 detached;	/* run --detach: "detached": true */
+	const char		*side;		/* an ab boot's side ("A", "B"), or NULL */
+	unsigned		 boot;		/* an ab boot's number, from 1; 0: none */
 };
 
 /*

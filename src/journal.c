@@ -378,6 +378,8 @@ journal_create(const struct journal_info *info, struct journal **out, char **err
 	}
 	j->id = id;
 	id = NULL;
+	j->side = info->side != NULL ? xstrdup(info->side) : NULL;
+	j->boot = info->boot;
 	if (open_trials(j, 0, err) != 0)
 		goto out;
 	*out = j;
@@ -697,6 +699,11 @@ add_line(struct strbuf *sb, const struct journal *j,
 		    t->vals));
 	}
 	rundir_json_set(o, "rep", json_integer(t->rep));
+	/* Absent from an ordinary run's lines, which stay as they were. */
+	if (j->side != NULL)
+		rundir_json_set(o, "side", rundir_json_str(j->side));
+	if (j->boot > 0)
+		rundir_json_set(o, "boot", json_integer(j->boot));
 	rundir_json_set(o, "key", rundir_json_str(t->key));
 	rundir_json_set(o, "metric", m ? rundir_json_str(m->name) : json_null());
 	rundir_json_set(o, "unit", m ? rundir_json_str(m->unit) : json_null());
@@ -859,6 +866,7 @@ journal_free(struct journal *j)
 	pthread_mutex_destroy(&j->trials_mu);
 	pthread_mutex_destroy(&j->log_mu);
 	free(j->log_err);
+	free(j->side);
 	free(j->dir);
 	free(j->id);
 	free(j);

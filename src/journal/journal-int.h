@@ -51,6 +51,8 @@ struct journal {
 	long long	 run_written;	/* when run.json was last written (ms) */
 	int		 run_dirty;	/* a host's state not in it yet */
 	pthread_mutex_t	 run_mu, trials_mu, log_mu;
+	char		*side;		/* journal_info's side and boot: on every */
+	unsigned	 boot;		/* trial line of an ab boot (NULL, 0: none) */
 };
 
 /* Whether s may name a host's files (the fleet's rule, checked again). */
