@@ -22,6 +22,7 @@ struct fleet_host;
 
 #define BOOT_EXPECT_LINE	"FLEETMARK_EXPECT_KERNEL="
 #define BOOT_POLL_MS		1000	/* between two tries to reach a host */
+#define BOOT_OUTPUT_MAX		2048	/* bytes of a hook's output kept */
 
 /*
  * Run the hook cmd (what names it in messages: "install", "side A"...)
@@ -34,6 +35,14 @@ struct fleet_host;
  */
 int	boot_hook(const char *what, const char *cmd, FILE *echo, char **expect,
 	    int *status, char **err);
+
+/*
+ * The same, with its standard error read too when output is not NULL,
+ * and the last BOOT_OUTPUT_MAX bytes of both in *output (a new string,
+ * "" when it printed nothing): what a failing hook said, for its reason.
+ */
+int	boot_hook_output(const char *what, const char *cmd, FILE *echo,
+	    char **expect, char **output, int *status, char **err);
 
 /*
  * Wait until h answers SSH (connect and log in) or wait_ms have passed,

@@ -91,6 +91,7 @@ extern const struct cmd_entry cmd_compare;
 extern const struct cmd_entry cmd_push;
 extern const struct cmd_entry cmd_pull;
 extern const struct cmd_entry cmd_ls;
+extern const struct cmd_entry cmd_ab;
 extern const struct cmd_entry cmd_bisect;
 extern const struct cmd_entry cmd_history;
 

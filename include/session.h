@@ -80,6 +80,8 @@ struct session_config {
 						 * RUN_COLLECT (collect), else attached */
 	const unsigned char	*give_up;	/* RUN_COLLECT: fleet->nhosts flags,
 						 * collect --give-up; or NULL */
+	const char		*run_id;	/* session_create(): the run id (and the
+						 * directory's name), or NULL: a new one */
 	const char		*side;		/* session_create(): an ab boot's side
 						 * ("A", "B") on every trial line, or NULL */
 	unsigned		 boot;		/* ... and its boot number (from 1); 0 */

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "pace.h"
 #include "run.h"
+#include "strbuf.h"
 #include "transport.h"
 #include "xmalloc.h"
 
@@ -23,6 +24,25 @@ int
 boot_hook(const char *what, const char *cmd, FILE *echo, char **expect, int *status,
     char **err)
 {
+	return boot_hook_output(what, cmd, echo, expect, NULL, status, err);
+}
+
+/* Keep the last BOOT_OUTPUT_MAX bytes of what a hook printed in sb. */
+static void
+keep_tail(struct strbuf *sb, const char *line, size_t len)
+{
+	strbuf_add(sb, line, len);
+	if (sb->len > BOOT_OUTPUT_MAX) {
+		memmove(sb->buf, sb->buf + sb->len - BOOT_OUTPUT_MAX, BOOT_OUTPUT_MAX);
+		strbuf_setlen(sb, BOOT_OUTPUT_MAX);
+	}
+}
+
+int
+boot_hook_output(const char *what, const char *cmd, FILE *echo, char **expect,
+    char **output, int *status, char **err)
+{
+	struct strbuf out = STRBUF_INIT;
 	const size_t elen = strlen(BOOT_EXPECT_LINE);
 	char *line = NULL;
 	size_t cap = 0, n;
@@ -45,6 +65,8 @@ boot_hook(const char *what, const char *cmd, FILE *echo, char **expect, int *sta
 	}
 	if (pid == 0) {
 		dup2(p[1], STDOUT_FILENO);
+		if (output != NULL)
+			dup2(p[1], STDERR_FILENO);
 		close(p[0]);
 		close(p[1]);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
@@ -61,6 +83,8 @@ boot_hook(const char *what, const char *cmd, FILE *echo, char **expect, int *sta
 	while ((len = getline(&line, &cap, in)) > 0) {
 		if (echo != NULL)
 			fwrite(line, 1, (size_t)len, echo);
+		if (output != NULL)
+			keep_tail(&out, line, (size_t)len);
 		if (expect != NULL && strncmp(line, BOOT_EXPECT_LINE, elen) == 0) {
 			n = strcspn(line + elen, "\r\n");
 			free(*expect);
@@ -74,6 +98,8 @@ boot_hook(const char *what, const char *cmd, FILE *echo, char **expect, int *sta
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (output != NULL)
+		*output = strbuf_detach(&out, NULL);
 	return 0;
 }
 

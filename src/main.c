@@ -32,6 +32,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_pull,
 	&cmd_ls,
 	&cmd_bisect,
+	&cmd_ab,
 	&cmd_history,
 	&cmd_help,
 	NULL

@@ -44,6 +44,7 @@ session_create(const char *results, const struct session_config *c,
 	const struct journal_info info = { .results = results, .plan = c->plan,
 	    .seed = c->seed, .fleet = c->fleet, .sel = c->sel, .label = c->label,
 	    .group = c->group, .commit = c->commit, .side = c->side, .boot = c->boot,
+	    .run_id = c->run_id,
 	    .controller = FLEETMARK_VERSION, .detached = c->mode == RUN_DETACH };
 	struct session *s = xcalloc(1, sizeof(*s));
 
