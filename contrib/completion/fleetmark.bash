@@ -145,6 +145,7 @@ _fleetmark()
 	TABLE)		_fleetmark_words lmbench delta compare compact matrix summary profile kernel failures all; return 0 ;;
 	FORMAT)		_fleetmark_words text md csv json html; return 0 ;;
 	HOW)		_fleetmark_words none median mean; return 0 ;;
+	ORDER)		_fleetmark_words abba alternate random; return 0 ;;
 	?*)		COMPREPLY=(); return 0 ;;	# a name, a number, a URL: nothing to offer
 	esac
 
@@ -164,7 +165,7 @@ _fleetmark()
 		esac
 	done
 	case $cmd in
-	run | plan | bisect-run)
+	run | plan | bisect-run | ab)
 		_fleetmark_files '*.y*ml' ;;
 	report | compare)
 		_fleetmark_runs ;;

@@ -86,7 +86,7 @@ fi
 # Every long option of a src/cmd/ file's option table and every letter of its
 # getopt string is in the help of one of the file's commands.
 for f in run:run plan:plan list:list agent:agent hosts:hosts report:report,compare \
-	archive:push,pull,ls bisect:bisect-run history:history; do
+	archive:push,pull,ls bisect:bisect-run ab:ab history:history; do
 	src=$TOP/src/cmd/${f%%:*}.c
 	helpopts=
 	for c in $(tr ',' ' ' <<<"${f#*:}"); do
