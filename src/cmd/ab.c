@@ -43,6 +43,7 @@
 #include "journal.h"
 #include "log.h"
 #include "numfmt.h"
+#include "pace.h"
 #include "plan.h"
 #include "report.h"
 #include "rgrid.h"
@@ -165,13 +166,14 @@ state_write(const char *dir, const json_t *o, char **err)
 }
 
 /*
- * Set boot idx of host in dir's ab.json to state (run and reason when
- * not NULL), under the lock that keeps the hosts' children from writing
+ * Set boot idx of host in dir's ab.json to state (run, class, reason and
+ * the boot's id, kernel and command line when not NULL), under the lock that keeps the hosts' children from writing
  * at once: the file is read again, changed in that one entry, replaced.
  */
 static int
 state_set(const char *dir, const char *host, size_t idx, const char *state,
-    const char *run, const char *class, const char *reason, char **err)
+    const char *run, const char *class, const char *reason, const struct board_boot *bb,
+    char **err)
 {
 	char *lock = xasprintf("%s/%s", dir, AB_LOCK);
 	json_t *o = NULL, *b;
@@ -202,6 +204,16 @@ state_set(const char *dir, const char *host, size_t idx, const char *state,
 		json_object_set_new(b, "reason", rundir_json_str(reason));
 	else
 		json_object_del(b, "reason");
+	/* What the boot measured ran on: the boot check's facts. */
+	if (bb != NULL) {
+		json_object_set_new(b, "boot_id", rundir_json_str(bb->boot_id));
+		json_object_set_new(b, "kernel", rundir_json_str(bb->release));
+		json_object_set_new(b, "cmdline", rundir_json_str(bb->cmdline));
+	} else {
+		json_object_del(b, "boot_id");
+		json_object_del(b, "kernel");
+		json_object_del(b, "cmdline");
+	}
 	r = state_write(dir, o, err);
  out:
 	if (fd >= 0)
@@ -260,6 +272,31 @@ struct host_job {
 	int			 quiet;
 };
 
+/*
+ * Wait up to wait_ms for h to answer with a boot id other than old_id: a
+ * side command may return while the host is still going down.  The boot
+ * read last is in *bb either way (board_boot_check() then says the boot
+ * id did not change); -1 with *why when the host never answered.
+ */
+static int
+wait_boot(const struct fleet_host *h, long long wait_ms, const char *old_id,
+    struct board_boot *bb, char **why)
+{
+	long long deadline = pace_now_ms() + wait_ms;
+
+	for (;;) {
+		if (boot_wait_host(h, deadline - pace_now_ms(), bb, why) != 0)
+			return -1;
+		if (strcmp(bb->boot_id, old_id) != 0 || run_stop_requested() ||
+		    pace_now_ms() + BOOT_POLL_MS >= deadline)
+			return 0;
+		log_verbose("%s: still boot id %s: waiting for the reboot", h->name, old_id);
+		board_boot_release(bb);
+		memset(bb, 0, sizeof(*bb));
+		usleep(BOOT_POLL_MS * 1000);
+	}
+}
+
 /* The result of one boot. */
 enum boot_result {
 	BOOT_OK,
@@ -276,7 +313,7 @@ boot_fail(const struct host_job *j, size_t idx, const char *class, const char *r
 	char *err = NULL;
 
 	log_error("%s: boot %zu: %s: %s", j->h->name, idx + 1, class, reason);
-	if (state_set(j->c->dir, j->h->name, idx, ST_FAILED, NULL, class, reason, &err) != 0) {
+	if (state_set(j->c->dir, j->h->name, idx, ST_FAILED, NULL, class, reason, NULL, &err) != 0) {
 		log_error("%s", err);
 		free(err);
 		return BOOT_ERROR;
@@ -314,12 +351,21 @@ do_boot(const struct host_job *j, size_t idx)
 	what = xasprintf("%s side %s (boot %zu)", h->name, side_name(side), idx + 1);
 	if (access(path, F_OK) == 0 && set_aside(path, &err) != 0)
 		goto error;
-	if (state_set(c->dir, h->name, idx, ST_RUNNING, NULL, NULL, NULL, &err) != 0)
+	if (state_set(c->dir, h->name, idx, ST_RUNNING, NULL, NULL, NULL, NULL, &err) != 0)
 		goto error;
-	if ((old_id = boot_id_before(h)) == NULL) {
-		res = boot_fail(j, idx, "boot", "cannot read the boot id before the side command");
+	/* A host may still be booting (a resumed sequence): up to its boot time. */
+	if (boot_wait_host(h, wait_ms, &bb, &err) != 0) {
+		if (run_stop_requested()) {
+			res = BOOT_STOPPED;
+			goto out;
+		}
+		why = xasprintf("no boot id before the side command: %s", err ? err : "?");
+		res = boot_fail(j, idx, "boot", why);
 		goto out;
 	}
+	old_id = xstrdup(bb.boot_id);
+	board_boot_release(&bb);
+	memset(&bb, 0, sizeof(bb));
 	snprintf(num, sizeof(num), "%zu", idx + 1);
 	if (setenv("FLEETMARK_HOST", h->name, 1) != 0 ||
 	    setenv("FLEETMARK_SIDE", side_name(side), 1) != 0 ||
@@ -347,7 +393,7 @@ do_boot(const struct host_job *j, size_t idx)
 		res = BOOT_STOPPED;
 		goto out;
 	}
-	if (boot_wait_host(h, wait_ms, &bb, &err) != 0) {
+	if (wait_boot(h, wait_ms, old_id, &bb, &err) != 0) {
 		if (run_stop_requested()) {
 			res = BOOT_STOPPED;
 			goto out;
@@ -355,6 +401,10 @@ do_boot(const struct host_job *j, size_t idx)
 		why = xasprintf("did not come back within %.0f s: %s", (double)wait_ms / 1000,
 		    err ? err : "?");
 		res = boot_fail(j, idx, "boot", why);
+		goto out;
+	}
+	if (run_stop_requested()) {
+		res = BOOT_STOPPED;
 		goto out;
 	}
 	/* Nothing is measured on a kernel other than the one asked for. */
@@ -393,7 +443,7 @@ do_boot(const struct host_job *j, size_t idx)
 	}
 	session_report(s, NULL, NULL);
 	code = session_exit(s);
-	if (state_set(c->dir, h->name, idx, ST_DONE, rel, NULL, NULL, &err) != 0)
+	if (state_set(c->dir, h->name, idx, ST_DONE, rel, NULL, NULL, &bb, &err) != 0)
 		goto error;
 	res = code == CMD_EXIT_OK ? BOOT_OK : BOOT_PARTIAL;
 	goto out;
