@@ -80,7 +80,16 @@ boot_hook_output(const char *what, const char *cmd, FILE *echo, char **expect,
 			;
 		return -1;
 	}
-	while ((len = getline(&line, &cap, in)) > 0) {
+	for (;;) {
+		errno = 0;
+		if ((len = getline(&line, &cap, in)) <= 0) {
+			/* a signal (stop, SIGTERM) does not end the hook: read on */
+			if (len < 0 && errno == EINTR && !feof(in)) {
+				clearerr(in);
+				continue;
+			}
+			break;
+		}
 		if (echo != NULL)
 			fwrite(line, 1, (size_t)len, echo);
 		if (output != NULL)
