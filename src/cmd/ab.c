@@ -128,6 +128,39 @@ side_name(enum ab_side s)
 	return s == AB_A ? "A" : "B";
 }
 
+/* Whether o's sequences are what the code below reads without checking. */
+static int
+state_valid(const json_t *o)
+{
+	const json_t *seq, *b, *h, *sides = json_object_get(o, "sides");
+	const char *host, *v;
+	size_t i;
+
+	if (!json_is_object(json_object_get(sides, "A")) ||
+	    !json_is_object(json_object_get(sides, "B")) ||
+	    !json_is_string(json_object_get(json_object_get(sides, "A"), "command")) ||
+	    !json_is_string(json_object_get(json_object_get(sides, "B"), "command")) ||
+	    !json_is_array(json_object_get(o, "hosts")))
+		return 0;
+	json_array_foreach(json_object_get(o, "hosts"), i, h)
+		if (!json_is_array(json_object_get(json_object_get(o, "sequences"),
+		    json_string_value(h) ? json_string_value(h) : "")))
+			return 0;
+	json_object_foreach((json_t *)json_object_get(o, "sequences"), host, seq) {
+		if (!json_is_array(seq))
+			return 0;
+		json_array_foreach(seq, i, b) {
+			if ((v = json_string_value(json_object_get(b, "side"))) == NULL ||
+			    (strcmp(v, "A") != 0 && strcmp(v, "B") != 0) ||
+			    !json_is_string(json_object_get(b, "state")) ||
+			    !json_is_integer(json_object_get(b, "block")) ||
+			    !json_is_integer(json_object_get(b, "boot")))
+				return 0;
+		}
+	}
+	return 1;
+}
+
 static int
 state_load(const char *dir, json_t **out, char **err)
 {
@@ -143,7 +176,7 @@ state_load(const char *dir, json_t **out, char **err)
 	}
 	if (!json_is_object(o) || json_integer_value(json_object_get(o, "format")) !=
 	    AB_FORMAT || !json_is_object(json_object_get(o, "sequences")) ||
-	    !json_is_object(json_object_get(o, "sides"))) {
+	    !json_is_object(json_object_get(o, "sides")) || !state_valid(o)) {
 		*err = xasprintf("%s: not an ab.json of format %d", path, AB_FORMAT);
 		json_decref(o);
 		goto out;
@@ -321,6 +354,24 @@ boot_fail(const struct host_job *j, size_t idx, const char *class, const char *r
 	return BOOT_FAILED;
 }
 
+/* What a command printed as one line: its lines joined by " | ". */
+static char *
+one_line(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p, *e;
+
+	for (p = text; *p != '\0'; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, "\r\n");
+		if (e > p) {
+			if (sb.len > 0)
+				strbuf_addstr(&sb, " | ");
+			strbuf_add(&sb, p, (size_t)(e - p));
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 /*
  * Boot j->h into the side of boot idx, check the boot, run the plan.
  * Nothing is measured unless the boot id changed and the kernel is the
@@ -379,13 +430,11 @@ do_boot(const struct host_job *j, size_t idx)
 		goto out;
 	}
 	if (st != 0) {
-		size_t n = strlen(output);
+		char *said = one_line(output);
 
-		while (n > 0 && (output[n - 1] == '\n' || output[n - 1] == '\r'))
-			output[--n] = '\0';
-		free(why);
 		why = xasprintf("side %s command exited %d%s%s", side_name(side), st,
-		    *output ? ": " : "", output);
+		    *said ? ": " : "", said);
+		free(said);
 		res = boot_fail(j, idx, "boot", why);
 		goto out;
 	}
@@ -876,9 +925,19 @@ verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 	    sizeof(plan_cols) / sizeof(plan_cols[0]), plan_cols);
 	fill_grids(&vs, rows, thr, g, pg);
 
-	print_grids(stdout, fmt, g, pg);
-	putchar('\n');
-	print_hosts(stdout, c->state);
+	if (vs.n == 0 && fmt == REPORT_JSON)
+		printf("[]\n");
+	else if (vs.n == 0 && fmt != REPORT_CSV)
+		printf("no boot measured: nothing to judge\n");
+	else if (vs.n > 0)
+		print_grids(stdout, fmt, g, pg);
+	/* CSV and JSON stay one document: the hosts' states go to stderr */
+	if (fmt == REPORT_CSV || fmt == REPORT_JSON) {
+		print_hosts(stderr, c->state);
+	} else {
+		putchar('\n');
+		print_hosts(stdout, c->state);
+	}
 	fflush(stdout);
 
 	path = xasprintf("%s/%s", c->dir, AB_TXT);
@@ -889,7 +948,10 @@ verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 		fs_atomic_abort(&a);
 		goto out;
 	}
-	print_grids(fp, REPORT_TEXT, g, pg);
+	if (vs.n == 0)
+		fprintf(fp, "no boot measured: nothing to judge\n");
+	else
+		print_grids(fp, REPORT_TEXT, g, pg);
 	fputc('\n', fp);
 	print_hosts(fp, c->state);
 	if (fclose(fp) != 0) {
@@ -1129,8 +1191,7 @@ new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order order, dou
 	c->state = state_new(o, c, order, seed, thr);
 	if (state_write(c->dir, c->state, err) != 0 || take_runlock(c, err) != 0)
 		goto out;
-	printf("ab %s\n", c->dir);
-	fflush(stdout);
+	log_info("ab %s", c->dir);
 	r = 0;
  out:
 	free(name);
