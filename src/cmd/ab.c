@@ -876,7 +876,10 @@ print_hosts(FILE *out, const json_t *state)
 }
 
 /*
- * Judge the boots done, print the table (fmt) and write ab.txt.  The
+ * Judge the boots done, print the table (fmt) and write ab.txt.  Each
+ * row is one host's: rows of a class's hosts pooled (ab.h can judge them
+ * as a family of their own) are a later step, as are an A/A run and the
+ * qualification of a host.  The
  * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
  */
 static int
