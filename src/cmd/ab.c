@@ -429,6 +429,11 @@ do_boot(const struct host_job *j, size_t idx)
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
 	}
+	/* ^C reaches the side command too: a stop, not a failing side */
+	if (run_stop_requested()) {
+		res = BOOT_STOPPED;
+		goto out;
+	}
 	if (st != 0) {
 		char *said = one_line(output);
 
@@ -436,10 +441,6 @@ do_boot(const struct host_job *j, size_t idx)
 		    *said ? ": " : "", said);
 		free(said);
 		res = boot_fail(j, idx, "boot", why);
-		goto out;
-	}
-	if (run_stop_requested()) {
-		res = BOOT_STOPPED;
 		goto out;
 	}
 	if (wait_boot(h, wait_ms, old_id, &bb, &err) != 0) {
