@@ -3,6 +3,8 @@
  * until it is back (boot.h), for bisect-run and ab.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,8 @@
 #include "strbuf.h"
 #include "transport.h"
 #include "xmalloc.h"
+
+#define HOOK_POLL_MS	200	/* how often a hook is looked at while it prints nothing */
 
 int
 boot_hook(const char *what, const char *cmd, FILE *echo, char **expect, int *status,
@@ -38,18 +42,60 @@ keep_tail(struct strbuf *sb, const char *line, size_t len)
 	}
 }
 
+/* Where a hook's lines go (boot_hook_output()'s arguments). */
+struct hook_sink {
+	FILE		*echo;
+	char		**expect;
+	struct strbuf	*out;		/* or NULL */
+};
+
+/* One line of a hook's output, its newline included when it had one. */
+static void
+hook_line(const struct hook_sink *k, const char *line, size_t len)
+{
+	const size_t elen = strlen(BOOT_EXPECT_LINE);
+	size_t n;
+
+	if (k->echo != NULL)
+		fwrite(line, 1, len, k->echo);
+	if (k->out != NULL)
+		keep_tail(k->out, line, len);
+	if (k->expect != NULL && len >= elen && strncmp(line, BOOT_EXPECT_LINE, elen) == 0) {
+		for (n = 0; elen + n < len && line[elen + n] != '\r' &&
+		    line[elen + n] != '\n'; n++)
+			;
+		free(*k->expect);
+		*k->expect = n > 0 ? xstrndup(line + elen, n) : NULL;
+	}
+}
+
+/* The complete lines at the start of sb handed to hook_line(), and removed. */
+static void
+hook_lines(const struct hook_sink *k, struct strbuf *sb)
+{
+	size_t at = 0;
+	char *nl;
+
+	while ((nl = memchr(sb->buf + at, '\n', sb->len - at)) != NULL) {
+		hook_line(k, sb->buf + at, (size_t)(nl - sb->buf - at) + 1);
+		at = (size_t)(nl - sb->buf) + 1;
+	}
+	if (at > 0) {
+		memmove(sb->buf, sb->buf + at, sb->len - at);
+		strbuf_setlen(sb, sb->len - at);
+	}
+}
+
 int
 boot_hook_output(const char *what, const char *cmd, FILE *echo, char **expect,
     char **output, int *status, char **err)
 {
-	struct strbuf out = STRBUF_INIT;
-	const size_t elen = strlen(BOOT_EXPECT_LINE);
-	char *line = NULL;
-	size_t cap = 0, n;
-	ssize_t len;
-	FILE *in;
+	struct strbuf out = STRBUF_INIT, part = STRBUF_INIT;
+	struct hook_sink k = { echo, expect, output != NULL ? &out : NULL };
+	char buf[4096];
+	ssize_t n;
 	pid_t pid;
-	int p[2], st;
+	int p[2], st = 0, exited = 0;
 
 	log_info("%s hook: %s", what, cmd);
 	fflush(stdout);
@@ -73,40 +119,43 @@ boot_hook_output(const char *what, const char *cmd, FILE *echo, char **expect,
 		_exit(127);
 	}
 	close(p[1]);
-	if ((in = fdopen(p[0], "r")) == NULL) {
-		*err = xasprintf("%s hook: %s", what, strerror(errno));
-		close(p[0]);
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		return -1;
-	}
+	(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+	/*
+	 * Until the end of the output, or until the hook has exited and what
+	 * it left in the pipe is read: a process it started in the background
+	 * (a console, a daemon) may hold the pipe open for long after.  A
+	 * signal (a stop, SIGTERM) does not end the wait: the hook goes on.
+	 */
 	for (;;) {
-		errno = 0;
-		if ((len = getline(&line, &cap, in)) <= 0) {
-			/* a signal (stop, SIGTERM) does not end the hook: read on */
-			if (len < 0 && errno == EINTR && !feof(in)) {
-				clearerr(in);
+		struct pollfd pfd = { p[0], POLLIN, 0 };
+		int pr = poll(&pfd, 1, exited ? 0 : HOOK_POLL_MS);
+
+		if (pr > 0) {
+			if ((n = read(p[0], buf, sizeof(buf))) > 0) {
+				strbuf_add(&part, buf, (size_t)n);
+				hook_lines(&k, &part);
 				continue;
 			}
+			if (n < 0 && (errno == EINTR || (errno == EAGAIN && !exited)))
+				continue;
 			break;
 		}
-		if (echo != NULL)
-			fwrite(line, 1, (size_t)len, echo);
-		if (output != NULL)
-			keep_tail(&out, line, (size_t)len);
-		if (expect != NULL && strncmp(line, BOOT_EXPECT_LINE, elen) == 0) {
-			n = strcspn(line + elen, "\r\n");
-			free(*expect);
-			*expect = n > 0 ? xstrndup(line + elen, n) : NULL;
-		}
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (exited || pr < 0)
+			break;
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			exited = 1;
 	}
+	if (part.len > 0)
+		hook_line(&k, part.buf, part.len);
 	if (echo != NULL)
 		fflush(echo);
-	fclose(in);
-	free(line);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	close(p[0]);
+	while (!exited && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	strbuf_release(&part);
 	if (output != NULL)
 		*output = strbuf_detach(&out, NULL);
 	return 0;

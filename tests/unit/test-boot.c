@@ -4,12 +4,14 @@
  * FLEETMARK_EXPECT_KERNEL= line (the last one wins, an empty one clears
  * it), the environment passed on, the output echoed line by line, and the
  * output kept for a reason: standard error too, cut to its last
- * BOOT_OUTPUT_MAX bytes.
+ * BOOT_OUTPUT_MAX bytes; a hook that leaves a process behind holding its
+ * output returns all the same.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot.h"
 #include "tap.h"
@@ -79,6 +81,26 @@ main(void)
 	ok(strncmp(out, "8\n", 2) == 0 && strncmp(out + 2, "14659\n", 6) == 0,
 	    "starting 2048 bytes before the end");
 	free(out);
+
+	/*
+	 * A hook that leaves a process behind holding the pipe (a console, a
+	 * daemon) still returns once it has exited; the alarm is the guard
+	 * against a wait that never ends, not a measure of time.
+	 */
+	alarm(120);
+	ok(boot_hook_output("t", "sleep 1000 & echo $!; echo started", NULL, NULL, &out, &st,
+	    &err) == 0 && st == 0, "a hook with a process left in the background returns");
+	alarm(0);
+	ok(out != NULL && strstr(out, "\nstarted\n") != NULL, "with what it printed");
+	if (out != NULL && atoi(out) > 1)
+		kill((pid_t)atoi(out), SIGKILL);
+	free(out);
+
+	/* A last line without its newline is a line. */
+	ok(boot_hook("t", "printf 'FLEETMARK_EXPECT_KERNEL=no-newline'", NULL, &expect, &st,
+	    &err) == 0, "a last line without a newline");
+	is_str(expect, "no-newline", "read as a line");
+	free(expect);
 
 	/* Nothing printed: an empty string, not NULL. */
 	ok(boot_hook_output("t", "true", NULL, NULL, &out, &st, &err) == 0 && out != NULL &&
