@@ -982,11 +982,15 @@ verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 static int
 check_hosts_twice(const char *spec, char **err)
 {
-	char *copy = xstrdup(spec), *p, *q, *save = NULL;
+	size_t len = strlen(spec);
+	char *copy = xstrdup(spec), *p, *q, *end = copy + len;
 	int r = 0;
 
-	for (p = strtok_r(copy, ",", &save); p != NULL && r == 0; p = strtok_r(NULL, ",", &save))
-		for (q = p + strlen(p) + 1; q < copy + strlen(spec); q += strlen(q) + 1)
+	for (p = copy; p < end; p++)
+		if (*p == ',')
+			*p = '\0';
+	for (p = copy; p < end && r == 0; p += strlen(p) + 1)
+		for (q = p + strlen(p) + 1; *p != '\0' && q < end; q += strlen(q) + 1)
 			if (strcmp(p, q) == 0) {
 				*err = xasprintf("-H %s: host '%s' is named twice", spec, p);
 				r = -1;

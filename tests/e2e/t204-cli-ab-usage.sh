@@ -6,7 +6,7 @@
 # host; a resume of what is not an ab directory), runs no side command and
 # writes nothing; --dry-run prints each host's sequence in the order asked
 # for, and writes nothing either.  No lab, no board.
-# cost: 3 s, busy
+# cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller
