@@ -10,7 +10,8 @@
 #    (exit 130), then --resume: the sequence completes, each boot measured
 #    once (no boot number twice in the trials, six run directories, each
 #    with the plan's trials), every trial line says its side and boot, the
-#    six boots' ids differ and each ran its side's command line; the
+#    six boots' ids differ and each ran its side's command line, a partial
+#    run directory found where a boot goes is set aside; the
 #    verdict is B worse (exit 4), its change the one the boots' trial
 #    values give: exp(mean over blocks of (mean log B - mean log A)) - 1,
 #    computed here with jq from trials.jsonl and ab.json's blocks.
@@ -21,7 +22,7 @@
 # 2. Side B's command boots A's command line: the boot check (fm_side=b)
 #    fails, the host fails with class boot (exit 3), the A boot before it
 #    is kept and nothing is measured in the B boot.
-# cost: 162 s, busy
+# cost: 202 s, busy
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -63,6 +64,13 @@ like "$(cat "$WORK/err1")" "fleetmark ab --resume $D" "it says how to go on"
 is "$(jq -r '[.sequences[][] | .state] | join(" ")' "$D/ab.json" | sed 's/running/pending/')" \
 	"done done pending pending pending pending" "two boots done, four to do"
 
+# A boot under way leaves a partial run directory; one is put where boot 3's
+# goes, with a line no boot measured: --resume sets it aside, unread.
+if [ ! -d "$D/boots/$BOARD-03-B" ]; then
+	mkdir -p "$D/boots/$BOARD-03-B"
+	echo '{"format":1,"host":"'"$BOARD"'","status":"ok","side":"B","boot":3,"value":1}' \
+		>"$D/boots/$BOARD-03-B/trials.jsonl"
+fi
 timeout 600 "$FLEETMARK" ab --resume "$D" --format json >"$WORK/out2" 2>"$WORK/err2"
 is "$?" 4 "resumed: the sequence completes, B worse: exit 4"
 diag "ab took $((SECONDS - start)) s (6 boots and an interruption)"
@@ -70,6 +78,7 @@ sed 's/^/#   /' "$D/ab.txt" | head -12
 is "$(jq -r '[.sequences[][] | "\(.side):\(.state)"] | join(" ")' "$D/ab.json")" \
 	"A:done B:done B:done A:done A:done B:done" "abba, every boot done"
 
+check "the partial boot set aside" test -d "$D/boots/$BOARD-03-B.interrupted"
 runs=$(find "$D/boots" -mindepth 1 -maxdepth 1 -type d ! -name '*.interrupted' | sort)
 is "$(printf '%s\n' "$runs" | sed 's|.*/||' | tr '\n' ' ')" \
 	"$BOARD-01-A $BOARD-02-B $BOARD-03-B $BOARD-04-A $BOARD-05-A $BOARD-06-B " \
