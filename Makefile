@@ -245,6 +245,7 @@ pc-check:
 # runs under each part's own standard (the agent is C99, the controller C11).
 lint:
 	tools/check-includes
+	tools/test-costs --check docs/testing.md
 	cppcheck --quiet --error-exitcode=1 --std=c99 -D_GNU_SOURCE -Iagent -Iinclude \
 		--suppress=missingIncludeSystem agent
 	cppcheck --quiet --error-exitcode=1 --std=c11 -D_GNU_SOURCE -Iinclude -Isrc \
