@@ -4,6 +4,9 @@
 # its cache), side by side, and with one new night.
 #
 #   tests/bench/history.sh [NIGHTS [HOSTS [POINTS [TRIALS]]]]   (365 10 50 5)
+#   FLEETMARK_OLD=OLD/build/fleetmark tests/bench/history.sh ...
+#                      (then also this build against OLD, calls alternated
+#                      pair by pair, PAIRS of them (7): tests/bench/pairs.sh)
 #
 # The history: NIGHTS finished runs of one plan on HOSTS hosts, POINTS
 # metrics each (one point a metric), TRIALS trials a point with 11 samples
@@ -79,3 +82,19 @@ echo "change points found (injected: lab-01 spin work=1 +10% from night $STEP; l
 jq -r '.[] | select(.change != null) | "  \(.host) \(.bench) \(.params | to_entries | map("\(.key)=\(.value)") | join(",")) night \(.run[-4:] | ascii_downcase | explode | map(if . >= 97 then . - 87 else . - 48 end) | reduce .[] as $d (0; . * 16 + $d)) \(if .change.pct > 0 then "+" else "" end)\(.change.pct * 10 | round / 10)% p=\(.change.p * 10000 | round / 10000) \(.change.direction)"' "$W/newnight.out"
 echo "  in all: $(sed -n 2p "$W/text1.out" | sed 's/.*: //')"
 echo "  on the $((HOSTS * POINTS - 3)) A/A series: $(jq '[.[] | select(.change != null) | select((.host == "lab-01" and .params.work == "1") or (.host == "lab-02" and .params.work == "2") or (.host == "lab-03" and .params.size == "5") | not)] | length' "$W/newnight.out")"
+
+# With FLEETMARK_OLD=BINARY: the two builds alternated on the same nights,
+# each with a cache of its own, emptied before a cold call.
+if [ -n "${FLEETMARK_OLD:-}" ]; then
+	# shellcheck source-path=SCRIPTDIR source=pairs.sh
+	. "$TOP/tests/bench/pairs.sh"
+	# shellcheck disable=SC2317 # called by pairs
+	cold() { export XDG_CACHE_HOME=$W/cache-$1; rm -rf "$XDG_CACHE_HOME"; }
+	# shellcheck disable=SC2317
+	warm() { export XDG_CACHE_HOME=$W/cache-$1; }
+	echo
+	pairs_header
+	pairs "history, cold cache, json" "${PAIRS:-7}" cold -- history "$W/results" --format json
+	pairs "history, cached, json" "${PAIRS:-7}" warm -- history "$W/results" --format json
+	pairs "history, cached, html" "${PAIRS:-7}" warm -- history "$W/results" --format html
+fi

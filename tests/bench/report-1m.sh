@@ -4,6 +4,9 @@
 # HTML page (tables and SVG charts) and, for comparison, the text tables.
 #
 #   tests/bench/report-1m.sh [LINES]      (default 1000000)
+#   FLEETMARK_OLD=OLD/build/fleetmark tests/bench/report-1m.sh
+#                      (then also this build against OLD, calls alternated
+#                      pair by pair, PAIRS of them (7): tests/bench/pairs.sh)
 #
 # The run: 10 hosts x 20 points (munmap threads=1..16 x pages=1..256) x 2
 # metrics x LINES/400 repetitions, each line as the journal writes it (five
@@ -99,4 +102,14 @@ for fmt in html text; do
 	awk -v s="$med" -v r="$rssmax" 'BEGIN { exit !(s < 3 && r / 1024 < 300) }' || fail=1
 done
 echo "command: fleetmark report RUN --format html -o report.html   (aims: < 3 s, < 300 MB)"
+# With FLEETMARK_OLD=BINARY: the two builds alternated on the same run.
+if [ -n "${FLEETMARK_OLD:-}" ]; then
+	# shellcheck source-path=SCRIPTDIR source=pairs.sh
+	. "$TOP/tests/bench/pairs.sh"
+	echo
+	pairs_header
+	for fmt in html text; do
+		pairs "report --format $fmt" "${PAIRS:-7}" : -- report "$RUN" --format "$fmt" -o "$W/pair.$fmt"
+	done
+fi
 [ "$fail" = 0 ] || { echo "an aim (under 3 s and 300 MB) was missed" >&2; exit 1; }
