@@ -33,11 +33,13 @@
  * their own for the false-discovery step, beside the hosts' rows.
  *
  * Over a run's rows (ab_judge_rows()): Benjamini-Hochberg (fdr.h) over
- * the one-sided "B worse" p of every row that can be judged (at least
- * AB_MIN_PAIRS pairs), and separately over the "B better" p of the same
- * rows; ab_row.counts only says whether a worse row fails the run, as
- * the compare table's step is over every row it judges.  Then the
- * threshold as a magnitude gate, applied once, after the test:
+ * the one-sided "B worse" p of the counted rows that can be judged (at
+ * least AB_MIN_PAIRS pairs; ab_row.counts: the plan's regression metrics,
+ * the rows that can fail the run), and separately over the "B better" p
+ * of the same rows.  The rows that do not count are a family of their
+ * own, with their own two steps: they are reported, and their number
+ * does not dilute the counted rows' level.  Then the threshold as a
+ * magnitude gate, applied once, after the test:
  *
  *	AB_WORSE	q <= fdr AND the change is worse by the threshold
  *			or more (AB_GATE_CHANGE, the default: the estimate;
@@ -66,7 +68,7 @@
  *
  *    a negative between estimate set to 0 (components.clamped);
  *  - the smallest change the test detects with probability AB_POWER, one
- *    sided at the row level alpha = fdr / m (m the rows counted: the
+ *    sided at the row level alpha = fdr / m (m the rows of its family: the
  *    Bonferroni level, a conservative stand-in for Benjamini-Hochberg's,
  *    which is at least as lenient for the row with the smallest p), from
  *    the noncentral t: the shift delta on the log scale with
@@ -158,7 +160,8 @@ struct ab_judgement {
 	double	p_worse;	/* one-sided, B worse (NAN: not tested) */
 	double	p_better;	/* one-sided, B better */
 	double	q;		/* Benjamini-Hochberg q of p_worse over the rows
-				 * counted (NAN when not counted) */
+				 * of its family, counted or not (NAN when the
+				 * row cannot be judged) */
 	double	q_better;	/* the same for p_better */
 	enum ab_kind kind;
 	char	reason[AB_REASON_MAX];	/* one sentence, no full stop */

@@ -462,33 +462,43 @@ words_one(struct ab_row *row, const struct ab_opts *o)
 size_t
 ab_judge_rows(struct ab_row *rows, size_t n, const struct ab_opts *o)
 {
-	double *pw, *pb, alpha;
+	double *pw, *pb, *qw, *qb, alpha[2];
 	unsigned char *use;
-	size_t i, m, bad = 0;
+	size_t i, m[2], bad = 0;
+	int fam;
 
 	pw = xcalloc(n + 1, sizeof(*pw));
 	pb = xcalloc(n + 1, sizeof(*pb));
-	use = xcalloc(n + 1, 1);
+	qw = xcalloc(2 * (n + 1), sizeof(*qw));
+	qb = xcalloc(2 * (n + 1), sizeof(*qb));
+	use = xcalloc(2 * (n + 1), 1);
 	for (i = 0; i < n; i++) {
 		judge_one(&rows[i]);
 		pw[i] = rows[i].j.p_worse;
 		pb[i] = rows[i].j.p_better;
-		use[i] = rows[i].j.pairs >= AB_MIN_PAIRS && !isnan(pw[i]);
+		/* family 0: the counted rows; 1: the others, reported apart */
+		fam = rows[i].counts ? 0 : 1;
+		use[fam * (n + 1) + i] = rows[i].j.pairs >= AB_MIN_PAIRS && !isnan(pw[i]);
 	}
-	/* two steps: one per direction, over the same rows */
-	m = fdr_bh_rows(pw, use, n, pw);
-	(void)fdr_bh_rows(pb, use, n, pb);
-	alpha = o->fdr / (double)(m ? m : 1);
+	/* per family, two steps: one per direction, over the same rows */
+	for (fam = 0; fam < 2; fam++) {
+		m[fam] = fdr_bh_rows(pw, use + fam * (n + 1), n, qw + fam * (n + 1));
+		(void)fdr_bh_rows(pb, use + fam * (n + 1), n, qb + fam * (n + 1));
+		alpha[fam] = o->fdr / (double)(m[fam] ? m[fam] : 1);
+	}
 	for (i = 0; i < n; i++) {
-		rows[i].j.q = pw[i];
-		rows[i].j.q_better = pb[i];
-		plan_one(&rows[i].j, alpha, o->threshold);
+		fam = rows[i].counts ? 0 : 1;
+		rows[i].j.q = qw[fam * (n + 1) + i];
+		rows[i].j.q_better = qb[fam * (n + 1) + i];
+		plan_one(&rows[i].j, alpha[fam], o->threshold);
 		words_one(&rows[i], o);
 		if (rows[i].j.kind == AB_WORSE && rows[i].counts)
 			bad++;
 	}
 	free(pw);
 	free(pb);
+	free(qw);
+	free(qb);
 	free(use);
 	return bad;
 }

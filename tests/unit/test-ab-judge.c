@@ -331,6 +331,23 @@ test_bh_and_gate(void)
 	is_int(r[4].j.kind, AB_CANNOT, "one pair: cannot judge");
 	is_int(bad, 1, "one counted row worse");
 
+	/*
+	 * The rows that do not count are a family of their own: with the
+	 * noisy and the A/A rows not counted, the counted step is over m = 2
+	 * (q = 2 / 1 x 4.73376169003124e-06 and 2 / 2 x 0.0103863696443845)
+	 * and the other over the two others (2 / 1 x 0.146057863571375 and
+	 * 0.427890617369911).
+	 */
+	r[2].counts = r[3].counts = 0;
+	bad = ab_judge_rows(r, 4, &o);
+	is_num(r[1].j.q, 9.46752338006248e-06, 1e-13, "families: q of the smallest counted p over m = 2");
+	is_num(r[0].j.q, 0.0103863696443845, 1e-10, "families: q of the example over m = 2");
+	is_num(r[2].j.q, 0.29211572714275, 1e-9, "families: the uncounted rows' own step");
+	is_num(r[3].j.q, 0.427890617369911, 1e-9, "families: ... and its last q");
+	is_num(r[0].j.alpha, 0.05 / 2, 1e-15, "families: counted row alpha = fdr / 2");
+	is_int(bad, 1, "families: the example still fails the run");
+	r[2].counts = r[3].counts = 1;
+
 	/* the gate at 6%: the example's +5.45% is below it */
 	o.threshold = 6;
 	bad = ab_judge_rows(r, 4, &o);
