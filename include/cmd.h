@@ -95,7 +95,7 @@ extern const struct cmd_entry cmd_ab;
 extern const struct cmd_entry cmd_bisect;
 extern const struct cmd_entry cmd_history;
 
-/* The options report and compare share (cmd-report.c). */
+/* The options report and compare share (cmd/report.c). */
 extern const struct cmd_option cmd_report_options[];
 
 /*

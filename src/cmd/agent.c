@@ -1,5 +1,5 @@
 /*
- * cmd-agent.c: `fleetmark agent list|path|build`: the static agent
+ * cmd/agent.c: `fleetmark agent list|path|build`: the static agent
  * binaries this controller can deploy.
  */
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /*
- * cmd-archive.c: `fleetmark push RUN URL`, `fleetmark pull URL/RUN [DIR]`
+ * cmd/archive.c: `fleetmark push RUN URL`, `fleetmark pull URL/RUN [DIR]`
  * and `fleetmark ls URL` (docs/archive.md).
  *
  * Exit: 0; 1 the transfer failed (server, network, verification); 2 bad

@@ -1,5 +1,5 @@
 /*
- * cmd-bisect.c: `fleetmark bisect-run PLAN -H HOST --metric
+ * cmd/bisect.c: `fleetmark bisect-run PLAN -H HOST --metric
  * BENCH.METRIC[params] (--baseline REF | --good VALUE) [--threshold 5%]
  * [--install CMD] [--reboot CMD] [--wait 300s] [--tries N] [-f FLEET]
  * [-o DIR]`: one step of `git bisect run` (docs/bisect.md).

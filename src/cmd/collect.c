@@ -1,5 +1,5 @@
 /*
- * cmd-collect.c: `fleetmark collect RUN [-o DIR] [-f FLEET] [-H HOSTS]
+ * cmd/collect.c: `fleetmark collect RUN [-o DIR] [-f FLEET] [-H HOSTS]
  * [-j N] [--wait] [--give-up HOSTS]`: gather a detached run's results from its hosts
  * (docs/detached.md).  RUN is a run directory, or a run id (or latest)
  * under -o DIR.
@@ -141,7 +141,7 @@ collect_main(int argc, char **argv)
 		free(dir);
 		return CMD_EXIT_OK;
 	}
-	/* `run --resume` of a detached run is collect (cmd-run.c) */
+	/* `run --resume` of a detached run is collect (cmd/run.c) */
 	strv_push(&av, "run");
 	strv_push(&av, "--resume");
 	strv_push(&av, dir);

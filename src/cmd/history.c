@@ -1,5 +1,5 @@
 /*
- * cmd-history.c: `fleetmark history SOURCE [--plan NAME] [-H HOSTS]
+ * cmd/history.c: `fleetmark history SOURCE [--plan NAME] [-H HOSTS]
  * [--metric BENCH.METRIC] [--since DATE] [--group GLOB]
  * [--format text|md|csv|json|html]
  * [--nights] [--threshold PCT] [-o FILE]`: a plan's nights in a results

@@ -1,5 +1,5 @@
 /*
- * cmd-hosts.c: `fleetmark hosts [-f FLEET] [-H HOSTS] [--check]`: list the
+ * cmd/hosts.c: `fleetmark hosts [-f FLEET] [-H HOSTS] [--check]`: list the
  * selected hosts of an inventory, or log in to each of them (one login
  * per host, all in parallel through the handshake pacer) and report
  * reach, host key, authentication, architecture, CPUs, kernel and how the

@@ -1,5 +1,5 @@
 /*
- * cmd-list.c: `fleetmark list [BENCH...]`: the benchmark catalogue, as
+ * cmd/list.c: `fleetmark list [BENCH...]`: the benchmark catalogue, as
  * the agent publishes it (catalog.h) and plans are checked against:
  * every benchmark with its parameters and their defaults, and its metrics
  * with their units and directions; with names, each of those benchmarks

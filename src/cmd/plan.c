@@ -1,5 +1,5 @@
 /*
- * cmd-plan.c: `fleetmark plan PLAN... [-f FLEET] [-H HOSTS] [-s]`:
+ * cmd/plan.c: `fleetmark plan PLAN... [-f FLEET] [-H HOSTS] [-s]`:
  * validate plans and an inventory, show the trials each host would run,
  * in order, and estimate how long that takes.  Nothing is written and no
  * host is contacted.

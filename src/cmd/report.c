@@ -1,5 +1,5 @@
 /*
- * cmd-report.c: `fleetmark report RUN... [--baseline REF] [--table T]
+ * cmd/report.c: `fleetmark report RUN... [--baseline REF] [--table T]
  * [--format F] [--aggregate median|mean] [--samples] [--threshold PCT]
  * [--results DIR] [-o FILE]`: the tables of docs/reports.md, rebuilt
  * offline from run directories.  A RUN or REF is a run directory, a run id under the

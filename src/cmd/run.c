@@ -1,5 +1,5 @@
 /*
- * cmd-run.c: `fleetmark run PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME]
+ * cmd/run.c: `fleetmark run PLAN [-f FLEET] [-H HOSTS] [-o DIR] [--label NAME]
  * [-j N] [--resume RUN] [--dry-run]`: run a plan on a fleet in a run
  * session (session.h: the run directory, progress, the run engine, the
  * final status), and print a summary with the numbers and the run
