@@ -71,7 +71,66 @@ struct rx {
 	struct strv	 names;		/* a name per group so far, "" for none */
 	int		 quant;		/* the last thing written can take a quantifier */
 	char		**why;
+	/* The parts regcomp() will build, repetitions unrolled, per open group:
+	 * those before the last atom, and the last atom's (see rx_nodes()). */
+	unsigned long	 tot[PROGRAM_MAX_GROUPS + 2], last[PROGRAM_MAX_GROUPS + 2];
+	int		 depth;
 };
+
+/* a + b and a * b, held at WIRE_MAX_RE_NODES + 1 */
+static unsigned long
+nodes_add(unsigned long a, unsigned long b)
+{
+	return a + b > WIRE_MAX_RE_NODES ? WIRE_MAX_RE_NODES + 1 : a + b;
+}
+
+static unsigned long
+nodes_mul(unsigned long a, unsigned long b)
+{
+	return b != 0 && a > (WIRE_MAX_RE_NODES + 1) / b ? WIRE_MAX_RE_NODES + 1 : a * b;
+}
+
+/*
+ * Count what was just read: an atom ('a'), a group's start ('(') or end
+ * (')'), or a quantifier ('q') that makes the last atom `times` copies of
+ * itself.  regcomp() copies a repeated atom once for + and up to n times
+ * for {m,n}, so repetitions of repetitions grow as a product, and a rule
+ * of a few hundred bytes would take the host's memory (the agent refuses
+ * such a rule too): over WIRE_MAX_RE_NODES parts, the pattern is refused
+ * where it went over.
+ */
+static int
+rx_nodes(struct rx *x, char what, unsigned long times, size_t at)
+{
+	unsigned long *tot = x->tot, *last = x->last, v;
+
+	switch (what) {
+	case 'a':
+		tot[x->depth] = nodes_add(tot[x->depth], last[x->depth]);
+		last[x->depth] = 1;
+		break;
+	case '(':
+		tot[x->depth] = nodes_add(tot[x->depth], last[x->depth]);
+		last[x->depth] = 0;
+		x->depth++;
+		tot[x->depth] = last[x->depth] = 0;
+		break;
+	case ')':
+		v = nodes_add(nodes_add(tot[x->depth], last[x->depth]), 1);
+		x->depth--;
+		last[x->depth] = v;
+		break;
+	case 'q':
+		last[x->depth] = nodes_add(nodes_mul(last[x->depth], times), 1);
+		break;
+	}
+	if (nodes_add(tot[x->depth], last[x->depth]) > WIRE_MAX_RE_NODES) {
+		*x->why = xasprintf("repetitions of repetitions make a pattern of more than "
+		    "%d parts at character %zu", WIRE_MAX_RE_NODES, at + 1);
+		return -1;
+	}
+	return 0;
+}
 
 /* An escape outside brackets: a class, a tab or the character itself. */
 static int
@@ -243,27 +302,47 @@ quantifier(struct rx *x)
 	return 0;
 }
 
+/* The copies of its atom the quantifier at q makes, at most. */
+static unsigned long
+copies(const char *q)
+{
+	unsigned long m, n;
+	char *e;
+
+	if (*q == '+')
+		return 2;
+	if (*q != '{')
+		return 1;
+	m = strtoul(q + 1, &e, 10);
+	n = *e == ',' && e[1] != '}' ? strtoul(e + 1, NULL, 10) : m + 1;
+	return (n > m ? n : m) + 1;
+}
+
 int
 program_regex(const char *re, char **ere, char ***names, size_t *ngroups, char **why)
 {
-	struct rx x = { re, 0, strlen(re), STRBUF_INIT, STRV_INIT, 0, why };
+	struct rx x = { .re = re, .n = strlen(re), .sb = STRBUF_INIT, .names = STRV_INIT,
+	    .why = why };
 	int r = 0;
+	size_t at;
 	char c;
 
 	while (r == 0 && x.i < x.n) {
+		at = x.i;
 		c = re[x.i];
 		if (c == '\\')
-			r = escape(&x);
+			r = escape(&x) || rx_nodes(&x, 'a', 0, at);
 		else if (c == '[')
-			r = klass(&x);
+			r = klass(&x) || rx_nodes(&x, 'a', 0, at);
 		else if (c == '(')
-			r = group(&x);
+			r = group(&x) || rx_nodes(&x, '(', 0, at);
 		else if (c == '*' || c == '+' || c == '?' || c == '{')
-			r = quantifier(&x);
+			r = quantifier(&x) || rx_nodes(&x, 'q', copies(re + at), at);
 		else {
 			strbuf_addch(&x.sb, c);
 			x.quant = c != '|' && c != '^';
 			x.i++;
+			r = rx_nodes(&x, c == ')' && x.depth > 0 ? ')' : 'a', 0, at);
 		}
 	}
 	if (r == 0) {

@@ -42,6 +42,7 @@
 #include "ipc.h"
 #include "jparse.h"
 #include "timing.h"
+#include "wire.h"
 
 #define PROGRAM_KEEP		(1024 * 1024)	/* bytes of stdout kept and parsed */
 #define PROGRAM_ERR_TAIL	400		/* bytes of stderr kept (the last ones) */
@@ -162,6 +163,105 @@ find_metric(const struct program *p, const char *name)
 
 static int program_run(struct trial *t);
 
+/* a + b and a * b, held at WIRE_MAX_RE_NODES + 1 */
+static unsigned long
+re_add(unsigned long a, unsigned long b)
+{
+	return a + b > WIRE_MAX_RE_NODES ? WIRE_MAX_RE_NODES + 1 : a + b;
+}
+
+static unsigned long
+re_mul(unsigned long a, unsigned long b)
+{
+	return b != 0 && a > (WIRE_MAX_RE_NODES + 1) / b ? WIRE_MAX_RE_NODES + 1 : a * b;
+}
+
+/*
+ * An upper bound of the nodes regcomp() builds for the ERE: it copies a
+ * repeated atom once for `+` and up to n times for {m,n}, so repetitions
+ * of repetitions grow as a product ("a++++...", "((a{99}){99}){99}") and
+ * a rule of a few hundred bytes could take the host's memory.  Brackets,
+ * escapes and every other character count one; a group what is inside it.
+ * The syntax itself is regcomp()'s to judge.
+ */
+static unsigned long
+re_nodes(const char *re)
+{
+	unsigned long total[PROGRAM_MAX_GROUPS + 2], last[PROGRAM_MAX_GROUPS + 2], m, n;
+	int depth = 0;
+	const char *q;
+	char *e;
+
+	total[0] = last[0] = 0;
+	while (*re != '\0') {
+		switch (*re) {
+		case '*':
+		case '?':
+			last[depth] = re_add(last[depth], 1);
+			re++;
+			continue;
+		case '+':
+			last[depth] = re_add(re_mul(last[depth], 2), 1);
+			re++;
+			continue;
+		case '{':
+			m = strtoul(re + 1, &e, 10);
+			n = *e == ',' && e[1] != '}' ? strtoul(e + 1, &e, 10) : m + 1;
+			last[depth] = re_add(re_mul(last[depth], (n > m ? n : m) + 1), 1);
+			q = strchr(re, '}');
+			re = q != NULL ? q + 1 : re + 1;
+			continue;
+		case '(':
+			if (depth == PROGRAM_MAX_GROUPS)	/* regcomp() counts them too */
+				return WIRE_MAX_RE_NODES + 1;
+			total[depth] = re_add(total[depth], last[depth]);
+			last[depth] = 0;
+			depth++;
+			total[depth] = last[depth] = 0;
+			re++;
+			continue;
+		case ')':
+			if (depth == 0)
+				break;
+			m = re_add(re_add(total[depth], last[depth]), 1);
+			depth--;
+			last[depth] = m;
+			re++;
+			continue;
+		case '[':
+			q = re + 1;
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q != '\0' && *q != ']') {
+				if (*q == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.') &&
+				    (e = strchr(q + 2, q[1])) != NULL && e[1] == ']')
+					q = e + 2;
+				else
+					q++;
+			}
+			re = *q == ']' ? q + 1 : q;
+			total[depth] = re_add(total[depth], last[depth]);
+			last[depth] = 1;
+			continue;
+		case '\\':
+			if (re[1] != '\0')
+				re++;
+			break;
+		}
+		total[depth] = re_add(total[depth], last[depth]);
+		last[depth] = 1;
+		re++;
+	}
+	while (depth > 0) {
+		m = re_add(total[depth], last[depth]);
+		depth--;
+		last[depth] = re_add(last[depth], m);
+	}
+	return re_add(total[0], last[0]);
+}
+
 static int
 load_rule(struct program *p, const struct jv *r, int ri, char *err, size_t errlen)
 {
@@ -173,6 +273,11 @@ load_rule(struct program *p, const struct jv *r, int ri, char *err, size_t errle
 
 	if (match == NULL || strlen(match) == 0) {
 		snprintf(err, errlen, "program rule %d: match must be a non-empty string", ri + 1);
+		return -1;
+	}
+	if (re_nodes(match) > WIRE_MAX_RE_NODES) {
+		snprintf(err, errlen, "program rule %d: its repetitions make a pattern of "
+		    "more than %d parts", ri + 1, WIRE_MAX_RE_NODES);
 		return -1;
 	}
 	if ((rc = regcomp(&rule->re, match, REG_EXTENDED)) != 0) {

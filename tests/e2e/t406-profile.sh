@@ -41,7 +41,7 @@ timeout: 120s
 benchmarks:
   - bench: exec
     params:
-      command: "ls -R /usr/lib > /dev/null 2>&1; cat /proc/self/status > /dev/null"
+      command: "ls -lR /etc /usr/bin > /dev/null 2>&1; cat /proc/self/status > /dev/null"
       copies: 2
     profile: perf
   - bench: lat_syscall

@@ -47,6 +47,12 @@ plan_err re-lazy "re-lazy.yaml:8:16: match: lazy and possessive quantifiers are 
       - match: 'a (?P<x>\d+?)'
         metrics: { x: { unit: ns, direction: lower } }
 Y
+plan_err re-blowup "re-blowup.yaml:8:16: match: repetitions of repetitions make a pattern of more than 20000 parts at character 21" <<'Y'
+    command: /bin/true
+    parse:
+      - match: '(?P<x>((\d{30}){30}){30})'
+        metrics: { x: { unit: ns, direction: lower } }
+Y
 plan_err group-unused "group-unused.yaml:8:16: match: group 'y' is not a metric" <<'Y'
     command: /bin/true
     parse:

@@ -296,6 +296,43 @@ test_monitor_request(void)
 	    &m, err) == -1, "a monitor member that is not an array: refused");
 }
 
+/* A program trial whose one rule matches with re (a JSON string's inside). */
+static int
+program_rule(const char *re, char *err)
+{
+	char line[1024];
+	int profile;
+
+	snprintf(line, sizeof(line), "{\"type\":\"trial\",\"bench\":\"program\","
+	    "\"samples\":1,\"program\":{\"name\":\"p\",\"path\":\"printf\","
+	    "\"args\":[\"avg: 1\"],\"rules\":[{\"match\":\"%s\",\"metrics\":"
+	    "[{\"name\":\"avg\",\"group\":1,\"unit\":\"ns\",\"direction\":"
+	    "\"lower\",\"scale\":1}]}]}}", re);
+	return request(line, &profile, err);
+}
+
+/*
+ * regcomp() unrolls repetitions of repetitions: a rule of a few dozen
+ * bytes must not take the host's memory (a fuzzer's input took 2^58).
+ */
+static void
+test_program_rule(void)
+{
+	char err[256];
+
+	ok(program_rule("avg: ([0-9]+)", err) == 0, "a program rule: taken");
+	ok(program_rule("avg: (([0-9]{1,3})(,[0-9]{3})*)", err) == 0,
+	    "a rule with nested repetitions of a modest product: taken");
+	ok(program_rule("avg:+++++++++++++++++++++++++++++++++++++++++++++++++++ ([0-9]+)",
+	    err) == -1 && strstr(err, "more than 20000 parts") != NULL,
+	    "a rule of + after + (2^50 parts): refused before regcomp");
+	ok(program_rule("avg: ((([0-9]{30}){30}){30})", err) == -1 &&
+	    strstr(err, "more than 20000 parts") != NULL,
+	    "a rule of {30} in {30} in {30}: refused");
+	ok(program_rule("avg: ([[:digit:]()]+)x)", err) == 0,
+	    "brackets holding ( and ), and a ) with no group, count as characters");
+}
+
 static const struct bench_metric zmetrics[] = {
 	{ "latency", "us", 0, "" },
 	{ "rate", "ops/s", 1, "" },
@@ -434,6 +471,7 @@ main(void)
 	test_registry();
 	test_profile_request();
 	test_monitor_request();
+	test_program_rule();
 	test_zero_note();
 	test_interrupts();
 	test_serve_wait();

@@ -69,6 +69,12 @@ test_regex(void)
 	tr("x\\", NULL, "trailing backslash");
 	tr("[\\]]", NULL, "not supported in [...]");
 	tr("\\q", NULL, "unknown escape");
+	/* repetitions of repetitions: regcomp() unrolls them into a product */
+	tr("((\\d{30}){30}){30}", NULL, "more than 20000 parts at character 15");
+	tr("(((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+", NULL, "more than 20000 parts");
+	tr("(a{99}){99}", "(a{99}){99}", NULL);
+	tr("(\\d{1,3}(,\\d{3})*)", "([0-9]{1,3}(,[0-9]{3})*)", NULL);
+	tr("x)+", "x)+", NULL);
 
 	/* the names of groups, and the translation running as the mail's line wants */
 	ok(program_regex("munmap use (?P<total>\\d+)ms (?P<per>\\d+)ns/time, .* cost "
