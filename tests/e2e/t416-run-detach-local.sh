@@ -62,7 +62,10 @@ is "$(trials_once "$D/trials.jsonl")" "6 1" "every trial exactly once (${n1} gat
 is "$(jq -r .status "$D/trials.jsonl" | sort -u | xargs)" "ok" "all ok"
 check "report.txt written" test -s "$D/report.txt"
 check_fail "the host's journal directory is removed" test -e "$WORK/wd/runs/${D##*/}"
-check_fail "the agent is gone" kill -0 "$pid" 2>/dev/null
+# It has written its last line before it exits: under load that can be a
+# moment after collect saw the run done.
+gone() { ! kill -0 "$pid" 2>/dev/null; }
+check "the agent is gone (within 10 s)" wait_for 100 gone
 is "$(cat "$WORK/lease")" "" "and the lease is given back"
 "$FLEETMARK" collect "$D" >"$WORK/c3.out" 2>&1
 is "$?" 0 "collect of a finished run: exit 0"
