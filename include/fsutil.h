@@ -32,6 +32,7 @@
 #define FLEETMARK_FSUTIL_H
 
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -114,6 +115,17 @@ int	fs_read_file(const char *path, size_t max, char **data, size_t *len,
  * -1 with errno set and "cannot open DIR: REASON" when it cannot be read.
  */
 int	fs_list_dir(const char *dir, char ***names, size_t *n, char **err);
+
+/*
+ * Whether the file or directory st describes (path names it in the
+ * message) may be trusted as this user's own: it belongs to the user or
+ * to root, and neither its group nor others may write it (as OpenSSH
+ * treats ~/.ssh, and the agent the host's lease file).  For files whose
+ * content fleetmark acts on.  0, or -1 with "PATH: owned by uid N,
+ * neither you nor root" or "PATH: writable by group or others (mode
+ * MODE)" in *err.
+ */
+int	fs_check_owner(const char *path, const struct stat *st, char **err);
 
 /*
  * The directory for temporary files: $TMPDIR when it is an absolute

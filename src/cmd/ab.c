@@ -12,6 +12,9 @@
  * keeps process-wide state: the stop flag, the log sink, the progress
  * display); ab.json records every boot's state, rewritten after each
  * boot under a lock, so that --resume goes on where the sequence stopped.
+ * A resume takes nothing from ab.json that it would run: the sides are
+ * given again and must be those recorded, and ab.json and its directory
+ * must be the user's own, written by no one else (fs_check_owner()).
  * At the end the boots' trial values are judged per (host, metric,
  * point) row (ab_judge_rows()) and the table printed and kept in ab.txt.
  */
@@ -63,6 +66,7 @@
 #define AB_RUNLOCK		".ab.run"	/* held while a command runs the sequence */
 #define AB_FORMAT		1
 #define AB_MAX_JSON		(16 << 20)
+#define AB_DIR_MODE		0755		/* whatever the umask: see state_load() */
 #define DEFAULT_RESULTS		"results"
 #define DEFAULT_BOOTS		2
 #define DEFAULT_BOOT_MS		300000		/* a host without boot_timeout: */
@@ -161,29 +165,55 @@ state_valid(const json_t *o)
 	return 1;
 }
 
+/*
+ * Load dir's ab.json into *out.  What it says is acted on (its plan and
+ * fleet are loaded, its sides compared with those given): the directory
+ * and the file must be the user's and written by no one else, as the
+ * directory is made (AB_DIR_MODE) and the file written (RUNDIR_FILE_MODE).
+ */
 static int
 state_load(const char *dir, json_t **out, char **err)
 {
-	char *path = xasprintf("%s/%s", dir, AB_JSON);
+	char *path = xasprintf("%s/%s", dir, AB_JSON), *why = NULL;
+	struct stat st;
 	json_error_t je;
-	json_t *o;
-	int r = -1;
+	json_t *o = NULL;
+	int fd = -1, r = -1;
 
-	if ((o = json_load_file(path, JSON_REJECT_DUPLICATES, &je)) == NULL) {
-		*err = access(path, F_OK) != 0 ? xasprintf("%s is not an ab directory (no %s)",
-		    dir, AB_JSON) : xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		*err = errno == ENOENT ? xasprintf("%s is not an ab directory (no %s)", dir,
+		    AB_JSON) : xasprintf("cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*err = xasprintf("%s: not a regular file", path);
+		goto out;
+	}
+	if (fs_check_owner(path, &st, &why) != 0 || (stat(dir, &st) != 0 &&
+	    (why = xasprintf("%s: %s", dir, strerror(errno))) != NULL) ||
+	    fs_check_owner(dir, &st, &why) != 0) {
+		*err = xasprintf("%s: not trusted: an ab.json others can change is not "
+		    "acted on (chmod go-w)", why);
+		goto out;
+	}
+	if ((o = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		*err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
 		goto out;
 	}
 	if (!json_is_object(o) || json_integer_value(json_object_get(o, "format")) !=
 	    AB_FORMAT || !json_is_object(json_object_get(o, "sequences")) ||
 	    !json_is_object(json_object_get(o, "sides")) || !state_valid(o)) {
 		*err = xasprintf("%s: not an ab.json of format %d", path, AB_FORMAT);
-		json_decref(o);
 		goto out;
 	}
 	*out = o;
+	o = NULL;
 	r = 0;
  out:
+	if (fd >= 0)
+		close(fd);
+	json_decref(o);
+	free(why);
 	free(path);
 	return r;
 }
@@ -1146,7 +1176,36 @@ ctx_release(struct ab_ctx *c)
 	catalog_free(c->cat);
 }
 
-/* --resume DIR: the plan, fleet, hosts and sides as ab.json records them. */
+/*
+ * --resume: whether the sides given are those ab.json recorded.  Its own
+ * are never run: a run directory may come from an archive, or have been
+ * changed by someone else since.
+ */
+static int
+resume_sides(const struct ab_cmdopts *o, const struct ab_ctx *c, char **err)
+{
+	const json_t *sides = json_object_get(c->state, "sides");
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		const char *name = side_name((enum ab_side)k);
+
+		if (strcmp(jstr(json_object_get(sides, name), "command"), o->side[k].cmd) != 0) {
+			*err = xasprintf("%s/%s: side %s is not the -%s given: the ab was started "
+			    "with another side %s command, which a resume does not run", c->dir,
+			    AB_JSON, name, name, name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --resume DIR: the hosts as ab.json records them, the plan and fleet as
+ * given or else as recorded (as `run --resume` has it), the sides given
+ * again (resume_sides()).  Nothing is written before each is checked,
+ * and nothing at all with --dry-run.
+ */
 static int
 resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 {
@@ -1156,7 +1215,7 @@ resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 	int code;
 
 	c->dir = xstrdup(o->resume);
-	if (state_load(c->dir, &c->state, err) != 0)
+	if (state_load(c->dir, &c->state, err) != 0 || resume_sides(o, c, err) != 0)
 		return CMD_EXIT_USAGE;
 	hosts = json_object_get(c->state, "hosts");
 	json_array_foreach(hosts, i, v) {
@@ -1175,7 +1234,7 @@ resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 		    jstr(c->state, "plan_name"), c->p->name);
 		return CMD_EXIT_USAGE;
 	}
-	if (take_runlock(c, err) != 0)
+	if (!o->dry && take_runlock(c, err) != 0)
 		return CMD_EXIT_ERROR;
 	return 0;
 }
@@ -1192,7 +1251,7 @@ new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order order, dou
 	c->dir = xasprintf("%s/%s", o->outdir, id);
 	if (fs_mkdir_p(o->outdir, RUNDIR_DIR_MODE, err) != 0)
 		goto out;
-	if (mkdir(c->dir, RUNDIR_DIR_MODE) != 0) {
+	if (mkdir(c->dir, AB_DIR_MODE) != 0) {
 		*err = xasprintf("cannot create %s: %s", c->dir, strerror(errno));
 		goto out;
 	}
@@ -1294,6 +1353,11 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 		o->plan_file = argv[optind];
 	else if (optind != argc || o->resume == NULL)
 		return cmd_usage(&cmd_ab, 0);
+	if (o->resume != NULL && (o->side[AB_A].cmd == NULL || o->side[AB_B].cmd == NULL)) {
+		log_error("--resume %s: give both sides again: -A CMD and -B CMD, as the ab "
+		    "was started (the commands its ab.json records are not run)", o->resume);
+		return CMD_EXIT_USAGE;
+	}
 	if (o->resume != NULL)
 		return -1;
 	if (o->side[AB_A].cmd == NULL || o->side[AB_B].cmd == NULL) {
@@ -1367,7 +1431,8 @@ ab_main(int argc, char **argv)
 		goto fail;
 	}
 	if (code == CMD_EXIT_INTERRUPTED) {
-		log_error("interrupted: `fleetmark ab --resume %s` goes on", c.dir);
+		log_error("interrupted: `fleetmark ab --resume %s -A SIDE -B SIDE`, with the "
+		    "sides it was started with, goes on", c.dir);
 		goto out;
 	}
 	if ((worse = verdict(&c, o.fmt, &err)) < 0) {
@@ -1406,7 +1471,8 @@ static const struct cmd_option ab_options[] = {
 	{ 0, "threshold", "PCT", "the smallest change that counts", "the plan's, else 5%" },
 	{ 0, "format", "FORMAT", "the table as text, md, csv or json", "text" },
 	{ 0, "resume", "DIR", "go on with the ab directory DIR from each host's first boot "
-	    "not done (PLAN, -H, -A and -B come from its ab.json)", NULL },
+	    "not done (PLAN, -f and -H come from its ab.json); -A and -B must be given "
+	    "again, the commands it was started with", NULL },
 	{ 0, "dry-run", NULL, "print each host's sequence of boots and the machine time it "
 	    "takes; nothing is contacted or written", NULL },
 	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
@@ -1418,7 +1484,8 @@ static const struct cmd_exit ab_exits[] = {
 	{ 0, "every boot done, no trial failed, B not worse on a counted row" },
 	{ 1, "something failed: ab.json could not be written, a run could not start" },
 	{ 2, "bad usage or input: a side missing, a host named twice, --boots below 2, an "
-	    "unknown order, a plan or fleet that does not load" },
+	    "unknown order, a plan or fleet that does not load; a resume whose sides are not "
+	    "those of ab.json, or whose ab.json others can write" },
 	{ 3, "a host failed (a side command that failed, a host that did not come back, a "
 	    "wrong kernel: class boot), or trials failed" },
 	{ 4, "B is significantly worse than A on a counted row" },

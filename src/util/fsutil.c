@@ -318,6 +318,22 @@ fs_list_dir(const char *dir, char ***names, size_t *n, char **err)
 	return 0;
 }
 
+int
+fs_check_owner(const char *path, const struct stat *st, char **err)
+{
+	if (st->st_uid != getuid() && st->st_uid != 0) {
+		*err = xasprintf("%s: owned by uid %u, neither you nor root", path,
+		    (unsigned)st->st_uid);
+		return -1;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		*err = xasprintf("%s: writable by group or others (mode %04o)", path,
+		    (unsigned)(st->st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 const char *
 fs_tmpdir(void)
 {

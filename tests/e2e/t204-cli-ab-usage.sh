@@ -5,7 +5,10 @@
 # an unknown order, a plan or fleet error at FILE:LINE:COL, an unknown
 # host; a resume of what is not an ab directory), runs no side command and
 # writes nothing; --dry-run prints each host's sequence in the order asked
-# for, and writes nothing either.  No lab, no board.
+# for, and writes nothing either.  A resume runs nothing its ab.json says:
+# without -A and -B, with a side that is not the one recorded (a tampered
+# ab.json), or with an ab.json or directory others can write, it is
+# refused before anything runs.  No lab, no board.
 # cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -19,8 +22,40 @@ cp "$TOP/tests/data/bad/plan-bad-int.yaml" "$TOP/tests/data/bad/fleet-bad-port.y
 cd "$W/run" || exit 1
 # A side command that ran would leave this file behind.
 SIDE="touch $W/run/side-ran"
+# The side a tampered ab.json says: it would leave its own mark.
+EVIL="touch $W/run/evil-ran"
 
-snapshot() { (cd "$W" && find . -printf '%p %s %T@\n' | sort); }
+# abdir DIR SIDE-A: an ab directory as `ab` leaves it after an interrupted
+# first boot of host alpha (docs/ab.md, "On disk"), side B "$SIDE".
+abdir() {
+	mkdir -m 755 "$1"
+	cat >"$1/ab.json" <<-EOF
+	{"format": 1, "start": "2026-12-07T10:00:00Z", "plan": "$W/run/plan-ok.yaml",
+	 "plan_name": "ok", "plan_seed": 1, "fleet": "$W/run/fleet-ok.yaml",
+	 "hosts": ["alpha"],
+	 "sides": {"A": {"command": "$2", "label": "A", "expect": null},
+	           "B": {"command": "$SIDE", "label": "B", "expect": null}},
+	 "order": "abba", "seed": 1, "boots_per_side": 2, "threshold": 5.0,
+	 "sequences": {"alpha": [
+	   {"boot": 1, "side": "A", "block": 0, "state": "running"},
+	   {"boot": 2, "side": "B", "block": 0, "state": "pending"},
+	   {"boot": 3, "side": "B", "block": 1, "state": "pending"},
+	   {"boot": 4, "side": "A", "block": 1, "state": "pending"}]}}
+	EOF
+	chmod 644 "$1/ab.json"
+}
+abdir "$W/ab-good" "$SIDE"
+abdir "$W/ab-tampered" "$EVIL"
+abdir "$W/ab-0666" "$SIDE"
+chmod 666 "$W/ab-0666/ab.json"
+abdir "$W/ab-dir0777" "$SIDE"
+chmod 777 "$W/ab-dir0777"
+
+# Every name, mode, size, time and content.
+snapshot() {
+	(cd "$W" && find . -printf '%p %m %s %T@\n' | sort &&
+		find . -type f -exec sha256sum {} + | sort)
+}
 before=$(snapshot)
 
 # refuse CODE MESSAGE DESCRIPTION ARGS...: ab ARGS exits CODE, says MESSAGE
@@ -58,9 +93,44 @@ refuse 2 "fleet-bad-port.yaml:4:11: 70000 is out of range (1 to 65535)" "a fleet
 refuse 2 "-H: unknown host 'gamma'" "an unknown host" \
 	plan-ok.yaml -f fleet-ok.yaml -H gamma -A "$SIDE" -B "$SIDE" -o res
 refuse 2 "is not an ab directory (no ab.json)" "--resume of a directory without ab.json" \
-	--resume "$W/run"
+	--resume "$W/run" -A "$SIDE" -B "$SIDE"
 refuse 2 "unknown format 'html'" "--format html" \
 	plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" -B "$SIDE" --format html -o res
+
+# --resume: the sides again, those recorded, from an ab.json the user owns.
+refuse 2 "--resume $W/ab-good: give both sides again: -A CMD and -B CMD" \
+	"--resume without -A and -B" --resume "$W/ab-good"
+refuse 2 "--resume $W/ab-good: give both sides again: -A CMD and -B CMD" \
+	"--resume without -B" --resume "$W/ab-good" -A "$SIDE"
+refuse 2 "$W/ab-tampered/ab.json: side A is not the -A given" \
+	"--resume of an ab.json whose side A was changed" \
+	--resume "$W/ab-tampered" -A "$SIDE" -B "$SIDE"
+refuse 2 "$W/ab-good/ab.json: side B is not the -B given" \
+	"--resume with another -B than the one recorded" \
+	--resume "$W/ab-good" -A "$SIDE" -B "$EVIL"
+refuse 2 "$W/ab-0666/ab.json: writable by group or others (mode 0666): not trusted" \
+	"--resume of an ab.json others can write" \
+	--resume "$W/ab-0666" -A "$SIDE" -B "$SIDE"
+refuse 2 "$W/ab-dir0777: writable by group or others (mode 0777): not trusted" \
+	"--resume of an ab directory others can write" \
+	--resume "$W/ab-dir0777" -A "$SIDE" -B "$SIDE"
+if [ "$(id -u)" = 0 ]; then
+	cp -a "$W/ab-good" "$O/ab-other"
+	chown 65534 "$O/ab-other/ab.json"
+	refuse 2 "$O/ab-other/ab.json: owned by uid 65534, neither you nor root" \
+		"--resume of another user's ab.json" \
+		--resume "$O/ab-other" -A "$SIDE" -B "$SIDE"
+else
+	skip "--resume of another user's ab.json" "needs root to chown"
+	skip "... says so" "needs root"
+	skip "... nothing on stdout" "needs root"
+fi
+# The same directory with the sides recorded is taken up (--dry-run: and
+# left as it is): the refusals above are the checks', not the file's.
+"$FLEETMARK" ab --resume "$W/ab-good" -A "$SIDE" -B "$SIDE" --dry-run >"$O/out" 2>"$O/err"
+is "$?" 0 "--resume with the sides recorded: exit 0"
+is "$(cat "$O/out")" "dry run: $W/ab-good is taken up from each host's first boot not done" \
+	"... taken up"
 
 # --dry-run: each host's sequence, abba by default; alternate when asked.
 "$FLEETMARK" ab plan-ok.yaml -f fleet-ok.yaml -H alpha,beta -A "$SIDE" -B "$SIDE" \
@@ -74,4 +144,6 @@ like "$(cat "$O/out")" "machine time: .* at most about [0-9]+ s" "--dry-run: the
 is "$(grep -E '^alpha:' "$O/out")" "alpha: A B A B" "--dry-run --order alternate"
 
 is "$(snapshot)" "$before" "nothing written, no side command run"
+check_fail "the tampered side did not run" test -e "$W/run/evil-ran"
+check_fail "no side ran" test -e "$W/run/side-ran"
 done_testing

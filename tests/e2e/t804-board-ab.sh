@@ -71,7 +71,8 @@ if [ ! -d "$D/boots/$BOARD-03-B" ]; then
 	echo '{"format":1,"host":"'"$BOARD"'","status":"ok","side":"B","boot":3,"value":1}' \
 		>"$D/boots/$BOARD-03-B/trials.jsonl"
 fi
-timeout 600 "$FLEETMARK" ab --resume "$D" --format json >"$WORK/out2" 2>"$WORK/err2"
+timeout 600 "$FLEETMARK" ab --resume "$D" -A "$SIDE_A" -B "$SIDE_B" --format json \
+	>"$WORK/out2" 2>"$WORK/err2"
 is "$?" 4 "resumed: the sequence completes, B worse: exit 4"
 diag "ab took $((SECONDS - start)) s (6 boots and an interruption)"
 sed 's/^/#   /' "$D/ab.txt" | head -12

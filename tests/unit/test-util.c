@@ -249,6 +249,30 @@ test_fsutil(void)
 	p = fs_dirname("/smoke.yaml");
 	is_str(p, "/", "fs_dirname: a name in the root");
 	free(p);
+
+	/* fs_check_owner(): the user's own, written by no one else. */
+	p = xasprintf("%s/m/n/file", tmpdir);
+	ok(chmod(p, 0644) == 0 && stat(p, &st) == 0 && fs_check_owner(p, &st, &err) == 0,
+	    "check_owner: the user's file, 0644, is trusted");
+	ok(chmod(p, 0664) == 0 && stat(p, &st) == 0 && fs_check_owner(p, &st, &err) == -1 &&
+	    strstr(err, "file: writable by group or others (mode 0664)") != NULL,
+	    "check_owner: group-writable is not, naming the file and its mode");
+	free(err);
+	err = NULL;
+	ok(chmod(p, 0646) == 0 && stat(p, &st) == 0 && fs_check_owner(p, &st, &err) == -1,
+	    "check_owner: writable by others is not");
+	free(err);
+	err = NULL;
+	st.st_mode = S_IFREG | 0644;
+	st.st_uid = getuid() + 1;
+	ok(fs_check_owner(p, &st, &err) == -1 && strstr(err, "neither you nor root") != NULL,
+	    "check_owner: another user's is not");
+	free(err);
+	err = NULL;
+	st.st_uid = 0;
+	ok(fs_check_owner(p, &st, &err) == 0, "check_owner: root's is");
+	chmod(p, 0644);
+	free(p);
 }
 
 /* --- digest ------------------------------------------------------------------ */
