@@ -1,0 +1,433 @@
+/*
+ * ab/boots.c: each host's sequence of boots (abdir.h), in a child process
+ * of its own: the side command (boot.h), the wait until the host is back
+ * with a new boot id, the boot check, the plan run as a run of its own
+ * under DIR/boots/, the boot's state in ab.json; and --dry-run's account
+ * of the sequences.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ab.h"
+#include "ab-int.h"
+#include "board.h"
+#include "boot.h"
+#include "cmd.h"
+#include "fleet.h"
+#include "journal.h"
+#include "log.h"
+#include "pace.h"
+#include "plan.h"
+#include "run.h"
+#include "session.h"
+#include "strbuf.h"
+#include "xmalloc.h"
+
+/* --- signals ------------------------------------------------------------------- */
+
+static pid_t children[256];
+static size_t nchildren;
+
+static void
+on_signal(int sig)
+{
+	size_t i;
+
+	(void)sig;
+	run_request_stop();
+	/* The parent passes it on: each child stops its sequence cleanly. */
+	for (i = 0; i < nchildren; i++)
+		if (children[i] > 0)
+			kill(children[i], SIGTERM);
+}
+
+/* DIR/boots/HOST-NN-SIDE's name under boots/. */
+static char *
+boot_run_id(const char *host, size_t idx, enum ab_side s)
+{
+	return xasprintf("%s-%02zu-%s", host, idx + 1, ab_side_name(s));
+}
+
+/* Rename a partial run directory of a boot under way aside, never reused. */
+static int
+set_aside(const char *path, char **err)
+{
+	char *to = NULL;
+	int i, r = -1;
+
+	for (i = 0; i < 100; i++) {
+		free(to);
+		to = i == 0 ? xasprintf("%s.interrupted", path) :
+		    xasprintf("%s.interrupted.%d", path, i);
+		if (access(to, F_OK) != 0)
+			break;
+	}
+	if (rename(path, to) != 0) {
+		*err = xasprintf("cannot rename %s to %s: %s", path, to, strerror(errno));
+		goto out;
+	}
+	log_warn("%s: a boot under way when it stopped: set aside as %s", path, to);
+	r = 0;
+ out:
+	free(to);
+	return r;
+}
+
+/* What one host's child is given. */
+struct host_job {
+	const struct ab_ctx	*c;
+	const struct fleet_host	*h;
+	const unsigned char	*sel;		/* only h */
+	json_t			*seq;		/* the host's sequence (borrowed) */
+	int			 quiet;
+};
+
+/*
+ * Wait up to wait_ms for h to answer with a boot id other than old_id: a
+ * side command may return while the host is still going down.  The boot
+ * read last is in *bb either way (board_boot_check() then says the boot
+ * id did not change); -1 with *why when the host never answered.
+ */
+static int
+wait_boot(const struct fleet_host *h, long long wait_ms, const char *old_id,
+    struct board_boot *bb, char **why)
+{
+	long long deadline = pace_now_ms() + wait_ms;
+
+	for (;;) {
+		if (boot_wait_host(h, deadline - pace_now_ms(), bb, why) != 0)
+			return -1;
+		if (strcmp(bb->boot_id, old_id) != 0 || run_stop_requested() ||
+		    pace_now_ms() + BOOT_POLL_MS >= deadline)
+			return 0;
+		log_verbose("%s: still boot id %s: waiting for the reboot", h->name, old_id);
+		board_boot_release(bb);
+		memset(bb, 0, sizeof(*bb));
+		usleep(BOOT_POLL_MS * 1000);
+	}
+}
+
+/* The result of one boot. */
+enum boot_result {
+	BOOT_OK,
+	BOOT_PARTIAL,		/* done, some trials failed */
+	BOOT_FAILED,		/* the host fails: recorded */
+	BOOT_STOPPED,		/* interrupted: left under way */
+	BOOT_ERROR,		/* ab.json could not be written */
+};
+
+/* Record the boot failed with class and reason; the host stops. */
+static enum boot_result
+boot_fail(const struct host_job *j, size_t idx, const char *class, const char *reason)
+{
+	char *err = NULL;
+
+	log_error("%s: boot %zu: %s: %s", j->h->name, idx + 1, class, reason);
+	if (ab_state_set(j->c->dir, j->h->name, idx, ST_FAILED, NULL, class, reason, NULL, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return BOOT_ERROR;
+	}
+	return BOOT_FAILED;
+}
+
+/* What a command printed as one line: its lines joined by " | ". */
+static char *
+one_line(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p, *e;
+
+	for (p = text; *p != '\0'; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, "\r\n");
+		if (e > p) {
+			if (sb.len > 0)
+				strbuf_addstr(&sb, " | ");
+			strbuf_add(&sb, p, (size_t)(e - p));
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Boot j->h into the side of boot idx, check the boot, run the plan.
+ * Nothing is measured unless the boot id changed and the kernel is the
+ * one expected (when one is).
+ */
+static enum boot_result
+do_boot(const struct host_job *j, size_t idx)
+{
+	const struct ab_ctx *c = j->c;
+	const struct fleet_host *h = j->h;
+	json_t *b = json_array_get(j->seq, idx);
+	enum ab_side side = strcmp(ab_jstr(b, "side"), "B") == 0 ? AB_B : AB_A;
+	json_t *sd = json_object_get(json_object_get(c->state, "sides"), ab_side_name(side));
+	const char *cmd = ab_jstr(sd, "command"), *label = ab_jstr(sd, "label");
+	char *expect = ab_jstr(sd, "expect") ? xstrdup(ab_jstr(sd, "expect")) : NULL;
+	char *id = boot_run_id(h->name, idx, side), *boots = xasprintf("%s/%s", c->dir,
+	    AB_BOOTS), *path = xasprintf("%s/%s", boots, id), *rel = xasprintf("%s/%s",
+	    AB_BOOTS, id);
+	char *old_id = NULL, *output = NULL, *err = NULL, *why = NULL, *what, num[16];
+	struct session_config cfg;
+	struct session *s = NULL;
+	struct board_boot bb;
+	long long wait_ms = h->boot_timeout_ms > 0 ? h->boot_timeout_ms : DEFAULT_BOOT_MS;
+	enum boot_result res = BOOT_ERROR;
+	int st, code;
+
+	memset(&bb, 0, sizeof(bb));
+	what = xasprintf("%s side %s (boot %zu)", h->name, ab_side_name(side), idx + 1);
+	if (access(path, F_OK) == 0 && set_aside(path, &err) != 0)
+		goto error;
+	if (ab_state_set(c->dir, h->name, idx, ST_RUNNING, NULL, NULL, NULL, NULL, &err) != 0)
+		goto error;
+	/* A host may still be booting (a resumed sequence): up to its boot time. */
+	if (boot_wait_host(h, wait_ms, &bb, &err) != 0) {
+		if (run_stop_requested()) {
+			res = BOOT_STOPPED;
+			goto out;
+		}
+		why = xasprintf("no boot id before the side command: %s", err ? err : "?");
+		res = boot_fail(j, idx, "boot", why);
+		goto out;
+	}
+	old_id = xstrdup(bb.boot_id);
+	board_boot_release(&bb);
+	memset(&bb, 0, sizeof(bb));
+	snprintf(num, sizeof(num), "%zu", idx + 1);
+	if (setenv("FLEETMARK_HOST", h->name, 1) != 0 ||
+	    setenv("FLEETMARK_SIDE", ab_side_name(side), 1) != 0 ||
+	    setenv("FLEETMARK_BOOT", num, 1) != 0) {
+		err = xasprintf("setenv: %s", strerror(errno));
+		goto error;
+	}
+	if (boot_hook_output(what, cmd, j->quiet ? NULL : stderr, &expect, &output, &st,
+	    &err) != 0) {
+		res = boot_fail(j, idx, "boot", err);
+		goto out;
+	}
+	/* ^C reaches the side command too: a stop, not a failing side */
+	if (run_stop_requested()) {
+		res = BOOT_STOPPED;
+		goto out;
+	}
+	if (st != 0) {
+		char *said = one_line(output);
+
+		why = xasprintf("side %s command exited %d%s%s", ab_side_name(side), st,
+		    *said ? ": " : "", said);
+		free(said);
+		res = boot_fail(j, idx, "boot", why);
+		goto out;
+	}
+	if (wait_boot(h, wait_ms, old_id, &bb, &err) != 0) {
+		if (run_stop_requested()) {
+			res = BOOT_STOPPED;
+			goto out;
+		}
+		why = xasprintf("did not come back within %.0f s: %s", (double)wait_ms / 1000,
+		    err ? err : "?");
+		res = boot_fail(j, idx, "boot", why);
+		goto out;
+	}
+	if (run_stop_requested()) {
+		res = BOOT_STOPPED;
+		goto out;
+	}
+	/* Nothing is measured on a kernel other than the one asked for. */
+	if (board_boot_check(&bb, old_id, expect, &err) != 0) {
+		res = boot_fail(j, idx, "boot", err);
+		goto out;
+	}
+	log_info("%s: boot %zu (%s): boot id %s, kernel %s", h->name, idx + 1,
+	    ab_side_name(side), bb.boot_id, bb.release);
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.plan = c->p;
+	cfg.fleet = c->f;
+	cfg.sel = j->sel;
+	cfg.seed = (unsigned long long)json_integer_value(json_object_get(c->state,
+	    "plan_seed"));
+	cfg.label = label;
+	cfg.quiet = j->quiet;
+	cfg.expect_kernel = expect;
+	cfg.run_id = id;
+	cfg.side = ab_side_name(side);
+	cfg.boot = (unsigned)(idx + 1);
+	if (session_create(boots, &cfg, &s, &err) != 0)
+		goto error;
+	if (session_run(s, &cfg, &err) != 0) {
+		res = boot_fail(j, idx, "run", err);
+		goto out;
+	}
+	if (session_status(s) == JOURNAL_INTERRUPTED || run_stop_requested()) {
+		res = BOOT_STOPPED;
+		goto out;
+	}
+	if (session_status(s) == JOURNAL_FAILED) {
+		res = boot_fail(j, idx, "run", session_error(s) ? session_error(s) : "failed");
+		goto out;
+	}
+	session_report(s, NULL, NULL);
+	code = session_exit(s);
+	if (ab_state_set(c->dir, h->name, idx, ST_DONE, rel, NULL, NULL, &bb, &err) != 0)
+		goto error;
+	res = code == CMD_EXIT_OK ? BOOT_OK : BOOT_PARTIAL;
+	goto out;
+ error:
+	log_error("%s", err);
+	res = BOOT_ERROR;
+ out:
+	session_free(s);
+	board_boot_release(&bb);
+	free(what);
+	free(expect);
+	free(id);
+	free(boots);
+	free(path);
+	free(rel);
+	free(old_id);
+	free(output);
+	free(err);
+	free(why);
+	return res;
+}
+
+/* A host's sequence from its first boot not done: the child's exit status. */
+static int
+host_sequence(const struct host_job *j)
+{
+	size_t i, n = json_array_size(j->seq);
+	int code = CMD_EXIT_OK;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(ab_jstr(json_array_get(j->seq, i), "state"), ST_DONE) == 0)
+			continue;
+		if (run_stop_requested())
+			return CMD_EXIT_INTERRUPTED;
+		switch (do_boot(j, i)) {
+		case BOOT_OK:
+			break;
+		case BOOT_PARTIAL:
+			code = CMD_EXIT_PARTIAL;
+			break;
+		case BOOT_FAILED:
+			return CMD_EXIT_PARTIAL;
+		case BOOT_STOPPED:
+			return CMD_EXIT_INTERRUPTED;
+		case BOOT_ERROR:
+			return CMD_EXIT_ERROR;
+		}
+	}
+	return run_stop_requested() && i < n ? CMD_EXIT_INTERRUPTED : code;
+}
+
+/*
+ * Each host's sequence in a child of its own; the worst of their exit
+ * statuses (interrupted first, then an error, then a failure).
+ */
+int
+ab_run_hosts(const struct ab_ctx *c, int quiet)
+{
+	json_t *seqs = json_object_get(c->state, "sequences");
+	size_t i, k;
+	int st, code = CMD_EXIT_OK, rank = 0;
+
+	cmd_catch_signals(on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	fflush(stdout);
+	fflush(stderr);
+	for (i = 0; i < c->nhosts && i < sizeof(children) / sizeof(children[0]); i++) {
+		struct host_job j;
+		unsigned char *sel;
+		pid_t pid;
+
+		if ((pid = fork()) < 0) {
+			log_error("cannot fork: %s", strerror(errno));
+			run_request_stop();
+			break;
+		}
+		if (pid > 0) {
+			children[nchildren++] = pid;
+			continue;
+		}
+		nchildren = 0;
+		sel = xcalloc(c->f->nhosts, 1);
+		for (k = 0; k < c->f->nhosts; k++)
+			sel[k] = &c->f->hosts[k] == c->hosts[i];
+		j.c = c;
+		j.h = c->hosts[i];
+		j.sel = sel;
+		j.seq = json_object_get(seqs, c->hosts[i]->name);
+		j.quiet = quiet || c->nhosts > 1;
+		st = host_sequence(&j);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(st);
+	}
+	for (i = 0; i < nchildren; i++) {
+		int r, w;
+
+		while ((r = waitpid(children[i], &w, 0)) < 0 && errno == EINTR)
+			;
+		children[i] = 0;
+		st = r < 0 ? CMD_EXIT_ERROR : WIFEXITED(w) ? WEXITSTATUS(w) : CMD_EXIT_ERROR;
+		k = st == CMD_EXIT_INTERRUPTED ? 3 : st == CMD_EXIT_ERROR ? 2 :
+		    st == CMD_EXIT_OK ? 0 : 1;
+		if ((int)k > rank) {
+			rank = (int)k;
+			code = st;
+		}
+	}
+	nchildren = 0;
+	if (run_stop_requested() && code == CMD_EXIT_OK)
+		code = CMD_EXIT_INTERRUPTED;
+	return code;
+}
+
+/* --dry-run: each host's sequence and the machine time it takes. */
+int
+ab_dry_run(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order, uint64_t seed)
+{
+	enum ab_side *sv = xcalloc((size_t)o->boots * 2, sizeof(*sv));
+	size_t i, k, n = (size_t)o->boots * 2;
+	double worst = 0;
+
+	ab_order_sides(order, seed, (size_t)o->boots, sv, NULL);
+	printf("dry run: nothing is contacted and nothing is written\n");
+	printf("order %s%s, %lld boots a side\n", ab_order_name(order),
+	    order == AB_ORDER_RANDOM ? " (seed recorded when it runs)" : "", o->boots);
+	for (i = 0; i < c->nhosts; i++) {
+		const struct fleet_host *h = c->hosts[i];
+		struct plan_schedule *s = plan_expand(c->p, h->name, plan_seed(c->p));
+		struct plan_estimate e;
+		long long bt = h->boot_timeout_ms > 0 ? h->boot_timeout_ms : DEFAULT_BOOT_MS;
+		double total;
+
+		plan_estimate_schedule(c->cat, c->p, s, &e);
+		printf("%s:", h->name);
+		for (k = 0; k < n; k++)
+			printf(" %s", ab_side_name(sv[k]));
+		total = (double)n * (e.secs + (double)bt / 1000);
+		printf("\n  %zu boots, each the plan's %zu trials (about %.0f s by the model%s%s%s) "
+		    "and a boot of at most %.0f s (%s): at most about %.0f s\n", n, s->ntrials,
+		    e.secs, e.unknown ? "; without a model: " : "", e.unknown ? e.names : "",
+		    e.unknown ? "" : "", (double)bt / 1000, h->boot_timeout_ms > 0 ?
+		    "its boot_timeout" : "no boot_timeout: the default", total);
+		worst = total > worst ? total : worst;
+		plan_schedule_free(s);
+	}
+	printf("machine time: the hosts run at once, at most about %.0f s\n", worst);
+	free(sv);
+	return CMD_EXIT_OK;
+}

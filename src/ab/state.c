@@ -1,0 +1,398 @@
+/*
+ * ab/state.c: an ab directory and its ab.json (abdir.h): loaded (trusted
+ * only when it is the user's own), checked, written and changed one boot
+ * at a time under a lock; a new directory, or one taken up again with
+ * --resume; the plan, fleet and hosts a command works on.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ab.h"
+#include "ab-int.h"
+#include "board.h"
+#include "catalog.h"
+#include "cmd.h"
+#include "fleet.h"
+#include "fsutil.h"
+#include "journal.h"
+#include "log.h"
+#include "plan.h"
+#include "rundir.h"
+#include "strbuf.h"
+#include "xmalloc.h"
+
+const char *
+ab_side_name(enum ab_side s)
+{
+	return s == AB_A ? "A" : "B";
+}
+
+/* Whether o's sequences are what the code below reads without checking. */
+static int
+state_valid(const json_t *o)
+{
+	const json_t *seq, *b, *h, *sides = json_object_get(o, "sides");
+	const char *host, *v;
+	size_t i;
+
+	if (!json_is_object(json_object_get(sides, "A")) ||
+	    !json_is_object(json_object_get(sides, "B")) ||
+	    !json_is_string(json_object_get(json_object_get(sides, "A"), "command")) ||
+	    !json_is_string(json_object_get(json_object_get(sides, "B"), "command")) ||
+	    !json_is_array(json_object_get(o, "hosts")))
+		return 0;
+	json_array_foreach(json_object_get(o, "hosts"), i, h)
+		if (!json_is_array(json_object_get(json_object_get(o, "sequences"),
+		    json_string_value(h) ? json_string_value(h) : "")))
+			return 0;
+	json_object_foreach((json_t *)json_object_get(o, "sequences"), host, seq) {
+		if (!json_is_array(seq))
+			return 0;
+		json_array_foreach(seq, i, b) {
+			if ((v = json_string_value(json_object_get(b, "side"))) == NULL ||
+			    (strcmp(v, "A") != 0 && strcmp(v, "B") != 0) ||
+			    !json_is_string(json_object_get(b, "state")) ||
+			    !json_is_integer(json_object_get(b, "block")) ||
+			    !json_is_integer(json_object_get(b, "boot")))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * Load dir's ab.json into *out.  What it says is acted on (its plan and
+ * fleet are loaded, its sides compared with those given): the directory
+ * and the file must be the user's and written by no one else, as the
+ * directory is made (AB_DIR_MODE) and the file written (RUNDIR_FILE_MODE).
+ */
+int
+ab_state_load(const char *dir, json_t **out, char **err)
+{
+	char *path = xasprintf("%s/%s", dir, AB_JSON), *why = NULL;
+	struct stat st;
+	json_error_t je;
+	json_t *o = NULL;
+	int fd = -1, r = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		*err = errno == ENOENT ? xasprintf("%s is not an ab directory (no %s)", dir,
+		    AB_JSON) : xasprintf("cannot open %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*err = xasprintf("%s: not a regular file", path);
+		goto out;
+	}
+	if (fs_check_owner(path, &st, &why) != 0 || (stat(dir, &st) != 0 &&
+	    (why = xasprintf("%s: %s", dir, strerror(errno))) != NULL) ||
+	    fs_check_owner(dir, &st, &why) != 0) {
+		*err = xasprintf("%s: not trusted: an ab.json others can change is not "
+		    "acted on (chmod go-w)", why);
+		goto out;
+	}
+	if ((o = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+		*err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
+		goto out;
+	}
+	if (!json_is_object(o) || json_integer_value(json_object_get(o, "format")) !=
+	    AB_FORMAT || !json_is_object(json_object_get(o, "sequences")) ||
+	    !json_is_object(json_object_get(o, "sides")) || !state_valid(o)) {
+		*err = xasprintf("%s: not an ab.json of format %d", path, AB_FORMAT);
+		goto out;
+	}
+	*out = o;
+	o = NULL;
+	r = 0;
+ out:
+	if (fd >= 0)
+		close(fd);
+	json_decref(o);
+	free(why);
+	free(path);
+	return r;
+}
+
+static int
+state_write(const char *dir, const json_t *o, char **err)
+{
+	char *path = xasprintf("%s/%s", dir, AB_JSON);
+	int r = rundir_write_json(path, o, err);
+
+	free(path);
+	return r;
+}
+
+/*
+ * Set boot idx of host in dir's ab.json to state (run, class, reason and
+ * the boot's id, kernel and command line when not NULL), under the lock that keeps the hosts' children from writing
+ * at once: the file is read again, changed in that one entry, replaced.
+ */
+int
+ab_state_set(const char *dir, const char *host, size_t idx, const char *state,
+    const char *run, const char *class, const char *reason, const struct board_boot *bb,
+    char **err)
+{
+	char *lock = xasprintf("%s/%s", dir, AB_LOCK);
+	json_t *o = NULL, *b;
+	int fd, r = -1;
+
+	if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
+	    flock(fd, LOCK_EX) != 0) {
+		*err = xasprintf("cannot lock %s: %s", lock, strerror(errno));
+		goto out;
+	}
+	if (ab_state_load(dir, &o, err) != 0)
+		goto out;
+	b = json_array_get(json_object_get(json_object_get(o, "sequences"), host), idx);
+	if (b == NULL) {
+		*err = xasprintf("%s/%s: no boot %zu of %s", dir, AB_JSON, idx + 1, host);
+		goto out;
+	}
+	json_object_set_new(b, "state", json_string(state));
+	if (run != NULL)
+		json_object_set_new(b, "run", rundir_json_str(run));
+	else
+		json_object_del(b, "run");
+	if (class != NULL)
+		json_object_set_new(b, "class", json_string(class));
+	else
+		json_object_del(b, "class");
+	if (reason != NULL)
+		json_object_set_new(b, "reason", rundir_json_str(reason));
+	else
+		json_object_del(b, "reason");
+	/* What the boot measured ran on: the boot check's facts. */
+	if (bb != NULL) {
+		json_object_set_new(b, "boot_id", rundir_json_str(bb->boot_id));
+		json_object_set_new(b, "kernel", rundir_json_str(bb->release));
+		json_object_set_new(b, "cmdline", rundir_json_str(bb->cmdline));
+	} else {
+		json_object_del(b, "boot_id");
+		json_object_del(b, "kernel");
+		json_object_del(b, "cmdline");
+	}
+	r = state_write(dir, o, err);
+ out:
+	if (fd >= 0)
+		close(fd);
+	json_decref(o);
+	free(lock);
+	return r;
+}
+
+const char *
+ab_jstr(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* The plan, the catalogue and the fleet; the hosts of -H (or of ab.json). */
+int
+ab_load_inputs(const struct ab_cmdopts *o, const char *plan_file, const char *fleet_file,
+    const char *host_spec, struct ab_ctx *c, char **err)
+{
+	unsigned char *sel = NULL;
+	char *agent = NULL;
+	size_t i;
+	int code = CMD_EXIT_ERROR;
+
+	(void)o;
+	if ((agent = catalog_agent_path(err)) == NULL || catalog_load(agent, &c->cat, err) != 0)
+		goto out;
+	code = CMD_EXIT_USAGE;
+	if (plan_load(plan_file, c->cat, &c->p, err) != 0)
+		goto out;
+	if (fleet_load(fleet_file, &c->f, err) != 0 ||
+	    plan_select(c->p, c->f, host_spec, &sel, err) != 0)
+		goto out;
+	c->hosts = xcalloc(c->f->nhosts, sizeof(*c->hosts));
+	for (i = 0; i < c->f->nhosts; i++)
+		if (sel[i])
+			c->hosts[c->nhosts++] = &c->f->hosts[i];
+	code = 0;
+ out:
+	free(sel);
+	free(agent);
+	return code;
+}
+
+/* A new ab.json for o: the sides, the order, each host's sequence pending. */
+static json_t *
+state_new(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order,
+    uint64_t seed, double thr)
+{
+	json_t *st = json_object(), *sides = json_object(), *seqs = json_object(), *hosts;
+	enum ab_side *sv = xcalloc((size_t)o->boots * 2, sizeof(*sv));
+	unsigned *bv = xcalloc((size_t)o->boots * 2, sizeof(*bv));
+	char stamp[32];
+	time_t now = time(NULL);
+	size_t i, k;
+
+	ab_order_sides(order, seed, (size_t)o->boots, sv, bv);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_object_set_new(st, "format", json_integer(AB_FORMAT));
+	json_object_set_new(st, "start", json_string(stamp));
+	json_object_set_new(st, "plan", rundir_json_str(o->plan_file));
+	json_object_set_new(st, "plan_name", rundir_json_str(c->p->name));
+	json_object_set_new(st, "plan_seed", json_integer((json_int_t)plan_seed(c->p)));
+	json_object_set_new(st, "fleet", rundir_json_str(o->fleet_file));
+	hosts = json_array();
+	for (i = 0; i < c->nhosts; i++)
+		json_array_append_new(hosts, rundir_json_str(c->hosts[i]->name));
+	json_object_set_new(st, "hosts", hosts);
+	for (k = 0; k < 2; k++)
+		json_object_set_new(sides, ab_side_name((enum ab_side)k), json_pack("{s:o, s:o, s:o}",
+		    "command", rundir_json_str(o->side[k].cmd), "label",
+		    rundir_json_str(o->side[k].label), "expect",
+		    rundir_json_str(o->side[k].expect)));
+	json_object_set_new(st, "sides", sides);
+	json_object_set_new(st, "order", json_string(ab_order_name(order)));
+	json_object_set_new(st, "seed", json_integer((json_int_t)seed));
+	json_object_set_new(st, "boots_per_side", json_integer(o->boots));
+	json_object_set_new(st, "threshold", json_real(thr));
+	for (i = 0; i < c->nhosts; i++) {
+		json_t *seq = json_array();
+
+		for (k = 0; k < (size_t)o->boots * 2; k++)
+			json_array_append_new(seq, json_pack("{s:I, s:s, s:I, s:s}", "boot",
+			    (json_int_t)(k + 1), "side", ab_side_name(sv[k]), "block",
+			    (json_int_t)bv[k], "state", ST_PENDING));
+		json_object_set_new(seqs, c->hosts[i]->name, seq);
+	}
+	json_object_set_new(st, "sequences", seqs);
+	free(sv);
+	free(bv);
+	return st;
+}
+
+/* Take the run lock of an ab directory: one command at a time runs it. */
+static int
+take_runlock(struct ab_ctx *c, char **err)
+{
+	char *path = xasprintf("%s/%s", c->dir, AB_RUNLOCK);
+	int r = -1;
+
+	if ((c->runlock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		*err = xasprintf("cannot open %s: %s", path, strerror(errno));
+	else if (flock(c->runlock, LOCK_EX | LOCK_NB) != 0)
+		*err = xasprintf("%s is in use by another fleetmark", c->dir);
+	else
+		r = 0;
+	free(path);
+	return r;
+}
+
+void
+ab_ctx_release(struct ab_ctx *c)
+{
+	if (c->runlock >= 0)
+		close(c->runlock);
+	json_decref(c->state);
+	free(c->dir);
+	free(c->hosts);
+	fleet_free(c->f);
+	plan_free(c->p);
+	catalog_free(c->cat);
+}
+
+/*
+ * --resume: whether the sides given are those ab.json recorded.  Its own
+ * are never run: a run directory may come from an archive, or have been
+ * changed by someone else since.
+ */
+static int
+resume_sides(const struct ab_cmdopts *o, const struct ab_ctx *c, char **err)
+{
+	const json_t *sides = json_object_get(c->state, "sides");
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		const char *name = ab_side_name((enum ab_side)k);
+
+		if (strcmp(ab_jstr(json_object_get(sides, name), "command"), o->side[k].cmd) != 0) {
+			*err = xasprintf("%s/%s: side %s is not the -%s given: the ab was started "
+			    "with another side %s command, which a resume does not run", c->dir,
+			    AB_JSON, name, name, name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --resume DIR: the hosts as ab.json records them, the plan and fleet as
+ * given or else as recorded (as `run --resume` has it), the sides given
+ * again (resume_sides()).  Nothing is written before each is checked,
+ * and nothing at all with --dry-run.
+ */
+int
+ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
+{
+	json_t *hosts, *v;
+	struct strbuf spec = STRBUF_INIT;
+	size_t i;
+	int code;
+
+	c->dir = xstrdup(o->resume);
+	if (ab_state_load(c->dir, &c->state, err) != 0 || resume_sides(o, c, err) != 0)
+		return CMD_EXIT_USAGE;
+	hosts = json_object_get(c->state, "hosts");
+	json_array_foreach(hosts, i, v) {
+		if (i > 0)
+			strbuf_addch(&spec, ',');
+		strbuf_addstr(&spec, json_string_value(v) ? json_string_value(v) : "");
+	}
+	code = ab_load_inputs(o, o->plan_file ? o->plan_file : ab_jstr(c->state, "plan"),
+	    o->fleet_file ? o->fleet_file : ab_jstr(c->state, "fleet"), spec.buf, c, err);
+	strbuf_release(&spec);
+	if (code != 0)
+		return code;
+	if (strcmp(c->p->name, ab_jstr(c->state, "plan_name") ? ab_jstr(c->state, "plan_name") :
+	    "") != 0) {
+		*err = xasprintf("%s: the plan is '%s', not '%s'", o->resume,
+		    ab_jstr(c->state, "plan_name"), c->p->name);
+		return CMD_EXIT_USAGE;
+	}
+	if (!o->dry && take_runlock(c, err) != 0)
+		return CMD_EXIT_ERROR;
+	return 0;
+}
+
+/* A new ab directory under o->outdir with its ab.json. */
+int
+ab_new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order order, double thr,
+    char **err)
+{
+	char *name = xasprintf("ab-%s", c->p->name), *id = journal_new_run_id(name, time(NULL));
+	uint64_t seed = plan_seed(c->p);
+	int r = CMD_EXIT_ERROR;
+
+	c->dir = xasprintf("%s/%s", o->outdir, id);
+	if (fs_mkdir_p(o->outdir, RUNDIR_DIR_MODE, err) != 0)
+		goto out;
+	if (mkdir(c->dir, AB_DIR_MODE) != 0) {
+		*err = xasprintf("cannot create %s: %s", c->dir, strerror(errno));
+		goto out;
+	}
+	c->state = state_new(o, c, order, seed, thr);
+	if (state_write(c->dir, c->state, err) != 0 || take_runlock(c, err) != 0)
+		goto out;
+	log_info("ab %s", c->dir);
+	r = 0;
+ out:
+	free(name);
+	free(id);
+	return r;
+}

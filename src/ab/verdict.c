@@ -1,0 +1,390 @@
+/*
+ * ab/verdict.c: the verdict of an ab directory (abdir.h): the trial values
+ * of the boots done, collected into rows per (host, metric, point), judged
+ * by ab_judge_rows() (ab.h), printed in the format asked for and kept as
+ * ab.txt, with what each host's sequence came to.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ab.h"
+#include "ab-int.h"
+#include "fsutil.h"
+#include "numfmt.h"
+#include "plan.h"
+#include "report.h"
+#include "rgrid.h"
+#include "rundir.h"
+#include "series.h"
+#include "xmalloc.h"
+
+/* One row: a (host, variant, bench, params, metric) and its boots' values. */
+struct vrow {
+	char		*host, *variant, *bench, *params, *metric, *unit;
+	int		 higher;
+	struct ab_boot	*boots;
+	size_t		 nboots, cap;
+};
+
+struct vrows {
+	struct vrow	*r;
+	size_t		 n, cap;
+};
+
+static struct vrow *
+vrow_get(struct vrows *vs, const struct series *s)
+{
+	const struct series_key *k = &s->key;
+	const char *var = k->variant ? k->variant : "";
+	size_t i;
+
+	for (i = 0; i < vs->n; i++)
+		if (strcmp(vs->r[i].host, k->host) == 0 && strcmp(vs->r[i].variant, var) == 0 &&
+		    strcmp(vs->r[i].bench, k->bench) == 0 &&
+		    strcmp(vs->r[i].params, k->params) == 0 &&
+		    strcmp(vs->r[i].metric, k->metric) == 0)
+			return &vs->r[i];
+	xgrow(&vs->r, &vs->cap, vs->n + 1, sizeof(*vs->r));
+	memset(&vs->r[vs->n], 0, sizeof(vs->r[0]));
+	vs->r[vs->n].host = xstrdup(k->host);
+	vs->r[vs->n].variant = xstrdup(var);
+	vs->r[vs->n].bench = xstrdup(k->bench);
+	vs->r[vs->n].params = xstrdup(k->params);
+	vs->r[vs->n].metric = xstrdup(k->metric);
+	vs->r[vs->n].unit = xstrdup(k->unit ? k->unit : "");
+	vs->r[vs->n].higher = s->higher;
+	return &vs->r[vs->n++];
+}
+
+static void
+vrows_free(struct vrows *vs)
+{
+	size_t i, k;
+
+	for (i = 0; i < vs->n; i++) {
+		struct vrow *r = &vs->r[i];
+
+		for (k = 0; k < r->nboots; k++)
+			free((double *)r->boots[k].v);
+		free(r->boots);
+		free(r->host);
+		free(r->variant);
+		free(r->bench);
+		free(r->params);
+		free(r->metric);
+		free(r->unit);
+	}
+	free(vs->r);
+}
+
+/* The boots done of every host into rows: each boot's values of each series. */
+static int
+collect_rows(const struct ab_ctx *c, struct vrows *vs, char **err)
+{
+	json_t *seqs = json_object_get(c->state, "sequences"), *seq, *b;
+	const char *host;
+	size_t i, k;
+
+	json_object_foreach(seqs, host, seq) {
+		json_array_foreach(seq, i, b) {
+			struct series_store *st;
+			char *path;
+			int r;
+
+			if (strcmp(ab_jstr(b, "state"), ST_DONE) != 0 || ab_jstr(b, "run") == NULL)
+				continue;
+			st = series_store_new(SERIES_VALUES);
+			path = xasprintf("%s/%s/%s", c->dir, ab_jstr(b, "run"), RUNDIR_TRIALS);
+			r = series_store_read(st, path, 0, NULL, NULL, NULL, err);
+			free(path);
+			if (r != 0) {
+				series_store_free(st);
+				return -1;
+			}
+			for (k = 0; k < series_store_n(st); k++) {
+				const struct series *s = series_store_at(st, k);
+				struct vrow *row;
+				struct ab_boot *ab;
+
+				if (strcmp(s->key.host, host) != 0 || s->n == 0)
+					continue;
+				row = vrow_get(vs, s);
+				xgrow(&row->boots, &row->cap, row->nboots + 1, sizeof(*row->boots));
+				ab = &row->boots[row->nboots++];
+				ab->side = strcmp(ab_jstr(b, "side"), "B") == 0 ? AB_B : AB_A;
+				ab->boot = (unsigned)i;
+				ab->block = (unsigned)json_integer_value(json_object_get(b, "block"));
+				{
+					double *v = xreallocarray(NULL, s->n, sizeof(*v));
+
+					memcpy(v, s->v, s->n * sizeof(*v));
+					ab->v = v;
+				}
+				ab->n = s->n;
+			}
+			series_store_free(st);
+		}
+	}
+	return 0;
+}
+
+/* Whether the plan's regression.metrics count this row (all when none). */
+static int
+row_counts(const struct plan *p, const struct vrow *r)
+{
+	size_t i, nb = strlen(r->bench);
+
+	if (p->nmetrics == 0)
+		return 1;
+	for (i = 0; i < p->nmetrics; i++)
+		if (strncmp(p->metrics[i], r->bench, nb) == 0 && p->metrics[i][nb] == '.' &&
+		    strcmp(p->metrics[i] + nb + 1, r->metric) == 0)
+			return 1;
+	return 0;
+}
+
+/* A side's mean of the row's trial values (every boot of the side). */
+static double
+side_mean(const struct vrow *r, enum ab_side side)
+{
+	double sum = 0;
+	size_t i, k, n = 0;
+
+	for (i = 0; i < r->nboots; i++)
+		for (k = 0; r->boots[i].side == side && k < r->boots[i].n; k++) {
+			sum += r->boots[i].v[k];
+			n++;
+		}
+	return n ? sum / (double)n : NAN;
+}
+
+static const char *const verdict_cols[] = {
+	"host", "metric", "point", "A mean", "B mean", "change", "interval", "p", "q",
+	"verdict", "reason"
+};
+static const char *const plan_cols[] = {
+	"host", "metric", "point", "pairs", "between boots", "within a boot", "detectable",
+	"boots a side"
+};
+
+static void
+fill_grids(const struct vrows *vs, const struct ab_row *rows, double thr,
+    struct rgrid *g, struct rgrid *pg)
+{
+	char buf[64], name[256];
+	size_t i, row;
+
+	for (i = 0; i < vs->n; i++) {
+		const struct vrow *r = &vs->r[i];
+		const struct ab_judgement *jd = &rows[i].j;
+		double am = side_mean(r, AB_A), bm = side_mean(r, AB_B);
+
+		snprintf(name, sizeof(name), "%s.%s%s%s%s", r->bench, r->metric,
+		    rows[i].counts ? "" : " (not counted)", *r->variant ? " " : "", r->variant);
+		row = rgrid_add_row(g);
+		rgrid_set(g, row, 0, r->host, NAN);
+		rgrid_set(g, row, 1, name, NAN);
+		rgrid_set(g, row, 2, *r->params ? r->params : "-", NAN);
+		numfmt_mean(buf, sizeof(buf), am);
+		rgrid_set(g, row, 3, buf, am);
+		numfmt_mean(buf, sizeof(buf), bm);
+		rgrid_set(g, row, 4, buf, bm);
+		numfmt_change(buf, sizeof(buf), jd->change);
+		rgrid_set(g, row, 5, isnan(jd->change) ? "-" : buf, jd->change);
+		numfmt_interval(buf, sizeof(buf), jd->lo, jd->hi);
+		rgrid_set(g, row, 6, isnan(jd->lo) ? "-" : buf, NAN);
+		numfmt_p(buf, sizeof(buf), jd->p_worse);
+		rgrid_set(g, row, 7, buf, jd->p_worse);
+		numfmt_p(buf, sizeof(buf), jd->q);
+		rgrid_set(g, row, 8, buf, jd->q);
+		rgrid_set(g, row, 9, ab_kind_name(jd->kind), NAN);
+		rgrid_set(g, row, 10, jd->reason, NAN);
+
+		row = rgrid_add_row(pg);
+		rgrid_set(pg, row, 0, r->host, NAN);
+		rgrid_set(pg, row, 1, name, NAN);
+		rgrid_set(pg, row, 2, *r->params ? r->params : "-", NAN);
+		snprintf(buf, sizeof(buf), "%zu", jd->pairs);
+		rgrid_set(pg, row, 3, buf, (double)jd->pairs);
+		numfmt_rsd(buf, sizeof(buf), jd->comp.between);
+		rgrid_set(pg, row, 4, isnan(jd->comp.between) ? "-" : buf, jd->comp.between);
+		numfmt_rsd(buf, sizeof(buf), jd->comp.within);
+		rgrid_set(pg, row, 5, isnan(jd->comp.within) ? "-" : buf, jd->comp.within);
+		if (isfinite(jd->detectable))
+			snprintf(buf, sizeof(buf), "%.1f%%", jd->detectable);
+		else
+			snprintf(buf, sizeof(buf), "-");
+		rgrid_set(pg, row, 6, buf, jd->detectable);
+		if (jd->needed == 0)
+			snprintf(buf, sizeof(buf), "-");
+		else if (jd->needed > AB_PLAN_CAP)
+			snprintf(buf, sizeof(buf), "> %d", AB_PLAN_CAP);
+		else
+			snprintf(buf, sizeof(buf), "%zu for %g%%", jd->needed, thr);
+		rgrid_set(pg, row, 7, buf, jd->needed > 0 && jd->needed <= AB_PLAN_CAP ?
+		    (double)jd->needed : NAN);
+	}
+}
+
+static void
+print_grids(FILE *out, enum report_format fmt, struct rgrid *g, struct rgrid *pg)
+{
+	size_t base = 0;
+	int first = 1;
+
+	switch (fmt) {
+	case REPORT_MD:
+		rgrid_print_md(g, out, &base);
+		fputc('\n', out);
+		rgrid_print_md(pg, out, &base);
+		break;
+	case REPORT_CSV:
+		rgrid_print_csv(g, out);
+		rgrid_print_csv(pg, out);
+		break;
+	case REPORT_JSON:
+		rgrid_print_json(g, out, &first);
+		rgrid_print_json(pg, out, &first);
+		fputs(first ? "[]\n" : "\n]\n", out);
+		break;
+	default:
+		rgrid_print_text(g, out);
+		fputc('\n', out);
+		rgrid_print_text(pg, out);
+		break;
+	}
+}
+
+/* What each host's sequence came to, for the end of the table. */
+static void
+print_hosts(FILE *out, const json_t *state)
+{
+	json_t *seq, *b;
+	const char *host;
+	size_t i, done;
+
+	json_object_foreach(json_object_get(state, "sequences"), host, seq) {
+		const json_t *failed = NULL;
+
+		done = 0;
+		json_array_foreach(seq, i, b) {
+			if (strcmp(ab_jstr(b, "state"), ST_DONE) == 0)
+				done++;
+			else if (failed == NULL && strcmp(ab_jstr(b, "state"), ST_FAILED) == 0)
+				failed = b;
+		}
+		if (failed != NULL)
+			fprintf(out, "%s: failed (%s) at boot %lld: %s; %zu of %zu boots done\n",
+			    host, ab_jstr(failed, "class") ? ab_jstr(failed, "class") : "boot",
+			    (long long)json_integer_value(json_object_get(failed, "boot")),
+			    ab_jstr(failed, "reason") ? ab_jstr(failed, "reason") : "?", done,
+			    json_array_size(seq));
+		else
+			fprintf(out, "%s: %zu of %zu boots done\n", host, done, json_array_size(seq));
+	}
+}
+
+/*
+ * Judge the boots done, print the table (fmt) and write ab.txt.  Each
+ * row is one host's: rows of a class's hosts pooled (ab.h can judge them
+ * as a family of their own) are a later step, as are an A/A run and the
+ * qualification of a host.  The
+ * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
+ */
+int
+ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
+{
+	struct vrows vs;
+	struct ab_row *rows = NULL;
+	struct ab_host *hs = NULL;
+	struct ab_opts ao;
+	struct rgrid *g = NULL, *pg = NULL;
+	struct fs_atomic a;
+	FILE *fp;
+	char *path = NULL, title[256];
+	double thr = json_real_value(json_object_get(c->state, "threshold"));
+	size_t i, worse;
+	int r = -1;
+
+	memset(&vs, 0, sizeof(vs));
+	if (collect_rows(c, &vs, err) != 0)
+		goto out;
+	rows = xcalloc(vs.n ? vs.n : 1, sizeof(*rows));
+	hs = xcalloc(vs.n ? vs.n : 1, sizeof(*hs));
+	for (i = 0; i < vs.n; i++) {
+		hs[i].boots = vs.r[i].boots;
+		hs[i].nboots = vs.r[i].nboots;
+		rows[i].hosts = &hs[i];
+		rows[i].nhosts = 1;
+		rows[i].higher = vs.r[i].higher;
+		rows[i].counts = row_counts(c->p, &vs.r[i]);
+	}
+	memset(&ao, 0, sizeof(ao));
+	ao.fdr = c->p->has_regression ? c->p->fdr : PLAN_DEFAULT_FDR;
+	ao.threshold = thr;
+	ao.gate = AB_GATE_CHANGE;
+	worse = ab_judge_rows(rows, vs.n, &ao);
+
+	snprintf(title, sizeof(title), "B (%s) against A (%s), the boot as the unit; "
+	    "threshold %g%%", ab_jstr(json_object_get(json_object_get(c->state, "sides"), "B"),
+	    "label"), ab_jstr(json_object_get(json_object_get(c->state, "sides"), "A"), "label"),
+	    thr);
+	g = rgrid_new("ab", title, 3, sizeof(verdict_cols) / sizeof(verdict_cols[0]),
+	    verdict_cols);
+	g->left_last = 1;
+	pg = rgrid_new("ab-design", "What the boots can see: the variance components "
+	    "and the smallest change detected with 95% power", 3,
+	    sizeof(plan_cols) / sizeof(plan_cols[0]), plan_cols);
+	fill_grids(&vs, rows, thr, g, pg);
+
+	if (vs.n == 0 && fmt == REPORT_JSON)
+		printf("[]\n");
+	else if (vs.n == 0 && fmt != REPORT_CSV)
+		printf("no boot measured: nothing to judge\n");
+	else if (vs.n > 0)
+		print_grids(stdout, fmt, g, pg);
+	/* CSV and JSON stay one document: the hosts' states go to stderr */
+	if (fmt == REPORT_CSV || fmt == REPORT_JSON) {
+		print_hosts(stderr, c->state);
+	} else {
+		putchar('\n');
+		print_hosts(stdout, c->state);
+	}
+	fflush(stdout);
+
+	path = xasprintf("%s/%s", c->dir, AB_TXT);
+	if (fs_atomic_open(&a, path, RUNDIR_FILE_MODE, FS_NOSYNC, err) != 0)
+		goto out;
+	if ((fp = fs_atomic_stream(&a)) == NULL) {
+		*err = xasprintf("cannot write %s: %s", path, strerror(errno));
+		fs_atomic_abort(&a);
+		goto out;
+	}
+	if (vs.n == 0)
+		fprintf(fp, "no boot measured: nothing to judge\n");
+	else
+		print_grids(fp, REPORT_TEXT, g, pg);
+	fputc('\n', fp);
+	print_hosts(fp, c->state);
+	if (fclose(fp) != 0) {
+		*err = xasprintf("cannot write %s: %s", path, strerror(errno));
+		fs_atomic_abort(&a);
+		goto out;
+	}
+	if (fs_atomic_commit(&a, err) != 0)
+		goto out;
+	r = (int)worse;
+ out:
+	rgrid_free(g);
+	rgrid_free(pg);
+	free(path);
+	free(rows);
+	free(hs);
+	vrows_free(&vs);
+	return r;
+}
