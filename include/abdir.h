@@ -15,18 +15,8 @@
 #ifndef FLEETMARK_ABDIR_H
 #define FLEETMARK_ABDIR_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#include <jansson.h>
-
 #include "ab.h"
 #include "report.h"
-
-struct catalog;
-struct fleet;
-struct fleet_host;
-struct plan;
 
 /* A side as given: its command, its label and the kernel it must run. */
 struct ab_side_opt {
@@ -46,42 +36,61 @@ struct ab_cmdopts {
 	int		 dry, quiet;
 };
 
-/* What a command works on: the plan, the fleet, the hosts and ab.json. */
-struct ab_ctx {
-	struct catalog	*cat;
-	struct plan	*p;
-	struct fleet	*f;
-	char		*dir;		/* the ab directory */
-	json_t		*state;		/* ab.json */
-	const struct fleet_host **hosts;
-	size_t		 nhosts;
-	int		 runlock;	/* fd of AB_RUNLOCK, or -1 */
-};
+/*
+ * What a command works on: the plan, the fleet, the hosts, the ab
+ * directory, its ab.json and its run lock.  Made empty by ab_ctx_new(),
+ * filled by ab_load_inputs() and one of the two setups, freed with
+ * ab_ctx_free() (which releases the lock; NULL is fine).
+ */
+struct ab_ctx;
 
-/* Load dir's ab.json into *out (0), or -1 with *err. */
-int	ab_state_load(const char *dir, json_t **out, char **err);
+struct ab_ctx	*ab_ctx_new(void);
+void		 ab_ctx_free(struct ab_ctx *c);
 
-/* The plan, the catalogue and the fleet into c; the hosts of host_spec. */
-int	ab_load_inputs(const struct ab_cmdopts *o, const char *plan_file,
-	    const char *fleet_file, const char *host_spec, struct ab_ctx *c, char **err);
+/* The ab directory, once set up (NULL before). */
+const char	*ab_ctx_dir(const struct ab_ctx *c);
 
-/* A new ab directory under o->outdir with its ab.json, locked. */
+/*
+ * The plan, the catalogue and the fleet into c; the hosts of host_spec
+ * (names or @labels).  0, or CMD_EXIT_USAGE (a plan or fleet that does
+ * not load, an unknown host) or CMD_EXIT_ERROR with *err.
+ */
+int	ab_load_inputs(const char *plan_file, const char *fleet_file,
+	    const char *host_spec, struct ab_ctx *c, char **err);
+
+/*
+ * After ab_load_inputs(): a new ab directory under o->outdir, with its
+ * ab.json (o's sides, order, boots a side, and threshold: o->thr, else
+ * the plan's, else VERDICT_THRESHOLD), locked.  0 or CMD_EXIT_ERROR.
+ */
 int	ab_new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order order,
-	    double thr, char **err);
+	    char **err);
 
-/* --resume: the directory o->resume taken up again, locked (not with o->dry). */
+/*
+ * --resume: the directory o->resume taken up again (its hosts, and its
+ * plan and fleet unless o names them), locked unless o->dry.  Its ab.json
+ * and directory must be the user's own and written by no one else, and
+ * o's sides those it recorded; its own are never run.  0, or
+ * CMD_EXIT_USAGE or CMD_EXIT_ERROR with *err, nothing written.
+ */
 int	ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err);
 
-/* --dry-run: print each host's sequence and its machine time. */
-int	ab_dry_run(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order,
-	    uint64_t seed);
+/* --dry-run, after ab_load_inputs(): each host's sequence and machine time. */
+int	ab_dry_run(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order);
 
-/* Run each host's sequence in a child of its own: the worst exit status. */
-int	ab_run_hosts(const struct ab_ctx *c, int quiet);
+/*
+ * Run each host's sequence from its first boot not done, in a child of
+ * its own; SIGINT and SIGTERM are passed on to them.  *code: the worst
+ * of their exit statuses (interrupted first, then an error, then a
+ * failure).  Then ab.json, as the children left it, is read again: -1
+ * with *err when it cannot be.
+ */
+int	ab_run_hosts(struct ab_ctx *c, int quiet, int *code, char **err);
 
-/* Judge and print the boots done, write ab.txt: rows B worse, or -1. */
+/*
+ * Judge the boots done, print the table in fmt and write ab.txt.  The
+ * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
+ */
 int	ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err);
-
-void	ab_ctx_release(struct ab_ctx *c);
 
 #endif /* FLEETMARK_ABDIR_H */

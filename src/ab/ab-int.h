@@ -14,6 +14,10 @@
 #include "abdir.h"
 
 struct board_boot;
+struct catalog;
+struct fleet;
+struct fleet_host;
+struct plan;
 
 #define AB_JSON			"ab.json"
 #define AB_TXT			"ab.txt"
@@ -31,11 +35,26 @@ struct board_boot;
 #define ST_DONE			"done"
 #define ST_FAILED		"failed"
 
+/* abdir.h's struct ab_ctx. */
+struct ab_ctx {
+	struct catalog	*cat;
+	struct plan	*p;
+	struct fleet	*f;
+	char		*dir;		/* the ab directory */
+	json_t		*state;		/* ab.json */
+	const struct fleet_host **hosts;
+	size_t		 nhosts;
+	int		 runlock;	/* fd of AB_RUNLOCK, or -1 */
+};
+
 /* "A" or "B". */
 const char *ab_side_name(enum ab_side s);
 
 /* The string member key of o, or NULL. */
 const char *ab_jstr(const json_t *o, const char *key);
+
+/* Load dir's ab.json into *out (0), or -1 with *err (ab/state.c). */
+int	ab_state_load(const char *dir, json_t **out, char **err);
 
 /*
  * Set boot idx of host in dir's ab.json to state (with run, class, reason

@@ -160,39 +160,26 @@ one_line(const char *text)
 }
 
 /*
- * Boot j->h into the side of boot idx, check the boot, run the plan.
- * Nothing is measured unless the boot id changed and the kernel is the
- * one expected (when one is).
+ * Make j->h boot into side (boot idx, its side command cmd) and check
+ * the boot: BOOT_OK with the new boot's facts in *bb, else the host
+ * failed (recorded), stopped or could not record.  *expect is what the
+ * kernel must contain; the side command's FLEETMARK_EXPECT_KERNEL= line
+ * replaces it.  Nothing is measured unless the boot id changed and the
+ * kernel is the one expected (when one is).
  */
 static enum boot_result
-do_boot(const struct host_job *j, size_t idx)
+boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *cmd,
+    char **expect, struct board_boot *bb)
 {
-	const struct ab_ctx *c = j->c;
 	const struct fleet_host *h = j->h;
-	json_t *b = json_array_get(j->seq, idx);
-	enum ab_side side = strcmp(ab_jstr(b, "side"), "B") == 0 ? AB_B : AB_A;
-	json_t *sd = json_object_get(json_object_get(c->state, "sides"), ab_side_name(side));
-	const char *cmd = ab_jstr(sd, "command"), *label = ab_jstr(sd, "label");
-	char *expect = ab_jstr(sd, "expect") ? xstrdup(ab_jstr(sd, "expect")) : NULL;
-	char *id = boot_run_id(h->name, idx, side), *boots = xasprintf("%s/%s", c->dir,
-	    AB_BOOTS), *path = xasprintf("%s/%s", boots, id), *rel = xasprintf("%s/%s",
-	    AB_BOOTS, id);
 	char *old_id = NULL, *output = NULL, *err = NULL, *why = NULL, *what, num[16];
-	struct session_config cfg;
-	struct session *s = NULL;
-	struct board_boot bb;
 	long long wait_ms = h->boot_timeout_ms > 0 ? h->boot_timeout_ms : DEFAULT_BOOT_MS;
 	enum boot_result res = BOOT_ERROR;
-	int st, code;
+	int st;
 
-	memset(&bb, 0, sizeof(bb));
 	what = xasprintf("%s side %s (boot %zu)", h->name, ab_side_name(side), idx + 1);
-	if (access(path, F_OK) == 0 && set_aside(path, &err) != 0)
-		goto error;
-	if (ab_state_set(c->dir, h->name, idx, ST_RUNNING, NULL, NULL, NULL, NULL, &err) != 0)
-		goto error;
 	/* A host may still be booting (a resumed sequence): up to its boot time. */
-	if (boot_wait_host(h, wait_ms, &bb, &err) != 0) {
+	if (boot_wait_host(h, wait_ms, bb, &err) != 0) {
 		if (run_stop_requested()) {
 			res = BOOT_STOPPED;
 			goto out;
@@ -201,17 +188,17 @@ do_boot(const struct host_job *j, size_t idx)
 		res = boot_fail(j, idx, "boot", why);
 		goto out;
 	}
-	old_id = xstrdup(bb.boot_id);
-	board_boot_release(&bb);
-	memset(&bb, 0, sizeof(bb));
+	old_id = xstrdup(bb->boot_id);
+	board_boot_release(bb);
+	memset(bb, 0, sizeof(*bb));
 	snprintf(num, sizeof(num), "%zu", idx + 1);
 	if (setenv("FLEETMARK_HOST", h->name, 1) != 0 ||
 	    setenv("FLEETMARK_SIDE", ab_side_name(side), 1) != 0 ||
 	    setenv("FLEETMARK_BOOT", num, 1) != 0) {
-		err = xasprintf("setenv: %s", strerror(errno));
-		goto error;
+		log_error("setenv: %s", strerror(errno));
+		goto out;
 	}
-	if (boot_hook_output(what, cmd, j->quiet ? NULL : stderr, &expect, &output, &st,
+	if (boot_hook_output(what, cmd, j->quiet ? NULL : stderr, expect, &output, &st,
 	    &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
@@ -230,7 +217,7 @@ do_boot(const struct host_job *j, size_t idx)
 		res = boot_fail(j, idx, "boot", why);
 		goto out;
 	}
-	if (wait_boot(h, wait_ms, old_id, &bb, &err) != 0) {
+	if (wait_boot(h, wait_ms, old_id, bb, &err) != 0) {
 		if (run_stop_requested()) {
 			res = BOOT_STOPPED;
 			goto out;
@@ -245,12 +232,53 @@ do_boot(const struct host_job *j, size_t idx)
 		goto out;
 	}
 	/* Nothing is measured on a kernel other than the one asked for. */
-	if (board_boot_check(&bb, old_id, expect, &err) != 0) {
+	if (board_boot_check(bb, old_id, *expect, &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
 	}
 	log_info("%s: boot %zu (%s): boot id %s, kernel %s", h->name, idx + 1,
-	    ab_side_name(side), bb.boot_id, bb.release);
+	    ab_side_name(side), bb->boot_id, bb->release);
+	res = BOOT_OK;
+ out:
+	free(what);
+	free(old_id);
+	free(output);
+	free(err);
+	free(why);
+	return res;
+}
+
+/*
+ * Boot j->h into the side of boot idx (boot_side()), then run the plan
+ * there as a run of its own under DIR/boots/, and record the boot done.
+ */
+static enum boot_result
+do_boot(const struct host_job *j, size_t idx)
+{
+	const struct ab_ctx *c = j->c;
+	const struct fleet_host *h = j->h;
+	json_t *b = json_array_get(j->seq, idx);
+	enum ab_side side = strcmp(ab_jstr(b, "side"), "B") == 0 ? AB_B : AB_A;
+	json_t *sd = json_object_get(json_object_get(c->state, "sides"), ab_side_name(side));
+	const char *cmd = ab_jstr(sd, "command"), *label = ab_jstr(sd, "label");
+	char *expect = ab_jstr(sd, "expect") ? xstrdup(ab_jstr(sd, "expect")) : NULL;
+	char *id = boot_run_id(h->name, idx, side), *boots = xasprintf("%s/%s", c->dir,
+	    AB_BOOTS), *path = xasprintf("%s/%s", boots, id), *rel = xasprintf("%s/%s",
+	    AB_BOOTS, id);
+	char *err = NULL;
+	struct session_config cfg;
+	struct session *s = NULL;
+	struct board_boot bb;
+	enum boot_result res = BOOT_ERROR;
+	int code;
+
+	memset(&bb, 0, sizeof(bb));
+	if (access(path, F_OK) == 0 && set_aside(path, &err) != 0)
+		goto error;
+	if (ab_state_set(c->dir, h->name, idx, ST_RUNNING, NULL, NULL, NULL, NULL, &err) != 0)
+		goto error;
+	if ((res = boot_side(j, idx, side, cmd, &expect, &bb)) != BOOT_OK)
+		goto out;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.plan = c->p;
@@ -290,16 +318,12 @@ do_boot(const struct host_job *j, size_t idx)
  out:
 	session_free(s);
 	board_boot_release(&bb);
-	free(what);
 	free(expect);
 	free(id);
 	free(boots);
 	free(path);
 	free(rel);
-	free(old_id);
-	free(output);
 	free(err);
-	free(why);
 	return res;
 }
 
@@ -336,8 +360,8 @@ host_sequence(const struct host_job *j)
  * Each host's sequence in a child of its own; the worst of their exit
  * statuses (interrupted first, then an error, then a failure).
  */
-int
-ab_run_hosts(const struct ab_ctx *c, int quiet)
+static int
+run_children(const struct ab_ctx *c, int quiet)
 {
 	json_t *seqs = json_object_get(c->state, "sequences");
 	size_t i, k;
@@ -395,10 +419,21 @@ ab_run_hosts(const struct ab_ctx *c, int quiet)
 	return code;
 }
 
+int
+ab_run_hosts(struct ab_ctx *c, int quiet, int *code, char **err)
+{
+	*code = run_children(c, quiet);
+	/* the children wrote ab.json: read it again */
+	json_decref(c->state);
+	c->state = NULL;
+	return ab_state_load(c->dir, &c->state, err);
+}
+
 /* --dry-run: each host's sequence and the machine time it takes. */
 int
-ab_dry_run(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order, uint64_t seed)
+ab_dry_run(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order)
 {
+	uint64_t seed = plan_seed(c->p);
 	enum ab_side *sv = xcalloc((size_t)o->boots * 2, sizeof(*sv));
 	size_t i, k, n = (size_t)o->boots * 2;
 	double worst = 0;

@@ -30,6 +30,7 @@
 #include "plan.h"
 #include "rundir.h"
 #include "strbuf.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 const char *
@@ -200,15 +201,14 @@ ab_jstr(const json_t *o, const char *key)
 
 /* The plan, the catalogue and the fleet; the hosts of -H (or of ab.json). */
 int
-ab_load_inputs(const struct ab_cmdopts *o, const char *plan_file, const char *fleet_file,
-    const char *host_spec, struct ab_ctx *c, char **err)
+ab_load_inputs(const char *plan_file, const char *fleet_file, const char *host_spec,
+    struct ab_ctx *c, char **err)
 {
 	unsigned char *sel = NULL;
 	char *agent = NULL;
 	size_t i;
 	int code = CMD_EXIT_ERROR;
 
-	(void)o;
 	if ((agent = catalog_agent_path(err)) == NULL || catalog_load(agent, &c->cat, err) != 0)
 		goto out;
 	code = CMD_EXIT_USAGE;
@@ -294,9 +294,26 @@ take_runlock(struct ab_ctx *c, char **err)
 	return r;
 }
 
-void
-ab_ctx_release(struct ab_ctx *c)
+struct ab_ctx *
+ab_ctx_new(void)
 {
+	struct ab_ctx *c = xcalloc(1, sizeof(*c));
+
+	c->runlock = -1;
+	return c;
+}
+
+const char *
+ab_ctx_dir(const struct ab_ctx *c)
+{
+	return c->dir;
+}
+
+void
+ab_ctx_free(struct ab_ctx *c)
+{
+	if (c == NULL)
+		return;
 	if (c->runlock >= 0)
 		close(c->runlock);
 	json_decref(c->state);
@@ -305,6 +322,7 @@ ab_ctx_release(struct ab_ctx *c)
 	fleet_free(c->f);
 	plan_free(c->p);
 	catalog_free(c->cat);
+	free(c);
 }
 
 /*
@@ -354,7 +372,7 @@ ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 			strbuf_addch(&spec, ',');
 		strbuf_addstr(&spec, json_string_value(v) ? json_string_value(v) : "");
 	}
-	code = ab_load_inputs(o, o->plan_file ? o->plan_file : ab_jstr(c->state, "plan"),
+	code = ab_load_inputs(o->plan_file ? o->plan_file : ab_jstr(c->state, "plan"),
 	    o->fleet_file ? o->fleet_file : ab_jstr(c->state, "fleet"), spec.buf, c, err);
 	strbuf_release(&spec);
 	if (code != 0)
@@ -372,11 +390,12 @@ ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 
 /* A new ab directory under o->outdir with its ab.json. */
 int
-ab_new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order order, double thr,
-    char **err)
+ab_new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order order, char **err)
 {
 	char *name = xasprintf("ab-%s", c->p->name), *id = journal_new_run_id(name, time(NULL));
 	uint64_t seed = plan_seed(c->p);
+	double thr = o->thr >= 0 ? o->thr : c->p->has_regression ? c->p->threshold :
+	    VERDICT_THRESHOLD;
 	int r = CMD_EXIT_ERROR;
 
 	c->dir = xasprintf("%s/%s", o->outdir, id);

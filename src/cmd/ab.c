@@ -23,15 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "ab.h"
 #include "abdir.h"
 #include "cmd.h"
 #include "log.h"
-#include "plan.h"
 #include "report.h"
-#include "verdict.h"
 #include "xmalloc.h"
 #include "yamldoc.h"
 
@@ -174,14 +170,12 @@ static int
 ab_main(int argc, char **argv)
 {
 	struct ab_cmdopts o;
-	struct ab_ctx c;
+	struct ab_ctx *c = NULL;
 	enum ab_order order = AB_ORDER_ABBA;
 	char *err = NULL;
 	int code, worse;
 
 	memset(&o, 0, sizeof(o));
-	memset(&c, 0, sizeof(c));
-	c.runlock = -1;
 	o.outdir = DEFAULT_RESULTS;
 	o.boots = DEFAULT_BOOTS;
 	o.thr = -1;
@@ -195,44 +189,40 @@ ab_main(int argc, char **argv)
 		code = CMD_EXIT_USAGE;
 		goto fail;
 	}
+	c = ab_ctx_new();
 	if (o.resume != NULL) {
-		if ((code = ab_resume_setup(&o, &c, &err)) != 0)
+		if ((code = ab_resume_setup(&o, c, &err)) != 0)
 			goto fail;
 	} else {
-		if ((code = ab_load_inputs(&o, o.plan_file, o.fleet_file, o.host_spec, &c, &err)) != 0)
+		if ((code = ab_load_inputs(o.plan_file, o.fleet_file, o.host_spec, c, &err)) != 0)
 			goto fail;
-		if (o.thr < 0)
-			o.thr = c.p->has_regression ? c.p->threshold : VERDICT_THRESHOLD;
 		if (o.side[AB_A].label == NULL)
 			o.side[AB_A].label = "A";
 		if (o.side[AB_B].label == NULL)
 			o.side[AB_B].label = "B";
 		if (o.dry) {
-			code = ab_dry_run(&o, &c, order, plan_seed(c.p));
+			code = ab_dry_run(&o, c, order);
 			goto out;
 		}
-		if ((code = ab_new_setup(&o, &c, order, o.thr, &err)) != 0)
+		if ((code = ab_new_setup(&o, c, order, &err)) != 0)
 			goto fail;
 	}
 	if (o.dry) {
-		printf("dry run: %s is taken up from each host's first boot not done\n", c.dir);
+		printf("dry run: %s is taken up from each host's first boot not done\n",
+		    ab_ctx_dir(c));
 		code = CMD_EXIT_OK;
 		goto out;
 	}
-	code = ab_run_hosts(&c, o.quiet);
-	/* the children wrote ab.json: read it again for the verdict */
-	json_decref(c.state);
-	c.state = NULL;
-	if (ab_state_load(c.dir, &c.state, &err) != 0) {
+	if (ab_run_hosts(c, o.quiet, &code, &err) != 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
 	if (code == CMD_EXIT_INTERRUPTED) {
 		log_error("interrupted: `fleetmark ab --resume %s -A SIDE -B SIDE`, with the "
-		    "sides it was started with, goes on", c.dir);
+		    "sides it was started with, goes on", ab_ctx_dir(c));
 		goto out;
 	}
-	if ((worse = ab_verdict(&c, o.fmt, &err)) < 0) {
+	if ((worse = ab_verdict(c, o.fmt, &err)) < 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
@@ -245,7 +235,7 @@ ab_main(int argc, char **argv)
 	log_error("%s", err);
  out:
 	free(err);
-	ab_ctx_release(&c);
+	ab_ctx_free(c);
 	return code;
 }
 
