@@ -7,8 +7,14 @@
  *
  * A hook is a command line run on the controller through /bin/sh -c, with
  * the caller's environment (the callers set FLEETMARK_HOST and their own
- * variables first).  A line FLEETMARK_EXPECT_KERNEL=STRING that it prints
- * says what the host's kernel must contain after the boot it asks for.
+ * variables first) and stdin from /dev/null.  A line
+ * FLEETMARK_EXPECT_KERNEL=STRING that it prints says what the host's
+ * kernel must contain after the boot it asks for.  It runs in a process
+ * group of its own (proc.h), which is ended (SIGTERM, then SIGKILL) with
+ * everything in it when the hook exits (what it left in the background
+ * too: a process meant to outlive it leaves the group, with setsid), when
+ * it runs past its timeout, and at a stop (run_request_stop(), run.h: a
+ * ^C at the terminal reaches fleetmark, not the hook's group).
  *
  * Errors: 0, or -1 with a newly allocated message in *err (or *why).
  */
@@ -26,23 +32,26 @@ struct fleet_host;
 
 /*
  * Run the hook cmd (what names it in messages: "install", "side A"...)
- * and wait for it.  Its standard output is read line by line: each line
- * is written to echo when echo is not NULL, and the last
- * FLEETMARK_EXPECT_KERNEL=STRING line replaces *expect when expect is not
- * NULL (an empty STRING sets it to NULL).  *status: its exit status, or
- * 128 + the signal that ended it.  Returns 0 when the hook ran, whatever
- * its status, or -1 with *err when it could not be started.
+ * and wait for it, for timeout_ms at most (0: no limit).  Its standard
+ * output is read line by line: each line is written to echo when echo is
+ * not NULL, and the last FLEETMARK_EXPECT_KERNEL=STRING line replaces
+ * *expect when expect is not NULL (an empty STRING sets it to NULL).
+ * *status: its exit status, or 128 + the signal that ended it (SIGTERM
+ * for a hook ended at a stop).  Returns 0 when the hook ran, whatever its
+ * status, or -1 with *err when it could not be started or ran past its
+ * timeout ("WHAT hook: still running after N s: ended, with what it
+ * started").
  */
-int	boot_hook(const char *what, const char *cmd, FILE *echo, char **expect,
-	    int *status, char **err);
+int	boot_hook(const char *what, const char *cmd, long long timeout_ms, FILE *echo,
+	    char **expect, int *status, char **err);
 
 /*
  * The same, with its standard error read too when output is not NULL,
  * and the last BOOT_OUTPUT_MAX bytes of both in *output (a new string,
  * "" when it printed nothing): what a failing hook said, for its reason.
  */
-int	boot_hook_output(const char *what, const char *cmd, FILE *echo,
-	    char **expect, char **output, int *status, char **err);
+int	boot_hook_output(const char *what, const char *cmd, long long timeout_ms,
+	    FILE *echo, char **expect, char **output, int *status, char **err);
 
 /*
  * Wait until h answers SSH (connect and log in) or wait_ms have passed,

@@ -1,6 +1,8 @@
 /*
- * boot.c: the hooks that make a host boot into a kernel, and the wait
- * until it is back (boot.h), for bisect-run and ab.
+ * boot.c: the hooks that make a host boot into a kernel, each in a
+ * process group of its own ended when it ends, at its deadline or at a
+ * stop, and the wait until the host is back (boot.h), for bisect-run and
+ * ab.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +15,12 @@
 
 #include "board.h"
 #include "boot.h"
+#include "clock.h"
 #include "fleet.h"
 #include "hostconn.h"
 #include "log.h"
 #include "pace.h"
+#include "proc.h"
 #include "run.h"
 #include "strbuf.h"
 #include "transport.h"
@@ -25,10 +29,10 @@
 #define HOOK_POLL_MS	200	/* how often a hook is looked at while it prints nothing */
 
 int
-boot_hook(const char *what, const char *cmd, FILE *echo, char **expect, int *status,
-    char **err)
+boot_hook(const char *what, const char *cmd, long long timeout_ms, FILE *echo,
+    char **expect, int *status, char **err)
 {
-	return boot_hook_output(what, cmd, echo, expect, NULL, status, err);
+	return boot_hook_output(what, cmd, timeout_ms, echo, expect, NULL, status, err);
 }
 
 /* Keep the last BOOT_OUTPUT_MAX bytes of what a hook printed in sb. */
@@ -86,76 +90,122 @@ hook_lines(const struct hook_sink *k, struct strbuf *sb)
 	}
 }
 
-int
-boot_hook_output(const char *what, const char *cmd, FILE *echo, char **expect,
-    char **output, int *status, char **err)
+/*
+ * /bin/sh -c cmd in a process group of its own (proc.h), stdin from
+ * /dev/null, its stdout (and its stderr with both) into a pipe: the pid,
+ * and the pipe's end to read in *fd.
+ */
+static pid_t
+hook_spawn(const char *what, const char *cmd, int both, int *fd, char **err)
 {
-	struct strbuf out = STRBUF_INIT, part = STRBUF_INIT;
-	struct hook_sink k = { echo, expect, output != NULL ? &out : NULL };
-	char buf[4096];
-	ssize_t n;
 	pid_t pid;
-	int p[2], st = 0, exited = 0;
+	int p[2], devnull;
 
-	log_info("%s hook: %s", what, cmd);
-	fflush(stdout);
-	if (pipe(p) != 0) {
+	if (pipe2(p, O_CLOEXEC) != 0) {
 		*err = xasprintf("%s hook: cannot start it: %s", what, strerror(errno));
 		return -1;
 	}
-	if ((pid = fork()) < 0) {
+	if ((pid = proc_fork_group()) < 0) {
 		*err = xasprintf("%s hook: cannot start it: %s", what, strerror(errno));
 		close(p[0]);
 		close(p[1]);
 		return -1;
 	}
 	if (pid == 0) {
+		if ((devnull = open("/dev/null", O_RDONLY)) >= 0)
+			dup2(devnull, STDIN_FILENO);
 		dup2(p[1], STDOUT_FILENO);
-		if (output != NULL)
+		if (both)
 			dup2(p[1], STDERR_FILENO);
-		close(p[0]);
-		close(p[1]);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
 	(void)fcntl(p[0], F_SETFL, O_NONBLOCK);
+	*fd = p[0];
+	return pid;
+}
+
+/* Whether the child pid has exited; its zombie is left to proc_group_end(). */
+static int
+hook_exited(pid_t pid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == pid;
+}
+
+int
+boot_hook_output(const char *what, const char *cmd, long long timeout_ms, FILE *echo,
+    char **expect, char **output, int *status, char **err)
+{
+	struct strbuf out = STRBUF_INIT, part = STRBUF_INIT;
+	struct hook_sink k = { echo, expect, output != NULL ? &out : NULL };
+	long long deadline = timeout_ms > 0 ? clock_mono_ms() + timeout_ms : 0;
+	char buf[4096];
+	ssize_t n;
+	pid_t pid;
+	int fd = -1, st = 0, exited = 0, timed_out = 0;
+
+	log_info("%s hook: %s", what, cmd);
+	fflush(stdout);
+	if ((pid = hook_spawn(what, cmd, output != NULL, &fd, err)) < 0)
+		return -1;
 	/*
-	 * Until the end of the output, or until the hook has exited and what
-	 * it left in the pipe is read: a process it started in the background
-	 * (a console, a daemon) may hold the pipe open for long after.  A
-	 * signal (a stop, SIGTERM) does not end the wait: the hook goes on.
+	 * Until the hook has exited and what it left in the pipe is read: a
+	 * process it started in the background may hold the pipe open long
+	 * after, and is ended with the hook's group.  A stop (run.h) or the
+	 * deadline ends the group at once.
 	 */
 	for (;;) {
-		struct pollfd pfd = { p[0], POLLIN, 0 };
-		int pr = poll(&pfd, 1, exited ? 0 : HOOK_POLL_MS);
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		int pr = fd >= 0 ? poll(&pfd, 1, exited ? 0 : HOOK_POLL_MS) :
+		    poll(NULL, 0, exited ? 0 : HOOK_POLL_MS);
 
 		if (pr > 0) {
-			if ((n = read(p[0], buf, sizeof(buf))) > 0) {
+			if ((n = read(fd, buf, sizeof(buf))) > 0) {
 				strbuf_add(&part, buf, (size_t)n);
 				hook_lines(&k, &part);
 				continue;
 			}
 			if (n < 0 && (errno == EINTR || (errno == EAGAIN && !exited)))
 				continue;
-			break;
+			/* the end of its output; the hook may still run */
+			close(fd);
+			fd = -1;
+			continue;
 		}
 		if (pr < 0 && errno == EINTR)
 			continue;
-		if (exited || pr < 0)
+		if (exited)
 			break;
-		if (waitpid(pid, &st, WNOHANG) == pid)
+		if (hook_exited(pid))
 			exited = 1;
+		else if (run_stop_requested())
+			break;
+		else if (deadline > 0 && clock_mono_ms() >= deadline) {
+			timed_out = 1;
+			break;
+		}
 	}
 	if (part.len > 0)
 		hook_line(&k, part.buf, part.len);
 	if (echo != NULL)
 		fflush(echo);
-	close(p[0]);
-	while (!exited && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (fd >= 0)
+		close(fd);
+	/* SIGTERM, then SIGKILL, to what is left of its group; the hook reaped */
+	proc_group_end(pid, 0, &st);
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	strbuf_release(&part);
+	if (timed_out) {
+		*err = xasprintf("%s hook: still running after %g s: ended, with what it "
+		    "started", what, (double)timeout_ms / 1000);
+		strbuf_release(&out);
+		return -1;
+	}
 	if (output != NULL)
 		*output = strbuf_detach(&out, NULL);
 	return 0;

@@ -198,12 +198,13 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 		log_error("setenv: %s", strerror(errno));
 		goto out;
 	}
-	if (boot_hook_output(what, cmd, j->quiet ? NULL : stderr, expect, &output, &st,
-	    &err) != 0) {
+	/* It may wait for the host to go down, or to come back: its boot time. */
+	if (boot_hook_output(what, cmd, wait_ms, j->quiet ? NULL : stderr, expect, &output,
+	    &st, &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
 	}
-	/* ^C reaches the side command too: a stop, not a failing side */
+	/* a stop ends the side command: a stop, not a failing side */
 	if (run_stop_requested()) {
 		res = BOOT_STOPPED;
 		goto out;

@@ -245,7 +245,8 @@ static const struct cmd_option ab_options[] = {
 	{ 'A', NULL, "CMD", "side A: a shell command run here that makes the host boot "
 	    "into kernel A, with FLEETMARK_HOST, FLEETMARK_SIDE and FLEETMARK_BOOT in its "
 	    "environment; a FLEETMARK_EXPECT_KERNEL=STRING line it prints sets the boot "
-	    "check", NULL },
+	    "check; ended with what it started when it runs past the host's boot_timeout",
+	    NULL },
 	{ 'B', NULL, "CMD", "side B, the same", NULL },
 	{ 0, "boots", "N", "boots a side, at least 2", "2" },
 	{ 0, "order", "ORDER", "abba (blocks AB, BA, ...), alternate (AB, AB, ...) or random "
@@ -273,8 +274,8 @@ static const struct cmd_exit ab_exits[] = {
 	{ 2, "bad usage or input: a side missing, a host named twice, --boots below 2, an "
 	    "unknown order, a plan or fleet that does not load; a resume whose sides are not "
 	    "those of ab.json, or whose ab.json others can write" },
-	{ 3, "a host failed (a side command that failed, a host that did not come back, a "
-	    "wrong kernel: class boot), or trials failed" },
+	{ 3, "a host failed (a side command that failed or ran past the host's boot_timeout, "
+	    "a host that did not come back, a wrong kernel: class boot), or trials failed" },
 	{ 4, "B is significantly worse than A on a counted row" },
 	{ 130, "interrupted: --resume goes on" },
 	{ -1, NULL }

@@ -30,7 +30,7 @@
  *   128  abort the bisection: bad usage, a plan or fleet that does not
  *        load, a metric or point the plan does not have, a baseline
  *        without values, or a hook that exited 128 or more (or was
- *        killed).  130: interrupted.
+ *        killed, or ran past its time).  130: interrupted.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -272,12 +272,12 @@ hook_verdict(const char *what, int st)
 /* Run a hook; BISECT_GOOD (0) when it succeeded, else the step's exit.
  * The install hook's FLEETMARK_EXPECT_KERNEL= line goes into *expect. */
 static int
-hook(const char *what, const char *cmd, char **expect)
+hook(const char *what, const char *cmd, long long timeout_ms, char **expect)
 {
 	char *err = NULL;
 	int st;
 
-	if (boot_hook(what, cmd, stdout, expect, &st, &err) != 0) {
+	if (boot_hook(what, cmd, timeout_ms, stdout, expect, &st, &err) != 0) {
 		log_error("%s", err);
 		free(err);
 		return BISECT_ABORT;
@@ -759,7 +759,7 @@ bisect_main(int argc, char **argv)
 	}
 	cmd_catch_signals(on_signal);
 
-	if (o.install != NULL && (code = hook("install", o.install, &o.expect)) != BISECT_GOOD)
+	if (o.install != NULL && (code = hook("install", o.install, 0, &o.expect)) != BISECT_GOOD)
 		goto verdict_hook;
 	if (o.expect != NULL)
 		log_info("the kernel must contain '%s'", o.expect);
@@ -767,7 +767,7 @@ bisect_main(int argc, char **argv)
 	 * may also only restart a service, which changes no boot id. */
 	if (o.reboot != NULL && o.expect != NULL)
 		b.old_id = boot_id_before(b.h);
-	if (o.reboot != NULL && (code = hook("reboot", o.reboot, NULL)) != BISECT_GOOD)
+	if (o.reboot != NULL && (code = hook("reboot", o.reboot, o.wait_ms, NULL)) != BISECT_GOOD)
 		goto verdict_hook;
 	if ((code = bisect_tries(&o, &b, &err)) < 0)
 		goto fail;
@@ -811,8 +811,9 @@ static const struct cmd_option bisect_options[] = {
 	{ 0, "install", "CMD", "a shell command run here first, with FLEETMARK_COMMIT and "
 	    "FLEETMARK_HOST in its environment: build and install what is tested", NULL },
 	{ 0, "reboot", "CMD", "a shell command run after the install, returning once the host "
-	    "is going down", NULL },
-	{ 0, "wait", "DURATION", "how long to wait for the host to answer SSH again", "300s" },
+	    "is going down; ended with what it started if it runs past --wait", NULL },
+	{ 0, "wait", "DURATION", "how long the reboot hook may run, and how long to wait for "
+	    "the host to answer SSH again", "300s" },
 	{ 0, "tries", "N", "measure up to N times before giving up with 125", "2" },
 	{ 0, "expect-kernel", "STRING", "the boot check: the host's kernel (uname -r, uname -v "
 	    "or /proc/cmdline) must contain STRING and, with --reboot, its boot id must have "

@@ -4,19 +4,23 @@
  * "not ok N - what" with the file and line; tap_done() prints the plan and
  * returns the exit status.  tap_tmpdir() gives a test a scratch directory
  * that goes when it exits; tap_subdir(), tap_put(), tap_slurp() and
- * tap_rmtree() make, write, read and remove what goes in it.
+ * tap_rmtree() make, write, read and remove what goes in it; tap_left()
+ * says whether a process, or a process group, is still running.
  */
 #ifndef FLEETMARK_TAP_H
 #define FLEETMARK_TAP_H
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int tap_n, tap_failed;
@@ -145,6 +149,55 @@ tap_put(const char *path, const char *mode, const char *text)
 		printf("Bail out! cannot write %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
+}
+
+/*
+ * Live (not zombie) processes in group pgid, or with pid `pid` when pgid
+ * is 0: a zombie may wait for a PID 1 that reaps slowly, but runs nothing.
+ */
+static inline int
+tap_live(pid_t pgid, pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		char path[300], buf[512], *rp, state;
+		int pg = 0, ppid = 0;
+		FILE *f;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (pgid == 0 && atoi(de->d_name) != pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), f) != NULL && (rp = strrchr(buf, ')')) != NULL &&
+		    sscanf(rp + 1, " %c %d %d", &state, &ppid, &pg) == 3 && state != 'Z' &&
+		    (pgid == 0 || pg == pgid))
+			n++;
+		fclose(f);
+	}
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+/* Is anything of group pgid (or process pid) left?  Waits up to 5 s for it to go. */
+static inline int
+tap_left(pid_t pgid, pid_t pid)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (tap_live(pgid, pid) == 0)
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return 1;
 }
 
 /*

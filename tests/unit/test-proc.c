@@ -4,7 +4,6 @@
  * proc_group_end() and by proc_groups_end_all(); proc_capture() at its
  * deadline takes the helper's own children with it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,55 +27,6 @@ start_tree(void)
 		_exit(127);
 	}
 	return pid;
-}
-
-/*
- * Live (not zombie) processes in group pgid, or with pid `pid` when pgid
- * is 0: a zombie may wait for a PID 1 that reaps slowly, but runs nothing.
- */
-static int
-live(pid_t pgid, pid_t pid)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	int n = 0;
-
-	while (d != NULL && (de = readdir(d)) != NULL) {
-		char path[300], buf[512], *rp, state;
-		int pg = 0, ppid = 0;
-		FILE *f;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (pgid == 0 && atoi(de->d_name) != pid)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), f) != NULL && (rp = strrchr(buf, ')')) != NULL &&
-		    sscanf(rp + 1, " %c %d %d", &state, &ppid, &pg) == 3 && state != 'Z' &&
-		    (pgid == 0 || pg == pgid))
-			n++;
-		fclose(f);
-	}
-	if (d != NULL)
-		closedir(d);
-	return n;
-}
-
-/* Is anything of group pgid (or process pid) left?  Waits up to 5 s for it to go. */
-static int
-left(pid_t pgid, pid_t pid)
-{
-	struct timespec ts = { 0, 10 * 1000000L };
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (live(pgid, pid) == 0)
-			return 0;
-		nanosleep(&ts, NULL);
-	}
-	return 1;
 }
 
 /* The shell's child exists: the tree is whole before it is ended. */
@@ -119,12 +69,12 @@ main(void)
 	wait_tree(pid);
 	proc_group_end(pid, 0, &st);
 	ok(WIFSIGNALED(st), "proc_group_end: the leader is ended and reaped");
-	ok(!left(pid, 0), "... and the child it started with it");
+	ok(!tap_left(pid, 0), "... and the child it started with it");
 
 	pid = start_tree();
 	wait_tree(pid);
 	proc_groups_end_all();
-	ok(!left(pid, 0), "proc_groups_end_all: every recorded group is ended");
+	ok(!tap_left(pid, 0), "proc_groups_end_all: every recorded group is ended");
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	proc_group_del(pid);
@@ -145,7 +95,7 @@ main(void)
 			child = 0;
 		fclose(f);
 	}
-	ok(child > 0 && !left(0, child), "... is ended with the child it started");
+	ok(child > 0 && !tap_left(0, child), "... is ended with the child it started");
 	unlink(tmp);
 	free(cmd);
 	free(out);
