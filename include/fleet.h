@@ -38,6 +38,13 @@ enum fleet_agent {
 	FLEET_AGENT_SOURCE,		/* always compile on the host */
 };
 
+/* A `boot:` entry: how the host boots a named kernel (bootspec.h). */
+struct fleet_boot {
+	char			*name;
+	char			*how;		/* a command or kexec:..., as written */
+	int			 line, col;	/* where the value is written */
+};
+
 struct fleet_host {
 	char			*name;		/* the name in every table */
 	enum fleet_transport	 transport;
@@ -67,6 +74,14 @@ struct fleet_host {
 	char			*console;	/* its output is the serial console */
 	long long		 boot_timeout_ms; /* a reboot takes at most this */
 	int			 recover;	/* power cycles allowed per run */
+
+	/*
+	 * `boot:` entries, the defaults' and then the host's own (which
+	 * replace a default entry of the same name), each checked with
+	 * bootspec_parse() at load.
+	 */
+	struct fleet_boot	*boots;
+	size_t			 nboots;
 
 	/* Where the host is defined, for messages. */
 	const char		*file;
@@ -110,6 +125,9 @@ void	fleet_free(struct fleet *f);
 int	fleet_name_ok(const char *s);
 
 const struct fleet_host *fleet_find(const struct fleet *f, const char *name);
+
+/* h's `boot:` entry called name, or NULL. */
+const struct fleet_boot *fleet_boot_find(const struct fleet_host *h, const char *name);
 
 /* Whether h carries `label`. */
 int	fleet_host_has_label(const struct fleet_host *h, const char *label);

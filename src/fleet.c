@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "bootspec.h"
 #include "yamldoc.h"
 #include "fleet.h"
 #include "strv.h"
@@ -36,12 +37,12 @@ static const char *const top_keys[] = { "defaults", "hosts", NULL };
 static const char *const host_keys[] = {
 	"address", "user", "port", "identity", "known_hosts", "host_key_check",
 	"connect_timeout", "workdir", "ssh_config", "proxy_jump", "agent",
-	"labels", "transport", "power", "console", "boot_timeout", "recover", NULL
+	"labels", "transport", "power", "console", "boot_timeout", "recover", "boot", NULL
 };
 static const char *const default_keys[] = {
 	"user", "port", "identity", "known_hosts", "host_key_check",
 	"connect_timeout", "workdir", "ssh_config", "proxy_jump", "agent",
-	"transport", "power", "console", "boot_timeout", "recover", NULL
+	"transport", "power", "console", "boot_timeout", "recover", "boot", NULL
 };
 static const char *const power_keys[] = { "cycle", "off", "on", NULL };
 
@@ -76,6 +77,8 @@ fleet_agent_name(enum fleet_agent a)
 static void
 host_release(struct fleet_host *h)
 {
+	size_t i;
+
 	free(h->name);
 	free(h->address);
 	free(h->user);
@@ -89,6 +92,11 @@ host_release(struct fleet_host *h)
 	free(h->power_off);
 	free(h->power_on);
 	free(h->console);
+	for (i = 0; i < h->nboots; i++) {
+		free(h->boots[i].name);
+		free(h->boots[i].how);
+	}
+	free(h->boots);
 }
 
 void
@@ -289,6 +297,69 @@ load_board(struct fleet_host *h, const struct ydoc_node *hn,
 	return 0;
 }
 
+/*
+ * One `boot:` mapping (the defaults' or the host's) into h->boots: an
+ * entry of a name h has already is replaced.
+ */
+static int
+load_boot_map(struct fleet_host *h, const struct ydoc_node *v, char **err)
+{
+	struct bootspec b;
+	const char *s;
+	char *e = NULL;
+	size_t i, k;
+
+	if (v->type != YDOC_MAPPING)
+		return ydoc_error(err, v, "boot: expected a mapping of names to how the "
+		    "host boots them (a command or kexec:KERNEL...), not %s",
+		    ydoc_type_name(v));
+	for (i = 0; i < v->n; i++) {
+		const struct ydoc_node *key = v->keys[i], *val = v->items[i];
+
+		if (!fleet_name_ok(key->value))
+			return ydoc_error(err, key, "bad boot entry name '%.64s': use letters, "
+			    "digits, '-', '_' and '.', starting with a letter or digit",
+			    key->value);
+		if (ydoc_string(val, &s, err) != 0)
+			return -1;
+		if (bootspec_parse(s, 0, &b, &e) != 0) {
+			ydoc_error(err, val, "boot.%s: %s", key->value, e);
+			free(e);
+			return -1;
+		}
+		bootspec_release(&b);
+		for (k = 0; k < h->nboots; k++)
+			if (strcmp(h->boots[k].name, key->value) == 0)
+				break;
+		if (k == h->nboots) {
+			h->boots = xreallocarray(h->boots, h->nboots + 1, sizeof(*h->boots));
+			h->boots[k].name = xstrdup(key->value);
+			h->nboots++;
+		} else
+			free(h->boots[k].how);
+		h->boots[k].how = xstrdup(s);
+		h->boots[k].line = val->line;
+		h->boots[k].col = val->col;
+	}
+	return 0;
+}
+
+/* boot: of the defaults, then of the host. */
+static int
+load_boots(struct fleet_host *h, const struct ydoc_node *hn, const struct ydoc_node *defs,
+    char **err)
+{
+	const struct ydoc_node *v;
+
+	if ((v = ydoc_get(defs, "boot")) != NULL && !ydoc_is_null(v) &&
+	    load_boot_map(h, v, err) != 0)
+		return -1;
+	if ((v = ydoc_get(hn, "boot")) != NULL && !ydoc_is_null(v) &&
+	    load_boot_map(h, v, err) != 0)
+		return -1;
+	return 0;
+}
+
 static int
 load_host(struct fleet_host *h, const struct ydoc_node *key,
     const struct ydoc_node *hn, const struct ydoc_node *defs, char **err)
@@ -438,7 +509,7 @@ load_host(struct fleet_host *h, const struct ydoc_node *key,
 				h->labels[h->nlabels++] = xstrdup(l->value);
 		}
 	}
-	if (load_board(h, hn, defs, err) != 0)
+	if (load_board(h, hn, defs, err) != 0 || load_boots(h, hn, defs, err) != 0)
 		goto out;
 	r = 0;
 out:
@@ -567,6 +638,17 @@ fleet_find(const struct fleet *f, const char *name)
 	for (i = 0; i < f->nhosts; i++)
 		if (strcmp(f->hosts[i].name, name) == 0)
 			return &f->hosts[i];
+	return NULL;
+}
+
+const struct fleet_boot *
+fleet_boot_find(const struct fleet_host *h, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < h->nboots; i++)
+		if (strcmp(h->boots[i].name, name) == 0)
+			return &h->boots[i];
 	return NULL;
 }
 

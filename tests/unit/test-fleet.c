@@ -1,7 +1,7 @@
 /*
  * test-fleet.c: fleet inventories: what hosts inherit from defaults, `~`
- * expansion, validation, the embedded default fleet, and selecting hosts
- * by name, @label and all.
+ * expansion, validation (`boot:` entries' at FILE:LINE:COL too), the
+ * embedded default fleet, and selecting hosts by name, @label and all.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,11 +366,33 @@ test_boards(void)
 	    "misspelt boot_timeout");
 }
 
+static void
+test_boot_entries(void)
+{
+	ok(fails_with("hosts:\n  a:\n    address: x\n    boot:\n      good: \"kexec:vmlinuz\"\n",
+	    "lab.yaml:5:13: boot.good: kexec: the kernel 'vmlinuz' is not an absolute path"),
+	    "a bad kexec at FILE:LINE:COL");
+	ok(fails_with("defaults:\n  boot:\n    good: \"kexec:/v,inird=/i\"\nhosts:\n"
+	    "  a:\n    address: x\n", "lab.yaml:3:11: boot.good: kexec: unknown option 'inird'"),
+	    "in defaults too");
+	ok(fails_with("hosts:\n  a:\n    address: x\n    boot: kexec:/v\n",
+	    "lab.yaml:4:11: boot: expected a mapping"), "boot: as a string");
+	ok(fails_with("hosts:\n  a:\n    address: x\n    boot:\n      \"no good\": x\n",
+	    "lab.yaml:5:7: bad boot entry name 'no good'"), "a bad entry name");
+	ok(fails_with("hosts:\n  a:\n    address: x\n    boot:\n      good: [x]\n",
+	    "lab.yaml:5:13:"), "an entry that is no string");
+	ok(fails_with("hosts:\n  a:\n    address: x\n    boot:\n      good: \"  \"\n",
+	    "lab.yaml:5:13: boot.good: an empty command"), "an empty entry");
+	ok(fails_with("hosts:\n  a:\n    address: x\n    bot:\n      good: x\n",
+	    "unknown key 'bot' in host 'a' (did you mean 'boot'?)"), "a misspelt boot:");
+}
+
 int
 main(void)
 {
 	test_inheritance();
 	test_boards();
+	test_boot_entries();
 	test_errors();
 	test_defaults_only();
 	test_default_fleet();
