@@ -24,11 +24,13 @@
 #include <stdio.h>
 
 struct board_boot;
+struct bootspec;
 struct fleet_host;
 
 #define BOOT_EXPECT_LINE	"FLEETMARK_EXPECT_KERNEL="
 #define BOOT_POLL_MS		1000	/* between two tries to reach a host */
 #define BOOT_OUTPUT_MAX		2048	/* bytes of a hook's output kept */
+#define BOOT_KEXEC_MS		120000	/* kexec -l may take this long */
 
 /*
  * Run the hook cmd (what names it in messages: "install", "side A"...)
@@ -68,5 +70,25 @@ int	boot_wait_host(const struct fleet_host *h, long long wait_ms,
  * afterwards that the host did reboot.
  */
 char	*boot_id_before(const struct fleet_host *h);
+
+/*
+ * Whether h can kexec into b (a BOOTSPEC_KEXEC, bootspec.h): over SSH,
+ * that b's kernel and initrd are readable files on h and that kexec is
+ * installed there.  Both functions run their commands as root (through
+ * `sudo -n sh -c` when the login user is not root).  Reboots nothing.  0, or -1 with *err naming h and
+ * what is missing.
+ */
+int	boot_kexec_check(const struct fleet_host *h, const struct bootspec *b, char **err);
+
+/*
+ * Make h kexec into b: over SSH, `kexec -l KERNEL [--initrd=FILE]
+ * [--append=ARGS]` (every value quoted), then `kexec -e` started in the
+ * background on h a second later, so that this returns before the
+ * connection drops: the caller waits for the new boot (boot_wait_host()).
+ * kexec -e starts the new kernel at once, without shutting anything
+ * down (as reboot -f).  0 once it is started, or -1 with *err (what
+ * kexec -l said when it failed).
+ */
+int	boot_kexec(const struct fleet_host *h, const struct bootspec *b, char **err);
 
 #endif /* FLEETMARK_BOOT_H */

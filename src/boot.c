@@ -15,6 +15,7 @@
 
 #include "board.h"
 #include "boot.h"
+#include "bootspec.h"
 #include "clock.h"
 #include "fleet.h"
 #include "hostconn.h"
@@ -22,6 +23,7 @@
 #include "pace.h"
 #include "proc.h"
 #include "run.h"
+#include "shquote.h"
 #include "strbuf.h"
 #include "transport.h"
 #include "xmalloc.h"
@@ -264,4 +266,123 @@ boot_id_before(const struct fleet_host *h)
 	board_boot_release(&bb);
 	free(err);
 	return id;
+}
+
+/* Where kexec usually is, when the login shell's PATH lacks the sbins. */
+#define KEXEC_PATH	"PATH=\"$PATH:/usr/sbin:/sbin\"; "
+
+/*
+ * Run cmdline on h as root (through sudo -n sh -c when the login user is
+ * not root: kexec needs root, and root reads the files it will) within
+ * timeout_ms; its first line of output (or of its errors) in *said when
+ * it exits non-zero.  0 when it exited 0, 1 when it ran and failed, -1
+ * with *err when h could not be reached.
+ */
+static int
+run_on(const struct fleet_host *h, const char *cmdline, int timeout_ms, char **said,
+    char **err)
+{
+	struct transport_result res;
+	struct transport_opts o;
+	struct transport *t = NULL;
+	const struct transport_info *ti;
+	const char *text;
+	char *e = NULL, *cmd;
+	int r;
+
+	*said = NULL;
+	hostconn_opts(h, NULL, &o);
+	if (transport_open(&o, &t, NULL, &e) != 0) {
+		*err = xasprintf("%s: %s", h->name, e ? e : "cannot log in");
+		free(e);
+		return -1;
+	}
+	memset(&res, 0, sizeof(res));
+	ti = transport_get_info(t);
+	cmd = ti != NULL && strcmp(ti->user, "root") != 0 ? sh_format("sudo -n sh -c %q",
+	    cmdline) : xstrdup(cmdline);
+	r = transport_run(t, cmd, NULL, 0, 4096, timeout_ms, &res);
+	free(cmd);
+	if (r != 0) {
+		*err = xasprintf("%s: %s", h->name, transport_error(t));
+		transport_result_release(&res);
+		transport_close(t);
+		return -1;
+	}
+	r = 0;
+	if (res.exit.status != 0) {
+		text = res.out != NULL && *res.out ? res.out : res.err != NULL ? res.err : "";
+		*said = xstrndup(text, strcspn(text, "\r\n"));
+		if (**said == '\0') {
+			free(*said);
+			*said = xasprintf("it exited %d", res.exit.status);
+		}
+		r = 1;
+	}
+	transport_result_release(&res);
+	transport_close(t);
+	return r;
+}
+
+int
+boot_kexec_check(const struct fleet_host *h, const struct bootspec *b, char **err)
+{
+	char *cmd, *said = NULL;
+	int r;
+
+	/* The files' names are printed back quoted by the host: they are values. */
+	cmd = sh_format(KEXEC_PATH "for f in %q %q; do [ -z \"$f\" ] && continue; "
+	    "if [ ! -e \"$f\" ]; then echo \"no file $f\"; exit 1; fi; "
+	    "if [ ! -f \"$f\" ] || [ ! -r \"$f\" ]; then echo \"$f is not a readable file\"; "
+	    "exit 1; fi; done; command -v kexec >/dev/null 2>&1 || "
+	    "{ echo 'no kexec (install kexec-tools)'; exit 1; }", b->kernel,
+	    b->initrd != NULL ? b->initrd : "");
+	r = run_on(h, cmd, (int)(h->connect_timeout_ms + 30000), &said, err);
+	free(cmd);
+	if (r == 1) {
+		*err = xasprintf("%s: cannot kexec %s: %s on the host", h->name, b->text, said);
+		r = -1;
+	}
+	free(said);
+	return r;
+}
+
+int
+boot_kexec(const struct fleet_host *h, const struct bootspec *b, char **err)
+{
+	char *cmd, *said = NULL;
+	int r;
+
+	cmd = sh_format(KEXEC_PATH "kexec -l %q", b->kernel);
+	if (b->initrd != NULL) {
+		char *q = sh_quote(b->initrd), *c2 = xasprintf("%s --initrd=%s", cmd, q);
+
+		free(q);
+		free(cmd);
+		cmd = c2;
+	}
+	if (b->append != NULL) {
+		char *q = sh_quote(b->append), *c2 = xasprintf("%s --append=%s", cmd, q);
+
+		free(q);
+		free(cmd);
+		cmd = c2;
+	}
+	{
+		/* Fixed text: the new kernel starts once this command has returned. */
+		char *c2 = xasprintf("%s 2>&1 && { setsid sh -c 'sleep 1; exec kexec -e' "
+		    "</dev/null >/dev/null 2>&1 & }", cmd);
+
+		free(cmd);
+		cmd = c2;
+	}
+	log_info("%s: %s", h->name, cmd);
+	r = run_on(h, cmd, BOOT_KEXEC_MS, &said, err);
+	free(cmd);
+	if (r == 1) {
+		*err = xasprintf("%s: kexec -l %s failed: %s", h->name, b->kernel, said);
+		r = -1;
+	}
+	free(said);
+	return r;
 }
