@@ -75,6 +75,14 @@ int	ab_new_setup(const struct ab_cmdopts *o, struct ab_ctx *c, enum ab_order ord
  */
 int	ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err);
 
+/*
+ * Both sides (o's -A and -B) make sense for every host of c (each parsed
+ * and resolved: a kexec's syntax, a `boot:` entry every host has, no kexec
+ * of this machine): 0, or CMD_EXIT_USAGE with *err, before anything is
+ * written or rebooted.  Contacts no host (ab/side.c).
+ */
+int	ab_check_sides(const struct ab_cmdopts *o, const struct ab_ctx *c, char **err);
+
 /* --dry-run, after ab_load_inputs(): each host's sequence and machine time. */
 int	ab_dry_run(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order);
 

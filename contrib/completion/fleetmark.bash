@@ -9,8 +9,8 @@
 # arguments by their name there: PLAN and FLEET are YAML files, HOSTS the
 # hosts and @labels of the inventory given with -f (`fleetmark hosts`), RUN
 # and REF the run ids of the results directory (-o, --results) and latest
-# (for report and compare, its run groups too: group:ID), TABLE, FORMAT and
-# HOW their words.
+# (for report and compare, its run groups too: group:ID), TABLE, FORMAT,
+# HOW and ORDER their words, SIDE (ab's -A and -B) the start of a kexec.
 # shellcheck shell=bash
 
 # _fleetmark_words WORDS...: COMPREPLY from WORDS that start with $cur.
@@ -146,6 +146,8 @@ _fleetmark()
 	FORMAT)		_fleetmark_words text md csv json html; return 0 ;;
 	HOW)		_fleetmark_words none median mean; return 0 ;;
 	ORDER)		_fleetmark_words abba alternate random; return 0 ;;
+	SIDE)		_fleetmark_words kexec:	# the rest is the user's: a command or a name
+			compopt -o nospace 2>/dev/null; return 0 ;;
 	?*)		COMPREPLY=(); return 0 ;;	# a name, a number, a URL: nothing to offer
 	esac
 

@@ -7,6 +7,7 @@
 #define FLEETMARK_AB_INT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -14,6 +15,7 @@
 #include "abdir.h"
 
 struct board_boot;
+struct bootspec;
 struct catalog;
 struct fleet;
 struct fleet_host;
@@ -63,5 +65,57 @@ int	ab_state_load(const char *dir, json_t **out, char **err);
 int	ab_state_set(const char *dir, const char *host, size_t idx, const char *state,
 	    const char *run, const char *class, const char *reason,
 	    const struct board_boot *bb, char **err);
+
+/*
+ * The sides (ab/side.c): what -A and -B say (bootspec.h: a command,
+ * kexec:KERNEL..., or the name of an inventory `boot:` entry), how each
+ * applies to one host, the checks made before anything reboots, and the
+ * boot itself.  A side is kept as written (ab.json's "command") and
+ * resolved for each host when it is used: an entry name becomes that
+ * host's entry, a command's {host} the host's name.  Errors: 0, or -1
+ * with a newly allocated message in *err, naming the side (-A or -B) and
+ * the host when there is one.
+ */
+
+/*
+ * Side `text` of option opt ("-A", "-B") as it applies to h, into *out
+ * (bootspec_release() it): never a BOOTSPEC_ENTRY.  Refused: bad syntax,
+ * an entry name h has no `boot:` entry for, a kexec on a host of the
+ * local transport (it would restart this machine).
+ */
+int	ab_side_for_host(const char *opt, const char *text, const struct fleet_host *h,
+	    struct bootspec *out, char **err);
+
+/*
+ * Both sides (texts[0] of -A, texts[1] of -B) against every host of
+ * hosts[0..n), as ab_side_for_host(): what is refused before anything is
+ * written or rebooted.  Contacts no host.
+ */
+int	ab_sides_check(const char *const texts[2], const struct fleet_host *const *hosts,
+	    size_t n, char **err);
+
+/*
+ * Before h's first reboot: each kexec side's files and kexec itself, on
+ * h over SSH (boot_kexec_check()).  Reboots nothing.
+ */
+int	ab_sides_precheck(const char *const texts[2], const struct fleet_host *h,
+	    char **err);
+
+/*
+ * Make h boot into b (resolved for h): a command through
+ * boot_hook_output() (its timeout, echo, expect, output and status as
+ * there), a
+ * kexec through boot_kexec() (*status 0 and *output "" when it started).
+ * -1 with *err when it could not be started (a kexec that failed).
+ */
+int	ab_side_boot(const char *what, const struct fleet_host *h, const struct bootspec *b,
+	    long long timeout_ms, FILE *echo, char **expect, char **output, int *status,
+	    char **err);
+
+/*
+ * The side's own check of the new boot bb, beyond the boot id and the
+ * expected string: a kexec's append= must be in /proc/cmdline.
+ */
+int	ab_side_verify(const struct bootspec *b, const struct board_boot *bb, char **err);
 
 #endif /* FLEETMARK_AB_INT_H */

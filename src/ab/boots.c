@@ -22,6 +22,7 @@
 #include "ab-int.h"
 #include "board.h"
 #include "boot.h"
+#include "bootspec.h"
 #include "cmd.h"
 #include "fleet.h"
 #include "journal.h"
@@ -175,8 +176,10 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 	char *old_id = NULL, *output = NULL, *err = NULL, *why = NULL, *what, num[16];
 	long long wait_ms = h->boot_timeout_ms > 0 ? h->boot_timeout_ms : DEFAULT_BOOT_MS;
 	enum boot_result res = BOOT_ERROR;
+	struct bootspec way;
 	int st;
 
+	memset(&way, 0, sizeof(way));
 	what = xasprintf("%s side %s (boot %zu)", h->name, ab_side_name(side), idx + 1);
 	/* A host may still be booting (a resumed sequence): up to its boot time. */
 	if (boot_wait_host(h, wait_ms, bb, &err) != 0) {
@@ -198,8 +201,12 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 		log_error("setenv: %s", strerror(errno));
 		goto out;
 	}
-	/* It may wait for the host to go down, or to come back: its boot time. */
-	if (boot_hook_output(what, cmd, wait_ms, j->quiet ? NULL : stderr, expect, &output,
+	/*
+	 * A command, a kexec or the host's boot: entry (ab/side.c).  A command
+	 * may wait for the host to go down, or to come back: its boot time.
+	 */
+	if (ab_side_for_host(side == AB_A ? "-A" : "-B", cmd, h, &way, &err) != 0 ||
+	    ab_side_boot(what, h, &way, wait_ms, j->quiet ? NULL : stderr, expect, &output,
 	    &st, &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
@@ -233,7 +240,8 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 		goto out;
 	}
 	/* Nothing is measured on a kernel other than the one asked for. */
-	if (board_boot_check(bb, old_id, *expect, &err) != 0) {
+	if (board_boot_check(bb, old_id, *expect, &err) != 0 ||
+	    ab_side_verify(&way, bb, &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
 	}
@@ -241,6 +249,7 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 	    ab_side_name(side), bb->boot_id, bb->release);
 	res = BOOT_OK;
  out:
+	bootspec_release(&way);
 	free(what);
 	free(old_id);
 	free(output);
@@ -334,7 +343,21 @@ host_sequence(const struct host_job *j)
 {
 	size_t i, n = json_array_size(j->seq);
 	int code = CMD_EXIT_OK;
+	json_t *sides = json_object_get(j->c->state, "sides");
+	const char *texts[2] = { ab_jstr(json_object_get(sides, "A"), "command"),
+	    ab_jstr(json_object_get(sides, "B"), "command") };
+	char *err = NULL;
 
+	/* Before the host's first reboot: a kexec side's files are there. */
+	for (i = 0; i < n; i++)
+		if (strcmp(ab_jstr(json_array_get(j->seq, i), "state"), ST_DONE) != 0)
+			break;
+	if (i < n && ab_sides_precheck(texts, j->h, &err) != 0) {
+		enum boot_result r = boot_fail(j, i, "boot", err);
+
+		free(err);
+		return r == BOOT_ERROR ? CMD_EXIT_ERROR : CMD_EXIT_PARTIAL;
+	}
 	for (i = 0; i < n; i++) {
 		if (strcmp(ab_jstr(json_array_get(j->seq, i), "state"), ST_DONE) == 0)
 			continue;

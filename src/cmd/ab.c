@@ -6,8 +6,9 @@
  * course; the ab directory, the hosts' sequences of boots and the
  * verdict are src/ab/'s (abdir.h), the statistics ab.h's.
  *
- * A side is a command run here through /bin/sh -c (boot.h) that makes
- * the host boot into that side; each boot is checked (the boot id
+ * A side is a command run here through /bin/sh -c (boot.h), a kexec or
+ * a host's `boot:` entry (src/ab/side.c) that makes the host boot into
+ * that side; each boot is checked (the boot id
  * changed, the kernel contains what is expected) before the plan runs on
  * the host as a run of its own, DIR/boots/HOST-NN-SIDE/.  Each host has
  * its own sequence, in a child process of its own; ab.json records every
@@ -147,14 +148,14 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 	else if (optind != argc || o->resume == NULL)
 		return cmd_usage(&cmd_ab, 0);
 	if (o->resume != NULL && (o->side[AB_A].cmd == NULL || o->side[AB_B].cmd == NULL)) {
-		log_error("--resume %s: give both sides again: -A CMD and -B CMD, as the ab "
+		log_error("--resume %s: give both sides again: -A SIDE and -B SIDE, as the ab "
 		    "was started (the commands its ab.json records are not run)", o->resume);
 		return CMD_EXIT_USAGE;
 	}
 	if (o->resume != NULL)
 		return -1;
 	if (o->side[AB_A].cmd == NULL || o->side[AB_B].cmd == NULL) {
-		log_error("give both sides: -A CMD and -B CMD");
+		log_error("give both sides: -A SIDE and -B SIDE");
 		return CMD_EXIT_USAGE;
 	}
 	if (o->host_spec == NULL) {
@@ -191,10 +192,12 @@ ab_main(int argc, char **argv)
 	}
 	c = ab_ctx_new();
 	if (o.resume != NULL) {
-		if ((code = ab_resume_setup(&o, c, &err)) != 0)
+		if ((code = ab_resume_setup(&o, c, &err)) != 0 ||
+		    (code = ab_check_sides(&o, c, &err)) != 0)
 			goto fail;
 	} else {
-		if ((code = ab_load_inputs(o.plan_file, o.fleet_file, o.host_spec, c, &err)) != 0)
+		if ((code = ab_load_inputs(o.plan_file, o.fleet_file, o.host_spec, c, &err)) != 0 ||
+		    (code = ab_check_sides(&o, c, &err)) != 0)
 			goto fail;
 		if (o.side[AB_A].label == NULL)
 			o.side[AB_A].label = "A";
@@ -242,12 +245,13 @@ ab_main(int argc, char **argv)
 static const struct cmd_option ab_options[] = {
 	{ 'H', NULL, "HOSTS", "the hosts (names or @labels, comma-separated), each with its "
 	    "own sequence of boots, in parallel", NULL },
-	{ 'A', NULL, "CMD", "side A: a shell command run here that makes the host boot "
+	{ 'A', NULL, "SIDE", "side A: a shell command run here that makes the host boot "
 	    "into kernel A, with FLEETMARK_HOST, FLEETMARK_SIDE and FLEETMARK_BOOT in its "
-	    "environment; a FLEETMARK_EXPECT_KERNEL=STRING line it prints sets the boot "
-	    "check; ended with what it started when it runs past the host's boot_timeout",
-	    NULL },
-	{ 'B', NULL, "CMD", "side B, the same", NULL },
+	    "environment (a FLEETMARK_EXPECT_KERNEL=STRING line it prints sets the boot "
+	    "check; ended with what it started when it runs past the host's boot_timeout); "
+	    "or kexec:KERNEL[,initrd=FILE][,append=ARGS], files on the host that kexec "
+	    "boots; or the name of each host's boot: entry in the inventory", NULL },
+	{ 'B', NULL, "SIDE", "side B, the same", NULL },
 	{ 0, "boots", "N", "boots a side, at least 2", "2" },
 	{ 0, "order", "ORDER", "abba (blocks AB, BA, ...), alternate (AB, AB, ...) or random "
 	    "(each block AB or BA, the seed recorded)", "abba" },
@@ -271,11 +275,13 @@ static const struct cmd_option ab_options[] = {
 static const struct cmd_exit ab_exits[] = {
 	{ 0, "every boot done, no trial failed, B not worse on a counted row" },
 	{ 1, "something failed: ab.json could not be written, a run could not start" },
-	{ 2, "bad usage or input: a side missing, a host named twice, --boots below 2, an "
-	    "unknown order, a plan or fleet that does not load; a resume whose sides are not "
-	    "those of ab.json, or whose ab.json others can write" },
+	{ 2, "bad usage or input: a side missing or malformed, a boot: entry a host lacks, a "
+	    "host named twice, --boots below 2, an unknown order, a plan or fleet that does "
+	    "not load; a resume whose sides are not those of ab.json, or whose ab.json others "
+	    "can write" },
 	{ 3, "a host failed (a side command that failed or ran past the host's boot_timeout, "
-	    "a host that did not come back, a wrong kernel: class boot), or trials failed" },
+	    "a kexec side's file missing on the host, a host that did not come back, a wrong "
+	    "kernel: class boot), or trials failed" },
 	{ 4, "B is significantly worse than A on a counted row" },
 	{ 130, "interrupted: --resume goes on" },
 	{ -1, NULL }

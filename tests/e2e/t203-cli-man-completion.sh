@@ -176,6 +176,7 @@ is "$(complete_words run plans/p.yaml -o grp --resume '')" \
 	"20011202-020000-p-0001 20011202-020001-p-0002 latest" "--resume: no run group (a run is needed)"
 is "$(complete_words report latest --table m)" "matrix" "table names"
 is "$(complete_words compare a b -F j)" "json" "formats"
+is "$(complete_words ab p.yaml -A k)" "kexec:" "ab's sides: the start of a kexec"
 is "$(complete_words agent '')" "build list path" "agent's subcommands"
 is "$(complete_words help pl)" "plan" "help: command names"
 is "$(complete_words run --label '')" "" "nothing for a free-form argument"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t204-cli-ab-usage: `fleetmark ab` refuses what it cannot run before the
 # first reboot, with the exit status and message docs/ab.md gives (2 for
-# bad usage or input: a side missing, a host named twice, --boots below 2,
+# bad usage or input: a side missing, a kexec side of bad syntax, a boot:
+# entry a host lacks, a host named twice, --boots below 2,
 # an unknown order, a plan or fleet error at FILE:LINE:COL, an unknown
 # host; a resume of what is not an ab directory), runs no side command and
 # writes nothing; --dry-run prints each host's sequence in the order asked
@@ -74,9 +75,9 @@ refuse() {
 	is "$(cat "$O/out")" "" "$desc: nothing on stdout"
 }
 
-refuse 2 "give both sides: -A CMD and -B CMD" "no -B" \
+refuse 2 "give both sides: -A SIDE and -B SIDE" "no -B" \
 	plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" -o res
-refuse 2 "give both sides: -A CMD and -B CMD" "no -A" \
+refuse 2 "give both sides: -A SIDE and -B SIDE" "no -A" \
 	plan-ok.yaml -f fleet-ok.yaml -H alpha -B "$SIDE" -o res
 refuse 2 "give the hosts: -H HOSTS" "no -H" \
 	plan-ok.yaml -f fleet-ok.yaml -A "$SIDE" -B "$SIDE" -o res
@@ -96,11 +97,20 @@ refuse 2 "is not an ab directory (no ab.json)" "--resume of a directory without 
 	--resume "$W/run" -A "$SIDE" -B "$SIDE"
 refuse 2 "unknown format 'html'" "--format html" \
 	plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" -B "$SIDE" --format html -o res
+refuse 2 "-B 'kexec:/boot/vmlinuz,inird=/boot/initrd.img': kexec: unknown option 'inird'" \
+	"a kexec side of bad syntax" plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" \
+	-B kexec:/boot/vmlinuz,inird=/boot/initrd.img -o res
+refuse 2 "-A 'kexec:vmlinuz': kexec: the kernel 'vmlinuz' is not an absolute path" \
+	"a kexec side with a relative kernel" plan-ok.yaml -f fleet-ok.yaml -H alpha \
+	-A kexec:vmlinuz -B "$SIDE" -o res
+refuse 2 "-B good: host 'alpha' has no boot: entry 'good' in fleet-ok.yaml" \
+	"a boot: entry a host lacks" plan-ok.yaml -f fleet-ok.yaml -H alpha,beta -A "$SIDE" \
+	-B good -o res
 
 # --resume: the sides again, those recorded, from an ab.json the user owns.
-refuse 2 "--resume $W/ab-good: give both sides again: -A CMD and -B CMD" \
+refuse 2 "--resume $W/ab-good: give both sides again: -A SIDE and -B SIDE" \
 	"--resume without -A and -B" --resume "$W/ab-good"
-refuse 2 "--resume $W/ab-good: give both sides again: -A CMD and -B CMD" \
+refuse 2 "--resume $W/ab-good: give both sides again: -A SIDE and -B SIDE" \
 	"--resume without -B" --resume "$W/ab-good" -A "$SIDE"
 refuse 2 "$W/ab-tampered/ab.json: side A is not the -A given" \
 	"--resume of an ab.json whose side A was changed" \
