@@ -6,7 +6,7 @@
 # power-cycled (QMP system_reset) and comes back, the third trial runs ok,
 # the run exits 3, run.json's host says what happened, the report quotes
 # the console, and nothing fleetmark started is left running.
-# cost: 45 s, busy
+# cost: 30 s, busy
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

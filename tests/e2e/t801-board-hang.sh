@@ -6,7 +6,7 @@
 # the next one runs ok.  Then the same with recover: 0: the host fails as
 # it always did (agent-lost, the rest connect), and is not cycled.  The
 # plan's tuning profile is applied again after the power cycle.
-# cost: 120 s, busy
+# cost: 100 s, busy
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

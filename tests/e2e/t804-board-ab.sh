@@ -22,7 +22,7 @@
 # 2. Side B's command boots A's command line: the boot check (fm_side=b)
 #    fails, the host fails with class boot (exit 3), the A boot before it
 #    is kept and nothing is measured in the B boot.
-# cost: 202 s, busy
+# cost: 105 s, busy
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh

@@ -18,7 +18,7 @@
 #    runs here with two boots a side gave p 0.049 and 0.043 for a change
 #    of +1,400% (the blocks' ratios under TCG on a busy machine that far
 #    apart): a test on the edge of failing.
-# cost: 180 s, busy
+# cost: 112 s, busy
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
