@@ -89,4 +89,22 @@
 #define WIRE_EXIT_UNSUPPORTED	5	/* cannot run on this host */
 #define WIRE_EXIT_BAD_OUTPUT	6	/* a program's output did not parse (proto 4) */
 
+/*
+ * The size bound of a program rule's pattern, WIRE_MAX_RE_NODES, counted
+ * the same way on both sides (agent/bench/program.c, src/program.c): a + b
+ * and a * b, held at WIRE_MAX_RE_NODES + 1 so that a product of
+ * repetitions never overflows.
+ */
+static inline unsigned long
+wire_re_add(unsigned long a, unsigned long b)
+{
+	return a + b > WIRE_MAX_RE_NODES ? WIRE_MAX_RE_NODES + 1 : a + b;
+}
+
+static inline unsigned long
+wire_re_mul(unsigned long a, unsigned long b)
+{
+	return b != 0 && a > (WIRE_MAX_RE_NODES + 1) / b ? WIRE_MAX_RE_NODES + 1 : a * b;
+}
+
 #endif /* FLEETMARK_WIRE_H */

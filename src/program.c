@@ -77,19 +77,6 @@ struct rx {
 	int		 depth;
 };
 
-/* a + b and a * b, held at WIRE_MAX_RE_NODES + 1 */
-static unsigned long
-nodes_add(unsigned long a, unsigned long b)
-{
-	return a + b > WIRE_MAX_RE_NODES ? WIRE_MAX_RE_NODES + 1 : a + b;
-}
-
-static unsigned long
-nodes_mul(unsigned long a, unsigned long b)
-{
-	return b != 0 && a > (WIRE_MAX_RE_NODES + 1) / b ? WIRE_MAX_RE_NODES + 1 : a * b;
-}
-
 /*
  * Count what was just read: an atom ('a'), a group's start ('(') or end
  * (')'), or a quantifier ('q') that makes the last atom `times` copies of
@@ -106,25 +93,25 @@ rx_nodes(struct rx *x, char what, unsigned long times, size_t at)
 
 	switch (what) {
 	case 'a':
-		tot[x->depth] = nodes_add(tot[x->depth], last[x->depth]);
+		tot[x->depth] = wire_re_add(tot[x->depth], last[x->depth]);
 		last[x->depth] = 1;
 		break;
 	case '(':
-		tot[x->depth] = nodes_add(tot[x->depth], last[x->depth]);
+		tot[x->depth] = wire_re_add(tot[x->depth], last[x->depth]);
 		last[x->depth] = 0;
 		x->depth++;
 		tot[x->depth] = last[x->depth] = 0;
 		break;
 	case ')':
-		v = nodes_add(nodes_add(tot[x->depth], last[x->depth]), 1);
+		v = wire_re_add(wire_re_add(tot[x->depth], last[x->depth]), 1);
 		x->depth--;
 		last[x->depth] = v;
 		break;
 	case 'q':
-		last[x->depth] = nodes_add(nodes_mul(last[x->depth], times), 1);
+		last[x->depth] = wire_re_add(wire_re_mul(last[x->depth], times), 1);
 		break;
 	}
-	if (nodes_add(tot[x->depth], last[x->depth]) > WIRE_MAX_RE_NODES) {
+	if (wire_re_add(tot[x->depth], last[x->depth]) > WIRE_MAX_RE_NODES) {
 		*x->why = xasprintf("repetitions of repetitions make a pattern of more than "
 		    "%d parts at character %zu", WIRE_MAX_RE_NODES, at + 1);
 		return -1;

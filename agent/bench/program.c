@@ -163,19 +163,6 @@ find_metric(const struct program *p, const char *name)
 
 static int program_run(struct trial *t);
 
-/* a + b and a * b, held at WIRE_MAX_RE_NODES + 1 */
-static unsigned long
-re_add(unsigned long a, unsigned long b)
-{
-	return a + b > WIRE_MAX_RE_NODES ? WIRE_MAX_RE_NODES + 1 : a + b;
-}
-
-static unsigned long
-re_mul(unsigned long a, unsigned long b)
-{
-	return b != 0 && a > (WIRE_MAX_RE_NODES + 1) / b ? WIRE_MAX_RE_NODES + 1 : a * b;
-}
-
 /*
  * An upper bound of the nodes regcomp() builds for the ERE: it copies a
  * repeated atom once for `+` and up to n times for {m,n}, so repetitions
@@ -197,24 +184,24 @@ re_nodes(const char *re)
 		switch (*re) {
 		case '*':
 		case '?':
-			last[depth] = re_add(last[depth], 1);
+			last[depth] = wire_re_add(last[depth], 1);
 			re++;
 			continue;
 		case '+':
-			last[depth] = re_add(re_mul(last[depth], 2), 1);
+			last[depth] = wire_re_add(wire_re_mul(last[depth], 2), 1);
 			re++;
 			continue;
 		case '{':
 			m = strtoul(re + 1, &e, 10);
 			n = *e == ',' && e[1] != '}' ? strtoul(e + 1, &e, 10) : m + 1;
-			last[depth] = re_add(re_mul(last[depth], (n > m ? n : m) + 1), 1);
+			last[depth] = wire_re_add(wire_re_mul(last[depth], (n > m ? n : m) + 1), 1);
 			q = strchr(re, '}');
 			re = q != NULL ? q + 1 : re + 1;
 			continue;
 		case '(':
 			if (depth == PROGRAM_MAX_GROUPS)	/* regcomp() counts them too */
 				return WIRE_MAX_RE_NODES + 1;
-			total[depth] = re_add(total[depth], last[depth]);
+			total[depth] = wire_re_add(total[depth], last[depth]);
 			last[depth] = 0;
 			depth++;
 			total[depth] = last[depth] = 0;
@@ -223,7 +210,7 @@ re_nodes(const char *re)
 		case ')':
 			if (depth == 0)
 				break;
-			m = re_add(re_add(total[depth], last[depth]), 1);
+			m = wire_re_add(wire_re_add(total[depth], last[depth]), 1);
 			depth--;
 			last[depth] = m;
 			re++;
@@ -242,7 +229,7 @@ re_nodes(const char *re)
 					q++;
 			}
 			re = *q == ']' ? q + 1 : q;
-			total[depth] = re_add(total[depth], last[depth]);
+			total[depth] = wire_re_add(total[depth], last[depth]);
 			last[depth] = 1;
 			continue;
 		case '\\':
@@ -250,16 +237,16 @@ re_nodes(const char *re)
 				re++;
 			break;
 		}
-		total[depth] = re_add(total[depth], last[depth]);
+		total[depth] = wire_re_add(total[depth], last[depth]);
 		last[depth] = 1;
 		re++;
 	}
 	while (depth > 0) {
-		m = re_add(total[depth], last[depth]);
+		m = wire_re_add(total[depth], last[depth]);
 		depth--;
-		last[depth] = re_add(last[depth], m);
+		last[depth] = wire_re_add(last[depth], m);
 	}
-	return re_add(total[0], last[0]);
+	return wire_re_add(total[0], last[0]);
 }
 
 static int
