@@ -9,7 +9,7 @@
 # (text with readprofile's header and a change column, html with the
 # table).  After the runs, and after a profiled trial killed at its
 # deadline, no perf process and no scratch directory of the agent is left.
-# cost: 26 s, busy; lab: lab-01 board-armhf
+# cost: 19 s, busy; lab: lab-01 board-armhf
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t406
 set -u
