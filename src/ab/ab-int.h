@@ -67,6 +67,14 @@ int	ab_state_set(const char *dir, const char *host, size_t idx, const char *stat
 	    const struct board_boot *bb, char **err);
 
 /*
+ * Note in boot idx of host, under the lock, that a lost boot took power
+ * cycle `cycle` (recover:) and why: its "recovered" list, which the boot's
+ * later states keep.  0, or -1 with *err.
+ */
+int	ab_state_recovered(const char *dir, const char *host, size_t idx, int cycle,
+	    const char *why, char **err);
+
+/*
  * The sides (ab/side.c): what -A and -B say (bootspec.h: a command,
  * kexec:KERNEL..., or the name of an inventory `boot:` entry), how each
  * applies to one host, the checks made before anything reboots, and the

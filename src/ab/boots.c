@@ -91,6 +91,7 @@ struct host_job {
 	const unsigned char	*sel;		/* only h */
 	json_t			*seq;		/* the host's sequence (borrowed) */
 	int			 quiet;
+	int			*cycles;	/* power cycles spent (recover:) */
 };
 
 /*
@@ -123,6 +124,7 @@ enum boot_result {
 	BOOT_OK,
 	BOOT_PARTIAL,		/* done, some trials failed */
 	BOOT_FAILED,		/* the host fails: recorded */
+	BOOT_LOST,		/* lost, with a power cycle left: not recorded */
 	BOOT_STOPPED,		/* interrupted: left under way */
 	BOOT_ERROR,		/* ab.json could not be written */
 };
@@ -140,6 +142,22 @@ boot_fail(const struct host_job *j, size_t idx, const char *class, const char *r
 		return BOOT_ERROR;
 	}
 	return BOOT_FAILED;
+}
+
+/*
+ * The boot of idx was lost (a side that failed, a host that did not come
+ * back or came back wrong): BOOT_LOST with *lost when the inventory lets
+ * the host be power-cycled once more (`power:`, `recover:`), else the
+ * host fails with class boot.
+ */
+static enum boot_result
+boot_lost(const struct host_job *j, size_t idx, const char *reason, char **lost)
+{
+	if (j->h->power_cycle != NULL && *j->cycles < j->h->recover) {
+		*lost = xstrdup(reason);
+		return BOOT_LOST;
+	}
+	return boot_fail(j, idx, "boot", reason);
 }
 
 /* What a command printed as one line: its lines joined by " | ". */
@@ -162,15 +180,16 @@ one_line(const char *text)
 
 /*
  * Make j->h boot into side (boot idx, its side command cmd) and check
- * the boot: BOOT_OK with the new boot's facts in *bb, else the host
- * failed (recorded), stopped or could not record.  *expect is what the
+ * the boot: BOOT_OK with the new boot's facts in *bb, BOOT_LOST with why
+ * in *lost (boot_lost()), else the host failed (recorded), stopped or
+ * could not record.  *expect is what the
  * kernel must contain; the side command's FLEETMARK_EXPECT_KERNEL= line
  * replaces it.  Nothing is measured unless the boot id changed and the
  * kernel is the one expected (when one is).
  */
 static enum boot_result
 boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *cmd,
-    char **expect, struct board_boot *bb)
+    char **expect, struct board_boot *bb, char **lost)
 {
 	const struct fleet_host *h = j->h;
 	char *old_id = NULL, *output = NULL, *err = NULL, *why = NULL, *what, num[16];
@@ -188,7 +207,7 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 			goto out;
 		}
 		why = xasprintf("no boot id before the side command: %s", err ? err : "?");
-		res = boot_fail(j, idx, "boot", why);
+		res = boot_lost(j, idx, why, lost);
 		goto out;
 	}
 	old_id = xstrdup(bb->boot_id);
@@ -205,10 +224,13 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 	 * A command, a kexec or the host's boot: entry (ab/side.c).  A command
 	 * may wait for the host to go down, or to come back: its boot time.
 	 */
-	if (ab_side_for_host(side == AB_A ? "-A" : "-B", cmd, h, &way, &err) != 0 ||
-	    ab_side_boot(what, h, &way, wait_ms, j->quiet ? NULL : stderr, expect, &output,
-	    &st, &err) != 0) {
+	if (ab_side_for_host(side == AB_A ? "-A" : "-B", cmd, h, &way, &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
+		goto out;
+	}
+	if (ab_side_boot(what, h, &way, wait_ms, j->quiet ? NULL : stderr, expect, &output,
+	    &st, &err) != 0) {
+		res = boot_lost(j, idx, err, lost);
 		goto out;
 	}
 	/* a stop ends the side command: a stop, not a failing side */
@@ -222,7 +244,7 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 		why = xasprintf("side %s command exited %d%s%s", ab_side_name(side), st,
 		    *said ? ": " : "", said);
 		free(said);
-		res = boot_fail(j, idx, "boot", why);
+		res = boot_lost(j, idx, why, lost);
 		goto out;
 	}
 	if (wait_boot(h, wait_ms, old_id, bb, &err) != 0) {
@@ -232,7 +254,7 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 		}
 		why = xasprintf("did not come back within %.0f s: %s", (double)wait_ms / 1000,
 		    err ? err : "?");
-		res = boot_fail(j, idx, "boot", why);
+		res = boot_lost(j, idx, why, lost);
 		goto out;
 	}
 	if (run_stop_requested()) {
@@ -242,7 +264,7 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 	/* Nothing is measured on a kernel other than the one asked for. */
 	if (board_boot_check(bb, old_id, *expect, &err) != 0 ||
 	    ab_side_verify(&way, bb, &err) != 0) {
-		res = boot_fail(j, idx, "boot", err);
+		res = boot_lost(j, idx, err, lost);
 		goto out;
 	}
 	log_info("%s: boot %zu (%s): boot id %s, kernel %s", h->name, idx + 1,
@@ -253,6 +275,53 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 	free(what);
 	free(old_id);
 	free(output);
+	free(err);
+	free(why);
+	return res;
+}
+
+/*
+ * Power-cycle j->h after the boot of idx was lost, as a run recovers a
+ * board (docs/boards.md): the cycle noted in ab.json, the host's `power:
+ * cycle` command, the wait until it answers again.  BOOT_OK to try the
+ * side again; else the host failed with class boot (recorded), the
+ * command stopped, or ab.json could not be written.
+ */
+static enum boot_result
+recover(const struct host_job *j, size_t idx, const char *lost)
+{
+	const struct fleet_host *h = j->h;
+	long long wait_ms = h->boot_timeout_ms > 0 ? h->boot_timeout_ms : DEFAULT_BOOT_MS;
+	struct board_boot bb;
+	char *err = NULL, *why = NULL;
+	enum boot_result res = BOOT_ERROR;
+
+	memset(&bb, 0, sizeof(bb));
+	(*j->cycles)++;
+	log_warn("%s: boot %zu: power cycle %d of %d: %s", h->name, idx + 1, *j->cycles,
+	    h->recover, lost);
+	if (ab_state_recovered(j->c->dir, h->name, idx, *j->cycles, lost, &err) != 0) {
+		log_error("%s", err);
+		goto out;
+	}
+	if (board_power(h, "cycle", &err) != 0) {
+		why = xasprintf("%s; the power cycle failed: %s", lost, err);
+		res = boot_fail(j, idx, "boot", why);
+		goto out;
+	}
+	if (boot_wait_host(h, wait_ms, &bb, &err) != 0) {
+		if (run_stop_requested()) {
+			res = BOOT_STOPPED;
+			goto out;
+		}
+		why = xasprintf("%s; not back within %.0f s of a power cycle: %s", lost,
+		    (double)wait_ms / 1000, err ? err : "?");
+		res = boot_fail(j, idx, "boot", why);
+		goto out;
+	}
+	res = run_stop_requested() ? BOOT_STOPPED : BOOT_OK;
+ out:
+	board_boot_release(&bb);
 	free(err);
 	free(why);
 	return res;
@@ -275,7 +344,7 @@ do_boot(const struct host_job *j, size_t idx)
 	char *id = boot_run_id(h->name, idx, side), *boots = xasprintf("%s/%s", c->dir,
 	    AB_BOOTS), *path = xasprintf("%s/%s", boots, id), *rel = xasprintf("%s/%s",
 	    AB_BOOTS, id);
-	char *err = NULL;
+	char *err = NULL, *lost = NULL;
 	struct session_config cfg;
 	struct session *s = NULL;
 	struct board_boot bb;
@@ -287,7 +356,17 @@ do_boot(const struct host_job *j, size_t idx)
 		goto error;
 	if (ab_state_set(c->dir, h->name, idx, ST_RUNNING, NULL, NULL, NULL, NULL, &err) != 0)
 		goto error;
-	if ((res = boot_side(j, idx, side, cmd, &expect, &bb)) != BOOT_OK)
+	/* A lost boot is retried after a power cycle, while recover: allows. */
+	while ((res = boot_side(j, idx, side, cmd, &expect, &bb, &lost)) == BOOT_LOST) {
+		board_boot_release(&bb);
+		memset(&bb, 0, sizeof(bb));
+		res = recover(j, idx, lost);
+		free(lost);
+		lost = NULL;
+		if (res != BOOT_OK)
+			goto out;
+	}
+	if (res != BOOT_OK)
 		goto out;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -370,6 +449,7 @@ host_sequence(const struct host_job *j)
 			code = CMD_EXIT_PARTIAL;
 			break;
 		case BOOT_FAILED:
+		case BOOT_LOST:		/* do_boot() recovers or fails it */
 			return CMD_EXIT_PARTIAL;
 		case BOOT_STOPPED:
 			return CMD_EXIT_INTERRUPTED;
@@ -398,6 +478,7 @@ run_children(const struct ab_ctx *c, int quiet)
 	for (i = 0; i < c->nhosts && i < sizeof(children) / sizeof(children[0]); i++) {
 		struct host_job j;
 		unsigned char *sel;
+		int cycles = 0;
 		pid_t pid;
 
 		if ((pid = fork()) < 0) {
@@ -418,6 +499,7 @@ run_children(const struct ab_ctx *c, int quiet)
 		j.sel = sel;
 		j.seq = json_object_get(seqs, c->hosts[i]->name);
 		j.quiet = quiet || c->nhosts > 1;
+		j.cycles = &cycles;
 		st = host_sequence(&j);
 		fflush(stdout);
 		fflush(stderr);

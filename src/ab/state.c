@@ -136,31 +136,56 @@ state_write(const char *dir, const json_t *o, char **err)
 }
 
 /*
+ * dir's ab.json loaded under its lock, with *b the boot idx of host in it:
+ * the lock's fd (close it, json_decref(*o)), or -1 with *err.
+ */
+static int
+boot_locked(const char *dir, const char *host, size_t idx, json_t **o, json_t **b,
+    char **err)
+{
+	char *lock = xasprintf("%s/%s", dir, AB_LOCK);
+	int fd;
+
+	*o = NULL;
+	if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
+	    flock(fd, LOCK_EX) != 0) {
+		*err = xasprintf("cannot lock %s: %s", lock, strerror(errno));
+		goto fail;
+	}
+	if (ab_state_load(dir, o, err) != 0)
+		goto fail;
+	*b = json_array_get(json_object_get(json_object_get(*o, "sequences"), host), idx);
+	if (*b == NULL) {
+		*err = xasprintf("%s/%s: no boot %zu of %s", dir, AB_JSON, idx + 1, host);
+		goto fail;
+	}
+	free(lock);
+	return fd;
+ fail:
+	if (fd >= 0)
+		close(fd);
+	json_decref(*o);
+	*o = NULL;
+	free(lock);
+	return -1;
+}
+
+/*
  * Set boot idx of host in dir's ab.json to state (run, class, reason and
- * the boot's id, kernel and command line when not NULL), under the lock that keeps the hosts' children from writing
- * at once: the file is read again, changed in that one entry, replaced.
+ * the boot's id, kernel and command line when not NULL), under the lock
+ * that keeps the hosts' children from writing at once: the file is read
+ * again, changed in that one entry, replaced.
  */
 int
 ab_state_set(const char *dir, const char *host, size_t idx, const char *state,
     const char *run, const char *class, const char *reason, const struct board_boot *bb,
     char **err)
 {
-	char *lock = xasprintf("%s/%s", dir, AB_LOCK);
 	json_t *o = NULL, *b;
 	int fd, r = -1;
 
-	if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
-	    flock(fd, LOCK_EX) != 0) {
-		*err = xasprintf("cannot lock %s: %s", lock, strerror(errno));
-		goto out;
-	}
-	if (ab_state_load(dir, &o, err) != 0)
-		goto out;
-	b = json_array_get(json_object_get(json_object_get(o, "sequences"), host), idx);
-	if (b == NULL) {
-		*err = xasprintf("%s/%s: no boot %zu of %s", dir, AB_JSON, idx + 1, host);
-		goto out;
-	}
+	if ((fd = boot_locked(dir, host, idx, &o, &b, err)) < 0)
+		return -1;
 	json_object_set_new(b, "state", json_string(state));
 	if (run != NULL)
 		json_object_set_new(b, "run", rundir_json_str(run));
@@ -185,11 +210,29 @@ ab_state_set(const char *dir, const char *host, size_t idx, const char *state,
 		json_object_del(b, "cmdline");
 	}
 	r = state_write(dir, o, err);
- out:
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	json_decref(o);
-	free(lock);
+	return r;
+}
+
+int
+ab_state_recovered(const char *dir, const char *host, size_t idx, int cycle,
+    const char *why, char **err)
+{
+	json_t *o = NULL, *b, *list;
+	int fd, r;
+
+	if ((fd = boot_locked(dir, host, idx, &o, &b, err)) < 0)
+		return -1;
+	if (!json_is_array(list = json_object_get(b, "recovered"))) {
+		list = json_array();
+		json_object_set_new(b, "recovered", list);
+	}
+	json_array_append_new(list, json_pack("{s:i, s:o}", "cycle", cycle, "reason",
+	    rundir_json_str(why)));
+	r = state_write(dir, o, err);
+	close(fd);
+	json_decref(o);
 	return r;
 }
 

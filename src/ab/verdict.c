@@ -266,26 +266,31 @@ print_hosts(FILE *out, const json_t *state)
 {
 	json_t *seq, *b;
 	const char *host;
-	size_t i, done;
+	size_t i, done, cycles;
 
 	json_object_foreach(json_object_get(state, "sequences"), host, seq) {
 		const json_t *failed = NULL;
 
-		done = 0;
+		done = cycles = 0;
 		json_array_foreach(seq, i, b) {
+			cycles += json_array_size(json_object_get(b, "recovered"));
 			if (strcmp(ab_jstr(b, "state"), ST_DONE) == 0)
 				done++;
 			else if (failed == NULL && strcmp(ab_jstr(b, "state"), ST_FAILED) == 0)
 				failed = b;
 		}
 		if (failed != NULL)
-			fprintf(out, "%s: failed (%s) at boot %lld: %s; %zu of %zu boots done\n",
+			fprintf(out, "%s: failed (%s) at boot %lld: %s; %zu of %zu boots done",
 			    host, ab_jstr(failed, "class") ? ab_jstr(failed, "class") : "boot",
 			    (long long)json_integer_value(json_object_get(failed, "boot")),
 			    ab_jstr(failed, "reason") ? ab_jstr(failed, "reason") : "?", done,
 			    json_array_size(seq));
 		else
-			fprintf(out, "%s: %zu of %zu boots done\n", host, done, json_array_size(seq));
+			fprintf(out, "%s: %zu of %zu boots done", host, done, json_array_size(seq));
+		if (cycles > 0)
+			fprintf(out, "; %zu lost boot%s recovered by a power cycle (ab.json: "
+			    "\"recovered\")", cycles, cycles == 1 ? "" : "s");
+		fputc('\n', out);
 	}
 }
 
