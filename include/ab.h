@@ -245,6 +245,30 @@ unsigned ab_kj_trials(double cost_boot, double cost_trial, double var_within,
 	    double var_between);
 
 /*
+ * What a host's A/A run (`fleetmark qualify`, docs/qualify.md) says of one
+ * row, from its variance components (ab_components()): a pair's sd from
+ * the components, sd_d^2 = 2 (between + within / trials), the within term
+ * left out when it is NAN (one trial a boot: the between estimate then
+ * holds it); the change `boots` pairs detect (ab_detectable()); the pairs
+ * that detect `threshold` at `trials` trials a boot; Kalibera & Jones's
+ * trials a boot for the costs (ab_kj_trials()) and the pairs that detect
+ * the threshold at that many trials a boot.  sd_d NAN, detectable
+ * INFINITY and the counts 0 when the components cannot tell
+ * (src/ab/aa.c).
+ */
+struct ab_qual {
+	double		sd_d;
+	double		detectable;	/* percent, by `boots` pairs */
+	size_t		needed;		/* pairs (boots a side) at `trials` a boot */
+	unsigned	kj;		/* trials a boot; 0: no optimum */
+	size_t		needed_kj;	/* pairs at kj trials a boot; 0 when kj is */
+};
+
+void	ab_qualify_row(const struct ab_components *comp, double trials, size_t boots,
+	    double alpha, double threshold, double cost_boot, double cost_trial,
+	    struct ab_qual *out);
+
+/*
  * The sides of 2 * per_side boots in order into sides[0..2 per_side) and,
  * when block is not NULL, each boot's block into block[]: boots 2j and
  * 2j + 1 are block j.  AB_ORDER_RANDOM flips a coin per block from seed

@@ -1,0 +1,40 @@
+/*
+ * ab/aa.c: what an A/A run of `fleetmark ab` (both sides the same
+ * kernel, `fleetmark qualify`) says a row can see, from its variance
+ * components (ab.h, ab_qualify_row()).  Pure computation.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ab.h"
+
+/* A pair's sd for `trials` trials a boot; NAN when it cannot be told. */
+static double
+pair_sd(const struct ab_components *comp, double trials)
+{
+	double v;
+
+	if (!isfinite(comp->var_between) || !(trials >= 1))
+		return NAN;
+	v = comp->var_between;
+	if (isfinite(comp->var_within))
+		v += comp->var_within / trials;
+	return sqrt(2 * v);
+}
+
+void
+ab_qualify_row(const struct ab_components *comp, double trials, size_t boots,
+    double alpha, double threshold, double cost_boot, double cost_trial,
+    struct ab_qual *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sd_d = pair_sd(comp, trials);
+	out->detectable = ab_detectable(out->sd_d, boots, alpha, AB_POWER);
+	out->needed = ab_boots_needed(out->sd_d, threshold, alpha, AB_POWER);
+	if (!isfinite(out->sd_d))
+		return;
+	out->kj = ab_kj_trials(cost_boot, cost_trial, comp->var_within, comp->var_between);
+	if (out->kj > 0)
+		out->needed_kj = ab_boots_needed(pair_sd(comp, out->kj), threshold, alpha,
+		    AB_POWER);
+}
