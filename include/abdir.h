@@ -34,6 +34,7 @@ struct ab_cmdopts {
 	double		 thr;		/* < 0: the plan's, else VERDICT_THRESHOLD */
 	enum report_format fmt;
 	int		 dry, quiet;
+	int		 same;		/* qualify: -B is -A (an A/A run), recorded */
 };
 
 /*
@@ -100,5 +101,48 @@ int	ab_run_hosts(struct ab_ctx *c, int quiet, int *code, char **err);
  * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
  */
 int	ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err);
+
+/*
+ * `fleetmark qualify` (docs/qualify.md, src/ab/qualify.c): an A/A ab,
+ * both sides the same, tells what each host can see.
+ */
+
+/* One row of the boots done, judged as ab_verdict() judges it. */
+struct ab_qrow {
+	char		*host, *variant, *bench, *params, *metric, *unit;
+	int		 higher;
+	double		 trials;	/* trials a boot (the components' r0) */
+	struct ab_judgement j;
+};
+
+/*
+ * The boots done of c judged at threshold thr, printing nothing: the
+ * rows into *out, *n of them (ab_qrows_free()).  0, or -1 with *err.
+ */
+int	ab_judge_dir(const struct ab_ctx *c, double thr, struct ab_qrow **out, size_t *n,
+	    char **err);
+void	ab_qrows_free(struct ab_qrow *rows, size_t n);
+
+/* Where a host's qualification is kept: OUTDIR/qualify/HOST.json. */
+#define AB_QUALIFY_DIR	"qualify"
+#define AB_QUALIFY_JSON	"qualify.json"
+
+/*
+ * After an A/A run of ab_run_hosts(): judge it, print per host x row the
+ * trial and boot sd, the change `boots` boots a side detect, and what the
+ * threshold takes (fmt), write DIR/qualify.json and each host's record
+ * under o->outdir/qualify/.  secs: the wall time of the boots, for the
+ * cost of a boot.  A row judged worse is a warning.  0, or -1 with *err.
+ */
+int	ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double secs,
+	    char **err);
+
+/*
+ * Before the first reboot of an ab: a warning for each row of each host
+ * of c whose record (o->outdir/qualify/HOST.json) says o->boots boots a
+ * side cannot detect the threshold, with the boots it would take.  A
+ * record that does not read is a warning too; nothing fails.
+ */
+void	ab_qualify_warn(const struct ab_cmdopts *o, const struct ab_ctx *c);
 
 #endif /* FLEETMARK_ABDIR_H */

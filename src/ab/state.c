@@ -305,6 +305,8 @@ state_new(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order orde
 	json_object_set_new(st, "seed", json_integer((json_int_t)seed));
 	json_object_set_new(st, "boots_per_side", json_integer(o->boots));
 	json_object_set_new(st, "threshold", json_real(thr));
+	if (o->same)
+		json_object_set_new(st, "same_sides", json_true());
 	for (i = 0; i < c->nhosts; i++) {
 		json_t *seq = json_array();
 

@@ -148,6 +148,75 @@ row_counts(const struct plan *p, const struct vrow *r)
 	return 0;
 }
 
+int
+ab_judge_dir(const struct ab_ctx *c, double thr, struct ab_qrow **out, size_t *nout,
+    char **err)
+{
+	struct vrows vs;
+	struct ab_row *rows;
+	struct ab_host *hs;
+	struct ab_opts ao;
+	size_t i;
+
+	memset(&vs, 0, sizeof(vs));
+	*out = NULL;
+	*nout = 0;
+	if (collect_rows(c, &vs, err) != 0) {
+		vrows_free(&vs);
+		return -1;
+	}
+	rows = xcalloc(vs.n ? vs.n : 1, sizeof(*rows));
+	hs = xcalloc(vs.n ? vs.n : 1, sizeof(*hs));
+	for (i = 0; i < vs.n; i++) {
+		hs[i] = (struct ab_host){ vs.r[i].boots, vs.r[i].nboots };
+		rows[i] = (struct ab_row){ .hosts = &hs[i], .nhosts = 1,
+		    .higher = vs.r[i].higher, .counts = row_counts(c->p, &vs.r[i]) };
+	}
+	memset(&ao, 0, sizeof(ao));
+	ao.fdr = c->p->has_regression ? c->p->fdr : PLAN_DEFAULT_FDR;
+	ao.threshold = thr;
+	ao.gate = AB_GATE_CHANGE;
+	ab_judge_rows(rows, vs.n, &ao);
+	*out = xcalloc(vs.n ? vs.n : 1, sizeof(**out));
+	for (i = 0; i < vs.n; i++) {
+		struct ab_qrow *q = &(*out)[i];
+
+		/* the strings move to q */
+		q->host = vs.r[i].host;
+		q->variant = vs.r[i].variant;
+		q->bench = vs.r[i].bench;
+		q->params = vs.r[i].params;
+		q->metric = vs.r[i].metric;
+		q->unit = vs.r[i].unit;
+		vs.r[i].host = vs.r[i].variant = vs.r[i].bench = vs.r[i].params = NULL;
+		vs.r[i].metric = vs.r[i].unit = NULL;
+		q->higher = vs.r[i].higher;
+		q->trials = rows[i].j.comp.trials;
+		q->j = rows[i].j;
+	}
+	*nout = vs.n;
+	free(rows);
+	free(hs);
+	vrows_free(&vs);
+	return 0;
+}
+
+void
+ab_qrows_free(struct ab_qrow *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].host);
+		free(rows[i].variant);
+		free(rows[i].bench);
+		free(rows[i].params);
+		free(rows[i].metric);
+		free(rows[i].unit);
+	}
+	free(rows);
+}
+
 /* A side's mean of the row's trial values (every boot of the side). */
 static double
 side_mean(const struct vrow *r, enum ab_side side)

@@ -203,6 +203,7 @@ ab_main(int argc, char **argv)
 			o.side[AB_A].label = "A";
 		if (o.side[AB_B].label == NULL)
 			o.side[AB_B].label = "B";
+		ab_qualify_warn(&o, c);
 		if (o.dry) {
 			code = ab_dry_run(&o, c, order);
 			goto out;

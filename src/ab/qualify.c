@@ -1,0 +1,367 @@
+/*
+ * ab/qualify.c: what `fleetmark qualify` makes of an A/A ab (abdir.h):
+ * the boots of one kernel on both sides judged as an ab's, each row's
+ * variance components turned into what the host can see (ab_qualify_row(),
+ * ab.h), printed, kept in DIR/qualify.json and in each host's record,
+ * OUTDIR/qualify/HOST.json; and the warning an ab gives before its first
+ * reboot when a host's record says its boots cannot see the threshold.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ab.h"
+#include "ab-int.h"
+#include "fleet.h"
+#include "fsutil.h"
+#include "log.h"
+#include "numfmt.h"
+#include "plan.h"
+#include "report.h"
+#include "rgrid.h"
+#include "rundir.h"
+#include "verdict.h"
+#include "xmalloc.h"
+
+#define QUALIFY_FORMAT		1
+#define QUALIFY_MAX_JSON	(4 << 20)
+
+static const char *const qual_cols[] = {
+	"host", "metric", "point", "boots", "trial sd", "boot sd", "detectable",
+	"boots a side", "K&J trials a boot", "boots a side at K&J"
+};
+
+/* Every boot of host's sequence done. */
+static int
+host_done(const struct ab_ctx *c, const char *host)
+{
+	json_t *seq = json_object_get(json_object_get(c->state, "sequences"), host), *b;
+	size_t i;
+
+	if (json_array_size(seq) == 0)
+		return 0;
+	json_array_foreach(seq, i, b)
+		if (strcmp(ab_jstr(b, "state"), ST_DONE) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * What a trial and a boot cost on h, seconds: a trial by the plan's model
+ * (0 when some trial has none), a boot what the sequence took beyond its
+ * trials, at least a second.
+ */
+static void
+costs(const struct ab_ctx *c, const struct fleet_host *h, double secs, size_t boots,
+    double *cost_boot, double *cost_trial)
+{
+	struct plan_schedule *s = plan_expand(c->p, h->name, plan_seed(c->p));
+	struct plan_estimate e;
+
+	plan_estimate_schedule(c->cat, c->p, s, &e);
+	*cost_trial = e.unknown == 0 && s->ntrials > 0 ? e.secs / (double)s->ntrials : 0;
+	*cost_boot = boots > 0 ? secs / (double)boots - e.secs : 0;
+	if (*cost_boot < 1)
+		*cost_boot = 1;
+	plan_schedule_free(s);
+}
+
+static const char *
+row_point(const struct ab_qrow *q)
+{
+	return *q->params ? q->params : "-";
+}
+
+static void
+set_count(struct rgrid *g, size_t row, size_t col, size_t n, double thr)
+{
+	char buf[64];
+
+	if (n == 0)
+		snprintf(buf, sizeof(buf), "-");
+	else if (n > AB_PLAN_CAP)
+		snprintf(buf, sizeof(buf), "> %d", AB_PLAN_CAP);
+	else
+		snprintf(buf, sizeof(buf), "%zu for %g%%", n, thr);
+	rgrid_set(g, row, col, buf, n > 0 && n <= AB_PLAN_CAP ? (double)n : NAN);
+}
+
+static void
+add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
+    size_t boots, double thr)
+{
+	char buf[64], name[256];
+	size_t row = rgrid_add_row(g);
+
+	snprintf(name, sizeof(name), "%s.%s%s%s", q->bench, q->metric, *q->variant ? " " : "",
+	    q->variant);
+	rgrid_set(g, row, 0, q->host, NAN);
+	rgrid_set(g, row, 1, name, NAN);
+	rgrid_set(g, row, 2, row_point(q), NAN);
+	snprintf(buf, sizeof(buf), "%zu", boots);
+	rgrid_set(g, row, 3, buf, (double)boots);
+	numfmt_rsd(buf, sizeof(buf), q->j.comp.within);
+	rgrid_set(g, row, 4, isnan(q->j.comp.within) ? "-" : buf, q->j.comp.within);
+	numfmt_rsd(buf, sizeof(buf), q->j.comp.between);
+	rgrid_set(g, row, 5, isnan(q->j.comp.between) ? "-" : buf, q->j.comp.between);
+	if (isfinite(a->detectable))
+		snprintf(buf, sizeof(buf), "%.1f%%", a->detectable);
+	else
+		snprintf(buf, sizeof(buf), "-");
+	rgrid_set(g, row, 6, buf, a->detectable);
+	set_count(g, row, 7, a->needed, thr);
+	if (a->kj > 0)
+		snprintf(buf, sizeof(buf), "%u", a->kj);
+	else
+		snprintf(buf, sizeof(buf), "-");
+	rgrid_set(g, row, 8, buf, a->kj > 0 ? (double)a->kj : NAN);
+	set_count(g, row, 9, a->needed_kj, thr);
+}
+
+static json_t *
+num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+row_json(const struct ab_qrow *q, const struct ab_qual *a)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "bench", json_string(q->bench));
+	json_object_set_new(o, "metric", json_string(q->metric));
+	json_object_set_new(o, "params", json_string(q->params));
+	json_object_set_new(o, "variant", json_string(q->variant));
+	json_object_set_new(o, "unit", json_string(q->unit));
+	json_object_set_new(o, "higher_is_better", json_boolean(q->higher));
+	json_object_set_new(o, "trials_a_boot", num_or_null(q->trials));
+	json_object_set_new(o, "trial_sd", num_or_null(q->j.comp.within));
+	json_object_set_new(o, "boot_sd", num_or_null(q->j.comp.between));
+	json_object_set_new(o, "var_within", num_or_null(q->j.comp.var_within));
+	json_object_set_new(o, "var_between", num_or_null(q->j.comp.var_between));
+	json_object_set_new(o, "pair_sd", num_or_null(a->sd_d));
+	json_object_set_new(o, "alpha", num_or_null(q->j.alpha));
+	json_object_set_new(o, "detectable", num_or_null(a->detectable));
+	json_object_set_new(o, "boots_needed", a->needed > 0 && a->needed <= AB_PLAN_CAP ?
+	    json_integer((json_int_t)a->needed) : json_null());
+	json_object_set_new(o, "kj_trials", a->kj > 0 ? json_integer(a->kj) : json_null());
+	json_object_set_new(o, "boots_needed_kj", a->needed_kj > 0 &&
+	    a->needed_kj <= AB_PLAN_CAP ? json_integer((json_int_t)a->needed_kj) : json_null());
+	json_object_set_new(o, "aa_verdict", json_string(ab_kind_name(q->j.kind)));
+	return o;
+}
+
+static int
+write_json(const char *path, json_t *o, char **err)
+{
+	char *text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	int r;
+
+	r = fs_write_atomic(path, text, strlen(text), RUNDIR_FILE_MODE, 0, err);
+	free(text);
+	return r;
+}
+
+static void
+print_grid(const struct rgrid *g, enum report_format fmt)
+{
+	size_t base = 0;
+	int first = 1;
+
+	switch (fmt) {
+	case REPORT_MD:
+		rgrid_print_md(g, stdout, &base);
+		break;
+	case REPORT_CSV:
+		rgrid_print_csv(g, stdout);
+		break;
+	case REPORT_JSON:
+		rgrid_print_json(g, stdout, &first);
+		fputs(first ? "[]\n" : "\n]\n", stdout);
+		break;
+	default:
+		rgrid_print_text(g, stdout);
+		break;
+	}
+}
+
+int
+ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double secs,
+    char **err)
+{
+	struct ab_qrow *rows = NULL;
+	struct rgrid *g = NULL;
+	json_t *all = NULL, *hosts = json_object();
+	double thr = json_real_value(json_object_get(c->state, "threshold"));
+	char title[256], stamp[32], *path = NULL, *qdir = NULL;
+	size_t n = 0, i, k, boots = (size_t)o->boots;
+	time_t now = time(NULL);
+	int r = -1;
+
+	if (ab_judge_dir(c, thr, &rows, &n, err) != 0)
+		goto out;
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(title, sizeof(title), "What each host can see: one kernel on both sides, "
+	    "%zu boots a side; threshold %g%%, 95%% power", boots, thr);
+	g = rgrid_new("qualify", title, 3, sizeof(qual_cols) / sizeof(qual_cols[0]),
+	    qual_cols);
+	qdir = xasprintf("%s/%s", o->outdir, AB_QUALIFY_DIR);
+	for (i = 0; i < c->nhosts; i++) {
+		const struct fleet_host *h = c->hosts[i];
+		json_t *rec, *jrows = json_array();
+		double cb, ct;
+
+		costs(c, h, secs, 2 * boots, &cb, &ct);
+		for (k = 0; k < n; k++) {
+			struct ab_qual a;
+			double alpha = rows[k].j.alpha > 0 ? rows[k].j.alpha : PLAN_DEFAULT_FDR;
+
+			if (strcmp(rows[k].host, h->name) != 0)
+				continue;
+			ab_qualify_row(&rows[k].j.comp, rows[k].trials, boots, alpha, thr, cb, ct,
+			    &a);
+			add_grid_row(g, &rows[k], &a, boots, thr);
+			json_array_append_new(jrows, row_json(&rows[k], &a));
+			if (rows[k].j.kind == AB_WORSE)
+				log_warn("%s: %s.%s %s judged worse, %+.1f%%, with one kernel on both "
+				    "sides: noise by construction", h->name, rows[k].bench,
+				    rows[k].metric, row_point(&rows[k]), rows[k].j.change);
+		}
+		rec = json_object();
+		json_object_set_new(rec, "format", json_integer(QUALIFY_FORMAT));
+		json_object_set_new(rec, "host", json_string(h->name));
+		json_object_set_new(rec, "date", json_string(stamp));
+		json_object_set_new(rec, "dir", rundir_json_str(c->dir));
+		json_object_set_new(rec, "plan_name", rundir_json_str(c->p->name));
+		json_object_set_new(rec, "boots_per_side", json_integer((json_int_t)boots));
+		json_object_set_new(rec, "threshold", json_real(thr));
+		json_object_set_new(rec, "power", json_real(AB_POWER));
+		json_object_set_new(rec, "cost_boot", json_real(cb));
+		json_object_set_new(rec, "cost_trial", ct > 0 ? json_real(ct) : json_null());
+		json_object_set_new(rec, "complete", json_boolean(host_done(c, h->name)));
+		json_object_set_new(rec, "rows", jrows);
+		if (host_done(c, h->name)) {
+			/* only a host whose boots all ran is qualified */
+			free(path);
+			path = xasprintf("%s/%s.json", qdir, h->name);
+			if (fs_mkdir_p(qdir, RUNDIR_DIR_MODE, err) != 0 ||
+			    write_json(path, rec, err) != 0) {
+				json_decref(rec);
+				goto out;
+			}
+			log_info("%s: qualified, %s", h->name, path);
+		} else
+			log_warn("%s: not every boot done: no record kept in %s", h->name, qdir);
+		json_object_set_new(hosts, h->name, rec);
+	}
+	all = json_object();
+	json_object_set_new(all, "format", json_integer(QUALIFY_FORMAT));
+	json_object_set_new(all, "date", json_string(stamp));
+	json_object_set_new(all, "dir", rundir_json_str(c->dir));
+	json_object_set_new(all, "hosts", hosts);
+	hosts = NULL;
+	free(path);
+	path = xasprintf("%s/%s", c->dir, AB_QUALIFY_JSON);
+	if (write_json(path, all, err) != 0)
+		goto out;
+	if (n == 0 && o->fmt == REPORT_JSON)
+		printf("[]\n");
+	else if (n == 0 && o->fmt != REPORT_CSV)
+		printf("no boot measured: nothing to qualify\n");
+	else
+		print_grid(g, o->fmt);
+	fflush(stdout);
+	r = 0;
+ out:
+	json_decref(all);
+	json_decref(hosts);
+	rgrid_free(g);
+	free(path);
+	free(qdir);
+	ab_qrows_free(rows, n);
+	return r;
+}
+
+/* Whether the plan measures bench. */
+static int
+plan_has_bench(const struct plan *p, const char *bench)
+{
+	size_t i;
+
+	for (i = 0; i < p->npoints; i++)
+		if (strcmp(p->points[i].bench, bench) == 0)
+			return 1;
+	return 0;
+}
+
+/* One host's record against the ab about to run. */
+static void
+warn_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host, double thr)
+{
+	char *path = xasprintf("%s/%s/%s.json", o->outdir, AB_QUALIFY_DIR, host), *data = NULL;
+	char *err = NULL;
+	json_t *rec = NULL, *row;
+	json_error_t je;
+	size_t len, i;
+
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		goto out;		/* not qualified: nothing to say */
+	if (fs_read_file(path, QUALIFY_MAX_JSON, &data, &len, &err) != 0) {
+		log_warn("%s: its qualification does not read: %s", host, err);
+		goto out;
+	}
+	if ((rec = json_loadb(data, len, 0, &je)) == NULL || !json_is_object(rec)) {
+		log_warn("%s:%d:%d: %s", path, je.line, je.column, rec ? "not an object" :
+		    je.text);
+		goto out;
+	}
+	json_array_foreach(json_object_get(rec, "rows"), i, row) {
+		const char *bench = ab_jstr(row, "bench"), *metric = ab_jstr(row, "metric");
+		const char *params = ab_jstr(row, "params");
+		double sd = json_number_value(json_object_get(row, "pair_sd"));
+		double alpha = json_number_value(json_object_get(row, "alpha"));
+		double d;
+		size_t need;
+
+		if (bench == NULL || metric == NULL || !plan_has_bench(c->p, bench) ||
+		    !json_is_number(json_object_get(row, "pair_sd")) || !(alpha > 0))
+			continue;
+		d = ab_detectable(sd, (size_t)o->boots, alpha, AB_POWER);
+		if (!(d > thr))
+			continue;
+		need = ab_boots_needed(sd, thr, alpha, AB_POWER);
+		if (need > AB_PLAN_CAP)
+			log_warn("%s: %s.%s %s: %lld boots a side detect %.1f%%, not the threshold "
+			    "%g%%; more than %d boots a side would (qualified %s)", host, bench,
+			    metric, params && *params ? params : "-", o->boots, d, thr, AB_PLAN_CAP,
+			    ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?");
+		else
+			log_warn("%s: %s.%s %s: %lld boots a side detect %.1f%%, not the threshold "
+			    "%g%%; %zu boots a side would (qualified %s)", host, bench, metric,
+			    params && *params ? params : "-", o->boots, d, thr, need,
+			    ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?");
+	}
+ out:
+	json_decref(rec);
+	free(data);
+	free(err);
+	free(path);
+}
+
+void
+ab_qualify_warn(const struct ab_cmdopts *o, const struct ab_ctx *c)
+{
+	double thr = o->thr >= 0 ? o->thr : c->p->has_regression ? c->p->threshold :
+	    VERDICT_THRESHOLD;
+	size_t i;
+
+	for (i = 0; i < c->nhosts; i++)
+		warn_host(o, c, c->hosts[i]->name, thr);
+}
