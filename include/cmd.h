@@ -92,6 +92,7 @@ extern const struct cmd_entry cmd_push;
 extern const struct cmd_entry cmd_pull;
 extern const struct cmd_entry cmd_ls;
 extern const struct cmd_entry cmd_ab;
+extern const struct cmd_entry cmd_qualify;
 extern const struct cmd_entry cmd_bisect;
 extern const struct cmd_entry cmd_history;
 

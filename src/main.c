@@ -33,6 +33,7 @@ static const struct cmd_entry *const commands[] = {
 	&cmd_ls,
 	&cmd_bisect,
 	&cmd_ab,
+	&cmd_qualify,
 	&cmd_history,
 	&cmd_help,
 	NULL
