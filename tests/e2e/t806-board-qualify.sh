@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# t806-board-qualify: `fleetmark qualify` on a real kernel (a qemu board):
+# one side, "fm_side=q", booted on both sides of an A/A ab, 3 boots a
+# side of lat_syscall (the null call), 3 trials a boot.
+#
+# 1. Usage: no -A, --boots 1: exit 2, nothing made.
+# 2. The qualification: exit 0, six boots done in ABBA order with the
+#    same command on both sides (ab.json says so), the table printed with
+#    the trial sd, boot sd and detectable change; qualify.json and the
+#    board's record, res/qualify/BOARD.json, hold the same row with the
+#    components, the pair sd and the detectable change, which agree with
+#    the detectable an ab of 3 boots would have (the table's number).
+# 3. `ab --dry-run` of 3 boots a side, with the record in its results
+#    directory: a threshold below the detectable change warns before any
+#    reboot, naming the board, the metric and the boots it would take; a
+#    threshold above it does not warn; another results directory (no
+#    record) does not warn.
+# cost: 85 s, busy
+
+set -u
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+use_board t806
+
+cat >"$WORK/plan.yaml" <<'PLAN'
+name: t806-qualify
+repeat: 3
+samples: 3
+timeout: 30s
+benchmarks:
+  - bench: lat_syscall
+PLAN
+SIDE="$QB append $BOARD fm_side=q && $QB cycle $BOARD"
+
+# --- 1. usage -------------------------------------------------------------------
+"$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -o "$WORK/bad" \
+	>/dev/null 2>"$WORK/err0"
+is "$?" 2 "no side: exit 2"
+like "$(cat "$WORK/err0")" "give the side: -A SIDE" "it says what is missing"
+"$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" --boots 1 \
+	-o "$WORK/bad" >/dev/null 2>&1
+is "$?" 2 "--boots 1: exit 2"
+check "nothing made" test ! -e "$WORK/bad"
+
+# --- 2. the qualification -------------------------------------------------------------
+start=$SECONDS
+timeout 400 "$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" \
+	--expect fm_side=q -o "$WORK/res" >"$WORK/out" 2>"$WORK/err"
+is "$?" 0 "qualify: exit 0"
+diag "qualify took $((SECONDS - start)) s (6 boots)"
+sed 's/^/#   /' "$WORK/out" | head -8
+D=$(find "$WORK/res" -mindepth 1 -maxdepth 1 -name '*-ab-t806-qualify-*' | head -1)
+check "the A/A ab directory is made" test -f "$D/ab.json"
+is "$(jq -r '[.sequences[][] | "\(.side):\(.state)"] | join(" ")' "$D/ab.json")" \
+	"A:done B:done B:done A:done A:done B:done" "abba, every boot done"
+is "$(jq -r '.same_sides' "$D/ab.json")" true "ab.json says both sides are the same"
+is "$(jq -r '.sides.A.command == .sides.B.command' "$D/ab.json")" true "one command on both sides"
+is "$(jq -r '.sequences[][] | .cmdline' "$D/ab.json" | grep -cw fm_side=q)" 6 \
+	"each boot ran the side's command line"
+like "$(head -3 "$WORK/out")" "trial sd +boot sd +detectable" "the table's columns"
+like "$(cat "$WORK/out")" "$BOARD +lat_syscall.latency" "the board's row"
+
+R=$WORK/res/qualify/$BOARD.json
+check "the board's record is kept" test -f "$R"
+check "qualify.json is kept" test -f "$D/qualify.json"
+is "$(jq -c ".hosts[\"$BOARD\"]" "$D/qualify.json")" "$(jq -c . "$R")" \
+	"qualify.json holds the record"
+row='.rows[] | select(.bench == "lat_syscall" and .metric == "latency")'
+is "$(jq -r "[$row | .trial_sd, .boot_sd, .var_within, .var_between, .pair_sd, .detectable,
+	.alpha | type] | unique | join(\" \")" "$R")" number "the components and detectable are numbers"
+is "$(jq -r '.boots_per_side' "$R")" 3 "3 boots a side"
+# the pair sd from the components: sqrt(2 (between + within / trials a boot))
+check "the pair sd is the components'" jq -e "$row | ((2 * (.var_between + .var_within /
+	.trials_a_boot)) | sqrt) - .pair_sd | fabs < 1e-9" "$R"
+det=$(jq -r "$row | .detectable" "$R")
+diag "detectable by 3 boots a side: $det%"
+like "$(cat "$WORK/out")" "$(printf '%.1f%%' "$det")" "the table prints the detectable change"
+
+# --- 3. ab warns before the first reboot ----------------------------------------------
+AB=(ab "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" -B "$SIDE" --boots 3 --dry-run)
+low=$(awk -v d="$det" 'BEGIN { printf "%g", d / 2 }')
+high=$(awk -v d="$det" 'BEGIN { printf "%g", d * 2 + 1 }')
+"$FLEETMARK" "${AB[@]}" -o "$WORK/res" --threshold "$low%" >"$WORK/out4" 2>"$WORK/err4"
+is "$?" 0 "ab --dry-run under the detectable change: exit 0"
+like "$(cat "$WORK/err4")" "$BOARD: lat_syscall.latency .*: 3 boots a side detect .*, not the \
+threshold $low%; [0-9]+ boots a side would" "it warns: the board, the metric, the boots it takes"
+"$FLEETMARK" "${AB[@]}" -o "$WORK/res" --threshold "$high%" >"$WORK/out5" 2>"$WORK/err5"
+is "$?" 0 "ab --dry-run above it: exit 0"
+is "$(grep -c "boots a side detect" "$WORK/err5")" 0 "no warning"
+"$FLEETMARK" "${AB[@]}" -o "$WORK/other" --threshold "$low%" >"$WORK/out6" 2>"$WORK/err6"
+is "$(grep -c "boots a side detect" "$WORK/err6")" 0 "no record there: no warning"
+
+"$QB" kill "$BOARD"
+is "$(procs_with_mark FLEETMARK_BOARD_MARK)" "" "nothing left running"
+done_testing
