@@ -317,9 +317,13 @@ warn_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host, 
 		log_warn("%s: its qualification does not read: %s", host, err);
 		goto out;
 	}
-	if ((rec = json_loadb(data, len, 0, &je)) == NULL || !json_is_object(rec)) {
-		log_warn("%s:%d:%d: %s", path, je.line, je.column, rec ? "not an object" :
-		    je.text);
+	if ((rec = json_loadb(data, len, 0, &je)) == NULL) {
+		log_warn("%s: its qualification does not read: %s:%d:%d: %s", host, path,
+		    je.line, je.column, je.text);
+		goto out;
+	}
+	if (!json_is_object(rec)) {
+		log_warn("%s: its qualification does not read: %s: not a JSON object", host, path);
 		goto out;
 	}
 	json_array_foreach(json_object_get(rec, "rows"), i, row) {

@@ -14,7 +14,8 @@
 #    directory: a threshold below the detectable change warns before any
 #    reboot, naming the board, the metric and the boots it would take; a
 #    threshold above it does not warn; another results directory (no
-#    record) does not warn.
+#    record) does not warn; a record that does not read is a warning that
+#    names the host and the file.
 # cost: 85 s, busy
 
 set -u
@@ -89,6 +90,13 @@ is "$?" 0 "ab --dry-run above it: exit 0"
 is "$(grep -c "boots a side detect" "$WORK/err5")" 0 "no warning"
 "$FLEETMARK" "${AB[@]}" -o "$WORK/other" --threshold "$low%" >"$WORK/out6" 2>"$WORK/err6"
 is "$(grep -c "boots a side detect" "$WORK/err6")" 0 "no record there: no warning"
+
+mkdir -p "$WORK/bad2/qualify"
+echo '{"rows": [' >"$WORK/bad2/qualify/$BOARD.json"
+"$FLEETMARK" "${AB[@]}" -o "$WORK/bad2" --threshold "$low%" >"$WORK/out7" 2>"$WORK/err7"
+is "$?" 0 "a record that does not read: exit 0"
+like "$(cat "$WORK/err7")" "$BOARD: its qualification does not read: .*/qualify/$BOARD.json:2:" \
+	"it is a warning, naming the host and the file:line"
 
 "$QB" kill "$BOARD"
 is "$(procs_with_mark FLEETMARK_BOARD_MARK)" "" "nothing left running"
