@@ -10,7 +10,8 @@
 # hosts and @labels of the inventory given with -f (`fleetmark hosts`), RUN
 # and REF the run ids of the results directory (-o, --results) and latest
 # (for report and compare, its run groups too: group:ID), TABLE, FORMAT,
-# HOW and ORDER their words, SIDE (ab's -A and -B) the start of a kexec.
+# HOW and ORDER their words, SIDE (ab's -A and -B, qualify's -A) the start
+# of a kexec.
 # shellcheck shell=bash
 
 # _fleetmark_words WORDS...: COMPREPLY from WORDS that start with $cur.
@@ -167,7 +168,7 @@ _fleetmark()
 		esac
 	done
 	case $cmd in
-	run | plan | bisect-run | ab)
+	run | plan | bisect-run | ab | qualify)
 		_fleetmark_files '*.y*ml' ;;
 	report | compare)
 		_fleetmark_runs ;;

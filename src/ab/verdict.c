@@ -366,8 +366,8 @@ print_hosts(FILE *out, const json_t *state)
 /*
  * Judge the boots done, print the table (fmt) and write ab.txt.  Each
  * row is one host's: rows of a class's hosts pooled (ab.h can judge them
- * as a family of their own) are a later step, as are an A/A run and the
- * qualification of a host.  The
+ * as a family of their own) are a later step; an A/A run and the
+ * qualification of a host are ab/qualify.c's.  The
  * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
  */
 int
