@@ -16,6 +16,7 @@
 #    threshold above it does not warn; another results directory (no
 #    record) does not warn; a record that does not read is a warning that
 #    names the host and the file.
+# 4. A side whose boot check fails: exit 3, no record for the host.
 # cost: 85 s, busy
 
 set -u
@@ -97,6 +98,17 @@ echo '{"rows": [' >"$WORK/bad2/qualify/$BOARD.json"
 is "$?" 0 "a record that does not read: exit 0"
 like "$(cat "$WORK/err7")" "$BOARD: its qualification does not read: .*/qualify/$BOARD.json:2:" \
 	"it is a warning, naming the host and the file:line"
+
+# --- 4. a host that fails ---------------------------------------------------------------
+timeout 200 "$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" \
+	--expect fm_side=nope -o "$WORK/res3" >"$WORK/out8" 2>"$WORK/err8"
+is "$?" 3 "a wrong kernel: the host fails: exit 3"
+D3=$(find "$WORK/res3" -mindepth 1 -maxdepth 1 -name '*-ab-t806-qualify-*' | head -1)
+is "$(jq -r ".sequences[\"$BOARD\"][0].class" "$D3/ab.json")" boot "its class is boot"
+check "no record for it" test ! -e "$WORK/res3/qualify/$BOARD.json"
+is "$(jq -r ".hosts[\"$BOARD\"].complete" "$D3/qualify.json")" false \
+	"qualify.json says it is not complete"
+like "$(cat "$WORK/err8")" "$BOARD: not every boot done: no record kept" "and the output says so"
 
 "$QB" kill "$BOARD"
 is "$(procs_with_mark FLEETMARK_BOARD_MARK)" "" "nothing left running"
