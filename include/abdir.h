@@ -18,6 +18,8 @@
 #include "ab.h"
 #include "report.h"
 
+struct history;
+
 /* A side as given: its command, its label and the kernel it must run. */
 struct ab_side_opt {
 	const char	*cmd;
@@ -129,12 +131,22 @@ void	ab_qrows_free(struct ab_qrow *rows, size_t n);
 
 /*
  * After an A/A run of ab_run_hosts(): judge it, print per host x row the
- * trial and boot sd, the change `boots` boots a side detect, and what the
- * threshold takes (fmt), write DIR/qualify.json and each host's record
- * under o->outdir/qualify/.  secs: the wall time of the boots, for the
- * cost of a boot.  A row judged worse is a warning.  0, or -1 with *err.
+ * trial and boot sd (and the night sd of h's nights when h is not NULL),
+ * the change `boots` boots a side detect, and what the threshold takes
+ * (fmt), write DIR/qualify.json and each host's record under
+ * o->outdir/qualify/.  secs: the wall time of the boots, for the cost of
+ * a boot.  A row judged worse is a warning.  0, or -1 with *err.
  */
 int	ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double secs,
+	    const struct history *h, char **err);
+
+/*
+ * --history SOURCE (a results directory or an archive, history.h): the
+ * nights of c's plan on c's hosts into a new *out, before anything
+ * reboots.  0, or CMD_EXIT_USAGE (no night of the plan there, an unknown
+ * host) or CMD_EXIT_ERROR with *err.
+ */
+int	ab_qualify_history(const struct ab_ctx *c, const char *source, struct history **out,
 	    char **err);
 
 /*

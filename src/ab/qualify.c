@@ -3,7 +3,8 @@
  * the boots of one kernel on both sides judged as an ab's, each row's
  * variance components turned into what the host can see (ab_qualify_row(),
  * ab.h), printed, kept in DIR/qualify.json and in each host's record,
- * OUTDIR/qualify/HOST.json; and the warning an ab gives before its first
+ * OUTDIR/qualify/HOST.json, with the night sd of the host's nightly runs
+ * when they are given (history.h); and the warning an ab gives before its first
  * reboot when a host's record says its boots cannot see the threshold.
  */
 #include <errno.h>
@@ -18,8 +19,10 @@
 
 #include "ab.h"
 #include "ab-int.h"
+#include "cmd.h"
 #include "fleet.h"
 #include "fsutil.h"
+#include "history.h"
 #include "log.h"
 #include "numfmt.h"
 #include "plan.h"
@@ -33,7 +36,7 @@
 #define QUALIFY_MAX_JSON	(4 << 20)
 
 static const char *const qual_cols[] = {
-	"host", "metric", "point", "boots", "trial sd", "boot sd", "detectable",
+	"host", "metric", "point", "boots", "trial sd", "boot sd", "night sd", "detectable",
 	"boots a side", "K&J trials a boot", "boots a side at K&J"
 };
 
@@ -72,6 +75,34 @@ costs(const struct ab_ctx *c, const struct fleet_host *h, double secs, size_t bo
 	plan_schedule_free(s);
 }
 
+/* A row's nights: those of its series' last segment (since its last change). */
+struct night {
+	double	rsd;		/* night to night, percent of the mean; NAN: < 2 nights */
+	size_t	n;
+};
+
+static int
+night_of(const struct history *h, const struct ab_qrow *q, struct night *out)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && i < h->nseries; i++) {
+		const struct history_series *s = &h->series[i];
+		const struct history_segment *g;
+		const char *var = s->key.variant ? s->key.variant : "";
+
+		if (strcmp(s->key.host, q->host) != 0 || strcmp(var, q->variant) != 0 ||
+		    strcmp(s->key.bench, q->bench) != 0 || strcmp(s->key.params, q->params) != 0 ||
+		    strcmp(s->key.metric, q->metric) != 0 || s->nsegments == 0)
+			continue;
+		g = &s->segments[s->nsegments - 1];
+		out->n = g->n;
+		out->rsd = g->n >= 2 && g->mean != 0 ? 100 * g->sd / fabs(g->mean) : NAN;
+		return 1;
+	}
+	return 0;
+}
+
 static const char *
 row_point(const struct ab_qrow *q)
 {
@@ -94,7 +125,7 @@ set_count(struct rgrid *g, size_t row, size_t col, size_t n, double thr)
 
 static void
 add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
-    size_t boots, double thr)
+    size_t boots, double thr, const struct night *nt)
 {
 	char buf[64], name[256];
 	size_t row = rgrid_add_row(g);
@@ -110,18 +141,23 @@ add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
 	rgrid_set(g, row, 4, isnan(q->j.comp.within) ? "-" : buf, q->j.comp.within);
 	numfmt_rsd(buf, sizeof(buf), q->j.comp.between);
 	rgrid_set(g, row, 5, isnan(q->j.comp.between) ? "-" : buf, q->j.comp.between);
+	if (nt != NULL && isfinite(nt->rsd))
+		snprintf(buf, sizeof(buf), "±%.1f%% (%zu)", nt->rsd, nt->n);
+	else
+		snprintf(buf, sizeof(buf), "-");
+	rgrid_set(g, row, 6, buf, nt != NULL ? nt->rsd : NAN);
 	if (isfinite(a->detectable))
 		snprintf(buf, sizeof(buf), "%.1f%%", a->detectable);
 	else
 		snprintf(buf, sizeof(buf), "-");
-	rgrid_set(g, row, 6, buf, a->detectable);
-	set_count(g, row, 7, a->needed, thr);
+	rgrid_set(g, row, 7, buf, a->detectable);
+	set_count(g, row, 8, a->needed, thr);
 	if (a->kj > 0)
 		snprintf(buf, sizeof(buf), "%u", a->kj);
 	else
 		snprintf(buf, sizeof(buf), "-");
-	rgrid_set(g, row, 8, buf, a->kj > 0 ? (double)a->kj : NAN);
-	set_count(g, row, 9, a->needed_kj, thr);
+	rgrid_set(g, row, 9, buf, a->kj > 0 ? (double)a->kj : NAN);
+	set_count(g, row, 10, a->needed_kj, thr);
 }
 
 static json_t *
@@ -131,7 +167,7 @@ num_or_null(double v)
 }
 
 static json_t *
-row_json(const struct ab_qrow *q, const struct ab_qual *a)
+row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *nt)
 {
 	json_t *o = json_object();
 
@@ -144,6 +180,9 @@ row_json(const struct ab_qrow *q, const struct ab_qual *a)
 	json_object_set_new(o, "trials_a_boot", num_or_null(q->trials));
 	json_object_set_new(o, "trial_sd", num_or_null(q->j.comp.within));
 	json_object_set_new(o, "boot_sd", num_or_null(q->j.comp.between));
+	json_object_set_new(o, "night_sd", num_or_null(nt != NULL ? nt->rsd : NAN));
+	json_object_set_new(o, "nights", nt != NULL ? json_integer((json_int_t)nt->n) :
+	    json_null());
 	json_object_set_new(o, "var_within", num_or_null(q->j.comp.var_within));
 	json_object_set_new(o, "var_between", num_or_null(q->j.comp.var_between));
 	json_object_set_new(o, "pair_sd", num_or_null(a->sd_d));
@@ -194,7 +233,7 @@ print_grid(const struct rgrid *g, enum report_format fmt)
 
 int
 ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double secs,
-    char **err)
+    const struct history *h, char **err)
 {
 	struct ab_qrow *rows = NULL;
 	struct rgrid *g = NULL;
@@ -209,34 +248,38 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 		goto out;
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	snprintf(title, sizeof(title), "What each host can see: one kernel on both sides, "
-	    "%zu boots a side; threshold %g%%, 95%% power", boots, thr);
+	    "%zu boots a side; threshold %g%%, 95%% power%s", boots, thr, h != NULL ?
+	    "; the night sd over the nights since the last change" : "");
 	g = rgrid_new("qualify", title, 3, sizeof(qual_cols) / sizeof(qual_cols[0]),
 	    qual_cols);
 	qdir = xasprintf("%s/%s", o->outdir, AB_QUALIFY_DIR);
 	for (i = 0; i < c->nhosts; i++) {
-		const struct fleet_host *h = c->hosts[i];
+		const struct fleet_host *fh = c->hosts[i];
 		json_t *rec, *jrows = json_array();
 		double cb, ct;
 
-		costs(c, h, secs, 2 * boots, &cb, &ct);
+		costs(c, fh, secs, 2 * boots, &cb, &ct);
 		for (k = 0; k < n; k++) {
 			struct ab_qual a;
+			struct night nt;
+			int has_nt;
 			double alpha = rows[k].j.alpha > 0 ? rows[k].j.alpha : PLAN_DEFAULT_FDR;
 
-			if (strcmp(rows[k].host, h->name) != 0)
+			if (strcmp(rows[k].host, fh->name) != 0)
 				continue;
 			ab_qualify_row(&rows[k].j.comp, rows[k].trials, boots, alpha, thr, cb, ct,
 			    &a);
-			add_grid_row(g, &rows[k], &a, boots, thr);
-			json_array_append_new(jrows, row_json(&rows[k], &a));
+			has_nt = night_of(h, &rows[k], &nt);
+			add_grid_row(g, &rows[k], &a, boots, thr, has_nt ? &nt : NULL);
+			json_array_append_new(jrows, row_json(&rows[k], &a, has_nt ? &nt : NULL));
 			if (rows[k].j.kind == AB_WORSE)
 				log_warn("%s: %s.%s %s judged worse, %+.1f%%, with one kernel on both "
-				    "sides: noise by construction", h->name, rows[k].bench,
+				    "sides: noise by construction", fh->name, rows[k].bench,
 				    rows[k].metric, row_point(&rows[k]), rows[k].j.change);
 		}
 		rec = json_object();
 		json_object_set_new(rec, "format", json_integer(QUALIFY_FORMAT));
-		json_object_set_new(rec, "host", json_string(h->name));
+		json_object_set_new(rec, "host", json_string(fh->name));
 		json_object_set_new(rec, "date", json_string(stamp));
 		json_object_set_new(rec, "dir", rundir_json_str(c->dir));
 		json_object_set_new(rec, "plan_name", rundir_json_str(c->p->name));
@@ -245,21 +288,23 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 		json_object_set_new(rec, "power", json_real(AB_POWER));
 		json_object_set_new(rec, "cost_boot", json_real(cb));
 		json_object_set_new(rec, "cost_trial", ct > 0 ? json_real(ct) : json_null());
-		json_object_set_new(rec, "complete", json_boolean(host_done(c, h->name)));
+		json_object_set_new(rec, "complete", json_boolean(host_done(c, fh->name)));
+		json_object_set_new(rec, "history", h != NULL ? json_string(h->source) :
+		    json_null());
 		json_object_set_new(rec, "rows", jrows);
-		if (host_done(c, h->name)) {
+		if (host_done(c, fh->name)) {
 			/* only a host whose boots all ran is qualified */
 			free(path);
-			path = xasprintf("%s/%s.json", qdir, h->name);
+			path = xasprintf("%s/%s.json", qdir, fh->name);
 			if (fs_mkdir_p(qdir, RUNDIR_DIR_MODE, err) != 0 ||
 			    write_json(path, rec, err) != 0) {
 				json_decref(rec);
 				goto out;
 			}
-			log_info("%s: qualified, %s", h->name, path);
+			log_info("%s: qualified, %s", fh->name, path);
 		} else
-			log_warn("%s: not every boot done: no record kept in %s", h->name, qdir);
-		json_object_set_new(hosts, h->name, rec);
+			log_warn("%s: not every boot done: no record kept in %s", fh->name, qdir);
+		json_object_set_new(hosts, fh->name, rec);
 	}
 	all = json_object();
 	json_object_set_new(all, "format", json_integer(QUALIFY_FORMAT));
@@ -287,6 +332,28 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 	free(qdir);
 	ab_qrows_free(rows, n);
 	return r;
+}
+
+int
+ab_qualify_history(const struct ab_ctx *c, const char *source, struct history **out,
+    char **err)
+{
+	struct history_opts ho;
+	const char **names = xcalloc(c->nhosts ? c->nhosts : 1, sizeof(*names));
+	size_t i;
+	int r;
+
+	for (i = 0; i < c->nhosts; i++)
+		names[i] = c->hosts[i]->name;
+	history_opts_init(&ho);
+	ho.plan = c->p->name;
+	ho.hosts = names;
+	ho.nhosts = c->nhosts;
+	r = history_load(source, &ho, out, err);
+	free(names);
+	if (r == 0)
+		return 0;
+	return r == HISTORY_EINPUT ? CMD_EXIT_USAGE : CMD_EXIT_ERROR;
 }
 
 /* Whether the plan measures bench. */

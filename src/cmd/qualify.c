@@ -4,8 +4,9 @@
  * side (a command, a kexec or a `boot:` entry) on both sides of an ab
  * of N boots a side, run by src/ab/ as `fleetmark ab` runs it, its
  * ab.json saying the sides are the same; then, per host and row, the
- * trial and boot sd, the change N boots a side detect and what the
- * threshold takes (src/ab/qualify.c), kept in the directory's
+ * trial and boot sd (and with --history the night sd of the hosts'
+ * nightly runs), the change N boots a side detect and what the threshold
+ * takes (src/ab/qualify.c), kept in the directory's
  * qualify.json and in each host's record, OUTDIR/qualify/HOST.json, that
  * `fleetmark ab` reads before its first reboot.
  */
@@ -17,6 +18,7 @@
 #include "ab.h"
 #include "abdir.h"
 #include "cmd.h"
+#include "history.h"
 #include "log.h"
 #include "pace.h"
 #include "report.h"
@@ -27,6 +29,8 @@
 #define DEFAULT_BOOTS		3
 #define MAX_BOOTS		99		/* as ab's: two digits a name */
 
+static const char *history_source;	/* --history */
+
 static int
 parse_options(int argc, char **argv, struct ab_cmdopts *o)
 {
@@ -35,6 +39,7 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 		{ "expect", required_argument, NULL, 'x' },
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "format", required_argument, NULL, 'F' },
+		{ "history", required_argument, NULL, 'Y' },
 		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -75,6 +80,9 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 				return CMD_EXIT_USAGE;
 			}
 			break;
+		case 'Y':
+			history_source = optarg;
+			break;
 		default:
 			if ((c = cmd_common_option(&cmd_qualify, c, argv, &o->quiet)) >= 0)
 				return c;
@@ -102,6 +110,7 @@ qualify_main(int argc, char **argv)
 {
 	struct ab_cmdopts o;
 	struct ab_ctx *c = NULL;
+	struct history *h = NULL;
 	char *err = NULL;
 	long long t0;
 	int code;
@@ -118,6 +127,8 @@ qualify_main(int argc, char **argv)
 	c = ab_ctx_new();
 	if ((code = ab_load_inputs(o.plan_file, o.fleet_file, o.host_spec, c, &err)) != 0 ||
 	    (code = ab_check_sides(&o, c, &err)) != 0 ||
+	    (history_source != NULL &&
+	    (code = ab_qualify_history(c, history_source, &h, &err)) != 0) ||
 	    (code = ab_new_setup(&o, c, AB_ORDER_ABBA, &err)) != 0)
 		goto fail;
 	t0 = pace_now_ms();
@@ -129,7 +140,7 @@ qualify_main(int argc, char **argv)
 		log_error("interrupted: %s is left as it is; qualify again", ab_ctx_dir(c));
 		goto out;
 	}
-	if (ab_qualify_report(&o, c, (double)(pace_now_ms() - t0) / 1000, &err) != 0) {
+	if (ab_qualify_report(&o, c, (double)(pace_now_ms() - t0) / 1000, h, &err) != 0) {
 		code = CMD_EXIT_ERROR;
 		goto fail;
 	}
@@ -140,6 +151,7 @@ qualify_main(int argc, char **argv)
 	log_error("%s", err);
  out:
 	free(err);
+	history_free(h);
 	ab_ctx_free(c);
 	return code;
 }
@@ -158,6 +170,9 @@ static const struct cmd_option qualify_options[] = {
 	{ 0, "threshold", "PCT", "the change to see: what it takes is printed",
 	    "the plan's, else 5%" },
 	{ 0, "format", "FORMAT", "the table as text, md, csv or json", "text" },
+	{ 0, "history", "SOURCE", "the hosts' nightly runs of the plan (a results directory "
+	    "or an archive URL): the night sd beside the trial and boot sd, over the nights "
+	    "since each series' last change; read before the first reboot", NULL },
 	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
 	{ 'o', NULL, "DIR", "the results directory: the A/A ab directory is made in it, and "
 	    "each host's record in DIR/qualify/HOST.json", "results" },
@@ -169,7 +184,8 @@ static const struct cmd_exit qualify_exits[] = {
 	    "with one kernel on both sides it is noise)" },
 	{ 1, "something failed: ab.json, qualify.json or a record could not be written" },
 	{ 2, "bad usage or input: no side, a malformed side, a boot: entry a host lacks, "
-	    "--boots below 2, a plan or fleet that does not load" },
+	    "--boots below 2, a plan or fleet that does not load, a --history with no "
+	    "night of the plan" },
 	{ 3, "a host failed (as ab's exit 3) or trials failed: the hosts whose boots all "
 	    "ran are qualified, the others not" },
 	{ 130, "interrupted: nothing is kept but the ab directory" },
@@ -197,7 +213,7 @@ static const struct cmd_help qualify_help = {
 const struct cmd_entry cmd_qualify = {
 	"qualify",
 	"PLAN [-f FLEET] -H HOSTS -A SIDE [--boots N] [--expect S] [--threshold X%] "
-	"[--format F] [-o DIR] [-q] [-v]",
+	"[--format F] [--history SOURCE] [-o DIR] [-q] [-v]",
 	"each host's noise, boot to boot, and the smallest change an ab can see there",
 	qualify_main,
 	&qualify_help,

@@ -3,10 +3,13 @@
 # one side, "fm_side=q", booted on both sides of an A/A ab, 3 boots a
 # side of lat_syscall (the null call), 3 trials a boot.
 #
-# 1. Usage: no -A, --boots 1: exit 2, nothing made.
-# 2. The qualification: exit 0, six boots done in ABBA order with the
-#    same command on both sides (ab.json says so), the table printed with
-#    the trial sd, boot sd and detectable change; qualify.json and the
+# 1. Usage: no -A, --boots 1, a --history with no night of the plan:
+#    exit 2, nothing made.
+# 2. Three runs of the plan (nights, no reboot between), then the
+#    qualification with them as --history: exit 0, six boots done in ABBA
+#    order with the same command on both sides (ab.json says so), the
+#    table printed with the trial sd, boot sd, night sd (over the three
+#    nights) and detectable change; qualify.json and the
 #    board's record, res/qualify/BOARD.json, hold the same row with the
 #    components, the pair sd and the detectable change, which agree with
 #    the detectable an ab of 3 boots would have (the table's number).
@@ -17,7 +20,7 @@
 #    record) does not warn; a record that does not read is a warning that
 #    names the host and the file.
 # 4. A side whose boot check fails: exit 3, no record for the host.
-# cost: 85 s, busy
+# cost: 95 s, busy
 
 set -u
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -44,10 +47,22 @@ like "$(cat "$WORK/err0")" "give the side: -A SIDE" "it says what is missing"
 is "$?" 2 "--boots 1: exit 2"
 check "nothing made" test ! -e "$WORK/bad"
 
+mkdir -p "$WORK/empty"
+"$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" \
+	--history "$WORK/empty" -o "$WORK/bad" >/dev/null 2>"$WORK/err0"
+is "$?" 2 "--history without a night of the plan: exit 2"
+check "nothing made, before any reboot" test ! -e "$WORK/bad"
+
 # --- 2. the qualification -------------------------------------------------------------
+# Three nights of the plan on the board (runs without a reboot between).
+export XDG_CACHE_HOME=$WORK/cache
+for n in 1 2 3; do
+	"$FLEETMARK" run "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -o "$WORK/nights" -q \
+		>/dev/null 2>&1 || diag "night $n: exit $?"
+done
 start=$SECONDS
 timeout 400 "$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" \
-	--expect fm_side=q -o "$WORK/res" >"$WORK/out" 2>"$WORK/err"
+	--expect fm_side=q --history "$WORK/nights" -o "$WORK/res" >"$WORK/out" 2>"$WORK/err"
 is "$?" 0 "qualify: exit 0"
 diag "qualify took $((SECONDS - start)) s (6 boots)"
 sed 's/^/#   /' "$WORK/out" | head -8
@@ -59,7 +74,7 @@ is "$(jq -r '.same_sides' "$D/ab.json")" true "ab.json says both sides are the s
 is "$(jq -r '.sides.A.command == .sides.B.command' "$D/ab.json")" true "one command on both sides"
 is "$(jq -r '.sequences[][] | .cmdline' "$D/ab.json" | grep -cw fm_side=q)" 6 \
 	"each boot ran the side's command line"
-like "$(head -3 "$WORK/out")" "trial sd +boot sd +detectable" "the table's columns"
+like "$(head -3 "$WORK/out")" "trial sd +boot sd +night sd +detectable" "the table's columns"
 like "$(cat "$WORK/out")" "$BOARD +lat_syscall.latency" "the board's row"
 
 R=$WORK/res/qualify/$BOARD.json
@@ -71,6 +86,9 @@ row='.rows[] | select(.bench == "lat_syscall" and .metric == "latency")'
 is "$(jq -r "[$row | .trial_sd, .boot_sd, .var_within, .var_between, .pair_sd, .detectable,
 	.alpha | type] | unique | join(\" \")" "$R")" number "the components and detectable are numbers"
 is "$(jq -r '.boots_per_side' "$R")" 3 "3 boots a side"
+is "$(jq -r "$row | .nights" "$R")" 3 "the night sd over the three nights"
+check "the night sd is a number" jq -e "$row | .night_sd | type == \"number\"" "$R"
+is "$(jq -r '.history' "$R")" "$WORK/nights" "the record names the history"
 # the pair sd from the components: sqrt(2 (between + within / trials a boot))
 check "the pair sd is the components'" jq -e "$row | ((2 * (.var_between + .var_within /
 	.trials_a_boot)) | sqrt) - .pair_sd | fabs < 1e-9" "$R"
