@@ -31,12 +31,12 @@ struct ab_side_opt {
 struct ab_cmdopts {
 	const char	*plan_file, *fleet_file, *host_spec, *outdir, *resume;
 	struct ab_side_opt side[2];
+	int		 same;		/* qualify: -B is -A (an A/A run), recorded */
 	const char	*order_s;
 	long long	 boots;
 	double		 thr;		/* < 0: the plan's, else VERDICT_THRESHOLD */
 	enum report_format fmt;
 	int		 dry, quiet;
-	int		 same;		/* qualify: -B is -A (an A/A run), recorded */
 };
 
 /*
