@@ -124,10 +124,11 @@ done_testing() {
 	exit $?
 }
 
-# Processes still alive whose environment carries MARK=1 (children inherit
-# it), so a test can prove nothing it started outlived it.  Prints the pids
-# on one line; call it directly in $(...), not in a pipeline (the other
-# commands of a pipeline carry the mark too).
+# Processes still alive whose environment carries MARK with the value it
+# has here (1 when it is not set; children inherit it), so a test can
+# prove nothing it started outlived it.  Prints the pids on one line; call
+# it directly in $(...), not in a pipeline (the other commands of a
+# pipeline carry the mark too).
 procs_with_mark() {
 	# The scan runs without the mark, and skips this script and its subshell.
 	# shellcheck disable=SC2016 # expanded by the inner shell
@@ -135,9 +136,9 @@ procs_with_mark() {
 		for d in /proc/[0-9]*; do
 			p=${d#/proc/}
 			[ "$p" = "$2" ] || [ "$p" = "$3" ] || [ "$p" = "$$" ] && continue
-			{ tr "\0" "\n" <"$d/environ"; } 2>/dev/null | grep -qx "$1=1" && printf "%s " "$p"
+			{ tr "\0" "\n" <"$d/environ"; } 2>/dev/null | grep -qxF "$1=$4" && printf "%s " "$p"
 		done
-		exit 0' scan "$1" "$$" "$BASHPID"
+		exit 0' scan "$1" "$$" "$BASHPID" "${!1:-1}"
 }
 
 # jq_all FILE: every line of FILE is a JSON object.
@@ -401,8 +402,9 @@ no_secrets() {
 # (tests/lab/qemu-board: Debian's kernel, SSH on 127.0.0.1, no lab), booted
 # and answering SSH.  Sets QB (the command), BOARD (NAME), BDIR (its
 # directory), BFLEET (its inventory, power: and console: set) and WORK (a
-# scratch directory); FLEETMARK_BOARD_MARK=1 is in the environment of all
-# it starts (procs_with_mark).  At exit the board is powered off by its pid
+# scratch directory); FLEETMARK_BOARD_MARK (NAME and this test's pid: two
+# board tests at once on one machine do not see each other's) is in the
+# environment of all it starts (procs_with_mark).  At exit the board is powered off by its pid
 # and WORK removed.  Skips without root, qemu or the kernel package.
 use_board() {
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -416,7 +418,7 @@ use_board() {
 	shift
 	WORK=$(mktemp -d "/tmp/$BOARD.XXXXXX")
 	export FLEETMARK_QEMU_DIR=$WORK/qemu
-	export FLEETMARK_BOARD_MARK=1
+	export FLEETMARK_BOARD_MARK=$BOARD-$$
 	trap _board_cleanup EXIT
 	"$QB" start "$BOARD" "$@" || { echo "Bail out! the board did not start"; exit 1; }
 	BDIR=$FLEETMARK_QEMU_DIR/$BOARD
