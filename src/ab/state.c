@@ -82,6 +82,7 @@ int
 ab_state_load(const char *dir, json_t **out, char **err)
 {
 	char *path = xasprintf("%s/%s", dir, AB_JSON), *why = NULL;
+	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
 	json_error_t je;
 	json_t *o = NULL;
@@ -103,7 +104,14 @@ ab_state_load(const char *dir, json_t **out, char **err)
 		    "acted on (chmod go-w)", why);
 		goto out;
 	}
-	if ((o = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+	/* A file of any size is not read whole: AB_MAX_JSON is many hosts' boots */
+	strbuf_init_max(&sb, AB_MAX_JSON);
+	if (strbuf_read_fd(&sb, fd) != 0) {
+		*err = errno == EFBIG ? xasprintf("%s: larger than %d bytes: not an ab.json",
+		    path, AB_MAX_JSON) : xasprintf("cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if ((o = json_loadb(sb.buf, sb.len, JSON_REJECT_DUPLICATES, &je)) == NULL) {
 		*err = xasprintf("%s:%d:%d: %s", path, je.line, je.column, je.text);
 		goto out;
 	}
@@ -120,6 +128,7 @@ ab_state_load(const char *dir, json_t **out, char **err)
 	if (fd >= 0)
 		close(fd);
 	json_decref(o);
+	strbuf_release(&sb);
 	free(why);
 	free(path);
 	return r;

@@ -135,6 +135,12 @@ else
 	skip "... says so" "needs root"
 	skip "... nothing on stdout" "needs root"
 fi
+# An ab.json of 1 GB (sparse) is not read whole.
+abdir "$O/ab-huge" "$SIDE"
+truncate -s 1G "$O/ab-huge/ab.json"
+refuse 2 "$O/ab-huge/ab.json: larger than 16777216 bytes: not an ab.json" \
+	"--resume of an ab.json of 1 GB" --resume "$O/ab-huge" -A "$SIDE" -B "$SIDE"
+is "$(stat -c %s "$O/ab-huge/ab.json")" 1073741824 "... left as it was"
 # The same directory with the sides recorded is taken up (--dry-run: and
 # left as it is): the refusals above are the checks', not the file's.
 "$FLEETMARK" ab --resume "$W/ab-good" -A "$SIDE" -B "$SIDE" --dry-run >"$O/out" 2>"$O/err"
