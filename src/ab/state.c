@@ -39,37 +39,81 @@ ab_side_name(enum ab_side s)
 	return s == AB_A ? "A" : "B";
 }
 
-/* Whether o's sequences are what the code below reads without checking. */
+/* Whether member key of o is a string (or, with null_ok, null). */
 static int
-state_valid(const json_t *o)
+has_str(const json_t *o, const char *key, int null_ok)
 {
-	const json_t *seq, *b, *h, *sides = json_object_get(o, "sides");
-	const char *host, *v;
-	size_t i;
+	const json_t *v = json_object_get(o, key);
 
-	if (!json_is_object(json_object_get(sides, "A")) ||
-	    !json_is_object(json_object_get(sides, "B")) ||
-	    !json_is_string(json_object_get(json_object_get(sides, "A"), "command")) ||
-	    !json_is_string(json_object_get(json_object_get(sides, "B"), "command")) ||
-	    !json_is_array(json_object_get(o, "hosts")))
-		return 0;
-	json_array_foreach(json_object_get(o, "hosts"), i, h)
-		if (!json_is_array(json_object_get(json_object_get(o, "sequences"),
-		    json_string_value(h) ? json_string_value(h) : "")))
-			return 0;
-	json_object_foreach((json_t *)json_object_get(o, "sequences"), host, seq) {
-		if (!json_is_array(seq))
-			return 0;
+	return json_is_string(v) || (null_ok && json_is_null(v));
+}
+
+/* Whether a done boot's run is a directory of DIR/boots, as boots.c names them. */
+static int
+run_valid(const char *run)
+{
+	size_t n = strlen(AB_BOOTS);
+
+	return strncmp(run, AB_BOOTS, n) == 0 && run[n] == '/' && run[n + 1] != '\0' &&
+	    run[n + 1] != '.' && strchr(run + n + 1, '/') == NULL;
+}
+
+/*
+ * Whether o has every member the code reads without checking: the plan,
+ * the sides, the hosts, the threshold and each host's sequence.  NULL,
+ * or what is wrong (a static string).
+ */
+static const char *
+state_invalid(const json_t *o)
+{
+	const json_t *seq, *b, *h, *hosts = json_object_get(o, "hosts"),
+	    *seqs = json_object_get(o, "sequences"), *sides = json_object_get(o, "sides");
+	const char *host, *v;
+	size_t i, k;
+
+	if (!has_str(o, "plan", 0) || !has_str(o, "plan_name", 0))
+		return "\"plan\" or \"plan_name\" missing or not a string";
+	if (!has_str(o, "fleet", 1))
+		return "\"fleet\" is neither a string nor null";
+	if (!json_is_integer(json_object_get(o, "plan_seed")))
+		return "\"plan_seed\" missing or not an integer";
+	if (!json_is_number(json_object_get(o, "threshold")) ||
+	    !(json_number_value(json_object_get(o, "threshold")) >= 0))
+		return "\"threshold\" missing or not a number of 0 or more";
+	for (k = 0; k < 2; k++) {
+		const json_t *sd = json_object_get(sides, k ? "B" : "A");
+
+		if (!json_is_object(sd) || !has_str(sd, "command", 0) ||
+		    !has_str(sd, "label", 0) || !has_str(sd, "expect", 1))
+			return "\"sides\" lacks side A's or B's \"command\", \"label\" or "
+			    "\"expect\"";
+	}
+	if (!json_is_array(hosts) || json_array_size(hosts) == 0 || !json_is_object(seqs) ||
+	    json_object_size(seqs) != json_array_size(hosts))
+		return "\"hosts\" and \"sequences\" do not name the same hosts";
+	json_array_foreach(hosts, i, h)
+		if (!json_is_string(h) || !json_is_array(json_object_get(seqs,
+		    json_string_value(h))))
+			return "\"hosts\" and \"sequences\" do not name the same hosts";
+	json_object_foreach((json_t *)seqs, host, seq) {
 		json_array_foreach(seq, i, b) {
 			if ((v = json_string_value(json_object_get(b, "side"))) == NULL ||
 			    (strcmp(v, "A") != 0 && strcmp(v, "B") != 0) ||
-			    !json_is_string(json_object_get(b, "state")) ||
 			    !json_is_integer(json_object_get(b, "block")) ||
-			    !json_is_integer(json_object_get(b, "boot")))
-				return 0;
+			    json_integer_value(json_object_get(b, "block")) < 0 ||
+			    json_integer_value(json_object_get(b, "boot")) != (json_int_t)i + 1)
+				return "a boot without its \"boot\", \"side\" or \"block\"";
+			if ((v = json_string_value(json_object_get(b, "state"))) == NULL ||
+			    (strcmp(v, ST_PENDING) != 0 && strcmp(v, ST_RUNNING) != 0 &&
+			    strcmp(v, ST_DONE) != 0 && strcmp(v, ST_FAILED) != 0))
+				return "a boot of no known \"state\"";
+			if (!has_str(b, "run", 1) && json_object_get(b, "run") != NULL)
+				return "a boot's \"run\" is not a string";
+			if (ab_jstr(b, "run") != NULL && !run_valid(ab_jstr(b, "run")))
+				return "a boot's \"run\" is not a directory of boots/";
 		}
 	}
-	return 1;
+	return NULL;
 }
 
 /*
@@ -83,6 +127,7 @@ ab_state_load(const char *dir, json_t **out, char **err)
 {
 	char *path = xasprintf("%s/%s", dir, AB_JSON), *why = NULL;
 	struct strbuf sb = STRBUF_INIT;
+	const char *bad;
 	struct stat st;
 	json_error_t je;
 	json_t *o = NULL;
@@ -116,9 +161,12 @@ ab_state_load(const char *dir, json_t **out, char **err)
 		goto out;
 	}
 	if (!json_is_object(o) || json_integer_value(json_object_get(o, "format")) !=
-	    AB_FORMAT || !json_is_object(json_object_get(o, "sequences")) ||
-	    !json_is_object(json_object_get(o, "sides")) || !state_valid(o)) {
+	    AB_FORMAT) {
 		*err = xasprintf("%s: not an ab.json of format %d", path, AB_FORMAT);
+		goto out;
+	}
+	if ((bad = state_invalid(o)) != NULL) {
+		*err = xasprintf("%s: not an ab.json of format %d: %s", path, AB_FORMAT, bad);
 		goto out;
 	}
 	*out = o;
@@ -431,8 +479,7 @@ ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 	strbuf_release(&spec);
 	if (code != 0)
 		return code;
-	if (strcmp(c->p->name, ab_jstr(c->state, "plan_name") ? ab_jstr(c->state, "plan_name") :
-	    "") != 0) {
+	if (strcmp(c->p->name, ab_jstr(c->state, "plan_name")) != 0) {
 		*err = xasprintf("%s: the plan is '%s', not '%s'", o->resume,
 		    ab_jstr(c->state, "plan_name"), c->p->name);
 		return CMD_EXIT_USAGE;

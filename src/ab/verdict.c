@@ -381,7 +381,7 @@ ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 	struct fs_atomic a;
 	FILE *fp;
 	char *path = NULL, title[256];
-	double thr = json_real_value(json_object_get(c->state, "threshold"));
+	double thr = json_number_value(json_object_get(c->state, "threshold"));
 	size_t i, worse;
 	int r = -1;
 

@@ -51,6 +51,13 @@ abdir "$W/ab-0666" "$SIDE"
 chmod 666 "$W/ab-0666/ab.json"
 abdir "$W/ab-dir0777" "$SIDE"
 chmod 777 "$W/ab-dir0777"
+# ab.json without its plan, written in place, so its mode stays 0644.
+abdir "$W/ab-noplan" "$SIDE"
+sed -i 's|"plan": "[^"]*",||' "$W/ab-noplan/ab.json"
+# A done boot whose run points out of the ab directory.
+abdir "$W/ab-runout" "$SIDE"
+sed -i 's|"state": "running"}|"state": "done", "run": "boots/../../run"}|' \
+	"$W/ab-runout/ab.json"
 
 # Every name, mode, size, time and content.
 snapshot() {
@@ -141,6 +148,13 @@ truncate -s 1G "$O/ab-huge/ab.json"
 refuse 2 "$O/ab-huge/ab.json: larger than 16777216 bytes: not an ab.json" \
 	"--resume of an ab.json of 1 GB" --resume "$O/ab-huge" -A "$SIDE" -B "$SIDE"
 is "$(stat -c %s "$O/ab-huge/ab.json")" 1073741824 "... left as it was"
+# Each member is checked before it is used.
+refuse 2 "$W/ab-noplan/ab.json: not an ab.json of format 1: \"plan\" or \"plan_name\" \
+missing or not a string" "--resume of an ab.json without its plan" \
+	--resume "$W/ab-noplan" -A "$SIDE" -B "$SIDE"
+refuse 2 "$W/ab-runout/ab.json: not an ab.json of format 1: a boot's \"run\" is not a \
+directory of boots/" "--resume of an ab.json whose run leaves the directory" \
+	--resume "$W/ab-runout" -A "$SIDE" -B "$SIDE"
 # The same directory with the sides recorded is taken up (--dry-run: and
 # left as it is): the refusals above are the checks', not the file's.
 "$FLEETMARK" ab --resume "$W/ab-good" -A "$SIDE" -B "$SIDE" --dry-run >"$O/out" 2>"$O/err"
