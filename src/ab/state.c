@@ -30,6 +30,7 @@
 #include "plan.h"
 #include "rundir.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "verdict.h"
 #include "xmalloc.h"
 
@@ -480,8 +481,13 @@ ab_resume_setup(const struct ab_cmdopts *o, struct ab_ctx *c, char **err)
 	if (code != 0)
 		return code;
 	if (strcmp(c->p->name, ab_jstr(c->state, "plan_name")) != 0) {
-		*err = xasprintf("%s: the plan is '%s', not '%s'", o->resume,
-		    ab_jstr(c->state, "plan_name"), c->p->name);
+		/* ab.json's name as text from a file: its controls as \xNN */
+		char *rec = utf8_escaped(ab_jstr(c->state, "plan_name"), 0),
+		    *now = utf8_escaped(c->p->name, 0);
+
+		*err = xasprintf("%s: the plan is '%s', not '%s'", o->resume, rec, now);
+		free(rec);
+		free(now);
 		return CMD_EXIT_USAGE;
 	}
 	if (!o->dry && take_runlock(c, err) != 0)

@@ -51,9 +51,12 @@ abdir "$W/ab-0666" "$SIDE"
 chmod 666 "$W/ab-0666/ab.json"
 abdir "$W/ab-dir0777" "$SIDE"
 chmod 777 "$W/ab-dir0777"
-# ab.json without its plan, written in place, so its mode stays 0644.
+# ab.json without its plan, and one whose plan_name carries an escape
+# sequence and a tab: each written in place, so their modes stay 0644.
 abdir "$W/ab-noplan" "$SIDE"
 sed -i 's|"plan": "[^"]*",||' "$W/ab-noplan/ab.json"
+abdir "$W/ab-planname" "$SIDE"
+sed -i 's|"plan_name": "ok"|"plan_name": "ok\\u001b[2J\\tx"|' "$W/ab-planname/ab.json"
 # A done boot whose run points out of the ab directory.
 abdir "$W/ab-runout" "$SIDE"
 sed -i 's|"state": "running"}|"state": "done", "run": "boots/../../run"}|' \
@@ -155,6 +158,10 @@ missing or not a string" "--resume of an ab.json without its plan" \
 refuse 2 "$W/ab-runout/ab.json: not an ab.json of format 1: a boot's \"run\" is not a \
 directory of boots/" "--resume of an ab.json whose run leaves the directory" \
 	--resume "$W/ab-runout" -A "$SIDE" -B "$SIDE"
+# The recorded plan name as text from a file: its controls (the tab too) as \xNN.
+refuse 2 "$W/ab-planname: the plan is 'ok\\x1b[2J\\x09x', not 'ok'" \
+	"--resume of another plan: ab.json's name escaped" \
+	--resume "$W/ab-planname" -A "$SIDE" -B "$SIDE"
 # The same directory with the sides recorded is taken up (--dry-run: and
 # left as it is): the refusals above are the checks', not the file's.
 "$FLEETMARK" ab --resume "$W/ab-good" -A "$SIDE" -B "$SIDE" --dry-run >"$O/out" 2>"$O/err"
