@@ -37,6 +37,7 @@ struct ab_cmdopts {
 	double		 thr;		/* < 0: the plan's, else VERDICT_THRESHOLD */
 	enum report_format fmt;
 	int		 dry, quiet;
+	const char	*new_only;	/* the first option given that --resume refuses */
 };
 
 /*

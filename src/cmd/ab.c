@@ -62,6 +62,14 @@ check_hosts_twice(const char *spec, char **err)
 
 /* --- the command --------------------------------------------------------------- */
 
+/* An option that a new ab takes and a resume has from ab.json: the first one given. */
+static void
+only_new(struct ab_cmdopts *o, const char *opt)
+{
+	if (o->new_only == NULL)
+		o->new_only = opt;
+}
+
 static int
 parse_options(int argc, char **argv, struct ab_cmdopts *o)
 {
@@ -87,6 +95,7 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 			o->fleet_file = optarg;
 			break;
 		case 'H':
+			only_new(o, "-H");
 			o->host_spec = optarg;
 			break;
 		case 'A':
@@ -96,9 +105,11 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 			o->side[AB_B].cmd = optarg;
 			break;
 		case 'o':
+			only_new(o, "-o");
 			o->outdir = optarg;
 			break;
 		case 'n':
+			only_new(o, "--boots");
 			if (ydoc_parse_int(optarg, &o->boots) != 0 || o->boots < 2 ||
 			    o->boots > MAX_BOOTS) {
 				log_error("--boots: expected a number from 2 to %d, not '%s'",
@@ -107,21 +118,27 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 			}
 			break;
 		case 'O':
+			only_new(o, "--order");
 			o->order_s = optarg;
 			break;
 		case 'a':
+			only_new(o, "--label-a");
 			o->side[AB_A].label = optarg;
 			break;
 		case 'b':
+			only_new(o, "--label-b");
 			o->side[AB_B].label = optarg;
 			break;
 		case 'x':
+			only_new(o, "--expect-a");
 			o->side[AB_A].expect = *optarg ? optarg : NULL;
 			break;
 		case 'y':
+			only_new(o, "--expect-b");
 			o->side[AB_B].expect = *optarg ? optarg : NULL;
 			break;
 		case 'T':
+			only_new(o, "--threshold");
 			if (cmd_threshold_option(optarg, &o->thr) != 0)
 				return CMD_EXIT_USAGE;
 			break;
@@ -150,6 +167,12 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 	if (o->resume != NULL && (o->side[AB_A].cmd == NULL || o->side[AB_B].cmd == NULL)) {
 		log_error("--resume %s: give both sides again: -A SIDE and -B SIDE, as the ab "
 		    "was started (the commands its ab.json records are not run)", o->resume);
+		return CMD_EXIT_USAGE;
+	}
+	if (o->resume != NULL && o->new_only != NULL) {
+		log_error("--resume %s: %s is not taken on a resume: the recorded ones are used "
+		    "(the hosts, labels, expected kernels, boots, order, threshold and directory "
+		    "of its ab.json)", o->resume, o->new_only);
 		return CMD_EXIT_USAGE;
 	}
 	if (o->resume != NULL)
@@ -264,7 +287,8 @@ static const struct cmd_option ab_options[] = {
 	{ 0, "threshold", "PCT", "the smallest change that counts", "the plan's, else 5%" },
 	{ 0, "format", "FORMAT", "the table as text, md, csv or json", "text" },
 	{ 0, "resume", "DIR", "go on with the ab directory DIR from each host's first boot "
-	    "not done (PLAN, -f and -H come from its ab.json); -A and -B must be given "
+	    "not done (PLAN and -f, unless given, come from its ab.json, as do the hosts, "
+	    "labels, expected kernels, boots, order and threshold); -A and -B must be given "
 	    "again, the commands it was started with", NULL },
 	{ 0, "dry-run", NULL, "print each host's sequence of boots and the machine time it "
 	    "takes; nothing is contacted or written", NULL },
@@ -278,8 +302,8 @@ static const struct cmd_exit ab_exits[] = {
 	{ 1, "something failed: ab.json could not be written, a run could not start" },
 	{ 2, "bad usage or input: a side missing or malformed, a boot: entry a host lacks, a "
 	    "host named twice, --boots below 2, an unknown order, a plan or fleet that does "
-	    "not load; a resume whose sides are not those of ab.json, or whose ab.json others "
-	    "can write" },
+	    "not load; a resume given an option ab.json records, or whose sides are not those "
+	    "of ab.json, or whose ab.json others can write" },
 	{ 3, "a host failed (a side command that failed or ran past the host's boot_timeout, "
 	    "a kexec side's file missing on the host, a host that did not come back, a wrong "
 	    "kernel: class boot), or trials failed" },

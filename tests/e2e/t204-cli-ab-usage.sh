@@ -8,8 +8,11 @@
 # writes nothing; --dry-run prints each host's sequence in the order asked
 # for, and writes nothing either.  A resume runs nothing its ab.json says:
 # without -A and -B, with a side that is not the one recorded (a tampered
-# ab.json), or with an ab.json or directory others can write, it is
-# refused before anything runs.  No lab, no board.
+# ab.json), with an ab.json or directory others can write, an ab.json of
+# 1 GB, one that lacks a member or whose boot's run leaves the directory,
+# or with an option ab.json records (-H, --boots...), it is refused before
+# anything runs; ab.json's plan name is escaped in the message.  No lab,
+# no board.
 # cost: 1 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -162,6 +165,13 @@ directory of boots/" "--resume of an ab.json whose run leaves the directory" \
 refuse 2 "$W/ab-planname: the plan is 'ok\\x1b[2J\\x09x', not 'ok'" \
 	"--resume of another plan: ab.json's name escaped" \
 	--resume "$W/ab-planname" -A "$SIDE" -B "$SIDE"
+# What a resume takes from ab.json is not given again.
+for opt in "-H alpha" "--label-a A" "--label-b B" "--expect-a 6.6" "--expect-b 6.7" \
+	"--boots 2" "--order abba" "--threshold 5%" "-o res"; do
+	# shellcheck disable=SC2086 # the option and its value, two words
+	refuse 2 "--resume $W/ab-good: ${opt%% *} is not taken on a resume: the recorded \
+ones are used" "--resume with ${opt%% *}" --resume "$W/ab-good" -A "$SIDE" -B "$SIDE" $opt
+done
 # The same directory with the sides recorded is taken up (--dry-run: and
 # left as it is): the refusals above are the checks', not the file's.
 "$FLEETMARK" ab --resume "$W/ab-good" -A "$SIDE" -B "$SIDE" --dry-run >"$O/out" 2>"$O/err"
