@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct rgrid;
+
 enum report_format {
 	REPORT_TEXT,		/* "text": aligned columns, for mail */
 	REPORT_MD,		/* "md": Markdown tables */
@@ -76,6 +78,9 @@ struct report_opts {
 	int			 samples;	/* add the samples table: each trial's
 						 * samples, min, median, max (needs
 						 * report_keep_samples()) */
+	struct rgrid *const	*extra;		/* the caller's grids (rgrid.h), after the
+						 * tables in every format; not freed */
+	size_t			 nextra;
 };
 
 /* Defaults: AUTO, text, no aggregation, first series as baseline, threshold
@@ -98,6 +103,15 @@ void		 report_free(struct report *r);	/* accepts NULL */
  * value is kept.
  */
 void	report_keep_samples(struct report *r);
+
+/*
+ * The lmbench tables' OS column is each run's label alone, without the
+ * "#n" of a second run of that label and host: runs that are rows of
+ * their own under one label (an ab directory's boots, each a run of its
+ * side's label).  The series' names keep their "#n" (the lmbench tables'
+ * series column in CSV and JSON).  Call before report_add_run().
+ */
+void	report_label_rows(struct report *r);
 
 /*
  * Read the run directory `dir` into the report.  A truncated last line of

@@ -76,6 +76,12 @@ report_keep_samples(struct report *r)
 	r->keep_samples = 1;
 }
 
+void
+report_label_rows(struct report *r)
+{
+	r->label_rows = 1;
+}
+
 /* Free the samples of one (series, cell). */
 static void
 rvals_free_samples(struct rvals *v)
@@ -458,7 +464,8 @@ series_get(struct runctx *x, const char *host, const char *variant)
 			snprintf(suffix, sizeof(suffix), "#%d", s->dup);
 		s->name = xasprintf("%s/%s%s%s%s", host, s->label, variant ? "/" : "",
 		    variant ? variant : "", suffix);
-		s->os = xasprintf("%s%s", variant ? variant : s->label, suffix);
+		s->os = xasprintf("%s%s", variant ? variant : s->label,
+		    r->label_rows ? "" : suffix);
 	}
 	i = r->nseries++;
 found:
@@ -808,7 +815,7 @@ render_grids(const struct report *r, const struct report_opts *o, int partial, F
 {
 	struct rgrids gs = { NULL, 0, 0 };
 	struct rgrid *pg = NULL, *eg = NULL, *tg = NULL, *gg = NULL;
-	size_t base = 0, i, ntop, notes = 0;
+	size_t base = 0, i, ntop, notes = 0, nown = SIZE_MAX;
 	int regressions = 0, first = 1, ret = -1;
 
 	if (r->nseries == 0) {
@@ -833,6 +840,9 @@ render_grids(const struct report *r, const struct report_opts *o, int partial, F
 	if ((regressions = report_tables_build(r, o, base, &gs, err)) < 0)
 		goto out;
 	ntop = (eg != NULL) + (pg != NULL) + (tg != NULL) + (gg != NULL);	/* not data */
+	nown = gs.n;
+	for (i = 0; i < o->nextra; i++)	/* the caller's, last; not freed below */
+		rgrids_add(&gs, o->extra[i]);
 	if (gs.n == ntop) {
 		*err = xstrdup("no table has data for the runs given (one series: no delta or "
 		    "compare; no lmbench points; no two-parameter sweep)");
@@ -887,7 +897,7 @@ render_grids(const struct report *r, const struct report_opts *o, int partial, F
 		fputs(first ? "[]\n" : "\n]\n", out);
 	ret = regressions;
 out:
-	for (i = 0; i < gs.n; i++)
+	for (i = 0; i < gs.n && i < nown; i++)	/* the caller's are not ours */
 		rgrid_free(gs.g[i]);
 	free(gs.g);
 	return ret;

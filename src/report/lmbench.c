@@ -521,7 +521,8 @@ print_legend(FILE *mem, const struct report *r, const struct lrows *lr)
 		for (k = 0; k < lr->n && !alike; k++)
 			alike = lr->series[k] != lr->series[i] &&
 			    strcmp(lr->key[k], lr->key[i]) == 0;
-		if (!alike)
+		/* report_label_rows(): alike by design, in the order of the runs */
+		if (!alike || r->label_rows)
 			continue;
 		if (!any)
 			fprintf(mem, "Rows that print alike (Host and OS cut to 9 and 13 "

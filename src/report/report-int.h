@@ -125,6 +125,7 @@ struct report {
 	struct rrun	*runs;
 	size_t		 nruns, cap_runs;
 	int		 keep_samples;	/* report_keep_samples() */
+	int		 label_rows;	/* report_label_rows() */
 	struct strv	 unlike;	/* "series\x1fpoint\x1ftext" of unlike-lmbench notes */
 	struct report_counts counts;
 	struct rfails	*fails;		/* lines not ok (report-failures.c), or NULL */
