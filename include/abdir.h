@@ -15,6 +15,8 @@
 #ifndef FLEETMARK_ABDIR_H
 #define FLEETMARK_ABDIR_H
 
+#include <stdio.h>
+
 #include "ab.h"
 #include "report.h"
 
@@ -157,5 +159,20 @@ int	ab_qualify_history(const struct ab_ctx *c, const char *source, struct histor
  * record that does not read is a warning too; nothing fails.
  */
 void	ab_qualify_warn(const struct ab_cmdopts *o, const struct ab_ctx *c);
+
+/* Whether dir is an ab directory (has an ab.json). */
+int	ab_is_dir(const char *dir);
+
+/*
+ * The report of the ab directory dir (`fleetmark report DIR`), in o's
+ * format, to out: the report layer's tables (report.h) of the boots done,
+ * each boot's run read as a series of its own (one row per boot in the
+ * lmbench tables, the side's label in the OS column, the boot's mean or
+ * with o->aggregate median its median), then the verdict's two tables.
+ * o->extra is not used.  Reads only files: ab.json (need not be the
+ * user's: nothing it says is run) and the boots' run directories.  The
+ * number of counted rows where B is worse, or -1 with *err.
+ */
+int	ab_report(const char *dir, const struct report_opts *o, FILE *out, char **err);
 
 #endif /* FLEETMARK_ABDIR_H */

@@ -55,8 +55,14 @@ const char *ab_side_name(enum ab_side s);
 /* The string member key of o, or NULL. */
 const char *ab_jstr(const json_t *o, const char *key);
 
-/* Load dir's ab.json into *out (0), or -1 with *err (ab/state.c). */
+/*
+ * Load dir's ab.json into *out (0), or -1 with *err (ab/state.c); its
+ * members checked, its size capped.  ab_state_load() also requires the
+ * file and dir to be the user's and written by no one else (what it says
+ * is acted on); ab_state_read(), for reports, does not.
+ */
 int	ab_state_load(const char *dir, json_t **out, char **err);
+int	ab_state_read(const char *dir, json_t **out, char **err);
 
 /*
  * Set boot idx of host in dir's ab.json to state (with run, class, reason

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -84,9 +85,9 @@ vrows_free(struct vrows *vs)
 
 /* The boots done of every host into rows: each boot's values of each series. */
 static int
-collect_rows(const struct ab_ctx *c, struct vrows *vs, char **err)
+collect_rows(const char *dir, const json_t *state, struct vrows *vs, char **err)
 {
-	json_t *seqs = json_object_get(c->state, "sequences"), *seq, *b;
+	json_t *seqs = json_object_get(state, "sequences"), *seq, *b;
 	const char *host;
 	size_t i, k;
 
@@ -99,7 +100,7 @@ collect_rows(const struct ab_ctx *c, struct vrows *vs, char **err)
 			if (strcmp(ab_jstr(b, "state"), ST_DONE) != 0 || ab_jstr(b, "run") == NULL)
 				continue;
 			st = series_store_new(SERIES_VALUES);
-			path = xasprintf("%s/%s/%s", c->dir, ab_jstr(b, "run"), RUNDIR_TRIALS);
+			path = xasprintf("%s/%s/%s", dir, ab_jstr(b, "run"), RUNDIR_TRIALS);
 			r = series_store_read(st, path, 0, NULL, NULL, NULL, err);
 			free(path);
 			if (r != 0) {
@@ -133,17 +134,24 @@ collect_rows(const struct ab_ctx *c, struct vrows *vs, char **err)
 	return 0;
 }
 
+/* What the plan's regression says of the verdict. */
+struct vplan {
+	double		 fdr;
+	char *const	*metrics;	/* "BENCH.METRIC" */
+	size_t		 nmetrics;
+};
+
 /* Whether the plan's regression.metrics count this row (all when none). */
 static int
-row_counts(const struct plan *p, const struct vrow *r)
+row_counts(const struct vplan *vp, const struct vrow *r)
 {
 	size_t i, nb = strlen(r->bench);
 
-	if (p->nmetrics == 0)
+	if (vp->nmetrics == 0)
 		return 1;
-	for (i = 0; i < p->nmetrics; i++)
-		if (strncmp(p->metrics[i], r->bench, nb) == 0 && p->metrics[i][nb] == '.' &&
-		    strcmp(p->metrics[i] + nb + 1, r->metric) == 0)
+	for (i = 0; i < vp->nmetrics; i++)
+		if (strncmp(vp->metrics[i], r->bench, nb) == 0 && vp->metrics[i][nb] == '.' &&
+		    strcmp(vp->metrics[i] + nb + 1, r->metric) == 0)
 			return 1;
 	return 0;
 }
@@ -152,6 +160,8 @@ int
 ab_judge_dir(const struct ab_ctx *c, double thr, struct ab_qrow **out, size_t *nout,
     char **err)
 {
+	struct vplan vp = { c->p->has_regression ? c->p->fdr : PLAN_DEFAULT_FDR,
+	    c->p->metrics, c->p->nmetrics };
 	struct vrows vs;
 	struct ab_row *rows;
 	struct ab_host *hs;
@@ -161,7 +171,7 @@ ab_judge_dir(const struct ab_ctx *c, double thr, struct ab_qrow **out, size_t *n
 	memset(&vs, 0, sizeof(vs));
 	*out = NULL;
 	*nout = 0;
-	if (collect_rows(c, &vs, err) != 0) {
+	if (collect_rows(c->dir, c->state, &vs, err) != 0) {
 		vrows_free(&vs);
 		return -1;
 	}
@@ -170,10 +180,10 @@ ab_judge_dir(const struct ab_ctx *c, double thr, struct ab_qrow **out, size_t *n
 	for (i = 0; i < vs.n; i++) {
 		hs[i] = (struct ab_host){ vs.r[i].boots, vs.r[i].nboots };
 		rows[i] = (struct ab_row){ .hosts = &hs[i], .nhosts = 1,
-		    .higher = vs.r[i].higher, .counts = row_counts(c->p, &vs.r[i]) };
+		    .higher = vs.r[i].higher, .counts = row_counts(&vp, &vs.r[i]) };
 	}
 	memset(&ao, 0, sizeof(ao));
-	ao.fdr = c->p->has_regression ? c->p->fdr : PLAN_DEFAULT_FDR;
+	ao.fdr = vp.fdr;
 	ao.threshold = thr;
 	ao.gate = AB_GATE_CHANGE;
 	ab_judge_rows(rows, vs.n, &ao);
@@ -364,30 +374,33 @@ print_hosts(FILE *out, const json_t *state)
 }
 
 /*
- * Judge the boots done, print the table (fmt) and write ab.txt.  Each
- * row is one host's: rows of a class's hosts pooled (ab.h can judge them
- * as a family of their own) are a later step; an A/A run and the
- * qualification of a host are ab/qualify.c's.  The
- * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
+ * The verdict of the boots done of the ab directory dir, whose ab.json is
+ * state, as two new grids (the verdict, and what the boots can see) in
+ * *gp and *pgp; *nrows the rows judged.  Each row is one host's: rows of
+ * a class's hosts pooled (ab.h can judge them as a family of their own)
+ * are a later step; an A/A run and the qualification of a host are
+ * ab/qualify.c's.  The number of counted rows where B is worse, or -1
+ * with *err.
  */
-int
-ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
+static int
+verdict_grids(const char *dir, const json_t *state, const struct vplan *vp,
+    struct rgrid **gp, struct rgrid **pgp, size_t *nrows, char **err)
 {
 	struct vrows vs;
 	struct ab_row *rows = NULL;
 	struct ab_host *hs = NULL;
 	struct ab_opts ao;
-	struct rgrid *g = NULL, *pg = NULL;
-	struct fs_atomic a;
-	FILE *fp;
-	char *path = NULL, title[256];
-	double thr = json_number_value(json_object_get(c->state, "threshold"));
+	struct rgrid *g, *pg;
+	const json_t *sides = json_object_get(state, "sides");
+	char title[512];
+	double thr = json_number_value(json_object_get(state, "threshold"));
 	size_t i, worse;
-	int r = -1;
 
 	memset(&vs, 0, sizeof(vs));
-	if (collect_rows(c, &vs, err) != 0)
-		goto out;
+	if (collect_rows(dir, state, &vs, err) != 0) {
+		vrows_free(&vs);
+		return -1;
+	}
 	rows = xcalloc(vs.n ? vs.n : 1, sizeof(*rows));
 	hs = xcalloc(vs.n ? vs.n : 1, sizeof(*hs));
 	for (i = 0; i < vs.n; i++) {
@@ -396,18 +409,17 @@ ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 		rows[i].hosts = &hs[i];
 		rows[i].nhosts = 1;
 		rows[i].higher = vs.r[i].higher;
-		rows[i].counts = row_counts(c->p, &vs.r[i]);
+		rows[i].counts = row_counts(vp, &vs.r[i]);
 	}
 	memset(&ao, 0, sizeof(ao));
-	ao.fdr = c->p->has_regression ? c->p->fdr : PLAN_DEFAULT_FDR;
+	ao.fdr = vp->fdr;
 	ao.threshold = thr;
 	ao.gate = AB_GATE_CHANGE;
 	worse = ab_judge_rows(rows, vs.n, &ao);
 
 	snprintf(title, sizeof(title), "B (%s) against A (%s), the boot as the unit; "
-	    "threshold %g%%", ab_jstr(json_object_get(json_object_get(c->state, "sides"), "B"),
-	    "label"), ab_jstr(json_object_get(json_object_get(c->state, "sides"), "A"), "label"),
-	    thr);
+	    "threshold %g%%", ab_jstr(json_object_get(sides, "B"), "label"),
+	    ab_jstr(json_object_get(sides, "A"), "label"), thr);
 	g = rgrid_new("ab", title, 3, sizeof(verdict_cols) / sizeof(verdict_cols[0]),
 	    verdict_cols);
 	g->left_last = 1;
@@ -415,15 +427,52 @@ ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 	    "and the smallest change detected with 95% power", 3,
 	    sizeof(plan_cols) / sizeof(plan_cols[0]), plan_cols);
 	fill_grids(&vs, rows, thr, g, pg);
+	*gp = g;
+	*pgp = pg;
+	*nrows = vs.n;
+	free(rows);
+	free(hs);
+	vrows_free(&vs);
+	return (int)worse;
+}
 
-	if (vs.n == 0 && fmt == REPORT_JSON)
+static int	report_boots(const char *dir, const json_t *state,
+		    const struct report_opts *o, FILE *out, char **err);
+
+/*
+ * Judge the boots done, print the table (fmt) and write ab.txt.  The
+ * number of counted rows where B is worse (> 0: exit 4), or -1 with *err.
+ */
+int
+ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
+{
+	struct vplan vp = { c->p->has_regression ? c->p->fdr : PLAN_DEFAULT_FDR,
+	    c->p->metrics, c->p->nmetrics };
+	struct rgrid *g = NULL, *pg = NULL;
+	struct fs_atomic a;
+	FILE *fp;
+	char *path = NULL;
+	size_t n;
+	int worse, r = -1;
+
+	if ((worse = verdict_grids(c->dir, c->state, &vp, &g, &pg, &n, err)) < 0)
+		goto out;
+	if (n == 0 && fmt == REPORT_JSON)
 		printf("[]\n");
-	else if (vs.n == 0 && fmt != REPORT_CSV)
+	else if (n == 0 && fmt != REPORT_CSV)
 		printf("no boot measured: nothing to judge\n");
-	else if (vs.n > 0)
+	else if (fmt == REPORT_HTML) {
+		/* the page: the boots' tables and the verdict, as `report DIR` */
+		struct report_opts ro;
+
+		report_opts_init(&ro);
+		ro.format = REPORT_HTML;
+		if (report_boots(c->dir, c->state, &ro, stdout, err) < 0)
+			goto out;
+	} else if (n > 0)
 		print_grids(stdout, fmt, g, pg);
-	/* CSV and JSON stay one document: the hosts' states go to stderr */
-	if (fmt == REPORT_CSV || fmt == REPORT_JSON) {
+	/* CSV, JSON and HTML stay one document: the hosts' states go to stderr */
+	if (fmt == REPORT_CSV || fmt == REPORT_JSON || fmt == REPORT_HTML) {
 		print_hosts(stderr, c->state);
 	} else {
 		putchar('\n');
@@ -439,7 +488,7 @@ ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 		fs_atomic_abort(&a);
 		goto out;
 	}
-	if (vs.n == 0)
+	if (n == 0)
 		fprintf(fp, "no boot measured: nothing to judge\n");
 	else
 		print_grids(fp, REPORT_TEXT, g, pg);
@@ -452,13 +501,101 @@ ab_verdict(const struct ab_ctx *c, enum report_format fmt, char **err)
 	}
 	if (fs_atomic_commit(&a, err) != 0)
 		goto out;
-	r = (int)worse;
+	r = worse;
  out:
 	rgrid_free(g);
 	rgrid_free(pg);
 	free(path);
-	free(rows);
-	free(hs);
-	vrows_free(&vs);
+	return r;
+}
+
+int
+ab_is_dir(const char *dir)
+{
+	char *path = xasprintf("%s/%s", dir, AB_JSON);
+	int r = access(path, F_OK) == 0;
+
+	free(path);
+	return r;
+}
+
+/*
+ * The report of dir, whose ab.json is state: the boots done as runs of
+ * their own (each host's A boots, then its B boots, in boot order), the
+ * plan's regression as the first boot's run.json records it, then the
+ * verdict's grids after the report's tables.
+ */
+static int
+report_boots(const char *dir, const json_t *state, const struct report_opts *o, FILE *out,
+    char **err)
+{
+	struct report *r = report_new();
+	struct rundir_run *first = NULL;
+	struct report_opts ro = *o;
+	struct rgrid *g = NULL, *pg = NULL, *extra[2];
+	struct vplan vp = { PLAN_DEFAULT_FDR, NULL, 0 };
+	const json_t *h, *b;
+	char *path;
+	size_t i, k, n, side;
+	int worse = -1, nworse;
+
+	report_label_rows(r);
+	json_array_foreach(json_object_get(state, "hosts"), i, h) {
+		const json_t *seq = json_object_get(json_object_get(state, "sequences"),
+		    json_string_value(h));
+
+		for (side = 0; side < 2; side++)
+			json_array_foreach(seq, k, b) {
+				if (strcmp(ab_jstr(b, "state"), ST_DONE) != 0 ||
+				    ab_jstr(b, "run") == NULL ||
+				    strcmp(ab_jstr(b, "side"), ab_side_name((enum ab_side)side)) != 0)
+					continue;
+				path = xasprintf("%s/%s", dir, ab_jstr(b, "run"));
+				if ((first == NULL && rundir_load(path, &first, err) != 0) ||
+				    report_add_run(r, path, err) != 0) {
+					free(path);
+					goto out;
+				}
+				free(path);
+			}
+	}
+	if (first == NULL) {
+		*err = xasprintf("%s: no boot done: nothing to report", dir);
+		goto out;
+	}
+	if (first->fdr > 0)
+		vp.fdr = first->fdr;
+	vp.metrics = first->metrics;
+	vp.nmetrics = first->nmetrics;
+	if ((nworse = verdict_grids(dir, state, &vp, &g, &pg, &n, err)) < 0)
+		goto out;
+	/* a row per boot: the boot's trials make one value */
+	if (ro.aggregate == REPORT_AGG_NONE)
+		ro.aggregate = REPORT_AGG_MEAN;
+	extra[0] = g;
+	extra[1] = pg;
+	ro.extra = extra;
+	ro.nextra = 2;
+	if (report_render(r, &ro, out, err) < 0)
+		goto out;
+	worse = nworse;
+ out:
+	rgrid_free(g);
+	rgrid_free(pg);
+	rundir_run_free(first);
+	report_free(r);
+	return worse;
+}
+
+int
+ab_report(const char *dir, const struct report_opts *o, FILE *out, char **err)
+{
+	json_t *state = NULL;
+	int r;
+
+	if (ab_state_read(dir, &state, err) != 0)
+		return -1;
+	r = report_boots(dir, state, o, out, err);
+	json_decref(state);
 	return r;
 }

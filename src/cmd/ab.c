@@ -146,8 +146,8 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 			o->resume = optarg;
 			break;
 		case 'F':
-			if (report_format_parse(optarg, &o->fmt) != 0 || o->fmt == REPORT_HTML) {
-				log_error("unknown format '%s' (text, md, csv, json)", optarg);
+			if (report_format_parse(optarg, &o->fmt) != 0) {
+				log_error("unknown format '%s' (text, md, csv, json, html)", optarg);
 				return CMD_EXIT_USAGE;
 			}
 			break;
@@ -285,7 +285,9 @@ static const struct cmd_option ab_options[] = {
 	    "or /proc/cmdline) must contain STRING", "no kernel check" },
 	{ 0, "expect-b", "STRING", "the same for side B", "no kernel check" },
 	{ 0, "threshold", "PCT", "the smallest change that counts", "the plan's, else 5%" },
-	{ 0, "format", "FORMAT", "the table as text, md, csv or json", "text" },
+	{ 0, "format", "FORMAT", "the table as text, md, csv or json; html: one page with "
+	    "the boots' tables (a row per boot) and the verdict, as fleetmark report DIR",
+	    "text" },
 	{ 0, "resume", "DIR", "go on with the ab directory DIR from each host's first boot "
 	    "not done (PLAN and -f, unless given, come from its ab.json, as do the hosts, "
 	    "labels, expected kernels, boots, order and threshold); -A and -B must be given "

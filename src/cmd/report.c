@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abdir.h"
 #include "archive.h"
 #include "cmd.h"
 #include "log.h"
@@ -171,6 +172,17 @@ report_main(int argc, char **argv)
 		return cmd_usage(self, 0);
 
 	o.samples = samples;
+	/* an ab directory: its boots' tables and the verdict (abdir.h) */
+	if (argc - optind == 1 && baseline == NULL && ab_is_dir(argv[optind])) {
+		rc = CMD_EXIT_ERROR;
+		if (cmd_output_open(&out, outfile, &err) != 0)
+			goto fail;
+		if (ab_report(argv[optind], &o, out.fp, &err) < 0)
+			goto fail;
+		if (cmd_output_close(&out, "the report", &err) != 0)
+			goto fail;
+		return CMD_EXIT_OK;
+	}
 	/*
 	 * A baseline that is a run is read first; else it names a series.
 	 * compare's A is a run first, by label too; report's --baseline is a

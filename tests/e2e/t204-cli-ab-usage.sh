@@ -108,8 +108,8 @@ refuse 2 "-H: unknown host 'gamma'" "an unknown host" \
 	plan-ok.yaml -f fleet-ok.yaml -H gamma -A "$SIDE" -B "$SIDE" -o res
 refuse 2 "is not an ab directory (no ab.json)" "--resume of a directory without ab.json" \
 	--resume "$W/run" -A "$SIDE" -B "$SIDE"
-refuse 2 "unknown format 'html'" "--format html" \
-	plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" -B "$SIDE" --format html -o res
+refuse 2 "unknown format 'xml' (text, md, csv, json, html)" "--format xml" \
+	plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" -B "$SIDE" --format xml -o res
 refuse 2 "-B 'kexec:/boot/vmlinuz,inird=/boot/initrd.img': kexec: unknown option 'inird'" \
 	"a kexec side of bad syntax" plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" \
 	-B kexec:/boot/vmlinuz,inird=/boot/initrd.img -o res
