@@ -20,7 +20,7 @@
 #define WIRE_MAX_ABSENT		512		/* bytes of a profile's absence reason */
 #define WIRE_KERNEL_LINES	8		/* first kernel log lines of a trial */
 #define WIRE_KERNEL_LINE_MAX	240		/* bytes of one of them */
-#define WIRE_MAX_RE_NODES	20000		/* parts of a program rule's pattern, repetitions unrolled */
+#define WIRE_MAX_RE_NODES	1000		/* parts of a program rule's pattern, repetitions unrolled */
 
 /* Line types, the value of the "type" member of every line. */
 #define WIRE_HELLO	"hello"		/* agent: first line of serve mode */

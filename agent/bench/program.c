@@ -163,24 +163,32 @@ find_metric(const struct program *p, const char *name)
 
 static int program_run(struct trial *t);
 
+#define RE_STACKED	((unsigned long)-1)	/* re_nodes(): a quantifier on a quantifier */
+
 /*
  * An upper bound of the nodes regcomp() builds for the ERE: it copies a
  * repeated atom once for `+` and up to n times for {m,n}, so repetitions
  * of repetitions grow as a product ("a++++...", "((a{99}){99}){99}") and
  * a rule of a few hundred bytes could take the host's memory.  Brackets,
  * escapes and every other character count one; a group what is inside it.
- * The syntax itself is regcomp()'s to judge.
+ * A quantifier right after another is RE_STACKED: the controller never
+ * writes one, and a hundred of them took regcomp() seconds.  The syntax
+ * itself is regcomp()'s to judge.
  */
 static unsigned long
 re_nodes(const char *re)
 {
 	unsigned long total[PROGRAM_MAX_GROUPS + 2], last[PROGRAM_MAX_GROUPS + 2], m, n;
-	int depth = 0;
+	int depth = 0, quant = 0;
 	const char *q;
 	char *e;
 
 	total[0] = last[0] = 0;
 	while (*re != '\0') {
+		/* the controller never sends one; regcomp() nests them deeply */
+		if (quant && (*re == '*' || *re == '?' || *re == '+' || *re == '{'))
+			return RE_STACKED;
+		quant = *re == '*' || *re == '?' || *re == '+' || *re == '{';
 		switch (*re) {
 		case '*':
 		case '?':
@@ -260,6 +268,11 @@ load_rule(struct program *p, const struct jv *r, int ri, char *err, size_t errle
 
 	if (match == NULL || strlen(match) == 0) {
 		snprintf(err, errlen, "program rule %d: match must be a non-empty string", ri + 1);
+		return -1;
+	}
+	if (re_nodes(match) == RE_STACKED) {
+		snprintf(err, errlen, "program rule %d: a quantifier after a quantifier "
+		    "(a??, a+*, a{2}{3})", ri + 1);
 		return -1;
 	}
 	if (re_nodes(match) > WIRE_MAX_RE_NODES) {

@@ -324,11 +324,20 @@ test_program_rule(void)
 	ok(program_rule("avg: (([0-9]{1,3})(,[0-9]{3})*)", err) == 0,
 	    "a rule with nested repetitions of a modest product: taken");
 	ok(program_rule("avg:+++++++++++++++++++++++++++++++++++++++++++++++++++ ([0-9]+)",
-	    err) == -1 && strstr(err, "more than 20000 parts") != NULL,
+	    err) == -1 && strstr(err, "a quantifier after a quantifier") != NULL,
 	    "a rule of + after + (2^50 parts): refused before regcomp");
+	ok(program_rule("avg: (((((((((((a+)+)+)+)+)+)+)+)+)+)+)", err) == -1 &&
+	    strstr(err, "more than 1000 parts") != NULL,
+	    "+ on groups of + eleven deep (2^11 parts): refused");
 	ok(program_rule("avg: ((([0-9]{30}){30}){30})", err) == -1 &&
-	    strstr(err, "more than 20000 parts") != NULL,
+	    strstr(err, "more than 1000 parts") != NULL,
 	    "a rule of {30} in {30} in {30}: refused");
+	ok(program_rule("avg: ((a?){500})", err) == -1 &&
+	    strstr(err, "more than 1000 parts") != NULL,
+	    "a chain of 500 optional parts (seconds of regcomp()): refused");
+	ok(program_rule("avg:??????????5?????????????????????????????????+++++++0-9]+)", err) == -1 &&
+	    strstr(err, "a quantifier after a quantifier") != NULL,
+	    "quantifiers on quantifiers, then + on them (a fuzzer's input): refused");
 	ok(program_rule("avg: ([[:digit:]()]+)x)", err) == 0,
 	    "brackets holding ( and ), and a ) with no group, count as characters");
 }
