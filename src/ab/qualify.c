@@ -171,11 +171,11 @@ row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *n
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "bench", json_string(q->bench));
-	json_object_set_new(o, "metric", json_string(q->metric));
-	json_object_set_new(o, "params", json_string(q->params));
-	json_object_set_new(o, "variant", json_string(q->variant));
-	json_object_set_new(o, "unit", json_string(q->unit));
+	json_object_set_new(o, "bench", rundir_json_str(q->bench));
+	json_object_set_new(o, "metric", rundir_json_str(q->metric));
+	json_object_set_new(o, "params", rundir_json_str(q->params));
+	json_object_set_new(o, "variant", rundir_json_str(q->variant));
+	json_object_set_new(o, "unit", rundir_json_str(q->unit));
 	json_object_set_new(o, "higher_is_better", json_boolean(q->higher));
 	json_object_set_new(o, "trials_a_boot", num_or_null(q->trials));
 	json_object_set_new(o, "trial_sd", num_or_null(q->j.comp.within));
