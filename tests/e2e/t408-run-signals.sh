@@ -104,8 +104,12 @@ for seed in $SEEDS; do
 		st=$(jq -r .status "$D/run.json" 2>/dev/null)
 		diag "$name: exit $rc, run.json says ${st:-nothing}, $(jq -r 'select(.status == "ok") | .key' "$T" 2>/dev/null | wc -l) ok lines, $left trials left on a host at the signal"
 		# A run that had trials to go when the signal came must not finish
-		# them; only a signal at the very end may find it finished.
-		if [ "$left" -ge 2 ]; then
+		# them; only a signal at the very end may find it finished.  A
+		# signal before the run directory was made (the controller still
+		# loading, which under ASan takes a while) leaves no run.json.
+		if [ -z "$D" ]; then
+			want_int='^130/$' want_kill='^137/$' when="before the run directory"
+		elif [ "$left" -ge 2 ]; then
 			want_int='^130/interrupted$' want_kill='^137/(running|)$' when="with $left trials to go"
 		else
 			want_int='^(130/interrupted|0/finished|3/finished)$' want_kill='^(137/(running|)|0/finished|3/finished)$'

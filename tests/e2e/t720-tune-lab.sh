@@ -17,7 +17,7 @@
 # idle states are this machine's, so the test saves them first and puts
 # them back at exit whatever happens.  There is no cpufreq here: the
 # governor and boost items must say unavailable.
-# cost: 24 s, busy; lab: lab-04
+# cost: 24 s, busy; lab: lab-03
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t720
 set -u
@@ -29,7 +29,7 @@ need_command run
 
 use_lab "$TNAME"
 L=$LABDIR
-H=lab-04
+H=lab-03
 
 # What the host reads: every setting the profile may touch, one line each.
 # shellcheck disable=SC2016 # expanded by the host's shell
