@@ -89,11 +89,14 @@ W
 CLEAN=$(wrapper none)
 
 # agent_pid HOST trial|serve: the agent's trial process (a fleetmark-agent
-# whose parent is one) or its serve process.
+# whose parent is one) or its serve process.  Quick, as a trial lasts half
+# a second: the agents of the whole machine (pgrep), then the host's by
+# their network namespace, not every process of the host's namespace.
 agent_pid() {
-	local p pp
-	for p in $(ip netns pids "fmlab-$1" 2>/dev/null); do
-		grep -qx fleetmark-agent "/proc/$p/comm" 2>/dev/null || continue
+	local p pp ns
+	ns=$(stat -L -c %i "/run/netns/fmlab-$1" 2>/dev/null) || return
+	for p in $(pgrep -x fleetmark-agent); do
+		[ "$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)" = "$ns" ] || continue
 		pp=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null)
 		if grep -qx fleetmark-agent "/proc/$pp/comm" 2>/dev/null; then
 			[ "$2" = trial ] && { echo "$p"; return; }

@@ -99,14 +99,21 @@ like "$(cat "$WORK/out")" "$(printf '%.1f%%' "$det")" "the table prints the dete
 # --- 3. ab warns before the first reboot ----------------------------------------------
 AB=(ab "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" -B "$SIDE" --boots 3 --dry-run)
 low=$(awk -v d="$det" 'BEGIN { printf "%g", d / 2 }')
-high=$(awk -v d="$det" 'BEGIN { printf "%g", d * 2 + 1 }')
+# Above it, within --threshold's 1000%: under TCG on a busy machine the
+# detectable change has come out at 244% and at 754%.
+high=$(awk -v d="$det" 'BEGIN { h = d * 1.2 + 1; if (h > 1000) h = 1000; printf "%g", h }')
 "$FLEETMARK" "${AB[@]}" -o "$WORK/res" --threshold "$low%" >"$WORK/out4" 2>"$WORK/err4"
 is "$?" 0 "ab --dry-run under the detectable change: exit 0"
 like "$(cat "$WORK/err4")" "$BOARD: lat_syscall.latency .*: 3 boots a side detect .*, not the \
 threshold $low%; [0-9]+ boots a side would" "it warns: the board, the metric, the boots it takes"
-"$FLEETMARK" "${AB[@]}" -o "$WORK/res" --threshold "$high%" >"$WORK/out5" 2>"$WORK/err5"
-is "$?" 0 "ab --dry-run above it: exit 0"
-is "$(grep -c "boots a side detect" "$WORK/err5")" 0 "no warning"
+if awk -v d="$det" 'BEGIN { exit !(d < 999) }'; then
+	"$FLEETMARK" "${AB[@]}" -o "$WORK/res" --threshold "$high%" >"$WORK/out5" 2>"$WORK/err5"
+	is "$?" 0 "ab --dry-run above it: exit 0"
+	is "$(grep -c "boots a side detect" "$WORK/err5")" 0 "no warning"
+else
+	skip "ab --dry-run above it: exit 0" "the detectable change, $det%, is beyond the largest threshold"
+	skip "no warning" "the same"
+fi
 "$FLEETMARK" "${AB[@]}" -o "$WORK/other" --threshold "$low%" >"$WORK/out6" 2>"$WORK/err6"
 is "$(grep -c "boots a side detect" "$WORK/err6")" 0 "no record there: no warning"
 
