@@ -30,7 +30,17 @@
  * pairs of all the hosts are the sample (the model: the kernel's effect
  * the same on each host; each host's own level cancels within its pairs).
  * The pooled rows are best judged in a call of their own: a family of
- * their own for the false-discovery step, beside the hosts' rows.
+ * their own for the false-discovery step, beside the hosts' rows.  That
+ * model is checked: a one-way analysis of variance of the pairs' d by
+ * host (F = between-host mean square / within-host mean square, on
+ * hosts - 1 and pairs - hosts df).  When its p is below AB_HOSTS_P the
+ * kernel's effect differs from host to host, the pairs are no longer one
+ * sample, and the row is tested over the hosts' mean d's instead (one
+ * value a host, on hosts - 1 df: the hosts as a random sample of the
+ * class, each with its own effect; by_host).  A real change that every
+ * host shows in a different size is still found; one that the hosts do
+ * not share is not.  With few pairs a host the F test has little power:
+ * a pooled row that passes it is no proof that the hosts agree.
  *
  * Over a run's rows (ab_judge_rows()): Benjamini-Hochberg (fdr.h) over
  * the one-sided "B worse" p of the counted rows that can be judged (at
@@ -97,6 +107,7 @@
 #define AB_POWER	0.95	/* the power of the detectable change */
 #define AB_PLAN_CAP	1000	/* boots a side: more than this is "more than" */
 #define AB_REASON_MAX	160	/* a reason's size, the NUL included */
+#define AB_HOSTS_P	0.01	/* below it, a pooled row is tested by host */
 
 enum ab_side {
 	AB_A,
@@ -152,6 +163,12 @@ struct ab_judgement {
 	size_t	pairs;		/* complete pairs used */
 	size_t	left_out;	/* boots with no partner in their block, left out */
 	size_t	hosts;		/* hosts whose pairs were pooled (1: one host) */
+	double	p_hosts;	/* pooled: the F test that the hosts' pairs differ
+				 * by host (NAN: one host, or too few pairs) */
+	int	by_host;	/* p_hosts < AB_HOSTS_P: tested over the hosts'
+				 * mean d's, not the pairs */
+	size_t	units;		/* what the test is over: pairs, or hosts when
+				 * by_host (mean_d, sd_d, the interval are theirs) */
 	double	mean_d, sd_d;	/* of the pairs' log differences (sd NAN for 1) */
 	double	change;		/* percent, B against A (exp(mean d) - 1) */
 	double	lo, hi;		/* its 95% interval, percent, lo <= hi (NAN: < 2 pairs) */
@@ -267,6 +284,16 @@ struct ab_qual {
 void	ab_qualify_row(const struct ab_components *comp, double trials, size_t boots,
 	    double alpha, double threshold, double cost_boot, double cost_trial,
 	    struct ab_qual *out);
+
+/*
+ * The smallest change, percent, that a nightly verdict sees with
+ * probability `power`: one night (a boot, its trials) against the mean of
+ * `nights` nights before it, each night's mean of the logs with sd
+ * night_sd, one-sided at `alpha` by the prediction interval's t on
+ * nights - 1 df (noncentral t with lambda = delta / (night_sd sqrt(1 + 1
+ * / nights))).  INFINITY for nights < 2 or night_sd not finite.
+ */
+double	ab_night_detectable(double night_sd, size_t nights, double alpha, double power);
 
 /*
  * The sides of 2 * per_side boots in order into sides[0..2 per_side) and,

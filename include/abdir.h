@@ -20,7 +20,9 @@
 #include "ab.h"
 #include "report.h"
 
+struct fleet;
 struct history;
+struct plan;
 
 /* A side as given: its command, its label and the kernel it must run. */
 struct ab_side_opt {
@@ -36,6 +38,7 @@ struct ab_cmdopts {
 	int		 same;		/* qualify: -B is -A (an A/A run), recorded */
 	const char	*order_s;
 	long long	 boots;
+	int		 boots_set;	/* --boots was given */
 	double		 thr;		/* < 0: the plan's, else VERDICT_THRESHOLD */
 	enum report_format fmt;
 	int		 dry, quiet;
@@ -153,12 +156,28 @@ int	ab_qualify_history(const struct ab_ctx *c, const char *source, struct histor
 	    char **err);
 
 /*
- * Before the first reboot of an ab: a warning for each row of each host
- * of c whose record (o->outdir/qualify/HOST.json) says o->boots boots a
- * side cannot detect the threshold, with the boots it would take.  A
- * record that does not read is a warning too; nothing fails.
+ * Before the first reboot of an ab, from each host's record
+ * (o->outdir/qualify/HOST.json): without --boots (o->boots_set 0), the
+ * boots a side become the most that a counted row of the plan on any host
+ * needs to detect the threshold, of the rows that need AB_AUTO_BOOTS or
+ * fewer, when that is more than o->boots (an info line says so); then a
+ * warning for each row whose record says o->boots boots a side cannot
+ * detect the threshold, with the boots it would take.  A record that
+ * does not read is a warning too; nothing fails.
  */
-void	ab_qualify_warn(const struct ab_cmdopts *o, const struct ab_ctx *c);
+#define AB_AUTO_BOOTS	12
+void	ab_qualify_warn(struct ab_cmdopts *o, const struct ab_ctx *c);
+
+/*
+ * Before a run of plan p that is judged (the plan has a regression: or
+ * the run a baseline), on the hosts of f that sel selects (NULL: all):
+ * for each host with a record in outdir/qualify/HOST.json, a warning for
+ * each counted row of p whose change a night detects (the record's
+ * night_detectable) is above thr, saying what an ab would take.  Nothing
+ * fails.
+ */
+void	ab_qualify_warn_nights(const char *outdir, const struct plan *p, const struct fleet *f,
+	    const unsigned char *sel, double thr);
 
 /* Whether dir is an ab directory (has an ab.json). */
 int	ab_is_dir(const char *dir);

@@ -64,6 +64,16 @@ void	numfmt_change_whole(char *buf, size_t size, double pct);
 void	numfmt_rsd(char *buf, size_t size, double pct);
 
 /*
+ * The smallest change a design detects, in percent, one decimal
+ * ("55.9%"); "-" when it cannot be told (NaN or infinite); "> 1000%" from
+ * NUMFMT_DETECTABLE_MAX up: a design that only sees an 11-fold change
+ * sees nothing a kernel change is about, and the figure beyond says
+ * nothing more (two pairs far apart give 1.7e16%).
+ */
+#define NUMFMT_DETECTABLE_MAX	1000.0
+void	numfmt_detectable(char *buf, size_t size, double pct);
+
+/*
  * The interval of a change, both ends as numfmt_change() writes them,
  * " .. " between ("-5.5% .. +15.9%"): every table and sentence that shows
  * a verdict's 95% interval writes it this way.

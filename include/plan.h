@@ -228,6 +228,13 @@ const struct catalog_bench *plan_program_bench(const struct plan *p, const char 
 const char	*plan_order_name(enum plan_order o);
 
 /*
+ * Whether bench.metric counts by a regression's metrics[0..n) ("BENCH.METRIC"
+ * each, as `regression.metrics`): every metric does when n is 0.
+ */
+int	plan_metric_counts(char *const *metrics, size_t n, const char *bench,
+	    const char *metric);
+
+/*
  * Warnings for host `host` with `cpus` online CPUs: for each benchmark
  * entry and parameter that counts tasks run at once (plan_point.tasks:
  * threads, tasks, copies), when some of its values (N% resolved as the

@@ -88,15 +88,7 @@ night_values(const struct series *s, long long repeat, int again, double **out)
 static int
 counts(const struct nightly_opts *o, const char *bench, const char *metric)
 {
-	size_t i, bl = strlen(bench);
-
-	if (o->nmetrics == 0)
-		return 1;
-	for (i = 0; i < o->nmetrics; i++)
-		if (strncmp(o->metrics[i], bench, bl) == 0 && o->metrics[i][bl] == '.' &&
-		    strcmp(o->metrics[i] + bl + 1, metric) == 0)
-			return 1;
-	return 0;
+	return plan_metric_counts(o->metrics, o->nmetrics, bench, metric);
 }
 
 /* A bisect-run --baseline REF for run id in the source. */

@@ -720,6 +720,20 @@ plan_runs(const struct plan *p, const char *bench)
 	return 0;
 }
 
+int
+plan_metric_counts(char *const *metrics, size_t n, const char *bench, const char *metric)
+{
+	size_t i, nb = strlen(bench);
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (strncmp(metrics[i], bench, nb) == 0 && metrics[i][nb] == '.' &&
+		    strcmp(metrics[i] + nb + 1, metric) == 0)
+			return 1;
+	return 0;
+}
+
 const struct catalog_bench *
 plan_program_bench(const struct plan *p, const char *name)
 {

@@ -554,7 +554,8 @@ verdict_why(const struct verdict_row *vr, size_t n, int higher, double threshold
 
 	if (!vr->judgeable && !isnan(vr->spread))
 		snprintf(buf, size, brief ? "noisy, %.1f%% > %g%%" : "noisy: more trials will "
-		    "not help, spread %.1f%% against threshold %g%%", vr->spread, threshold);
+		    "not help, spread %.1f%% against threshold %g%%; alternating boots will "
+		    "(fleetmark ab)", vr->spread, threshold);
 	else if (!vr->judgeable && few && brief)
 		snprintf(buf, size, "%zu trial%s, %zu needed", n, n == 1 ? "" : "s",
 		    vr->needed ? vr->needed : (size_t)VERDICT_MIN_TRIALS);

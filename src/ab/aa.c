@@ -38,3 +38,15 @@ ab_qualify_row(const struct ab_components *comp, double trials, size_t boots,
 		out->needed_kj = ab_boots_needed(pair_sd(comp, out->kj), threshold, alpha,
 		    AB_POWER);
 }
+
+double
+ab_night_detectable(double night_sd, size_t nights, double alpha, double power)
+{
+	/*
+	 * ab_detectable(x, n) is exp(lambda(n) x / sqrt(n)) - 1 on n - 1 df:
+	 * x = night_sd sqrt(n + 1) gives lambda(n) night_sd sqrt(1 + 1 / n).
+	 */
+	if (nights < 2 || !isfinite(night_sd))
+		return INFINITY;
+	return ab_detectable(night_sd * sqrt((double)nights + 1), nights, alpha, power);
+}

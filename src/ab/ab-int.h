@@ -28,6 +28,7 @@ struct plan;
 #define AB_RUNLOCK		".ab.run"	/* held while a command runs the sequence */
 #define AB_FORMAT		1
 #define AB_MAX_JSON		(16 << 20)
+#define AB_MAX_LABELS		64		/* a host's labels in "classes" */
 #define AB_DIR_MODE		0755		/* whatever the umask: see ab_state_load() */
 #define DEFAULT_BOOT_MS		300000		/* a host without boot_timeout: */
 

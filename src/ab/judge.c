@@ -316,6 +316,53 @@ ab_kj_trials(double cost_boot, double cost_trial, double var_within, double var_
 	return r > AB_PLAN_CAP ? AB_PLAN_CAP : (unsigned)r;
 }
 
+/*
+ * Whether a pooled row's hosts agree: a one-way analysis of variance of
+ * the pairs' d by host, the p of its F (NAN with fewer than 2 hosts with
+ * pairs, or no degree of freedom within hosts).  The mean d of each host
+ * with pairs goes to means[0..*nmeans).
+ */
+static double
+hosts_differ_p(const struct ab_host *hosts, size_t nhosts, double *means, size_t *nmeans)
+{
+	double *d, *mean = xcalloc(nhosts + 1, sizeof(*mean)), grand = 0, ssb = 0, ssw = 0;
+	double f, dfb, dfw, p = NAN;
+	size_t *cnt = xcalloc(nhosts + 1, sizeof(*cnt)), h, i, left, total = 0, used = 0;
+	long n;
+
+	for (h = 0; h < nhosts; h++) {
+		/* (d is NULL with no pair, unset when a value is bad) */
+		if ((n = collect_pairs(&hosts[h], 1, &d, &left)) <= 0)
+			continue;
+		cnt[h] = (size_t)n;
+		mean[h] = stats_mean(d, cnt[h]);
+		for (i = 0; i < cnt[h]; i++)
+			ssw += (d[i] - mean[h]) * (d[i] - mean[h]);
+		grand += mean[h] * (double)cnt[h];
+		total += cnt[h];
+		means[used++] = mean[h];
+		free(d);
+	}
+	*nmeans = used;
+	if (used >= 2 && total > used) {
+		grand /= (double)total;
+		for (h = 0; h < nhosts; h++)
+			if (cnt[h] > 0)
+				ssb += (double)cnt[h] * (mean[h] - grand) * (mean[h] - grand);
+		dfb = (double)(used - 1);
+		dfw = (double)(total - used);
+		if (ssw > 0) {
+			f = (ssb / dfb) / (ssw / dfw);
+			p = stats_betai(dfw / 2, dfb / 2, dfw / (dfw + dfb * f));
+		} else {
+			p = ssb > 0 ? 0 : 1;
+		}
+	}
+	free(mean);
+	free(cnt);
+	return p;
+}
+
 /* One row's pairs, test, interval and components; the words come later. */
 static void
 judge_one(struct ab_row *row)
@@ -328,7 +375,7 @@ judge_one(struct ab_row *row)
 	memset(j, 0, sizeof(*j));
 	j->hosts = row->nhosts;
 	j->mean_d = j->sd_d = j->change = j->lo = j->hi = j->worse = NAN;
-	j->p_worse = j->p_better = j->q = j->q_better = NAN;
+	j->p_worse = j->p_better = j->q = j->q_better = j->p_hosts = NAN;
 	j->detectable = INFINITY;
 	j->kind = AB_CANNOT;
 	ab_components(row->hosts, row->nhosts, &j->comp);
@@ -336,14 +383,30 @@ judge_one(struct ab_row *row)
 		snprintf(j->reason, sizeof(j->reason), "a value is not positive: no log scale");
 		return;
 	}
-	j->pairs = (size_t)n;
+	j->pairs = j->units = (size_t)n;
+	if (row->nhosts > 1) {
+		double *means = xcalloc(row->nhosts, sizeof(*means));
+		size_t nm = 0;
+
+		j->p_hosts = hosts_differ_p(row->hosts, row->nhosts, means, &nm);
+		if (j->p_hosts < AB_HOSTS_P) {
+			/* the hosts differ: each host's mean d is one value */
+			free(d);
+			d = means;
+			n = (long)nm;
+			j->units = nm;
+			j->by_host = 1;
+		} else {
+			free(means);
+		}
+	}
 	if (n >= 1) {
-		j->mean_d = stats_mean(d, j->pairs);
+		j->mean_d = stats_mean(d, j->units);
 		j->change = 100 * (exp(j->mean_d) - 1);
 		j->worse = row->higher ? -j->change : j->change;
 	}
-	if (n >= AB_MIN_PAIRS && stats_ttest1(d, j->pairs, 0, &t) == 0) {
-		j->sd_d = stats_sd(d, j->pairs);
+	if (n >= AB_MIN_PAIRS && stats_ttest1(d, j->units, 0, &t) == 0) {
+		j->sd_d = stats_sd(d, j->units);
 		if (j->sd_d == 0) {
 			/* every pair the same: certain, one way or none */
 			a = j->mean_d == 0 ? 1 : (j->mean_d > 0 ? 0 : 1);
@@ -373,8 +436,9 @@ plan_one(struct ab_judgement *j, double alpha, double threshold)
 	if (!isfinite(sd) && isfinite(j->comp.var_between))
 		sd = sqrt(2 * (j->comp.var_between + (isfinite(j->comp.var_within) ?
 		    j->comp.var_within / j->comp.trials : 0)));
-	j->detectable = ab_detectable(j->sd_d, j->pairs, alpha, AB_POWER);
-	j->needed = ab_boots_needed(sd, threshold, alpha, AB_POWER);
+	j->detectable = ab_detectable(j->sd_d, j->units, alpha, AB_POWER);
+	/* hosts that differ: more boots do not make them agree */
+	j->needed = j->by_host ? 0 : ab_boots_needed(sd, threshold, alpha, AB_POWER);
 }
 
 static void
@@ -395,14 +459,20 @@ static void
 words_one(struct ab_row *row, const struct ab_opts *o)
 {
 	struct ab_judgement *j = &row->j;
-	char q[NUMFMT_MAX], iv[NUMFMT_INTERVAL_MAX], more[64], left[48];
+	char q[NUMFMT_MAX], iv[NUMFMT_INTERVAL_MAX], more[64], left[112];
 	double wlo, whi, thr = o->threshold;
 	int sig_w, sig_b, gate_w, gate_b;
 
 	left[0] = '\0';
+	if (j->by_host) {
+		numfmt_p(q, sizeof(q), j->p_hosts);
+		snprintf(left, sizeof(left), "; the hosts differ (F test p %s): judged over "
+		    "their means", q);
+	}
 	if (j->left_out)
-		snprintf(left, sizeof(left), "; %zu boot%s without a partner left out",
-		    j->left_out, j->left_out == 1 ? "" : "s");
+		snprintf(left + strlen(left), sizeof(left) - strlen(left),
+		    "; %zu boot%s without a partner left out", j->left_out,
+		    j->left_out == 1 ? "" : "s");
 	needed_words(j, more, sizeof(more));
 	if (j->pairs < AB_MIN_PAIRS || isnan(j->p_worse)) {
 		j->kind = AB_CANNOT;
@@ -432,13 +502,13 @@ words_one(struct ab_row *row, const struct ab_opts *o)
 	if (sig_w && gate_w) {
 		j->kind = AB_WORSE;
 		numfmt_p(q, sizeof(q), j->q);
-		snprintf(j->reason, sizeof(j->reason), "worse by %.2f%% over %zu pairs (%s), q %s%s",
-		    j->worse, j->pairs, iv, q, left);
+		snprintf(j->reason, sizeof(j->reason), "worse by %.2f%% over %zu %s (%s), q %s%s",
+		    j->worse, j->units, j->by_host ? "hosts" : "pairs", iv, q, left);
 	} else if (sig_b && gate_b) {
 		j->kind = AB_BETTER;
 		numfmt_p(q, sizeof(q), j->q_better);
-		snprintf(j->reason, sizeof(j->reason), "better by %.2f%% over %zu pairs (%s), q %s%s",
-		    -j->worse, j->pairs, iv, q, left);
+		snprintf(j->reason, sizeof(j->reason), "better by %.2f%% over %zu %s (%s), q %s%s",
+		    -j->worse, j->units, j->by_host ? "hosts" : "pairs", iv, q, left);
 	} else {
 		j->kind = wlo > -thr && whi < thr ? AB_SAME : AB_NOISY;
 		if (sig_w || sig_b) {

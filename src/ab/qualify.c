@@ -37,7 +37,7 @@
 
 static const char *const qual_cols[] = {
 	"host", "metric", "point", "boots", "trial sd", "boot sd", "night sd", "detectable",
-	"boots a side", "K&J trials a boot", "boots a side at K&J"
+	"boots a side", "K&J trials a boot", "boots a side at K&J", "a night detects"
 };
 
 /* Every boot of host's sequence done. */
@@ -123,9 +123,28 @@ set_count(struct rgrid *g, size_t row, size_t col, size_t n, double thr)
 	rgrid_set(g, row, col, buf, n > 0 && n <= AB_PLAN_CAP ? (double)n : NAN);
 }
 
+/*
+ * The sd of a night's mean of the logs: the history's nights' relative sd
+ * when there are 2 or more, else a boot's (a night is a boot and its
+ * trials: between + within / trials).  NAN when neither can be told.
+ */
+static double
+night_sd_log(const struct ab_qrow *q, const struct night *nt)
+{
+	double v = q->j.comp.var_between;
+
+	if (nt != NULL && isfinite(nt->rsd))
+		return nt->rsd / 100;
+	if (!isfinite(v) || !(q->trials >= 1))
+		return NAN;
+	if (isfinite(q->j.comp.var_within))
+		v += q->j.comp.var_within / q->trials;
+	return sqrt(v);
+}
+
 static void
 add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
-    size_t boots, double thr, const struct night *nt)
+    size_t boots, double thr, const struct night *nt, double night_det)
 {
 	char buf[64], name[256];
 	size_t row = rgrid_add_row(g);
@@ -146,10 +165,7 @@ add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
 	else
 		snprintf(buf, sizeof(buf), "-");
 	rgrid_set(g, row, 6, buf, nt != NULL ? nt->rsd : NAN);
-	if (isfinite(a->detectable))
-		snprintf(buf, sizeof(buf), "%.1f%%", a->detectable);
-	else
-		snprintf(buf, sizeof(buf), "-");
+	numfmt_detectable(buf, sizeof(buf), a->detectable);
 	rgrid_set(g, row, 7, buf, a->detectable);
 	set_count(g, row, 8, a->needed, thr);
 	if (a->kj > 0)
@@ -158,6 +174,8 @@ add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
 		snprintf(buf, sizeof(buf), "-");
 	rgrid_set(g, row, 9, buf, a->kj > 0 ? (double)a->kj : NAN);
 	set_count(g, row, 10, a->needed_kj, thr);
+	numfmt_detectable(buf, sizeof(buf), night_det);
+	rgrid_set(g, row, 11, buf, night_det);
 }
 
 static json_t *
@@ -167,7 +185,8 @@ num_or_null(double v)
 }
 
 static json_t *
-row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *nt)
+row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *nt,
+    double night_det, size_t window)
 {
 	json_t *o = json_object();
 
@@ -193,6 +212,8 @@ row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *n
 	json_object_set_new(o, "kj_trials", a->kj > 0 ? json_integer(a->kj) : json_null());
 	json_object_set_new(o, "boots_needed_kj", a->needed_kj > 0 &&
 	    a->needed_kj <= AB_PLAN_CAP ? json_integer((json_int_t)a->needed_kj) : json_null());
+	json_object_set_new(o, "night_detectable", num_or_null(night_det));
+	json_object_set_new(o, "night_window", json_integer((json_int_t)window));
 	json_object_set_new(o, "aa_verdict", json_string(ab_kind_name(q->j.kind)));
 	return o;
 }
@@ -241,6 +262,7 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 	double thr = json_real_value(json_object_get(c->state, "threshold"));
 	char title[256], stamp[32], *path = NULL, *qdir = NULL;
 	size_t n = 0, i, k, boots = (size_t)o->boots;
+	size_t window = c->p->nights > 0 ? (size_t)c->p->nights : PLAN_DEFAULT_NIGHTS;
 	time_t now = time(NULL);
 	int r = -1;
 
@@ -263,6 +285,7 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 			struct ab_qual a;
 			struct night nt;
 			int has_nt;
+			double nd;
 			double alpha = rows[k].j.alpha > 0 ? rows[k].j.alpha : PLAN_DEFAULT_FDR;
 
 			if (strcmp(rows[k].host, fh->name) != 0)
@@ -270,8 +293,11 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 			ab_qualify_row(&rows[k].j.comp, rows[k].trials, boots, alpha, thr, cb, ct,
 			    &a);
 			has_nt = night_of(h, &rows[k], &nt);
-			add_grid_row(g, &rows[k], &a, boots, thr, has_nt ? &nt : NULL);
-			json_array_append_new(jrows, row_json(&rows[k], &a, has_nt ? &nt : NULL));
+			nd = ab_night_detectable(night_sd_log(&rows[k], has_nt ? &nt : NULL),
+			    window, alpha, AB_POWER);
+			add_grid_row(g, &rows[k], &a, boots, thr, has_nt ? &nt : NULL, nd);
+			json_array_append_new(jrows, row_json(&rows[k], &a, has_nt ? &nt : NULL,
+			    nd, window));
 			if (rows[k].j.kind == AB_WORSE)
 				log_warn("%s: %s.%s %s judged worse, %+.1f%%, with one kernel on both "
 				    "sides: noise by construction", fh->name, rows[k].bench,
@@ -368,31 +394,69 @@ plan_has_bench(const struct plan *p, const char *bench)
 	return 0;
 }
 
-/* One host's record against the ab about to run. */
-static void
-warn_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host, double thr)
+/* Whether the plan's regression counts bench.metric (every metric when it names none). */
+static int
+plan_counts(const struct plan *p, const char *bench, const char *metric)
 {
-	char *path = xasprintf("%s/%s/%s.json", o->outdir, AB_QUALIFY_DIR, host), *data = NULL;
+	return !p->has_regression || plan_metric_counts(p->metrics, p->nmetrics, bench, metric);
+}
+
+/*
+ * One host's record against the ab about to run: with say, a warning for
+ * each row o->boots cannot see the threshold in; *most the most boots a
+ * side a counted row of the plan needs to see it, of those that need no
+ * more than AB_AUTO_BOOTS (0: none, or no record).
+ */
+/*
+ * host's record in outdir (a JSON object), or NULL: none, or one that does
+ * not read (with say, a warning that says why).
+ */
+static json_t *
+record_load(const char *outdir, const char *host, int say)
+{
+	char *path = xasprintf("%s/%s/%s.json", outdir, AB_QUALIFY_DIR, host), *data = NULL;
 	char *err = NULL;
-	json_t *rec = NULL, *row;
+	json_t *rec = NULL;
 	json_error_t je;
-	size_t len, i;
+	size_t len;
 
 	if (access(path, F_OK) != 0 && errno == ENOENT)
 		goto out;		/* not qualified: nothing to say */
 	if (fs_read_file(path, QUALIFY_MAX_JSON, &data, &len, &err) != 0) {
-		log_warn("%s: its qualification does not read: %s", host, err);
+		if (say)
+			log_warn("%s: its qualification does not read: %s", host, err);
 		goto out;
 	}
 	if ((rec = json_loadb(data, len, 0, &je)) == NULL) {
-		log_warn("%s: its qualification does not read: %s:%d:%d: %s", host, path,
-		    je.line, je.column, je.text);
+		if (say)
+			log_warn("%s: its qualification does not read: %s:%d:%d: %s", host, path,
+			    je.line, je.column, je.text);
 		goto out;
 	}
 	if (!json_is_object(rec)) {
-		log_warn("%s: its qualification does not read: %s: not a JSON object", host, path);
-		goto out;
+		if (say)
+			log_warn("%s: its qualification does not read: %s: not a JSON object",
+			    host, path);
+		json_decref(rec);
+		rec = NULL;
 	}
+ out:
+	free(data);
+	free(err);
+	free(path);
+	return rec;
+}
+
+static void
+check_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host, double thr,
+    int say, long long *most)
+{
+	json_t *rec, *row;
+	size_t i;
+
+	*most = 0;
+	if ((rec = record_load(o->outdir, host, say)) == NULL)
+		return;
 	json_array_foreach(json_object_get(rec, "rows"), i, row) {
 		const char *bench = ab_jstr(row, "bench"), *metric = ab_jstr(row, "metric");
 		const char *params = ab_jstr(row, "params");
@@ -400,39 +464,98 @@ warn_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host, 
 		double alpha = json_number_value(json_object_get(row, "alpha"));
 		double d;
 		size_t need;
+		char dbuf[NUMFMT_MAX];
 
 		if (bench == NULL || metric == NULL || !plan_has_bench(c->p, bench) ||
 		    !json_is_number(json_object_get(row, "pair_sd")) || !(alpha > 0))
 			continue;
-		d = ab_detectable(sd, (size_t)o->boots, alpha, AB_POWER);
-		if (!(d > thr))
-			continue;
 		need = ab_boots_needed(sd, thr, alpha, AB_POWER);
+		if (need > 0 && need <= AB_AUTO_BOOTS && (long long)need > *most &&
+		    plan_counts(c->p, bench, metric))
+			*most = (long long)need;
+		d = ab_detectable(sd, (size_t)o->boots, alpha, AB_POWER);
+		if (!say || !(d > thr))
+			continue;
+		numfmt_detectable(dbuf, sizeof(dbuf), d);
 		if (need > AB_PLAN_CAP)
-			log_warn("%s: %s.%s %s: %lld boots a side detect %.1f%%, not the threshold "
+			log_warn("%s: %s.%s %s: %lld boots a side detect %s, not the threshold "
 			    "%g%%; more than %d boots a side would (qualified %s)", host, bench,
-			    metric, params && *params ? params : "-", o->boots, d, thr, AB_PLAN_CAP,
+			    metric, params && *params ? params : "-", o->boots, dbuf, thr, AB_PLAN_CAP,
 			    ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?");
 		else
-			log_warn("%s: %s.%s %s: %lld boots a side detect %.1f%%, not the threshold "
+			log_warn("%s: %s.%s %s: %lld boots a side detect %s, not the threshold "
 			    "%g%%; %zu boots a side would (qualified %s)", host, bench, metric,
-			    params && *params ? params : "-", o->boots, d, thr, need,
+			    params && *params ? params : "-", o->boots, dbuf, thr, need,
 			    ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?");
 	}
- out:
 	json_decref(rec);
-	free(data);
-	free(err);
-	free(path);
 }
 
 void
-ab_qualify_warn(const struct ab_cmdopts *o, const struct ab_ctx *c)
+ab_qualify_warn(struct ab_cmdopts *o, const struct ab_ctx *c)
 {
 	double thr = o->thr >= 0 ? o->thr : c->p->has_regression ? c->p->threshold :
 	    VERDICT_THRESHOLD;
+	long long most = 0, m;
 	size_t i;
 
+	if (!o->boots_set) {
+		for (i = 0; i < c->nhosts; i++) {
+			check_host(o, c, c->hosts[i]->name, thr, 0, &m);
+			if (m > most)
+				most = m;
+		}
+		if (most > o->boots) {
+			log_info("%lld boots a side, from the hosts' qualifications: what the "
+			    "counted rows that can see %g%% in up to %d boots need (--boots "
+			    "sets it)", most, thr, AB_AUTO_BOOTS);
+			o->boots = most;
+		}
+	}
 	for (i = 0; i < c->nhosts; i++)
-		warn_host(o, c, c->hosts[i]->name, thr);
+		check_host(o, c, c->hosts[i]->name, thr, 1, &m);
+}
+
+void
+ab_qualify_warn_nights(const char *outdir, const struct plan *p, const struct fleet *f,
+    const unsigned char *sel, double thr)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->nhosts; i++) {
+		const char *host = f->hosts[i].name;
+		json_t *rec, *row;
+
+		if (sel != NULL && !sel[i])
+			continue;
+		if ((rec = record_load(outdir, host, 1)) == NULL)
+			continue;
+		json_array_foreach(json_object_get(rec, "rows"), k, row) {
+			const char *bench = ab_jstr(row, "bench"), *metric = ab_jstr(row, "metric");
+			const char *params = ab_jstr(row, "params");
+			const char *date = ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?";
+			double d = json_number_value(json_object_get(row, "night_detectable"));
+			json_t *need = json_object_get(row, "boots_needed");
+			char dbuf[NUMFMT_MAX];
+
+			if (bench == NULL || metric == NULL || !plan_has_bench(p, bench) ||
+			    !plan_counts(p, bench, metric) ||
+			    !json_is_number(json_object_get(row, "night_detectable")) || !(d > thr))
+				continue;
+			numfmt_detectable(dbuf, sizeof(dbuf), d);
+			if (json_is_integer(need))
+				log_warn("%s: %s.%s %s: a night detects %s, not the threshold %g%%: "
+				    "its verdicts will say noisy or cannot judge; an ab of %lld boots "
+				    "a side would see it (qualified %s)", host, bench, metric,
+				    params && *params ? params : "-", dbuf, thr,
+				    (long long)json_integer_value(need), date);
+			else
+				log_warn("%s: %s.%s %s: a night detects %s, not the threshold %g%%: "
+				    "its verdicts will say noisy or cannot judge, and more than %d "
+				    "boots a side of an ab would be needed; more hosts, or a larger "
+				    "threshold (qualified %s)", host, bench, metric,
+				    params && *params ? params : "-", dbuf, thr, AB_PLAN_CAP, date);
+		}
+		json_decref(rec);
+	}
 }

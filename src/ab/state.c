@@ -30,6 +30,7 @@
 #include "plan.h"
 #include "rundir.h"
 #include "strbuf.h"
+#include "strv.h"
 #include "utf8.h"
 #include "verdict.h"
 #include "xmalloc.h"
@@ -57,6 +58,36 @@ run_valid(const char *run)
 
 	return strncmp(run, AB_BOOTS, n) == 0 && run[n] == '/' && run[n + 1] != '\0' &&
 	    run[n + 1] != '.' && strchr(run + n + 1, '/') == NULL;
+}
+
+/*
+ * "classes", when there: each host's inventory labels, sorted (the hosts
+ * whose labels are the same are a class, judged pooled as well): an
+ * object of hosts of "hosts", each an array of names by the fleet's rule.
+ * NULL, or what is wrong.
+ */
+static const char *
+classes_invalid(const json_t *o)
+{
+	const json_t *cl = json_object_get(o, "classes"), *labels, *l;
+	const char *host;
+	size_t i;
+
+	if (cl == NULL)
+		return NULL;
+	if (!json_is_object(cl))
+		return "\"classes\" is not an object";
+	json_object_foreach((json_t *)cl, host, labels) {
+		if (!json_is_array(json_object_get(json_object_get(o, "sequences"), host)))
+			return "\"classes\" names a host that \"hosts\" does not";
+		if (!json_is_array(labels) || json_array_size(labels) == 0 ||
+		    json_array_size(labels) > AB_MAX_LABELS)
+			return "a host's \"classes\" entry is not an array of labels";
+		json_array_foreach(labels, i, l)
+			if (!json_is_string(l) || !fleet_name_ok(json_string_value(l)))
+				return "a host's \"classes\" entry is not an array of labels";
+	}
+	return NULL;
 }
 
 /*
@@ -96,6 +127,8 @@ state_invalid(const json_t *o)
 		if (!json_is_string(h) || !json_is_array(json_object_get(seqs,
 		    json_string_value(h))))
 			return "\"hosts\" and \"sequences\" do not name the same hosts";
+	if ((v = classes_invalid(o)) != NULL)
+		return v;
 	json_object_foreach((json_t *)seqs, host, seq) {
 		json_array_foreach(seq, i, b) {
 			if ((v = json_string_value(json_object_get(b, "side"))) == NULL ||
@@ -342,6 +375,32 @@ ab_load_inputs(const char *plan_file, const char *fleet_file, const char *host_s
 	return code;
 }
 
+/* ab.json's "classes": each host's labels, sorted; hosts without none. */
+static json_t *
+classes_new(const struct ab_ctx *c)
+{
+	json_t *cl = json_object();
+	size_t i, k;
+
+	for (i = 0; i < c->nhosts; i++) {
+		const struct fleet_host *h = c->hosts[i];
+		char **v;
+		json_t *a;
+
+		if (h->nlabels == 0 || h->nlabels > AB_MAX_LABELS)
+			continue;
+		v = xreallocarray(NULL, h->nlabels, sizeof(*v));
+		memcpy(v, h->labels, h->nlabels * sizeof(*v));
+		strv_sort(v, h->nlabels);
+		a = json_array();
+		for (k = 0; k < h->nlabels; k++)
+			json_array_append_new(a, json_string(v[k]));
+		free(v);
+		json_object_set_new(cl, h->name, a);
+	}
+	return cl;
+}
+
 /* A new ab.json for o: the sides, the order, each host's sequence pending. */
 static json_t *
 state_new(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order order,
@@ -366,6 +425,7 @@ state_new(const struct ab_cmdopts *o, const struct ab_ctx *c, enum ab_order orde
 	for (i = 0; i < c->nhosts; i++)
 		json_array_append_new(hosts, rundir_json_str(c->hosts[i]->name));
 	json_object_set_new(st, "hosts", hosts);
+	json_object_set_new(st, "classes", classes_new(c));
 	for (k = 0; k < 2; k++)
 		json_object_set_new(sides, ab_side_name((enum ab_side)k), json_pack("{s:o, s:o, s:o}",
 		    "command", rundir_json_str(o->side[k].cmd), "label",

@@ -22,6 +22,7 @@
 #include "rgrid.h"
 #include "rundir.h"
 #include "series.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 /* One row: a (host, variant, bench, params, metric) and its boots' values. */
@@ -145,15 +146,7 @@ struct vplan {
 static int
 row_counts(const struct vplan *vp, const struct vrow *r)
 {
-	size_t i, nb = strlen(r->bench);
-
-	if (vp->nmetrics == 0)
-		return 1;
-	for (i = 0; i < vp->nmetrics; i++)
-		if (strncmp(vp->metrics[i], r->bench, nb) == 0 && vp->metrics[i][nb] == '.' &&
-		    strcmp(vp->metrics[i] + nb + 1, r->metric) == 0)
-			return 1;
-	return 0;
+	return plan_metric_counts(vp->metrics, vp->nmetrics, r->bench, r->metric);
 }
 
 int
@@ -251,63 +244,199 @@ static const char *const plan_cols[] = {
 	"boots a side"
 };
 
+/* One row of each grid: the verdict's and what the boots can see. */
+static void
+fill_row(struct rgrid *g, struct rgrid *pg, const char *host, const struct vrow *r,
+    int counts, const struct ab_judgement *jd, double am, double bm, double thr)
+{
+	char buf[64], name[256];
+	size_t row;
+
+	snprintf(name, sizeof(name), "%s.%s%s%s%s", r->bench, r->metric,
+	    counts ? "" : " (not counted)", *r->variant ? " " : "", r->variant);
+	row = rgrid_add_row(g);
+	rgrid_set(g, row, 0, host, NAN);
+	rgrid_set(g, row, 1, name, NAN);
+	rgrid_set(g, row, 2, *r->params ? r->params : "-", NAN);
+	numfmt_mean(buf, sizeof(buf), am);
+	rgrid_set(g, row, 3, buf, am);
+	numfmt_mean(buf, sizeof(buf), bm);
+	rgrid_set(g, row, 4, buf, bm);
+	numfmt_change(buf, sizeof(buf), jd->change);
+	rgrid_set(g, row, 5, isnan(jd->change) ? "-" : buf, jd->change);
+	numfmt_interval(buf, sizeof(buf), jd->lo, jd->hi);
+	rgrid_set(g, row, 6, isnan(jd->lo) ? "-" : buf, NAN);
+	numfmt_p(buf, sizeof(buf), jd->p_worse);
+	rgrid_set(g, row, 7, buf, jd->p_worse);
+	numfmt_p(buf, sizeof(buf), jd->q);
+	rgrid_set(g, row, 8, buf, jd->q);
+	rgrid_set(g, row, 9, ab_kind_name(jd->kind), NAN);
+	rgrid_set(g, row, 10, jd->reason, NAN);
+
+	row = rgrid_add_row(pg);
+	rgrid_set(pg, row, 0, host, NAN);
+	rgrid_set(pg, row, 1, name, NAN);
+	rgrid_set(pg, row, 2, *r->params ? r->params : "-", NAN);
+	snprintf(buf, sizeof(buf), "%zu", jd->pairs);
+	rgrid_set(pg, row, 3, buf, (double)jd->pairs);
+	numfmt_rsd(buf, sizeof(buf), jd->comp.between);
+	rgrid_set(pg, row, 4, isnan(jd->comp.between) ? "-" : buf, jd->comp.between);
+	numfmt_rsd(buf, sizeof(buf), jd->comp.within);
+	rgrid_set(pg, row, 5, isnan(jd->comp.within) ? "-" : buf, jd->comp.within);
+	numfmt_detectable(buf, sizeof(buf), jd->detectable);
+	rgrid_set(pg, row, 6, buf, jd->detectable);
+	if (jd->needed == 0)
+		snprintf(buf, sizeof(buf), "-");
+	else if (jd->needed > AB_PLAN_CAP)
+		snprintf(buf, sizeof(buf), "> %d", AB_PLAN_CAP);
+	else
+		snprintf(buf, sizeof(buf), "%zu for %g%%", jd->needed, thr);
+	rgrid_set(pg, row, 7, buf, jd->needed > 0 && jd->needed <= AB_PLAN_CAP ?
+	    (double)jd->needed : NAN);
+}
+
 static void
 fill_grids(const struct vrows *vs, const struct ab_row *rows, double thr,
     struct rgrid *g, struct rgrid *pg)
 {
-	char buf[64], name[256];
-	size_t i, row;
+	size_t i;
 
+	for (i = 0; i < vs->n; i++)
+		fill_row(g, pg, vs->r[i].host, &vs->r[i], rows[i].counts, &rows[i].j,
+		    side_mean(&vs->r[i], AB_A), side_mean(&vs->r[i], AB_B), thr);
+}
+
+/*
+ * The rows of a class: the hosts of the ab whose inventory labels are the
+ * same (ab.json's "classes"), when two or more have the row.  A row holds
+ * its hosts' boots (not owned: the hosts' rows') and its key (the first
+ * host's row).
+ */
+struct prow {
+	char		*cls;		/* "@label&@label": the class as -H names it */
+	const struct vrow *key;
+	struct ab_host	*hosts;
+	size_t		 nhosts;
+	double		 sum[2];	/* the trial values of each side, summed */
+	size_t		 n[2];
+	int		 counts;
+};
+
+struct prows {
+	struct prow	*r;
+	size_t		 n, cap;
+};
+
+/* host's class as -H names it ("@a&@b"), or NULL: no labels. */
+static char *
+host_class(const json_t *state, const char *host)
+{
+	const json_t *labels = json_object_get(json_object_get(state, "classes"), host), *l;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (json_array_size(labels) == 0)
+		return NULL;
+	json_array_foreach(labels, i, l)
+		strbuf_addf(&sb, "%s@%s", i ? "&" : "", json_string_value(l));
+	return strbuf_detach(&sb, NULL);
+}
+
+static int
+same_key(const struct vrow *a, const struct vrow *b)
+{
+	return strcmp(a->variant, b->variant) == 0 && strcmp(a->bench, b->bench) == 0 &&
+	    strcmp(a->params, b->params) == 0 && strcmp(a->metric, b->metric) == 0;
+}
+
+static void
+pool_rows(const json_t *state, const struct vrows *vs, const struct vplan *vp,
+    struct prows *ps)
+{
+	char **cls = xcalloc(vs->n + 1, sizeof(*cls));
+	size_t i, k, m, s;
+
+	memset(ps, 0, sizeof(*ps));
+	for (i = 0; i < vs->n; i++)
+		cls[i] = host_class(state, vs->r[i].host);
 	for (i = 0; i < vs->n; i++) {
 		const struct vrow *r = &vs->r[i];
-		const struct ab_judgement *jd = &rows[i].j;
-		double am = side_mean(r, AB_A), bm = side_mean(r, AB_B);
+		struct prow *p = NULL;
 
-		snprintf(name, sizeof(name), "%s.%s%s%s%s", r->bench, r->metric,
-		    rows[i].counts ? "" : " (not counted)", *r->variant ? " " : "", r->variant);
-		row = rgrid_add_row(g);
-		rgrid_set(g, row, 0, r->host, NAN);
-		rgrid_set(g, row, 1, name, NAN);
-		rgrid_set(g, row, 2, *r->params ? r->params : "-", NAN);
-		numfmt_mean(buf, sizeof(buf), am);
-		rgrid_set(g, row, 3, buf, am);
-		numfmt_mean(buf, sizeof(buf), bm);
-		rgrid_set(g, row, 4, buf, bm);
-		numfmt_change(buf, sizeof(buf), jd->change);
-		rgrid_set(g, row, 5, isnan(jd->change) ? "-" : buf, jd->change);
-		numfmt_interval(buf, sizeof(buf), jd->lo, jd->hi);
-		rgrid_set(g, row, 6, isnan(jd->lo) ? "-" : buf, NAN);
-		numfmt_p(buf, sizeof(buf), jd->p_worse);
-		rgrid_set(g, row, 7, buf, jd->p_worse);
-		numfmt_p(buf, sizeof(buf), jd->q);
-		rgrid_set(g, row, 8, buf, jd->q);
-		rgrid_set(g, row, 9, ab_kind_name(jd->kind), NAN);
-		rgrid_set(g, row, 10, jd->reason, NAN);
-
-		row = rgrid_add_row(pg);
-		rgrid_set(pg, row, 0, r->host, NAN);
-		rgrid_set(pg, row, 1, name, NAN);
-		rgrid_set(pg, row, 2, *r->params ? r->params : "-", NAN);
-		snprintf(buf, sizeof(buf), "%zu", jd->pairs);
-		rgrid_set(pg, row, 3, buf, (double)jd->pairs);
-		numfmt_rsd(buf, sizeof(buf), jd->comp.between);
-		rgrid_set(pg, row, 4, isnan(jd->comp.between) ? "-" : buf, jd->comp.between);
-		numfmt_rsd(buf, sizeof(buf), jd->comp.within);
-		rgrid_set(pg, row, 5, isnan(jd->comp.within) ? "-" : buf, jd->comp.within);
-		if (isfinite(jd->detectable))
-			snprintf(buf, sizeof(buf), "%.1f%%", jd->detectable);
-		else
-			snprintf(buf, sizeof(buf), "-");
-		rgrid_set(pg, row, 6, buf, jd->detectable);
-		if (jd->needed == 0)
-			snprintf(buf, sizeof(buf), "-");
-		else if (jd->needed > AB_PLAN_CAP)
-			snprintf(buf, sizeof(buf), "> %d", AB_PLAN_CAP);
-		else
-			snprintf(buf, sizeof(buf), "%zu for %g%%", jd->needed, thr);
-		rgrid_set(pg, row, 7, buf, jd->needed > 0 && jd->needed <= AB_PLAN_CAP ?
-		    (double)jd->needed : NAN);
+		if (cls[i] == NULL)
+			continue;
+		for (k = 0; k < ps->n && p == NULL; k++)
+			if (strcmp(ps->r[k].cls, cls[i]) == 0 && same_key(ps->r[k].key, r))
+				p = &ps->r[k];
+		if (p == NULL) {
+			xgrow(&ps->r, &ps->cap, ps->n + 1, sizeof(*ps->r));
+			p = &ps->r[ps->n++];
+			memset(p, 0, sizeof(*p));
+			p->cls = xstrdup(cls[i]);
+			p->key = r;
+			p->hosts = xcalloc(vs->n, sizeof(*p->hosts));
+			p->counts = row_counts(vp, r);
+		}
+		p->hosts[p->nhosts++] = (struct ab_host){ r->boots, r->nboots };
+		for (k = 0; k < r->nboots; k++)
+			for (m = 0; m < r->boots[k].n; m++) {
+				s = r->boots[k].side == AB_B;
+				p->sum[s] += r->boots[k].v[m];
+				p->n[s]++;
+			}
 	}
+	/* a class of one host is that host's row */
+	for (i = k = 0; i < ps->n; i++) {
+		if (ps->r[i].nhosts >= 2) {
+			ps->r[k++] = ps->r[i];
+		} else {
+			free(ps->r[i].cls);
+			free(ps->r[i].hosts);
+		}
+	}
+	ps->n = k;
+	for (i = 0; i < vs->n; i++)
+		free(cls[i]);
+	free(cls);
+}
+
+static void
+prows_free(struct prows *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++) {
+		free(ps->r[i].cls);
+		free(ps->r[i].hosts);
+	}
+	free(ps->r);
+}
+
+/*
+ * Judge the pooled rows of ps, a family of their own (ab.h), and add them
+ * to the grids after the hosts' rows: the number of counted rows worse.
+ */
+static size_t
+judge_pooled(struct prows *ps, const struct ab_opts *ao, struct rgrid *g, struct rgrid *pg)
+{
+	struct ab_row *rows = xcalloc(ps->n + 1, sizeof(*rows));
+	char host[256];
+	size_t i, worse;
+
+	for (i = 0; i < ps->n; i++)
+		rows[i] = (struct ab_row){ .hosts = ps->r[i].hosts, .nhosts = ps->r[i].nhosts,
+		    .higher = ps->r[i].key->higher, .counts = ps->r[i].counts };
+	worse = ab_judge_rows(rows, ps->n, ao);
+	for (i = 0; i < ps->n; i++) {
+		const struct prow *p = &ps->r[i];
+
+		snprintf(host, sizeof(host), "%s (%zu hosts)", p->cls, p->nhosts);
+		fill_row(g, pg, host, p->key, p->counts, &rows[i].j,
+		    p->n[0] ? p->sum[0] / (double)p->n[0] : NAN,
+		    p->n[1] ? p->sum[1] / (double)p->n[1] : NAN, ao->threshold);
+	}
+	free(rows);
+	return worse;
 }
 
 static void
@@ -376,9 +505,9 @@ print_hosts(FILE *out, const json_t *state)
 /*
  * The verdict of the boots done of the ab directory dir, whose ab.json is
  * state, as two new grids (the verdict, and what the boots can see) in
- * *gp and *pgp; *nrows the rows judged.  Each row is one host's: rows of
- * a class's hosts pooled (ab.h can judge them as a family of their own)
- * are a later step; an A/A run and the qualification of a host are
+ * *gp and *pgp; *nrows the rows judged.  Each host's rows, then the rows
+ * of each class of two or more hosts pooled (pool_rows(): a family of
+ * their own); an A/A run and the qualification of a host are
  * ab/qualify.c's.  The number of counted rows where B is worse, or -1
  * with *err.
  */
@@ -391,6 +520,7 @@ verdict_grids(const char *dir, const json_t *state, const struct vplan *vp,
 	struct ab_host *hs = NULL;
 	struct ab_opts ao;
 	struct rgrid *g, *pg;
+	struct prows ps;
 	const json_t *sides = json_object_get(state, "sides");
 	char title[512];
 	double thr = json_number_value(json_object_get(state, "threshold"));
@@ -427,6 +557,9 @@ verdict_grids(const char *dir, const json_t *state, const struct vplan *vp,
 	    "and the smallest change detected with 95% power", 3,
 	    sizeof(plan_cols) / sizeof(plan_cols[0]), plan_cols);
 	fill_grids(&vs, rows, thr, g, pg);
+	pool_rows(state, &vs, vp, &ps);
+	worse += judge_pooled(&ps, &ao, g, pg);
+	prows_free(&ps);
 	*gp = g;
 	*pgp = pg;
 	*nrows = vs.n;
@@ -540,6 +673,8 @@ report_boots(const char *dir, const json_t *state, const struct report_opts *o, 
 	int worse = -1, nworse;
 
 	report_label_rows(r);
+	if (o->samples)
+		report_keep_samples(r);
 	json_array_foreach(json_object_get(state, "hosts"), i, h) {
 		const json_t *seq = json_object_get(json_object_get(state, "sequences"),
 		    json_string_value(h));

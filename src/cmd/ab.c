@@ -110,6 +110,7 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 			break;
 		case 'n':
 			only_new(o, "--boots");
+			o->boots_set = 1;
 			if (ydoc_parse_int(optarg, &o->boots) != 0 || o->boots < 2 ||
 			    o->boots > MAX_BOOTS) {
 				log_error("--boots: expected a number from 2 to %d, not '%s'",
@@ -276,7 +277,9 @@ static const struct cmd_option ab_options[] = {
 	    "or kexec:KERNEL[,initrd=FILE][,append=ARGS], files on the host that kexec "
 	    "boots; or the name of each host's boot: entry in the inventory", NULL },
 	{ 'B', NULL, "SIDE", "side B, the same", NULL },
-	{ 0, "boots", "N", "boots a side, at least 2", "2" },
+	{ 0, "boots", "N", "boots a side, at least 2; without it, 2 or what the hosts' "
+	    "qualifications say the plan's counted rows need to see the threshold (up to 12)",
+	    "2" },
 	{ 0, "order", "ORDER", "abba (blocks AB, BA, ...), alternate (AB, AB, ...) or random "
 	    "(each block AB or BA, the seed recorded)", "abba" },
 	{ 0, "label-a", "LABEL", "side A's label, the label of its boots' runs", "A" },

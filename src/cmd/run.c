@@ -31,6 +31,7 @@
 
 #include <jansson.h>
 
+#include "abdir.h"
 #include "archive.h"
 #include "catalog.h"
 #include "cmd.h"
@@ -51,6 +52,7 @@
 #include "strbuf.h"
 #include "trialread.h"
 #include "tune.h"
+#include "verdict.h"
 #include "xmalloc.h"
 #include "yamldoc.h"
 
@@ -991,6 +993,10 @@ run_main(int argc, char **argv)
 		code = CMD_EXIT_ERROR;
 		if (run_check_limits(f, sel, o.jobs, &err) != 0)
 			goto fail;
+		/* a run that is judged: what the hosts' qualifications say it can see */
+		if (p->has_regression || o.baseline != NULL)
+			ab_qualify_warn_nights(o.results, p, f, sel, p->has_regression ?
+			    p->threshold : VERDICT_THRESHOLD);
 		cfg.mode = o.detach ? RUN_DETACH : RUN_ATTACHED;
 		if (session_create(o.results, &cfg, &s, &err) != 0)
 			goto fail;

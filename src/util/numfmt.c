@@ -92,6 +92,17 @@ numfmt_rsd(char *buf, size_t size, double pct)
 }
 
 void
+numfmt_detectable(char *buf, size_t size, double pct)
+{
+	if (!isfinite(pct))
+		snprintf(buf, size, "-");
+	else if (pct > NUMFMT_DETECTABLE_MAX)
+		snprintf(buf, size, "> %.0f%%", NUMFMT_DETECTABLE_MAX);
+	else
+		snprintf(buf, size, "%.1f%%", pct);
+}
+
+void
 numfmt_interval(char *buf, size_t size, double lo, double hi)
 {
 	char a[NUMFMT_MAX], b[NUMFMT_MAX];

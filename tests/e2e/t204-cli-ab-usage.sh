@@ -6,7 +6,9 @@
 # an unknown order, a plan or fleet error at FILE:LINE:COL, an unknown
 # host; a resume of what is not an ab directory), runs no side command and
 # writes nothing; --dry-run prints each host's sequence in the order asked
-# for, and writes nothing either.  A resume runs nothing its ab.json says:
+# for, and writes nothing either; without --boots, the boots a side are
+# what the hosts' qualification records say the plan's rows need (up to
+# 12).  A resume runs nothing its ab.json says:
 # without -A and -B, with a side that is not the one recorded (a tampered
 # ab.json), with an ab.json or directory others can write, an ab.json of
 # 1 GB, one that lacks a member or whose boot's run leaves the directory,
@@ -189,6 +191,31 @@ like "$(cat "$O/out")" "machine time: .* at most about [0-9]+ s" "--dry-run: the
 "$FLEETMARK" ab plan-ok.yaml -f fleet-ok.yaml -H alpha -A "$SIDE" -B "$SIDE" \
 	--order alternate --boots 2 -o res --dry-run >"$O/out" 2>"$O/err"
 is "$(grep -E '^alpha:' "$O/out")" "alpha: A B A B" "--dry-run --order alternate"
+
+# Without --boots, the hosts' qualifications choose: alpha's row needs 4
+# boots a side to see 5% (its pair sd 0.02: 3 pairs detect 6.58%, 4 pairs
+# 4.56%, by the noncentral t computed with mpmath), beta's 5 (0.025: 5.73%
+# and 4.65%); alpha's second row would need more than 12 and is left to
+# its warning.
+mkdir -p "$O/q/qualify"
+qrow() { printf '{"bench":"lat_syscall","metric":"%s","params":"op=null","pair_sd":%s,"alpha":0.05}' "$1" "$2"; }
+echo "{\"date\":\"2026-12-01T00:00:00Z\",\"rows\":[$(qrow latency 0.02),$(qrow other 0.5)]}" \
+	>"$O/q/qualify/alpha.json"
+echo "{\"date\":\"2026-12-01T00:00:00Z\",\"rows\":[$(qrow latency 0.025)]}" >"$O/q/qualify/beta.json"
+"$FLEETMARK" ab plan-ok.yaml -f fleet-ok.yaml -H alpha,beta -A "$SIDE" -B "$SIDE" \
+	-o "$O/q" --dry-run >"$O/out" 2>"$O/err"
+is "$?" 0 "qualified hosts, no --boots: --dry-run exit 0"
+like "$(cat "$O/err")" "5 boots a side, from the hosts' qualifications" "it says where its boots come from"
+is "$(grep -E '^alpha:' "$O/out")" "alpha: A B B A A B B A A B" "... 5 boots a side: the most a row needs"
+like "$(cat "$O/err")" "alpha: lat_syscall.other op=null: 5 boots a side detect .*more than 1000 boots a side would" \
+	"the row that needs more than 12 is warned about"
+check_fail "... and the rows 5 boots see are not" grep -q "lat_syscall.latency" "$O/err"
+"$FLEETMARK" ab plan-ok.yaml -f fleet-ok.yaml -H alpha,beta -A "$SIDE" -B "$SIDE" \
+	-o "$O/q" --boots 3 --dry-run >"$O/out" 2>"$O/err"
+is "$(grep -E '^alpha:' "$O/out")" "alpha: A B B A A B" "--boots 3 is taken as given"
+like "$(cat "$O/err")" "alpha: lat_syscall.latency op=null: 3 boots a side detect 6.6%, not the threshold 5%; 4 boots a side would" \
+	"... with a warning for the row 3 boots cannot see"
+check_fail "... and no word of qualifications choosing" grep -q "from the hosts' qualifications" "$O/err"
 
 is "$(snapshot)" "$before" "nothing written, no side command run"
 check_fail "the tampered side did not run" test -e "$W/run/evil-ran"

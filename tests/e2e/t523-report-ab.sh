@@ -3,8 +3,9 @@
 # format: the lmbench tables with one row per boot (the side's label in
 # the OS column, as the TX49 mail's with-patch/without-patch rows), then
 # the paired verdict and what the boots can see; the HTML page is self-
-# contained and escapes a hostile label; `report` of a copy that is not
-# the user's is fine (nothing in it is run).  The ab directory is built
+# contained and escapes a hostile label; `--samples` adds each trial's
+# samples; `report` of a copy that is not the user's is fine (nothing in
+# it is run).  The ab directory is built
 # here from the TX49 runs of tests/data/report: side A the run without the
 # patch, side B the run with it, each of its three repetitions one boot,
 # in the order ABBAAB.  No lab, no board.
@@ -126,6 +127,14 @@ like "$(cat "$W/ab.html")" "B \(with-patch\) against A \(without-patch\)" \
 like "$(cat "$W/ab.html")" "TX49-16K.*without-patch" "ab --format html: the boots' rows"
 like "$(head -c 100 "$W/ab.html")" "<!DOCTYPE html>" "ab --format html: a page alone on stdout"
 like "$(cat "$W/err")" "TX49-16K: 6 of 6 boots done" "ab --format html: the hosts on stderr"
+
+# --samples: each boot's trials' samples, as report's of a run
+"$FLEETMARK" report "$AB" --samples --format json >"$W/smp" 2>"$W/err"
+is "$?" 0 "--samples of an ab directory: exit 0"
+is "$(jq '[.[] | select(.table == "samples")] | length > 0' "$W/smp")" true \
+	"... its samples table is there"
+"$FLEETMARK" report "$AB" --format json >"$W/nosmp" 2>"$W/err"
+is "$(jq '[.[] | select(.table == "samples")] | length' "$W/nosmp")" 0 "... and not without --samples"
 
 # not an ab directory, or a broken one: refused
 "$FLEETMARK" report "$W/ab2" --format text >/dev/null 2>"$W/err"

@@ -59,7 +59,7 @@ step() {
 
 step r1 noisy.yaml 0.001 --tries 1
 is "$rc" 125 "a noisy metric far worse than good: skip (125), not bad"
-like "$(cat r1.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd ([0-9.]+)% \(n=4\): noisy: more trials will not help, spread \1% against threshold 10%; run " \
+like "$(cat r1.out)" "^bisect-run ${HEAD:0:12} skip: .*: cannot judge: rsd ([0-9.]+)% \(n=4\): noisy: more trials will not help, spread \1% against threshold 10%; alternating boots will \(fleetmark ab\); run " \
 	"the verdict line says it cannot judge, and that more trials will not help"
 is "$(jq -r .commit r1/*/run.json)" "$HEAD" "run.json records the commit measured"
 

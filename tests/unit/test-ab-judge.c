@@ -388,6 +388,90 @@ test_pool(void)
 	is_num(r.j.comp.var_between, 0.000413400742093242, 1e-14, "pool: between per host");
 	is_num(r.j.comp.var_within, 0.000188213176639439, 1e-14, "pool: within as one host");
 	is_int(r.j.kind, AB_WORSE, "pool: worse");
+	/* F 1.835 on 1 and 2 df (mpmath) */
+	is_num(r.j.p_hosts, 0.308275595683157, 1e-9, "pool: the hosts' F test p");
+}
+
+/* Two hosts that disagree: B worse by 5% on one, better by 5% on the other. */
+static void
+test_pool_disagree(void)
+{
+	double sw[4][2][2];
+	struct fix f1, f2;
+	struct ab_host hosts[2], one[1];
+	struct ab_row r[2];
+	size_t j;
+
+	for (j = 0; j < 4; j++) {
+		memcpy(sw[j][0], ex[j][1], sizeof(sw[j][0]));
+		memcpy(sw[j][1], ex[j][0], sizeof(sw[j][1]));
+	}
+	fix_blocks(&f1, ex, 4, 1);
+	fix_blocks(&f2, (const double (*)[2][2])sw, 4, 1);
+	hosts[0] = f1.host;
+	hosts[1] = f2.host;
+	one[0] = f1.host;
+	memset(r, 0, sizeof(r));
+	r[0].hosts = hosts;
+	r[0].nhosts = 2;
+	r[0].counts = 1;
+	r[1].hosts = one;
+	r[1].nhosts = 1;
+	r[1].counts = 1;
+	is_int(ab_judge_rows(&r[0], 1, &opts5), 0, "disagree: the pooled row fails nothing");
+	/* F 40.09 on 1 and 6 df (mpmath) */
+	is_num(r[0].j.p_hosts, 0.000725992058720995, 1e-9, "disagree: the hosts' F test p");
+	is_int(r[0].j.by_host, 1, "disagree: tested over the hosts' means");
+	is_int(r[0].j.units, 2, "disagree: ... two of them");
+	is_int(r[0].j.pairs, 8, "disagree: of 8 pairs");
+	is_num(r[0].j.change, 0, 1e-9, "disagree: their means cancel");
+	is_int(r[0].j.kind, AB_NOISY, "disagree: noisy");
+	ok(strstr(r[0].j.reason, "; the hosts differ (F test p 0.000726): judged over their "
+	    "means") != NULL, "disagree: the reason says so");
+	(void)ab_judge_rows(&r[1], 1, &opts5);
+	ok(isnan(r[1].j.p_hosts), "one host: no F test");
+	is_int(r[1].j.by_host, 0, "one host: over its pairs");
+}
+
+/*
+ * Three hosts on which B is worse by different sizes (x2.5, x2.6, x2.7,
+ * each block within 0.2%): the F test says they differ, and over their
+ * means B is still worse.  References: mpmath at 30 digits.
+ */
+static const double sized[3][3][2][2] = {
+	{ { { 100, 101 }, { 250.0, 252.752 } }, { { 100, 101 }, { 250.5, 253.258 } },
+	  { { 100, 101 }, { 249.5, 252.247 } } },
+	{ { { 100, 101 }, { 260.0, 262.863 } }, { { 100, 101 }, { 260.52, 263.388 } },
+	  { { 100, 101 }, { 259.48, 262.337 } } },
+	{ { { 100, 101 }, { 270.0, 272.973 } }, { { 100, 101 }, { 270.54, 273.519 } },
+	  { { 100, 101 }, { 269.46, 272.427 } } },
+};
+
+static void
+test_pool_sizes(void)
+{
+	struct fix f[3];
+	struct ab_host hosts[3];
+	struct ab_row r;
+	size_t h;
+
+	for (h = 0; h < 3; h++) {
+		fix_blocks(&f[h], sized[h], 3, 1);
+		hosts[h] = f[h].host;
+	}
+	memset(&r, 0, sizeof(r));
+	r.hosts = hosts;
+	r.nhosts = 3;
+	r.counts = 1;
+	is_int(ab_judge_rows(&r, 1, &opts5), 1, "sizes: the pooled row fails the run");
+	/* F 1110.85 on 2 and 6 df */
+	is_num(r.j.p_hosts, 1.95383007642410e-08, 1e-12, "sizes: the hosts' F test p");
+	is_int(r.j.by_host, 1, "sizes: over the hosts' means");
+	is_num(r.j.change, 160.001318409898, 1e-8, "sizes: the change of their mean");
+	/* t 43.006 on 2 df */
+	is_num(r.j.p_worse, 0.000270125547637048, 1e-10, "sizes: the one-sided p over 3 means");
+	is_int(r.j.kind, AB_WORSE, "sizes: worse");
+	ok(strncmp(r.j.reason, "worse by 160.00% over 3 hosts (", 31) == 0, "sizes: over 3 hosts");
 }
 
 static void
@@ -486,6 +570,8 @@ main(void)
 	test_negative_between();
 	test_bh_and_gate();
 	test_pool();
+	test_pool_disagree();
+	test_pool_sizes();
 	test_order();
 	test_power();
 	test_kj();

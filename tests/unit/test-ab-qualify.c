@@ -89,11 +89,25 @@ test_unknown(void)
 	ok(isnan(q.sd_d), "no trials a boot: no pair sd");
 }
 
+/* A night against the nights before it (references: mpmath, the noncentral
+ * t by quadrature over the chi-square, 30 digits). */
+static void
+test_night(void)
+{
+	is_num(ab_night_detectable(0.02, 7, 0.05, 0.95), 8.35174673111969, 1e-5,
+	    "night: sd 2%, 7 nights before, alpha 0.05: 8.35%");
+	is_num(ab_night_detectable(0.05, 3, 0.05, 0.95), 37.5008147791606, 1e-4,
+	    "night: sd 5%, 3 nights: 37.5%");
+	ok(isinf(ab_night_detectable(0.02, 1, 0.05, 0.95)), "night: one night before: cannot tell");
+	ok(isinf(ab_night_detectable(NAN, 7, 0.05, 0.95)), "night: no sd: cannot tell");
+}
+
 int
 main(void)
 {
 	test_pair_sd();
 	test_kj();
 	test_unknown();
+	test_night();
 	return tap_done();
 }

@@ -380,7 +380,8 @@ main(void)
 		text = n ? render(n, REPORT_TEXT) : NULL;
 		ok(text != NULL && strstr(text, "CANNOT JUDGE: wild.ns a: its 5 nights vary by "
 		    "±7.9% from one to the next: noisy: more trials will not help, spread 7.9% "
-		    "against threshold 5%\n") != NULL, "text: more trials will not help");
+		    "against threshold 5%; alternating boots will (fleetmark ab)\n") != NULL,
+		    "text: more trials will not help; boots will");
 		ok(text != NULL && strstr(text, "CANNOT JUDGE: two.ns a: rsd ") != NULL &&
 		    strstr(text, "over 2 trials against 5%: about 3 trials a side would be "
 		    "needed\n") != NULL, "text: about 3 trials");

@@ -508,6 +508,14 @@ test_numfmt(void)
 	is_str(b, "±1.5%", "an rsd: ±, one decimal");
 	numfmt_rsd(b, sizeof(b), NAN);
 	is_str(b, "-", "no rsd: -");
+	numfmt_detectable(b, sizeof(b), 55.94);
+	is_str(b, "55.9%", "a detectable change: one decimal");
+	numfmt_detectable(b, sizeof(b), 1000);
+	is_str(b, "1000.0%", "a detectable change of 1000%: still a figure");
+	numfmt_detectable(b, sizeof(b), 1.7e16);
+	is_str(b, "> 1000%", "a detectable change beyond 1000%: \"> 1000%\"");
+	numfmt_detectable(b, sizeof(b), INFINITY);
+	is_str(b, "-", "a detectable change that cannot be told: -");
 	numfmt_p(b, sizeof(b), 5.5239e-10);
 	is_str(b, "5.52e-10", "a p: three significant figures");
 	numfmt_p(b, sizeof(b), 0.29295);

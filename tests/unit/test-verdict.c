@@ -547,7 +547,8 @@ test_why(void)
 	memset(&vr, 0, sizeof(vr));
 	vr.spread = 7.44;
 	verdict_why(&vr, 5, 1, 5, 0, b, sizeof(b));
-	is_str(b, "noisy: more trials will not help, spread 7.4% against threshold 5%",
+	is_str(b, "noisy: more trials will not help, spread 7.4% against threshold 5%; "
+	    "alternating boots will (fleetmark ab)",
 	    "noisy: more trials will not help");
 	verdict_why(&vr, 5, 1, 5, VERDICT_WHY_SHORT, b, sizeof(b));
 	is_str(b, "noisy, 7.4% > 5%", "noisy, short");
