@@ -296,6 +296,16 @@ void	ab_qualify_row(const struct ab_components *comp, double trials, size_t boot
 double	ab_night_detectable(double night_sd, size_t nights, double alpha, double power);
 
 /*
+ * The fewest nights before tonight, from 2 to AB_NIGHTS_CAP, whose
+ * ab_night_detectable() is at most threshold percent; 0 when none is
+ * (tonight is one night: however many nights it is held against, its own
+ * sd stays, and below about (z(1 - alpha) + z(power)) night_sd no window
+ * sees) or it cannot be told.
+ */
+#define AB_NIGHTS_CAP	365
+size_t	ab_nights_needed(double night_sd, double threshold, double alpha, double power);
+
+/*
  * The sides of 2 * per_side boots in order into sides[0..2 per_side) and,
  * when block is not NULL, each boot's block into block[]: boots 2j and
  * 2j + 1 are block j.  AB_ORDER_RANDOM flips a coin per block from seed

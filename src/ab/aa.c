@@ -50,3 +50,23 @@ ab_night_detectable(double night_sd, size_t nights, double alpha, double power)
 		return INFINITY;
 	return ab_detectable(night_sd * sqrt((double)nights + 1), nights, alpha, power);
 }
+
+size_t
+ab_nights_needed(double night_sd, double threshold, double alpha, double power)
+{
+	size_t lo = 2, hi = AB_NIGHTS_CAP, mid;
+
+	if (!isfinite(night_sd) || night_sd < 0 || !(threshold > 0))
+		return 0;
+	/* the detectable change shrinks as the window grows: the first, by halves */
+	if (!(ab_night_detectable(night_sd, hi, alpha, power) <= threshold))
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ab_night_detectable(night_sd, mid, alpha, power) <= threshold)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}

@@ -37,7 +37,8 @@
 
 static const char *const qual_cols[] = {
 	"host", "metric", "point", "boots", "trial sd", "boot sd", "night sd", "detectable",
-	"boots a side", "K&J trials a boot", "boots a side at K&J", "a night detects"
+	"boots a side", "K&J trials a boot", "boots a side at K&J", "a night detects",
+	"nights for it"
 };
 
 /* Every boot of host's sequence done. */
@@ -144,7 +145,7 @@ night_sd_log(const struct ab_qrow *q, const struct night *nt)
 
 static void
 add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
-    size_t boots, double thr, const struct night *nt, double night_det)
+    size_t boots, double thr, const struct night *nt, double night_det, size_t nights)
 {
 	char buf[64], name[256];
 	size_t row = rgrid_add_row(g);
@@ -176,6 +177,11 @@ add_grid_row(struct rgrid *g, const struct ab_qrow *q, const struct ab_qual *a,
 	set_count(g, row, 10, a->needed_kj, thr);
 	numfmt_detectable(buf, sizeof(buf), night_det);
 	rgrid_set(g, row, 11, buf, night_det);
+	if (nights > 0)
+		snprintf(buf, sizeof(buf), "%zu for %g%%", nights, thr);
+	else
+		snprintf(buf, sizeof(buf), isfinite(night_det) ? "none" : "-");
+	rgrid_set(g, row, 12, buf, nights > 0 ? (double)nights : NAN);
 }
 
 static json_t *
@@ -186,7 +192,7 @@ num_or_null(double v)
 
 static json_t *
 row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *nt,
-    double night_det, size_t window)
+    double night_det, size_t window, size_t nights)
 {
 	json_t *o = json_object();
 
@@ -214,6 +220,8 @@ row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *n
 	    a->needed_kj <= AB_PLAN_CAP ? json_integer((json_int_t)a->needed_kj) : json_null());
 	json_object_set_new(o, "night_detectable", num_or_null(night_det));
 	json_object_set_new(o, "night_window", json_integer((json_int_t)window));
+	json_object_set_new(o, "nights_needed", nights > 0 ? json_integer((json_int_t)nights) :
+	    json_null());
 	json_object_set_new(o, "aa_verdict", json_string(ab_kind_name(q->j.kind)));
 	return o;
 }
@@ -285,7 +293,8 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 			struct ab_qual a;
 			struct night nt;
 			int has_nt;
-			double nd;
+			double nd, nsd;
+			size_t nn;
 			double alpha = rows[k].j.alpha > 0 ? rows[k].j.alpha : PLAN_DEFAULT_FDR;
 
 			if (strcmp(rows[k].host, fh->name) != 0)
@@ -293,11 +302,12 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 			ab_qualify_row(&rows[k].j.comp, rows[k].trials, boots, alpha, thr, cb, ct,
 			    &a);
 			has_nt = night_of(h, &rows[k], &nt);
-			nd = ab_night_detectable(night_sd_log(&rows[k], has_nt ? &nt : NULL),
-			    window, alpha, AB_POWER);
-			add_grid_row(g, &rows[k], &a, boots, thr, has_nt ? &nt : NULL, nd);
+			nsd = night_sd_log(&rows[k], has_nt ? &nt : NULL);
+			nd = ab_night_detectable(nsd, window, alpha, AB_POWER);
+			nn = ab_nights_needed(nsd, thr, alpha, AB_POWER);
+			add_grid_row(g, &rows[k], &a, boots, thr, has_nt ? &nt : NULL, nd, nn);
 			json_array_append_new(jrows, row_json(&rows[k], &a, has_nt ? &nt : NULL,
-			    nd, window));
+			    nd, window, nn));
 			if (rows[k].j.kind == AB_WORSE)
 				log_warn("%s: %s.%s %s judged worse, %+.1f%%, with one kernel on both "
 				    "sides: noise by construction", fh->name, rows[k].bench,
@@ -536,25 +546,31 @@ ab_qualify_warn_nights(const char *outdir, const struct plan *p, const struct fl
 			const char *date = ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?";
 			double d = json_number_value(json_object_get(row, "night_detectable"));
 			json_t *need = json_object_get(row, "boots_needed");
-			char dbuf[NUMFMT_MAX];
+			json_t *nights = json_object_get(row, "nights_needed");
+			char dbuf[NUMFMT_MAX], nbuf[96];
 
 			if (bench == NULL || metric == NULL || !plan_has_bench(p, bench) ||
 			    !plan_counts(p, bench, metric) ||
 			    !json_is_number(json_object_get(row, "night_detectable")) || !(d > thr))
 				continue;
 			numfmt_detectable(dbuf, sizeof(dbuf), d);
+			if (json_is_integer(nights))
+				snprintf(nbuf, sizeof(nbuf), "%lld nights before it (regression.nights) "
+				    "would, or ", (long long)json_integer_value(nights));
+			else
+				snprintf(nbuf, sizeof(nbuf), "no number of nights would; ");
 			if (json_is_integer(need))
 				log_warn("%s: %s.%s %s: a night detects %s, not the threshold %g%%: "
-				    "its verdicts will say noisy or cannot judge; an ab of %lld boots "
-				    "a side would see it (qualified %s)", host, bench, metric,
-				    params && *params ? params : "-", dbuf, thr,
+				    "its verdicts will say noisy or cannot judge; %san ab of %lld boots "
+				    "a side (qualified %s)", host, bench, metric,
+				    params && *params ? params : "-", dbuf, thr, nbuf,
 				    (long long)json_integer_value(need), date);
 			else
 				log_warn("%s: %s.%s %s: a night detects %s, not the threshold %g%%: "
-				    "its verdicts will say noisy or cannot judge, and more than %d "
-				    "boots a side of an ab would be needed; more hosts, or a larger "
+				    "its verdicts will say noisy or cannot judge; %smore than %d "
+				    "boots a side of an ab would be needed: more hosts, or a larger "
 				    "threshold (qualified %s)", host, bench, metric,
-				    params && *params ? params : "-", dbuf, thr, AB_PLAN_CAP, date);
+				    params && *params ? params : "-", dbuf, thr, nbuf, AB_PLAN_CAP, date);
 		}
 		json_decref(rec);
 	}

@@ -100,6 +100,11 @@ test_night(void)
 	    "night: sd 5%, 3 nights: 37.5%");
 	ok(isinf(ab_night_detectable(0.02, 1, 0.05, 0.95)), "night: one night before: cannot tell");
 	ok(isinf(ab_night_detectable(NAN, 7, 0.05, 0.95)), "night: no sd: cannot tell");
+	/* sd 1.2%: 6 nights detect 5.144%, 7 nights 4.930% (mpmath) */
+	is_int(ab_nights_needed(0.012, 5, 0.05, 0.95), 7, "nights: 7 see 5% at sd 1.2%");
+	/* sd 5%: tonight's own sd alone is more than 5% can get past */
+	is_int(ab_nights_needed(0.05, 5, 0.05, 0.95), 0, "nights: none at sd 5%");
+	is_int(ab_nights_needed(NAN, 5, 0.05, 0.95), 0, "nights: no sd: none");
 }
 
 int
