@@ -88,10 +88,13 @@ W
 }
 CLEAN=$(wrapper none)
 
-# agent_pid HOST trial|serve: the agent's trial process (a fleetmark-agent
-# whose parent is one) or its serve process.  Quick, as a trial lasts half
-# a second: the agents of the whole machine (pgrep), then the host's by
-# their network namespace, not every process of the host's namespace.
+# agent_pid HOST trial|serve: the agent's serve process, or its trial
+# process in the middle of a sample: a fleetmark-agent whose parent is the
+# serve process and which has a child (the sample's shell; not a copy of
+# the trial between its fork and exec, nor a trial that has written its
+# result and is ending).  Quick, as a trial lasts half a second: the
+# agents of the whole machine (pgrep), then the host's by their network
+# namespace, not every process of the host's namespace.
 agent_pid() {
 	local p pp ns
 	ns=$(stat -L -c %i "/run/netns/fmlab-$1" 2>/dev/null) || return
@@ -99,7 +102,10 @@ agent_pid() {
 		[ "$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)" = "$ns" ] || continue
 		pp=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null)
 		if grep -qx fleetmark-agent "/proc/$pp/comm" 2>/dev/null; then
-			[ "$2" = trial ] && { echo "$p"; return; }
+			[ "$2" = trial ] || continue
+			pp=$(awk '/^PPid:/ {print $2}' "/proc/$pp/status" 2>/dev/null)
+			grep -qx fleetmark-agent "/proc/$pp/comm" 2>/dev/null && continue
+			pgrep -P "$p" >/dev/null && { echo "$p"; return; }
 		else
 			[ "$2" = serve ] && { echo "$p"; return; }
 		fi
