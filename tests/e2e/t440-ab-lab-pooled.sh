@@ -97,10 +97,12 @@ rows=$("$FLEETMARK" report "$D" --format json 2>/dev/null | jq -r '
 	[.[] | select(.table == "ab" and .metric == "exec.seconds")] |
 	group_by([.host, .point]) | .[] | (map({(.column): .text}) | add) as $c |
 	[.[0].host, .[0].point, $c.verdict, $c.change, $c.reason, $c.interval] | @tsv')
-verdict() { awk -F'\t' -v h="$1" -v p="$2" '$1 == h && index($2, p) { print $3; exit }' <<<"$rows"; }
-change() { awk -F'\t' -v h="$1" -v p="$2" '$1 == h && index($2, p) { print $4; exit }' <<<"$rows"; }
-reason() { awk -F'\t' -v h="$1" -v p="$2" '$1 == h && index($2, p) { print $5; exit }' <<<"$rows"; }
-interval() { awk -F'\t' -v h="$1" -v p="$2" '$1 == h && index($2, p) { print $6; exit }' <<<"$rows"; }
+# field N HOST POINT: column N of that host's row whose point holds POINT.
+field() { awk -F'\t' -v n="$1" -v h="$2" -v p="$3" '$1 == h && index($2, p) { print $n; exit }' <<<"$rows"; }
+verdict() { field 3 "$@"; }
+change() { field 4 "$@"; }
+reason() { field 5 "$@"; }
+interval() { field 6 "$@"; }
 bad=0
 for h in "${RH[@]}"; do
 	[ "$(verdict "$h" fm-t440-agree)" = worse ] || { bad=1; diag "$h agree: $(verdict "$h" fm-t440-agree)"; }
