@@ -43,6 +43,7 @@ struct ab_cmdopts {
 	enum report_format fmt;
 	int		 dry, quiet;
 	const char	*new_only;	/* the first option given that --resume refuses */
+	const char	*push;		/* qualify: the archive the records go to too */
 };
 
 /*
@@ -171,13 +172,14 @@ void	ab_qualify_warn(struct ab_cmdopts *o, const struct ab_ctx *c);
 /*
  * Before a run of plan p that is judged (the plan has a regression: or
  * the run a baseline), on the hosts of f that sel selects (NULL: all):
- * for each host with a record in outdir/qualify/HOST.json, a warning for
+ * for each host with a record in outdir/qualify/HOST.json or in the
+ * archive at url (NULL: none; the newer of the two), a warning for
  * each counted row of p whose change a night detects (the record's
  * night_detectable) is above thr, saying what an ab would take.  Nothing
  * fails.
  */
-void	ab_qualify_warn_nights(const char *outdir, const struct plan *p, const struct fleet *f,
-	    const unsigned char *sel, double thr);
+void	ab_qualify_warn_nights(const char *outdir, const char *url, const struct plan *p,
+	    const struct fleet *f, const unsigned char *sel, double thr);
 
 /* Whether dir is an ab directory (has an ab.json). */
 int	ab_is_dir(const char *dir);

@@ -61,6 +61,9 @@ int	archive_cancelled(void);
 #define ARCHIVE_MAX_FILE_SIZE	(64ULL << 30)	/* bytes of one file */
 #define ARCHIVE_MAX_LIST	1000000		/* names in one listing */
 #define ARCHIVE_MAX_RUNID	200		/* bytes of a run id */
+#define ARCHIVE_QUALIFY		"qualify"	/* the hosts' qualifications:
+						 * qualify/HOST.json, no run */
+#define ARCHIVE_QUALIFY_MAX	(4 << 20)	/* bytes of one */
 
 /* --- URLs (src/url.c) -------------------------------------------------------- */
 
@@ -107,7 +110,8 @@ int	archive_split_ref(const char *ref, char **url, char **runid);
 
 /*
  * Whether id is an acceptable run id (and so a safe directory name):
- * 1 to ARCHIVE_MAX_RUNID bytes of [A-Za-z0-9._+-], not starting with '.'.
+ * 1 to ARCHIVE_MAX_RUNID bytes of [A-Za-z0-9._+-], not starting with '.',
+ * and not ARCHIVE_QUALIFY, the archive's own folder.
  */
 int	archive_valid_runid(const char *id);
 
@@ -222,6 +226,20 @@ int	archive_fetch(const char *url, const char *runid, char **dir,
 
 /* The cache directory archive_fetch() uses (newly allocated). */
 char	*archive_cache_dir(void);
+
+/*
+ * A host's qualification (`fleetmark qualify`'s record of what it can
+ * see, docs/qualify.md) beside the runs: URL/qualify/HOST.json, one file,
+ * no manifest; the last one put replaces the one before.  host must pass
+ * fleet_name_ok() (ARCHIVE_EINVAL).  archive_get_qualify() gives the
+ * file's text (*text newly allocated, at most ARCHIVE_QUALIFY_MAX
+ * bytes), ARCHIVE_ENOTFOUND when the host has none; what it says is
+ * untrusted.
+ */
+int	archive_put_qualify(const char *url, const char *host, const char *localpath,
+	    char **err);
+int	archive_get_qualify(const char *url, const char *host, char **text, size_t *len,
+	    char **err);
 
 /* --- Backends ------------------------------------------------------------ */
 

@@ -177,6 +177,12 @@ void	cmd_catch_signals(void (*handler)(int));
 int	cmd_threshold_option(const char *arg, double *pct);
 
 /*
+ * An option's archive URL (opt: "--push"), checked before anything is
+ * done: 0, or -1 with the error said (a URL archive.h does not parse).
+ */
+int	cmd_archive_option(const char *opt, const char *arg);
+
+/*
  * Where a command's output goes: -o FILE, written to a temporary beside
  * FILE and renamed over it at the end (atomically, without fsync: the
  * output can be made again), or stdout.

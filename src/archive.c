@@ -20,6 +20,7 @@
 
 #include "archive.h"
 #include "digest.h"
+#include "fleet.h"
 #include "fsutil.h"
 #include "http.h"
 #include "log.h"
@@ -365,7 +366,9 @@ run_dir_id(const char *rundir, char **dirp, char **idp, char **err)
 		return ARCHIVE_EINVAL;
 	}
 	if (!archive_valid_runid(id)) {
-		*err = xasprintf("%s: '%s' is not a valid run id", dir, id);
+		*err = xasprintf("%s: '%s' is not a valid run id%s", dir, id,
+		    strcmp(id, ARCHIVE_QUALIFY) == 0 ? " (an archive keeps the hosts' "
+		    "qualifications under that name)" : "");
 		free(dir);
 		return ARCHIVE_EINVAL;
 	}
@@ -848,6 +851,63 @@ archive_list(const char *url, char ***idsp, size_t *np, char **err)
 	session_close(&s);
 	strv_free(top, ntop);
 	strv_free(ids, n);
+	return r;
+}
+
+/* --- the hosts' qualifications ---------------------------------------------- */
+
+static int
+qualify_key(const char *host, char **key, char **err)
+{
+	if (!fleet_name_ok(host))
+		return err_set(err, ARCHIVE_EINVAL, "'%s' is not a host name", host);
+	*key = xasprintf("%s/%s.json", ARCHIVE_QUALIFY, host);
+	return ARCHIVE_OK;
+}
+
+int
+archive_put_qualify(const char *url, const char *host, const char *localpath, char **err)
+{
+	struct session s;
+	char *key = NULL;
+	int r;
+
+	if ((r = qualify_key(host, &key, err)) != 0)
+		return r;
+	if ((r = session_open(&s, url, err)) == 0) {
+		r = s.be->put(s.state, key, localpath, NULL, err);
+		session_scrub(&s, err);
+		session_close(&s);
+	}
+	free(key);
+	return r;
+}
+
+int
+archive_get_qualify(const char *url, const char *host, char **textp, size_t *lenp,
+    char **err)
+{
+	struct session s;
+	char *key = NULL, *tmp = NULL;
+	int r;
+
+	if ((r = qualify_key(host, &key, err)) != 0)
+		return r;
+	if ((r = session_open(&s, url, err)) != 0)
+		goto out;
+	if ((tmp = tmp_file()) == NULL)
+		r = err_set(err, ARCHIVE_EPERM, "cannot create a temporary file: %s",
+		    strerror(errno));
+	else if ((r = s.be->get(s.state, key, tmp, ARCHIVE_QUALIFY_MAX, NULL, err)) == 0)
+		r = read_small(tmp, ARCHIVE_QUALIFY_MAX, textp, lenp, err);
+	session_scrub(&s, err);
+	session_close(&s);
+ out:
+	if (tmp != NULL) {
+		unlink(tmp);
+		free(tmp);
+	}
+	free(key);
 	return r;
 }
 

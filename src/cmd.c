@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "archive.h"
 #include "cmd.h"
 #include "fsutil.h"
 #include "log.h"
@@ -386,6 +387,28 @@ cmd_threshold_option(const char *arg, double *pct)
 		return -1;
 	}
 	*pct = v;
+	return 0;
+}
+
+int
+cmd_archive_option(const char *opt, const char *arg)
+{
+	struct archive_url *u = NULL;
+	char *err = NULL, *d;
+
+	if (!archive_is_url(arg)) {
+		d = archive_url_display(arg);
+		log_error("%s: expected an archive URL (file://, http(s)://, s3://), not '%s'",
+		    opt, d);
+		free(d);
+		return -1;
+	}
+	if (archive_url_parse(arg, &u, &err) != 0) {
+		log_error("%s: %s", opt, err);
+		free(err);
+		return -1;
+	}
+	archive_url_free(u);
 	return 0;
 }
 

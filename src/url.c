@@ -264,7 +264,7 @@ archive_valid_runid(const char *id)
 	size_t n = strlen(id);
 
 	return n > 0 && n <= ARCHIVE_MAX_RUNID && id[0] != '.' &&
-	    pct_kept_span(id, n, "._+-") == n;
+	    pct_kept_span(id, n, "._+-") == n && strcmp(id, ARCHIVE_QUALIFY) != 0;
 }
 
 int

@@ -19,6 +19,7 @@
 
 #include "ab.h"
 #include "ab-int.h"
+#include "archive.h"
 #include "cmd.h"
 #include "fleet.h"
 #include "fsutil.h"
@@ -260,6 +261,23 @@ print_grid(const struct rgrid *g, enum report_format fmt)
 	}
 }
 
+/* The record at path put in the archive at url as host's: 0, or 1 (said why). */
+static int
+push_record(const char *url, const char *host, const char *path)
+{
+	char *err = NULL, *d;
+
+	if (archive_put_qualify(url, host, path, &err) != 0) {
+		log_error("%s: its qualification was not pushed: %s", host, err);
+		free(err);
+		return 1;
+	}
+	d = archive_url_display(url);
+	log_info("%s: qualification pushed, %s/%s/%s.json", host, d, ARCHIVE_QUALIFY, host);
+	free(d);
+	return 0;
+}
+
 int
 ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double secs,
     const struct history *h, char **err)
@@ -271,6 +289,7 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 	char title[256], stamp[32], *path = NULL, *qdir = NULL;
 	size_t n = 0, i, k, boots = (size_t)o->boots;
 	size_t window = c->p->nights > 0 ? (size_t)c->p->nights : PLAN_DEFAULT_NIGHTS;
+	size_t unpushed = 0;
 	time_t now = time(NULL);
 	int r = -1;
 
@@ -338,6 +357,8 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 				goto out;
 			}
 			log_info("%s: qualified, %s", fh->name, path);
+			if (o->push != NULL)
+				unpushed += push_record(o->push, fh->name, path);
 		} else
 			log_warn("%s: not every boot done: no record kept in %s", fh->name, qdir);
 		json_object_set_new(hosts, fh->name, rec);
@@ -359,6 +380,15 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 	else
 		print_grid(g, o->fmt);
 	fflush(stdout);
+	if (unpushed > 0) {
+		char *d = archive_url_display(o->push);
+
+		*err = xasprintf("%zu host%s qualification%s not pushed to %s (kept in %s)",
+		    unpushed, unpushed == 1 ? "'s" : "s'", unpushed == 1 ? " was" : "s were",
+		    d, qdir);
+		free(d);
+		goto out;
+	}
 	r = 0;
  out:
 	json_decref(all);
@@ -412,22 +442,38 @@ plan_counts(const struct plan *p, const char *bench, const char *metric)
 }
 
 /*
- * One host's record against the ab about to run: with say, a warning for
- * each row o->boots cannot see the threshold in; *most the most boots a
- * side a counted row of the plan needs to see it, of those that need no
- * more than AB_AUTO_BOOTS (0: none, or no record).
- */
-/*
- * host's record in outdir (a JSON object), or NULL: none, or one that does
- * not read (with say, a warning that says why).
+ * text (len bytes, from name) as a record: a JSON object, or NULL (with
+ * say, a warning that says why).
  */
 static json_t *
-record_load(const char *outdir, const char *host, int say)
+record_parse(const char *host, const char *name, const char *text, size_t len, int say)
+{
+	json_error_t je;
+	json_t *rec;
+
+	if ((rec = json_loadb(text, len, 0, &je)) == NULL) {
+		if (say)
+			log_warn("%s: its qualification does not read: %s:%d:%d: %s", host, name,
+			    je.line, je.column, je.text);
+		return NULL;
+	}
+	if (!json_is_object(rec)) {
+		if (say)
+			log_warn("%s: its qualification does not read: %s: not a JSON object",
+			    host, name);
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+/* host's record in outdir, or NULL: none, or one that does not read. */
+static json_t *
+record_local(const char *outdir, const char *host, int say)
 {
 	char *path = xasprintf("%s/%s/%s.json", outdir, AB_QUALIFY_DIR, host), *data = NULL;
 	char *err = NULL;
 	json_t *rec = NULL;
-	json_error_t je;
 	size_t len;
 
 	if (access(path, F_OK) != 0 && errno == ENOENT)
@@ -437,19 +483,7 @@ record_load(const char *outdir, const char *host, int say)
 			log_warn("%s: its qualification does not read: %s", host, err);
 		goto out;
 	}
-	if ((rec = json_loadb(data, len, 0, &je)) == NULL) {
-		if (say)
-			log_warn("%s: its qualification does not read: %s:%d:%d: %s", host, path,
-			    je.line, je.column, je.text);
-		goto out;
-	}
-	if (!json_is_object(rec)) {
-		if (say)
-			log_warn("%s: its qualification does not read: %s: not a JSON object",
-			    host, path);
-		json_decref(rec);
-		rec = NULL;
-	}
+	rec = record_parse(host, path, data, len, say);
  out:
 	free(data);
 	free(err);
@@ -457,15 +491,78 @@ record_load(const char *outdir, const char *host, int say)
 	return rec;
 }
 
+/* host's record in the archive at url (archive.h), or NULL. */
+static json_t *
+record_archived(const char *url, const char *host, int say)
+{
+	char *text = NULL, *err = NULL, *d, *name;
+	json_t *rec = NULL;
+	size_t len;
+	int r;
+
+	if ((r = archive_get_qualify(url, host, &text, &len, &err)) == 0) {
+		d = archive_url_display(url);
+		name = xasprintf("%s/%s/%s.json", d, ARCHIVE_QUALIFY, host);
+		rec = record_parse(host, name, text, len, say);
+		free(name);
+		free(d);
+	} else if (r != ARCHIVE_ENOTFOUND && say)
+		log_warn("%s: its qualification does not read: %s", host, err);
+	free(text);
+	free(err);
+	return rec;
+}
+
+/*
+ * host's record (a JSON object), or NULL: none, or none that reads (with
+ * say, a warning for each that does not): the one in outdir, or the one
+ * in the archive at url (NULL: none) when that one is newer by its date.
+ * *whence (when not NULL) is set to what the warnings say of it: its
+ * date, and the archive's URL when it came from there.
+ */
+static json_t *
+record_load(const char *outdir, const char *url, const char *host, int say, char **whence)
+{
+	json_t *mine = record_local(outdir, host, say), *theirs = NULL;
+	const char *dm, *dt;
+	char *d;
+
+	if (url != NULL)
+		theirs = record_archived(url, host, say);
+	dm = mine != NULL ? ab_jstr(mine, "date") : NULL;
+	dt = theirs != NULL ? ab_jstr(theirs, "date") : NULL;
+	if (theirs != NULL && (mine == NULL || (dt != NULL && (dm == NULL ||
+	    strcmp(dt, dm) > 0)))) {
+		json_decref(mine);
+		if (whence != NULL) {
+			d = archive_url_display(url);
+			*whence = xasprintf("%s, %s", dt ? dt : "?", d);
+			free(d);
+		}
+		return theirs;
+	}
+	json_decref(theirs);
+	if (mine != NULL && whence != NULL)
+		*whence = xstrdup(dm ? dm : "?");
+	return mine;
+}
+
+/*
+ * One host's record against the ab about to run: with say, a warning for
+ * each row o->boots cannot see the threshold in; *most the most boots a
+ * side a counted row of the plan needs to see it, of those that need no
+ * more than AB_AUTO_BOOTS (0: none, or no record).
+ */
 static void
 check_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host, double thr,
     int say, long long *most)
 {
 	json_t *rec, *row;
+	char *whence = NULL;
 	size_t i;
 
 	*most = 0;
-	if ((rec = record_load(o->outdir, host, say)) == NULL)
+	if ((rec = record_load(o->outdir, NULL, host, say, &whence)) == NULL)
 		return;
 	json_array_foreach(json_object_get(rec, "rows"), i, row) {
 		const char *bench = ab_jstr(row, "bench"), *metric = ab_jstr(row, "metric");
@@ -491,14 +588,14 @@ check_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host,
 			log_warn("%s: %s.%s %s: %lld boots a side detect %s, not the threshold "
 			    "%g%%; more than %d boots a side would (qualified %s)", host, bench,
 			    metric, params && *params ? params : "-", o->boots, dbuf, thr, AB_PLAN_CAP,
-			    ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?");
+			    whence);
 		else
 			log_warn("%s: %s.%s %s: %lld boots a side detect %s, not the threshold "
 			    "%g%%; %zu boots a side would (qualified %s)", host, bench, metric,
-			    params && *params ? params : "-", o->boots, dbuf, thr, need,
-			    ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?");
+			    params && *params ? params : "-", o->boots, dbuf, thr, need, whence);
 	}
 	json_decref(rec);
+	free(whence);
 }
 
 void
@@ -527,23 +624,23 @@ ab_qualify_warn(struct ab_cmdopts *o, const struct ab_ctx *c)
 }
 
 void
-ab_qualify_warn_nights(const char *outdir, const struct plan *p, const struct fleet *f,
-    const unsigned char *sel, double thr)
+ab_qualify_warn_nights(const char *outdir, const char *url, const struct plan *p,
+    const struct fleet *f, const unsigned char *sel, double thr)
 {
 	size_t i, k;
 
 	for (i = 0; i < f->nhosts; i++) {
 		const char *host = f->hosts[i].name;
 		json_t *rec, *row;
+		char *date = NULL;
 
 		if (sel != NULL && !sel[i])
 			continue;
-		if ((rec = record_load(outdir, host, 1)) == NULL)
+		if ((rec = record_load(outdir, url, host, 1, &date)) == NULL)
 			continue;
 		json_array_foreach(json_object_get(rec, "rows"), k, row) {
 			const char *bench = ab_jstr(row, "bench"), *metric = ab_jstr(row, "metric");
 			const char *params = ab_jstr(row, "params");
-			const char *date = ab_jstr(rec, "date") ? ab_jstr(rec, "date") : "?";
 			double d = json_number_value(json_object_get(row, "night_detectable"));
 			json_t *need = json_object_get(row, "boots_needed");
 			json_t *nights = json_object_get(row, "nights_needed");
@@ -573,5 +670,6 @@ ab_qualify_warn_nights(const char *outdir, const struct plan *p, const struct fl
 				    params && *params ? params : "-", dbuf, thr, nbuf, AB_PLAN_CAP, date);
 		}
 		json_decref(rec);
+		free(date);
 	}
 }

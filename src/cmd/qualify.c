@@ -7,8 +7,9 @@
  * trial and boot sd (and with --history the night sd of the hosts'
  * nightly runs), the change N boots a side detect and what the threshold
  * takes (src/ab/qualify.c), kept in the directory's
- * qualify.json and in each host's record, OUTDIR/qualify/HOST.json, that
- * `fleetmark ab` reads before its first reboot.
+ * qualify.json and in each host's record, OUTDIR/qualify/HOST.json (with
+ * --push in the archive's qualify/HOST.json too), that `fleetmark ab`
+ * reads before its first reboot and `run` before a judged run.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "history", required_argument, NULL, 'Y' },
+		{ "push", required_argument, NULL, 'P' },
 		CMD_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -82,6 +84,11 @@ parse_options(int argc, char **argv, struct ab_cmdopts *o)
 			break;
 		case 'Y':
 			history_source = optarg;
+			break;
+		case 'P':
+			if (cmd_archive_option("--push", optarg) != 0)
+				return CMD_EXIT_USAGE;
+			o->push = optarg;
 			break;
 		default:
 			if ((c = cmd_common_option(&cmd_qualify, c, argv, &o->quiet)) >= 0)
@@ -173,6 +180,9 @@ static const struct cmd_option qualify_options[] = {
 	{ 0, "history", "SOURCE", "the hosts' nightly runs of the plan (a results directory "
 	    "or an archive URL): the night sd beside the trial and boot sd, over the nights "
 	    "since each series' last change; read before the first reboot", NULL },
+	{ 0, "push", "URL", "the archive each record is put in too, as URL/qualify/HOST.json: "
+	    "a run that pushes there (the nightly) or takes its baseline from there reads it",
+	    NULL },
 	{ 'f', NULL, "FLEET", "the inventory", "the embedded fleet" },
 	{ 'o', NULL, "DIR", "the results directory: the A/A ab directory is made in it, and "
 	    "each host's record in DIR/qualify/HOST.json", "results" },
@@ -182,7 +192,8 @@ static const struct cmd_option qualify_options[] = {
 static const struct cmd_exit qualify_exits[] = {
 	{ 0, "every boot done: each host's record kept (a row judged worse is a warning: "
 	    "with one kernel on both sides it is noise)" },
-	{ 1, "something failed: ab.json, qualify.json or a record could not be written" },
+	{ 1, "something failed: ab.json, qualify.json or a record could not be written, or "
+	    "a record was not pushed (it is kept in DIR/qualify)" },
 	{ 2, "bad usage or input: no side, a malformed side, a boot: entry a host lacks, "
 	    "--boots below 2, a plan or fleet that does not load, a --history with no "
 	    "night of the plan" },
@@ -213,7 +224,7 @@ static const struct cmd_help qualify_help = {
 const struct cmd_entry cmd_qualify = {
 	"qualify",
 	"PLAN [-f FLEET] -H HOSTS -A SIDE [--boots N] [--expect S] [--threshold X%] "
-	"[--format F] [--history SOURCE] [-o DIR] [-q] [-v]",
+	"[--format F] [--history SOURCE] [--push URL] [-o DIR] [-q] [-v]",
 	"each host's noise, boot to boot, and the smallest change an ab can see there",
 	qualify_main,
 	&qualify_help,

@@ -651,14 +651,8 @@ parse_options(int argc, char **argv, struct run_opts *o, struct session_config *
 			}
 			break;
 		case 'P':
-			if (!archive_is_url(optarg)) {
-				char *d = archive_url_display(optarg);
-
-				log_error("--push: expected an archive URL (file://, http(s)://, "
-				    "s3://), not '%s'", d);
-				free(d);
+			if (cmd_archive_option("--push", optarg) != 0)
 				return CMD_EXIT_USAGE;
-			}
 			o->push = optarg;
 			break;
 		case 'B':
@@ -763,6 +757,28 @@ load_plan(const struct run_opts *o, const char *rdir, int recorded, struct catal
 	if (o->detach && detach_plan_check(*p, err) != 0)
 		return CMD_EXIT_USAGE;
 	return 0;
+}
+
+/*
+ * A run that is judged: what the hosts' qualifications (in the results
+ * directory, or in the archive the run goes to or its baseline comes
+ * from) say it can see.
+ */
+static void
+qualify_warn(const struct run_opts *o, const struct plan *p, const struct fleet *f,
+    const unsigned char *sel)
+{
+	char *url = NULL, *runid = NULL;
+
+	if (o->push != NULL)
+		url = xstrdup(o->push);
+	else if (o->baseline != NULL && archive_is_url(o->baseline) &&
+	    archive_split_ref(o->baseline, &url, &runid) != 0)
+		url = NULL;
+	ab_qualify_warn_nights(o->results, url, p, f, sel, p->has_regression ? p->threshold :
+	    VERDICT_THRESHOLD);
+	free(runid);
+	free(url);
 }
 
 /* A baseline that is not `latest` is checked before the hours of a run. */
@@ -995,8 +1011,7 @@ run_main(int argc, char **argv)
 			goto fail;
 		/* a run that is judged: what the hosts' qualifications say it can see */
 		if (p->has_regression || o.baseline != NULL)
-			ab_qualify_warn_nights(o.results, p, f, sel, p->has_regression ?
-			    p->threshold : VERDICT_THRESHOLD);
+			qualify_warn(&o, p, f, sel);
 		cfg.mode = o.detach ? RUN_DETACH : RUN_ATTACHED;
 		if (session_create(o.results, &cfg, &s, &err) != 0)
 			goto fail;

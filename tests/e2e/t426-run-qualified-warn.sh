@@ -14,7 +14,14 @@
 #   to need more hosts;
 # - a plan without `regression:` (a run nothing judges): nothing;
 # - a record that does not read: a warning of its own, the run goes on.
-# cost: 3 s, busy
+# - the record in a file:// archive (ARCHIVE/qualify/HOST.json, where
+#   `qualify --push` puts it): read by a run that pushes there or takes
+#   its baseline from there, the newer of it and the results directory's
+#   taken, the warning naming the archive when it is the archive's; a
+#   FIFO or a malformed record there is a warning, the run goes on;
+# - "qualify" is no run id: a run directory of that name is not pushed;
+#   a --push that is no archive URL is refused before anything is done.
+# cost: 5 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller
@@ -68,4 +75,54 @@ echo '{"rows": [' >res/qualify/local.json
 is "$?" 0 "a record that does not read: the run goes on"
 like "$(cat err)" "warning: local: its qualification does not read: res/qualify/local.json:" \
 	"... with a warning naming the file"
+# --- the record in an archive --------------------------------------------------------
+A=$W/arch
+mkdir -p "$A/qualify" fresh
+rec() {	# DATE NIGHT_DETECTABLE
+	echo "{\"date\":\"$1\",\"rows\":[$(qrow exec seconds "$2" 6 12)]}"
+}
+rec 2026-12-02T00:00:00Z 8.35 >"$A/qualify/local.json"
+"$FLEETMARK" run judged.yaml -o fresh --push "file://$A" >out 2>err
+is "$?" 0 "a run pushing to an archive with the host's record: exit 0"
+like "$(cat err)" "warning: local: exec.seconds command=true,copies=1: a night detects 8.3%, .* \(qualified 2026-12-02T00:00:00Z, file://$A\)" \
+	"the archive's record warns, naming the archive"
+is "$(find "$A" -name trials.jsonl | wc -l)" 1 "the run was pushed beside it"
+
+rec 2026-12-03T00:00:00Z 9.45 >res/qualify/local.json
+"$FLEETMARK" run judged.yaml -o res --push "file://$A" >out 2>err
+like "$(cat err)" "a night detects 9.4%, .* \(qualified 2026-12-03T00:00:00Z\)" \
+	"the results directory's newer record is taken"
+is "$(grep -c 'a night detects' err)" 1 "... alone"
+rec 2026-12-04T00:00:00Z 10.55 >"$A/qualify/local.json"
+"$FLEETMARK" run judged.yaml -o res --baseline "file://$A/latest" >out 2>err
+like "$(cat err)" "a night detects 10.6%, .* \(qualified 2026-12-04T00:00:00Z, file://$A\)" \
+	"the archive's newer one, found through --baseline URL/latest"
+
+rm -f res/qualify/local.json "$A/qualify/local.json"
+mkfifo "$A/qualify/local.json"
+timeout 60 "$FLEETMARK" run judged.yaml -o fresh --push "file://$A" >out 2>err
+is "$?" 0 "a FIFO for the record: the run goes on"
+like "$(cat err)" "warning: local: its qualification does not read: .*not a regular file" \
+	"... with a warning"
+rm -f "$A/qualify/local.json"
+echo '[1, 2]' >"$A/qualify/local.json"
+"$FLEETMARK" run judged.yaml -o fresh --push "file://$A" >out 2>err
+is "$?" 0 "a record that is no object: the run goes on"
+like "$(cat err)" "warning: local: its qualification does not read: file://$A/qualify/local.json: not a JSON object" \
+	"... with a warning naming it in the archive"
+
+R=$(find fresh -mindepth 1 -maxdepth 1 -type d | head -1)
+cp -r "$R" qualify
+"$FLEETMARK" push qualify "file://$W/arch2" >out 2>err
+is "$?" 2 "a run directory named qualify: not pushed (exit 2)"
+like "$(cat err)" "'qualify' is not a valid run id \(an archive keeps the hosts' qualifications under that name\)" \
+	"... saying why"
+check "nothing written" test ! -e "$W/arch2"
+for cmd in "run judged.yaml" "qualify judged.yaml -H local -A true"; do
+	# shellcheck disable=SC2086
+	"$FLEETMARK" $cmd -o nothing --push 'file:///x?y' >out 2>err
+	is "$?" 2 "${cmd%% *} --push with a query: exit 2"
+	like "$(cat err)" "--push: " "... the option named"
+	check "... nothing made" test ! -e nothing
+done
 done_testing

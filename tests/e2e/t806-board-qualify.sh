@@ -12,14 +12,16 @@
 #    nights) and detectable change; qualify.json and the
 #    board's record, res/qualify/BOARD.json, hold the same row with the
 #    components, the pair sd and the detectable change, which agree with
-#    the detectable an ab of 3 boots would have (the table's number).
+#    the detectable an ab of 3 boots would have (the table's number);
+#    with --push, the archive's qualify/BOARD.json is the same file.
 # 3. `ab --dry-run` of 3 boots a side, with the record in its results
 #    directory: a threshold below the detectable change warns before any
 #    reboot, naming the board, the metric and the boots it would take; a
 #    threshold above it does not warn; another results directory (no
 #    record) does not warn; a record that does not read is a warning that
 #    names the host and the file.
-# 4. A side whose boot check fails: exit 3, no record for the host.
+# 4. A side whose boot check fails: exit 3, no record for the host, none
+#    pushed.
 # cost: 95 s, busy
 
 set -u
@@ -62,7 +64,8 @@ for n in 1 2 3; do
 done
 start=$SECONDS
 timeout 400 "$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" \
-	--expect fm_side=q --history "$WORK/nights" -o "$WORK/res" >"$WORK/out" 2>"$WORK/err"
+	--expect fm_side=q --history "$WORK/nights" -o "$WORK/res" --push "file://$WORK/arch" \
+	>"$WORK/out" 2>"$WORK/err"
 is "$?" 0 "qualify: exit 0"
 diag "qualify took $((SECONDS - start)) s (6 boots)"
 sed 's/^/#   /' "$WORK/out" | head -8
@@ -82,6 +85,7 @@ check "the board's record is kept" test -f "$R"
 check "qualify.json is kept" test -f "$D/qualify.json"
 is "$(jq -c ".hosts[\"$BOARD\"]" "$D/qualify.json")" "$(jq -c . "$R")" \
 	"qualify.json holds the record"
+check "--push: the archive holds the same record" cmp "$R" "$WORK/arch/qualify/$BOARD.json"
 row='.rows[] | select(.bench == "lat_syscall" and .metric == "latency")'
 is "$(jq -r "[$row | .trial_sd, .boot_sd, .var_within, .var_between, .pair_sd, .detectable,
 	.alpha | type] | unique | join(\" \")" "$R")" number "the components and detectable are numbers"
@@ -126,11 +130,12 @@ like "$(cat "$WORK/err7")" "$BOARD: its qualification does not read: .*/qualify/
 
 # --- 4. a host that fails ---------------------------------------------------------------
 timeout 200 "$FLEETMARK" qualify "$WORK/plan.yaml" -f "$BFLEET" -H "$BOARD" -A "$SIDE" \
-	--expect fm_side=nope -o "$WORK/res3" >"$WORK/out8" 2>"$WORK/err8"
+	--expect fm_side=nope -o "$WORK/res3" --push "file://$WORK/arch3" >"$WORK/out8" 2>"$WORK/err8"
 is "$?" 3 "a wrong kernel: the host fails: exit 3"
 D3=$(find "$WORK/res3" -mindepth 1 -maxdepth 1 -name '*-ab-t806-qualify-*' | head -1)
 is "$(jq -r ".sequences[\"$BOARD\"][0].class" "$D3/ab.json")" boot "its class is boot"
 check "no record for it" test ! -e "$WORK/res3/qualify/$BOARD.json"
+check "... nor in the archive" test ! -e "$WORK/arch3/qualify/$BOARD.json"
 is "$(jq -r ".hosts[\"$BOARD\"].complete" "$D3/qualify.json")" false \
 	"qualify.json says it is not complete"
 like "$(cat "$WORK/err8")" "$BOARD: not every boot done: no record kept" "and the output says so"

@@ -152,6 +152,8 @@ test_names(void)
 	ok(archive_valid_runid("20011130-041500-smoke-3f2a"), "valid run id");
 	ok(!archive_valid_runid("") && !archive_valid_runid(".x") && !archive_valid_runid("..") &&
 	    !archive_valid_runid("a/b") && !archive_valid_runid("a b"), "invalid run ids");
+	ok(!archive_valid_runid("qualify") && archive_valid_runid("qualify1"),
+	    "'qualify', the archive's own folder, is no run id");
 	ok(archive_valid_path("hosts/lab-01.json") && archive_valid_path("run.json"), "valid paths");
 	ok(!archive_valid_path("/etc/passwd") && !archive_valid_path("../x") &&
 	    !archive_valid_path("a/../b") && !archive_valid_path("a//b") &&
