@@ -26,6 +26,12 @@ double	stats_betai(double a, double b, double x);
 double	stats_t_cdf(double t, double df);
 
 /*
+ * P(T > t), the upper tail, from the incomplete beta function directly:
+ * 1 - stats_t_cdf() loses every digit once the tail is below 1e-16.
+ */
+double	stats_t_sf(double t, double df);
+
+/*
  * The t with P(T <= t) = p (0 < p < 1, df > 0); NAN outside the domain.
  * Closed forms for 1 and 2 df; otherwise Halley's steps on the upper
  * tail I_{df/(df+t^2)}(df/2, 1/2) / 2 = 1 - p, 2 to 4 incomplete betas.

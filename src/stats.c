@@ -148,6 +148,19 @@ stats_t_cdf(double t, double df)
 	return t > 0 ? 1 - tail / 2 : tail / 2;
 }
 
+double
+stats_t_sf(double t, double df)
+{
+	double tail;
+
+	if (isnan(t) || isnan(df) || df <= 0)
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 0 : 1;
+	tail = stats_betai(df / 2, 0.5, df / (df + t * t));
+	return t > 0 ? tail / 2 : 1 - tail / 2;
+}
+
 /*
  * A start for the upper-tail quantile: Abramowitz & Stegun 26.2.23 for the
  * normal quantile z of 1 - q (error below 4.5e-4), then the Cornish-Fisher

@@ -245,7 +245,7 @@ two_sided(double diff, double se, double df)
 
 	if (!(se > 0))
 		return diff == 0 ? 1 : 0;
-	p = 2 * (1 - stats_t_cdf(fabs(diff) / se, df));
+	p = 2 * stats_t_sf(fabs(diff) / se, df);
 	return p < 0 ? 0 : p;
 }
 

@@ -49,6 +49,15 @@ main(void)
 	is_num(stats_t_cdf(12.706, 1), 0.975, 1e-5, "t(0.975; 1) = 12.706");
 	is_num(stats_t_cdf(2.228, 10), 0.975, 1e-4, "t(0.975; 10) = 2.228");
 	is_num(stats_t_cdf(2.042, 30), 0.975, 1e-4, "t(0.975; 30) = 2.042");
+	/* the upper tail without cancellation (references: mpmath's quadrature
+	 * of the t density at 40 digits) */
+	is_num(stats_t_sf(2, 5), 0.050969739414929178, 1e-13, "P(T > 2), 5 df");
+	is_num(stats_t_sf(-2, 5), 0.94903026058507082, 1e-13, "P(T > -2), 5 df");
+	is_num(stats_t_sf(30, 10) / 1.9808961710156621e-11, 1, 1e-9, "P(T > 30), 10 df: 1.98e-11");
+	is_num(stats_t_sf(60, 3) / 5.0997968366598774e-6, 1, 1e-9, "P(T > 60), 3 df");
+	is_num(stats_t_sf(12, 53) / 4.918923377381049e-17, 1, 1e-8,
+	    "P(T > 12), 53 df: 4.9e-17, where 1 - cdf is 0");
+	ok(1 - stats_t_cdf(12, 53) == 0, "... (as 1 - cdf it is)");
 	is_num(stats_t_cdf(4.032, 5), 0.995, 1e-4, "t(0.995; 5) = 4.032");
 	is_num(stats_t_cdf(2, 5), 0.9490303, 1e-7, "pt(2, 5) as R");
 	is_num(stats_t_cdf(-1, 3), 0.1955011, 1e-7, "pt(-1, 3) as R");
