@@ -24,6 +24,19 @@
  *	p (B worse) = P(T >= t) for lower-is-better metrics, P(T <= t)
  *		for higher-is-better ones (worse is then d < 0)
  *
+ * Moderated (ab_opts.moderate, ab's rule): over the rows of one call
+ * tested over pairs, the variances s_d^2 on n - 1 df are fitted a prior
+ * (s0^2, d0) as the nightly's (verdict_prior_fit(), verdict.h: limma's
+ * empirical Bayes, Smyth 2004), and each row is tested with
+ *
+ *	s^2 = (d0 s0^2 + (n - 1) s_d^2) / (d0 + n - 1)	on d0 + n - 1 df
+ *
+ * in t and the interval alike, unless its own variance is far above the
+ * prior's (F(n - 1, d0) p below VERDICT_PRIOR_OUTLIER: its own, on n - 1
+ * df).  Fewer than VERDICT_PRIOR_MIN_SERIES such rows: no prior.  With 4
+ * pairs, 3 df make t(1 - 0.05/40) about 7.5; the rows' common variance
+ * brings it near 3.
+ *
  * A side's boot left without a partner (an interrupted sequence) is left
  * out and counted (left_out).  Rows of several hosts of one class are
  * pooled by giving ab_judge_rows() a row with every host's boots: the
@@ -52,9 +65,10 @@
  * magnitude gate, applied once, after the test:
  *
  *	AB_WORSE	q <= fdr AND the change is worse by the threshold
- *			or more (AB_GATE_CHANGE, the default: the estimate;
- *			AB_GATE_INTERVAL: the interval's worse end reaches
- *			it, as the compare table's rule, verdict.h)
+ *			or more (AB_GATE_INTERVAL, ab's rule: the interval's
+ *			worse end reaches it, as the compare table's rule,
+ *			verdict.h; AB_GATE_CHANGE: the estimate, which finds
+ *			a change of the threshold's size half the time)
  *	AB_BETTER	the same towards better (never fails a run)
  *	AB_SAME		neither, and the 95% interval lies within the
  *			threshold on both sides: no change of that size
@@ -106,6 +120,7 @@
 #define AB_MIN_PAIRS	2	/* fewer complete pairs: cannot judge */
 #define AB_POWER	0.95	/* the power of the detectable change */
 #define AB_PLAN_CAP	1000	/* boots a side: more than this is "more than" */
+#define AB_DF0_MAX	50	/* a prior's df0 at most (VERDICT_PRIOR_MAX_DF) */
 #define AB_REASON_MAX	160	/* a reason's size, the NUL included */
 #define AB_HOSTS_P	0.01	/* below it, a pooled row is tested by host */
 
@@ -170,6 +185,11 @@ struct ab_judgement {
 	size_t	units;		/* what the test is over: pairs, or hosts when
 				 * by_host (mean_d, sd_d, the interval are theirs) */
 	double	mean_d, sd_d;	/* of the pairs' log differences (sd NAN for 1) */
+	double	df;		/* the test's degrees of freedom (units - 1,
+				 * or d0 + units - 1 when moderated) */
+	int	moderated;	/* the test used the moderated variance */
+	double	prior_df;	/* moderated: the prior's df0 (else 0) */
+	double	sd_mod;		/* moderated: the sd the test used (else sd_d) */
 	double	change;		/* percent, B against A (exp(mean d) - 1) */
 	double	lo, hi;		/* its 95% interval, percent, lo <= hi (NAN: < 2 pairs) */
 	double	worse;		/* the change towards worse: -change when higher
@@ -203,7 +223,15 @@ struct ab_opts {
 	double		fdr;		/* Benjamini-Hochberg level, e.g. 0.05 */
 	double		threshold;	/* percent, e.g. VERDICT_THRESHOLD */
 	enum ab_gate	gate;
+	int		moderate;	/* each row's variance moderated by the
+					 * rows' prior (AB_MODERATE, below) */
 };
+
+/*
+ * ab's rule (`fleetmark ab`, `qualify`, report of an ab directory): fdr
+ * and threshold as given, the interval gate, the variances moderated.
+ */
+void	ab_opts_default(struct ab_opts *o, double fdr, double threshold);
 
 /*
  * Judge every row of rows[0..n): each row's pairs, test and components,
@@ -232,17 +260,19 @@ double	ab_nct_sf(double c, double df, double lambda);
 /*
  * The smallest change, percent (100 (exp(delta) - 1)), that n pairs with
  * log differences of sd sd_d detect with probability `power`, one-sided
- * at `alpha` (noncentral t, as above).  INFINITY for n < 2 or sd_d not
- * finite; 0 when sd_d is 0.
+ * at `alpha` (noncentral t, as above), on n - 1 degrees of freedom plus
+ * df0, a moderated row's prior's (0: none; rounded down, at most
+ * AB_DF0_MAX).  INFINITY for n < 2 or sd_d not finite; 0 when sd_d is 0.
  */
-double	ab_detectable(double sd_d, size_t n, double alpha, double power);
+double	ab_detectable(double sd_d, size_t n, double df0, double alpha, double power);
 
 /*
  * The smallest number of pairs (boots a side) from 2 on whose detectable
- * change is at most threshold percent; AB_PLAN_CAP + 1 when it is more
+ * change (with df0, as above) is at most threshold percent; AB_PLAN_CAP + 1 when it is more
  * than AB_PLAN_CAP; 0 when sd_d is not finite or threshold not positive.
  */
-size_t	ab_boots_needed(double sd_d, double threshold, double alpha, double power);
+size_t	ab_boots_needed(double sd_d, double df0, double threshold, double alpha,
+	    double power);
 
 /*
  * Kalibera & Jones's optimal trials a boot: Kalibera and Jones (2013),
@@ -266,7 +296,8 @@ unsigned ab_kj_trials(double cost_boot, double cost_trial, double var_within,
  * row, from its variance components (ab_components()): a pair's sd from
  * the components, sd_d^2 = 2 (between + within / trials), the within term
  * left out when it is NAN (one trial a boot: the between estimate then
- * holds it); the change `boots` pairs detect (ab_detectable()); the pairs
+ * holds it); the change `boots` pairs detect (ab_detectable(), with df0,
+ * the prior's of a row judged moderated, else 0); the pairs
  * that detect `threshold` at `trials` trials a boot; Kalibera & Jones's
  * trials a boot for the costs (ab_kj_trials()) and the pairs that detect
  * the threshold at that many trials a boot.  sd_d NAN, detectable
@@ -282,7 +313,7 @@ struct ab_qual {
 };
 
 void	ab_qualify_row(const struct ab_components *comp, double trials, size_t boots,
-	    double alpha, double threshold, double cost_boot, double cost_trial,
+	    double alpha, double df0, double threshold, double cost_boot, double cost_trial,
 	    struct ab_qual *out);
 
 /*

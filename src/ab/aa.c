@@ -24,18 +24,18 @@ pair_sd(const struct ab_components *comp, double trials)
 
 void
 ab_qualify_row(const struct ab_components *comp, double trials, size_t boots,
-    double alpha, double threshold, double cost_boot, double cost_trial,
+    double alpha, double df0, double threshold, double cost_boot, double cost_trial,
     struct ab_qual *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->sd_d = pair_sd(comp, trials);
-	out->detectable = ab_detectable(out->sd_d, boots, alpha, AB_POWER);
-	out->needed = ab_boots_needed(out->sd_d, threshold, alpha, AB_POWER);
+	out->detectable = ab_detectable(out->sd_d, boots, df0, alpha, AB_POWER);
+	out->needed = ab_boots_needed(out->sd_d, df0, threshold, alpha, AB_POWER);
 	if (!isfinite(out->sd_d))
 		return;
 	out->kj = ab_kj_trials(cost_boot, cost_trial, comp->var_within, comp->var_between);
 	if (out->kj > 0)
-		out->needed_kj = ab_boots_needed(pair_sd(comp, out->kj), threshold, alpha,
+		out->needed_kj = ab_boots_needed(pair_sd(comp, out->kj), df0, threshold, alpha,
 		    AB_POWER);
 }
 
@@ -48,7 +48,7 @@ ab_night_detectable(double night_sd, size_t nights, double alpha, double power)
 	 */
 	if (nights < 2 || !isfinite(night_sd))
 		return INFINITY;
-	return ab_detectable(night_sd * sqrt((double)nights + 1), nights, alpha, power);
+	return ab_detectable(night_sd * sqrt((double)nights + 1), nights, 0, alpha, power);
 }
 
 size_t

@@ -16,9 +16,12 @@
 #include "fdr.h"
 #include "numfmt.h"
 #include "stats.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 /* Simpson's intervals for the noncentral t: 1e-7 at c up to ~50. */
+_Static_assert(AB_DF0_MAX == VERDICT_PRIOR_MAX_DF, "a prior's df0 is capped alike");
+
 #define NCT_STEPS	800
 
 static int
@@ -236,43 +239,55 @@ nct_lambda(double c, double df, double power)
 }
 
 /*
- * The noncentrality of n pairs at (alpha, power), kept per thread for the
- * last (alpha, power) asked: a run asks for one alpha, for every row and
- * for the boots-needed search, which would otherwise solve the same
- * equations again and again.
+ * The noncentrality of a test on df degrees of freedom at (alpha,
+ * power), kept per thread for the last (alpha, power) asked: a run asks
+ * for one alpha, for every row and for the boots-needed search, which
+ * would otherwise solve the same equations again and again.
  */
 static double
-lambda_of(size_t n, double alpha, double power)
+lambda_of(size_t df, double alpha, double power)
 {
 	static _Thread_local double c_alpha = -1, c_power = -1;
-	static _Thread_local double c_lambda[AB_PLAN_CAP + 1];
-	double df = (double)n - 1;
+	static _Thread_local double c_lambda[AB_PLAN_CAP + AB_DF0_MAX + 1];
 
 	if (alpha != c_alpha || power != c_power) {
 		memset(c_lambda, 0, sizeof(c_lambda));
 		c_alpha = alpha;
 		c_power = power;
 	}
-	if (n > AB_PLAN_CAP)
-		return nct_lambda(stats_t_quantile(1 - alpha, df), df, power);
-	if (c_lambda[n] == 0)
-		c_lambda[n] = nct_lambda(stats_t_quantile(1 - alpha, df), df, power);
-	return c_lambda[n];
+	if (df >= sizeof(c_lambda) / sizeof(c_lambda[0]))
+		return nct_lambda(stats_t_quantile(1 - alpha, (double)df), (double)df, power);
+	if (c_lambda[df] == 0)
+		c_lambda[df] = nct_lambda(stats_t_quantile(1 - alpha, (double)df), (double)df,
+		    power);
+	return c_lambda[df];
+}
+
+/* The degrees of freedom of n pairs with a prior's df0: whole, rounded down. */
+static size_t
+df_of(size_t n, double df0)
+{
+	if (!(df0 > 0))
+		df0 = 0;
+	if (df0 > AB_DF0_MAX)
+		df0 = AB_DF0_MAX;
+	return n - 1 + (size_t)floor(df0);
 }
 
 double
-ab_detectable(double sd_d, size_t n, double alpha, double power)
+ab_detectable(double sd_d, size_t n, double df0, double alpha, double power)
 {
 	if (n < 2 || !isfinite(sd_d) || sd_d < 0 || !(alpha > 0 && alpha < 1) ||
 	    !(power > 0 && power < 1))
 		return INFINITY;
 	if (sd_d == 0)
 		return 0;
-	return 100 * (exp(lambda_of(n, alpha, power) * sd_d / sqrt((double)n)) - 1);
+	return 100 * (exp(lambda_of(df_of(n, df0), alpha, power) * sd_d / sqrt((double)n)) -
+	    1);
 }
 
 size_t
-ab_boots_needed(double sd_d, double threshold, double alpha, double power)
+ab_boots_needed(double sd_d, double df0, double threshold, double alpha, double power)
 {
 	double delta;
 	size_t lo, hi, mid;
@@ -287,13 +302,14 @@ ab_boots_needed(double sd_d, double threshold, double alpha, double power)
 	 * power at delta grows with n, so the first such n, by halves
 	 */
 	delta = log(1 + threshold / 100);
-	if (lambda_of(AB_PLAN_CAP, alpha, power) * sd_d / sqrt((double)AB_PLAN_CAP) > delta)
+	if (lambda_of(df_of(AB_PLAN_CAP, df0), alpha, power) * sd_d /
+	    sqrt((double)AB_PLAN_CAP) > delta)
 		return AB_PLAN_CAP + 1;
 	lo = AB_MIN_PAIRS;
 	hi = AB_PLAN_CAP;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (lambda_of(mid, alpha, power) * sd_d / sqrt((double)mid) <= delta)
+		if (lambda_of(df_of(mid, df0), alpha, power) * sd_d / sqrt((double)mid) <= delta)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -363,18 +379,38 @@ hosts_differ_p(const struct ab_host *hosts, size_t nhosts, double *means, size_t
 	return p;
 }
 
+/*
+ * The one-sided p's and the 95% interval of j's mean d with standard
+ * error se on df degrees of freedom.
+ */
+static void
+set_test(struct ab_judgement *j, int higher, double se, double df)
+{
+	double t = j->mean_d / se, a, b, hw;
+
+	a = stats_t_sf(t, df);			/* P(T >= t): d > 0 */
+	b = stats_t_sf(-t, df);
+	hw = stats_t_quantile(0.975, df) * se;
+	/* d > 0 is worse for lower-is-better metrics */
+	j->p_worse = higher ? b : a;
+	j->p_better = higher ? a : b;
+	j->lo = 100 * (exp(j->mean_d - hw) - 1);
+	j->hi = 100 * (exp(j->mean_d + hw) - 1);
+	j->df = df;
+}
+
 /* One row's pairs, test, interval and components; the words come later. */
 static void
 judge_one(struct ab_row *row)
 {
 	struct ab_judgement *j = &row->j;
 	struct stats_welch t;
-	double *d = NULL, hw, a, b;
+	double *d = NULL, a, b;
 	long n;
 
 	memset(j, 0, sizeof(*j));
 	j->hosts = row->nhosts;
-	j->mean_d = j->sd_d = j->change = j->lo = j->hi = j->worse = NAN;
+	j->mean_d = j->sd_d = j->change = j->lo = j->hi = j->worse = j->df = j->sd_mod = NAN;
 	j->p_worse = j->p_better = j->q = j->q_better = j->p_hosts = NAN;
 	j->detectable = INFINITY;
 	j->kind = AB_CANNOT;
@@ -411,19 +447,63 @@ judge_one(struct ab_row *row)
 			/* every pair the same: certain, one way or none */
 			a = j->mean_d == 0 ? 1 : (j->mean_d > 0 ? 0 : 1);
 			b = j->mean_d == 0 ? 1 : 1 - a;
-			hw = 0;
+			j->df = t.df;
+			j->p_worse = row->higher ? b : a;
+			j->p_better = row->higher ? a : b;
+			j->lo = j->hi = 100 * (exp(j->mean_d) - 1);
 		} else {
-			a = 1 - stats_t_cdf(t.t, t.df);		/* P(T >= t): d > 0 */
-			b = stats_t_cdf(t.t, t.df);
-			hw = stats_t_quantile(0.975, t.df) * j->sd_d / sqrt((double)n);
+			set_test(j, row->higher, j->sd_d / sqrt((double)n), t.df);
 		}
-		/* d > 0 is worse for lower-is-better metrics */
-		j->p_worse = row->higher ? b : a;
-		j->p_better = row->higher ? a : b;
-		j->lo = 100 * (exp(j->mean_d - hw) - 1);
-		j->hi = 100 * (exp(j->mean_d + hw) - 1);
 	}
 	free(d);
+}
+
+/*
+ * The rows' variances moderated (limma's empirical Bayes, as the nightly's
+ * verdict.h): the prior (s0^2, d0) fitted to the variances of the pairs'
+ * log differences of the rows tested over pairs, then each such row
+ * tested again with (d0 s0^2 + d s^2) / (d0 + d) on d0 + d degrees of
+ * freedom, unless its own variance is far above the prior's (F(d, d0)
+ * below VERDICT_PRIOR_OUTLIER: then its own).  Too few rows: no prior,
+ * every row its own.
+ */
+static void
+moderate_rows(struct ab_row *rows, size_t n)
+{
+	double *s2 = xcalloc(n + 1, sizeof(*s2)), *df = xcalloc(n + 1, sizeof(*df));
+	struct verdict_prior pr;
+	size_t i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct ab_judgement *j = &rows[i].j;
+
+		if (j->by_host || !isfinite(j->sd_d) || !(j->sd_d > 0) || !(j->df > 0))
+			continue;
+		s2[m] = j->sd_d * j->sd_d;
+		df[m++] = j->df;
+	}
+	if (verdict_prior_fit(s2, df, m, &pr) == 0 && pr.df > 0 && isfinite(pr.s2) &&
+	    pr.s2 > 0) {
+		for (i = 0; i < n; i++) {
+			struct ab_judgement *j = &rows[i].j;
+			double v, d, dfp;
+
+			if (j->by_host || !isfinite(j->sd_d) || !(j->sd_d > 0) || !(j->df > 0))
+				continue;
+			v = j->sd_d * j->sd_d;
+			d = j->df;
+			if (stats_betai(pr.df / 2, d / 2, pr.df / (pr.df + d * v / pr.s2)) <
+			    VERDICT_PRIOR_OUTLIER)
+				continue;	/* far noisier than the others: its own */
+			dfp = pr.df + d;
+			j->sd_mod = sqrt((pr.df * pr.s2 + d * v) / dfp);
+			set_test(j, rows[i].higher, j->sd_mod / sqrt((double)j->units), dfp);
+			j->moderated = 1;
+			j->prior_df = pr.df;
+		}
+	}
+	free(s2);
+	free(df);
 }
 
 /* The planning fields: the sd of a pair's difference, measured or modelled. */
@@ -436,9 +516,12 @@ plan_one(struct ab_judgement *j, double alpha, double threshold)
 	if (!isfinite(sd) && isfinite(j->comp.var_between))
 		sd = sqrt(2 * (j->comp.var_between + (isfinite(j->comp.var_within) ?
 		    j->comp.var_within / j->comp.trials : 0)));
-	j->detectable = ab_detectable(j->sd_d, j->units, alpha, AB_POWER);
+	if (j->moderated)
+		sd = j->sd_mod;
+	j->detectable = ab_detectable(j->moderated ? j->sd_mod : j->sd_d, j->units, j->prior_df,
+	    alpha, AB_POWER);
 	/* hosts that differ: more boots do not make them agree */
-	j->needed = j->by_host ? 0 : ab_boots_needed(sd, threshold, alpha, AB_POWER);
+	j->needed = j->by_host ? 0 : ab_boots_needed(sd, j->prior_df, threshold, alpha, AB_POWER);
 }
 
 static void
@@ -529,6 +612,16 @@ words_one(struct ab_row *row, const struct ab_opts *o)
 	}
 }
 
+void
+ab_opts_default(struct ab_opts *o, double fdr, double threshold)
+{
+	memset(o, 0, sizeof(*o));
+	o->fdr = fdr;
+	o->threshold = threshold;
+	o->gate = AB_GATE_INTERVAL;
+	o->moderate = 1;
+}
+
 size_t
 ab_judge_rows(struct ab_row *rows, size_t n, const struct ab_opts *o)
 {
@@ -542,8 +635,11 @@ ab_judge_rows(struct ab_row *rows, size_t n, const struct ab_opts *o)
 	qw = xcalloc(2 * (n + 1), sizeof(*qw));
 	qb = xcalloc(2 * (n + 1), sizeof(*qb));
 	use = xcalloc(2 * (n + 1), 1);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		judge_one(&rows[i]);
+	if (o->moderate)
+		moderate_rows(rows, n);
+	for (i = 0; i < n; i++) {
 		pw[i] = rows[i].j.p_worse;
 		pb[i] = rows[i].j.p_better;
 		/* family 0: the counted rows; 1: the others, reported apart */

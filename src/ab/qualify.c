@@ -213,6 +213,7 @@ row_json(const struct ab_qrow *q, const struct ab_qual *a, const struct night *n
 	json_object_set_new(o, "var_between", num_or_null(q->j.comp.var_between));
 	json_object_set_new(o, "pair_sd", num_or_null(a->sd_d));
 	json_object_set_new(o, "alpha", num_or_null(q->j.alpha));
+	json_object_set_new(o, "prior_df", json_real(q->j.moderated ? q->j.prior_df : 0));
 	json_object_set_new(o, "detectable", num_or_null(a->detectable));
 	json_object_set_new(o, "boots_needed", a->needed > 0 && a->needed <= AB_PLAN_CAP ?
 	    json_integer((json_int_t)a->needed) : json_null());
@@ -318,8 +319,8 @@ ab_qualify_report(const struct ab_cmdopts *o, const struct ab_ctx *c, double sec
 
 			if (strcmp(rows[k].host, fh->name) != 0)
 				continue;
-			ab_qualify_row(&rows[k].j.comp, rows[k].trials, boots, alpha, thr, cb, ct,
-			    &a);
+			ab_qualify_row(&rows[k].j.comp, rows[k].trials, boots, alpha,
+			    rows[k].j.prior_df, thr, cb, ct, &a);
 			has_nt = night_of(h, &rows[k], &nt);
 			nsd = night_sd_log(&rows[k], has_nt ? &nt : NULL);
 			nd = ab_night_detectable(nsd, window, alpha, AB_POWER);
@@ -569,6 +570,7 @@ check_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host,
 		const char *params = ab_jstr(row, "params");
 		double sd = json_number_value(json_object_get(row, "pair_sd"));
 		double alpha = json_number_value(json_object_get(row, "alpha"));
+		double df0 = json_number_value(json_object_get(row, "prior_df"));
 		double d;
 		size_t need;
 		char dbuf[NUMFMT_MAX];
@@ -576,11 +578,11 @@ check_host(const struct ab_cmdopts *o, const struct ab_ctx *c, const char *host,
 		if (bench == NULL || metric == NULL || !plan_has_bench(c->p, bench) ||
 		    !json_is_number(json_object_get(row, "pair_sd")) || !(alpha > 0))
 			continue;
-		need = ab_boots_needed(sd, thr, alpha, AB_POWER);
+		need = ab_boots_needed(sd, df0, thr, alpha, AB_POWER);
 		if (need > 0 && need <= AB_AUTO_BOOTS && (long long)need > *most &&
 		    plan_counts(c->p, bench, metric))
 			*most = (long long)need;
-		d = ab_detectable(sd, (size_t)o->boots, alpha, AB_POWER);
+		d = ab_detectable(sd, (size_t)o->boots, df0, alpha, AB_POWER);
 		if (!say || !(d > thr))
 			continue;
 		numfmt_detectable(dbuf, sizeof(dbuf), d);

@@ -176,9 +176,7 @@ ab_judge_dir(const struct ab_ctx *c, double thr, struct ab_qrow **out, size_t *n
 		    .higher = vs.r[i].higher, .counts = row_counts(&vp, &vs.r[i]) };
 	}
 	memset(&ao, 0, sizeof(ao));
-	ao.fdr = vp.fdr;
-	ao.threshold = thr;
-	ao.gate = AB_GATE_CHANGE;
+	ab_opts_default(&ao, vp.fdr, thr);
 	ab_judge_rows(rows, vs.n, &ao);
 	*out = xcalloc(vs.n ? vs.n : 1, sizeof(**out));
 	for (i = 0; i < vs.n; i++) {
@@ -236,7 +234,7 @@ side_mean(const struct vrow *r, enum ab_side side)
 }
 
 static const char *const verdict_cols[] = {
-	"host", "metric", "point", "A mean", "B mean", "change", "interval", "p", "q",
+	"host", "metric", "point", "A mean", "B mean", "change", "interval", "p", "q", "df",
 	"verdict", "reason"
 };
 static const char *const plan_cols[] = {
@@ -270,8 +268,11 @@ fill_row(struct rgrid *g, struct rgrid *pg, const char *host, const struct vrow 
 	rgrid_set(g, row, 7, buf, jd->p_worse);
 	numfmt_p(buf, sizeof(buf), jd->q);
 	rgrid_set(g, row, 8, buf, jd->q);
-	rgrid_set(g, row, 9, ab_kind_name(jd->kind), NAN);
-	rgrid_set(g, row, 10, jd->reason, NAN);
+	/* the test's degrees of freedom: more than pairs - 1 when moderated */
+	snprintf(buf, sizeof(buf), "%.3g", jd->df);
+	rgrid_set(g, row, 9, isnan(jd->df) ? "-" : buf, jd->df);
+	rgrid_set(g, row, 10, ab_kind_name(jd->kind), NAN);
+	rgrid_set(g, row, 11, jd->reason, NAN);
 
 	row = rgrid_add_row(pg);
 	rgrid_set(pg, row, 0, host, NAN);
@@ -542,9 +543,7 @@ verdict_grids(const char *dir, const json_t *state, const struct vplan *vp,
 		rows[i].counts = row_counts(vp, &vs.r[i]);
 	}
 	memset(&ao, 0, sizeof(ao));
-	ao.fdr = vp->fdr;
-	ao.threshold = thr;
-	ao.gate = AB_GATE_CHANGE;
+	ab_opts_default(&ao, vp->fdr, thr);
 	worse = ab_judge_rows(rows, vs.n, &ao);
 
 	snprintf(title, sizeof(title), "B (%s) against A (%s), the boot as the unit; "

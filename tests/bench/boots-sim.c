@@ -20,7 +20,9 @@
  *  - night(t): the machine's state, shared by every row of the boot: an
  *    AR(1) with coefficient 0.5 from one boot slot to the next, carried
  *    from run to run (one run a night), marginal sd NIGHT_SD;
- *  - boot(r, t): each row's own boot effect, sd BOOT_SD, independent;
+ *  - boot(r, t): each row's own boot effect, sd BOOT_SD, independent
+ *    (the "mixed rows" models: row r's sd from BOOT_SD / 4 to BOOT_SD x 4,
+ *    log-uniform over the rows, so that the rows' noise is unlike);
  *  - e: the trials, Gaussian, sd TRIAL_SD, TRIALS a boot.
  *
  * The night's innovations and the boot effects are Gaussian, Student t5
@@ -31,21 +33,25 @@
  * one (worse by c either way in ab.h's terms).
  *
  *  - ab: PER_SIDE boots a side in the abba order (blocks AB, BA, ...),
- *    judged by ab_judge_rows() at fdr 0.05 and threshold 5%, the gate
- *    on the estimated change (ab.h's default); a change is found when
- *    its row is AB_WORSE, an A/A run is false when any row is.
+ *    judged by ab_judge_rows() at fdr 0.05 and threshold 5% by ab's rule
+ *    (ab_opts_default(): the rows' variances moderated, the gate on the
+ *    interval's worse end); a change is found when its row is AB_WORSE,
+ *    an A/A run is false when any row is.
  *  - same night: today's `compare` of one boot a side, A's then B's, on
  *    the same night: verdict_judge() (Welch on the trials, p < 0.05 and
  *    the interval's far end at the threshold), the noisy rule
  *    (verdict_noisy()), Benjamini-Hochberg over the rows
  *    (verdict_adjust()) at the same fdr and threshold.
  *
- * Then what it takes (variants of ab: no gate, the test alone; the
- * interval gate; 8 boots a side; a class of 4 hosts pooled), and whether qualify's prediction holds:
- * the detectable change a 4-boot A/A run predicts (the median over rows
- * and runs of ab_judgement.detectable, one-sided at 0.05 / 40) against
- * the change that the row's one-sided p reaches 0.05 / 40 for in 95% of
- * runs (found by halving on the change, the same draws at each size).
+ * Then what it takes (variants of ab: each row on its own variance or
+ * moderated; the gate on the estimate, on the interval or none, the test
+ * alone; 3, 4 and 8 boots a side; a class of 4 hosts pooled), and
+ * whether qualify's prediction holds, for the moderated test and the
+ * row's own: the detectable change a 4-boot A/A run predicts (the median
+ * over rows and runs of ab_judgement.detectable, one-sided at 0.05 / 40)
+ * against the change that the row's one-sided p reaches 0.05 / 40 for in
+ * 95% of runs (found by halving on the change, the same draws at each
+ * size).
  * Seeded: the same seed prints the same table.
  */
 #include <math.h>
@@ -115,13 +121,27 @@ draw(int nu)
 struct model {
 	const char	*name;
 	int		 nu;
+	double		 spread;	/* > 1: the rows' boot sds from BOOT_SD / spread
+					 * to BOOT_SD * spread (log-uniform by row) */
 };
 
 static const struct model models[] = {
-	{ "Gaussian", 0 },
-	{ "Student t5", 5 },
-	{ "Student t3", 3 },
+	{ "Gaussian", 0, 1 },
+	{ "Student t5", 5, 1 },
+	{ "Student t3", 3, 1 },
+	{ "Gaussian, mixed rows", 0, 4 },
+	{ "Student t3, mixed rows", 3, 4 },
 };
+
+/* The model being measured's spread (struct model). */
+static double spread = 1;
+
+/* Row r's boot sd. */
+static double
+boot_sd(size_t r)
+{
+	return BOOT_SD * exp(log(spread) * (2.0 * (double)r / (ROWS - 1) - 1));
+}
 
 /* A host's machine state, carried over from run to run. */
 static double night[MAX_HOSTS];
@@ -152,6 +172,7 @@ struct design {
 	size_t		 hosts;		/* > 1: the rows pooled over them */
 	enum ab_gate	 gate;
 	double		 threshold;	/* percent; 0: no gate, the test alone */
+	int		 moderate;	/* the rows' variances moderated (ab_opts) */
 };
 
 /* Values of one run, every host, row, slot, trial. */
@@ -171,7 +192,7 @@ ab_run(const struct design *d, int nu, size_t changed, double c, int *found,
 {
 	enum ab_side sides[2 * MAX_SIDE];
 	unsigned block[2 * MAX_SIDE];
-	struct ab_opts o = { FDR, d->threshold, d->gate };
+	struct ab_opts o = { FDR, d->threshold, d->gate, d->moderate };
 	size_t h, r, t, k, nslot = 2 * d->per_side, bad;
 	double nt[2 * MAX_SIDE], b, f;
 
@@ -181,7 +202,7 @@ ab_run(const struct design *d, int nu, size_t changed, double c, int *found,
 			nt[t] = night_next(h, nu);
 		for (r = 0; r < ROWS; r++) {
 			for (t = 0; t < nslot; t++) {
-				b = BOOT_SD * draw(nu);
+				b = boot_sd(r) * draw(nu);
 				f = sides[t] == AB_B && r == changed ? log(worse_factor(r, c)) : 0;
 				for (k = 0; k < TRIALS; k++)
 					vals[h][r][t][k] = exp(level(r) + f + nt[t] + b +
@@ -222,8 +243,8 @@ today_run(int nu, size_t changed, double c, int *found)
 	na = night_next(0, nu);
 	nb = night_next(0, nu);
 	for (r = 0; r < ROWS; r++) {
-		ba = BOOT_SD * draw(nu);
-		bb = BOOT_SD * draw(nu);
+		ba = boot_sd(r) * draw(nu);
+		bb = boot_sd(r) * draw(nu);
 		f = r == changed ? log(worse_factor(r, c)) : 0;
 		for (k = 0; k < TRIALS; k++) {
 			a[k] = exp(level(r) + na + ba + TRIAL_SD * gauss());
@@ -285,74 +306,107 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Of runs single-row paired runs with a change c, the share whose p <= alpha. */
+static const struct design d4 = { "ab", 4, 1, AB_GATE_CHANGE, THRESHOLD, 0 };
+static const struct design d4m = { "ab", 4, 1, AB_GATE_CHANGE, THRESHOLD, 1 };
+
+/* Of runs paired runs of d with a change c in one row, the share whose p <= alpha. */
 static double
-p_rate(int nu, double c, double alpha, size_t runs, uint64_t seed)
+p_rate(const struct design *d, int nu, double c, double alpha, size_t runs, uint64_t seed)
 {
-	static const struct design d4 = { "ab", 4, 1, AB_GATE_CHANGE, THRESHOLD };
 	size_t i, hits = 0;
 	int f;
 
 	rng = seed;
 	memset(night, 0, sizeof(night));
 	for (i = 0; i < runs; i++) {
-		(void)ab_run(&d4, nu, i % ROWS, c, &f, NULL);
+		(void)ab_run(d, nu, i % ROWS, c, &f, NULL);
 		hits += rows[i % ROWS].j.p_worse <= alpha;
 	}
 	return (double)hits / (double)runs;
 }
 
-static void
-prediction(int nu, size_t runs, uint64_t seed, const char *name)
+/* The change whose p reaches alpha in 95% of runs of d: halving, the same draws. */
+static double
+point95(const struct design *d, int nu, double alpha, size_t runs, uint64_t seed)
 {
-	static const struct design d4 = { "ab", 4, 1, AB_GATE_CHANGE, THRESHOLD };
-	double *det = calloc(runs * ROWS, sizeof(*det)), pred, lo, hi, mid, at_pred, model, sd;
+	double lo = 0, hi = 0.5, mid;
+	int step;
+
+	for (step = 0; step < 14; step++) {
+		mid = (lo + hi) / 2;
+		if (p_rate(d, nu, mid, alpha, runs, seed) >= AB_POWER)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/*
+ * qualify's prediction for design d: the median detectable change of the
+ * rows of A/A runs against the change the row's p reaches alpha for in
+ * 95% of runs.
+ */
+static void
+prediction(const struct design *d, int nu, size_t runs, uint64_t seed, const char *name)
+{
+	double *det = calloc(runs * ROWS, sizeof(*det)), pred, hi, at_pred, model, sd;
 	double alpha = FDR / ROWS;
+	char mbuf[32], nbuf[32];
 	size_t i;
-	int f, step;
+	int f;
 
 	if (det == NULL)
 		exit(1);
 	rng = seed;
 	memset(night, 0, sizeof(night));
 	for (i = 0; i < runs; i++)
-		(void)ab_run(&d4, nu, ROWS, 0, &f, det + i * ROWS);
+		(void)ab_run(d, nu, ROWS, 0, &f, det + i * ROWS);
 	qsort(det, runs * ROWS, sizeof(*det), cmp_double);
 	pred = det[runs * ROWS / 2];
 	free(det);
 	/* the sd of a pair's difference by the model: two boots, their trials, the drift */
 	sd = sqrt(2 * (BOOT_SD * BOOT_SD + TRIAL_SD * TRIAL_SD / TRIALS) +
 	    2 * (1 - NIGHT_RHO) * NIGHT_SD * NIGHT_SD);
-	model = ab_detectable(sd, 4, alpha, AB_POWER);
-	at_pred = p_rate(nu, pred / 100, alpha, runs, seed + 1);
-	/* the empirical 95% point: the same draws at every size, halving */
-	lo = 0;
-	hi = 0.5;
-	for (step = 0; step < 14; step++) {
-		mid = (lo + hi) / 2;
-		if (p_rate(nu, mid, alpha, runs, seed + 1) >= AB_POWER)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	printf("| %s | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %+.0f%% | %zu |\n", name, pred, model,
-	    100 * at_pred, 100 * hi, 100 * (pred / (100 * hi) - 1),
-	    ab_boots_needed(sd, THRESHOLD, alpha, AB_POWER));
+	model = ab_detectable(sd, 4, d->moderate ? AB_DF0_MAX : 0, alpha, AB_POWER);
+	snprintf(mbuf, sizeof(mbuf), "%.1f%%", model);
+	snprintf(nbuf, sizeof(nbuf), "%zu", ab_boots_needed(sd, d->moderate ? AB_DF0_MAX : 0,
+	    THRESHOLD, alpha, AB_POWER));
+	at_pred = p_rate(d, nu, pred / 100, alpha, runs, seed + 1);
+	hi = point95(d, nu, alpha, runs, seed + 1);
+	printf("| %s | %s | %.1f%% | %s | %.1f%% | %.1f%% | %+.0f%% | %s |\n", name,
+	    d->moderate ? "moderated" : "own variance", pred, mbuf, 100 * at_pred, 100 * hi,
+	    100 * (pred / (100 * hi) - 1), nbuf);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct design variants[] = {
-		{ "ab, 4 boots a side, no gate (the test alone)", 4, 1, AB_GATE_CHANGE, 0 },
-		{ "ab, 4 boots a side, interval gate", 4, 1, AB_GATE_INTERVAL, THRESHOLD },
-		{ "ab, 8 boots a side", 8, 1, AB_GATE_CHANGE, THRESHOLD },
-		{ "ab, 8 boots a side, interval gate", 8, 1, AB_GATE_INTERVAL, THRESHOLD },
-		{ "ab, 8 boots a side, no gate", 8, 1, AB_GATE_CHANGE, 0 },
-		{ "ab, class of 4 hosts pooled, 4 boots each", 4, 4, AB_GATE_CHANGE, THRESHOLD },
-		{ "ab, class of 4 pooled, interval gate", 4, 4, AB_GATE_INTERVAL, THRESHOLD },
+		{ "ab, 4 boots a side, own variance, estimate gate (the rule before)", 4, 1,
+		    AB_GATE_CHANGE, THRESHOLD, 0 },
+		{ "ab, 4 boots a side, own variance, interval gate", 4, 1, AB_GATE_INTERVAL,
+		    THRESHOLD, 0 },
+		{ "ab, 4 boots a side, own variance, no gate (the test alone)", 4, 1,
+		    AB_GATE_CHANGE, 0, 0 },
+		{ "ab, 4 boots a side, moderated, estimate gate", 4, 1, AB_GATE_CHANGE,
+		    THRESHOLD, 1 },
+		{ "ab, 4 boots a side, moderated, no gate", 4, 1, AB_GATE_CHANGE, 0, 1 },
+		{ "ab, 3 boots a side, moderated, interval gate", 3, 1, AB_GATE_INTERVAL,
+		    THRESHOLD, 1 },
+		{ "ab, 8 boots a side, own variance, estimate gate", 8, 1, AB_GATE_CHANGE,
+		    THRESHOLD, 0 },
+		{ "ab, 8 boots a side, own variance, interval gate", 8, 1, AB_GATE_INTERVAL,
+		    THRESHOLD, 0 },
+		{ "ab, 8 boots a side, moderated, interval gate", 8, 1, AB_GATE_INTERVAL,
+		    THRESHOLD, 1 },
+		{ "ab, class of 4 hosts pooled, 4 boots each, moderated, interval gate", 4, 4,
+		    AB_GATE_INTERVAL, THRESHOLD, 1 },
+		{ "ab, class of 4 pooled, own variance, estimate gate", 4, 4, AB_GATE_CHANGE,
+		    THRESHOLD, 0 },
 	};
-	static const struct design ab4 = { "ab", 4, 1, AB_GATE_CHANGE, THRESHOLD };
+	/* ab's default (ab_opts_default(), ab.h) */
+	static const struct design ab4 = { "ab", 4, 1, AB_GATE_INTERVAL, THRESHOLD, 1 };
 	size_t runs = 2000, m, v, pruns;
 	uint64_t seed = 20261207;
 	struct rates a, t;
@@ -385,6 +439,7 @@ main(int argc, char **argv)
 	    "| same night, 1 boot a side: 5%% found | A/A false runs per 20 (per 100) |\n");
 	printf("|---|---|---|---|---|\n");
 	for (m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
+		spread = models[m].spread;
 		a = measure(&ab4, models[m].nu, runs, seed + m);
 		t = measure(NULL, models[m].nu, runs, seed + m);
 		cell(ca, sizeof(ca), a.found, a.false_runs);
@@ -402,6 +457,7 @@ main(int argc, char **argv)
 	for (v = 0; v < sizeof(variants) / sizeof(variants[0]); v++) {
 		printf("| %s |", variants[v].name);
 		for (m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
+			spread = models[m].spread;
 			a = measure(&variants[v], models[m].nu,
 			    variants[v].hosts > 1 || variants[v].per_side > 4 ? runs / 2 : runs,
 			    seed + m);
@@ -413,12 +469,17 @@ main(int argc, char **argv)
 	}
 	printf("\nqualify's prediction, 4 boots a side, one-sided at 0.05 / %d = %g, %zu runs:\n\n",
 	    ROWS, FDR / ROWS, pruns);
-	printf("| boot and night effects | predicted (median of A/A rows) | by the model's sd "
-	    "| p <= alpha at the predicted size | empirical 95%% point | predicted against it "
-	    "| boots a side for 5%% (model's sd) |\n");
-	printf("|---|---|---|---|---|---|---|\n");
-	for (m = 0; m < sizeof(models) / sizeof(models[0]); m++)
-		prediction(models[m].nu, pruns, seed + 100 + m, models[m].name);
+	printf("| boot and night effects | the test | predicted (median of A/A rows) "
+	    "| by the model's sd | p <= alpha at the predicted size | empirical 95%% point "
+	    "| predicted against it | boots a side for 5%% (model's sd) |\n");
+	printf("|---|---|---|---|---|---|---|---|\n");
+	spread = 1;
+	for (m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
+		if (models[m].spread != 1)
+			continue;
+		prediction(&d4m, models[m].nu, pruns, seed + 100 + m, models[m].name);
+		prediction(&d4, models[m].nu, pruns, seed + 100 + m, models[m].name);
+	}
 	fprintf(stderr, "boots-sim: %.1f s of CPU\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
 	return 0;
 }

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "ab.h"
+#include "verdict.h"
 #include "stats.h"
 #include "tap.h"
 
@@ -102,7 +103,7 @@ static const double aa[4][2][2] = {
 	{ { 100, 99 }, { 100, 101 } },
 };
 
-static const struct ab_opts opts5 = { 0.05, 5.0, AB_GATE_CHANGE };
+static const struct ab_opts opts5 = { 0.05, 5.0, AB_GATE_CHANGE, 0 };
 
 static void
 row_of(struct ab_row *r, const struct fix *f, int higher)
@@ -521,12 +522,12 @@ test_power(void)
 	is_num(ab_nct_sf(10, 3, 12), 0.764599376063162, 1e-7, "nct: P(T'(3, 12) > 10)");
 	is_num(ab_nct_sf(2, 10, 1), 0.192388437469625, 1e-7, "nct: P(T'(10, 1) > 2)");
 	is_num(ab_nct_sf(2.353363434801823, 3, 0), 0.05, 1e-7, "nct: central at qt(0.95, 3)");
-	is_num(ab_detectable(0.02, 4, 0.05 / 40, 0.95), 16.7241340313589, 1e-4,
+	is_num(ab_detectable(0.02, 4, 0, 0.05 / 40, 0.95), 16.7241340313589, 1e-4,
 	    "detectable: 4 pairs, alpha 0.05/40");
-	ok(isinf(ab_detectable(0.02, 1, 0.05, 0.95)), "detectable: 1 pair, none");
-	is_int(ab_boots_needed(0.0237009813079225, 5, 0.05, 0.95), 5, "needed: 5 at 5%");
-	is_int(ab_boots_needed(0.5, 1, 0.05 / 40, 0.95), AB_PLAN_CAP + 1, "needed: more than the cap");
-	is_int(ab_boots_needed(NAN, 5, 0.05, 0.95), 0, "needed: unknown sd");
+	ok(isinf(ab_detectable(0.02, 1, 0, 0.05, 0.95)), "detectable: 1 pair, none");
+	is_int(ab_boots_needed(0.0237009813079225, 0, 5, 0.05, 0.95), 5, "needed: 5 at 5%");
+	is_int(ab_boots_needed(0.5, 0, 1, 0.05 / 40, 0.95), AB_PLAN_CAP + 1, "needed: more than the cap");
+	is_int(ab_boots_needed(NAN, 0, 5, 0.05, 0.95), 0, "needed: unknown sd");
 }
 
 static void
@@ -560,6 +561,61 @@ test_bad_value(void)
 	is_str(ab_kind_name(AB_CANNOT), "cannot judge", "kind name");
 }
 
+/*
+ * The variances moderated: eight rows of one example (the same pairs'
+ * sd, so the prior's df0 is its cap, 50) tested on 50 + 3 df; a ninth
+ * row far noisier keeps its own; seven rows are too few for a prior.
+ */
+static void
+test_moderate(void)
+{
+	static struct fix f[9];
+	struct ab_row r[9];
+	struct ab_opts o = opts5;
+	struct ab_opts d;
+	double own_p, own_w, own_det;
+	size_t i;
+
+	o.moderate = 1;
+	for (i = 0; i < 9; i++) {
+		fix_blocks(&f[i], i < 8 ? ex : noisy, 4, 1 + (double)i);
+		row_of(&r[i], &f[i], 0);
+	}
+	(void)ab_judge_rows(r, 8, &opts5);
+	own_p = r[0].j.p_worse;
+	own_w = r[0].j.hi - r[0].j.lo;
+	own_det = r[0].j.detectable;
+	(void)ab_judge_rows(r, 8, &o);
+	ok(r[0].j.moderated && r[7].j.moderated, "moderate: eight like rows, each moderated");
+	is_num(r[0].j.prior_df, VERDICT_PRIOR_MAX_DF, 1e-12, "moderate: their prior's df0 is the cap");
+	is_num(r[3].j.df, VERDICT_PRIOR_MAX_DF + 3, 1e-12, "moderate: tested on df0 + 3 df");
+	ok(r[0].j.p_worse < own_p / 10, "moderate: p much smaller than on 3 df");
+	/* s0^2 = s^2 exp(log 1.5 - digamma(1.5) + digamma(25) - log 25), 1.418 s^2;
+	 * the posterior (50 s0^2 + 3 s^2) / 53, 1.396 s^2: t(0.975, 53) 2.006 x
+	 * 1.1815 against t(0.975, 3) 3.182 */
+	is_num((r[0].j.hi - r[0].j.lo) / own_w, 0.745, 2e-3, "moderate: the interval 0.745 as wide");
+	is_num(r[0].j.sd_mod / r[0].j.sd_d, 1.1815, 1e-3, "moderate: the sd the test used");
+	is_num(r[0].j.change, 5.448896740049, 1e-9, "moderate: the change itself unchanged");
+	/* (t(1 - 0.05 / 8, 53) + t(0.95, 53)) 0.0280 / 2 = 0.0596: 6.14%, the
+	 * approximation a little under the noncentral t's; own 11.3% on 3 df */
+	is_num(r[0].j.detectable, 6.15, 0.05, "moderate: the detectable change on df0 + 3 df");
+	ok(own_det > 11 && own_det < 11.5, "moderate: ... against 11.3% on the row's own 3 df");
+
+	(void)ab_judge_rows(r, 9, &o);
+	ok(!r[8].j.moderated && r[8].j.prior_df == 0, "moderate: a far noisier row keeps its own");
+	is_num(r[8].j.df, 3, 1e-12, "moderate: ... on its 3 df");
+	ok(r[0].j.moderated && r[0].j.df > 3 && r[0].j.df < VERDICT_PRIOR_MAX_DF + 3,
+	    "moderate: the others moderated, df0 below the cap now");
+
+	(void)ab_judge_rows(r, VERDICT_PRIOR_MIN_SERIES - 1, &o);
+	ok(!r[0].j.moderated && !r[6].j.moderated, "moderate: too few rows, no prior");
+	is_num(r[0].j.p_worse, own_p, 1e-15, "moderate: ... the row's own test");
+
+	ab_opts_default(&d, 0.05, 5);
+	ok(d.gate == AB_GATE_INTERVAL && d.moderate && d.fdr == 0.05 && d.threshold == 5,
+	    "ab's rule: the interval gate, moderated");
+}
+
 int
 main(void)
 {
@@ -576,5 +632,6 @@ main(void)
 	test_power();
 	test_kj();
 	test_bad_value();
+	test_moderate();
 	return tap_done();
 }

@@ -37,7 +37,7 @@ test_pair_sd(void)
 	struct ab_components c = comp(0.0002, 0.0001);
 	struct ab_qual q;
 
-	ab_qualify_row(&c, 2, 4, 0.05 / 40, 5, 0, 0, &q);
+	ab_qualify_row(&c, 2, 4, 0.05 / 40, 0, 5, 0, 0, &q);
 	is_num(q.sd_d, 0.02, 1e-12, "pair sd: 2 (between + within / trials)");
 	is_num(q.detectable, 16.7241340313589, 1e-4, "detectable: 4 pairs at 0.05 / 40");
 	ok(q.needed > 4, "needed: more than 4 boots a side for 5%");
@@ -45,7 +45,7 @@ test_pair_sd(void)
 	is_int(q.needed_kj, 0, "and no boots at it");
 
 	c = comp(NAN, 0.0237009813079225 * 0.0237009813079225 / 2);
-	ab_qualify_row(&c, 1, 5, 0.05, 5, 0, 0, &q);
+	ab_qualify_row(&c, 1, 5, 0.05, 0, 5, 0, 0, &q);
 	is_num(q.sd_d, 0.0237009813079225, 1e-12, "one trial a boot: the between term alone");
 	is_int(q.needed, 5, "needed: 5 boots a side for 5% at 0.05");
 	ok(q.detectable <= 5 && q.detectable > 4, "5 pairs detect 5% (just)");
@@ -57,16 +57,16 @@ test_kj(void)
 	struct ab_components c = comp(0.0004, 0.0001);
 	struct ab_qual q;
 
-	ab_qualify_row(&c, 2, 3, 0.05, 5, 300, 3, &q);
+	ab_qualify_row(&c, 2, 3, 0.05, 0, 5, 300, 3, &q);
 	is_num(q.sd_d, sqrt(0.0006), 1e-12, "pair sd at 2 trials a boot");
 	is_int(q.kj, 20, "kj: ceil(sqrt(300 / 3 * 0.0004 / 0.0001)) = 20");
-	is_int(q.needed_kj, ab_boots_needed(sqrt(0.00024), 5, 0.05, AB_POWER),
+	is_int(q.needed_kj, ab_boots_needed(sqrt(0.00024), 0, 5, 0.05, AB_POWER),
 	    "boots at kj trials a boot: the pair sd at 20 trials");
 	ok(q.needed_kj > 0 && q.needed_kj < q.needed, "more trials a boot: fewer boots");
 
 	/* boots that do not vary: no optimum, the pair sd from the trials */
 	c = comp(0.0004, 0);
-	ab_qualify_row(&c, 4, 3, 0.05, 5, 300, 3, &q);
+	ab_qualify_row(&c, 4, 3, 0.05, 0, 5, 300, 3, &q);
 	is_num(q.sd_d, sqrt(2 * 0.0004 / 4), 1e-12, "between 0: the within term alone");
 	is_int(q.kj, 0, "between 0: no Kalibera & Jones optimum");
 	is_int(q.needed_kj, 0, "and no boots at it");
@@ -78,14 +78,14 @@ test_unknown(void)
 	struct ab_components c = comp(0.0004, NAN);
 	struct ab_qual q;
 
-	ab_qualify_row(&c, 3, 3, 0.05, 5, 300, 3, &q);
+	ab_qualify_row(&c, 3, 3, 0.05, 0, 5, 300, 3, &q);
 	ok(isnan(q.sd_d), "no between estimate: no pair sd");
 	ok(isinf(q.detectable), "nothing detectable can be told");
 	is_int(q.needed, 0, "no boots needed told");
 	is_int(q.kj, 0, "no kj");
 
 	c = comp(0.0004, 0.0001);
-	ab_qualify_row(&c, 0, 3, 0.05, 5, 300, 3, &q);
+	ab_qualify_row(&c, 0, 3, 0.05, 0, 5, 300, 3, &q);
 	ok(isnan(q.sd_d), "no trials a boot: no pair sd");
 }
 
