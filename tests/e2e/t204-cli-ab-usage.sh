@@ -217,6 +217,18 @@ like "$(cat "$O/err")" "alpha: lat_syscall.latency op=null: 3 boots a side detec
 	"... with a warning for the row 3 boots cannot see"
 check_fail "... and no word of qualifications choosing" grep -q "from the hosts' qualifications" "$O/err"
 
+# A row whose A/A variance was moderated (prior_df 50) is predicted on its
+# test's 50 + n - 1 df: pair sd 0.025 then needs 3 boots a side, 2
+# detecting 6.07% and 3 4.93% (mpmath's noncentral t), where on its own
+# df it needs 5.
+mkdir -p "$O/m/qualify"
+echo "{\"date\":\"2026-12-01T00:00:00Z\",\"rows\":[{\"bench\":\"lat_syscall\",\"metric\":\"latency\",\"params\":\"op=null\",\"pair_sd\":0.025,\"alpha\":0.05,\"prior_df\":50}]}" \
+	>"$O/m/qualify/beta.json"
+"$FLEETMARK" ab plan-ok.yaml -f fleet-ok.yaml -H beta -A "$SIDE" -B "$SIDE" \
+	-o "$O/m" --boots 2 --dry-run >"$O/out" 2>"$O/err"
+like "$(cat "$O/err")" "beta: lat_syscall.latency op=null: 2 boots a side detect 6.1%, not the threshold 5%; 3 boots a side would" \
+	"a moderated row: its boots on the prior's df too"
+
 is "$(snapshot)" "$before" "nothing written, no side command run"
 check_fail "the tampered side did not run" test -e "$W/run/evil-ran"
 check_fail "no side ran" test -e "$W/run/side-ran"
