@@ -10,6 +10,8 @@
 # leave nothing behind; a server answering 500 is retried, then a clear
 # error; nginx killed in the middle of a push of a 60 MB run leaves no
 # listed run, and the next push completes it; SIGINT stops a pull cleanly.
+# A host's qualification in the WebDAV archive (qualify/HOST.json) warns a
+# judged run that pushes there, and is not listed as a run.
 # cost: 20 s, waiting
 # shellcheck disable=SC2317 # functions called through check
 set -u
@@ -124,6 +126,21 @@ is "$rc $(test -e "$W/pp" && echo there || echo none)" "1 none" "pulling it fail
 like "$(cat dpull2.err)" "incomplete" "... saying it is incomplete"
 run_fm dls3 ls "$U/dav/nothing-here"
 is "$rc $(wc -c <dls3.out)" "0 0" "ls of an archive that does not exist yet: no runs"
+
+# a host's qualification beside the runs (qualify --push puts it there): a
+# judged run that pushes to the archive reads it over WebDAV; ls lists runs
+mkdir -p "$DATA/dav/qruns/qualify"
+printf '{"date":"2026-12-02T00:00:00Z","rows":[{"bench":"exec","metric":"seconds","params":"command=true,copies=1","night_detectable":8.35,"boots_needed":6,"nights_needed":12}]}' \
+	>"$DATA/dav/qruns/qualify/local.json"
+chown -R nobody:nogroup "$DATA/dav/qruns" 2>/dev/null
+printf 'name: t600q\nrepeat: 1\nsamples: 1\nbenchmarks:\n  - bench: exec\n    params:\n      command: "true"\n      copies: 1\nregression:\n  threshold: 5%%\n' \
+	>"$W/judged.yaml"
+run_fm dq1 run "$W/judged.yaml" -o "$W/qres" --push "$U/dav/qruns"
+is "$rc" 0 "a judged run pushing to WebDAV: exit 0"
+like "$(cat dq1.err)" "local: exec.seconds command=true,copies=1: a night detects 8.3%.* \(qualified 2026-12-02T00:00:00Z, $U/dav/qruns\)" \
+	"... warned by the host's qualification in the archive"
+run_fm dls4 ls "$U/dav/qruns"
+is "$rc $(wc -w <dls4.out)" "0 1" "ls lists the run pushed, not the qualifications"
 
 # --- credentials ------------------------------------------------------------------
 
