@@ -377,8 +377,9 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 		diff = log(out->now) - lm;
 		out->p = two_sided(diff, se, out->df);
 		tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, out->df);
-		out->lo = (out->now / m * exp(-tq * se) - 1) * 100;
-		out->hi = (out->now / m * exp(tq * se) - 1) * 100;
+		/* the ratio to the nights' geometric mean, as the test's */
+		out->lo = (exp(diff - tq * se) - 1) * 100;
+		out->hi = (exp(diff + tq * se) - 1) * 100;
 	} else if (out->tested) {
 		s = stats_sd(nights, k);
 		se = s * sqrt(1 + 1 / (double)k);
