@@ -189,7 +189,7 @@ struct ab_judgement {
 				 * or d0 + units - 1 when moderated) */
 	int	moderated;	/* the test used the moderated variance */
 	double	prior_df;	/* moderated: the prior's df0 (else 0) */
-	double	sd_mod;		/* moderated: the sd the test used (else sd_d) */
+	double	sd_mod;		/* the sd the test used: moderated, else sd_d */
 	double	change;		/* percent, B against A (exp(mean d) - 1) */
 	double	lo, hi;		/* its 95% interval, percent, lo <= hi (NAN: < 2 pairs) */
 	double	worse;		/* the change towards worse: -change when higher

@@ -19,9 +19,9 @@
 #include "verdict.h"
 #include "xmalloc.h"
 
-/* Simpson's intervals for the noncentral t: 1e-7 at c up to ~50. */
 _Static_assert(AB_DF0_MAX == VERDICT_PRIOR_MAX_DF, "a prior's df0 is capped alike");
 
+/* Simpson's intervals for the noncentral t: 1e-7 at c up to ~50. */
 #define NCT_STEPS	800
 
 static int
@@ -442,7 +442,7 @@ judge_one(struct ab_row *row)
 		j->worse = row->higher ? -j->change : j->change;
 	}
 	if (n >= AB_MIN_PAIRS && stats_ttest1(d, j->units, 0, &t) == 0) {
-		j->sd_d = stats_sd(d, j->units);
+		j->sd_d = j->sd_mod = stats_sd(d, j->units);
 		if (j->sd_d == 0) {
 			/* every pair the same: certain, one way or none */
 			a = j->mean_d == 0 ? 1 : (j->mean_d > 0 ? 0 : 1);
@@ -510,16 +510,13 @@ moderate_rows(struct ab_row *rows, size_t n)
 static void
 plan_one(struct ab_judgement *j, double alpha, double threshold)
 {
-	double sd = j->sd_d;
+	double sd = j->sd_mod;		/* the sd its test used */
 
 	j->alpha = alpha;
+	j->detectable = ab_detectable(sd, j->units, j->prior_df, alpha, AB_POWER);
 	if (!isfinite(sd) && isfinite(j->comp.var_between))
 		sd = sqrt(2 * (j->comp.var_between + (isfinite(j->comp.var_within) ?
 		    j->comp.var_within / j->comp.trials : 0)));
-	if (j->moderated)
-		sd = j->sd_mod;
-	j->detectable = ab_detectable(j->moderated ? j->sd_mod : j->sd_d, j->units, j->prior_df,
-	    alpha, AB_POWER);
 	/* hosts that differ: more boots do not make them agree */
 	j->needed = j->by_host ? 0 : ab_boots_needed(sd, j->prior_df, threshold, alpha, AB_POWER);
 }
