@@ -492,23 +492,34 @@ record_local(const char *outdir, const char *host, int say)
 	return rec;
 }
 
-/* host's record in the archive at url (archive.h), or NULL. */
+/*
+ * host's record in the archive at url (archive.h), or NULL.  An archive
+ * that cannot be read (not a record it lacks, nor one that is bad) sets
+ * *unread: the caller asks it for no other host's, so that an archive
+ * that is down costs one round of retries, not one a host.
+ */
 static json_t *
-record_archived(const char *url, const char *host, int say)
+record_archived(const char *url, const char *host, int say, int *unread)
 {
 	char *text = NULL, *err = NULL, *d, *name;
 	json_t *rec = NULL;
 	size_t len;
 	int r;
 
-	if ((r = archive_get_qualify(url, host, &text, &len, &err)) == 0) {
+	r = archive_get_qualify(url, host, &text, &len, &err);
+	if (r == 0) {
 		d = archive_url_display(url);
 		name = xasprintf("%s/%s/%s.json", d, ARCHIVE_QUALIFY, host);
 		rec = record_parse(host, name, text, len, say);
 		free(name);
 		free(d);
-	} else if (r != ARCHIVE_ENOTFOUND && say)
+	} else if (r == ARCHIVE_ETRANSIENT || r == ARCHIVE_ECANCELED) {
+		*unread = 1;
+		if (say)
+			log_warn("the hosts' qualifications in the archive are not read: %s", err);
+	} else if (r != ARCHIVE_ENOTFOUND && say) {
 		log_warn("%s: its qualification does not read: %s", host, err);
+	}
 	free(text);
 	free(err);
 	return rec;
@@ -517,19 +528,25 @@ record_archived(const char *url, const char *host, int say)
 /*
  * host's record (a JSON object), or NULL: none, or none that reads (with
  * say, a warning for each that does not): the one in outdir, or the one
- * in the archive at url (NULL: none) when that one is newer by its date.
- * *whence (when not NULL) is set to what the warnings say of it: its
- * date, and the archive's URL when it came from there.
+ * in the archive at *url (NULL: none) when that one is newer by its date;
+ * an archive that cannot be read is warned about once and *url set to
+ * NULL.  *whence (when not NULL) is set to what the warnings say of it:
+ * its date, and the archive's URL when it came from there.
  */
 static json_t *
-record_load(const char *outdir, const char *url, const char *host, int say, char **whence)
+record_load(const char *outdir, const char **urlp, const char *host, int say,
+    char **whence)
 {
 	json_t *mine = record_local(outdir, host, say), *theirs = NULL;
-	const char *dm, *dt;
+	const char *dm, *dt, *url = urlp != NULL ? *urlp : NULL;
+	int unread = 0;
 	char *d;
 
-	if (url != NULL)
-		theirs = record_archived(url, host, say);
+	if (url != NULL) {
+		theirs = record_archived(url, host, say, &unread);
+		if (unread)
+			*urlp = NULL;
+	}
 	dm = mine != NULL ? ab_jstr(mine, "date") : NULL;
 	dt = theirs != NULL ? ab_jstr(theirs, "date") : NULL;
 	if (theirs != NULL && (mine == NULL || (dt != NULL && (dm == NULL ||
@@ -638,7 +655,7 @@ ab_qualify_warn_nights(const char *outdir, const char *url, const struct plan *p
 
 		if (sel != NULL && !sel[i])
 			continue;
-		if ((rec = record_load(outdir, url, host, 1, &date)) == NULL)
+		if ((rec = record_load(outdir, &url, host, 1, &date)) == NULL)
 			continue;
 		json_array_foreach(json_object_get(rec, "rows"), k, row) {
 			const char *bench = ab_jstr(row, "bench"), *metric = ab_jstr(row, "metric");

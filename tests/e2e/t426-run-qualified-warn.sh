@@ -18,7 +18,8 @@
 #   `qualify --push` puts it): read by a run that pushes there or takes
 #   its baseline from there, the newer of it and the results directory's
 #   taken, the warning naming the archive when it is the archive's; a
-#   FIFO or a malformed record there is a warning, the run goes on;
+#   FIFO or a malformed record there is a warning, the run goes on; an
+#   archive that refuses connections is one warning for all the hosts;
 # - "qualify" is no run id: a run directory of that name is not pushed;
 #   a --push that is no archive URL is refused before anything is done.
 # cost: 5 s, busy
@@ -110,6 +111,19 @@ echo '[1, 2]' >"$A/qualify/local.json"
 is "$?" 0 "a record that is no object: the run goes on"
 like "$(cat err)" "warning: local: its qualification does not read: file://$A/qualify/local.json: not a JSON object" \
 	"... with a warning naming it in the archive"
+
+# An archive that does not answer: one warning for the run, not one a
+# host (each would wait out its retries), and the run goes on.
+printf 'archive:\n  tries: 2\n' >cfg.yaml
+chmod 600 cfg.yaml
+printf 'hosts:\n  local:\n    transport: local\n    workdir: %s\n  local2:\n    transport: local\n    workdir: %s\n' \
+	"$W/wd1" "$W/wd2" >two.yaml
+FLEETMARK_CONFIG=$W/cfg.yaml "$FLEETMARK" run judged.yaml -f two.yaml -o down \
+	--push http://127.0.0.1:1/fm >out 2>err
+is "$?" 1 "an archive that refuses connections: the run runs, its push fails (exit 1)"
+is "$(grep -c "qualifications in the archive are not read" err)" 1 \
+	"... one warning that the archive's qualifications are not read, for two hosts"
+is "$(jq -r .host down/*/trials.jsonl | sort -u | xargs)" "local local2" "... and both hosts ran"
 
 R=$(find fresh -mindepth 1 -maxdepth 1 -type d | head -1)
 cp -r "$R" qualify
