@@ -22,7 +22,7 @@
 #   archive that refuses connections is one warning for all the hosts;
 # - "qualify" is no run id: a run directory of that name is not pushed;
 #   a --push that is no archive URL is refused before anything is done.
-# cost: 5 s, busy
+# cost: 20 s, busy
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_controller
