@@ -10,7 +10,7 @@
 # with status setup (kind infrastructure) and that reason, and nothing is
 # measured under it.  A connection lost while a variant is set up gives
 # the host up (connect), and does not count as the variant's failure.
-# cost: 21 s, busy; lab: lab-01 lab-db board-armhf
+# cost: 21 s, busy; lab: lab-01 lab-02 lab-03 lab-db board-armhf
 # shellcheck disable=SC2317 # functions called through trap
 TNAME=t404
 set -u
