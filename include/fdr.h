@@ -48,9 +48,10 @@ long	fdr_reject(const double *p, size_t m, double level, unsigned char *reject,
 	    double *q, char **err);
 
 /*
- * The one Benjamini-Hochberg step over a table's or a night's rows (the
+ * A Benjamini-Hochberg step over a table's or a night's rows (the
  * compare and matrix tables, report-judge.c; the nightly verdict,
- * verdict_adjust()): q[i] gets the q of p[i] among the rows with use[i]
+ * verdict_adjust(), once for the rows that can fail the night and once
+ * for the others): q[i] gets the q of p[i] among the rows with use[i]
  * set and a p that is not NaN (p clamped to [0, 1]); every other row gets
  * NaN and does not count in m.  q may be p itself.  Returns m.
  */

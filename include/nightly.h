@@ -140,7 +140,9 @@ struct nightly {
 	size_t	 nruns;		/* nights in the history */
 	struct nightly_row *rows;	/* by bench, params, metric, host */
 	size_t	 n;
-	size_t	 tested;	/* rows that entered the BH step */
+	size_t	 tested;	/* rows that entered a BH step */
+	size_t	 tested_counted;	/* of them, the rows that can fail the night
+					 * (their own step; the others have theirs) */
 	int	 confirmed;	/* nightly_confirm() was called */
 };
 

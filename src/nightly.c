@@ -306,6 +306,7 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	struct verdict_row *vr = NULL;
 	struct strmap hk = STRMAP_INIT;
 	size_t i, k;
+	int fam;
 	int r;
 
 	*out = NULL;
@@ -350,19 +351,34 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 	}
 	qsort(n->rows, n->n, sizeof(*n->rows), cmp_rows);
 	rows_judge(n->rows, n->n);
-	/* one BH step over every row of the night */
+	/*
+	 * Two BH steps: one over the rows that can fail the night (the plan's
+	 * regression.metrics), one over the others, which are reported and
+	 * must not dilute the counted rows' level.
+	 */
 	vr = xcalloc(n->n + 1, sizeof(*vr));
-	for (i = 0; i < n->n; i++) {
-		vr[i] = n->rows[i].vr;
-		if (n->rows[i].base == NIGHTLY_NEW)
-			vr[i].judgeable = 0;
-		n->tested += vr[i].judgeable && vr[i].v.tested;
+	for (fam = 0; fam < 2; fam++) {
+		size_t m = 0;
+
+		for (i = 0; i < n->n; i++) {
+			if (!!n->rows[i].counts != (fam == 0))
+				continue;
+			vr[m] = n->rows[i].vr;
+			if (n->rows[i].base == NIGHTLY_NEW)
+				vr[m].judgeable = 0;
+			n->tested += vr[m].judgeable && vr[m].v.tested;
+			if (fam == 0)
+				n->tested_counted += vr[m].judgeable && vr[m].v.tested;
+			m++;
+		}
+		verdict_adjust(vr, m, o->fdr);
+		for (i = 0, m = 0; i < n->n; i++)
+			if (!!n->rows[i].counts == (fam == 0))
+				n->rows[i].vr = vr[m++];
 	}
-	verdict_adjust(vr, n->n, o->fdr);
 	for (i = 0; i < n->n; i++) {
 		struct nightly_row *w = &n->rows[i];
 
-		w->vr = vr[i];
 		if (w->state == NIGHTLY_PASS && w->vr.held && w->vr.v.kind == VERDICT_BAD &&
 		    w->counts)
 			w->state = o->confirm > 0 ? NIGHTLY_TO_CONFIRM : NIGHTLY_FAILED;
@@ -650,9 +666,13 @@ header(const struct nightly *n, FILE *out)
 	    "%d or more nights and tonight, and the last night or two with tonight against "
 	    "the nights before them, at the threshold %g%%; with fewer than %d nights, "
 	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows "
-	    "tested at fdr %g; ", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
+	    "tested", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
 	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
-	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested, n->o.fdr);
+	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested_counted);
+	if (n->tested > n->tested_counted)
+		fprintf(out, " that can fail the night (the %zu others in a step of their own)",
+		    n->tested - n->tested_counted);
+	fprintf(out, " at fdr %g; ", n->o.fdr);
 	if (n->o.confirm > 0)
 		fprintf(out, "what would fail the night measured again (%d round%s of %d "
 		    "trials)", n->o.confirm, n->o.confirm == 1 ? "" : "s", n->o.repeat);
@@ -726,6 +746,7 @@ render_json(const struct nightly *n, FILE *out, char **err)
 	json_object_set_new(o, "fdr", json_real(n->o.fdr));
 	json_object_set_new(o, "confirm", json_integer(n->o.confirm));
 	json_object_set_new(o, "tested", json_integer((json_int_t)n->tested));
+	json_object_set_new(o, "tested_counted", json_integer((json_int_t)n->tested_counted));
 	json_object_set_new(o, "commit", n->commit ? json_string(n->commit) : json_null());
 	json_object_set_new(o, "regressions", json_integer(nightly_regressions(n)));
 	for (i = 0; i < n->n; i++) {

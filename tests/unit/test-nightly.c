@@ -107,6 +107,8 @@ main(void)
 	const struct nightly_row *w;
 	char *root, *dir, *tonight, *err = NULL, *text, *cache;
 	char *ms[] = { (char *)"spin.ns", (char *)"pipe.ns", (char *)"late.ns", (char *)"new.ns" };
+	char *q0only[] = { (char *)"q0.ns" };
+	double q0q = NAN;
 	int i;
 
 	if ((tmpdir = tap_tmpdir("test-nightly")) == NULL) {
@@ -343,6 +345,29 @@ main(void)
 	ok(text != NULL && strstr(text, "\"by_window\": true") != NULL &&
 	    strstr(text, "\"window_nights\": 2") != NULL, "json: by_window, window_nights");
 	free(text);
+	q0q = w->vr.q;
+	nightly_free(n);
+	n = NULL;
+
+	/*
+	 * The same night with only q0 counted (regression.metrics): its BH
+	 * step is its own, q = its row p (0.0052), not 0.047 among the nine;
+	 * the eight others are a family of their own, reported.
+	 */
+	o.metrics = q0only;
+	o.nmetrics = 1;
+	is_int(nightly_judge(tonight, &o, &n, &err), 0, "judged with q0 alone counted");
+	w = row(n, "q0");
+	ok(w != NULL && w->vr.q < q0q / 5 && w->vr.q == verdict_row_p(&w->vr.v),
+	    "q0 counted alone: q is its own p, not diluted by the eight others");
+	ok(n->tested == 9 && n->tested_counted == 1, "nine rows tested, one that can fail");
+	text = render(n, REPORT_TEXT);
+	ok(text != NULL && strstr(text, "Benjamini-Hochberg over the 1 rows tested that can "
+	    "fail the night (the 8 others in a step of their own) at fdr 0.05") != NULL,
+	    "text: the header says so");
+	free(text);
+	o.metrics = NULL;
+	o.nmetrics = 0;
 	nightly_free(n);
 	n = NULL;
 
