@@ -135,20 +135,6 @@ stats_betai(double a, double b, double x)
 }
 
 double
-stats_t_cdf(double t, double df)
-{
-	double tail;
-
-	if (isnan(t) || isnan(df) || df <= 0)
-		return NAN;
-	if (isinf(t))
-		return t > 0 ? 1 : 0;
-	/* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
-	tail = stats_betai(df / 2, 0.5, df / (df + t * t));
-	return t > 0 ? 1 - tail / 2 : tail / 2;
-}
-
-double
 stats_t_sf(double t, double df)
 {
 	double tail;
@@ -157,8 +143,15 @@ stats_t_sf(double t, double df)
 		return NAN;
 	if (isinf(t))
 		return t > 0 ? 0 : 1;
+	/* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
 	tail = stats_betai(df / 2, 0.5, df / (df + t * t));
 	return t > 0 ? tail / 2 : 1 - tail / 2;
+}
+
+double
+stats_t_cdf(double t, double df)
+{
+	return stats_t_sf(-t, df);	/* T is symmetric */
 }
 
 /*
