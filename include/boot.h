@@ -91,4 +91,41 @@ int	boot_kexec_check(const struct fleet_host *h, const struct bootspec *b, char 
  */
 int	boot_kexec(const struct fleet_host *h, const struct bootspec *b, char **err);
 
+/*
+ * How h boots `text` (bootspec.h: a command, kexec:..., or the name of
+ * h's `boot:` entry), named opt in messages ("-A", "-B", "boot"), into
+ * *out (bootspec_release() it): never a BOOTSPEC_ENTRY, a command's
+ * {host} replaced by h's name.  Refused: bad syntax, an entry name h has
+ * no `boot:` entry for, a kexec on a host of the local transport (it
+ * would restart this machine).
+ */
+int	boot_spec_for_host(const char *opt, const char *text, const struct fleet_host *h,
+	    struct bootspec *out, char **err);
+
+/*
+ * After a boot into b: a kexec's append= must be in the new boot's
+ * /proc/cmdline (bb), or the kexec did not take.  0, or -1 with *err.
+ */
+int	boot_cmdline_check(const struct bootspec *b, const struct board_boot *bb, char **err);
+
+#define BOOT_INTO_STOPPED	1	/* boot_into(): a stop came (run_stop_requested()) */
+
+/*
+ * Boot h into b (a command or a kexec resolved for h: never a
+ * BOOTSPEC_ENTRY) and tell that it did: h's boot id read first (h may
+ * still be booting: up to wait_ms), then the command through
+ * boot_hook_output() (what names it: "side A", "confirmation"; echo,
+ * expect as there; its exit status must be 0) or boot_kexec(), the wait
+ * for another boot id (up to wait_ms from then), and the boot check
+ * (board_boot_check() against *expect when expect and *expect are not
+ * NULL; a kexec's append= must be in /proc/cmdline).  Nothing is measured
+ * on a kernel other than the one asked for: the callers measure only on
+ * 0.  *bb: the new boot's facts (board_boot_release() it, whatever the
+ * result).  0; BOOT_INTO_STOPPED at a stop; or -1 with *err (the command's
+ * status and what it said, no answer in time, the same boot id, another
+ * kernel).
+ */
+int	boot_into(const char *what, const struct fleet_host *h, const struct bootspec *b,
+	    long long wait_ms, FILE *echo, char **expect, struct board_boot *bb, char **err);
+
 #endif /* FLEETMARK_BOOT_H */

@@ -1,8 +1,9 @@
 /*
  * boot.c: the hooks that make a host boot into a kernel, each in a
  * process group of its own ended when it ends, at its deadline or at a
- * stop, and the wait until the host is back (boot.h), for bisect-run and
- * ab.
+ * stop; how a host boots a named kernel (its `boot:` entries); a boot
+ * made and verified; and the wait until the host is back (boot.h), for
+ * bisect-run, ab and the nightly's fresh confirmation.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -385,4 +386,172 @@ boot_kexec(const struct fleet_host *h, const struct bootspec *b, char **err)
 	}
 	free(said);
 	return r;
+}
+
+/* What a command printed, as one line: its lines joined by " | ". */
+static char *
+one_line(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p, *e;
+
+	for (p = text; *p != '\0'; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, "\r\n");
+		if (e > p) {
+			if (sb.len > 0)
+				strbuf_addstr(&sb, " | ");
+			strbuf_add(&sb, p, (size_t)(e - p));
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Wait up to wait_ms for h to answer with a boot id other than old_id: a
+ * command may return while the host is still going down.  The boot read
+ * last is in *bb either way (board_boot_check() then says the boot id
+ * did not change); -1 with *why when the host never answered.
+ */
+static int
+wait_new_boot(const struct fleet_host *h, long long wait_ms, const char *old_id,
+    struct board_boot *bb, char **why)
+{
+	long long deadline = pace_now_ms() + wait_ms;
+
+	for (;;) {
+		if (boot_wait_host(h, deadline - pace_now_ms(), bb, why) != 0)
+			return -1;
+		if (strcmp(bb->boot_id, old_id) != 0 || run_stop_requested() ||
+		    pace_now_ms() + BOOT_POLL_MS >= deadline)
+			return 0;
+		log_verbose("%s: still boot id %s: waiting for the reboot", h->name, old_id);
+		board_boot_release(bb);
+		memset(bb, 0, sizeof(*bb));
+		usleep(BOOT_POLL_MS * 1000);
+	}
+}
+
+int
+boot_cmdline_check(const struct bootspec *b, const struct board_boot *bb, char **err)
+{
+	if (b->kind != BOOTSPEC_KEXEC || b->append == NULL)
+		return 0;
+	if (bb->cmdline == NULL || strstr(bb->cmdline, b->append) == NULL) {
+		*err = xasprintf("the kexec did not take: the command line is not append=%s: "
+		    "/proc/cmdline (%s)", b->append, bb->cmdline ? bb->cmdline : "");
+		return -1;
+	}
+	return 0;
+}
+
+int
+boot_into(const char *what, const struct fleet_host *h, const struct bootspec *b,
+    long long wait_ms, FILE *echo, char **expect, struct board_boot *bb, char **err)
+{
+	char *old_id = NULL, *output = NULL, *why = NULL;
+	int st, r = -1;
+
+	memset(bb, 0, sizeof(*bb));
+	/* A host may still be booting (a resumed sequence): up to its boot time. */
+	if (boot_wait_host(h, wait_ms, bb, &why) != 0) {
+		if (run_stop_requested())
+			r = BOOT_INTO_STOPPED;
+		else
+			*err = xasprintf("%s: no boot id before it: %s", what, why ? why : "?");
+		goto out;
+	}
+	old_id = xstrdup(bb->boot_id);
+	board_boot_release(bb);
+	memset(bb, 0, sizeof(*bb));
+	/* a command may wait for the host to go down, or to come back: its boot time */
+	if (b->kind == BOOTSPEC_KEXEC) {
+		if (boot_kexec(h, b, err) != 0)
+			goto out;
+	} else {
+		if (boot_hook_output(what, b->command, wait_ms, echo, expect, &output, &st,
+		    err) != 0)
+			goto out;
+		/* a stop ends the command: a stop, not a failing command */
+		if (run_stop_requested()) {
+			r = BOOT_INTO_STOPPED;
+			goto out;
+		}
+		if (st != 0) {
+			char *said = one_line(output);
+
+			*err = xasprintf("%s command exited %d%s%s", what, st, *said ? ": " : "",
+			    said);
+			free(said);
+			goto out;
+		}
+	}
+	if (wait_new_boot(h, wait_ms, old_id, bb, &why) != 0) {
+		if (run_stop_requested())
+			r = BOOT_INTO_STOPPED;
+		else
+			*err = xasprintf("did not come back within %.0f s: %s",
+			    (double)wait_ms / 1000, why ? why : "?");
+		goto out;
+	}
+	if (run_stop_requested()) {
+		r = BOOT_INTO_STOPPED;
+		goto out;
+	}
+	/* Nothing is measured on a kernel other than the one asked for. */
+	if (board_boot_check(bb, old_id, expect ? *expect : NULL, err) != 0)
+		goto out;
+	if (boot_cmdline_check(b, bb, err) != 0)
+		goto out;
+	r = 0;
+ out:
+	free(old_id);
+	free(output);
+	free(why);
+	return r;
+}
+
+int
+boot_spec_for_host(const char *opt, const char *text, const struct fleet_host *h,
+    struct bootspec *out, char **err)
+{
+	const struct fleet_boot *fb;
+	struct bootspec b;
+	char *e = NULL, *cmd;
+
+	memset(out, 0, sizeof(*out));
+	if (bootspec_parse(text, 1, &b, &e) != 0) {
+		*err = xasprintf("%s '%s': %s", opt, text, e);
+		free(e);
+		return -1;
+	}
+	if (b.kind == BOOTSPEC_ENTRY) {
+		if ((fb = fleet_boot_find(h, b.entry)) == NULL) {
+			*err = xasprintf("%s %s: host '%s' has no boot: entry '%s' in %s "
+			    "(a command of one word is written as a path: ./%s)", opt, text,
+			    h->name, b.entry, h->file ? h->file : "the inventory", b.entry);
+			bootspec_release(&b);
+			return -1;
+		}
+		bootspec_release(&b);
+		/* checked when the inventory was loaded */
+		if (bootspec_parse(fb->how, 0, &b, &e) != 0) {
+			*err = xasprintf("%s:%d:%d: boot.%s: %s", h->file, fb->line, fb->col,
+			    fb->name, e);
+			free(e);
+			return -1;
+		}
+	}
+	if (b.kind == BOOTSPEC_COMMAND) {
+		cmd = bootspec_expand(b.command, h->name);
+		free(b.command);
+		b.command = cmd;
+	}
+	if (b.kind == BOOTSPEC_KEXEC && h->transport == FLEET_TRANSPORT_LOCAL) {
+		*err = xasprintf("%s %s: host '%s' is this machine (transport: local): a kexec "
+		    "side would restart it", opt, text, h->name);
+		bootspec_release(&b);
+		return -1;
+	}
+	*out = b;
+	return 0;
 }

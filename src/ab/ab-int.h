@@ -83,27 +83,19 @@ int	ab_state_recovered(const char *dir, const char *host, size_t idx, int cycle,
 
 /*
  * The sides (ab/side.c): what -A and -B say (bootspec.h: a command,
- * kexec:KERNEL..., or the name of an inventory `boot:` entry), how each
- * applies to one host, the checks made before anything reboots, and the
- * boot itself.  A side is kept as written (ab.json's "command") and
- * resolved for each host when it is used: an entry name becomes that
- * host's entry, a command's {host} the host's name.  Errors: 0, or -1
+ * kexec:KERNEL..., or the name of an inventory `boot:` entry) and the
+ * checks made before anything reboots; how a side applies to one host
+ * and the boot itself are boot.h's (boot_spec_for_host(), boot_into()).
+ * A side is kept as written (ab.json's "command") and resolved for each
+ * host when it is used: an entry name becomes that host's entry, a
+ * command's {host} the host's name.  Errors: 0, or -1
  * with a newly allocated message in *err, naming the side (-A or -B) and
  * the host when there is one.
  */
 
 /*
- * Side `text` of option opt ("-A", "-B") as it applies to h, into *out
- * (bootspec_release() it): never a BOOTSPEC_ENTRY.  Refused: bad syntax,
- * an entry name h has no `boot:` entry for, a kexec on a host of the
- * local transport (it would restart this machine).
- */
-int	ab_side_for_host(const char *opt, const char *text, const struct fleet_host *h,
-	    struct bootspec *out, char **err);
-
-/*
  * Both sides (texts[0] of -A, texts[1] of -B) against every host of
- * hosts[0..n), as ab_side_for_host(): what is refused before anything is
+ * hosts[0..n), as boot_spec_for_host(): what is refused before anything is
  * written or rebooted.  Contacts no host.
  */
 int	ab_sides_check(const char *const texts[2], const struct fleet_host *const *hosts,
@@ -115,22 +107,5 @@ int	ab_sides_check(const char *const texts[2], const struct fleet_host *const *h
  */
 int	ab_sides_precheck(const char *const texts[2], const struct fleet_host *h,
 	    char **err);
-
-/*
- * Make h boot into b (resolved for h): a command through
- * boot_hook_output() (its timeout, echo, expect, output and status as
- * there), a
- * kexec through boot_kexec() (*status 0 and *output "" when it started).
- * -1 with *err when it could not be started (a kexec that failed).
- */
-int	ab_side_boot(const char *what, const struct fleet_host *h, const struct bootspec *b,
-	    long long timeout_ms, FILE *echo, char **expect, char **output, int *status,
-	    char **err);
-
-/*
- * The side's own check of the new boot bb, beyond the boot id and the
- * expected string: a kexec's append= must be in /proc/cmdline.
- */
-int	ab_side_verify(const struct bootspec *b, const struct board_boot *bb, char **err);
 
 #endif /* FLEETMARK_AB_INT_H */

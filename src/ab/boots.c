@@ -94,31 +94,6 @@ struct host_job {
 	int			*cycles;	/* power cycles spent (recover:) */
 };
 
-/*
- * Wait up to wait_ms for h to answer with a boot id other than old_id: a
- * side command may return while the host is still going down.  The boot
- * read last is in *bb either way (board_boot_check() then says the boot
- * id did not change); -1 with *why when the host never answered.
- */
-static int
-wait_boot(const struct fleet_host *h, long long wait_ms, const char *old_id,
-    struct board_boot *bb, char **why)
-{
-	long long deadline = pace_now_ms() + wait_ms;
-
-	for (;;) {
-		if (boot_wait_host(h, deadline - pace_now_ms(), bb, why) != 0)
-			return -1;
-		if (strcmp(bb->boot_id, old_id) != 0 || run_stop_requested() ||
-		    pace_now_ms() + BOOT_POLL_MS >= deadline)
-			return 0;
-		log_verbose("%s: still boot id %s: waiting for the reboot", h->name, old_id);
-		board_boot_release(bb);
-		memset(bb, 0, sizeof(*bb));
-		usleep(BOOT_POLL_MS * 1000);
-	}
-}
-
 /* The result of one boot. */
 enum boot_result {
 	BOOT_OK,
@@ -160,24 +135,6 @@ boot_lost(const struct host_job *j, size_t idx, const char *reason, char **lost)
 	return boot_fail(j, idx, "boot", reason);
 }
 
-/* What a command printed as one line: its lines joined by " | ". */
-static char *
-one_line(const char *text)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *p, *e;
-
-	for (p = text; *p != '\0'; p = *e ? e + 1 : e) {
-		e = p + strcspn(p, "\r\n");
-		if (e > p) {
-			if (sb.len > 0)
-				strbuf_addstr(&sb, " | ");
-			strbuf_add(&sb, p, (size_t)(e - p));
-		}
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
 /*
  * Make j->h boot into side (boot idx, its side command cmd) and check
  * the boot: BOOT_OK with the new boot's facts in *bb, BOOT_LOST with why
@@ -192,27 +149,15 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
     char **expect, struct board_boot *bb, char **lost)
 {
 	const struct fleet_host *h = j->h;
-	char *old_id = NULL, *output = NULL, *err = NULL, *why = NULL, *what, num[16];
+	char *err = NULL, *what, num[16];
 	long long wait_ms = h->boot_timeout_ms > 0 ? h->boot_timeout_ms : DEFAULT_BOOT_MS;
 	enum boot_result res = BOOT_ERROR;
 	struct bootspec way;
-	int st;
+	int r;
 
 	memset(&way, 0, sizeof(way));
-	what = xasprintf("%s side %s (boot %zu)", h->name, ab_side_name(side), idx + 1);
-	/* A host may still be booting (a resumed sequence): up to its boot time. */
-	if (boot_wait_host(h, wait_ms, bb, &err) != 0) {
-		if (run_stop_requested()) {
-			res = BOOT_STOPPED;
-			goto out;
-		}
-		why = xasprintf("no boot id before the side command: %s", err ? err : "?");
-		res = boot_lost(j, idx, why, lost);
-		goto out;
-	}
-	old_id = xstrdup(bb->boot_id);
-	board_boot_release(bb);
 	memset(bb, 0, sizeof(*bb));
+	what = xasprintf("side %s", ab_side_name(side));
 	snprintf(num, sizeof(num), "%zu", idx + 1);
 	if (setenv("FLEETMARK_HOST", h->name, 1) != 0 ||
 	    setenv("FLEETMARK_SIDE", ab_side_name(side), 1) != 0 ||
@@ -220,50 +165,17 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
 		log_error("setenv: %s", strerror(errno));
 		goto out;
 	}
-	/*
-	 * A command, a kexec or the host's boot: entry (ab/side.c).  A command
-	 * may wait for the host to go down, or to come back: its boot time.
-	 */
-	if (ab_side_for_host(side == AB_A ? "-A" : "-B", cmd, h, &way, &err) != 0) {
+	/* A command, a kexec or the host's boot: entry (ab/side.c). */
+	if (boot_spec_for_host(side == AB_A ? "-A" : "-B", cmd, h, &way, &err) != 0) {
 		res = boot_fail(j, idx, "boot", err);
 		goto out;
 	}
-	if (ab_side_boot(what, h, &way, wait_ms, j->quiet ? NULL : stderr, expect, &output,
-	    &st, &err) != 0) {
-		res = boot_lost(j, idx, err, lost);
-		goto out;
-	}
-	/* a stop ends the side command: a stop, not a failing side */
-	if (run_stop_requested()) {
+	if ((r = boot_into(what, h, &way, wait_ms, j->quiet ? NULL : stderr, expect, bb,
+	    &err)) == BOOT_INTO_STOPPED) {
 		res = BOOT_STOPPED;
 		goto out;
 	}
-	if (st != 0) {
-		char *said = one_line(output);
-
-		why = xasprintf("side %s command exited %d%s%s", ab_side_name(side), st,
-		    *said ? ": " : "", said);
-		free(said);
-		res = boot_lost(j, idx, why, lost);
-		goto out;
-	}
-	if (wait_boot(h, wait_ms, old_id, bb, &err) != 0) {
-		if (run_stop_requested()) {
-			res = BOOT_STOPPED;
-			goto out;
-		}
-		why = xasprintf("did not come back within %.0f s: %s", (double)wait_ms / 1000,
-		    err ? err : "?");
-		res = boot_lost(j, idx, why, lost);
-		goto out;
-	}
-	if (run_stop_requested()) {
-		res = BOOT_STOPPED;
-		goto out;
-	}
-	/* Nothing is measured on a kernel other than the one asked for. */
-	if (board_boot_check(bb, old_id, *expect, &err) != 0 ||
-	    ab_side_verify(&way, bb, &err) != 0) {
+	if (r != 0) {
 		res = boot_lost(j, idx, err, lost);
 		goto out;
 	}
@@ -273,10 +185,7 @@ boot_side(const struct host_job *j, size_t idx, enum ab_side side, const char *c
  out:
 	bootspec_release(&way);
 	free(what);
-	free(old_id);
-	free(output);
 	free(err);
-	free(why);
 	return res;
 }
 

@@ -5,7 +5,8 @@
  * and ab's sides per host (src/ab/ab-int.h): an entry resolved from the host's
  * `boot:` (the defaults' and its own; test-fleet.c has the inventory's
  * errors), {host} expanded, a missing entry and a kexec of this machine
- * refused with the host named, the command line checked after a kexec.
+ * refused with the host named; and the command line checked after a
+ * kexec (boot.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "ab/ab-int.h"
 #include "board.h"
+#include "boot.h"
 #include "bootspec.h"
 #include "fleet.h"
 #include "tap.h"
@@ -144,31 +146,31 @@ test_sides(void)
 	    "initrd.img-6.1.0", "lab-08 inherits the defaults'");
 	ok(fleet_boot_find(h8, "only") == NULL, "no entry of another host");
 
-	ok(ab_side_for_host("-A", "good", h8, &b, &err) == 0 && b.kind == BOOTSPEC_KEXEC &&
+	ok(boot_spec_for_host("-A", "good", h8, &b, &err) == 0 && b.kind == BOOTSPEC_KEXEC &&
 	    strcmp(b.kernel, "/boot/vmlinuz-6.1.0") == 0, "-A good: the host's kexec");
 	bootspec_release(&b);
-	ok(ab_side_for_host("-B", "test", h8, &b, &err) == 0 && b.kind == BOOTSPEC_COMMAND &&
+	ok(boot_spec_for_host("-B", "test", h8, &b, &err) == 0 && b.kind == BOOTSPEC_COMMAND &&
 	    strcmp(b.command, "/usr/local/bin/lab-boot lab-08 test") == 0,
 	    "-B test: the default's command, {host} expanded");
 	bootspec_release(&b);
-	ok(ab_side_for_host("-B", "test", h7, &b, &err) == 0 && b.kind == BOOTSPEC_KEXEC &&
+	ok(boot_spec_for_host("-B", "test", h7, &b, &err) == 0 && b.kind == BOOTSPEC_KEXEC &&
 	    strcmp(b.append, "root=/dev/sda1 fm=test") == 0, "-B test on lab-07: its own");
 	bootspec_release(&b);
-	ok(ab_side_for_host("-A", "echo {host}", h7, &b, &err) == 0 &&
+	ok(boot_spec_for_host("-A", "echo {host}", h7, &b, &err) == 0 &&
 	    strcmp(b.command, "echo lab-07") == 0, "a command on -A: {host} expanded");
 	bootspec_release(&b);
 
-	ok(ab_side_for_host("-A", "only", h8, &b, &err) != 0, "an entry the host lacks");
+	ok(boot_spec_for_host("-A", "only", h8, &b, &err) != 0, "an entry the host lacks");
 	is_str(err, "-A only: host 'lab-08' has no boot: entry 'only' in lab.yaml (a command "
 	    "of one word is written as a path: ./only)", "the message names the host");
 	free(err);
 	err = NULL;
-	ok(ab_side_for_host("-B", "kexec:/v", lp, &b, &err) != 0 &&
+	ok(boot_spec_for_host("-B", "kexec:/v", lp, &b, &err) != 0 &&
 	    strstr(err, "host 'laptop' is this machine (transport: local)") != NULL,
 	    "no kexec of this machine");
 	free(err);
 	err = NULL;
-	ok(ab_side_for_host("-B", "kexec:v", h7, &b, &err) != 0, "a bad kexec on -B");
+	ok(boot_spec_for_host("-B", "kexec:v", h7, &b, &err) != 0, "a bad kexec on -B");
 	is_str(err, "-B 'kexec:v': kexec: the kernel 'v' is not an absolute path",
 	    "its message names the option");
 	free(err);
@@ -186,13 +188,13 @@ test_sides(void)
 	free(err);
 	err = NULL;
 
-	ok(ab_side_for_host("-A", "kexec:/v,append=fm_side=a pti=on", h7, &b, &err) == 0,
+	ok(boot_spec_for_host("-A", "kexec:/v,append=fm_side=a pti=on", h7, &b, &err) == 0,
 	    "a kexec with append");
 	memset(&bb, 0, sizeof(bb));
 	bb.cmdline = "console=ttyS0 fm_side=a pti=on";
-	ok(ab_side_verify(&b, &bb, &err) == 0, "the command line has append's");
+	ok(boot_cmdline_check(&b, &bb, &err) == 0, "the command line has append's");
 	bb.cmdline = "console=ttyS0 fm_side=a";
-	ok(ab_side_verify(&b, &bb, &err) != 0 && strstr(err, "the command line is not "
+	ok(boot_cmdline_check(&b, &bb, &err) != 0 && strstr(err, "the command line is not "
 	    "append=fm_side=a pti=on") != NULL, "a command line without it fails the boot");
 	free(err);
 	err = NULL;
