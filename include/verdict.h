@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #define VERDICT_THRESHOLD	5.0	/* percent, when no plan or option says */
+#define VERDICT_THRESHOLD_MAX	1000	/* percent: a plan's or an option's at most */
 #define VERDICT_ALPHA		0.05	/* the test's level; the interval is 1 - ALPHA */
 #define VERDICT_MIN_TRIALS	3	/* fewer values are noisy */
 #define VERDICT_MIN_NIGHTS	3	/* fewer nights: verdict_nights() cannot say */
@@ -85,6 +86,10 @@ struct verdict {
 	double	window_lo, window_hi;	/* its 95% interval, percent */
 	double	window_p;	/* its p, Bonferroni over the windows tried */
 	int	by_window;	/* the kind (bad, better) is the window rule's */
+	/* verdict_nights() with prior->one_sided only (else NAN): */
+	double	better_p;	/* the row's p towards better, weighted as
+				 * verdict_row_p() (p, trend_p and window_p are
+				 * then towards worse) */
 };
 
 /*
@@ -101,6 +106,9 @@ struct verdict_prior {
 	double	s2;		/* s0^2, of log values */
 	int	trend;		/* apply the trend rule too */
 	int	window;		/* apply the window rule too */
+	int	one_sided;	/* p, trend_p and window_p towards worse only */
+	int	per_test;	/* each test pools by the F-test of its own
+				 * baseline's variance, not the segment's */
 };
 
 /*
@@ -122,9 +130,10 @@ int	verdict_log_spread(const double *x, size_t k, double *s2, double *df);
  * d0 infinite (then VERDICT_PRIOR_MAX_DF, as is any larger d0) when the
  * right side is not positive: the series vary no more than sampling
  * alone would make them.  Values of s2 that are not finite and positive
- * are left out.  Sets out->df and out->s2 (not out->trend, out->window)
- * and returns 0; with fewer than VERDICT_PRIOR_MIN_SERIES usable values,
- * out->df = 0 and -1.
+ * are left out.  Sets out->df and out->s2, the rule flags (trend,
+ * window, one_sided, per_test) to 0 for the caller to set, and returns
+ * 0; with fewer than VERDICT_PRIOR_MIN_SERIES usable values, out->df = 0
+ * and -1.
  */
 int	verdict_prior_fit(const double *s2, const double *df, size_t n,
 	    struct verdict_prior *out);
@@ -198,6 +207,19 @@ void	verdict_judge(const double *v, size_t n, const double *g, size_t ng, double
  * VERDICT_MIN_NIGHTS nights the caller should fall back to
  * verdict_judge() against the last night's trials at a wider threshold
  * (docs/nightly.md).  prior NULL: the plain rule, no trend, no window.
+ *
+ * With prior->one_sided (the nightly's rule: only worse fails a night),
+ * p, trend_p and window_p are one-sided towards worse, half the
+ * two-sided p when the change is worse, so a row's whole alpha is spent
+ * on the direction that counts; better_p is the row's one-sided p
+ * towards better, and a row is better when its step, trend or window
+ * test towards better is significant at its share and its far end
+ * reaches the threshold (reported, never a regression).  With
+ * prior->per_test, the trend and window rules each decide their own
+ * pooling, by the F-test above on the variance they use (the trend's
+ * residuals, the window's baseline nights): a step a night or two old
+ * inflates the segment's variance and would otherwise unpool exactly
+ * the tests that must see it.  The intervals stay two-sided 95%.
  * Always fills *out.
  */
 void	verdict_nights(const double *v, size_t n, const double *nights, size_t k,

@@ -186,7 +186,7 @@ verdict_prior_fit(const double *s2, const double *df, size_t n, struct verdict_p
 	double em = 0, ev = 0, tri = 0, d0;
 	size_t i, g = 0;
 
-	out->df = 0;
+	memset(out, 0, sizeof(*out));	/* no rule flags: the caller sets them */
 	out->s2 = NAN;
 	for (i = 0; i < n; i++) {
 		if (!isfinite(s2[i]) || s2[i] <= 0 || !(df[i] > 0))
@@ -250,12 +250,43 @@ two_sided(double diff, double se, double df)
 }
 
 /*
+ * The p of diff / se on df degrees of freedom: two-sided for dir 0, else
+ * one-sided towards the sign of dir (the alternative diff * dir > 0).
+ */
+static double
+sided(double diff, double se, double df, int dir)
+{
+	if (dir == 0)
+		return two_sided(diff, se, df);
+	if (!(se > 0))
+		return diff * dir > 0 ? 0 : 1;
+	return stats_t_sf((double)dir * diff / se, df);
+}
+
+/*
+ * Whether a variance s2 on d degrees of freedom pools with the prior:
+ * the prior is there and s2 is not far above it (F(d, d0) at
+ * VERDICT_PRIOR_OUTLIER).
+ */
+static int
+pools(const struct verdict_prior *pr, double s2, double d)
+{
+	return pr != NULL && pr->df > 0 && isfinite(pr->s2) && pr->s2 > 0 &&
+	    (s2 <= 0 || stats_betai(pr->df / 2, d / 2, pr->df / (pr->df + d * s2 / pr->s2)) >=
+	    VERDICT_PRIOR_OUTLIER);
+}
+
+/*
  * The trend rule into *out: the least-squares line through the logs of
- * nights[0..k) and now (k + 1 values, a night apart); s2 and df0 the
- * prior when pooled (df0 0: the residuals' own variance).
+ * nights[0..k) and now (k + 1 values, a night apart).  Pooled with the
+ * prior when the segment was (seg_pooled) or, with pr->per_test, when the
+ * residuals' own variance pools.  dir: the worse direction of the logs
+ * (+1, -1) for one-sided tests, 0 for two; *pb the p towards better
+ * (NAN for two-sided).
  */
 static void
-trend(const double *nights, size_t k, double now, double df0, double s2, struct verdict *out)
+trend(const double *nights, size_t k, double now, const struct verdict_prior *pr,
+    int seg_pooled, int dir, struct verdict *out, double *pb)
 {
 	double tb = (double)k / 2, yb = 0, sxx = 0, sxy = 0, rss = 0, y, b, a, var, se, tq, df;
 	size_t i;
@@ -276,14 +307,15 @@ trend(const double *nights, size_t k, double now, double df0, double s2, struct 
 	}
 	df = (double)(k - 1);
 	var = rss / df;
-	if (df0 > 0) {
-		var = (df0 * s2 + df * var) / (df0 + df);
-		df += df0;
+	if (pr->per_test ? pools(pr, var, df) : seg_pooled) {
+		var = (pr->df * pr->s2 + df * var) / (pr->df + df);
+		df += pr->df;
 	}
 	se = sqrt(var / sxx);
 	tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, df);
 	out->trend_tested = 1;
-	out->trend_p = two_sided(b, se, df);
+	out->trend_p = sided(b, se, df, dir);
+	*pb = dir != 0 ? sided(b, se, df, -dir) : NAN;
 	out->trend = expm1(b * (double)k) * 100;
 	out->trend_lo = expm1((b - tq * se) * (double)k) * 100;
 	out->trend_hi = expm1((b + tq * se) * (double)k) * 100;
@@ -292,17 +324,20 @@ trend(const double *nights, size_t k, double now, double df0, double s2, struct 
 /*
  * The window rule into *out: the last j - 1 nights and tonight (j = 2 ..
  * VERDICT_WINDOW_MAX) against the k - j + 1 nights before them, on the
- * logs, the variance the baseline's own moderated by the prior (df0 0:
- * its own alone); the window with the smallest p, Bonferroni over the
- * windows tried.
+ * logs, the variance the baseline's own moderated by the prior when the
+ * segment was pooled (seg_pooled) or, with pr->per_test, when that
+ * window's baseline pools; the window with the smallest p, Bonferroni
+ * over the windows tried.  dir and *pb as trend()'s (*pb the smallest p
+ * towards better, Bonferroni too).
  */
 static void
-window(const double *nights, size_t k, double now, double df0, double s2p,
-    struct verdict *out)
+window(const double *nights, size_t k, double now, const struct verdict_prior *pr,
+    int seg_pooled, int dir, struct verdict *out, double *pb)
 {
-	double lb, lr, s2, d, var, df, se, p, tq, best = INFINITY;
+	double lb, lr, s2, d, var, df, se, p, q, tq, best = INFINITY, bbest = INFINITY;
 	size_t j, b, i, tried = 0;
 
+	*pb = NAN;
 	for (j = 2; j <= VERDICT_WINDOW_MAX && k + 1 >= j + VERDICT_MIN_NIGHTS; j++) {
 		b = k + 1 - j;
 		if (verdict_log_spread(nights, b, &s2, &d) != 0)
@@ -315,13 +350,15 @@ window(const double *nights, size_t k, double now, double df0, double s2p,
 		lr /= (double)j;
 		var = s2;
 		df = d;
-		if (df0 > 0) {
-			var = (df0 * s2p + d * s2) / (df0 + d);
-			df += df0;
+		if (pr->per_test ? pools(pr, s2, d) : seg_pooled) {
+			var = (pr->df * pr->s2 + d * s2) / (pr->df + d);
+			df += pr->df;
 		}
 		se = sqrt(var * (1 / (double)j + 1 / (double)b));
-		p = two_sided(lr - lb, se, df);
+		p = sided(lr - lb, se, df, dir);
 		tried++;
+		if (dir != 0 && (q = sided(lr - lb, se, df, -dir)) < bbest)
+			bbest = q;
 		if (p < best) {
 			best = p;
 			tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, df);
@@ -335,14 +372,23 @@ window(const double *nights, size_t k, double now, double df0, double s2p,
 		return;
 	out->window_tested = 1;
 	out->window_p = fmin(1, best * (double)tried);
+	if (dir != 0)
+		*pb = fmin(1, bbest * (double)tried);
+}
+
+/* Whether a test of p at its share w, its far end (lo, hi) reaching threshold, is. */
+static int
+holds(double p, double w, double lo, double hi, double threshold)
+{
+	return p / w < VERDICT_ALPHA && fmax(fabs(lo), fabs(hi)) >= threshold;
 }
 
 void
 verdict_nights(const double *v, size_t n, const double *nights, size_t k, int higher,
     double threshold, const struct verdict_prior *prior, struct verdict *out)
 {
-	double m, s, se, tq, diff, s2 = NAN, d = NAN, p;
-	int pct, logs;
+	double m, s, se, tq, diff, s2 = NAN, d = NAN, p, pb = NAN, tpb = NAN, wpb = NAN, w;
+	int pct, logs, dir;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -358,14 +404,15 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	out->p = out->lo = out->hi = out->df = NAN;
 	out->trend = out->trend_lo = out->trend_hi = out->trend_p = NAN;
 	out->window = out->window_lo = out->window_hi = out->window_p = NAN;
+	out->better_p = NAN;
 	out->tested = n >= 1 && k >= 2;
+	/* worse: a larger value (log or not) unless higher is better */
+	dir = prior != NULL && prior->one_sided ? (higher ? -1 : 1) : 0;
 	pct = m != 0 && isfinite(m);
 	logs = out->tested && prior != NULL && isfinite(out->now) && out->now > 0 &&
 	    verdict_log_spread(nights, k, &s2, &d) == 0;
 	/* pooled unless its own variance is far above the prior's: F(d, d0) */
-	out->pooled = logs && prior->df > 0 && isfinite(prior->s2) && prior->s2 > 0 &&
-	    (s2 <= 0 || stats_betai(prior->df / 2, d / 2, prior->df / (prior->df + d * s2 /
-	    prior->s2)) >= VERDICT_PRIOR_OUTLIER);
+	out->pooled = logs && pools(prior, s2, d);
 	if (out->pooled) {
 		double lm = 0;
 
@@ -375,7 +422,9 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 		out->df = prior->df + d;
 		se = sqrt((prior->df * prior->s2 + d * s2) / out->df * (1 + 1 / (double)k));
 		diff = log(out->now) - lm;
-		out->p = two_sided(diff, se, out->df);
+		out->p = sided(diff, se, out->df, dir);
+		if (dir != 0)
+			pb = sided(diff, se, out->df, -dir);
 		tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, out->df);
 		/* the ratio to the nights' geometric mean, as the test's */
 		out->lo = (exp(diff - tq * se) - 1) * 100;
@@ -385,7 +434,9 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 		se = s * sqrt(1 + 1 / (double)k);
 		diff = out->now - m;
 		out->df = (double)(k - 1);
-		out->p = two_sided(diff, se, out->df);
+		out->p = sided(diff, se, out->df, dir);
+		if (dir != 0)
+			pb = sided(diff, se, out->df, -dir);
 		tq = stats_t_quantile(1 - VERDICT_ALPHA / 2, out->df);
 		if (pct) {
 			out->lo = (diff - tq * se) / fabs(m) * 100;
@@ -393,15 +444,16 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 		}
 	}
 	if (logs && prior->trend && k >= VERDICT_TREND_MIN_NIGHTS)
-		trend(nights, k, out->now, out->pooled ? prior->df : 0, prior->s2, out);
+		trend(nights, k, out->now, prior, out->pooled, dir, out, &tpb);
 	if (logs && prior->window)
-		window(nights, k, out->now, out->pooled ? prior->df : 0, prior->s2, out);
+		window(nights, k, out->now, prior, out->pooled, dir, out, &wpb);
 	/*
 	 * The step's share of the row's alpha; the nights' own n is not known
 	 * here: they are noisy by their rsd alone.
 	 */
 	p = out->p;
-	out->p = fmin(1, p / step_weight(out));
+	w = step_weight(out);
+	out->p = fmin(1, p / w);
 	classify(out, pct, n, k >= VERDICT_MIN_TRIALS ? k : VERDICT_MIN_TRIALS, threshold,
 	    higher);
 	out->p = p;
@@ -412,10 +464,31 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	}
 	/* the window's: significant as the step's, its far end reaching the threshold */
 	if (!verdict_significant(out->kind) && out->window_tested &&
-	    out->window_p / VERDICT_WINDOW_WEIGHT < VERDICT_ALPHA &&
-	    fmax(fabs(out->window_lo), fabs(out->window_hi)) >= threshold) {
+	    holds(out->window_p, VERDICT_WINDOW_WEIGHT, out->window_lo, out->window_hi,
+	    threshold)) {
 		out->kind = (higher ? -out->window : out->window) < 0 ? VERDICT_BETTER :
 		    VERDICT_BAD;
+		out->by_window = 1;
+	}
+	if (dir == 0 || !out->tested)
+		return;
+	/* one-sided: better is reported by the same rules towards better */
+	out->better_p = fmin(1, pb / w);
+	if (out->trend_tested)
+		out->better_p = fmin(out->better_p, tpb / VERDICT_TREND_WEIGHT);
+	if (out->window_tested)
+		out->better_p = fmin(out->better_p, wpb / VERDICT_WINDOW_WEIGHT);
+	if (verdict_significant(out->kind))
+		return;
+	if (pct && holds(pb, w, out->lo, out->hi, threshold)) {
+		out->kind = VERDICT_BETTER;
+	} else if (out->trend_tested && tpb / VERDICT_TREND_WEIGHT < VERDICT_ALPHA &&
+	    fabs(out->trend) >= threshold) {
+		out->kind = VERDICT_BETTER;
+		out->by_trend = 1;
+	} else if (out->window_tested && holds(wpb, VERDICT_WINDOW_WEIGHT, out->window_lo,
+	    out->window_hi, threshold)) {
+		out->kind = VERDICT_BETTER;
 		out->by_window = 1;
 	}
 }

@@ -308,7 +308,7 @@ static void
 test_trend(void)
 {
 	static const double r[] = { 0.002, -0.002, 0.001, -0.001, 0, 0 };
-	struct verdict_prior pr = { 0, NAN, 1, 0 };
+	struct verdict_prior pr = { .df = 0, .s2 = NAN, .trend = 1 };
 	double nights[6], now[3];
 	struct verdict d;
 	size_t i;
@@ -334,6 +334,57 @@ test_trend(void)
 }
 
 /*
+ * The nightly's flags.  One-sided: tonight at +10% against the nights
+ * 100, 101, 99, 100.5, 99.5 (test_prior's series, two-sided p 0.001594
+ * pooled): towards worse p is half of it, towards better its complement;
+ * a higher-is-better metric is better, never bad, with better_p the
+ * small one.  Per test: a step on the last night (108 after four nights
+ * near 100) makes the segment's variance far above the prior's 1% (not
+ * pooled); the window of the last night and tonight against the four
+ * before pools with the prior on its own baseline (its p near 3e-9 on
+ * 23 df, against 1e-3 on its own 3 df).
+ */
+static void
+test_one_sided_per_test(void)
+{
+	static const double nights[] = { 100, 101, 99, 100.5, 99.5 };
+	static const double now[] = { 105, 105, 105 };
+	static const double stepped[] = { 100, 101, 99, 100.5, 108 };
+	static const double s2[] = { 1e-4, 2e-4, 0.5e-4, 1.5e-4, 0.8e-4, 1.2e-4, 1e-4, 0.9e-4 };
+	static const double df[] = { 4, 4, 4, 4, 4, 4, 4, 4 };
+	struct verdict_prior pr;
+	struct verdict two, d;
+
+	verdict_prior_fit(s2, df, N(s2), &pr);
+	ok(pr.df > 0 && !pr.one_sided && !pr.per_test && !pr.trend, "a fit sets no rule flag");
+	pr.trend = 1;
+	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &two);
+	pr.one_sided = 1;
+	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &d);
+	is_num(d.p, two.p / 2, 1e-15, "one-sided towards worse: half the two-sided p");
+	is_num(d.trend_p, two.trend_p / 2, 1e-15, "the trend's too");
+	ok(d.better_p > 0.9, "towards better: nothing");
+	is_int(d.kind, VERDICT_BAD, "+5% on a lower-is-better metric: bad");
+	verdict_nights(now, N(now), nights, N(nights), 1, 5, &pr, &d);
+	is_num(d.p, 1 - two.p / 2, 1e-12, "higher is better: towards worse, the complement");
+	ok(d.better_p < 0.05, "towards better, significant");
+	is_int(d.kind, VERDICT_BETTER, "better: reported");
+	ok(verdict_row_p(&d) > 0.5, "and its row's p (the BH step's) is that towards worse");
+
+	pr = (struct verdict_prior){ .df = 20, .s2 = 1e-4, .window = 1, .one_sided = 1 };
+	verdict_nights(now, N(now), stepped, N(stepped), 0, 5, &pr, &two);
+	ok(!two.pooled && two.window_tested, "a step on the last night: the segment is not pooled");
+	pr.per_test = 1;
+	verdict_nights(now, N(now), stepped, N(stepped), 0, 5, &pr, &d);
+	ok(!d.pooled, "per test: the step's test still on its own spread");
+	printf("# window p: %g with the segment's pooling, %g per test\n", two.window_p,
+	    d.window_p);
+	ok(two.window_p > 1e-4 && d.window_p < 1e-6,
+	    "the window's baseline pools on its own: its p falls by orders of magnitude");
+	is_int(d.kind, VERDICT_BAD, "and the row is bad");
+}
+
+/*
  * A noisy series among quiet ones: the prior says 1% (s0^2 1e-4 on 20
  * df).  Nights 3.2% apart (below the 5% threshold) are far above it
  * (F = 10 on 4 and 20 df): the series is judged against its own spread,
@@ -347,7 +398,7 @@ test_noisy_among_quiet(void)
 	static const double wide[] = { 100, 108, 92, 104, 96 };
 	static const double nights_quiet[] = { 100, 101, 99, 100.5, 99.5 };
 	static const double now[] = { 108, 108, 108 };
-	struct verdict_prior pr = { 20, 1e-4, 1, 0 };
+	struct verdict_prior pr = { .df = 20, .s2 = 1e-4, .trend = 1 };
 	struct verdict d, own;
 
 	verdict_nights(now, N(now), noisy, N(noisy), 0, 5, &pr, &d);
@@ -396,7 +447,7 @@ test_window(void)
 {
 	static const double nights[] = { 100, 101, 99, 100.5, 103.5 };
 	static const double now[] = { 103.5, 103.5, 103.5 };
-	struct verdict_prior pr = { 20, 1e-4, 1, 1 };
+	struct verdict_prior pr = { .df = 20, .s2 = 1e-4, .trend = 1, .window = 1 };
 	struct verdict d;
 
 	verdict_nights(now, N(now), nights, N(nights), 0, 5, &pr, &d);
@@ -590,6 +641,7 @@ main(void)
 	test_prior();
 	test_trend();
 	test_noisy_among_quiet();
+	test_one_sided_per_test();
 	test_window();
 	test_rows();
 	test_two_samples();
