@@ -44,12 +44,33 @@
  * (verdict_needed()), and never fails the night; verdict_adjust() is the Benjamini-Hochberg
  * step over the tested rows at o->fdr.  A row held worse whose metric is
  * one of o->metrics (every metric when there are none) would fail the
- * night: with o->confirm rounds, it is "to confirm", and
- * nightly_confirm() judges the confirmation round's trials (the
- * repetitions after the plan's repeat) alone against the same baseline,
- * at the test's level: "confirmed" when they are worse too, else
- * "vanished".  Only confirmed rows (or, without confirmation rounds,
- * held ones) are regressions.
+ * night.  Every test is one-sided (verdict_nights()'s one_sided): only
+ * worse fails a night, better is reported.  How a row comes to fail
+ * depends on where it can be measured again:
+ *
+ *	fresh	its host has a `boot:` entry NIGHTLY_BOOT_TEST (tonight's
+ *		kernel) and o->confirm > 0: a row bad at its own level
+ *		(verdict_nights()'s kind, the magnitude gate included; no
+ *		false-discovery step) is "to confirm"; the caller boots the
+ *		host afresh and measures it again; nightly_confirm() judges
+ *		the round's trials alone against the same baseline by their
+ *		one-sided step test (significance alone: the gate was applied
+ *		once, at the screen), then Benjamini-Hochberg over the fresh
+ *		confirmations at o->fdr: "confirmed" when held, else
+ *		"vanished".  The boot the night shared is not in the evidence.
+ *	same	otherwise: a row must be held by the Benjamini-Hochberg step
+ *		at o->fdr / 2 (the one-sided test at the level the two-sided
+ *		one spent on worse: a round in the same boot cannot remove a
+ *		night's false alarm, so the level must not double); with
+ *		o->confirm rounds it is measured again in the night's boot
+ *		and judged by the whole rule again ("confirmed" when bad),
+ *		which tells a trial's chance from a change that lasts the
+ *		night, not a change of the machine's state from one of the
+ *		kernel; the verdict says so in words.
+ *
+ * Only confirmed rows (or, without confirmation rounds, held ones) are
+ * regressions; a fresh row whose round measured nothing (its host did
+ * not come back) is a regression only when held as a same-boot row is.
  *
  * Tonight's run is left out of the history (o->exclude), whether it is in
  * the source or not.  When the night before tonight and tonight both
@@ -62,6 +83,16 @@
  */
 #ifndef FLEETMARK_NIGHTLY_H
 #define FLEETMARK_NIGHTLY_H
+
+/*
+ * The inventory's `boot:` entry that boots tonight's kernel: a host that
+ * has one is measured again after a fresh boot of it (nightly_row.fresh).
+ */
+#define NIGHTLY_BOOT_TEST	"test"
+
+/* Where a confirmation measured, in words (verdict.json "confirmation"."where"). */
+#define NIGHTLY_WHERE_FRESH	"fresh boot"
+#define NIGHTLY_WHERE_SAME	"same boot"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -87,6 +118,8 @@ struct nightly_opts {
 	int		 repeat;	/* the plan's: later repetitions are confirmation */
 	char *const	*metrics;	/* regression.metrics "BENCH.METRIC"; none: all */
 	size_t		 nmetrics;
+	const struct fleet *fleet;	/* the inventory (NULL: every host's
+					 * confirmation in the same boot) */
 };
 
 /* From the plan: its name, file, threshold (5% without regression:),
@@ -129,6 +162,10 @@ struct nightly_row {
 	double	*again;		/* the confirmation round's trials */
 	size_t	 nagain;
 	struct verdict cv;	/* their verdict (NIGHTLY_CONFIRMED, _VANISHED) */
+	int	 fresh;		/* measured again after a fresh boot (its host
+				 * has a NIGHTLY_BOOT_TEST entry, o.confirm > 0) */
+	double	 cp;		/* its one-sided p towards worse (NAN: none) */
+	double	 cq;		/* its Benjamini-Hochberg q over the confirmations */
 	enum nightly_state state;
 };
 

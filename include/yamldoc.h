@@ -106,8 +106,8 @@ int	ydoc_bool(const struct ydoc_node *n, int *out, char **err);
 int	ydoc_duration(const struct ydoc_node *n, long long min_ms,
 	    long long max_ms, long long *out_ms, char **err);
 
-/* A percentage "N%" (N an integer or decimal, 0 to 100): *out is N. */
-int	ydoc_percent(const struct ydoc_node *n, double *out, char **err);
+/* A percentage "N%" (N an integer or decimal, 0 to max): *out is N. */
+int	ydoc_percent(const struct ydoc_node *n, double max, double *out, char **err);
 
 /*
  * A list of scalars written either as a sequence or, for one element, as a

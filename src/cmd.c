@@ -14,6 +14,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "strbuf.h"
+#include "verdict.h"
 #include "xmalloc.h"
 #include "yamldoc.h"
 
@@ -382,7 +383,7 @@ cmd_threshold_option(const char *arg, double *pct)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (end == arg || (*end != '\0' && strcmp(end, "%") != 0) || errno != 0 ||
-	    !(v >= 0 && v <= 1000)) {
+	    !(v >= 0 && v <= VERDICT_THRESHOLD_MAX)) {
 		log_error("bad threshold '%s' (a percentage, e.g. 5%%)", arg);
 		return -1;
 	}

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "archive.h"
+#include "fdr.h"
 #include "fleet.h"
 #include "fsutil.h"
 #include "history.h"
@@ -164,6 +165,7 @@ row_init(struct nightly_row *w, const struct series *s, const struct history *h,
 	w->threshold = o->threshold;
 	w->vr.q = NAN;
 	w->vr.spread = NAN;
+	w->cp = w->cq = NAN;
 	if (hs == NULL || hs->n == 0) {
 		w->base = NIGHTLY_NEW;
 		w->state = NIGHTLY_UNJUDGED;
@@ -261,6 +263,8 @@ rows_judge(struct nightly_row *rows, size_t n)
 		verdict_prior_fit(s2, df, m, &pr);
 		pr.trend = 1;
 		pr.window = 1;
+		pr.one_sided = 1;
+		pr.per_test = 1;
 		for (k = i; k < j; k++) {
 			by[k]->prior = pr;
 			row_judge(by[k]);
@@ -371,16 +375,23 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 				n->tested_counted += vr[m].judgeable && vr[m].v.tested;
 			m++;
 		}
-		verdict_adjust(vr, m, o->fdr);
+		/* one-sided at half the level: what the two-sided test spent on worse */
+		verdict_adjust(vr, m, o->fdr / 2);
 		for (i = 0, m = 0; i < n->n; i++)
 			if (!!n->rows[i].counts == (fam == 0))
 				n->rows[i].vr = vr[m++];
 	}
 	for (i = 0; i < n->n; i++) {
 		struct nightly_row *w = &n->rows[i];
+		const struct fleet_host *fh;
 
-		if (w->state == NIGHTLY_PASS && w->vr.held && w->vr.v.kind == VERDICT_BAD &&
-		    w->counts)
+		fh = o->fleet != NULL ? fleet_find(o->fleet, w->key.host) : NULL;
+		w->fresh = o->confirm > 0 && fh != NULL &&
+		    fleet_boot_find(fh, NIGHTLY_BOOT_TEST) != NULL;
+		if (w->state != NIGHTLY_PASS || w->vr.v.kind != VERDICT_BAD || !w->counts)
+			continue;
+		/* a fresh confirmation decides: the screen is the row's own level */
+		if (w->fresh ? w->vr.judgeable && w->vr.v.tested : w->vr.held)
 			w->state = o->confirm > 0 ? NIGHTLY_TO_CONFIRM : NIGHTLY_FAILED;
 	}
 	*out = n;
@@ -410,35 +421,88 @@ nightly_to_confirm(const struct nightly *n)
 	return k;
 }
 
+/*
+ * A confirmation's one-sided p towards worse: the step test alone (the
+ * row's trend and window rules judge a series of nights, and the round
+ * is one more draw of tonight), two-sided Welch halved for a fallback.
+ */
+static double
+confirm_p(const struct nightly_row *w, struct verdict *cv)
+{
+	struct verdict_prior pr = w->prior;
+
+	if (w->base != NIGHTLY_HISTORY) {
+		verdict_judge(w->again, w->nagain, w->good, w->ngood, 0, w->higher, w->threshold,
+		    cv);
+		if (!cv->tested)
+			return NAN;
+		return cv->worse > 0 ? cv->p / 2 : 1 - cv->p / 2;
+	}
+	pr.trend = pr.window = 0;
+	pr.one_sided = 1;
+	verdict_nights(w->again, w->nagain, w->good, w->ngood, w->higher, w->threshold, &pr, cv);
+	return cv->tested ? cv->p : NAN;
+}
+
 int
 nightly_confirm(struct nightly *n, const char *rundir, char **err)
 {
 	struct series_store *c = NULL;
+	double *p;
+	unsigned char *use;
 	size_t i;
 
 	if (coll_read(rundir, &c, err) != 0) {
 		series_store_free(c);
 		return -1;
 	}
+	p = xcalloc(n->n + 1, sizeof(*p));
+	use = xcalloc(n->n + 1, 1);
 	for (i = 0; i < n->n; i++) {
 		struct nightly_row *w = &n->rows[i];
 		const struct series *s;
 
+		w->cp = w->cq = NAN;
 		if (w->state != NIGHTLY_TO_CONFIRM)
 			continue;
 		if ((s = series_store_find(c, &w->key)) != NULL)
 			w->nagain = night_values(s, n->o.repeat, 1, &w->again);
 		if (w->nagain == 0) {
-			/* the round did not measure it: the night's verdict stands */
+			/*
+			 * The round did not measure it: the night's verdict stands
+			 * where it was held as a night alone is; a fresh row
+			 * screened at its own level alone stays unconfirmed.
+			 */
 			free(w->again);
 			w->again = NULL;
-			w->state = NIGHTLY_FAILED;
+			if (!w->fresh || w->vr.held)
+				w->state = NIGHTLY_FAILED;
 			continue;
 		}
-		judge_values(w, w->again, w->nagain, &w->cv);
-		w->state = w->cv.kind == VERDICT_BAD ? NIGHTLY_CONFIRMED : NIGHTLY_VANISHED;
+		w->cp = confirm_p(w, &w->cv);
+		if (!w->fresh) {
+			/* the same boot: the whole rule again, the gate included */
+			judge_values(w, w->again, w->nagain, &w->cv);
+			w->state = w->cv.kind == VERDICT_BAD ? NIGHTLY_CONFIRMED : NIGHTLY_VANISHED;
+			continue;
+		}
+		p[i] = w->cp;
+		use[i] = !isnan(p[i]);
+	}
+	/* Benjamini-Hochberg over the fresh confirmations: significance, no gate */
+	fdr_bh_rows(p, use, n->n, p);
+	for (i = 0; i < n->n; i++) {
+		struct nightly_row *w = &n->rows[i];
+
+		if (w->state != NIGHTLY_TO_CONFIRM || w->nagain == 0 || !w->fresh)
+			continue;
+		w->cq = p[i];
+		w->state = use[i] && w->cp < VERDICT_ALPHA && (n->o.fdr <= 0 || n->o.fdr > 1 ||
+		    w->cq <= n->o.fdr) ? NIGHTLY_CONFIRMED : NIGHTLY_VANISHED;
 	}
 	n->confirmed = 1;
+	free(use);
+	free(p);
 	series_store_free(c);
 	return 0;
 }
@@ -461,7 +525,8 @@ state_name(const struct nightly_row *w)
 {
 	switch (w->state) {
 	case NIGHTLY_PASS:
-		return verdict_significant(w->vr.v.kind) && !w->vr.held ? "not held (fdr)" :
+		/* better is reported at its own level: it never fails a night */
+		return w->vr.v.kind == VERDICT_BAD && !w->vr.held ? "not held (fdr)" :
 		    w->vr.v.kind == VERDICT_BAD && !w->counts ? "worse, not counted" :
 		    verdict_name(w->vr.v.kind);
 	case NIGHTLY_CANNOT:
@@ -624,9 +689,12 @@ text_lines(const struct nightly *n, FILE *out)
 			if (w->state == NIGHTLY_CONFIRMED || w->state == NIGHTLY_VANISHED) {
 				numfmt_mean(ab, sizeof(ab), w->cv.now);
 				numfmt_change(cb, sizeof(cb), w->cv.change);
-				numfmt_p(pb, sizeof(pb), w->cv.p);
-				fprintf(out, "; measured again: %s %s %s over %zu trials (p=%s): %s",
-				    ab, w->key.unit, cb, w->nagain, pb,
+				numfmt_p(pb, sizeof(pb), w->cp);
+				numfmt_p(qb, sizeof(qb), w->cq);
+				fprintf(out, "; measured again in %s: %s %s %s over %zu trials "
+				    "(p=%s%s%s): %s", w->fresh ? "a " NIGHTLY_WHERE_FRESH :
+				    "the " NIGHTLY_WHERE_SAME, ab, w->key.unit, cb, w->nagain, pb,
+				    w->fresh ? ", q=" : "", w->fresh ? qb : "",
 				    w->state == NIGHTLY_CONFIRMED ? "confirmed" : "gone");
 			} else if (n->o.confirm == 0)
 				fputs("; not measured again (regression.confirm: 0)", out);
@@ -659,24 +727,41 @@ text_lines(const struct nightly *n, FILE *out)
 static void
 header(const struct nightly *n, FILE *out)
 {
+	size_t i, fresh = 0, same = 0;
+
 	fprintf(out, "Nightly verdict against the history of plan '%s' in %s (%zu night%s "
 	    "before tonight): each series against its nights since the last change point "
 	    "(at most %zu), tonight's mean within the nights' 95%% prediction interval (the "
 	    "variance pooled over a host's series when it has %d or more), the trend of "
 	    "%d or more nights and tonight, and the last night or two with tonight against "
-	    "the nights before them, at the threshold %g%%; with fewer than %d nights, "
-	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu rows "
+	    "the nights before them, one-sided (only worse fails the night), at the "
+	    "threshold %g%%; with fewer than %d nights, "
+	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu row%s "
 	    "tested", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
 	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
-	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested_counted);
+	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested_counted,
+	    n->tested_counted == 1 ? "" : "s");
 	if (n->tested > n->tested_counted)
-		fprintf(out, " that can fail the night (the %zu others in a step of their own)",
-		    n->tested - n->tested_counted);
-	fprintf(out, " at fdr %g; ", n->o.fdr);
-	if (n->o.confirm > 0)
-		fprintf(out, "what would fail the night measured again (%d round%s of %d "
-		    "trials)", n->o.confirm, n->o.confirm == 1 ? "" : "s", n->o.repeat);
-	else
+		fprintf(out, " that can fail the night (the %zu other%s in a step of their own)",
+		    n->tested - n->tested_counted, n->tested - n->tested_counted == 1 ? "" : "s");
+	fprintf(out, " at fdr %g (one-sided: the worse half of fdr %g); ", n->o.fdr / 2,
+	    n->o.fdr);
+	for (i = 0; i < n->n; i++) {
+		fresh += n->rows[i].fresh;
+		same += !n->rows[i].fresh;
+	}
+	if (n->o.confirm > 0 && fresh > 0)
+		fprintf(out, "on a host with a boot: %s entry, a row bad at its own level is "
+		    "measured again after a fresh boot of it (%d round%s of %d trials), judged on "
+		    "significance alone, Benjamini-Hochberg over those at fdr %g%s",
+		    NIGHTLY_BOOT_TEST, n->o.confirm, n->o.confirm == 1 ? "" : "s", n->o.repeat,
+		    n->o.fdr, same > 0 ? "; elsewhere " : "");
+	if (n->o.confirm > 0 && same > 0)
+		fprintf(out, "what would fail the night is measured again in the same boot (%d "
+		    "round%s of %d trials) and judged again: confirmed without a reboot, a change "
+		    "of the machine's state cannot be told from a change of the kernel",
+		    n->o.confirm, n->o.confirm == 1 ? "" : "s", n->o.repeat);
+	if (n->o.confirm == 0)
 		fprintf(out, "no confirmation round");
 	fprintf(out, ".\n");
 }
@@ -744,6 +829,7 @@ render_json(const struct nightly *n, FILE *out, char **err)
 	json_object_set_new(o, "threshold", json_real(n->o.threshold));
 	json_object_set_new(o, "nights", json_integer((json_int_t)n->o.nights));
 	json_object_set_new(o, "fdr", json_real(n->o.fdr));
+	json_object_set_new(o, "held_at", json_real(n->o.fdr / 2));
 	json_object_set_new(o, "confirm", json_integer(n->o.confirm));
 	json_object_set_new(o, "tested", json_integer((json_int_t)n->tested));
 	json_object_set_new(o, "tested_counted", json_integer((json_int_t)n->tested_counted));
@@ -763,6 +849,7 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "unit", json_string(w->key.unit));
 		json_object_set_new(jr, "direction", json_string(w->higher ? "higher" : "lower"));
 		json_object_set_new(jr, "counts", json_boolean(w->counts));
+		json_object_set_new(jr, "fresh_boot", json_boolean(w->fresh));
 		json_object_set_new(jr, "baseline", json_string(w->base == NIGHTLY_HISTORY ?
 		    "history" : w->base == NIGHTLY_FALLBACK ? "last night" : "none"));
 		json_object_set_new(jr, "from", w->from ? json_string(w->from) : json_null());
@@ -776,6 +863,7 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "lo", jsonout_real(d->lo));
 		json_object_set_new(jr, "hi", jsonout_real(d->hi));
 		json_object_set_new(jr, "p", jsonout_real(d->p));
+		json_object_set_new(jr, "better_p", jsonout_real(d->better_p));
 		json_object_set_new(jr, "pooled", json_boolean(d->pooled));
 		json_object_set_new(jr, "df", jsonout_real(d->df));
 		json_object_set_new(jr, "trend", jsonout_real(d->trend_tested ? d->trend : NAN));
@@ -806,7 +894,10 @@ render_json(const struct nightly *n, FILE *out, char **err)
 			json_object_set_new(c, "values", jvalues(w->again, w->nagain));
 			json_object_set_new(c, "mean", jsonout_real(w->cv.now));
 			json_object_set_new(c, "change", jsonout_real(w->cv.change));
-			json_object_set_new(c, "p", jsonout_real(w->cv.p));
+			json_object_set_new(c, "p", jsonout_real(w->cp));
+			json_object_set_new(c, "q", jsonout_real(w->cq));
+			json_object_set_new(c, "where", json_string(w->fresh ? NIGHTLY_WHERE_FRESH :
+			    NIGHTLY_WHERE_SAME));
 			json_object_set_new(c, "held", json_boolean(w->state == NIGHTLY_CONFIRMED));
 			json_object_set_new(jr, "confirmation", c);
 		} else

@@ -784,7 +784,8 @@ load_regression(struct plan *p, const struct ydoc_node *rn, const struct catalog
 		return -1;
 	p->has_regression = 1;
 	p->threshold = VERDICT_THRESHOLD;
-	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, &p->threshold, err) != 0)
+	if ((t = ydoc_get(rn, "threshold")) != NULL && ydoc_percent(t, VERDICT_THRESHOLD_MAX, &p->threshold,
+	    err) != 0)
 		return -1;
 	if ((t = ydoc_get(rn, "nights")) != NULL) {
 		if (ydoc_int(t, 2, PLAN_MAX_NIGHTS, &v, err) != 0)

@@ -502,7 +502,8 @@ int
 session_confirm(struct session *s, const struct session_config *c, char **err)
 {
 	struct run_config rc = { .plan = c->plan, .fleet = c->fleet, .sel = c->sel,
-	    .seed = c->seed, .journal = s->j, .jobs = c->jobs };
+	    .seed = c->seed, .journal = s->j, .jobs = c->jobs,
+	    .expect_kernel = c->expect_kernel };
 	struct run_summary sum;
 	struct progress *prog;
 	char *ferr = NULL;

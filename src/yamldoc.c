@@ -672,7 +672,7 @@ ydoc_parse_percent(const char *s, double *out)
 }
 
 int
-ydoc_percent(const struct ydoc_node *n, double *out, char **err)
+ydoc_percent(const struct ydoc_node *n, double max, double *out, char **err)
 {
 	double v;
 
@@ -682,8 +682,8 @@ ydoc_percent(const struct ydoc_node *n, double *out, char **err)
 	if (ydoc_parse_percent(n->value, &v) != 0)
 		return ydoc_error(err, n, "'%.64s' is not a percentage (a number and %%, like 5%%)",
 		    n->value);
-	if (v > 100)
-		return ydoc_error(err, n, "percentage '%.64s' is over 100%%", n->value);
+	if (v > max)
+		return ydoc_error(err, n, "percentage '%.64s' is over %g%%", n->value, max);
 	*out = v;
 	return 0;
 }

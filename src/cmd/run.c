@@ -33,6 +33,9 @@
 
 #include "abdir.h"
 #include "archive.h"
+#include "board.h"
+#include "boot.h"
+#include "bootspec.h"
 #include "catalog.h"
 #include "cmd.h"
 #include "detach.h"
@@ -300,6 +303,74 @@ commit_valid(const char *s)
 }
 
 /*
+ * Boot each host of csel whose rows to confirm are measured after a
+ * fresh boot (nightly.h: its boot: NIGHTLY_BOOT_TEST entry, tonight's
+ * kernel) into that entry, and check the boot (boot_into(): a new boot
+ * id, --expect-kernel's kernel).  A host that does not come back, or
+ * comes back wrong, is left out of the round (its csel cleared, counted
+ * in *lost): its rows stay unconfirmed.  1 when a stop came, else 0.
+ */
+static int
+fresh_boots(const struct nightly *n, const struct session_config *cfg, unsigned char *csel,
+    int *lost)
+{
+	const struct fleet *f = cfg->fleet;
+	size_t i, k, rows;
+
+	*lost = 0;
+	for (i = 0; i < f->nhosts; i++) {
+		const struct fleet_host *h = &f->hosts[i];
+		long long wait_ms = h->boot_timeout_ms > 0 ? h->boot_timeout_ms :
+		    FLEET_DEFAULT_BOOT_TIMEOUT;
+		char *expect = cfg->expect_kernel ? xstrdup(cfg->expect_kernel) : NULL;
+		char *err = NULL;
+		struct bootspec b;
+		struct board_boot bb;
+		int r;
+
+		for (k = 0, rows = 0; csel[i] && k < n->n; k++)
+			rows += n->rows[k].state == NIGHTLY_TO_CONFIRM && n->rows[k].fresh &&
+			    strcmp(n->rows[k].key.host, h->name) == 0;
+		if (rows == 0) {
+			free(expect);
+			continue;
+		}
+		log_info("%s: a fresh boot of tonight's kernel (boot: %s) before measuring %zu "
+		    "row%s again", h->name, NIGHTLY_BOOT_TEST, rows, rows == 1 ? "" : "s");
+		if (boot_spec_for_host("boot", NIGHTLY_BOOT_TEST, h, &b, &err) != 0 ||
+		    setenv("FLEETMARK_HOST", h->name, 1) != 0) {
+			log_error("%s: %s: its rows stay unconfirmed", h->name, err ? err :
+			    "setenv FLEETMARK_HOST");
+			free(err);
+			free(expect);
+			csel[i] = 0;
+			(*lost)++;
+			continue;
+		}
+		r = boot_into("confirmation boot", h, &b, wait_ms, cfg->quiet ? NULL : stderr,
+		    &expect, &bb, &err);
+		bootspec_release(&b);
+		free(expect);
+		if (r == BOOT_INTO_STOPPED) {
+			board_boot_release(&bb);
+			free(err);
+			return 1;
+		}
+		if (r != 0) {
+			log_error("%s: the fresh boot before the confirmation: %s: its rows stay "
+			    "unconfirmed", h->name, err);
+			csel[i] = 0;
+			(*lost)++;
+		} else
+			log_info("%s: booted afresh: boot id %s, kernel %s", h->name, bb.boot_id,
+			    bb.release);
+		board_boot_release(&bb);
+		free(err);
+	}
+	return 0;
+}
+
+/*
  * --baseline history for a finished run: judge it against the plan's
  * history in source (nightly.h) and run the confirmation round; *out the
  * verdict, or NULL with a note on stdout when there is no history yet (a
@@ -307,7 +378,7 @@ commit_valid(const char *s)
  */
 static int
 history_verdict(const struct plan *p, struct session *s, const struct session_config *cfg,
-    const char *source, struct nightly **out)
+    const char *source, struct nightly **out, int *lost)
 {
 	struct nightly_opts o;
 	struct session_config cc = *cfg;
@@ -318,8 +389,10 @@ history_verdict(const struct plan *p, struct session *s, const struct session_co
 	int r;
 
 	*out = NULL;
+	*lost = 0;
 	nightly_opts_init(&o, p);
 	o.source = source;
+	o.fleet = cfg->fleet;
 	d = archive_url_display(source);
 	if ((r = nightly_judge(session_dir(s), &o, out, &err)) == NIGHTLY_ENOHISTORY) {
 		printf("baseline: none: %s; nothing to compare with (a first night?)\n", err);
@@ -344,7 +417,12 @@ history_verdict(const struct plan *p, struct session *s, const struct session_co
 	nightly_round_plan(*out, p, cfg->fleet, cfg->sel, &cp, csel);
 	cc.plan = &cp;
 	cc.sel = csel;
-	r = session_confirm(s, &cc, &err);
+	if (fresh_boots(*out, cfg, csel, lost) != 0)
+		r = 0;		/* stopped: as an interrupted round, below */
+	else if (memchr(csel, 1, cfg->fleet->nhosts) == NULL)
+		r = 0;		/* every host lost in its fresh boot: no round */
+	else
+		r = session_confirm(s, &cc, &err);
 	free(cp.points);
 	free(cp.variants);
 	free(csel);
@@ -907,11 +985,11 @@ run_finish(const struct run_opts *o, const struct plan *p, struct session *s,
 {
 	enum journal_status st = session_status(s);
 	struct nightly *verdict = NULL;
-	int code, regressions, failed = 0;
+	int code, regressions, failed = 0, lost = 0;
 
 	/* the history before this run is pushed, which it leaves out anyway */
 	if (o->baseline != NULL && is_history(o->baseline) && st == JOURNAL_FINISHED &&
-	    history_verdict(p, s, cfg, o->push ? o->push : o->results, &verdict) != 0)
+	    history_verdict(p, s, cfg, o->push ? o->push : o->results, &verdict, &lost) != 0)
 		failed = 1;
 	/* `latest` before this run is pushed, so it is never this run */
 	if (o->baseline != NULL && !is_history(o->baseline) && *basedir == NULL &&
@@ -940,6 +1018,8 @@ run_finish(const struct run_opts *o, const struct plan *p, struct session *s,
 		    "them", session_summary(s)->not_run, session_dir(s));
 	else if (code != CMD_EXIT_ERROR && regressions > 0)
 		code = CMD_EXIT_REGRESSION;	/* says more than failed trials do */
+	else if (code == CMD_EXIT_OK && lost > 0)
+		code = CMD_EXIT_PARTIAL;	/* a host lost in its fresh boot */
 	return code;
 }
 
@@ -1069,11 +1149,13 @@ static const struct cmd_option run_options[] = {
 	    "run id, latest: the newest earlier finished run of this plan on a common host, or an "
 	    "archive URL/RUNID); a significant regression of the plan's regression metrics exits 4; "
 	    "history: judge each series against its nights since the last change point (the "
-	    "--push archive, else -o), measure what would fail the night again "
-	    "(regression.confirm), Benjamini-Hochberg over the night's rows (regression.fdr)",
+	    "--push archive, else -o), one-sided, measure what would fail the night again "
+	    "(regression.confirm: after a fresh boot into the host's boot: test entry where it "
+	    "has one, else in the night's boot), Benjamini-Hochberg over the night's rows "
+	    "(regression.fdr)",
 	    NULL },
 	{ 0, "expect-kernel", "STRING", "the boot check: on each host, and again after every "
-	    "power cycle, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
+	    "power cycle and fresh boot, the running kernel (uname -r, uname -v or /proc/cmdline) must contain "
 	    "STRING, else the host's trials fail with class boot and nothing is measured "
 	    "(docs/boards.md)", NULL },
 	{ 0, "tune", "PROFILE", "set the hosts up with a tuning profile before the first trial "

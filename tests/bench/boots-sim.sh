@@ -8,19 +8,11 @@
 #   tests/bench/boots-sim.sh --quick      200 runs a cell (under 10 s)
 #   tests/bench/boots-sim.sh --runs N --seed S
 #
-# Builds the simulation against the controller's objects in build/src
-# (`make` first: the objects of the sources the Makefile lists now, so
-# that objects left by an older layout of src/ are not linked), into a
-# temporary directory, and prints a Markdown table.  One core; seeded.
+# Builds the simulation (sim-build.sh: against the controller's objects,
+# `make` first) into a temporary directory, and prints a Markdown table.
+# One core; seeded.
 set -eu
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$TOP"
-make -s -j2 >/dev/null
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-objs=$(make -s print-CTL_SRCS | tr ' ' '\n' | grep -v '^src/main\.c$' | grep . |
-	sed 's|^|build/|; s|\.c$|.o|')
-# shellcheck disable=SC2046,SC2086 # the objects and libraries are words
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -o "$W/boots-sim" tests/bench/boots-sim.c \
-	$objs $(make -s print-CTL_LIBS)
+"$(dirname "$0")/sim-build.sh" boots-sim "$W/boots-sim"
 "$W/boots-sim" "$@"

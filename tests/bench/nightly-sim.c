@@ -64,25 +64,13 @@
 #include "verdict.h"
 #include "xmalloc.h"
 
+#include "sim-rng.h"
+
 #define MAX_NIGHTS	7
 static double THRESHOLD = 5.0;	/* NIGHTLY_THRESHOLD in the environment */
 static double FDR = 0.05;	/* the third argument; 1: no false-discovery step */
 static double RHO = 0;		/* NIGHTLY_RHO: the confirmation's share of tonight's deviation */
 static double SCREEN = 0.25;	/* NIGHTLY_SCREEN: the screen's level (screen rules) */
-
-static uint64_t rng = 0x853c49e6748fea9bULL;
-
-static uint32_t
-next(void)
-{
-	uint64_t old = rng;
-	uint32_t x, r;
-
-	rng = old * 6364136223846793005ULL + 1442695040888963407ULL;
-	x = (uint32_t)(((old >> 18) ^ old) >> 27);
-	r = (uint32_t)(old >> 59);
-	return (x >> r) | (x << ((-r) & 31));
-}
 
 static void
 shuffle(double *v, size_t n)

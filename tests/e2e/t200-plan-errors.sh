@@ -48,7 +48,7 @@ plan-indent.yaml           plan  bad/plan-indent.yaml:2:9: mapping values are no
 plan-at-unquoted.yaml      plan  bad/plan-at-unquoted.yaml:2:9: '@' cannot start a plain YAML value: quote it
 plan-bad-duration.yaml     plan  bad/plan-bad-duration.yaml:2:10: '5 minutes' is not a duration
 plan-bad-percent.yaml      plan  bad/plan-bad-percent.yaml:5:14: '5 percent' is not a percentage
-plan-percent-range.yaml    plan  bad/plan-percent-range.yaml:5:14: percentage '150%' is over 100%
+plan-percent-range.yaml    plan  bad/plan-percent-range.yaml:5:14: percentage '1500%' is over 1000%
 plan-unknown-bench.yaml    plan  bad/plan-unknown-bench.yaml:3:12: unknown benchmark 'munmapp' (did you mean 'munmap'?)
 plan-unknown-param.yaml    plan  bad/plan-unknown-param.yaml:5:7: unknown parameter 'thread' for munmap (did you mean 'threads'?)
 plan-bad-enum.yaml         plan  bad/plan-bad-enum.yaml:5:18: parameter op of lat_syscall: 'reed' is not one of null|read|write|stat|open (did you mean 'read'?)

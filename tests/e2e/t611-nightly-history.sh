@@ -104,7 +104,7 @@ is "$(jq -s 'map(select(.rep > 3)) | length' "$D/trials.jsonl")" "0" "nothing fa
 work $SLOW $SLOW 0
 night n6 --commit 3333cccc
 is "$rc" 4 "a night three times slower exits 4"
-like "$(grep '^REGRESSION: exec.seconds' n6.out)" "^REGRESSION: exec.seconds\[command=sh .*,copies=1\] \+[0-9.]+% \(p=[^,]+, q=[^)]+\) local: .* s \(against the nights: .*\); measured again: .* over 3 trials \(p=.*\): confirmed$" \
+like "$(grep '^REGRESSION: exec.seconds' n6.out)" "^REGRESSION: exec.seconds\[command=sh .*,copies=1\] \+[0-9.]+% \(p=[^,]+, q=[^)]+\) local: .* s \(against the nights: .*\); measured again in the same boot: .* over 3 trials \(p=[^)]*\): confirmed$" \
 	"a REGRESSION line: change, p, q, the nights, and the confirmation round"
 is "$(jq -rs 'map(select(.metric == "seconds")) | map(.rep) | sort | map(tostring) | join(" ")' "$D/trials.jsonl")" "1 2 3 4 5 6" \
 	"the confirmation round ran in the same run: repetitions 4 to 6"
@@ -133,7 +133,7 @@ for i in 1 2 3 4; do night a$i; done
 work $SLOW $FAST 12
 night v
 is "$rc" 0 "a change that does not hold when measured again exits 0"
-like "$(grep '^VANISHED: exec.seconds' v.out)" "measured again: .* over 3 trials \(p=.*\): gone$" "a VANISHED line"
+like "$(grep '^VANISHED: exec.seconds' v.out)" "measured again in the same boot: .* over 3 trials \(p=[^)]*\): gone$" "a VANISHED line"
 is "$(jq -r '.rows[] | select(.metric == "seconds") | .verdict' "$D/verdict.json")" "vanished" "verdict.json: vanished"
 like "$(grep -o '<p class="verdict">[^<]*' "$D/report.html")" "0 regressions \(0 confirmed\), 1 vanished" "report.html says so"
 check_fail "no bisect lines without commits" grep -q 'git bisect' v.out

@@ -28,7 +28,7 @@ getters(const struct ydoc_node *n)
 	TRY(ydoc_int(n, -1000, 1000000, &ll, &err));
 	TRY(ydoc_bool(n, &b, &err));
 	TRY(ydoc_duration(n, 0, 86400000LL * 7, &ll, &err));
-	TRY(ydoc_percent(n, &d, &err));
+	TRY(ydoc_percent(n, 1000, &d, &err));
 	TRY(ydoc_check_keys(n, "thing", known, &err));
 	err = NULL;
 	if (ydoc_scalar_list(n, &count, &err) == 0) {

@@ -225,19 +225,19 @@ test_getters(void)
 	ydoc_free(doc);
 
 	doc = value_of("5%", &n);
-	ok(ydoc_percent(n, &d, &err) == 0 && d == 5.0, "5%");
+	ok(ydoc_percent(n, 100, &d, &err) == 0 && d == 5.0, "5%");
 	ydoc_free(doc);
 	doc = value_of("2.5%", &n);
-	ok(ydoc_percent(n, &d, &err) == 0 && d == 2.5, "2.5%");
+	ok(ydoc_percent(n, 100, &d, &err) == 0 && d == 2.5, "2.5%");
 	ydoc_free(doc);
 	doc = value_of("5", &n);
-	ok(ydoc_percent(n, &d, &err) != 0 && strstr(err, "'5' is not a percentage") != NULL,
+	ok(ydoc_percent(n, 100, &d, &err) != 0 && strstr(err, "'5' is not a percentage") != NULL,
 	    "a percentage needs its %");
 	free(err);
 	err = NULL;
 	ydoc_free(doc);
 	doc = value_of("101%", &n);
-	ok(ydoc_percent(n, &d, &err) != 0 && strstr(err, "over 100%") != NULL, "101% refused");
+	ok(ydoc_percent(n, 100, &d, &err) != 0 && strstr(err, "over 100%") != NULL, "101% refused");
 	free(err);
 	err = NULL;
 	ydoc_free(doc);
