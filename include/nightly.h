@@ -32,10 +32,15 @@
  *			rows of the same host give (verdict_prior_fit(),
  *			when there are VERDICT_PRIOR_MIN_SERIES of them),
  *			and the trend rule
- *	fallback	fewer nights (a new plan, host or point): "today's
- *			rule", verdict_judge() of tonight's trials against
- *			the newest night's, at VERDICT_FALLBACK_MARGIN times
- *			the threshold
+ *	pooled		fewer nights (1 or 2: a new plan, host or point) on
+ *			a host with a prior: verdict_nights() against those
+ *			nights with the prior's variance (how the host's
+ *			nights vary, which one night's trials cannot say)
+ *	fallback	fewer nights and no prior: verdict_judge() of
+ *			tonight's trials against the newest night's, at
+ *			VERDICT_FALLBACK_MARGIN times the threshold, and it
+ *			fails the night only when the change itself reaches
+ *			that (the trials know nothing of how nights vary)
  *	new		no earlier night has the series: not judged
  *
  * Then a row that cannot be judged (verdict_judgeable(): fewer than 3
@@ -51,7 +56,9 @@
  *	fresh	its host has a `boot:` entry NIGHTLY_BOOT_TEST (tonight's
  *		kernel) and o->confirm > 0: a row bad at its own level
  *		(verdict_nights()'s kind, the magnitude gate included; no
- *		false-discovery step) is "to confirm"; the caller boots the
+ *		false-discovery step; held as below when it has fewer than
+ *		VERDICT_MIN_NIGHTS nights, whose baseline the round would
+ *		share too closely) is "to confirm"; the caller boots the
  *		host afresh and measures it again; nightly_confirm() judges
  *		the round's trials alone against the same baseline by their
  *		one-sided step test (significance alone: the gate was applied
@@ -128,7 +135,10 @@ void	nightly_opts_init(struct nightly_opts *o, const struct plan *p);
 
 enum nightly_base {
 	NIGHTLY_HISTORY,	/* the segment's nights */
-	NIGHTLY_FALLBACK,	/* too few nights: the newest night's trials */
+	NIGHTLY_POOLED,		/* too few nights (1 or 2), judged with the
+				 * host's pooled night variance */
+	NIGHTLY_FALLBACK,	/* too few nights, no pooled variance: the
+				 * newest night's trials */
 	NIGHTLY_NEW,		/* no earlier night */
 };
 
@@ -151,6 +161,9 @@ struct nightly_row {
 	double	 threshold;	/* the one applied (wider in a fallback) */
 	double	*good;		/* the nights' means, or the newest night's trials */
 	size_t	 ngood;
+	double	*nights;	/* a fallback's segment nights' means (1 or 2) */
+	size_t	 nnights;
+	char	*nights_from;	/* and the run id of the first of them */
 	char	*from, *to;	/* run ids of the baseline's first and last night */
 	char	*good_ref;	/* the newest night, as a bisect-run --baseline REF */
 	char	*good_commit;	/* the newest night's commit, or NULL */

@@ -203,10 +203,13 @@ void	verdict_judge(const double *v, size_t n, const double *g, size_t ng, double
  * (verdict_noisy()) or the nights' rsd is above the threshold.  good_rsd
  * is the nights' rsd (night to night), the series' own.  This assumes
  * tonight has as many trials as each night had (a plan's repeat).
- * tested needs at least 2 nights and 1 value; with fewer than
- * VERDICT_MIN_NIGHTS nights the caller should fall back to
- * verdict_judge() against the last night's trials at a wider threshold
- * (docs/nightly.md).  prior NULL: the plain rule, no trend, no window.
+ * tested needs at least 2 nights and 1 value, or 1 night where the
+ * prior has degrees of freedom (the pooled variance alone, s^2 0 on d
+ * 0: the series' first nights judged by how the host's nights vary).
+ * Without a prior, with fewer than VERDICT_MIN_NIGHTS nights the caller
+ * should fall back to verdict_judge() against the last night's trials
+ * at a wider threshold (docs/nightly.md).  prior NULL: the plain rule,
+ * no trend, no window.
  *
  * With prior->one_sided (the nightly's rule: only worse fails a night),
  * p, trend_p and window_p are one-sided towards worse, half the

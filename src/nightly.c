@@ -105,7 +105,7 @@ run_ref(const char *source, const char *id, const char *dir)
 static void
 judge_values(const struct nightly_row *w, const double *v, size_t n, struct verdict *d)
 {
-	if (w->base == NIGHTLY_HISTORY)
+	if (w->base == NIGHTLY_HISTORY || w->base == NIGHTLY_POOLED)
 		verdict_nights(v, n, w->good, w->ngood, w->higher, w->threshold, &w->prior, d);
 	else
 		verdict_judge(v, n, w->good, w->ngood, 0, w->higher, w->threshold, d);
@@ -190,7 +190,7 @@ row_init(struct nightly_row *w, const struct series *s, const struct history *h,
 
 		w->base = NIGHTLY_FALLBACK;
 		w->threshold = o->threshold * VERDICT_FALLBACK_MARGIN;
-		free(w->from);
+		w->nights_from = w->from;	/* for a row judged on its nights after all */
 		w->from = xstrdup(last->id);
 		if (lt == NULL || lt->n == 0) {
 			/* its run directory is gone or unreadable: nothing to judge with */
@@ -201,6 +201,11 @@ row_init(struct nightly_row *w, const struct series *s, const struct history *h,
 		w->good = xreallocarray(NULL, lt->n, sizeof(*w->good));
 		memcpy(w->good, lt->v, lt->n * sizeof(*w->good));
 		w->ngood = lt->n;
+		/* its nights too, for the host's pooled variance (row_judge()) */
+		w->nights = xreallocarray(NULL, k, sizeof(*w->nights));
+		for (i = 0; i < k; i++)
+			w->nights[i] = hs->nights[first + i].value;
+		w->nnights = k;
 	}
 	if (w->base == NIGHTLY_HISTORY) {
 		/* a night's spread, pooled over the segment's nights */
@@ -218,16 +223,34 @@ row_init(struct nightly_row *w, const struct series *s, const struct history *h,
 	w->state = NIGHTLY_PASS;	/* judged by row_judge() */
 }
 
-/* Judge row w (set up by row_init(), w->prior set). */
+/*
+ * Judge row w (set up by row_init(), w->prior set).  A fallback on a
+ * host whose prior says how its nights vary is judged against its 1 or
+ * 2 nights with that variance, at the threshold itself.
+ */
 static void
 row_judge(struct nightly_row *w)
 {
 	if (w->state == NIGHTLY_UNJUDGED)
 		return;
+	if (w->base == NIGHTLY_FALLBACK && w->prior.df > 0 && w->nnights > 0) {
+		free(w->good);
+		w->good = w->nights;
+		w->ngood = w->nnights;
+		w->nights = NULL;
+		w->nnights = 0;
+		free(w->from);
+		w->from = w->nights_from;
+		w->nights_from = NULL;
+		w->base = NIGHTLY_POOLED;
+		w->threshold /= VERDICT_FALLBACK_MARGIN;
+		w->gsd = NAN;
+	}
 	judge_values(w, w->now, w->nnow, &w->vr.v);
 	w->vr.judgeable = verdict_judgeable(&w->vr.v, w->nnow,
-	    w->base == NIGHTLY_HISTORY ? w->ngood : w->ngood > 0 ? w->ngood : 1,
-	    w->base == NIGHTLY_HISTORY, stats_sd(w->now, w->nnow), w->gsd, w->threshold,
+	    w->base == NIGHTLY_HISTORY ? w->ngood : w->base == NIGHTLY_POOLED ? 0 :
+	    w->ngood > 0 ? w->ngood : 1, w->base == NIGHTLY_HISTORY ||
+	    w->base == NIGHTLY_POOLED, stats_sd(w->now, w->nnow), w->gsd, w->threshold,
 	    &w->vr.needed, &w->vr.spread);
 	w->state = w->vr.judgeable ? NIGHTLY_PASS : NIGHTLY_CANNOT;
 }
@@ -257,8 +280,10 @@ rows_judge(struct nightly_row *rows, size_t n)
 	qsort(by, n, sizeof(*by), cmp_host);
 	for (i = 0; i < n; i = j) {
 		for (j = i, m = 0; j < n && strcmp(by[j]->key.host, by[i]->key.host) == 0; j++)
-			if (by[j]->base == NIGHTLY_HISTORY && verdict_log_spread(by[j]->good,
-			    by[j]->ngood, &s2[m], &df[m]) == 0)
+			if ((by[j]->base == NIGHTLY_HISTORY && verdict_log_spread(by[j]->good,
+			    by[j]->ngood, &s2[m], &df[m]) == 0) ||
+			    (by[j]->base == NIGHTLY_FALLBACK && verdict_log_spread(by[j]->nights,
+			    by[j]->nnights, &s2[m], &df[m]) == 0))
 				m++;
 		verdict_prior_fit(s2, df, m, &pr);
 		pr.trend = 1;
@@ -286,6 +311,8 @@ rows_free(struct nightly_row *v, size_t n)
 		series_key_release(&w->key);
 		free(w->point);
 		free(w->good);
+		free(w->nights);
+		free(w->nights_from);
 		free(w->from);
 		free(w->to);
 		free(w->good_ref);
@@ -390,8 +417,17 @@ nightly_judge(const char *rundir, const struct nightly_opts *o, struct nightly *
 		    fleet_boot_find(fh, NIGHTLY_BOOT_TEST) != NULL;
 		if (w->state != NIGHTLY_PASS || w->vr.v.kind != VERDICT_BAD || !w->counts)
 			continue;
-		/* a fresh confirmation decides: the screen is the row's own level */
-		if (w->fresh ? w->vr.judgeable && w->vr.v.tested : w->vr.held)
+		/* trials know nothing of how nights vary: the change itself must be that large */
+		if (w->base == NIGHTLY_FALLBACK && !(w->vr.v.worse >= w->threshold))
+			continue;
+		/*
+		 * A fresh confirmation decides: the screen is the row's own
+		 * level, against a segment of nights.  Against 1 or 2 nights
+		 * the round shares too much with the screen (a baseline that
+		 * fell low helps a row through both): held, as in the same boot.
+		 */
+		if (w->fresh && w->base == NIGHTLY_HISTORY ? w->vr.judgeable && w->vr.v.tested :
+		    w->vr.held)
 			w->state = o->confirm > 0 ? NIGHTLY_TO_CONFIRM : NIGHTLY_FAILED;
 	}
 	*out = n;
@@ -431,7 +467,7 @@ confirm_p(const struct nightly_row *w, struct verdict *cv)
 {
 	struct verdict_prior pr = w->prior;
 
-	if (w->base != NIGHTLY_HISTORY) {
+	if (w->base != NIGHTLY_HISTORY && w->base != NIGHTLY_POOLED) {
 		verdict_judge(w->again, w->nagain, w->good, w->ngood, 0, w->higher, w->threshold,
 		    cv);
 		if (!cv->tested)
@@ -528,7 +564,8 @@ state_name(const struct nightly_row *w)
 		/* better is reported at its own level: it never fails a night */
 		return w->vr.v.kind == VERDICT_BAD && !w->vr.held ? "not held (fdr)" :
 		    w->vr.v.kind == VERDICT_BAD && !w->counts ? "worse, not counted" :
-		    verdict_name(w->vr.v.kind);
+		    w->vr.v.kind == VERDICT_BAD && w->base == NIGHTLY_FALLBACK ?
+		    "worse, below the margin" : verdict_name(w->vr.v.kind);
 	case NIGHTLY_CANNOT:
 		return "cannot judge";
 	case NIGHTLY_UNJUDGED:
@@ -548,7 +585,8 @@ state_name(const struct nightly_row *w)
 static const char *
 base_name(enum nightly_base b)
 {
-	return b == NIGHTLY_HISTORY ? "nights" : b == NIGHTLY_FALLBACK ? "last night" : "none";
+	return b == NIGHTLY_HISTORY ? "nights" : b == NIGHTLY_POOLED ? "pooled nights" :
+	    b == NIGHTLY_FALLBACK ? "last night" : "none";
 }
 
 /* "bench.metric[params]" */
@@ -584,8 +622,9 @@ row_cells(const struct nightly_row *w, char b[NCOLS + 1][NUMFMT_MAX + 8], const 
 	c[3] = *w->key.unit ? w->key.unit : "-";
 	c[4] = w->key.host;
 	c[5] = base_name(w->base);
-	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ? w->ngood :
-	    w->base == NIGHTLY_FALLBACK ? (size_t)1 : (size_t)0);
+	snprintf(b[6], sizeof(b[6]), "%zu", w->base == NIGHTLY_HISTORY ||
+	    w->base == NIGHTLY_POOLED ? w->ngood : w->base == NIGHTLY_FALLBACK ? (size_t)1 :
+	    (size_t)0);
 	numfmt_mean(b[7], sizeof(b[7]), w->base == NIGHTLY_NEW ? NAN : d->good);
 	numfmt_rsd(b[8], sizeof(b[8]), w->base == NIGHTLY_NEW ? NAN : d->good_rsd);
 	numfmt_mean(b[9], sizeof(b[9]), stats_mean(w->now, w->nnow));
@@ -668,7 +707,8 @@ text_lines(const struct nightly *n, FILE *out)
 			numfmt_p(qb, sizeof(qb), w->vr.q);
 			fprintf(out, "%s: %s %s (p=%s, q=%s) %s: %s -> %s %s (against %s: %s "
 			    "to %s)", what, name, cb, pb, qb, series, bb, nb, w->key.unit,
-			    w->base == NIGHTLY_HISTORY ? "the nights" : "the last night",
+			    w->base == NIGHTLY_HISTORY ? "the nights" : w->base == NIGHTLY_POOLED ?
+			    "the nights, with the host's pooled variance" : "the last night",
 			    w->from, w->to);
 			if (d->by_trend) {
 				numfmt_change(cb, sizeof(cb), d->trend);
@@ -735,8 +775,9 @@ header(const struct nightly *n, FILE *out)
 	    "variance pooled over a host's series when it has %d or more), the trend of "
 	    "%d or more nights and tonight, and the last night or two with tonight against "
 	    "the nights before them, one-sided (only worse fails the night), at the "
-	    "threshold %g%%; with fewer than %d nights, "
-	    "Welch against the last night at %g%%; Benjamini-Hochberg over the %zu row%s "
+	    "threshold %g%%; with fewer than %d nights, the same against them with the "
+	    "host's pooled variance, or without one Welch against the last night at %g%% "
+	    "(the change itself at least that); Benjamini-Hochberg over the %zu row%s "
 	    "tested", n->plan, n->source, n->nruns, n->nruns == 1 ? "" : "s", n->o.nights,
 	    VERDICT_PRIOR_MIN_SERIES, VERDICT_TREND_MIN_NIGHTS, n->o.threshold,
 	    VERDICT_MIN_NIGHTS, n->o.threshold * VERDICT_FALLBACK_MARGIN, n->tested_counted,
@@ -751,11 +792,11 @@ header(const struct nightly *n, FILE *out)
 		same += !n->rows[i].fresh;
 	}
 	if (n->o.confirm > 0 && fresh > 0)
-		fprintf(out, "on a host with a boot: %s entry, a row bad at its own level is "
-		    "measured again after a fresh boot of it (%d round%s of %d trials), judged on "
+		fprintf(out, "on a host with a boot: %s entry, a row bad at its own level (held, "
+		    "against fewer than %d nights) is measured again after a fresh boot of it (%d round%s of %d trials), judged on "
 		    "significance alone, Benjamini-Hochberg over those at fdr %g%s",
-		    NIGHTLY_BOOT_TEST, n->o.confirm, n->o.confirm == 1 ? "" : "s", n->o.repeat,
-		    n->o.fdr, same > 0 ? "; elsewhere " : "");
+		    NIGHTLY_BOOT_TEST, VERDICT_MIN_NIGHTS, n->o.confirm, n->o.confirm == 1 ? "" :
+		    "s", n->o.repeat, n->o.fdr, same > 0 ? "; elsewhere " : "");
 	if (n->o.confirm > 0 && same > 0)
 		fprintf(out, "what would fail the night is measured again in the same boot (%d "
 		    "round%s of %d trials) and judged again: confirmed without a reboot, a change "
@@ -851,7 +892,8 @@ render_json(const struct nightly *n, FILE *out, char **err)
 		json_object_set_new(jr, "counts", json_boolean(w->counts));
 		json_object_set_new(jr, "fresh_boot", json_boolean(w->fresh));
 		json_object_set_new(jr, "baseline", json_string(w->base == NIGHTLY_HISTORY ?
-		    "history" : w->base == NIGHTLY_FALLBACK ? "last night" : "none"));
+		    "history" : w->base == NIGHTLY_POOLED ? "pooled nights" :
+		    w->base == NIGHTLY_FALLBACK ? "last night" : "none"));
 		json_object_set_new(jr, "from", w->from ? json_string(w->from) : json_null());
 		json_object_set_new(jr, "to", w->to ? json_string(w->to) : json_null());
 		json_object_set_new(jr, "good", jvalues(w->good, w->ngood));

@@ -405,14 +405,25 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	out->trend = out->trend_lo = out->trend_hi = out->trend_p = NAN;
 	out->window = out->window_lo = out->window_hi = out->window_p = NAN;
 	out->better_p = NAN;
-	out->tested = n >= 1 && k >= 2;
+	/* one night is enough where the prior says how nights vary */
+	out->tested = n >= 1 && (k >= 2 || (k == 1 && prior != NULL && prior->df > 0));
 	/* worse: a larger value (log or not) unless higher is better */
 	dir = prior != NULL && prior->one_sided ? (higher ? -1 : 1) : 0;
 	pct = m != 0 && isfinite(m);
-	logs = out->tested && prior != NULL && isfinite(out->now) && out->now > 0 &&
-	    verdict_log_spread(nights, k, &s2, &d) == 0;
+	logs = 0;
+	if (out->tested && prior != NULL && isfinite(out->now) && out->now > 0) {
+		if (k >= 2) {
+			logs = verdict_log_spread(nights, k, &s2, &d) == 0;
+		} else if (isfinite(nights[0]) && nights[0] > 0) {
+			s2 = 0;		/* no spread of its own: the prior's alone */
+			d = 0;
+			logs = 1;
+		}
+	}
 	/* pooled unless its own variance is far above the prior's: F(d, d0) */
 	out->pooled = logs && pools(prior, s2, d);
+	if (k < 2 && !out->pooled)
+		out->tested = 0;
 	if (out->pooled) {
 		double lm = 0;
 
@@ -454,8 +465,9 @@ verdict_nights(const double *v, size_t n, const double *nights, size_t k, int hi
 	p = out->p;
 	w = step_weight(out);
 	out->p = fmin(1, p / w);
-	classify(out, pct, n, k >= VERDICT_MIN_TRIALS ? k : VERDICT_MIN_TRIALS, threshold,
-	    higher);
+	/* fewer than 2 nights have no spread of their own to call noisy */
+	classify(out, pct, n, k < 2 ? 0 : k >= VERDICT_MIN_TRIALS ? k : VERDICT_MIN_TRIALS,
+	    threshold, higher);
 	out->p = p;
 	if (!verdict_significant(out->kind) && out->trend_tested &&
 	    out->trend_p / VERDICT_TREND_WEIGHT < VERDICT_ALPHA && fabs(out->trend) >= threshold) {

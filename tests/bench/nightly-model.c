@@ -49,6 +49,12 @@
  *	aa	no change, nights C to C+9: nights failed per 100
  *	shift	+8% on every series of the host on night C, in that night's
  *		boot only (the lab's switch, a daemon): a false night if C fails
+ *	new	a new plan: no change, nights 3% apart (the night effect
+ *		three times the model's), night C judged against the 2 nights
+ *		before it, nights per 100 failed: "was" judges each series on
+ *		Welch's test of its trials against the last night's at twice
+ *		the threshold; "now" with the 40 series' pooled night variance
+ *		(their 2 nights each, 1 degree of freedom each)
  *
  * "Caught" is the target confirmed; a night "fails" when any series is
  * confirmed.  Seeded: the same seed prints the same table.
@@ -79,7 +85,7 @@
 
 enum model { GAUSS, T3, AR, NMODELS };
 enum rule { WAS, SAME, FRESH, NRULES };
-enum scen { STEP5, STEP3, DRIFT, AA, SHIFT, NSCEN };
+enum scen { STEP5, STEP3, DRIFT, AA, SHIFT, NEWPLAN, NSCEN };
 
 static const char *const model_name[NMODELS] = { "Gaussian", "Student t3", "AR(0.5)" };
 static const char *const rule_name[NRULES] = {
@@ -155,6 +161,13 @@ draw(struct hist *h, enum model m)
 	}
 }
 
+/* How much larger the night effects are in scenario s. */
+static double
+night_scale(enum scen s)
+{
+	return s == NEWPLAN ? 3 : 1;
+}
+
 /* The target's (row 0) change on night t, as a log, for scenario s. */
 static double
 delta(enum scen s, int r, int t)
@@ -186,7 +199,8 @@ static void
 night_trials(const struct hist *h, enum scen s, int r, int t, double *v)
 {
 	for (int i = 0; i < TRIALS; i++)
-		v[i] = h->level[r] * exp(h->e[t][r] + delta(s, r, t) + h->tz[t][r][i]);
+		v[i] = h->level[r] * exp(night_scale(s) * h->e[t][r] + delta(s, r, t) +
+		    h->tz[t][r][i]);
 }
 
 static double
@@ -205,19 +219,22 @@ night_mean(const struct hist *h, enum scen s, int r, int t)
 static int
 judge_night(const struct hist *h, enum scen s, enum rule u, int t, double thr, int *target)
 {
-	static double base[ROWS][CAP_MAX], now[ROWS][TRIALS];
+	static double base[ROWS][CAP_MAX], now[ROWS][TRIALS], last[ROWS][TRIALS];
 	double s2[ROWS], df[ROWS], p[ROWS], again[TRIALS];
 	struct verdict_row vr[ROWS];
 	struct verdict_prior pr, cpr;
 	unsigned char use[ROWS], screened[ROWS];
-	int r, fails = 0;
+	int r, fails = 0, k = s == NEWPLAN ? 2 : CAP;
+	/* the fallback: trials against the last night's, at twice the threshold */
+	int fallback = k < VERDICT_MIN_NIGHTS && u == WAS;
 	size_t m = 0;
 
 	for (r = 0; r < ROWS; r++) {
-		for (int k = 0; k < CAP; k++)
-			base[r][k] = night_mean(h, s, r, t - CAP + k);
+		for (int i = 0; i < k; i++)
+			base[r][i] = night_mean(h, s, r, t - k + i);
 		night_trials(h, s, r, t, now[r]);
-		if (verdict_log_spread(base[r], CAP, &s2[m], &df[m]) == 0)
+		night_trials(h, s, r, t - 1, last[r]);
+		if (verdict_log_spread(base[r], (size_t)k, &s2[m], &df[m]) == 0)
 			m++;
 	}
 	verdict_prior_fit(s2, df, m, &pr);
@@ -225,14 +242,22 @@ judge_night(const struct hist *h, enum scen s, enum rule u, int t, double thr, i
 	pr.one_sided = pr.per_test = u != WAS;
 	for (r = 0; r < ROWS; r++) {
 		memset(&vr[r], 0, sizeof(vr[r]));
-		verdict_nights(now[r], TRIALS, base[r], CAP, 0, thr, &pr, &vr[r].v);
-		vr[r].judgeable = verdict_judgeable(&vr[r].v, TRIALS, CAP, 1,
-		    stats_sd(now[r], TRIALS), NAN, thr, NULL, NULL);
+		if (fallback) {
+			verdict_judge(now[r], TRIALS, last[r], TRIALS, 0, 0,
+			    thr * VERDICT_FALLBACK_MARGIN, &vr[r].v);
+			vr[r].judgeable = verdict_judgeable(&vr[r].v, TRIALS, TRIALS, 0,
+			    stats_sd(now[r], TRIALS), stats_sd(last[r], TRIALS),
+			    thr * VERDICT_FALLBACK_MARGIN, NULL, NULL);
+			continue;
+		}
+		verdict_nights(now[r], TRIALS, base[r], (size_t)k, 0, thr, &pr, &vr[r].v);
+		vr[r].judgeable = verdict_judgeable(&vr[r].v, TRIALS, k < VERDICT_MIN_NIGHTS ? 0 :
+		    (size_t)k, 1, stats_sd(now[r], TRIALS), NAN, thr, NULL, NULL);
 	}
 	verdict_adjust(vr, ROWS, u == WAS ? FDR : FDR / 2);
 	for (r = 0; r < ROWS; r++)
 		screened[r] = vr[r].judgeable && vr[r].v.kind == VERDICT_BAD &&
-		    (u == FRESH || vr[r].held);
+		    ((u == FRESH && k >= VERDICT_MIN_NIGHTS) || vr[r].held);
 	cpr = pr;
 	cpr.trend = cpr.window = 0;
 	cpr.one_sided = 1;
@@ -244,11 +269,16 @@ judge_night(const struct hist *h, enum scen s, enum rule u, int t, double thr, i
 		p[r] = 1;
 		if (!screened[r])
 			continue;
-		e = u == FRESH ? h->fe[t][r] + kernel_delta(s, r, t) : h->e[t][r] + delta(s, r, t);
+		e = u == FRESH ? night_scale(s) * h->fe[t][r] + kernel_delta(s, r, t) :
+		    night_scale(s) * h->e[t][r] + delta(s, r, t);
 		for (int i = 0; i < TRIALS; i++)
 			again[i] = h->level[r] * exp(e + h->az[t][r][i]);
+		if (fallback)
+			verdict_judge(again, TRIALS, last[r], TRIALS, 0, 0,
+			    thr * VERDICT_FALLBACK_MARGIN, &cv);
+		else if (u != FRESH)
+			verdict_nights(again, TRIALS, base[r], (size_t)k, 0, thr, &pr, &cv);
 		if (u != FRESH) {
-			verdict_nights(again, TRIALS, base[r], CAP, 0, thr, &pr, &cv);
 			if (cv.kind == VERDICT_BAD) {
 				fails = 1;
 				if (r == 0)
@@ -256,7 +286,7 @@ judge_night(const struct hist *h, enum scen s, enum rule u, int t, double thr, i
 			}
 			continue;
 		}
-		verdict_nights(again, TRIALS, base[r], CAP, 0, thr, &cpr, &cv);
+		verdict_nights(again, TRIALS, base[r], (size_t)k, 0, thr, &cpr, &cv);
 		p[r] = cv.p;
 		use[r] = 1;
 	}
@@ -284,6 +314,7 @@ main(int argc, char **argv)
 		"5% step, caught its first night", "3% step at threshold 3%, within 3 nights",
 		"1% a night drift, within 7 nights", "A/A: false nights per 100",
 		"+8% on every series for one boot: false nights per 100",
+		"a new plan, 2 nights 3% apart: false nights per 100",
 	};
 	struct cell cells[NMODELS][NRULES][NSCEN];
 	long histories = 400;
@@ -315,7 +346,8 @@ main(int argc, char **argv)
 				for (int u = 0; u < NRULES; u++) {
 					struct cell *c = &cells[mo][u][sc];
 					double thr = sc == STEP3 ? 3 : 5;
-					int last = sc == STEP5 || sc == SHIFT ? C : sc == STEP3 ? C + 2 :
+					int last = sc == STEP5 || sc == SHIFT || sc == NEWPLAN ? C :
+					    sc == STEP3 ? C + 2 :
 					    sc == DRIFT ? C + 6 : C + 9;
 					int caught = 0;
 
@@ -324,13 +356,13 @@ main(int argc, char **argv)
 
 						fails = judge_night(&h, (enum scen)sc, (enum rule)u,
 						    t, thr, &target);
-						if (sc == AA || sc == SHIFT) {
+						if (sc == AA || sc == SHIFT || sc == NEWPLAN) {
 							c->hits += fails;
 							c->tries++;
 						} else
 							caught = target;
 					}
-					if (sc != AA && sc != SHIFT) {
+					if (sc != AA && sc != SHIFT && sc != NEWPLAN) {
 						c->hits += caught;
 						c->tries++;
 					}
@@ -352,7 +384,7 @@ main(int argc, char **argv)
 				struct cell *c = &cells[mo][u][sc];
 				double f = c->tries ? (double)c->hits / (double)c->tries : NAN;
 
-				if (sc == AA || sc == SHIFT)
+				if (sc == AA || sc == SHIFT || sc == NEWPLAN)
 					printf(" %.2f |", 100 * f);
 				else
 					printf(" %.1f%% |", 100 * f);

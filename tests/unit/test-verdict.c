@@ -385,6 +385,33 @@ test_one_sided_per_test(void)
 }
 
 /*
+ * One night with a prior (s0^2 1e-4 on 20 df): tonight at 103 against a
+ * night of 100 is tested with the prior's variance alone, se = s0 sqrt(1
+ * + 1/1), t = log 1.03 / se = 2.0901230 on 20 df, one-sided p
+ * 0.024793346, interval +0.005883% to +6.083760% (mpmath at 30 digits).
+ * Without a prior one night is not tested.
+ */
+static void
+test_one_night(void)
+{
+	static const double night[] = { 100 };
+	static const double now[] = { 103, 103, 103 };
+	struct verdict_prior pr = { .df = 20, .s2 = 1e-4, .one_sided = 1 };
+	struct verdict d;
+
+	verdict_nights(now, N(now), night, 1, 0, 5, &pr, &d);
+	ok(d.tested && d.pooled, "one night and a prior: tested, pooled");
+	is_num(d.df, 20, 0, "on the prior's 20 df");
+	is_num(d.p, 0.024793346097, 1e-10, "one-sided p with the prior's variance alone");
+	is_num(d.lo, 0.005882599435, 1e-8, "the interval's low end");
+	is_num(d.hi, 6.083759517362, 1e-8, "and its high end");
+	is_int(d.kind, VERDICT_BAD, "+3% at threshold 5%: p 0.025, its far end 6.1% reaches 5%: "
+	    "bad");
+	verdict_nights(now, N(now), night, 1, 0, 5, NULL, &d);
+	ok(!d.tested, "one night, no prior: not tested");
+}
+
+/*
  * A noisy series among quiet ones: the prior says 1% (s0^2 1e-4 on 20
  * df).  Nights 3.2% apart (below the 5% threshold) are far above it
  * (F = 10 on 4 and 20 df): the series is judged against its own spread,
@@ -642,6 +669,7 @@ main(void)
 	test_trend();
 	test_noisy_among_quiet();
 	test_one_sided_per_test();
+	test_one_night();
 	test_window();
 	test_rows();
 	test_two_samples();
