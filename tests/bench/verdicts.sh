@@ -11,6 +11,8 @@
 # Two at once (REPEAT=5 and REPEAT=auto) take turns run by run on the
 # host's lease, so that both see the same load on the machine.
 #   tests/bench/verdicts.sh --nightly [NIGHTS [DIR]]    (A/A nights; default 20, a temporary DIR)
+#   PLAN=plans/smoke.yaml NIGHT_REPEAT=3 tests/bench/verdicts.sh --nightly 21
+#                                                       (the same with another plan, repeat 3)
 #   [THRESHOLDS="5 25"] [RHOS="0 0.9"] [NO_FDR_TOO=1] tests/bench/verdicts.sh --inject DIR
 #                                                       (injected changes over DIR's nights)
 #
@@ -143,15 +145,17 @@ if [ "${1:-}" = "--nightly" ]; then
 	R=${3:-$W/nights}
 	mkdir -p "$R"
 	export XDG_CACHE_HOME=$W/cache
+	PLAN=${PLAN:-$TOP/plans/lmbench.yaml}
 	# every metric judged: the plan's regression: without metrics
-	sed '/^regression:/,$d' "$TOP/plans/lmbench.yaml" >"$W/lmbench-aa.yaml"
+	sed '/^regression:/,$d' "$PLAN" >"$W/lmbench-aa.yaml"
+	[ -z "${NIGHT_REPEAT:-}" ] || sed -i "s/^repeat: .*/repeat: $NIGHT_REPEAT/" "$W/lmbench-aa.yaml"
 	printf 'regression:\n  threshold: 5%%\n' >>"$W/lmbench-aa.yaml"
-	echo "nightly A/A: $NIGHTS nights of plans/lmbench.yaml (every metric judged, threshold 5%) in $R"
+	echo "nightly A/A: $NIGHTS nights of ${PLAN#"$TOP"/}${NIGHT_REPEAT:+ (repeat $NIGHT_REPEAT)} (every metric judged, threshold 5%) in $R"
 	echo "controller: $FLEETMARK ($("$FLEETMARK" --version 2>&1 | head -1))"
 	printf '%5s %5s %7s %5s %5s %9s %9s %8s %8s %7s\n' night rows tested held conf vanished cannot \
 		history latest worse
 	start=$SECONDS
-	fh=0 fl=0 judged=0 prev=
+	fh=0 fl=0 judged=0 prev='' alltested=0 allrows=0
 	for ((i = 1; i <= NIGHTS; i++)); do
 		rc=0
 		"$FLEETMARK" -q run "$W/lmbench-aa.yaml" -o "$R" --baseline history >"$W/night.out" \
@@ -166,6 +170,8 @@ if [ "${1:-}" = "--nightly" ]; then
 				([.rows[] | select(.verdict == "vanished")] | length),
 				([.rows[] | select(.verdict == "cannot judge")] | length)] | map(tostring) | join(" ")' \
 				"$d/verdict.json")
+			alltested=$((alltested + tested))
+			allrows=$((allrows + rows))
 		else
 			rows=- tested=- held=- conf=- gone=- cannot=-
 		fi
@@ -184,6 +190,7 @@ if [ "${1:-}" = "--nightly" ]; then
 		prev=$d
 	done
 	echo "false nights (exit 4) of the $judged nights with an earlier one: history $fh, latest $fl"
+	echo "rows judged (tested) by history: $alltested of $allrows"
 	echo "wall time: $((SECONDS - start)) s"
 	[ $((fh * 20)) -le "$judged" ] || { echo "aim missed: history failed $fh of $judged A/A nights (aim: at most 1 of 20)"; exit 1; }
 	exit 0
