@@ -27,11 +27,9 @@
 #include "fleet.h"
 #include "journal.h"
 #include "log.h"
-#include "pace.h"
 #include "plan.h"
 #include "run.h"
 #include "session.h"
-#include "strbuf.h"
 #include "xmalloc.h"
 
 /* --- signals ------------------------------------------------------------------- */

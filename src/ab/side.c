@@ -3,17 +3,12 @@
  * or a host's `boot:` entry, checked before the first reboot (resolved
  * per host, booted and verified by boot.h).
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "ab-int.h"
-#include "board.h"
 #include "boot.h"
 #include "bootspec.h"
 #include "cmd.h"
 #include "fleet.h"
-#include "xmalloc.h"
 
 static const char *const opts[2] = { "-A", "-B" };
 
